@@ -1,0 +1,137 @@
+#include "cli_args.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+namespace shardlab::cli {
+
+bool Args::flag(const std::string& name) const
+{
+    for (const std::string& f : flags)
+        if (f == name)
+            return true;
+    return false;
+}
+
+std::string Args::value(const std::string& name, const std::string& fallback) const
+{
+    auto it = values.find(name);
+    return it == values.end() ? fallback : it->second;
+}
+
+bool parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv, Args& out, std::string& error)
+{
+    for (size_t i = 0; i < argv.size(); ++i) {
+        std::string a = argv[i];
+        if (a.size() > 1 && a[0] == '-' && a != "-") {
+            std::string value;
+            bool inlineValue = false;
+            const auto eq = a.find('=');
+            if (eq != std::string::npos) {
+                value = a.substr(eq + 1);
+                a = a.substr(0, eq);
+                inlineValue = true;
+            }
+            const OptionSpec* opt = nullptr;
+            for (const OptionSpec& o : spec.options)
+                if (o.name == a)
+                    opt = &o;
+            if (!opt) {
+                error = a + ": unknown option for '" + spec.name + "' (see shardlab-cli " + spec.name + " --help)";
+                return false;
+            }
+            if (opt->valueName.empty()) {
+                if (inlineValue) {
+                    error = a + ": takes no value";
+                    return false;
+                }
+                out.flags.push_back(a);
+                continue;
+            }
+            if (!inlineValue) {
+                if (i + 1 >= argv.size()) {
+                    error = a + ": expects a value (" + opt->valueName + ")";
+                    return false;
+                }
+                value = argv[++i];
+            }
+            if (out.values.count(a)) {
+                error = a + ": given more than once";
+                return false;
+            }
+            out.values[a] = value;
+        } else {
+            out.positional.push_back(a);
+        }
+    }
+    const int n = static_cast<int>(out.positional.size());
+    if (n < spec.minPositional) {
+        error = "missing argument: usage: shardlab-cli " + spec.name + " " + spec.usage;
+        return false;
+    }
+    if (n > spec.maxPositional) {
+        error = "unexpected argument '" + out.positional[spec.maxPositional] + "': usage: shardlab-cli " + spec.name
+            + " " + spec.usage;
+        return false;
+    }
+    return true;
+}
+
+bool intValue(const Args& a, const std::string& flag, long long lo, long long hi, long long& out, std::string& error)
+{
+    if (!a.has(flag))
+        return true;
+    const std::string s = a.value(flag);
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end != '\0' || errno == ERANGE) {
+        error = flag + ": expects an integer, got '" + s + "'";
+        return false;
+    }
+    if (v < lo || v > hi) {
+        error = flag + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " + s + ")";
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+bool numberValue(const Args& a, const std::string& flag, double lo, double hi, double& out, std::string& error)
+{
+    if (!a.has(flag))
+        return true;
+    const std::string s = a.value(flag);
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || !std::isfinite(v)) {
+        error = flag + ": expects a number, got '" + s + "'";
+        return false;
+    }
+    if (v < lo || v > hi) {
+        error = flag + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " + s + ")";
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+std::string helpText(const CommandSpec& spec)
+{
+    std::string h = "usage: shardlab-cli " + spec.name + " " + spec.usage + "\n\n" + spec.summary + "\n";
+    if (!spec.details.empty())
+        h += "\n" + spec.details + "\n";
+    h += "\noptions:\n";
+    for (const OptionSpec& o : spec.options) {
+        std::string left = "  " + o.name + (o.valueName.empty() ? "" : " " + o.valueName);
+        if (left.size() < 26)
+            left.resize(26, ' ');
+        else
+            left += "  ";
+        h += left + o.help + "\n";
+    }
+    return h;
+}
+
+} // namespace shardlab::cli

@@ -1,0 +1,46 @@
+// Strict command-line parsing for shardlab-cli: every flag is declared per command, an
+// unknown or malformed flag is an error that names it.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace shardlab::cli {
+
+struct OptionSpec {
+    std::string name;      // "--scenario"
+    std::string valueName; // empty for a boolean flag
+    std::string help;
+};
+
+struct CommandSpec {
+    std::string name;
+    std::string usage;   // after "shardlab-cli <name>"
+    std::string summary; // one line
+    std::string details; // paragraph for --help
+    std::vector<OptionSpec> options;
+    int minPositional = 0;
+    int maxPositional = 0;
+};
+
+struct Args {
+    std::vector<std::string> positional;
+    std::map<std::string, std::string> values;
+    std::vector<std::string> flags;
+
+    bool flag(const std::string& name) const;
+    bool has(const std::string& name) const { return values.count(name) > 0; }
+    std::string value(const std::string& name, const std::string& fallback = {}) const;
+};
+
+// Returns false and sets error ("--budget: expects a value") on bad input.
+bool parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv, Args& out, std::string& error);
+
+// Integer/number flag values with range checks; error names the flag.
+bool intValue(const Args& a, const std::string& flag, long long lo, long long hi, long long& out, std::string& error);
+bool numberValue(const Args& a, const std::string& flag, double lo, double hi, double& out, std::string& error);
+
+std::string helpText(const CommandSpec& spec);
+
+} // namespace shardlab::cli

@@ -1,0 +1,39 @@
+#include "cli_commands.h"
+
+#include <cstdio>
+#include <ostream>
+
+namespace shardlab::cli {
+
+const std::vector<Command>& commands()
+{
+    static const std::vector<Command> all = [] {
+        std::vector<Command> v;
+        addScenarioCommands(v);
+        return v;
+    }();
+    return all;
+}
+
+std::string formatCount(double v)
+{
+    char buf[64];
+    if (v >= 1e12)
+        std::snprintf(buf, sizeof buf, "%.2f T", v / 1e12);
+    else if (v >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.2f B", v / 1e9);
+    else if (v >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.1f M", v / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
+int reportErrors(std::ostream& err, const std::vector<std::string>& lines)
+{
+    for (const std::string& l : lines)
+        err << "error: " << l << "\n";
+    return kExitInvalid;
+}
+
+} // namespace shardlab::cli

@@ -1,0 +1,31 @@
+// shardlab-cli commands. Each returns the process exit code: 0 success, 1 bad input or
+// an invalid result, 2 usage error. Human output by default, --json for machines.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "cli_args.h"
+
+namespace shardlab::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInvalid = 1;
+constexpr int kExitUsage = 2;
+
+struct Command {
+    CommandSpec spec;
+    int (*run)(const Args& args, std::ostream& out, std::ostream& err);
+};
+
+const std::vector<Command>& commands();
+
+// Registered by each command group (cli_commands*.cpp).
+void addScenarioCommands(std::vector<Command>& out);
+
+// Shared helpers for command implementations.
+std::string formatCount(double v); // 70.55 B, 1.20 T, 512 M
+int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
+
+} // namespace shardlab::cli

@@ -1,0 +1,58 @@
+// shardlab-cli: the headless front end over the same core the GUI uses.
+#include <iostream>
+
+#include "cli_commands.h"
+
+using namespace shardlab::cli;
+
+namespace {
+void printOverview(std::ostream& out)
+{
+    out << "usage: shardlab-cli <command> [options]\n\n"
+           "ShardLab finds how to shard LLM inference across a GPU cluster.\n\ncommands:\n";
+    for (const Command& c : commands()) {
+        std::string name = "  " + c.spec.name;
+        name.resize(16, ' ');
+        out << name << c.spec.summary << "\n";
+    }
+    out << "\nRun 'shardlab-cli <command> --help' for a command's options.\n";
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    try {
+        if (argc < 2) {
+            printOverview(std::cerr);
+            return kExitUsage;
+        }
+        const std::string name = argv[1];
+        if (name == "--help" || name == "-h" || name == "help") {
+            printOverview(std::cout);
+            return kExitOk;
+        }
+        for (const Command& c : commands()) {
+            if (c.spec.name != name)
+                continue;
+            std::vector<std::string> rest(argv + 2, argv + argc);
+            for (const std::string& a : rest)
+                if (a == "--help" || a == "-h") {
+                    std::cout << helpText(c.spec);
+                    return kExitOk;
+                }
+            Args args;
+            std::string error;
+            if (!parseArgs(c.spec, rest, args, error)) {
+                std::cerr << "shardlab-cli " << name << ": " << error << "\n";
+                return kExitUsage;
+            }
+            return c.run(args, std::cout, std::cerr);
+        }
+        std::cerr << "shardlab-cli: unknown command '" << name << "' (run 'shardlab-cli --help')\n";
+        return kExitUsage;
+    } catch (const std::exception& e) {
+        // Last line of defence: a bug, not user input; still no crash and no half output.
+        std::cerr << "shardlab-cli: internal error: " << e.what() << "\n";
+        return 3;
+    }
+}

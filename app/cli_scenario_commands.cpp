@@ -1,0 +1,269 @@
+// presets, validate, import-hf.
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <ostream>
+
+#include "cli_commands.h"
+#include "io/atomic_file.h"
+#include "io/hf_import.h"
+#include "io/presets.h"
+
+namespace shardlab::cli {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+const OptionSpec kJson{"--json", "", "machine-readable JSON on stdout"};
+
+std::string pad(std::string s, size_t n)
+{
+    if (s.size() < n)
+        s.resize(n, ' ');
+    return s + " ";
+}
+
+std::vector<std::string> lines(const FieldErrors& errors)
+{
+    std::vector<std::string> out;
+    for (const FieldError& e : errors)
+        out.push_back(e.toString());
+    return out;
+}
+
+ojson modelSummaryJson(const std::string& preset, const ModelSpec& m)
+{
+    const ParameterCounts c = countParameters(m);
+    return {{"preset", preset},
+            {"name", m.name},
+            {"kind", m.isMoe() ? "moe" : "dense"},
+            {"attention", m.attention == AttentionKind::MLA ? "mla" : "gqa"},
+            {"layers", m.layers},
+            {"experts", m.moe.experts},
+            {"total_parameters", c.total},
+            {"active_parameters", c.active},
+            {"weight_precision", precisionName(m.weightPrecision)}};
+}
+
+int runPresets(const Args& a, std::ostream& out, std::ostream& err)
+{
+    ojson j = {{"models", ojson::array()}, {"clusters", ojson::array()}, {"scenarios", ojson::array()}};
+    std::vector<std::string> problems;
+    for (const PresetFile& f : modelPresetFiles()) {
+        auto m = modelPreset(f.name);
+        if (!m.ok()) {
+            problems.push_back(m.firstError());
+            continue;
+        }
+        j["models"].push_back(modelSummaryJson(f.name, m.value));
+    }
+    for (const PresetFile& f : clusterPresetFiles()) {
+        auto c = clusterPreset(f.name);
+        if (!c.ok()) {
+            problems.push_back(c.firstError());
+            continue;
+        }
+        j["clusters"].push_back({{"preset", f.name},
+                                 {"name", c.value.name},
+                                 {"gpu", c.value.gpu.name},
+                                 {"gpus", c.value.totalGpus()},
+                                 {"gpus_per_node", c.value.gpusPerNode},
+                                 {"nodes", c.value.nodes}});
+    }
+    for (const PresetFile& f : scenarioPresetFiles()) {
+        auto s = scenarioPreset(f.name);
+        if (!s.ok()) {
+            problems.push_back(s.firstError());
+            continue;
+        }
+        const Scenario& sc = s.value;
+        j["scenarios"].push_back({{"preset", f.name},
+                                  {"model", sc.model.name},
+                                  {"cluster", sc.cluster.name},
+                                  {"gpus", sc.cluster.totalGpus()},
+                                  {"prompt_tokens", sc.workload.promptTokens},
+                                  {"output_tokens", sc.workload.outputTokens},
+                                  {"ttft_slo_ms", sc.workload.ttftSloMs},
+                                  {"tpot_slo_ms", sc.workload.tpotSloMs}});
+    }
+    if (!problems.empty())
+        return reportErrors(err, problems); // a broken shipped preset is a build defect
+
+    if (a.flag("--json")) {
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    out << "Models\n  " << pad("preset", 18) << pad("name", 18) << pad("kind", 6) << pad("total", 10)
+        << pad("active", 10) << "weights\n";
+    for (const auto& m : j["models"])
+        out << "  " << pad(m["preset"], 18) << pad(m["name"], 18) << pad(m["kind"], 6)
+            << pad(formatCount(m["total_parameters"]), 10) << pad(formatCount(m["active_parameters"]), 10)
+            << m["weight_precision"].get<std::string>() << "\n";
+    out << "\nClusters\n  " << pad("preset", 18) << pad("GPUs", 6) << "name\n";
+    for (const auto& c : j["clusters"])
+        out << "  " << pad(c["preset"], 18) << pad(std::to_string(c["gpus"].get<long long>()), 6)
+            << c["name"].get<std::string>() << "\n";
+    out << "\nScenarios\n  " << pad("preset", 22) << pad("model", 16) << pad("GPUs", 6) << "workload\n";
+    for (const auto& s : j["scenarios"]) {
+        char w[128];
+        std::snprintf(w, sizeof w, "%d in / %d out, TTFT <= %g ms, TPOT <= %g ms", s["prompt_tokens"].get<int>(),
+                      s["output_tokens"].get<int>(), s["ttft_slo_ms"].get<double>(), s["tpot_slo_ms"].get<double>());
+        out << "  " << pad(s["preset"], 22) << pad(s["model"], 16)
+            << pad(std::to_string(s["gpus"].get<long long>()), 6) << w << "\n";
+    }
+    return kExitOk;
+}
+
+void printModel(std::ostream& out, const ModelSpec& m)
+{
+    const ParameterCounts c = countParameters(m);
+    out << m.name << ": " << (m.isMoe() ? "MoE" : "dense") << ", " << m.layers << " layers, hidden "
+        << m.hiddenSize << ", " << m.attentionHeads << " heads";
+    if (m.attention == AttentionKind::MLA)
+        out << " (MLA, kv_lora_rank " << m.mla.kvLoraRank << ")";
+    else
+        out << " / " << m.kvHeads << " KV heads x " << m.headDim;
+    out << ", vocab " << m.vocabSize << "\n";
+    if (m.isMoe())
+        out << "  experts " << m.moe.experts << " (top-" << m.moe.expertsPerToken << ", ffn "
+            << m.moe.expertFfnHidden << "), shared " << m.moe.sharedExperts << ", dense layers "
+            << m.moe.denseLayers << "\n";
+    if (m.denseLayerCount() > 0)
+        out << "  dense FFN " << m.ffnHidden << "\n";
+    out << "  parameters: " << formatCount(c.total) << " total, " << formatCount(c.active) << " active; weights "
+        << precisionName(m.weightPrecision) << ", KV cache " << precisionName(m.kvPrecision) << "\n";
+}
+
+int runValidate(const Args& a, std::ostream& out, std::ostream& err)
+{
+    const std::string path = a.positional.at(0);
+    auto text = readTextFile(path);
+    if (!text.ok())
+        return reportErrors(err, {text.error().toString()});
+    const FileKind kind = detectFileKind(text.value());
+    ojson j = {{"file", path}, {"kind", fileKindName(kind)}};
+    FieldErrors errors;
+    std::string summary;
+    switch (kind) {
+    case FileKind::Scenario: {
+        auto s = parseScenario(text.value(), path);
+        errors = s.errors;
+        if (s.ok())
+            summary = "scenario '" + s.value.name + "': " + s.value.model.name + " on "
+                + std::to_string(s.value.cluster.totalGpus()) + " GPUs";
+        break;
+    }
+    case FileKind::Plan: {
+        auto p = parsePlan(text.value(), path);
+        errors = p.errors;
+        if (p.ok() && a.has("--scenario")) {
+            auto s = loadScenarioFile(a.value("--scenario"));
+            if (!s.ok())
+                errors = s.errors;
+            else
+                errors = checkPlanAgainstScenario(p.value, s.value, path);
+        }
+        if (errors.empty())
+            summary = "plan: TP " + std::to_string(p.value.tensorParallel) + ", EP "
+                + std::to_string(p.value.expertParallel) + ", PP " + std::to_string(p.value.pipelineParallel)
+                + ", DP " + std::to_string(p.value.dataParallel) + ", batch " + std::to_string(p.value.batch)
+                + (a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")" : "");
+        break;
+    }
+    case FileKind::Model: {
+        auto m = parseModel(text.value(), path);
+        errors = m.errors;
+        if (m.ok())
+            summary = "model '" + m.value.name + "': " + formatCount(countParameters(m.value).total) + " parameters";
+        break;
+    }
+    case FileKind::Cluster: {
+        auto c = parseCluster(text.value(), path);
+        errors = c.errors;
+        if (c.ok())
+            summary = "cluster '" + c.value.name + "': " + std::to_string(c.value.totalGpus()) + " GPUs";
+        break;
+    }
+    case FileKind::HuggingFaceConfig: {
+        auto m = importHfConfig(text.value(), path);
+        errors = m.errors;
+        if (m.ok())
+            summary = "HuggingFace config '" + m.value.name + "': "
+                + formatCount(countParameters(m.value).total) + " parameters";
+        break;
+    }
+    case FileKind::Unknown: {
+        // Parse it as a scenario to get the precise JSON error, else say what is missing.
+        auto s = parseScenario(text.value(), path);
+        errors = s.errors;
+        if (errors.empty() || errors.front().reason.rfind("malformed", 0) != 0)
+            errors = {{path, "format",
+                       "not a ShardLab file: expected \"format\": \"shardlab-scenario\", \"shardlab-plan\", "
+                       "\"shardlab-model\" or \"shardlab-cluster\", or a HuggingFace config.json"}};
+        break;
+    }
+    }
+    if (a.flag("--json")) {
+        j["valid"] = errors.empty();
+        j["errors"] = ojson::array();
+        for (const FieldError& e : errors)
+            j["errors"].push_back({{"file", e.file}, {"path", e.where}, {"reason", e.reason}});
+        if (errors.empty())
+            j["summary"] = summary;
+        out << j.dump(2) << "\n";
+        return errors.empty() ? kExitOk : kExitInvalid;
+    }
+    if (!errors.empty())
+        return reportErrors(err, lines(errors));
+    out << "OK: " << path << ": " << summary << "\n";
+    return kExitOk;
+}
+
+int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto m = importHfConfigFile(a.positional.at(0));
+    if (!m.ok())
+        return reportErrors(err, lines(m.errors));
+    if (a.has("--name"))
+        m.value.name = a.value("--name");
+    if (a.has("--out")) {
+        Status st = writeFileAtomically(a.value("--out"), modelToJson(m.value));
+        if (!st.ok())
+            return reportErrors(err, {st.error->toString()});
+    }
+    if (a.flag("--json")) {
+        out << modelToJson(m.value);
+        return kExitOk;
+    }
+    printModel(out, m.value);
+    if (a.has("--out"))
+        out << "wrote " << a.value("--out") << "\n";
+    return kExitOk;
+}
+
+} // namespace
+
+void addScenarioCommands(std::vector<Command>& v)
+{
+    v.push_back({{"presets", "[--json]", "list the shipped models (with parameter counts), clusters and scenarios",
+                  "", {kJson}, 0, 0},
+                 runPresets});
+    v.push_back({{"validate", "FILE [--scenario S.json] [--json]",
+                  "check a scenario, plan, model, cluster or HuggingFace config file",
+                  "The kind of file is read from its \"format\" field. A plan is checked on its own, or against a "
+                  "scenario's cluster and model with --scenario. Every problem is reported as FILE: JSON.PATH: "
+                  "reason; the exit code is 1 if there is any.",
+                  {{"--scenario", "S.json", "check a plan against this scenario"}, kJson}, 1, 1},
+                 runValidate});
+    v.push_back({{"import-hf", "CONFIG.json [--out MODEL.json] [--name NAME] [--json]",
+                  "read a HuggingFace config.json into a ShardLab model spec",
+                  "Families: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, deepseek_v2, deepseek_v3.",
+                  {{"--out", "MODEL.json", "also write the model spec (atomically)"},
+                   {"--name", "NAME", "name to give the model (default: from the file)"},
+                   kJson},
+                  1, 1},
+                 runImportHf});
+}
+
+} // namespace shardlab::cli

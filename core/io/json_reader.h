@@ -1,0 +1,62 @@
+// Path-aware reading of nlohmann::json values: every error names the JSON path and the
+// reason. Internal to core/io; nlohmann exceptions never leave these functions.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "model/error.h"
+
+namespace shardlab::io {
+
+class JsonReader {
+public:
+    JsonReader(const nlohmann::json& value, std::string path, FieldErrors& errors)
+        : m_value(value), m_path(std::move(path)), m_errors(errors)
+    {
+    }
+
+    bool isObject() const { return m_value.is_object(); }
+    // Reports an error unless the value is an object.
+    bool requireObject() const;
+    bool has(const char* key) const { return m_value.is_object() && m_value.contains(key); }
+    JsonReader child(const char* key) const;
+    const nlohmann::json& json() const { return m_value; }
+    std::string path(const char* key) const;
+
+    // Required fields: missing or wrong type or out of range -> error, fallback returned.
+    int integer(const char* key, long long lo, long long hi);
+    double number(const char* key, double lo, double hi);
+    std::string string(const char* key);
+    bool boolean(const char* key);
+
+    // Optional fields: absent -> fallback without error; present but bad -> error.
+    int integerOr(const char* key, int fallback, long long lo, long long hi);
+    double numberOr(const char* key, double fallback, double lo, double hi);
+    std::string stringOr(const char* key, const std::string& fallback);
+    bool booleanOr(const char* key, bool fallback);
+
+    // Warn about keys not in `known` (typos would otherwise be silently ignored).
+    void rejectUnknownKeys(const std::vector<const char*>& known);
+
+    void fail(const std::string& where, const std::string& reason) const
+    {
+        m_errors.push_back({{}, where, reason});
+    }
+
+private:
+    const nlohmann::json* find(const char* key, bool required) const;
+
+    const nlohmann::json& m_value;
+    std::string m_path;
+    FieldErrors& m_errors;
+};
+
+// Parses text; on failure returns an error with the byte offset and the parser's reason.
+bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& error);
+
+std::string jsonTypeName(const nlohmann::json& v);
+
+} // namespace shardlab::io

@@ -1,0 +1,82 @@
+#include "io/presets.h"
+
+#include "presets_data.h"
+
+namespace shardlab {
+
+namespace {
+std::vector<PresetFile> collect(const embedded::File* files, int count)
+{
+    std::vector<PresetFile> out;
+    for (int i = 0; i < count; ++i)
+        out.push_back({files[i].name, files[i].text});
+    return out;
+}
+
+const PresetFile* find(const std::vector<PresetFile>& files, const std::string& name)
+{
+    for (const PresetFile& f : files)
+        if (f.name == name)
+            return &f;
+    return nullptr;
+}
+
+template <typename T>
+Parsed<T> unknown(const char* kind, const std::string& name, const std::vector<PresetFile>& files)
+{
+    Parsed<T> r;
+    r.errors.push_back({{}, {}, std::string("unknown ") + kind + " preset '" + name + "' (known: "
+                                    + knownNames(files) + ")"});
+    return r;
+}
+} // namespace
+
+const std::vector<PresetFile>& modelPresetFiles()
+{
+    static const std::vector<PresetFile> f = collect(embedded::kModels, embedded::kModelCount);
+    return f;
+}
+const std::vector<PresetFile>& clusterPresetFiles()
+{
+    static const std::vector<PresetFile> f = collect(embedded::kClusters, embedded::kClusterCount);
+    return f;
+}
+const std::vector<PresetFile>& scenarioPresetFiles()
+{
+    static const std::vector<PresetFile> f = collect(embedded::kScenarios, embedded::kScenarioCount);
+    return f;
+}
+
+std::string knownNames(const std::vector<PresetFile>& files)
+{
+    std::string out;
+    for (const PresetFile& f : files)
+        out += (out.empty() ? "" : ", ") + f.name;
+    return out;
+}
+
+Parsed<ModelSpec> modelPreset(const std::string& name)
+{
+    const PresetFile* f = find(modelPresetFiles(), name);
+    if (!f)
+        return unknown<ModelSpec>("model", name, modelPresetFiles());
+    return parseModel(f->text, "resources/models/" + name + ".json");
+}
+
+Parsed<ClusterSpec> clusterPreset(const std::string& name)
+{
+    const PresetFile* f = find(clusterPresetFiles(), name);
+    if (!f)
+        return unknown<ClusterSpec>("cluster", name, clusterPresetFiles());
+    return parseCluster(f->text, "resources/clusters/" + name + ".json");
+}
+
+Parsed<Scenario> scenarioPreset(const std::string& name)
+{
+    const PresetFile* f = find(scenarioPresetFiles(), name);
+    if (!f)
+        return unknown<Scenario>("scenario", name, scenarioPresetFiles());
+    return parseScenario(f->text, "resources/scenarios/" + name + ".json");
+}
+
+} // namespace shardlab

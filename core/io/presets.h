@@ -1,0 +1,28 @@
+// Presets shipped in resources/ (models, clusters, benchmark scenarios), compiled into the
+// core library so the CLI and GUI work from any directory.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "io/scenario_json.h"
+
+namespace shardlab {
+
+struct PresetFile {
+    std::string name; // file stem, e.g. "llama3-70b"
+    std::string text; // the JSON as shipped
+};
+
+const std::vector<PresetFile>& modelPresetFiles();
+const std::vector<PresetFile>& clusterPresetFiles();
+const std::vector<PresetFile>& scenarioPresetFiles();
+
+// Unknown names give an error that lists the known ones.
+Parsed<ModelSpec> modelPreset(const std::string& name);
+Parsed<ClusterSpec> clusterPreset(const std::string& name);
+Parsed<Scenario> scenarioPreset(const std::string& name);
+
+std::string knownNames(const std::vector<PresetFile>& files);
+
+} // namespace shardlab

@@ -1,0 +1,540 @@
+#include "io/scenario_json.h"
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "io/atomic_file.h"
+#include "io/json_reader.h"
+#include "io/presets.h"
+#include "model/plan_checks.h"
+
+namespace shardlab {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+using io::JsonReader;
+
+namespace {
+
+constexpr long long kIntMax = 2147483647LL;
+
+const char* kScenarioFormat = "shardlab-scenario";
+const char* kPlanFormat = "shardlab-plan";
+const char* kModelFormat = "shardlab-model";
+const char* kClusterFormat = "shardlab-cluster";
+
+void withFile(FieldErrors& errors, const std::string& file)
+{
+    for (FieldError& e : errors)
+        if (e.file.empty())
+            e.file = file;
+}
+
+void checkFormat(JsonReader& r, const char* expected, bool required)
+{
+    if (!r.has("format") && !required)
+        return;
+    const std::string f = r.string("format");
+    if (!f.empty() && f != expected)
+        r.fail(r.path("format"), "expected \"" + std::string(expected) + "\", got \"" + f + "\"");
+    const int v = r.integer("version", 1, kIntMax);
+    if (v > kFormatVersion)
+        r.fail(r.path("version"), "unsupported version " + std::to_string(v) + " (this build reads up to "
+                                      + std::to_string(kFormatVersion) + ")");
+}
+
+Precision readPrecision(JsonReader& r, const char* key)
+{
+    const std::string s = r.stringOr(key, "bf16");
+    if (s == "bf16" || s == "fp16")
+        return Precision::BF16;
+    if (s == "fp8")
+        return Precision::FP8;
+    r.fail(r.path(key), "must be \"bf16\" or \"fp8\", got \"" + s + "\"");
+    return Precision::BF16;
+}
+
+ModelSpec readModel(JsonReader r)
+{
+    ModelSpec m;
+    if (!r.requireObject())
+        return m;
+    r.rejectUnknownKeys({"format", "version", "name", "description", "layers", "hidden_size", "attention_heads",
+                         "kv_heads", "head_dim", "ffn_hidden", "vocab_size", "tie_embeddings", "attention", "mla",
+                         "moe", "weight_precision", "kv_precision", "source"});
+    m.name = r.string("name");
+    m.layers = r.integer("layers", 1, 1000);
+    m.hiddenSize = r.integer("hidden_size", 1, 1 << 20);
+    m.attentionHeads = r.integer("attention_heads", 1, 4096);
+    m.vocabSize = r.integer("vocab_size", 1, 10'000'000);
+    m.tieEmbeddings = r.booleanOr("tie_embeddings", false);
+    const std::string attn = r.stringOr("attention", "gqa");
+    if (attn == "mla") {
+        m.attention = AttentionKind::MLA;
+        JsonReader d = r.child("mla");
+        if (!r.has("mla"))
+            r.fail(r.path("mla"), "missing required field (attention is \"mla\")");
+        else if (d.requireObject()) {
+            d.rejectUnknownKeys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+            m.mla.qLoraRank = d.integerOr("q_lora_rank", 0, 0, 1 << 16);
+            m.mla.kvLoraRank = d.integer("kv_lora_rank", 1, 1 << 16);
+            m.mla.qkNopeHeadDim = d.integer("qk_nope_head_dim", 1, 4096);
+            m.mla.qkRopeHeadDim = d.integer("qk_rope_head_dim", 0, 4096);
+            m.mla.vHeadDim = d.integer("v_head_dim", 1, 4096);
+        }
+        m.kvHeads = r.integerOr("kv_heads", m.attentionHeads, 1, 4096);
+        m.headDim = r.integerOr("head_dim", m.mla.vHeadDim, 1, 4096);
+    } else {
+        if (attn != "gqa")
+            r.fail(r.path("attention"), "must be \"gqa\" or \"mla\", got \"" + attn + "\"");
+        m.kvHeads = r.integer("kv_heads", 1, 4096);
+        m.headDim = r.integer("head_dim", 1, 4096);
+    }
+    if (r.has("moe")) {
+        JsonReader e = r.child("moe");
+        if (e.requireObject()) {
+            e.rejectUnknownKeys({"experts", "experts_per_token", "expert_ffn_hidden", "shared_experts",
+                                 "shared_expert_ffn_hidden", "dense_layers"});
+            m.moe.experts = e.integer("experts", 1, 65536);
+            m.moe.expertsPerToken = e.integer("experts_per_token", 1, 65536);
+            m.moe.expertFfnHidden = e.integer("expert_ffn_hidden", 1, 1 << 22);
+            m.moe.sharedExperts = e.integerOr("shared_experts", 0, 0, 64);
+            m.moe.sharedExpertFfnHidden = e.integerOr("shared_expert_ffn_hidden",
+                                                      m.moe.sharedExperts > 0 ? m.moe.expertFfnHidden : 0, 0,
+                                                      1 << 22);
+            m.moe.denseLayers = e.integerOr("dense_layers", 0, 0, 1000);
+        }
+    }
+    const bool needsFfn = !m.isMoe() || m.moe.denseLayers > 0;
+    m.ffnHidden = needsFfn ? r.integer("ffn_hidden", 1, 1 << 22) : r.integerOr("ffn_hidden", 0, 0, 1 << 22);
+    m.weightPrecision = readPrecision(r, "weight_precision");
+    m.kvPrecision = readPrecision(r, "kv_precision");
+    return m;
+}
+
+ClusterSpec readCluster(JsonReader r)
+{
+    ClusterSpec c;
+    if (!r.requireObject())
+        return c;
+    r.rejectUnknownKeys({"format", "version", "name", "description", "gpu", "gpus_per_node", "nodes",
+                         "nvlink_gb_per_s", "nvlink_latency_us", "inter_node_gb_per_s", "inter_node_latency_us",
+                         "source"});
+    c.name = r.string("name");
+    JsonReader g = r.child("gpu");
+    if (!r.has("gpu"))
+        r.fail(r.path("gpu"), "missing required field");
+    else if (g.requireObject()) {
+        g.rejectUnknownKeys({"name", "peak_tflops_bf16", "peak_tflops_fp8", "hbm_gb", "hbm_tb_per_s",
+                             "memory_reserve_gb", "kernel_overhead_us", "efficiency"});
+        c.gpu.name = g.string("name");
+        c.gpu.peakTflopsBf16 = g.number("peak_tflops_bf16", 1e-9, 1e6);
+        c.gpu.peakTflopsFp8 = g.number("peak_tflops_fp8", 1e-9, 1e6);
+        c.gpu.hbmGb = g.number("hbm_gb", 1e-9, 1e5);
+        c.gpu.hbmTbps = g.number("hbm_tb_per_s", 1e-12, 1e4);
+        c.gpu.memoryReserveGb = g.number("memory_reserve_gb", 0, 1e5);
+        c.gpu.kernelOverheadUs = g.number("kernel_overhead_us", 0, 1e4);
+        JsonReader e = g.child("efficiency");
+        if (!g.has("efficiency"))
+            g.fail(g.path("efficiency"), "missing required field");
+        else if (e.requireObject()) {
+            e.rejectUnknownKeys({"compute", "hbm", "nvlink", "inter_node"});
+            c.gpu.efficiency.compute = e.number("compute", 1e-6, 1);
+            c.gpu.efficiency.hbm = e.number("hbm", 1e-6, 1);
+            c.gpu.efficiency.nvlink = e.number("nvlink", 1e-6, 1);
+            c.gpu.efficiency.interNode = e.number("inter_node", 1e-6, 1);
+        }
+    }
+    c.gpusPerNode = r.integer("gpus_per_node", 1, 1024);
+    c.nodes = r.integer("nodes", 1, 131072);
+    c.nvlinkGBps = r.number("nvlink_gb_per_s", 1e-12, 1e6);
+    c.nvlinkLatencyUs = r.number("nvlink_latency_us", 0, 1e6);
+    c.interNodeGBps = r.number("inter_node_gb_per_s", 1e-12, 1e6);
+    c.interNodeLatencyUs = r.number("inter_node_latency_us", 0, 1e6);
+    return c;
+}
+
+WorkloadSpec readWorkload(JsonReader r)
+{
+    WorkloadSpec w;
+    if (!r.requireObject())
+        return w;
+    r.rejectUnknownKeys({"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "description"});
+    w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
+    w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
+    w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, 1e9);
+    w.tpotSloMs = r.number("tpot_slo_ms", 1e-9, 1e9);
+    return w;
+}
+
+template <typename T, typename Fn>
+Parsed<T> parseWith(const std::string& text, const std::string& file, Fn&& body)
+{
+    Parsed<T> out;
+    json doc;
+    FieldError perr;
+    if (!io::parseJsonText(text, doc, perr)) {
+        perr.file = file;
+        out.errors.push_back(perr);
+        return out;
+    }
+    body(doc, out);
+    withFile(out.errors, file);
+    return out;
+}
+
+ojson modelJson(const ModelSpec& m)
+{
+    ojson j;
+    j["name"] = m.name;
+    j["layers"] = m.layers;
+    j["hidden_size"] = m.hiddenSize;
+    j["attention_heads"] = m.attentionHeads;
+    j["attention"] = m.attention == AttentionKind::MLA ? "mla" : "gqa";
+    if (m.attention == AttentionKind::MLA) {
+        j["mla"] = {{"q_lora_rank", m.mla.qLoraRank},
+                    {"kv_lora_rank", m.mla.kvLoraRank},
+                    {"qk_nope_head_dim", m.mla.qkNopeHeadDim},
+                    {"qk_rope_head_dim", m.mla.qkRopeHeadDim},
+                    {"v_head_dim", m.mla.vHeadDim}};
+    } else {
+        j["kv_heads"] = m.kvHeads;
+        j["head_dim"] = m.headDim;
+    }
+    if (m.denseLayerCount() > 0 || m.ffnHidden > 0)
+        j["ffn_hidden"] = m.ffnHidden;
+    j["vocab_size"] = m.vocabSize;
+    j["tie_embeddings"] = m.tieEmbeddings;
+    if (m.isMoe()) {
+        j["moe"] = {{"experts", m.moe.experts},
+                    {"experts_per_token", m.moe.expertsPerToken},
+                    {"expert_ffn_hidden", m.moe.expertFfnHidden},
+                    {"shared_experts", m.moe.sharedExperts},
+                    {"shared_expert_ffn_hidden", m.moe.sharedExpertFfnHidden},
+                    {"dense_layers", m.moe.denseLayers}};
+    }
+    j["weight_precision"] = precisionName(m.weightPrecision);
+    j["kv_precision"] = precisionName(m.kvPrecision);
+    return j;
+}
+
+ojson clusterJson(const ClusterSpec& c)
+{
+    const GpuSpec& g = c.gpu;
+    ojson j;
+    j["name"] = c.name;
+    j["gpu"] = {{"name", g.name},
+                {"peak_tflops_bf16", g.peakTflopsBf16},
+                {"peak_tflops_fp8", g.peakTflopsFp8},
+                {"hbm_gb", g.hbmGb},
+                {"hbm_tb_per_s", g.hbmTbps},
+                {"memory_reserve_gb", g.memoryReserveGb},
+                {"kernel_overhead_us", g.kernelOverheadUs},
+                {"efficiency",
+                 {{"compute", g.efficiency.compute},
+                  {"hbm", g.efficiency.hbm},
+                  {"nvlink", g.efficiency.nvlink},
+                  {"inter_node", g.efficiency.interNode}}}};
+    j["gpus_per_node"] = c.gpusPerNode;
+    j["nodes"] = c.nodes;
+    j["nvlink_gb_per_s"] = c.nvlinkGBps;
+    j["nvlink_latency_us"] = c.nvlinkLatencyUs;
+    j["inter_node_gb_per_s"] = c.interNodeGBps;
+    j["inter_node_latency_us"] = c.interNodeLatencyUs;
+    return j;
+}
+
+} // namespace
+
+const char* fileKindName(FileKind k)
+{
+    switch (k) {
+    case FileKind::Scenario: return "scenario";
+    case FileKind::Plan: return "plan";
+    case FileKind::Model: return "model";
+    case FileKind::Cluster: return "cluster";
+    case FileKind::HuggingFaceConfig: return "HuggingFace config";
+    case FileKind::Unknown: break;
+    }
+    return "unknown";
+}
+
+Result<std::string> readTextFile(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        return FieldError{path, {}, "cannot open: no such file"};
+    if (S_ISDIR(st.st_mode))
+        return FieldError{path, {}, "cannot open: is a directory"};
+    constexpr long long kMaxBytes = 64LL << 20;
+    if (st.st_size > kMaxBytes)
+        return FieldError{path, {}, "file too large for a ShardLab JSON file (over 64 MiB)"};
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return FieldError{path, {}, "cannot open: permission denied or unreadable"};
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad())
+        return FieldError{path, {}, "read failed"};
+    return ss.str();
+}
+
+FileKind detectFileKind(const std::string& text)
+{
+    json doc;
+    FieldError ignored;
+    if (!io::parseJsonText(text, doc, ignored) || !doc.is_object())
+        return FileKind::Unknown;
+    auto f = doc.find("format");
+    if (f != doc.end() && f->is_string()) {
+        const std::string s = *f;
+        if (s == kScenarioFormat)
+            return FileKind::Scenario;
+        if (s == kPlanFormat)
+            return FileKind::Plan;
+        if (s == kModelFormat)
+            return FileKind::Model;
+        if (s == kClusterFormat)
+            return FileKind::Cluster;
+    }
+    if (doc.contains("architectures") || doc.contains("model_type"))
+        return FileKind::HuggingFaceConfig;
+    if (doc.contains("tensor_parallel"))
+        return FileKind::Plan;
+    if (doc.contains("workload"))
+        return FileKind::Scenario;
+    return FileKind::Unknown;
+}
+
+Parsed<ModelSpec> parseModel(const std::string& text, const std::string& file)
+{
+    return parseWith<ModelSpec>(text, file, [](const json& doc, Parsed<ModelSpec>& out) {
+        JsonReader r(doc, "", out.errors);
+        if (!r.requireObject())
+            return;
+        checkFormat(r, kModelFormat, false);
+        out.value = readModel(r);
+        if (out.errors.empty())
+            out.errors = validateModel(out.value, "");
+        for (FieldError& e : out.errors)
+            if (!e.where.empty() && e.where.front() == '.')
+                e.where.erase(0, 1);
+    });
+}
+
+Parsed<ClusterSpec> parseCluster(const std::string& text, const std::string& file)
+{
+    return parseWith<ClusterSpec>(text, file, [](const json& doc, Parsed<ClusterSpec>& out) {
+        JsonReader r(doc, "", out.errors);
+        if (!r.requireObject())
+            return;
+        checkFormat(r, kClusterFormat, false);
+        out.value = readCluster(r);
+        if (out.errors.empty())
+            out.errors = validateCluster(out.value, "");
+        for (FieldError& e : out.errors)
+            if (!e.where.empty() && e.where.front() == '.')
+                e.where.erase(0, 1);
+    });
+}
+
+Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
+{
+    return parseWith<Scenario>(text, file, [](const json& doc, Parsed<Scenario>& out) {
+        JsonReader r(doc, "", out.errors);
+        if (!r.requireObject())
+            return;
+        r.rejectUnknownKeys({"format", "version", "name", "description", "model", "cluster", "workload"});
+        checkFormat(r, kScenarioFormat, true);
+        Scenario& s = out.value;
+        s.name = r.string("name");
+        s.description = r.stringOr("description", "");
+        if (!r.has("model")) {
+            r.fail("model", "missing required field");
+        } else if (doc["model"].is_string()) {
+            auto p = modelPreset(doc["model"].get<std::string>());
+            if (!p.ok())
+                r.fail("model", p.errors.front().reason);
+            s.model = p.value;
+        } else {
+            s.model = readModel(r.child("model"));
+        }
+        if (!r.has("cluster")) {
+            r.fail("cluster", "missing required field");
+        } else if (doc["cluster"].is_string()) {
+            auto p = clusterPreset(doc["cluster"].get<std::string>());
+            if (!p.ok())
+                r.fail("cluster", p.errors.front().reason);
+            s.cluster = p.value;
+        } else {
+            s.cluster = readCluster(r.child("cluster"));
+        }
+        if (!r.has("workload"))
+            r.fail("workload", "missing required field");
+        else
+            s.workload = readWorkload(r.child("workload"));
+        if (out.errors.empty())
+            out.errors = validateScenario(s);
+    });
+}
+
+Parsed<Plan> parsePlan(const std::string& text, const std::string& file)
+{
+    return parseWith<Plan>(text, file, [](const json& doc, Parsed<Plan>& out) {
+        JsonReader r(doc, "", out.errors);
+        if (!r.requireObject())
+            return;
+        r.rejectUnknownKeys({"format", "version", "scenario", "gpus", "tensor_parallel", "expert_parallel",
+                             "pipeline_parallel", "data_parallel", "batch", "micro_batches", "operators",
+                             "description"});
+        checkFormat(r, kPlanFormat, true);
+        Plan& p = out.value;
+        applyMegatronSharding(p);
+        constexpr long long kDegreeMax = 1 << 20;
+        p.tensorParallel = r.integer("tensor_parallel", 1, kDegreeMax);
+        p.expertParallel = r.integerOr("expert_parallel", 1, 1, kDegreeMax);
+        p.pipelineParallel = r.integer("pipeline_parallel", 1, kDegreeMax);
+        p.dataParallel = r.integer("data_parallel", 1, kDegreeMax);
+        p.batch = r.integer("batch", 1, kDegreeMax);
+        p.microBatches = r.integerOr("micro_batches", 1, 1, kDegreeMax);
+        const int gpus = r.integerOr("gpus", 0, 1, 1 << 20);
+        if (r.has("operators")) {
+            JsonReader ops = r.child("operators");
+            if (ops.requireObject()) {
+                for (auto it = doc["operators"].begin(); it != doc["operators"].end(); ++it) {
+                    const std::string where = "operators." + it.key();
+                    OpId id;
+                    if (!opFromName(it.key(), id)) {
+                        r.fail(where, "unknown operator");
+                        continue;
+                    }
+                    if (!it->is_string()) {
+                        r.fail(where, "must be a string naming a sharding option, got " + io::jsonTypeName(*it));
+                        continue;
+                    }
+                    const int o = optionFromName(id, it->get<std::string>());
+                    if (o < 0) {
+                        std::string known;
+                        for (int i = 0; i < opInfo(id).optionCount; ++i)
+                            known += (i ? ", " : "") + std::string(opInfo(id).options[i].name);
+                        r.fail(where, "unknown sharding option \"" + it->get<std::string>() + "\" (known: " + known
+                                          + ")");
+                        continue;
+                    }
+                    p.setOption(id, o);
+                }
+            }
+        }
+        if (!out.errors.empty())
+            return;
+        out.errors = validatePlanShape(p);
+        if (gpus > 0 && p.gpus() != gpus)
+            out.errors.push_back({{}, "tensor_parallel",
+                                  "tiling: tensor_parallel x pipeline_parallel x data_parallel = "
+                                      + std::to_string(p.gpus()) + " does not tile the plan's " + std::to_string(gpus)
+                                      + " GPUs"});
+    });
+}
+
+Parsed<Scenario> loadScenarioFile(const std::string& path)
+{
+    auto text = readTextFile(path);
+    if (!text.ok()) {
+        Parsed<Scenario> r;
+        r.errors.push_back(text.error());
+        return r;
+    }
+    return parseScenario(text.value(), path);
+}
+
+Parsed<Plan> loadPlanFile(const std::string& path)
+{
+    auto text = readTextFile(path);
+    if (!text.ok()) {
+        Parsed<Plan> r;
+        r.errors.push_back(text.error());
+        return r;
+    }
+    return parsePlan(text.value(), path);
+}
+
+FieldErrors checkPlanAgainstScenario(const Plan& plan, const Scenario& s, const std::string& planFile)
+{
+    FieldErrors e = validatePlan(plan, s);
+    withFile(e, planFile);
+    return e;
+}
+
+std::string modelToJson(const ModelSpec& m)
+{
+    ojson j;
+    j["format"] = kModelFormat;
+    j["version"] = kFormatVersion;
+    j.update(modelJson(m));
+    return j.dump(2) + "\n";
+}
+
+std::string clusterToJson(const ClusterSpec& c)
+{
+    ojson j;
+    j["format"] = kClusterFormat;
+    j["version"] = kFormatVersion;
+    j.update(clusterJson(c));
+    return j.dump(2) + "\n";
+}
+
+std::string scenarioToJson(const Scenario& s)
+{
+    ojson j;
+    j["format"] = kScenarioFormat;
+    j["version"] = kFormatVersion;
+    j["name"] = s.name;
+    if (!s.description.empty())
+        j["description"] = s.description;
+    j["model"] = modelJson(s.model);
+    j["cluster"] = clusterJson(s.cluster);
+    j["workload"] = {{"prompt_tokens", s.workload.promptTokens},
+                     {"output_tokens", s.workload.outputTokens},
+                     {"ttft_slo_ms", s.workload.ttftSloMs},
+                     {"tpot_slo_ms", s.workload.tpotSloMs}};
+    return j.dump(2) + "\n";
+}
+
+std::string planToJson(const Plan& p, const Scenario* context)
+{
+    ojson j;
+    j["format"] = kPlanFormat;
+    j["version"] = kFormatVersion;
+    if (context) {
+        j["scenario"] = context->name;
+        j["gpus"] = context->cluster.totalGpus();
+    }
+    j["tensor_parallel"] = p.tensorParallel;
+    j["expert_parallel"] = p.expertParallel;
+    j["pipeline_parallel"] = p.pipelineParallel;
+    j["data_parallel"] = p.dataParallel;
+    j["batch"] = p.batch;
+    j["micro_batches"] = p.microBatches;
+    ojson ops = ojson::object();
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (context && !opPresent(context->model, id))
+            continue;
+        ops[opName(id)] = opInfo(id).options[p.option(id)].name;
+    }
+    j["operators"] = ops;
+    return j.dump(2) + "\n";
+}
+
+Status saveScenarioFile(const std::string& path, const Scenario& s)
+{
+    return writeFileAtomically(path, scenarioToJson(s));
+}
+
+Status savePlanFile(const std::string& path, const Plan& p, const Scenario* context)
+{
+    return writeFileAtomically(path, planToJson(p, context));
+}
+
+} // namespace shardlab

@@ -1,0 +1,52 @@
+// Errors for user input: where (file, JSON path or flag) and why, never an exception
+// crossing a layer boundary.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace shardlab {
+
+// One problem with user input. `where` is a JSON path ("model.layers"), a CLI flag
+// ("--budget") or empty; `file` is empty for in-memory values.
+struct FieldError {
+    std::string file;
+    std::string where;
+    std::string reason;
+
+    // "file: where: reason" with empty parts left out; always one line.
+    std::string toString() const;
+};
+
+using FieldErrors = std::vector<FieldError>;
+
+// A value or the first error that prevented it. Small on purpose: no exceptions in the
+// core's public API.
+template <typename T>
+class Result {
+public:
+    Result(T value) : m_value(std::move(value)) {}
+    Result(FieldError error) : m_value(std::move(error)) {}
+
+    bool ok() const { return std::holds_alternative<T>(m_value); }
+    explicit operator bool() const { return ok(); }
+    const T& value() const { return std::get<T>(m_value); }
+    T& value() { return std::get<T>(m_value); }
+    const FieldError& error() const { return std::get<FieldError>(m_value); }
+
+private:
+    std::variant<T, FieldError> m_value;
+};
+
+// Result for operations that produce nothing but may fail.
+struct Status {
+    std::optional<FieldError> error;
+    bool ok() const { return !error.has_value(); }
+    static Status success() { return {}; }
+    static Status failure(FieldError e) { return Status{std::move(e)}; }
+};
+
+} // namespace shardlab

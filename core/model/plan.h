@@ -1,0 +1,103 @@
+// A parallelization strategy: coarse degrees plus one sharding choice per fused operator.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "model/specs.h"
+
+namespace shardlab {
+
+// The fused operators of the decoder (domain.md §2). One layer of each kind is
+// evaluated and multiplied; embedding and LM head occur once.
+enum class OpId : std::uint8_t {
+    Embedding,
+    AttnNorm,
+    QkvProj,
+    Attention,
+    OutProj,
+    FfnNorm,
+    GateUp,
+    Down,
+    Router,
+    Dispatch,
+    ExpertUp,
+    ExpertDown,
+    Combine,
+    SharedExpert,
+    LmHead,
+    Count
+};
+constexpr int kOpCount = static_cast<int>(OpId::Count);
+constexpr int kMaxOptions = 4;
+
+// Layout of the activation between operators, inside the operator's parallel group
+// (domain.md §3). The attention side's group is the tensor-parallel group; the expert
+// side's (X*) group is the expert-tensor-parallel group of one expert shard.
+enum class Layout : std::uint8_t {
+    R,  // replicated
+    T,  // sharded on tokens (batch / sequence)
+    F,  // sharded on a feature dimension (heads, hidden, ffn, vocab)
+    P,  // partial sums
+    XR, // expert side: every rank of the expert's group holds its tokens
+    XT, // expert side: the expert's tokens split over its group
+    XF, // expert side: feature-sharded (ffn dimension)
+    XP, // expert side: partial sums
+};
+const char* layoutName(Layout l);
+
+// What a sharding option splits inside its group.
+enum class Split : std::uint8_t { None, Weights, Tokens };
+
+struct OpOption {
+    const char* name;
+    Layout in;
+    Layout out;
+    Split split;
+    const char* summary; // one line for tooltips and explanations
+};
+
+struct OpInfo {
+    OpId id;
+    const char* name;
+    const char* label; // human-readable
+    int optionCount;
+    std::array<OpOption, kMaxOptions> options;
+    int megatronOption; // the standard recipe's choice (domain.md §8)
+};
+
+const OpInfo& opInfo(OpId id);
+const char* opName(OpId id);
+bool opFromName(const std::string& name, OpId& out);
+int optionFromName(OpId id, const std::string& name); // -1 when unknown
+bool opPresent(const ModelSpec& m, OpId id);
+
+struct Plan {
+    int tensorParallel = 1;
+    int expertParallel = 1;
+    int pipelineParallel = 1;
+    int dataParallel = 1;
+    int batch = 1;        // sequences in flight per data-parallel replica
+    int microBatches = 1; // pipeline micro-batches; divides batch
+    std::array<std::uint8_t, kOpCount> sharding{}; // option index per OpId
+
+    int option(OpId id) const { return sharding[static_cast<int>(id)]; }
+    void setOption(OpId id, int o) { sharding[static_cast<int>(id)] = static_cast<std::uint8_t>(o); }
+    long long gpus() const
+    {
+        return static_cast<long long>(tensorParallel) * pipelineParallel * dataParallel;
+    }
+    bool operator==(const Plan& o) const = default;
+};
+
+// The standard per-operator pattern, degrees left as given.
+void applyMegatronSharding(Plan& p);
+
+// Structural checks of a plan against a scenario: tiling of the cluster, divisibility of
+// heads, experts and layers, option/layout compatibility. Paths name plan fields.
+FieldErrors validatePlan(const Plan& p, const Scenario& s);
+// Checks that need no scenario: positive degrees and batch, micro-batches divide batch.
+FieldErrors validatePlanShape(const Plan& p);
+
+} // namespace shardlab

@@ -1,0 +1,116 @@
+#include "model/plan_checks.h"
+
+#include <string>
+
+namespace shardlab {
+
+namespace {
+bool splitsWeights(const Plan& p, OpId id)
+{
+    return opInfo(id).options[p.option(id)].split == Split::Weights;
+}
+std::string num(long long v) { return std::to_string(v); }
+} // namespace
+
+int expertTensorParallel(const Plan& p)
+{
+    const long long side = static_cast<long long>(p.tensorParallel) * p.dataParallel;
+    if (p.expertParallel < 1 || side % p.expertParallel != 0)
+        return 0;
+    return static_cast<int>(side / p.expertParallel);
+}
+
+std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    const int tp = p.tensorParallel;
+    std::uint32_t v = 0;
+    auto flag = [&](PlanCheck c) { v |= 1u << static_cast<int>(c); };
+
+    if (p.gpus() != s.cluster.totalGpus())
+        flag(PlanCheck::Tiling);
+    if (p.pipelineParallel > m.layers)
+        flag(PlanCheck::PipelineLayers);
+    const bool headSplit = splitsWeights(p, OpId::QkvProj) || splitsWeights(p, OpId::Attention)
+        || p.option(OpId::OutProj) == 0; // row-parallel out_proj consumes head shards
+    if (headSplit && m.attentionHeads % tp != 0)
+        flag(PlanCheck::HeadsTp);
+    if (headSplit && m.attention == AttentionKind::GQA && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
+        flag(PlanCheck::KvHeadsTp);
+    if (opPresent(m, OpId::GateUp)
+        && (splitsWeights(p, OpId::GateUp) || splitsWeights(p, OpId::Down)) && m.ffnHidden % tp != 0)
+        flag(PlanCheck::FfnTp);
+    if (!m.isMoe()) {
+        if (p.expertParallel != 1)
+            flag(PlanCheck::ExpertParallelDense);
+    } else {
+        if (m.moe.experts % p.expertParallel != 0)
+            flag(PlanCheck::ExpertsEp);
+        const int etp = expertTensorParallel(p);
+        if (etp == 0)
+            flag(PlanCheck::EpGroup);
+        else if ((splitsWeights(p, OpId::ExpertUp) || splitsWeights(p, OpId::ExpertDown))
+                 && m.moe.expertFfnHidden % etp != 0)
+            flag(PlanCheck::ExpertFfnEtp);
+        if (opPresent(m, OpId::SharedExpert) && splitsWeights(p, OpId::SharedExpert)
+            && m.moe.sharedExpertFfnHidden % tp != 0)
+            flag(PlanCheck::SharedFfnTp);
+    }
+    if (p.microBatches < 1 || p.batch % p.microBatches != 0)
+        flag(PlanCheck::MicroBatches);
+    return v;
+}
+
+FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    switch (c) {
+    case PlanCheck::Tiling:
+        return {{}, "tensor_parallel",
+                "tiling: tensor_parallel x pipeline_parallel x data_parallel = " + num(p.tensorParallel)
+                    + " x " + num(p.pipelineParallel) + " x " + num(p.dataParallel) + " = " + num(p.gpus())
+                    + " does not tile the cluster's " + num(s.cluster.totalGpus()) + " GPUs"};
+    case PlanCheck::PipelineLayers:
+        return {{}, "pipeline_parallel",
+                "divisibility: " + num(p.pipelineParallel) + " pipeline stages for " + num(m.layers) + " layers"};
+    case PlanCheck::HeadsTp:
+        return {{}, "tensor_parallel",
+                "divisibility: " + num(m.attentionHeads) + " attention heads are not divisible by tensor_parallel "
+                    + num(p.tensorParallel) + " (head-split attention operators)"};
+    case PlanCheck::KvHeadsTp:
+        return {{}, "tensor_parallel",
+                "divisibility: " + num(m.kvHeads) + " KV heads can be neither split nor replicated evenly over "
+                    + num(p.tensorParallel) + " ranks"};
+    case PlanCheck::FfnTp:
+        return {{}, "tensor_parallel",
+                "divisibility: ffn_hidden " + num(m.ffnHidden) + " is not divisible by tensor_parallel "
+                    + num(p.tensorParallel)};
+    case PlanCheck::ExpertParallelDense:
+        return {{}, "expert_parallel", "divisibility: a dense model has no experts; expert_parallel must be 1"};
+    case PlanCheck::ExpertsEp:
+        return {{}, "expert_parallel",
+                "divisibility: " + num(m.moe.experts) + " experts are not divisible by expert_parallel "
+                    + num(p.expertParallel)};
+    case PlanCheck::EpGroup:
+        return {{}, "expert_parallel",
+                "divisibility: expert_parallel " + num(p.expertParallel)
+                    + " must divide tensor_parallel x data_parallel = "
+                    + num(static_cast<long long>(p.tensorParallel) * p.dataParallel)};
+    case PlanCheck::ExpertFfnEtp:
+        return {{}, "operators.expert_up",
+                "divisibility: expert_ffn_hidden " + num(m.moe.expertFfnHidden)
+                    + " is not divisible by expert-tensor-parallel " + num(expertTensorParallel(p))};
+    case PlanCheck::SharedFfnTp:
+        return {{}, "operators.shared_expert",
+                "divisibility: shared_expert_ffn_hidden " + num(m.moe.sharedExpertFfnHidden)
+                    + " is not divisible by tensor_parallel " + num(p.tensorParallel)};
+    case PlanCheck::MicroBatches:
+        return {{}, "micro_batches",
+                "divisibility: micro_batches " + num(p.microBatches) + " must divide batch " + num(p.batch)};
+    case PlanCheck::Count:
+        break;
+    }
+    return {{}, {}, "unknown check"};
+}
+
+} // namespace shardlab

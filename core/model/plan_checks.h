@@ -1,0 +1,36 @@
+// Structural checks of a plan against a scenario, as a bit mask so the simulator's hot
+// path can run them without allocating; messages are built only on request.
+#pragma once
+
+#include <cstdint>
+
+#include "model/plan.h"
+
+namespace shardlab {
+
+enum class PlanCheck : std::uint8_t {
+    Tiling,            // TP x PP x DP != GPUs in the cluster
+    PipelineLayers,    // more pipeline stages than layers
+    HeadsTp,           // head-split attention ops need heads divisible by TP
+    KvHeadsTp,         // KV heads neither divisible by TP nor dividing it
+    FfnTp,             // column/row FFN needs ffn_hidden divisible by TP
+    ExpertParallelDense, // EP > 1 on a dense model
+    ExpertsEp,         // experts not divisible by EP
+    EpGroup,           // EP does not divide TP x DP (the expert side's ranks per stage)
+    ExpertFfnEtp,      // expert ffn not divisible by expert-TP = TP x DP / EP
+    SharedFfnTp,       // shared expert ffn not divisible by TP
+    MicroBatches,      // micro-batches do not divide the batch
+    Count
+};
+constexpr int kPlanCheckCount = static_cast<int>(PlanCheck::Count);
+
+// True for checks that are about the cluster's tiling rather than divisibility.
+inline bool isTilingCheck(PlanCheck c) { return c == PlanCheck::Tiling; }
+
+std::uint32_t planStructureViolations(const Plan& p, const Scenario& s);
+FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
+
+// Expert-tensor-parallel degree implied by the plan (0 if EP does not divide TP x DP).
+int expertTensorParallel(const Plan& p);
+
+} // namespace shardlab

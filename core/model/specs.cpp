@@ -1,0 +1,172 @@
+#include "model/specs.h"
+
+#include <cmath>
+
+namespace shardlab {
+
+const char* precisionName(Precision p)
+{
+    return p == Precision::FP8 ? "fp8" : "bf16";
+}
+
+double bytesPerElement(Precision p)
+{
+    return p == Precision::FP8 ? 1.0 : 2.0;
+}
+
+ParameterCounts countParameters(const ModelSpec& m)
+{
+    const double h = m.hiddenSize;
+    ParameterCounts c;
+    c.embedding = double(m.vocabSize) * h;
+    const double lmHead = m.tieEmbeddings ? 0.0 : double(m.vocabSize) * h;
+
+    double attn = h; // input RMSNorm
+    if (m.attention == AttentionKind::MLA) {
+        const MlaDims& d = m.mla;
+        const double qHead = double(d.qkNopeHeadDim) + d.qkRopeHeadDim;
+        if (d.qLoraRank > 0)
+            attn += h * d.qLoraRank + d.qLoraRank + double(d.qLoraRank) * m.attentionHeads * qHead;
+        else
+            attn += h * m.attentionHeads * qHead;
+        attn += h * (double(d.kvLoraRank) + d.qkRopeHeadDim) + d.kvLoraRank;
+        attn += double(d.kvLoraRank) * m.attentionHeads * (double(d.qkNopeHeadDim) + d.vHeadDim);
+        attn += double(m.attentionHeads) * d.vHeadDim * h;
+    } else {
+        const double q = double(m.attentionHeads) * m.headDim;
+        const double kv = double(m.kvHeads) * m.headDim;
+        attn += h * q + 2.0 * h * kv + q * h;
+    }
+    c.attentionPerLayer = attn;
+    c.denseFfnPerLayer = h + 3.0 * h * m.ffnHidden; // post-attention norm + SwiGLU
+
+    if (m.isMoe()) {
+        const MoeDims& e = m.moe;
+        const double expert = 3.0 * h * e.expertFfnHidden;
+        const double shared = double(e.sharedExperts) * 3.0 * h * e.sharedExpertFfnHidden;
+        const double router = h * e.experts;
+        c.moePerLayer = h + router + e.experts * expert + shared;
+        c.moeActivePerLayer = h + router + e.expertsPerToken * expert + shared;
+    }
+    const double layersAttn = m.layers * attn;
+    const double dense = m.denseLayerCount() * c.denseFfnPerLayer;
+    const double fixed = c.embedding + lmHead + h; // + final norm
+    c.total = fixed + layersAttn + dense + m.moeLayers() * c.moePerLayer;
+    c.active = fixed + layersAttn + dense + m.moeLayers() * c.moeActivePerLayer;
+    return c;
+}
+
+namespace {
+
+void checkRange(FieldErrors& out, const std::string& path, double v, double lo, double hi,
+                const char* what = "")
+{
+    if (!std::isfinite(v) || v < lo || v > hi) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s must be between %g and %g (got %g)", what, lo, hi, v);
+        std::string msg = buf;
+        if (msg.front() == ' ')
+            msg.erase(0, 1);
+        out.push_back({{}, path, msg});
+    }
+}
+
+void checkPositive(FieldErrors& out, const std::string& path, double v, double hi)
+{
+    if (!std::isfinite(v) || v <= 0 || v > hi) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "must be greater than 0 and at most %g (got %g)", hi, v);
+        out.push_back({{}, path, buf});
+    }
+}
+
+} // namespace
+
+FieldErrors validateModel(const ModelSpec& m, const std::string& p)
+{
+    FieldErrors e;
+    checkRange(e, p + ".layers", m.layers, 1, 1000);
+    checkRange(e, p + ".hidden_size", m.hiddenSize, 1, 1 << 20);
+    checkRange(e, p + ".attention_heads", m.attentionHeads, 1, 4096);
+    checkRange(e, p + ".vocab_size", m.vocabSize, 1, 1e7);
+    if (m.attention == AttentionKind::GQA) {
+        checkRange(e, p + ".kv_heads", m.kvHeads, 1, 4096);
+        checkRange(e, p + ".head_dim", m.headDim, 1, 4096);
+        if (m.kvHeads >= 1 && m.attentionHeads >= 1 && m.attentionHeads % m.kvHeads != 0)
+            e.push_back({{}, p + ".kv_heads",
+                         "attention_heads (" + std::to_string(m.attentionHeads)
+                             + ") must be divisible by kv_heads (" + std::to_string(m.kvHeads) + ")"});
+    } else {
+        checkRange(e, p + ".mla.q_lora_rank", m.mla.qLoraRank, 0, 1 << 16);
+        checkRange(e, p + ".mla.kv_lora_rank", m.mla.kvLoraRank, 1, 1 << 16);
+        checkRange(e, p + ".mla.qk_nope_head_dim", m.mla.qkNopeHeadDim, 1, 4096);
+        checkRange(e, p + ".mla.qk_rope_head_dim", m.mla.qkRopeHeadDim, 0, 4096);
+        checkRange(e, p + ".mla.v_head_dim", m.mla.vHeadDim, 1, 4096);
+    }
+    if (m.denseLayerCount() > 0)
+        checkRange(e, p + ".ffn_hidden", m.ffnHidden, 1, 1 << 22);
+    if (m.isMoe()) {
+        const MoeDims& d = m.moe;
+        checkRange(e, p + ".moe.experts", d.experts, 1, 65536);
+        checkRange(e, p + ".moe.experts_per_token", d.expertsPerToken, 1, std::max(1, d.experts));
+        checkRange(e, p + ".moe.expert_ffn_hidden", d.expertFfnHidden, 1, 1 << 22);
+        checkRange(e, p + ".moe.shared_experts", d.sharedExperts, 0, 64);
+        if (d.sharedExperts > 0)
+            checkRange(e, p + ".moe.shared_expert_ffn_hidden", d.sharedExpertFfnHidden, 1, 1 << 22);
+        checkRange(e, p + ".moe.dense_layers", d.denseLayers, 0, std::max(0, m.layers - 1),
+                   "must leave at least one MoE layer:");
+    } else if (m.moe.experts < 0) {
+        e.push_back({{}, p + ".moe.experts", "must not be negative"});
+    }
+    return e;
+}
+
+FieldErrors validateCluster(const ClusterSpec& c, const std::string& p)
+{
+    FieldErrors e;
+    const std::string g = p + ".gpu";
+    checkPositive(e, g + ".peak_tflops_bf16", c.gpu.peakTflopsBf16, 1e6);
+    checkPositive(e, g + ".peak_tflops_fp8", c.gpu.peakTflopsFp8, 1e6);
+    checkPositive(e, g + ".hbm_gb", c.gpu.hbmGb, 1e5);
+    checkPositive(e, g + ".hbm_tb_per_s", c.gpu.hbmTbps, 1e4);
+    checkRange(e, g + ".memory_reserve_gb", c.gpu.memoryReserveGb, 0,
+               std::max(0.0, c.gpu.hbmGb * 0.9), "must leave 10% of hbm_gb:");
+    checkRange(e, g + ".kernel_overhead_us", c.gpu.kernelOverheadUs, 0, 1e4);
+    checkPositive(e, g + ".efficiency.compute", c.gpu.efficiency.compute, 1.0);
+    checkPositive(e, g + ".efficiency.hbm", c.gpu.efficiency.hbm, 1.0);
+    checkPositive(e, g + ".efficiency.nvlink", c.gpu.efficiency.nvlink, 1.0);
+    checkPositive(e, g + ".efficiency.inter_node", c.gpu.efficiency.interNode, 1.0);
+    checkRange(e, p + ".gpus_per_node", c.gpusPerNode, 1, 1024);
+    checkRange(e, p + ".nodes", c.nodes, 1, 131072);
+    if (c.gpusPerNode >= 1 && c.nodes >= 1 && c.totalGpus() > (1 << 20))
+        e.push_back({{}, p + ".nodes",
+                     "gpus_per_node x nodes must be at most 1048576 (got "
+                         + std::to_string(c.totalGpus()) + ")"});
+    checkPositive(e, p + ".nvlink_gb_per_s", c.nvlinkGBps, 1e6);
+    checkRange(e, p + ".nvlink_latency_us", c.nvlinkLatencyUs, 0, 1e6);
+    checkPositive(e, p + ".inter_node_gb_per_s", c.interNodeGBps, 1e6);
+    checkRange(e, p + ".inter_node_latency_us", c.interNodeLatencyUs, 0, 1e6);
+    return e;
+}
+
+FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
+{
+    FieldErrors e;
+    checkRange(e, p + ".prompt_tokens", w.promptTokens, 1, 10'000'000);
+    checkRange(e, p + ".output_tokens", w.outputTokens, 1, 10'000'000);
+    checkPositive(e, p + ".ttft_slo_ms", w.ttftSloMs, 1e9);
+    checkPositive(e, p + ".tpot_slo_ms", w.tpotSloMs, 1e9);
+    return e;
+}
+
+FieldErrors validateScenario(const Scenario& s)
+{
+    FieldErrors all = validateModel(s.model, "model");
+    for (auto& e : validateCluster(s.cluster, "cluster"))
+        all.push_back(std::move(e));
+    for (auto& e : validateWorkload(s.workload, "workload"))
+        all.push_back(std::move(e));
+    return all;
+}
+
+} // namespace shardlab

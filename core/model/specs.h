@@ -1,0 +1,130 @@
+// The scenario a user describes: model, cluster, workload. Plain value types, no Qt.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "model/error.h"
+
+namespace shardlab {
+
+enum class Precision : std::uint8_t { BF16, FP8 };
+
+const char* precisionName(Precision p);
+double bytesPerElement(Precision p);
+
+enum class AttentionKind : std::uint8_t { GQA, MLA };
+
+// DeepSeek multi-head latent attention dimensions (only when attention == MLA).
+struct MlaDims {
+    int qLoraRank = 0;      // 0 = queries projected directly from the hidden state
+    int kvLoraRank = 0;     // compressed KV latent cached per token
+    int qkNopeHeadDim = 0;
+    int qkRopeHeadDim = 0;  // decoupled RoPE key, cached per token beside the latent
+    int vHeadDim = 0;
+};
+
+// Mixture-of-experts block (only when experts > 0).
+struct MoeDims {
+    int experts = 0;            // routed experts per MoE layer
+    int expertsPerToken = 0;    // top-k
+    int expertFfnHidden = 0;    // intermediate width of one routed expert
+    int sharedExperts = 0;      // always-active experts of width sharedExpertFfnHidden
+    int sharedExpertFfnHidden = 0;
+    int denseLayers = 0;        // leading layers with a dense FFN instead of MoE
+};
+
+// A decoder-only transformer. Dense when moe.experts == 0.
+struct ModelSpec {
+    std::string name;
+    int layers = 0;
+    int hiddenSize = 0;
+    int attentionHeads = 0;
+    int kvHeads = 0;      // GQA key/value heads; equals attentionHeads for MHA; ignored by MLA
+    int headDim = 0;      // GQA head dim; MLA uses mla.* instead
+    int ffnHidden = 0;    // dense FFN intermediate width (dense model, or MoE dense layers)
+    int vocabSize = 0;
+    bool tieEmbeddings = false;
+    AttentionKind attention = AttentionKind::GQA;
+    MlaDims mla;
+    MoeDims moe;
+    Precision weightPrecision = Precision::BF16;
+    Precision kvPrecision = Precision::BF16;
+
+    bool isMoe() const { return moe.experts > 0; }
+    int moeLayers() const { return isMoe() ? layers - moe.denseLayers : 0; }
+    int denseLayerCount() const { return layers - moeLayers(); }
+};
+
+// Parameter counts of a model, from its dimensions (norm weights included).
+struct ParameterCounts {
+    double total = 0;   // every weight
+    double active = 0;  // weights touched by one token (top-k routed + shared experts)
+    double embedding = 0;
+    double attentionPerLayer = 0;
+    double denseFfnPerLayer = 0;
+    double moePerLayer = 0;        // all experts + router + shared
+    double moeActivePerLayer = 0;
+};
+ParameterCounts countParameters(const ModelSpec& m);
+
+// Per-GPU calibration knobs: achieved fraction of the datasheet peaks. See docs/simulator.md.
+struct Efficiency {
+    double compute = 0.0;     // of peak dense tensor FLOP/s, large GEMMs
+    double hbm = 0.0;         // of HBM bandwidth, streaming reads
+    double nvlink = 0.0;      // of NVLink per-direction bandwidth, large collectives
+    double interNode = 0.0;   // of the inter-node link's bandwidth
+};
+
+struct GpuSpec {
+    std::string name;
+    double peakTflopsBf16 = 0;   // dense, no sparsity
+    double peakTflopsFp8 = 0;    // dense, no sparsity
+    double hbmGb = 0;            // capacity, GB (1e9 bytes)
+    double hbmTbps = 0;          // bandwidth, TB/s (1e12 bytes/s)
+    double memoryReserveGb = 0;  // CUDA context, NCCL buffers, fragmentation
+    double kernelOverheadUs = 0; // fixed cost per fused operator launch (CUDA graphs assumed)
+    Efficiency efficiency;
+};
+
+// A homogeneous cluster: nodes of gpusPerNode GPUs joined by NVLink inside the node
+// (one NVLink domain per node) and one inter-node port per GPU.
+struct ClusterSpec {
+    std::string name;
+    GpuSpec gpu;
+    int gpusPerNode = 0;
+    int nodes = 0;
+    double nvlinkGBps = 0;          // per GPU, per direction, GB/s
+    double nvlinkLatencyUs = 0;     // per collective step inside a node
+    double interNodeGBps = 0;       // per GPU, per direction, GB/s
+    double interNodeLatencyUs = 0;  // per collective step across nodes
+
+    long long totalGpus() const { return static_cast<long long>(gpusPerNode) * nodes; }
+};
+
+struct WorkloadSpec {
+    int promptTokens = 0;
+    int outputTokens = 0;
+    double ttftSloMs = 0;  // time to first token limit
+    double tpotSloMs = 0;  // time per output token limit
+
+    // Context a decode step sees on average, and at its longest (KV cache sizing).
+    double meanDecodeContext() const { return promptTokens + outputTokens / 2.0; }
+    int maxContext() const { return promptTokens + outputTokens; }
+};
+
+struct Scenario {
+    std::string name;
+    std::string description;
+    ModelSpec model;
+    ClusterSpec cluster;
+    WorkloadSpec workload;
+};
+
+// Semantic checks (ranges, divisibility). Paths are relative to `prefix` ("model").
+FieldErrors validateModel(const ModelSpec& m, const std::string& prefix);
+FieldErrors validateCluster(const ClusterSpec& c, const std::string& prefix);
+FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& prefix);
+FieldErrors validateScenario(const Scenario& s);
+
+} // namespace shardlab
