@@ -10,6 +10,7 @@ const std::vector<Command>& commands()
     static const std::vector<Command> all = [] {
         std::vector<Command> v;
         addScenarioCommands(v);
+        addSimCommands(v);
         return v;
     }();
     return all;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli_args.h"
+#include "io/scenario_json.h"
 
 namespace shardlab::cli {
 
@@ -23,9 +24,12 @@ const std::vector<Command>& commands();
 
 // Registered by each command group (cli_commands*.cpp).
 void addScenarioCommands(std::vector<Command>& out);
+void addSimCommands(std::vector<Command>& out);
 
 // Shared helpers for command implementations.
 std::string formatCount(double v); // 70.55 B, 1.20 T, 512 M
 int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
+// --scenario value: a file path, or a shipped scenario preset name.
+Parsed<Scenario> loadScenarioArg(const Args& a);
 
 } // namespace shardlab::cli

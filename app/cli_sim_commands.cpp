@@ -1,0 +1,209 @@
+// evaluate, megatron, bench-sim.
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ostream>
+#include <random>
+#include <sys/stat.h>
+
+#include "cli_commands.h"
+#include "io/presets.h"
+#include "io/result_json.h"
+#include "search/search_space.h"
+#include "sim/megatron.h"
+
+namespace shardlab::cli {
+
+namespace {
+
+const OptionSpec kJson{"--json", "", "machine-readable JSON on stdout"};
+const OptionSpec kScenario{"--scenario", "S.json", "scenario file, or the name of a shipped scenario preset"};
+
+std::string f(const char* fmt, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r)
+{
+    out << "Plan: TP " << p.tensorParallel << ", EP " << p.expertParallel;
+    if (r.expertTensorParallel > 0)
+        out << " (expert TP " << r.expertTensorParallel << ")";
+    out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
+        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << "\n";
+    out << (r.valid ? "Valid" : "INVALID") << "\n";
+    for (const std::string& why : violationReasons(s, p, r))
+        out << "  - " << why << "\n";
+    if (r.structureChecks)
+        return;
+    out << "Decode: " << f("%.0f", r.decodeTokensPerS) << " tokens/s total, " << f("%.1f", r.tokensPerSPerGpu)
+        << " tokens/s per GPU; TPOT " << f("%.2f", r.tpotMs) << " ms (limit " << f("%g", s.workload.tpotSloMs)
+        << "); TTFT " << f("%.1f", r.ttftMs) << " ms (limit " << f("%g", s.workload.ttftSloMs) << ")\n";
+    if (p.pipelineParallel > 1)
+        out << "Pipeline: stage step " << f("%.1f", r.stageStepUs) << " us, stage-to-stage " << f("%.1f", r.p2pUs)
+            << " us, bubble " << f("%.0f", r.pipelineBubble * 100) << "%\n";
+    const MemoryBreakdown& m = r.memory;
+    out << "Memory per GPU: " << f("%.1f", m.totalGb) << " of " << f("%.0f", m.capacityGb) << " GB (weights "
+        << f("%.1f", m.weightsGb) << ", KV cache " << f("%.1f", m.kvCacheGb) << ", activations "
+        << f("%.1f", m.activationGb) << ", reserve " << f("%.1f", m.reserveGb) << ")\n";
+    out << "\nDecode step, busiest stage, per GPU (us):\n";
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-14s %-15s %9s %9s %9s %-7s %9s  %s\n", "operator", "sharding", "time",
+                  "compute", "memory", "bound", "comm", "collective");
+    out << line;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const OpBreakdown& o = r.decode[i];
+        if (!opPresent(s.model, id) || !o.present)
+            continue;
+        std::snprintf(line, sizeof line, "  %-14s %-15s %9.1f %9.1f %9.1f %-7s %9.1f  %s\n", opName(id),
+                      opInfo(id).options[p.option(id)].name, o.timeUs, o.computeUs, o.memoryUs,
+                      o.bound == Bound::Compute ? "compute" : "memory", o.commUs,
+                      o.collective == Collective::None ? "-" : collectiveName(o.collective));
+        out << line;
+    }
+}
+
+} // namespace
+
+Parsed<Scenario> loadScenarioArg(const Args& a)
+{
+    const std::string v = a.value("--scenario");
+    Parsed<Scenario> r;
+    if (v.empty()) {
+        r.errors.push_back({{}, "--scenario", "required (a scenario file or preset name)"});
+        return r;
+    }
+    struct stat st {};
+    if (::stat(v.c_str(), &st) == 0)
+        return loadScenarioFile(v);
+    for (const PresetFile& p : scenarioPresetFiles())
+        if (p.name == v)
+            return scenarioPreset(v);
+    r.errors.push_back({{}, "--scenario", "no such file, and no scenario preset named '" + v + "' (presets: "
+                                              + knownNames(scenarioPresetFiles()) + ")"});
+    return r;
+}
+
+namespace {
+
+int errorsOut(std::ostream& err, const FieldErrors& e)
+{
+    std::vector<std::string> l;
+    for (const FieldError& x : e)
+        l.push_back(x.toString());
+    return reportErrors(err, l);
+}
+
+int runEvaluate(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto s = loadScenarioArg(a);
+    if (!s.ok())
+        return errorsOut(err, s.errors);
+    if (!a.has("--plan"))
+        return reportErrors(err, {"--plan: required (a plan file)"});
+    auto p = loadPlanFile(a.value("--plan"));
+    if (!p.ok())
+        return errorsOut(err, p.errors);
+    const Simulator sim(s.value);
+    const SimResult r = sim.evaluate(p.value);
+    if (a.flag("--json"))
+        out << evaluationToJson(s.value, p.value, r) << "\n";
+    else
+        printEvaluation(out, s.value, p.value, r);
+    return kExitOk; // an invalid plan is a result, not an input error; "valid" says which
+}
+
+int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto s = loadScenarioArg(a);
+    if (!s.ok())
+        return errorsOut(err, s.errors);
+    const Simulator sim(s.value);
+    const RecipePlan rp = megatronPlan(sim);
+    if (a.has("--out")) {
+        Status st = savePlanFile(a.value("--out"), rp.plan, &s.value);
+        if (!st.ok())
+            return reportErrors(err, {st.error->toString()});
+    }
+    if (a.flag("--json")) {
+        out << "{\"explanation\": " << nlohmann::json(rp.explanation).dump() << ", \"found\": "
+            << (rp.found ? "true" : "false") << ", \"evaluation\": " << evaluationToJson(s.value, rp.plan, rp.result)
+            << "}\n";
+    } else {
+        out << "Megatron recipe for " << s.value.name << ": " << rp.explanation << "\n\n";
+        printEvaluation(out, s.value, rp.plan, rp.result);
+        if (a.has("--out"))
+            out << "\nwrote " << a.value("--out") << "\n";
+    }
+    return kExitOk;
+}
+
+int runBenchSim(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto s = loadScenarioArg(a);
+    if (!s.ok())
+        return errorsOut(err, s.errors);
+    double seconds = 2.0;
+    long long seed = 1;
+    std::string error;
+    if (!numberValue(a, "--seconds", 0.05, 600, seconds, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error))
+        return reportErrors(err, {error});
+    const Simulator sim(s.value);
+    const SearchSpace space(s.value);
+    std::mt19937_64 rng(static_cast<std::uint64_t>(seed));
+    std::vector<Plan> plans;
+    plans.reserve(4096);
+    for (int i = 0; i < 4096; ++i)
+        plans.push_back(space.randomPlan(rng));
+    SimResult r;
+    double checksum = 0;
+    long long evals = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    double elapsed = 0;
+    while (elapsed < seconds) {
+        for (const Plan& p : plans) {
+            sim.evaluate(p, r);
+            checksum += r.tokensPerSPerGpu;
+        }
+        evals += static_cast<long long>(plans.size());
+        elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    const double rate = evals / elapsed;
+    if (a.flag("--json")) {
+        out << "{\"scenario\": " << nlohmann::json(s.value.name).dump() << ", \"evaluations\": " << evals
+            << ", \"seconds\": " << elapsed << ", \"evaluations_per_s\": " << rate << ", \"checksum\": " << checksum
+            << "}\n";
+    } else {
+        out << s.value.name << ": " << evals << " evaluations of " << plans.size() << " random valid plans in "
+            << f("%.2f", elapsed) << " s on one thread = " << f("%.0f", rate) << " evaluations/s\n";
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+void addSimCommands(std::vector<Command>& v)
+{
+    v.push_back({{"evaluate", "--scenario S.json --plan P.json [--json]",
+                  "simulate a plan: validity, throughput, TTFT, TPOT, memory, per-operator breakdown",
+                  "An invalid plan is reported with every violated constraint and exits 0; unreadable or malformed "
+                  "input exits 1.",
+                  {kScenario, {"--plan", "P.json", "plan file (shardlab-plan format)"}, kJson}, 0, 0},
+                 runEvaluate});
+    v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",
+                  "build and evaluate the Megatron-recipe plan (a starting point)", "",
+                  {kScenario, {"--out", "P.json", "write the plan (atomically)"}, kJson}, 0, 0},
+                 runMegatron});
+    v.push_back({{"bench-sim", "--scenario S.json [--seconds 2] [--seed 1] [--json]",
+                  "simulator speed: single-threaded evaluations per second over random valid plans", "",
+                  {kScenario, {"--seconds", "SEC", "how long to measure (default 2)"},
+                   {"--seed", "N", "seed of the random plans (default 1)"}, kJson},
+                  0, 0},
+                 runBenchSim});
+}
+
+} // namespace shardlab::cli

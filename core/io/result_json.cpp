@@ -1,0 +1,102 @@
+#include "io/result_json.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+
+namespace shardlab {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+std::string fmt(const char* f, double a, double b)
+{
+    char buf[200];
+    std::snprintf(buf, sizeof buf, f, a, b);
+    return buf;
+}
+
+ojson opsJson(const Scenario& s, const Plan& p, const std::array<OpBreakdown, kOpCount>& ops)
+{
+    ojson arr = ojson::array();
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const OpBreakdown& o = ops[i];
+        if (!opPresent(s.model, id) || !o.present)
+            continue;
+        arr.push_back({{"operator", opName(id)},
+                       {"sharding", opInfo(id).options[p.option(id)].name},
+                       {"time_us", finite(o.timeUs)},
+                       {"compute_us", finite(o.computeUs)},
+                       {"memory_us", finite(o.memoryUs)},
+                       {"bound", o.bound == Bound::Compute ? "compute" : "memory"},
+                       {"comm_us", finite(o.commUs)},
+                       {"collective", collectiveName(o.collective)},
+                       {"collectives_per_layer", o.collectivesPerLayer},
+                       {"comm_bytes_per_gpu", finite(o.commBytes)},
+                       {"flops_per_gpu", finite(o.flops)},
+                       {"hbm_bytes_per_gpu", finite(o.hbmBytes)}});
+    }
+    return arr;
+}
+} // namespace
+
+std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, const SimResult& r)
+{
+    std::vector<std::string> out;
+    for (int b = 0; b < kPlanCheckCount; ++b)
+        if (r.structureChecks & (1u << b))
+            out.push_back(describePlanCheck(static_cast<PlanCheck>(b), p, s).reason);
+    if (r.violates(Violation::Memory))
+        out.push_back(fmt("memory: needs %.1f GB per GPU, the GPU has %.0f GB", r.memory.totalGb, r.memory.capacityGb));
+    if (r.violates(Violation::TtftSlo))
+        out.push_back(fmt("TTFT SLO: %.1f ms exceeds the limit of %g ms", r.ttftMs, s.workload.ttftSloMs));
+    if (r.violates(Violation::TpotSlo))
+        out.push_back(fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs));
+    return out;
+}
+
+std::string evaluationToJson(const Scenario& s, const Plan& p, const SimResult& r, int indent)
+{
+    ojson j;
+    j["scenario"] = s.name;
+    ojson plan = {{"tensor_parallel", p.tensorParallel}, {"expert_parallel", p.expertParallel},
+                  {"pipeline_parallel", p.pipelineParallel}, {"data_parallel", p.dataParallel},
+                  {"batch", p.batch}, {"micro_batches", p.microBatches}};
+    ojson ops = ojson::object();
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (opPresent(s.model, id))
+            ops[opName(id)] = opInfo(id).options[p.option(id)].name;
+    }
+    plan["operators"] = ops;
+    j["plan"] = plan;
+    j["valid"] = r.valid;
+    ojson v = ojson::array();
+    for (int b = 0; b < kViolationCount; ++b)
+        if (r.violations & (1u << b))
+            v.push_back(violationName(static_cast<Violation>(b)));
+    j["violations"] = v;
+    j["reasons"] = violationReasons(s, p, r);
+    const bool costed = r.structureChecks == 0;
+    j["decode_tokens_per_s"] = costed ? finite(r.decodeTokensPerS) : 0.0;
+    j["tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
+    j["tpot_ms"] = costed ? finite(r.tpotMs) : 0.0;
+    j["ttft_ms"] = costed ? finite(r.ttftMs) : 0.0;
+    j["stage_step_us"] = finite(r.stageStepUs);
+    j["pipeline_bubble"] = finite(r.pipelineBubble);
+    j["expert_tensor_parallel"] = r.expertTensorParallel;
+    j["memory_gb"] = {{"weights", finite(r.memory.weightsGb)},   {"kv_cache", finite(r.memory.kvCacheGb)},
+                      {"activations", finite(r.memory.activationGb)}, {"reserve", finite(r.memory.reserveGb)},
+                      {"total", finite(r.memory.totalGb)},       {"capacity", finite(r.memory.capacityGb)}};
+    if (costed) {
+        j["decode_operators"] = opsJson(s, p, r.decode);
+        j["prefill_operators"] = opsJson(s, p, r.prefill);
+    }
+    return j.dump(indent);
+}
+
+} // namespace shardlab

@@ -1,0 +1,217 @@
+#include "search/search_space.h"
+
+#include <cmath>
+
+namespace shardlab {
+
+namespace {
+std::vector<int> divisorsUpTo(long long n, long long cap)
+{
+    std::vector<int> out;
+    for (long long d = 1; d <= std::min(n, cap); ++d)
+        if (n % d == 0)
+            out.push_back(static_cast<int>(d));
+    return out;
+}
+
+// Batches of 1, 2, 3, 4, 6, 8, 12, ... up to 4096: powers of two and 1.5x between them.
+std::vector<int> batchValues()
+{
+    std::vector<int> out;
+    for (int b = 1; b <= 4096; b *= 2) {
+        out.push_back(b);
+        if (b >= 2 && b * 3 / 2 <= 4096)
+            out.push_back(b * 3 / 2);
+    }
+    return out;
+}
+} // namespace
+
+SearchSpace::SearchSpace(const Scenario& s) : m_scenario(s)
+{
+    const ModelSpec& m = s.model;
+    const long long N = s.cluster.totalGpus();
+    m_slots.push_back({"tensor_parallel", SlotKind::TensorParallel, OpId::Count, divisorsUpTo(N, 64)});
+    m_slots.push_back({"pipeline_parallel", SlotKind::PipelineParallel, OpId::Count,
+                       divisorsUpTo(N, std::min(64, m.layers))});
+    m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
+                       m.isMoe() ? divisorsUpTo(m.moe.experts, N) : std::vector<int>{1}});
+    m_slots.push_back({"batch", SlotKind::Batch, OpId::Count, batchValues()});
+    m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count, {1, 2, 4, 8, 16, 32, 64}});
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(m, id))
+            continue;
+        Slot slot{std::string("operators.") + opName(id), SlotKind::Operator, id, {}};
+        for (int o = 0; o < opInfo(id).optionCount; ++o)
+            slot.values.push_back(o);
+        m_slots.push_back(slot);
+    }
+
+    // Exact size: enumerate the coarse degrees; operators multiply their allowed options.
+    double total = 0;
+    std::vector<int> choice(m_slots.size(), 0);
+    std::uint8_t valid[kMaxValues];
+    for (size_t a = 0; a < m_slots[0].values.size(); ++a) {
+        choice[0] = static_cast<int>(a);
+        const int nPp = mask(1, choice.data(), valid);
+        if (nPp == 0)
+            continue;
+        std::vector<std::uint8_t> ppValid(valid, valid + m_slots[1].values.size());
+        for (size_t b = 0; b < m_slots[1].values.size(); ++b) {
+            if (!ppValid[b])
+                continue;
+            choice[1] = static_cast<int>(b);
+            mask(2, choice.data(), valid);
+            std::vector<std::uint8_t> epValid(valid, valid + m_slots[2].values.size());
+            for (size_t c = 0; c < m_slots[2].values.size(); ++c) {
+                if (!epValid[c])
+                    continue;
+                choice[2] = static_cast<int>(c);
+                double combos = 0;
+                for (size_t bi = 0; bi < m_slots[3].values.size(); ++bi) {
+                    choice[3] = static_cast<int>(bi);
+                    combos += mask(4, choice.data(), valid);
+                }
+                for (int sl = firstOpSlot(); sl < slotCount(); ++sl)
+                    combos *= mask(sl, choice.data(), valid);
+                total += combos;
+            }
+        }
+    }
+    m_log10Size = total > 0 ? std::log10(total) : 0;
+}
+
+bool SearchSpace::optionAllowed(OpId id, int o, int tp, int etp) const
+{
+    const ModelSpec& m = m_scenario.model;
+    const OpOption& opt = opInfo(id).options[o];
+    const bool split = opt.split == Split::Weights;
+    switch (id) {
+    case OpId::QkvProj:
+    case OpId::Attention:
+    case OpId::OutProj: {
+        const bool headSplit = split && !(id == OpId::OutProj && o != 0);
+        const bool rowOut = id == OpId::OutProj && o == 0;
+        if (!(headSplit || rowOut))
+            return true;
+        if (m.attentionHeads % tp != 0)
+            return false;
+        if (m.attention == AttentionKind::GQA && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
+            return false;
+        return true;
+    }
+    case OpId::GateUp:
+    case OpId::Down:
+        return !split || m.ffnHidden % tp == 0;
+    case OpId::ExpertUp:
+    case OpId::ExpertDown:
+        return !split || (etp > 0 && m.moe.expertFfnHidden % etp == 0);
+    case OpId::SharedExpert:
+        return !split || m.moe.sharedExpertFfnHidden % tp == 0;
+    default:
+        return true;
+    }
+}
+
+int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
+{
+    const ModelSpec& m = m_scenario.model;
+    const long long N = m_scenario.cluster.totalGpus();
+    const Slot& sl = m_slots[slot];
+    const int n = static_cast<int>(sl.values.size());
+    auto tpOf = [&] { return m_slots[0].values[choice[0]]; };
+    auto ppOf = [&] { return m_slots[1].values[choice[1]]; };
+    int count = 0;
+    for (int i = 0; i < n; ++i) {
+        const int v = sl.values[i];
+        bool ok = true;
+        switch (sl.kind) {
+        case SlotKind::TensorParallel:
+            ok = N % v == 0;
+            break;
+        case SlotKind::PipelineParallel:
+            ok = (N / tpOf()) % v == 0 && v <= m.layers;
+            break;
+        case SlotKind::ExpertParallel: {
+            const long long side = N / ppOf(); // TP x DP
+            ok = !m.isMoe() ? v == 1 : (m.moe.experts % v == 0 && side % v == 0);
+            break;
+        }
+        case SlotKind::Batch:
+            ok = true;
+            break;
+        case SlotKind::MicroBatches:
+            ok = m_slots[3].values[choice[3]] % v == 0;
+            break;
+        case SlotKind::Operator: {
+            const int tp = tpOf();
+            const long long side = N / ppOf();
+            const int ep = m_slots[2].values[choice[2]];
+            const int etp = static_cast<int>(side / ep);
+            ok = optionAllowed(sl.op, v, tp, etp);
+            break;
+        }
+        }
+        valid[i] = ok ? 1 : 0;
+        count += ok;
+    }
+    return count;
+}
+
+Plan SearchSpace::decode(const int* choice) const
+{
+    Plan p;
+    applyMegatronSharding(p);
+    const long long N = m_scenario.cluster.totalGpus();
+    p.tensorParallel = m_slots[0].values[choice[0]];
+    p.pipelineParallel = m_slots[1].values[choice[1]];
+    p.dataParallel = static_cast<int>(N / (static_cast<long long>(p.tensorParallel) * p.pipelineParallel));
+    p.expertParallel = m_slots[2].values[choice[2]];
+    p.batch = m_slots[3].values[choice[3]];
+    p.microBatches = m_slots[4].values[choice[4]];
+    for (int s = firstOpSlot(); s < slotCount(); ++s)
+        p.setOption(m_slots[s].op, m_slots[s].values[choice[s]]);
+    return p;
+}
+
+bool SearchSpace::encode(const Plan& p, int* choice) const
+{
+    auto find = [&](int slot, int v) {
+        const auto& vals = m_slots[slot].values;
+        for (size_t i = 0; i < vals.size(); ++i)
+            if (vals[i] == v) {
+                choice[slot] = static_cast<int>(i);
+                return true;
+            }
+        return false;
+    };
+    bool ok = find(0, p.tensorParallel) && find(1, p.pipelineParallel) && find(2, p.expertParallel)
+        && find(3, p.batch) && find(4, p.microBatches);
+    for (int s = firstOpSlot(); ok && s < slotCount(); ++s)
+        ok = find(s, p.option(m_slots[s].op));
+    return ok && p.gpus() == m_scenario.cluster.totalGpus();
+}
+
+Plan SearchSpace::randomPlan(std::mt19937_64& rng, int* choiceOut) const
+{
+    int local[kMaxSlots];
+    int* choice = choiceOut ? choiceOut : local;
+    std::uint8_t valid[kMaxValues];
+    for (int s = 0; s < slotCount(); ++s) {
+        const int n = mask(s, choice, valid);
+        if (n == 0) { // cannot happen for tp/batch; guards pp/ep on odd clusters
+            choice[s] = 0;
+            continue;
+        }
+        int pick = static_cast<int>(rng() % static_cast<std::uint64_t>(n));
+        for (int i = 0; i < static_cast<int>(m_slots[s].values.size()); ++i)
+            if (valid[i] && pick-- == 0) {
+                choice[s] = i;
+                break;
+            }
+    }
+    return decode(choice);
+}
+
+} // namespace shardlab

@@ -1,0 +1,68 @@
+// The discrete decision space of a scenario (issue: search): one slot per coarse degree,
+// batch, micro-batches and per-operator sharding, with validity masks so that every plan
+// assembled slot by slot is structurally valid (tiles the cluster, divides the model).
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/plan.h"
+
+namespace shardlab {
+
+enum class SlotKind : std::uint8_t { TensorParallel, PipelineParallel, ExpertParallel, Batch, MicroBatches, Operator };
+
+struct Slot {
+    std::string name;        // "tensor_parallel", "operators.qkv_proj", ...
+    SlotKind kind;
+    OpId op = OpId::Count;   // for Operator slots
+    std::vector<int> values; // degree values, or option indices for operators
+};
+
+// Data parallelism is not a slot: it is N / (TP x PP), so every plan tiles the cluster.
+class SearchSpace {
+public:
+    static constexpr int kMaxSlots = 32;
+    static constexpr int kMaxValues = 64;
+
+    explicit SearchSpace(const Scenario& s);
+
+    const Scenario& scenario() const { return m_scenario; }
+    const std::vector<Slot>& slots() const { return m_slots; }
+    int slotCount() const { return static_cast<int>(m_slots.size()); }
+
+    // Slots are decided in order; `choice[j]` for j < slot are the earlier decisions.
+    // Writes 1/0 per value of `slot` into valid; returns how many are valid.
+    int mask(int slot, const int* choice, std::uint8_t* valid) const;
+
+    Plan decode(const int* choice) const;
+    // False when the plan uses a value outside the space.
+    bool encode(const Plan& p, int* choice) const;
+
+    // A uniformly chosen valid value per slot, in slot order.
+    Plan randomPlan(std::mt19937_64& rng, int* choiceOut = nullptr) const;
+
+    // log10 of the number of structurally valid plans (exact count by enumeration of the
+    // coarse degrees times the per-operator options each allows).
+    double log10Size() const { return m_log10Size; }
+
+    // Indices of slots by kind.
+    int tpSlot() const { return 0; }
+    int ppSlot() const { return 1; }
+    int epSlot() const { return 2; }
+    int batchSlot() const { return 3; }
+    int microSlot() const { return 4; }
+    int firstOpSlot() const { return 5; }
+
+    // Whether option `o` of operator `id` is allowed with these degrees.
+    bool optionAllowed(OpId id, int o, int tp, int etp) const;
+
+private:
+    Scenario m_scenario;
+    std::vector<Slot> m_slots;
+    double m_log10Size = 0;
+};
+
+} // namespace shardlab

@@ -1,0 +1,110 @@
+#include "sim/collectives.h"
+
+#include <algorithm>
+
+namespace shardlab {
+
+const char* collectiveName(Collective c)
+{
+    switch (c) {
+    case Collective::None: return "none";
+    case Collective::AllReduce: return "all-reduce";
+    case Collective::ReduceScatter: return "reduce-scatter";
+    case Collective::AllGather: return "all-gather";
+    case Collective::AllToAll: return "all-to-all";
+    case Collective::LocalSlice: return "local slice";
+    }
+    return "?";
+}
+
+LinkModel linkModel(const ClusterSpec& c)
+{
+    LinkModel l;
+    l.intraBytesPerS = c.nvlinkGBps * 1e9 * c.gpu.efficiency.nvlink;
+    l.intraLatencyS = c.nvlinkLatencyUs * 1e-6;
+    l.interBytesPerS = c.interNodeGBps * 1e9 * c.gpu.efficiency.interNode;
+    l.interLatencyS = c.interNodeLatencyUs * 1e-6;
+    l.gpusPerNode = std::max(1, c.gpusPerNode);
+    return l;
+}
+
+Group placeGroup(int size, int stride, int gpusPerNode)
+{
+    Group g;
+    g.size = std::max(1, size);
+    const int perNode = std::max(1, gpusPerNode / std::max(1, stride));
+    g.ranksPerNode = std::min(g.size, perNode);
+    return g;
+}
+
+CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const LinkModel& link)
+{
+    CollectiveCost c;
+    c.kind = kind;
+    const double n = g.size;
+    if (g.size <= 1 || kind == Collective::None || kind == Collective::LocalSlice || S <= 0) {
+        c.kind = g.size <= 1 && kind != Collective::None ? Collective::None : kind;
+        return c;
+    }
+    const double a = g.ranksPerNode;     // ranks of the group inside one node
+    const double b = n / a;              // nodes the group spans
+    const double Bi = link.intraBytesPerS, Be = link.interBytesPerS;
+    const double Li = link.intraLatencyS, Le = link.interLatencyS;
+    switch (kind) {
+    case Collective::AllReduce:
+        // Intra-node reduce-scatter, inter-node all-reduce of the 1/a shard, intra all-gather.
+        c.bytesPerRank = 2.0 * (n - 1) / n * S;
+        c.seconds = 2.0 * (a - 1) / a * S / Bi + 2.0 * (a - 1) * Li;
+        if (b > 1)
+            c.seconds += 2.0 * (b - 1) / b * (S / a) / Be + 2.0 * (b - 1) * Le;
+        break;
+    case Collective::ReduceScatter:
+    case Collective::AllGather:
+        c.bytesPerRank = (n - 1) / n * S;
+        c.seconds = (a - 1) / a * S / Bi + (a - 1) * Li;
+        if (b > 1)
+            c.seconds += (b - 1) / n * S / Be + (b - 1) * Le;
+        break;
+    case Collective::AllToAll: {
+        // Each rank sends S/n^2 to each of its n-1 peers, all at once: NVLink peers and
+        // remote peers in parallel, one latency for the round.
+        const double perPeer = S / (n * n);
+        const double intra = (a - 1) * perPeer, inter = (n - a) * perPeer;
+        c.bytesPerRank = intra + inter;
+        c.seconds = std::max(intra / Bi, inter > 0 ? inter / Be : 0.0) + (b > 1 ? Le : Li);
+        break;
+    }
+    default:
+        break;
+    }
+    return c;
+}
+
+Collective conversionFor(Layout from, Layout to)
+{
+    if (from == to)
+        return Collective::None;
+    auto base = [](Layout l) {
+        switch (l) {
+        case Layout::XR: return Layout::R;
+        case Layout::XT: return Layout::T;
+        case Layout::XF: return Layout::F;
+        case Layout::XP: return Layout::P;
+        default: return l;
+        }
+    };
+    const Layout f = base(from), t = base(to);
+    if (f == t)
+        return Collective::None;
+    if (f == Layout::R)
+        return Collective::LocalSlice; // R -> S or R -> P: keep a slice (or one addend)
+    if (f == Layout::P)
+        return t == Layout::R ? Collective::AllReduce : Collective::ReduceScatter;
+    if (t == Layout::R)
+        return Collective::AllGather;
+    if (t == Layout::P)
+        return Collective::LocalSlice; // a shard zero-padded is a valid addend
+    return Collective::AllToAll;       // S(d1) -> S(d2)
+}
+
+} // namespace shardlab

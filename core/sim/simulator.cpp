@@ -1,0 +1,598 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardlab {
+
+namespace {
+constexpr double kActBytes = 2.0; // activations in BF16
+inline int idx(OpId id) { return static_cast<int>(id); }
+inline double ceilDiv(double a, double b) { return std::ceil(a / b); }
+} // namespace
+
+const char* violationName(Violation v)
+{
+    switch (v) {
+    case Violation::Tiling: return "tiling";
+    case Violation::Divisibility: return "divisibility";
+    case Violation::Memory: return "memory";
+    case Violation::TtftSlo: return "TTFT SLO";
+    case Violation::TpotSlo: return "TPOT SLO";
+    case Violation::Count: break;
+    }
+    return "?";
+}
+
+// Everything about one phase (decode step or prefill) that does not depend on the op.
+struct Simulator::Phase {
+    bool prefill = false;
+    double tokens = 0;      // attention side, per replica per micro-batch
+    double seqs = 0;        // sequences those tokens belong to
+    double ctx = 0;         // cached tokens each query attends to (mean)
+    double batchSeqs = 0;   // sequences whose KV cache a replica holds (memory)
+    double maxCtx = 0;
+    int tp = 1, etp = 1, ep = 1, moeRanks = 1;
+    Group tpGroup, etpGroup, moeGroup;
+    double routedPerEpRank = 0;   // token-expert pairs landing on one EP rank (busiest)
+    double localExperts = 0;
+    double activeLocalExperts = 0; // of those, how many see at least one token
+};
+
+Simulator::Simulator(const Scenario& s, SimConstants constants) : m_scenario(s), m_constants(constants)
+{
+    const ModelSpec& m = s.model;
+    const ClusterSpec& c = s.cluster;
+    m_link = linkModel(c);
+    m_peakBf16 = c.gpu.peakTflopsBf16 * 1e12 * c.gpu.efficiency.compute;
+    m_peakFp8 = c.gpu.peakTflopsFp8 * 1e12 * c.gpu.efficiency.compute;
+    m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;
+    m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
+
+    const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), kvb = bytesPerElement(m.kvPrecision);
+    const double ab = kActBytes, H = m.attentionHeads;
+    const bool fp8 = m.weightPrecision == Precision::FP8;
+    m_hiddenBytes = h * ab;
+
+    auto& emb = m_ops[idx(OpId::Embedding)];
+    emb.weightBytes = double(m.vocabSize) * h * wb;
+    emb.actBytesPerToken = h * (wb + ab); // one row read, one hidden vector written
+    emb.outBytesPerToken = h * ab;
+
+    for (OpId n : {OpId::AttnNorm, OpId::FfnNorm}) {
+        auto& o = m_ops[idx(n)];
+        o.flopsPerToken = 4 * h;
+        o.weightBytes = h * 2;
+        o.actBytesPerToken = 2 * h * ab;
+        o.outBytesPerToken = h * ab;
+    }
+
+    auto& qkv = m_ops[idx(OpId::QkvProj)];
+    auto& att = m_ops[idx(OpId::Attention)];
+    auto& out = m_ops[idx(OpId::OutProj)];
+    double attnOutWidth;
+    if (m.attention == AttentionKind::MLA) {
+        const MlaDims& d = m.mla;
+        const double qHead = double(d.qkNopeHeadDim) + d.qkRopeHeadDim;
+        const double qParams = d.qLoraRank > 0 ? h * d.qLoraRank + double(d.qLoraRank) * H * qHead : h * H * qHead;
+        const double kvaParams = h * (double(d.kvLoraRank) + d.qkRopeHeadDim);
+        qkv.weightBytes = (qParams + kvaParams) * wb;
+        qkv.flopsPerToken = 2 * (qParams + kvaParams);
+        qkv.outBytesPerToken = (H * qHead + d.kvLoraRank + d.qkRopeHeadDim) * ab;
+        qkv.actBytesPerToken = h * ab + qkv.outBytesPerToken;
+        // kv_b (latent -> per-head keys/values) lives with the attention core; in decode it
+        // is absorbed into the query and output, in prefill it expands the latent.
+        const double kvbParams = double(d.kvLoraRank) * H * (double(d.qkNopeHeadDim) + d.vHeadDim);
+        att.weightBytes = kvbParams * wb;
+        att.flopsPerToken = 2 * kvbParams;
+        att.kvBytesPerCtx = (double(d.kvLoraRank) + d.qkRopeHeadDim) * kvb;
+        att.attnFlopsDecodePerCtx = 2 * H * (double(d.kvLoraRank) + d.qkRopeHeadDim) + 2 * H * d.kvLoraRank;
+        att.attnFlopsPrefillPerCtx = 2 * H * qHead + 2 * H * d.vHeadDim;
+        att.kvFloor = 1.0; // one latent serves all heads: a head shard still needs all of it
+        attnOutWidth = H * d.vHeadDim;
+    } else {
+        const double K = m.kvHeads, d = m.headDim;
+        qkv.weightBytes = h * (H + 2 * K) * d * wb;
+        qkv.flopsPerToken = 2 * h * (H + 2 * K) * d;
+        qkv.outBytesPerToken = (H + 2 * K) * d * ab;
+        qkv.actBytesPerToken = h * ab + qkv.outBytesPerToken;
+        att.kvBytesPerCtx = 2 * K * d * kvb;
+        att.attnFlopsDecodePerCtx = 4 * H * d;
+        att.attnFlopsPrefillPerCtx = 4 * H * d;
+        att.kvFloor = 1.0 / K; // beyond K ranks, KV heads are replicated
+        attnOutWidth = H * d;
+    }
+    qkv.fp8 = fp8;
+    att.fp8 = false; // attention math runs in BF16 over the cache
+    att.actBytesPerToken = qkv.outBytesPerToken + attnOutWidth * ab;
+    att.outBytesPerToken = attnOutWidth * ab;
+    m_kvPerTokenLayer = att.kvBytesPerCtx;
+
+    out.weightBytes = attnOutWidth * h * wb;
+    out.flopsPerToken = 2 * attnOutWidth * h;
+    out.actBytesPerToken = (attnOutWidth + h) * ab;
+    out.outBytesPerToken = h * ab;
+    out.fp8 = fp8;
+
+    const double F = m.ffnHidden;
+    auto& gu = m_ops[idx(OpId::GateUp)];
+    gu.weightBytes = 2 * h * F * wb;
+    gu.flopsPerToken = 4 * h * F;
+    gu.actBytesPerToken = (h + 3 * F) * ab; // reads x, writes gate and up, SwiGLU output
+    gu.outBytesPerToken = F * ab;
+    gu.fp8 = fp8;
+    auto& dn = m_ops[idx(OpId::Down)];
+    dn.weightBytes = F * h * wb;
+    dn.flopsPerToken = 2 * F * h;
+    dn.actBytesPerToken = (F + h) * ab;
+    dn.outBytesPerToken = h * ab;
+    dn.fp8 = fp8;
+
+    if (m.isMoe()) {
+        const MoeDims& e = m.moe;
+        const double Fe = e.expertFfnHidden, k = e.expertsPerToken;
+        auto& r = m_ops[idx(OpId::Router)];
+        r.weightBytes = h * e.experts * 2; // routers stay in BF16
+        r.flopsPerToken = 2 * h * e.experts;
+        r.actBytesPerToken = (h + e.experts) * ab;
+        r.outBytesPerToken = h * ab; // carries the hidden states on to dispatch
+        for (OpId n : {OpId::Dispatch, OpId::Combine}) {
+            auto& o = m_ops[idx(n)];
+            o.actBytesPerToken = 2 * k * h * ab; // permute / unpermute the top-k copies
+            o.outBytesPerToken = h * ab;
+        }
+        // Expert ops: weightBytes is ONE expert's; per routed token-expert pair.
+        auto& eu = m_ops[idx(OpId::ExpertUp)];
+        eu.weightBytes = 2 * h * Fe * wb;
+        eu.flopsPerToken = 4 * h * Fe;
+        eu.actBytesPerToken = (h + 3 * Fe) * ab;
+        eu.outBytesPerToken = Fe * ab;
+        eu.fp8 = fp8;
+        auto& ed = m_ops[idx(OpId::ExpertDown)];
+        ed.weightBytes = Fe * h * wb;
+        ed.flopsPerToken = 2 * Fe * h;
+        ed.actBytesPerToken = (Fe + h) * ab;
+        ed.outBytesPerToken = h * ab;
+        ed.fp8 = fp8;
+        auto& se = m_ops[idx(OpId::SharedExpert)];
+        const double Fs = double(e.sharedExperts) * e.sharedExpertFfnHidden;
+        se.weightBytes = 3 * h * Fs * wb;
+        se.flopsPerToken = 6 * h * Fs;
+        se.actBytesPerToken = (2 * h + 4 * Fs) * ab;
+        se.outBytesPerToken = h * ab;
+        se.fp8 = fp8;
+    }
+
+    auto& head = m_ops[idx(OpId::LmHead)];
+    head.weightBytes = double(m.vocabSize) * h * wb + h * 2;
+    head.flopsPerToken = 2 * h * m.vocabSize;
+    head.actBytesPerToken = (h + m.vocabSize) * ab;
+    head.outBytesPerToken = double(m.vocabSize) * ab;
+    head.fp8 = fp8;
+}
+
+double Simulator::convert(Layout from, Layout to, double fullBytes, const Group& g, OpBreakdown* acc,
+                          double scale) const
+{
+    const Collective kind = conversionFor(from, to);
+    if (kind == Collective::None || kind == Collective::LocalSlice || g.size <= 1)
+        return 0;
+    const CollectiveCost c = collectiveCost(kind, fullBytes, g, m_link);
+    if (acc) {
+        acc->commUs += c.seconds * 1e6 * scale;
+        acc->commBytes += c.bytesPerRank * scale;
+        acc->collectivesPerLayer += 1;
+        if (acc->collective == Collective::None || c.kind == Collective::AllReduce)
+            acc->collective = c.kind;
+    }
+    return c.seconds;
+}
+
+void Simulator::fillPhase(const Plan& p, bool prefill, Phase& ph) const
+{
+    const ModelSpec& m = m_scenario.model;
+    const WorkloadSpec& w = m_scenario.workload;
+    const int gpn = m_scenario.cluster.gpusPerNode;
+    ph.prefill = prefill;
+    ph.tp = p.tensorParallel;
+    ph.maxCtx = w.maxContext();
+    ph.batchSeqs = p.batch;
+    if (prefill) {
+        ph.tokens = w.promptTokens;
+        ph.seqs = 1;
+        ph.ctx = w.promptTokens / 2.0; // causal: the mean query sees half the prompt
+    } else {
+        ph.seqs = double(p.batch) / p.microBatches;
+        ph.tokens = ph.seqs;
+        ph.ctx = w.meanDecodeContext();
+    }
+    ph.tpGroup = placeGroup(p.tensorParallel, 1, gpn);
+    if (m.isMoe()) {
+        ph.moeRanks = p.tensorParallel * p.dataParallel;
+        ph.ep = p.expertParallel;
+        ph.etp = std::max(1, ph.moeRanks / std::max(1, ph.ep));
+        ph.etpGroup = placeGroup(ph.etp, 1, gpn);
+        ph.moeGroup = placeGroup(ph.moeRanks, 1, gpn);
+        // Every replica runs the same phase in lock step (symmetric load).
+        const double stageTokens = ph.tokens * p.dataParallel;
+        const double E = m.moe.experts, k = m.moe.expertsPerToken;
+        ph.localExperts = E / ph.ep;
+        const double mean = stageTokens * k / ph.ep;
+        ph.routedPerEpRank = mean * (ph.ep > 1 ? m_constants.expertLoadImbalance : 1.0);
+        // P(an expert gets no token) = (1 - k/E)^tokens: its weights are not read.
+        const double pIdle = std::exp(stageTokens * std::log1p(-std::min(k / E, 0.999999)));
+        ph.activeLocalExperts = std::min(ph.localExperts, ph.localExperts * (1 - pIdle));
+    }
+}
+
+double Simulator::opTime(OpId id, const Plan& p, const Phase& ph, OpBreakdown* acc, double scale,
+                         double& weightRank) const
+{
+    const OpStatic& s = m_ops[idx(id)];
+    const OpOption& opt = opInfo(id).options[p.option(id)];
+    const double peak = s.fp8 ? m_peakFp8 : m_peakBf16;
+    double flops = 0, bytes = 0, commS = 0;
+    weightRank = 0;
+
+    switch (id) {
+    case OpId::ExpertUp:
+    case OpId::ExpertDown: {
+        const bool split = opt.split == Split::Weights;
+        const double g = ph.etp;
+        const double tok = split ? ph.routedPerEpRank : std::ceil(ph.routedPerEpRank / g);
+        const double wf = split ? 1.0 / g : 1.0;
+        flops = tok * s.flopsPerToken * wf;
+        bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
+        weightRank = ph.localExperts * s.weightBytes * wf;
+        break;
+    }
+    case OpId::Dispatch:
+    case OpId::Combine: {
+        const double localTok = std::ceil(ph.tokens / ph.tp);
+        const double M = ph.moeRanks;
+        bytes = localTok * s.actBytesPerToken;
+        const double k = m_scenario.model.moe.expertsPerToken;
+        Collective kind;
+        double full;
+        const bool a2a = p.option(id) == 0;
+        if (a2a) {
+            kind = Collective::AllToAll;
+            full = M * localTok * k * m_hiddenBytes;
+        } else {
+            kind = id == OpId::Dispatch ? Collective::AllGather : Collective::ReduceScatter;
+            full = M * localTok * m_hiddenBytes;
+        }
+        if (M > 1) {
+            const CollectiveCost c = collectiveCost(kind, full, ph.moeGroup, m_link);
+            commS = c.seconds;
+            if (acc) {
+                acc->commUs += c.seconds * 1e6 * scale;
+                acc->commBytes += c.bytesPerRank * scale;
+                acc->collectivesPerLayer += 1;
+                acc->collective = kind;
+            }
+        }
+        break;
+    }
+    default: {
+        const double g = ph.tp;
+        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs;
+        if (opt.split == Split::Weights)
+            wf = 1.0 / g;
+        else if (opt.split == Split::Tokens) {
+            tok = std::ceil(ph.tokens / g);
+            seqs = std::ceil(ph.seqs / g);
+        }
+        weightRank = s.weightBytes * wf;
+        flops = tok * s.flopsPerToken * wf;
+        if (id == OpId::Embedding)
+            bytes = tok * s.actBytesPerToken; // a lookup reads only the rows it needs
+        else
+            bytes = s.weightBytes * wf + tok * s.actBytesPerToken;
+        if (id == OpId::Attention) {
+            const double kvFrac = opt.split == Split::Weights ? std::max(wf, s.kvFloor) : 1.0;
+            if (ph.prefill) {
+                flops += tok * ph.ctx * s.attnFlopsPrefillPerCtx * wf;
+                bytes += tok * s.kvBytesPerCtx * kvFrac; // the cache is written once
+                if (opt.split == Split::Tokens && g > 1) {
+                    // Sequence-split prefill: every rank needs the keys/values of the
+                    // earlier chunks: all-gather them.
+                    const CollectiveCost c = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx,
+                                                            ph.tpGroup, m_link);
+                    commS += c.seconds;
+                    if (acc) {
+                        acc->commUs += c.seconds * 1e6 * scale;
+                        acc->commBytes += c.bytesPerRank * scale;
+                        acc->collectivesPerLayer += 1;
+                        acc->collective = Collective::AllGather;
+                    }
+                }
+            } else {
+                flops += tok * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
+            }
+        }
+        break;
+    }
+    }
+    const double computeS = flops / peak;
+    const double memoryS = bytes / m_hbm;
+    const double t = std::max(computeS, memoryS) + m_overheadS;
+    if (acc) {
+        acc->present = true;
+        acc->computeUs += computeS * 1e6 * scale;
+        acc->memoryUs += memoryS * 1e6 * scale;
+        acc->timeUs += t * 1e6 * scale;
+        acc->flops += flops * scale;
+        acc->hbmBytes += bytes * scale;
+        acc->bound = acc->computeUs > acc->memoryUs ? Bound::Compute : Bound::Memory;
+    }
+    return t + commS;
+}
+
+Simulator::LayerCost Simulator::evalLayer(bool moe, const Plan& p, const Phase& ph,
+                                          std::array<OpBreakdown, kOpCount>* acc, double scale) const
+{
+    LayerCost lc;
+    auto A = [&](OpId id) { return acc ? &(*acc)[idx(id)] : nullptr; };
+    auto in = [&](OpId id) { return opInfo(id).options[p.option(id)].in; };
+    auto outL = [&](OpId id) { return opInfo(id).options[p.option(id)].out; };
+    const double N = ph.tokens;
+    double w = 0;
+
+    // Steady state: this layer's input arrives in the layout the previous layer of the
+    // same kind produced.
+    Layout cur = moe ? Layout::T : outL(OpId::Down);
+    Layout prevOutBytesLayout = cur;
+    (void)prevOutBytesLayout;
+    double curBytes = m_hiddenBytes;
+    const OpId attnChain[] = {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm};
+    for (OpId id : attnChain) {
+        lc.timeS += convert(cur, in(id), N * curBytes, ph.tpGroup, A(id), scale);
+        lc.timeS += opTime(id, p, ph, A(id), scale, w);
+        lc.weightBytes += w;
+        cur = outL(id);
+        curBytes = m_ops[idx(id)].outBytesPerToken;
+    }
+    // KV cache held by this GPU for this layer: every sequence of the replica, longest context.
+    {
+        const OpOption& a = opInfo(OpId::Attention).options[p.option(OpId::Attention)];
+        const double g = ph.tp;
+        const double kv = m_ops[idx(OpId::Attention)].kvBytesPerCtx * ph.maxCtx;
+        if (a.split == Split::Weights)
+            lc.kvBytes = ph.batchSeqs * kv * std::max(1.0 / g, m_ops[idx(OpId::Attention)].kvFloor);
+        else if (a.split == Split::Tokens)
+            lc.kvBytes = std::ceil(ph.batchSeqs / g) * kv;
+        else
+            lc.kvBytes = ph.batchSeqs * kv;
+    }
+
+    if (!moe) {
+        for (OpId id : {OpId::GateUp, OpId::Down}) {
+            lc.timeS += convert(cur, in(id), N * curBytes, ph.tpGroup, A(id), scale);
+            lc.timeS += opTime(id, p, ph, A(id), scale, w);
+            lc.weightBytes += w;
+            cur = outL(id);
+            curBytes = m_ops[idx(id)].outBytesPerToken;
+        }
+        lc.timeS += convert(cur, in(OpId::AttnNorm), N * curBytes, ph.tpGroup, A(OpId::AttnNorm), scale);
+        return lc;
+    }
+
+    const Layout normOut = cur;
+    const bool shared = opPresent(m_scenario.model, OpId::SharedExpert);
+    Layout sharedOut = Layout::T;
+    if (shared) {
+        const OpId id = OpId::SharedExpert;
+        lc.timeS += convert(normOut, in(id), N * m_hiddenBytes, ph.tpGroup, A(id), scale);
+        lc.timeS += opTime(id, p, ph, A(id), scale, w);
+        lc.weightBytes += w;
+        sharedOut = outL(id);
+    }
+    for (OpId id : {OpId::Router, OpId::Dispatch}) {
+        lc.timeS += convert(cur, in(id), N * curBytes, ph.tpGroup, A(id), scale);
+        lc.timeS += opTime(id, p, ph, A(id), scale, w);
+        lc.weightBytes += w;
+        cur = outL(id);
+        curBytes = m_ops[idx(id)].outBytesPerToken;
+    }
+    // Expert side: tensors hold the routed token-expert pairs of one EP rank.
+    const double routed = ph.routedPerEpRank;
+    for (OpId id : {OpId::ExpertUp, OpId::ExpertDown, OpId::Combine}) {
+        lc.timeS += convert(cur, in(id), routed * curBytes, ph.etpGroup, A(id), scale);
+        lc.timeS += opTime(id, p, ph, A(id), scale, w);
+        lc.weightBytes += w;
+        cur = outL(id);
+        curBytes = m_ops[idx(id)].outBytesPerToken;
+    }
+    if (shared) // the shared expert's output joins the combined output (same layout needed)
+        lc.timeS += convert(sharedOut, cur, N * m_hiddenBytes, ph.tpGroup, A(OpId::SharedExpert), scale);
+    lc.timeS += convert(cur, in(OpId::AttnNorm), N * m_hiddenBytes, ph.tpGroup, A(OpId::AttnNorm), scale);
+    return lc;
+}
+
+void Simulator::evaluate(const Plan& p, SimResult& r) const
+{
+    r = SimResult{};
+    const ModelSpec& m = m_scenario.model;
+    const ClusterSpec& c = m_scenario.cluster;
+    const WorkloadSpec& wl = m_scenario.workload;
+
+    r.structureChecks = planStructureViolations(p, m_scenario);
+    bool shapeOk = p.tensorParallel >= 1 && p.pipelineParallel >= 1 && p.dataParallel >= 1 && p.expertParallel >= 1
+        && p.batch >= 1 && p.microBatches >= 1;
+    for (int i = 0; i < kOpCount; ++i)
+        shapeOk = shapeOk && p.sharding[i] < opInfo(static_cast<OpId>(i)).optionCount;
+    if (!shapeOk)
+        r.structureChecks |= 1u << static_cast<int>(PlanCheck::MicroBatches);
+    if (r.structureChecks) {
+        for (int b = 0; b < kPlanCheckCount; ++b)
+            if (r.structureChecks & (1u << b))
+                r.violations |= 1u << static_cast<int>(isTilingCheck(static_cast<PlanCheck>(b)) ? Violation::Tiling
+                                                                                                 : Violation::Divisibility);
+        return; // degrees that do not fit the model or cluster have no meaningful cost
+    }
+    r.expertTensorParallel = m.isMoe() ? expertTensorParallel(p) : 0;
+
+    Phase dec, pre;
+    fillPhase(p, false, dec);
+    fillPhase(p, true, pre);
+
+    // One layer of each kind, per phase, with per-op breakdowns per layer.
+    std::array<OpBreakdown, kOpCount> dDense{}, dMoe{}, pDense{}, pMoe{}, dFixed{}, pFixed{};
+    const int nd = m.denseLayerCount(), nm = m.moeLayers();
+    LayerCost decD, decM, preD, preM;
+    if (nd > 0) {
+        decD = evalLayer(false, p, dec, &dDense, 1.0);
+        preD = evalLayer(false, p, pre, &pDense, 1.0);
+    }
+    if (nm > 0) {
+        decM = evalLayer(true, p, dec, &dMoe, 1.0);
+        preM = evalLayer(true, p, pre, &pMoe, 1.0);
+    }
+    // Embedding on the first stage, final norm + LM head on the last.
+    double embW = 0, headW = 0, w = 0;
+    auto fixedCost = [&](const Phase& ph, std::array<OpBreakdown, kOpCount>& acc, double& embS, double& headS) {
+        const auto& E = opInfo(OpId::Embedding).options[p.option(OpId::Embedding)];
+        const auto& Hd = opInfo(OpId::LmHead).options[p.option(OpId::LmHead)];
+        embS = opTime(OpId::Embedding, p, ph, &acc[idx(OpId::Embedding)], 1.0, embW);
+        embS += convert(E.out, opInfo(OpId::AttnNorm).options[p.option(OpId::AttnNorm)].in,
+                        ph.tokens * m_hiddenBytes, ph.tpGroup, &acc[idx(OpId::Embedding)], 1.0);
+        const Layout last = nm > 0 ? Layout::T : opInfo(OpId::Down).options[p.option(OpId::Down)].out;
+        headS = convert(last, Hd.in, ph.tokens * m_hiddenBytes, ph.tpGroup, &acc[idx(OpId::LmHead)], 1.0);
+        headS += opTime(OpId::LmHead, p, ph, &acc[idx(OpId::LmHead)], 1.0, headW);
+        (void)w;
+    };
+    double embDec, headDec, embPre, headPre;
+    fixedCost(dec, dFixed, embDec, headDec);
+    fixedCost(pre, pFixed, embPre, headPre);
+
+    // Pipeline stages: contiguous layer ranges, dense layers first.
+    const int L = m.layers, PP = p.pipelineParallel;
+    double maxStageDec = 0, sumStageDec = 0, sumStagePre = 0, maxStageMem = 0;
+    int busyDense = 0, busyMoe = 0, busyStage = 0;
+    for (int k = 0; k < PP; ++k) {
+        const int lo = static_cast<int>((long long)k * L / PP), hi = static_cast<int>((long long)(k + 1) * L / PP);
+        const int dk = std::max(0, std::min(hi, nd) - lo), mk = (hi - lo) - dk;
+        double tDec = dk * decD.timeS + mk * decM.timeS;
+        double tPre = dk * preD.timeS + mk * preM.timeS;
+        double mem = dk * (decD.weightBytes + decD.kvBytes) + mk * (decM.weightBytes + decM.kvBytes);
+        if (k == 0) {
+            tDec += embDec;
+            tPre += embPre;
+            mem += embW;
+        }
+        if (k == PP - 1) {
+            tDec += headDec;
+            tPre += headPre;
+            mem += headW;
+        }
+        sumStageDec += tDec;
+        sumStagePre += tPre;
+        if (tDec > maxStageDec) {
+            maxStageDec = tDec;
+            busyDense = dk;
+            busyMoe = mk;
+            busyStage = k;
+        }
+        maxStageMem = std::max(maxStageMem, mem);
+    }
+
+    // Stage-to-stage transfer of one micro-batch's hidden states, each rank its 1/TP.
+    const int gpn = c.gpusPerNode;
+    const bool crossNode = p.tensorParallel * p.dataParallel >= gpn;
+    const double bw = crossNode ? m_link.interBytesPerS : m_link.intraBytesPerS;
+    const double lat = crossNode ? m_link.interLatencyS : m_link.intraLatencyS;
+    const double p2pDec = PP > 1 ? lat + dec.tokens * m_hiddenBytes / p.tensorParallel / bw : 0;
+    const double p2pPre = PP > 1 ? lat + pre.tokens * m_hiddenBytes / p.tensorParallel / bw : 0;
+
+    const double mb = p.microBatches;
+    const double cycle = std::max(mb * (maxStageDec + p2pDec), sumStageDec + PP * p2pDec);
+    r.stageStepUs = maxStageDec * 1e6;
+    r.p2pUs = p2pDec * 1e6;
+    r.pipelineBubble = cycle > 0 ? std::max(0.0, 1.0 - mb * maxStageDec / cycle) : 0;
+    r.tpotMs = cycle * 1e3;
+    r.ttftMs = (sumStagePre + (PP - 1) * p2pPre) * 1e3;
+    const double seqsInFlight = double(p.batch) * p.dataParallel;
+    r.decodeTokensPerS = cycle > 0 ? seqsInFlight / cycle : 0;
+    r.tokensPerSPerGpu = r.decodeTokensPerS / double(c.totalGpus());
+
+    // Per-op breakdown of the busiest stage (decode) and of the whole prefill.
+    auto combine = [&](std::array<OpBreakdown, kOpCount>& dst, const std::array<OpBreakdown, kOpCount>& dense,
+                       const std::array<OpBreakdown, kOpCount>& moe, const std::array<OpBreakdown, kOpCount>& fixed,
+                       double nDense, double nMoe, bool withEmb, bool withHead) {
+        for (int i = 0; i < kOpCount; ++i) {
+            OpBreakdown& o = dst[i];
+            auto add = [&](const OpBreakdown& s, double f) {
+                if (!s.present || f <= 0)
+                    return;
+                o.present = true;
+                o.computeUs += s.computeUs * f;
+                o.memoryUs += s.memoryUs * f;
+                o.timeUs += s.timeUs * f;
+                o.commUs += s.commUs * f;
+                o.commBytes += s.commBytes * f;
+                o.flops += s.flops * f;
+                o.hbmBytes += s.hbmBytes * f;
+                o.collectivesPerLayer = std::max(o.collectivesPerLayer, s.collectivesPerLayer);
+                if (o.collective == Collective::None)
+                    o.collective = s.collective;
+            };
+            add(dense[i], nDense);
+            add(moe[i], nMoe);
+            if ((i == idx(OpId::Embedding) && withEmb) || (i == idx(OpId::LmHead) && withHead))
+                add(fixed[i], 1.0);
+            o.bound = o.computeUs > o.memoryUs ? Bound::Compute : Bound::Memory;
+        }
+    };
+    combine(r.decode, dDense, dMoe, dFixed, busyDense, busyMoe, busyStage == 0, busyStage == PP - 1);
+    combine(r.prefill, pDense, pMoe, pFixed, nd, nm, true, true);
+
+    // Memory of the fullest stage's GPU.
+    MemoryBreakdown& mem = r.memory;
+    const double gb = 1e-9;
+    mem.capacityGb = c.gpu.hbmGb;
+    mem.reserveGb = c.gpu.memoryReserveGb;
+    {
+        // Split the fullest stage's bytes into weights and KV for the breakdown.
+        double wMax = 0, kvMax = 0, tot = 0;
+        for (int k = 0; k < PP; ++k) {
+            const int lo = static_cast<int>((long long)k * L / PP), hi = static_cast<int>((long long)(k + 1) * L / PP);
+            const int dk = std::max(0, std::min(hi, nd) - lo), mk = (hi - lo) - dk;
+            double wk = dk * decD.weightBytes + mk * decM.weightBytes + (k == 0 ? embW : 0) + (k == PP - 1 ? headW : 0);
+            double kk = dk * decD.kvBytes + mk * decM.kvBytes;
+            if (wk + kk >= tot) {
+                tot = wk + kk;
+                wMax = wk;
+                kvMax = kk;
+            }
+        }
+        mem.weightsGb = wMax * gb;
+        mem.kvCacheGb = kvMax * gb;
+    }
+    const double prefillWs = wl.promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor;
+    const double decodeWs = p.batch * m_hiddenBytes * m_constants.decodeWorkspaceFactor;
+    mem.activationGb = std::max(prefillWs, decodeWs) * gb;
+    mem.totalGb = mem.weightsGb + mem.kvCacheGb + mem.activationGb + mem.reserveGb;
+
+    if (mem.totalGb > mem.capacityGb)
+        r.violations |= 1u << static_cast<int>(Violation::Memory);
+    if (r.ttftMs > wl.ttftSloMs)
+        r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
+    if (r.tpotMs > wl.tpotSloMs)
+        r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
+    if (!std::isfinite(r.tpotMs) || !std::isfinite(r.ttftMs) || !std::isfinite(r.tokensPerSPerGpu)
+        || !std::isfinite(mem.totalGb)) {
+        // Absurd inputs (bandwidth 1e-12 GB/s) overflow to Inf: report them as SLO misses.
+        r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
+        if (!std::isfinite(r.tpotMs))
+            r.tpotMs = 1e300;
+        if (!std::isfinite(r.ttftMs))
+            r.ttftMs = 1e300;
+        if (!std::isfinite(r.tokensPerSPerGpu))
+            r.tokensPerSPerGpu = r.decodeTokensPerS = 0;
+    }
+    r.valid = r.violations == 0;
+}
+
+} // namespace shardlab
