@@ -340,11 +340,9 @@ Simulator::LayerCost Simulator::evalLayer(bool moe, const Plan& p, const Phase& 
     const double N = ph.tokens;
     double w = 0;
 
-    // Steady state: this layer's input arrives in the layout the previous layer of the
-    // same kind produced.
-    Layout cur = moe ? Layout::T : outL(OpId::Down);
-    Layout prevOutBytesLayout = cur;
-    (void)prevOutBytesLayout;
+    // The conversion from the previous layer's output into attn_norm's input is charged
+    // at the end of each layer (steady state: the previous layer is of the same kind).
+    Layout cur = in(OpId::AttnNorm);
     double curBytes = m_hiddenBytes;
     const OpId attnChain[] = {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm};
     for (OpId id : attnChain) {
