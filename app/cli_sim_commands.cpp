@@ -11,6 +11,7 @@
 #include "io/presets.h"
 #include "io/result_json.h"
 #include "search/search_space.h"
+#include "sim/calibration.h"
 #include "sim/megatron.h"
 
 namespace shardlab::cli {
@@ -186,6 +187,8 @@ int runBenchSim(const Args& a, std::ostream& out, std::ostream& err)
 
 } // namespace
 
+void addCalibrationCommand(std::vector<Command>& v);
+
 void addSimCommands(std::vector<Command>& v)
 {
     v.push_back({{"evaluate", "--scenario S.json --plan P.json [--json]",
@@ -204,6 +207,62 @@ void addSimCommands(std::vector<Command>& v)
                    {"--seed", "N", "seed of the random plans (default 1)"}, kJson},
                   0, 0},
                  runBenchSim});
+    addCalibrationCommand(v);
 }
 
+} // namespace shardlab::cli
+
+namespace shardlab::cli {
+namespace {
+int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
+{
+    const std::string name = a.value("--cluster", "h100-8");
+    auto c = clusterPreset(name);
+    if (!c.ok())
+        return reportErrors(err, {"--cluster: " + c.errors.front().reason});
+    const auto rows = runCalibration(c.value);
+    if (a.flag("--json")) {
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        for (const auto& r : rows)
+            j.push_back({{"id", r.c.id}, {"model", r.c.modelPreset}, {"engine", r.c.engine},
+                         {"precision", r.c.fp8 ? "fp8" : "bf16"}, {"tp", r.c.tensorParallel},
+                         {"ep", r.c.expertParallel}, {"prompt", r.c.promptTokens}, {"output", r.c.outputTokens},
+                         {"batch", r.batchUsed}, {"published", r.c.published}, {"predicted", r.predicted},
+                         {"ratio", r.ratio}, {"source", r.c.source}, {"error", r.error}});
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "| %-4s | %-16s | %-5s | %-3s | %-11s | %-6s | %-12s | %10s | %10s | %5s |\n", "id",
+                  "model", "prec", "GPU", "in/out", "batch", "metric", "published", "predicted", "ratio");
+    out << line << "|------|------------------|-------|-----|-------------|--------|--------------|------------|----"
+                   "--------|-------|\n";
+    for (const auto& r : rows) {
+        if (!r.error.empty()) {
+            out << "| " << r.c.id << " | error: " << r.error << "\n";
+            continue;
+        }
+        const char* metric = r.c.metric == CalibrationMetric::TpotMs  ? "TPOT ms"
+            : r.c.metric == CalibrationMetric::TtftMs                 ? "TTFT ms"
+                                                                      : "out tok/s";
+        const std::string lens = std::to_string(r.c.promptTokens) + "/" + std::to_string(r.c.outputTokens);
+        const std::string batch = r.c.batch == 0 ? "max " + std::to_string(r.batchUsed) : std::to_string(r.batchUsed);
+        std::snprintf(line, sizeof line, "| %-4s | %-16s | %-5s | %-3d | %-11s | %-6s | %-12s | %10.1f | %10.1f | %5.2f |\n",
+                      r.c.id.c_str(), r.c.modelPreset.c_str(), r.c.fp8 ? "FP8" : "BF16", r.c.tensorParallel,
+                      lens.c_str(), batch.c_str(), metric, r.c.published, r.predicted, r.ratio);
+        out << line;
+    }
+    return kExitOk;
+}
+} // namespace
+
+void addCalibrationCommand(std::vector<Command>& v)
+{
+    v.push_back({{"calibrate", "[--cluster h100-8] [--json]",
+                  "predict published H100 measurements and print the ratios (docs/simulator.md)", "",
+                  {{"--cluster", "PRESET", "cluster preset whose GPU and efficiencies to use (default h100-8)"},
+                   {"--json", "", "machine-readable JSON on stdout"}},
+                  0, 0},
+                 runCalibrate});
+}
 } // namespace shardlab::cli

@@ -46,7 +46,12 @@ bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& err
         error.reason = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
         return false;
     } catch (const std::exception& e) {
-        error.reason = std::string("malformed JSON: ") + e.what();
+        // e.g. "[json.exception.out_of_range.406] number overflow parsing '1e400'": drop the tag.
+        std::string what = e.what();
+        if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
+            what.erase(0, what.find("] ") + 2);
+        error.where = "";
+        error.reason = "malformed JSON: " + what;
         return false;
     }
 }

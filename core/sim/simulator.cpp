@@ -198,8 +198,8 @@ void Simulator::fillPhase(const Plan& p, bool prefill, Phase& ph) const
     ph.maxCtx = w.maxContext();
     ph.batchSeqs = p.batch;
     if (prefill) {
-        ph.tokens = w.promptTokens;
-        ph.seqs = 1;
+        ph.seqs = std::max(1, m_constants.prefillPrompts);
+        ph.tokens = double(w.promptTokens) * ph.seqs;
         ph.ctx = w.promptTokens / 2.0; // causal: the mean query sees half the prompt
     } else {
         ph.seqs = double(p.batch) / p.microBatches;
@@ -568,7 +568,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r) const
         mem.weightsGb = wMax * gb;
         mem.kvCacheGb = kvMax * gb;
     }
-    const double prefillWs = wl.promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor;
+    const double prefillWs = pre.tokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor;
     const double decodeWs = p.batch * m_hiddenBytes * m_constants.decodeWorkspaceFactor;
     mem.activationGb = std::max(prefillWs, decodeWs) * gb;
     mem.totalGb = mem.weightsGb + mem.kvCacheGb + mem.activationGb + mem.reserveGb;

@@ -66,6 +66,7 @@ struct SimConstants {
     double expertLoadImbalance = 1.25; // busiest expert rank / mean, routed tokens
     double prefillWorkspaceFactor = 6; // activation workspace per prompt token, in hidden vectors
     double decodeWorkspaceFactor = 32; // per in-flight token, in hidden vectors
+    int prefillPrompts = 1;            // prompts prefilled together (TTFT = their batch's time)
 };
 
 class Simulator {

@@ -1,0 +1,44 @@
+// Calibration of the simulator against published H100 measurements (docs/simulator.md).
+// Each case rebuilds the published setup (model, precision, GPUs, lengths, batch) as a
+// scenario and plan, predicts the published metric, and reports the ratio.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "model/specs.h"
+
+namespace shardlab {
+
+enum class CalibrationMetric { OutputTokensPerS, TpotMs, TtftMs };
+
+struct CalibrationCase {
+    std::string id;          // e.g. "A2"
+    std::string modelPreset; // resources/models name
+    std::string engine;      // engine and version
+    bool fp8 = false;        // FP8 weights and KV cache (W8A8)
+    int tensorParallel = 1;
+    int expertParallel = 1;
+    int promptTokens = 0;
+    int outputTokens = 0;
+    int batch = 0;           // 0 = the engine's "max throughput": the largest that fits
+    CalibrationMetric metric = CalibrationMetric::OutputTokensPerS;
+    double published = 0;
+    std::string source;
+    int vocabOverride = 0;   // Llama-2 shares Llama-3-70B's shape but a 32k vocabulary
+};
+
+struct CalibrationRow {
+    CalibrationCase c;
+    double predicted = 0;
+    double ratio = 0;        // predicted / published
+    int batchUsed = 0;
+    double boundTokensPerS = 0; // physical upper bound (weights / HBM peak) for throughput rows
+    std::string error;       // set when the case could not be built
+};
+
+const std::vector<CalibrationCase>& calibrationCases();
+// Runs every case on `cluster` (an H100 SXM node preset) with its efficiency factors.
+std::vector<CalibrationRow> runCalibration(const ClusterSpec& cluster);
+
+} // namespace shardlab
