@@ -10,7 +10,9 @@ using L = Layout;
 using S = Split;
 
 // Option 0 is listed first for readability only; megatronOption names the recipe's.
-const std::array<OpInfo, kOpCount> kOps = {{
+}
+
+const std::array<OpInfo, kOpCount> kOpTable = {{
     {OpId::Embedding, "embedding", "Embedding", 2,
      {{{"vocab", L::R, L::P, S::Weights, "vocabulary rows split; partial sums to combine"},
        {"replicated", L::R, L::R, S::None, "whole table on every rank; no communication"}}},
@@ -81,6 +83,8 @@ const std::array<OpInfo, kOpCount> kOps = {{
      0},
 }};
 
+namespace {
+const auto& kOps = kOpTable;
 } // namespace
 
 const char* layoutName(Layout l)
@@ -98,7 +102,6 @@ const char* layoutName(Layout l)
     return "?";
 }
 
-const OpInfo& opInfo(OpId id) { return kOps[static_cast<int>(id)]; }
 const char* opName(OpId id) { return opInfo(id).name; }
 
 bool opFromName(const std::string& name, OpId& out)

@@ -67,7 +67,9 @@ struct OpInfo {
     int megatronOption; // the standard recipe's choice (domain.md §8)
 };
 
-const OpInfo& opInfo(OpId id);
+extern const std::array<OpInfo, kOpCount> kOpTable;
+inline const OpInfo& opInfo(OpId id) { return kOpTable[static_cast<int>(id)]; }
+inline const OpOption& opOption(OpId id, int option) { return kOpTable[static_cast<int>(id)].options[option]; }
 const char* opName(OpId id);
 bool opFromName(const std::string& name, OpId& out);
 int optionFromName(OpId id, const std::string& name); // -1 when unknown

@@ -25,6 +25,8 @@ LinkModel linkModel(const ClusterSpec& c)
     l.interBytesPerS = c.interNodeGBps * 1e9 * c.gpu.efficiency.interNode;
     l.interLatencyS = c.interNodeLatencyUs * 1e-6;
     l.gpusPerNode = std::max(1, c.gpusPerNode);
+    l.invIntra = 1.0 / l.intraBytesPerS;
+    l.invInter = 1.0 / l.interBytesPerS;
     return l;
 }
 
@@ -48,22 +50,22 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
     }
     const double a = g.ranksPerNode;     // ranks of the group inside one node
     const double b = n / a;              // nodes the group spans
-    const double Bi = link.intraBytesPerS, Be = link.interBytesPerS;
+    const double iBi = link.invIntra, iBe = link.invInter;
     const double Li = link.intraLatencyS, Le = link.interLatencyS;
     switch (kind) {
     case Collective::AllReduce:
         // Intra-node reduce-scatter, inter-node all-reduce of the 1/a shard, intra all-gather.
         c.bytesPerRank = 2.0 * (n - 1) / n * S;
-        c.seconds = 2.0 * (a - 1) / a * S / Bi + 2.0 * (a - 1) * Li;
+        c.seconds = 2.0 * (a - 1) / a * S * iBi + 2.0 * (a - 1) * Li;
         if (b > 1)
-            c.seconds += 2.0 * (b - 1) / b * (S / a) / Be + 2.0 * (b - 1) * Le;
+            c.seconds += 2.0 * (b - 1) / b * (S / a) * iBe + 2.0 * (b - 1) * Le;
         break;
     case Collective::ReduceScatter:
     case Collective::AllGather:
         c.bytesPerRank = (n - 1) / n * S;
-        c.seconds = (a - 1) / a * S / Bi + (a - 1) * Li;
+        c.seconds = (a - 1) / a * S * iBi + (a - 1) * Li;
         if (b > 1)
-            c.seconds += (b - 1) / n * S / Be + (b - 1) * Le;
+            c.seconds += (b - 1) / n * S * iBe + (b - 1) * Le;
         break;
     case Collective::AllToAll: {
         // Each rank sends S/n^2 to each of its n-1 peers, all at once: NVLink peers and
@@ -71,7 +73,7 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
         const double perPeer = S / (n * n);
         const double intra = (a - 1) * perPeer, inter = (n - a) * perPeer;
         c.bytesPerRank = intra + inter;
-        c.seconds = std::max(intra / Bi, inter > 0 ? inter / Be : 0.0) + (b > 1 ? Le : Li);
+        c.seconds = std::max(intra * iBi, inter > 0 ? inter * iBe : 0.0) + (b > 1 ? Le : Li);
         break;
     }
     default:

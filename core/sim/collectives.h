@@ -18,6 +18,7 @@ struct LinkModel {
     double interBytesPerS = 0;
     double interLatencyS = 0;
     int gpusPerNode = 1;
+    double invIntra = 0, invInter = 0; // seconds per byte
 };
 LinkModel linkModel(const ClusterSpec& c);
 

@@ -33,6 +33,11 @@ struct Simulator::Phase {
     double batchSeqs = 0;   // sequences whose KV cache a replica holds (memory)
     double maxCtx = 0;
     int tp = 1, etp = 1, ep = 1, moeRanks = 1;
+    double tokensPerRank = 0; // ceil(tokens / TP): a token-split operator's share
+    double seqsPerRank = 0;   // ceil(seqs / TP)
+    double invTp = 1;
+    double routedPerEtpRank = 0; // ceil(routedPerEpRank / expert TP)
+    double invEtp = 1;
     Group tpGroup, etpGroup, moeGroup;
     double routedPerEpRank = 0;   // token-expert pairs landing on one EP rank (busiest)
     double localExperts = 0;
@@ -131,6 +136,8 @@ Simulator::Simulator(const Scenario& s, SimConstants constants) : m_scenario(s),
     if (m.isMoe()) {
         const MoeDims& e = m.moe;
         const double Fe = e.expertFfnHidden, k = e.expertsPerToken;
+        m_logExpertIdle = std::log1p(-std::min(k / e.experts, 0.999999));
+        m_hasShared = e.sharedExperts > 0;
         auto& r = m_ops[idx(OpId::Router)];
         r.weightBytes = h * e.experts * 2; // routers stay in BF16
         r.flopsPerToken = 2 * h * e.experts;
@@ -207,6 +214,9 @@ void Simulator::fillPhase(const Plan& p, bool prefill, Phase& ph) const
         ph.ctx = w.meanDecodeContext();
     }
     ph.tpGroup = placeGroup(p.tensorParallel, 1, gpn);
+    ph.tokensPerRank = std::ceil(ph.tokens / ph.tp);
+    ph.seqsPerRank = std::ceil(ph.seqs / ph.tp);
+    ph.invTp = 1.0 / ph.tp;
     if (m.isMoe()) {
         ph.moeRanks = p.tensorParallel * p.dataParallel;
         ph.ep = p.expertParallel;
@@ -220,8 +230,12 @@ void Simulator::fillPhase(const Plan& p, bool prefill, Phase& ph) const
         const double mean = stageTokens * k / ph.ep;
         ph.routedPerEpRank = mean * (ph.ep > 1 ? m_constants.expertLoadImbalance : 1.0);
         // P(an expert gets no token) = (1 - k/E)^tokens: its weights are not read.
-        const double pIdle = std::exp(stageTokens * std::log1p(-std::min(k / E, 0.999999)));
+        (void)k;
+        (void)E;
+        const double pIdle = std::exp(stageTokens * m_logExpertIdle);
         ph.activeLocalExperts = std::min(ph.localExperts, ph.localExperts * (1 - pIdle));
+        ph.routedPerEtpRank = std::ceil(ph.routedPerEpRank / ph.etp);
+        ph.invEtp = 1.0 / ph.etp;
     }
 }
 
@@ -238,9 +252,8 @@ double Simulator::opTime(OpId id, const Plan& p, const Phase& ph, OpBreakdown* a
     case OpId::ExpertUp:
     case OpId::ExpertDown: {
         const bool split = opt.split == Split::Weights;
-        const double g = ph.etp;
-        const double tok = split ? ph.routedPerEpRank : std::ceil(ph.routedPerEpRank / g);
-        const double wf = split ? 1.0 / g : 1.0;
+        const double tok = split ? ph.routedPerEpRank : ph.routedPerEtpRank;
+        const double wf = split ? ph.invEtp : 1.0;
         flops = tok * s.flopsPerToken * wf;
         bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
         weightRank = ph.localExperts * s.weightBytes * wf;
@@ -248,7 +261,7 @@ double Simulator::opTime(OpId id, const Plan& p, const Phase& ph, OpBreakdown* a
     }
     case OpId::Dispatch:
     case OpId::Combine: {
-        const double localTok = std::ceil(ph.tokens / ph.tp);
+        const double localTok = ph.tokensPerRank;
         const double M = ph.moeRanks;
         bytes = localTok * s.actBytesPerToken;
         const double k = m_scenario.model.moe.expertsPerToken;
@@ -278,10 +291,10 @@ double Simulator::opTime(OpId id, const Plan& p, const Phase& ph, OpBreakdown* a
         const double g = ph.tp;
         double tok = ph.tokens, wf = 1.0, seqs = ph.seqs;
         if (opt.split == Split::Weights)
-            wf = 1.0 / g;
+            wf = ph.invTp;
         else if (opt.split == Split::Tokens) {
-            tok = std::ceil(ph.tokens / g);
-            seqs = std::ceil(ph.seqs / g);
+            tok = ph.tokensPerRank;
+            seqs = ph.seqsPerRank;
         }
         weightRank = s.weightBytes * wf;
         flops = tok * s.flopsPerToken * wf;
@@ -378,7 +391,7 @@ Simulator::LayerCost Simulator::evalLayer(bool moe, const Plan& p, const Phase& 
     }
 
     const Layout normOut = cur;
-    const bool shared = opPresent(m_scenario.model, OpId::SharedExpert);
+    const bool shared = m_hasShared;
     Layout sharedOut = Layout::T;
     if (shared) {
         const OpId id = OpId::SharedExpert;
@@ -409,9 +422,20 @@ Simulator::LayerCost Simulator::evalLayer(bool moe, const Plan& p, const Phase& 
     return lc;
 }
 
-void Simulator::evaluate(const Plan& p, SimResult& r) const
+void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
 {
-    r = SimResult{};
+    if (breakdown) {
+        r = SimResult{};
+    } else { // fast path: reset the summary; the breakdown arrays are only marked absent
+        r.valid = false;
+        r.violations = r.structureChecks = 0;
+        r.tpotMs = r.ttftMs = r.decodeTokensPerS = r.tokensPerSPerGpu = 0;
+        r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
+        r.expertTensorParallel = 0;
+        r.memory = MemoryBreakdown{};
+        for (int i = 0; i < kOpCount; ++i)
+            r.decode[i].present = r.prefill[i].present = false;
+    }
     const ModelSpec& m = m_scenario.model;
     const ClusterSpec& c = m_scenario.cluster;
     const WorkloadSpec& wl = m_scenario.workload;
@@ -437,63 +461,100 @@ void Simulator::evaluate(const Plan& p, SimResult& r) const
     fillPhase(p, true, pre);
 
     // One layer of each kind, per phase, with per-op breakdowns per layer.
-    std::array<OpBreakdown, kOpCount> dDense{}, dMoe{}, pDense{}, pMoe{}, dFixed{}, pFixed{};
+    // Scratch breakdowns live in thread-local storage: no allocation, no 8 KB of zeroing
+    // per call on the fast path.
+    struct Scratch {
+        std::array<OpBreakdown, kOpCount> dDense, dMoe, pDense, pMoe, dFixed, pFixed;
+    };
+    thread_local Scratch scratch;
+    auto* dDenseP = breakdown ? &scratch.dDense : nullptr;
+    auto* dMoeP = breakdown ? &scratch.dMoe : nullptr;
+    auto* pDenseP = breakdown ? &scratch.pDense : nullptr;
+    auto* pMoeP = breakdown ? &scratch.pMoe : nullptr;
+    if (breakdown)
+        scratch = Scratch{};
+    auto& dDense = scratch.dDense;
+    auto& dMoe = scratch.dMoe;
+    auto& pDense = scratch.pDense;
+    auto& pMoe = scratch.pMoe;
+    auto& dFixed = scratch.dFixed;
+    auto& pFixed = scratch.pFixed;
     const int nd = m.denseLayerCount(), nm = m.moeLayers();
     LayerCost decD, decM, preD, preM;
     if (nd > 0) {
-        decD = evalLayer(false, p, dec, &dDense, 1.0);
-        preD = evalLayer(false, p, pre, &pDense, 1.0);
+        decD = evalLayer(false, p, dec, dDenseP, 1.0);
+        preD = evalLayer(false, p, pre, pDenseP, 1.0);
     }
     if (nm > 0) {
-        decM = evalLayer(true, p, dec, &dMoe, 1.0);
-        preM = evalLayer(true, p, pre, &pMoe, 1.0);
+        decM = evalLayer(true, p, dec, dMoeP, 1.0);
+        preM = evalLayer(true, p, pre, pMoeP, 1.0);
     }
     // Embedding on the first stage, final norm + LM head on the last.
     double embW = 0, headW = 0, w = 0;
     auto fixedCost = [&](const Phase& ph, std::array<OpBreakdown, kOpCount>& acc, double& embS, double& headS) {
         const auto& E = opInfo(OpId::Embedding).options[p.option(OpId::Embedding)];
         const auto& Hd = opInfo(OpId::LmHead).options[p.option(OpId::LmHead)];
-        embS = opTime(OpId::Embedding, p, ph, &acc[idx(OpId::Embedding)], 1.0, embW);
+        OpBreakdown* accE = breakdown ? &acc[idx(OpId::Embedding)] : nullptr;
+        OpBreakdown* accH = breakdown ? &acc[idx(OpId::LmHead)] : nullptr;
+        embS = opTime(OpId::Embedding, p, ph, accE, 1.0, embW);
         embS += convert(E.out, opInfo(OpId::AttnNorm).options[p.option(OpId::AttnNorm)].in,
-                        ph.tokens * m_hiddenBytes, ph.tpGroup, &acc[idx(OpId::Embedding)], 1.0);
+                        ph.tokens * m_hiddenBytes, ph.tpGroup, accE, 1.0);
         const Layout last = nm > 0 ? Layout::T : opInfo(OpId::Down).options[p.option(OpId::Down)].out;
-        headS = convert(last, Hd.in, ph.tokens * m_hiddenBytes, ph.tpGroup, &acc[idx(OpId::LmHead)], 1.0);
-        headS += opTime(OpId::LmHead, p, ph, &acc[idx(OpId::LmHead)], 1.0, headW);
+        headS = convert(last, Hd.in, ph.tokens * m_hiddenBytes, ph.tpGroup, accH, 1.0);
+        headS += opTime(OpId::LmHead, p, ph, accH, 1.0, headW);
         (void)w;
     };
     double embDec, headDec, embPre, headPre;
     fixedCost(dec, dFixed, embDec, headDec);
     fixedCost(pre, pFixed, embPre, headPre);
 
-    // Pipeline stages: contiguous layer ranges, dense layers first.
+    // Pipeline stages: contiguous layer ranges (stage k holds floor((k+1)L/PP) -
+    // floor(kL/PP) layers), dense layers first. Walked without divisions: hot path.
     const int L = m.layers, PP = p.pipelineParallel;
-    double maxStageDec = 0, sumStageDec = 0, sumStagePre = 0, maxStageMem = 0;
+    double maxStageDec = 0, sumStageDec = 0, sumStagePre = 0, maxStageMem = -1;
     int busyDense = 0, busyMoe = 0, busyStage = 0;
-    for (int k = 0; k < PP; ++k) {
-        const int lo = static_cast<int>((long long)k * L / PP), hi = static_cast<int>((long long)(k + 1) * L / PP);
-        const int dk = std::max(0, std::min(hi, nd) - lo), mk = (hi - lo) - dk;
-        double tDec = dk * decD.timeS + mk * decM.timeS;
-        double tPre = dk * preD.timeS + mk * preM.timeS;
-        double mem = dk * (decD.weightBytes + decD.kvBytes) + mk * (decM.weightBytes + decM.kvBytes);
-        if (k == 0) {
-            tDec += embDec;
-            tPre += embPre;
-            mem += embW;
+    double memWeights = 0, memKv = 0;
+    {
+        const int q = L / PP, rem = L % PP;
+        int lo = 0, err = 0;
+        for (int k = 0; k < PP; ++k) {
+            err += rem;
+            int size = q;
+            if (err >= PP) {
+                err -= PP;
+                ++size;
+            }
+            const int hi = lo + size;
+            const int dk = std::max(0, std::min(hi, nd) - lo), mk = size - dk;
+            lo = hi;
+            double tDec = dk * decD.timeS + mk * decM.timeS;
+            double tPre = dk * preD.timeS + mk * preM.timeS;
+            double wk = dk * decD.weightBytes + mk * decM.weightBytes;
+            const double kk = dk * decD.kvBytes + mk * decM.kvBytes;
+            if (k == 0) {
+                tDec += embDec;
+                tPre += embPre;
+                wk += embW;
+            }
+            if (k == PP - 1) {
+                tDec += headDec;
+                tPre += headPre;
+                wk += headW;
+            }
+            sumStageDec += tDec;
+            sumStagePre += tPre;
+            if (tDec > maxStageDec) {
+                maxStageDec = tDec;
+                busyDense = dk;
+                busyMoe = mk;
+                busyStage = k;
+            }
+            if (wk + kk > maxStageMem) {
+                maxStageMem = wk + kk;
+                memWeights = wk;
+                memKv = kk;
+            }
         }
-        if (k == PP - 1) {
-            tDec += headDec;
-            tPre += headPre;
-            mem += headW;
-        }
-        sumStageDec += tDec;
-        sumStagePre += tPre;
-        if (tDec > maxStageDec) {
-            maxStageDec = tDec;
-            busyDense = dk;
-            busyMoe = mk;
-            busyStage = k;
-        }
-        maxStageMem = std::max(maxStageMem, mem);
     }
 
     // Stage-to-stage transfer of one micro-batch's hidden states, each rank its 1/TP.
@@ -543,31 +604,18 @@ void Simulator::evaluate(const Plan& p, SimResult& r) const
             o.bound = o.computeUs > o.memoryUs ? Bound::Compute : Bound::Memory;
         }
     };
-    combine(r.decode, dDense, dMoe, dFixed, busyDense, busyMoe, busyStage == 0, busyStage == PP - 1);
-    combine(r.prefill, pDense, pMoe, pFixed, nd, nm, true, true);
+    if (breakdown) {
+        combine(r.decode, dDense, dMoe, dFixed, busyDense, busyMoe, busyStage == 0, busyStage == PP - 1);
+        combine(r.prefill, pDense, pMoe, pFixed, nd, nm, true, true);
+    }
 
     // Memory of the fullest stage's GPU.
     MemoryBreakdown& mem = r.memory;
     const double gb = 1e-9;
     mem.capacityGb = c.gpu.hbmGb;
     mem.reserveGb = c.gpu.memoryReserveGb;
-    {
-        // Split the fullest stage's bytes into weights and KV for the breakdown.
-        double wMax = 0, kvMax = 0, tot = 0;
-        for (int k = 0; k < PP; ++k) {
-            const int lo = static_cast<int>((long long)k * L / PP), hi = static_cast<int>((long long)(k + 1) * L / PP);
-            const int dk = std::max(0, std::min(hi, nd) - lo), mk = (hi - lo) - dk;
-            double wk = dk * decD.weightBytes + mk * decM.weightBytes + (k == 0 ? embW : 0) + (k == PP - 1 ? headW : 0);
-            double kk = dk * decD.kvBytes + mk * decM.kvBytes;
-            if (wk + kk >= tot) {
-                tot = wk + kk;
-                wMax = wk;
-                kvMax = kk;
-            }
-        }
-        mem.weightsGb = wMax * gb;
-        mem.kvCacheGb = kvMax * gb;
-    }
+    mem.weightsGb = memWeights * gb;
+    mem.kvCacheGb = memKv * gb;
     const double prefillWs = pre.tokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor;
     const double decodeWs = p.batch * m_hiddenBytes * m_constants.decodeWorkspaceFactor;
     mem.activationGb = std::max(prefillWs, decodeWs) * gb;

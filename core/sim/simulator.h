@@ -73,11 +73,13 @@ class Simulator {
 public:
     explicit Simulator(const Scenario& scenario, SimConstants constants = {});
 
-    void evaluate(const Plan& plan, SimResult& out) const;
+    // With breakdown = false the per-operator arrays stay empty: the searches' fast path
+    // (every other field is identical).
+    void evaluate(const Plan& plan, SimResult& out, bool breakdown = true) const;
     SimResult evaluate(const Plan& plan) const
     {
         SimResult r;
-        evaluate(plan, r);
+        evaluate(plan, r, true);
         return r;
     }
 
@@ -121,6 +123,8 @@ private:
     double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
     double m_kvPerTokenLayer = 0;
     double m_hiddenBytes = 0; // one token's hidden vector in the activation precision
+    double m_logExpertIdle = 0; // log(1 - top_k / experts): P(expert idle) = exp(tokens * this)
+    bool m_hasShared = false;
 };
 
 } // namespace shardlab

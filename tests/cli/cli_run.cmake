@@ -25,7 +25,8 @@ function(cli_fail why)
 endfunction()
 
 # JSON_NONEMPTY: "|"-separated top-level members of stdout that must be non-empty arrays.
-# JSON_EQUALS: "|"-separated key=value pairs; stdout's top-level member key must equal value.
+# JSON_EQUALS: "|"-separated key=value pairs; stdout's member key (a dotted path such as
+# errors.0.path) must equal value (booleans read as ON/OFF).
 function(cli_check_json)
   if(NOT DEFINED JSON_NONEMPTY AND NOT DEFINED JSON_EQUALS AND NOT JSON)
     return()
@@ -50,9 +51,10 @@ function(cli_check_json)
       string(SUBSTRING "${_p}" 0 ${_eq} _key)
       math(EXPR _vstart "${_eq} + 1")
       string(SUBSTRING "${_p}" ${_vstart} -1 _want)
-      string(JSON _got ERROR_VARIABLE _jerr GET "${out}" "${_key}")
+      string(REPLACE "." ";" _keypath "${_key}") # errors.0.path -> errors 0 path
+      string(JSON _got ERROR_VARIABLE _jerr GET "${out}" ${_keypath})
       if(_jerr OR NOT _got STREQUAL _want)
-        cli_fail("JSON member '${_key}' is '${_got}', expected '${_want}' ${_jerr}")
+        cli_fail("JSON member '${_key}' is '${_got}', expected '${_want}'")
       endif()
     endforeach()
   endif()

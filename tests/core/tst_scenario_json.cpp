@@ -310,7 +310,7 @@ void TestScenarioJson::badInput_data()
     // Names and keys.
     sc("unknown model preset name",
        replaceOnce(kPresetScenario, "\"model\": \"llama3-70b\"", "\"model\": \"llama-3-70b\""), "model",
-       "unknown model preset 'llama-3-70b' (known: deepseek-v3, llama3-70b");
+       "unknown model preset 'llama-3-70b' (known: ");
     sc("unknown cluster preset name", replaceOnce(kPresetScenario, "\"cluster\": \"h100-8\"", "\"cluster\": \"a100-8\""),
        "cluster", "unknown cluster preset 'a100-8' (known: ");
     sc("unknown field (typo)", replaceOnce(S, "\"tie_embeddings\": false", "\"tie_embedings\": false"),
