@@ -1,0 +1,372 @@
+// Simulator: operator FLOPs/bytes and collective formulas against hand computations,
+// physical bounds, monotonic properties, the Megatron pattern, invalid plans.
+#include <QtTest>
+
+#include <random>
+
+#include "io/presets.h"
+#include "io/result_json.h"
+#include "search/search_space.h"
+#include "sim/megatron.h"
+#include "sim/simulator.h"
+
+using namespace shardlab;
+
+namespace {
+Scenario preset(const char* name)
+{
+    auto s = scenarioPreset(name);
+    if (!s.ok())
+        qFatal("%s", s.firstError().c_str());
+    return s.value;
+}
+
+Plan megatron(int tp, int pp, int dp, int batch)
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = tp;
+    p.pipelineParallel = pp;
+    p.dataParallel = dp;
+    p.batch = batch;
+    return p;
+}
+
+bool finiteResult(const SimResult& r)
+{
+    return std::isfinite(r.tpotMs) && std::isfinite(r.ttftMs) && std::isfinite(r.tokensPerSPerGpu)
+        && std::isfinite(r.memory.totalGb);
+}
+} // namespace
+
+class TestSimulator : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void denseOperatorCosts();
+    void mlaAndExpertCosts();
+    void collectiveFormulas_data();
+    void collectiveFormulas();
+    void hierarchicalAllReduce();
+    void conversions();
+    void batchOneDecodeIsWeightBytesOverBandwidth();
+    void neverFasterThanPhysics();
+    void moreBandwidthNeverSlowsDecode();
+    void moreTensorParallelNeverRaisesWeightMemory();
+    void megatronLlamaHasTwoAllReducesPerLayer();
+    void megatronPlansOfBenchmarksAreValid();
+    void invalidPlansSayWhy_data();
+    void invalidPlansSayWhy();
+    void fastPathEqualsFullEvaluation();
+    void absurdInputsStayFinite();
+};
+
+void TestSimulator::denseOperatorCosts()
+{
+    // Llama-3-70B, BF16 (2 bytes), hidden 8192, 64 heads / 8 KV heads x 128, FFN 28672.
+    const Simulator sim(preset("llama3-70b-8gpu"));
+    const auto& qkv = sim.opStatic(OpId::QkvProj);
+    // Q + K + V width = (64 + 2*8) * 128 = 10240; FLOPs = 2 * 8192 * 10240 = 167,772,160;
+    // weights = 8192 * 10240 * 2 B = 167,772,160 B.
+    QCOMPARE(qkv.flopsPerToken, 167772160.0);
+    QCOMPARE(qkv.weightBytes, 167772160.0);
+    const auto& gu = sim.opStatic(OpId::GateUp);
+    // gate + up: 2 GEMMs of 8192 x 28672: FLOPs 4 * 8192 * 28672 = 939,524,096;
+    // weights 2 * 8192 * 28672 * 2 B = 939,524,096 B.
+    QCOMPARE(gu.flopsPerToken, 939524096.0);
+    QCOMPARE(gu.weightBytes, 939524096.0);
+    const auto& down = sim.opStatic(OpId::Down);
+    QCOMPARE(down.flopsPerToken, 2.0 * 28672 * 8192);
+    QCOMPARE(down.weightBytes, 28672.0 * 8192 * 2);
+    const auto& att = sim.opStatic(OpId::Attention);
+    // KV per cached token and layer: K and V, 8 heads x 128 x 2 B = 4096 B; decode math
+    // per cached token: QK^T and PV, 2 * 2 * 64 heads * 128 = 32768 FLOPs.
+    QCOMPARE(att.kvBytesPerCtx, 4096.0);
+    QCOMPARE(att.attnFlopsDecodePerCtx, 32768.0);
+    QCOMPARE(att.kvFloor, 1.0 / 8);
+    const auto& head = sim.opStatic(OpId::LmHead);
+    QCOMPARE(head.flopsPerToken, 2.0 * 8192 * 128256);
+}
+
+void TestSimulator::mlaAndExpertCosts()
+{
+    // DeepSeek-V3: FP8 weights (1 B), KV cache BF16; latent 512 + RoPE 64 per token.
+    const Simulator sim(preset("deepseek-v3-256gpu"));
+    QCOMPARE(sim.opStatic(OpId::Attention).kvBytesPerCtx, (512.0 + 64) * 2);
+    QCOMPARE(sim.opStatic(OpId::Attention).kvFloor, 1.0); // the latent is shared by all heads
+    // kv_b: 512 x 128 heads x (128 nope + 128 v) = 16,777,216 params at 1 B.
+    QCOMPARE(sim.opStatic(OpId::Attention).weightBytes, 16777216.0);
+    // One expert's gate+up: 2 x 7168 x 2048 = 29,360,128 params at 1 B; per routed token
+    // 4 x 7168 x 2048 = 58,720,256 FLOPs.
+    QCOMPARE(sim.opStatic(OpId::ExpertUp).weightBytes, 29360128.0);
+    QCOMPARE(sim.opStatic(OpId::ExpertUp).flopsPerToken, 58720256.0);
+    QVERIFY(sim.opStatic(OpId::ExpertUp).fp8);
+    QVERIFY(!sim.opStatic(OpId::Attention).fp8);
+}
+
+void TestSimulator::collectiveFormulas_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<int>("n");
+    QTest::addColumn<double>("expectedBytes");
+    QTest::addColumn<double>("expectedSeconds");
+    // One node, S = 8 MB, NVLink 400 GB/s effective (450 x 0.8... set exactly below), 3 us/step.
+    const double S = 8e6, B = 400e9, L = 3e-6;
+    QTest::newRow("all-reduce n=8") << int(Collective::AllReduce) << 8 << 2.0 * 7 / 8 * S
+                                    << 2.0 * 7 / 8 * S / B + 14 * L;
+    QTest::newRow("reduce-scatter n=8") << int(Collective::ReduceScatter) << 8 << 7.0 / 8 * S << 7.0 / 8 * S / B + 7 * L;
+    QTest::newRow("all-gather n=4") << int(Collective::AllGather) << 4 << 3.0 / 4 * S << 3.0 / 4 * S / B + 3 * L;
+    // all-to-all: (n-1)/n * S / n per rank, one latency (all peers at once).
+    QTest::newRow("all-to-all n=8") << int(Collective::AllToAll) << 8 << 7.0 / 8 * S / 8 << 7.0 / 8 * S / 8 / B + L;
+    QTest::newRow("group of one") << int(Collective::AllReduce) << 1 << 0.0 << 0.0;
+}
+
+void TestSimulator::collectiveFormulas()
+{
+    QFETCH(int, kind);
+    QFETCH(int, n);
+    QFETCH(double, expectedBytes);
+    QFETCH(double, expectedSeconds);
+    LinkModel link;
+    link.intraBytesPerS = 400e9;
+    link.invIntra = 1 / 400e9;
+    link.intraLatencyS = 3e-6;
+    link.interBytesPerS = 40e9;
+    link.invInter = 1 / 40e9;
+    link.interLatencyS = 8e-6;
+    link.gpusPerNode = 8;
+    const CollectiveCost c = collectiveCost(Collective(kind), 8e6, placeGroup(n, 1, 8), link);
+    QVERIFY(qFuzzyCompare(1 + c.bytesPerRank, 1 + expectedBytes));
+    QVERIFY2(qFuzzyCompare(1 + c.seconds, 1 + expectedSeconds), qPrintable(QString::number(c.seconds)));
+}
+
+void TestSimulator::hierarchicalAllReduce()
+{
+    // 16 ranks over 2 nodes of 8: intra reduce-scatter + all-gather move 2*(7/8)*S over
+    // NVLink (400 GB/s), inter all-reduce moves 2*(1/2)*(S/8) over the 40 GB/s link.
+    LinkModel link;
+    link.intraBytesPerS = 400e9;
+    link.invIntra = 1 / 400e9;
+    link.intraLatencyS = 3e-6;
+    link.interBytesPerS = 40e9;
+    link.invInter = 1 / 40e9;
+    link.interLatencyS = 8e-6;
+    link.gpusPerNode = 8;
+    const double S = 16e6;
+    const Group g = placeGroup(16, 1, 8);
+    QCOMPARE(g.ranksPerNode, 8);
+    const CollectiveCost c = collectiveCost(Collective::AllReduce, S, g, link);
+    const double expected = 2.0 * 7 / 8 * S / 400e9 + 14 * 3e-6 + 2.0 * 1 / 2 * (S / 8) / 40e9 + 2 * 8e-6;
+    QVERIFY(qFuzzyCompare(c.seconds, expected));
+    // A strided group (stride 8) has one rank per node: everything goes inter-node.
+    QCOMPARE(placeGroup(4, 8, 8).ranksPerNode, 1);
+}
+
+void TestSimulator::conversions()
+{
+    QCOMPARE(conversionFor(Layout::P, Layout::R), Collective::AllReduce);
+    QCOMPARE(conversionFor(Layout::P, Layout::T), Collective::ReduceScatter);
+    QCOMPARE(conversionFor(Layout::T, Layout::R), Collective::AllGather);
+    QCOMPARE(conversionFor(Layout::T, Layout::F), Collective::AllToAll);
+    QCOMPARE(conversionFor(Layout::R, Layout::F), Collective::LocalSlice);
+    QCOMPARE(conversionFor(Layout::XP, Layout::XT), Collective::ReduceScatter);
+    QCOMPARE(conversionFor(Layout::F, Layout::F), Collective::None);
+}
+
+void TestSimulator::batchOneDecodeIsWeightBytesOverBandwidth()
+{
+    // Llama-3-8B BF16 on one H100, batch 1, a 16-token prompt: a decode step reads every
+    // weight once (plus a negligible KV cache), so TPOT ~= weight bytes / (3.35 TB/s x
+    // hbm efficiency) + one launch overhead per operator.
+    Scenario s = preset("llama3-70b-8gpu");
+    s.model = modelPreset("llama3-8b").value;
+    s.cluster.nodes = 1;
+    s.cluster.gpusPerNode = 1;
+    s.workload = {16, 16, 1e9, 1e9};
+    const Simulator sim(s);
+    const SimResult r = sim.evaluate(megatron(1, 1, 1, 1));
+    QVERIFY(r.valid);
+    const ParameterCounts pc = countParameters(s.model);
+    const double embedding = double(s.model.vocabSize) * s.model.hiddenSize; // looked up, not streamed
+    const double bytes = (pc.total - embedding) * 2;
+    const double hbm = s.cluster.gpu.hbmTbps * 1e12 * s.cluster.gpu.efficiency.hbm;
+    const double ops = 7.0 * s.model.layers + 2; // operators launched per step
+    const double expectedMs = (bytes / hbm + ops * s.cluster.gpu.kernelOverheadUs * 1e-6) * 1e3;
+    QVERIFY2(std::abs(r.tpotMs / expectedMs - 1) < 0.02,
+             qPrintable(QStringLiteral("%1 vs %2 ms").arg(r.tpotMs).arg(expectedMs)));
+}
+
+void TestSimulator::neverFasterThanPhysics()
+{
+    // For random plans of every benchmark scenario: a decode step can never beat reading
+    // the weights a GPU holds at the datasheet HBM bandwidth, nor its FLOPs at peak.
+    for (const char* name : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"}) {
+        const Scenario s = preset(name);
+        const Simulator sim(s);
+        const SearchSpace space(s);
+        std::mt19937_64 rng(7);
+        for (int i = 0; i < 300; ++i) {
+            const Plan p = space.randomPlan(rng);
+            const SimResult r = sim.evaluate(p);
+            if (r.structureChecks)
+                continue;
+            double flops = 0, bytes = 0;
+            for (const auto& o : r.decode) {
+                flops += o.flops;
+                bytes += o.hbmBytes;
+            }
+            const double floorS = std::max(bytes / (s.cluster.gpu.hbmTbps * 1e12), flops / (s.cluster.gpu.peakTflopsFp8 * 1e12));
+            QVERIFY2(r.stageStepUs * 1e-6 >= floorS * 0.999, name);
+            // Expert weights can stay unread when no token is routed to them; every other
+            // weight byte on the stage is read each step.
+            if (!s.model.isMoe())
+                QVERIFY2(bytes >= r.memory.weightsGb * 1e9 * 0.99 - s.model.vocabSize * double(s.model.hiddenSize) * 2, name);
+        }
+    }
+}
+
+void TestSimulator::moreBandwidthNeverSlowsDecode()
+{
+    for (const char* name : {"llama3-70b-8gpu", "deepseek-v3-256gpu"}) {
+        Scenario s = preset(name);
+        Scenario fast = s;
+        fast.cluster.gpu.hbmTbps *= 1.5;
+        const Simulator a(s), b(fast);
+        const SearchSpace space(s);
+        std::mt19937_64 rng(3);
+        for (int i = 0; i < 300; ++i) {
+            const Plan p = space.randomPlan(rng);
+            const SimResult ra = a.evaluate(p), rb = b.evaluate(p);
+            QVERIFY(rb.tpotMs <= ra.tpotMs + 1e-12);
+            QVERIFY(rb.ttftMs <= ra.ttftMs + 1e-12);
+        }
+    }
+}
+
+void TestSimulator::moreTensorParallelNeverRaisesWeightMemory()
+{
+    const Scenario s = preset("llama3-70b-8gpu");
+    const Simulator sim(s);
+    double previous = 1e300;
+    for (int tp : {1, 2, 4, 8}) {
+        const SimResult r = sim.evaluate(megatron(tp, 1, 8 / tp, 8));
+        QVERIFY(r.structureChecks == 0);
+        QVERIFY2(r.memory.weightsGb <= previous, qPrintable(QString::number(tp)));
+        previous = r.memory.weightsGb;
+    }
+    // 70.55 B params x 2 B / 8 = 17.6 GB per GPU at TP 8.
+    QVERIFY(std::abs(previous - 70.55 * 2 / 8) < 0.2);
+}
+
+void TestSimulator::megatronLlamaHasTwoAllReducesPerLayer()
+{
+    const Scenario s = preset("llama3-70b-8gpu");
+    const Simulator sim(s);
+    const SimResult r = sim.evaluate(megatron(8, 1, 1, 64));
+    int allReduces = 0;
+    for (OpId id : {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm, OpId::GateUp,
+                    OpId::Down}) {
+        const OpBreakdown& o = r.decode[int(id)];
+        if (o.collective == Collective::AllReduce)
+            allReduces += o.collectivesPerLayer;
+        else
+            QCOMPARE(o.collectivesPerLayer, 0);
+    }
+    QCOMPARE(allReduces, 2);
+    QCOMPARE(r.decode[int(OpId::AttnNorm)].collective, Collective::AllReduce); // after down
+    QCOMPARE(r.decode[int(OpId::FfnNorm)].collective, Collective::AllReduce);  // after out_proj
+    // Each moves 2 x 7/8 x (64 tokens x 8192 x 2 B) per GPU per layer, x 80 layers.
+    const double perLayer = 2.0 * 7 / 8 * 64 * 8192 * 2;
+    QVERIFY(qFuzzyCompare(r.decode[int(OpId::FfnNorm)].commBytes, perLayer * 80));
+
+    // Sequence parallelism: reduce-scatter then all-gather instead, same bytes.
+    Plan sp = megatron(8, 1, 1, 64);
+    sp.setOption(OpId::AttnNorm, optionFromName(OpId::AttnNorm, "sequence"));
+    sp.setOption(OpId::FfnNorm, optionFromName(OpId::FfnNorm, "sequence"));
+    const SimResult q = sim.evaluate(sp);
+    QCOMPARE(q.decode[int(OpId::FfnNorm)].collective, Collective::ReduceScatter);
+    QCOMPARE(q.decode[int(OpId::GateUp)].collective, Collective::AllGather);
+}
+
+void TestSimulator::megatronPlansOfBenchmarksAreValid()
+{
+    for (const PresetFile& f : scenarioPresetFiles()) {
+        const Simulator sim(preset(f.name.c_str()));
+        const RecipePlan rp = megatronPlan(sim);
+        QVERIFY2(rp.found && rp.result.valid, f.name.c_str());
+        QVERIFY(rp.result.tokensPerSPerGpu > 0);
+    }
+}
+
+void TestSimulator::invalidPlansSayWhy_data()
+{
+    QTest::addColumn<int>("tp");
+    QTest::addColumn<int>("pp");
+    QTest::addColumn<int>("dp");
+    QTest::addColumn<int>("batch");
+    QTest::addColumn<int>("violation");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("does not tile") << 4 << 1 << 1 << 8 << int(Violation::Tiling) << "does not tile";
+    QTest::newRow("TP 3 on 8 GPUs") << 3 << 1 << 1 << 8 << int(Violation::Tiling) << "does not tile";
+    QTest::newRow("70B BF16 on one GPU's share") << 1 << 1 << 8 << 8 << int(Violation::Memory) << "memory";
+    QTest::newRow("KV cache of batch 4096") << 8 << 1 << 1 << 4096 << int(Violation::Memory) << "memory";
+}
+
+void TestSimulator::invalidPlansSayWhy()
+{
+    QFETCH(int, tp);
+    QFETCH(int, pp);
+    QFETCH(int, dp);
+    QFETCH(int, batch);
+    QFETCH(int, violation);
+    QFETCH(QString, reason);
+    const Scenario s = preset("llama3-70b-8gpu");
+    const Simulator sim(s);
+    const Plan p = megatron(tp, pp, dp, batch);
+    const SimResult r = sim.evaluate(p);
+    QVERIFY(!r.valid);
+    QVERIFY(r.violates(Violation(violation)));
+    QVERIFY(finiteResult(r));
+    const auto reasons = violationReasons(s, p, r);
+    QVERIFY(!reasons.empty());
+    QVERIFY2(QString::fromStdString(reasons.front()).contains(reason), reasons.front().c_str());
+    // And the JSON never carries NaN/Inf.
+    QVERIFY(!QString::fromStdString(evaluationToJson(s, p, r)).contains(QStringLiteral("nan")));
+}
+
+void TestSimulator::fastPathEqualsFullEvaluation()
+{
+    const Scenario s = preset("deepseek-v3-256gpu");
+    const Simulator sim(s);
+    const SearchSpace space(s);
+    std::mt19937_64 rng(11);
+    SimResult fast;
+    for (int i = 0; i < 500; ++i) {
+        const Plan p = space.randomPlan(rng);
+        sim.evaluate(p, fast, false);
+        const SimResult full = sim.evaluate(p);
+        QCOMPARE(fast.valid, full.valid);
+        QCOMPARE(fast.violations, full.violations);
+        QCOMPARE(fast.tokensPerSPerGpu, full.tokensPerSPerGpu);
+        QCOMPARE(fast.memory.totalGb, full.memory.totalGb);
+    }
+}
+
+void TestSimulator::absurdInputsStayFinite()
+{
+    Scenario s = preset("moe-1.6t-1024gpu");
+    s.cluster.interNodeGBps = 1e-9;
+    s.cluster.nvlinkGBps = 1e-9;
+    s.workload.promptTokens = 1'000'000;
+    const Simulator sim(s);
+    const SearchSpace space(s);
+    std::mt19937_64 rng(5);
+    for (int i = 0; i < 200; ++i) {
+        const Plan p = space.randomPlan(rng);
+        const SimResult r = sim.evaluate(p);
+        QVERIFY(finiteResult(r));
+        QVERIFY(!r.valid);
+    }
+}
+
+QTEST_APPLESS_MAIN(TestSimulator)
+#include "tst_simulator.moc"
