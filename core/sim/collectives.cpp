@@ -82,20 +82,25 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
     return c;
 }
 
-Collective conversionFor(Layout from, Layout to)
+namespace {
+// Which collective turns layout `from` into `to` (same side of the model), as a table:
+// the simulator asks this for every operator boundary.
+constexpr Layout baseLayout(Layout l)
+{
+    switch (l) {
+    case Layout::XR: return Layout::R;
+    case Layout::XT: return Layout::T;
+    case Layout::XF: return Layout::F;
+    case Layout::XP: return Layout::P;
+    default: return l;
+    }
+}
+
+constexpr Collective computeConversion(Layout from, Layout to)
 {
     if (from == to)
         return Collective::None;
-    auto base = [](Layout l) {
-        switch (l) {
-        case Layout::XR: return Layout::R;
-        case Layout::XT: return Layout::T;
-        case Layout::XF: return Layout::F;
-        case Layout::XP: return Layout::P;
-        default: return l;
-        }
-    };
-    const Layout f = base(from), t = base(to);
+    const Layout f = baseLayout(from), t = baseLayout(to);
     if (f == t)
         return Collective::None;
     if (f == Layout::R)
@@ -107,6 +112,23 @@ Collective conversionFor(Layout from, Layout to)
     if (t == Layout::P)
         return Collective::LocalSlice; // a shard zero-padded is a valid addend
     return Collective::AllToAll;       // S(d1) -> S(d2)
+}
+
+struct ConversionTable {
+    Collective c[8][8];
+    constexpr ConversionTable() : c{}
+    {
+        for (int i = 0; i < 8; ++i)
+            for (int j = 0; j < 8; ++j)
+                c[i][j] = computeConversion(static_cast<Layout>(i), static_cast<Layout>(j));
+    }
+};
+constexpr ConversionTable kConversions;
+} // namespace
+
+Collective conversionFor(Layout from, Layout to)
+{
+    return kConversions.c[static_cast<int>(from)][static_cast<int>(to)];
 }
 
 } // namespace shardlab
