@@ -33,4 +33,10 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
 // Expert-tensor-parallel degree implied by the plan (0 if EP does not divide TP x DP).
 int expertTensorParallel(const Plan& p);
 
+// The plan with every sharding choice that cannot matter reset to the recipe's: an
+// operator whose group has one rank (TP 1 on the attention side, expert-TP 1 on the
+// expert side, one expert-side rank for dispatch/combine) costs the same whatever its
+// option. Two plans with equal canonical forms evaluate identically.
+Plan canonicalPlan(const Plan& p);
+
 } // namespace shardlab

@@ -36,7 +36,7 @@ struct Simulator::Phase {
     double tokensPerRank = 0; // ceil(tokens / TP): a token-split operator's share
     double seqsPerRank = 0;   // ceil(seqs / TP)
     double invTp = 1;
-    double routedPerEtpRank = 0; // ceil(routedPerEpRank / expert TP)
+    double routedPerEtpRank = 0; // routedPerEpRank / expert TP (an expectation)
     double invEtp = 1;
     Group tpGroup, etpGroup, moeGroup;
     double routedPerEpRank = 0;   // token-expert pairs landing on one EP rank (busiest)
@@ -234,7 +234,7 @@ void Simulator::fillPhase(const Plan& p, bool prefill, Phase& ph) const
         (void)E;
         const double pIdle = std::exp(stageTokens * m_logExpertIdle);
         ph.activeLocalExperts = std::min(ph.localExperts, ph.localExperts * (1 - pIdle));
-        ph.routedPerEtpRank = std::ceil(ph.routedPerEpRank / ph.etp);
+        ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
         ph.invEtp = 1.0 / ph.etp;
     }
 }

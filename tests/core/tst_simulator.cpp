@@ -58,6 +58,7 @@ private Q_SLOTS:
     void invalidPlansSayWhy();
     void fastPathEqualsFullEvaluation();
     void absurdInputsStayFinite();
+    void canonicalPlansEvaluateIdentically();
 };
 
 void TestSimulator::denseOperatorCosts()
@@ -365,6 +366,29 @@ void TestSimulator::absurdInputsStayFinite()
         const SimResult r = sim.evaluate(p);
         QVERIFY(finiteResult(r));
         QVERIFY(!r.valid);
+    }
+}
+
+void TestSimulator::canonicalPlansEvaluateIdentically()
+{
+    // Choices inside one-rank groups cannot matter: the canonical form scores the same.
+    for (const char* name : {"llama3-70b-8gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"}) {
+        const Scenario s = preset(name);
+        const Simulator sim(s);
+        const SearchSpace space(s);
+        std::mt19937_64 rng(13);
+        int changed = 0;
+        for (int i = 0; i < 400; ++i) {
+            const Plan p = space.randomPlan(rng);
+            const Plan c = canonicalPlan(p);
+            changed += !(c == p);
+            const SimResult a = sim.evaluate(p), b = sim.evaluate(c);
+            QCOMPARE(a.valid, b.valid);
+            QCOMPARE(a.tokensPerSPerGpu, b.tokensPerSPerGpu);
+            QCOMPARE(a.ttftMs, b.ttftMs);
+            QCOMPARE(a.memory.totalGb, b.memory.totalGb);
+        }
+        QVERIFY2(changed > 0, name); // the property was exercised
     }
 }
 
