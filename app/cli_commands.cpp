@@ -11,6 +11,7 @@ const std::vector<Command>& commands()
         std::vector<Command> v;
         addScenarioCommands(v);
         addSimCommands(v);
+        addSearchCommands(v);
         return v;
     }();
     return all;

@@ -25,6 +25,7 @@ const std::vector<Command>& commands();
 // Registered by each command group (cli_commands*.cpp).
 void addScenarioCommands(std::vector<Command>& out);
 void addSimCommands(std::vector<Command>& out);
+void addSearchCommands(std::vector<Command>& out);
 
 // Shared helpers for command implementations.
 std::string formatCount(double v); // 70.55 B, 1.20 T, 512 M

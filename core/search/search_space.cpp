@@ -1,6 +1,8 @@
 #include "search/search_space.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace shardlab {
 
@@ -25,9 +27,19 @@ std::vector<int> batchValues()
     }
     return out;
 }
+// Positive, sorted, unique, at most kMaxValues; `fallback` when nothing is left.
+std::vector<int> cleanValues(std::vector<int> v, std::vector<int> fallback, size_t cap)
+{
+    v.erase(std::remove_if(v.begin(), v.end(), [](int x) { return x < 1; }), v.end());
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    if (v.size() > cap)
+        v.resize(cap);
+    return v.empty() ? fallback : v;
+}
 } // namespace
 
-SearchSpace::SearchSpace(const Scenario& s) : m_scenario(s)
+SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) : m_scenario(s)
 {
     const ModelSpec& m = s.model;
     const long long N = s.cluster.totalGpus();
@@ -36,8 +48,10 @@ SearchSpace::SearchSpace(const Scenario& s) : m_scenario(s)
                        divisorsUpTo(N, std::min(64, m.layers))});
     m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
                        m.isMoe() ? divisorsUpTo(m.moe.experts, N) : std::vector<int>{1}});
-    m_slots.push_back({"batch", SlotKind::Batch, OpId::Count, batchValues()});
-    m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count, {1, 2, 4, 8, 16, 32, 64}});
+    m_slots.push_back({"batch", SlotKind::Batch, OpId::Count,
+                       cleanValues(options.batchValues, batchValues(), kMaxValues)});
+    m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count,
+                       cleanValues(options.microBatchValues, {1, 2, 4, 8, 16, 32, 64}, kMaxValues)});
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         if (!opPresent(m, id))
@@ -45,6 +59,16 @@ SearchSpace::SearchSpace(const Scenario& s) : m_scenario(s)
         Slot slot{std::string("operators.") + opName(id), SlotKind::Operator, id, {}};
         for (int o = 0; o < opInfo(id).optionCount; ++o)
             slot.values.push_back(o);
+        for (const auto& [op, allowed] : options.operatorOptions) {
+            if (op != id)
+                continue;
+            std::vector<int> kept;
+            for (int o : slot.values)
+                if (std::find(allowed.begin(), allowed.end(), o) != allowed.end())
+                    kept.push_back(o);
+            if (!kept.empty())
+                slot.values = kept;
+        }
         m_slots.push_back(slot);
     }
 
@@ -191,6 +215,42 @@ bool SearchSpace::encode(const Plan& p, int* choice) const
     for (int s = firstOpSlot(); ok && s < slotCount(); ++s)
         ok = find(s, p.option(m_slots[s].op));
     return ok && p.gpus() == m_scenario.cluster.totalGpus();
+}
+
+bool SearchSpace::isValid(const int* choice) const
+{
+    std::uint8_t valid[kMaxValues];
+    for (int s = 0; s < slotCount(); ++s) {
+        const int n = static_cast<int>(m_slots[s].values.size());
+        if (choice[s] < 0 || choice[s] >= n)
+            return false;
+        mask(s, choice, valid);
+        if (!valid[choice[s]])
+            return false;
+    }
+    return true;
+}
+
+bool SearchSpace::repair(int* choice) const
+{
+    std::uint8_t valid[kMaxValues];
+    bool ok = true;
+    for (int s = 0; s < slotCount(); ++s) {
+        const int n = static_cast<int>(m_slots[s].values.size());
+        choice[s] = std::clamp(choice[s], 0, n - 1);
+        if (mask(s, choice, valid) == 0) {
+            ok = false;
+            continue;
+        }
+        if (valid[choice[s]])
+            continue;
+        int best = -1;
+        for (int i = 0; i < n; ++i)
+            if (valid[i] && (best < 0 || std::abs(i - choice[s]) < std::abs(best - choice[s])))
+                best = i;
+        choice[s] = best;
+    }
+    return ok;
 }
 
 Plan SearchSpace::randomPlan(std::mt19937_64& rng, int* choiceOut) const

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/plan.h"
@@ -13,6 +14,15 @@
 namespace shardlab {
 
 enum class SlotKind : std::uint8_t { TensorParallel, PipelineParallel, ExpertParallel, Batch, MicroBatches, Operator };
+
+// Restrictions of the space, for tests and focused searches. An empty list keeps the
+// default values. Values outside the defaults are allowed (e.g. a batch of 534).
+struct SearchSpaceOptions {
+    std::vector<int> batchValues;      // sequences per replica
+    std::vector<int> microBatchValues; // pipeline micro-batches
+    // Operators limited to some of their option indices; the others keep all options.
+    std::vector<std::pair<OpId, std::vector<int>>> operatorOptions;
+};
 
 struct Slot {
     std::string name;        // "tensor_parallel", "operators.qkv_proj", ...
@@ -27,7 +37,7 @@ public:
     static constexpr int kMaxSlots = 32;
     static constexpr int kMaxValues = 64;
 
-    explicit SearchSpace(const Scenario& s);
+    explicit SearchSpace(const Scenario& s, const SearchSpaceOptions& options = {});
 
     const Scenario& scenario() const { return m_scenario; }
     const std::vector<Slot>& slots() const { return m_slots; }
@@ -43,6 +53,16 @@ public:
 
     // A uniformly chosen valid value per slot, in slot order.
     Plan randomPlan(std::mt19937_64& rng, int* choiceOut = nullptr) const;
+
+    // True when every slot's value is allowed by the mask of the earlier slots.
+    bool isValid(const int* choice) const;
+    // Makes `choice` valid, slot by slot in order: a value the mask rejects is replaced by
+    // the nearest allowed one (by position in the slot's list; the lower on a tie).
+    // Deterministic. Returns false only if some slot has no allowed value at all.
+    bool repair(int* choice) const;
+    // True for slots whose values are ordered numbers (degrees, batch), where "adjacent
+    // value" is a meaningful small move; false for operator slots.
+    bool isOrdered(int slot) const { return m_slots[slot].kind != SlotKind::Operator; }
 
     // log10 of the number of structurally valid plans (exact count by enumeration of the
     // coarse degrees times the per-operator options each allows).

@@ -1,0 +1,422 @@
+// search, bench-search.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "cli_commands.h"
+#include "io/result_json.h"
+#include "search/search.h"
+#ifdef SHARDLAB_HAVE_RL
+#include "rl/ppo_options.h"
+#endif
+
+namespace shardlab::cli {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+const OptionSpec kJson{"--json", "", "machine-readable JSON on stdout"};
+const OptionSpec kScenario{"--scenario", "S.json", "scenario file, or the name of a shipped scenario preset"};
+const OptionSpec kBudget{"--budget", "N", "simulator calls per run (default 4000; exact ignores it)"};
+
+// Knobs of registered algorithms (SearchOptions::extra), e.g. the ppo hyperparameters.
+std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v)
+{
+    v.push_back({"--set", "K=V[,K=V...]", "algorithm knobs by name, e.g. ppo.elite=0,ppo.lr=0.003 (docs/ppo.md)"});
+#ifdef SHARDLAB_HAVE_RL
+    v.push_back({"--ppo-config", "FILE.json", "ppo hyperparameters from a JSON object (docs/ppo.md); --set wins"});
+#endif
+    return v;
+}
+
+// --ppo-config, then --set, into `extra`; false with an error that names the flag.
+bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string& error)
+{
+#ifdef SHARDLAB_HAVE_RL
+    if (a.has("--ppo-config")) {
+        const std::string file = a.value("--ppo-config");
+        std::ifstream in(file, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        if (!in) {
+            error = "--ppo-config: cannot read '" + file + "'";
+            return false;
+        }
+        const FieldErrors e = rl::ppoExtraFromJson(text.str(), file, extra);
+        if (!e.empty()) {
+            error = "--ppo-config: " + e.front().toString();
+            return false;
+        }
+    }
+#endif
+    std::stringstream list(a.value("--set"));
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        const std::string prefix = key.substr(0, key.find('.'));
+        SearchAlgorithmInfo info;
+        if (eq == std::string::npos || key.find('.') == std::string::npos || !findSearchAlgorithm(prefix, info)) {
+            error = "--set: '" + item + "' is not ALGORITHM.KNOB=VALUE (algorithms: " + knownSearchAlgorithms() + ")";
+            return false;
+        }
+        const std::string text = item.substr(eq + 1);
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v)) {
+            error = "--set: " + key + ": '" + text + "' is not a number";
+            return false;
+        }
+        extra[key] = v;
+    }
+#ifdef SHARDLAB_HAVE_RL
+    rl::PpoOptions ppo;
+    const FieldErrors e = rl::parsePpoOptions(extra, ppo);
+    if (!e.empty()) {
+        error = "--set: " + e.front().toString();
+        return false;
+    }
+#endif
+    return true;
+}
+
+std::string f(const char* fmt, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return buf;
+}
+
+std::string pad(std::string s, size_t n)
+{
+    if (s.size() < n)
+        s.resize(n, ' ');
+    return s;
+}
+
+int errorsOut(std::ostream& err, const FieldErrors& e)
+{
+    std::vector<std::string> l;
+    for (const FieldError& x : e)
+        l.push_back(x.toString());
+    return reportErrors(err, l);
+}
+
+// At most `n` points of a curve: the first, the last and evenly spaced ones between.
+std::vector<std::pair<int, double>> thin(const std::vector<std::pair<int, double>>& c, size_t n)
+{
+    if (c.size() <= n)
+        return c;
+    std::vector<std::pair<int, double>> out;
+    for (size_t i = 0; i < n; ++i)
+        out.push_back(c[i * (c.size() - 1) / (n - 1)]);
+    return out;
+}
+
+// Calls needed to reach 99% of the run's final best (-1 when nothing was found).
+int callsTo99(const SearchOutcome& o)
+{
+    if (!o.found || o.bestCurve.empty())
+        return -1;
+    const double target = 0.99 * o.bestCurve.back().second;
+    for (const auto& [call, v] : o.bestCurve)
+        if (v >= target)
+            return call;
+    return o.bestCurve.back().first;
+}
+
+ojson curveJson(const std::vector<std::pair<int, double>>& c)
+{
+    ojson a = ojson::array();
+    for (const auto& [call, v] : c)
+        a.push_back({call, v});
+    return a;
+}
+
+void printPlan(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r)
+{
+    out << "Best plan: TP " << p.tensorParallel << ", EP " << p.expertParallel;
+    if (r.expertTensorParallel > 0)
+        out << " (expert TP " << r.expertTensorParallel << ")";
+    out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
+        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << "\n";
+    out << "  " << f("%.1f", r.tokensPerSPerGpu) << " tokens/s per GPU (" << f("%.0f", r.decodeTokensPerS)
+        << " total); TPOT " << f("%.2f", r.tpotMs) << " ms (limit " << f("%g", s.workload.tpotSloMs) << "); TTFT "
+        << f("%.1f", r.ttftMs) << " ms (limit " << f("%g", s.workload.ttftSloMs) << ")\n";
+    const MemoryBreakdown& m = r.memory;
+    out << "  memory per GPU " << f("%.1f", m.totalGb) << " of " << f("%.0f", m.capacityGb) << " GB (weights "
+        << f("%.1f", m.weightsGb) << ", KV cache " << f("%.1f", m.kvCacheGb) << ", activations "
+        << f("%.1f", m.activationGb) << ", reserve " << f("%.1f", m.reserveGb) << ")\n";
+    out << "  operators:";
+    int n = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(s.model, id))
+            continue;
+        out << (n++ % 5 == 0 ? "\n    " : "  ") << opName(id) << "=" << opInfo(id).options[p.option(id)].name;
+    }
+    out << "\n";
+}
+
+int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto s = loadScenarioArg(a);
+    if (!s.ok())
+        return errorsOut(err, s.errors);
+    SearchOptions o;
+    o.algorithm = a.value("--algo");
+    if (o.algorithm.empty())
+        return reportErrors(err, {"--algo: required (one of " + knownSearchAlgorithms() + ")"});
+    SearchAlgorithmInfo info;
+    if (!findSearchAlgorithm(o.algorithm, info))
+        return reportErrors(err, {"--algo: unknown algorithm '" + o.algorithm + "' (known: "
+                                  + knownSearchAlgorithms() + ")"});
+    long long budget = o.budget, seed = 0;
+    std::string error;
+    if (!intValue(a, "--budget", 1, 100000000, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error))
+        return reportErrors(err, {error});
+    o.budget = static_cast<int>(budget);
+    o.seed = static_cast<std::uint64_t>(seed);
+    if (!knobValues(a, o.extra, error))
+        return reportErrors(err, {error});
+
+    const SearchOutcome r = runSearch(s.value, o);
+    if (r.found && a.has("--out")) {
+        Status st = savePlanFile(a.value("--out"), r.best, &s.value);
+        if (!st.ok())
+            return reportErrors(err, {st.error->toString()});
+    }
+    if (a.flag("--json")) {
+        ojson j = {{"scenario", s.value.name},
+                   {"algorithm", r.algorithm},
+                   {"seed", o.seed},
+                   {"budget", info.budgeted ? o.budget : 0},
+                   {"log10_space_size", r.log10SpaceSize},
+                   {"found", r.found},
+                   {"proved_optimal", r.provedOptimal},
+                   {"proved_infeasible", r.provedInfeasible},
+                   {"stopped", r.stopped},
+                   {"message", r.message},
+                   {"calls", r.calls},
+                   {"wall_seconds", r.wallSeconds},
+                   {"best_curve", curveJson(r.bestCurve)}};
+        j["evaluation"] = nullptr;
+        if (r.found) {
+            ojson ev = ojson::parse(evaluationToJson(s.value, r.best, r.bestResult), nullptr, false);
+            if (!ev.is_discarded())
+                j["evaluation"] = ev;
+        }
+        out << j.dump(2) << "\n";
+    } else {
+        out << "Search '" << r.algorithm << "' on " << s.value.name << ": search space of 10^"
+            << f("%.1f", r.log10SpaceSize) << " plans";
+        if (info.budgeted)
+            out << ", budget " << o.budget << " simulator calls, seed " << o.seed;
+        out << "\n";
+        if (r.found)
+            printPlan(out, s.value, r.best, r.bestResult);
+        else
+            out << "No valid plan.\n";
+        out << "Simulator calls: " << r.calls << "; wall " << f("%.3f", r.wallSeconds) << " s"
+            << (r.provedOptimal ? "; proved optimal" : "") << "\n";
+        if (!r.bestCurve.empty()) {
+            out << "Best so far (call: tokens/s per GPU):";
+            for (const auto& [call, v] : thin(r.bestCurve, 12))
+                out << "  " << call << ": " << f("%.1f", v);
+            out << "\n";
+        }
+        if (!r.message.empty())
+            out << "Note: " << r.message << "\n";
+        if (r.found && a.has("--out"))
+            out << "wrote " << a.value("--out") << "\n";
+    }
+    return r.found ? kExitOk : kExitInvalid;
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return std::nan("");
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct AlgoRow {
+    std::string name;
+    std::vector<double> ratios, calls99, wall;
+    int found = 0;
+};
+
+int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
+{
+    namespace fs = std::filesystem;
+    const std::string dir = a.value("--scenarios");
+    if (dir.empty())
+        return reportErrors(err, {"--scenarios: required (a directory of scenario files)"});
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec))
+        return reportErrors(err, {"--scenarios: no such directory '" + dir + "'"});
+    std::vector<std::string> algos;
+    {
+        std::stringstream ss(a.value("--algos", "megatron,random,anneal,genetic"));
+        std::string name;
+        while (std::getline(ss, name, ',')) {
+            SearchAlgorithmInfo info;
+            if (name.empty() || !findSearchAlgorithm(name, info))
+                return reportErrors(err, {"--algos: unknown algorithm '" + name + "' (known: "
+                                          + knownSearchAlgorithms() + ")"});
+            algos.push_back(name);
+        }
+    }
+    long long seeds = 5, budget = 4000;
+    std::string error;
+    if (!intValue(a, "--seeds", 1, 1000, seeds, error) || !intValue(a, "--budget", 1, 100000000, budget, error))
+        return reportErrors(err, {error});
+    std::map<std::string, double> knobs;
+    if (!knobValues(a, knobs, error))
+        return reportErrors(err, {error});
+
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file() && e.path().extension() == ".json")
+            files.push_back(e.path());
+    if (ec)
+        return reportErrors(err, {"--scenarios: cannot read directory '" + dir + "': " + ec.message()});
+    std::sort(files.begin(), files.end());
+    if (files.empty())
+        return reportErrors(err, {"--scenarios: no .json scenario files in '" + dir + "'"});
+    std::vector<Scenario> scenarios;
+    for (const fs::path& p : files) {
+        auto s = loadScenarioFile(p.string());
+        if (!s.ok())
+            return errorsOut(err, s.errors);
+        scenarios.push_back(s.value);
+    }
+
+    ojson jr = {{"budget", budget}, {"seeds", seeds}, {"scenarios", ojson::array()}};
+    const bool json = a.flag("--json");
+    if (!json) {
+        out << "Median over " << seeds << " seeds (1.." << seeds << "), budget " << budget
+            << " simulator calls; best/exact = best valid tokens/s per GPU over exact's.\n\n";
+        out << pad("scenario", 22) << pad("algorithm", 10) << pad("best/exact", 12) << pad("[min, max]", 16)
+            << pad("calls to 99%", 14) << pad("wall s", 9) << "valid runs\n";
+    }
+    for (size_t si = 0; si < scenarios.size(); ++si) {
+        const Scenario& s = scenarios[si];
+        SearchOptions eo;
+        eo.algorithm = "exact";
+        const SearchOutcome ex = runSearch(s, eo);
+        const double ref = ex.found ? ex.bestResult.tokensPerSPerGpu : 0;
+        std::vector<AlgoRow> rows;
+        for (const std::string& name : algos) {
+            AlgoRow row;
+            row.name = name;
+            const int runs = name == "exact" ? 1 : static_cast<int>(seeds);
+            for (int k = 0; k < runs; ++k) {
+                SearchOutcome r = ex;
+                if (name != "exact") {
+                    SearchOptions o;
+                    o.algorithm = name;
+                    o.budget = static_cast<int>(budget);
+                    o.seed = static_cast<std::uint64_t>(k + 1);
+                    o.extra = knobs;
+                    r = runSearch(s, o);
+                }
+                row.found += r.found;
+                row.ratios.push_back(r.found && ref > 0 ? r.bestResult.tokensPerSPerGpu / ref : 0.0);
+                if (r.found)
+                    row.calls99.push_back(callsTo99(r));
+                row.wall.push_back(r.wallSeconds);
+            }
+            rows.push_back(row);
+        }
+        if (json) {
+            ojson js = {{"name", s.name},
+                        {"file", files[si].filename().string()},
+                        {"exact",
+                         {{"found", ex.found},
+                          {"proved_optimal", ex.provedOptimal},
+                          {"tokens_per_s_per_gpu", ref},
+                          {"calls", ex.calls},
+                          {"wall_seconds", ex.wallSeconds},
+                          {"message", ex.message}}},
+                        {"algorithms", ojson::array()}};
+            for (const AlgoRow& row : rows) {
+                auto num = [](double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); };
+                js["algorithms"].push_back(
+                    {{"name", row.name},
+                     {"runs", row.ratios.size()},
+                     {"valid_runs", row.found},
+                     {"median_ratio_to_exact", num(ref > 0 ? median(row.ratios) : std::nan(""))},
+                     {"min_ratio_to_exact", num(ref > 0 ? *std::min_element(row.ratios.begin(), row.ratios.end())
+                                                        : std::nan(""))},
+                     {"max_ratio_to_exact", num(ref > 0 ? *std::max_element(row.ratios.begin(), row.ratios.end())
+                                                        : std::nan(""))},
+                     {"median_calls_to_99pct", num(median(row.calls99))},
+                     {"median_wall_seconds", num(median(row.wall))}});
+            }
+            jr["scenarios"].push_back(js);
+            continue;
+        }
+        for (const AlgoRow& row : rows) {
+            std::string ratio = "-", range = "-", calls = "-";
+            if (ref > 0) {
+                ratio = f("%.3f", median(row.ratios));
+                range = "[" + f("%.3f", *std::min_element(row.ratios.begin(), row.ratios.end())) + ", "
+                    + f("%.3f", *std::max_element(row.ratios.begin(), row.ratios.end())) + "]";
+            }
+            if (!row.calls99.empty())
+                calls = f("%.0f", median(row.calls99));
+            out << pad(s.name, 22) << pad(row.name, 10) << pad(ratio, 12) << pad(range, 16) << pad(calls, 14)
+                << pad(f("%.3f", median(row.wall)), 9) << row.found << "/" << row.ratios.size() << "\n";
+        }
+        out << pad(s.name, 22) << pad("(exact", 10) << pad(ex.found ? f("%.1f", ref) : std::string("none"), 12)
+            << pad("tokens/s/GPU,", 16) << pad(std::to_string(ex.calls) + " calls,", 14)
+            << pad(f("%.3f", ex.wallSeconds), 9) << (ex.provedOptimal ? "proved optimal)" : "NOT proved optimal)")
+            << "\n";
+    }
+    if (json)
+        out << jr.dump(2) << "\n";
+    return kExitOk;
+}
+
+} // namespace
+
+void addSearchCommands(std::vector<Command>& v)
+{
+    v.push_back({{"search", "--scenario S.json --algo NAME [--budget 4000] [--seed 0] [--out P.json] [--json]",
+                  "search for the best plan with one algorithm: megatron, random, anneal, genetic or exact",
+                  "Prints the best valid plan, its evaluation, the simulator calls used, wall seconds and the "
+                  "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists).",
+                  withKnobs({kScenario,
+                   {"--algo", "NAME", "search algorithm (megatron, random, anneal, genetic, exact)"},
+                   kBudget,
+                   {"--seed", "K", "seed of the stochastic algorithms (default 0)"},
+                   {"--out", "P.json", "write the best plan (shardlab-plan format, accepted by evaluate)"},
+                   kJson}),
+                  0, 0},
+                 runSearchCommand});
+    v.push_back({{"bench-search",
+                  "--scenarios DIR [--algos megatron,random,anneal,genetic] [--seeds 5] [--budget 4000] [--json]",
+                  "compare search algorithms with the exact optimum over a directory of scenarios",
+                  "Per scenario and algorithm: the median over seeds 1..K of the best tokens/s per GPU as a ratio to "
+                  "exact's, the calls needed to reach 99% of each run's final best, and wall seconds. Exact runs "
+                  "once per scenario.",
+                  withKnobs({{"--scenarios", "DIR", "directory of scenario files (*.json)"},
+                   {"--algos", "LIST", "comma-separated algorithms (default megatron,random,anneal,genetic)"},
+                   {"--seeds", "K", "runs per stochastic algorithm, seeds 1..K (default 5)"},
+                   kBudget,
+                   kJson}),
+                  0, 0},
+                 runBenchSearch});
+}
+
+} // namespace shardlab::cli

@@ -1,0 +1,198 @@
+#include "search/budgeted_evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace shardlab {
+
+namespace {
+constexpr auto kReportInterval = std::chrono::milliseconds(50);
+constexpr long long kStallRequestsPerCall = 20;
+} // namespace
+
+double penalizedLogScore(const Evaluation& e, double penaltyWeight)
+{
+    if (!e.structureOk || !(e.rawTokensPerSPerGpu > 0))
+        return -std::numeric_limits<double>::infinity();
+    return std::log(e.rawTokensPerSPerGpu) - penaltyWeight * e.excess;
+}
+
+std::size_t BudgetedEvaluator::PlanHash::operator()(const Plan& p) const
+{
+    std::size_t h = 1469598103934665603ull;
+    auto mix = [&](std::uint64_t v) {
+        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    };
+    mix(static_cast<std::uint64_t>(p.tensorParallel));
+    mix(static_cast<std::uint64_t>(p.expertParallel));
+    mix(static_cast<std::uint64_t>(p.pipelineParallel));
+    mix(static_cast<std::uint64_t>(p.dataParallel));
+    mix(static_cast<std::uint64_t>(p.batch));
+    mix(static_cast<std::uint64_t>(p.microBatches));
+    for (std::uint8_t o : p.sharding)
+        mix(o);
+    return h;
+}
+
+BudgetedEvaluator::BudgetedEvaluator(const Simulator& sim, int budget, StopToken stop, SearchObserver* observer)
+    : m_sim(sim), m_budget(std::max(0, budget)), m_stop(stop), m_observer(observer)
+{
+    m_start = m_lastReport = std::chrono::steady_clock::now();
+    m_reportEvery = m_budget > 0 ? std::max(1, m_budget / 100) : std::numeric_limits<int>::max();
+}
+
+double BudgetedEvaluator::elapsedS() const
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+}
+
+bool BudgetedEvaluator::exhausted() const
+{
+    if (m_stop.stopRequested())
+        return true;
+    if (m_budget <= 0)
+        return false;
+    return m_calls >= m_budget || m_requests >= kStallRequestsPerCall * static_cast<long long>(m_budget);
+}
+
+Evaluation BudgetedEvaluator::summarize(const SimResult& r) const
+{
+    Evaluation e;
+    e.valid = r.valid;
+    e.structureOk = r.structureChecks == 0;
+    e.rawTokensPerSPerGpu = e.structureOk && std::isfinite(r.tokensPerSPerGpu) ? r.tokensPerSPerGpu : 0;
+    e.tokensPerSPerGpu = r.valid ? e.rawTokensPerSPerGpu : 0;
+    if (e.structureOk) {
+        const WorkloadSpec& w = m_sim.scenario().workload;
+        auto over = [](double v, double limit) {
+            if (!(limit > 0))
+                return 0.0;
+            const double x = v / limit - 1;
+            return std::isfinite(x) ? std::max(0.0, x) : 1e6;
+        };
+        e.excess = over(r.memory.totalGb, r.memory.capacityGb) + over(r.ttftMs, w.ttftSloMs)
+            + over(r.tpotMs, w.tpotSloMs);
+        if (!r.valid && e.excess <= 0)
+            e.excess = 1e-6; // invalid for a reason without a magnitude (non-finite figures)
+    }
+    return e;
+}
+
+bool BudgetedEvaluator::evaluate(const Plan& p, Evaluation& out, SimResult* full)
+{
+    if (m_stop.stopRequested())
+        return false;
+    ++m_requests;
+    // Plans differing only in choices a one-rank group makes evaluate identically: one
+    // simulator call answers them all.
+    const Plan key = canonicalPlan(p);
+    if (!full) {
+        auto it = m_cache.find(key);
+        if (it != m_cache.end()) {
+            out = it->second;
+            out.cached = true;
+            return true;
+        }
+    }
+    if (m_budget > 0 && m_calls >= m_budget)
+        return false;
+    SimResult& r = full ? *full : m_scratch;
+    m_sim.evaluate(p, r, false); // fast path: no per-operator breakdown
+    ++m_calls;
+    out = summarize(r);
+    m_cache.emplace(key, out);
+    if (m_observer)
+        m_observer->evaluated(m_calls, p, r);
+    m_recent.emplace_back(m_calls, out.tokensPerSPerGpu);
+    consider(p, r);
+    maybeReport(false);
+    return true;
+}
+
+void BudgetedEvaluator::recordExternal(const Plan& p, const SimResult& r, int calls)
+{
+    m_calls += std::max(0, calls);
+    m_recent.emplace_back(m_calls, r.valid ? r.tokensPerSPerGpu : 0.0);
+    if (m_observer)
+        m_observer->evaluated(m_calls, p, r);
+    consider(p, r);
+    maybeReport(false);
+}
+
+void BudgetedEvaluator::consider(const Plan& p, const SimResult& r)
+{
+    if (!r.valid || !(r.tokensPerSPerGpu > 0))
+        return;
+    if (m_haveBest && r.tokensPerSPerGpu <= m_bestResult.tokensPerSPerGpu)
+        return;
+    m_haveBest = true;
+    m_best = p;
+    m_bestResult = r;
+    m_curve.emplace_back(m_calls, r.tokensPerSPerGpu);
+}
+
+void BudgetedEvaluator::setMetric(const std::string& name, double value)
+{
+    for (auto& [n, v] : m_metrics)
+        if (n == name) {
+            v = value;
+            return;
+        }
+    m_metrics.emplace_back(name, value);
+}
+
+void BudgetedEvaluator::setPolicyView(std::vector<SearchProgress::SlotProbabilities> slots,
+                                      std::vector<SearchProgress::ElitePlan> elites)
+{
+    m_slotProbabilities = std::move(slots);
+    m_elites = std::move(elites);
+}
+
+void BudgetedEvaluator::maybeReport(bool force)
+{
+    if (!m_observer) {
+        m_recent.clear();
+        return;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && m_calls - m_lastReportCalls < m_reportEvery && now - m_lastReport < kReportInterval)
+        return;
+    SearchProgress pr;
+    pr.calls = m_calls;
+    pr.budget = m_budget;
+    pr.fraction = m_budget > 0 ? std::min(1.0, double(m_calls) / m_budget) : std::clamp(m_fraction, 0.0, 1.0);
+    pr.haveBest = m_haveBest;
+    pr.bestTokensPerSPerGpu = bestValue();
+    pr.bestPlan = m_best;
+    pr.elapsedS = std::chrono::duration<double>(now - m_start).count();
+    pr.finished = m_finished;
+    pr.metrics = m_metrics;
+    pr.slotProbabilities = m_slotProbabilities;
+    pr.elites = m_elites;
+    // Thin evenly to the cap, always keeping the newest sample.
+    const size_t n = m_recent.size(), cap = SearchProgress::kMaxRecentSamples;
+    if (n <= cap) {
+        pr.recentSamples = m_recent;
+    } else {
+        pr.recentSamples.reserve(cap);
+        for (size_t i = 0; i < cap; ++i)
+            pr.recentSamples.push_back(m_recent[(n - 1) - (cap - 1 - i) * (n - 1) / (cap - 1)]);
+    }
+    m_recent.clear();
+    m_lastReport = now;
+    m_lastReportCalls = m_calls;
+    m_observer->progress(pr);
+}
+
+void BudgetedEvaluator::finish()
+{
+    if (m_finished)
+        return;
+    m_finished = true;
+    if (m_budget <= 0)
+        m_fraction = 1;
+    maybeReport(true);
+}
+
+} // namespace shardlab

@@ -1,0 +1,156 @@
+#include "search/search.h"
+
+#include <exception>
+#include <mutex>
+
+#include "search/algorithms.h"
+#include "search/budgeted_evaluator.h"
+
+namespace shardlab {
+
+namespace {
+
+std::mutex& registryMutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+std::vector<SearchAlgorithmInfo>& registry()
+{
+    static std::vector<SearchAlgorithmInfo> all = {
+        {"megatron",
+         "the standard recipe: TP inside a node, PP only when memory needs it, EP over the data-parallel ranks, "
+         "column/row operators, the largest valid batch (a fixed procedure of a few dozen calls)",
+         false, false, makeMegatronSearch},
+        {"random", "uniformly drawn valid values slot by slot, until the budget is spent", true, true,
+         makeRandomSearch},
+        {"anneal", "simulated annealing: one- and two-slot neighbour moves, geometric cooling, restarts", true, true,
+         makeAnnealSearch},
+        {"genetic", "genetic algorithm: tournament selection, uniform crossover with mask repair, mutation, elitism",
+         true, true, makeGeneticSearch},
+        {"exact",
+         "the provably best valid plan of the space under the simulator (branch and bound; ignores the budget)",
+         false, false, makeExactSearch},
+    };
+    return all;
+}
+
+} // namespace
+
+std::vector<SearchAlgorithmInfo> searchAlgorithms()
+{
+    std::lock_guard<std::mutex> lock(registryMutex());
+    return registry();
+}
+
+bool findSearchAlgorithm(const std::string& name, SearchAlgorithmInfo& out)
+{
+    std::lock_guard<std::mutex> lock(registryMutex());
+    for (const SearchAlgorithmInfo& a : registry())
+        if (a.name == name) {
+            out = a;
+            return true;
+        }
+    return false;
+}
+
+std::string knownSearchAlgorithms()
+{
+    std::string s;
+    for (const SearchAlgorithmInfo& a : searchAlgorithms())
+        s += (s.empty() ? "" : ", ") + a.name;
+    return s;
+}
+
+bool registerSearchAlgorithm(SearchAlgorithmInfo info)
+{
+    std::lock_guard<std::mutex> lock(registryMutex());
+    if (info.name.empty() || !info.create)
+        return false;
+    for (const SearchAlgorithmInfo& a : registry())
+        if (a.name == info.name)
+            return false;
+    registry().push_back(std::move(info));
+    return true;
+}
+
+FieldErrors validateSearchOptions(const SearchOptions& o)
+{
+    FieldErrors e;
+    SearchAlgorithmInfo info;
+    if (!findSearchAlgorithm(o.algorithm, info))
+        e.push_back({{}, "algorithm", "unknown algorithm '" + o.algorithm + "' (known: " + knownSearchAlgorithms() + ")"});
+    if (o.budget < 1 || o.budget > 100000000)
+        e.push_back({{}, "budget", "must be between 1 and 100000000 simulator calls (got " + std::to_string(o.budget) + ")"});
+    const AnnealOptions& a = o.anneal;
+    if (!(a.initialTemperature > 0) || !(a.finalTemperature > 0) || a.finalTemperature > a.initialTemperature)
+        e.push_back({{}, "anneal.temperature", "temperatures must be positive, the final one not above the initial one"});
+    if (a.restarts < 1 || !(a.penaltyWeight >= 0))
+        e.push_back({{}, "anneal", "restarts must be at least 1 and the penalty weight not negative"});
+    const GeneticOptions& g = o.genetic;
+    if (g.population < 2 || g.tournament < 1 || g.elite < 0 || g.elite >= g.population || !(g.crossoverRate >= 0)
+        || !(g.crossoverRate <= 1) || !(g.mutationsPerChild >= 0) || !(g.penaltyWeight >= 0))
+        e.push_back({{}, "genetic",
+                     "population at least 2, tournament at least 1, elite below the population, crossover rate in "
+                     "[0, 1], mutations and penalty not negative"});
+    return e;
+}
+
+SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer,
+                        const std::atomic<bool>* stop)
+{
+    SearchOutcome out;
+    out.algorithm = options.algorithm;
+    FieldErrors errors = validateSearchOptions(options);
+    for (const FieldError& e : validateScenario(scenario))
+        errors.push_back({{}, "scenario." + e.where, e.reason});
+    if (!errors.empty()) {
+        out.message = errors.front().toString();
+        return out;
+    }
+    SearchAlgorithmInfo info;
+    findSearchAlgorithm(options.algorithm, info);
+
+    try {
+        const Simulator sim(scenario);
+        const SearchSpace space(scenario, options.space);
+        out.log10SpaceSize = space.log10Size();
+        BudgetedEvaluator ev(sim, info.budgeted ? options.budget : 0, StopToken(stop), observer);
+        SearchContext ctx{scenario, sim, space, ev, options, options.seed};
+        const std::unique_ptr<SearchAlgorithm> algo = info.create();
+        const AlgorithmReport rep = algo->run(ctx);
+        ev.finish();
+
+        out.found = ev.haveBest();
+        if (out.found) {
+            out.best = ev.best();
+            // The search ran on the simulator's fast path; the report wants the
+            // per-operator breakdown: one more evaluation of the same plan, not charged.
+            out.bestResult = sim.evaluate(out.best);
+        }
+        out.calls = ev.calls();
+        out.wallSeconds = ev.elapsedS();
+        out.bestCurve = ev.bestCurve();
+        out.stopped = ev.stopRequested();
+        out.provedOptimal = rep.provedOptimal && !out.stopped && out.found;
+        out.provedInfeasible = rep.provedInfeasible && !out.stopped && !out.found;
+        std::string msg;
+        if (out.stopped)
+            msg = "stopped on request after " + std::to_string(out.calls) + " simulator calls";
+        if (!out.found && !out.provedInfeasible && rep.note.find("no valid plan") == std::string::npos)
+            msg += (msg.empty() ? "" : "; ") + std::string("no valid plan found in ") + std::to_string(out.calls)
+                + " simulator calls";
+        if (!rep.note.empty() && !(out.stopped && info.name == "exact"))
+            msg += (msg.empty() ? "" : "; ") + rep.note;
+        out.message = msg;
+    } catch (const std::exception& e) {
+        // Only resource exhaustion can get here (the core throws nothing itself).
+        out = SearchOutcome{};
+        out.algorithm = options.algorithm;
+        out.message = std::string("search failed: ") + e.what();
+    }
+    return out;
+}
+
+} // namespace shardlab

@@ -1,0 +1,173 @@
+// Strategy search (issue 4): one synchronous entry point over interchangeable algorithms.
+//
+// Threading: runSearch runs on the caller's thread and returns when the search ends. The
+// observer is called on that same thread; a GUI copies the value types it receives and
+// hands them to its own thread. The stop flag is the only state shared across threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "search/search_space.h"
+#include "sim/simulator.h"
+
+namespace shardlab {
+
+// Knobs of simulated annealing. Defaults tuned on the four benchmark scenarios at a
+// budget of 4000 (docs/benchmarks.md): more, shorter cooling runs beat one long one.
+struct AnnealOptions {
+    double initialTemperature = 0.15; // in log(throughput): a 15% worse plan is accepted with p = 1/e
+    double finalTemperature = 0.002;
+    int restarts = 16;                // budget split into this many cooling runs
+    double penaltyWeight = 8;         // log-score lost per unit of relative constraint excess
+};
+
+// Knobs of the genetic algorithm (tuned like the annealer's).
+struct GeneticOptions {
+    int population = 48;
+    int tournament = 3;
+    int elite = 2;
+    double crossoverRate = 0.9;
+    double mutationsPerChild = 3;   // expected slots changed per child (of ~15-19 slots)
+    double penaltyWeight = 12;
+};
+
+struct SearchOptions {
+    std::string algorithm = "random";
+    int budget = 4000;              // simulator calls; ignored by algorithms that are not budgeted
+    std::uint64_t seed = 0;
+    SearchSpaceOptions space;       // restrictions of the space (tests, focused searches)
+    AnnealOptions anneal;
+    GeneticOptions genetic;
+    // Knobs of algorithms registered later (e.g. "ppo.lr"), by name.
+    std::map<std::string, double> extra;
+};
+
+// Problems with the options (unknown algorithm, budget out of range), by field name.
+FieldErrors validateSearchOptions(const SearchOptions& o);
+
+// A snapshot for a progress bar and a live chart. Value type: copy it across threads.
+struct SearchProgress {
+    int calls = 0;                  // simulator calls so far
+    int budget = 0;                 // 0 when the algorithm is not budgeted (exact)
+    double fraction = 0;            // 0..1 of the work, for a progress bar
+    bool haveBest = false;
+    double bestTokensPerSPerGpu = 0;
+    Plan bestPlan;
+    // Plans evaluated since the previous report, thinned to at most kMaxRecentSamples:
+    // (call index, tokens/s per GPU; 0 for an invalid plan).
+    std::vector<std::pair<int, double>> recentSamples;
+    double elapsedS = 0;
+    bool finished = false;          // the last report of the run
+    // Algorithm-specific named values (temperature, generation, later PPO losses).
+    std::vector<std::pair<std::string, double>> metrics;
+
+    static constexpr int kMaxRecentSamples = 256;
+
+    // Views of a learning search (ppo; empty for the other algorithms), for live plots.
+    // Per decision slot, the policy's probability of each value along its greedy plan.
+    struct SlotProbabilities {
+        std::string slot;                           // Slot::name ("tensor_parallel", ...)
+        std::vector<std::pair<int, double>> values; // (slot value, probability)
+    };
+    std::vector<SlotProbabilities> slotProbabilities;
+    // The elite history the policy attends to, best first.
+    struct ElitePlan {
+        Plan plan;
+        double tokensPerSPerGpu = 0;
+    };
+    std::vector<ElitePlan> elites;
+};
+
+// Receives progress at a bounded rate: at most once per 1% of the budget or per 50 ms
+// (whichever comes first), and once at the end with finished = true.
+class SearchObserver {
+public:
+    virtual ~SearchObserver() = default;
+    virtual void progress(const SearchProgress& p) = 0;
+    // Every simulator call, unthrottled; keep it cheap (tests count calls with it).
+    virtual void evaluated(int call, const Plan& plan, const SimResult& result) {}
+};
+
+// A read-only view of a cancellation flag owned by the caller (nullptr: never stops).
+class StopToken {
+public:
+    StopToken() = default;
+    explicit StopToken(const std::atomic<bool>* flag) : m_flag(flag) {}
+    bool stopRequested() const { return m_flag && m_flag->load(std::memory_order_relaxed); }
+
+private:
+    const std::atomic<bool>* m_flag = nullptr;
+};
+
+struct SearchOutcome {
+    std::string algorithm;
+    bool found = false;             // a valid plan was found
+    Plan best;
+    SimResult bestResult;           // with the per-operator breakdown
+    int calls = 0;                  // simulator calls spent
+    double wallSeconds = 0;
+    // (call index at which the best valid plan improved, its tokens/s per GPU).
+    std::vector<std::pair<int, double>> bestCurve;
+    std::string message;            // why nothing was found, or the algorithm's note
+    bool stopped = false;           // ended by the stop token
+    bool provedOptimal = false;     // exact: no valid plan of the space scores higher
+    bool provedInfeasible = false;  // exact: no plan of the space is valid
+    double log10SpaceSize = 0;
+};
+
+SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer = nullptr,
+                        const std::atomic<bool>* stop = nullptr);
+
+// ---- Extending: the algorithm interface and registry --------------------------------
+
+class BudgetedEvaluator;
+
+// What an algorithm sees. All simulator calls go through `evaluator`.
+struct SearchContext {
+    const Scenario& scenario;
+    const Simulator& simulator;
+    const SearchSpace& space;
+    BudgetedEvaluator& evaluator;
+    const SearchOptions& options;
+    std::uint64_t seed;
+};
+
+// What an algorithm adds to the evaluator's record of the run.
+struct AlgorithmReport {
+    std::string note;
+    bool provedOptimal = false;
+    bool provedInfeasible = false;
+};
+
+class SearchAlgorithm {
+public:
+    virtual ~SearchAlgorithm() = default;
+    // Searches until the evaluator refuses (budget or stop) or the algorithm's own rule
+    // ends it. Must not throw.
+    virtual AlgorithmReport run(SearchContext& ctx) = 0;
+};
+
+struct SearchAlgorithmInfo {
+    std::string name;
+    std::string summary;
+    bool budgeted = true;   // false: ignores the budget (exact)
+    bool stochastic = true; // uses the seed
+    std::function<std::unique_ptr<SearchAlgorithm>()> create;
+};
+
+// Built-ins (megatron, random, anneal, genetic, exact) followed by registered ones.
+std::vector<SearchAlgorithmInfo> searchAlgorithms();
+bool findSearchAlgorithm(const std::string& name, SearchAlgorithmInfo& out);
+std::string knownSearchAlgorithms(); // "megatron, random, anneal, genetic, exact"
+// Adds an algorithm (e.g. the LibTorch ppo, from the composition root at start-up,
+// before any search runs). False when the name is taken.
+bool registerSearchAlgorithm(SearchAlgorithmInfo info);
+
+} // namespace shardlab

@@ -1,0 +1,120 @@
+// Small scenarios and a brute-force enumerator shared by the search tests.
+#pragma once
+
+#include <functional>
+
+#include "io/presets.h"
+#include "search/search_space.h"
+#include "sim/simulator.h"
+
+namespace shardlab::testing {
+
+inline Scenario presetScenario(const char* name)
+{
+    auto s = scenarioPreset(name);
+    if (!s.ok())
+        qFatal("%s", s.firstError().c_str());
+    return s.value;
+}
+
+// A small H100-like cluster of `gpusPerNode` x `nodes` with little memory, so that the KV
+// cache limits the batch of the tiny models below.
+inline ClusterSpec tinyCluster(int gpusPerNode, int nodes, double hbmGb)
+{
+    auto c = clusterPreset("h100-8");
+    if (!c.ok())
+        qFatal("%s", c.firstError().c_str());
+    ClusterSpec cl = c.value;
+    cl.name = "tiny";
+    cl.gpusPerNode = gpusPerNode;
+    cl.nodes = nodes;
+    cl.gpu.hbmGb = hbmGb;
+    cl.gpu.memoryReserveGb = 0.25;
+    return cl;
+}
+
+enum class TinyModel { Dense, MoeSharedDense, MlaMoe };
+
+inline ModelSpec tinyModel(TinyModel kind)
+{
+    ModelSpec m;
+    m.name = "tiny";
+    m.layers = 4;
+    m.hiddenSize = 512;
+    m.attentionHeads = 8;
+    m.kvHeads = 4;
+    m.headDim = 64;
+    m.ffnHidden = 1536;
+    m.vocabSize = 8192;
+    switch (kind) {
+    case TinyModel::Dense: break;
+    case TinyModel::MoeSharedDense:
+        m.moe = {4, 2, 512, 1, 512, 1}; // 4 experts, top-2, one shared, first layer dense
+        break;
+    case TinyModel::MlaMoe:
+        m.attention = AttentionKind::MLA;
+        m.mla = {0, 128, 32, 16, 32};
+        m.moe = {8, 2, 256, 0, 0, 0};
+        m.ffnHidden = 1024; // unused: no dense layer
+        break;
+    }
+    return m;
+}
+
+inline Scenario tinyScenario(TinyModel kind, int gpusPerNode, int nodes, double hbmGb, double ttftMs, double tpotMs)
+{
+    Scenario s;
+    s.name = "tiny";
+    s.model = tinyModel(kind);
+    s.cluster = tinyCluster(gpusPerNode, nodes, hbmGb);
+    s.workload = {1024, 256, ttftMs, tpotMs};
+    return s;
+}
+
+// Calls f for every plan of the space (slot by slot through the masks).
+inline void forEachPlan(const SearchSpace& sp, const std::function<void(const Plan&)>& f)
+{
+    int choice[SearchSpace::kMaxSlots] = {};
+    std::function<void(int)> rec = [&](int slot) {
+        if (slot == sp.slotCount()) {
+            f(sp.decode(choice));
+            return;
+        }
+        std::uint8_t valid[SearchSpace::kMaxValues];
+        sp.mask(slot, choice, valid);
+        for (size_t i = 0; i < sp.slots()[slot].values.size(); ++i)
+            if (valid[i]) {
+                choice[slot] = static_cast<int>(i);
+                rec(slot + 1);
+            }
+    };
+    rec(0);
+}
+
+struct BruteForce {
+    long long plans = 0, valid = 0;
+    double best = 0;
+    Plan bestPlan;
+};
+
+inline BruteForce bruteForce(const Scenario& s, const SearchSpaceOptions& o)
+{
+    const Simulator sim(s);
+    const SearchSpace sp(s, o);
+    BruteForce b;
+    SimResult r;
+    forEachPlan(sp, [&](const Plan& p) {
+        sim.evaluate(p, r, false);
+        ++b.plans;
+        if (r.valid) {
+            ++b.valid;
+            if (r.tokensPerSPerGpu > b.best) {
+                b.best = r.tokensPerSPerGpu;
+                b.bestPlan = p;
+            }
+        }
+    });
+    return b;
+}
+
+} // namespace shardlab::testing
