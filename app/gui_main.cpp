@@ -1,12 +1,63 @@
-// shardlab: the GUI front end.
+// shardlab: the GUI front end. Scripted use (demos, tests):
+//   shardlab --scenario S.json --algo ppo --seed 0 --autostart --screenshot out.png
+//            --export plan.json --quit-when-done
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTextStream>
 #include <QTimer>
 
+#include <cstdio>
+
 #include "main_window.h"
+#ifdef SHARDLAB_HAVE_RL
+#include "rl/ppo_search.h"
+#endif
+#include "plan_view.h"
+#include "search_panel.h"
+
+namespace {
+
+struct Script {
+    bool autostart = false;
+    bool quitWhenDone = false;
+    QString screenshot;
+    QString exportPlan;
+    QString exportPlots;
+};
+
+int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
+{
+    int code = found ? 0 : 1;
+    QTextStream err(stderr);
+    if (!found)
+        err << "shardlab: the search found no valid plan: " << w.statusText() << "\n";
+    if (!s.exportPlan.isEmpty() && found) {
+        QString error;
+        if (!w.exportPlan(s.exportPlan, &error)) {
+            err << "shardlab: --export: " << error << "\n";
+            code = 1;
+        }
+    }
+    if (!s.exportPlots.isEmpty() && !w.searchPanel()->exportCurve(s.exportPlots)) {
+        err << "shardlab: --export-plot: cannot write " << s.exportPlots << "\n";
+        code = 1;
+    }
+    if (!s.screenshot.isEmpty() && !w.grab().save(s.screenshot)) {
+        err << "shardlab: --screenshot: cannot write " << s.screenshot << "\n";
+        code = 1;
+    }
+    QTextStream(stdout) << "longest event-loop stall during the search: "
+                        << QString::number(w.longestStallMs(), 'f', 1) << " ms\n";
+    return code;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
+#ifdef SHARDLAB_HAVE_RL
+    shardlab::rl::registerPpoSearch();
+#endif
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ShardLab"));
     QApplication::setOrganizationName(QStringLiteral("ShardLab"));
@@ -14,29 +65,83 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Find how to shard LLM inference across a GPU cluster."));
     parser.addHelpOption();
-    QCommandLineOption scenarioOpt(QStringLiteral("scenario"), QStringLiteral("Scenario file to open."),
-                                   QStringLiteral("S.json"));
-    QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window."),
-                               QStringLiteral("out.png"));
-    QCommandLineOption quitOpt(QStringLiteral("quit-when-done"), QStringLiteral("Exit after scripted steps."));
-    parser.addOption(scenarioOpt);
-    parser.addOption(shotOpt);
-    parser.addOption(quitOpt);
+    const QCommandLineOption scenarioOpt(QStringLiteral("scenario"), QStringLiteral("Scenario file to open."),
+                                         QStringLiteral("S.json"));
+    const QCommandLineOption algoOpt(QStringLiteral("algo"), QStringLiteral("Search algorithm."), QStringLiteral("NAME"));
+    const QCommandLineOption seedOpt(QStringLiteral("seed"), QStringLiteral("Search seed."), QStringLiteral("N"));
+    const QCommandLineOption budgetOpt(QStringLiteral("budget"), QStringLiteral("Simulator calls."), QStringLiteral("N"));
+    const QCommandLineOption autoOpt(QStringLiteral("autostart"), QStringLiteral("Start the search at once."));
+    const QCommandLineOption shotOpt(QStringLiteral("screenshot"), QStringLiteral("Save a PNG of the window when done."),
+                                     QStringLiteral("out.png"));
+    const QCommandLineOption exportOpt(QStringLiteral("export"), QStringLiteral("Write the best plan as JSON when done."),
+                                       QStringLiteral("plan.json"));
+    const QCommandLineOption plotOpt(QStringLiteral("export-plot"),
+                                     QStringLiteral("Write the throughput curve (PNG or PDF) when done."),
+                                     QStringLiteral("curve.png"));
+    const QCommandLineOption quitOpt(QStringLiteral("quit-when-done"),
+                                     QStringLiteral("Exit when the search (or, without --autostart, the start-up) is done."));
+    const QCommandLineOption tabOpt(QStringLiteral("tab"), QStringLiteral("Tab to show: search or plan."),
+                                    QStringLiteral("NAME"));
+    parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, plotOpt, quitOpt, tabOpt});
     parser.process(app);
 
     shardlab::ui::MainWindow window;
-    if (parser.isSet(scenarioOpt) && !window.openScenarioFile(parser.value(scenarioOpt)))
-        qWarning("%s", qPrintable(window.statusText()));
+    QTextStream err(stderr);
+    if (parser.isSet(scenarioOpt) && !window.openScenarioFile(parser.value(scenarioOpt))) {
+        err << "shardlab: " << window.statusText() << "\n";
+        return 1;
+    }
+    if (parser.isSet(algoOpt) && !window.setAlgorithm(parser.value(algoOpt))) {
+        err << "shardlab: --algo: unknown algorithm '" << parser.value(algoOpt) << "'\n";
+        return 2;
+    }
+    bool ok = true;
+    if (parser.isSet(seedOpt)) {
+        window.setSeed(parser.value(seedOpt).toInt(&ok));
+        if (!ok) {
+            err << "shardlab: --seed: expects an integer\n";
+            return 2;
+        }
+    }
+    if (parser.isSet(budgetOpt)) {
+        window.setBudget(parser.value(budgetOpt).toInt(&ok));
+        if (!ok) {
+            err << "shardlab: --budget: expects an integer\n";
+            return 2;
+        }
+    }
+    if (parser.isSet(tabOpt) && !window.showTab(parser.value(tabOpt))) {
+        err << "shardlab: --tab: expects 'search' or 'plan'\n";
+        return 2;
+    }
     window.show();
 
-    if (parser.isSet(shotOpt) || parser.isSet(quitOpt)) {
-        QTimer::singleShot(500, &window, [&] {
-            int code = 0;
-            if (parser.isSet(shotOpt) && !window.grab().save(parser.value(shotOpt))) {
-                qWarning("cannot write %s", qPrintable(parser.value(shotOpt)));
-                code = 1;
+    Script script;
+    script.autostart = parser.isSet(autoOpt);
+    script.quitWhenDone = parser.isSet(quitOpt);
+    script.screenshot = parser.value(shotOpt);
+    script.exportPlan = parser.value(exportOpt);
+    script.exportPlots = parser.value(plotOpt);
+
+    if (script.autostart) {
+        QObject::connect(&window, &shardlab::ui::MainWindow::searchDone, &window, [&](bool found) {
+            // Let the last repaint land before the screenshot.
+            QTimer::singleShot(300, &window, [&, found] {
+                const int code = finishScript(window, script, found);
+                if (script.quitWhenDone)
+                    QApplication::exit(code);
+            });
+        });
+        QTimer::singleShot(200, &window, [&] {
+            if (!window.startSearch()) {
+                err << "shardlab: cannot start: " << window.statusText() << "\n";
+                QApplication::exit(1);
             }
-            if (parser.isSet(quitOpt))
+        });
+    } else if (script.quitWhenDone || !script.screenshot.isEmpty()) {
+        QTimer::singleShot(500, &window, [&] {
+            const int code = script.screenshot.isEmpty() || window.grab().save(script.screenshot) ? 0 : 1;
+            if (script.quitWhenDone)
                 QApplication::exit(code);
         });
     }

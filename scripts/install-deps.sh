@@ -3,7 +3,9 @@
 # Runs as root, or uses sudo for apt-get.
 set -euo pipefail
 
+# Extra packages may be named on the command line (scripts/fuzz.sh adds clang).
 PACKAGES=(
+  "$@"
   build-essential cmake ninja-build ccache pkg-config
   qt6-base-dev libqcustomplot-dev
   libtorch-dev libopenblas0-pthread

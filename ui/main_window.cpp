@@ -1,74 +1,382 @@
 #include "main_window.h"
 
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
 #include <QComboBox>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFileDialog>
-#include <QHBoxLayout>
+#include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
-#include <QPushButton>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
 #include <QVBoxLayout>
 
 #include "io/presets.h"
-#include "scenario_view.h"
+#include "io/scenario_json.h"
+#include "plan_view.h"
+#include "scenario_editor.h"
+#include "search_panel.h"
+#include "sim/megatron.h"
 
 namespace shardlab::ui {
 
+namespace {
+constexpr int kMaxRecent = 8;
+const char* kDefaultScenario = "llama3-70b-8gpu";
+} // namespace
+
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
+    setObjectName(QStringLiteral("MainWindow"));
     setWindowTitle(tr("ShardLab"));
+
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
-
-    auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Scenario:"), central));
-    m_presetBox = new QComboBox(central);
-    for (const PresetFile& f : scenarioPresetFiles())
-        m_presetBox->addItem(QString::fromStdString(f.name));
-    top->addWidget(m_presetBox, 1);
-    auto* open = new QPushButton(tr("Open…"), central);
-    top->addWidget(open);
-    layout->addLayout(top);
-
+    layout->setContentsMargins(4, 4, 4, 4);
     m_message = new QLabel(central);
     m_message->setWordWrap(true);
-    m_message->setStyleSheet(QStringLiteral("color: #b00020;"));
+    m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->hide();
     layout->addWidget(m_message);
-
-    m_view = new ScenarioView(central);
-    layout->addWidget(m_view, 1);
+    m_tabs = new QTabWidget(central);
+    m_panel = new SearchPanel(m_tabs);
+    m_planView = new PlanView(m_tabs);
+    m_tabs->addTab(m_panel, tr("Search"));
+    m_tabs->addTab(m_planView, tr("Plan"));
+    layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
+    m_editor = new ScenarioEditor(this);
+    auto* dock = new QDockWidget(tr("Scenario"), this);
+    dock->setObjectName(QStringLiteral("ScenarioDock"));
+    dock->setWidget(m_editor);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, dock);
+    resizeDocks({dock}, {400}, Qt::Horizontal);
+
+    buildActions();
+    buildToolbar();
+
+    connect(m_editor, &ScenarioEditor::scenarioEdited, this, &MainWindow::onScenarioEdited);
+    connect(&m_controller, &SearchController::progressAvailable, this, &MainWindow::onProgress);
+    connect(&m_controller, &SearchController::searchFinished, this, &MainWindow::onFinished);
+    connect(&m_controller, &SearchController::searchFailed, this, &MainWindow::onFailed);
+    connect(&m_controller, &SearchController::runningChanged, this, &MainWindow::onRunningChanged);
+    connect(m_panel, &SearchPanel::eliteSelected, this, [this](const Plan& p, const QString& title) {
+        m_planView->showPlan(title, p);
+    });
+
+    resize(1440, 900);
+    restoreSettings();
+}
+
+MainWindow::~MainWindow()
+{
+    m_controller.shutdown();
+}
+
+void MainWindow::buildActions()
+{
     auto* file = menuBar()->addMenu(tr("&File"));
+    auto* presets = file->addMenu(tr("New from &preset"));
+    for (const PresetFile& f : scenarioPresetFiles()) {
+        const QString name = QString::fromStdString(f.name);
+        presets->addAction(name, this, [this, name] {
+            if (!maybeSave())
+                return;
+            auto s = scenarioPreset(name.toStdString());
+            if (s.ok())
+                setScenario(s.value);
+        });
+    }
     file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveScenario);
+    file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, &MainWindow::saveScenarioAs);
+    file->addSeparator();
+    file->addAction(tr("&Export plan JSON…"), this, &MainWindow::exportPlanDialog);
+    file->addAction(tr("Export &plots (PNG/PDF)…"), this, &MainWindow::exportPlotsDialog);
+    file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
-    connect(m_presetBox, &QComboBox::currentIndexChanged, this, &MainWindow::choosePreset);
-    connect(open, &QPushButton::clicked, this, &MainWindow::openDialog);
-    resize(1100, 720);
-    if (m_presetBox->count() > 0)
-        choosePreset(m_presetBox->currentIndex());
+    auto* search = menuBar()->addMenu(tr("&Search"));
+    m_startAction = search->addAction(tr("&Start"), this, [this] { startSearch(); });
+    m_startAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    m_stopAction = search->addAction(tr("S&top"), this, &MainWindow::stopSearch);
+    m_stopAction->setShortcut(QKeySequence(Qt::Key_Escape));
+    m_stopAction->setEnabled(false);
+    search->addAction(tr("&Certify the optimum (exact)"), this, &MainWindow::certifyOptimum);
+    search->addAction(tr("Clear &runs"), this, [this] {
+        m_panel->clearRuns();
+        refreshReferences();
+    });
 }
 
-void MainWindow::choosePreset(int index)
+void MainWindow::buildToolbar()
 {
-    if (index < 0)
-        return;
-    auto s = scenarioPreset(m_presetBox->itemText(index).toStdString());
-    if (!s.ok()) {
-        showError(QString::fromStdString(s.firstError()));
-        return;
+    auto* tb = addToolBar(tr("Search"));
+    tb->setObjectName(QStringLiteral("SearchToolbar"));
+    tb->addWidget(new QLabel(tr(" Algorithm "), tb));
+    m_algo = new QComboBox(tb);
+    for (const SearchAlgorithmInfo& a : searchAlgorithms()) {
+        m_algo->addItem(QString::fromStdString(a.name));
+        m_algo->setItemData(m_algo->count() - 1, QString::fromStdString(a.summary), Qt::ToolTipRole);
     }
-    setScenario(s.value);
+    tb->addWidget(m_algo);
+    tb->addWidget(new QLabel(tr("  Budget "), tb));
+    m_budget = new QSpinBox(tb);
+    m_budget->setRange(1, 1'000'000);
+    m_budget->setValue(4000);
+    m_budget->setSuffix(tr(" calls"));
+    m_budget->setToolTip(tr("Simulator calls the search may spend (exact ignores it)"));
+    tb->addWidget(m_budget);
+    tb->addWidget(new QLabel(tr("  Seed "), tb));
+    m_seed = new QSpinBox(tb);
+    m_seed->setRange(0, 1'000'000'000);
+    tb->addWidget(m_seed);
+    tb->addWidget(new QLabel(tr("  PPO elite T "), tb));
+    m_eliteSize = new QSpinBox(tb);
+    m_eliteSize->setRange(0, 16);
+    m_eliteSize->setValue(3);
+    m_eliteSize->setToolTip(tr("Plans of the elite history the policy attends to (0 = none)"));
+    tb->addWidget(m_eliteSize);
+    tb->addWidget(new QLabel(tr(" τ "), tb));
+    m_tau = new QDoubleSpinBox(tb);
+    m_tau->setRange(0.5, 1.0);
+    m_tau->setSingleStep(0.01);
+    m_tau->setDecimals(3);
+    m_tau->setValue(0.95);
+    m_tau->setToolTip(tr("Early exit once the policy's confidence passes this threshold"));
+    tb->addWidget(m_tau);
+    tb->addSeparator();
+    tb->addAction(m_startAction);
+    tb->addAction(m_stopAction);
+    m_progress = new QProgressBar(tb);
+    m_progress->setRange(0, 1000);
+    m_progress->setMaximumWidth(220);
+    m_progress->setFormat(QStringLiteral("%p%"));
+    tb->addWidget(m_progress);
+    m_statusLabel = new QLabel(tb);
+    statusBar()->addPermanentWidget(m_statusLabel, 1);
+
+    auto ppoOnly = [this] {
+        const bool ppo = m_algo->currentText() == QLatin1String("ppo");
+        m_eliteSize->setEnabled(ppo);
+        m_tau->setEnabled(ppo);
+    };
+    connect(m_algo, &QComboBox::currentTextChanged, this, ppoOnly);
+    ppoOnly();
 }
 
-void MainWindow::openDialog()
+SearchOptions MainWindow::currentOptions() const
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QString(),
-                                                      tr("ShardLab scenario (*.json)"));
-    if (!path.isEmpty())
-        openScenarioFile(path);
+    SearchOptions o;
+    o.algorithm = m_algo->currentText().toStdString();
+    o.budget = m_budget->value();
+    o.seed = static_cast<std::uint64_t>(m_seed->value());
+    o.extra["ppo.elite"] = m_eliteSize->value();
+    o.extra["ppo.tau"] = m_tau->value();
+    return o;
 }
+
+Scenario MainWindow::scenario() const { return m_editor->scenario(); }
+
+void MainWindow::setScenario(const Scenario& s, const QString& path)
+{
+    m_controller.cancel();
+    m_editor->setScenario(s);
+    m_path = path;
+    m_modified = false;
+    m_haveResult = false;
+    m_panel->setScenario(s);
+    m_planView->setScenario(s);
+    refreshReferences();
+    refreshStartState();
+    setWindowTitle(tr("ShardLab — %1%2").arg(QString::fromStdString(s.name), path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(path).fileName())));
+    showMessage(tr("Scenario %1 ready: press Start (Ctrl+R) to search.").arg(QString::fromStdString(s.name)), false);
+    Q_EMIT scenarioChanged();
+}
+
+void MainWindow::refreshReferences()
+{
+    const Scenario s = m_editor->scenario();
+    if (!m_editor->isRunnable())
+        return;
+    const Simulator sim(s);
+    const RecipePlan rp = megatronPlan(sim);
+    m_megatronValue = rp.found ? rp.result.tokensPerSPerGpu : 0;
+    if (rp.found)
+        m_panel->setMegatronReference(m_megatronValue);
+    m_planView->setScenario(s);
+}
+
+void MainWindow::onScenarioEdited()
+{
+    if (m_controller.isRunning()) {
+        m_controller.cancel();
+        showMessage(tr("The search was cancelled because the scenario changed."), false);
+    }
+    m_modified = true;
+    m_haveResult = false;
+    const Scenario s = m_editor->scenario();
+    m_panel->setScenario(s);
+    refreshReferences();
+    refreshStartState();
+    Q_EMIT scenarioChanged();
+}
+
+void MainWindow::refreshStartState()
+{
+    const bool runnable = m_editor->isRunnable();
+    const bool running = m_controller.isRunning();
+    m_startAction->setEnabled(runnable && !running);
+    m_stopAction->setEnabled(running);
+    if (!runnable) {
+        QStringList why;
+        for (const FieldError& e : m_editor->problems())
+            why << QString::fromStdString(e.toString());
+        m_startAction->setToolTip(tr("Cannot start: %1").arg(why.join(QStringLiteral("; "))));
+        showMessage(tr("The scenario cannot run: %1").arg(why.join(QStringLiteral("; "))), true);
+    } else {
+        m_startAction->setToolTip(tr("Start the search (Ctrl+R)"));
+    }
+}
+
+bool MainWindow::showTab(const QString& name)
+{
+    if (name == QLatin1String("search"))
+        m_tabs->setCurrentWidget(m_panel);
+    else if (name == QLatin1String("plan"))
+        m_tabs->setCurrentWidget(m_planView);
+    else
+        return false;
+    return true;
+}
+
+bool MainWindow::setAlgorithm(const QString& name)
+{
+    const int i = m_algo->findText(name);
+    if (i < 0)
+        return false;
+    m_algo->setCurrentIndex(i);
+    return true;
+}
+
+void MainWindow::setSeed(int seed) { m_seed->setValue(seed); }
+void MainWindow::setBudget(int budget) { m_budget->setValue(budget); }
+
+bool MainWindow::startSearch()
+{
+    if (!m_editor->isRunnable()) {
+        refreshStartState();
+        return false;
+    }
+    const SearchOptions o = currentOptions();
+    const FieldErrors bad = validateSearchOptions(o);
+    if (!bad.empty()) {
+        showMessage(QString::fromStdString(bad.front().toString()), true);
+        return false;
+    }
+    m_certifying = false;
+    m_haveResult = false;
+    m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()));
+    m_progress->setValue(0);
+    m_controller.start(m_editor->scenario(), o);
+    showMessage(tr("Searching with %1…").arg(m_algo->currentText()), false);
+    return true;
+}
+
+void MainWindow::certifyOptimum()
+{
+    if (!m_editor->isRunnable())
+        return;
+    SearchOptions o;
+    o.algorithm = "exact";
+    m_certifying = true;
+    m_panel->beginRun(tr("exact"));
+    m_controller.start(m_editor->scenario(), o);
+    showMessage(tr("Certifying the optimum with the exact search…"), false);
+}
+
+void MainWindow::stopSearch()
+{
+    m_controller.stop();
+}
+
+bool MainWindow::isSearching() const { return m_controller.isRunning(); }
+double MainWindow::longestStallMs() const { return m_controller.longestStallMs(); }
+
+void MainWindow::onProgress(const LiveProgress& p)
+{
+    m_panel->addProgress(p);
+    m_progress->setValue(static_cast<int>(std::clamp(p.core.fraction, 0.0, 1.0) * 1000));
+    m_statusLabel->setText(tr("%1 simulator calls · %2 s · best %3 tok/s/GPU")
+                               .arg(p.core.calls)
+                               .arg(p.core.elapsedS, 0, 'f', 1)
+                               .arg(p.core.haveBest ? QString::number(p.core.bestTokensPerSPerGpu, 'f', 1)
+                                                    : QStringLiteral("—")));
+}
+
+void MainWindow::onFinished(const JobResult& r)
+{
+    m_lastResult = r;
+    m_haveResult = true;
+    m_panel->finishRun(r);
+    m_progress->setValue(1000);
+    const SearchOutcome& o = r.outcome;
+    if (o.found) {
+        m_planView->showPlan(tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm)), o.best);
+        QString text = tr("%1 found %2 tok/s/GPU in %3 simulator calls and %4 s")
+                           .arg(QString::fromStdString(o.algorithm))
+                           .arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1)
+                           .arg(o.calls)
+                           .arg(o.wallSeconds, 0, 'f', 2);
+        if (m_megatronValue > 0)
+            text += tr(" (%1x the Megatron recipe)").arg(o.bestResult.tokensPerSPerGpu / m_megatronValue, 0, 'f', 3);
+        if (o.provedOptimal)
+            text += tr("; proved optimal under the simulator");
+        if (o.stopped)
+            text += tr("; stopped early");
+        showMessage(text + QLatin1Char('.'), false);
+    } else {
+        showMessage(tr("No valid plan: %1").arg(QString::fromStdString(o.message)), true);
+    }
+    m_statusLabel->setText(tr("%1 simulator calls · %2 s · longest UI stall %3 ms")
+                               .arg(o.calls)
+                               .arg(o.wallSeconds, 0, 'f', 2)
+                               .arg(m_controller.longestStallMs(), 0, 'f', 1));
+    Q_EMIT searchDone(o.found);
+}
+
+void MainWindow::onFailed(const QString& reason)
+{
+    showMessage(tr("The search failed: %1").arg(reason), true);
+    Q_EMIT searchDone(false);
+}
+
+void MainWindow::onRunningChanged(bool)
+{
+    refreshStartState();
+    m_algo->setEnabled(!m_controller.isRunning());
+}
+
+void MainWindow::showMessage(const QString& text, bool error)
+{
+    m_message->setText(text);
+    m_message->setStyleSheet(error ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
+                                   : QStringLiteral("QLabel { color: palette(text); }"));
+    m_message->setVisible(!text.isEmpty());
+}
+
+QString MainWindow::statusText() const { return m_message->isHidden() ? QString() : m_message->text(); }
 
 bool MainWindow::openScenarioFile(const QString& path)
 {
@@ -77,31 +385,172 @@ bool MainWindow::openScenarioFile(const QString& path)
         QStringList lines;
         for (const FieldError& e : s.errors)
             lines << QString::fromStdString(e.toString());
-        showError(lines.join(QLatin1Char('\n')));
+        showMessage(lines.join(QLatin1Char('\n')), true);
         return false;
     }
-    setScenario(s.value);
+    setScenario(s.value, path);
+    addRecent(path);
     return true;
 }
 
-void MainWindow::setScenario(const Scenario& s)
+void MainWindow::openDialog()
 {
-    m_scenario = s;
-    m_message->hide();
-    m_view->setScenario(s);
-    setWindowTitle(tr("ShardLab — %1").arg(QString::fromStdString(s.name)));
-    Q_EMIT scenarioChanged();
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QFileInfo(m_path).path(),
+                                                      tr("ShardLab scenario (*.json)"));
+    if (!path.isEmpty())
+        openScenarioFile(path);
 }
 
-void MainWindow::showError(const QString& message)
+bool MainWindow::saveScenario()
 {
-    m_message->setText(message);
-    m_message->show();
+    if (m_path.isEmpty())
+        return saveScenarioAs();
+    const Status st = saveScenarioFile(m_path.toStdString(), m_editor->scenario());
+    if (!st.ok()) {
+        showMessage(QString::fromStdString(st.error->toString()), true);
+        return false;
+    }
+    m_modified = false;
+    addRecent(m_path);
+    showMessage(tr("Saved %1").arg(m_path), false);
+    return true;
 }
 
-QString MainWindow::statusText() const
+bool MainWindow::saveScenarioAs()
 {
-    return m_message->isVisible() ? m_message->text() : QString();
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, tr("ShardLab scenario (*.json)"));
+    if (path.isEmpty())
+        return false;
+    m_path = path;
+    return saveScenario();
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_modified)
+        return true;
+    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
+                                              tr("The scenario has unsaved changes. Save them first?"),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save)
+        return saveScenario();
+    return answer == QMessageBox::Discard;
+}
+
+bool MainWindow::exportPlan(const QString& path, QString* error)
+{
+    const Scenario s = m_editor->scenario();
+    const Plan p = m_planView->currentPlan();
+    const Status st = savePlanFile(path.toStdString(), p, &s);
+    if (!st.ok()) {
+        if (error)
+            *error = QString::fromStdString(st.error->toString());
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::exportPlanDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), QStringLiteral("plan.json"),
+                                                      tr("ShardLab plan (*.json)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (exportPlan(path, &error))
+        showMessage(tr("Exported the plan in the Plan tab to %1 (shardlab-cli evaluate accepts it).").arg(path), false);
+    else
+        showMessage(error, true);
+}
+
+void MainWindow::exportPlotsDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"), QStringLiteral("shardlab.png"),
+                                                      tr("PNG image (*.png);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    const QFileInfo fi(path);
+    const QString curve = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-throughput.")
+        + fi.suffix();
+    const QString plan = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-plan.") + fi.suffix();
+    const bool ok = m_panel->exportCurve(curve) && m_planView->exportPlots(plan);
+    showMessage(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not write %1").arg(path), !ok);
+}
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] {
+            if (maybeSave())
+                openScenarioFile(path);
+        });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
+    m_budget->setValue(settings.value(QStringLiteral("budget"), 4000).toInt());
+    m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
+    rebuildRecentMenu();
+    // The last scenario (its file, else its content), else the first benchmark scenario.
+    const QString last = settings.value(QStringLiteral("lastScenarioPath")).toString();
+    if (!last.isEmpty() && QFileInfo::exists(last) && openScenarioFile(last))
+        return;
+    const QByteArray json = settings.value(QStringLiteral("lastScenarioJson")).toByteArray();
+    if (!json.isEmpty()) {
+        auto s = parseScenario(json.toStdString(), "(last session)");
+        if (s.ok()) {
+            setScenario(s.value);
+            return;
+        }
+    }
+    auto s = scenarioPreset(kDefaultScenario);
+    if (s.ok())
+        setScenario(s.value);
+}
+
+void MainWindow::saveSettings()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    settings.setValue(QStringLiteral("algorithm"), m_algo->currentText());
+    settings.setValue(QStringLiteral("budget"), m_budget->value());
+    settings.setValue(QStringLiteral("seed"), m_seed->value());
+    settings.setValue(QStringLiteral("lastScenarioPath"), m_path);
+    settings.setValue(QStringLiteral("lastScenarioJson"),
+                      QByteArray::fromStdString(scenarioToJson(m_editor->scenario())));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_controller.shutdown();
+    saveSettings();
+    event->accept();
 }
 
 } // namespace shardlab::ui

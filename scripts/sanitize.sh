@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Sanitizer runs of the test suite.
+#   scripts/sanitize.sh asan   ASan + UBSan: the core, its Qt Test units, the CLI and fuzz
+#                              replays (no GUI, no LibTorch) -- what .ci/run runs
+#   scripts/sanitize.sh tsan   TSan: the search and GUI threading tests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODE=${1:-asan}
+scripts/install-deps.sh
+case $MODE in
+  asan)
+    BUILD=build-asan
+    FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+    OPTS=(-DSHARDLAB_BUILD_GUI=OFF -DSHARDLAB_BUILD_RL=OFF -DSHARDLAB_BUILD_QT_TESTS=ON)
+    TESTS=()
+    export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    ;;
+  tsan)
+    BUILD=build-tsan
+    FLAGS="-fsanitize=thread -fno-omit-frame-pointer"
+    OPTS=(-DSHARDLAB_BUILD_GUI=ON -DSHARDLAB_BUILD_RL=OFF -DSHARDLAB_BUILD_QT_TESTS=ON)
+    TESTS=(-R "tst_search|tst_main_window")
+    # Qt itself is not built with TSan: its internal synchronization is invisible to
+    # TSan, so reports whose every frame is inside Qt are suppressed (tests/tsan.supp).
+    export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1"
+    ;;
+  *) echo "usage: scripts/sanitize.sh asan|tsan" >&2; exit 2 ;;
+esac
+if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${OPTS[@]}" \
+    -DCMAKE_CXX_FLAGS="$FLAGS" -DCMAKE_EXE_LINKER_FLAGS="$FLAGS"
+fi
+cmake --build "$BUILD" -j "${SHARDLAB_JOBS:-2}"
+cd "$BUILD"
+QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "${SHARDLAB_JOBS:-2}" "${TESTS[@]}"

@@ -1,0 +1,13 @@
+# Replays of the fuzz targets over seeds and regression inputs: part of every ctest run.
+set(_res ${PROJECT_SOURCE_DIR}/resources)
+set(_data ${PROJECT_SOURCE_DIR}/tests/data)
+set(_reg ${CMAKE_CURRENT_LIST_DIR}/regressions)
+set(_inputs_scenario ${_res}/scenarios ${_data}/bad ${_reg}/scenario)
+set(_inputs_plan ${_data}/plans ${_data}/bad ${_reg}/plan)
+set(_inputs_hf_config ${_data}/hf ${_data}/bad ${_reg}/hf_config)
+foreach(t scenario plan hf_config)
+  add_executable(fuzz_replay_${t} ${CMAKE_CURRENT_LIST_DIR}/fuzz_${t}.cpp ${CMAKE_CURRENT_LIST_DIR}/replay_main.cpp)
+  target_link_libraries(fuzz_replay_${t} PRIVATE shardlab_core)
+  target_include_directories(fuzz_replay_${t} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  add_test(NAME fuzz.replay.${t} COMMAND fuzz_replay_${t} ${_inputs_${t}})
+endforeach()

@@ -1,0 +1,295 @@
+// The plan view against the real simulator: the Megatron reference, what-if edits through
+// the widgets, invalid plans showing reasons instead of numbers, and the per-token
+// comparison that the explanation ranks by.
+#include <QtTest>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+
+#include <cmath>
+
+#include "breakdown_plot.h"
+#include "io/presets.h"
+#include "plan_explain.h"
+#include "plan_tables.h"
+#include "plan_view.h"
+
+using namespace shardlab;
+using shardlab::ui::PlanView;
+
+namespace {
+Scenario preset(const char* name)
+{
+    auto s = scenarioPreset(name);
+    if (!s.ok())
+        qFatal("preset %s: %s", name, s.firstError().c_str());
+    return s.value;
+}
+
+// Every text the view shows: labels and table cells.
+QStringList visibleTexts(const PlanView& v)
+{
+    QStringList out;
+    for (const QLabel* l : v.findChildren<QLabel*>())
+        out << l->text();
+    for (const QTableWidget* t : v.findChildren<QTableWidget*>())
+        for (int r = 0; r < t->rowCount(); ++r)
+            for (int c = 0; c < t->columnCount(); ++c)
+                if (const QTableWidgetItem* item = t->item(r, c))
+                    out << item->text();
+    out << v.headlineText() << v.explanation();
+    return out;
+}
+
+// NaN, Inf and the simulator's 1e300 "unbounded" must never be shown or plotted.
+void verifyNoNonFinite(const PlanView& v)
+{
+    // (a 1e300 printed digit by digit is as bad as "inf")
+    static const QRegularExpression bad(QStringLiteral("\\b(nan|inf|infinity)\\b|e\\+\\d{2,}|\\d{16,}"),
+                                        QRegularExpression::CaseInsensitiveOption);
+    for (const QString& t : visibleTexts(v))
+        QVERIFY2(!bad.match(t).hasMatch(), qPrintable(t));
+    const auto* plot = v.findChild<shardlab::ui::BreakdownPlot*>();
+    QVERIFY(plot);
+    for (double x : plot->plottedValues())
+        QVERIFY2(std::isfinite(x) && std::fabs(x) < 1e15, qPrintable(QString::number(x)));
+}
+
+QTableWidget* collectives(const PlanView& v) { return v.findChild<QTableWidget*>(QStringLiteral("collectivesTable")); }
+} // namespace
+
+class TestPlanView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void megatronForLlamaIsValidWithTwoAllReducesPerLayer();
+    void whatIfTp3ShowsReasonsAndNoNaN();
+    void operatorOptionChangeReEvaluates();
+    void resetReturnsToMegatron();
+    void perTokenRowsSumToInverseThroughput_data();
+    void perTokenRowsSumToInverseThroughput();
+    void mlaTokenAttentionIsExplained();
+    void noNonFiniteNumbers_data();
+    void noNonFiniteNumbers();
+    void scenarioWithProblemsShowsThemAndNoPlan();
+    void exportsPngAndPdf();
+};
+
+void TestPlanView::megatronForLlamaIsValidWithTwoAllReducesPerLayer()
+{
+    PlanView v;
+    const Scenario s = preset("llama3-70b-8gpu");
+    v.setScenario(s);
+    const RecipePlan recipe = megatronPlan(Simulator(s));
+    QCOMPARE(v.currentPlan(), recipe.plan);
+    QCOMPARE(v.referencePlan(), recipe.plan);
+    QVERIFY(v.currentResult().valid);
+    QCOMPARE(v.currentResult().tokensPerSPerGpu, recipe.result.tokensPerSPerGpu);
+    QVERIFY(v.headlineText().contains(QStringLiteral("VALID")));
+    QVERIFY(!v.headlineText().contains(QStringLiteral("INVALID")));
+    QVERIFY(v.headlineText().contains(QStringLiteral("TP 8")));
+
+    // Megatron's pattern: one all-reduce after attention (charged to ffn_norm, which needs
+    // the replicated input) and one after the FFN (charged to the next layer's attn_norm).
+    QTableWidget* t = collectives(v);
+    using C = shardlab::ui::CollectivesTable;
+    QStringList perLayerAllReduces;
+    for (int r = 0; r < t->rowCount(); ++r)
+        if (t->item(r, C::Kind)->text() == QStringLiteral("all-reduce")
+            && t->item(r, C::PerLayer)->text() == QStringLiteral("1"))
+            perLayerAllReduces << t->item(r, C::Operator)->text();
+    perLayerAllReduces.sort();
+    QCOMPARE(perLayerAllReduces, (QStringList{QStringLiteral("attn_norm"), QStringLiteral("ffn_norm")}));
+    for (int r = 0; r < t->rowCount(); ++r)
+        if (perLayerAllReduces.contains(t->item(r, C::Operator)->text()))
+            QCOMPARE(t->item(r, C::LayoutChange)->text(), QStringLiteral("P → R"));
+    verifyNoNonFinite(v);
+}
+
+void TestPlanView::whatIfTp3ShowsReasonsAndNoNaN()
+{
+    PlanView v;
+    v.setScenario(preset("llama3-70b-8gpu"));
+    QSignalSpy spy(&v, &PlanView::planEdited);
+    auto* tp = v.findChild<QSpinBox*>(QStringLiteral("whatIf.tensor_parallel"));
+    QVERIFY(tp);
+    tp->setValue(3);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(spy.at(0).at(0).value<Plan>().tensorParallel, 3);
+    QCOMPARE(v.currentPlan().tensorParallel, 3);
+    QVERIFY(!v.currentResult().valid);
+    const QString head = v.headlineText();
+    QVERIFY(head.contains(QStringLiteral("INVALID")));
+    QVERIFY2(head.contains(QStringLiteral("tiling")), qPrintable(head));
+    QVERIFY2(head.contains(QStringLiteral("not divisible by tensor_parallel 3")), qPrintable(head));
+    QVERIFY(!head.contains(QStringLiteral("tokens/s per GPU"))); // reasons instead of numbers
+    verifyNoNonFinite(v);
+}
+
+void TestPlanView::operatorOptionChangeReEvaluates()
+{
+    PlanView v;
+    v.setScenario(preset("llama3-70b-8gpu"));
+    const double before = v.currentResult().tokensPerSPerGpu;
+    QSignalSpy spy(&v, &PlanView::planEdited);
+    auto* norm = v.findChild<QComboBox*>(QStringLiteral("whatIf.op.attn_norm"));
+    QVERIFY(norm);
+    const int sequence = norm->findData(optionFromName(OpId::AttnNorm, "sequence"));
+    norm->setCurrentIndex(sequence);
+    Q_EMIT norm->activated(sequence);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(v.currentPlan().option(OpId::AttnNorm), optionFromName(OpId::AttnNorm, "sequence"));
+    QVERIFY(v.currentResult().valid);
+    QVERIFY(v.currentResult().tokensPerSPerGpu != before);
+    QVERIFY(v.currentTitle().contains(QStringLiteral("what-if")));
+    // The explanation names the operator that changed.
+    QVERIFY(v.explanation().join(QLatin1Char(' ')).contains(QStringLiteral("attn_norm")));
+    verifyNoNonFinite(v);
+}
+
+void TestPlanView::resetReturnsToMegatron()
+{
+    PlanView v;
+    v.setScenario(preset("llama3-70b-8gpu"));
+    v.findChild<QSpinBox*>(QStringLiteral("whatIf.batch"))->setValue(7);
+    QVERIFY(v.currentPlan() != v.referencePlan());
+    QSignalSpy spy(&v, &PlanView::planEdited);
+    v.findChild<QPushButton*>(QStringLiteral("whatIf.reset"))->click();
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(v.currentPlan(), v.referencePlan());
+    QCOMPARE(v.findChild<QSpinBox*>(QStringLiteral("whatIf.batch"))->value(), v.referencePlan().batch);
+}
+
+void TestPlanView::perTokenRowsSumToInverseThroughput_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<int>("pipeline");
+    QTest::newRow("llama, PP 1") << "llama3-70b-8gpu" << 1;
+    QTest::newRow("llama, PP 2") << "llama3-70b-8gpu" << 2;
+    QTest::newRow("mixtral") << "mixtral-8x22b-64gpu" << 1;
+}
+
+void TestPlanView::perTokenRowsSumToInverseThroughput()
+{
+    // The comparison's unit: GPU·µs per generated token. Operators + bubble row must add up
+    // to 1e6 / (tokens/s per GPU) exactly, for both plans, or the ranking would lie.
+    QFETCH(QString, scenario);
+    QFETCH(int, pipeline);
+    const Scenario s = preset(scenario.toLatin1().constData());
+    const Simulator sim(s);
+    const RecipePlan ref = megatronPlan(sim);
+    Plan p = ref.plan;
+    p.tensorParallel = std::max(1, ref.plan.tensorParallel / pipeline); // keep the GPU count
+    p.pipelineParallel = pipeline;
+    p.dataParallel = int(s.cluster.totalGpus() / (p.tensorParallel * pipeline));
+    p.microBatches = pipeline;
+    p.batch = std::max(pipeline, ref.plan.batch / 2 / pipeline * pipeline);
+    p.setOption(OpId::FfnNorm, optionFromName(OpId::FfnNorm, "sequence"));
+    const SimResult r = sim.evaluate(p), rr = sim.evaluate(ref.plan);
+    QCOMPARE(r.structureChecks, 0u);
+    const auto c = shardlab::ui::comparePlans(sim, p, r, ref.plan, rr, QStringLiteral("Megatron"));
+    QVERIFY(c.comparable);
+    QVERIFY(std::fabs(c.thisPerToken * r.tokensPerSPerGpu / 1e6 - 1) < 1e-9);
+    QVERIFY(std::fabs(c.refPerToken * rr.tokensPerSPerGpu / 1e6 - 1) < 1e-9);
+    QVERIFY(!c.sentences.isEmpty());
+}
+
+void TestPlanView::mlaTokenAttentionIsExplained()
+{
+    // DeepSeek-V3 under Megatron splits attention by heads over TP 8; MLA's latent cache
+    // is shared by all heads, so every rank reads all of it. Token-split attention avoids
+    // that: the explanation must say so, with attention as the largest difference.
+    PlanView v;
+    v.setScenario(preset("deepseek-v3-256gpu"));
+    const double before = v.currentResult().tokensPerSPerGpu;
+    Plan p = v.currentPlan();
+    p.setOption(OpId::Attention, optionFromName(OpId::Attention, "token"));
+    v.showPlan(QStringLiteral("token attention"), p);
+    QVERIFY(v.currentResult().valid);
+    QVERIFY(v.currentResult().tokensPerSPerGpu > before);
+    const QStringList e = v.explanation();
+    QVERIFY(e.size() >= 2);
+    QVERIFY2(e[1].startsWith(QStringLiteral("<b>attention</b>")), qPrintable(e[1]));
+    QVERIFY2(e[1].contains(QStringLiteral("MLA's latent cache")), qPrintable(e[1]));
+    QVERIFY(e[1].contains(QStringLiteral("8 tensor-parallel ranks")));
+    verifyNoNonFinite(v);
+}
+
+void TestPlanView::noNonFiniteNumbers_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<QString>("edit");
+    const char* scenarios[] = {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"};
+    for (const char* s : scenarios)
+        for (const char* e : {"megatron", "tp1", "pp2", "huge-batch", "bad-micro", "absurd-link"})
+            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(s), QLatin1String(e))))
+                << QString::fromLatin1(s) << QString::fromLatin1(e);
+}
+
+void TestPlanView::noNonFiniteNumbers()
+{
+    QFETCH(QString, scenario);
+    QFETCH(QString, edit);
+    Scenario s = preset(scenario.toLatin1().constData());
+    if (edit == QStringLiteral("absurd-link")) // valid but absurd: the simulator overflows to its 1e300 sentinel
+        s.cluster.interNodeGBps = s.cluster.nvlinkGBps = 1e-300;
+    PlanView v;
+    v.setScenario(s);
+    Plan p = v.currentPlan();
+    const long long n = s.cluster.totalGpus();
+    if (edit == QStringLiteral("tp1")) {
+        p.tensorParallel = 1;
+        p.dataParallel = int(n / p.pipelineParallel);
+    } else if (edit == QStringLiteral("pp2")) {
+        p.pipelineParallel *= 2;
+        p.dataParallel = std::max<long long>(1, n / (p.tensorParallel * p.pipelineParallel));
+        p.microBatches = 2;
+        p.batch = 2 * std::max(1, p.batch / 2);
+    } else if (edit == QStringLiteral("huge-batch")) {
+        p.batch = 1 << 20;
+    } else if (edit == QStringLiteral("bad-micro")) {
+        p.microBatches = 7;
+    }
+    v.showPlan(edit, p);
+    verifyNoNonFinite(v);
+    if (!v.currentResult().valid)
+        QVERIFY(v.headlineText().contains(QStringLiteral("INVALID")));
+}
+
+void TestPlanView::scenarioWithProblemsShowsThemAndNoPlan()
+{
+    Scenario s = preset("llama3-70b-8gpu");
+    s.model.kvHeads = 0; // the simulator would divide by it
+    PlanView v;
+    v.setScenario(s);
+    QVERIFY(!v.currentResult().valid);
+    QVERIFY2(v.headlineText().contains(QStringLiteral("model.kv_heads")), qPrintable(v.headlineText()));
+    QVERIFY(!v.findChild<QSpinBox*>(QStringLiteral("whatIf.tensor_parallel"))->isEnabled());
+    v.showPlan(QStringLiteral("anything"), Plan{}); // must not crash without a simulator
+    verifyNoNonFinite(v);
+}
+
+void TestPlanView::exportsPngAndPdf()
+{
+    PlanView v;
+    v.setScenario(preset("llama3-70b-8gpu"));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString png = dir.filePath(QStringLiteral("breakdown.png")),
+                  pdf = dir.filePath(QStringLiteral("breakdown.pdf"));
+    QVERIFY(v.exportPlots(png));
+    QVERIFY(v.exportPlots(pdf));
+    QVERIFY(QFileInfo(png).size() > 1000);
+    QVERIFY(QFileInfo(pdf).size() > 1000);
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 900);
+    QVERIFY(!v.exportPlots(dir.filePath(QStringLiteral("breakdown.txt"))));
+}
+
+QTEST_MAIN(TestPlanView)
+#include "tst_plan_view.moc"

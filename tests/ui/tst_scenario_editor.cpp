@@ -1,0 +1,282 @@
+// The scenario editor: edits through the widgets update scenario() and its validation,
+// problems name their JSON path and mark their widget, presets and HF import fill fields.
+#include <QtTest>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSpinBox>
+
+#include "io/presets.h"
+#include "scenario_editor.h"
+#include "topology_view.h"
+#include "ui_format.h"
+
+using namespace shardlab;
+using shardlab::ui::ScenarioEditor;
+
+namespace {
+Scenario preset(const char* name)
+{
+    auto s = scenarioPreset(name);
+    if (!s.ok())
+        qFatal("preset %s: %s", name, s.firstError().c_str());
+    return s.value;
+}
+
+bool names(const FieldErrors& errors, const QString& path)
+{
+    for (const FieldError& e : errors)
+        if (QString::fromStdString(e.where) == path)
+            return true;
+    return false;
+}
+
+bool marked(QWidget* w) { return w->property("shardlabFieldError").toBool(); }
+
+// Selects a combo item the way a user does: activated() is what the editor listens to.
+void activate(QComboBox* box, const QString& text)
+{
+    const int i = box->findText(text);
+    QVERIFY2(i >= 0, qPrintable(text));
+    box->setCurrentIndex(i);
+    Q_EMIT box->activated(i);
+}
+} // namespace
+
+class TestScenarioEditor : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void setScenarioEmitsNothing();
+    void kvHeadsEditFlagsAndFixRestores();
+    void typingIntoAFieldIsValidated();
+    void problemsMapToTheirWidget_data();
+    void problemsMapToTheirWidget();
+    void modelPresetFillsFields();
+    void clusterPresetFillsFieldsAndTopology();
+    void mixtureOfExpertsCheckboxShowsExpertFields();
+    void weightsLargerThanTheClusterAreAProblem();
+    void mlaShowsLatentFields();
+    void hfImportFillsModelAndReportsErrorsInline();
+};
+
+void TestScenarioEditor::setScenarioEmitsNothing()
+{
+    ScenarioEditor ed;
+    QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QCOMPARE(spy.count(), 0);
+    QVERIFY(ed.isRunnable());
+    QCOMPARE(ed.scenario().model.kvHeads, 8);
+    QCOMPARE(qobject_cast<QSpinBox*>(ed.fieldWidget(QStringLiteral("model.kv_heads")))->value(), 8);
+}
+
+void TestScenarioEditor::kvHeadsEditFlagsAndFixRestores()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
+    auto* kv = ed.findChild<QSpinBox*>(QStringLiteral("model.kv_heads"));
+    QVERIFY(kv);
+
+    kv->setValue(7);
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(ed.scenario().model.kvHeads, 7);
+    QVERIFY(!ed.isRunnable());
+    QVERIFY(names(ed.problems(), QStringLiteral("model.kv_heads")));
+    QVERIFY(ed.problemText().contains(QStringLiteral("attention_heads (64) must be divisible by kv_heads (7)")));
+    QVERIFY(marked(kv));
+    QVERIFY(kv->toolTip().contains(QStringLiteral("divisible")));
+    auto* status = ed.findChild<QLabel*>(QStringLiteral("problems"));
+    QVERIFY(status->text().contains(QStringLiteral("model.kv_heads")));
+
+    kv->setValue(8);
+    QCOMPARE(spy.count(), 2);
+    QVERIFY(ed.isRunnable());
+    QVERIFY(ed.problems().empty());
+    QVERIFY(!marked(kv));
+    QVERIFY(!kv->toolTip().contains(QStringLiteral("divisible")));
+}
+
+void TestScenarioEditor::typingIntoAFieldIsValidated()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    ed.show();
+    auto* layers = ed.findChild<QSpinBox*>(QStringLiteral("model.layers"));
+    layers->setFocus();
+    layers->selectAll();
+    QTest::keyClicks(layers, QStringLiteral("0"));
+    QCOMPARE(ed.scenario().model.layers, 0);
+    QVERIFY(names(ed.problems(), QStringLiteral("model.layers")));
+    QVERIFY(marked(layers));
+    layers->selectAll();
+    QTest::keyClicks(layers, QStringLiteral("80"));
+    QCOMPARE(ed.scenario().model.layers, 80);
+    QVERIFY(ed.isRunnable());
+}
+
+void TestScenarioEditor::problemsMapToTheirWidget_data()
+{
+    QTest::addColumn<QString>("path");
+    QTest::addColumn<double>("value");
+    // Values inside the widgets' ranges but outside the valid ones: the validator, not
+    // the widget, must say what is wrong.
+    QTest::newRow("layers") << "model.layers" << 0.0;
+    QTest::newRow("layers too many") << "model.layers" << 5000.0;
+    QTest::newRow("vocab") << "model.vocab_size" << 0.0;
+    QTest::newRow("nodes") << "cluster.nodes" << 0.0;
+    QTest::newRow("nvlink bandwidth") << "cluster.nvlink_gb_per_s" << 0.0;
+    QTest::newRow("hbm efficiency above 1") << "cluster.gpu.efficiency.hbm" << 1.5;
+    QTest::newRow("reserve eats the HBM") << "cluster.gpu.memory_reserve_gb" << 79.0;
+    QTest::newRow("tpot slo") << "workload.tpot_slo_ms" << 0.0;
+    QTest::newRow("prompt") << "workload.prompt_tokens" << 0.0;
+}
+
+void TestScenarioEditor::problemsMapToTheirWidget()
+{
+    QFETCH(QString, path);
+    QFETCH(double, value);
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QWidget* w = ed.fieldWidget(path);
+    QVERIFY2(w, qPrintable(path));
+    QCOMPARE(w->objectName(), path);
+    if (auto* i = qobject_cast<QSpinBox*>(w))
+        i->setValue(int(value));
+    else if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
+        d->setValue(value);
+    else
+        QFAIL("not a spin box");
+    QVERIFY2(names(ed.problems(), path), qPrintable(ed.problemText()));
+    QVERIFY(!ed.isRunnable());
+    QVERIFY(marked(w));
+}
+
+void TestScenarioEditor::modelPresetFillsFields()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
+    auto* box = ed.findChild<QComboBox*>(QStringLiteral("model.preset"));
+    QVERIFY(box);
+    QCOMPARE(box->currentText(), QStringLiteral("llama3-70b"));
+
+    activate(box, QStringLiteral("deepseek-v3"));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(ed.scenario().model.name, std::string("DeepSeek-V3"));
+    QCOMPARE(ed.scenario().model.attention, AttentionKind::MLA);
+    QCOMPARE(ed.findChild<QSpinBox*>(QStringLiteral("model.moe.experts"))->value(), 256);
+    QCOMPARE(ed.findChild<QSpinBox*>(QStringLiteral("model.mla.kv_lora_rank"))->value(), 512);
+    QVERIFY(ed.findChild<QCheckBox*>(QStringLiteral("model.moe"))->isChecked());
+    // The brief's example: live parameter counts.
+    QVERIFY2(ed.findChild<QLabel*>(QStringLiteral("parameterCount"))
+                 ->text()
+                 .contains(QStringLiteral("671.03 B total, 37.55 B active")),
+             qPrintable(ed.findChild<QLabel*>(QStringLiteral("parameterCount"))->text()));
+    // The cluster is untouched: DeepSeek-V3 in FP8 fits in 8 GPUs? 671 GB > 8 x 74 GB: flagged.
+    QVERIFY(names(ed.problems(), QStringLiteral("cluster.nodes")));
+
+    // Editing a field makes the model custom; the preset box says so.
+    ed.findChild<QSpinBox*>(QStringLiteral("model.layers"))->setValue(60);
+    QCOMPARE(box->currentIndex(), 0);
+}
+
+void TestScenarioEditor::clusterPresetFillsFieldsAndTopology()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    auto* box = ed.findChild<QComboBox*>(QStringLiteral("cluster.preset"));
+    activate(box, QStringLiteral("h100-64"));
+    QCOMPARE(ed.scenario().cluster.totalGpus(), 64LL);
+    QCOMPARE(ed.findChild<QSpinBox*>(QStringLiteral("cluster.nodes"))->value(), 8);
+    QCOMPARE(ed.findChild<QSpinBox*>(QStringLiteral("cluster.gpus_per_node"))->value(), 8);
+    QCOMPARE(ed.findChild<QDoubleSpinBox*>(QStringLiteral("cluster.inter_node_gb_per_s"))->value(), 50.0);
+    QVERIFY(ed.findChild<QLabel*>(QStringLiteral("totalGpus"))->text().contains(QStringLiteral("64")));
+    auto* topo = ed.findChild<shardlab::ui::TopologyView*>(QStringLiteral("topology"));
+    QVERIFY(topo->summary().startsWith(QStringLiteral("8 node(s) × 8 GPUs = 64 GPUs")));
+
+    // The drawing follows the fields.
+    ed.findChild<QSpinBox*>(QStringLiteral("cluster.nodes"))->setValue(2);
+    QVERIFY(topo->summary().startsWith(QStringLiteral("2 node(s) × 8 GPUs = 16 GPUs")));
+    QCOMPARE(box->currentIndex(), 0); // no longer a preset
+}
+
+void TestScenarioEditor::mixtureOfExpertsCheckboxShowsExpertFields()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    ed.show();
+    auto* experts = ed.findChild<QSpinBox*>(QStringLiteral("model.moe.experts"));
+    auto* check = ed.findChild<QCheckBox*>(QStringLiteral("model.moe"));
+    QVERIFY(!experts->isVisibleTo(&ed));
+    QTest::mouseClick(check, Qt::LeftButton, {}, QPoint(6, check->height() / 2)); // on the box, not the empty row
+    QVERIFY(check->isChecked());
+    QVERIFY(experts->isVisibleTo(&ed));
+    QVERIFY(ed.scenario().model.isMoe());
+    QCOMPARE(experts->value(), ed.scenario().model.moe.experts);
+
+    // Ticked with no experts: the editor's own check names the field.
+    experts->setValue(0);
+    QVERIFY(names(ed.problems(), QStringLiteral("model.moe.experts")));
+    QTest::mouseClick(check, Qt::LeftButton, {}, QPoint(6, check->height() / 2)); // on the box, not the empty row
+    QVERIFY(!ed.scenario().model.isMoe());
+    QVERIFY(!experts->isVisibleTo(&ed));
+    QVERIFY2(ed.isRunnable(), qPrintable(ed.problemText()));
+}
+
+void TestScenarioEditor::weightsLargerThanTheClusterAreAProblem()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QVERIFY(ed.applyModelPreset(QStringLiteral("llama3-405b")));
+    // 405 B parameters x 2 bytes = 811 GB > 8 GPUs x (80 - 6) GB = 592 GB.
+    QVERIFY(names(ed.problems(), QStringLiteral("cluster.nodes")));
+    QVERIFY(ed.problemText().contains(QStringLiteral("no plan can fit")));
+    ed.findChild<QSpinBox*>(QStringLiteral("cluster.nodes"))->setValue(2);
+    QVERIFY2(ed.isRunnable(), qPrintable(ed.problemText()));
+}
+
+void TestScenarioEditor::mlaShowsLatentFields()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    ed.show();
+    auto* attention = ed.findChild<QComboBox*>(QStringLiteral("model.attention"));
+    auto* latent = ed.findChild<QSpinBox*>(QStringLiteral("model.mla.kv_lora_rank"));
+    auto* kv = ed.findChild<QSpinBox*>(QStringLiteral("model.kv_heads"));
+    QVERIFY(!latent->isVisibleTo(&ed));
+    QVERIFY(kv->isVisibleTo(&ed));
+    attention->setCurrentIndex(1);
+    Q_EMIT attention->activated(1);
+    QCOMPARE(ed.scenario().model.attention, AttentionKind::MLA);
+    QVERIFY(latent->isVisibleTo(&ed));
+    QVERIFY(!kv->isVisibleTo(&ed));
+    QVERIFY(latent->value() > 0);
+    QVERIFY2(ed.isRunnable(), qPrintable(ed.problemText()));
+}
+
+void TestScenarioEditor::hfImportFillsModelAndReportsErrorsInline()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
+    auto* error = ed.findChild<QLabel*>(QStringLiteral("importError"));
+
+    const QString bad = QStringLiteral(SHARDLAB_TEST_DATA "/bad/hf-missing-layers.config.json");
+    QVERIFY(!ed.importHfConfig(bad));
+    QCOMPARE(spy.count(), 0);
+    QVERIFY(!error->isHidden());
+    QVERIFY2(error->text().contains(QStringLiteral("hf-missing-layers.config.json")), qPrintable(error->text()));
+    QCOMPARE(ed.scenario().model.name, std::string("Llama-3-70B")); // unchanged
+
+    QVERIFY(ed.importHfConfig(QStringLiteral(SHARDLAB_TEST_DATA "/hf/mixtral-8x7b.config.json")));
+    QCOMPARE(spy.count(), 1);
+    QVERIFY(error->isHidden());
+    QCOMPARE(ed.scenario().model.moe.experts, 8);
+    QCOMPARE(ed.findChild<QSpinBox*>(QStringLiteral("model.moe.experts"))->value(), 8);
+}
+
+QTEST_MAIN(TestScenarioEditor)
+#include "tst_scenario_editor.moc"

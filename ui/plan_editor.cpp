@@ -1,0 +1,179 @@
+#include "plan_editor.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include "scenario_fields.h"
+
+namespace shardlab::ui {
+
+namespace {
+QString latin(const char* s) { return QString::fromLatin1(s); }
+
+QFormLayout* compactForm(QWidget* parent)
+{
+    auto* f = new QFormLayout(parent);
+    f->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    f->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    f->setHorizontalSpacing(8);
+    f->setVerticalSpacing(3);
+    f->setContentsMargins(8, 6, 8, 6);
+    return f;
+}
+} // namespace
+
+PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(6);
+
+    auto* degrees = new QGroupBox(tr("What-if: degrees"));
+    auto* form = compactForm(degrees);
+    int k = 0;
+    auto degree = [&](const char* name, const QString& label, const QString& tip, int maximum, int Plan::*field) {
+        m_degreeFields[k] = field;
+        m_degrees[k++] = addDegree(form, latin(name), label, tip, maximum, field);
+    };
+    degree("tensor_parallel", tr("Tensor parallel"), tr("TP: GPUs that split each layer's attention and FFN weights."),
+           1 << 20, &Plan::tensorParallel);
+    degree("expert_parallel", tr("Expert parallel"),
+           tr("EP: ranks the experts are spread over; must divide TP × DP (the rest is expert-tensor-parallel)."),
+           1 << 20, &Plan::expertParallel);
+    degree("pipeline_parallel", tr("Pipeline parallel"), tr("PP: stages of contiguous layers."), 1 << 20,
+           &Plan::pipelineParallel);
+    degree("data_parallel", tr("Data parallel"), tr("DP: model replicas (attention data parallelism included)."),
+           1 << 20, &Plan::dataParallel);
+    degree("batch", tr("Batch"), tr("Sequences in flight per data-parallel replica."), 1 << 20, &Plan::batch);
+    degree("micro_batches", tr("Micro-batches"), tr("Pipeline micro-batches; must divide the batch."), 1 << 20,
+           &Plan::microBatches);
+    m_tiling = new QLabel;
+    m_tiling->setObjectName(QStringLiteral("whatIf.tiling"));
+    m_tiling->setWordWrap(true);
+    form->addRow(m_tiling);
+    layout->addWidget(degrees);
+
+    auto* ops = new QGroupBox(tr("What-if: operator sharding"));
+    m_opForm = compactForm(ops);
+    auto* legend = new QLabel(tr("★ Megatron's choice; bold: changed from it."));
+    legend->setStyleSheet(QStringLiteral("color: #546e7a;"));
+    legend->setWordWrap(true);
+    m_opForm->addRow(legend);
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const OpInfo& info = opInfo(id);
+        auto* box = new FieldComboBox;
+        box->setFocusPolicy(Qt::StrongFocus);
+        box->setObjectName(QStringLiteral("whatIf.op.") + latin(info.name));
+        box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        box->setMinimumContentsLength(12);
+        for (int o = 0; o < info.optionCount; ++o) {
+            box->addItem(latin(info.options[o].name), o);
+            box->setItemData(o,
+                             QStringLiteral("%1: %2 → %3. %4")
+                                 .arg(latin(info.options[o].name), latin(layoutName(info.options[o].in)),
+                                      latin(layoutName(info.options[o].out)), latin(info.options[o].summary)),
+                             Qt::ToolTipRole);
+        }
+        connect(box, &QComboBox::activated, this, [this, id, box](int index) {
+            m_plan.setOption(id, box->itemData(index).toInt());
+            edited();
+        });
+        m_ops[i] = box;
+        m_opForm->addRow(latin(info.name), box);
+        if (auto* l = qobject_cast<QLabel*>(m_opForm->labelForField(box)))
+            l->setToolTip(latin(info.label));
+    }
+    layout->addWidget(ops);
+
+    auto* reset = new QPushButton(tr("Reset to Megatron"));
+    reset->setObjectName(QStringLiteral("whatIf.reset"));
+    reset->setToolTip(tr("Back to the Megatron recipe's plan for this scenario."));
+    connect(reset, &QPushButton::clicked, this, &PlanEditor::resetRequested);
+    layout->addWidget(reset);
+    layout->addStretch(1);
+}
+
+QSpinBox* PlanEditor::addDegree(QFormLayout* form, const QString& name, const QString& label, const QString& tip,
+                                int maximum, int Plan::*field)
+{
+    auto* box = new FieldSpinBox;
+    box->setObjectName(QStringLiteral("whatIf.") + name);
+    box->setFocusPolicy(Qt::StrongFocus);
+    box->setRange(1, maximum);
+    box->setToolTip(tip);
+    box->setAccelerated(true);
+    connect(box, &QSpinBox::valueChanged, this, [this, field](int v) {
+        m_plan.*field = v;
+        edited();
+    });
+    form->addRow(label, box);
+    return box;
+}
+
+void PlanEditor::setContext(const Scenario& s, const Plan& reference)
+{
+    m_clusterGpus = s.cluster.totalGpus();
+    m_reference = reference;
+    for (int i = 0; i < kOpCount; ++i)
+        m_opForm->setRowVisible(m_ops[i], opPresent(s.model, static_cast<OpId>(i)));
+    m_degrees[1]->setEnabled(s.model.isMoe());
+    // The reference's option is named in each item's text, so the recipe stays visible
+    // while exploring.
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        for (int o = 0; o < opInfo(id).optionCount; ++o)
+            m_ops[i]->setItemText(o, latin(opOption(id, o).name)
+                                         + (o == reference.option(id) ? QStringLiteral(" ★") : QString()));
+    }
+    refreshHints();
+}
+
+void PlanEditor::setPlan(const Plan& p)
+{
+    m_plan = p;
+    for (size_t k = 0; k < m_degrees.size(); ++k) {
+        const QSignalBlocker block(m_degrees[k]);
+        m_degrees[k]->setValue(p.*m_degreeFields[k]);
+    }
+    for (int i = 0; i < kOpCount; ++i) {
+        const QSignalBlocker block(m_ops[i]);
+        m_ops[i]->setCurrentIndex(std::min(p.option(static_cast<OpId>(i)), m_ops[i]->count() - 1));
+    }
+    refreshHints();
+}
+
+void PlanEditor::edited()
+{
+    refreshHints();
+    Q_EMIT planEdited(m_plan);
+}
+
+void PlanEditor::refreshHints()
+{
+    const long long used = m_plan.gpus();
+    const bool tiles = used == m_clusterGpus;
+    m_tiling->setText(tr("TP × PP × DP = %1 × %2 × %3 = %4 GPUs %5 the cluster's %6")
+                          .arg(m_plan.tensorParallel)
+                          .arg(m_plan.pipelineParallel)
+                          .arg(m_plan.dataParallel)
+                          .arg(used)
+                          .arg(tiles ? tr("=") : tr("≠"))
+                          .arg(m_clusterGpus));
+    m_tiling->setStyleSheet(tiles ? QStringLiteral("color: #546e7a;")
+                                  : QStringLiteral("color: #c62828; font-weight: 600;"));
+    // Operators changed from the recipe in bold: what the what-if is about at a glance.
+    for (int i = 0; i < kOpCount; ++i) {
+        QFont f = m_ops[i]->font();
+        f.setBold(m_plan.sharding[i] != m_reference.sharding[i]);
+        m_ops[i]->setFont(f);
+    }
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,295 @@
+#include "plan_view.h"
+
+#include <QLabel>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include "breakdown_plot.h"
+#include "io/result_json.h"
+#include "memory_plot.h"
+#include "plan_editor.h"
+#include "plan_explain.h"
+#include "plan_tables.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+QString str(const std::string& s) { return QString::fromStdString(s); }
+
+QLabel* richLabel(const QString& objectName)
+{
+    auto* l = new QLabel;
+    l->setObjectName(objectName);
+    l->setTextFormat(Qt::RichText);
+    l->setWordWrap(true);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    return l;
+}
+
+// "49.98 ms ≤ 50 ms" in the SLO's colour: green when met, red when violated.
+QString versus(double value, double limit)
+{
+    if (!isPlottable(value))
+        return QStringLiteral("<span style='color:#c62828'>unbounded &gt; %1 ms</span>")
+            .arg(formatNumber(limit, limit < 10 ? 2 : 0));
+    const bool ok = value <= limit;
+    return QStringLiteral("<span style='color:%1'>%2 ms %3 %4 ms</span>")
+        .arg(ok ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"), formatMs(value),
+             ok ? QStringLiteral("≤") : QStringLiteral(">"), formatNumber(limit, limit < 10 ? 2 : 0));
+}
+
+const QString kReferenceName = QStringLiteral("Megatron");
+} // namespace
+
+PlanView::PlanView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setSpacing(4);
+
+    m_headline = richLabel(QStringLiteral("headline"));
+    m_headline->setStyleSheet(QStringLiteral("QLabel#headline { background: #f5f7f9; border: 1px solid #d5dbe0;"
+                                             " border-radius: 3px; padding: 6px; }"));
+    layout->addWidget(m_headline);
+
+    auto* split = new QSplitter(Qt::Horizontal);
+    m_editor = new PlanEditor;
+    auto* editorScroll = new QScrollArea;
+    editorScroll->setWidget(m_editor);
+    editorScroll->setWidgetResizable(true);
+    editorScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    editorScroll->setMinimumWidth(m_editor->minimumSizeHint().width() + 24);
+    editorScroll->setFrameShape(QFrame::NoFrame);
+    split->addWidget(editorScroll);
+
+    m_tabs = new QTabWidget;
+    auto* timeTab = new QWidget;
+    auto* timeLayout = new QVBoxLayout(timeTab);
+    timeLayout->setContentsMargins(2, 2, 2, 2);
+    m_breakdown = new BreakdownPlot;
+    m_memory = new MemoryPlot;
+    timeLayout->addWidget(m_breakdown, 1);
+    timeLayout->addWidget(m_memory);
+    // In a small window the plots keep a legible height and the tab scrolls.
+    auto* timeScroll = new QScrollArea;
+    timeScroll->setWidget(timeTab);
+    timeScroll->setWidgetResizable(true);
+    timeScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    timeScroll->setFrameShape(QFrame::NoFrame);
+    m_tabs->addTab(timeScroll, tr("Time and memory"));
+
+    auto* compareSplit = new QSplitter(Qt::Vertical);
+    m_explanation = richLabel(QStringLiteral("explanation"));
+    m_explanation->setContentsMargins(6, 6, 6, 6);
+    auto* explScroll = new QScrollArea;
+    explScroll->setWidget(m_explanation);
+    explScroll->setWidgetResizable(true);
+    explScroll->setFrameShape(QFrame::NoFrame);
+    compareSplit->addWidget(explScroll);
+    m_compare = new CompareTable;
+    compareSplit->addWidget(m_compare);
+    compareSplit->setStretchFactor(0, 1);
+    compareSplit->setStretchFactor(1, 1);
+    compareSplit->setSizes({300, 360}); // the explanation is the point of this tab: give it room
+    m_tabs->addTab(compareSplit, tr("Compare with Megatron"));
+
+    m_collectives = new CollectivesTable;
+    m_tabs->addTab(m_collectives, tr("Collectives"));
+    split->addWidget(m_tabs);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
+
+    connect(m_editor, &PlanEditor::planEdited, this, [this](const Plan& p) {
+        m_plan = p;
+        m_title = m_baseTitle + tr(" — what-if");
+        evaluateAndShow();
+        Q_EMIT planEdited(m_plan);
+    });
+    connect(m_editor, &PlanEditor::resetRequested, this, [this] {
+        if (!m_sim)
+            return;
+        m_plan = m_reference.plan;
+        m_title = m_baseTitle = tr("Megatron recipe");
+        m_editor->setPlan(m_plan);
+        evaluateAndShow();
+        Q_EMIT planEdited(m_plan);
+    });
+    showNoScenario(tr("No scenario yet."));
+}
+
+PlanView::~PlanView() = default;
+
+void PlanView::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    const FieldErrors problems = validateScenario(s);
+    if (!problems.empty()) {
+        // The simulator divides by heads, GPUs and bandwidths: never build it on bad input.
+        m_sim.reset();
+        m_reference = RecipePlan{};
+        QStringList lines;
+        for (const FieldError& e : problems)
+            lines << str(e.toString()).toHtmlEscaped();
+        showNoScenario(tr("The scenario has problems; fix them in the scenario editor:<br>%1")
+                           .arg(lines.join(QStringLiteral("<br>"))));
+        return;
+    }
+    m_sim = std::make_unique<Simulator>(s);
+    m_reference = megatronPlan(*m_sim);
+    m_reference.result = m_sim->evaluate(m_reference.plan); // with the breakdown, whatever the recipe kept
+    m_editor->setEnabled(true);
+    m_editor->setContext(s, m_reference.plan);
+    showPlan(tr("Megatron recipe"), m_reference.plan);
+}
+
+void PlanView::showPlan(const QString& title, const Plan& plan)
+{
+    m_plan = plan;
+    m_title = m_baseTitle = title;
+    if (!m_sim) {
+        m_result = SimResult{};
+        return;
+    }
+    m_editor->setPlan(plan);
+    evaluateAndShow();
+}
+
+void PlanView::showNoScenario(const QString& why)
+{
+    m_result = SimResult{};
+    m_sentences.clear();
+    m_editor->setEnabled(false);
+    m_headline->setText(why);
+    m_breakdown->showMessage(tr("No scenario to evaluate."));
+    m_memory->showMessage(tr("No scenario to evaluate."));
+    m_explanation->setText(QString());
+    m_compare->showMessage(tr("No scenario to evaluate."));
+    m_collectives->showMessage(tr("No scenario to evaluate."));
+}
+
+QStringList PlanView::reasonsFor(const Plan& p, const SimResult& r) const
+{
+    QStringList out;
+    const FieldErrors shape = validatePlanShape(p);
+    for (const FieldError& e : shape)
+        out << str(e.toString());
+    for (const std::string& line : violationReasons(m_scenario, p, r)) {
+        QString l = str(line);
+        // Shape errors already said it more precisely than the micro-batch check does.
+        if (!shape.empty() && l.contains(QLatin1String("micro_batches")))
+            continue;
+        // Absurd inputs (a link of 1e-300 GB/s) give the simulator's 1e300 sentinel, which
+        // the core prints digit by digit: say what it means instead.
+        if (l.startsWith(QLatin1String("TTFT SLO")) && !isPlottable(r.ttftMs))
+            l = tr("TTFT SLO: unbounded (a bandwidth or peak is effectively zero), the limit is %1 ms")
+                    .arg(formatNumber(m_scenario.workload.ttftSloMs, 0));
+        if (l.startsWith(QLatin1String("TPOT SLO")) && !isPlottable(r.tpotMs))
+            l = tr("TPOT SLO: unbounded (a bandwidth or peak is effectively zero), the limit is %1 ms")
+                    .arg(formatNumber(m_scenario.workload.tpotSloMs, 2));
+        if (l.startsWith(QLatin1String("memory")) && !isPlottable(r.memory.totalGb))
+            l = tr("memory: the need per GPU is unbounded");
+        out << l;
+    }
+    return out;
+}
+
+void PlanView::evaluateAndShow()
+{
+    m_sim->evaluate(m_plan, m_result, true);
+    const bool structural = m_result.structureChecks != 0;
+    const QStringList reasons = reasonsFor(m_plan, m_result);
+    const SimResult& ref = m_reference.result;
+    const bool refUsable = ref.structureChecks == 0;
+
+    PlanComparison cmp;
+    if (!structural && refUsable)
+        cmp = comparePlans(*m_sim, m_plan, m_result, m_reference.plan, ref, kReferenceName);
+    m_sentences = cmp.sentences;
+    updateHeadline(reasons, cmp.headline);
+
+    if (structural) {
+        const QString why =
+            tr("Not evaluated: the degrees do not fit the cluster or the model (see the reasons above).");
+        m_breakdown->showMessage(why);
+        m_memory->showMessage(why);
+        m_collectives->showMessage(why);
+        m_compare->showMessage(why);
+        m_explanation->setText(
+            tr("<p>The simulator does not cost a plan whose degrees do not tile the cluster or divide "
+               "the model: there is nothing to compare. Fix the degrees in the what-if editor or "
+               "reset to Megatron.</p>"));
+        return;
+    }
+    m_breakdown->setPlan(m_scenario, m_plan, m_result, refUsable && m_plan != m_reference.plan ? &ref : nullptr,
+                         kReferenceName);
+    m_memory->setMemory(m_result.memory, refUsable ? &ref.memory : nullptr, kReferenceName);
+    m_collectives->setPlan(m_scenario, m_plan, m_result);
+    if (cmp.comparable)
+        m_compare->setComparison(m_plan, m_reference.plan, cmp, kReferenceName);
+    else
+        m_compare->showMessage(tr("The Megatron recipe has no evaluable plan for this scenario."));
+
+    QString html = QStringLiteral("<p style='color:#455a64'>%1</p>")
+                       .arg(tr("Megatron recipe: %1").arg(str(m_reference.explanation).toHtmlEscaped()));
+    if (!m_reference.found)
+        html += QStringLiteral("<p style='color:#c62828'>%1</p>")
+                    .arg(tr("The recipe finds no valid plan here; the comparison uses its smallest configuration."));
+    for (const QString& s : m_sentences)
+        html += QStringLiteral("<p>%1</p>").arg(s);
+    m_explanation->setText(html);
+}
+
+void PlanView::updateHeadline(const QStringList& reasons, const QString& comparison)
+{
+    const SimResult& r = m_result;
+    const Plan& p = m_plan;
+    const WorkloadSpec& w = m_scenario.workload;
+    const bool valid = r.valid && reasons.isEmpty();
+    QString html = QStringLiteral("<b style='font-size:large'>%1</b>&nbsp;&nbsp;").arg(m_title.toHtmlEscaped());
+    html += valid ? tr("<span style='background:#2e7d32; color:white'>&nbsp;VALID&nbsp;</span>")
+                  : tr("<span style='background:#c62828; color:white'>&nbsp;INVALID&nbsp;</span>");
+
+    const int etp = m_scenario.model.isMoe() ? expertTensorParallel(p) : 0;
+    QString degrees = tr("TP %1 · EP %2 · expert-TP %3 · PP %4 · DP %5 · batch %6 · %7 micro-batch(es)")
+                          .arg(p.tensorParallel)
+                          .arg(p.expertParallel)
+                          .arg(etp > 0 ? QString::number(etp) : QStringLiteral("—"))
+                          .arg(p.pipelineParallel)
+                          .arg(p.dataParallel)
+                          .arg(p.batch)
+                          .arg(p.microBatches);
+    if (r.structureChecks == 0) {
+        degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
+        html += QStringLiteral("<br><b>%1</b> tokens/s per GPU (%2 total) · TPOT %3 · TTFT %4 · memory %5 / %6 GB")
+                    .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.decodeTokensPerS, 0),
+                         versus(r.tpotMs, w.tpotSloMs), versus(r.ttftMs, w.ttftSloMs),
+                         formatNumber(r.memory.totalGb, 1), formatNumber(r.memory.capacityGb, 0));
+    }
+    html += QStringLiteral("<br>") + degrees;
+    if (!comparison.isEmpty())
+        html += QStringLiteral("<br><span style='color:#455a64'>%1</span>").arg(tr("vs Megatron: %1").arg(comparison));
+    if (!reasons.isEmpty()) {
+        html += QStringLiteral("<ul style='margin-top:2px; margin-bottom:0; -qt-list-indent:1; color:#b71c1c'>");
+        for (const QString& reason : reasons)
+            html += QStringLiteral("<li>%1</li>").arg(reason.toHtmlEscaped());
+        html += QStringLiteral("</ul>");
+    }
+    m_headline->setText(html);
+}
+
+QString PlanView::headlineText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_headline->text());
+    return doc.toPlainText();
+}
+
+bool PlanView::exportPlots(const QString& path) { return m_breakdown->save(path); }
+
+} // namespace shardlab::ui

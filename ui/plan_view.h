@@ -1,0 +1,80 @@
+// The teaching view of one plan: validity with every reason, throughput, TPOT/TTFT against
+// the SLOs, the per-operator decode time breakdown, memory against capacity, the
+// collectives, and where the time went compared with the Megatron recipe. A what-if
+// editor beside it changes degrees and per-operator sharding; every change is evaluated
+// at once (Simulator::evaluate takes microseconds) on the GUI thread.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+
+#include "sim/megatron.h"
+
+class QLabel;
+class QTabWidget;
+
+namespace shardlab::ui {
+
+class BreakdownPlot;
+class CollectivesTable;
+class CompareTable;
+class MemoryPlot;
+class PlanEditor;
+
+class PlanView : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlanView(QWidget* parent = nullptr);
+    ~PlanView() override;
+
+    // Builds the simulator, computes the Megatron recipe for reference and shows it. A
+    // scenario that does not validate shows its problems and no plan.
+    void setScenario(const Scenario& s);
+    // Evaluates and shows `plan` under `title` ("Best plan (ppo)", "Elite #2", …).
+    void showPlan(const QString& title, const Plan& plan);
+
+    Plan currentPlan() const { return m_plan; }
+    SimResult currentResult() const { return m_result; }
+    QString currentTitle() const { return m_title; }
+    // The Megatron recipe's plan for the current scenario (default Plan without one).
+    Plan referencePlan() const { return m_reference.plan; }
+
+    // The headline and the explanation as plain text (status bars, tests).
+    QString headlineText() const;
+    QStringList explanation() const { return m_sentences; }
+
+    // Saves the breakdown plot: PNG or PDF by the extension. False on another extension
+    // or a failed write.
+    bool exportPlots(const QString& path);
+
+Q_SIGNALS:
+    // The user changed the plan in the what-if editor (or reset it to Megatron).
+    void planEdited(const shardlab::Plan& plan);
+
+private:
+    void evaluateAndShow();
+    void showNoScenario(const QString& why);
+    void updateHeadline(const QStringList& reasons, const QString& comparison);
+    QStringList reasonsFor(const Plan& p, const SimResult& r) const;
+
+    Scenario m_scenario;
+    std::unique_ptr<Simulator> m_sim; // null while the scenario has problems
+    RecipePlan m_reference;
+    Plan m_plan;
+    SimResult m_result;
+    QString m_title;
+    QString m_baseTitle; // title before what-if edits
+    QStringList m_sentences;
+
+    QLabel* m_headline = nullptr;
+    PlanEditor* m_editor = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    BreakdownPlot* m_breakdown = nullptr;
+    MemoryPlot* m_memory = nullptr;
+    QLabel* m_explanation = nullptr;
+    CompareTable* m_compare = nullptr;
+    CollectivesTable* m_collectives = nullptr;
+};
+
+} // namespace shardlab::ui

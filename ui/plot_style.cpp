@@ -1,0 +1,81 @@
+#include "plot_style.h"
+
+#include "qcp.h"
+
+namespace shardlab::ui {
+
+void stylePlot(QCustomPlot* plot)
+{
+    plot->setBackground(Qt::white);
+    plot->setInteractions(QCP::Interactions());
+    plot->setAntialiasedElements(QCP::aeAll);
+    plot->setNotAntialiasedElements(QCP::aeGrid | QCP::aeAxes | QCP::aePlottables);
+    const QColor axis(0x54, 0x6e, 0x7a), grid(0xe3, 0xe7, 0xea);
+    for (QCPAxis* a : {plot->xAxis, plot->yAxis}) {
+        a->setBasePen(QPen(axis, 1));
+        a->setTickPen(QPen(axis, 1));
+        a->setSubTickPen(QPen(axis, 1));
+        a->setTickLabelColor(QColor(0x26, 0x32, 0x38));
+        a->setLabelColor(QColor(0x26, 0x32, 0x38));
+        a->setTickLengthIn(0);
+        a->setTickLengthOut(4);
+        a->setSubTickLengthIn(0);
+        a->setSubTickLengthOut(2);
+        a->grid()->setPen(QPen(grid, 1));
+        a->grid()->setSubGridVisible(false);
+        a->grid()->setZeroLinePen(Qt::NoPen);
+    }
+    plot->xAxis2->setVisible(false);
+    plot->yAxis2->setVisible(false);
+}
+
+void placeLegendBelow(QCustomPlot* plot, int columns)
+{
+    QCPLegend* legend = plot->legend;
+    legend->setVisible(true);
+    const int row = plot->plotLayout()->rowCount();
+    plot->plotLayout()->addElement(row, 0, legend);
+    plot->plotLayout()->setRowStretchFactor(row, 0.001);
+    legend->setFillOrder(QCPLegend::foColumnsFirst);
+    legend->setWrap(columns);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+    legend->setMargins(QMargins(6, 2, 6, 4));
+    legend->setFont(plot->font());
+    legend->setRowSpacing(0);
+    legend->setColumnSpacing(12);
+    legend->setIconSize(16, 10);
+    legend->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+}
+
+void fitLegend(QCustomPlot* plot, int width)
+{
+    QCPLegend* legend = plot->legend;
+    const QFontMetrics fm(legend->font());
+    // The legend is a grid: every column is as wide as its widest entry, so size by the widest.
+    int widest = 0, visible = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i))) {
+            // Items clip to their rect, which QCP sizes with the screen's font metrics; a
+            // few pixels of slack keep descenders when painting to another device (export).
+            item->setMargins(QMargins(2, 1, 2, 5));
+            widest = std::max(widest, fm.horizontalAdvance(item->plottable()->name()) + legend->iconSize().width()
+                                          + legend->iconTextPadding() + legend->columnSpacing() + 10);
+            ++visible;
+        }
+    const int usable = width - legend->margins().left() - legend->margins().right();
+    const int perRow = std::clamp(widest > 0 ? usable / widest : 1, 1, std::max(1, visible));
+    if (legend->wrap() != perRow) {
+        legend->setWrap(perRow);
+        legend->setFillOrder(QCPLegend::foColumnsFirst, true); // re-flow the existing entries
+    }
+}
+
+QFont titleFont(const QFont& base)
+{
+    QFont f = base;
+    f.setBold(true);
+    return f;
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,423 @@
+#include "scenario_editor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "io/hf_import.h"
+#include "io/presets.h"
+#include "scenario_fields.h"
+#include "topology_view.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+// Defaults for switching a model kind on by hand: Mixtral-like experts and DeepSeek-V3's
+// MLA dimensions, so the first tick gives a valid model to adjust rather than zeros.
+MoeDims defaultMoe(const ModelSpec& m)
+{
+    MoeDims d;
+    d.experts = 8;
+    d.expertsPerToken = 2;
+    d.expertFfnHidden = m.ffnHidden > 0 ? m.ffnHidden : std::max(1, m.hiddenSize * 7 / 2);
+    return d;
+}
+
+MlaDims defaultMla()
+{
+    MlaDims d;
+    d.qLoraRank = 1536;
+    d.kvLoraRank = 512;
+    d.qkNopeHeadDim = 128;
+    d.qkRopeHeadDim = 64;
+    d.vHeadDim = 128;
+    return d;
+}
+
+QString str(const std::string& s) { return QString::fromStdString(s); }
+
+// One label column width for the three sections, so their fields line up.
+void alignFormLabels(QWidget* root)
+{
+    std::vector<QWidget*> labels;
+    int width = 0;
+    for (QFormLayout* form : root->findChildren<QFormLayout*>())
+        for (int row = 0; row < form->rowCount(); ++row)
+            if (QLayoutItem* item = form->itemAt(row, QFormLayout::LabelRole))
+                if (QWidget* w = item->widget()) {
+                    labels.push_back(w);
+                    width = std::max(width, w->sizeHint().width());
+                }
+    for (QWidget* w : labels)
+        w->setMinimumWidth(width);
+}
+
+// Checks the core's validators cannot make because they need both model and cluster, or
+// the editor's intent (the "Mixture of experts" box ticked with no experts).
+FieldErrors editorChecks(const Scenario& s, bool moeTicked)
+{
+    FieldErrors e;
+    const ModelSpec& m = s.model;
+    if (moeTicked && m.moe.experts == 0)
+        e.push_back(
+            {{},
+             "model.moe.experts",
+             "a mixture of experts needs at least 1 routed expert (untick \"Mixture of experts\" for a dense model)"});
+    const ClusterSpec& c = s.cluster;
+    const double usablePerGpu = c.gpu.hbmGb - c.gpu.memoryReserveGb;
+    const double gpus = double(c.totalGpus());
+    const double weightsGb = countParameters(m).total * bytesPerElement(m.weightPrecision) / 1e9;
+    // Every weight lives on at least one GPU, so the cluster's usable memory bounds the
+    // model from above whatever the plan: no search can succeed past this.
+    if (gpus >= 1 && usablePerGpu > 0 && std::isfinite(weightsGb) && weightsGb > usablePerGpu * gpus) {
+        char buf[320];
+        std::snprintf(
+            buf, sizeof buf,
+            "the model's weights (%.0f GB in %s) exceed the usable memory of all %.0f GPUs (%.0f GB after the "
+            "reserve): no plan can fit; add nodes, use a larger GPU or FP8 weights",
+            weightsGb, m.weightPrecision == Precision::FP8 ? "FP8" : "BF16", gpus, usablePerGpu * gpus);
+        e.push_back({{}, "cluster.nodes", buf});
+    }
+    return e;
+}
+} // namespace
+
+ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
+{
+    for (const PresetFile& f : modelPresetFiles()) {
+        Parsed<ModelSpec> p = parseModel(f.text, f.name);
+        if (p.ok())
+            m_modelPresets.push_back({str(f.name), p.value, modelToJson(p.value)});
+    }
+    for (const PresetFile& f : clusterPresetFiles()) {
+        Parsed<ClusterSpec> p = parseCluster(f.text, f.name);
+        if (p.ok())
+            m_clusterPresets.push_back({str(f.name), p.value, clusterToJson(p.value)});
+    }
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(4);
+
+    auto* nameRow = new QHBoxLayout;
+    nameRow->setContentsMargins(8, 6, 8, 0);
+    nameRow->addWidget(new QLabel(tr("Scenario")));
+    m_name = makeText(QStringLiteral("name"), tr("Name of the scenario (saved in its JSON file)."),
+                      [](Scenario& s) -> std::string& { return s.name; });
+    nameRow->addWidget(m_name, 1);
+    layout->addLayout(nameRow);
+
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("problems"));
+    m_status->setWordWrap(true);
+    m_status->setTextFormat(Qt::RichText);
+    m_status->setContentsMargins(8, 4, 8, 4);
+    connect(m_status, &QLabel::linkActivated, this, [this](const QString& path) {
+        if (QWidget* w = fieldWidget(path)) {
+            m_scroll->ensureWidgetVisible(w);
+            w->setFocus(Qt::OtherFocusReason);
+        }
+    });
+    layout->addWidget(m_status);
+
+    auto* content = new QWidget;
+    auto* column = new QVBoxLayout(content);
+    column->setContentsMargins(4, 0, 4, 4);
+    column->setSpacing(6);
+    column->addWidget(buildModelSection());
+    column->addWidget(buildClusterSection());
+    column->addWidget(buildWorkloadSection());
+    column->addStretch(1);
+    alignFormLabels(content);
+    content->setStyleSheet(QStringLiteral("QGroupBox { font-weight: 600; }"));
+    m_scroll = new QScrollArea;
+    m_scroll->setWidget(content);
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    layout->addWidget(m_scroll, 1);
+
+    m_modelPreset->addItem(tr("(custom)"));
+    for (const NamedModel& p : m_modelPresets) {
+        m_modelPreset->addItem(p.name);
+        m_modelPreset->setItemData(m_modelPreset->count() - 1, str(p.spec.name), Qt::ToolTipRole);
+    }
+    connect(m_modelPreset, &QComboBox::activated, this, [this](int i) {
+        if (i > 0)
+            applyModelPreset(m_modelPreset->itemText(i));
+    });
+    m_clusterPreset->addItem(tr("(custom)"));
+    for (const NamedCluster& p : m_clusterPresets) {
+        m_clusterPreset->addItem(p.name);
+        m_clusterPreset->setItemData(m_clusterPreset->count() - 1, str(p.spec.name), Qt::ToolTipRole);
+    }
+    connect(m_clusterPreset, &QComboBox::activated, this, [this](int i) {
+        if (i > 0)
+            applyClusterPreset(m_clusterPreset->itemText(i));
+    });
+
+    setMinimumWidth(300);
+    // Start from a runnable scenario so the editor never shows an empty form.
+    Parsed<Scenario> first =
+        scenarioPresetFiles().empty() ? Parsed<Scenario>{} : scenarioPreset(scenarioPresetFiles().front().name);
+    setScenario(first.ok() ? first.value : Scenario{});
+}
+
+ScenarioEditor::~ScenarioEditor() = default;
+
+void ScenarioEditor::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    if (s.model.isMoe())
+        m_lastMoe = s.model.moe;
+    if (s.model.attention == AttentionKind::MLA)
+        m_lastMla = s.model.mla;
+    {
+        const QSignalBlocker block(m_moeCheck);
+        m_moeCheck->setChecked(s.model.isMoe());
+    }
+    m_name->setProperty("shardlabBaseToolTip", s.description.empty()
+                                                   ? tr("Name of the scenario (saved in its JSON file).")
+                                                   : str(s.description));
+    m_name->setToolTip(m_name->property("shardlabBaseToolTip").toString());
+    m_importError->hide();
+    loadAllFields();
+    refreshDerived();
+    revalidate();
+}
+
+QString ScenarioEditor::problemText() const
+{
+    QStringList lines;
+    for (const FieldError& e : m_problems)
+        lines << str(e.toString());
+    return lines.join(QLatin1Char('\n'));
+}
+
+QWidget* ScenarioEditor::fieldWidget(const QString& path) const
+{
+    for (const Field& f : m_fields)
+        if (f.path == path)
+            return f.widget;
+    return nullptr;
+}
+
+bool ScenarioEditor::applyModelPreset(const QString& name)
+{
+    for (const NamedModel& p : m_modelPresets)
+        if (p.name == name) {
+            m_scenario.model = p.spec;
+            setScenario(m_scenario);
+            Q_EMIT scenarioEdited();
+            return true;
+        }
+    return false;
+}
+
+bool ScenarioEditor::applyClusterPreset(const QString& name)
+{
+    for (const NamedCluster& p : m_clusterPresets)
+        if (p.name == name) {
+            m_scenario.cluster = p.spec;
+            setScenario(m_scenario);
+            Q_EMIT scenarioEdited();
+            return true;
+        }
+    return false;
+}
+
+void ScenarioEditor::chooseHfFile()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Import HuggingFace config.json"), QString(),
+                                                      tr("HuggingFace config (config.json *.json);;All files (*)"));
+    if (!path.isEmpty())
+        importHfConfig(path);
+}
+
+bool ScenarioEditor::importHfConfig(const QString& path)
+{
+    Parsed<ModelSpec> m = importHfConfigFile(path.toStdString());
+    if (!m.ok()) {
+        QStringList lines;
+        for (const FieldError& e : m.errors)
+            lines << str(e.toString());
+        m_importError->setText(tr("Import failed:\n%1").arg(lines.join(QLatin1Char('\n'))));
+        m_importError->show();
+        return false;
+    }
+    // Precisions are a deployment choice, not part of config.json: keep the user's.
+    m.value.weightPrecision = m_scenario.model.weightPrecision;
+    m.value.kvPrecision = m_scenario.model.kvPrecision;
+    m_scenario.model = m.value;
+    setScenario(m_scenario);
+    Q_EMIT scenarioEdited();
+    return true;
+}
+
+void ScenarioEditor::setMoeEnabled(bool on)
+{
+    ModelSpec& m = m_scenario.model;
+    if (on && !m.isMoe())
+        m.moe = m_lastMoe.experts > 0 ? m_lastMoe : defaultMoe(m);
+    else if (!on) {
+        if (m.isMoe())
+            m_lastMoe = m.moe;
+        m.moe = MoeDims{};
+        if (m.ffnHidden <= 0) // a dense model needs its FFN width
+            m.ffnHidden = std::max(1, m_lastMoe.expertFfnHidden);
+    }
+    loadAllFields();
+    userEdited();
+}
+
+void ScenarioEditor::setAttentionKind(AttentionKind kind)
+{
+    ModelSpec& m = m_scenario.model;
+    if (kind == m.attention)
+        return;
+    if (kind == AttentionKind::MLA) {
+        m.mla = m_lastMla.kvLoraRank > 0 ? m_lastMla : defaultMla();
+    } else {
+        m_lastMla = m.mla;
+        if (m.kvHeads <= 0)
+            m.kvHeads = m.attentionHeads;
+        if (m.headDim <= 0 && m.attentionHeads > 0)
+            m.headDim = std::max(1, m.hiddenSize / m.attentionHeads);
+    }
+    m.attention = kind;
+    loadAllFields();
+    userEdited();
+}
+
+void ScenarioEditor::loadAllFields()
+{
+    for (const Field& f : m_fields)
+        f.load();
+}
+
+void ScenarioEditor::userEdited()
+{
+    refreshDerived();
+    revalidate();
+    Q_EMIT scenarioEdited();
+}
+
+void ScenarioEditor::refreshDerived()
+{
+    const ModelSpec& m = m_scenario.model;
+    const ParameterCounts pc = countParameters(m);
+    const double weightsGb = pc.total * bytesPerElement(m.weightPrecision) / 1e9;
+    const QString precision = m.weightPrecision == Precision::FP8 ? tr("FP8") : tr("BF16");
+    if (m.isMoe())
+        m_paramLabel->setText(tr("<b>%1 total, %2 active</b><br>%3 of weights in %4")
+                                  .arg(formatParams(pc.total), formatParams(pc.active),
+                                       formatNumber(weightsGb, 1) + tr(" GB"), precision));
+    else
+        m_paramLabel->setText(tr("<b>%1 (dense: all active)</b><br>%2 of weights in %3")
+                                  .arg(formatParams(pc.total), formatNumber(weightsGb, 1) + tr(" GB"), precision));
+
+    const bool mla = m.attention == AttentionKind::MLA;
+    for (QWidget* w : m_mlaRows)
+        m_modelForm->setRowVisible(w, mla);
+    m_modelForm->setRowVisible(fieldWidget(QStringLiteral("model.kv_heads")), !mla);
+    m_modelForm->setRowVisible(fieldWidget(QStringLiteral("model.head_dim")), !mla);
+    for (QWidget* w : m_moeRows)
+        m_modelForm->setRowVisible(w, m_moeCheck->isChecked());
+    fieldWidget(QStringLiteral("model.ffn_hidden"))->setEnabled(m.denseLayerCount() > 0);
+    fieldWidget(QStringLiteral("model.moe.shared_expert_ffn_hidden"))->setEnabled(m.moe.sharedExperts > 0);
+
+    const ClusterSpec& c = m_scenario.cluster;
+    m_totalGpus->setText(tr("= %1 GPUs").arg(QLocale().toString(c.totalGpus())));
+    m_topology->setCluster(c);
+
+    const WorkloadSpec& w = m_scenario.workload;
+    const double kvPerToken = mla ? double(m.mla.kvLoraRank) + m.mla.qkRopeHeadDim : 2.0 * m.kvHeads * m.headDim;
+    const double kvPerSeq = double(m.layers) * kvPerToken * bytesPerElement(m.kvPrecision) * w.maxContext();
+    QString info = tr("Context up to %1 tokens; KV cache %2 per sequence at full context.")
+                       .arg(QLocale().toString(w.maxContext()), formatBytes(kvPerSeq));
+    if (w.tpotSloMs > 0)
+        info += QLatin1Char(' ')
+                + tr("The TPOT limit means at least %1 tokens/s per user.").arg(formatNumber(1000.0 / w.tpotSloMs, 1));
+    m_workloadInfo->setText(info);
+    matchPresets();
+}
+
+void ScenarioEditor::matchPresets()
+{
+    const std::string model = modelToJson(m_scenario.model);
+    int mi = 0;
+    for (size_t i = 0; i < m_modelPresets.size(); ++i)
+        if (m_modelPresets[i].json == model)
+            mi = int(i) + 1;
+    const std::string cluster = clusterToJson(m_scenario.cluster);
+    int ci = 0;
+    for (size_t i = 0; i < m_clusterPresets.size(); ++i)
+        if (m_clusterPresets[i].json == cluster)
+            ci = int(i) + 1;
+    const QSignalBlocker b1(m_modelPreset), b2(m_clusterPreset);
+    m_modelPreset->setCurrentIndex(mi);
+    m_clusterPreset->setCurrentIndex(ci);
+}
+
+void ScenarioEditor::revalidate()
+{
+    m_problems = validateScenario(m_scenario);
+    for (FieldError& e : editorChecks(m_scenario, m_moeCheck->isChecked()))
+        m_problems.push_back(std::move(e));
+
+    // Reasons per widget; a path without its own widget falls back to its parent's
+    // ("model.mla" -> none, "model.moe.x" -> "model.moe.x" exists for every check today).
+    QHash<QWidget*, QStringList> reasons;
+    for (const FieldError& e : m_problems) {
+        QString path = str(e.where);
+        QWidget* w = fieldWidget(path);
+        while (!w && path.contains(QLatin1Char('.'))) {
+            path.truncate(path.lastIndexOf(QLatin1Char('.')));
+            w = fieldWidget(path);
+        }
+        if (w)
+            reasons[w] << str(e.reason);
+    }
+    const QList<QFormLayout*> forms = findChildren<QFormLayout*>();
+    auto labelFor = [&forms](QWidget* w) -> QLabel* {
+        // The field itself, or the row container of paired fields (NVLink: bandwidth + latency).
+        for (QWidget* candidate : {w, w->parentWidget()})
+            for (QFormLayout* form : forms)
+                if (auto* l = qobject_cast<QLabel*>(form->labelForField(candidate)))
+                    return l;
+        return nullptr;
+    };
+    for (const Field& f : m_fields)
+        markFieldError(f.widget, labelFor(f.widget), reasons.value(f.widget).join(QLatin1Char('\n')));
+
+    if (m_problems.empty()) {
+        m_status->setText(tr("<span style='color:#2e7d32'>&#10003; Ready to run: %1 on %2 GPUs.</span>")
+                              .arg(str(m_scenario.model.name).toHtmlEscaped())
+                              .arg(m_scenario.cluster.totalGpus()));
+        m_status->setStyleSheet(QString());
+        return;
+    }
+    QString html = tr("<b>Cannot run: %n problem(s)</b>", nullptr, int(m_problems.size()));
+    html += QStringLiteral("<ul style='margin:0; -qt-list-indent:1'>");
+    for (const FieldError& e : m_problems)
+        html += QStringLiteral("<li><a href='%1' style='color:#b71c1c'>%1</a>: %2</li>")
+                    .arg(str(e.where).toHtmlEscaped(), str(e.reason).toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+    m_status->setText(html);
+    m_status->setStyleSheet(QStringLiteral(
+        "QLabel { color: #b71c1c; background: #fdecea; border: 1px solid #ef9a9a; border-radius: 3px; }"));
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,128 @@
+// Editor of a scenario's model, cluster and workload, sized for a ~380 px dock.
+//
+// The editor owns a copy of the scenario; every field writes straight into it and the
+// whole scenario is re-validated on every edit (validateScenario plus the checks below),
+// so the offending field is marked and the reason listed while the user types. Spin box
+// ranges are deliberately wider than the valid ranges: the validator, not the widget,
+// explains what is wrong. GUI thread only.
+#pragma once
+
+#include <QWidget>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/error.h"
+#include "model/specs.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QScrollArea;
+class QSpinBox;
+
+namespace shardlab::ui {
+
+class TopologyView;
+
+class ScenarioEditor : public QWidget {
+    Q_OBJECT
+public:
+    explicit ScenarioEditor(QWidget* parent = nullptr);
+    ~ScenarioEditor() override;
+
+    // Shows `s` in every field. Emits nothing: only user edits emit scenarioEdited().
+    void setScenario(const Scenario& s);
+    Scenario scenario() const { return m_scenario; }
+
+    // validateScenario plus the editor's own checks (an empty mixture of experts; weights
+    // larger than the whole cluster's usable memory). Paths as in the JSON ("model.kv_heads").
+    FieldErrors problems() const { return m_problems; }
+    bool isRunnable() const { return m_problems.empty(); }
+    // The problems one per line ("model.kv_heads: attention_heads (64) must be …").
+    QString problemText() const;
+
+    // The input widget of a JSON path ("cluster.nodes"), or nullptr. Its objectName is the path.
+    QWidget* fieldWidget(const QString& path) const;
+
+    // User-level actions, also reachable from the editor's own controls. They emit
+    // scenarioEdited() on success; failures are shown inline and return false.
+    bool importHfConfig(const QString& path);
+    bool applyModelPreset(const QString& name);
+    bool applyClusterPreset(const QString& name);
+
+Q_SIGNALS:
+    // The user changed a field; scenario() already holds the new value.
+    void scenarioEdited();
+
+private:
+    struct Field {
+        QString path;
+        QWidget* widget = nullptr;
+        std::function<void()> load; // scenario -> widget, signals blocked
+    };
+    struct NamedModel {
+        QString name;
+        ModelSpec spec;
+        std::string json;
+    };
+    struct NamedCluster {
+        QString name;
+        ClusterSpec spec;
+        std::string json;
+    };
+
+    // Form construction (scenario_editor_sections.cpp).
+    QWidget* buildModelSection();
+    QWidget* buildClusterSection();
+    QWidget* buildWorkloadSection();
+    QSpinBox* addInt(QFormLayout* form, const QString& path, const QString& label, const QString& tip, int maximum,
+                     int& (*ref)(Scenario&), const QString& suffix = {});
+    QSpinBox* makeInt(const QString& path, const QString& tip, int maximum, int& (*ref)(Scenario&),
+                      const QString& suffix = {});
+    QDoubleSpinBox* makeDouble(const QString& path, const QString& tip, double maximum, int decimals,
+                               double& (*ref)(Scenario&), const QString& suffix = {});
+    QLineEdit* makeText(const QString& path, const QString& tip, std::string& (*ref)(Scenario&));
+    QComboBox* makePrecision(const QString& path, const QString& tip, Precision& (*ref)(Scenario&));
+    void registerField(const QString& path, QWidget* widget, std::function<void()> load);
+
+    // Reactions.
+    void userEdited();
+    void setMoeEnabled(bool on);
+    void setAttentionKind(AttentionKind kind);
+    void loadAllFields();
+    void refreshDerived();
+    void revalidate();
+    void matchPresets();
+    void chooseHfFile();
+
+    Scenario m_scenario;
+    FieldErrors m_problems;
+    std::vector<Field> m_fields;
+    std::vector<NamedModel> m_modelPresets;
+    std::vector<NamedCluster> m_clusterPresets;
+    MoeDims m_lastMoe; // restored when "Mixture of experts" is ticked again
+    MlaDims m_lastMla; // restored when MLA is picked again
+
+    QScrollArea* m_scroll = nullptr;
+    QLabel* m_status = nullptr;
+    QLineEdit* m_name = nullptr;
+    QComboBox* m_modelPreset = nullptr;
+    QComboBox* m_clusterPreset = nullptr;
+    QLabel* m_paramLabel = nullptr;
+    QLabel* m_importError = nullptr;
+    QComboBox* m_attention = nullptr;
+    QCheckBox* m_moeCheck = nullptr;
+    QFormLayout* m_modelForm = nullptr;
+    std::vector<QWidget*> m_mlaRows; // rows of the model form shown only for MLA
+    std::vector<QWidget*> m_moeRows; // rows shown only while "Mixture of experts" is ticked
+    QLabel* m_totalGpus = nullptr;
+    QLabel* m_workloadInfo = nullptr;
+    TopologyView* m_topology = nullptr;
+};
+
+} // namespace shardlab::ui

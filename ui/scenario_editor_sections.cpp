@@ -1,0 +1,441 @@
+// The three forms of the scenario editor. Each field is bound to its place in the
+// Scenario by a reference accessor and registered under its JSON path, which is also its
+// objectName, so validation errors ("model.kv_heads: …") find their widget.
+#include <QCheckBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+#include "scenario_editor.h"
+#include "scenario_fields.h"
+#include "topology_view.h"
+
+namespace shardlab::ui {
+
+namespace {
+// Combo boxes sized by a few characters, not by their longest item: the dock is narrow.
+void narrowCombo(QComboBox* box)
+{
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(8);
+}
+
+QFormLayout* compactForm(QWidget* parent)
+{
+    auto* f = new QFormLayout(parent);
+    f->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    f->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    f->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    f->setHorizontalSpacing(8);
+    f->setVerticalSpacing(4);
+    f->setContentsMargins(8, 6, 8, 6);
+    return f;
+}
+
+// A bold caption row inside a form (MLA and expert dimensions): keeps one label column.
+QLabel* addSubheader(QFormLayout* form, const QString& text)
+{
+    auto* l = new QLabel(text);
+    QFont f = l->font();
+    f.setBold(true);
+    l->setFont(f);
+    l->setContentsMargins(0, 4, 0, 0);
+    form->addRow(l);
+    return l;
+}
+
+// Two fields on one form row ("NVLink: [450 GB/s] [3 µs]"): keeps the dock short.
+QWidget* pair(QWidget* a, QWidget* b)
+{
+    auto* w = new QWidget;
+    auto* h = new QHBoxLayout(w);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->setSpacing(4);
+    h->addWidget(a, 1);
+    h->addWidget(b, 1);
+    return w;
+}
+// Two captioned fields on one row ("compute [0.55]  HBM [0.70]").
+QWidget* captionedPair(const QString& ca, QWidget* a, const QString& cb, QWidget* b)
+{
+    auto* w = new QWidget;
+    auto* h = new QHBoxLayout(w);
+    h->setContentsMargins(0, 0, 0, 0);
+    h->setSpacing(4);
+    auto* la = new QLabel(ca);
+    auto* lb = new QLabel(cb);
+    la->setBuddy(a);
+    lb->setBuddy(b);
+    h->addWidget(la);
+    h->addWidget(a, 1);
+    h->addSpacing(4);
+    h->addWidget(lb);
+    h->addWidget(b, 1);
+    return w;
+}
+} // namespace
+
+void ScenarioEditor::registerField(const QString& path, QWidget* widget, std::function<void()> load)
+{
+    widget->setObjectName(path);
+    m_fields.push_back({path, widget, std::move(load)});
+}
+
+QSpinBox* ScenarioEditor::makeInt(const QString& path, const QString& tip, int maximum, int& (*ref)(Scenario&),
+                                  const QString& suffix)
+{
+    auto* box = new FieldSpinBox;
+    box->setFocusPolicy(Qt::StrongFocus);
+    box->setMinimumWidth(60); // the generous range must not widen the dock
+    box->setRange(0, maximum);
+    box->setSuffix(suffix);
+    box->setGroupSeparatorShown(maximum >= 100000);
+    box->setAccelerated(true);
+    setFieldToolTip(box, tip);
+    registerField(path, box, [this, box, ref] {
+        const QSignalBlocker block(box);
+        box->setValue(ref(m_scenario));
+    });
+    connect(box, &QSpinBox::valueChanged, this, [this, ref](int v) {
+        ref(m_scenario) = v;
+        userEdited();
+    });
+    return box;
+}
+
+QSpinBox* ScenarioEditor::addInt(QFormLayout* form, const QString& path, const QString& label, const QString& tip,
+                                 int maximum, int& (*ref)(Scenario&), const QString& suffix)
+{
+    QSpinBox* box = makeInt(path, tip, maximum, ref, suffix);
+    form->addRow(label, box);
+    return box;
+}
+
+QDoubleSpinBox* ScenarioEditor::makeDouble(const QString& path, const QString& tip, double maximum, int decimals,
+                                           double& (*ref)(Scenario&), const QString& suffix)
+{
+    auto* box = new FieldDoubleSpinBox;
+    box->setFocusPolicy(Qt::StrongFocus);
+    box->setMinimumWidth(60);
+    box->setDecimals(decimals);
+    box->setRange(0, maximum);
+    box->setSuffix(suffix);
+    box->setSingleStep(decimals >= 2 ? 0.05 : 1.0);
+    box->setAccelerated(true);
+    setFieldToolTip(box, tip);
+    registerField(path, box, [this, box, ref] {
+        const QSignalBlocker block(box);
+        box->setValue(ref(m_scenario));
+    });
+    connect(box, &QDoubleSpinBox::valueChanged, this, [this, ref](double v) {
+        ref(m_scenario) = v;
+        userEdited();
+    });
+    return box;
+}
+
+QLineEdit* ScenarioEditor::makeText(const QString& path, const QString& tip, std::string& (*ref)(Scenario&))
+{
+    auto* edit = new QLineEdit;
+    setFieldToolTip(edit, tip);
+    registerField(path, edit, [this, edit, ref] {
+        const QSignalBlocker block(edit);
+        edit->setText(QString::fromStdString(ref(m_scenario)));
+    });
+    connect(edit, &QLineEdit::textEdited, this, [this, ref](const QString& t) {
+        ref(m_scenario) = t.toStdString();
+        userEdited();
+    });
+    return edit;
+}
+
+QComboBox* ScenarioEditor::makePrecision(const QString& path, const QString& tip, Precision& (*ref)(Scenario&))
+{
+    auto* box = new FieldComboBox;
+    box->setFocusPolicy(Qt::StrongFocus);
+    narrowCombo(box);
+    box->addItem(tr("BF16 (2 bytes)"), int(Precision::BF16));
+    box->addItem(tr("FP8 (1 byte)"), int(Precision::FP8));
+    setFieldToolTip(box, tip);
+    registerField(path, box, [this, box, ref] {
+        const QSignalBlocker block(box);
+        box->setCurrentIndex(box->findData(int(ref(m_scenario))));
+    });
+    connect(box, &QComboBox::activated, this, [this, box, ref](int i) {
+        ref(m_scenario) = static_cast<Precision>(box->itemData(i).toInt());
+        userEdited();
+    });
+    return box;
+}
+
+QWidget* ScenarioEditor::buildModelSection()
+{
+    auto* box = new QGroupBox(tr("Model"));
+    auto* form = compactForm(box);
+    m_modelForm = form;
+
+    m_modelPreset = new FieldComboBox;
+    m_modelPreset->setObjectName(QStringLiteral("model.preset"));
+    m_modelPreset->setFocusPolicy(Qt::StrongFocus);
+    narrowCombo(m_modelPreset);
+    m_modelPreset->setToolTip(tr("Fill every model field from a shipped preset (resources/models)."));
+    form->addRow(tr("Preset"), m_modelPreset);
+
+    auto* import = new QPushButton(tr("Import HuggingFace config.json…"));
+    import->setToolTip(tr("Read num_hidden_layers, heads, experts, MLA ranks … from a transformers config.json "
+                          "(llama, mistral, qwen2/3, qwen MoE, mixtral, deepseek v2/v3)."));
+    connect(import, &QPushButton::clicked, this, &ScenarioEditor::chooseHfFile);
+    form->addRow(import);
+    m_importError = new QLabel;
+    m_importError->setObjectName(QStringLiteral("importError"));
+    m_importError->setWordWrap(true);
+    m_importError->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_importError->setStyleSheet(QStringLiteral("color: #b71c1c;"));
+    m_importError->hide();
+    form->addRow(m_importError);
+
+    m_paramLabel = new QLabel;
+    m_paramLabel->setObjectName(QStringLiteral("parameterCount"));
+    m_paramLabel->setWordWrap(true);
+    m_paramLabel->setToolTip(tr("Parameter count from the dimensions below (norms included); active = weights one "
+                                "token touches (top-k routed + shared experts)."));
+    form->addRow(tr("Parameters"), m_paramLabel);
+
+    form->addRow(tr("Name"), makeText(QStringLiteral("model.name"), tr("Display name of the model."),
+                                      [](Scenario& s) -> std::string& { return s.model.name; }));
+    addInt(form, QStringLiteral("model.layers"), tr("Layers"), tr("Decoder layers (num_hidden_layers)."), 100000,
+           [](Scenario& s) -> int& { return s.model.layers; });
+    addInt(form, QStringLiteral("model.hidden_size"), tr("Hidden size"),
+           tr("Width of the residual stream (hidden_size)."), 100000000,
+           [](Scenario& s) -> int& { return s.model.hiddenSize; });
+    addInt(
+        form, QStringLiteral("model.vocab_size"), tr("Vocabulary"), tr("Token vocabulary (vocab_size)."), 1000000000,
+        [](Scenario& s) -> int& { return s.model.vocabSize; }, tr(" tokens"));
+
+    m_attention = new FieldComboBox;
+    m_attention->setFocusPolicy(Qt::StrongFocus);
+    narrowCombo(m_attention);
+    m_attention->addItem(tr("GQA (grouped-query)"), int(AttentionKind::GQA));
+    m_attention->addItem(tr("MLA (multi-head latent)"), int(AttentionKind::MLA));
+    setFieldToolTip(m_attention, tr("GQA caches K and V per KV head; DeepSeek's MLA caches one compressed latent per "
+                                    "token that all heads share."));
+    registerField(QStringLiteral("model.attention"), m_attention, [this] {
+        const QSignalBlocker block(m_attention);
+        m_attention->setCurrentIndex(m_scenario.model.attention == AttentionKind::MLA ? 1 : 0);
+    });
+    connect(m_attention, &QComboBox::activated, this,
+            [this](int i) { setAttentionKind(static_cast<AttentionKind>(m_attention->itemData(i).toInt())); });
+    form->addRow(tr("Attention"), m_attention);
+    addInt(form, QStringLiteral("model.attention_heads"), tr("Attention heads"),
+           tr("Query heads (num_attention_heads)."), 1000000,
+           [](Scenario& s) -> int& { return s.model.attentionHeads; });
+    addInt(form, QStringLiteral("model.kv_heads"), tr("KV heads"),
+           tr("Key/value heads (num_key_value_heads); equal to the attention heads for plain multi-head attention. "
+              "Must divide the attention heads."),
+           1000000, [](Scenario& s) -> int& { return s.model.kvHeads; });
+    addInt(form, QStringLiteral("model.head_dim"), tr("Head dim"),
+           tr("Per-head dimension of queries, keys and values."), 1000000,
+           [](Scenario& s) -> int& { return s.model.headDim; });
+
+    m_mlaRows.push_back(addSubheader(form, tr("Multi-head latent attention")));
+    m_mlaRows.push_back(
+        addInt(form, QStringLiteral("model.mla.q_lora_rank"), tr("Query rank"),
+               tr("q_lora_rank: queries go through a low-rank bottleneck of this width; 0 = projected directly."),
+               10000000, [](Scenario& s) -> int& { return s.model.mla.qLoraRank; }));
+    m_mlaRows.push_back(addInt(form, QStringLiteral("model.mla.kv_lora_rank"), tr("KV latent rank"),
+                               tr("kv_lora_rank: width of the compressed KV latent cached per token per layer."),
+                               10000000, [](Scenario& s) -> int& { return s.model.mla.kvLoraRank; }));
+    m_mlaRows.push_back(addInt(form, QStringLiteral("model.mla.qk_nope_head_dim"), tr("QK head dim"),
+                               tr("qk_nope_head_dim: per-head query/key dimension without rotary embedding."), 1000000,
+                               [](Scenario& s) -> int& { return s.model.mla.qkNopeHeadDim; }));
+    m_mlaRows.push_back(addInt(form, QStringLiteral("model.mla.qk_rope_head_dim"), tr("RoPE head dim"),
+                               tr("qk_rope_head_dim: decoupled rotary key, cached per token beside the latent."),
+                               1000000, [](Scenario& s) -> int& { return s.model.mla.qkRopeHeadDim; }));
+    m_mlaRows.push_back(addInt(form, QStringLiteral("model.mla.v_head_dim"), tr("V head dim"),
+                               tr("v_head_dim: per-head value dimension."), 1000000,
+                               [](Scenario& s) -> int& { return s.model.mla.vHeadDim; }));
+
+    addInt(form, QStringLiteral("model.ffn_hidden"), tr("Dense FFN width"),
+           tr("intermediate_size of the dense SwiGLU FFN: every layer of a dense model, the leading dense layers of a "
+              "mixture of experts."),
+           100000000, [](Scenario& s) -> int& { return s.model.ffnHidden; });
+    auto* tie = new QCheckBox(tr("Tied input/output embeddings"));
+    setFieldToolTip(tie, tr("tie_word_embeddings: the LM head reuses the embedding table (counted once)."));
+    registerField(QStringLiteral("model.tie_embeddings"), tie, [this, tie] {
+        const QSignalBlocker block(tie);
+        tie->setChecked(m_scenario.model.tieEmbeddings);
+    });
+    connect(tie, &QCheckBox::clicked, this, [this](bool on) {
+        m_scenario.model.tieEmbeddings = on;
+        userEdited();
+    });
+    form->addRow(tie);
+    form->addRow(tr("Weights"), makePrecision(QStringLiteral("model.weight_precision"),
+                                              tr("Precision of the weights; FP8 GEMMs run at the FP8 peak."),
+                                              [](Scenario& s) -> Precision& { return s.model.weightPrecision; }));
+    form->addRow(tr("KV cache"), makePrecision(QStringLiteral("model.kv_precision"),
+                                               tr("Precision of the cached keys/values (or MLA latents)."),
+                                               [](Scenario& s) -> Precision& { return s.model.kvPrecision; }));
+
+    m_moeCheck = new QCheckBox(tr("Mixture of experts"));
+    m_moeCheck->setObjectName(QStringLiteral("model.moe"));
+    m_moeCheck->setToolTip(tr("Replace the FFN of the MoE layers by routed experts (and optional shared experts)."));
+    connect(m_moeCheck, &QCheckBox::clicked, this, &ScenarioEditor::setMoeEnabled);
+    form->addRow(m_moeCheck);
+    m_moeRows.push_back(addSubheader(form, tr("Experts")));
+
+    m_moeRows.push_back(addInt(form, QStringLiteral("model.moe.experts"), tr("Routed experts"),
+                               tr("Routed experts per MoE layer."), 10000000,
+                               [](Scenario& s) -> int& { return s.model.moe.experts; }));
+    m_moeRows.push_back(addInt(form, QStringLiteral("model.moe.experts_per_token"), tr("Top-k experts"),
+                               tr("top-k: routed experts each token is sent to."), 10000000,
+                               [](Scenario& s) -> int& { return s.model.moe.expertsPerToken; }));
+    m_moeRows.push_back(addInt(form, QStringLiteral("model.moe.expert_ffn_hidden"), tr("Expert FFN width"),
+                               tr("Intermediate width of one routed expert (moe_intermediate_size)."), 100000000,
+                               [](Scenario& s) -> int& { return s.model.moe.expertFfnHidden; }));
+    m_moeRows.push_back(addInt(form, QStringLiteral("model.moe.shared_experts"), tr("Shared experts"),
+                               tr("Always-active experts every token passes through."), 1000000,
+                               [](Scenario& s) -> int& { return s.model.moe.sharedExperts; }));
+    m_moeRows.push_back(addInt(form, QStringLiteral("model.moe.shared_expert_ffn_hidden"), tr("Shared FFN width"),
+                               tr("Intermediate width of one shared expert."), 100000000,
+                               [](Scenario& s) -> int& { return s.model.moe.sharedExpertFfnHidden; }));
+    m_moeRows.push_back(addInt(form, QStringLiteral("model.moe.dense_layers"), tr("Dense layers"),
+                               tr("first_k_dense_replace: the first layers keep a dense FFN."), 100000,
+                               [](Scenario& s) -> int& { return s.model.moe.denseLayers; }));
+    return box;
+}
+
+QWidget* ScenarioEditor::buildClusterSection()
+{
+    auto* box = new QGroupBox(tr("Cluster"));
+    auto* form = compactForm(box);
+
+    m_clusterPreset = new FieldComboBox;
+    m_clusterPreset->setObjectName(QStringLiteral("cluster.preset"));
+    m_clusterPreset->setFocusPolicy(Qt::StrongFocus);
+    narrowCombo(m_clusterPreset);
+    m_clusterPreset->setToolTip(
+        tr("Fill the GPU, its links and the topology from a shipped preset (resources/clusters)."));
+    form->addRow(tr("Preset"), m_clusterPreset);
+    m_topology = new TopologyView;
+    m_topology->setObjectName(QStringLiteral("topology"));
+    form->addRow(m_topology);
+
+    form->addRow(tr("Name"), makeText(QStringLiteral("cluster.name"), tr("Display name of the cluster."),
+                                      [](Scenario& s) -> std::string& { return s.cluster.name; }));
+    form->addRow(tr("GPU"), makeText(QStringLiteral("cluster.gpu.name"), tr("Display name of the GPU."),
+                                     [](Scenario& s) -> std::string& { return s.cluster.gpu.name; }));
+    QSpinBox* perNode = makeInt(QStringLiteral("cluster.gpus_per_node"),
+                                tr("GPUs in one node; a node is one NVLink domain (NVSwitch)."), 100000,
+                                [](Scenario& s) -> int& { return s.cluster.gpusPerNode; });
+    form->addRow(tr("GPUs per node"), perNode);
+    QSpinBox* nodes = makeInt(QStringLiteral("cluster.nodes"), tr("Nodes joined by the inter-node fabric."), 10000000,
+                              [](Scenario& s) -> int& { return s.cluster.nodes; });
+    m_totalGpus = new QLabel;
+    m_totalGpus->setObjectName(QStringLiteral("totalGpus"));
+    m_totalGpus->setMinimumWidth(60);
+    form->addRow(tr("Nodes"), pair(nodes, m_totalGpus));
+
+    const QString perDir = tr("per GPU, per direction");
+    form->addRow(
+        tr("NVLink"),
+        pair(makeDouble(
+                 QStringLiteral("cluster.nvlink_gb_per_s"), tr("NVLink bandwidth, GB/s %1.").arg(perDir), 1e7, 1,
+                 [](Scenario& s) -> double& { return s.cluster.nvlinkGBps; }, tr(" GB/s")),
+             makeDouble(
+                 QStringLiteral("cluster.nvlink_latency_us"), tr("Latency of one collective step inside a node."), 1e7,
+                 2, [](Scenario& s) -> double& { return s.cluster.nvlinkLatencyUs; }, tr(" µs"))));
+    form->addRow(
+        tr("Inter-node"),
+        pair(makeDouble(
+                 QStringLiteral("cluster.inter_node_gb_per_s"),
+                 tr("Inter-node bandwidth, GB/s %1 (one port per GPU).").arg(perDir), 1e7, 1,
+                 [](Scenario& s) -> double& { return s.cluster.interNodeGBps; }, tr(" GB/s")),
+             makeDouble(
+                 QStringLiteral("cluster.inter_node_latency_us"), tr("Latency of one collective step across nodes."),
+                 1e7, 2, [](Scenario& s) -> double& { return s.cluster.interNodeLatencyUs; }, tr(" µs"))));
+    form->addRow(tr("HBM"),
+                 pair(makeDouble(
+                          QStringLiteral("cluster.gpu.hbm_gb"), tr("Memory capacity per GPU (1 GB = 1e9 bytes)."), 1e6,
+                          1, [](Scenario& s) -> double& { return s.cluster.gpu.hbmGb; }, tr(" GB")),
+                      makeDouble(
+                          QStringLiteral("cluster.gpu.hbm_tb_per_s"), tr("Memory bandwidth per GPU."), 1e5, 2,
+                          [](Scenario& s) -> double& { return s.cluster.gpu.hbmTbps; }, tr(" TB/s"))));
+    form->addRow(tr("Peak BF16"),
+                 makeDouble(
+                     QStringLiteral("cluster.gpu.peak_tflops_bf16"),
+                     tr("Dense BF16 tensor peak (without 2:4 sparsity)."), 1e7, 1,
+                     [](Scenario& s) -> double& { return s.cluster.gpu.peakTflopsBf16; }, tr(" TFLOP/s")));
+    form->addRow(tr("Peak FP8"),
+                 makeDouble(
+                     QStringLiteral("cluster.gpu.peak_tflops_fp8"), tr("Dense FP8 tensor peak (without 2:4 sparsity)."),
+                     1e7, 1, [](Scenario& s) -> double& { return s.cluster.gpu.peakTflopsFp8; }, tr(" TFLOP/s")));
+
+    // Efficiencies: the calibration knobs (fraction of each datasheet peak achieved).
+    const QString effTip = tr("Achieved fraction of the datasheet peak, in (0, 1]; see docs/simulator.md §7.");
+    auto eff = [&](const char* path, const QString& what, double& (*ref)(Scenario&)) {
+        QDoubleSpinBox* b =
+            makeDouble(QString::fromLatin1(path), tr("%1 efficiency. %2").arg(what, effTip), 100, 2, ref);
+        b->setMinimumWidth(46);
+        return b;
+    };
+    form->addRow(tr("Efficiency"),
+                 captionedPair(tr("compute"),
+                               eff("cluster.gpu.efficiency.compute", tr("Compute"),
+                                   [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.compute; }),
+                               tr("HBM"), eff("cluster.gpu.efficiency.hbm", tr("HBM"), [](Scenario& s) -> double& {
+                                   return s.cluster.gpu.efficiency.hbm;
+                               })));
+    form->addRow(QString(),
+                 captionedPair(tr("NVLink"),
+                               eff("cluster.gpu.efficiency.nvlink", tr("NVLink"),
+                                   [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.nvlink; }),
+                               tr("inter-node"),
+                               eff("cluster.gpu.efficiency.inter_node", tr("Inter-node"),
+                                   [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.interNode; })));
+    form->addRow(tr("Reserve"), makeDouble(
+                                    QStringLiteral("cluster.gpu.memory_reserve_gb"),
+                                    tr("Memory no plan can use: CUDA context, NCCL buffers, fragmentation."), 1e6, 1,
+                                    [](Scenario& s) -> double& { return s.cluster.gpu.memoryReserveGb; }, tr(" GB")));
+    form->addRow(tr("Kernel overhead"),
+                 makeDouble(
+                     QStringLiteral("cluster.gpu.kernel_overhead_us"),
+                     tr("Fixed cost per fused operator launch (CUDA graphs assumed)."), 1e7, 2,
+                     [](Scenario& s) -> double& { return s.cluster.gpu.kernelOverheadUs; }, tr(" µs")));
+    return box;
+}
+
+QWidget* ScenarioEditor::buildWorkloadSection()
+{
+    auto* box = new QGroupBox(tr("Workload"));
+    auto* form = compactForm(box);
+    addInt(
+        form, QStringLiteral("workload.prompt_tokens"), tr("Prompt"), tr("Tokens per prompt (prefill length)."),
+        100000000, [](Scenario& s) -> int& { return s.workload.promptTokens; }, tr(" tokens"));
+    addInt(
+        form, QStringLiteral("workload.output_tokens"), tr("Output"),
+        tr("Tokens generated per request (decode steps)."), 100000000,
+        [](Scenario& s) -> int& { return s.workload.outputTokens; }, tr(" tokens"));
+    form->addRow(tr("TTFT SLO"), makeDouble(
+                                     QStringLiteral("workload.ttft_slo_ms"),
+                                     tr("Time-to-first-token limit: plans whose prefill is slower are invalid."), 1e10,
+                                     1, [](Scenario& s) -> double& { return s.workload.ttftSloMs; }, tr(" ms")));
+    form->addRow(tr("TPOT SLO"), makeDouble(
+                                     QStringLiteral("workload.tpot_slo_ms"),
+                                     tr("Time-per-output-token limit: plans whose decode step is slower are "
+                                        "invalid."),
+                                     1e10, 2, [](Scenario& s) -> double& { return s.workload.tpotSloMs; }, tr(" ms")));
+    m_workloadInfo = new QLabel;
+    m_workloadInfo->setObjectName(QStringLiteral("workloadInfo"));
+    m_workloadInfo->setWordWrap(true);
+    m_workloadInfo->setStyleSheet(QStringLiteral("color: #546e7a;"));
+    form->addRow(m_workloadInfo);
+    return box;
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,374 @@
+#include "search_panel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include "qcp.h"
+
+#include <cmath>
+
+#include "heatmap_widget.h"
+
+namespace shardlab::ui {
+
+namespace {
+// Plots are bounded: beyond this many sample points a run keeps every other one.
+constexpr int kMaxSamplePoints = 4000;
+
+const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
+                             QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
+
+bool finite(double v) { return std::isfinite(v); }
+
+QTableWidgetItem* item(const QString& text, bool number = true)
+{
+    auto* i = new QTableWidgetItem(text);
+    i->setTextAlignment(number ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
+    return i;
+}
+} // namespace
+
+SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* vsplit = new QSplitter(Qt::Vertical, this);
+
+    m_curve = new QCustomPlot(vsplit);
+    m_curve->setMinimumHeight(220);
+    m_curve->xAxis->setLabel(tr("simulator calls"));
+    m_curve->yAxis->setLabel(tr("decode tokens/s per GPU"));
+    m_curve->legend->setVisible(true);
+    m_curve->legend->setFont(QFont(font().family(), 8));
+    m_curve->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    m_curve->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    vsplit->addWidget(m_curve);
+
+    auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
+    m_table = new QTableWidget(hsplit);
+    m_table->setColumnCount(11);
+    m_table->setHorizontalHeaderLabels({tr("tok/s/GPU"), tr("TP"), tr("EP"), tr("PP"), tr("DP"), tr("batch"),
+                                        tr("µbatch"), tr("TPOT ms"), tr("TTFT ms"), tr("mem GB"), tr("found at")});
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->setVisible(false);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setToolTip(tr("Elite strategies: the best valid plans found so far. Select one to open it in the plan view."));
+    hsplit->addWidget(m_table);
+
+    auto* right = new QWidget(hsplit);
+    auto* rl = new QVBoxLayout(right);
+    rl->setContentsMargins(0, 0, 0, 0);
+    m_heatmap = new HeatmapWidget(right);
+    rl->addWidget(m_heatmap, 3);
+    m_policy = new QCustomPlot(right);
+    m_policy->setMinimumHeight(120);
+    m_policy->xAxis->setLabel(tr("simulator calls"));
+    m_policy->yAxis->setLabel(tr("confidence"));
+    m_policy->yAxis2->setVisible(true);
+    m_policy->yAxis2->setLabel(tr("entropy (nats)"));
+    m_policy->yAxis->setRange(0, 1.05);
+    m_policy->addGraph(m_policy->xAxis, m_policy->yAxis)->setName(tr("confidence"));
+    m_policy->graph(0)->setPen(QPen(QColor(31, 119, 180), 2));
+    m_policy->addGraph(m_policy->xAxis, m_policy->yAxis2)->setName(tr("entropy"));
+    m_policy->graph(1)->setPen(QPen(QColor(214, 39, 40), 1.5));
+    m_policy->legend->setVisible(true);
+    m_policy->legend->setFont(QFont(font().family(), 8));
+    rl->addWidget(m_policy, 2);
+    m_policyNote = new QLabel(tr("Policy confidence and entropy appear here for ppo searches."), right);
+    m_policyNote->setWordWrap(true);
+    rl->addWidget(m_policyNote);
+    hsplit->addWidget(right);
+    hsplit->setStretchFactor(0, 3);
+    hsplit->setStretchFactor(1, 2);
+    vsplit->addWidget(hsplit);
+    vsplit->setStretchFactor(0, 3);
+    vsplit->setStretchFactor(1, 2);
+    layout->addWidget(vsplit);
+
+    m_replotTimer.setSingleShot(true);
+    m_replotTimer.setInterval(40);
+    connect(&m_replotTimer, &QTimer::timeout, this, &SearchPanel::replot);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_table->selectionModel()->selectedRows();
+        if (rows.isEmpty())
+            return;
+        const int r = rows.front().row();
+        if (r >= 0 && r < static_cast<int>(m_elites.size()))
+            Q_EMIT eliteSelected(m_elites[r].plan, tr("Elite #%1").arg(r + 1));
+    });
+}
+
+void SearchPanel::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    std::vector<OpId> ops;
+    for (int i = 0; i < kOpCount; ++i)
+        if (opPresent(s.model, static_cast<OpId>(i)))
+            ops.push_back(static_cast<OpId>(i));
+    m_heatmap->setOperators(ops);
+    clearRuns();
+}
+
+void SearchPanel::clearRuns()
+{
+    m_curve->clearGraphs();
+    m_runs.clear();
+    m_megatronLine = m_optimumLine = nullptr;
+    m_elites.clear();
+    m_table->setRowCount(0);
+    m_heatmap->clearValues();
+    m_policy->graph(0)->data()->clear();
+    m_policy->graph(1)->data()->clear();
+    m_maxCalls = 1;
+    m_maxValue = 1;
+    m_megatron.reset();
+    m_optimum.reset();
+    scheduleReplot();
+}
+
+void SearchPanel::addReferenceLine(std::optional<double> value, QCPGraph*& graph, const QString& name,
+                                   const QColor& c, Qt::PenStyle style)
+{
+    if (!value || !finite(*value))
+        return;
+    if (!graph) {
+        graph = m_curve->addGraph();
+        QPen pen(c, 1.5, style);
+        graph->setPen(pen);
+    }
+    graph->setName(name);
+    graph->data()->clear();
+    graph->addData(0, *value);
+    graph->addData(std::max(1, m_maxCalls), *value);
+    m_maxValue = std::max(m_maxValue, *value);
+}
+
+void SearchPanel::setMegatronReference(double v)
+{
+    m_megatron = v;
+    addReferenceLine(m_megatron, m_megatronLine, tr("Megatron recipe %1").arg(v, 0, 'f', 1), QColor(90, 90, 90),
+                     Qt::DashLine);
+    scheduleReplot();
+}
+
+void SearchPanel::setOptimumReference(double v)
+{
+    m_optimum = v;
+    addReferenceLine(m_optimum, m_optimumLine, tr("exact optimum %1").arg(v, 0, 'f', 1), QColor(0, 0, 0),
+                     Qt::DotLine);
+    scheduleReplot();
+}
+
+void SearchPanel::beginRun(const QString& label)
+{
+    // Dim earlier runs' samples; keep their best curves for comparison (at most 6 runs).
+    for (Run& r : m_runs)
+        if (r.samples)
+            r.samples->setVisible(false);
+    if (m_runs.size() >= std::size(kRunColors)) {
+        m_curve->removeGraph(m_runs.front().best);
+        m_curve->removeGraph(m_runs.front().samples);
+        m_runs.erase(m_runs.begin());
+    }
+    Run run;
+    run.label = label;
+    const QColor color = kRunColors[(m_curve->graphCount() / 2) % std::size(kRunColors)];
+    run.samples = m_curve->addGraph();
+    run.samples->setLineStyle(QCPGraph::lsNone);
+    QColor light = color;
+    light.setAlpha(70);
+    run.samples->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, light, light, 3));
+    run.samples->removeFromLegend();
+    run.best = m_curve->addGraph();
+    run.best->setName(label);
+    run.best->setLineStyle(QCPGraph::lsStepLeft);
+    run.best->setPen(QPen(color, 2));
+    m_runs.push_back(run);
+    m_elites.clear();
+    m_tableDirty = true;
+    m_policy->graph(0)->data()->clear();
+    m_policy->graph(1)->data()->clear();
+    scheduleReplot();
+}
+
+void SearchPanel::addProgress(const LiveProgress& p)
+{
+    if (m_runs.empty())
+        beginRun(tr("run"));
+    Run& run = m_runs.back();
+    const SearchProgress& c = p.core;
+    for (const auto& [call, value] : c.recentSamples) {
+        if (!finite(value))
+            continue;
+        run.samples->addData(call, value);
+        ++run.samplePoints;
+        m_maxValue = std::max(m_maxValue, value);
+    }
+    if (run.samplePoints > kMaxSamplePoints) { // keep memory flat on long runs
+        auto data = run.samples->data();
+        QVector<QCPGraphData> kept;
+        int i = 0;
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it, ++i)
+            if (i % 2 == 0)
+                kept.push_back(*it);
+        data->set(kept, true);
+        run.samplePoints = kept.size();
+    }
+    if (c.haveBest && finite(c.bestTokensPerSPerGpu)) {
+        run.best->addData(c.calls, c.bestTokensPerSPerGpu);
+        m_maxValue = std::max(m_maxValue, c.bestTokensPerSPerGpu);
+    }
+    m_maxCalls = std::max({m_maxCalls, c.calls, c.budget});
+    for (const auto& [name, value] : c.metrics) {
+        if (!finite(value))
+            continue;
+        if (name == "confidence")
+            m_policy->graph(0)->addData(c.calls, value);
+        else if (name == "entropy")
+            m_policy->graph(1)->addData(c.calls, value);
+    }
+    m_elites = p.elites;
+    m_tableDirty = true;
+    updateHeatmap(&c);
+    scheduleReplot();
+}
+
+void SearchPanel::finishRun(const JobResult& r)
+{
+    if (m_runs.empty())
+        beginRun(QString::fromStdString(r.outcome.algorithm));
+    Run& run = m_runs.back();
+    const SearchOutcome& o = r.outcome;
+    for (const auto& [call, value] : o.bestCurve)
+        if (finite(value))
+            run.best->addData(call, value);
+    if (o.found && finite(o.bestResult.tokensPerSPerGpu)) {
+        run.best->addData(std::max(o.calls, 1), o.bestResult.tokensPerSPerGpu);
+        run.best->setName(QStringLiteral("%1: %2").arg(run.label).arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1));
+        m_maxValue = std::max(m_maxValue, o.bestResult.tokensPerSPerGpu);
+    }
+    m_maxCalls = std::max(m_maxCalls, o.calls);
+    if (!r.elites.empty())
+        m_elites = r.elites;
+    m_tableDirty = true;
+    updateHeatmap(nullptr);
+    if (o.found)
+        m_heatmap->setHighlight(o.best);
+    if (o.provedOptimal && o.found)
+        setOptimumReference(o.bestResult.tokensPerSPerGpu);
+    replot();
+}
+
+void SearchPanel::updateHeatmap(const SearchProgress* core)
+{
+    std::array<std::array<double, kMaxOptions>, kOpCount> values;
+    for (auto& row : values)
+        row.fill(std::nan(""));
+    // PPO reports its per-slot probabilities as metrics "p:operators.<op>:<option>".
+    bool fromPolicy = false;
+    if (core) {
+        for (const auto& [name, value] : core->metrics) {
+            if (name.rfind("p:operators.", 0) != 0)
+                continue;
+            const auto colon = name.rfind(':');
+            OpId id;
+            if (colon == std::string::npos || !opFromName(name.substr(12, colon - 12), id))
+                continue;
+            const int o = std::atoi(name.c_str() + colon + 1);
+            if (o >= 0 && o < kMaxOptions && finite(value)) {
+                values[static_cast<int>(id)][o] = value;
+                fromPolicy = true;
+            }
+        }
+    }
+    if (fromPolicy) {
+        m_heatmap->setValues(values, tr("Policy probability of each sharding option (ppo)"));
+        return;
+    }
+    if (m_elites.empty())
+        return;
+    for (int i = 0; i < kOpCount; ++i)
+        for (int o = 0; o < opInfo(static_cast<OpId>(i)).optionCount; ++o)
+            values[i][o] = 0;
+    for (const EliteEntry& e : m_elites)
+        for (int i = 0; i < kOpCount; ++i)
+            values[i][e.plan.option(static_cast<OpId>(i))] += 1.0 / m_elites.size();
+    m_heatmap->setValues(values, tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
+    m_heatmap->setHighlight(m_elites.front().plan);
+}
+
+void SearchPanel::fillEliteTable()
+{
+    m_table->setRowCount(static_cast<int>(m_elites.size()));
+    for (int r = 0; r < static_cast<int>(m_elites.size()); ++r) {
+        const EliteEntry& e = m_elites[r];
+        const Plan& p = e.plan;
+        m_table->setItem(r, 0, item(QString::number(e.tokensPerSPerGpu, 'f', 1)));
+        m_table->setItem(r, 1, item(QString::number(p.tensorParallel)));
+        m_table->setItem(r, 2, item(QString::number(p.expertParallel)));
+        m_table->setItem(r, 3, item(QString::number(p.pipelineParallel)));
+        m_table->setItem(r, 4, item(QString::number(p.dataParallel)));
+        m_table->setItem(r, 5, item(QString::number(p.batch)));
+        m_table->setItem(r, 6, item(QString::number(p.microBatches)));
+        m_table->setItem(r, 7, item(QString::number(e.tpotMs, 'f', 2)));
+        m_table->setItem(r, 8, item(QString::number(e.ttftMs, 'f', 1)));
+        m_table->setItem(r, 9, item(QString::number(e.memoryGb, 'f', 1)));
+        m_table->setItem(r, 10, item(QString::number(e.call)));
+    }
+}
+
+void SearchPanel::scheduleReplot()
+{
+    m_dirty = true;
+    if (!m_replotTimer.isActive())
+        m_replotTimer.start();
+}
+
+void SearchPanel::replot()
+{
+    if (m_tableDirty) {
+        // Keep the user's selection stable while rows refresh.
+        const QSignalBlocker block(m_table);
+        fillEliteTable();
+        m_tableDirty = false;
+    }
+    addReferenceLine(m_megatron, m_megatronLine, tr("Megatron recipe %1").arg(m_megatron.value_or(0), 0, 'f', 1),
+                     QColor(90, 90, 90), Qt::DashLine);
+    addReferenceLine(m_optimum, m_optimumLine, tr("exact optimum %1").arg(m_optimum.value_or(0), 0, 'f', 1),
+                     QColor(0, 0, 0), Qt::DotLine);
+    m_curve->xAxis->setRange(0, std::max(10, m_maxCalls) * 1.02);
+    m_curve->yAxis->setRange(0, m_maxValue * 1.12);
+    m_curve->replot(QCustomPlot::rpQueuedReplot);
+    const bool policy = !m_policy->graph(0)->data()->isEmpty();
+    m_policy->setVisible(policy);
+    m_policyNote->setVisible(!policy);
+    if (policy) {
+        m_policy->xAxis->setRange(0, std::max(10, m_maxCalls));
+        bool ok = false;
+        const QCPRange er = m_policy->graph(1)->data()->valueRange(ok);
+        m_policy->yAxis2->setRange(0, ok ? std::max(0.1, er.upper * 1.1) : 1.0);
+        m_policy->replot(QCustomPlot::rpQueuedReplot);
+    }
+    m_dirty = false;
+}
+
+int SearchPanel::eliteRowCount() const { return m_table->rowCount(); }
+
+int SearchPanel::curvePointCount() const
+{
+    return m_runs.empty() ? 0 : m_runs.back().best->data()->size();
+}
+
+bool SearchPanel::exportCurve(const QString& path)
+{
+    replot();
+    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
+        return m_curve->savePdf(path, 1000, 600);
+    return m_curve->savePng(path, 1000, 600);
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,78 @@
+// Live views of a search: best-so-far throughput curve (runs overlaid, Megatron and
+// optimum reference lines), the elite strategies table, the per-operator sharding
+// heatmap, and the PPO policy's confidence and entropy. Updates are merged into at most
+// one repaint per 40 ms.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+#include "search_worker.h"
+
+class QCustomPlot;
+class QCPGraph;
+class QTableWidget;
+class QLabel;
+
+namespace shardlab::ui {
+
+class HeatmapWidget;
+
+class SearchPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SearchPanel(QWidget* parent = nullptr);
+
+    void setScenario(const Scenario& s);
+    void setMegatronReference(double tokensPerSPerGpu);
+    void setOptimumReference(double tokensPerSPerGpu);
+    // A new run: the previous run's best curve stays, dimmed, for comparison.
+    void beginRun(const QString& label);
+    void addProgress(const LiveProgress& p);
+    void finishRun(const JobResult& r);
+    void clearRuns();
+
+    int eliteRowCount() const;
+    int curvePointCount() const; // points of the current run's best-so-far curve
+    const std::vector<EliteEntry>& elites() const { return m_elites; }
+    bool exportCurve(const QString& path);
+
+Q_SIGNALS:
+    void eliteSelected(const shardlab::Plan& plan, const QString& title);
+
+private:
+    struct Run {
+        QString label;
+        QCPGraph* best = nullptr;
+        QCPGraph* samples = nullptr;
+        int samplePoints = 0;
+    };
+    void scheduleReplot();
+    void replot();
+    void fillEliteTable();
+    void updateHeatmap(const SearchProgress* core);
+    void addReferenceLine(std::optional<double> value, QCPGraph*& graph, const QString& name, const QColor& c,
+                          Qt::PenStyle style);
+
+    Scenario m_scenario;
+    QCustomPlot* m_curve = nullptr;
+    QCustomPlot* m_policy = nullptr;
+    QTableWidget* m_table = nullptr;
+    HeatmapWidget* m_heatmap = nullptr;
+    QLabel* m_policyNote = nullptr;
+    std::vector<Run> m_runs;
+    std::vector<EliteEntry> m_elites;
+    QCPGraph* m_megatronLine = nullptr;
+    QCPGraph* m_optimumLine = nullptr;
+    std::optional<double> m_megatron, m_optimum;
+    int m_maxCalls = 1;
+    double m_maxValue = 1;
+    QTimer m_replotTimer;
+    bool m_dirty = false;
+    bool m_tableDirty = false;
+};
+
+} // namespace shardlab::ui

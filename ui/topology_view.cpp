@@ -1,0 +1,180 @@
+#include "topology_view.h"
+
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+// Colours: NVLink in blue, the inter-node fabric in orange (as in the plan view's
+// communication bars), GPUs in a neutral dark grey so the links carry the meaning.
+const QColor kNvlinkFill(0xe8, 0xf1, 0xfb);
+const QColor kNvlinkEdge(0x3b, 0x6f, 0xb6);
+const QColor kFabric(0xe0, 0x7b, 0x1f);
+const QColor kGpu(0x37, 0x47, 0x4f);
+const QColor kText(0x26, 0x32, 0x38);
+
+constexpr int kMaxDrawnNodes = 4;  // beyond this, draw 3 and an "… × N" box
+constexpr int kMaxDrawnGpus = 128; // dots per node; larger domains are summarized
+constexpr double kFabricBand = 14; // px below the nodes for the inter-node bus
+} // namespace
+
+TopologyView::TopologyView(QWidget* parent) : QWidget(parent)
+{
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+}
+
+QSize TopologyView::sizeHint() const { return {340, 118}; }
+QSize TopologyView::minimumSizeHint() const { return {200, 118}; }
+
+void TopologyView::setCluster(const ClusterSpec& cluster)
+{
+    m_cluster = cluster;
+    setToolTip(summary());
+    update();
+}
+
+QString TopologyView::summary() const
+{
+    const ClusterSpec& c = m_cluster;
+    if (c.gpusPerNode < 1 || c.nodes < 1)
+        return tr("No GPUs: GPUs per node and nodes must be at least 1.");
+    QString s = tr("%1 node(s) × %2 GPUs = %3 GPUs. Each node is one NVLink domain (%4 GB/s per GPU per direction, %5 "
+                   "µs per step).")
+                    .arg(c.nodes)
+                    .arg(c.gpusPerNode)
+                    .arg(c.totalGpus())
+                    .arg(formatNumber(c.nvlinkGBps, 0), formatNumber(c.nvlinkLatencyUs, 1));
+    if (c.nodes > 1)
+        s += QLatin1Char(' ')
+             + tr("Nodes are joined by one inter-node port per GPU (%1 GB/s per direction, %2 µs per step).")
+                   .arg(formatNumber(c.interNodeGBps, 0), formatNumber(c.interNodeLatencyUs, 1));
+    return s;
+}
+
+void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
+{
+    const int gpus = std::min(m_cluster.gpusPerNode, kMaxDrawnGpus);
+    p.setPen(QPen(kNvlinkEdge, 1.2));
+    p.setBrush(kNvlinkFill);
+    p.drawRoundedRect(box, 5, 5);
+
+    QFont f = font();
+    f.setPointSizeF(std::max(6.5, f.pointSizeF() - 1.5));
+    p.setFont(f);
+    p.setPen(kText);
+    const QRectF title(box.left() + 4, box.top() + 1, box.width() - 8, 14);
+    p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter, tr("node %1").arg(index));
+
+    // GPU dots in the grid with the largest cells (8 GPUs in a wide box: one row of 8).
+    const QRectF area = box.adjusted(6, 17, -6, -5);
+    int cols = gpus, rows = 1;
+    double cell = 0, best = 0;
+    for (int r = 1; r <= gpus; ++r) {
+        const int c = (gpus + r - 1) / r;
+        const double size = std::min(area.width() / c, area.height() / r);
+        // A full last row reads as a rack; prefer it unless cells get much smaller.
+        const double score = size * (gpus % c == 0 ? 1.0 : 0.85);
+        if (score > best + 1e-9) {
+            best = score;
+            cell = size;
+            rows = r;
+            cols = c;
+        }
+    }
+    const double r = std::clamp(cell * 0.32, 1.2, 6.0);
+    const double gridW = cell * cols, gridH = cell * rows;
+    const QPointF origin(area.center().x() - gridW / 2, area.center().y() - gridH / 2);
+    p.setPen(Qt::NoPen);
+    p.setBrush(kGpu);
+    for (int g = 0; g < gpus; ++g) {
+        const QPointF c(origin.x() + (g % cols + 0.5) * cell, origin.y() + (g / cols + 0.5) * cell);
+        p.drawEllipse(c, r, r);
+    }
+    if (m_cluster.gpusPerNode > kMaxDrawnGpus) {
+        p.setPen(kText);
+        p.drawText(box, Qt::AlignCenter, tr("%1 GPUs").arg(m_cluster.gpusPerNode));
+    }
+}
+
+void TopologyView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const ClusterSpec& c = m_cluster;
+    const QRectF all = QRectF(rect()).adjusted(2, 2, -2, -2);
+    if (c.gpusPerNode < 1 || c.nodes < 1) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(all, Qt::AlignCenter, tr("no GPUs to draw"));
+        return;
+    }
+    QFont small = font();
+    small.setPointSizeF(std::max(6.5, small.pointSizeF() - 1.5));
+    p.setFont(small);
+
+    // Legend row: what the colours mean, with the bandwidths they stand for.
+    const double legendH = 15;
+    double x = all.left();
+    const double ly = all.top() + legendH / 2;
+    p.setPen(QPen(kNvlinkEdge, 1.2));
+    p.setBrush(kNvlinkFill);
+    p.drawRoundedRect(QRectF(x, ly - 5, 14, 10), 2, 2);
+    x += 18;
+    const QString nvl = tr("NVLink domain %1 GB/s").arg(formatNumber(c.nvlinkGBps, 0));
+    p.setPen(kText);
+    p.drawText(QRectF(x, all.top(), all.width() - x, legendH), Qt::AlignLeft | Qt::AlignVCenter, nvl);
+    x += p.fontMetrics().horizontalAdvance(nvl) + 12;
+    const bool multiNode = c.nodes > 1;
+    if (multiNode) {
+        p.setPen(QPen(kFabric, 2));
+        p.drawLine(QPointF(x, ly), QPointF(x + 14, ly));
+        x += 18;
+        p.setPen(kText);
+        p.drawText(QRectF(x, all.top(), all.right() - x, legendH), Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("inter-node %1 GB/s").arg(formatNumber(c.interNodeGBps, 0)));
+    }
+
+    const bool many = c.nodes > kMaxDrawnNodes;
+    const int drawn = many ? kMaxDrawnNodes - 1 : c.nodes;
+    const double ellipsisW = many ? 62 : 0;
+    const double gap = 10;
+    const double nodeTop = all.top() + legendH + 3;
+    const double nodesBottom = all.bottom() - (multiNode ? kFabricBand : 2);
+    // Capped so one node does not become a long empty box.
+    const double nodeW = std::min(190.0, (all.width() - ellipsisW - gap * (drawn - 1 + (many ? 1 : 0))) / drawn);
+    const double nodeH = nodesBottom - nodeTop;
+    const double ellipsisX = all.left() + drawn * (nodeW + gap); // right after the last drawn node
+
+    // The inter-node fabric first, so node boxes sit on top of their drop lines.
+    if (multiNode) {
+        const double busY = all.bottom() - 6;
+        const double lastX = many ? ellipsisX + ellipsisW / 2 : all.left() + (drawn - 1) * (nodeW + gap) + nodeW / 2;
+        p.setPen(QPen(kFabric, 2));
+        p.drawLine(QPointF(all.left() + nodeW / 2, busY), QPointF(lastX, busY));
+        for (int i = 0; i < drawn; ++i) {
+            const double nx = all.left() + i * (nodeW + gap) + nodeW / 2;
+            p.drawLine(QPointF(nx, nodesBottom), QPointF(nx, busY));
+        }
+        if (many)
+            p.drawLine(QPointF(lastX, nodesBottom), QPointF(lastX, busY));
+    }
+
+    for (int i = 0; i < drawn; ++i)
+        paintNode(p, QRectF(all.left() + i * (nodeW + gap), nodeTop, nodeW, nodeH), i);
+
+    if (many) {
+        const QRectF box(ellipsisX, nodeTop, ellipsisW, nodeH);
+        p.setPen(QPen(kNvlinkEdge, 1.0, Qt::DashLine));
+        p.setBrush(Qt::NoBrush);
+        p.drawRoundedRect(box, 5, 5);
+        p.setPen(kText);
+        p.setFont(font());
+        p.drawText(box, Qt::AlignCenter, tr("… × %1\nnodes").arg(c.nodes));
+    }
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,83 @@
+#include "ui_format.h"
+
+#include <QLocale>
+
+#include <cmath>
+
+namespace shardlab::ui {
+
+namespace {
+constexpr double kPlotLimit = 1e15;
+const QString kMissing = QStringLiteral("—");
+} // namespace
+
+bool isPlottable(double v) { return std::isfinite(v) && std::fabs(v) < kPlotLimit; }
+
+double plotSafe(double v) { return isPlottable(v) ? v : 0.0; }
+
+QString formatNumber(double v, int decimals)
+{
+    if (!isPlottable(v))
+        return kMissing;
+    return QLocale().toString(v, 'f', decimals);
+}
+
+QString formatMs(double ms)
+{
+    if (!isPlottable(ms))
+        return kMissing;
+    const double a = std::fabs(ms);
+    if (a == 0)
+        return QStringLiteral("0");
+    if (a < 0.1)
+        return formatNumber(ms, 3);
+    if (a < 100)
+        return formatNumber(ms, 2);
+    if (a < 1000)
+        return formatNumber(ms, 1);
+    return formatNumber(ms, 0);
+}
+
+QString formatBytes(double bytes)
+{
+    if (!isPlottable(bytes))
+        return kMissing;
+    const double a = std::fabs(bytes);
+    if (a >= 1e9)
+        return formatNumber(bytes / 1e9, 2) + QStringLiteral(" GB");
+    if (a >= 1e6)
+        return formatNumber(bytes / 1e6, 2) + QStringLiteral(" MB");
+    if (a >= 1e3)
+        return formatNumber(bytes / 1e3, 1) + QStringLiteral(" KB");
+    return formatNumber(bytes, 0) + QStringLiteral(" B");
+}
+
+QString formatParams(double count)
+{
+    if (!isPlottable(count))
+        return kMissing;
+    if (count >= 1e12)
+        return formatNumber(count / 1e12, 2) + QStringLiteral(" T");
+    if (count >= 1e9)
+        return formatNumber(count / 1e9, 2) + QStringLiteral(" B");
+    return formatNumber(count / 1e6, 1) + QStringLiteral(" M");
+}
+
+QString formatPercent(double fraction)
+{
+    if (!isPlottable(fraction))
+        return kMissing;
+    return formatNumber(fraction * 100.0, 1) + QStringLiteral(" %");
+}
+
+QString formatSigned(double v, int decimals)
+{
+    if (!isPlottable(v))
+        return kMissing;
+    const QString body = QLocale().toString(std::fabs(v), 'f', decimals);
+    if (body == QLocale().toString(0.0, 'f', decimals))
+        return body;
+    return (v < 0 ? QStringLiteral("−") : QStringLiteral("+")) + body;
+}
+
+} // namespace shardlab::ui

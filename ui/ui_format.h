@@ -1,0 +1,28 @@
+// Number formatting and plot-value guards shared by the scenario editor and plan view.
+// Every number a widget shows or plots passes through here, so NaN, Inf and the
+// simulator's 1e300 "unbounded" sentinel never reach a label or a QCustomPlot.
+#pragma once
+
+#include <QString>
+
+namespace shardlab::ui {
+
+// Finite and small enough to plot (the simulator reports 1e300 for "unbounded").
+bool isPlottable(double v);
+// The value when plottable, else 0: for plot data only, never for labels.
+double plotSafe(double v);
+
+// "—" when the value is not plottable; otherwise fixed decimals with group separators.
+QString formatNumber(double v, int decimals);
+// Milliseconds with precision that adapts to the magnitude ("49.98", "0.083", "1,204").
+QString formatMs(double ms);
+// Bytes in decimal units (KB = 1e3, MB = 1e6, GB = 1e9), as datasheets count them.
+QString formatBytes(double bytes);
+// Parameter counts: "671.03 B", "8.03 B", "560.0 M", "1.60 T".
+QString formatParams(double count);
+// 0.123 -> "12.3 %".
+QString formatPercent(double fraction);
+// Signed difference with a leading "+" or "−" (U+2212) for tables.
+QString formatSigned(double v, int decimals);
+
+} // namespace shardlab::ui
