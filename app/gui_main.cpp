@@ -23,6 +23,7 @@ struct Script {
     QString screenshot;
     QString exportPlan;
     QString exportPlots;
+    int screenshotDuringMs = -1; // >= 0: screenshot mid-search instead of at the end
 };
 
 int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
@@ -42,7 +43,7 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
         err << "shardlab: --export-plot: cannot write " << s.exportPlots << "\n";
         code = 1;
     }
-    if (!s.screenshot.isEmpty() && !w.grab().save(s.screenshot)) {
+    if (!s.screenshot.isEmpty() && s.screenshotDuringMs < 0 && !w.grab().save(s.screenshot)) {
         err << "shardlab: --screenshot: cannot write " << s.screenshot << "\n";
         code = 1;
     }
@@ -80,9 +81,12 @@ int main(int argc, char** argv)
                                      QStringLiteral("curve.png"));
     const QCommandLineOption quitOpt(QStringLiteral("quit-when-done"),
                                      QStringLiteral("Exit when the search (or, without --autostart, the start-up) is done."));
+    const QCommandLineOption duringOpt(QStringLiteral("screenshot-during"),
+                                       QStringLiteral("Take the --screenshot this many ms after the start, mid-search."),
+                                       QStringLiteral("MS"));
     const QCommandLineOption tabOpt(QStringLiteral("tab"), QStringLiteral("Tab to show: search or plan."),
                                     QStringLiteral("NAME"));
-    parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, plotOpt, quitOpt, tabOpt});
+    parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, plotOpt, quitOpt, tabOpt, duringOpt});
     parser.process(app);
 
     shardlab::ui::MainWindow window;
@@ -122,6 +126,13 @@ int main(int argc, char** argv)
     script.screenshot = parser.value(shotOpt);
     script.exportPlan = parser.value(exportOpt);
     script.exportPlots = parser.value(plotOpt);
+    if (parser.isSet(duringOpt)) {
+        script.screenshotDuringMs = parser.value(duringOpt).toInt(&ok);
+        if (!ok || script.screenshotDuringMs < 0 || script.screenshot.isEmpty()) {
+            err << "shardlab: --screenshot-during: expects milliseconds and --screenshot\n";
+            return 2;
+        }
+    }
 
     if (script.autostart) {
         QObject::connect(&window, &shardlab::ui::MainWindow::searchDone, &window, [&](bool found) {
@@ -136,7 +147,13 @@ int main(int argc, char** argv)
             if (!window.startSearch()) {
                 err << "shardlab: cannot start: " << window.statusText() << "\n";
                 QApplication::exit(1);
+                return;
             }
+            if (script.screenshotDuringMs >= 0)
+                QTimer::singleShot(script.screenshotDuringMs, &window, [&] {
+                    if (!window.grab().save(script.screenshot))
+                        err << "shardlab: --screenshot: cannot write " << script.screenshot << "\n";
+                });
         });
     } else if (script.quitWhenDone || !script.screenshot.isEmpty()) {
         QTimer::singleShot(500, &window, [&] {

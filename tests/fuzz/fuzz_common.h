@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <nlohmann/json.hpp>
+
 #include "io/result_json.h"
 #include "io/scenario_json.h"
 #include "sim/megatron.h"
@@ -28,6 +30,29 @@ inline void checkResult(const shardlab::SimResult& r)
     require(!r.valid || r.violations == 0, "valid with violations");
 }
 
+// Every number in a result JSON is finite (nlohmann writes NaN/Inf as null, and a result
+// has no legitimate null).
+inline void checkJsonNumbers(const nlohmann::json& j)
+{
+    require(!j.is_null(), "null (NaN/Inf) in result JSON");
+    if (j.is_number_float())
+        require(std::isfinite(j.get<double>()), "non-finite number in result JSON");
+    if (j.is_structured())
+        for (const auto& v : j)
+            checkJsonNumbers(v);
+}
+
+inline void checkResultJson(const std::string& text)
+{
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const std::exception&) {
+        require(false, "result JSON does not parse");
+    }
+    checkJsonNumbers(j);
+}
+
 inline void checkScenario(const shardlab::Scenario& s)
 {
     using namespace shardlab;
@@ -36,8 +61,7 @@ inline void checkScenario(const shardlab::Scenario& s)
     const Simulator sim(s);
     const RecipePlan rp = megatronPlan(sim);
     checkResult(rp.result);
-    const std::string json = evaluationToJson(s, rp.plan, rp.result);
-    require(json.find("nan") == std::string::npos && json.find("inf") == std::string::npos, "NaN/Inf in JSON");
+    checkResultJson(evaluationToJson(s, rp.plan, rp.result));
 }
 
 } // namespace fuzzcheck
