@@ -1,0 +1,113 @@
+// Absurd but well-formed inputs get a clear valid/invalid answer from every entry point
+// (simulator, recipe, searches, JSON), never NaN or Inf.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <random>
+
+#include "io/presets.h"
+#include "io/result_json.h"
+#include "search/search.h"
+#include "sim/megatron.h"
+
+using namespace shardlab;
+
+namespace {
+bool finiteJson(const nlohmann::json& j)
+{
+    if (j.is_null())
+        return false; // nlohmann writes NaN/Inf as null
+    if (j.is_number_float() && !std::isfinite(j.get<double>()))
+        return false;
+    if (j.is_structured())
+        for (const auto& v : j)
+            if (!finiteJson(v))
+                return false;
+    return true;
+}
+
+bool finite(const SimResult& r)
+{
+    return std::isfinite(r.tpotMs) && std::isfinite(r.ttftMs) && std::isfinite(r.tokensPerSPerGpu)
+        && std::isfinite(r.memory.totalGb) && r.tokensPerSPerGpu >= 0;
+}
+} // namespace
+
+class TestRobustness : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void absurdScenarios_data();
+    void absurdScenarios();
+};
+
+void TestRobustness::absurdScenarios_data()
+{
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<bool>("expectValidPlan");
+    QTest::newRow("one GPU with the 1.6T model") << "one-gpu" << false;
+    QTest::newRow("100,000 GPUs") << "100k-gpus" << true;
+    QTest::newRow("1-token prompt") << "one-token" << true;
+    QTest::newRow("1,000,000-token context") << "million-context" << false;
+    QTest::newRow("bandwidth 1e-9 GB/s") << "slow-links" << false; // every sharded plan waits ~years
+}
+
+void TestRobustness::absurdScenarios()
+{
+    QFETCH(QString, what);
+    QFETCH(bool, expectValidPlan);
+    Scenario s = scenarioPreset("moe-1.6t-1024gpu").value;
+    if (what == QLatin1String("one-gpu")) {
+        s.cluster.nodes = 1;
+        s.cluster.gpusPerNode = 1;
+    } else if (what == QLatin1String("100k-gpus")) {
+        s.cluster.nodes = 12500; // 8 x 12,500 = 100,000
+    } else if (what == QLatin1String("one-token")) {
+        s.workload.promptTokens = 1;
+        s.workload.outputTokens = 1;
+    } else if (what == QLatin1String("million-context")) {
+        s.workload.promptTokens = 1'000'000;
+    } else if (what == QLatin1String("slow-links")) {
+        s.cluster.nvlinkGBps = 1e-9;
+        s.cluster.interNodeGBps = 1e-9;
+        s.workload.ttftSloMs = 1e9; // generous limits: still no plan, the model needs sharding
+        s.workload.tpotSloMs = 1e9;
+    }
+    QVERIFY(validateScenario(s).empty());
+    const Simulator sim(s);
+
+    const RecipePlan rp = megatronPlan(sim);
+    QVERIFY(finite(rp.result));
+    QVERIFY(finiteJson(nlohmann::json::parse(evaluationToJson(s, rp.plan, rp.result))));
+    if (!rp.found)
+        QVERIFY(!violationReasons(s, rp.plan, rp.result).empty());
+
+    const SearchSpace space(s);
+    QVERIFY(std::isfinite(space.log10Size()));
+    std::mt19937_64 rng(3);
+    for (int i = 0; i < 300; ++i) {
+        const Plan p = space.randomPlan(rng);
+        const SimResult r = sim.evaluate(p);
+        QVERIFY(finite(r));
+        if (!r.valid)
+            QVERIFY(!violationReasons(s, p, r).empty());
+    }
+
+    for (const char* algo : {"random", "anneal", "genetic", "exact"}) {
+        SearchOptions o;
+        o.algorithm = algo;
+        o.budget = 600;
+        o.seed = 1;
+        const SearchOutcome out = runSearch(s, o);
+        QVERIFY2(!out.found || finite(out.bestResult), algo);
+        if (out.found)
+            QVERIFY(out.bestResult.valid);
+        else
+            QVERIFY2(!out.message.empty(), algo);
+        if (std::string(algo) == "exact")
+            QCOMPARE(out.found, expectValidPlan);
+    }
+}
+
+QTEST_APPLESS_MAIN(TestRobustness)
+#include "tst_robustness.moc"
