@@ -23,7 +23,8 @@ case $MODE in
     TESTS=(-R "tst_search|tst_main_window")
     # Qt itself is not built with TSan: its internal synchronization is invisible to
     # TSan, so reports whose every frame is inside Qt are suppressed (tests/tsan.supp).
-    export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1"
+    # die_after_fork=0: tst_main_window starts shardlab-cli through QProcess.
+    export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0"
     ;;
   *) echo "usage: scripts/sanitize.sh asan|tsan" >&2; exit 2 ;;
 esac
