@@ -2,6 +2,9 @@
 #include <iostream>
 
 #include "cli_commands.h"
+#ifdef SHARDLAB_HAVE_RL
+#include "rl/ppo_search.h"
+#endif
 
 using namespace shardlab::cli;
 
@@ -21,6 +24,9 @@ void printOverview(std::ostream& out)
 
 int main(int argc, char** argv)
 {
+#ifdef SHARDLAB_HAVE_RL
+    shardlab::rl::registerPpoSearch();
+#endif
     try {
         if (argc < 2) {
             printOverview(std::cerr);

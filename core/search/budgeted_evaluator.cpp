@@ -142,10 +142,8 @@ void BudgetedEvaluator::setMetric(const std::string& name, double value)
     m_metrics.emplace_back(name, value);
 }
 
-void BudgetedEvaluator::setPolicyView(std::vector<SearchProgress::SlotProbabilities> slots,
-                                      std::vector<SearchProgress::ElitePlan> elites)
+void BudgetedEvaluator::setElites(std::vector<SearchProgress::ElitePlan> elites)
 {
-    m_slotProbabilities = std::move(slots);
     m_elites = std::move(elites);
 }
 
@@ -168,7 +166,6 @@ void BudgetedEvaluator::maybeReport(bool force)
     pr.elapsedS = std::chrono::duration<double>(now - m_start).count();
     pr.finished = m_finished;
     pr.metrics = m_metrics;
-    pr.slotProbabilities = m_slotProbabilities;
     pr.elites = m_elites;
     // Thin evenly to the cap, always keeping the newest sample.
     const size_t n = m_recent.size(), cap = SearchProgress::kMaxRecentSamples;

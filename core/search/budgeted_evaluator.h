@@ -53,10 +53,9 @@ public:
     // Progress bar value for algorithms without a budget, and named metrics for reports.
     void setFraction(double f) { m_fraction = f; }
     void setMetric(const std::string& name, double value);
-    // A learning algorithm's views (SearchProgress::slotProbabilities, ::elites), copied
-    // into every later report.
-    void setPolicyView(std::vector<SearchProgress::SlotProbabilities> slots,
-                       std::vector<SearchProgress::ElitePlan> elites);
+    // A learning algorithm's elite history (SearchProgress::elites), copied into every
+    // later report.
+    void setElites(std::vector<SearchProgress::ElitePlan> elites);
     // Lets an algorithm that rarely calls the simulator still report (time-throttled).
     void tick() { maybeReport(false); }
     // Sends the final report (finished = true). Idempotent.
@@ -101,7 +100,6 @@ private:
     bool m_finished = false;
     std::vector<std::pair<int, double>> m_recent;
     std::vector<std::pair<std::string, double>> m_metrics;
-    std::vector<SearchProgress::SlotProbabilities> m_slotProbabilities;
     std::vector<SearchProgress::ElitePlan> m_elites;
 };
 

@@ -70,14 +70,8 @@ struct SearchProgress {
 
     static constexpr int kMaxRecentSamples = 256;
 
-    // Views of a learning search (ppo; empty for the other algorithms), for live plots.
-    // Per decision slot, the policy's probability of each value along its greedy plan.
-    struct SlotProbabilities {
-        std::string slot;                           // Slot::name ("tensor_parallel", ...)
-        std::vector<std::pair<int, double>> values; // (slot value, probability)
-    };
-    std::vector<SlotProbabilities> slotProbabilities;
-    // The elite history the policy attends to, best first.
+    // The elite history a learning search (ppo) attends to, best first; empty for the
+    // other algorithms. (ppo's per-slot probabilities are metrics "p:<slot>:<value>".)
     struct ElitePlan {
         Plan plan;
         double tokensPerSPerGpu = 0;

@@ -1,0 +1,63 @@
+// Hyperparameters of the ppo search (docs/ppo.md), and how they arrive: as named values in
+// SearchOptions::extra ("ppo.lr" = 0.003) or as a JSON object. Plain C++: no LibTorch here.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "model/error.h"
+
+namespace shardlab::rl {
+
+// Defaults are the tuned values of docs/benchmarks.md ("PPO (Learn to Shard)").
+struct PpoOptions {
+    // The method (domain.md §9).
+    int elite = 3;                 // T: plans in the elite history the policy attends to (0 = none)
+    double tau = 0.95;             // early exit once the greedy plan's probability exceeds this (1 = never)
+    bool warmStart = true;         // seed the elite history with the Megatron recipe's plan
+    bool diverseElite = true;      // at most one elite per (TP, PP, EP) layout
+    double invalidPenalty = 1.0;   // reward of a plan breaking memory/SLOs: -penalty x min(1, 0.1 + excess)
+    // PPO.
+    double learningRate = 3e-3;    // Adam
+    int samplesPerUpdate = 256;    // new plans per PPO update (sampled in rounds of this many)
+    int epochs = 3;                // passes over one rollout per update
+    int minibatches = 1;           // minibatches per pass
+    double clipRange = 0.2;        // PPO ratio clip epsilon
+    double entropyCoef = 0.01;     // bonus on the plan's entropy (nats, summed over decisions)
+    double valueCoef = 0.5;        // weight of the value head's loss
+    double maxGradNorm = 0.5;      // global gradient-norm clip
+    // Search-specific choices (docs/ppo.md explains each with its measurement).
+    double topFraction = 0.1;      // risk-seeking: learn from this best fraction of a rollout (1 = plain PPO)
+    bool learnFromRepeats = false; // learn from samples that repeat an already evaluated plan
+    double scratchFloor = 1;       // least share of samples drawn from scratch (no elite anchor) at the start,
+    double scratchUntil = 0.25;    // decaying linearly to 0 at this fraction of the budget
+    double copyInit = 4;           // initial strength of the copy-from-anchor pointer
+    // The network and LibTorch.
+    int hidden = 64;               // width of embeddings, attention and the decoder
+    int heads = 4;                 // attention heads (divides hidden)
+    int threads = 1;               // LibTorch intra-op threads during the search
+};
+
+// One option: its key without the "ppo." prefix, range and help line.
+struct PpoOptionInfo {
+    const char* key;
+    double lo, hi;
+    bool integer;
+    const char* help;
+};
+const std::map<std::string, PpoOptionInfo>& ppoOptionTable();
+
+// Reads every "ppo.*" key of `extra` into `out` (keys without the prefix are ignored).
+// Unknown ppo keys, non-integers where an integer is due and values out of range are
+// errors whose `where` is the key ("ppo.lr").
+FieldErrors parsePpoOptions(const std::map<std::string, double>& extra, PpoOptions& out);
+
+// A JSON object of ppo options ({"lr": 0.003, "elite": 3}, keys with or without the
+// "ppo." prefix, or wrapped as {"ppo": {...}}) added to `extra` as "ppo.*" values.
+// Errors name the file and the JSON path; nothing throws.
+FieldErrors ppoExtraFromJson(const std::string& text, const std::string& file, std::map<std::string, double>& extra);
+
+// The options back as "ppo.*" values (for reports and round trips).
+std::map<std::string, double> ppoOptionsToExtra(const PpoOptions& o);
+
+} // namespace shardlab::rl

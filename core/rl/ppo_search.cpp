@@ -1,0 +1,309 @@
+// The ppo search loop: sample plans from the policy, evaluate them through the budgeted
+// evaluator, reward them, keep the elite history, update the policy with PPO, and stop at
+// the budget, on a stop request or once the policy is confident (docs/ppo.md).
+#include "rl/ppo_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+
+#include "rl/ppo_agent.h"
+#include "search/budgeted_evaluator.h"
+#include "search/search.h"
+#include "sim/megatron.h"
+
+namespace shardlab::rl {
+
+namespace {
+
+// Below this budget the Megatron recipe (a few dozen calls) is not worth its share.
+constexpr int kMinBudgetForRecipe = 1000;
+// Sampling rounds per rollout at most (each samplesPerUpdate plans).
+constexpr int kMaxRounds = 8;
+
+// The top plans found so far, best first. Diverse: at most one plan per coarse layout
+// (TP, PP, EP), so the history cannot fill up with near-copies of one plan (the
+// collapse signature of domain.md §9); otherwise merely distinct.
+class EliteHistory {
+public:
+    EliteHistory(int capacity, bool diverse) : m_capacity(capacity), m_diverse(diverse) {}
+
+    void offer(const std::vector<int>& choice, double tokensPerSPerGpu)
+    {
+        if (m_capacity <= 0)
+            return;
+        for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
+            if (!sameFamily(it->choice, choice))
+                continue;
+            if (tokensPerSPerGpu <= it->value)
+                return;
+            m_entries.erase(it); // the better member of the family replaces it below
+            break;
+        }
+        if (static_cast<int>(m_entries.size()) == m_capacity && tokensPerSPerGpu <= m_entries.back().value)
+            return;
+        const auto at = std::find_if(m_entries.begin(), m_entries.end(),
+                                     [&](const Entry& e) { return tokensPerSPerGpu > e.value; });
+        m_entries.insert(at, {choice, tokensPerSPerGpu});
+        if (static_cast<int>(m_entries.size()) > m_capacity)
+            m_entries.pop_back();
+    }
+
+    std::vector<EliteEntry> forPolicy(double norm) const
+    {
+        std::vector<EliteEntry> out;
+        for (const Entry& e : m_entries)
+            out.push_back({e.choice, norm > 0 ? e.value / norm : 1.0});
+        return out;
+    }
+
+    std::vector<SearchProgress::ElitePlan> forProgress(const SearchSpace& space) const
+    {
+        std::vector<SearchProgress::ElitePlan> out;
+        for (const Entry& e : m_entries)
+            out.push_back({space.decode(e.choice.data()), e.value});
+        return out;
+    }
+
+private:
+    struct Entry {
+        std::vector<int> choice;
+        double value;
+    };
+    bool sameFamily(const std::vector<int>& a, const std::vector<int>& b) const
+    {
+        if (!m_diverse)
+            return a == b;
+        return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; // tp, pp, ep slots
+    }
+
+    int m_capacity;
+    bool m_diverse;
+    std::vector<Entry> m_entries;
+};
+
+// Index of the largest value of `slot` not above v (the smallest value when all are).
+int indexAtMost(const SearchSpace& space, int slot, int v)
+{
+    const std::vector<int>& values = space.slots()[slot].values;
+    int best = 0;
+    for (int i = 0; i < static_cast<int>(values.size()); ++i)
+        if (values[i] <= v)
+            best = i;
+    return best;
+}
+
+// The Megatron plan moved into the space: degrees kept where the space has them, batch
+// and micro-batches rounded down to the space's values, then repaired by the masks.
+std::vector<int> recipeChoice(const SearchSpace& space, const Plan& p)
+{
+    std::vector<int> c(space.slotCount(), 0);
+    c[space.tpSlot()] = indexAtMost(space, space.tpSlot(), p.tensorParallel);
+    c[space.ppSlot()] = indexAtMost(space, space.ppSlot(), p.pipelineParallel);
+    c[space.epSlot()] = indexAtMost(space, space.epSlot(), p.expertParallel);
+    c[space.batchSlot()] = indexAtMost(space, space.batchSlot(), p.batch);
+    c[space.microSlot()] = indexAtMost(space, space.microSlot(), p.microBatches);
+    for (int s = space.firstOpSlot(); s < space.slotCount(); ++s) {
+        const std::vector<int>& values = space.slots()[s].values;
+        const auto it = std::find(values.begin(), values.end(), p.option(space.slots()[s].op));
+        c[s] = it == values.end() ? 0 : static_cast<int>(it - values.begin());
+    }
+    space.repair(c.data());
+    return c;
+}
+
+// Reward of one evaluation: throughput per GPU over the normalizer for a valid plan;
+// below every valid plan, and the less the limits are exceeded the higher, otherwise.
+double reward(const Evaluation& e, double norm, double penalty)
+{
+    if (e.valid)
+        return e.tokensPerSPerGpu / norm;
+    return -penalty * std::min(1.0, 0.1 + e.excess);
+}
+
+// Named values for the progress reports (the GUI plots confidence and entropy, and shows
+// the "p:<slot>:<value>" probabilities of the operator slots as a heatmap).
+void publishMetrics(BudgetedEvaluator& ev, const SearchSpace& space, const PpoUpdateMetrics& m, const GreedyView& g,
+                    int updates)
+{
+    ev.setMetric("updates", updates);
+    ev.setMetric("policy_loss", m.policyLoss);
+    ev.setMetric("value_loss", m.valueLoss);
+    ev.setMetric("entropy", m.entropy);
+    ev.setMetric("approx_kl", m.approxKl);
+    ev.setMetric("clip_fraction", m.clipFraction);
+    ev.setMetric("grad_norm", m.gradNorm);
+    ev.setMetric("baseline", m.baseline);
+    ev.setMetric("confidence", g.confidence);
+    ev.setMetric("from_scratch", g.anchorProbabilities.empty() ? 1.0 : g.anchorProbabilities[0]);
+    // Per slot, the probability of each value given the greedy choices before it.
+    for (int k = 0; !getenv("NOP") && k < space.slotCount(); ++k) {
+        const Slot& slot = space.slots()[k];
+        for (size_t v = 0; v < g.probabilities[k].size(); ++v)
+            ev.setMetric("p:" + slot.name + ":" + std::to_string(slot.values[v]), g.probabilities[k][v]);
+    }
+}
+
+// One run of the ppo search over a SearchContext.
+class PpoRun {
+public:
+    PpoRun(SearchContext& ctx, const PpoOptions& o)
+        : m_ctx(ctx), m_o(o), m_space(ctx.space), m_ev(ctx.evaluator), m_elite(o.elite, o.diverseElite)
+    {
+    }
+
+    // Searches until the budget, a stop request, early exit or convergence; returns the note.
+    std::string run()
+    {
+        warmStart();
+        PpoAgent agent(m_space, scenarioFeatures(m_ctx.scenario), m_o, m_ctx.seed);
+        int updates = 0;
+        std::string exit = "budget spent";
+        while (!m_ev.exhausted()) {
+            agent.setElites(m_elite.forPolicy(m_norm));
+            const double progress = m_ev.budget() > 0 ? double(m_ev.calls()) / m_ev.budget() : 1.0;
+            agent.setScratchShare(m_o.scratchFloor * std::max(0.0, 1 - progress / m_o.scratchUntil));
+            const int fresh = rollout(agent);
+            if (fresh < 0)
+                break; // budget or stop: an update would change nothing
+            if (fresh == 0) {
+                exit = "converged: the policy proposes only plans evaluated before";
+                break;
+            }
+            const PpoUpdateMetrics m = agent.update(m_rewards, m_learn);
+            ++updates;
+            agent.setElites(m_elite.forPolicy(m_norm));
+            const GreedyView g = agent.greedy();
+            // The policy's own best guess, outside the PPO rollout (its probability is not
+            // a sample's): usually evaluated before, it costs at most one call.
+            consider(g.choice);
+            publishMetrics(m_ev, m_space, m, g, updates);
+            m_ev.setElites(m_elite.forProgress(m_space));
+            if (g.confidence > m_o.tau) {
+                std::ostringstream s;
+                s << "early exit: confidence " << g.confidence << " > tau " << m_o.tau;
+                exit = s.str();
+                break;
+            }
+        }
+        if (m_ev.stopRequested())
+            exit = "stopped";
+        return "ppo: " + std::to_string(updates) + " updates; " + exit;
+    }
+
+private:
+    // The normalizer is the Megatron recipe's throughput (its calls count against the
+    // budget); its plan, moved into the space, is the first elite. Without the recipe the
+    // normalizer is the first valid plan's throughput.
+    void warmStart()
+    {
+        if (!m_o.warmStart || (m_ev.budget() > 0 && m_ev.budget() < kMinBudgetForRecipe))
+            return;
+        const RecipePlan rp = megatronPlan(m_ctx.simulator);
+        m_ev.recordExternal(rp.plan, rp.result, rp.evaluations);
+        if (rp.found)
+            m_norm = rp.result.tokensPerSPerGpu;
+        consider(recipeChoice(m_space, rp.plan));
+    }
+
+    // Evaluates one plan; false when the evaluator refuses (budget or stop).
+    bool consider(const std::vector<int>& choice)
+    {
+        if (!m_ev.evaluate(m_space.decode(choice.data()), m_e))
+            return false;
+        if (m_e.valid && m_norm <= 0)
+            m_norm = m_e.tokensPerSPerGpu;
+        if (m_e.valid)
+            m_elite.offer(choice, m_e.tokensPerSPerGpu);
+        return true;
+    }
+
+    // One rollout: rounds of samples until samplesPerUpdate of them are new plans (a
+    // repeat costs no simulator call and carries no new information). Fills the rewards
+    // and learn flags; returns the number of new plans, or -1 when the evaluator refused.
+    int rollout(PpoAgent& agent)
+    {
+        m_rewards.clear();
+        m_learn.clear();
+        int fresh = 0;
+        for (int round = 0; round < kMaxRounds && fresh < m_o.samplesPerUpdate; ++round)
+            for (const std::vector<int>& c : agent.sample(m_o.samplesPerUpdate)) {
+                if (!consider(c))
+                    return -1;
+                fresh += !m_e.cached;
+                m_rewards.push_back(reward(m_e, m_norm > 0 ? m_norm : 1.0, m_o.invalidPenalty));
+                m_learn.push_back(m_o.learnFromRepeats || !m_e.cached);
+            }
+        return fresh;
+    }
+
+    SearchContext& m_ctx;
+    const PpoOptions& m_o;
+    const SearchSpace& m_space;
+    BudgetedEvaluator& m_ev;
+    EliteHistory m_elite;
+    double m_norm = 0;
+    Evaluation m_e; // the last evaluation
+    std::vector<double> m_rewards;
+    std::vector<std::uint8_t> m_learn;
+};
+
+class PpoSearch final : public SearchAlgorithm {
+public:
+    AlgorithmReport run(SearchContext& ctx) override
+    {
+        AlgorithmReport report;
+        PpoOptions o;
+        const FieldErrors errors = parsePpoOptions(ctx.options.extra, o);
+        if (!errors.empty()) {
+            report.note = "ppo options: " + errors.front().toString();
+            return report;
+        }
+        try {
+            report.note = PpoRun(ctx, o).run();
+        } catch (const std::exception& x) {
+            // A LibTorch failure (resources, a bug) ends the search with what it found.
+            report.note = std::string("ppo: ") + x.what();
+        }
+        return report;
+    }
+};
+
+} // namespace
+
+std::vector<float> scenarioFeatures(const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    const ParameterCounts pc = countParameters(m);
+    const double n = static_cast<double>(std::max(1LL, s.cluster.totalGpus()));
+    const double weightGb = pc.total * bytesPerElement(m.weightPrecision) / 1e9;
+    const double headroom = n * s.cluster.gpu.hbmGb / std::max(1e-9, weightGb);
+    auto lg = [](double v) { return std::log10(std::max(1e-9, v)); };
+    return {
+        static_cast<float>(lg(pc.total) / 12),
+        static_cast<float>(lg(pc.active) / 12),
+        static_cast<float>(std::log2(1.0 + m.moe.experts) / 8),
+        static_cast<float>(std::log2(n) / 10),
+        static_cast<float>(std::log2(std::max(1, s.cluster.gpusPerNode)) / 6),
+        static_cast<float>(lg(headroom) / 2),
+        static_cast<float>(lg(s.workload.promptTokens) / 4),
+        static_cast<float>(lg(s.workload.outputTokens) / 4),
+        static_cast<float>(lg(s.workload.tpotSloMs) / 3),
+        static_cast<float>(lg(s.workload.ttftSloMs) / 4),
+    };
+}
+
+void registerPpoSearch()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        registerSearchAlgorithm({"ppo",
+                                 "Learn to Shard: PPO with an attention policy over the elite history (LibTorch); "
+                                 "knobs ppo.* (docs/ppo.md)",
+                                 true, true, [] { return std::unique_ptr<SearchAlgorithm>(new PpoSearch); }});
+    });
+}
+
+} // namespace shardlab::rl

@@ -1,0 +1,20 @@
+// The "ppo" search algorithm: Learn to Shard (domain.md §9, docs/ppo.md). Plain C++; the
+// LibTorch policy is hidden behind rl::PpoAgent.
+#pragma once
+
+#include <vector>
+
+#include "model/specs.h"
+#include "rl/ppo_options.h"
+
+namespace shardlab::rl {
+
+// Adds "ppo" to the search registry (shardlab::registerSearchAlgorithm). Call once at
+// start-up from the composition root, before any search runs; later calls do nothing.
+void registerPpoSearch();
+
+// What the policy knows of the scenario (PpoAgent::kScenarioFeatures values, each
+// roughly in [0, 1]): model size, experts, cluster size, memory headroom, workload.
+std::vector<float> scenarioFeatures(const Scenario& s);
+
+} // namespace shardlab::rl
