@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 #include "qcp.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "heatmap_widget.h"
@@ -15,7 +16,7 @@ namespace shardlab::ui {
 
 namespace {
 // Plots are bounded: beyond this many sample points a run keeps every other one.
-constexpr int kMaxSamplePoints = 4000;
+constexpr int kMaxSamplePoints = 2000;
 
 const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
                              QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
@@ -44,6 +45,10 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_curve->legend->setFont(QFont(font().family(), 8));
     m_curve->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_curve->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // Replots happen on the GUI thread while a search runs: keep each one cheap (software
+    // rendering under Xvfb made antialiased scatter points the longest event-loop stall).
+    m_curve->setNotAntialiasedElements(QCP::aeAll);
+    m_curve->setPlottingHint(QCP::phFastPolylines, true);
     vsplit->addWidget(m_curve);
 
     auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
@@ -55,7 +60,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->verticalHeader()->setVisible(false);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Column widths are measured once per run, not on every refresh: ResizeToContents
+    // re-lays out every cell's text and was the largest event-loop stall during searches.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     m_table->setToolTip(tr("Elite strategies: the best valid plans found so far. Select one to open it in the plan view."));
     hsplit->addWidget(m_table);
 
@@ -77,6 +84,8 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_policy->graph(1)->setPen(QPen(QColor(214, 39, 40), 1.5));
     m_policy->legend->setVisible(true);
     m_policy->legend->setFont(QFont(font().family(), 8));
+    m_policy->setNotAntialiasedElements(QCP::aeAll);
+    m_policy->setPlottingHint(QCP::phFastPolylines, true);
     rl->addWidget(m_policy, 2);
     m_policyNote = new QLabel(tr("Policy confidence and entropy appear here for ppo searches."), right);
     m_policyNote->setWordWrap(true);
@@ -231,8 +240,14 @@ void SearchPanel::addProgress(const LiveProgress& p)
         else if (name == "entropy")
             m_policy->graph(1)->addData(c.calls, value);
     }
-    m_elites = p.elites;
-    m_tableDirty = true;
+    const bool changed = p.elites.size() != m_elites.size()
+        || !std::equal(p.elites.begin(), p.elites.end(), m_elites.begin(), [](const EliteEntry& a, const EliteEntry& b) {
+               return a.plan == b.plan && a.tokensPerSPerGpu == b.tokensPerSPerGpu;
+           });
+    if (changed) {
+        m_elites = p.elites;
+        m_tableDirty = true;
+    }
     updateHeatmap(&c);
     scheduleReplot();
 }
@@ -255,6 +270,7 @@ void SearchPanel::finishRun(const JobResult& r)
     if (!r.elites.empty())
         m_elites = r.elites;
     m_tableDirty = true;
+    m_resizeColumns = true;
     updateHeatmap(nullptr);
     if (o.found)
         m_heatmap->setHighlight(o.best);
@@ -333,7 +349,11 @@ void SearchPanel::replot()
     if (m_tableDirty) {
         // Keep the user's selection stable while rows refresh.
         const QSignalBlocker block(m_table);
+        const bool firstRows = m_table->rowCount() == 0 && !m_elites.empty();
         fillEliteTable();
+        if (firstRows || m_resizeColumns)
+            m_table->resizeColumnsToContents();
+        m_resizeColumns = false;
         m_tableDirty = false;
     }
     addReferenceLine(m_megatron, m_megatronLine, tr("Megatron recipe %1").arg(m_megatron.value_or(0), 0, 'f', 1),

@@ -73,6 +73,7 @@ private:
     QTimer m_replotTimer;
     bool m_dirty = false;
     bool m_tableDirty = false;
+    bool m_resizeColumns = false;
 };
 
 } // namespace shardlab::ui
