@@ -307,12 +307,14 @@ struct PpoAgent::Impl {
         c.value = net->valueOut->forward(torch::relu(net->valueHidden->forward(c.context.detach()))).squeeze();
         c.anchorLogits = torch::matmul(net->anchorKey->forward(memory), c.context.view({d})) / std::sqrt(double(d));
         c.anchorLogits = c.anchorLogits.masked_fill(s.present.logical_not(), kMaskedLogit);
-        // At least `scratchFloor` of the samples start from scratch: exploration the
-        // anchor's learning cannot switch off.
+        // At least the snapshot's scratch share of the samples start from scratch:
+        // exploration the anchor's learning cannot switch off.
         const double floor = s.count > 0 ? s.scratch : 0.0;
         c.anchorProb = torch::softmax(c.anchorLogits, 0) * (1 - floor);
-        if (floor > 0)
-            c.anchorProb = c.anchorProb + torch::one_hot(torch::tensor(std::int64_t(0)), memoryPlaces).to(torch::kFloat) * floor;
+        if (floor > 0) {
+            const auto noElite = torch::one_hot(torch::tensor(std::int64_t(0)), memoryPlaces).to(torch::kFloat);
+            c.anchorProb = c.anchorProb + noElite * floor;
+        }
         c.anchorInput = net->anchorIn->forward(memory);
         c.copy = (s.proximity * net->copyScale.unsqueeze(1)).sum(-1);
         c.memory = net->slotAttention->project(memory, s.present);
@@ -409,70 +411,82 @@ struct PpoAgent::Impl {
         return torch::max(err * q, err * (q - 1)).mean();
     }
 
+    // The pending rollout's samples to learn from, as tensors, with their advantages.
+    struct LearningSet {
+        torch::Tensor allRewards; // every flagged sample's reward (undefined: none flagged)
+        double baseline = 0;
+        int n = 0;                // samples in the policy loss
+        torch::Tensor actions, anchors, mask, oldLogp, advantage;
+    };
+    LearningSet learningSet(const std::vector<double>& rewards, const std::vector<std::uint8_t>& learn);
     PpoUpdateMetrics update(const std::vector<double>& rewards, const std::vector<std::uint8_t>& learn);
 };
 
-PpoUpdateMetrics PpoAgent::Impl::update(const std::vector<double>& rewards, const std::vector<std::uint8_t>& learn)
+PpoAgent::Impl::LearningSet PpoAgent::Impl::learningSet(const std::vector<double>& rewards,
+                                                         const std::vector<std::uint8_t>& learn)
 {
-    PpoUpdateMetrics m;
+    LearningSet ls;
     const int total = std::min<int>(static_cast<int>(rewards.size()), static_cast<int>(pending.choices.size()));
     std::vector<int> flagged; // the samples to learn from (all when `learn` is empty)
-    for (int i = 0; i < total; ++i)
-        if (learn.empty() || (i < static_cast<int>(learn.size()) && learn[i]))
-            flagged.push_back(i);
-    if (flagged.empty()) {
-        pending.clear();
-        return m;
-    }
     std::vector<float> all;
-    for (int i : flagged)
-        all.push_back(static_cast<float>(rewards[i]));
-    const auto allRewards = torch::tensor(all);
-
+    for (int i = 0; i < total; ++i)
+        if (learn.empty() || (i < static_cast<int>(learn.size()) && learn[i])) {
+            flagged.push_back(i);
+            all.push_back(static_cast<float>(rewards[i]));
+        }
+    if (flagged.empty())
+        return ls;
+    ls.allRewards = torch::tensor(all);
     // The baseline. Plain PPO (topFraction = 1): the value head's estimate for this
-    // rollout's elite history. Risk-seeking: the batch's empirical (1 - topFraction)
+    // rollout's elite history. Risk-seeking: the rollout's empirical (1 - topFraction)
     // quantile, and only samples at or above it take part in the policy loss (the rest
     // are neither pushed up nor down). The value head, trained on the quantile's pinball
     // loss, lagged the improving policy too much to serve there (docs/ppo.md).
-    double baseline = 0;
     if (options.topFraction < 1) {
         std::vector<float> sorted(all);
         std::sort(sorted.begin(), sorted.end(), std::greater<float>());
-        baseline = sorted[std::max(1, static_cast<int>(std::ceil(options.topFraction * sorted.size()))) - 1];
+        ls.baseline = sorted[std::max(1, static_cast<int>(std::ceil(options.topFraction * sorted.size()))) - 1];
     } else {
         torch::NoGradGuard noGrad;
-        baseline = encode(snapshot).value.item<double>();
+        ls.baseline = encode(snapshot).value.item<double>();
     }
-    std::vector<int> used;
-    for (size_t j = 0; j < flagged.size(); ++j)
-        if (options.topFraction >= 1 || all[j] >= baseline)
-            used.push_back(flagged[j]);
-    const int n = static_cast<int>(used.size());
     std::vector<std::int64_t> act, anc;
     std::vector<std::uint8_t> maskBytes;
     std::vector<float> r;
     const size_t stride = static_cast<size_t>(slots) * widest;
-    for (int i : used) {
+    for (size_t j = 0; j < flagged.size(); ++j) {
+        if (options.topFraction < 1 && all[j] < ls.baseline)
+            continue;
+        const int i = flagged[j];
         act.insert(act.end(), pending.choices[i].begin(), pending.choices[i].end());
         anc.push_back(pending.anchors[i]);
         maskBytes.insert(maskBytes.end(), pending.masks.begin() + i * stride, pending.masks.begin() + (i + 1) * stride);
-        r.push_back(static_cast<float>(rewards[i]));
+        r.push_back(all[j]);
     }
-    pending.clear();
-    const auto actions = torch::tensor(act, torch::kLong).view({n, slots});
-    const auto anchors = torch::tensor(anc, torch::kLong);
-    const auto mask = torch::from_blob(maskBytes.data(), {n, slots, widest}, torch::kUInt8).to(torch::kBool);
-    torch::Tensor oldLogp, advantage;
-    if (n > 0) {
+    ls.n = static_cast<int>(r.size());
+    ls.actions = torch::tensor(act, torch::kLong).view({ls.n, slots});
+    ls.anchors = torch::tensor(anc, torch::kLong);
+    ls.mask = torch::from_blob(maskBytes.data(), {ls.n, slots, widest}, torch::kUInt8).to(torch::kBool);
+    if (ls.n > 0) {
         torch::NoGradGuard noGrad;
-        oldLogp = logProb(encode(snapshot), anchors, actions, mask).first;
+        ls.oldLogp = logProb(encode(snapshot), ls.anchors, ls.actions, ls.mask).first;
         // Standardized: the step size does not depend on the reward's scale.
-        advantage = torch::tensor(r) - static_cast<float>(baseline);
-        if (n > 1)
-            advantage = options.topFraction < 1 ? advantage / (advantage.std(false) + 1e-8)
-                                                : (advantage - advantage.mean()) / (advantage.std(false) + 1e-8);
+        auto a = torch::tensor(r) - static_cast<float>(ls.baseline);
+        if (ls.n > 1)
+            a = options.topFraction < 1 ? a / (a.std(false) + 1e-8) : (a - a.mean()) / (a.std(false) + 1e-8);
+        ls.advantage = a;
     }
+    return ls;
+}
 
+PpoUpdateMetrics PpoAgent::Impl::update(const std::vector<double>& rewards, const std::vector<std::uint8_t>& learn)
+{
+    const LearningSet ls = learningSet(rewards, learn);
+    pending.clear();
+    PpoUpdateMetrics m;
+    if (!ls.allRewards.defined())
+        return m;
+    const int n = ls.n;
     const double eps = options.clipRange;
     const int mbSize = std::max(1, (n + options.minibatches - 1) / options.minibatches);
     std::vector<std::int64_t> order(n);
@@ -486,15 +500,16 @@ PpoUpdateMetrics PpoAgent::Impl::update(const std::vector<double>& rewards, cons
         for (int start = 0; start == 0 || start < n; start += mbSize) {
             const int len = std::max(0, std::min(mbSize, n - start));
             const Context c = encode(snapshot);
-            const auto vLoss = valueLoss(c.value, allRewards);
+            const auto vLoss = valueLoss(c.value, ls.allRewards);
             torch::Tensor loss = options.valueCoef * vLoss;
             torch::Tensor policyLoss, entropyMean, ratio;
             if (len > 0) {
                 const auto idx = torch::tensor(
                     std::vector<std::int64_t>(order.begin() + start, order.begin() + start + len), torch::kLong);
-                auto [logp, entropy] = logProb(c, anchors.index({idx}), actions.index({idx}), mask.index({idx}));
-                const auto adv = advantage.index({idx});
-                ratio = torch::exp(logp - oldLogp.index({idx}));
+                auto [logp, entropy] =
+                    logProb(c, ls.anchors.index({idx}), ls.actions.index({idx}), ls.mask.index({idx}));
+                const auto adv = ls.advantage.index({idx});
+                ratio = torch::exp(logp - ls.oldLogp.index({idx}));
                 policyLoss = -torch::min(ratio * adv, torch::clamp(ratio, 1 - eps, 1 + eps) * adv).mean();
                 entropyMean = entropy.mean();
                 loss = loss + policyLoss - options.entropyCoef * entropyMean;
@@ -526,7 +541,7 @@ PpoUpdateMetrics PpoAgent::Impl::update(const std::vector<double>& rewards, cons
         m.clipFraction /= policySteps;
     }
     m.samples = n;
-    m.baseline = baseline;
+    m.baseline = ls.baseline;
     return m;
 }
 

@@ -139,7 +139,7 @@ void publishMetrics(BudgetedEvaluator& ev, const SearchSpace& space, const PpoUp
     ev.setMetric("confidence", g.confidence);
     ev.setMetric("from_scratch", g.anchorProbabilities.empty() ? 1.0 : g.anchorProbabilities[0]);
     // Per slot, the probability of each value given the greedy choices before it.
-    for (int k = 0; !getenv("NOP") && k < space.slotCount(); ++k) {
+    for (int k = 0; k < space.slotCount(); ++k) {
         const Slot& slot = space.slots()[k];
         for (size_t v = 0; v < g.probabilities[k].size(); ++v)
             ev.setMetric("p:" + slot.name + ":" + std::to_string(slot.values[v]), g.probabilities[k][v]);
