@@ -24,7 +24,6 @@
 #include "plan_view.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
-#include "sim/megatron.h"
 
 namespace shardlab::ui {
 
@@ -197,7 +196,6 @@ void MainWindow::setScenario(const Scenario& s, const QString& path)
     m_modified = false;
     m_haveResult = false;
     m_panel->setScenario(s);
-    m_planView->setScenario(s);
     refreshReferences();
     refreshStartState();
     setWindowTitle(tr("ShardLab — %1%2").arg(QString::fromStdString(s.name), path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(path).fileName())));
@@ -207,15 +205,13 @@ void MainWindow::setScenario(const Scenario& s, const QString& path)
 
 void MainWindow::refreshReferences()
 {
-    const Scenario s = m_editor->scenario();
-    if (!m_editor->isRunnable())
-        return;
-    const Simulator sim(s);
-    const RecipePlan rp = megatronPlan(sim);
+    // The plan view evaluates the Megatron recipe for its comparison; the throughput
+    // curve's reference line reuses that result instead of running the recipe again.
+    m_planView->setScenario(m_editor->scenario());
+    const RecipePlan& rp = m_planView->reference();
     m_megatronValue = rp.found ? rp.result.tokensPerSPerGpu : 0;
     if (rp.found)
         m_panel->setMegatronReference(m_megatronValue);
-    m_planView->setScenario(s);
 }
 
 void MainWindow::onScenarioEdited()

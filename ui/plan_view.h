@@ -39,6 +39,8 @@ public:
     QString currentTitle() const { return m_title; }
     // The Megatron recipe's plan for the current scenario (default Plan without one).
     Plan referencePlan() const { return m_reference.plan; }
+    // The Megatron recipe of the current scenario (found = false for a scenario with problems).
+    const RecipePlan& reference() const { return m_reference; }
 
     // The headline and the explanation as plain text (status bars, tests).
     QString headlineText() const;
