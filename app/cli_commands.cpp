@@ -17,6 +17,31 @@ const std::vector<Command>& commands()
     return all;
 }
 
+const OptionSpec kJsonOption{"--json", "", "machine-readable JSON on stdout"};
+const OptionSpec kScenarioOption{"--scenario", "S.json", "scenario file, or the name of a shipped scenario preset"};
+
+std::string formatNumber(const char* printfFormat, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, printfFormat, v);
+    return buf;
+}
+
+std::string padRight(std::string s, size_t width)
+{
+    if (s.size() < width)
+        s.resize(width, ' ');
+    return s;
+}
+
+int reportFieldErrors(std::ostream& err, const FieldErrors& errors)
+{
+    std::vector<std::string> lines;
+    for (const FieldError& e : errors)
+        lines.push_back(e.toString());
+    return reportErrors(err, lines);
+}
+
 std::string formatCount(double v)
 {
     char buf[64];

@@ -28,8 +28,13 @@ void addSimCommands(std::vector<Command>& out);
 void addSearchCommands(std::vector<Command>& out);
 
 // Shared helpers for command implementations.
+extern const OptionSpec kJsonOption;     // --json
+extern const OptionSpec kScenarioOption; // --scenario (file or preset name)
 std::string formatCount(double v); // 70.55 B, 1.20 T, 512 M
+std::string formatNumber(const char* printfFormat, double v);
+std::string padRight(std::string s, size_t width);
 int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
+int reportFieldErrors(std::ostream& err, const FieldErrors& errors);
 // --scenario value: a file path, or a shipped scenario preset name.
 Parsed<Scenario> loadScenarioArg(const Args& a);
 

@@ -15,22 +15,8 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-const OptionSpec kJson{"--json", "", "machine-readable JSON on stdout"};
-
-std::string pad(std::string s, size_t n)
-{
-    if (s.size() < n)
-        s.resize(n, ' ');
-    return s + " ";
-}
-
-std::vector<std::string> lines(const FieldErrors& errors)
-{
-    std::vector<std::string> out;
-    for (const FieldError& e : errors)
-        out.push_back(e.toString());
-    return out;
-}
+// A table column: padded to its width, then one space.
+std::string column(std::string s, size_t n) { return padRight(std::move(s), n) + " "; }
 
 ojson modelSummaryJson(const std::string& preset, const ModelSpec& m)
 {
@@ -94,23 +80,23 @@ int runPresets(const Args& a, std::ostream& out, std::ostream& err)
         out << j.dump(2) << "\n";
         return kExitOk;
     }
-    out << "Models\n  " << pad("preset", 18) << pad("name", 18) << pad("kind", 6) << pad("total", 10)
-        << pad("active", 10) << "weights\n";
+    out << "Models\n  " << column("preset", 18) << column("name", 18) << column("kind", 6) << column("total", 10)
+        << column("active", 10) << "weights\n";
     for (const auto& m : j["models"])
-        out << "  " << pad(m["preset"], 18) << pad(m["name"], 18) << pad(m["kind"], 6)
-            << pad(formatCount(m["total_parameters"]), 10) << pad(formatCount(m["active_parameters"]), 10)
+        out << "  " << column(m["preset"], 18) << column(m["name"], 18) << column(m["kind"], 6)
+            << column(formatCount(m["total_parameters"]), 10) << column(formatCount(m["active_parameters"]), 10)
             << m["weight_precision"].get<std::string>() << "\n";
-    out << "\nClusters\n  " << pad("preset", 18) << pad("GPUs", 6) << "name\n";
+    out << "\nClusters\n  " << column("preset", 18) << column("GPUs", 6) << "name\n";
     for (const auto& c : j["clusters"])
-        out << "  " << pad(c["preset"], 18) << pad(std::to_string(c["gpus"].get<long long>()), 6)
+        out << "  " << column(c["preset"], 18) << column(std::to_string(c["gpus"].get<long long>()), 6)
             << c["name"].get<std::string>() << "\n";
-    out << "\nScenarios\n  " << pad("preset", 22) << pad("model", 16) << pad("GPUs", 6) << "workload\n";
+    out << "\nScenarios\n  " << column("preset", 22) << column("model", 16) << column("GPUs", 6) << "workload\n";
     for (const auto& s : j["scenarios"]) {
         char w[128];
         std::snprintf(w, sizeof w, "%d in / %d out, TTFT <= %g ms, TPOT <= %g ms", s["prompt_tokens"].get<int>(),
                       s["output_tokens"].get<int>(), s["ttft_slo_ms"].get<double>(), s["tpot_slo_ms"].get<double>());
-        out << "  " << pad(s["preset"], 22) << pad(s["model"], 16)
-            << pad(std::to_string(s["gpus"].get<long long>()), 6) << w << "\n";
+        out << "  " << column(s["preset"], 22) << column(s["model"], 16)
+            << column(std::to_string(s["gpus"].get<long long>()), 6) << w << "\n";
     }
     return kExitOk;
 }
@@ -215,7 +201,7 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
         return errors.empty() ? kExitOk : kExitInvalid;
     }
     if (!errors.empty())
-        return reportErrors(err, lines(errors));
+        return reportFieldErrors(err, errors);
     out << "OK: " << path << ": " << summary << "\n";
     return kExitOk;
 }
@@ -224,7 +210,7 @@ int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
 {
     auto m = importHfConfigFile(a.positional.at(0));
     if (!m.ok())
-        return reportErrors(err, lines(m.errors));
+        return reportFieldErrors(err, m.errors);
     if (a.has("--name"))
         m.value.name = a.value("--name");
     if (a.has("--out")) {
@@ -247,21 +233,21 @@ int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
 void addScenarioCommands(std::vector<Command>& v)
 {
     v.push_back({{"presets", "[--json]", "list the shipped models (with parameter counts), clusters and scenarios",
-                  "", {kJson}, 0, 0},
+                  "", {kJsonOption}, 0, 0},
                  runPresets});
     v.push_back({{"validate", "FILE [--scenario S.json] [--json]",
                   "check a scenario, plan, model, cluster or HuggingFace config file",
                   "The kind of file is read from its \"format\" field. A plan is checked on its own, or against a "
                   "scenario's cluster and model with --scenario. Every problem is reported as FILE: JSON.PATH: "
                   "reason; the exit code is 1 if there is any.",
-                  {{"--scenario", "S.json", "check a plan against this scenario"}, kJson}, 1, 1},
+                  {{"--scenario", "S.json", "check a plan against this scenario"}, kJsonOption}, 1, 1},
                  runValidate});
     v.push_back({{"import-hf", "CONFIG.json [--out MODEL.json] [--name NAME] [--json]",
                   "read a HuggingFace config.json into a ShardLab model spec",
                   "Families: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, deepseek_v2, deepseek_v3.",
                   {{"--out", "MODEL.json", "also write the model spec (atomically)"},
                    {"--name", "NAME", "name to give the model (default: from the file)"},
-                   kJson},
+                   kJsonOption},
                   1, 1},
                  runImportHf});
 }

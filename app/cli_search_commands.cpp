@@ -22,8 +22,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-const OptionSpec kJson{"--json", "", "machine-readable JSON on stdout"};
-const OptionSpec kScenario{"--scenario", "S.json", "scenario file, or the name of a shipped scenario preset"};
 const OptionSpec kBudget{"--budget", "N", "simulator calls per run (default 4000; exact ignores it)"};
 
 // Knobs of registered algorithms (SearchOptions::extra), e.g. the ppo hyperparameters.
@@ -87,28 +85,6 @@ bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string
     return true;
 }
 
-std::string f(const char* fmt, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
-
-std::string pad(std::string s, size_t n)
-{
-    if (s.size() < n)
-        s.resize(n, ' ');
-    return s;
-}
-
-int errorsOut(std::ostream& err, const FieldErrors& e)
-{
-    std::vector<std::string> l;
-    for (const FieldError& x : e)
-        l.push_back(x.toString());
-    return reportErrors(err, l);
-}
-
 // At most `n` points of a curve: the first, the last and evenly spaced ones between.
 std::vector<std::pair<int, double>> thin(const std::vector<std::pair<int, double>>& c, size_t n)
 {
@@ -147,13 +123,13 @@ void printPlan(std::ostream& out, const Scenario& s, const Plan& p, const SimRes
         out << " (expert TP " << r.expertTensorParallel << ")";
     out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
         << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << "\n";
-    out << "  " << f("%.1f", r.tokensPerSPerGpu) << " tokens/s per GPU (" << f("%.0f", r.decodeTokensPerS)
-        << " total); TPOT " << f("%.2f", r.tpotMs) << " ms (limit " << f("%g", s.workload.tpotSloMs) << "); TTFT "
-        << f("%.1f", r.ttftMs) << " ms (limit " << f("%g", s.workload.ttftSloMs) << ")\n";
+    out << "  " << formatNumber("%.1f", r.tokensPerSPerGpu) << " tokens/s per GPU (" << formatNumber("%.0f", r.decodeTokensPerS)
+        << " total); TPOT " << formatNumber("%.2f", r.tpotMs) << " ms (limit " << formatNumber("%g", s.workload.tpotSloMs) << "); TTFT "
+        << formatNumber("%.1f", r.ttftMs) << " ms (limit " << formatNumber("%g", s.workload.ttftSloMs) << ")\n";
     const MemoryBreakdown& m = r.memory;
-    out << "  memory per GPU " << f("%.1f", m.totalGb) << " of " << f("%.0f", m.capacityGb) << " GB (weights "
-        << f("%.1f", m.weightsGb) << ", KV cache " << f("%.1f", m.kvCacheGb) << ", activations "
-        << f("%.1f", m.activationGb) << ", reserve " << f("%.1f", m.reserveGb) << ")\n";
+    out << "  memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb) << " GB (weights "
+        << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb) << ", activations "
+        << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb) << ")\n";
     out << "  operators:";
     int n = 0;
     for (int i = 0; i < kOpCount; ++i) {
@@ -169,7 +145,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
 {
     auto s = loadScenarioArg(a);
     if (!s.ok())
-        return errorsOut(err, s.errors);
+        return reportFieldErrors(err, s.errors);
     SearchOptions o;
     o.algorithm = a.value("--algo");
     if (o.algorithm.empty())
@@ -216,7 +192,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         out << j.dump(2) << "\n";
     } else {
         out << "Search '" << r.algorithm << "' on " << s.value.name << ": search space of 10^"
-            << f("%.1f", r.log10SpaceSize) << " plans";
+            << formatNumber("%.1f", r.log10SpaceSize) << " plans";
         if (info.budgeted)
             out << ", budget " << o.budget << " simulator calls, seed " << o.seed;
         out << "\n";
@@ -224,12 +200,12 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
             printPlan(out, s.value, r.best, r.bestResult);
         else
             out << "No valid plan.\n";
-        out << "Simulator calls: " << r.calls << "; wall " << f("%.3f", r.wallSeconds) << " s"
+        out << "Simulator calls: " << r.calls << "; wall " << formatNumber("%.3f", r.wallSeconds) << " s"
             << (r.provedOptimal ? "; proved optimal" : "") << "\n";
         if (!r.bestCurve.empty()) {
             out << "Best so far (call: tokens/s per GPU):";
             for (const auto& [call, v] : thin(r.bestCurve, 12))
-                out << "  " << call << ": " << f("%.1f", v);
+                out << "  " << call << ": " << formatNumber("%.1f", v);
             out << "\n";
         }
         if (!r.message.empty())
@@ -297,7 +273,7 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
     for (const fs::path& p : files) {
         auto s = loadScenarioFile(p.string());
         if (!s.ok())
-            return errorsOut(err, s.errors);
+            return reportFieldErrors(err, s.errors);
         scenarios.push_back(s.value);
     }
 
@@ -306,8 +282,8 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
     if (!json) {
         out << "Median over " << seeds << " seeds (1.." << seeds << "), budget " << budget
             << " simulator calls; best/exact = best valid tokens/s per GPU over exact's.\n\n";
-        out << pad("scenario", 22) << pad("algorithm", 10) << pad("best/exact", 12) << pad("[min, max]", 16)
-            << pad("calls to 99%", 14) << pad("wall s", 9) << "valid runs\n";
+        out << padRight("scenario", 22) << padRight("algorithm", 10) << padRight("best/exact", 12) << padRight("[min, max]", 16)
+            << padRight("calls to 99%", 14) << padRight("wall s", 9) << "valid runs\n";
     }
     for (size_t si = 0; si < scenarios.size(); ++si) {
         const Scenario& s = scenarios[si];
@@ -369,18 +345,18 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         for (const AlgoRow& row : rows) {
             std::string ratio = "-", range = "-", calls = "-";
             if (ref > 0) {
-                ratio = f("%.3f", median(row.ratios));
-                range = "[" + f("%.3f", *std::min_element(row.ratios.begin(), row.ratios.end())) + ", "
-                    + f("%.3f", *std::max_element(row.ratios.begin(), row.ratios.end())) + "]";
+                ratio = formatNumber("%.3f", median(row.ratios));
+                range = "[" + formatNumber("%.3f", *std::min_element(row.ratios.begin(), row.ratios.end())) + ", "
+                    + formatNumber("%.3f", *std::max_element(row.ratios.begin(), row.ratios.end())) + "]";
             }
             if (!row.calls99.empty())
-                calls = f("%.0f", median(row.calls99));
-            out << pad(s.name, 22) << pad(row.name, 10) << pad(ratio, 12) << pad(range, 16) << pad(calls, 14)
-                << pad(f("%.3f", median(row.wall)), 9) << row.found << "/" << row.ratios.size() << "\n";
+                calls = formatNumber("%.0f", median(row.calls99));
+            out << padRight(s.name, 22) << padRight(row.name, 10) << padRight(ratio, 12) << padRight(range, 16) << padRight(calls, 14)
+                << padRight(formatNumber("%.3f", median(row.wall)), 9) << row.found << "/" << row.ratios.size() << "\n";
         }
-        out << pad(s.name, 22) << pad("(exact", 10) << pad(ex.found ? f("%.1f", ref) : std::string("none"), 12)
-            << pad("tokens/s/GPU,", 16) << pad(std::to_string(ex.calls) + " calls,", 14)
-            << pad(f("%.3f", ex.wallSeconds), 9) << (ex.provedOptimal ? "proved optimal)" : "NOT proved optimal)")
+        out << padRight(s.name, 22) << padRight("(exact", 10) << padRight(ex.found ? formatNumber("%.1f", ref) : std::string("none"), 12)
+            << padRight("tokens/s/GPU,", 16) << padRight(std::to_string(ex.calls) + " calls,", 14)
+            << padRight(formatNumber("%.3f", ex.wallSeconds), 9) << (ex.provedOptimal ? "proved optimal)" : "NOT proved optimal)")
             << "\n";
     }
     if (json)
@@ -396,12 +372,12 @@ void addSearchCommands(std::vector<Command>& v)
                   "search for the best plan with one algorithm: megatron, random, anneal, genetic or exact",
                   "Prints the best valid plan, its evaluation, the simulator calls used, wall seconds and the "
                   "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists).",
-                  withKnobs({kScenario,
+                  withKnobs({kScenarioOption,
                    {"--algo", "NAME", "search algorithm (megatron, random, anneal, genetic, exact)"},
                    kBudget,
                    {"--seed", "K", "seed of the stochastic algorithms (default 0)"},
                    {"--out", "P.json", "write the best plan (shardlab-plan format, accepted by evaluate)"},
-                   kJson}),
+                   kJsonOption}),
                   0, 0},
                  runSearchCommand});
     v.push_back({{"bench-search",
@@ -414,7 +390,7 @@ void addSearchCommands(std::vector<Command>& v)
                    {"--algos", "LIST", "comma-separated algorithms (default megatron,random,anneal,genetic)"},
                    {"--seeds", "K", "runs per stochastic algorithm, seeds 1..K (default 5)"},
                    kBudget,
-                   kJson}),
+                   kJsonOption}),
                   0, 0},
                  runBenchSearch});
 }

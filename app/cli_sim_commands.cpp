@@ -19,16 +19,6 @@ namespace shardlab::cli {
 
 namespace {
 
-const OptionSpec kJson{"--json", "", "machine-readable JSON on stdout"};
-const OptionSpec kScenario{"--scenario", "S.json", "scenario file, or the name of a shipped scenario preset"};
-
-std::string f(const char* fmt, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return buf;
-}
-
 void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r)
 {
     out << "Plan: TP " << p.tensorParallel << ", EP " << p.expertParallel;
@@ -41,16 +31,16 @@ void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const 
         out << "  - " << why << "\n";
     if (r.structureChecks)
         return;
-    out << "Decode: " << f("%.0f", r.decodeTokensPerS) << " tokens/s total, " << f("%.1f", r.tokensPerSPerGpu)
-        << " tokens/s per GPU; TPOT " << f("%.2f", r.tpotMs) << " ms (limit " << f("%g", s.workload.tpotSloMs)
-        << "); TTFT " << f("%.1f", r.ttftMs) << " ms (limit " << f("%g", s.workload.ttftSloMs) << ")\n";
+    out << "Decode: " << formatNumber("%.0f", r.decodeTokensPerS) << " tokens/s total, " << formatNumber("%.1f", r.tokensPerSPerGpu)
+        << " tokens/s per GPU; TPOT " << formatNumber("%.2f", r.tpotMs) << " ms (limit " << formatNumber("%g", s.workload.tpotSloMs)
+        << "); TTFT " << formatNumber("%.1f", r.ttftMs) << " ms (limit " << formatNumber("%g", s.workload.ttftSloMs) << ")\n";
     if (p.pipelineParallel > 1)
-        out << "Pipeline: stage step " << f("%.1f", r.stageStepUs) << " us, stage-to-stage " << f("%.1f", r.p2pUs)
-            << " us, bubble " << f("%.0f", r.pipelineBubble * 100) << "%\n";
+        out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage " << formatNumber("%.1f", r.p2pUs)
+            << " us, bubble " << formatNumber("%.0f", r.pipelineBubble * 100) << "%\n";
     const MemoryBreakdown& m = r.memory;
-    out << "Memory per GPU: " << f("%.1f", m.totalGb) << " of " << f("%.0f", m.capacityGb) << " GB (weights "
-        << f("%.1f", m.weightsGb) << ", KV cache " << f("%.1f", m.kvCacheGb) << ", activations "
-        << f("%.1f", m.activationGb) << ", reserve " << f("%.1f", m.reserveGb) << ")\n";
+    out << "Memory per GPU: " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb) << " GB (weights "
+        << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb) << ", activations "
+        << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb) << ")\n";
     out << "\nDecode step, busiest stage, per GPU (us):\n";
     char line[200];
     std::snprintf(line, sizeof line, "  %-14s %-15s %9s %9s %9s %-7s %9s  %s\n", "operator", "sharding", "time",
@@ -92,24 +82,16 @@ Parsed<Scenario> loadScenarioArg(const Args& a)
 
 namespace {
 
-int errorsOut(std::ostream& err, const FieldErrors& e)
-{
-    std::vector<std::string> l;
-    for (const FieldError& x : e)
-        l.push_back(x.toString());
-    return reportErrors(err, l);
-}
-
 int runEvaluate(const Args& a, std::ostream& out, std::ostream& err)
 {
     auto s = loadScenarioArg(a);
     if (!s.ok())
-        return errorsOut(err, s.errors);
+        return reportFieldErrors(err, s.errors);
     if (!a.has("--plan"))
         return reportErrors(err, {"--plan: required (a plan file)"});
     auto p = loadPlanFile(a.value("--plan"));
     if (!p.ok())
-        return errorsOut(err, p.errors);
+        return reportFieldErrors(err, p.errors);
     const Simulator sim(s.value);
     const SimResult r = sim.evaluate(p.value);
     if (a.flag("--json"))
@@ -123,7 +105,7 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
 {
     auto s = loadScenarioArg(a);
     if (!s.ok())
-        return errorsOut(err, s.errors);
+        return reportFieldErrors(err, s.errors);
     const Simulator sim(s.value);
     const RecipePlan rp = megatronPlan(sim);
     if (a.has("--out")) {
@@ -148,7 +130,7 @@ int runBenchSim(const Args& a, std::ostream& out, std::ostream& err)
 {
     auto s = loadScenarioArg(a);
     if (!s.ok())
-        return errorsOut(err, s.errors);
+        return reportFieldErrors(err, s.errors);
     double seconds = 2.0;
     long long seed = 1;
     std::string error;
@@ -196,8 +178,8 @@ int runBenchSim(const Args& a, std::ostream& out, std::ostream& err)
             << ", \"evaluations_per_s_with_breakdown\": " << full << "}\n";
     } else {
         out << s.value.name << ": " << plans.size() << " random structurally valid plans (" << valid
-            << " also fit memory and SLOs), one thread:\n  " << f("%.0f", fast)
-            << " evaluations/s (search fast path, no per-operator breakdown)\n  " << f("%.0f", full)
+            << " also fit memory and SLOs), one thread:\n  " << formatNumber("%.0f", fast)
+            << " evaluations/s (search fast path, no per-operator breakdown)\n  " << formatNumber("%.0f", full)
             << " evaluations/s (with the per-operator breakdown)\n";
     }
     return kExitOk;
@@ -213,16 +195,16 @@ void addSimCommands(std::vector<Command>& v)
                   "simulate a plan: validity, throughput, TTFT, TPOT, memory, per-operator breakdown",
                   "An invalid plan is reported with every violated constraint and exits 0; unreadable or malformed "
                   "input exits 1.",
-                  {kScenario, {"--plan", "P.json", "plan file (shardlab-plan format)"}, kJson}, 0, 0},
+                  {kScenarioOption, {"--plan", "P.json", "plan file (shardlab-plan format)"}, kJsonOption}, 0, 0},
                  runEvaluate});
     v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",
                   "build and evaluate the Megatron-recipe plan (a starting point)", "",
-                  {kScenario, {"--out", "P.json", "write the plan (atomically)"}, kJson}, 0, 0},
+                  {kScenarioOption, {"--out", "P.json", "write the plan (atomically)"}, kJsonOption}, 0, 0},
                  runMegatron});
     v.push_back({{"bench-sim", "--scenario S.json [--seconds 2] [--seed 1] [--json]",
                   "simulator speed: single-threaded evaluations per second over random valid plans", "",
-                  {kScenario, {"--seconds", "SEC", "how long to measure (default 2)"},
-                   {"--seed", "N", "seed of the random plans (default 1)"}, kJson},
+                  {kScenarioOption, {"--seconds", "SEC", "how long to measure (default 2)"},
+                   {"--seed", "N", "seed of the random plans (default 1)"}, kJsonOption},
                   0, 0},
                  runBenchSim});
     addCalibrationCommand(v);
