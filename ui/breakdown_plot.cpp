@@ -16,19 +16,6 @@ namespace shardlab::ui {
 namespace {
 QString latin(const char* s) { return QString::fromLatin1(s); }
 
-QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& colour, QCPBars* below)
-{
-    auto* b = new QCPBars(plot->yAxis, plot->xAxis);
-    b->setName(name);
-    b->setWidth(0.66);
-    b->setPen(QPen(colour.darker(125), 0.8));
-    b->setBrush(colour);
-    b->setStackingGap(0);
-    b->setAntialiased(false);
-    if (below)
-        b->moveAbove(below);
-    return b;
-}
 } // namespace
 
 BreakdownPlot::BreakdownPlot(QWidget* parent) : QWidget(parent)
@@ -48,10 +35,10 @@ BreakdownPlot::BreakdownPlot(QWidget* parent) : QWidget(parent)
     m_title = new QCPTextElement(m_plot, QString(), titleFont(font()));
     m_plot->plotLayout()->addElement(0, 0, m_title);
 
-    m_computeBound = makeBars(m_plot, tr("roofline time (compute-bound)"), kComputeColour, nullptr);
-    m_memoryBound = makeBars(m_plot, tr("roofline time (memory-bound)"), kMemoryColour, m_computeBound);
-    m_overhead = makeBars(m_plot, tr("kernel launch overhead"), kOverheadColour, m_memoryBound);
-    m_comm = makeBars(m_plot, tr("communication (collectives)"), kCommColour, m_overhead);
+    m_computeBound = addStackedBars(m_plot, tr("roofline time (compute-bound)"), kComputeColour, nullptr, 0.66);
+    m_memoryBound = addStackedBars(m_plot, tr("roofline time (memory-bound)"), kMemoryColour, m_computeBound, 0.66);
+    m_overhead = addStackedBars(m_plot, tr("kernel launch overhead"), kOverheadColour, m_memoryBound, 0.66);
+    m_comm = addStackedBars(m_plot, tr("communication (collectives)"), kCommColour, m_overhead, 0.66);
 
     m_reference = m_plot->addGraph(m_plot->yAxis, m_plot->xAxis);
     m_reference->setLineStyle(QCPGraph::lsNone);

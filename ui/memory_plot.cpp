@@ -10,21 +10,6 @@
 
 namespace shardlab::ui {
 
-namespace {
-QCPBars* makeBars(QCustomPlot* plot, const QString& name, const QColor& colour, QCPBars* below)
-{
-    auto* b = new QCPBars(plot->yAxis, plot->xAxis);
-    b->setName(name);
-    b->setWidth(0.6);
-    b->setPen(QPen(colour.darker(125), 0.8));
-    b->setBrush(colour);
-    b->setStackingGap(0);
-    if (below)
-        b->moveAbove(below);
-    return b;
-}
-} // namespace
-
 MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
@@ -37,10 +22,10 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_plot);
     setFixedHeight(150);
     stylePlot(m_plot);
-    m_weights = makeBars(m_plot, tr("weights"), kWeightsColour, nullptr);
-    m_kv = makeBars(m_plot, tr("KV cache"), kKvColour, m_weights);
-    m_activations = makeBars(m_plot, tr("activation workspace"), kActivationColour, m_kv);
-    m_reserve = makeBars(m_plot, tr("reserve (context, NCCL)"), kReserveColour, m_activations);
+    m_weights = addStackedBars(m_plot, tr("weights"), kWeightsColour, nullptr, 0.6);
+    m_kv = addStackedBars(m_plot, tr("KV cache"), kKvColour, m_weights, 0.6);
+    m_activations = addStackedBars(m_plot, tr("activation workspace"), kActivationColour, m_kv, 0.6);
+    m_reserve = addStackedBars(m_plot, tr("reserve (context, NCCL)"), kReserveColour, m_activations, 0.6);
     m_plot->xAxis->setLabel(tr("memory per GPU, fullest pipeline stage (GB)"));
     m_plot->yAxis->setRangeReversed(true);
     m_plot->yAxis->setTickLength(0, 0);

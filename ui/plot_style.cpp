@@ -4,6 +4,21 @@
 
 namespace shardlab::ui {
 
+QCPBars* addStackedBars(QCustomPlot* plot, const QString& name, const QColor& colour, QCPBars* below,
+                        double width)
+{
+    auto* b = new QCPBars(plot->yAxis, plot->xAxis);
+    b->setName(name);
+    b->setWidth(width);
+    b->setPen(QPen(colour.darker(125), 0.8));
+    b->setBrush(colour);
+    b->setStackingGap(0);
+    b->setAntialiased(false); // axis-aligned rectangles: nothing to smooth
+    if (below)
+        b->moveAbove(below);
+    return b;
+}
+
 void stylePlot(QCustomPlot* plot)
 {
     plot->setBackground(Qt::white);

@@ -6,6 +6,7 @@
 #include <QFont>
 
 class QCustomPlot;
+class QCPBars;
 
 namespace shardlab::ui {
 
@@ -28,6 +29,9 @@ void stylePlot(QCustomPlot* plot);
 // The legend in its own layout row below the axis rect, `columns` entries per row.
 void placeLegendBelow(QCustomPlot* plot, int columns);
 QFont titleFont(const QFont& base);
+// Horizontal bars (categories on the y axis) in one colour, stacked on `below` if given.
+QCPBars* addStackedBars(QCustomPlot* plot, const QString& name, const QColor& colour, QCPBars* below,
+                        double width);
 // Re-wraps a legend placed by placeLegendBelow: all entries on one row when they fit in
 // `width` pixels, else two per row. Call from the owner's resizeEvent.
 void fitLegend(QCustomPlot* plot, int width);
