@@ -240,8 +240,9 @@ bool ExactSearch::boundAll(std::vector<Config>& configs)
     const long long N = m_ctx->scenario.cluster.totalGpus();
     const auto& slots = space.slots();
     int choice[SearchSpace::kMaxSlots] = {};
-    std::uint8_t tpOk[SearchSpace::kMaxValues], ppOk[SearchSpace::kMaxValues], epOk[SearchSpace::kMaxValues],
-        mbOk[SearchSpace::kMaxValues];
+    const size_t w = static_cast<size_t>(space.widestSlot());
+    std::vector<std::uint8_t> tpBuf(w), ppBuf(w), epBuf(w), mbBuf(w);
+    std::uint8_t *tpOk = tpBuf.data(), *ppOk = ppBuf.data(), *epOk = epBuf.data(), *mbOk = mbBuf.data();
     space.mask(space.tpSlot(), choice, tpOk);
     for (size_t ti = 0; ti < slots[0].values.size(); ++ti) {
         if (!tpOk[ti])

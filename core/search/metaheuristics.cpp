@@ -13,11 +13,15 @@ namespace shardlab {
 
 bool moveSlot(const SearchSpace& space, Choice& c, int slot, std::mt19937_64& rng)
 {
-    std::uint8_t valid[SearchSpace::kMaxValues];
-    space.mask(slot, c.data(), valid);
     const int n = static_cast<int>(space.slots()[slot].values.size());
+    thread_local std::vector<std::uint8_t> validBuf;
+    thread_local std::vector<int> othersBuf;
+    validBuf.resize(n);
+    othersBuf.resize(n);
+    std::uint8_t* valid = validBuf.data();
+    int* others = othersBuf.data();
+    space.mask(slot, c.data(), valid);
     const int cur = c[slot];
-    int others[SearchSpace::kMaxValues];
     int count = 0;
     for (int i = 0; i < n; ++i)
         if (valid[i] && i != cur)

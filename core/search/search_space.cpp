@@ -7,6 +7,9 @@
 namespace shardlab {
 
 namespace {
+// Caller-given value lists (batch, micro-batches) are cut to this many values.
+constexpr size_t kMaxListValues = 64;
+
 std::vector<int> divisorsUpTo(long long n, long long cap)
 {
     std::vector<int> out;
@@ -27,7 +30,7 @@ std::vector<int> batchValues()
     }
     return out;
 }
-// Positive, sorted, unique, at most kMaxValues; `fallback` when nothing is left.
+// Positive, sorted, unique, at most `cap` values; `fallback` when nothing is left.
 std::vector<int> cleanValues(std::vector<int> v, std::vector<int> fallback, size_t cap)
 {
     v.erase(std::remove_if(v.begin(), v.end(), [](int x) { return x < 1; }), v.end());
@@ -49,9 +52,9 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
     m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
                        m.isMoe() ? divisorsUpTo(m.moe.experts, N) : std::vector<int>{1}});
     m_slots.push_back({"batch", SlotKind::Batch, OpId::Count,
-                       cleanValues(options.batchValues, batchValues(), kMaxValues)});
+                       cleanValues(options.batchValues, batchValues(), kMaxListValues)});
     m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count,
-                       cleanValues(options.microBatchValues, {1, 2, 4, 8, 16, 32, 64}, kMaxValues)});
+                       cleanValues(options.microBatchValues, {1, 2, 4, 8, 16, 32, 64}, kMaxListValues)});
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         if (!opPresent(m, id))
@@ -72,10 +75,14 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
         m_slots.push_back(slot);
     }
 
+    for (const Slot& sl : m_slots)
+        m_widest = std::max(m_widest, static_cast<int>(sl.values.size()));
+
     // Exact size: enumerate the coarse degrees; operators multiply their allowed options.
     double total = 0;
     std::vector<int> choice(m_slots.size(), 0);
-    std::uint8_t valid[kMaxValues];
+    std::vector<std::uint8_t> validBuf(m_widest);
+    std::uint8_t* valid = validBuf.data();
     for (size_t a = 0; a < m_slots[0].values.size(); ++a) {
         choice[0] = static_cast<int>(a);
         const int nPp = mask(1, choice.data(), valid);
@@ -219,7 +226,8 @@ bool SearchSpace::encode(const Plan& p, int* choice) const
 
 bool SearchSpace::isValid(const int* choice) const
 {
-    std::uint8_t valid[kMaxValues];
+    std::vector<std::uint8_t> validBuf(m_widest);
+    std::uint8_t* valid = validBuf.data();
     for (int s = 0; s < slotCount(); ++s) {
         const int n = static_cast<int>(m_slots[s].values.size());
         if (choice[s] < 0 || choice[s] >= n)
@@ -233,7 +241,8 @@ bool SearchSpace::isValid(const int* choice) const
 
 bool SearchSpace::repair(int* choice) const
 {
-    std::uint8_t valid[kMaxValues];
+    std::vector<std::uint8_t> validBuf(m_widest);
+    std::uint8_t* valid = validBuf.data();
     bool ok = true;
     for (int s = 0; s < slotCount(); ++s) {
         const int n = static_cast<int>(m_slots[s].values.size());
@@ -257,7 +266,8 @@ Plan SearchSpace::randomPlan(std::mt19937_64& rng, int* choiceOut) const
 {
     int local[kMaxSlots];
     int* choice = choiceOut ? choiceOut : local;
-    std::uint8_t valid[kMaxValues];
+    std::vector<std::uint8_t> validBuf(m_widest);
+    std::uint8_t* valid = validBuf.data();
     for (int s = 0; s < slotCount(); ++s) {
         const int n = mask(s, choice, valid);
         if (n == 0) { // cannot happen for tp/batch; guards pp/ep on odd clusters

@@ -35,7 +35,11 @@ struct Slot {
 class SearchSpace {
 public:
     static constexpr int kMaxSlots = 32;
-    static constexpr int kMaxValues = 64;
+
+    // The most values any slot has: the size a mask buffer needs. Slots are sized by
+    // the scenario (e.g. every divisor of the expert count), so callers size their
+    // buffers with this, never with a constant.
+    int widestSlot() const { return m_widest; }
 
     explicit SearchSpace(const Scenario& s, const SearchSpaceOptions& options = {});
 
@@ -83,6 +87,7 @@ private:
     Scenario m_scenario;
     std::vector<Slot> m_slots;
     double m_log10Size = 0;
+    int m_widest = 1;
 };
 
 } // namespace shardlab

@@ -50,6 +50,11 @@ void TestRobustness::absurdScenarios_data()
     QTest::newRow("1-token prompt") << "one-token" << true;
     QTest::newRow("1,000,000-token context") << "million-context" << false;
     QTest::newRow("bandwidth 1e-9 GB/s") << "slow-links" << false; // every sharded plan waits ~years
+    // Regressions: expert counts with more divisors up to the GPU count than the search
+    // space's old fixed 64-entry mask buffer held (55,440 crashed every search; 20,160
+    // silently corrupted the stack).
+    QTest::newRow("55,440 experts (120 divisors)") << "experts-55440" << true;
+    QTest::newRow("20,160 experts (84 divisors)") << "experts-20160" << true;
 }
 
 void TestRobustness::absurdScenarios()
@@ -67,6 +72,9 @@ void TestRobustness::absurdScenarios()
         s.workload.outputTokens = 1;
     } else if (what == QLatin1String("million-context")) {
         s.workload.promptTokens = 1'000'000;
+    } else if (what.startsWith(QLatin1String("experts-"))) {
+        s.model.moe.experts = what.mid(8).toInt();
+        s.model.moe.expertFfnHidden = 16; // about the stand-in's total expert width
     } else if (what == QLatin1String("slow-links")) {
         s.cluster.nvlinkGBps = 1e-9;
         s.cluster.interNodeGBps = 1e-9;

@@ -80,7 +80,8 @@ inline void forEachPlan(const SearchSpace& sp, const std::function<void(const Pl
             f(sp.decode(choice));
             return;
         }
-        std::uint8_t valid[SearchSpace::kMaxValues];
+        std::vector<std::uint8_t> validBuf(sp.widestSlot());
+        std::uint8_t* valid = validBuf.data();
         sp.mask(slot, choice, valid);
         for (size_t i = 0; i < sp.slots()[slot].values.size(); ++i)
             if (valid[i]) {
