@@ -163,12 +163,12 @@ FieldErrors validatePlanShape(const Plan& p)
     positive("expert_parallel", p.expertParallel, 1 << 20);
     positive("pipeline_parallel", p.pipelineParallel, 1 << 20);
     positive("data_parallel", p.dataParallel, 1 << 20);
-    positive("batch", p.batch, 1 << 20);
+    positive("batch", p.batch, kMaxBatch);
     positive("micro_batches", p.microBatches, 1 << 20);
-    if (p.batch >= 1 && p.microBatches >= 1 && p.batch % p.microBatches != 0)
+    if (p.batch >= 1 && p.microBatches > p.batch)
         e.push_back({{}, "micro_batches",
-                     "must divide batch (" + std::to_string(p.batch) + " is not divisible by "
-                         + std::to_string(p.microBatches) + ")"});
+                     "must be at most the batch (" + std::to_string(p.microBatches) + " micro-batches for a batch of "
+                         + std::to_string(p.batch) + ")"});
     for (int i = 0; i < kOpCount; ++i)
         if (p.sharding[i] >= kOps[i].optionCount)
             e.push_back({{}, std::string("operators.") + kOps[i].name, "option index out of range"});

@@ -31,6 +31,9 @@ enum class OpId : std::uint8_t {
 };
 constexpr int kOpCount = static_cast<int>(OpId::Count);
 constexpr int kMaxOptions = 4;
+// The largest batch (sequences in flight per replica) a plan may have: plan files and
+// the simulator refuse more, so a search's certificate can stop there.
+constexpr int kMaxBatch = 1 << 20;
 
 // Layout of the activation between operators, inside the operator's parallel group
 // (domain.md §3). The attention side's group is the tensor-parallel group; the expert
@@ -81,7 +84,7 @@ struct Plan {
     int pipelineParallel = 1;
     int dataParallel = 1;
     int batch = 1;        // sequences in flight per data-parallel replica
-    int microBatches = 1; // pipeline micro-batches; divides batch
+    int microBatches = 1; // pipeline micro-batches, 1..batch (split as evenly as possible)
     std::array<std::uint8_t, kOpCount> sharding{}; // option index per OpId
 
     int option(OpId id) const { return sharding[static_cast<int>(id)]; }

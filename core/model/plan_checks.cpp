@@ -5,10 +5,6 @@
 namespace shardlab {
 
 namespace {
-bool splitsWeights(const Plan& p, OpId id)
-{
-    return opInfo(id).options[p.option(id)].split == Split::Weights;
-}
 std::string num(long long v) { return std::to_string(v); }
 } // namespace
 
@@ -48,6 +44,38 @@ Plan canonicalPlan(const Plan& p)
     return c;
 }
 
+PlanCheck optionRule(const ModelSpec& m, OpId id, int o, int tp, int etp)
+{
+    const OpOption& opt = opOption(id, o);
+    const bool split = opt.split == Split::Weights;
+    switch (id) {
+    case OpId::QkvProj:
+    case OpId::Attention:
+    case OpId::OutProj: {
+        // Head-split operators: qkv column, attention by heads, and row-parallel out_proj
+        // (it consumes head shards). Column out_proj splits the hidden dimension instead.
+        const bool headSplit = id == OpId::OutProj ? o == 0 : split;
+        if (!headSplit)
+            return PlanCheck::Count;
+        if (m.attentionHeads % tp != 0)
+            return PlanCheck::HeadsTp;
+        if (m.attention == AttentionKind::GQA && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
+            return PlanCheck::KvHeadsTp;
+        return PlanCheck::Count;
+    }
+    case OpId::GateUp:
+    case OpId::Down:
+        return split && m.ffnHidden % tp != 0 ? PlanCheck::FfnTp : PlanCheck::Count;
+    case OpId::ExpertUp:
+    case OpId::ExpertDown:
+        return split && (etp <= 0 || m.moe.expertFfnHidden % etp != 0) ? PlanCheck::ExpertFfnEtp : PlanCheck::Count;
+    case OpId::SharedExpert:
+        return split && m.moe.sharedExpertFfnHidden % tp != 0 ? PlanCheck::SharedFfnTp : PlanCheck::Count;
+    default:
+        return PlanCheck::Count;
+    }
+}
+
 std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
 {
     const ModelSpec& m = s.model;
@@ -59,33 +87,30 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
         flag(PlanCheck::Tiling);
     if (p.pipelineParallel > m.layers)
         flag(PlanCheck::PipelineLayers);
-    const bool headSplit = splitsWeights(p, OpId::QkvProj) || splitsWeights(p, OpId::Attention)
-        || p.option(OpId::OutProj) == 0; // row-parallel out_proj consumes head shards
-    if (headSplit && m.attentionHeads % tp != 0)
-        flag(PlanCheck::HeadsTp);
-    if (headSplit && m.attention == AttentionKind::GQA && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
-        flag(PlanCheck::KvHeadsTp);
-    if (opPresent(m, OpId::GateUp)
-        && (splitsWeights(p, OpId::GateUp) || splitsWeights(p, OpId::Down)) && m.ffnHidden % tp != 0)
-        flag(PlanCheck::FfnTp);
+    const int etp = m.isMoe() ? expertTensorParallel(p) : 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(m, id) || p.sharding[i] >= opInfo(id).optionCount)
+            continue;
+        if (m.isMoe() && etp == 0 && (id == OpId::ExpertUp || id == OpId::ExpertDown))
+            continue; // EpGroup below says why
+        const PlanCheck c = optionRule(m, id, p.option(id), tp, etp);
+        if (c != PlanCheck::Count)
+            flag(c);
+    }
     if (!m.isMoe()) {
         if (p.expertParallel != 1)
             flag(PlanCheck::ExpertParallelDense);
     } else {
-        if (m.moe.experts % p.expertParallel != 0)
+        if (p.expertParallel < 1 || m.moe.experts % p.expertParallel != 0)
             flag(PlanCheck::ExpertsEp);
-        const int etp = expertTensorParallel(p);
         if (etp == 0)
             flag(PlanCheck::EpGroup);
-        else if ((splitsWeights(p, OpId::ExpertUp) || splitsWeights(p, OpId::ExpertDown))
-                 && m.moe.expertFfnHidden % etp != 0)
-            flag(PlanCheck::ExpertFfnEtp);
-        if (opPresent(m, OpId::SharedExpert) && splitsWeights(p, OpId::SharedExpert)
-            && m.moe.sharedExpertFfnHidden % tp != 0)
-            flag(PlanCheck::SharedFfnTp);
     }
-    if (p.microBatches < 1 || p.batch % p.microBatches != 0)
+    if (p.microBatches < 1 || p.microBatches > p.batch)
         flag(PlanCheck::MicroBatches);
+    if (p.batch > kMaxBatch)
+        flag(PlanCheck::BatchLimit);
     return v;
 }
 
@@ -134,7 +159,9 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
                     + " is not divisible by tensor_parallel " + num(p.tensorParallel)};
     case PlanCheck::MicroBatches:
         return {{}, "micro_batches",
-                "divisibility: micro_batches " + num(p.microBatches) + " must divide batch " + num(p.batch)};
+                "micro_batches " + num(p.microBatches) + " must be between 1 and the batch (" + num(p.batch) + ")"};
+    case PlanCheck::BatchLimit:
+        return {{}, "batch", "batch " + num(p.batch) + " is above the limit of " + num(kMaxBatch)};
     case PlanCheck::Count:
         break;
     }

@@ -19,7 +19,8 @@ enum class PlanCheck : std::uint8_t {
     EpGroup,           // EP does not divide TP x DP (the expert side's ranks per stage)
     ExpertFfnEtp,      // expert ffn not divisible by expert-TP = TP x DP / EP
     SharedFfnTp,       // shared expert ffn not divisible by TP
-    MicroBatches,      // micro-batches do not divide the batch
+    MicroBatches,      // micro-batches outside 1..batch
+    BatchLimit,        // batch above kMaxBatch
     Count
 };
 constexpr int kPlanCheckCount = static_cast<int>(PlanCheck::Count);
@@ -28,6 +29,12 @@ constexpr int kPlanCheckCount = static_cast<int>(PlanCheck::Count);
 inline bool isTilingCheck(PlanCheck c) { return c == PlanCheck::Tiling; }
 
 std::uint32_t planStructureViolations(const Plan& p, const Scenario& s);
+
+// The one place of the per-operator divisibility rules: the check option `option` of
+// operator `id` fails with tensor-parallel degree `tp` and expert-tensor-parallel degree
+// `etp` (0 when not an MoE model), or PlanCheck::Count when it fits. The simulator's
+// plan checks and the search space's masks both ask this.
+PlanCheck optionRule(const ModelSpec& m, OpId id, int option, int tp, int etp);
 FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
 
 // Expert-tensor-parallel degree implied by the plan (0 if EP does not divide TP x DP).

@@ -1,26 +1,33 @@
-// `exact`: the best valid plan of the search space under the simulator, with a proof.
+// `exact`: the best valid plan under the simulator, with a proof that covers every plan
+// the simulator accepts (docs/search.md, "What exact certifies").
 //
-// 1. Every coarse configuration (TP, PP, EP, batch, micro-batches) the space's masks admit
-//    gets an upper bound on its throughput: per operator group (exact_model.h), the
-//    smallest decode time, prefill time and memory any choice of the group can reach,
-//    summed, give lower bounds on TPOT, TTFT and memory (the simulator's figures are
-//    monotone in each sum). Configurations whose bounds already break a limit are out.
-// 2. Configurations are examined in decreasing bound order until the bound falls below
-//    the best valid plan found. Inside one, for each pair of norm options (the only
-//    layouts the groups share), a depth-first branch and bound picks one choice per
-//    group: Pareto-dominated choices are dropped, partial sums plus the smallest
-//    remaining contributions bound every branch.
-// 3. The best candidates are evaluated with Simulator::evaluate; only its verdict counts.
-//    A disagreement between the decomposition and the simulator is reported and the
-//    result is then not claimed optimal.
+// 1. Degrees (TP, PP, EP, DP): every combination the simulator accepts. Each gets an
+//    upper bound on its throughput over every batch, micro-batch count and operator
+//    option: per operator and per edge the cheapest allowed price (GroupTables::lowerBound)
+//    at the largest batch those prices still fit the limits. Two properties of the cost
+//    model make this a bound (docs/search.md): every price is non-decreasing in the batch
+//    with no fixed share growing faster than the batch ("batch property"), so throughput
+//    never falls when the batch grows and the best batch of any fixed plan is the largest
+//    feasible one; and more micro-batches than stages never help, so micro-batches
+//    1..PP cover every micro-batch count.
+// 2. Entries are examined best bound first until no bound can beat the best plan. A
+//    degrees entry splits into one entry per micro-batch count; a (degrees, micro) entry
+//    is solved by branch and bound over the operator groups (exact_tables.h), for each
+//    pair of norm options: a node's bound is the throughput of its partial sums plus the
+//    cheapest choice of every remaining group, at the largest batch where those fit.
+// 3. Every leaf's plan, at its largest feasible batch, is evaluated with Simulator::evaluate;
+//    only its verdict counts. A disagreement with the tables' prediction is reported and
+//    the result is then not claimed optimal.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <queue>
 #include <sstream>
 
 #include "search/algorithms.h"
 #include "search/budgeted_evaluator.h"
-#include "search/exact_model.h"
+#include "search/exact_tables.h"
 
 namespace shardlab {
 
@@ -28,57 +35,49 @@ namespace {
 
 using namespace exact;
 
-// Relative slack for the decomposition's rounding: it sums the same terms as the
-// simulator in another order (differences ~1e-15, tst_search_exact checks < 1e-12).
-// Bounds and limits are relaxed by kSlack; a verified plan whose prediction is off by more
-// than kMismatchTolerance (well inside the slack) counts as a disagreement, so whatever
-// the slack absorbs is also checked.
+// Relative slack for rounding: the tables sum the same terms as the simulator in another
+// order (differences ~1e-15). Bounds and limits are relaxed by kSlack; a verified plan
+// whose prediction is off by more than kMismatchTolerance counts as a disagreement.
 constexpr double kSlack = 1e-9;
-constexpr double kMismatchTolerance = 1e-10;
+constexpr double kMismatchTolerance = 1e-9;
 
-struct Config {
-    Coarse coarse;
-    double bound = 0; // upper bound on tokens/s per GPU
-    int order = 0;    // enumeration index, the tie-break
-};
-
-struct Candidate {
-    double predicted = 0;
-    bool strict = false; // within the limits without slack
-    Plan plan;
-};
-
-// Keeps only the choices no other choice matches or beats in every channel, sorted by
-// their decode cost weighted by how often it occurs.
-void paretoFilter(OpGroup& g, const std::array<double, 4>& weight)
-{
-    std::vector<Combo>& c = g.combos;
-    auto key = [&](const Combo& x) {
-        return weight[0] * x.cost.dec[0] + weight[1] * x.cost.dec[1] + weight[2] * x.cost.dec[2]
-            + weight[3] * x.cost.dec[3];
-    };
-    std::stable_sort(c.begin(), c.end(), [&](const Combo& a, const Combo& b) { return key(a) < key(b); });
-    std::vector<Combo> kept;
-    kept.reserve(c.size());
-    for (const Combo& x : c) {
-        bool dominated = false;
-        for (const Combo& k : kept)
-            if (x.cost.dominatedBy(k.cost)) {
-                dominated = true;
-                break;
-            }
-        if (!dominated)
-            kept.push_back(x);
+struct Entry {
+    double bound = 0;
+    Degrees d;
+    int micro = 0; // 0: every micro-batch count (not split yet)
+    int batchHi = 0;
+    long long order = 0;
+    bool operator<(const Entry& o) const // priority_queue: largest bound first, then earliest
+    {
+        return bound < o.bound || (bound == o.bound && order > o.order);
     }
-    c.swap(kept);
-}
+};
 
-CostVec groupMin(const OpGroup& g)
+// Largest b in [lo, hi] with ok(b), for ok true on a prefix; 0 when none.
+int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok)
 {
-    CostVec m = g.combos.front().cost;
-    for (const Combo& c : g.combos)
-        m = componentMin(m, c.cost);
-    return m;
+    if (hi < lo || !ok(lo))
+        return 0;
+    if (ok(hi))
+        return hi;
+    // ok(lo), !ok(hi): gallop down from hi first (children sit near their parent's batch).
+    int bad = hi, step = 1;
+    while (bad - step > lo) {
+        if (ok(bad - step)) {
+            lo = bad - step;
+            break;
+        }
+        bad -= step;
+        step *= 2;
+    }
+    while (bad - lo > 1) {
+        const int mid = lo + (bad - lo) / 2;
+        if (ok(mid))
+            lo = mid;
+        else
+            bad = mid;
+    }
+    return lo;
 }
 
 class ExactSearch final : public SearchAlgorithm {
@@ -86,205 +85,225 @@ public:
     AlgorithmReport run(SearchContext& ctx) override;
 
 private:
+    // Per-(degrees, micro, norms) data at one batch: every combo's sums and the suffix minima.
+    struct Level {
+        PhaseContext dec;
+        LayerSums norms;
+        std::vector<std::vector<LayerSums>> combo;
+        std::vector<LayerSums> suffixMin; // [g]: cheapest choice of groups g.. (componentwise)
+    };
     double bestValue() const { return m_ev->bestValue(); }
-    void search(int gi, const CostVec& partial);
-    bool examine(const Config& cfg, bool trustPredictions);
-    bool verify(const Candidate& c);
-    void bound(Config& cfg);
-    bool boundAll(std::vector<Config>& configs);
+    double threshold() const { return bestValue() * (1 - kSlack); }
+    const Level& levelAt(int batch);
+    LayerSums nodeSums(const Level& lv, int gi) const;
+    bool boundDegrees(Entry& e);
+    bool boundMicro(Entry& e);
+    void solve(const Entry& e);
+    void branch(int gi, int hi);
+    void leaf(int batch);
     std::string explainInfeasible() const;
 
     SearchContext* m_ctx = nullptr;
     BudgetedEvaluator* m_ev = nullptr;
-    CostModel* m_model = nullptr;
-    // Branch and bound state for one (configuration, norm options).
+    GroupTables* m_t = nullptr;
+    // Branch-and-bound state of one (degrees, micro, norms).
+    int m_micro = 1, m_a = 0, m_f = 0;
     std::vector<OpGroup> m_groups;
-    std::vector<CostVec> m_suffixMin;
     std::vector<int> m_pick;
-    int m_a = 0, m_f = 0;
-    double m_localBest = 0;
-    bool m_trust = true;
-    std::vector<Candidate> m_candidates;
-    long long m_nodes = 0;
-    long long m_total = 0; // coarse configurations of the space
-    double m_minMemGb = std::numeric_limits<double>::infinity(); // smallest bounds seen, for
-    double m_minTtftMs = m_minMemGb, m_minTpotMs = m_minMemGb;   // "no valid plan" messages
+    std::map<int, Level> m_levels;
+    long long m_nodes = 0, m_degrees = 0, m_solved = 0, m_leaves = 0;
+    double m_minMemGb = std::numeric_limits<double>::infinity();
+    double m_minTtftMs = m_minMemGb, m_minTpotMs = m_minMemGb;
     int m_mismatches = 0;
     std::string m_mismatchExample;
 };
 
-void ExactSearch::search(int gi, const CostVec& partial)
+const ExactSearch::Level& ExactSearch::levelAt(int batch)
 {
-    ++m_nodes;
-    const Figures f = m_model->figures(partial + m_suffixMin[gi]);
-    if (!m_model->withinLimits(f, kSlack))
-        return;
-    const double threshold = std::max(bestValue(), m_trust ? m_localBest : 0.0) * (1 - kSlack);
-    if (f.tokensPerSPerGpu < threshold)
-        return;
-    if (gi == static_cast<int>(m_groups.size())) {
-        Candidate c;
-        c.predicted = f.tokensPerSPerGpu;
-        c.strict = m_model->withinLimits(f, -kSlack);
-        c.plan = m_model->makePlan(m_a, m_f, m_groups, m_pick.data());
-        if (c.strict)
-            m_localBest = std::max(m_localBest, c.predicted);
-        m_candidates.push_back(c);
-        return;
+    auto it = m_levels.find(batch);
+    if (it != m_levels.end())
+        return it->second;
+    if (m_levels.size() > 512)
+        m_levels.clear(); // bounded: a miss only costs time
+    Level& lv = m_levels[batch];
+    const DecodeTable& t = m_t->decodeAt(m_micro, batch);
+    lv.dec = t.dec;
+    lv.norms = m_t->normSums(m_a, m_f, t);
+    const size_t G = m_groups.size();
+    lv.combo.resize(G);
+    lv.suffixMin.assign(G + 1, LayerSums{});
+    for (size_t g = 0; g < G; ++g) {
+        lv.combo[g].resize(m_groups[g].combos.size());
+        for (size_t i = 0; i < m_groups[g].combos.size(); ++i)
+            lv.combo[g][i] = m_t->comboSums(m_groups[g].combos[i], t);
     }
-    const OpGroup& g = m_groups[gi];
-    for (size_t i = 0; i < g.combos.size(); ++i) {
-        m_pick[gi] = static_cast<int>(i);
-        search(gi + 1, partial + g.combos[i].cost);
+    for (size_t g = G; g-- > 0;) {
+        LayerSums mn = lv.combo[g].front();
+        for (const LayerSums& c : lv.combo[g])
+            mn = componentMin(mn, c);
+        lv.suffixMin[g] = mn + lv.suffixMin[g + 1];
     }
+    return lv;
 }
 
-// Evaluates a candidate with the simulator; true when the simulator disagrees with the
-// prediction (value off, or a plan predicted within the limits found invalid).
-bool ExactSearch::verify(const Candidate& c)
+LayerSums ExactSearch::nodeSums(const Level& lv, int gi) const
 {
-    SimResult r;
-    Evaluation e;
-    if (!m_ev->evaluate(c.plan, e, &r))
+    LayerSums s = lv.norms;
+    for (int g = 0; g < gi; ++g)
+        s += lv.combo[g][m_pick[g]];
+    s += lv.suffixMin[gi];
+    return s;
+}
+
+// Degrees bound over every micro-batch count: a decode cycle is at least the busiest
+// stage's step plus its transfer at micro-batch 1 (the batch property), so
+// throughput <= batch x DP / that, at the largest batch where the cheapest prices fit.
+bool ExactSearch::boundDegrees(Entry& e)
+{
+    m_t->setDegrees(e.d);
+    if (m_t->empty())
         return false;
-    const bool disagree = r.valid ? std::abs(r.tokensPerSPerGpu - c.predicted) > kMismatchTolerance * r.tokensPerSPerGpu
-                                  : c.strict;
-    if (disagree) {
-        if (m_mismatches++ == 0) {
+    const Scenario& s = m_ctx->scenario;
+    auto figuresAt = [&](int b, PipelineFigures& f) {
+        const LayerSums lb = m_t->lowerBound(1, b);
+        f = m_t->figures(1, b, m_t->decodeAt(1, b).dec, lb);
+        f.cycleS = f.stageStepS + f.p2pDecS; // the cycle's floor over every micro-batch count
+        f.tpotMs = f.cycleS * 1e3;
+        f.tokensPerSPerGpu = f.cycleS > 0 ? double(b) * e.d.dp / f.cycleS / double(s.cluster.totalGpus()) : 0;
+    };
+    PipelineFigures f1;
+    figuresAt(1, f1);
+    m_minMemGb = std::min(m_minMemGb, f1.memoryGb);
+    m_minTtftMs = std::min(m_minTtftMs, f1.ttftMs);
+    m_minTpotMs = std::min(m_minTpotMs, f1.tpotMs);
+    const int b = largestFeasible(1, kMaxBatch, [&](int batch) {
+        PipelineFigures f;
+        figuresAt(batch, f);
+        return m_t->within(f, kSlack);
+    });
+    if (b == 0)
+        return false;
+    PipelineFigures f;
+    figuresAt(b, f);
+    e.bound = f.tokensPerSPerGpu;
+    e.batchHi = b;
+    return true;
+}
+
+bool ExactSearch::boundMicro(Entry& e)
+{
+    const int m = e.micro;
+    const int b = largestFeasible(m, e.batchHi, [&](int batch) {
+        const LayerSums lb = m_t->lowerBound(m, batch);
+        return m_t->within(m_t->figures(m, batch, m_t->decodeAt(m, batch).dec, lb), kSlack);
+    });
+    if (b == 0)
+        return false;
+    const LayerSums lb = m_t->lowerBound(m, b);
+    e.bound = m_t->figures(m, b, m_t->decodeAt(m, b).dec, lb).tokensPerSPerGpu;
+    e.batchHi = b;
+    return true;
+}
+
+void ExactSearch::leaf(int hi)
+{
+    ++m_leaves;
+    // The leaf's own largest batch strictly within the limits.
+    auto within = [&](int batch, double slack) {
+        const Level& lv = levelAt(batch);
+        return m_t->within(m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size()))), slack);
+    };
+    int b = largestFeasible(m_micro, hi, [&](int batch) { return within(batch, -kSlack); });
+    if (b == 0)
+        b = hi; // on the boundary within rounding: let the simulator decide
+    for (int tries = 0; tries < 3 && b >= m_micro; ++tries, --b) {
+        const Level& lv = levelAt(b);
+        const PipelineFigures f =
+            m_t->figures(m_micro, b, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size())));
+        const Plan plan = m_t->makePlan(m_micro, b, m_a, m_f, m_groups, m_pick.data());
+        SimResult r;
+        Evaluation ev;
+        if (!m_ev->evaluate(plan, ev, &r))
+            return;
+        const bool strict = m_t->within(f, -kSlack);
+        const bool disagree = r.valid ? std::abs(r.tokensPerSPerGpu - f.tokensPerSPerGpu)
+                                            > kMismatchTolerance * std::max(1.0, r.tokensPerSPerGpu)
+                                      : strict;
+        if (disagree && m_mismatches++ == 0) {
             std::ostringstream os;
-            os << "TP " << c.plan.tensorParallel << " PP " << c.plan.pipelineParallel << " EP "
-               << c.plan.expertParallel << " batch " << c.plan.batch << ": predicted " << c.predicted
-               << " tokens/s per GPU, simulator " << (r.valid ? r.tokensPerSPerGpu : 0.0)
-               << (r.valid ? "" : " (invalid)");
+            os << "TP " << plan.tensorParallel << " PP " << plan.pipelineParallel << " EP " << plan.expertParallel
+               << " batch " << plan.batch << ": predicted " << f.tokensPerSPerGpu << " tokens/s per GPU, simulator "
+               << (r.valid ? r.tokensPerSPerGpu : 0.0) << (r.valid ? "" : " (invalid)");
             m_mismatchExample = os.str();
         }
+        if (r.valid)
+            return;
     }
-    return disagree;
 }
 
-// Branch and bound over one configuration; false when verification contradicted a
-// prediction the pruning relied on (the caller then re-examines without trusting them).
-bool ExactSearch::examine(const Config& cfg, bool trustPredictions)
+void ExactSearch::branch(int gi, int hi)
 {
-    m_model->setCoarse(cfg.coarse);
+    ++m_nodes;
+    if ((m_nodes & 1023) == 0 && m_ev->stopRequested())
+        return;
+    const int b = largestFeasible(m_micro, hi, [&](int batch) {
+        const Level& lv = levelAt(batch);
+        return m_t->within(m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, gi)), kSlack);
+    });
+    if (b == 0)
+        return;
+    double value;
+    {
+        const Level& lv = levelAt(b);
+        value = m_t->figures(m_micro, b, lv.dec, nodeSums(lv, gi)).tokensPerSPerGpu;
+    }
+    if (value < threshold())
+        return;
+    if (gi == static_cast<int>(m_groups.size())) {
+        leaf(b);
+        return;
+    }
+    // Children cheapest first (decode time at this batch, weighted by layer counts).
     const ModelSpec& m = m_ctx->scenario.model;
-    const std::array<double, 4> weight{double(m.denseLayerCount()), double(m.moeLayers()), 1, 1};
-    m_trust = trustPredictions;
-    m_localBest = 0;
-    m_candidates.clear();
-    for (int a : m_model->allowed(OpId::AttnNorm))
-        for (int f : m_model->allowed(OpId::FfnNorm)) {
-            m_model->buildGroups(a, f, m_groups);
-            bool empty = false;
-            for (OpGroup& g : m_groups) {
-                empty = empty || g.combos.empty();
-                if (!g.combos.empty())
-                    paretoFilter(g, weight);
-            }
-            if (empty)
-                continue;
-            m_suffixMin.assign(m_groups.size() + 1, CostVec{});
-            for (int i = static_cast<int>(m_groups.size()) - 1; i >= 0; --i)
-                m_suffixMin[i] = m_suffixMin[i + 1] + groupMin(m_groups[i]);
-            m_pick.assign(m_groups.size(), 0);
+    const double w[4] = {double(m.denseLayerCount()), double(m.moeLayers()), 1, 1};
+    std::vector<std::pair<double, int>> order;
+    {
+        const Level& lv = levelAt(b);
+        for (size_t i = 0; i < lv.combo[gi].size(); ++i) {
+            const LayerSums& c = lv.combo[gi][i];
+            order.push_back({w[0] * c.dec[0] + w[1] * c.dec[1] + w[2] * c.dec[2] + w[3] * c.dec[3], int(i)});
+        }
+    }
+    std::stable_sort(order.begin(), order.end());
+    for (const auto& [cost, i] : order) {
+        m_pick[gi] = i;
+        branch(gi + 1, b);
+        if (m_ev->stopRequested())
+            return;
+    }
+}
+
+void ExactSearch::solve(const Entry& e)
+{
+    ++m_solved;
+    m_t->setDegrees(e.d);
+    m_micro = e.micro;
+    for (int a : m_t->allowed(OpId::AttnNorm))
+        for (int f : m_t->allowed(OpId::FfnNorm)) {
             m_a = a;
             m_f = f;
-            search(0, CostVec{});
-        }
-    std::stable_sort(m_candidates.begin(), m_candidates.end(),
-                     [](const Candidate& x, const Candidate& y) { return x.predicted > y.predicted; });
-    bool contradicted = false;
-    for (const Candidate& c : m_candidates) {
-        if (c.predicted < bestValue() * (1 - kSlack))
-            break;
-        // A strict candidate may have raised the local bound that pruned other branches.
-        if (verify(c) && c.strict && m_trust)
-            contradicted = true;
-    }
-    return !contradicted;
-}
-
-// Upper bound of one configuration: the best over the norm options of the throughput
-// with every group at its smallest contributions (0 when even those break a limit).
-void ExactSearch::bound(Config& cfg)
-{
-    m_model->setCoarse(cfg.coarse);
-    for (int a : m_model->allowed(OpId::AttnNorm))
-        for (int f : m_model->allowed(OpId::FfnNorm)) {
-            m_model->buildGroups(a, f, m_groups);
-            CostVec lb;
+            m_t->buildGroups(a, f, m_groups);
             bool empty = false;
-            for (const OpGroup& g : m_groups) {
-                if (g.combos.empty()) {
-                    empty = true;
-                    break;
-                }
-                lb += groupMin(g);
-            }
+            for (const OpGroup& g : m_groups)
+                empty = empty || g.combos.empty();
             if (empty)
                 continue;
-            const Figures fig = m_model->figures(lb);
-            m_minMemGb = std::min(m_minMemGb, fig.memoryGb);
-            m_minTtftMs = std::min(m_minTtftMs, fig.ttftMs);
-            m_minTpotMs = std::min(m_minTpotMs, fig.tpotMs);
-            if (m_model->withinLimits(fig, kSlack))
-                cfg.bound = std::max(cfg.bound, fig.tokensPerSPerGpu);
+            m_levels.clear();
+            m_pick.assign(m_groups.size(), 0);
+            branch(0, e.batchHi);
+            if (m_ev->stopRequested())
+                return;
         }
-}
-
-// Pass 1: every coarse configuration the space's masks admit, with its bound; those
-// whose bound already breaks a limit are dropped. False when stopped.
-bool ExactSearch::boundAll(std::vector<Config>& configs)
-{
-    const SearchSpace& space = m_ctx->space;
-    const long long N = m_ctx->scenario.cluster.totalGpus();
-    const auto& slots = space.slots();
-    int choice[SearchSpace::kMaxSlots] = {};
-    const size_t w = static_cast<size_t>(space.widestSlot());
-    std::vector<std::uint8_t> tpBuf(w), ppBuf(w), epBuf(w), mbBuf(w);
-    std::uint8_t *tpOk = tpBuf.data(), *ppOk = ppBuf.data(), *epOk = epBuf.data(), *mbOk = mbBuf.data();
-    space.mask(space.tpSlot(), choice, tpOk);
-    for (size_t ti = 0; ti < slots[0].values.size(); ++ti) {
-        if (!tpOk[ti])
-            continue;
-        choice[0] = static_cast<int>(ti);
-        space.mask(space.ppSlot(), choice, ppOk);
-        for (size_t pi = 0; pi < slots[1].values.size(); ++pi) {
-            if (!ppOk[pi])
-                continue;
-            choice[1] = static_cast<int>(pi);
-            space.mask(space.epSlot(), choice, epOk);
-            for (size_t ei = 0; ei < slots[2].values.size(); ++ei) {
-                if (!epOk[ei])
-                    continue;
-                if (m_ev->stopRequested())
-                    return false;
-                choice[2] = static_cast<int>(ei);
-                for (size_t bi = 0; bi < slots[3].values.size(); ++bi) {
-                    choice[3] = static_cast<int>(bi);
-                    space.mask(space.microSlot(), choice, mbOk);
-                    for (size_t mi = 0; mi < slots[4].values.size(); ++mi) {
-                        if (!mbOk[mi])
-                            continue;
-                        Config cfg;
-                        cfg.coarse.tp = slots[0].values[ti];
-                        cfg.coarse.pp = slots[1].values[pi];
-                        cfg.coarse.ep = slots[2].values[ei];
-                        cfg.coarse.dp = static_cast<int>(N / (static_cast<long long>(cfg.coarse.tp) * cfg.coarse.pp));
-                        cfg.coarse.batch = slots[3].values[bi];
-                        cfg.coarse.micro = slots[4].values[mi];
-                        cfg.order = static_cast<int>(m_total++);
-                        bound(cfg);
-                        if (cfg.bound > 0)
-                            configs.push_back(cfg);
-                    }
-                }
-                m_ev->setFraction(0.5 * (ti + double(pi) / slots[1].values.size()) / slots[0].values.size());
-                m_ev->tick();
-            }
-        }
-    }
-    return true;
 }
 
 std::string ExactSearch::explainInfeasible() const
@@ -310,45 +329,102 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
 {
     m_ctx = &ctx;
     m_ev = &ctx.evaluator;
-    CostModel model(ctx.simulator, ctx.space);
-    m_model = &model;
+    GroupTables tables(ctx.simulator, ctx.space);
+    m_t = &tables;
     AlgorithmReport report;
 
-    std::vector<Config> configs;
-    if (!boundAll(configs))
-        return report;
+    // Pass 1: every (TP, PP, EP) the simulator accepts (the space's masks say which).
+    const SearchSpace& space = ctx.space;
+    const long long N = ctx.scenario.cluster.totalGpus();
+    const auto& slots = space.slots();
+    std::vector<int> choice(SearchSpace::kMaxSlots, 0);
+    std::vector<std::uint8_t> tpOk(space.widestSlot()), ppOk(space.widestSlot()), epOk(space.widestSlot());
+    std::priority_queue<Entry> queue;
+    long long order = 0;
+    space.mask(space.tpSlot(), choice.data(), tpOk.data());
+    for (size_t ti = 0; ti < slots[0].values.size(); ++ti) {
+        if (!tpOk[ti])
+            continue;
+        choice[0] = static_cast<int>(ti);
+        space.mask(space.ppSlot(), choice.data(), ppOk.data());
+        for (size_t pi = 0; pi < slots[1].values.size(); ++pi) {
+            if (!ppOk[pi])
+                continue;
+            choice[1] = static_cast<int>(pi);
+            space.mask(space.epSlot(), choice.data(), epOk.data());
+            for (size_t ei = 0; ei < slots[2].values.size(); ++ei) {
+                if (!epOk[ei])
+                    continue;
+                if (m_ev->stopRequested())
+                    return report;
+                Entry e;
+                e.d.tp = slots[0].values[ti];
+                e.d.pp = slots[1].values[pi];
+                e.d.ep = slots[2].values[ei];
+                e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
+                e.order = order++;
+                ++m_degrees;
+                if (boundDegrees(e))
+                    queue.push(e);
+            }
+            m_ev->setFraction(0.3 * (ti + double(pi) / slots[1].values.size()) / slots[0].values.size());
+            m_ev->tick();
+        }
+    }
 
-    // Pass 2: examine in decreasing bound order until no bound can beat the best.
-    std::stable_sort(configs.begin(), configs.end(), [](const Config& x, const Config& y) {
-        return x.bound > y.bound || (x.bound == y.bound && x.order < y.order);
-    });
-    size_t examined = 0;
-    for (const Config& cfg : configs) {
-        if (cfg.bound < bestValue() * (1 - kSlack))
+    // Pass 2: best bound first until no bound can beat the best plan.
+    const size_t entries = queue.size();
+    double openBound = 0;
+    while (!queue.empty()) {
+        Entry e = queue.top();
+        if (e.bound < threshold())
             break;
-        if (m_ev->stopRequested())
-            return report;
-        ++examined;
-        if (!examine(cfg, true))
-            examine(cfg, false);
-        m_ev->setFraction(0.5 + 0.5 * double(examined) / configs.size());
+        if (m_ev->stopRequested()) {
+            openBound = e.bound;
+            break;
+        }
+        queue.pop();
+        if (e.micro == 0) {
+            m_t->setDegrees(e.d);
+            for (int m = 1; m <= std::min(e.d.pp, e.batchHi); ++m) {
+                Entry s = e;
+                s.micro = m;
+                s.order = order++;
+                if (boundMicro(s) && s.bound >= threshold())
+                    queue.push(s);
+            }
+            continue;
+        }
+        solve(e);
+        if (m_ev->stopRequested()) {
+            openBound = e.bound;
+            break;
+        }
+        m_ev->setFraction(0.3 + 0.7 * (1.0 - double(queue.size()) / std::max<size_t>(1, entries + queue.size())));
         m_ev->tick();
     }
 
     std::ostringstream note;
-    if (!m_ev->haveBest()) {
+    const bool stopped = m_ev->stopRequested();
+    if (stopped) {
+        note << "stopped before the proof was complete";
+        if (m_ev->haveBest() && openBound > 0)
+            note << ": the best plan found is at least " << std::round(1000 * bestValue() / openBound) / 10
+                 << "% of the optimum (no unexamined plan exceeds " << openBound << " tokens/s per GPU)";
+    } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
-        note << "no valid plan exists in the search space: " << explainInfeasible() << " (" << m_total
-             << " coarse configurations checked)";
+        note << "no valid plan exists: " << explainInfeasible() << " (" << m_degrees
+             << " combinations of TP, PP and EP checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;
-        note << "optimal over " << m_total << " coarse configurations (" << configs.size()
-             << " within the limits' bounds, " << examined << " examined in detail, " << m_nodes
-             << " branch-and-bound nodes)";
+        note << "optimal over every plan the simulator accepts: " << m_degrees
+             << " combinations of TP, PP and EP, every batch up to " << kMaxBatch
+             << " and micro-batch count (" << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
+             << m_leaves << " plans evaluated)";
     }
     if (m_mismatches > 0)
-        note << "; NOT CERTIFIED: the exact search's cost model disagrees with the simulator on " << m_mismatches
-             << " plan(s), e.g. " << m_mismatchExample << " (core/search/exact_model.cpp must mirror the simulator)";
+        note << "; NOT CERTIFIED: the exact search's tables disagree with the simulator on " << m_mismatches
+             << " plan(s), e.g. " << m_mismatchExample;
     report.note = note.str();
     return report;
 }

@@ -114,6 +114,7 @@ struct SearchOutcome {
     bool provedOptimal = false;     // exact: no valid plan of the space scores higher
     bool provedInfeasible = false;  // exact: no plan of the space is valid
     double log10SpaceSize = 0;
+    int refinedFromBatch = 0;       // > 0: the best plan's batch was raised from this value
 };
 
 SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer = nullptr,

@@ -1,5 +1,7 @@
 #include "search/search_space.h"
 
+#include "model/plan_checks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -19,13 +21,16 @@ std::vector<int> divisorsUpTo(long long n, long long cap)
     return out;
 }
 
-// Batches of 1, 2, 3, 4, 6, 8, 12, ... up to 4096: powers of two and 1.5x between them.
+// Batches of 1, 2, 3, 4, 6, 8, 12, ... up to the simulator's limit: powers of two and 1.5x
+// between them. The stochastic searches sample this scale; every search's best plan has
+// its batch refined to the best integer afterwards (search.cpp), and exact covers every
+// integer.
 std::vector<int> batchValues()
 {
     std::vector<int> out;
-    for (int b = 1; b <= 4096; b *= 2) {
+    for (int b = 1; b <= kMaxBatch; b *= 2) {
         out.push_back(b);
-        if (b >= 2 && b * 3 / 2 <= 4096)
+        if (b >= 2 && b * 3 / 2 <= kMaxBatch)
             out.push_back(b * 3 / 2);
     }
     return out;
@@ -46,15 +51,20 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
 {
     const ModelSpec& m = s.model;
     const long long N = s.cluster.totalGpus();
-    m_slots.push_back({"tensor_parallel", SlotKind::TensorParallel, OpId::Count, divisorsUpTo(N, 64)});
-    m_slots.push_back({"pipeline_parallel", SlotKind::PipelineParallel, OpId::Count,
-                       divisorsUpTo(N, std::min(64, m.layers))});
+    // Every degree the simulator accepts: TP any divisor of the GPU count, PP any divisor
+    // up to the layer count.
+    m_slots.push_back({"tensor_parallel", SlotKind::TensorParallel, OpId::Count, divisorsUpTo(N, N)});
+    m_slots.push_back({"pipeline_parallel", SlotKind::PipelineParallel, OpId::Count, divisorsUpTo(N, m.layers)});
+    // More micro-batches than stages never helps (docs/search.md): 1..the deepest pipeline.
+    std::vector<int> micro;
+    for (int v = 1; v <= m_slots[1].values.back(); ++v)
+        micro.push_back(v);
     m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
                        m.isMoe() ? divisorsUpTo(m.moe.experts, N) : std::vector<int>{1}});
     m_slots.push_back({"batch", SlotKind::Batch, OpId::Count,
                        cleanValues(options.batchValues, batchValues(), kMaxListValues)});
     m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count,
-                       cleanValues(options.microBatchValues, {1, 2, 4, 8, 16, 32, 64}, kMaxListValues)});
+                       cleanValues(options.microBatchValues, micro, std::max(kMaxListValues, micro.size()))});
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         if (!opPresent(m, id))
@@ -115,34 +125,7 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
 
 bool SearchSpace::optionAllowed(OpId id, int o, int tp, int etp) const
 {
-    const ModelSpec& m = m_scenario.model;
-    const OpOption& opt = opInfo(id).options[o];
-    const bool split = opt.split == Split::Weights;
-    switch (id) {
-    case OpId::QkvProj:
-    case OpId::Attention:
-    case OpId::OutProj: {
-        const bool headSplit = split && !(id == OpId::OutProj && o != 0);
-        const bool rowOut = id == OpId::OutProj && o == 0;
-        if (!(headSplit || rowOut))
-            return true;
-        if (m.attentionHeads % tp != 0)
-            return false;
-        if (m.attention == AttentionKind::GQA && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
-            return false;
-        return true;
-    }
-    case OpId::GateUp:
-    case OpId::Down:
-        return !split || m.ffnHidden % tp == 0;
-    case OpId::ExpertUp:
-    case OpId::ExpertDown:
-        return !split || (etp > 0 && m.moe.expertFfnHidden % etp == 0);
-    case OpId::SharedExpert:
-        return !split || m.moe.sharedExpertFfnHidden % tp == 0;
-    default:
-        return true;
-    }
+    return optionRule(m_scenario.model, id, o, tp, etp) == PlanCheck::Count;
 }
 
 int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
@@ -173,7 +156,7 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
             ok = true;
             break;
         case SlotKind::MicroBatches:
-            ok = m_slots[3].values[choice[3]] % v == 0;
+            ok = v <= ppOf() && v <= m_slots[3].values[choice[3]];
             break;
         case SlotKind::Operator: {
             const int tp = tpOf();

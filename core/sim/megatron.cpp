@@ -1,46 +1,10 @@
 #include "sim/megatron.h"
 
+#include "sim/batch.h"
+
 #include <numeric>
 
 namespace shardlab {
-
-namespace {
-
-// Largest batch (a multiple of `step`) for which `plan` is valid; 0 if none.
-int largestValidBatch(const Simulator& sim, Plan plan, int step, int& evals, SimResult& best)
-{
-    auto valid = [&](int b) {
-        plan.batch = b;
-        ++evals;
-        SimResult r = sim.evaluate(plan);
-        if (r.valid)
-            best = r;
-        return r.valid;
-    };
-    if (!valid(step))
-        return 0;
-    int lo = 1, hi = 2; // in units of step
-    constexpr int kMaxUnits = 1 << 16;
-    while (hi <= kMaxUnits && valid(hi * step)) {
-        lo = hi;
-        hi *= 2;
-    }
-    if (hi > kMaxUnits)
-        return lo * step;
-    while (hi - lo > 1) {
-        const int mid = lo + (hi - lo) / 2;
-        if (valid(mid * step))
-            lo = mid;
-        else
-            hi = mid;
-    }
-    plan.batch = lo * step;
-    ++evals;
-    best = sim.evaluate(plan);
-    return lo * step;
-}
-
-} // namespace
 
 RecipePlan megatronPlan(const Simulator& sim)
 {
@@ -74,10 +38,10 @@ RecipePlan megatronPlan(const Simulator& sim)
         }
         p.microBatches = static_cast<int>(pp);
         SimResult r;
-        const int b = largestValidBatch(sim, p, p.microBatches, out.evaluations, r);
+        const int b = largestValidBatch(sim, p, p.microBatches, r, out.evaluations);
         if (b > 0) {
             p.batch = b;
-            out.result = r;
+            out.result = sim.evaluate(p);
             fitted = true;
             if (pp > 1)
                 why += "; PP " + std::to_string(pp) + " because fewer stages do not fit memory or the SLOs";

@@ -8,6 +8,7 @@
 #include "model/plan.h"
 #include "model/plan_checks.h"
 #include "sim/collectives.h"
+#include "sim/cost_model.h"
 
 namespace shardlab {
 
@@ -61,14 +62,8 @@ struct SimResult {
     bool violates(Violation v) const { return violations & (1u << static_cast<int>(v)); }
 };
 
-// Modelling constants that are not hardware: documented in docs/simulator.md.
-struct SimConstants {
-    double expertLoadImbalance = 1.25; // busiest expert rank / mean, routed tokens
-    double prefillWorkspaceFactor = 6; // activation workspace per prompt token, in hidden vectors
-    double decodeWorkspaceFactor = 32; // per in-flight token, in hidden vectors
-    int prefillPrompts = 1;            // prompts prefilled together (TTFT = their batch's time)
-};
-
+// Applies the cost model (cost_model.h) to one plan: walks the operator graph with the
+// plan's options, sums each layer kind, and adds the per-operator breakdown.
 class Simulator {
 public:
     explicit Simulator(const Scenario& scenario, SimConstants constants = {});
@@ -83,48 +78,14 @@ public:
         return r;
     }
 
-    const Scenario& scenario() const { return m_scenario; }
-    const SimConstants& constants() const { return m_constants; }
-
-    // Static per-operator costs (one layer, one token, unsharded), for tests and docs.
-    struct OpStatic {
-        double flopsPerToken = 0;  // GEMM FLOPs for one token
-        double weightBytes = 0;    // all of the operator's weights (one layer)
-        double actBytesPerToken = 0; // activations read + written per token
-        double outBytesPerToken = 0; // the tensor handed to the next operator
-        double kvBytesPerCtx = 0;  // attention: cache bytes read per cached token
-        double attnFlopsDecodePerCtx = 0;
-        double attnFlopsPrefillPerCtx = 0;
-        double kvFloor = 0;        // attention: smallest KV fraction one rank can hold
-        bool fp8 = false;          // runs at the FP8 peak
-    };
-    const OpStatic& opStatic(OpId id) const { return m_ops[static_cast<int>(id)]; }
-    double kvBytesPerTokenPerLayer() const { return m_kvPerTokenLayer; }
+    const Scenario& scenario() const { return m_costs.scenario(); }
+    const SimConstants& constants() const { return m_costs.constants(); }
+    const CostModel& costs() const { return m_costs; }
+    const OpStatic& opStatic(OpId id) const { return m_costs.opStatic(id); }
+    double kvBytesPerTokenPerLayer() const { return m_costs.kvBytesPerTokenPerLayer(); }
 
 private:
-    struct Phase;
-    struct LayerCost {
-        double timeS = 0;
-        double weightBytes = 0; // per GPU, this layer
-        double kvBytes = 0;     // per GPU, this layer, whole batch at max context
-    };
-    LayerCost evalLayer(bool moe, const Plan& p, const Phase& ph, std::array<OpBreakdown, kOpCount>* acc,
-                        double accScale) const;
-    double opTime(OpId id, const Plan& p, const Phase& ph, OpBreakdown* acc, double accScale,
-                  double& weightBytesRank) const;
-    double convert(Layout from, Layout to, double fullBytes, const Group& g, OpBreakdown* acc,
-                   double accScale) const;
-    void fillPhase(const Plan& p, bool prefill, Phase& ph) const;
-
-    Scenario m_scenario;
-    SimConstants m_constants;
-    std::array<OpStatic, kOpCount> m_ops{};
-    LinkModel m_link;
-    double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
-    double m_kvPerTokenLayer = 0;
-    double m_hiddenBytes = 0; // one token's hidden vector in the activation precision
-    double m_logExpertIdle = 0; // log(1 - top_k / experts): P(expert idle) = exp(tokens * this)
-    bool m_hasShared = false;
+    CostModel m_costs;
 };
 
 } // namespace shardlab

@@ -333,8 +333,8 @@ void TestScenarioJson::badInput_data()
     ps("plan: expert parallelism on a dense model",
        replaceOnce(kPlan, "\"tensor_parallel\": 8,", "\"tensor_parallel\": 8, \"expert_parallel\": 2,"),
        "expert_parallel", "a dense model has no experts");
-    pl("plan: micro_batches do not divide batch", replaceOnce(kPlan, "\"micro_batches\": 4", "\"micro_batches\": 3"),
-       "micro_batches", "must divide batch (16 is not divisible by 3)");
+    pl("plan: more micro_batches than the batch", replaceOnce(kPlan, "\"micro_batches\": 4", "\"micro_batches\": 17"),
+       "micro_batches", "must be at most the batch (17 micro-batches for a batch of 16)");
     pl("plan: unknown operator name", replaceOnce(kPlan, "\"attention\": \"head\"", "\"atention\": \"head\""),
        "operators.atention", "unknown operator");
     pl("plan: unknown sharding option", replaceOnce(kPlan, "\"head\"", "\"heads\""), "operators.attention",

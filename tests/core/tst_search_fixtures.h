@@ -118,4 +118,37 @@ inline BruteForce bruteForce(const Scenario& s, const SearchSpaceOptions& o)
     return b;
 }
 
+// Every plan of the space's degrees and options (the space's batch and micro-batch lists are
+// ignored) at every micro-batch count 1..PP+1 and every integer batch up to the first that
+// breaks memory (memory only grows with the batch: weights + per-sequence KV + workspace).
+inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
+{
+    o.batchValues = {1};
+    o.microBatchValues = {1};
+    const Simulator sim(s);
+    const SearchSpace sp(s, o);
+    BruteForce b;
+    SimResult r;
+    forEachPlan(sp, [&](const Plan& base) {
+        for (int m = 1; m <= base.pipelineParallel + 1; ++m)
+            for (int batch = m; batch <= kMaxBatch; ++batch) {
+                Plan p = base;
+                p.microBatches = m;
+                p.batch = batch;
+                sim.evaluate(p, r, false);
+                ++b.plans;
+                if (r.valid) {
+                    ++b.valid;
+                    if (r.tokensPerSPerGpu > b.best) {
+                        b.best = r.tokensPerSPerGpu;
+                        b.bestPlan = p;
+                    }
+                }
+                if (r.violates(Violation::Memory))
+                    break;
+            }
+    });
+    return b;
+}
+
 } // namespace shardlab::testing

@@ -1,0 +1,312 @@
+#include "search/exact_tables.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <numeric>
+
+namespace shardlab::exact {
+
+namespace {
+inline int idx(OpId id) { return static_cast<int>(id); }
+bool isNorm(OpId id) { return id == OpId::AttnNorm || id == OpId::FfnNorm; }
+constexpr size_t kMaxCachedTables = 256;
+} // namespace
+
+GroupTables::GroupTables(const Simulator& sim, const SearchSpace& space)
+    : m_sim(sim), m_cm(sim.costs()), m_space(space)
+{
+    const ModelSpec& m = sim.scenario().model;
+    const bool shared = opPresent(m, OpId::SharedExpert);
+    for (int i = 0; i < kOpCount; ++i) {
+        m_present[i] = opPresent(m, static_cast<OpId>(i));
+        m_opBase[i] = i * kMaxOptions;
+    }
+    int next = kOpCount * kMaxOptions;
+    auto addEdge = [&](const GraphEdge& e, int channel) {
+        m_edges.push_back({e, channel, next});
+        next += kMaxOptions * kMaxOptions;
+    };
+    const bool kinds[2] = {m.denseLayerCount() > 0, m.moeLayers() > 0};
+    for (int k = 0; k < 2; ++k) {
+        if (!kinds[k])
+            continue;
+        for (const GraphStep& st : layerSteps(k == 0 ? LayerKind::Dense : LayerKind::Moe, shared)) {
+            if (st.isEdge)
+                addEdge(st.edge, k);
+            else
+                m_opChannels[idx(st.op)] |= 1 << k;
+        }
+    }
+    addEdge(embeddingEdge(), 2);
+    addEdge(lmHeadEdge(m.moeLayers() > 0), 3);
+    m_opChannels[idx(OpId::Embedding)] |= 1 << 2;
+    m_opChannels[idx(OpId::LmHead)] |= 1 << 3;
+    m_values = next;
+
+    // Groups: the graph's non-norm operators, joined by every edge between two of them.
+    std::vector<int> parent(kOpCount);
+    std::iota(parent.begin(), parent.end(), 0);
+    std::function<int(int)> root = [&](int x) { return parent[x] == x ? x : parent[x] = root(parent[x]); };
+    for (const EdgeRef& e : m_edges)
+        if (!isNorm(e.edge.from) && !isNorm(e.edge.to))
+            parent[root(idx(e.edge.from))] = root(idx(e.edge.to));
+    std::vector<int> order; // groups in the order their first operator runs
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!m_present[i] || isNorm(id) || m_opChannels[i] == 0)
+            continue;
+        const int r = root(i);
+        auto it = std::find(order.begin(), order.end(), r);
+        if (it == order.end()) {
+            order.push_back(r);
+            m_groupOps.emplace_back();
+            it = order.end() - 1;
+        }
+        m_groupOps[it - order.begin()].push_back(id);
+    }
+}
+
+void GroupTables::setDegrees(const Degrees& d)
+{
+    m_d = d;
+    m_cache.clear();
+    const Scenario& s = m_sim.scenario();
+    const ModelSpec& m = s.model;
+    Plan p;
+    p.tensorParallel = d.tp;
+    p.pipelineParallel = d.pp;
+    p.expertParallel = d.ep;
+    p.dataParallel = d.dp;
+    m_cm.phase(p, true, m_pre);
+    m_stages = pipelineStages(m.layers, m.denseLayerCount(), d.pp);
+    const int etp = m.isMoe() ? expertTensorParallel(p) : 0;
+
+    for (auto& v : m_allowed)
+        v.clear();
+    for (int i = 0; i < kOpCount; ++i)
+        if (!m_present[i])
+            m_allowed[i].push_back(opInfo(static_cast<OpId>(i)).megatronOption);
+    for (int sl = m_space.firstOpSlot(); sl < m_space.slotCount(); ++sl) {
+        const Slot& slot = m_space.slots()[sl];
+        for (int o : slot.values)
+            if (m_space.optionAllowed(slot.op, o, d.tp, etp))
+                m_allowed[idx(slot.op)].push_back(o);
+    }
+
+    m_preValues.assign(m_values, 0.0);
+    m_weights.assign(m_values, 0.0);
+    for (int i = 0; i < kOpCount; ++i) {
+        if (!m_present[i])
+            continue;
+        for (int o : m_allowed[i]) {
+            const OpCost c = m_cm.op(static_cast<OpId>(i), o, m_pre);
+            m_preValues[opIndex(static_cast<OpId>(i), o)] = c.totalS();
+            m_weights[opIndex(static_cast<OpId>(i), o)] = c.weightBytes;
+        }
+    }
+    for (const EdgeRef& e : m_edges)
+        for (int f : m_allowed[idx(e.edge.from)])
+            for (int t : m_allowed[idx(e.edge.to)]) {
+                const Layout to = e.edge.intoOutput ? outLayout(e.edge.to, t) : inLayout(e.edge.to, t);
+                m_preValues[edgeIndex(e, f, t)] = m_cm.edge(e.edge, outLayout(e.edge.from, f), to, m_pre).seconds;
+            }
+}
+
+bool GroupTables::empty() const
+{
+    for (int i = 0; i < kOpCount; ++i)
+        if (m_present[i] && m_allowed[i].empty())
+            return true;
+    return false;
+}
+
+const DecodeTable& GroupTables::decodeAt(int micro, int batch)
+{
+    const auto key = std::make_pair(micro, batch);
+    auto it = m_cache.find(key);
+    if (it != m_cache.end())
+        return it->second;
+    if (m_cache.size() >= kMaxCachedTables)
+        m_cache.clear(); // a bisection revisits few batches; a fresh start costs only time
+    DecodeTable& t = m_cache[key];
+    Plan p;
+    p.tensorParallel = m_d.tp;
+    p.pipelineParallel = m_d.pp;
+    p.expertParallel = m_d.ep;
+    p.dataParallel = m_d.dp;
+    p.batch = batch;
+    p.microBatches = micro;
+    m_cm.phase(p, false, t.dec);
+    t.values.assign(m_values, 0.0);
+    for (int i = 0; i < kOpCount; ++i) {
+        if (!m_present[i])
+            continue;
+        for (int o : m_allowed[i])
+            t.values[opIndex(static_cast<OpId>(i), o)] = m_cm.op(static_cast<OpId>(i), o, t.dec).totalS();
+    }
+    for (const EdgeRef& e : m_edges)
+        for (int f : m_allowed[idx(e.edge.from)])
+            for (int to : m_allowed[idx(e.edge.to)]) {
+                const Layout tl = e.edge.intoOutput ? outLayout(e.edge.to, to) : inLayout(e.edge.to, to);
+                t.values[edgeIndex(e, f, to)] = m_cm.edge(e.edge, outLayout(e.edge.from, f), tl, t.dec).seconds;
+            }
+    for (int o : m_allowed[idx(OpId::Attention)])
+        t.kvPerLayer[o] = m_cm.kvBytesPerLayer(o, t.dec);
+    return t;
+}
+
+void GroupTables::buildGroups(int a, int f, std::vector<OpGroup>& out) const
+{
+    out.clear();
+    for (const std::vector<OpId>& ops : m_groupOps) {
+        OpGroup g;
+        g.ops = ops;
+        auto inGroup = [&](OpId id) { return std::find(ops.begin(), ops.end(), id) != ops.end(); };
+        std::vector<const EdgeRef*> edges;
+        for (const EdgeRef& e : m_edges)
+            if (inGroup(e.edge.from) || inGroup(e.edge.to))
+                edges.push_back(&e);
+        const bool hasAttention = inGroup(OpId::Attention);
+        std::vector<int> pick(ops.size(), 0);
+        std::array<int, kOpCount> option{};
+        option[idx(OpId::AttnNorm)] = a;
+        option[idx(OpId::FfnNorm)] = f;
+        std::function<void(size_t)> rec = [&](size_t j) {
+            if (j < ops.size()) {
+                for (int o : m_allowed[idx(ops[j])]) {
+                    option[idx(ops[j])] = o;
+                    rec(j + 1);
+                }
+                return;
+            }
+            Combo c;
+            for (OpId id : ops) {
+                c.options.push_back(static_cast<std::uint8_t>(option[idx(id)]));
+                const int vi = opIndex(id, option[idx(id)]);
+                for (int ch = 0; ch < 4; ++ch)
+                    if (m_opChannels[idx(id)] & (1 << ch)) {
+                        c.fixed.pre[ch] += m_preValues[vi];
+                        c.fixed.weights[ch] += m_weights[vi];
+                        c.decTerms.push_back({static_cast<std::uint8_t>(ch), static_cast<std::uint16_t>(vi)});
+                    }
+            }
+            for (const EdgeRef* e : edges) {
+                const int vi = edgeIndex(*e, option[idx(e->edge.from)], option[idx(e->edge.to)]);
+                c.fixed.pre[e->channel] += m_preValues[vi];
+                c.decTerms.push_back({static_cast<std::uint8_t>(e->channel), static_cast<std::uint16_t>(vi)});
+            }
+            if (hasAttention) {
+                c.hasKv = true;
+                c.kvOption = static_cast<std::uint8_t>(option[idx(OpId::Attention)]);
+                for (int ch = 0; ch < 2; ++ch)
+                    if (m_opChannels[idx(OpId::Attention)] & (1 << ch))
+                        c.kvChannels[c.kvChannelCount++] = static_cast<std::uint8_t>(ch);
+            }
+            g.combos.push_back(std::move(c));
+        };
+        rec(0);
+        out.push_back(std::move(g));
+    }
+}
+
+LayerSums GroupTables::comboSums(const Combo& c, const DecodeTable& t) const
+{
+    LayerSums s = c.fixed;
+    for (const auto& [ch, vi] : c.decTerms)
+        s.dec[ch] += t.values[vi];
+    for (int i = 0; i < c.kvChannelCount; ++i)
+        s.kv[c.kvChannels[i]] += t.kvPerLayer[c.kvOption];
+    return s;
+}
+
+LayerSums GroupTables::normSums(int a, int f, const DecodeTable& t) const
+{
+    LayerSums s;
+    for (OpId id : {OpId::AttnNorm, OpId::FfnNorm}) {
+        const int vi = opIndex(id, id == OpId::AttnNorm ? a : f);
+        for (int ch = 0; ch < 4; ++ch)
+            if (m_opChannels[idx(id)] & (1 << ch)) {
+                s.dec[ch] += t.values[vi];
+                s.pre[ch] += m_preValues[vi];
+                s.weights[ch] += m_weights[vi];
+            }
+    }
+    return s;
+}
+
+LayerSums GroupTables::lowerBound(int micro, int batch)
+{
+    const DecodeTable& t = decodeAt(micro, batch);
+    LayerSums s;
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < kOpCount; ++i) {
+        if (!m_present[i] || m_opChannels[i] == 0)
+            continue;
+        double d = kInf, q = kInf, w = kInf;
+        for (int o : m_allowed[i]) {
+            const int vi = opIndex(static_cast<OpId>(i), o);
+            d = std::min(d, t.values[vi]);
+            q = std::min(q, m_preValues[vi]);
+            w = std::min(w, m_weights[vi]);
+        }
+        for (int ch = 0; ch < 4; ++ch)
+            if (m_opChannels[i] & (1 << ch)) {
+                s.dec[ch] += d;
+                s.pre[ch] += q;
+                s.weights[ch] += w;
+            }
+    }
+    for (const EdgeRef& e : m_edges) {
+        double d = kInf, q = kInf;
+        for (int f : m_allowed[idx(e.edge.from)])
+            for (int to : m_allowed[idx(e.edge.to)]) {
+                d = std::min(d, t.values[edgeIndex(e, f, to)]);
+                q = std::min(q, m_preValues[edgeIndex(e, f, to)]);
+            }
+        s.dec[e.channel] += d;
+        s.pre[e.channel] += q;
+    }
+    double kv = kInf;
+    for (int o : m_allowed[idx(OpId::Attention)])
+        kv = std::min(kv, t.kvPerLayer[o]);
+    for (int ch = 0; ch < 2; ++ch)
+        if (m_opChannels[idx(OpId::Attention)] & (1 << ch))
+            s.kv[ch] += kv;
+    return s;
+}
+
+PipelineFigures GroupTables::figures(int micro, int batch, const PhaseContext& dec, const LayerSums& s) const
+{
+    Plan p;
+    p.tensorParallel = m_d.tp;
+    p.pipelineParallel = m_d.pp;
+    p.expertParallel = m_d.ep;
+    p.dataParallel = m_d.dp;
+    p.batch = batch;
+    p.microBatches = micro;
+    return m_cm.pipeline(p, m_stages, dec, m_pre, s);
+}
+
+Plan GroupTables::makePlan(int micro, int batch, int a, int f, const std::vector<OpGroup>& groups,
+                           const int* pick) const
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = m_d.tp;
+    p.pipelineParallel = m_d.pp;
+    p.expertParallel = m_d.ep;
+    p.dataParallel = m_d.dp;
+    p.batch = batch;
+    p.microBatches = micro;
+    p.setOption(OpId::AttnNorm, a);
+    p.setOption(OpId::FfnNorm, f);
+    for (size_t g = 0; g < groups.size(); ++g) {
+        const Combo& c = groups[g].combos[pick[g]];
+        for (size_t j = 0; j < groups[g].ops.size(); ++j)
+            p.setOption(groups[g].ops[j], c.options[j]);
+    }
+    return p;
+}
+
+} // namespace shardlab::exact

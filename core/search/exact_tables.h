@@ -1,0 +1,111 @@
+// The exact search's view of the cost model (internal to core/search).
+//
+// For fixed degrees (TP, PP, EP, DP), micro-batches m and batch B, Simulator::evaluate is
+// a monotone function of additive sums (LayerSums): the time of one dense layer, of one
+// MoE layer, of the embedding (first stage) and of the LM head (last stage), per phase,
+// and the bytes each holds. The per-operator options enter those sums through groups of
+// operators that the operator graph connects once the two norms' options are fixed (the
+// norms are the only operators whose layouts several groups share): attention
+// (qkv_proj, attention, out_proj), the dense FFN, the MoE block, the embedding, the LM
+// head, joined where an edge crosses them. GroupTables derives the groups from the graph
+// (model/op_graph.h) and prices every option of every group with the cost model's own
+// functions (sim/cost_model.h): there is no second copy of any formula.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "search/search_space.h"
+#include "sim/simulator.h"
+
+namespace shardlab::exact {
+
+struct Degrees {
+    int tp = 1, pp = 1, ep = 1, dp = 1;
+};
+
+// One choice of options for every operator of a group.
+struct Combo {
+    std::vector<std::uint8_t> options; // parallel to OpGroup::ops
+    LayerSums fixed;                   // prefill and weights: independent of the batch
+    // Decode terms: (channel, index into DecodeTable::values), summed at a batch.
+    std::vector<std::pair<std::uint8_t, std::uint16_t>> decTerms;
+    bool hasKv = false;                // the group holds attention: kv of option kvOption
+    std::uint8_t kvOption = 0;
+    std::array<std::uint8_t, 2> kvChannels{}; // channels (dense, MoE) whose layers hold the KV
+    std::uint8_t kvChannelCount = 0;
+};
+
+struct OpGroup {
+    std::vector<OpId> ops;
+    std::vector<Combo> combos;
+};
+
+// Decode-phase prices at one (micro-batches, batch): every allowed option of every
+// operator and every edge conversion, and the KV bytes per attention option.
+struct DecodeTable {
+    std::vector<double> values;
+    std::array<double, kMaxOptions> kvPerLayer{};
+    PhaseContext dec;
+};
+
+class GroupTables {
+public:
+    GroupTables(const Simulator& sim, const SearchSpace& space);
+
+    // Prepares the degrees: the options each operator may take, prefill prices, weights,
+    // pipeline stages. Decode tables are computed per (micro, batch) on demand.
+    void setDegrees(const Degrees& d);
+    const Degrees& degrees() const { return m_d; }
+    const std::vector<int>& allowed(OpId id) const { return m_allowed[static_cast<int>(id)]; }
+    bool empty() const; // some present operator has no allowed option
+
+    // The groups for norm options (a, f), combos with their fixed parts and decode terms.
+    void buildGroups(int a, int f, std::vector<OpGroup>& out) const;
+    // The norms' own costs for (a, f), as a one-combo group.
+    LayerSums normSums(int a, int f, const DecodeTable& t) const;
+
+    // Decode prices at (micro, batch), cached for the current degrees (bounded cache).
+    const DecodeTable& decodeAt(int micro, int batch);
+    LayerSums comboSums(const Combo& c, const DecodeTable& t) const;
+
+    // A lower bound of every plan's sums at (micro, batch): per operator and per edge
+    // the cheapest allowed choice, independently.
+    LayerSums lowerBound(int micro, int batch);
+
+    PipelineFigures figures(int micro, int batch, const PhaseContext& dec, const LayerSums& s) const;
+    bool within(const PipelineFigures& f, double slack) const { return m_cm.withinLimits(f, slack); }
+
+    // The plan for the current degrees with these options.
+    Plan makePlan(int micro, int batch, int a, int f, const std::vector<OpGroup>& groups, const int* pick) const;
+
+private:
+    struct EdgeRef {
+        GraphEdge edge;
+        int channel = 0;   // 0 dense layer, 1 MoE layer, 2 first stage, 3 last stage
+        int base = 0;      // index of its [from option][to option] block in the tables
+    };
+    int opIndex(OpId id, int option) const { return m_opBase[static_cast<int>(id)] + option; }
+    int edgeIndex(const EdgeRef& e, int from, int to) const { return e.base + from * kMaxOptions + to; }
+
+    const Simulator& m_sim;
+    const CostModel& m_cm;
+    const SearchSpace& m_space;
+    bool m_present[kOpCount] = {};
+    std::vector<std::vector<OpId>> m_groupOps; // groups of the graph (norms excluded)
+    std::vector<EdgeRef> m_edges;              // every edge of the present layer kinds + fixed
+    std::array<int, kOpCount> m_opChannels{}; // per op: bit mask of the channels its costs go to
+    std::array<int, kOpCount> m_opBase{};
+    int m_values = 0;
+
+    Degrees m_d;
+    StageShapes m_stages;
+    PhaseContext m_pre;
+    std::array<std::vector<int>, kOpCount> m_allowed;
+    std::vector<double> m_preValues, m_weights; // per op option / edge pair
+    std::map<std::pair<int, int>, DecodeTable> m_cache;
+};
+
+} // namespace shardlab::exact

@@ -1,0 +1,445 @@
+// The cost model's functions (cost_model.h). The constructor derives the per-operator
+// static costs of a model (one layer, one token, unsharded: FLOPs, weight and activation
+// bytes, KV-cache traffic); docs/simulator.md sections 1-4 explain every formula.
+#include "sim/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardlab {
+
+namespace {
+constexpr double kActBytes = 2.0; // activations in BF16
+inline int idx(OpId id) { return static_cast<int>(id); }
+} // namespace
+
+CostModel::CostModel(const Scenario& s, const SimConstants& constants) : m_scenario(s), m_constants(constants)
+{
+    const ModelSpec& m = m_scenario.model;
+    const ClusterSpec& c = m_scenario.cluster;
+    m_link = linkModel(c);
+    m_peakBf16 = c.gpu.peakTflopsBf16 * 1e12 * c.gpu.efficiency.compute;
+    m_peakFp8 = c.gpu.peakTflopsFp8 * 1e12 * c.gpu.efficiency.compute;
+    m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;
+    m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
+
+    const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), kvb = bytesPerElement(m.kvPrecision);
+    const double ab = kActBytes, H = m.attentionHeads;
+    const bool fp8 = m.weightPrecision == Precision::FP8;
+    m_hiddenBytes = h * ab;
+
+    auto& emb = m_ops[idx(OpId::Embedding)];
+    emb.weightBytes = double(m.vocabSize) * h * wb;
+    emb.actBytesPerToken = h * (wb + ab); // one row read, one hidden vector written
+    emb.outBytesPerToken = h * ab;
+
+    for (OpId n : {OpId::AttnNorm, OpId::FfnNorm}) {
+        auto& o = m_ops[idx(n)];
+        o.flopsPerToken = 4 * h;
+        o.weightBytes = h * 2;
+        o.actBytesPerToken = 2 * h * ab;
+        o.outBytesPerToken = h * ab;
+    }
+
+    auto& qkv = m_ops[idx(OpId::QkvProj)];
+    auto& att = m_ops[idx(OpId::Attention)];
+    auto& out = m_ops[idx(OpId::OutProj)];
+    double attnOutWidth;
+    if (m.attention == AttentionKind::MLA) {
+        const MlaDims& d = m.mla;
+        const double qHead = double(d.qkNopeHeadDim) + d.qkRopeHeadDim;
+        const double qParams = d.qLoraRank > 0 ? h * d.qLoraRank + double(d.qLoraRank) * H * qHead : h * H * qHead;
+        const double kvaParams = h * (double(d.kvLoraRank) + d.qkRopeHeadDim);
+        qkv.weightBytes = (qParams + kvaParams) * wb;
+        qkv.flopsPerToken = 2 * (qParams + kvaParams);
+        qkv.outBytesPerToken = (H * qHead + d.kvLoraRank + d.qkRopeHeadDim) * ab;
+        qkv.actBytesPerToken = h * ab + qkv.outBytesPerToken;
+        // kv_b (latent -> per-head keys/values) lives with the attention core; in decode it
+        // is absorbed into the query and output, in prefill it expands the latent.
+        const double kvbParams = double(d.kvLoraRank) * H * (double(d.qkNopeHeadDim) + d.vHeadDim);
+        att.weightBytes = kvbParams * wb;
+        att.flopsPerToken = 2 * kvbParams;
+        att.kvBytesPerCtx = (double(d.kvLoraRank) + d.qkRopeHeadDim) * kvb;
+        att.attnFlopsDecodePerCtx = 2 * H * (double(d.kvLoraRank) + d.qkRopeHeadDim) + 2 * H * d.kvLoraRank;
+        att.attnFlopsPrefillPerCtx = 2 * H * qHead + 2 * H * d.vHeadDim;
+        att.kvFloor = 1.0; // one latent serves all heads: a head shard still needs all of it
+        attnOutWidth = H * d.vHeadDim;
+    } else {
+        const double K = m.kvHeads, d = m.headDim;
+        qkv.weightBytes = h * (H + 2 * K) * d * wb;
+        qkv.flopsPerToken = 2 * h * (H + 2 * K) * d;
+        qkv.outBytesPerToken = (H + 2 * K) * d * ab;
+        qkv.actBytesPerToken = h * ab + qkv.outBytesPerToken;
+        att.kvBytesPerCtx = 2 * K * d * kvb;
+        att.attnFlopsDecodePerCtx = 4 * H * d;
+        att.attnFlopsPrefillPerCtx = 4 * H * d;
+        att.kvFloor = 1.0 / K; // beyond K ranks, KV heads are replicated
+        attnOutWidth = H * d;
+    }
+    qkv.fp8 = fp8;
+    att.fp8 = false; // attention math runs in BF16 over the cache
+    att.actBytesPerToken = qkv.outBytesPerToken + attnOutWidth * ab;
+    att.outBytesPerToken = attnOutWidth * ab;
+    m_kvPerTokenLayer = att.kvBytesPerCtx;
+
+    out.weightBytes = attnOutWidth * h * wb;
+    out.flopsPerToken = 2 * attnOutWidth * h;
+    out.actBytesPerToken = (attnOutWidth + h) * ab;
+    out.outBytesPerToken = h * ab;
+    out.fp8 = fp8;
+
+    const double F = m.ffnHidden;
+    auto& gu = m_ops[idx(OpId::GateUp)];
+    gu.weightBytes = 2 * h * F * wb;
+    gu.flopsPerToken = 4 * h * F;
+    gu.actBytesPerToken = (h + 3 * F) * ab; // reads x, writes gate and up, SwiGLU output
+    gu.outBytesPerToken = F * ab;
+    gu.fp8 = fp8;
+    auto& dn = m_ops[idx(OpId::Down)];
+    dn.weightBytes = F * h * wb;
+    dn.flopsPerToken = 2 * F * h;
+    dn.actBytesPerToken = (F + h) * ab;
+    dn.outBytesPerToken = h * ab;
+    dn.fp8 = fp8;
+
+    if (m.isMoe()) {
+        const MoeDims& e = m.moe;
+        const double Fe = e.expertFfnHidden, k = e.expertsPerToken;
+        m_logExpertIdle = std::log1p(-std::min(k / e.experts, 0.999999));
+        auto& r = m_ops[idx(OpId::Router)];
+        r.weightBytes = h * e.experts * 2; // routers stay in BF16
+        r.flopsPerToken = 2 * h * e.experts;
+        r.actBytesPerToken = (h + e.experts) * ab;
+        r.outBytesPerToken = h * ab; // carries the hidden states on to dispatch
+        for (OpId n : {OpId::Dispatch, OpId::Combine}) {
+            auto& o = m_ops[idx(n)];
+            o.actBytesPerToken = 2 * k * h * ab; // permute / unpermute the top-k copies
+            o.outBytesPerToken = h * ab;
+        }
+        // Expert ops: weightBytes is ONE expert's; per routed token-expert pair.
+        auto& eu = m_ops[idx(OpId::ExpertUp)];
+        eu.weightBytes = 2 * h * Fe * wb;
+        eu.flopsPerToken = 4 * h * Fe;
+        eu.actBytesPerToken = (h + 3 * Fe) * ab;
+        eu.outBytesPerToken = Fe * ab;
+        eu.fp8 = fp8;
+        auto& ed = m_ops[idx(OpId::ExpertDown)];
+        ed.weightBytes = Fe * h * wb;
+        ed.flopsPerToken = 2 * Fe * h;
+        ed.actBytesPerToken = (Fe + h) * ab;
+        ed.outBytesPerToken = h * ab;
+        ed.fp8 = fp8;
+        auto& se = m_ops[idx(OpId::SharedExpert)];
+        const double Fs = double(e.sharedExperts) * e.sharedExpertFfnHidden;
+        se.weightBytes = 3 * h * Fs * wb;
+        se.flopsPerToken = 6 * h * Fs;
+        se.actBytesPerToken = (2 * h + 4 * Fs) * ab;
+        se.outBytesPerToken = h * ab;
+        se.fp8 = fp8;
+    }
+
+    auto& head = m_ops[idx(OpId::LmHead)];
+    head.weightBytes = double(m.vocabSize) * h * wb + h * 2;
+    head.flopsPerToken = 2 * h * m.vocabSize;
+    head.actBytesPerToken = (h + m.vocabSize) * ab;
+    head.outBytesPerToken = double(m.vocabSize) * ab;
+    head.fp8 = fp8;
+}
+
+
+LayerSums& LayerSums::operator+=(const LayerSums& o)
+{
+    for (int i = 0; i < 4; ++i) {
+        dec[i] += o.dec[i];
+        pre[i] += o.pre[i];
+        weights[i] += o.weights[i];
+        kv[i] += o.kv[i];
+    }
+    return *this;
+}
+
+bool LayerSums::dominatedBy(const LayerSums& o) const
+{
+    for (int i = 0; i < 4; ++i)
+        if (o.dec[i] > dec[i] || o.pre[i] > pre[i] || o.weights[i] > weights[i] || o.kv[i] > kv[i])
+            return false;
+    return true;
+}
+
+LayerSums operator+(LayerSums a, const LayerSums& b)
+{
+    a += b;
+    return a;
+}
+
+LayerSums componentMin(const LayerSums& a, const LayerSums& b)
+{
+    LayerSums r;
+    for (int i = 0; i < 4; ++i) {
+        r.dec[i] = std::min(a.dec[i], b.dec[i]);
+        r.pre[i] = std::min(a.pre[i], b.pre[i]);
+        r.weights[i] = std::min(a.weights[i], b.weights[i]);
+        r.kv[i] = std::min(a.kv[i], b.kv[i]);
+    }
+    return r;
+}
+
+StageShapes pipelineStages(int L, int nd, int PP)
+{
+    StageShapes out;
+    PP = std::max(1, PP);
+    // Walked without divisions (stage sizes q or q+1, Bresenham): the simulator's hot path.
+    const int q = L / PP, rem = L % PP;
+    int lo = 0, err = 0;
+    for (int k = 0; k < PP; ++k) {
+        err += rem;
+        int size = q;
+        if (err >= PP) {
+            err -= PP;
+            ++size;
+        }
+        const int hi = lo + size;
+        StageShape st;
+        st.dense = std::max(0, std::min(hi, nd) - lo);
+        st.moe = size - st.dense;
+        st.first = k == 0;
+        st.last = k == PP - 1;
+        lo = hi;
+        StageShape* prev = out.size > 0 ? &out.shape[out.size - 1] : nullptr;
+        if (prev && prev->dense == st.dense && prev->moe == st.moe && prev->first == st.first && prev->last == st.last) {
+            ++prev->count; // runs of equal stages merge; stage order is kept
+            continue;
+        }
+        bool merged = false;
+        for (int i = 0; i < out.size && !merged; ++i) {
+            StageShape& o = out.shape[i];
+            if (o.dense == st.dense && o.moe == st.moe && o.first == st.first && o.last == st.last) {
+                ++o.count;
+                merged = true;
+            }
+        }
+        if (!merged && out.size < StageShapes::kMax) {
+            st.count = 1;
+            out.shape[out.size++] = st;
+        }
+    }
+    return out;
+}
+
+void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
+{
+    const ModelSpec& m = m_scenario.model;
+    const WorkloadSpec& w = m_scenario.workload;
+    const int gpn = m_scenario.cluster.gpusPerNode;
+    ph = PhaseContext{};
+    ph.prefill = prefill;
+    ph.tp = p.tensorParallel;
+    ph.dp = p.dataParallel;
+    ph.maxCtx = w.maxContext();
+    ph.batchSeqs = p.batch;
+    if (prefill) {
+        ph.seqs = std::max(1, m_constants.prefillPrompts);
+        ph.tokens = double(w.promptTokens) * ph.seqs;
+        ph.ctx = w.promptTokens / 2.0; // causal: the mean query sees half the prompt
+    } else {
+        // The mean micro-batch: batch / micro_batches sequences (uneven splits average out).
+        ph.seqs = double(p.batch) / std::max(1, p.microBatches);
+        ph.tokens = ph.seqs;
+        ph.ctx = w.meanDecodeContext();
+    }
+    ph.tpGroup = placeGroup(p.tensorParallel, 1, gpn);
+    ph.invTp = 1.0 / ph.tp;
+    ph.tokensPerRank = std::max(1.0, ph.tokens * ph.invTp);
+    ph.seqsPerRank = std::max(1.0, ph.seqs * ph.invTp);
+    if (m.isMoe()) {
+        ph.moeRanks = p.tensorParallel * p.dataParallel;
+        ph.ep = p.expertParallel;
+        ph.etp = std::max(1, ph.moeRanks / std::max(1, ph.ep));
+        ph.etpGroup = placeGroup(ph.etp, 1, gpn);
+        ph.moeGroup = placeGroup(ph.moeRanks, 1, gpn);
+        // Every replica runs the same phase in lock step (symmetric load).
+        const double stageTokens = ph.tokens * p.dataParallel;
+        const double E = m.moe.experts, k = m.moe.expertsPerToken;
+        ph.localExperts = E / ph.ep;
+        const double mean = stageTokens * k / ph.ep;
+        ph.routedPerEpRank = mean * (ph.ep > 1 ? m_constants.expertLoadImbalance : 1.0);
+        // P(an expert gets no token) = (1 - k/E)^tokens: its weights are not read.
+        const double pIdle = std::exp(stageTokens * m_logExpertIdle);
+        ph.activeLocalExperts = std::min(ph.localExperts, ph.localExperts * (1 - pIdle));
+        ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
+        ph.invEtp = 1.0 / ph.etp;
+    }
+}
+
+OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
+{
+    const OpStatic& s = m_ops[static_cast<int>(id)];
+    const OpOption& opt = opOption(id, option);
+    const double peak = s.fp8 ? m_peakFp8 : m_peakBf16;
+    OpCost c;
+    double flops = 0, bytes = 0;
+
+    switch (id) {
+    case OpId::ExpertUp:
+    case OpId::ExpertDown: {
+        const bool split = opt.split == Split::Weights;
+        const double tok = split ? ph.routedPerEpRank : ph.routedPerEtpRank;
+        const double wf = split ? ph.invEtp : 1.0;
+        flops = tok * s.flopsPerToken * wf;
+        bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
+        c.weightBytes = ph.localExperts * s.weightBytes * wf;
+        break;
+    }
+    case OpId::Dispatch:
+    case OpId::Combine: {
+        const double localTok = ph.tokensPerRank;
+        const double M = ph.moeRanks;
+        bytes = localTok * s.actBytesPerToken;
+        const double k = m_scenario.model.moe.expertsPerToken;
+        if (M > 1) {
+            Collective kind;
+            double full;
+            if (option == 0) { // all-to-all: each token to its top-k experts' ranks
+                kind = Collective::AllToAll;
+                full = M * localTok * k * m_hiddenBytes;
+            } else {
+                kind = id == OpId::Dispatch ? Collective::AllGather : Collective::ReduceScatter;
+                full = M * localTok * m_hiddenBytes;
+            }
+            c.own = collectiveCost(kind, full, ph.moeGroup, m_link);
+        }
+        break;
+    }
+    default: {
+        const double g = ph.tp;
+        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs;
+        if (opt.split == Split::Weights)
+            wf = ph.invTp;
+        else if (opt.split == Split::Tokens) {
+            tok = ph.tokensPerRank;
+            seqs = ph.seqsPerRank;
+        }
+        c.weightBytes = s.weightBytes * wf;
+        flops = tok * s.flopsPerToken * wf;
+        if (id == OpId::Embedding)
+            bytes = tok * s.actBytesPerToken; // a lookup reads only the rows it needs
+        else
+            bytes = s.weightBytes * wf + tok * s.actBytesPerToken;
+        if (id == OpId::Attention) {
+            const double kvFrac = opt.split == Split::Weights ? std::max(wf, s.kvFloor) : 1.0;
+            if (ph.prefill) {
+                flops += tok * ph.ctx * s.attnFlopsPrefillPerCtx * wf;
+                bytes += tok * s.kvBytesPerCtx * kvFrac; // the cache is written once
+                if (opt.split == Split::Tokens && g > 1) {
+                    // Sequence-split prefill: every rank needs the keys/values of the
+                    // earlier chunks: all-gather them.
+                    c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
+                }
+            } else {
+                flops += tok * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
+            }
+        }
+        break;
+    }
+    }
+    c.flops = flops;
+    c.hbmBytes = bytes;
+    c.computeS = flops / peak;
+    c.memoryS = bytes / m_hbm;
+    c.timeS = std::max(c.computeS, c.memoryS) + m_overheadS;
+    return c;
+}
+
+CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const
+{
+    const Collective kind = conversionFor(from, to);
+    const bool expert = e.space == EdgeSpace::Expert;
+    const Group& g = expert ? ph.etpGroup : ph.tpGroup;
+    if (kind == Collective::None || kind == Collective::LocalSlice || g.size <= 1)
+        return {};
+    const double tokens = expert ? ph.routedPerEpRank : ph.tokens;
+    return collectiveCost(kind, tokens * m_ops[static_cast<int>(e.from)].outBytesPerToken, g, m_link);
+}
+
+double CostModel::kvBytesPerLayer(int attentionOption, const PhaseContext& ph) const
+{
+    const OpStatic& att = m_ops[static_cast<int>(OpId::Attention)];
+    const Split split = opOption(OpId::Attention, attentionOption).split;
+    const double g = ph.tp;
+    const double kv = att.kvBytesPerCtx * ph.maxCtx;
+    if (split == Split::Weights)
+        return ph.batchSeqs * kv * std::max(1.0 / g, att.kvFloor);
+    if (split == Split::Tokens)
+        return std::ceil(ph.batchSeqs / g) * kv; // whole sequences per rank
+    return ph.batchSeqs * kv;
+}
+
+PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, const PhaseContext& dec,
+                                    const PhaseContext& pre, const LayerSums& v) const
+{
+    PipelineFigures f;
+    double maxDec = 0, sumDec = 0, sumPre = 0, maxMem = -1;
+    for (int i = 0; i < stages.size; ++i) {
+        const StageShape& st = stages.shape[i];
+        double tDec = st.dense * v.dec[0] + st.moe * v.dec[1];
+        double tPre = st.dense * v.pre[0] + st.moe * v.pre[1];
+        double w = st.dense * v.weights[0] + st.moe * v.weights[1];
+        const double kv = st.dense * v.kv[0] + st.moe * v.kv[1];
+        if (st.first) {
+            tDec += v.dec[2];
+            tPre += v.pre[2];
+            w += v.weights[2];
+        }
+        if (st.last) {
+            tDec += v.dec[3];
+            tPre += v.pre[3];
+            w += v.weights[3];
+        }
+        sumDec += st.count * tDec;
+        sumPre += st.count * tPre;
+        if (tDec > maxDec) {
+            maxDec = tDec;
+            f.busiest = st;
+        }
+        if (w + kv > maxMem) {
+            maxMem = w + kv;
+            f.weightsBytes = w;
+            f.kvBytes = kv;
+        }
+    }
+    // Stage-to-stage transfer of one micro-batch's hidden states, each rank its 1/TP.
+    const int PP = p.pipelineParallel;
+    const bool crossNode = static_cast<long long>(p.tensorParallel) * p.dataParallel >= m_scenario.cluster.gpusPerNode;
+    const double bw = crossNode ? m_link.interBytesPerS : m_link.intraBytesPerS;
+    const double lat = crossNode ? m_link.interLatencyS : m_link.intraLatencyS;
+    f.p2pDecS = PP > 1 ? lat + dec.tokens * m_hiddenBytes / p.tensorParallel / bw : 0;
+    const double p2pPre = PP > 1 ? lat + pre.tokens * m_hiddenBytes / p.tensorParallel / bw : 0;
+
+    const double mb = std::max(1, p.microBatches);
+    f.cycleS = std::max(mb * (maxDec + f.p2pDecS), sumDec + PP * f.p2pDecS);
+    f.stageStepS = maxDec;
+    f.bubble = f.cycleS > 0 ? std::max(0.0, 1.0 - mb * maxDec / f.cycleS) : 0;
+    f.tpotMs = f.cycleS * 1e3;
+    f.ttftMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
+    const double seqsInFlight = double(p.batch) * p.dataParallel;
+    f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS : 0;
+    f.tokensPerSPerGpu = f.tokensPerS / double(m_scenario.cluster.totalGpus());
+
+    f.activationBytes = std::max(pre.tokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
+                                 p.batch * m_hiddenBytes * m_constants.decodeWorkspaceFactor);
+    const double gb = 1e-9;
+    f.memoryGb = f.weightsBytes * gb + f.kvBytes * gb + f.activationBytes * gb + m_scenario.cluster.gpu.memoryReserveGb;
+    f.finite = std::isfinite(f.tpotMs) && std::isfinite(f.ttftMs) && std::isfinite(f.tokensPerSPerGpu)
+        && std::isfinite(f.memoryGb);
+    return f;
+}
+
+bool CostModel::withinLimits(const PipelineFigures& f, double slack) const
+{
+    const Scenario& s = m_scenario;
+    return f.finite && f.memoryGb <= s.cluster.gpu.hbmGb * (1 + slack)
+        && f.ttftMs <= s.workload.ttftSloMs * (1 + slack) && f.tpotMs <= s.workload.tpotSloMs * (1 + slack);
+}
+
+} // namespace shardlab

@@ -1,0 +1,148 @@
+// The one cost model (docs/simulator.md): pure functions of a scenario that price a
+// phase's context, one operator option, one edge's conversion, a rank's KV cache, and
+// the pipeline aggregate. Simulator::evaluate applies them to a plan's options; the
+// exact search applies the same functions to every option and bounds their sums.
+// Nothing else in ShardLab computes a cost.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "model/op_graph.h"
+#include "sim/collectives.h"
+
+namespace shardlab {
+
+// Modelling constants that are not hardware: documented in docs/simulator.md.
+struct SimConstants {
+    double expertLoadImbalance = 1.25; // busiest expert rank / mean, routed tokens
+    double prefillWorkspaceFactor = 6; // activation workspace per prompt token, in hidden vectors
+    double decodeWorkspaceFactor = 32; // per in-flight token, in hidden vectors
+    int prefillPrompts = 1;            // prompts prefilled together (TTFT = their batch's time)
+};
+
+// Static per-operator costs (one layer, one token, unsharded).
+struct OpStatic {
+    double flopsPerToken = 0;    // GEMM FLOPs for one token
+    double weightBytes = 0;      // all of the operator's weights (one layer; experts: one expert)
+    double actBytesPerToken = 0; // activations read + written per token
+    double outBytesPerToken = 0; // the tensor handed to the next operator
+    double kvBytesPerCtx = 0;    // attention: cache bytes read per cached token
+    double attnFlopsDecodePerCtx = 0;
+    double attnFlopsPrefillPerCtx = 0;
+    double kvFloor = 0;          // attention: smallest KV fraction one rank can hold
+    bool fp8 = false;            // runs at the FP8 peak
+};
+
+// Everything about one phase (a decode step of one micro-batch, or one prefill) that
+// depends on the degrees, batch and micro-batches but not on the operator options.
+struct PhaseContext {
+    bool prefill = false;
+    double tokens = 0;        // attention side, per replica per micro-batch
+    double seqs = 0;          // sequences those tokens belong to
+    double ctx = 0;           // cached tokens each query attends to (mean)
+    double batchSeqs = 0;     // sequences whose KV cache a replica holds (memory)
+    double maxCtx = 0;
+    int tp = 1, etp = 1, ep = 1, moeRanks = 1, dp = 1;
+    // A token-split operator's share on its busiest rank: the mean share, but at least
+    // one token (a rank with work pays for a whole one). See docs "batch property".
+    double tokensPerRank = 0;
+    double seqsPerRank = 0;
+    double invTp = 1, invEtp = 1;
+    double routedPerEpRank = 0;  // token-expert pairs landing on one EP rank (busiest)
+    double routedPerEtpRank = 0; // routedPerEpRank / expert TP (an expectation)
+    double localExperts = 0;
+    double activeLocalExperts = 0; // of those, how many see at least one token
+    Group tpGroup, etpGroup, moeGroup;
+};
+
+// One operator option's cost in one phase, per GPU.
+struct OpCost {
+    double computeS = 0;   // FLOPs / achieved peak
+    double memoryS = 0;    // HBM bytes / achieved bandwidth
+    double timeS = 0;      // max(compute, memory) + launch overhead
+    double flops = 0;
+    double hbmBytes = 0;
+    double weightBytes = 0; // weights this GPU holds for the operator (one layer)
+    CollectiveCost own;     // its own collective (dispatch, combine, sequence-split prefill)
+    double totalS() const { return timeS + own.seconds; }
+};
+
+// Additive per-layer-kind sums of a plan or of a group of its operators. Index 0: one
+// dense layer, 1: one MoE layer, 2: the first stage only (embedding), 3: the last stage
+// only (LM head). dec/pre in seconds (one micro-batch's decode step / one prefill),
+// weights and kv in bytes per GPU.
+struct LayerSums {
+    std::array<double, 4> dec{}, pre{}, weights{}, kv{};
+    LayerSums& operator+=(const LayerSums& o);
+    bool dominatedBy(const LayerSums& o) const; // o <= this in every channel
+};
+LayerSums operator+(LayerSums a, const LayerSums& b);
+LayerSums componentMin(const LayerSums& a, const LayerSums& b);
+
+// Contiguous pipeline stages (stage k holds floor((k+1)L/PP) - floor(kL/PP) layers, dense
+// layers first), merged into distinct shapes with their multiplicity, in stage order.
+struct StageShape {
+    int dense = 0, moe = 0, count = 0;
+    bool first = false, last = false;
+};
+struct StageShapes {
+    static constexpr int kMax = 12;
+    std::array<StageShape, kMax> shape{};
+    int size = 0;
+};
+StageShapes pipelineStages(int layers, int denseLayers, int pipelineParallel);
+
+// What a plan's sums add up to: the pipeline aggregate (docs/simulator.md §4).
+struct PipelineFigures {
+    double cycleS = 0;        // one decode step of every micro-batch
+    double tpotMs = 0;
+    double ttftMs = 0;
+    double stageStepS = 0;    // busiest stage, one micro-batch
+    double p2pDecS = 0;       // stage-to-stage transfer of one micro-batch
+    double bubble = 0;
+    double tokensPerS = 0;    // whole cluster
+    double tokensPerSPerGpu = 0;
+    double weightsBytes = 0, kvBytes = 0; // the fullest stage's GPU
+    double activationBytes = 0;
+    double memoryGb = 0;      // total per GPU, reserve included
+    StageShape busiest;       // the busiest decode stage
+    bool finite = true;
+};
+
+class CostModel {
+public:
+    CostModel(const Scenario& s, const SimConstants& constants);
+
+    const Scenario& scenario() const { return m_scenario; }
+    const SimConstants& constants() const { return m_constants; }
+    const OpStatic& opStatic(OpId id) const { return m_ops[static_cast<int>(id)]; }
+    double kvBytesPerTokenPerLayer() const { return m_kvPerTokenLayer; }
+    double hiddenBytes() const { return m_hiddenBytes; }
+    const LinkModel& link() const { return m_link; }
+
+    // Uses the plan's degrees, batch and micro-batches (not its options).
+    void phase(const Plan& degrees, bool prefill, PhaseContext& out) const;
+    OpCost op(OpId id, int option, const PhaseContext& ph) const;
+    // The conversion of edge `e` from layout `from` to `to` (kind None when free).
+    CollectiveCost edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const;
+    // KV cache bytes one GPU holds for one layer: every sequence of the replica at the
+    // longest context, split as the attention option splits it.
+    double kvBytesPerLayer(int attentionOption, const PhaseContext& decode) const;
+    PipelineFigures pipeline(const Plan& degrees, const StageShapes& stages, const PhaseContext& dec,
+                             const PhaseContext& pre, const LayerSums& sums) const;
+    // Figures within the scenario's memory, TTFT and TPOT limits, each relaxed by (1 + slack).
+    bool withinLimits(const PipelineFigures& f, double slack) const;
+
+private:
+    Scenario m_scenario;
+    SimConstants m_constants;
+    std::array<OpStatic, kOpCount> m_ops{};
+    LinkModel m_link;
+    double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
+    double m_kvPerTokenLayer = 0;
+    double m_hiddenBytes = 0;   // one token's hidden vector in the activation precision
+    double m_logExpertIdle = 0; // log(1 - top_k / experts): P(expert idle) = exp(tokens * this)
+};
+
+} // namespace shardlab
