@@ -149,60 +149,6 @@ QString degreesDiff(const Plan& p, const Plan& r)
 }
 } // namespace
 
-std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId id)
-{
-    auto out = [&](OpId o) { return opOption(o, p.option(o)).out; };
-    auto in = [&](OpId o) { return opOption(o, p.option(o)).in; };
-    const int tp = p.tensorParallel, etp = std::max(1, expertTensorParallel(p));
-    const long long moeRanks = static_cast<long long>(p.tensorParallel) * p.dataParallel;
-    std::vector<OpConversion> v;
-    // Mirrors Simulator::evalLayer: attention-side conversions run in the TP group,
-    // expert-side ones in the expert-TP group; a group of one moves nothing.
-    auto add = [&](Layout from, Layout to, int group, const char* where = "") {
-        const Collective k = conversionFor(from, to);
-        if (group > 1 && k != Collective::None && k != Collective::LocalSlice)
-            v.push_back({from, to, k, where});
-    };
-    const bool dense = m.denseLayerCount() > 0, moe = m.isMoe();
-    switch (id) {
-    case OpId::Embedding: add(out(id), in(OpId::AttnNorm), tp); break;
-    case OpId::AttnNorm:
-        if (dense)
-            add(out(OpId::Down), in(id), tp, moe ? "dense layers" : "");
-        if (moe)
-            add(out(OpId::Combine), in(id), tp, dense ? "MoE layers" : "");
-        break;
-    case OpId::QkvProj: add(out(OpId::AttnNorm), in(id), tp); break;
-    case OpId::Attention: add(out(OpId::QkvProj), in(id), tp); break;
-    case OpId::OutProj: add(out(OpId::Attention), in(id), tp); break;
-    case OpId::FfnNorm: add(out(OpId::OutProj), in(id), tp); break;
-    case OpId::GateUp: add(out(OpId::FfnNorm), in(id), tp); break;
-    case OpId::Down: add(out(OpId::GateUp), in(id), tp); break;
-    case OpId::SharedExpert:
-        add(out(OpId::FfnNorm), in(id), tp);
-        add(out(id), out(OpId::Combine), tp, "output join");
-        break;
-    case OpId::Router: add(out(OpId::FfnNorm), in(id), tp); break;
-    case OpId::Dispatch:
-        add(out(OpId::Router), in(id), tp);
-        if (moeRanks > 1)
-            v.push_back(
-                {in(id), out(id), p.option(id) == 0 ? Collective::AllToAll : Collective::AllGather, "to expert ranks"});
-        break;
-    case OpId::ExpertUp: add(out(OpId::Dispatch), in(id), etp); break;
-    case OpId::ExpertDown: add(out(OpId::ExpertUp), in(id), etp); break;
-    case OpId::Combine:
-        add(out(OpId::ExpertDown), in(id), etp);
-        if (moeRanks > 1)
-            v.push_back({in(id), out(id), p.option(id) == 0 ? Collective::AllToAll : Collective::ReduceScatter,
-                         "back to token ranks"});
-        break;
-    case OpId::LmHead: add(moe ? Layout::T : out(OpId::Down), in(id), tp); break;
-    case OpId::Count: break;
-    }
-    return v;
-}
-
 QString describeLayouts(const std::vector<OpConversion>& c)
 {
     QStringList parts;

@@ -42,17 +42,7 @@ struct PlanComparison {
     QStringList sentences; // rich-text paragraphs: the overall comparison, then the largest differences
 };
 
-// A layout conversion charged to an operator (domain.md §3), as the simulator charges
-// it: the conversion of its input, plus for the shared expert the join of its output
-// with the routed experts', and for dispatch/combine their own crossing between the
-// attention and expert ranks. Only conversions that move data in this plan are listed.
-struct OpConversion {
-    Layout from = Layout::R;
-    Layout to = Layout::R;
-    Collective kind = Collective::None;
-    const char* where = ""; // "dense layers", "MoE layers", "output join", "" (every layer)
-};
-std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId id);
+// opConversions and OpConversion come from the core (sim/cost_model.h).
 // "P → R (dense layers); S(token) → R (MoE layers)" and "all-reduce; all-gather".
 QString describeLayouts(const std::vector<OpConversion>& c);
 QString describeCollectives(const std::vector<OpConversion>& c);

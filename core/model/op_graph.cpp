@@ -56,11 +56,4 @@ GraphEdge lmHeadEdge(bool lastLayerMoe)
     return {lastLayerMoe ? OpId::Combine : OpId::Down, OpId::LmHead, EdgeSpace::Attention, false, OpId::LmHead};
 }
 
-Layout edgeSource(const GraphEdge& e, const Plan& p) { return outLayout(e.from, p.option(e.from)); }
-
-Layout edgeTarget(const GraphEdge& e, const Plan& p)
-{
-    return e.intoOutput ? outLayout(e.to, p.option(e.to)) : inLayout(e.to, p.option(e.to));
-}
-
 } // namespace shardlab

@@ -49,9 +49,12 @@ GraphEdge embeddingEdge();
 GraphEdge lmHeadEdge(bool lastLayerMoe);
 
 // The layout an edge converts from and to, given the plan's options.
-Layout edgeSource(const GraphEdge& e, const Plan& p);
-Layout edgeTarget(const GraphEdge& e, const Plan& p);
 inline Layout outLayout(OpId id, int option) { return opOption(id, option).out; }
 inline Layout inLayout(OpId id, int option) { return opOption(id, option).in; }
+inline Layout edgeSource(const GraphEdge& e, const Plan& p) { return outLayout(e.from, p.option(e.from)); }
+inline Layout edgeTarget(const GraphEdge& e, const Plan& p)
+{
+    return e.intoOutput ? outLayout(e.to, p.option(e.to)) : inLayout(e.to, p.option(e.to));
+}
 
 } // namespace shardlab

@@ -34,7 +34,7 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s);
 // operator `id` fails with tensor-parallel degree `tp` and expert-tensor-parallel degree
 // `etp` (0 when not an MoE model), or PlanCheck::Count when it fits. The simulator's
 // plan checks and the search space's masks both ask this.
-PlanCheck optionRule(const ModelSpec& m, OpId id, int option, int tp, int etp);
+inline PlanCheck optionRule(const ModelSpec& m, OpId id, int option, int tp, int etp);
 FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
 
 // Expert-tensor-parallel degree implied by the plan (0 if EP does not divide TP x DP).
@@ -45,5 +45,37 @@ int expertTensorParallel(const Plan& p);
 // expert side, one expert-side rank for dispatch/combine) costs the same whatever its
 // option. Two plans with equal canonical forms evaluate identically.
 Plan canonicalPlan(const Plan& p);
+
+inline PlanCheck optionRule(const ModelSpec& m, OpId id, int o, int tp, int etp)
+{
+    const OpOption& opt = opOption(id, o);
+    const bool split = opt.split == Split::Weights;
+    switch (id) {
+    case OpId::QkvProj:
+    case OpId::Attention:
+    case OpId::OutProj: {
+        // Head-split operators: qkv column, attention by heads, and row-parallel out_proj
+        // (it consumes head shards). Column out_proj splits the hidden dimension instead.
+        const bool headSplit = id == OpId::OutProj ? o == 0 : split;
+        if (!headSplit)
+            return PlanCheck::Count;
+        if (m.attentionHeads % tp != 0)
+            return PlanCheck::HeadsTp;
+        if (m.attention == AttentionKind::GQA && m.kvHeads % tp != 0 && tp % m.kvHeads != 0)
+            return PlanCheck::KvHeadsTp;
+        return PlanCheck::Count;
+    }
+    case OpId::GateUp:
+    case OpId::Down:
+        return split && m.ffnHidden % tp != 0 ? PlanCheck::FfnTp : PlanCheck::Count;
+    case OpId::ExpertUp:
+    case OpId::ExpertDown:
+        return split && (etp <= 0 || m.moe.expertFfnHidden % etp != 0) ? PlanCheck::ExpertFfnEtp : PlanCheck::Count;
+    case OpId::SharedExpert:
+        return split && m.moe.sharedExpertFfnHidden % tp != 0 ? PlanCheck::SharedFfnTp : PlanCheck::Count;
+    default:
+        return PlanCheck::Count;
+    }
+}
 
 } // namespace shardlab

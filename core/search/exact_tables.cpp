@@ -73,11 +73,7 @@ void GroupTables::setDegrees(const Degrees& d)
     m_cache.clear();
     const Scenario& s = m_sim.scenario();
     const ModelSpec& m = s.model;
-    Plan p;
-    p.tensorParallel = d.tp;
-    p.pipelineParallel = d.pp;
-    p.expertParallel = d.ep;
-    p.dataParallel = d.dp;
+    const Plan p = degreesPlan(1, 1);
     m_cm.phase(p, true, m_pre);
     m_stages = pipelineStages(m.layers, m.denseLayerCount(), d.pp);
     const int etp = m.isMoe() ? expertTensorParallel(p) : 0;
@@ -113,6 +109,19 @@ void GroupTables::setDegrees(const Degrees& d)
             }
 }
 
+Plan GroupTables::degreesPlan(int micro, int batch) const
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = m_d.tp;
+    p.pipelineParallel = m_d.pp;
+    p.expertParallel = m_d.ep;
+    p.dataParallel = m_d.dp;
+    p.batch = batch;
+    p.microBatches = micro;
+    return p;
+}
+
 bool GroupTables::empty() const
 {
     for (int i = 0; i < kOpCount; ++i)
@@ -130,13 +139,7 @@ const DecodeTable& GroupTables::decodeAt(int micro, int batch)
     if (m_cache.size() >= kMaxCachedTables)
         m_cache.clear(); // a bisection revisits few batches; a fresh start costs only time
     DecodeTable& t = m_cache[key];
-    Plan p;
-    p.tensorParallel = m_d.tp;
-    p.pipelineParallel = m_d.pp;
-    p.expertParallel = m_d.ep;
-    p.dataParallel = m_d.dp;
-    p.batch = batch;
-    p.microBatches = micro;
+    const Plan p = degreesPlan(micro, batch);
     m_cm.phase(p, false, t.dec);
     t.values.assign(m_values, 0.0);
     for (int i = 0; i < kOpCount; ++i) {
@@ -278,27 +281,14 @@ LayerSums GroupTables::lowerBound(int micro, int batch)
 
 PipelineFigures GroupTables::figures(int micro, int batch, const PhaseContext& dec, const LayerSums& s) const
 {
-    Plan p;
-    p.tensorParallel = m_d.tp;
-    p.pipelineParallel = m_d.pp;
-    p.expertParallel = m_d.ep;
-    p.dataParallel = m_d.dp;
-    p.batch = batch;
-    p.microBatches = micro;
+    const Plan p = degreesPlan(micro, batch);
     return m_cm.pipeline(p, m_stages, dec, m_pre, s);
 }
 
 Plan GroupTables::makePlan(int micro, int batch, int a, int f, const std::vector<OpGroup>& groups,
                            const int* pick) const
 {
-    Plan p;
-    applyMegatronSharding(p);
-    p.tensorParallel = m_d.tp;
-    p.pipelineParallel = m_d.pp;
-    p.expertParallel = m_d.ep;
-    p.dataParallel = m_d.dp;
-    p.batch = batch;
-    p.microBatches = micro;
+    Plan p = degreesPlan(micro, batch);
     p.setOption(OpId::AttnNorm, a);
     p.setOption(OpId::FfnNorm, f);
     for (size_t g = 0; g < groups.size(); ++g) {

@@ -87,6 +87,8 @@ private:
         int channel = 0;   // 0 dense layer, 1 MoE layer, 2 first stage, 3 last stage
         int base = 0;      // index of its [from option][to option] block in the tables
     };
+    // The current degrees with this batch and micro-batches, the recipe's options.
+    Plan degreesPlan(int micro, int batch) const;
     int opIndex(OpId id, int option) const { return m_opBase[static_cast<int>(id)] + option; }
     int edgeIndex(const EdgeRef& e, int from, int to) const { return e.base + from * kMaxOptions + to; }
 

@@ -3,6 +3,8 @@
 // bytes, KV-cache traffic); docs/simulator.md sections 1-4 explain every formula.
 #include "sim/cost_model.h"
 
+#include "model/plan_checks.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -147,6 +149,57 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants) : m_scena
 }
 
 
+Collective ownCollective(OpId id, int option)
+{
+    if (id == OpId::Dispatch)
+        return option == 0 ? Collective::AllToAll : Collective::AllGather;
+    if (id == OpId::Combine)
+        return option == 0 ? Collective::AllToAll : Collective::ReduceScatter;
+    return Collective::None;
+}
+
+std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId id)
+{
+    std::vector<OpConversion> v;
+    const int tp = p.tensorParallel, etp = std::max(1, expertTensorParallel(p));
+    const bool both = m.denseLayerCount() > 0 && m.moeLayers() > 0;
+    auto add = [&](const GraphEdge& e, const char* where) {
+        const int group = e.space == EdgeSpace::Expert ? etp : tp;
+        const Layout from = edgeSource(e, p), to = edgeTarget(e, p);
+        const Collective k = conversionFor(from, to);
+        if (group > 1 && k != Collective::None && k != Collective::LocalSlice)
+            v.push_back({from, to, k, e.intoOutput ? "output join" : where});
+    };
+    if (id == OpId::Embedding)
+        add(embeddingEdge(), "");
+    const bool shared = opPresent(m, OpId::SharedExpert);
+    std::vector<std::pair<OpId, OpId>> seen; // an edge of both layer kinds is listed once
+    for (LayerKind kind : {LayerKind::Dense, LayerKind::Moe}) {
+        const bool present = kind == LayerKind::Dense ? m.denseLayerCount() > 0 : m.moeLayers() > 0;
+        if (!present)
+            continue;
+        // Only attn_norm's input differs between the kinds (from down, or from combine).
+        const char* where = both && id == OpId::AttnNorm ? (kind == LayerKind::Dense ? "dense layers" : "MoE layers") : "";
+        for (const GraphStep& st : layerSteps(kind, shared)) {
+            if (!st.isEdge || st.edge.chargedTo != id)
+                continue;
+            const std::pair<OpId, OpId> key{st.edge.from, st.edge.to};
+            if (std::find(seen.begin(), seen.end(), key) != seen.end())
+                continue;
+            seen.push_back(key);
+            add(st.edge, where);
+        }
+    }
+    if (id == OpId::LmHead)
+        add(lmHeadEdge(m.moeLayers() > 0), "");
+    const long long moeRanks = static_cast<long long>(p.tensorParallel) * p.dataParallel;
+    const Collective own = ownCollective(id, p.option(id));
+    if (own != Collective::None && moeRanks > 1)
+        v.push_back({opOption(id, p.option(id)).in, opOption(id, p.option(id)).out, own,
+                     id == OpId::Dispatch ? "to expert ranks" : "back to token ranks"});
+    return v;
+}
+
 LayerSums& LayerSums::operator+=(const LayerSums& o)
 {
     for (int i = 0; i < 4; ++i) {
@@ -269,110 +322,6 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
         ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
         ph.invEtp = 1.0 / ph.etp;
     }
-}
-
-OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
-{
-    const OpStatic& s = m_ops[static_cast<int>(id)];
-    const OpOption& opt = opOption(id, option);
-    const double peak = s.fp8 ? m_peakFp8 : m_peakBf16;
-    OpCost c;
-    double flops = 0, bytes = 0;
-
-    switch (id) {
-    case OpId::ExpertUp:
-    case OpId::ExpertDown: {
-        const bool split = opt.split == Split::Weights;
-        const double tok = split ? ph.routedPerEpRank : ph.routedPerEtpRank;
-        const double wf = split ? ph.invEtp : 1.0;
-        flops = tok * s.flopsPerToken * wf;
-        bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
-        c.weightBytes = ph.localExperts * s.weightBytes * wf;
-        break;
-    }
-    case OpId::Dispatch:
-    case OpId::Combine: {
-        const double localTok = ph.tokensPerRank;
-        const double M = ph.moeRanks;
-        bytes = localTok * s.actBytesPerToken;
-        const double k = m_scenario.model.moe.expertsPerToken;
-        if (M > 1) {
-            Collective kind;
-            double full;
-            if (option == 0) { // all-to-all: each token to its top-k experts' ranks
-                kind = Collective::AllToAll;
-                full = M * localTok * k * m_hiddenBytes;
-            } else {
-                kind = id == OpId::Dispatch ? Collective::AllGather : Collective::ReduceScatter;
-                full = M * localTok * m_hiddenBytes;
-            }
-            c.own = collectiveCost(kind, full, ph.moeGroup, m_link);
-        }
-        break;
-    }
-    default: {
-        const double g = ph.tp;
-        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs;
-        if (opt.split == Split::Weights)
-            wf = ph.invTp;
-        else if (opt.split == Split::Tokens) {
-            tok = ph.tokensPerRank;
-            seqs = ph.seqsPerRank;
-        }
-        c.weightBytes = s.weightBytes * wf;
-        flops = tok * s.flopsPerToken * wf;
-        if (id == OpId::Embedding)
-            bytes = tok * s.actBytesPerToken; // a lookup reads only the rows it needs
-        else
-            bytes = s.weightBytes * wf + tok * s.actBytesPerToken;
-        if (id == OpId::Attention) {
-            const double kvFrac = opt.split == Split::Weights ? std::max(wf, s.kvFloor) : 1.0;
-            if (ph.prefill) {
-                flops += tok * ph.ctx * s.attnFlopsPrefillPerCtx * wf;
-                bytes += tok * s.kvBytesPerCtx * kvFrac; // the cache is written once
-                if (opt.split == Split::Tokens && g > 1) {
-                    // Sequence-split prefill: every rank needs the keys/values of the
-                    // earlier chunks: all-gather them.
-                    c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
-                }
-            } else {
-                flops += tok * ph.ctx * s.attnFlopsDecodePerCtx * wf;
-                bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
-            }
-        }
-        break;
-    }
-    }
-    c.flops = flops;
-    c.hbmBytes = bytes;
-    c.computeS = flops / peak;
-    c.memoryS = bytes / m_hbm;
-    c.timeS = std::max(c.computeS, c.memoryS) + m_overheadS;
-    return c;
-}
-
-CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const
-{
-    const Collective kind = conversionFor(from, to);
-    const bool expert = e.space == EdgeSpace::Expert;
-    const Group& g = expert ? ph.etpGroup : ph.tpGroup;
-    if (kind == Collective::None || kind == Collective::LocalSlice || g.size <= 1)
-        return {};
-    const double tokens = expert ? ph.routedPerEpRank : ph.tokens;
-    return collectiveCost(kind, tokens * m_ops[static_cast<int>(e.from)].outBytesPerToken, g, m_link);
-}
-
-double CostModel::kvBytesPerLayer(int attentionOption, const PhaseContext& ph) const
-{
-    const OpStatic& att = m_ops[static_cast<int>(OpId::Attention)];
-    const Split split = opOption(OpId::Attention, attentionOption).split;
-    const double g = ph.tp;
-    const double kv = att.kvBytesPerCtx * ph.maxCtx;
-    if (split == Split::Weights)
-        return ph.batchSeqs * kv * std::max(1.0 / g, att.kvFloor);
-    if (split == Split::Tokens)
-        return std::ceil(ph.batchSeqs / g) * kv; // whole sequences per rank
-    return ph.batchSeqs * kv;
 }
 
 PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, const PhaseContext& dec,

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "model/op_graph.h"
 #include "sim/collectives.h"
@@ -110,6 +111,24 @@ struct PipelineFigures {
     bool finite = true;
 };
 
+// The collective an operator runs itself (dispatch and combine between the attention and
+// expert ranks), by option; None for every other operator. Sequence-split prefill
+// attention's all-gather is priced by CostModel::op and is not a per-layer decode one.
+Collective ownCollective(OpId id, int option);
+
+// A layout conversion charged to an operator, as the simulator charges it: the edges of
+// the operator graph charged to it (model/op_graph.h) plus its own collective. Only
+// conversions that move data in this plan (a group of more than one rank) are listed;
+// `where` says which layers ("dense layers", "MoE layers") when the model has both, or
+// "output join" / "to expert ranks" / "back to token ranks".
+struct OpConversion {
+    Layout from = Layout::R;
+    Layout to = Layout::R;
+    Collective kind = Collective::None;
+    const char* where = "";
+};
+std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId id);
+
 class CostModel {
 public:
     CostModel(const Scenario& s, const SimConstants& constants);
@@ -146,3 +165,5 @@ private:
 };
 
 } // namespace shardlab
+
+#include "sim/cost_model_ops.h"

@@ -36,7 +36,22 @@ const char* violationName(Violation v)
     return "?";
 }
 
-Simulator::Simulator(const Scenario& scenario, SimConstants constants) : m_costs(scenario, constants) {}
+Simulator::Simulator(const Scenario& scenario, SimConstants constants) : m_costs(scenario, constants)
+{
+    // Stage shapes of the shallower pipelines, computed once (the hot path's largest loop).
+    const ModelSpec& m = scenario.model;
+    const int n = std::clamp(m.layers, 0, kCachedPipelines);
+    m_stages.reserve(n);
+    for (int pp = 1; pp <= n; ++pp)
+        m_stages.push_back(pipelineStages(m.layers, m.denseLayerCount(), pp));
+}
+
+StageShapes Simulator::stagesFor(int pp) const
+{
+    if (pp >= 1 && pp <= static_cast<int>(m_stages.size()))
+        return m_stages[pp - 1];
+    return pipelineStages(m_costs.scenario().model.layers, m_costs.scenario().model.denseLayerCount(), pp);
+}
 
 namespace {
 
@@ -57,32 +72,43 @@ void chargeOp(OpBreakdown* acc, const OpCost& c, double scale)
 
 using Breakdown = std::array<OpBreakdown, kOpCount>;
 
-// One layer of `kind` with the plan's options: its time (seconds), weights and KV bytes
-// per GPU, walked along the operator graph; per-operator costs into `acc` when given.
+// One layer of `kind` with the plan's options, decode and prefill in one walk along the
+// operator graph (each edge's conversion is looked up once for both phases): time
+// (seconds), weights and KV bytes per GPU; per-operator costs into the breakdowns.
 struct LayerTotals {
     double timeS = 0, weightBytes = 0, kvBytes = 0;
 };
-LayerTotals walkLayer(const CostModel& cm, LayerKind kind, bool shared, const Plan& p, const PhaseContext& ph,
-                      Breakdown* acc)
+void walkLayer(const CostModel& cm, LayerKind kind, bool shared, const Plan& p, const PhaseContext& dec,
+               const PhaseContext& pre, Breakdown* accDec, Breakdown* accPre, LayerTotals& d, LayerTotals& q)
 {
-    LayerTotals t;
     for (const GraphStep& st : layerSteps(kind, shared)) {
         if (st.isEdge) {
-            const CollectiveCost c = cm.edge(st.edge, edgeSource(st.edge, p), edgeTarget(st.edge, p), ph);
-            if (c.kind == Collective::None)
+            const Layout from = edgeSource(st.edge, p), to = edgeTarget(st.edge, p);
+            const Collective kind = conversionFor(from, to);
+            if (kind == Collective::None || kind == Collective::LocalSlice)
                 continue;
-            t.timeS += c.seconds;
-            if (acc)
-                chargeCollective(&(*acc)[idx(st.edge.chargedTo)], c, 1.0, false);
+            const CollectiveCost cd = cm.edge(st.edge, from, to, dec);
+            const CollectiveCost cp = cm.edge(st.edge, from, to, pre);
+            d.timeS += cd.seconds;
+            q.timeS += cp.seconds;
+            if (accDec && cd.kind != Collective::None)
+                chargeCollective(&(*accDec)[idx(st.edge.chargedTo)], cd, 1.0, false);
+            if (accPre && cp.kind != Collective::None)
+                chargeCollective(&(*accPre)[idx(st.edge.chargedTo)], cp, 1.0, false);
         } else {
-            const OpCost c = cm.op(st.op, p.option(st.op), ph);
-            t.timeS += c.totalS();
-            t.weightBytes += c.weightBytes;
-            chargeOp(acc ? &(*acc)[idx(st.op)] : nullptr, c, 1.0);
+            const int o = p.option(st.op);
+            const OpCost cd = cm.op(st.op, o, dec);
+            const OpCost cp = cm.op(st.op, o, pre);
+            d.timeS += cd.totalS();
+            q.timeS += cp.totalS();
+            d.weightBytes += cd.weightBytes;
+            q.weightBytes += cp.weightBytes;
+            chargeOp(accDec ? &(*accDec)[idx(st.op)] : nullptr, cd, 1.0);
+            chargeOp(accPre ? &(*accPre)[idx(st.op)] : nullptr, cp, 1.0);
         }
     }
-    t.kvBytes = cm.kvBytesPerLayer(p.option(OpId::Attention), ph);
-    return t;
+    // The cache a GPU holds is sized by the decode phase.
+    d.kvBytes = cm.kvBytesPerLayer(p.option(OpId::Attention), dec);
 }
 
 // Embedding (first stage) or LM head (last stage) with its edge: time and weights.
@@ -166,8 +192,8 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
     const bool shared = opPresent(m, OpId::SharedExpert);
     LayerSums sums;
     auto layer = [&](LayerKind kind, int channel, Breakdown& dAcc, Breakdown& pAcc) {
-        const LayerTotals d = walkLayer(m_costs, kind, shared, p, dec, B(dAcc));
-        const LayerTotals q = walkLayer(m_costs, kind, shared, p, pre, B(pAcc));
+        LayerTotals d, q;
+        walkLayer(m_costs, kind, shared, p, dec, pre, B(dAcc), B(pAcc), d, q);
         sums.dec[channel] = d.timeS;
         sums.pre[channel] = q.timeS;
         sums.weights[channel] = d.weightBytes;
@@ -186,8 +212,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         sums.weights[2 + h] = d.weightBytes;
     }
 
-    const StageShapes stages = pipelineStages(m.layers, nd, p.pipelineParallel);
-    const PipelineFigures f = m_costs.pipeline(p, stages, dec, pre, sums);
+    const PipelineFigures f = m_costs.pipeline(p, stagesFor(p.pipelineParallel), dec, pre, sums);
     r.stageStepUs = f.stageStepS * 1e6;
     r.p2pUs = f.p2pDecS * 1e6;
     r.pipelineBubble = f.bubble;

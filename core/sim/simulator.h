@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "model/plan.h"
 #include "model/plan_checks.h"
@@ -85,7 +86,11 @@ public:
     double kvBytesPerTokenPerLayer() const { return m_costs.kvBytesPerTokenPerLayer(); }
 
 private:
+    static constexpr int kCachedPipelines = 512;
+    StageShapes stagesFor(int pp) const;
+
     CostModel m_costs;
+    std::vector<StageShapes> m_stages; // [pp - 1]
 };
 
 } // namespace shardlab

@@ -96,6 +96,17 @@ struct BruteForce {
     long long plans = 0, valid = 0;
     double best = 0;
     Plan bestPlan;
+    void consider(const Plan& p, const SimResult& r)
+    {
+        ++plans;
+        if (!r.valid)
+            return;
+        ++valid;
+        if (r.tokensPerSPerGpu > best) {
+            best = r.tokensPerSPerGpu;
+            bestPlan = p;
+        }
+    }
 };
 
 inline BruteForce bruteForce(const Scenario& s, const SearchSpaceOptions& o)
@@ -106,14 +117,7 @@ inline BruteForce bruteForce(const Scenario& s, const SearchSpaceOptions& o)
     SimResult r;
     forEachPlan(sp, [&](const Plan& p) {
         sim.evaluate(p, r, false);
-        ++b.plans;
-        if (r.valid) {
-            ++b.valid;
-            if (r.tokensPerSPerGpu > b.best) {
-                b.best = r.tokensPerSPerGpu;
-                b.bestPlan = p;
-            }
-        }
+        b.consider(p, r);
     });
     return b;
 }
@@ -136,14 +140,7 @@ inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
                 p.microBatches = m;
                 p.batch = batch;
                 sim.evaluate(p, r, false);
-                ++b.plans;
-                if (r.valid) {
-                    ++b.valid;
-                    if (r.tokensPerSPerGpu > b.best) {
-                        b.best = r.tokensPerSPerGpu;
-                        b.bestPlan = p;
-                    }
-                }
+                b.consider(p, r);
                 if (r.violates(Violation::Memory))
                     break;
             }

@@ -1,0 +1,110 @@
+// The per-operator and per-edge prices of the cost model (cost_model.h), inline so that
+// the simulator's walk and the exact search's tables inline them (hot paths). Included by
+// cost_model.h only; docs/simulator.md §3 explains each formula.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardlab {
+
+inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
+{
+    const OpStatic& s = m_ops[static_cast<int>(id)];
+    const OpOption& opt = opOption(id, option);
+    const double peak = s.fp8 ? m_peakFp8 : m_peakBf16;
+    OpCost c;
+    double flops = 0, bytes = 0;
+
+    switch (id) {
+    case OpId::ExpertUp:
+    case OpId::ExpertDown: {
+        const bool split = opt.split == Split::Weights;
+        const double tok = split ? ph.routedPerEpRank : ph.routedPerEtpRank;
+        const double wf = split ? ph.invEtp : 1.0;
+        flops = tok * s.flopsPerToken * wf;
+        bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
+        c.weightBytes = ph.localExperts * s.weightBytes * wf;
+        break;
+    }
+    case OpId::Dispatch:
+    case OpId::Combine: {
+        const double localTok = ph.tokensPerRank;
+        const double M = ph.moeRanks;
+        bytes = localTok * s.actBytesPerToken;
+        const double k = m_scenario.model.moe.expertsPerToken;
+        if (M > 1) {
+            // all-to-all: each token to its top-k experts' ranks; otherwise every token to
+            // (all-gather) or from (reduce-scatter) every expert rank.
+            const Collective kind = ownCollective(id, option);
+            const double full = kind == Collective::AllToAll ? M * localTok * k * m_hiddenBytes : M * localTok * m_hiddenBytes;
+            c.own = collectiveCost(kind, full, ph.moeGroup, m_link);
+        }
+        break;
+    }
+    default: {
+        const double g = ph.tp;
+        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs;
+        if (opt.split == Split::Weights)
+            wf = ph.invTp;
+        else if (opt.split == Split::Tokens) {
+            tok = ph.tokensPerRank;
+            seqs = ph.seqsPerRank;
+        }
+        c.weightBytes = s.weightBytes * wf;
+        flops = tok * s.flopsPerToken * wf;
+        if (id == OpId::Embedding)
+            bytes = tok * s.actBytesPerToken; // a lookup reads only the rows it needs
+        else
+            bytes = s.weightBytes * wf + tok * s.actBytesPerToken;
+        if (id == OpId::Attention) {
+            const double kvFrac = opt.split == Split::Weights ? std::max(wf, s.kvFloor) : 1.0;
+            if (ph.prefill) {
+                flops += tok * ph.ctx * s.attnFlopsPrefillPerCtx * wf;
+                bytes += tok * s.kvBytesPerCtx * kvFrac; // the cache is written once
+                if (opt.split == Split::Tokens && g > 1) {
+                    // Sequence-split prefill: every rank needs the keys/values of the
+                    // earlier chunks: all-gather them.
+                    c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
+                }
+            } else {
+                flops += tok * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
+            }
+        }
+        break;
+    }
+    }
+    c.flops = flops;
+    c.hbmBytes = bytes;
+    c.computeS = flops / peak;
+    c.memoryS = bytes / m_hbm;
+    c.timeS = std::max(c.computeS, c.memoryS) + m_overheadS;
+    return c;
+}
+
+inline CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const
+{
+    const Collective kind = conversionFor(from, to);
+    const bool expert = e.space == EdgeSpace::Expert;
+    const Group& g = expert ? ph.etpGroup : ph.tpGroup;
+    if (kind == Collective::None || kind == Collective::LocalSlice || g.size <= 1)
+        return {};
+    const double tokens = expert ? ph.routedPerEpRank : ph.tokens;
+    return collectiveCost(kind, tokens * m_ops[static_cast<int>(e.from)].outBytesPerToken, g, m_link);
+}
+
+inline double CostModel::kvBytesPerLayer(int attentionOption, const PhaseContext& ph) const
+{
+    const OpStatic& att = m_ops[static_cast<int>(OpId::Attention)];
+    const Split split = opOption(OpId::Attention, attentionOption).split;
+    const double g = ph.tp;
+    const double kv = att.kvBytesPerCtx * ph.maxCtx;
+    if (split == Split::Weights)
+        return ph.batchSeqs * kv * std::max(1.0 / g, att.kvFloor);
+    if (split == Split::Tokens)
+        return std::ceil(ph.batchSeqs / g) * kv; // whole sequences per rank
+    return ph.batchSeqs * kv;
+}
+
+} // namespace shardlab
