@@ -18,7 +18,7 @@ const std::vector<Command>& commands()
 }
 
 const OptionSpec kJsonOption{"--json", "", "machine-readable JSON on stdout"};
-const OptionSpec kScenarioOption{"--scenario", "S.json", "scenario file, or the name of a shipped scenario preset"};
+const OptionSpec kScenarioOption{"--scenario", "S.json", "scenario file (- for standard input), or the name of a shipped scenario preset"};
 
 std::string formatNumber(const char* printfFormat, double v)
 {
@@ -59,7 +59,7 @@ std::string formatCount(double v)
 int reportErrors(std::ostream& err, const std::vector<std::string>& lines)
 {
     for (const std::string& l : lines)
-        err << "error: " << l << "\n";
+        err << "error: " << displayText(l) << "\n"; // file names need not be UTF-8
     return kExitInvalid;
 }
 

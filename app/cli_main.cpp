@@ -58,7 +58,7 @@ int main(int argc, char** argv)
         return kExitUsage;
     } catch (const std::exception& e) {
         // Last line of defence: a bug, not user input; still no crash and no half output.
-        std::cerr << "shardlab-cli: internal error: " << e.what() << "\n";
+        std::cerr << "shardlab-cli: internal error: " << shardlab::displayText(e.what()) << "\n";
         return 3;
     }
 }

@@ -123,12 +123,14 @@ void printModel(std::ostream& out, const ModelSpec& m)
 
 int runValidate(const Args& a, std::ostream& out, std::ostream& err)
 {
-    const std::string path = a.positional.at(0);
-    auto text = readTextFile(path);
+    const std::string path = inputLabel(a.positional.at(0)); // "-" reads standard input
+    auto text = readTextFile(a.positional.at(0));
     if (!text.ok())
         return reportErrors(err, {text.error().toString()});
-    const FileKind kind = detectFileKind(text.value());
-    ojson j = {{"file", path}, {"kind", fileKindName(kind)}};
+    FieldError parseError;
+    const FileKind kind = detectFileKind(text.value(), &parseError);
+    // The name may not be UTF-8; JSON must be (nlohmann would throw).
+    ojson j = {{"file", displayText(path)}, {"kind", fileKindName(kind)}};
     FieldErrors errors;
     std::string summary;
     switch (kind) {
@@ -144,7 +146,7 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
         auto p = parsePlan(text.value(), path);
         errors = p.errors;
         if (p.ok() && a.has("--scenario")) {
-            auto s = loadScenarioFile(a.value("--scenario"));
+            auto s = loadScenarioArg(a); // a file or a shipped preset name, as elsewhere
             if (!s.ok())
                 errors = s.errors;
             else
@@ -180,10 +182,12 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
         break;
     }
     case FileKind::Unknown: {
-        // Parse it as a scenario to get the precise JSON error, else say what is missing.
-        auto s = parseScenario(text.value(), path);
-        errors = s.errors;
-        if (errors.empty() || errors.front().reason.rfind("malformed", 0) != 0)
+        // Text that does not parse gets the parser's error (malformed, duplicate key, too
+        // deep); parsed JSON of no known kind is told what is missing.
+        if (!parseError.reason.empty()) {
+            parseError.file = path;
+            errors = {parseError};
+        } else
             errors = {{path, "format",
                        "not a ShardLab file: expected \"format\": \"shardlab-scenario\", \"shardlab-plan\", "
                        "\"shardlab-model\" or \"shardlab-cluster\", or a HuggingFace config.json"}};
@@ -194,15 +198,16 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
         j["valid"] = errors.empty();
         j["errors"] = ojson::array();
         for (const FieldError& e : errors)
-            j["errors"].push_back({{"file", e.file}, {"path", e.where}, {"reason", e.reason}});
+            j["errors"].push_back(
+                {{"file", displayText(e.file)}, {"path", displayText(e.where)}, {"reason", displayText(e.reason)}});
         if (errors.empty())
-            j["summary"] = summary;
+            j["summary"] = displayText(summary);
         out << j.dump(2) << "\n";
         return errors.empty() ? kExitOk : kExitInvalid;
     }
     if (!errors.empty())
         return reportFieldErrors(err, errors);
-    out << "OK: " << path << ": " << summary << "\n";
+    out << displayText("OK: " + path + ": " + summary) << "\n";
     return kExitOk;
 }
 
@@ -211,8 +216,14 @@ int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
     auto m = importHfConfigFile(a.positional.at(0));
     if (!m.ok())
         return reportFieldErrors(err, m.errors);
-    if (a.has("--name"))
-        m.value.name = a.value("--name");
+    if (a.has("--name")) {
+        // The name goes into JSON, which must be UTF-8; refuse rather than guess an encoding.
+        const std::string name = a.value("--name");
+        if (displayText(name) != name)
+            return reportErrors(err, {"--name: must be UTF-8 text without control characters (got '"
+                                      + displayText(name) + "')"});
+        m.value.name = name;
+    }
     if (a.has("--out")) {
         Status st = writeFileAtomically(a.value("--out"), modelToJson(m.value));
         if (!st.ok())
@@ -224,7 +235,7 @@ int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
     }
     printModel(out, m.value);
     if (a.has("--out"))
-        out << "wrote " << a.value("--out") << "\n";
+        out << "wrote " << displayText(a.value("--out")) << "\n";
     return kExitOk;
 }
 
@@ -235,12 +246,14 @@ void addScenarioCommands(std::vector<Command>& v)
     v.push_back({{"presets", "[--json]", "list the shipped models (with parameter counts), clusters and scenarios",
                   "", {kJsonOption}, 0, 0},
                  runPresets});
-    v.push_back({{"validate", "FILE [--scenario S.json] [--json]",
+    v.push_back({{"validate", "FILE|- [--scenario S.json|PRESET] [--json]",
                   "check a scenario, plan, model, cluster or HuggingFace config file",
                   "The kind of file is read from its \"format\" field. A plan is checked on its own, or against a "
-                  "scenario's cluster and model with --scenario. Every problem is reported as FILE: JSON.PATH: "
-                  "reason; the exit code is 1 if there is any.",
-                  {{"--scenario", "S.json", "check a plan against this scenario"}, kJsonOption}, 1, 1},
+                  "scenario's cluster and model with --scenario (a file or a shipped scenario's name). FILE - "
+                  "reads standard input. Every problem is reported as FILE: JSON.PATH: reason; the exit code is 1 "
+                  "if there is any.",
+                  {{"--scenario", "S.json", "check a plan against this scenario (file or preset name)"}, kJsonOption},
+                  1, 1},
                  runValidate});
     v.push_back({{"import-hf", "CONFIG.json [--out MODEL.json] [--name NAME] [--json]",
                   "read a HuggingFace config.json into a ShardLab model spec",

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <sstream>
 
@@ -40,14 +39,12 @@ bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string
 #ifdef SHARDLAB_HAVE_RL
     if (a.has("--ppo-config")) {
         const std::string file = a.value("--ppo-config");
-        std::ifstream in(file, std::ios::binary);
-        std::stringstream text;
-        text << in.rdbuf();
-        if (!in) {
-            error = "--ppo-config: cannot read '" + file + "'";
+        const auto text = readTextFile(file); // regular files (or -) only, size-limited
+        if (!text.ok()) {
+            error = "--ppo-config: " + text.error().toString();
             return false;
         }
-        const FieldErrors e = rl::ppoExtraFromJson(text.str(), file, extra);
+        const FieldErrors e = rl::ppoExtraFromJson(text.value(), inputLabel(file), extra);
         if (!e.empty()) {
             error = "--ppo-config: " + e.front().toString();
             return false;
@@ -211,7 +208,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         if (!r.message.empty())
             out << "Note: " << r.message << "\n";
         if (r.found && a.has("--out"))
-            out << "wrote " << a.value("--out") << "\n";
+            out << "wrote " << displayText(a.value("--out")) << "\n";
     }
     return r.found ? kExitOk : kExitInvalid;
 }
@@ -316,7 +313,7 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         }
         if (json) {
             ojson js = {{"name", s.name},
-                        {"file", files[si].filename().string()},
+                        {"file", displayText(files[si].filename().string())},
                         {"exact",
                          {{"found", ex.found},
                           {"proved_optimal", ex.provedOptimal},

@@ -69,8 +69,11 @@ Parsed<Scenario> loadScenarioArg(const Args& a)
         r.errors.push_back({{}, "--scenario", "required (a scenario file or preset name)"});
         return r;
     }
+    // Something that exists, or that is spelled like a path, is a file: its error then names
+    // the file ("cannot open: no such file") rather than the presets.
     struct stat st {};
-    if (::stat(v.c_str(), &st) == 0)
+    const bool pathLike = v.find('/') != std::string::npos || v.ends_with(".json");
+    if (v == "-" || pathLike || ::stat(v.c_str(), &st) == 0)
         return loadScenarioFile(v);
     for (const PresetFile& p : scenarioPresetFiles())
         if (p.name == v)
@@ -121,7 +124,7 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
         out << "Megatron recipe for " << s.value.name << ": " << rp.explanation << "\n\n";
         printEvaluation(out, s.value, rp.plan, rp.result);
         if (a.has("--out"))
-            out << "\nwrote " << a.value("--out") << "\n";
+            out << "\nwrote " << displayText(a.value("--out")) << "\n";
     }
     return kExitOk;
 }
@@ -195,7 +198,7 @@ void addSimCommands(std::vector<Command>& v)
                   "simulate a plan: validity, throughput, TTFT, TPOT, memory, per-operator breakdown",
                   "An invalid plan is reported with every violated constraint and exits 0; unreadable or malformed "
                   "input exits 1.",
-                  {kScenarioOption, {"--plan", "P.json", "plan file (shardlab-plan format)"}, kJsonOption}, 0, 0},
+                  {kScenarioOption, {"--plan", "P.json", "plan file (shardlab-plan format; - for standard input)"}, kJsonOption}, 0, 0},
                  runEvaluate});
     v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",
                   "build and evaluate the Megatron-recipe plan (a starting point)", "",

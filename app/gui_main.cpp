@@ -8,6 +8,7 @@
 
 #include <cstdio>
 
+#include "file_export.h"
 #include "main_window.h"
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/ppo_search.h"
@@ -24,11 +25,12 @@ struct Script {
     QString exportPlan;
     QString exportPlots;
     int screenshotDuringMs = -1; // >= 0: screenshot mid-search instead of at the end
+    bool failed = false;         // a mid-search screenshot could not be written
 };
 
 int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
 {
-    int code = found ? 0 : 1;
+    int code = found && !s.failed ? 0 : 1;
     QTextStream err(stderr);
     if (!found)
         err << "shardlab: the search found no valid plan: " << w.statusText() << "\n";
@@ -39,12 +41,13 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
             code = 1;
         }
     }
-    if (!s.exportPlots.isEmpty() && !w.searchPanel()->exportCurve(s.exportPlots)) {
-        err << "shardlab: --export-plot: cannot write " << s.exportPlots << "\n";
+    QString error;
+    if (!s.exportPlots.isEmpty() && !w.searchPanel()->exportCurve(s.exportPlots, &error)) {
+        err << "shardlab: --export-plot: " << error << "\n";
         code = 1;
     }
-    if (!s.screenshot.isEmpty() && s.screenshotDuringMs < 0 && !w.grab().save(s.screenshot)) {
-        err << "shardlab: --screenshot: cannot write " << s.screenshot << "\n";
+    if (!s.screenshot.isEmpty() && s.screenshotDuringMs < 0 && !shardlab::ui::saveScreenshot(&w, s.screenshot, &error)) {
+        err << "shardlab: --screenshot: " << error << "\n";
         code = 1;
     }
     QTextStream(stdout) << "longest event-loop stall during the search: "
@@ -151,13 +154,20 @@ int main(int argc, char** argv)
             }
             if (script.screenshotDuringMs >= 0)
                 QTimer::singleShot(script.screenshotDuringMs, &window, [&] {
-                    if (!window.grab().save(script.screenshot))
-                        err << "shardlab: --screenshot: cannot write " << script.screenshot << "\n";
+                    QString error;
+                    if (!shardlab::ui::saveScreenshot(&window, script.screenshot, &error)) {
+                        err << "shardlab: --screenshot: " << error << "\n";
+                        script.failed = true; // the run's exit code says so too
+                    }
                 });
         });
     } else if (script.quitWhenDone || !script.screenshot.isEmpty()) {
         QTimer::singleShot(500, &window, [&] {
-            const int code = script.screenshot.isEmpty() || window.grab().save(script.screenshot) ? 0 : 1;
+            QString error;
+            const bool ok = script.screenshot.isEmpty() || shardlab::ui::saveScreenshot(&window, script.screenshot, &error);
+            if (!ok)
+                err << "shardlab: --screenshot: " << error << "\n";
+            const int code = ok ? 0 : 1;
             if (script.quitWhenDone)
                 QApplication::exit(code);
         });

@@ -1,12 +1,12 @@
 #include "breakdown_plot.h"
 
-#include <QFileInfo>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
 
+#include "file_export.h"
 #include "plot_style.h"
 #include "qcp.h"
 #include "ui_format.h"
@@ -223,16 +223,11 @@ void BreakdownPlot::showTip(QMouseEvent* event)
     QToolTip::showText(event->globalPosition().toPoint(), m_tips[i], m_plot);
 }
 
-bool BreakdownPlot::save(const QString& path)
+bool BreakdownPlot::save(const QString& path, QString* error)
 {
-    const QString ext = QFileInfo(path).suffix().toLower();
     // Export at a fixed, legible size: the on-screen plot may be squeezed into a dock.
     const int w = std::max(900, m_plot->width()), h = std::max(520, m_plot->height());
-    if (ext == QLatin1String("png"))
-        return m_plot->savePng(path, w, h, 2.0);
-    if (ext == QLatin1String("pdf"))
-        return m_plot->savePdf(path, w, h);
-    return false;
+    return savePlot(m_plot, path, w, h, 2.0, error);
 }
 
 std::vector<double> BreakdownPlot::plottedValues() const

@@ -29,8 +29,9 @@ public:
     // No bars; `text` in the middle of the plot (why there is nothing to show).
     void showMessage(const QString& text);
 
-    // PNG or PDF by the file's extension; false for other extensions or a failed write.
-    bool save(const QString& path);
+    // PNG or PDF by the file's extension (ui/file_export.h); false for other extensions or
+    // a failed write, with "FILE: reason" in *error.
+    bool save(const QString& path, QString* error = nullptr);
     QCustomPlot* plot() const { return m_plot; }
     // Every number the plot currently holds (bars and markers), for tests.
     std::vector<double> plottedValues() const;

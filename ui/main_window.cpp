@@ -19,6 +19,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "file_export.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "plan_view.h"
@@ -376,7 +377,7 @@ QString MainWindow::statusText() const { return m_message->isHidden() ? QString(
 
 bool MainWindow::openScenarioFile(const QString& path)
 {
-    auto s = loadScenarioFile(path.toStdString());
+    auto s = loadScenarioFile(localPath(path));
     if (!s.ok()) {
         QStringList lines;
         for (const FieldError& e : s.errors)
@@ -403,7 +404,7 @@ bool MainWindow::saveScenario()
 {
     if (m_path.isEmpty())
         return saveScenarioAs();
-    const Status st = saveScenarioFile(m_path.toStdString(), m_editor->scenario());
+    const Status st = saveScenarioFile(localPath(m_path), m_editor->scenario());
     if (!st.ok()) {
         showMessage(QString::fromStdString(st.error->toString()), true);
         return false;
@@ -439,7 +440,7 @@ bool MainWindow::exportPlan(const QString& path, QString* error)
 {
     const Scenario s = m_editor->scenario();
     const Plan p = m_planView->currentPlan();
-    const Status st = savePlanFile(path.toStdString(), p, &s);
+    const Status st = savePlanFile(localPath(path), p, &s);
     if (!st.ok()) {
         if (error)
             *error = QString::fromStdString(st.error->toString());
@@ -471,8 +472,9 @@ void MainWindow::exportPlotsDialog()
     const QString curve = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-throughput.")
         + fi.suffix();
     const QString plan = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-plan.") + fi.suffix();
-    const bool ok = m_panel->exportCurve(curve) && m_planView->exportPlots(plan);
-    showMessage(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not write %1").arg(path), !ok);
+    QString error;
+    const bool ok = m_panel->exportCurve(curve, &error) && m_planView->exportPlots(plan, &error);
+    showMessage(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not export the plots: %1").arg(error), !ok);
 }
 
 void MainWindow::addRecent(const QString& path)

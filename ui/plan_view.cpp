@@ -290,6 +290,6 @@ QString PlanView::headlineText() const
     return doc.toPlainText();
 }
 
-bool PlanView::exportPlots(const QString& path) { return m_breakdown->save(path); }
+bool PlanView::exportPlots(const QString& path, QString* error) { return m_breakdown->save(path, error); }
 
 } // namespace shardlab::ui

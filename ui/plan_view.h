@@ -47,8 +47,8 @@ public:
     QStringList explanation() const { return m_sentences; }
 
     // Saves the breakdown plot: PNG or PDF by the extension. False on another extension
-    // or a failed write.
-    bool exportPlots(const QString& path);
+    // or a failed write, with "FILE: reason" in *error.
+    bool exportPlots(const QString& path, QString* error = nullptr);
 
 Q_SIGNALS:
     // The user changed the plan in the what-if editor (or reset it to Megatron).

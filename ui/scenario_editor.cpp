@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "file_export.h"
 #include "io/hf_import.h"
 #include "io/presets.h"
 #include "scenario_fields.h"
@@ -248,7 +249,7 @@ void ScenarioEditor::chooseHfFile()
 
 bool ScenarioEditor::importHfConfig(const QString& path)
 {
-    Parsed<ModelSpec> m = importHfConfigFile(path.toStdString());
+    Parsed<ModelSpec> m = importHfConfigFile(localPath(path));
     if (!m.ok()) {
         QStringList lines;
         for (const FieldError& e : m.errors)

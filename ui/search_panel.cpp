@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "file_export.h"
 #include "heatmap_widget.h"
 
 namespace shardlab::ui {
@@ -383,12 +384,10 @@ int SearchPanel::curvePointCount() const
     return m_runs.empty() ? 0 : m_runs.back().best->data()->size();
 }
 
-bool SearchPanel::exportCurve(const QString& path)
+bool SearchPanel::exportCurve(const QString& path, QString* error)
 {
     replot();
-    if (path.endsWith(QLatin1String(".pdf"), Qt::CaseInsensitive))
-        return m_curve->savePdf(path, 1000, 600);
-    return m_curve->savePng(path, 1000, 600);
+    return savePlot(m_curve, path, 1000, 600, 1.0, error);
 }
 
 } // namespace shardlab::ui

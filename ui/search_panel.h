@@ -38,7 +38,9 @@ public:
     int eliteRowCount() const;
     int curvePointCount() const; // points of the current run's best-so-far curve
     const std::vector<EliteEntry>& elites() const { return m_elites; }
-    bool exportCurve(const QString& path);
+    // The throughput curve as PNG or PDF (by the extension); false with "FILE: reason" in
+    // *error if it could not be written.
+    bool exportCurve(const QString& path, QString* error = nullptr);
 
 Q_SIGNALS:
     void eliteSelected(const shardlab::Plan& plan, const QString& title);

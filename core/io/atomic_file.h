@@ -1,13 +1,37 @@
-// Whole-file writes that never leave a half-written file: write a temporary file in the
-// same directory, flush it to disk, then rename over the target.
+// The one write path for every file ShardLab writes (CLI and window: plans, scenarios,
+// models, plots, screenshots). It never leaves a half-written file and never turns a
+// device node, a FIFO or a symbolic link into a regular file:
+//
+// - a regular file or a missing one: the bytes go to a temporary file in the target's own
+//   directory ("<name>.tmp-XXXXXX"), are flushed to disk, and the temporary file is renamed
+//   over the target. An existing target keeps its permission bits (and its owner and group
+//   when running as root); a new file gets 0666 minus the umask.
+// - a symbolic link: followed to its final target, which is replaced as above; the link
+//   itself stays a link. A dangling link creates the file it points to.
+// - a character device or a FIFO: written straight to it, opened without O_TRUNC or
+//   O_CREAT, as a shell's `>` would (/dev/null works; /dev/full reports ENOSPC). A FIFO that
+//   no process is reading is an error at once, not a hang.
+// - a directory, block device or socket: refused.
+//
+// Every failure is a Status naming the file and the reason (the errno text), and removes
+// the temporary file it created.
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "model/error.h"
 
 namespace shardlab {
 
-Status writeFileAtomically(const std::string& path, const std::string& contents);
+Status writeFileAtomically(const std::string& path, std::string_view contents);
+
+// Unlinks every temporary file that a write in progress currently owns, so that a process
+// killed by SIGINT/SIGTERM leaves no "*.tmp-*" behind. Async-signal-safe: it only reads a
+// fixed-size static table (lock-free atomics, char arrays) and calls unlink(2); call it
+// from a signal handler before exiting. The interrupted write, if it resumes, fails
+// cleanly (its rename finds no temporary file). Writes beyond the table's 16 slots still
+// work, they are just not covered by this hook.
+void removePendingTempFiles() noexcept;
 
 } // namespace shardlab

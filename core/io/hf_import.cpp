@@ -2,6 +2,9 @@
 
 #include "io/json_reader.h"
 
+#include <utility>
+#include <vector>
+
 namespace shardlab {
 
 using nlohmann::json;
@@ -9,13 +12,8 @@ using io::JsonReader;
 
 namespace {
 
-constexpr long long kIntMax = 2147483647LL;
-
-std::string nameFrom(const json& doc, const std::string& file)
+std::string nameFromFile(const std::string& file)
 {
-    auto it = doc.find("_name_or_path");
-    if (it != doc.end() && it->is_string() && !it->get<std::string>().empty())
-        return it->get<std::string>();
     std::string stem = file;
     const auto slash = stem.find_last_of('/');
     if (slash != std::string::npos) {
@@ -31,6 +29,16 @@ std::string nameFrom(const json& doc, const std::string& file)
     return dot == std::string::npos ? stem : stem.substr(0, dot);
 }
 
+// The model's name: "_name_or_path", else the file's folder or stem. A file name need not
+// be UTF-8; the name is written into JSON later, so it is escaped (\xff) here.
+std::string nameFrom(const json& doc, const std::string& file)
+{
+    auto it = doc.find("_name_or_path");
+    if (it != doc.end() && it->is_string() && !it->get<std::string>().empty())
+        return it->get<std::string>();
+    return displayText(nameFromFile(file));
+}
+
 bool isFp8(const json& doc)
 {
     auto q = doc.find("quantization_config");
@@ -38,6 +46,68 @@ bool isFp8(const json& doc)
         return false;
     auto m = q->find("quant_method");
     return m != q->end() && m->is_string() && m->get<std::string>() == "fp8";
+}
+
+// ShardLab's model fields and the config.json keys they are read from, per family.
+std::vector<std::pair<std::string, std::string>> hfKeyNames(const std::string& type)
+{
+    std::vector<std::pair<std::string, std::string>> k = {
+        {"layers", "num_hidden_layers"},        {"hidden_size", "hidden_size"},
+        {"attention_heads", "num_attention_heads"}, {"kv_heads", "num_key_value_heads"},
+        {"head_dim", "head_dim"},               {"vocab_size", "vocab_size"},
+        {"ffn_hidden", "intermediate_size"},    {"experts_per_token", "num_experts_per_tok"},
+        {"q_lora_rank", "q_lora_rank"},         {"kv_lora_rank", "kv_lora_rank"},
+        {"qk_nope_head_dim", "qk_nope_head_dim"}, {"qk_rope_head_dim", "qk_rope_head_dim"},
+        {"v_head_dim", "v_head_dim"}};
+    if (type == "mixtral") {
+        k.push_back({"experts", "num_local_experts"});
+        k.push_back({"expert_ffn_hidden", "intermediate_size"});
+    } else if (type == "qwen3_moe" || type == "qwen2_moe") {
+        k.push_back({"experts", "num_experts"});
+        k.push_back({"expert_ffn_hidden", "moe_intermediate_size"});
+        k.push_back({"shared_experts", "shared_expert_intermediate_size"});
+        k.push_back({"shared_expert_ffn_hidden", "shared_expert_intermediate_size"});
+    } else {
+        k.push_back({"experts", "n_routed_experts"});
+        k.push_back({"expert_ffn_hidden", "moe_intermediate_size"});
+        k.push_back({"shared_experts", "n_shared_experts"});
+        k.push_back({"shared_expert_ffn_hidden", "moe_intermediate_size"});
+        k.push_back({"dense_layers", "first_k_dense_replace"});
+    }
+    return k;
+}
+
+// "model.moe.experts_per_token" -> "num_experts_per_tok", and the same for field names
+// quoted in the reason ("attention_heads (64) must be divisible by kv_heads (7)").
+void renameToHfKeys(FieldError& e, const std::string& type, bool hasHeadDim)
+{
+    const auto names = hfKeyNames(type);
+    auto lookup = [&](const std::string& ours) -> const std::string* {
+        for (const auto& [a, b] : names)
+            if (a == ours)
+                return &b;
+        return nullptr;
+    };
+    const std::string leaf = e.where.substr(e.where.find_last_of('.') + 1);
+    if (const std::string* theirs = lookup(leaf)) {
+        if (leaf == "head_dim" && !hasHeadDim)
+            e.reason += " (derived as hidden_size / num_attention_heads; head_dim is not given)";
+        e.where = *theirs;
+    }
+    std::string out;
+    for (size_t i = 0; i < e.reason.size();) {
+        const size_t j = e.reason.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", i);
+        const size_t end = j == std::string::npos ? e.reason.size() : j;
+        if (end > i) {
+            const std::string word = e.reason.substr(i, end - i);
+            const std::string* theirs = lookup(word);
+            out += theirs && word.find('_') != std::string::npos ? *theirs : word;
+            i = end;
+        } else {
+            out += e.reason[i++];
+        }
+    }
+    e.reason = out;
 }
 
 } // namespace
@@ -133,14 +203,14 @@ Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& fil
     } else {
         m.ffnHidden = r.integer("intermediate_size", 1, 1 << 22);
     }
-    (void)kIntMax;
-    if (out.errors.empty())
+    if (out.errors.empty()) {
+        // The semantic checks speak of ShardLab's fields; the user wrote the config's keys.
         out.errors = validateModel(m, "model");
-    for (auto& e : out.errors) {
-        e.file = file;
-        if (e.where.rfind("model.", 0) == 0) // semantic check paths use our names; say so
-            e.where = "(imported) " + e.where;
+        for (auto& e : out.errors)
+            renameToHfKeys(e, type, r.has("head_dim"));
     }
+    for (auto& e : out.errors)
+        e.file = file;
     return out;
 }
 
@@ -152,7 +222,7 @@ Parsed<ModelSpec> importHfConfigFile(const std::string& path)
         r.errors.push_back(text.error());
         return r;
     }
-    return importHfConfig(text.value(), path);
+    return importHfConfig(text.value(), inputLabel(path));
 }
 
 } // namespace shardlab

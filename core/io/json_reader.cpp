@@ -1,7 +1,10 @@
 #include "io/json_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <unordered_set>
 
 namespace shardlab::io {
 
@@ -33,11 +36,95 @@ std::string jsonTypeName(const nlohmann::json& v)
     return "an unsupported value";
 }
 
+namespace {
+
+// Thrown by the parse callback to stop the parser at once; never leaves parseJsonText.
+struct ParseStop {
+    std::string where;
+    std::string reason;
+};
+
+// Follows the parser's events to know the JSON path, the keys seen in each open object,
+// the depth and the number of values.
+class ParseGuard {
+public:
+    bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed)
+    {
+        using E = nlohmann::json::parse_event_t;
+        switch (event) {
+        case E::object_start:
+        case E::array_start:
+            elementStarts();
+            // `depth` counts the containers already open around this one.
+            if (depth + 1 > kMaxJsonDepth)
+                throw ParseStop{{}, "nested deeper than " + std::to_string(kMaxJsonDepth)
+                                            + " levels of [ ] and { } (ShardLab files need 4)"};
+            m_frames.push_back({event == E::object_start, {}, -1, {}});
+            break;
+        case E::key: {
+            Frame& f = m_frames.back();
+            f.key = parsed.get<std::string>();
+            if (!f.keys.insert(f.key).second)
+                throw ParseStop{path(), "duplicate key (given twice in one object; remove one)"};
+            break;
+        }
+        case E::value:
+            elementStarts();
+            break;
+        case E::object_end:
+        case E::array_end:
+            if (!m_frames.empty())
+                m_frames.pop_back();
+            break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool object;
+        std::string key;               // current member of an object
+        long long index;               // current element of an array
+        std::unordered_set<std::string> keys;
+    };
+
+    void elementStarts()
+    {
+        if (++m_values > kMaxJsonValues)
+            throw ParseStop{{}, "more than " + std::to_string(kMaxJsonValues)
+                                    + " values (ShardLab files have a few hundred)"};
+        if (!m_frames.empty() && !m_frames.back().object)
+            ++m_frames.back().index;
+    }
+
+    std::string path() const
+    {
+        std::string p;
+        for (const Frame& f : m_frames) {
+            if (f.object)
+                p += (p.empty() ? "" : ".") + f.key;
+            else
+                p += "[" + std::to_string(std::max(0LL, f.index)) + "]";
+        }
+        return p;
+    }
+
+    std::vector<Frame> m_frames;
+    long long m_values = 0;
+};
+
+} // namespace
+
 bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& error)
 {
     try {
-        out = nlohmann::json::parse(text);
+        ParseGuard guard;
+        out = nlohmann::json::parse(text, std::ref(guard));
         return true;
+    } catch (const ParseStop& stop) {
+        error.where = stop.where;
+        error.reason = stop.reason;
+        return false;
     } catch (const nlohmann::json::parse_error& e) {
         std::string what = e.what();
         // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."

@@ -54,7 +54,15 @@ private:
     FieldErrors& m_errors;
 };
 
-// Parses text; on failure returns an error with the byte offset and the parser's reason.
+// Limits checked while parsing, before the parser builds anything deeper or bigger: a
+// ShardLab file nests 4 levels and has a few hundred values.
+constexpr int kMaxJsonDepth = 128;
+constexpr long long kMaxJsonValues = 1'000'000;
+
+// Parses text; on failure returns an error with the parser's position and reason. Also
+// refused, with the JSON path where it applies: a key given twice in one object ("model.layers:
+// duplicate key"; nlohmann would silently keep the last), nesting deeper than kMaxJsonDepth,
+// more than kMaxJsonValues values.
 bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& error);
 
 std::string jsonTypeName(const nlohmann::json& v);

@@ -1,9 +1,5 @@
 #include "io/scenario_json.h"
 
-#include <fstream>
-#include <sstream>
-#include <sys/stat.h>
-
 #include "io/atomic_file.h"
 #include "io/json_reader.h"
 #include "io/presets.h"
@@ -260,31 +256,16 @@ const char* fileKindName(FileKind k)
     return "unknown";
 }
 
-Result<std::string> readTextFile(const std::string& path)
-{
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        return FieldError{path, {}, "cannot open: no such file"};
-    if (S_ISDIR(st.st_mode))
-        return FieldError{path, {}, "cannot open: is a directory"};
-    constexpr long long kMaxBytes = 64LL << 20;
-    if (st.st_size > kMaxBytes)
-        return FieldError{path, {}, "file too large for a ShardLab JSON file (over 64 MiB)"};
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return FieldError{path, {}, "cannot open: permission denied or unreadable"};
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    if (in.bad())
-        return FieldError{path, {}, "read failed"};
-    return ss.str();
-}
-
-FileKind detectFileKind(const std::string& text)
+FileKind detectFileKind(const std::string& text, FieldError* parseError)
 {
     json doc;
-    FieldError ignored;
-    if (!io::parseJsonText(text, doc, ignored) || !doc.is_object())
+    FieldError error;
+    if (!io::parseJsonText(text, doc, error)) {
+        if (parseError)
+            *parseError = error;
+        return FileKind::Unknown;
+    }
+    if (!doc.is_object())
         return FileKind::Unknown;
     auto f = doc.find("format");
     if (f != doc.end() && f->is_string()) {
@@ -445,7 +426,7 @@ Parsed<Scenario> loadScenarioFile(const std::string& path)
         r.errors.push_back(text.error());
         return r;
     }
-    return parseScenario(text.value(), path);
+    return parseScenario(text.value(), inputLabel(path));
 }
 
 Parsed<Plan> loadPlanFile(const std::string& path)
@@ -456,7 +437,7 @@ Parsed<Plan> loadPlanFile(const std::string& path)
         r.errors.push_back(text.error());
         return r;
     }
-    return parsePlan(text.value(), path);
+    return parsePlan(text.value(), inputLabel(path));
 }
 
 FieldErrors checkPlanAgainstScenario(const Plan& plan, const Scenario& s, const std::string& planFile)

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "io/input_file.h"
 #include "model/error.h"
 #include "model/plan.h"
 #include "model/specs.h"
@@ -24,11 +25,9 @@ struct Parsed {
 enum class FileKind { Scenario, Plan, Model, Cluster, HuggingFaceConfig, Unknown };
 const char* fileKindName(FileKind k);
 
-// Reads a whole file; errors name the file and the reason (missing, unreadable, too big).
-Result<std::string> readTextFile(const std::string& path);
-
-// Guesses what a JSON text is from its "format" field (or HF config fields).
-FileKind detectFileKind(const std::string& text);
+// Guesses what a JSON text is from its "format" field (or HF config fields). Text that does
+// not parse is Unknown, and `parseError` (if given) says why.
+FileKind detectFileKind(const std::string& text, FieldError* parseError = nullptr);
 
 // `file` labels errors; parse* never throw. Semantic validation is included.
 Parsed<Scenario> parseScenario(const std::string& text, const std::string& file);

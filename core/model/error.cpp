@@ -2,6 +2,62 @@
 
 namespace shardlab {
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at s[i] (1-4), or 0 if it is not one.
+// Overlong forms, surrogates and code points above U+10FFFF are invalid, as in RFC 3629.
+size_t utf8Length(const std::string& s, size_t i)
+{
+    const auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = b(i);
+    const size_t n = s.size();
+    auto cont = [&](size_t k) { return k < n && (b(k) & 0xC0) == 0x80; };
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return cont(i + 1) ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        if (!cont(i + 1) || !cont(i + 2))
+            return 0;
+        if ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xED && b(i + 1) > 0x9F))
+            return 0;
+        return 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        if (!cont(i + 1) || !cont(i + 2) || !cont(i + 3))
+            return 0;
+        if ((c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) > 0x8F))
+            return 0;
+        return 4;
+    }
+    return 0;
+}
+
+} // namespace
+
+std::string displayText(const std::string& bytes)
+{
+    static const char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(bytes.size());
+    for (size_t i = 0; i < bytes.size();) {
+        const unsigned char c = static_cast<unsigned char>(bytes[i]);
+        const size_t len = utf8Length(bytes, i);
+        if (len == 1 && c >= 0x20 && c != 0x7F) {
+            out += bytes[i++];
+        } else if (len > 1) {
+            out.append(bytes, i, len);
+            i += len;
+        } else {
+            out += "\\x";
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+            ++i;
+        }
+    }
+    return out;
+}
+
 std::string FieldError::toString() const
 {
     std::string out;
@@ -10,10 +66,12 @@ std::string FieldError::toString() const
     if (!where.empty())
         out += where + ": ";
     out += reason;
+    // Line breaks inside a reason read as spaces (one error, one line); other control
+    // characters and invalid bytes are escaped by displayText.
     for (char& c : out)
         if (c == '\n' || c == '\r')
             c = ' ';
-    return out;
+    return displayText(out);
 }
 
 } // namespace shardlab

@@ -17,11 +17,18 @@ struct FieldError {
     std::string where;
     std::string reason;
 
-    // "file: where: reason" with empty parts left out; always one line.
+    // "file: where: reason" with empty parts left out; always one line, passed through
+    // displayText (newlines become spaces).
     std::string toString() const;
 };
 
 using FieldErrors = std::vector<FieldError>;
+
+// `bytes` made safe to show in one line of text: valid UTF-8 is kept, every byte that is not
+// part of valid UTF-8 and every control character becomes "\xNN" (a file name with byte
+// 0xff reads "\xff"), so a message is always valid UTF-8 (nlohmann can serialize it, a
+// terminal shows it) and still tells the user which file was meant.
+std::string displayText(const std::string& bytes);
 
 // A value or the first error that prevented it. Small on purpose: no exceptions in the
 // core's public API.

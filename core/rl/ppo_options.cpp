@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/json_reader.h"
+
 #include <cmath>
 #include <sstream>
 
@@ -122,9 +124,13 @@ FieldErrors parsePpoOptions(const std::map<std::string, double>& extra, PpoOptio
 FieldErrors ppoExtraFromJson(const std::string& text, const std::string& file, std::map<std::string, double>& extra)
 {
     FieldErrors errors;
-    nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (doc.is_discarded()) {
-        errors.push_back({file, {}, "not valid JSON"});
+    // The shared parser: the parser's reason, duplicate keys and the depth limit, as for
+    // every other ShardLab input.
+    nlohmann::json doc;
+    FieldError perr;
+    if (!io::parseJsonText(text, doc, perr)) {
+        perr.file = file;
+        errors.push_back(perr);
         return errors;
     }
     std::string base;

@@ -372,8 +372,8 @@ void TestHfImport::badConfigs_data()
     row("truncated JSON", kLlama.substr(0, kLlama.size() / 2), "", "malformed JSON: parse error");
     row("not an object", "[1, 2, 3]", "(root)", "must be an object, got an array");
     row("heads not divisible by kv heads",
-        replaceOnce(kLlama, "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 5"), "(imported) model.kv_heads",
-        "must be divisible by kv_heads (5)");
+        replaceOnce(kLlama, "\"num_key_value_heads\": 8", "\"num_key_value_heads\": 5"), "num_key_value_heads",
+        "num_attention_heads (32) must be divisible by num_key_value_heads (5)");
     row("mixtral without num_local_experts", replaceOnce(kMixtral, "\"num_local_experts\": 8,", ""),
         "num_local_experts", "missing required field");
     row("qwen3_moe interleaved dense layers",
@@ -383,14 +383,28 @@ void TestHfImport::badConfigs_data()
         "decoder_sparse_step", "only 1");
     row("qwen3_moe top-k above experts",
         replaceOnce(kQwenMoe, "\"num_experts_per_tok\": 8", "\"num_experts_per_tok\": 129"),
-        "(imported) model.moe.experts_per_token", "between 1 and 128");
+        "num_experts_per_tok", "between 1 and 128");
     row("deepseek without kv_lora_rank", replaceOnce(kDeepseek, "\"kv_lora_rank\": 512,", ""), "kv_lora_rank",
         "missing required field");
     row("deepseek moe_layer_freq 2", replaceOnce(kDeepseek, "\"moe_layer_freq\": 1", "\"moe_layer_freq\": 2"),
         "moe_layer_freq", "only 1");
     row("deepseek all layers dense",
         replaceOnce(kDeepseek, "\"first_k_dense_replace\": 3", "\"first_k_dense_replace\": 61"),
-        "(imported) model.moe.dense_layers", "must leave at least one MoE layer");
+        "first_k_dense_replace", "must leave at least one MoE layer");
+    // Semantic checks name the config's own keys, which differ between families.
+    row("mixtral top-k above num_local_experts",
+        replaceOnce(kMixtral, "\"num_experts_per_tok\": 2", "\"num_experts_per_tok\": 9"), "num_experts_per_tok",
+        "between 1 and 8");
+    row("deepseek top-k above n_routed_experts",
+        replaceOnce(kDeepseek, "\"n_routed_experts\": 256", "\"n_routed_experts\": 4"), "num_experts_per_tok",
+        "between 1 and 4");
+    row("derived head_dim of 0", replaceOnce(kLlama, "\"hidden_size\": 4096", "\"hidden_size\": 16"), "head_dim",
+        "(got 0) (derived as hidden_size / num_attention_heads; head_dim is not given)");
+    // The shared parser's checks apply to HuggingFace configs too.
+    row("duplicate key", replaceOnce(kLlama, "\"num_hidden_layers\": 32,", "\"num_hidden_layers\": 32, \"num_hidden_layers\": 16,"),
+        "num_hidden_layers", "duplicate key");
+    row("nested too deep", replaceOnce(kLlama, "\"rope_theta\": 500000.0", "\"rope_scaling\": " + std::string(200, '[') + std::string(200, ']')),
+        "", "nested deeper than 128 levels");
 }
 
 void TestHfImport::badConfigs()

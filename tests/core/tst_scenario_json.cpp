@@ -261,6 +261,25 @@ void TestScenarioJson::badInput_data()
     sc("malformed JSON (truncated)", S.substr(0, S.size() - 3), "", "malformed JSON: parse error");
     sc("empty file", "", "", "malformed JSON");
     sc("not an object", "\"shardlab-scenario\"", "(root)", "must be an object, got a string");
+    // A key given twice: nlohmann would keep the last one silently; the path names it.
+    sc("duplicate top-level key", replaceOnce(S, "\"name\": \"test-llama\",", "\"name\": \"a\", \"name\": \"b\","),
+       "name", "duplicate key");
+    sc("duplicate nested key", replaceOnce(S, "\"layers\": 80,", "\"layers\": 80, \"layers\": 81,"), "model.layers",
+       "duplicate key");
+    sc("duplicate key three levels down",
+       replaceOnce(S, "\"compute\": 0.7,", "\"compute\": 0.7, \"compute\": 0.7,"), "cluster.gpu.efficiency.compute",
+       "duplicate key");
+    // ("name" in model, cluster and gpu at once is fine: validBasesParse parses kScenario.)
+    sc("duplicate workload key",
+       replaceOnce(S, "\"ttft_slo_ms\": 2000,", "\"ttft_slo_ms\": 2000, \"ttft_slo_ms\": 2000,"), "workload.ttft_slo_ms",
+       "duplicate key");
+    pl("duplicate operator in a plan",
+       replaceOnce(kPlan, "\"attention\": \"head\",", "\"attention\": \"head\", \"attention\": \"head\","),
+       "operators.attention", "duplicate key");
+    // Depth is checked while parsing, before the parser builds the deeper levels.
+    sc("nested 129 levels", replaceOnce(S, "\"description\": \"Llama-3-70B on one node\"",
+                                        "\"description\": " + std::string(128, '[') + std::string(128, ']')),
+       "", "nested deeper than 128 levels");
     // Types and presence.
     sc("wrong type: string for layers", replaceOnce(S, "\"layers\": 80", "\"layers\": \"80\""), "model.layers",
        "must be an integer, got a string");

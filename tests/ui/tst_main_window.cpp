@@ -3,8 +3,15 @@
 // evaluates through shardlab-cli to the same throughput, and the stall meter runs.
 #include <QtTest>
 
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QTemporaryDir>
+
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "io/presets.h"
 #include "io/scenario_json.h"
@@ -27,7 +34,50 @@ private Q_SLOTS:
     void editingTheScenarioCancelsTheSearch();
     void stallMeasurementRuns();
     void badScenarioFileShowsErrorAndKeepsCurrent();
+    void openRefusesFifoAtOnce();
+    void failedExportsKeepOldFiles_data();
+    void failedExportsKeepOldFiles();
+    void scriptedRunWithFailingWritesExitsNonZero_data();
+    void scriptedRunWithFailingWritesExitsNonZero();
 };
+
+namespace {
+
+QStringList tempFilesIn(const QString& dir)
+{
+    return QDir(dir).entryList({QStringLiteral("*.tmp-*")}, QDir::Files | QDir::Hidden | QDir::System);
+}
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+bool writeBytes(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+
+// Runs `fn` with writes past `bytes` failing with EFBIG (RLIMIT_FSIZE, SIGXFSZ ignored): a
+// full disk that also fails for root.
+template <typename Fn>
+auto withFileSizeLimit(rlim_t bytes, Fn fn)
+{
+    rlimit saved {};
+    ::getrlimit(RLIMIT_FSIZE, &saved);
+    auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit small = saved;
+    small.rlim_cur = bytes;
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    auto result = fn();
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, oldHandler);
+    return result;
+}
+
+} // namespace
 
 void TestMainWindow::init()
 {
@@ -148,6 +198,116 @@ void TestMainWindow::badScenarioFileShowsErrorAndKeepsCurrent()
     QVERIFY(w.statusText().contains(path));
     QVERIFY(w.statusText().contains(QStringLiteral("unknown model preset")));
     QCOMPARE(w.scenario().name, before);
+}
+
+void TestMainWindow::openRefusesFifoAtOnce()
+{
+    MainWindow w;
+    const std::string before = w.scenario().name;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("scenario.json"));
+    QCOMPARE(::mkfifo(QFile::encodeName(path).constData(), 0600), 0);
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(!w.openScenarioFile(path)); // used to block the window forever
+    QVERIFY(clock.elapsed() < 2000);
+    QVERIFY2(w.statusText().contains(QStringLiteral("is a named pipe (FIFO), not a regular file")), qPrintable(w.statusText()));
+    QCOMPARE(w.scenario().name, before);
+}
+
+void TestMainWindow::failedExportsKeepOldFiles_data()
+{
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<QString>("file");
+    QTest::newRow("throughput curve PNG") << "curve" << "curve.png";
+    QTest::newRow("throughput curve PDF") << "curve" << "curve.pdf";
+    QTest::newRow("breakdown plot PNG") << "breakdown" << "plan.png";
+    QTest::newRow("plan JSON") << "plan" << "plan.json";
+}
+
+// A write that fails half-way (the file-size limit) leaves the old file whole, no temporary
+// file, and an error that names the file and the reason.
+void TestMainWindow::failedExportsKeepOldFiles()
+{
+    QFETCH(QString, what);
+    QFETCH(QString, file);
+    MainWindow w;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(file);
+    const QByteArray old("the previous export");
+    QVERIFY(writeBytes(path, old));
+    QString error;
+    const bool ok = withFileSizeLimit(64, [&] {
+        if (what == QLatin1String("curve"))
+            return w.searchPanel()->exportCurve(path, &error);
+        if (what == QLatin1String("breakdown"))
+            return w.planView()->exportPlots(path, &error);
+        return w.exportPlan(path, &error);
+    });
+    QVERIFY(!ok);
+    QVERIFY2(error.startsWith(path + QStringLiteral(": write failed: File too large")), qPrintable(error));
+    QCOMPARE(fileBytes(path), old);
+    QVERIFY2(tempFilesIn(dir.path()).isEmpty(), qPrintable(tempFilesIn(dir.path()).join(QLatin1Char(' '))));
+    // Without the limit the same export replaces the file.
+    QVERIFY(what == QLatin1String("curve") ? w.searchPanel()->exportCurve(path, &error)
+            : what == QLatin1String("breakdown") ? w.planView()->exportPlots(path, &error)
+                                                 : w.exportPlan(path, &error));
+    QVERIFY(fileBytes(path).size() > 100);
+}
+
+void TestMainWindow::scriptedRunWithFailingWritesExitsNonZero_data()
+{
+    QTest::addColumn<QString>("target"); // "limit": file-size limit; "devfull": /dev/full clone (root)
+    QTest::addColumn<QString>("option");
+    QTest::newRow("--export-plot, write cut short") << "limit" << "--export-plot";
+    QTest::newRow("--screenshot, write cut short") << "limit" << "--screenshot";
+    QTest::newRow("--export-plot to a /dev/full clone") << "devfull" << "--export-plot";
+    QTest::newRow("--screenshot to a /dev/full clone") << "devfull" << "--screenshot";
+}
+
+// The scripted window (demos, CI screenshots) on a full disk: it used to leave a truncated
+// PNG in place of the old file and exit 0.
+void TestMainWindow::scriptedRunWithFailingWritesExitsNonZero()
+{
+    QFETCH(QString, target);
+    QFETCH(QString, option);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("out.png"));
+    const QByteArray old("the previous image");
+    if (target == QLatin1String("devfull")) {
+        if (::geteuid() != 0)
+            QSKIP("mknod of a character device needs root");
+        QCOMPARE(::mknod(QFile::encodeName(path).constData(), S_IFCHR | 0666, makedev(1, 7)), 0);
+    } else {
+        QVERIFY(writeBytes(path, old));
+    }
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.path()); // keep the user's settings out of it
+    env.insert(QStringLiteral("GUI"), QStringLiteral(SHARDLAB_GUI));
+    env.insert(QStringLiteral("OUT"), path);
+    env.insert(QStringLiteral("OPTION"), option);
+    env.insert(QStringLiteral("SCENARIO"), QStringLiteral(SHARDLAB_RESOURCES "/scenarios/llama3-70b-8gpu.json"));
+    gui.setProcessEnvironment(env);
+    // 8 blocks of file size: the PNG does not fit, a write past it fails with EFBIG.
+    const QString limit = target == QLatin1String("limit") ? QStringLiteral("trap '' XFSZ; ulimit -f 8; ") : QString();
+    gui.start(QStringLiteral("/bin/sh"),
+              {QStringLiteral("-c"), limit + QStringLiteral(R"(exec "$GUI" --scenario "$SCENARIO" --algo random --budget 200 )"
+                                                            R"(--autostart --quit-when-done "$OPTION" "$OUT")")});
+    QVERIFY(gui.waitForFinished(120000));
+    const QString err = QString::fromUtf8(gui.readAllStandardError());
+    QVERIFY2(gui.exitStatus() == QProcess::NormalExit, qPrintable(err));
+    QVERIFY2(gui.exitCode() == 1, qPrintable(QStringLiteral("exit %1: %2").arg(gui.exitCode()).arg(err)));
+    const QString reason = target == QLatin1String("limit") ? QStringLiteral("write failed: File too large")
+                                                            : QStringLiteral("write failed: No space left on device");
+    QVERIFY2(err.contains(QStringLiteral("shardlab: ") + option + QStringLiteral(": ") + path + QStringLiteral(": ") + reason),
+             qPrintable(err));
+    if (target == QLatin1String("limit"))
+        QCOMPARE(fileBytes(path), old);
+    else
+        QVERIFY(QFileInfo(path).exists() && !QFileInfo(path).isFile()); // still the device
+    QVERIFY2(tempFilesIn(dir.path()).isEmpty(), qPrintable(tempFilesIn(dir.path()).join(QLatin1Char(' '))));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -1,0 +1,201 @@
+// shardlab-cli against special files, which a cmake -P script cannot make: FIFOs, device
+// nodes (mknod in a temporary directory as root, with the numbers of /dev/null 1:3,
+// /dev/zero 1:5 and /dev/full 1:7; never the real /dev), names with byte 0xff, symbolic
+// links and 0600 files. Each row is a shell command line (so it can hold raw bytes) run with
+// $CLI and $DIR set; it must end within the time limit (a FIFO used to hang forever) with
+// the exit code and the messages given.
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cstdio>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+namespace {
+
+bool isRoot() { return ::geteuid() == 0; }
+
+mode_t modeOf(const QString& path)
+{
+    struct stat st {};
+    return ::lstat(QFile::encodeName(path).constData(), &st) == 0 ? st.st_mode : 0;
+}
+
+QStringList tempFilesIn(const QString& dir)
+{
+    return QDir(dir).entryList({"*.tmp-*"}, QDir::Files | QDir::Hidden | QDir::System);
+}
+
+const char* kScenario = SHARDLAB_RESOURCES "/scenarios/llama3-70b-8gpu.json";
+
+} // namespace
+
+class TestCliFiles : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void specialFiles_data();
+    void specialFiles();
+};
+
+void TestCliFiles::specialFiles_data()
+{
+    QTest::addColumn<QString>("setup");   // what to make in $DIR first
+    QTest::addColumn<QString>("command"); // sh -c command line
+    QTest::addColumn<int>("exitCode");
+    QTest::addColumn<QString>("stderrRegex"); // "" = stderr must be empty
+    QTest::addColumn<QString>("stdoutRegex");
+    QTest::addColumn<QString>("check"); // what must hold afterwards
+
+    const QString fifoError = QStringLiteral("^error: [^\n]*/in\\.json: cannot read: is a named pipe \\(FIFO\\), not a regular file");
+    // Inputs: refused at once, without blocking or reading.
+    QTest::newRow("validate FIFO") << "fifo" << R"(exec "$CLI" validate "$DIR/in.json")" << 1 << fifoError << "^$" << "";
+    QTest::newRow("evaluate --scenario FIFO")
+        << "fifo" << R"(exec "$CLI" evaluate --scenario "$DIR/in.json" --plan "$DIR/in.json")" << 1 << fifoError << "^$" << "";
+    QTest::newRow("evaluate --plan FIFO")
+        << "fifo" << R"(exec "$CLI" evaluate --scenario llama3-70b-8gpu --plan "$DIR/in.json")" << 1 << fifoError << "^$"
+        << "";
+#ifdef SHARDLAB_HAVE_RL
+    QTest::newRow("search --ppo-config FIFO")
+        << "fifo" << R"(exec "$CLI" search --scenario llama3-70b-8gpu --algo ppo --ppo-config "$DIR/in.json")" << 1
+        << "^error: --ppo-config: [^\n]*/in\\.json: cannot read: is a named pipe" << "^$" << "";
+#endif
+    QTest::newRow("validate /dev/zero clone (char 1:5)")
+        << "devzero" << R"(exec "$CLI" validate "$DIR/in.json")" << 1
+        << "^error: [^\n]*/in\\.json: cannot read: is a character device, not a regular file" << "^$" << "";
+    QTest::newRow("validate 70 MB file")
+        << "big" << R"(exec "$CLI" validate "$DIR/in.json")" << 1
+        << "^error: [^\n]*/in\\.json: file too large: 73400320 bytes, over the 64 MiB limit" << "^$" << "";
+    QTest::newRow("validate - reads stdin")
+        << "" << QStringLiteral(R"(exec "$CLI" validate - < "%1")").arg(kScenario) << 0 << ""
+        << "^OK: <stdin>: scenario 'llama3-70b-8gpu'" << "";
+    QTest::newRow("evaluate --plan - reads stdin")
+        << "" << QStringLiteral(R"(exec "$CLI" evaluate --scenario llama3-70b-8gpu --plan - < "%1")")
+                     .arg(QStringLiteral(SHARDLAB_TEST_DATA "/plans/llama3-70b-tp8.plan.json"))
+        << 0 << "" << "^Plan: TP 8" << "";
+    // Non-UTF-8 names: escaped, a user error (1), never "internal error" (3).
+    QTest::newRow("validate non-UTF-8 file name")
+        << "nonutf8" << R"(exec "$CLI" validate "$DIR/bad$(printf '\377').json")" << 1
+        << "^error: [^\n]*/bad\\\\xff\\.json: malformed JSON" << "^$" << "";
+    QTest::newRow("validate --json non-UTF-8 file name")
+        << "nonutf8" << R"(exec "$CLI" validate "$DIR/bad$(printf '\377').json" --json)" << 1 << "" << "\"valid\": false"
+        << "json-file-escaped";
+    QTest::newRow("import-hf --name with byte 0xff")
+        << "" << QStringLiteral(R"sh(exec "$CLI" import-hf "%1" --name "x$(printf '\377')" --json)sh")
+                     .arg(QStringLiteral(SHARDLAB_TEST_DATA "/hf/qwen3-8b.config.json"))
+        << 1 << "^error: --name: must be UTF-8 text without control characters \\(got 'x\\\\xff'\\)\n$" << "^$" << "";
+    // Outputs.
+    QTest::newRow("--out /dev/null clone: written, stays a device")
+        << "devnull" << R"(exec "$CLI" megatron --scenario llama3-70b-8gpu --out "$DIR/out.json")" << 0 << ""
+        << "\nwrote [^\n]*/out\\.json\n$" << "out-is-char-device";
+    QTest::newRow("--out /dev/full clone: ENOSPC is an error")
+        << "devfull" << R"(exec "$CLI" megatron --scenario llama3-70b-8gpu --out "$DIR/out.json")" << 1
+        << "^error: [^\n]*/out\\.json: write failed: No space left on device\n$" << "^$" << "out-is-char-device";
+    QTest::newRow("--out FIFO without a reader: error at once")
+        << "outfifo" << R"(exec "$CLI" search --scenario llama3-70b-8gpu --algo random --budget 50 --out "$DIR/out.json")"
+        << 1 << "^error: [^\n]*/out\\.json: is a named pipe \\(FIFO\\) that no process is reading\n$" << "^$" << "";
+    QTest::newRow("--out symlink to a 0600 file: link and mode kept")
+        << "link0600" << R"(exec "$CLI" import-hf "$DIR/../hf.json" --out "$DIR/out.json")" << 0 << "" << "\nwrote "
+        << "link-kept";
+}
+
+void TestCliFiles::specialFiles()
+{
+    QFETCH(QString, setup);
+    QFETCH(QString, command);
+    QFETCH(int, exitCode);
+    QFETCH(QString, stderrRegex);
+    QFETCH(QString, stdoutRegex);
+    QFETCH(QString, check);
+
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    QVERIFY(QDir(tmp.path()).mkdir("d"));
+    const QString dir = tmp.path() + "/d";
+    const QByteArray in = QFile::encodeName(dir + "/in.json"), out = QFile::encodeName(dir + "/out.json");
+    auto mknodChar = [&](const QByteArray& path, int minor) {
+        if (!isRoot())
+            return false;
+        return ::mknod(path.constData(), S_IFCHR | 0666, makedev(1, minor)) == 0;
+    };
+    if (setup == "fifo")
+        QCOMPARE(::mkfifo(in.constData(), 0600), 0);
+    else if (setup == "outfifo")
+        QCOMPARE(::mkfifo(out.constData(), 0600), 0);
+    else if (setup == "devzero" || setup == "devnull" || setup == "devfull") {
+        if (!isRoot())
+            QSKIP("mknod of a character device needs root");
+        QVERIFY(mknodChar(setup == "devzero" ? in : out, setup == "devzero" ? 5 : setup == "devnull" ? 3 : 7));
+    } else if (setup == "big") {
+        QFile f(dir + "/in.json");
+        QVERIFY(f.open(QIODevice::WriteOnly) && f.resize(70LL << 20)); // sparse: no 70 MB on disk
+    } else if (setup == "nonutf8") {
+        // Qt cannot name it (QString is Unicode); write through the raw bytes instead.
+        const QByteArray name = QFile::encodeName(dir) + "/bad\xff.json";
+        FILE* fp = std::fopen(name.constData(), "w");
+        QVERIFY(fp);
+        std::fputs("{\"format\": ", fp);
+        std::fclose(fp);
+    } else if (setup == "link0600") {
+        QVERIFY(QFile::copy(QStringLiteral(SHARDLAB_TEST_DATA "/hf/qwen3-8b.config.json"), tmp.path() + "/hf.json"));
+        QFile real(dir + "/real.json");
+        QVERIFY(real.open(QIODevice::WriteOnly));
+        real.close();
+        QVERIFY(real.setPermissions(QFile::ReadOwner | QFile::WriteOwner));
+        QVERIFY(QFile::link("real.json", dir + "/out.json"));
+    }
+
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("CLI", QStringLiteral(SHARDLAB_CLI));
+    env.insert("DIR", dir);
+    p.setProcessEnvironment(env);
+    QElapsedTimer clock;
+    clock.start();
+    p.start("/bin/sh", {"-c", command});
+    // The CLI starts in about a second here; a FIFO used to block it forever.
+    const bool finished = p.waitForFinished(20000);
+    if (!finished) {
+        p.kill();
+        p.waitForFinished();
+    }
+    QVERIFY2(finished, "the command did not finish within 20 s");
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    const QString stdoutText = QString::fromUtf8(p.readAllStandardOutput());
+    const QString shown = QString("exit %1 after %2 ms\nstderr: %3\nstdout: %4")
+                              .arg(p.exitCode())
+                              .arg(clock.elapsed())
+                              .arg(err, stdoutText.left(400));
+    QVERIFY2(p.exitStatus() == QProcess::NormalExit, qPrintable(shown));
+    QVERIFY2(p.exitCode() == exitCode, qPrintable(shown));
+    if (stderrRegex.isEmpty())
+        QVERIFY2(err.isEmpty(), qPrintable(shown));
+    else
+        QVERIFY2(QRegularExpression(stderrRegex).match(err).hasMatch(), qPrintable(shown));
+    QVERIFY2(QRegularExpression(stdoutRegex).match(stdoutText).hasMatch(), qPrintable(shown));
+    QVERIFY2(!err.contains("internal error"), qPrintable(shown));
+    QVERIFY2(tempFilesIn(dir).isEmpty(), qPrintable(tempFilesIn(dir).join(", ")));
+
+    if (check == "out-is-char-device") {
+        QVERIFY(S_ISCHR(modeOf(dir + "/out.json"))); // it used to become a regular file
+    } else if (check == "link-kept") {
+        QVERIFY(S_ISLNK(modeOf(dir + "/out.json")));
+        QCOMPARE(int(modeOf(dir + "/real.json") & 0777), 0600);
+        QVERIFY(QFileInfo(dir + "/real.json").size() > 100);
+    } else if (check == "json-file-escaped") {
+        const QJsonObject j = QJsonDocument::fromJson(stdoutText.toUtf8()).object();
+        QVERIFY2(j.value("file").toString().endsWith("/bad\\xff.json"), qPrintable(stdoutText));
+    }
+    if (setup == "nonutf8")
+        ::unlink((QFile::encodeName(dir) + "/bad\xff.json").constData()); // QTemporaryDir cannot name it
+}
+
+QTEST_APPLESS_MAIN(TestCliFiles)
+#include "tst_cli_files.moc"
