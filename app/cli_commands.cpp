@@ -63,4 +63,26 @@ int reportErrors(std::ostream& err, const std::vector<std::string>& lines)
     return kExitInvalid;
 }
 
+void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent)
+{
+    const WorkloadSpec& w = s.workload;
+    const bool agg = w.serving == ServingMode::Aggregated;
+    out << indent << "Serving: " << servingModeName(w.serving)
+        << (agg ? " (in-flight batching, chunked prefill, max_num_tokens " + std::to_string(w.maxNumTokens) + ")"
+                : std::string(" (steady decode steps only, prefill left out: an upper bound)"))
+        << "\n";
+    out << indent << "  output tokens/s  " << formatNumber("%.0f", r.outputTokensPerS) << " total, "
+        << formatNumber("%.1f", r.tokensPerSPerGpu) << " per GPU"
+        << (agg ? "  -- every prompt's prefill included (trtllm-bench, MLPerf Offline)\n" : "  -- decode steps only\n");
+    out << indent << "  TPOT             " << formatNumber("%.2f", r.tpotMs) << " ms (limit " << formatNumber("%g", w.tpotSloMs)
+        << ")  -- mean gap between a request's output tokens" << (agg ? ", prompt chunks beside them included" : "")
+        << " (" << formatNumber("%.1f", r.tpotMs > 0 ? 1e3 / r.tpotMs : 0) << " tokens/s per user)\n";
+    out << indent << "  TTFT             " << formatNumber("%.1f", r.ttftMs) << " ms (limit " << formatNumber("%g", w.ttftSloMs)
+        << ")  -- "
+        << (agg ? "wait for the next step plus the prompt's chunks at the budget left free"
+                : "one prompt's prefill through every stage")
+        << "\n";
+    out << indent << "  end-to-end       " << formatNumber("%.0f", r.e2eMs) << " ms  -- TTFT + (output tokens - 1) x TPOT\n";
+}
+
 } // namespace shardlab::cli

@@ -8,6 +8,7 @@
 
 #include "cli_args.h"
 #include "io/scenario_json.h"
+#include "sim/simulator.h"
 
 namespace shardlab::cli {
 
@@ -32,6 +33,9 @@ extern const OptionSpec kJsonOption;     // --json
 extern const OptionSpec kScenarioOption; // --scenario (file or preset name)
 std::string formatCount(double v); // 70.55 B, 1.20 T, 512 M
 std::string formatNumber(const char* printfFormat, double v);
+// The serving mode and one line per figure saying what it means (and which benchmark
+// reports it), each line starting with `indent`.
+void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent);
 std::string padRight(std::string s, size_t width);
 int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
 int reportFieldErrors(std::ostream& err, const FieldErrors& errors);

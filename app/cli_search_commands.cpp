@@ -120,9 +120,7 @@ void printPlan(std::ostream& out, const Scenario& s, const Plan& p, const SimRes
         out << " (expert TP " << r.expertTensorParallel << ")";
     out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
         << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << "\n";
-    out << "  " << formatNumber("%.1f", r.tokensPerSPerGpu) << " tokens/s per GPU (" << formatNumber("%.0f", r.decodeTokensPerS)
-        << " total); TPOT " << formatNumber("%.2f", r.tpotMs) << " ms (limit " << formatNumber("%g", s.workload.tpotSloMs) << "); TTFT "
-        << formatNumber("%.1f", r.ttftMs) << " ms (limit " << formatNumber("%g", s.workload.ttftSloMs) << ")\n";
+    printServingFigures(out, s, r, "  ");
     const MemoryBreakdown& m = r.memory;
     out << "  memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb) << " GB (weights "
         << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb) << ", activations "

@@ -31,9 +31,7 @@ void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const 
         out << "  - " << why << "\n";
     if (r.structureChecks)
         return;
-    out << "Decode: " << formatNumber("%.0f", r.decodeTokensPerS) << " tokens/s total, " << formatNumber("%.1f", r.tokensPerSPerGpu)
-        << " tokens/s per GPU; TPOT " << formatNumber("%.2f", r.tpotMs) << " ms (limit " << formatNumber("%g", s.workload.tpotSloMs)
-        << "); TTFT " << formatNumber("%.1f", r.ttftMs) << " ms (limit " << formatNumber("%g", s.workload.ttftSloMs) << ")\n";
+    printServingFigures(out, s, r, "");
     if (p.pipelineParallel > 1)
         out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage " << formatNumber("%.1f", r.p2pUs)
             << " us, bubble " << formatNumber("%.0f", r.pipelineBubble * 100) << "%\n";
@@ -231,15 +229,17 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
                          {"precision", r.c.fp8 ? "fp8" : "bf16"}, {"tp", r.c.tensorParallel},
                          {"ep", r.c.expertParallel}, {"prompt", r.c.promptTokens}, {"output", r.c.outputTokens},
                          {"batch", r.batchUsed}, {"published", r.c.published}, {"predicted", r.predicted},
-                         {"ratio", r.ratio}, {"source", r.c.source}, {"error", r.error}});
+                         {"ratio", r.ratio}, {"gpu", r.c.gpu}, {"set", r.c.set}, {"source", r.c.source},
+                         {"error", r.error}});
         out << j.dump(2) << "\n";
         return kExitOk;
     }
     char line[256];
-    std::snprintf(line, sizeof line, "| %-4s | %-16s | %-5s | %-3s | %-11s | %-6s | %-12s | %10s | %10s | %5s |\n", "id",
-                  "model", "prec", "GPU", "in/out", "batch", "metric", "published", "predicted", "ratio");
-    out << line << "|------|------------------|-------|-----|-------------|--------|--------------|------------|----"
-                   "--------|-------|\n";
+    std::snprintf(line, sizeof line,
+                  "| %-4s | %-16s | %-5s | %-9s | %-11s | %-8s | %-9s | %10s | %10s | %5s | %-5s |\n", "id", "model",
+                  "prec", "GPUs", "in/out", "batch", "metric", "published", "predicted", "ratio", "set");
+    out << line << "|------|------------------|-------|-----------|-------------|----------|-----------|------------|----"
+                   "--------|-------|-------|\n";
     for (const auto& r : rows) {
         if (!r.error.empty()) {
             out << "| " << r.c.id << " | error: " << r.error << "\n";
@@ -250,9 +250,11 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
                                                                       : "out tok/s";
         const std::string lens = std::to_string(r.c.promptTokens) + "/" + std::to_string(r.c.outputTokens);
         const std::string batch = r.c.batch == 0 ? "max " + std::to_string(r.batchUsed) : std::to_string(r.batchUsed);
-        std::snprintf(line, sizeof line, "| %-4s | %-16s | %-5s | %-3d | %-11s | %-6s | %-12s | %10.1f | %10.1f | %5.2f |\n",
-                      r.c.id.c_str(), r.c.modelPreset.c_str(), r.c.fp8 ? "FP8" : "BF16", r.c.tensorParallel,
-                      lens.c_str(), batch.c_str(), metric, r.c.published, r.predicted, r.ratio);
+        const std::string gpus = std::to_string(r.c.tensorParallel) + "x " + (r.c.gpu == "h200" ? "H200" : "H100");
+        std::snprintf(line, sizeof line,
+                      "| %-4s | %-16s | %-5s | %-9s | %-11s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-5s |\n",
+                      r.c.id.c_str(), r.c.modelPreset.c_str(), r.c.fp8 ? "FP8" : "BF16", gpus.c_str(), lens.c_str(),
+                      batch.c_str(), metric, r.c.published, r.predicted, r.ratio, r.c.set.c_str());
         out << line;
     }
     return kExitOk;

@@ -266,10 +266,12 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                           .arg(p.microBatches);
     if (r.structureChecks == 0) {
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
-        html += QStringLiteral("<br><b>%1</b> tokens/s per GPU (%2 total) · TPOT %3 · TTFT %4 · memory %5 / %6 GB")
-                    .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.decodeTokensPerS, 0),
+        html += QStringLiteral("<br><b>%1</b> output tokens/s per GPU (%2 total, %7) · TPOT %3 · TTFT %4 · memory %5 / %6 GB")
+                    .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.outputTokensPerS, 0),
                          versus(r.tpotMs, w.tpotSloMs), versus(r.ttftMs, w.ttftSloMs),
-                         formatNumber(r.memory.totalGb, 1), formatNumber(r.memory.capacityGb, 0));
+                         formatNumber(r.memory.totalGb, 1), formatNumber(r.memory.capacityGb, 0),
+                         r.serving == ServingMode::Aggregated ? tr("aggregated serving, prefill included")
+                                                              : tr("decode only, prefill left out"));
     }
     html += QStringLiteral("<br>") + degrees;
     if (!comparison.isEmpty())

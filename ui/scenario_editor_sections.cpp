@@ -423,13 +423,41 @@ QWidget* ScenarioEditor::buildWorkloadSection()
         [](Scenario& s) -> int& { return s.workload.outputTokens; }, tr(" tokens"));
     form->addRow(tr("TTFT SLO"), makeDouble(
                                      QStringLiteral("workload.ttft_slo_ms"),
-                                     tr("Time-to-first-token limit: plans whose prefill is slower are invalid."), 1e10,
+                                     tr("Time-to-first-token limit: plans whose first token comes later are invalid."), 1e10,
                                      1, [](Scenario& s) -> double& { return s.workload.ttftSloMs; }, tr(" ms")));
     form->addRow(tr("TPOT SLO"), makeDouble(
                                      QStringLiteral("workload.tpot_slo_ms"),
-                                     tr("Time-per-output-token limit: plans whose decode step is slower are "
-                                        "invalid."),
+                                     tr("Time-per-output-token limit: plans whose engine step (decode tokens "
+                                        "and, in aggregated serving, the prompt chunks beside them) is slower "
+                                        "are invalid."),
                                      1e10, 2, [](Scenario& s) -> double& { return s.workload.tpotSloMs; }, tr(" ms")));
+    auto* serving = new FieldComboBox;
+    serving->setObjectName(QStringLiteral("servingMode"));
+    serving->setFocusPolicy(Qt::StrongFocus);
+    narrowCombo(serving);
+    serving->addItem(tr("Aggregated (in-flight batching, chunked prefill)"), int(ServingMode::Aggregated));
+    serving->addItem(tr("Decode only (upper bound, prefill left out)"), int(ServingMode::Decode));
+    setFieldToolTip(serving,
+                    tr("How the engine serves requests. Aggregated: every engine step carries the running "
+                       "sequences' decode tokens plus prompt tokens up to the token budget, so prefill is inside "
+                       "the throughput, as trtllm-bench, MLPerf, vLLM/SGLang benchmarks and aiperf measure it. "
+                       "Decode only: steady decode steps with prefill left out, an upper bound no benchmark "
+                       "reports."));
+    registerField(QStringLiteral("workload.serving"), serving, [this, serving] {
+        const QSignalBlocker block(serving);
+        serving->setCurrentIndex(serving->findData(int(m_scenario.workload.serving)));
+    });
+    connect(serving, &QComboBox::activated, this, [this, serving](int i) {
+        m_scenario.workload.serving = static_cast<ServingMode>(serving->itemData(i).toInt());
+        userEdited();
+    });
+    form->addRow(tr("Serving"), serving);
+    addInt(
+        form, QStringLiteral("workload.max_num_tokens"), tr("Token budget"),
+        tr("Tokens one engine step may carry (max_num_tokens in TensorRT-LLM, max-num-batched-tokens in vLLM, "
+           "chunked-prefill-size in SGLang): decode tokens of the running sequences plus prompt chunks. Used by "
+           "aggregated serving."),
+        kMaxNumTokensLimit, [](Scenario& s) -> int& { return s.workload.maxNumTokens; }, tr(" tokens"));
     m_workloadInfo = new QLabel;
     m_workloadInfo->setObjectName(QStringLiteral("workloadInfo"));
     m_workloadInfo->setWordWrap(true);

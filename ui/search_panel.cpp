@@ -115,6 +115,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
 void SearchPanel::setScenario(const Scenario& s)
 {
     m_scenario = s;
+    m_curve->yAxis->setLabel(s.workload.serving == ServingMode::Aggregated
+                                 ? tr("output tokens/s per GPU (aggregated, prefill included)")
+                                 : tr("decode tokens/s per GPU (decode only, no prefill)"));
     std::vector<OpId> ops;
     for (int i = 0; i < kOpCount; ++i)
         if (opPresent(s.model, static_cast<OpId>(i)))

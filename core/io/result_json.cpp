@@ -56,6 +56,16 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
         out.push_back(fmt("TTFT SLO: %.1f ms exceeds the limit of %g ms", r.ttftMs, s.workload.ttftSloMs));
     if (r.violates(Violation::TpotSlo))
         out.push_back(fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs));
+    if (r.violates(Violation::TokenBudget))
+    {
+        char buf[300];
+        std::snprintf(buf, sizeof buf,
+                      "token budget: an engine step carries %.0f tokens (%.0f decoding sequences, each bringing %.2f "
+                      "prompt tokens per step), above max_num_tokens %d; use a smaller batch or more micro-batches",
+                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches),
+                      double(s.workload.promptTokens) / std::max(1, s.workload.outputTokens), s.workload.maxNumTokens);
+        out.push_back(buf);
+    }
     return out;
 }
 
@@ -82,10 +92,17 @@ std::string evaluationToJson(const Scenario& s, const Plan& p, const SimResult& 
     j["violations"] = v;
     j["reasons"] = violationReasons(s, p, r);
     const bool costed = r.structureChecks == 0;
-    j["decode_tokens_per_s"] = costed ? finite(r.decodeTokensPerS) : 0.0;
-    j["tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
+    j["serving"] = servingModeName(s.workload.serving);
+    j["output_tokens_per_s"] = costed ? finite(r.outputTokensPerS) : 0.0;
+    j["output_tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
     j["tpot_ms"] = costed ? finite(r.tpotMs) : 0.0;
     j["ttft_ms"] = costed ? finite(r.ttftMs) : 0.0;
+    j["e2e_ms"] = costed ? finite(r.e2eMs) : 0.0;
+    j["tokens_per_s_per_user"] = costed && r.tpotMs > 0 ? finite(1e3 / r.tpotMs) : 0.0;
+    j["step_tokens"] = costed ? finite(r.stepTokens) : 0.0;
+    // Names of v1, kept for scripts: the same figures as output_tokens_per_s(_per_gpu).
+    j["decode_tokens_per_s"] = costed ? finite(r.outputTokensPerS) : 0.0;
+    j["tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
     j["stage_step_us"] = finite(r.stageStepUs);
     j["pipeline_bubble"] = finite(r.pipelineBubble);
     j["expert_tensor_parallel"] = r.expertTensorParallel;

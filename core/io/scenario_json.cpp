@@ -156,11 +156,18 @@ WorkloadSpec readWorkload(JsonReader r)
     WorkloadSpec w;
     if (!r.requireObject())
         return w;
-    r.rejectUnknownKeys({"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "description"});
+    r.rejectUnknownKeys(
+        {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "description"});
     w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
     w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
     w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, 1e9);
     w.tpotSloMs = r.number("tpot_slo_ms", 1e-9, 1e9);
+    // Files written before serving modes existed are read as aggregated serving, what the
+    // benchmarks users compare with measure.
+    const std::string mode = r.stringOr("serving", servingModeName(ServingMode::Aggregated));
+    if (!servingModeFromName(mode, w.serving))
+        r.fail(r.path("serving"), "unknown serving mode \"" + mode + "\" (known: aggregated, decode)");
+    w.maxNumTokens = r.integerOr("max_num_tokens", 8192, 1, kMaxNumTokensLimit);
     return w;
 }
 
@@ -478,7 +485,9 @@ std::string scenarioToJson(const Scenario& s)
     j["workload"] = {{"prompt_tokens", s.workload.promptTokens},
                      {"output_tokens", s.workload.outputTokens},
                      {"ttft_slo_ms", s.workload.ttftSloMs},
-                     {"tpot_slo_ms", s.workload.tpotSloMs}};
+                     {"tpot_slo_ms", s.workload.tpotSloMs},
+                     {"serving", servingModeName(s.workload.serving)},
+                     {"max_num_tokens", s.workload.maxNumTokens}};
     return j.dump(2) + "\n";
 }
 

@@ -84,7 +84,7 @@ struct Plan {
     int pipelineParallel = 1;
     int dataParallel = 1;
     int batch = 1;        // sequences in flight per data-parallel replica
-    int microBatches = 1; // pipeline micro-batches, 1..batch (split as evenly as possible)
+    int microBatches = 1; // pipeline micro-batches, 1..min(batch, PP) (split as evenly as possible)
     std::array<std::uint8_t, kOpCount> sharding{}; // option index per OpId
 
     int option(OpId id) const { return sharding[static_cast<int>(id)]; }

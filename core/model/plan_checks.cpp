@@ -75,7 +75,7 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
         if (etp == 0)
             flag(PlanCheck::EpGroup);
     }
-    if (p.microBatches < 1 || p.microBatches > p.batch)
+    if (p.microBatches < 1 || p.microBatches > p.batch || p.microBatches > p.pipelineParallel)
         flag(PlanCheck::MicroBatches);
     if (p.batch > kMaxBatch)
         flag(PlanCheck::BatchLimit);
@@ -127,7 +127,9 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
                     + " is not divisible by tensor_parallel " + num(p.tensorParallel)};
     case PlanCheck::MicroBatches:
         return {{}, "micro_batches",
-                "micro_batches " + num(p.microBatches) + " must be between 1 and the batch (" + num(p.batch) + ")"};
+                "micro_batches " + num(p.microBatches) + " must be between 1 and the smaller of the batch ("
+                    + num(p.batch) + ") and pipeline_parallel (" + num(p.pipelineParallel)
+                    + "): each pipeline stage runs one micro-batch at a time"};
     case PlanCheck::BatchLimit:
         return {{}, "batch", "batch " + num(p.batch) + " is above the limit of " + num(kMaxBatch)};
     case PlanCheck::Count:

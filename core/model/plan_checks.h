@@ -19,7 +19,7 @@ enum class PlanCheck : std::uint8_t {
     EpGroup,           // EP does not divide TP x DP (the expert side's ranks per stage)
     ExpertFfnEtp,      // expert ffn not divisible by expert-TP = TP x DP / EP
     SharedFfnTp,       // shared expert ffn not divisible by TP
-    MicroBatches,      // micro-batches outside 1..batch
+    MicroBatches,      // micro-batches outside 1..min(batch, pipeline_parallel)
     BatchLimit,        // batch above kMaxBatch
     Count
 };

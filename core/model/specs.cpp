@@ -156,7 +156,27 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
     checkRange(e, p + ".output_tokens", w.outputTokens, 1, 10'000'000);
     checkPositive(e, p + ".ttft_slo_ms", w.ttftSloMs, 1e9);
     checkPositive(e, p + ".tpot_slo_ms", w.tpotSloMs, 1e9);
+    checkRange(e, p + ".max_num_tokens", w.maxNumTokens, 1, kMaxNumTokensLimit);
     return e;
+}
+
+const char* servingModeName(ServingMode m)
+{
+    switch (m) {
+    case ServingMode::Aggregated: return "aggregated";
+    case ServingMode::Decode: return "decode";
+    }
+    return "?";
+}
+
+bool servingModeFromName(const std::string& name, ServingMode& out)
+{
+    for (ServingMode m : {ServingMode::Aggregated, ServingMode::Decode})
+        if (name == servingModeName(m)) {
+            out = m;
+            return true;
+        }
+    return false;
 }
 
 FieldErrors validateScenario(const Scenario& s)

@@ -102,11 +102,25 @@ struct ClusterSpec {
     long long totalGpus() const { return static_cast<long long>(gpusPerNode) * nodes; }
 };
 
+// How the engine serves the workload (docs/simulator.md §4, "Serving modes").
+//   Aggregated: in-flight batching with chunked prefill: every engine step carries the
+//               decode tokens of the running sequences plus prompt tokens, up to a token
+//               budget; prefill time is inside the measured throughput (what trtllm-bench,
+//               MLPerf, vLLM/SGLang benchmarks and aiperf report).
+//   Decode:     a steady decode step with prefill left out (an upper bound no benchmark
+//               measures; ShardLab v1's figure).
+enum class ServingMode : std::uint8_t { Aggregated, Decode };
+const char* servingModeName(ServingMode m);
+bool servingModeFromName(const std::string& name, ServingMode& out);
+constexpr int kMaxNumTokensLimit = 1 << 22; // token budget per step: 4 M tokens is no engine
+
 struct WorkloadSpec {
     int promptTokens = 0;
     int outputTokens = 0;
     double ttftSloMs = 0;  // time to first token limit
     double tpotSloMs = 0;  // time per output token limit
+    ServingMode serving = ServingMode::Aggregated;
+    int maxNumTokens = 8192; // tokens per engine step (max_num_tokens / max-num-batched-tokens)
 
     // Context a decode step sees on average, and at its longest (KV cache sizing).
     double meanDecodeContext() const { return promptTokens + outputTokens / 2.0; }

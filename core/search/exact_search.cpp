@@ -8,8 +8,7 @@
 //    model make this a bound (docs/search.md): every price is non-decreasing in the batch
 //    with no fixed share growing faster than the batch ("batch property"), so throughput
 //    never falls when the batch grows and the best batch of any fixed plan is the largest
-//    feasible one; and more micro-batches than stages never help, so micro-batches
-//    1..PP cover every micro-batch count.
+//    feasible one. Micro-batches run 1..PP (the simulator refuses more).
 // 2. Entries are examined best bound first until no bound can beat the best plan. A
 //    degrees entry splits into one entry per micro-batch count; a (degrees, micro) entry
 //    is solved by branch and bound over the operator groups (exact_tables.h), for each
@@ -164,12 +163,19 @@ bool ExactSearch::boundDegrees(Entry& e)
     if (m_t->empty())
         return false;
     const Scenario& s = m_ctx->scenario;
+    const CostModel& cm = m_ctx->simulator.costs();
     auto figuresAt = [&](int b, PipelineFigures& f) {
         const LayerSums lb = m_t->lowerBound(1, b);
         f = m_t->figures(1, b, m_t->decodeAt(1, b).dec, lb);
         f.cycleS = f.stageStepS + f.p2pDecS; // the cycle's floor over every micro-batch count
         f.tpotMs = f.cycleS * 1e3;
         f.tokensPerSPerGpu = f.cycleS > 0 ? double(b) * e.d.dp / f.cycleS / double(s.cluster.totalGpus()) : 0;
+        // The most micro-batches (min(PP, batch)) give the smallest engine step: the
+        // floors of the token budget's use and of the aggregated TTFT.
+        const double mMax = std::min(e.d.pp, b);
+        f.stepTokens /= mMax;
+        if (s.workload.serving == ServingMode::Aggregated)
+            f.ttftMs = cm.aggregatedTtftMs(f.cycleS, b / mMax);
     };
     PipelineFigures f1;
     figuresAt(1, f1);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "io/presets.h"
+#include "sim/batch.h"
 #include "sim/simulator.h"
 
 namespace shardlab {
@@ -16,9 +17,12 @@ constexpr const char* kNim = "NVIDIA NIM LLM benchmarking page, NIM 1.8.0";
 constexpr const char* kTrtServe = "TensorRT-LLM online serving table (v0.14.0, BF16)";
 constexpr const char* kTrtOld = "TensorRT-LLM performance.md (v0.5/v0.6.1), H100 FP8";
 
-// Engines batch requests up to a maximum and prefill in chunks of this many tokens.
+constexpr const char* kTrtPerf11 = "TensorRT-LLM perf-overview (PyTorch backend, FP8, trtllm-bench throughput, "
+                                   "total output tok/s), H200 column unless the id ends in H";
+constexpr const char* kTrtPerf11H100 = "TensorRT-LLM perf-overview (PyTorch backend, FP8), H100 cells";
+
+// Engines keep at most this many sequences in flight (TensorRT-LLM's max_batch_size).
 constexpr int kMaxEngineBatch = 2048;
-constexpr int kPrefillChunkTokens = 8192;
 } // namespace
 
 const std::vector<CalibrationCase>& calibrationCases()
@@ -38,6 +42,31 @@ const std::vector<CalibrationCase>& calibrationCases()
         {"D2", "llama3-70b", "NIM 1.8.0 (TensorRT-LLM)", true, 2, 1, 500, 2000, 1, M::TpotMs, 18.91, kNim},
         {"C1", "llama3-70b", "TensorRT-LLM 0.14 + Triton", false, 4, 1, 467, 256, 11, M::TpotMs, 21, kTrtServe},
         {"E6", "llama3-70b", "TensorRT-LLM 0.5", true, 4, 1, 2048, 1, 1, M::TtftMs, 109, kTrtOld, 32000},
+        // measurements.md §4: end-to-end max-throughput rows; never used to choose an efficiency.
+        {"F1", "llama3-70b", "TensorRT-LLM 1.x", true, 1, 1, 1000, 1000, 0, M::OutputTokensPerS, 2909, kTrtPerf11, 0,
+         "h200", false, "check"},
+        {"F2", "llama3-70b", "TensorRT-LLM 1.x", true, 1, 1, 5000, 500, 0, M::OutputTokensPerS, 566, kTrtPerf11, 0,
+         "h200", false, "check"},
+        {"F3", "llama3-70b", "TensorRT-LLM 1.x", true, 1, 1, 20000, 2000, 0, M::OutputTokensPerS, 283, kTrtPerf11, 0,
+         "h200", false, "check"},
+        {"F4", "llama3-405b", "TensorRT-LLM 1.x", true, 8, 1, 1000, 1000, 0, M::OutputTokensPerS, 3330, kTrtPerf11, 0,
+         "h200", false, "check"},
+        {"F5", "llama3-405b", "TensorRT-LLM 1.x", true, 8, 1, 20000, 2000, 0, M::OutputTokensPerS, 505, kTrtPerf11, 0,
+         "h200", false, "check"},
+        {"F5H", "llama3-405b", "TensorRT-LLM 1.x", true, 8, 1, 20000, 2000, 0, M::OutputTokensPerS, 345, kTrtPerf11H100,
+         0, "h100", false, "check"},
+        {"F6", "qwen3-235b-a22b", "TensorRT-LLM 1.x", true, 8, 8, 1000, 1000, 0, M::OutputTokensPerS, 23789, kTrtPerf11,
+         0, "h200", true, "check"},
+        {"F7", "qwen3-235b-a22b", "TensorRT-LLM 1.x", true, 8, 8, 5000, 500, 0, M::OutputTokensPerS, 3623, kTrtPerf11,
+         0, "h200", true, "check"},
+        {"F8H", "llama3-8b", "TensorRT-LLM 1.x", true, 1, 1, 1000, 1000, 0, M::OutputTokensPerS, 15220, kTrtPerf11H100,
+         0, "h100", false, "check"},
+        {"F9H", "llama3-8b", "TensorRT-LLM 1.x", true, 1, 1, 128, 2048, 0, M::OutputTokensPerS, 22714, kTrtPerf11H100,
+         0, "h100", false, "check"},
+        {"F10H", "llama3-70b", "TensorRT-LLM 1.x", true, 2, 1, 128, 2048, 0, M::OutputTokensPerS, 6651, kTrtPerf11H100,
+         0, "h100", false, "check"},
+        {"F11H", "llama3-70b", "TensorRT-LLM 1.x", true, 2, 1, 2048, 128, 0, M::OutputTokensPerS, 762, kTrtPerf11H100,
+         0, "h100", false, "check"},
     };
     return cases;
 }
@@ -45,12 +74,13 @@ const std::vector<CalibrationCase>& calibrationCases()
 std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
 {
     std::vector<CalibrationRow> rows;
+    auto h200 = clusterPreset("h200-8");
     for (const CalibrationCase& c : calibrationCases()) {
         CalibrationRow row;
         row.c = c;
         auto model = modelPreset(c.modelPreset);
-        if (!model.ok()) {
-            row.error = model.firstError();
+        if (!model.ok() || (c.gpu == "h200" && !h200.ok())) {
+            row.error = model.ok() ? h200.firstError() : model.firstError();
             rows.push_back(row);
             continue;
         }
@@ -64,37 +94,37 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
         if (c.vocabOverride > 0)
             s.model.vocabSize = c.vocabOverride;
         s.cluster = baseCluster;
+        if (c.gpu == "h200") { // the H200 preset with the given cluster's efficiencies
+            s.cluster.gpu = h200.value.gpu;
+            s.cluster.gpu.efficiency = baseCluster.gpu.efficiency;
+            s.cluster.gpu.kernelOverheadUs = baseCluster.gpu.kernelOverheadUs;
+        }
         s.cluster.nodes = 1;
         s.cluster.gpusPerNode = c.tensorParallel;
         s.workload = {c.promptTokens, c.outputTokens, 1e9, 1e9};
+        const bool throughput = c.metric == CalibrationMetric::OutputTokensPerS;
+        // A max-throughput run is aggregated serving; a lone request's TPOT or TTFT has no
+        // other request's prompt chunk beside it: the decode mode's figures.
+        s.workload.serving = throughput ? ServingMode::Aggregated : ServingMode::Decode;
 
         Plan p;
         applyMegatronSharding(p);
         p.tensorParallel = c.tensorParallel;
         p.expertParallel = c.expertParallel;
-
-        // Prefill in engine-sized chunks of whole prompts.
-        SimConstants k;
-        k.prefillPrompts = std::max(1, kPrefillChunkTokens / std::max(1, c.promptTokens));
-        const Simulator chunkSim(s, k);
-        const Simulator oneSim(s);
+        if (c.attentionDp)
+            for (OpId id : {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm})
+                p.setOption(id, optionFromName(id, id == OpId::AttnNorm || id == OpId::FfnNorm ? "sequence" : "token"));
+        const Simulator sim(s);
 
         int batch = c.batch;
-        if (batch == 0) { // largest batch that fits memory, as an engine's max-throughput run
-            int lo = 0, hi = kMaxEngineBatch;
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) / 2;
-                p.batch = mid;
-                if (!chunkSim.evaluate(p).violates(Violation::Memory))
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            batch = std::max(1, lo);
+        if (batch == 0) { // the largest valid batch (memory, token budget), as a max-throughput run
+            SimResult r;
+            int evals = 0;
+            batch = std::min(kMaxEngineBatch, std::max(1, largestValidBatch(sim, p, 1, r, evals)));
         }
         p.batch = batch;
         row.batchUsed = batch;
-        const SimResult r = (c.metric == CalibrationMetric::TtftMs ? oneSim : chunkSim).evaluate(p);
+        const SimResult r = sim.evaluate(p);
         switch (c.metric) {
         case CalibrationMetric::TpotMs:
             row.predicted = r.tpotMs;
@@ -103,11 +133,7 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
             row.predicted = r.ttftMs;
             break;
         case CalibrationMetric::OutputTokensPerS: {
-            // One batch's life: its prompts prefilled in chunks, then `output` decode steps
-            // (TPOT at the mean context). Engines overlap these; this is the serial sum.
-            const double chunks = std::ceil(double(batch) / k.prefillPrompts);
-            const double seconds = c.outputTokens * r.tpotMs * 1e-3 + chunks * r.ttftMs * 1e-3;
-            row.predicted = double(batch) * c.outputTokens / seconds;
+            row.predicted = r.outputTokensPerS;
             // Physical bound: each decode step reads every weight shard at full HBM speed.
             const double weightBytes = r.memory.weightsGb * 1e9;
             row.boundTokensPerS = batch / (weightBytes / (s.cluster.gpu.hbmTbps * 1e12));

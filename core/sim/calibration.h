@@ -26,6 +26,9 @@ struct CalibrationCase {
     double published = 0;
     std::string source;
     int vocabOverride = 0;   // Llama-2 shares Llama-3-70B's shape but a 32k vocabulary
+    std::string gpu = "h100"; // "h100" (the cluster given to runCalibration) or "h200"
+    bool attentionDp = false; // attention split by sequences over the TP group (attention DP)
+    std::string set = "fit";  // "fit": used when the efficiencies were chosen; "check": never tuned on
 };
 
 struct CalibrationRow {
@@ -38,7 +41,11 @@ struct CalibrationRow {
 };
 
 const std::vector<CalibrationCase>& calibrationCases();
-// Runs every case on `cluster` (an H100 SXM node preset) with its efficiency factors.
+// Runs every case on `cluster` (an H100 SXM node preset) with its efficiency factors; H200
+// rows use the H200 preset with the same efficiencies. Max-throughput rows are predicted
+// by the simulator's aggregated serving model (in-flight batching with chunked prefill,
+// max_num_tokens 8192, the largest batch that is valid); TPOT and TTFT rows of a lone
+// request (batch 1) by the decode mode, which has no other request's prompt beside it.
 std::vector<CalibrationRow> runCalibration(const ClusterSpec& cluster);
 
 } // namespace shardlab

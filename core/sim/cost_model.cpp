@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace shardlab {
 
@@ -297,13 +298,16 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
     } else {
         // The mean micro-batch: batch / micro_batches sequences (uneven splits average out).
         ph.seqs = double(p.batch) / std::max(1, p.microBatches);
-        ph.tokens = ph.seqs;
+        ph.chunkTokens = ph.seqs * chunkPerSequence();
+        ph.chunkCtx = w.promptTokens / 2.0;
+        ph.tokens = ph.seqs + ph.chunkTokens;
         ph.ctx = w.meanDecodeContext();
     }
     ph.tpGroup = placeGroup(p.tensorParallel, 1, gpn);
     ph.invTp = 1.0 / ph.tp;
     ph.tokensPerRank = std::max(1.0, ph.tokens * ph.invTp);
     ph.seqsPerRank = std::max(1.0, ph.seqs * ph.invTp);
+    ph.chunkPerRank = ph.chunkTokens * ph.invTp;
     if (m.isMoe()) {
         ph.moeRanks = p.tensorParallel * p.dataParallel;
         ph.ep = p.expertParallel;
@@ -370,7 +374,12 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.stageStepS = maxDec;
     f.bubble = f.cycleS > 0 ? std::max(0.0, 1.0 - mb * maxDec / f.cycleS) : 0;
     f.tpotMs = f.cycleS * 1e3;
-    f.ttftMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
+    f.stepTokens = dec.tokens;
+    if (m_scenario.workload.serving == ServingMode::Aggregated)
+        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.seqs);
+    else
+        f.ttftMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
+    f.e2eMs = f.ttftMs + (m_scenario.workload.outputTokens - 1) * f.tpotMs;
     const double seqsInFlight = double(p.batch) * p.dataParallel;
     f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS : 0;
     f.tokensPerSPerGpu = f.tokensPerS / double(m_scenario.cluster.totalGpus());
@@ -380,15 +389,31 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     const double gb = 1e-9;
     f.memoryGb = f.weightsBytes * gb + f.kvBytes * gb + f.activationBytes * gb + m_scenario.cluster.gpu.memoryReserveGb;
     f.finite = std::isfinite(f.tpotMs) && std::isfinite(f.ttftMs) && std::isfinite(f.tokensPerSPerGpu)
-        && std::isfinite(f.memoryGb);
+        && std::isfinite(f.memoryGb) && std::isfinite(f.e2eMs);
     return f;
+}
+
+double CostModel::chunkPerSequence() const
+{
+    const WorkloadSpec& w = m_scenario.workload;
+    return w.serving == ServingMode::Aggregated ? double(w.promptTokens) / std::max(1, w.outputTokens) : 0.0;
+}
+
+double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const
+{
+    const WorkloadSpec& w = m_scenario.workload;
+    // A step whose decode tokens fill the budget is refused by the budget check; the
+    // prompt then gets one token per step, which keeps TTFT finite and monotone.
+    const double freeBudget = std::max(1.0, w.maxNumTokens - seqsPerStep);
+    return (0.5 + std::max(1.0, w.promptTokens / freeBudget)) * cycleS * 1e3;
 }
 
 bool CostModel::withinLimits(const PipelineFigures& f, double slack) const
 {
     const Scenario& s = m_scenario;
     return f.finite && f.memoryGb <= s.cluster.gpu.hbmGb * (1 + slack)
-        && f.ttftMs <= s.workload.ttftSloMs * (1 + slack) && f.tpotMs <= s.workload.tpotSloMs * (1 + slack);
+        && f.ttftMs <= s.workload.ttftSloMs * (1 + slack) && f.tpotMs <= s.workload.tpotSloMs * (1 + slack)
+        && f.stepTokens <= s.workload.maxNumTokens * (1 + slack);
 }
 
 } // namespace shardlab

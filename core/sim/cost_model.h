@@ -39,8 +39,10 @@ struct OpStatic {
 // depends on the degrees, batch and micro-batches but not on the operator options.
 struct PhaseContext {
     bool prefill = false;
-    double tokens = 0;        // attention side, per replica per micro-batch
-    double seqs = 0;          // sequences those tokens belong to
+    double tokens = 0;        // attention side, per replica per micro-batch (decode + prompt chunk)
+    double seqs = 0;          // decoding sequences (decode: one token each)
+    double chunkTokens = 0;   // aggregated decode step: prompt tokens prefilled beside them
+    double chunkCtx = 0;      // the mean prefix those prompt tokens attend to
     double ctx = 0;           // cached tokens each query attends to (mean)
     double batchSeqs = 0;     // sequences whose KV cache a replica holds (memory)
     double maxCtx = 0;
@@ -49,6 +51,7 @@ struct PhaseContext {
     // one token (a rank with work pays for a whole one). See docs "batch property".
     double tokensPerRank = 0;
     double seqsPerRank = 0;
+    double chunkPerRank = 0;
     double invTp = 1, invEtp = 1;
     double routedPerEpRank = 0;  // token-expert pairs landing on one EP rank (busiest)
     double routedPerEtpRank = 0; // routedPerEpRank / expert TP (an expectation)
@@ -99,6 +102,8 @@ struct PipelineFigures {
     double cycleS = 0;        // one decode step of every micro-batch
     double tpotMs = 0;
     double ttftMs = 0;
+    double e2eMs = 0;         // TTFT + (output - 1) x TPOT
+    double stepTokens = 0;    // tokens of one engine step (one micro-batch): decode + prompt chunk
     double stageStepS = 0;    // busiest stage, one micro-batch
     double p2pDecS = 0;       // stage-to-stage transfer of one micro-batch
     double bubble = 0;
@@ -150,8 +155,17 @@ public:
     double kvBytesPerLayer(int attentionOption, const PhaseContext& decode) const;
     PipelineFigures pipeline(const Plan& degrees, const StageShapes& stages, const PhaseContext& dec,
                              const PhaseContext& pre, const LayerSums& sums) const;
-    // Figures within the scenario's memory, TTFT and TPOT limits, each relaxed by (1 + slack).
+    // Figures within the scenario's memory, TTFT, TPOT and token-budget limits, each
+    // relaxed by (1 + slack).
     bool withinLimits(const PipelineFigures& f, double slack) const;
+    // Aggregated serving: prompt tokens prefilled per decoding sequence per step in steady
+    // state (ISL / OSL: each request costs ISL prompt tokens over OSL decode steps); 0 in
+    // decode mode.
+    double chunkPerSequence() const;
+    // Aggregated serving: TTFT of a request whose prompt is prefilled with the budget the
+    // decode tokens of its step leave free (max_num_tokens - seqs per step), at one step per
+    // cycle, after waiting half a cycle for the next step.
+    double aggregatedTtftMs(double cycleS, double seqsPerStep) const;
 
 private:
     Scenario m_scenario;

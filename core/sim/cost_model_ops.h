@@ -44,13 +44,18 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     }
     default: {
         const double g = ph.tp;
-        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs;
+        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs, chunk = ph.chunkTokens;
         if (opt.split == Split::Weights)
             wf = ph.invTp;
         else if (opt.split == Split::Tokens) {
             tok = ph.tokensPerRank;
             seqs = ph.seqsPerRank;
+            chunk = ph.chunkPerRank;
         }
+        // Logits are computed for the decoding sequences only, not for a prompt chunk's
+        // tokens (engines keep the last position of each sequence).
+        if (id == OpId::LmHead && !ph.prefill)
+            tok = seqs;
         c.weightBytes = s.weightBytes * wf;
         flops = tok * s.flopsPerToken * wf;
         if (id == OpId::Embedding)
@@ -68,8 +73,15 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
                 }
             } else {
-                flops += tok * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                flops += seqs * ph.ctx * s.attnFlopsDecodePerCtx * wf;
                 bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
+                if (chunk > 0) {
+                    // The prompt chunk beside them: causal attention over the prompt's
+                    // prefix; it writes its keys/values and reads about half as much again
+                    // of the earlier chunks'.
+                    flops += chunk * ph.chunkCtx * s.attnFlopsPrefillPerCtx * wf;
+                    bytes += 1.5 * chunk * s.kvBytesPerCtx * kvFrac;
+                }
             }
         }
         break;

@@ -31,6 +31,7 @@ const char* violationName(Violation v)
     case Violation::Memory: return "memory";
     case Violation::TtftSlo: return "TTFT SLO";
     case Violation::TpotSlo: return "TPOT SLO";
+    case Violation::TokenBudget: return "token budget";
     case Violation::Count: break;
     }
     return "?";
@@ -146,7 +147,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
     } else { // fast path: reset the summary; the breakdown arrays are only marked absent
         r.valid = false;
         r.violations = r.structureChecks = 0;
-        r.tpotMs = r.ttftMs = r.decodeTokensPerS = r.tokensPerSPerGpu = 0;
+        r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
         r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
         r.expertTensorParallel = 0;
         r.memory = MemoryBreakdown{};
@@ -154,6 +155,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
             r.decode[i].present = r.prefill[i].present = false;
     }
     const Scenario& sc = m_costs.scenario();
+    r.serving = sc.workload.serving;
     const ModelSpec& m = sc.model;
     const ClusterSpec& c = sc.cluster;
     const WorkloadSpec& wl = sc.workload;
@@ -218,7 +220,9 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
     r.pipelineBubble = f.bubble;
     r.tpotMs = f.tpotMs;
     r.ttftMs = f.ttftMs;
-    r.decodeTokensPerS = f.tokensPerS;
+    r.e2eMs = f.e2eMs;
+    r.stepTokens = f.stepTokens;
+    r.outputTokensPerS = f.tokensPerS;
     r.tokensPerSPerGpu = f.tokensPerSPerGpu;
 
     // Per-op breakdown of the busiest stage (decode) and of the whole prefill.
@@ -270,6 +274,8 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
     if (r.tpotMs > wl.tpotSloMs)
         r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
+    if (r.stepTokens > wl.maxNumTokens)
+        r.violations |= 1u << static_cast<int>(Violation::TokenBudget);
     if (!f.finite) {
         // Absurd inputs (bandwidth 1e-12 GB/s) overflow to Inf: report them as SLO misses.
         r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
@@ -277,8 +283,10 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
             r.tpotMs = 1e300;
         if (!std::isfinite(r.ttftMs))
             r.ttftMs = 1e300;
+        if (!std::isfinite(r.e2eMs))
+            r.e2eMs = 1e300;
         if (!std::isfinite(r.tokensPerSPerGpu))
-            r.tokensPerSPerGpu = r.decodeTokensPerS = 0;
+            r.tokensPerSPerGpu = r.outputTokensPerS = 0;
         if (!std::isfinite(mem.totalGb))
             mem.totalGb = 1e300;
     }

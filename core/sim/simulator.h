@@ -13,7 +13,7 @@
 
 namespace shardlab {
 
-enum class Violation : std::uint8_t { Tiling, Divisibility, Memory, TtftSlo, TpotSlo, Count };
+enum class Violation : std::uint8_t { Tiling, Divisibility, Memory, TtftSlo, TpotSlo, TokenBudget, Count };
 constexpr int kViolationCount = static_cast<int>(Violation::Count);
 const char* violationName(Violation v);
 
@@ -48,9 +48,12 @@ struct SimResult {
     bool valid = false;
     std::uint32_t violations = 0;      // bit per Violation
     std::uint32_t structureChecks = 0; // bit per PlanCheck (why Tiling/Divisibility)
-    double tpotMs = 0;
-    double ttftMs = 0;
-    double decodeTokensPerS = 0;       // whole cluster
+    ServingMode serving = ServingMode::Aggregated; // the scenario's: what the figures mean
+    double tpotMs = 0;                 // mean gap between a request's output tokens
+    double ttftMs = 0;                 // a request's time to its first token
+    double e2eMs = 0;                  // TTFT + (output - 1) x TPOT
+    double outputTokensPerS = 0;       // whole cluster, in the serving mode
+    double stepTokens = 0;             // one engine step's tokens (decode + prompt chunk)
     double tokensPerSPerGpu = 0;
     double stageStepUs = 0;            // busiest stage, one micro-batch, one decode step
     double pipelineBubble = 0;         // fraction of a decode cycle a stage idles

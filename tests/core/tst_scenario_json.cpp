@@ -50,7 +50,7 @@ const std::string kPresetScenario = R"({
 const std::string kPlan = R"({
   "format": "shardlab-plan", "version": 1,
   "tensor_parallel": 8, "pipeline_parallel": 1, "data_parallel": 1,
-  "batch": 16, "micro_batches": 4,
+  "batch": 16, "micro_batches": 1,
   "operators": {"qkv_proj": "column", "attention": "head", "out_proj": "row"}
 })";
 
@@ -314,6 +314,15 @@ void TestScenarioJson::badInput_data()
        "malformed JSON: number overflow parsing '1e400'");
     sc("negative TTFT limit", replaceOnce(S, "\"ttft_slo_ms\": 2000", "\"ttft_slo_ms\": -1"), "workload.ttft_slo_ms",
        "must be between");
+    sc("unknown serving mode", replaceOnce(S, "\"tpot_slo_ms\": 50", "\"tpot_slo_ms\": 50, \"serving\": \"disagg\""),
+       "workload.serving", "unknown serving mode \"disagg\" (known: aggregated, decode)");
+    sc("serving mode not a string", replaceOnce(S, "\"tpot_slo_ms\": 50", "\"tpot_slo_ms\": 50, \"serving\": 1"),
+       "workload.serving", "must be a string");
+    sc("token budget of zero", replaceOnce(S, "\"tpot_slo_ms\": 50", "\"tpot_slo_ms\": 50, \"max_num_tokens\": 0"),
+       "workload.max_num_tokens", "must be between 1 and 4194304");
+    sc("absurd token budget",
+       replaceOnce(S, "\"tpot_slo_ms\": 50", "\"tpot_slo_ms\": 50, \"max_num_tokens\": 10000000000"),
+       "workload.max_num_tokens", "must be between 1 and 4194304");
     sc("efficiency above 1", replaceOnce(S, "\"compute\": 0.7", "\"compute\": 70"), "cluster.gpu.efficiency.compute",
        "must be between");
     sc("memory reserve above 90% of HBM", replaceOnce(S, "\"memory_reserve_gb\": 6", "\"memory_reserve_gb\": 79"),
@@ -352,7 +361,7 @@ void TestScenarioJson::badInput_data()
     ps("plan: expert parallelism on a dense model",
        replaceOnce(kPlan, "\"tensor_parallel\": 8,", "\"tensor_parallel\": 8, \"expert_parallel\": 2,"),
        "expert_parallel", "a dense model has no experts");
-    pl("plan: more micro_batches than the batch", replaceOnce(kPlan, "\"micro_batches\": 4", "\"micro_batches\": 17"),
+    pl("plan: more micro_batches than the batch", replaceOnce(kPlan, "\"micro_batches\": 1", "\"micro_batches\": 17"),
        "micro_batches", "must be at most the batch (17 micro-batches for a batch of 16)");
     pl("plan: unknown operator name", replaceOnce(kPlan, "\"attention\": \"head\"", "\"atention\": \"head\""),
        "operators.atention", "unknown operator");
@@ -367,7 +376,7 @@ void TestScenarioJson::badInput_data()
     pl("plan: zero tensor parallel", replaceOnce(kPlan, "\"tensor_parallel\": 8", "\"tensor_parallel\": 0"),
        "tensor_parallel", "must be between 1 and 1048576 (got 0)");
     pl("plan: missing batch", replaceOnce(kPlan, "\"batch\": 16, ", ""), "batch", "missing required field");
-    pl("plan: unknown field (typo)", replaceOnce(kPlan, "\"micro_batches\": 4", "\"micro_batch\": 4"), "micro_batch",
+    pl("plan: unknown field (typo)", replaceOnce(kPlan, "\"micro_batches\": 1", "\"micro_batch\": 1"), "micro_batch",
        "unknown field");
     pl("plan: recorded GPU count differs", replaceOnce(kPlan, "\"batch\": 16,", "\"batch\": 16, \"gpus\": 16,"),
        "tensor_parallel", "= 8 does not tile the plan's 16 GPUs");

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <random>
 
+#include "io/result_json.h"
 #include "search/search.h"
 #include "sim/batch.h"
 #include "sim/megatron.h"
@@ -39,7 +40,7 @@ class TestSearchExact : public QObject {
 private Q_SLOTS:
     void batchPropertyHolds_data();
     void batchPropertyHolds();
-    void moreMicroBatchesThanStagesNeverHelp();
+    void moreMicroBatchesThanStagesAreRefused();
     void exactEqualsBruteForce_data();
     void exactEqualsBruteForce();
     void exactEqualsBruteForceUnderRandomLimits_data();
@@ -57,11 +58,16 @@ void TestSearchExact::exactEqualsBruteForce_data()
     // Limits chosen so memory (KV cache), TTFT and TPOT all reject part of each space.
     // Brute force tries every integer batch of every plan: options are restricted so the
     // spaces stay near a few hundred option combinations.
-    const auto dense = restricted({1}, {1}, {{OpId::Embedding, {1}}, {OpId::LmHead, {0, 1}}, {OpId::AttnNorm, {0}}});
+    const auto dense = restricted({1}, {1},
+                                  {{OpId::Embedding, {1}}, {OpId::LmHead, {0, 1}}, {OpId::AttnNorm, {0}},
+                                   {OpId::QkvProj, {0, 1}}, {OpId::Attention, {0, 1}}, {OpId::OutProj, {0, 1}},
+                                   {OpId::GateUp, {0, 1}}, {OpId::Down, {0, 1}}});
     QTest::newRow("dense, 2x2 GPUs, loose") << tinyScenario(TinyModel::Dense, 2, 2, 2, 1000, 1) << dense;
     QTest::newRow("dense, 2x2 GPUs, TTFT+TPOT") << tinyScenario(TinyModel::Dense, 2, 2, 1.5, 0.25, 0.6) << dense;
     QTest::newRow("dense, 2x2 GPUs, memory") << tinyScenario(TinyModel::Dense, 2, 2, 0.8, 0.25, 0.6) << dense;
-    QTest::newRow("dense, 4 GPUs in a node, tight") << tinyScenario(TinyModel::Dense, 4, 1, 0.6, 0.2, 0.35) << dense;
+    Scenario tightDecode = tinyScenario(TinyModel::Dense, 4, 1, 0.6, 0.2, 0.35); // decode mode, too
+    tightDecode.workload.serving = ServingMode::Decode;
+    QTest::newRow("dense, 4 GPUs in a node, tight, decode mode") << tightDecode << dense;
     // Embedding and LM head fixed (their couplings are covered by the dense rows) and the
     // router fixed, to keep brute force near a million plans.
     const auto moe = restricted({1}, {1},
@@ -69,7 +75,8 @@ void TestSearchExact::exactEqualsBruteForce_data()
                                  {OpId::QkvProj, {0, 1}}, {OpId::SharedExpert, {0, 2}}});
     QTest::newRow("moe shared+dense, 2 GPUs") << tinyScenario(TinyModel::MoeSharedDense, 2, 1, 0.7, 0.3, 0.6) << moe;
     const auto mla = restricted({1}, {1},
-                                {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::AttnNorm, {0}}, {OpId::Router, {1}}});
+                                {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::AttnNorm, {0}}, {OpId::Router, {1}},
+                                 {OpId::QkvProj, {0, 1}}, {OpId::OutProj, {0, 1}}});
     QTest::newRow("mla moe, 2x2 GPUs") << tinyScenario(TinyModel::MlaMoe, 2, 2, 1, 0.3, 0.6) << mla;
     QTest::newRow("mla moe, 2x2 GPUs, tight") << tinyScenario(TinyModel::MlaMoe, 2, 2, 0.6, 0.3, 0.4) << mla;
 }
@@ -107,7 +114,9 @@ void TestSearchExact::exactEqualsBruteForceUnderRandomLimits_data()
     QTest::addColumn<SearchSpaceOptions>("options");
     QTest::newRow("dense, 2x2 GPUs")
         << int(TinyModel::Dense) << 12
-        << restricted({1}, {1}, {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::AttnNorm, {0}}, {OpId::FfnNorm, {0}}});
+        << restricted({1}, {1},
+                      {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::AttnNorm, {0}}, {OpId::FfnNorm, {0}},
+                       {OpId::QkvProj, {0, 1}}, {OpId::Attention, {0, 1}}, {OpId::OutProj, {0, 1}}});
     QTest::newRow("mla moe, 2x2 GPUs")
         << int(TinyModel::MlaMoe) << 4
         << restricted({1}, {1},
@@ -230,7 +239,7 @@ void TestSearchExact::exactBeatsEveryConstructedPlan()
     for (int i = 0; i < 4000; ++i) {
         Plan p = space.randomPlan(rng);
         p.batch = std::max(1, int(std::exp(double(rng() % 10000) / 10000 * std::log(8192.0))));
-        p.microBatches = 1 + int(rng() % std::min<std::uint64_t>(p.batch, 2 * p.pipelineParallel));
+        p.microBatches = 1 + int(rng() % std::min<std::uint64_t>(p.batch, p.pipelineParallel));
         check(p);
         // ... and the same plan at its largest valid batch.
         int evals = 0;
@@ -256,7 +265,7 @@ void TestSearchExact::exactBeatsEveryConstructedPlan()
             p.microBatches = std::min(p.microBatches, p.batch);
             check(p);
         }
-        for (int m = 1; m <= std::min(e.batch, 2 * e.pipelineParallel + 2); ++m) {
+        for (int m = 1; m <= std::min(e.batch, e.pipelineParallel); ++m) {
             Plan p = e;
             p.microBatches = m;
             check(p);
@@ -309,7 +318,7 @@ void TestSearchExact::batchPropertyHolds()
             p.batch = b;
             sim.evaluate(p, r, false);
             const bool fits = !r.violates(Violation::Memory) && !r.violates(Violation::TpotSlo)
-                && !r.violates(Violation::TtftSlo);
+                && !r.violates(Violation::TtftSlo) && !r.violates(Violation::TokenBudget);
             QVERIFY2(!(seenInvalid && fits), "validity must be monotone in the batch");
             seenInvalid = seenInvalid || !fits;
             if (r.structureChecks)
@@ -326,30 +335,20 @@ void TestSearchExact::batchPropertyHolds()
     QVERIFY(checked > 1000);
 }
 
-// More micro-batches than pipeline stages never help at the same batch (docs/search.md):
-// exact only enumerates 1..PP.
-void TestSearchExact::moreMicroBatchesThanStagesNeverHelp()
+// The simulator refuses more micro-batches than pipeline stages (each stage runs one
+// micro-batch at a time): exact's enumeration of 1..PP covers every plan it accepts.
+void TestSearchExact::moreMicroBatchesThanStagesAreRefused()
 {
-    for (const char* name : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "moe-1.6t-1024gpu"}) {
-        const Scenario s = presetScenario(name);
-        const Simulator sim(s);
-        const SearchSpace space(s);
-        std::mt19937_64 rng(9);
-        for (int i = 0; i < 2000; ++i) {
-            Plan p = space.randomPlan(rng);
-            p.batch = 1 + int(rng() % 2048);
-            if (p.batch <= p.pipelineParallel)
-                continue;
-            p.microBatches = p.pipelineParallel + 1 + int(rng() % (p.batch - p.pipelineParallel));
-            const SimResult more = sim.evaluate(p);
-            Plan q = p;
-            q.microBatches = p.pipelineParallel;
-            const SimResult pp = sim.evaluate(q);
-            QVERIFY(!more.valid || pp.valid);
-            QVERIFY(pp.tpotMs <= more.tpotMs * (1 + 1e-12));
-            QVERIFY(pp.tokensPerSPerGpu >= more.tokensPerSPerGpu * (1 - 1e-12));
-        }
-    }
+    const Scenario s = presetScenario("moe-1.6t-1024gpu");
+    Plan p = megatronPlan(Simulator(s)).plan;
+    p.microBatches = p.pipelineParallel + 1;
+    p.batch = std::max(p.batch, p.microBatches);
+    const SimResult r = Simulator(s).evaluate(p);
+    QVERIFY(!r.valid);
+    QVERIFY(r.violates(Violation::Divisibility));
+    const auto reasons = violationReasons(s, p, r);
+    QVERIFY(!reasons.empty());
+    QVERIFY2(QString::fromStdString(reasons.front()).contains("micro_batches"), reasons.front().c_str());
 }
 
 void TestSearchExact::noValidPlanIsProvedAndExplained()

@@ -68,6 +68,7 @@ inline Scenario tinyScenario(TinyModel kind, int gpusPerNode, int nodes, double 
     s.model = tinyModel(kind);
     s.cluster = tinyCluster(gpusPerNode, nodes, hbmGb);
     s.workload = {1024, 256, ttftMs, tpotMs};
+    s.workload.maxNumTokens = 1024; // aggregated serving: at most 204 sequences per step
     return s;
 }
 
@@ -124,7 +125,7 @@ inline BruteForce bruteForce(const Scenario& s, const SearchSpaceOptions& o)
 
 // Every plan of the space's degrees and options (the space's batch and micro-batch lists are
 // ignored) at every micro-batch count 1..PP+1 and every integer batch up to the first that
-// breaks memory (memory only grows with the batch: weights + per-sequence KV + workspace).
+// breaks memory, the token budget or the TPOT limit.
 inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
 {
     o.batchValues = {1};
@@ -141,7 +142,10 @@ inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
                 p.batch = batch;
                 sim.evaluate(p, r, false);
                 b.consider(p, r);
-                if (r.violates(Violation::Memory))
+                // Memory, token budget and TPOT only grow with the batch (the batch property,
+                // which tst_search_exact::batchPropertyHolds checks on its own).
+                if (r.violates(Violation::Memory) || r.violates(Violation::TokenBudget)
+                    || r.violates(Violation::TpotSlo))
                     break;
             }
     });

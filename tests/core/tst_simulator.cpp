@@ -6,6 +6,7 @@
 
 #include "io/presets.h"
 #include "io/result_json.h"
+#include "io/scenario_json.h"
 #include "search/search_space.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"
@@ -59,6 +60,8 @@ private Q_SLOTS:
     void fastPathEqualsFullEvaluation();
     void absurdInputsStayFinite();
     void canonicalPlansEvaluateIdentically();
+    void decodeModeBoundsAggregated();
+    void servingModeRoundTripsAndDefaults();
 };
 
 void TestSimulator::denseOperatorCosts()
@@ -260,7 +263,8 @@ void TestSimulator::moreTensorParallelNeverRaisesWeightMemory()
 
 void TestSimulator::megatronLlamaHasTwoAllReducesPerLayer()
 {
-    const Scenario s = preset("llama3-70b-8gpu");
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.serving = ServingMode::Decode; // the steady decode step alone
     const Simulator sim(s);
     const SimResult r = sim.evaluate(megatron(8, 1, 1, 64));
     int allReduces = 0;
@@ -278,6 +282,13 @@ void TestSimulator::megatronLlamaHasTwoAllReducesPerLayer()
     // Each moves 2 x 7/8 x (64 tokens x 8192 x 2 B) per GPU per layer, x 80 layers.
     const double perLayer = 2.0 * 7 / 8 * 64 * 8192 * 2;
     QVERIFY(qFuzzyCompare(r.decode[int(OpId::FfnNorm)].commBytes, perLayer * 80));
+    // Aggregated serving: each step also carries 64 x 2048 / 512 = 256 prompt tokens.
+    Scenario agg = s;
+    agg.workload.serving = ServingMode::Aggregated;
+    const SimResult ra = Simulator(agg).evaluate(megatron(8, 1, 1, 64));
+    QVERIFY(qFuzzyCompare(ra.decode[int(OpId::FfnNorm)].commBytes, perLayer * 5 * 80));
+    QCOMPARE(ra.stepTokens, 320.0);
+    QVERIFY(ra.tokensPerSPerGpu < r.tokensPerSPerGpu); // the prompt chunks cost decode time
 
     // Sequence parallelism: reduce-scatter then all-gather instead, same bytes.
     Plan sp = megatron(8, 1, 1, 64);
@@ -390,6 +401,49 @@ void TestSimulator::canonicalPlansEvaluateIdentically()
         }
         QVERIFY2(changed > 0, name); // the property was exercised
     }
+}
+
+// The decode-only figure is an upper bound of the aggregated one for the same plan: the
+// aggregated step carries the decode step's tokens plus a prompt chunk (issue "serving").
+void TestSimulator::decodeModeBoundsAggregated()
+{
+    int compared = 0;
+    for (const char* name : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"}) {
+        Scenario agg = preset(name);
+        agg.workload.serving = ServingMode::Aggregated;
+        Scenario dec = agg;
+        dec.workload.serving = ServingMode::Decode;
+        const Simulator sa(agg), sd(dec);
+        const SearchSpace space(agg);
+        std::mt19937_64 rng(17);
+        for (int i = 0; i < 500; ++i) {
+            const Plan p = space.randomPlan(rng);
+            const SimResult a = sa.evaluate(p), d = sd.evaluate(p);
+            if (a.structureChecks)
+                continue;
+            QVERIFY(d.tokensPerSPerGpu >= a.tokensPerSPerGpu);
+            QVERIFY(d.tpotMs <= a.tpotMs);
+            QVERIFY(std::isfinite(a.ttftMs) && std::isfinite(a.e2eMs) && std::isfinite(a.tokensPerSPerGpu));
+            QCOMPARE(a.serving, ServingMode::Aggregated);
+            ++compared;
+        }
+    }
+    QVERIFY(compared > 1000);
+}
+
+// Files written before serving modes existed read as aggregated with an 8192-token budget;
+// both fields are written back.
+void TestSimulator::servingModeRoundTripsAndDefaults()
+{
+    Scenario s = preset("llama3-70b-8gpu");
+    QCOMPARE(s.workload.serving, ServingMode::Aggregated);
+    QCOMPARE(s.workload.maxNumTokens, 8192);
+    s.workload.serving = ServingMode::Decode;
+    s.workload.maxNumTokens = 4096;
+    const auto back = parseScenario(scenarioToJson(s), "round-trip.json");
+    QVERIFY2(back.ok(), back.ok() ? "" : back.firstError().c_str());
+    QCOMPARE(back.value.workload.serving, ServingMode::Decode);
+    QCOMPARE(back.value.workload.maxNumTokens, 4096);
 }
 
 QTEST_APPLESS_MAIN(TestSimulator)
