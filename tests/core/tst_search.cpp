@@ -84,6 +84,8 @@ private Q_SLOTS:
     void noValidPlanFoundIsSaid();
     void megatronCountsItsCalls();
     void evaluatorCachesRepeatedPlans();
+    void evictionChangesNoResult_data();
+    void evictionChangesNoResult();
     void registeredAlgorithmRuns();
 };
 
@@ -269,6 +271,54 @@ void TestSearch::evaluatorCachesRepeatedPlans()
     QVERIFY(!ev.evaluate(p, e)); // budget spent
     QVERIFY(ev.exhausted());
     QCOMPARE(ev.bestCurve().size(), size_t(2));
+}
+
+void TestSearch::evictionChangesNoResult_data()
+{
+    QTest::addColumn<QString>("algo");
+    QTest::newRow("random") << "random";
+    QTest::newRow("anneal") << "anneal";
+    QTest::newRow("genetic") << "genetic";
+}
+
+// The evaluation cache is bounded; a repeat whose evaluation was evicted is simulated
+// again but still answered as an uncharged repeat, so a one-slot cache (evicting almost
+// everything) gives exactly the calls, curve and best plan of the default cache.
+void TestSearch::evictionChangesNoResult()
+{
+    QFETCH(QString, algo);
+    const Scenario s = presetScenario("mixtral-8x22b-64gpu");
+    const Simulator sim(s);
+    const SearchSpace space(s, {});
+    SearchOptions o;
+    o.algorithm = algo.toStdString();
+    o.budget = 3000;
+    SearchAlgorithmInfo info;
+    QVERIFY(findSearchAlgorithm(o.algorithm, info));
+    struct Run {
+        int calls;
+        std::vector<std::pair<int, double>> curve;
+        Plan best;
+        long long resimulated;
+        size_t distinct;
+    };
+    auto runWith = [&](size_t cacheSlots) {
+        Recorder rec;
+        BudgetedEvaluator ev(sim, o.budget, StopToken(), &rec, cacheSlots);
+        SearchContext ctx{s, sim, space, ev, o, 11};
+        info.create()->run(ctx);
+        ev.finish();
+        return Run{ev.calls(), ev.bestCurve(), ev.best(), ev.resimulated(), ev.distinctPlans()};
+    };
+    const Run big = runWith(BudgetedEvaluator::kDefaultCacheSlots);
+    const Run tiny = runWith(1);
+    QVERIFY2(tiny.resimulated > 0, "the one-slot cache evicted nothing: the test proves nothing");
+    QVERIFY(big.resimulated < tiny.resimulated);
+    QCOMPARE(tiny.calls, big.calls);
+    QCOMPARE(tiny.curve, big.curve);
+    QVERIFY(tiny.best == big.best);
+    // Every charged call is one distinct plan (none of these algorithms uses `full`).
+    QCOMPARE(static_cast<int>(tiny.distinct), tiny.calls);
 }
 
 void TestSearch::registeredAlgorithmRuns()
