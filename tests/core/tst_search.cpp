@@ -87,6 +87,7 @@ private Q_SLOTS:
     void evictionChangesNoResult_data();
     void evictionChangesNoResult();
     void registeredAlgorithmRuns();
+    void outOfMemoryKeepsTheBestPlan();
 };
 
 void TestSearch::registryListsBuiltIns()
@@ -340,6 +341,33 @@ void TestSearch::registeredAlgorithmRuns()
     const SearchOutcome out = run(presetScenario("mixtral-8x22b-64gpu"), "first-valid", 500, 3);
     QVERIFY(out.found);
     QCOMPARE(QString::fromStdString(out.message), QString("stopped at the first valid plan"));
+}
+
+void TestSearch::outOfMemoryKeepsTheBestPlan()
+{
+    // An algorithm that runs out of memory once it has found a valid plan.
+    class Exhausting final : public SearchAlgorithm {
+    public:
+        AlgorithmReport run(SearchContext& ctx) override
+        {
+            std::mt19937_64 rng(ctx.seed);
+            Evaluation e;
+            while (ctx.evaluator.evaluate(ctx.space.randomPlan(rng), e))
+                if (e.valid)
+                    throw std::bad_alloc();
+            return {};
+        }
+    };
+    QVERIFY(registerSearchAlgorithm({"exhausting", "test", true, true, [] { return std::make_unique<Exhausting>(); }}));
+    const SearchOutcome out = run(presetScenario("mixtral-8x22b-64gpu"), "exhausting", 5000, 3);
+    QVERIFY(out.outOfMemory);
+    QVERIFY(out.found);
+    QVERIFY(out.bestResult.valid);
+    QVERIFY(out.calls > 0 && out.calls < 5000);
+    QCOMPARE(out.bestCurve.back().first, out.calls);
+    QVERIFY(out.log10SpaceSize > 0);
+    QVERIFY2(QString::fromStdString(out.message).startsWith("memory ran out after " + QString::number(out.calls)),
+             out.message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestSearch)
