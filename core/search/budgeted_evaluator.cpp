@@ -107,8 +107,11 @@ void BudgetedEvaluator::FingerprintSet::grow()
 BudgetedEvaluator::BudgetedEvaluator(const Simulator& sim, int budget, StopToken stop, SearchObserver* observer,
                                      std::size_t cacheSlots)
     : m_sim(sim), m_budget(std::max(0, budget)), m_stop(stop), m_observer(observer),
-      m_cache(roundUpToPowerOfTwo(std::max<std::size_t>(1, cacheSlots)))
+      m_cacheLimit(roundUpToPowerOfTwo(std::max<std::size_t>(1, cacheSlots)))
 {
+    // Starts small and grows with the distinct plans seen (growCache): a short search
+    // (the GUI's, a benchmark's many runs) does not pay for zeroing the full cache.
+    m_cache.resize(std::min<std::size_t>(m_cacheLimit, kInitialCacheSlots));
     m_start = m_lastReport = std::chrono::steady_clock::now();
     m_reportEvery = m_budget > 0 ? std::max(1, m_budget / 100) : std::numeric_limits<int>::max();
 }
@@ -185,12 +188,24 @@ bool BudgetedEvaluator::evaluate(const Plan& p, Evaluation& out, SimResult* full
     ++m_calls;
     out = summarize(r);
     slot = {key, out, true};
+    if (m_seen.size() > m_cache.size() && m_cache.size() < m_cacheLimit)
+        growCache();
     if (m_observer)
         m_observer->evaluated(m_calls, p, r);
     m_recent.emplace_back(m_calls, out.tokensPerSPerGpu);
     consider(p, r);
     maybeReport(false);
     return true;
+}
+
+void BudgetedEvaluator::growCache()
+{
+    std::vector<CacheSlot> bigger(std::min(m_cacheLimit, 4 * m_cache.size()));
+    const std::size_t mask = bigger.size() - 1;
+    for (const CacheSlot& c : m_cache)
+        if (c.used)
+            bigger[static_cast<std::size_t>(fingerprint(c.key)) & mask] = c;
+    m_cache.swap(bigger);
 }
 
 void BudgetedEvaluator::recordExternal(const Plan& p, const SimResult& r, int calls)

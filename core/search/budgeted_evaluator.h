@@ -35,17 +35,19 @@ double penalizedLogScore(const Evaluation& e, double penaltyWeight);
 // Memory: a plan evaluated before is recognised by a 64-bit fingerprint of its
 // canonicalPlan kept in an open-addressing set (8 bytes per distinct plan at a load of at
 // most 3/4: <= 1 GB, plus 0.5 GB while it grows, at the largest allowed budget of 10^8
-// calls). The evaluations themselves live in a fixed-capacity direct-mapped cache
-// (kDefaultCacheSlots x ~88 bytes): a newer plan whose fingerprint maps to the same slot
-// evicts the older one. A repeat whose evaluation was evicted is simulated again, but
-// answered as a repeat (cached = true, no call charged, no observer call), so eviction
-// only costs time: calls, results and the best plan are the same for every cache size.
-// Two distinct plans with the same fingerprint (odds ~n^2 / 2^65: ~3e-4 over a whole run
-// of 10^8 distinct plans) would make the second one a repeat: simulated and considered
-// for the best plan, but not charged -- deterministic, whatever the cache holds.
+// calls). The evaluations themselves live in a direct-mapped cache that grows with the
+// distinct plans up to a fixed capacity (kDefaultCacheSlots x ~88 bytes = 5.8 MB): a
+// newer plan whose fingerprint maps to the same slot evicts the older one. A repeat whose
+// evaluation was evicted is simulated again, but answered as a repeat (cached = true, no
+// call charged, no observer call), so eviction only costs time: calls, results and the
+// best plan are the same for every cache size. Two distinct plans with the same
+// fingerprint (odds ~n^2 / 2^65: ~3e-4 over a whole run of 10^8 distinct plans) would make
+// the second one a repeat: simulated and considered for the best plan, but not charged --
+// deterministic, whatever the cache holds.
 class BudgetedEvaluator {
 public:
     static constexpr std::size_t kDefaultCacheSlots = std::size_t(1) << 16;
+    static constexpr std::size_t kInitialCacheSlots = 1024;
 
     // budget <= 0: unlimited (exact). Observer and stop may be null. `cacheSlots` (rounded
     // up to a power of two) bounds the evaluation cache; tests shrink it to force evictions.
@@ -111,6 +113,7 @@ private:
         Evaluation value;
         bool used = false;
     };
+    void growCache();
     Evaluation summarize(const SimResult& r) const;
     void consider(const Plan& p, const SimResult& r);
     void maybeReport(bool force);
@@ -126,7 +129,8 @@ private:
     SimResult m_bestResult;
     std::vector<std::pair<int, double>> m_curve;
     FingerprintSet m_seen;
-    std::vector<CacheSlot> m_cache; // direct-mapped by fingerprint
+    std::size_t m_cacheLimit;
+    std::vector<CacheSlot> m_cache; // direct-mapped by fingerprint, at most m_cacheLimit slots
     long long m_resimulated = 0;
     SimResult m_scratch;
 
