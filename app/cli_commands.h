@@ -1,5 +1,6 @@
 // shardlab-cli commands. Each returns the process exit code: 0 success, 1 bad input or
-// an invalid result, 2 usage error. Human output by default, --json for machines.
+// an invalid result, 2 usage error, 130 interrupted by SIGINT/SIGTERM (cli_signals.h).
+// Human output by default, --json for machines.
 #pragma once
 
 #include <iosfwd>

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli_commands.h"
+#include "cli_signals.h"
 #include "io/result_json.h"
 #include "search/search.h"
 #ifdef SHARDLAB_HAVE_RL
@@ -158,7 +159,10 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     if (!knobValues(a, o.extra, error))
         return reportErrors(err, {error});
 
-    const SearchOutcome r = runSearch(s.value, o);
+    // Ctrl-C (or SIGTERM) ends the search through its stop token; what it found is
+    // still printed and saved, marked as interrupted.
+    const SearchOutcome r = runSearch(s.value, o, nullptr, installStopSignals());
+    const bool interrupted = stopSignalled();
     if (r.found && a.has("--out")) {
         Status st = savePlanFile(a.value("--out"), r.best, &s.value);
         if (!st.ok())
@@ -174,6 +178,8 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                    {"proved_optimal", r.provedOptimal},
                    {"proved_infeasible", r.provedInfeasible},
                    {"stopped", r.stopped},
+                   {"interrupted", interrupted},
+                   {"out_of_memory", r.outOfMemory},
                    {"message", r.message},
                    {"calls", r.calls},
                    {"wall_seconds", r.wallSeconds},
@@ -205,9 +211,14 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         }
         if (!r.message.empty())
             out << "Note: " << r.message << "\n";
+        if (interrupted)
+            out << "Interrupted by a signal after " << r.calls << " simulator calls: "
+                << (r.found ? "the best plan found so far is shown" : "no valid plan had been found") << ".\n";
         if (r.found && a.has("--out"))
             out << "wrote " << displayText(a.value("--out")) << "\n";
     }
+    if (interrupted)
+        return kExitInterrupted;
     return r.found ? kExitOk : kExitInvalid;
 }
 
@@ -274,6 +285,9 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
 
     ojson jr = {{"budget", budget}, {"seeds", seeds}, {"scenarios", ojson::array()}};
     const bool json = a.flag("--json");
+    // Ctrl-C stops the current run; only the scenarios completed before it are reported.
+    const std::atomic<bool>* stop = installStopSignals();
+    size_t completed = 0;
     if (!json) {
         out << "Median over " << seeds << " seeds (1.." << seeds << "), budget " << budget
             << " simulator calls; best/exact = best valid tokens/s per GPU over exact's.\n\n";
@@ -284,7 +298,7 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         const Scenario& s = scenarios[si];
         SearchOptions eo;
         eo.algorithm = "exact";
-        const SearchOutcome ex = runSearch(s, eo);
+        const SearchOutcome ex = runSearch(s, eo, nullptr, stop);
         const double ref = ex.found ? ex.bestResult.tokensPerSPerGpu : 0;
         std::vector<AlgoRow> rows;
         for (const std::string& name : algos) {
@@ -299,7 +313,7 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
                     o.budget = static_cast<int>(budget);
                     o.seed = static_cast<std::uint64_t>(k + 1);
                     o.extra = knobs;
-                    r = runSearch(s, o);
+                    r = runSearch(s, o, nullptr, stop);
                 }
                 row.found += r.found;
                 row.ratios.push_back(r.found && ref > 0 ? r.bestResult.tokensPerSPerGpu / ref : 0.0);
@@ -309,6 +323,9 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             }
             rows.push_back(row);
         }
+        if (stopSignalled())
+            break; // this scenario's runs were cut short: its medians would mislead
+        ++completed;
         if (json) {
             ojson js = {{"name", s.name},
                         {"file", displayText(files[si].filename().string())},
@@ -354,9 +371,16 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             << padRight(formatNumber("%.3f", ex.wallSeconds), 9) << (ex.provedOptimal ? "proved optimal)" : "NOT proved optimal)")
             << "\n";
     }
-    if (json)
+    const bool interrupted = stopSignalled();
+    if (json) {
+        jr["interrupted"] = interrupted;
+        jr["scenarios_completed"] = completed;
         out << jr.dump(2) << "\n";
-    return kExitOk;
+    } else if (interrupted) {
+        out << "Interrupted by a signal: " << completed << " of " << scenarios.size()
+            << " scenarios completed (shown above).\n";
+    }
+    return interrupted ? kExitInterrupted : kExitOk;
 }
 
 } // namespace
@@ -366,7 +390,9 @@ void addSearchCommands(std::vector<Command>& v)
     v.push_back({{"search", "--scenario S.json --algo NAME [--budget 4000] [--seed 0] [--out P.json] [--json]",
                   "search for the best plan with one algorithm: megatron, random, anneal, genetic or exact",
                   "Prints the best valid plan, its evaluation, the simulator calls used, wall seconds and the "
-                  "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists).",
+                  "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists). "
+                  "Ctrl-C (SIGINT) or SIGTERM stops the search: the best plan so far is printed (and written "
+                  "with --out), marked as interrupted, and the exit code is 130; a second signal exits at once.",
                   withKnobs({kScenarioOption,
                    {"--algo", "NAME", "search algorithm (megatron, random, anneal, genetic, exact)"},
                    kBudget,
@@ -380,7 +406,8 @@ void addSearchCommands(std::vector<Command>& v)
                   "compare search algorithms with the exact optimum over a directory of scenarios",
                   "Per scenario and algorithm: the median over seeds 1..K of the best tokens/s per GPU as a ratio to "
                   "exact's, the calls needed to reach 99% of each run's final best, and wall seconds. Exact runs "
-                  "once per scenario.",
+                  "once per scenario. Ctrl-C (SIGINT) or SIGTERM stops it: the scenarios completed so far are "
+                  "reported, marked as interrupted, and the exit code is 130.",
                   withKnobs({{"--scenarios", "DIR", "directory of scenario files (*.json)"},
                    {"--algos", "LIST", "comma-separated algorithms (default megatron,random,anneal,genetic)"},
                    {"--seeds", "K", "runs per stochastic algorithm, seeds 1..K (default 5)"},

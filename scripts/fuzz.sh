@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang + ASan + UBSan and runs each one.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET (default 600)] [TARGET...]
-# Targets: scenario, plan, hf_config. Corpora grow in build-fuzz/corpus/<target>; crashing
-# inputs land in build-fuzz/crashes/ (copy each into tests/fuzz/regressions/<target>/ so
-# ctest's fuzz.replay.* tests keep it fixed).
+# Targets: scenario, plan, hf_config, search (builds the search space and runs every
+# non-RL algorithm for a few hundred calls per input). Corpora grow in
+# build-fuzz/corpus/<target>; crashing inputs land in build-fuzz/crashes/ (copy each into
+# tests/fuzz/regressions/<target>/ so ctest's fuzz.replay.* tests keep it fixed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=${1:-600}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(scenario plan hf_config)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(scenario plan hf_config search)
 scripts/install-deps.sh clang libclang-rt-14-dev
 BUILD=build-fuzz
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
@@ -27,9 +28,10 @@ for t in "${TARGETS[@]}"; do
     scenario) seeds=(resources/scenarios resources/models resources/clusters tests/data/bad) ;;
     plan) seeds=(tests/data/plans tests/data/bad) ;;
     hf_config) seeds=(tests/data/hf tests/data/bad) ;;
+    search) seeds=(resources/scenarios tests/fuzz/seeds/search) ;; # raw seeds are *.bin
   esac
   for d in "${seeds[@]}" "tests/fuzz/regressions/$t"; do
-    find "$d" -type f -name '*.json' -exec cp -n {} "$corpus/" \; 2>/dev/null || true
+    find "$d" -type f \( -name '*.json' -o -name '*.bin' \) -exec cp -n {} "$corpus/" \; 2>/dev/null || true
   done
   echo "== fuzz_$t: ${SECONDS_PER_TARGET}s, seed corpus $(ls "$corpus" | wc -l) files"
   if ! ASAN_OPTIONS=detect_leaks=1 "$BUILD/tests/fuzz/fuzz_$t" "$corpus" -max_total_time="$SECONDS_PER_TARGET" \

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <new>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -30,7 +31,9 @@ std::mutex& torchGlobalsMutex()
 }
 
 // Runs `f`, turning a LibTorch error into std::runtime_error with its first line, so no
-// c10 type leaves this file (the search loop reports it; nothing crashes).
+// c10 type leaves this file (the search loop reports it; nothing crashes). LibTorch's
+// allocation failures become std::bad_alloc: runSearch reports those as memory running
+// out and keeps the best plan found so far.
 template <typename F>
 auto guarded(F&& f) -> decltype(f())
 {
@@ -38,6 +41,8 @@ auto guarded(F&& f) -> decltype(f())
         return f();
     } catch (const c10::Error& e) {
         const std::string what = e.what();
+        if (dynamic_cast<const c10::OutOfMemoryError*>(&e) || what.find("not enough memory") != std::string::npos)
+            throw std::bad_alloc();
         throw std::runtime_error("LibTorch: " + what.substr(0, what.find('\n')));
     }
 }

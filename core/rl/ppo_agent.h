@@ -50,7 +50,8 @@ struct GreedyView {
 class PpoAgent {
 public:
     // `scenarioFeatures`: kScenarioFeatures values (rl::scenarioFeatures). Throws
-    // std::runtime_error if LibTorch fails (as do the other members); nothing else escapes.
+    // std::runtime_error if LibTorch fails, std::bad_alloc if memory runs out (as do the
+    // other members); nothing else escapes.
     PpoAgent(const SearchSpace& space, const std::vector<float>& scenarioFeatures, const PpoOptions& options,
              std::uint64_t seed);
     ~PpoAgent();

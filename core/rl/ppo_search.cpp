@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 
@@ -263,6 +264,8 @@ public:
         }
         try {
             report.note = PpoRun(ctx, o).run();
+        } catch (const std::bad_alloc&) {
+            throw; // runSearch reports memory running out, with the best plan so far
         } catch (const std::exception& x) {
             // A LibTorch failure (resources, a bug) ends the search with what it found.
             report.note = std::string("ppo: ") + x.what();

@@ -18,26 +18,100 @@ double penalizedLogScore(const Evaluation& e, double penaltyWeight)
     return std::log(e.rawTokensPerSPerGpu) - penaltyWeight * e.excess;
 }
 
-std::size_t BudgetedEvaluator::PlanHash::operator()(const Plan& p) const
+namespace {
+
+std::uint64_t splitmix(std::uint64_t x)
 {
-    std::size_t h = 1469598103934665603ull;
-    auto mix = [&](std::uint64_t v) {
-        h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    };
-    mix(static_cast<std::uint64_t>(p.tensorParallel));
-    mix(static_cast<std::uint64_t>(p.expertParallel));
-    mix(static_cast<std::uint64_t>(p.pipelineParallel));
-    mix(static_cast<std::uint64_t>(p.dataParallel));
-    mix(static_cast<std::uint64_t>(p.batch));
-    mix(static_cast<std::uint64_t>(p.microBatches));
-    for (std::uint8_t o : p.sharding)
-        mix(o);
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+// Every field of the plan goes in, each through a full avalanche, so fingerprints of
+// neighbouring plans (one slot apart) are unrelated: collisions stay at the 2^-64 odds.
+std::uint64_t fingerprint(const Plan& p)
+{
+    auto u = [](int v) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)); };
+    std::uint64_t words[5] = {u(p.tensorParallel) | u(p.expertParallel) << 32,
+                              u(p.pipelineParallel) | u(p.dataParallel) << 32, u(p.batch) | u(p.microBatches) << 32,
+                              0, 0};
+    for (int i = 0; i < kOpCount; ++i)
+        words[3 + i / 8] |= std::uint64_t(p.sharding[i]) << (8 * (i % 8));
+    std::uint64_t h = 0x243f6a8885a308d3ull;
+    for (std::uint64_t w : words)
+        h = splitmix(h ^ w);
     return h;
 }
 
-BudgetedEvaluator::BudgetedEvaluator(const Simulator& sim, int budget, StopToken stop, SearchObserver* observer)
-    : m_sim(sim), m_budget(std::max(0, budget)), m_stop(stop), m_observer(observer)
+std::size_t roundUpToPowerOfTwo(std::size_t n)
 {
+    std::size_t p = 1;
+    while (p < n)
+        p <<= 1;
+    return p;
+}
+
+} // namespace
+
+bool BudgetedEvaluator::FingerprintSet::contains(std::uint64_t fp) const
+{
+    if (m_slots.empty())
+        return false;
+    fp = fp ? fp : 1;
+    const std::size_t mask = m_slots.size() - 1;
+    // High bits choose the slot: the cache indexes by the low ones.
+    for (std::size_t i = static_cast<std::size_t>(fp >> 32) & mask;; i = (i + 1) & mask) {
+        if (m_slots[i] == fp)
+            return true;
+        if (m_slots[i] == 0)
+            return false;
+    }
+}
+
+void BudgetedEvaluator::FingerprintSet::insert(std::uint64_t fp)
+{
+    fp = fp ? fp : 1;
+    // Grow before the load exceeds 3/4 (probe sequences stay short).
+    if (4 * (m_size + 1) > 3 * m_slots.size())
+        grow();
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t i = static_cast<std::size_t>(fp >> 32) & mask;; i = (i + 1) & mask) {
+        if (m_slots[i] == fp)
+            return;
+        if (m_slots[i] == 0) {
+            m_slots[i] = fp;
+            ++m_size;
+            return;
+        }
+    }
+}
+
+void BudgetedEvaluator::FingerprintSet::grow()
+{
+    // Allocated before the old table is touched: if this throws (std::bad_alloc), the
+    // set is still whole and the search reports what it found.
+    std::vector<std::uint64_t> bigger(m_slots.empty() ? 1024 : 2 * m_slots.size(), 0);
+    const std::size_t mask = bigger.size() - 1;
+    for (std::uint64_t fp : m_slots) {
+        if (fp == 0)
+            continue;
+        std::size_t i = static_cast<std::size_t>(fp >> 32) & mask;
+        while (bigger[i] != 0)
+            i = (i + 1) & mask;
+        bigger[i] = fp;
+    }
+    m_slots.swap(bigger);
+}
+
+BudgetedEvaluator::BudgetedEvaluator(const Simulator& sim, int budget, StopToken stop, SearchObserver* observer,
+                                     std::size_t cacheSlots)
+    : m_sim(sim), m_budget(std::max(0, budget)), m_stop(stop), m_observer(observer),
+      m_cacheLimit(roundUpToPowerOfTwo(std::max<std::size_t>(1, cacheSlots)))
+{
+    // Starts small and grows with the distinct plans seen (growCache): a short search
+    // (the GUI's, a benchmark's many runs) does not pay for zeroing the full cache.
+    m_cache.resize(std::min<std::size_t>(m_cacheLimit, kInitialCacheSlots));
     m_start = m_lastReport = std::chrono::steady_clock::now();
     m_reportEvery = m_budget > 0 ? std::max(1, m_budget / 100) : std::numeric_limits<int>::max();
 }
@@ -87,27 +161,51 @@ bool BudgetedEvaluator::evaluate(const Plan& p, Evaluation& out, SimResult* full
     // Plans differing only in choices a one-rank group makes evaluate identically: one
     // simulator call answers them all.
     const Plan key = canonicalPlan(p);
-    if (!full) {
-        auto it = m_cache.find(key);
-        if (it != m_cache.end()) {
-            out = it->second;
-            out.cached = true;
-            return true;
-        }
+    const std::uint64_t fp = fingerprint(key);
+    CacheSlot& slot = m_cache[static_cast<std::size_t>(fp) & (m_cache.size() - 1)];
+    if (!full && slot.used && slot.key == key) {
+        out = slot.value;
+        out.cached = true;
+        return true;
+    }
+    const bool seen = m_seen.contains(fp);
+    if (!full && seen) {
+        // Evaluated before, its evaluation since evicted: simulate again, charge nothing.
+        m_sim.evaluate(p, m_scratch, false);
+        ++m_resimulated;
+        out = summarize(m_scratch);
+        slot = {key, out, true};
+        out.cached = true;
+        consider(p, m_scratch); // a no-op for a real repeat; keeps a fingerprint collision's best
+        return true;
     }
     if (m_budget > 0 && m_calls >= m_budget)
         return false;
+    if (!seen)
+        m_seen.insert(fp);
     SimResult& r = full ? *full : m_scratch;
     m_sim.evaluate(p, r, false); // fast path: no per-operator breakdown
     ++m_calls;
     out = summarize(r);
-    m_cache.emplace(key, out);
+    slot = {key, out, true};
+    if (m_seen.size() > m_cache.size() && m_cache.size() < m_cacheLimit)
+        growCache();
     if (m_observer)
         m_observer->evaluated(m_calls, p, r);
     m_recent.emplace_back(m_calls, out.tokensPerSPerGpu);
     consider(p, r);
     maybeReport(false);
     return true;
+}
+
+void BudgetedEvaluator::growCache()
+{
+    std::vector<CacheSlot> bigger(std::min(m_cacheLimit, 4 * m_cache.size()));
+    const std::size_t mask = bigger.size() - 1;
+    for (const CacheSlot& c : m_cache)
+        if (c.used)
+            bigger[static_cast<std::size_t>(fingerprint(c.key)) & mask] = c;
+    m_cache.swap(bigger);
 }
 
 void BudgetedEvaluator::recordExternal(const Plan& p, const SimResult& r, int calls)

@@ -5,8 +5,8 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -32,14 +32,32 @@ struct Evaluation {
 // structure is broken (no throughput at all).
 double penalizedLogScore(const Evaluation& e, double penaltyWeight);
 
+// Memory: a plan evaluated before is recognised by a 64-bit fingerprint of its
+// canonicalPlan kept in an open-addressing set (8 bytes per distinct plan at a load of at
+// most 3/4: <= 1 GB, plus 0.5 GB while it grows, at the largest allowed budget of 10^8
+// calls). The evaluations themselves live in a direct-mapped cache that grows with the
+// distinct plans up to a fixed capacity (kDefaultCacheSlots x ~88 bytes = 5.8 MB): a
+// newer plan whose fingerprint maps to the same slot evicts the older one. A repeat whose
+// evaluation was evicted is simulated again, but answered as a repeat (cached = true, no
+// call charged, no observer call), so eviction only costs time: calls, results and the
+// best plan are the same for every cache size. Two distinct plans with the same
+// fingerprint (odds ~n^2 / 2^65: ~3e-4 over a whole run of 10^8 distinct plans) would make
+// the second one a repeat: simulated and considered for the best plan, but not charged --
+// deterministic, whatever the cache holds.
 class BudgetedEvaluator {
 public:
-    // budget <= 0: unlimited (exact). Observer and stop may be null.
-    BudgetedEvaluator(const Simulator& sim, int budget, StopToken stop, SearchObserver* observer);
+    static constexpr std::size_t kDefaultCacheSlots = std::size_t(1) << 16;
+    static constexpr std::size_t kInitialCacheSlots = 1024;
+
+    // budget <= 0: unlimited (exact). Observer and stop may be null. `cacheSlots` (rounded
+    // up to a power of two) bounds the evaluation cache; tests shrink it to force evictions.
+    BudgetedEvaluator(const Simulator& sim, int budget, StopToken stop, SearchObserver* observer,
+                      std::size_t cacheSlots = kDefaultCacheSlots);
 
     // False (and `out` untouched) when the budget is spent or a stop was requested.
-    // A plan evaluated before (or one with the same canonicalPlan) is answered from a
-    // cache and costs nothing. With `full`, the simulator is always called.
+    // A plan evaluated before (or one with the same canonicalPlan) is answered as a repeat
+    // and costs nothing, even once the budget is spent. With `full`, the simulator is
+    // always called and the call charged.
     bool evaluate(const Plan& p, Evaluation& out, SimResult* full = nullptr);
     // The budget is spent, a stop was requested, or the algorithm keeps asking for plans
     // it has seen (more than 20 requests per budgeted call: the space is exhausted).
@@ -70,11 +88,32 @@ public:
     double bestValue() const { return m_haveBest ? m_bestResult.tokensPerSPerGpu : 0; }
     const std::vector<std::pair<int, double>>& bestCurve() const { return m_curve; }
     double elapsedS() const;
+    // Repeats whose evaluation had been evicted from the cache and was simulated again
+    // (uncharged): what the bounded cache costs in time.
+    long long resimulated() const { return m_resimulated; }
+    // Distinct plans recorded as evaluated (the fingerprint set's size).
+    std::size_t distinctPlans() const { return m_seen.size(); }
 
 private:
-    struct PlanHash {
-        std::size_t operator()(const Plan& p) const;
+    // Fingerprints of every plan evaluated so far; 0 marks an empty slot (a fingerprint
+    // of 0 is stored as 1).
+    class FingerprintSet {
+    public:
+        bool contains(std::uint64_t fp) const;
+        void insert(std::uint64_t fp);
+        std::size_t size() const { return m_size; }
+
+    private:
+        void grow();
+        std::vector<std::uint64_t> m_slots;
+        std::size_t m_size = 0;
     };
+    struct CacheSlot {
+        Plan key;
+        Evaluation value;
+        bool used = false;
+    };
+    void growCache();
     Evaluation summarize(const SimResult& r) const;
     void consider(const Plan& p, const SimResult& r);
     void maybeReport(bool force);
@@ -89,7 +128,10 @@ private:
     Plan m_best;
     SimResult m_bestResult;
     std::vector<std::pair<int, double>> m_curve;
-    std::unordered_map<Plan, Evaluation, PlanHash> m_cache; // looked up only, never iterated
+    FingerprintSet m_seen;
+    std::size_t m_cacheLimit;
+    std::vector<CacheSlot> m_cache; // direct-mapped by fingerprint, at most m_cacheLimit slots
+    long long m_resimulated = 0;
     SimResult m_scratch;
 
     // Progress reporting.

@@ -1,6 +1,7 @@
 #include "search/search.h"
 
 #include <exception>
+#include <new>
 #include <mutex>
 
 #include "search/algorithms.h"
@@ -119,8 +120,16 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         out.log10SpaceSize = space.log10Size();
         BudgetedEvaluator ev(sim, info.budgeted ? options.budget : 0, StopToken(stop), observer);
         SearchContext ctx{scenario, sim, space, ev, options, options.seed};
-        const std::unique_ptr<SearchAlgorithm> algo = info.create();
-        const AlgorithmReport rep = algo->run(ctx);
+        AlgorithmReport rep;
+        bool outOfMemory = false;
+        try {
+            const std::unique_ptr<SearchAlgorithm> algo = info.create();
+            rep = algo->run(ctx);
+        } catch (const std::bad_alloc&) {
+            // The algorithm's state is gone with the stack; the evaluator's record (best
+            // plan, curve, calls) is intact and worth reporting.
+            outOfMemory = true;
+        }
         ev.finish();
 
         out.found = ev.haveBest();
@@ -144,10 +153,14 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         out.wallSeconds = ev.elapsedS();
         out.bestCurve = ev.bestCurve();
         out.stopped = ev.stopRequested();
-        out.provedOptimal = rep.provedOptimal && !out.stopped && out.found;
-        out.provedInfeasible = rep.provedInfeasible && !out.stopped && !out.found;
+        out.outOfMemory = outOfMemory;
+        out.provedOptimal = rep.provedOptimal && !out.stopped && !outOfMemory && out.found;
+        out.provedInfeasible = rep.provedInfeasible && !out.stopped && !outOfMemory && !out.found;
         std::string msg;
-        if (out.stopped)
+        if (outOfMemory)
+            msg = "memory ran out after " + std::to_string(out.calls) + " simulator calls"
+                + (out.found ? "; the best plan found so far is kept" : "");
+        else if (out.stopped)
             msg = "stopped on request after " + std::to_string(out.calls) + " simulator calls";
         if (!out.found && !out.provedInfeasible && rep.note.find("no valid plan") == std::string::npos)
             msg += (msg.empty() ? "" : "; ") + std::string("no valid plan found in ") + std::to_string(out.calls)
@@ -159,10 +172,15 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
             msg += (msg.empty() ? "" : "; ") + rep.note;
         out.message = msg;
     } catch (const std::exception& e) {
-        // Only resource exhaustion can get here (the core throws nothing itself).
+        // Only resource exhaustion can get here (the core throws nothing itself): while
+        // the simulator or the space was built, or while the outcome was put together.
+        const double log10Size = out.log10SpaceSize;
         out = SearchOutcome{};
         out.algorithm = options.algorithm;
-        out.message = std::string("search failed: ") + e.what();
+        out.log10SpaceSize = log10Size;
+        out.outOfMemory = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+        out.message = out.outOfMemory ? std::string("search failed: memory ran out")
+                                      : std::string("search failed: ") + e.what();
     }
     return out;
 }

@@ -111,6 +111,7 @@ struct SearchOutcome {
     std::vector<std::pair<int, double>> bestCurve;
     std::string message;            // why nothing was found, or the algorithm's note
     bool stopped = false;           // ended by the stop token
+    bool outOfMemory = false;       // ended by std::bad_alloc; best/found are what was found before
     bool provedOptimal = false;     // exact: no valid plan of the space scores higher
     bool provedInfeasible = false;  // exact: no plan of the space is valid
     double log10SpaceSize = 0;
@@ -145,7 +146,8 @@ class SearchAlgorithm {
 public:
     virtual ~SearchAlgorithm() = default;
     // Searches until the evaluator refuses (budget or stop) or the algorithm's own rule
-    // ends it. Must not throw.
+    // ends it. Must not throw, except std::bad_alloc: runSearch then reports that memory
+    // ran out, with the evaluator's best plan so far.
     virtual AlgorithmReport run(SearchContext& ctx) = 0;
 };
 

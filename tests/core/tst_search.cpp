@@ -84,7 +84,10 @@ private Q_SLOTS:
     void noValidPlanFoundIsSaid();
     void megatronCountsItsCalls();
     void evaluatorCachesRepeatedPlans();
+    void evictionChangesNoResult_data();
+    void evictionChangesNoResult();
     void registeredAlgorithmRuns();
+    void outOfMemoryKeepsTheBestPlan();
 };
 
 void TestSearch::registryListsBuiltIns()
@@ -279,6 +282,54 @@ void TestSearch::evaluatorCachesRepeatedPlans()
     QCOMPARE(ev.bestCurve().size(), size_t(2));
 }
 
+void TestSearch::evictionChangesNoResult_data()
+{
+    QTest::addColumn<QString>("algo");
+    QTest::newRow("random") << "random";
+    QTest::newRow("anneal") << "anneal";
+    QTest::newRow("genetic") << "genetic";
+}
+
+// The evaluation cache is bounded; a repeat whose evaluation was evicted is simulated
+// again but still answered as an uncharged repeat, so a one-slot cache (evicting almost
+// everything) gives exactly the calls, curve and best plan of the default cache.
+void TestSearch::evictionChangesNoResult()
+{
+    QFETCH(QString, algo);
+    const Scenario s = presetScenario("mixtral-8x22b-64gpu");
+    const Simulator sim(s);
+    const SearchSpace space(s, {});
+    SearchOptions o;
+    o.algorithm = algo.toStdString();
+    o.budget = 3000;
+    SearchAlgorithmInfo info;
+    QVERIFY(findSearchAlgorithm(o.algorithm, info));
+    struct Run {
+        int calls;
+        std::vector<std::pair<int, double>> curve;
+        Plan best;
+        long long resimulated;
+        size_t distinct;
+    };
+    auto runWith = [&](size_t cacheSlots) {
+        Recorder rec;
+        BudgetedEvaluator ev(sim, o.budget, StopToken(), &rec, cacheSlots);
+        SearchContext ctx{s, sim, space, ev, o, 11};
+        info.create()->run(ctx);
+        ev.finish();
+        return Run{ev.calls(), ev.bestCurve(), ev.best(), ev.resimulated(), ev.distinctPlans()};
+    };
+    const Run big = runWith(BudgetedEvaluator::kDefaultCacheSlots);
+    const Run tiny = runWith(1);
+    QVERIFY2(tiny.resimulated > 0, "the one-slot cache evicted nothing: the test proves nothing");
+    QVERIFY(big.resimulated < tiny.resimulated);
+    QCOMPARE(tiny.calls, big.calls);
+    QCOMPARE(tiny.curve, big.curve);
+    QVERIFY(tiny.best == big.best);
+    // Every charged call is one distinct plan (none of these algorithms uses `full`).
+    QCOMPARE(static_cast<int>(tiny.distinct), tiny.calls);
+}
+
 void TestSearch::registeredAlgorithmRuns()
 {
     // How ppo will plug in: a factory registered at start-up, then found by name.
@@ -298,6 +349,33 @@ void TestSearch::registeredAlgorithmRuns()
     const SearchOutcome out = run(presetScenario("mixtral-8x22b-64gpu"), "first-valid", 500, 3);
     QVERIFY(out.found);
     QVERIFY2(QString::fromStdString(out.message).endsWith("stopped at the first valid plan"), out.message.c_str());
+}
+
+void TestSearch::outOfMemoryKeepsTheBestPlan()
+{
+    // An algorithm that runs out of memory once it has found a valid plan.
+    class Exhausting final : public SearchAlgorithm {
+    public:
+        AlgorithmReport run(SearchContext& ctx) override
+        {
+            std::mt19937_64 rng(ctx.seed);
+            Evaluation e;
+            while (ctx.evaluator.evaluate(ctx.space.randomPlan(rng), e))
+                if (e.valid)
+                    throw std::bad_alloc();
+            return {};
+        }
+    };
+    QVERIFY(registerSearchAlgorithm({"exhausting", "test", true, true, [] { return std::make_unique<Exhausting>(); }}));
+    const SearchOutcome out = run(presetScenario("mixtral-8x22b-64gpu"), "exhausting", 5000, 3);
+    QVERIFY(out.outOfMemory);
+    QVERIFY(out.found);
+    QVERIFY(out.bestResult.valid);
+    QVERIFY(out.calls > 0 && out.calls < 5000);
+    QCOMPARE(out.bestCurve.back().first, out.calls);
+    QVERIFY(out.log10SpaceSize > 0);
+    QVERIFY2(QString::fromStdString(out.message).startsWith("memory ran out after " + QString::number(out.calls)),
+             out.message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestSearch)

@@ -1,0 +1,42 @@
+#include "cli_signals.h"
+
+#include <csignal>
+#include <unistd.h>
+
+// removePendingTempFiles: async-signal-safe, unlinks the temporary files of writes in progress.
+#include "io/atomic_file.h"
+
+namespace shardlab::cli {
+
+namespace {
+
+// Lock-free, so loads and stores are async-signal-safe.
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void onStopSignal(int)
+{
+    if (g_stop.load(std::memory_order_relaxed)) {
+        // Second signal: the user does not want to wait for the clean stop.
+        shardlab::removePendingTempFiles();
+        _exit(kExitInterrupted);
+    }
+    g_stop.store(true, std::memory_order_relaxed);
+}
+
+} // namespace
+
+const std::atomic<bool>* installStopSignals()
+{
+    struct sigaction sa = {};
+    sa.sa_handler = onStopSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; // output being written when the signal arrives is not cut short
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    return &g_stop;
+}
+
+bool stopSignalled() { return g_stop.load(std::memory_order_relaxed); }
+
+} // namespace shardlab::cli
