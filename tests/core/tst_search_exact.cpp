@@ -72,11 +72,14 @@ void TestSearchExact::exactEqualsBruteForce_data()
     // router fixed, to keep brute force near a million plans.
     const auto moe = restricted({1}, {1},
                                 {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::Router, {1}}, {OpId::AttnNorm, {0}},
-                                 {OpId::QkvProj, {0, 1}}, {OpId::SharedExpert, {0, 2}}});
+                                 {OpId::FfnNorm, {0}}, {OpId::QkvProj, {0, 1}}, {OpId::Attention, {0}},
+                                 {OpId::OutProj, {0}}, {OpId::SharedExpert, {0, 2}}, {OpId::GateUp, {0}},
+                                 {OpId::Down, {0}}});
     QTest::newRow("moe shared+dense, 2 GPUs") << tinyScenario(TinyModel::MoeSharedDense, 2, 1, 0.7, 0.3, 0.6) << moe;
     const auto mla = restricted({1}, {1},
                                 {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::AttnNorm, {0}}, {OpId::Router, {1}},
-                                 {OpId::QkvProj, {0, 1}}, {OpId::OutProj, {0, 1}}});
+                                 {OpId::FfnNorm, {0}}, {OpId::QkvProj, {0, 1}}, {OpId::OutProj, {0}},
+                                 {OpId::Attention, {0, 1}}});
     QTest::newRow("mla moe, 2x2 GPUs") << tinyScenario(TinyModel::MlaMoe, 2, 2, 1, 0.3, 0.6) << mla;
     QTest::newRow("mla moe, 2x2 GPUs, tight") << tinyScenario(TinyModel::MlaMoe, 2, 2, 0.6, 0.3, 0.4) << mla;
 }
@@ -121,7 +124,7 @@ void TestSearchExact::exactEqualsBruteForceUnderRandomLimits_data()
         << int(TinyModel::MlaMoe) << 4
         << restricted({1}, {1},
                       {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::Router, {1}}, {OpId::AttnNorm, {0}},
-                       {OpId::FfnNorm, {0}}, {OpId::QkvProj, {0, 1}}});
+                       {OpId::FfnNorm, {0}}, {OpId::QkvProj, {0, 1}}, {OpId::OutProj, {0}}, {OpId::Attention, {0}}});
 }
 
 // Random memory sizes and SLOs make different constraints bind at the optimum (and
