@@ -22,6 +22,10 @@ case $MODE in
     OPTS=(-DSHARDLAB_BUILD_GUI=OFF -DSHARDLAB_BUILD_RL=${SHARDLAB_SANITIZE_RL:-ON} -DSHARDLAB_BUILD_QT_TESTS=ON)
     TESTS=()
     export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+    # Fewer cases in the heaviest tests (brute force, thousands of constructed plans):
+    # instrumented code runs 5-20x slower (tests/core/tst_search_fixtures.h).
+    export SHARDLAB_QUICK_TESTS=1
+    export QTEST_FUNCTION_TIMEOUT=1200000
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     ;;
   tsan)
@@ -32,6 +36,8 @@ case $MODE in
     # Qt itself is not built with TSan: its internal synchronization is invisible to
     # TSan, so reports whose every frame is inside Qt are suppressed (tests/tsan.supp).
     # die_after_fork=0: tst_main_window starts shardlab-cli through QProcess.
+    export SHARDLAB_QUICK_TESTS=1
+    export QTEST_FUNCTION_TIMEOUT=1200000
     export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0"
     ;;
   *) echo "usage: scripts/sanitize.sh asan|tsan" >&2; exit 2 ;;

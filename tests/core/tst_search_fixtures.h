@@ -1,6 +1,7 @@
 // Small scenarios and a brute-force enumerator shared by the search tests.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 
 #include "io/presets.h"
@@ -8,6 +9,11 @@
 #include "sim/simulator.h"
 
 namespace shardlab::testing {
+
+// Sanitizer runs (scripts/sanitize.sh sets SHARDLAB_QUICK_TESTS) exercise the same code on
+// fewer cases: instrumented code runs 5-20x slower and CI has 90 minutes.
+inline bool quickTests() { return qEnvironmentVariableIsSet("SHARDLAB_QUICK_TESTS"); }
+inline int scaled(int n) { return quickTests() ? std::max(1, n / 8) : n; }
 
 inline Scenario presetScenario(const char* name)
 {
