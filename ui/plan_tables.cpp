@@ -76,7 +76,7 @@ CollectivesTable::CollectivesTable(QWidget* parent) : QTableWidget(parent)
          tr("Share of step"), tr("Layout change")},
         {tr("The operator that needs the collective: its input arrives in a layout it cannot consume "
             "(dispatch/combine: the crossing between attention and expert ranks)."),
-         tr("The collective the conversion costs (domain.md §3)."),
+         tr("The collective the conversion costs (docs/simulator.md §2)."),
          tr("Collectives of this kind per layer; embedding and LM head run once."),
          tr("Bytes each GPU sends per decode step, summed over the busiest stage's layers."),
          tr("Latency steps + bytes / link bandwidth, summed over the busiest stage's layers."),

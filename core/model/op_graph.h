@@ -1,4 +1,4 @@
-// The fused operator graph of the decoder as data (domain.md §2): per layer kind, the
+// The fused operator graph of the decoder as data (docs/simulator.md §1): per layer kind, the
 // operators in execution order and the tensors between them. Every consumer of the
 // graph (the simulator, the exact search's operator groups, the window's collectives
 // list) walks these tables; none writes the order down again.

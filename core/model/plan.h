@@ -9,7 +9,7 @@
 
 namespace shardlab {
 
-// The fused operators of the decoder (domain.md §2). One layer of each kind is
+// The fused operators of the decoder (docs/simulator.md §1). One layer of each kind is
 // evaluated and multiplied; embedding and LM head occur once.
 enum class OpId : std::uint8_t {
     Embedding,
@@ -36,7 +36,7 @@ constexpr int kMaxOptions = 4;
 constexpr int kMaxBatch = 1 << 20;
 
 // Layout of the activation between operators, inside the operator's parallel group
-// (domain.md §3). The attention side's group is the tensor-parallel group; the expert
+// (docs/simulator.md §2). The attention side's group is the tensor-parallel group; the expert
 // side's (X*) group is the expert-tensor-parallel group of one expert shard.
 enum class Layout : std::uint8_t {
     R,  // replicated
@@ -67,7 +67,7 @@ struct OpInfo {
     const char* label; // human-readable
     int optionCount;
     std::array<OpOption, kMaxOptions> options;
-    int megatronOption; // the standard recipe's choice (domain.md §8)
+    int megatronOption; // the standard recipe's choice (sim/megatron.h)
 };
 
 extern const std::array<OpInfo, kOpCount> kOpTable;

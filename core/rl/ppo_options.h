@@ -11,7 +11,7 @@ namespace shardlab::rl {
 
 // Defaults are the tuned values of docs/benchmarks.md ("PPO (Learn to Shard)").
 struct PpoOptions {
-    // The method (domain.md §9).
+    // The method (docs/ppo.md, "The seed method").
     int elite = 3;                 // T: plans in the elite history the policy attends to (0 = none)
     double tau = 0.95;             // early exit once the greedy plan's probability exceeds this (1 = never)
     bool warmStart = true;         // seed the elite history with the Megatron recipe's plan

@@ -26,7 +26,7 @@ constexpr int kMaxRounds = 8;
 
 // The top plans found so far, best first. Diverse: at most one plan per coarse layout
 // (TP, PP, EP), so the history cannot fill up with near-copies of one plan (the
-// collapse signature of domain.md §9); otherwise merely distinct.
+// collapse signature in docs/ppo.md, "The seed method"); otherwise merely distinct.
 class EliteHistory {
 public:
     EliteHistory(int capacity, bool diverse) : m_capacity(capacity), m_diverse(diverse) {}

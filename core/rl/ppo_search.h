@@ -1,4 +1,4 @@
-// The "ppo" search algorithm: Learn to Shard (domain.md §9, docs/ppo.md). Plain C++; the
+// The "ppo" search algorithm: Learn to Shard (docs/ppo.md). Plain C++; the
 // LibTorch policy is hidden behind rl::PpoAgent.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Collective communication costs (domain.md §3): latency term + bytes / bandwidth, with
+// Collective communication costs (docs/simulator.md §2): latency term + bytes / bandwidth, with
 // a hierarchical (intra-node, then inter-node) form for groups that span nodes.
 #pragma once
 
@@ -36,7 +36,7 @@ struct CollectiveCost {
     double bytesPerRank = 0; // sent by each rank
 };
 
-// `fullBytes` is S of domain.md §3: the whole tensor's size across the group.
+// `fullBytes` is S of docs/simulator.md §2: the whole tensor's size across the group.
 CollectiveCost collectiveCost(Collective kind, double fullBytes, const Group& g, const LinkModel& link);
 
 // The collective that converts layout `from` into layout `to` (same side of the model).

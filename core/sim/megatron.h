@@ -1,4 +1,4 @@
-// The Megatron recipe (domain.md §8): the standard plan a user starts from.
+// The Megatron recipe (TP inside the NVLink domain, PP only when memory needs it, EP over the data-parallel ranks, column/row operators, the largest valid batch): the standard plan a user starts from.
 #pragma once
 
 #include <string>
