@@ -10,9 +10,6 @@
 
 #include "file_export.h"
 #include "main_window.h"
-#ifdef SHARDLAB_HAVE_RL
-#include "rl/ppo_search.h"
-#endif
 #include "plan_view.h"
 #include "search_panel.h"
 
@@ -59,9 +56,6 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
 
 int main(int argc, char** argv)
 {
-#ifdef SHARDLAB_HAVE_RL
-    shardlab::rl::registerPpoSearch();
-#endif
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ShardLab"));
     QApplication::setOrganizationName(QStringLiteral("ShardLab"));
