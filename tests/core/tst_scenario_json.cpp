@@ -330,8 +330,8 @@ void TestScenarioJson::badInput_data()
     sc("unknown model preset name",
        replaceOnce(kPresetScenario, "\"model\": \"llama3-70b\"", "\"model\": \"llama-3-70b\""), "model",
        "unknown model preset 'llama-3-70b' (known: ");
-    sc("unknown cluster preset name", replaceOnce(kPresetScenario, "\"cluster\": \"h100-8\"", "\"cluster\": \"a100-8\""),
-       "cluster", "unknown cluster preset 'a100-8' (known: ");
+    sc("unknown cluster preset name", replaceOnce(kPresetScenario, "\"cluster\": \"h100-8\"", "\"cluster\": \"v100-8\""),
+       "cluster", "unknown cluster preset 'v100-8' (known: ");
     sc("unknown field (typo)", replaceOnce(S, "\"tie_embeddings\": false", "\"tie_embedings\": false"),
        "model.tie_embedings", "unknown field (check the spelling)");
     sc("unknown top-level field (typo)", replaceOnce(kPresetScenario, "\"name\": \"by-name\"", "\"nmae\": \"by-name\""),
