@@ -422,7 +422,7 @@ void addSearchCommands(std::vector<Command>& v)
                    {"--algo", "NAME", "search algorithm (" + algorithms + ")"},
                    kBudget,
                    {"--seed", "K", "seed of the stochastic algorithms (default 0)"},
-                   {"--out", "P.json", "write the best plan (shardlab-plan format, accepted by evaluate)"},
+                   {"--out", "P.json", "write the best plan with its scenario embedded (evaluate and export read it alone)"},
                    kJsonOption}),
                   0, 0},
                  runSearchCommand});
