@@ -217,9 +217,15 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
 
 int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
 {
-    auto m = importHfConfigFile(a.positional.at(0));
-    if (!m.ok())
-        return reportFieldErrors(err, m.errors);
+    auto imported = importHfModel(a.positional.at(0));
+    if (!imported.ok())
+        return reportFieldErrors(err, imported.errors);
+    // Approximations (a 4-bit checkpoint modelled as FP8, float32 as 2 bytes) are said, on
+    // stderr so --json stays a model file.
+    for (const std::string& w : imported.value.warnings)
+        err << "warning: " << displayText(w) << "\n";
+    Parsed<ModelSpec> m;
+    m.value = imported.value.model;
     if (a.has("--name")) {
         // The name goes into JSON, which must be UTF-8; refuse rather than guess an encoding.
         const std::string name = a.value("--name");
