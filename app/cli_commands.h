@@ -26,6 +26,7 @@ const std::vector<Command>& commands();
 void addScenarioCommands(std::vector<Command>& out);
 void addSimCommands(std::vector<Command>& out);
 void addSearchCommands(std::vector<Command>& out);
+void addExportCommands(std::vector<Command>& out);
 
 // Shared helpers for command implementations.
 extern const OptionSpec kJsonOption;     // --json
