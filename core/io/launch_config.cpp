@@ -170,8 +170,8 @@ Expect expected(Engine e, OpId id, const EngineLayout& L, bool sglangDpAttention
         return {{"replicated"}, name + " computes the router (gate) on every tensor-parallel rank"};
     case OpId::SharedExpert:
         if (e == Engine::Sglang && sglangDpAttention)
-            return {{"-"}, "SGLang fuses DeepSeek's shared expert into the routed experts or splits it over "
-                           "--tp-size; neither is the plan's"};
+            return {{"-"}, "SGLang fuses the shared expert into the routed experts (DeepSeek-style models) or "
+                           "splits it over --tp-size; neither is the plan's"};
         if (e == Engine::TrtLlm && adp)
             return {{}, ""};
         if (adp)
@@ -547,10 +547,10 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
         a.add("--pp_size", L.pp);
     if (L.moe && L.ep > 1)
         a.add("--ep_size", L.ep);
-    // Under attention DP each rank schedules its own batch.
-    const int batch = attentionDp ? L.seqsPerReplica
-                                  : (L.moe ? static_cast<int>(static_cast<long long>(L.plan.batch) * L.dp)
-                                           : L.plan.batch);
+    // Under attention DP each of the stage's ranks schedules its own batch.
+    const long long stageSeqs = static_cast<long long>(L.plan.batch) * L.dp;
+    const int batch = attentionDp ? static_cast<int>((stageSeqs + L.stage - 1) / L.stage)
+                                  : (L.moe ? static_cast<int>(stageSeqs) : L.plan.batch);
     a.add("--max_batch_size", batch);
     a.add("--max_num_tokens", L.tokenBudget);
     a.add("--max_seq_len", L.maxModelLen);

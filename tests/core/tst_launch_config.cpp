@@ -174,6 +174,14 @@ void TestLaunchConfig::flags_data()
         << QStringList{}
         << QStringList{"expert_parallel 4 x expert-TP 2: vLLM has expert parallelism over all 8 ranks"};
 
+    // TensorRT-LLM's attention DP has attention TP 1: TP 2 x DP 4 becomes DP 8, each rank
+    // scheduling its share of the stage's 4 x 256 sequences.
+    QTest::newRow("trtllm mixtral attention TP inside DP") << "mixtral-8x22b-64gpu" << ep8 << trt << ""
+        << QStringList{"--tp_size 8", "--pp_size 8", "--ep_size 4", "--max_batch_size 128", "enable_attention_dp: true",
+                       "moe_tensor_parallel_size: 2"}
+        << QStringList{}
+        << QStringList{"attention: tensor parallel 2 inside 4 data-parallel groups"};
+
     // DeepSeek-V3's checkpoint is FP8: no quantization flag. A BF16 checkpoint of an FP8
     // plan is quantized on load where the engine can.
     QTest::newRow("vllm fp8 checkpoint as is") << "deepseek-v3-256gpu" << wide << vllm << ""
