@@ -387,12 +387,15 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     return result;
 }
 
-Parsed<HfImport> importHfModel(const std::string& path)
+namespace {
+
+// A folder holds config.json (when folders are allowed); a file's folder may hold
+// hf_quant_config.json.
+Parsed<HfImport> importFrom(const std::string& path, bool allowFolder)
 {
     Parsed<HfImport> r;
-    // A folder holds config.json; a file's folder may hold hf_quant_config.json.
     std::string configPath = path, dir;
-    if (path != "-" && isDirectory(path)) {
+    if (allowFolder && path != "-" && isDirectory(path)) {
         dir = path;
         while (dir.size() > 1 && dir.back() == '/')
             dir.pop_back();
@@ -425,6 +428,13 @@ Parsed<HfImport> importHfModel(const std::string& path)
     return importHfTexts(text.value(), inputLabel(configPath), quant, displayText(quantPath));
 }
 
+} // namespace
+
+Parsed<HfImport> importHfModel(const std::string& path)
+{
+    return importFrom(path, true);
+}
+
 Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& file)
 {
     Parsed<HfImport> in = importHfTexts(text, file);
@@ -436,7 +446,9 @@ Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& fil
 
 Parsed<ModelSpec> importHfConfigFile(const std::string& path)
 {
-    Parsed<HfImport> in = importHfModel(path);
+    // A file, as the name says: a directory is refused by the one read path like
+    // everywhere else ("cannot open: is a directory").
+    Parsed<HfImport> in = importFrom(path, false);
     Parsed<ModelSpec> out;
     out.value = in.value.model;
     out.errors = std::move(in.errors);

@@ -40,7 +40,7 @@ Parsed<HfImport> importHfModel(const std::string& path);
 
 // config.json alone (validate, fuzzing): the model of importHfTexts without a quant file.
 Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& file);
-// importHfModel's model.
+// A config file's model (and hf_quant_config.json beside it); no folders.
 Parsed<ModelSpec> importHfConfigFile(const std::string& path);
 
 } // namespace shardlab
