@@ -48,8 +48,11 @@ std::string knownKnobs()
 {
     std::string s;
 #ifdef SHARDLAB_HAVE_RL
-    for (const auto& [key, info] : rl::ppoOptionTable())
-        s += (s.empty() ? "" : ", ") + std::string("ppo.") + key;
+    for (const auto& [key, info] : rl::ppoOptionTable()) { // keys carry their "ppo." prefix
+        if (!s.empty())
+            s += ", ";
+        s += key;
+    }
 #endif
     return s.empty() ? std::string("none in this build") : s;
 }
