@@ -256,7 +256,7 @@ void addScenarioCommands(std::vector<Command>& v)
     v.push_back({{"presets", "[--json]", "list the shipped models (with parameter counts), clusters and scenarios",
                   "", {kJsonOption}, 0, 0},
                  runPresets});
-    v.push_back({{"validate", "FILE|- [--scenario S.json|PRESET] [--json]",
+    v.push_back({{"validate", "FILE|- [--scenario S.json|PRESET] [--ignore-embedded] [--json]",
                   "check a scenario, plan, model, cluster or HuggingFace config file",
                   "The kind of file is read from its \"format\" field. A plan is checked against the scenario embedded "
                   "in it, or against --scenario (a file or a shipped scenario's name), or on its own. FILE - "
