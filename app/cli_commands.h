@@ -28,6 +28,7 @@ const std::vector<Command>& commands();
 void addScenarioCommands(std::vector<Command>& out);
 void addSimCommands(std::vector<Command>& out);
 void addSearchCommands(std::vector<Command>& out);
+void addExportCommands(std::vector<Command>& out);
 
 // Shared helpers for command implementations.
 extern const OptionSpec kJsonOption;     // --json
@@ -42,5 +43,13 @@ int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
 int reportFieldErrors(std::ostream& err, const FieldErrors& errors);
 // --scenario value: a file path, or a shipped scenario preset name.
 Parsed<Scenario> loadScenarioArg(const Args& a);
+
+extern const OptionSpec kPlanScenarioOption; // --scenario, optional beside a plan
+extern const OptionSpec kIgnoreEmbeddedOption; // --ignore-embedded
+// The scenario a plan is used with: the one embedded in the plan file, or --scenario, or
+// both when they agree. When they differ the error lists the differences and how to
+// proceed, unless --ignore-embedded (then --scenario wins). A plan from before plans
+// embedded their scenario needs --scenario.
+Parsed<Scenario> scenarioForPlan(const Args& a, const PlanDocument& plan, const std::string& planFile);
 
 } // namespace shardlab::cli

@@ -2,9 +2,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
-#ifdef SHARDLAB_HAVE_RL
-#include "rl/ppo_search.h"
-#endif
+#include "search/search.h"
 
 using namespace shardlab::cli;
 
@@ -18,15 +16,20 @@ void printOverview(std::ostream& out)
         name.resize(16, ' ');
         out << name << c.spec.summary << "\n";
     }
+    // From the registry, so algorithms added later (and ppo, whose plugin is not loaded
+    // to print this) are listed without editing the help.
+    out << "\nsearch algorithms (search --algo NAME):\n";
+    for (const shardlab::SearchAlgorithmInfo& a : shardlab::searchAlgorithms()) {
+        std::string name = "  " + a.name;
+        name.resize(16, ' ');
+        out << name << a.summary << "\n";
+    }
     out << "\nRun 'shardlab-cli <command> --help' for a command's options.\n";
 }
 } // namespace
 
 int main(int argc, char** argv)
 {
-#ifdef SHARDLAB_HAVE_RL
-    shardlab::rl::registerPpoSearch();
-#endif
     try {
         if (argc < 2) {
             printOverview(std::cerr);

@@ -143,20 +143,24 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
         break;
     }
     case FileKind::Plan: {
-        auto p = parsePlan(text.value(), path);
-        errors = p.errors;
-        if (p.ok() && a.has("--scenario")) {
-            auto s = loadScenarioArg(a); // a file or a shipped preset name, as elsewhere
+        auto doc = parsePlanDocument(text.value(), path);
+        errors = doc.errors;
+        const Plan& p = doc.value.plan;
+        std::string against;
+        if (doc.ok() && (a.has("--scenario") || doc.value.scenario)) {
+            // Checked against its own embedded scenario, or --scenario (which must agree).
+            auto s = scenarioForPlan(a, doc.value, path);
             if (!s.ok())
                 errors = s.errors;
             else
-                errors = checkPlanAgainstScenario(p.value, s.value, path);
+                errors = checkPlanAgainstScenario(p, s.value, path);
+            against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"
+                                          : " (checked against its embedded scenario '" + doc.value.scenarioName + "')";
         }
         if (errors.empty())
-            summary = "plan: TP " + std::to_string(p.value.tensorParallel) + ", EP "
-                + std::to_string(p.value.expertParallel) + ", PP " + std::to_string(p.value.pipelineParallel)
-                + ", DP " + std::to_string(p.value.dataParallel) + ", batch " + std::to_string(p.value.batch)
-                + (a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")" : "");
+            summary = "plan: TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel)
+                + ", PP " + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel)
+                + ", batch " + std::to_string(p.batch) + against;
         break;
     }
     case FileKind::Model: {
@@ -213,9 +217,15 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
 
 int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
 {
-    auto m = importHfConfigFile(a.positional.at(0));
-    if (!m.ok())
-        return reportFieldErrors(err, m.errors);
+    auto imported = importHfModel(a.positional.at(0));
+    if (!imported.ok())
+        return reportFieldErrors(err, imported.errors);
+    // Approximations (a 4-bit checkpoint modelled as FP8, float32 as 2 bytes) are said, on
+    // stderr so --json stays a model file.
+    for (const std::string& w : imported.value.warnings)
+        err << "warning: " << displayText(w) << "\n";
+    Parsed<ModelSpec> m;
+    m.value = imported.value.model;
     if (a.has("--name")) {
         // The name goes into JSON, which must be UTF-8; refuse rather than guess an encoding.
         const std::string name = a.value("--name");
@@ -246,18 +256,23 @@ void addScenarioCommands(std::vector<Command>& v)
     v.push_back({{"presets", "[--json]", "list the shipped models (with parameter counts), clusters and scenarios",
                   "", {kJsonOption}, 0, 0},
                  runPresets});
-    v.push_back({{"validate", "FILE|- [--scenario S.json|PRESET] [--json]",
+    v.push_back({{"validate", "FILE|- [--scenario S.json|PRESET] [--ignore-embedded] [--json]",
                   "check a scenario, plan, model, cluster or HuggingFace config file",
-                  "The kind of file is read from its \"format\" field. A plan is checked on its own, or against a "
-                  "scenario's cluster and model with --scenario (a file or a shipped scenario's name). FILE - "
+                  "The kind of file is read from its \"format\" field. A plan is checked against the scenario embedded "
+                  "in it, or against --scenario (a file or a shipped scenario's name), or on its own. FILE - "
                   "reads standard input. Every problem is reported as FILE: JSON.PATH: reason; the exit code is 1 "
                   "if there is any.",
-                  {{"--scenario", "S.json", "check a plan against this scenario (file or preset name)"}, kJsonOption},
+                  {{"--scenario", "S.json", "check a plan against this scenario (file or preset name); it must agree "
+                                            "with the plan's embedded scenario"},
+                   kIgnoreEmbeddedOption, kJsonOption},
                   1, 1},
                  runValidate});
-    v.push_back({{"import-hf", "CONFIG.json [--out MODEL.json] [--name NAME] [--json]",
-                  "read a HuggingFace config.json into a ShardLab model spec",
-                  "Families: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, deepseek_v2, deepseek_v3.",
+    v.push_back({{"import-hf", "CONFIG.json|MODEL_DIR [--out MODEL.json] [--name NAME] [--json]",
+                  "read a HuggingFace model (config.json, or the folder holding it) into a ShardLab model spec",
+                  "Families: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, deepseek_v2, deepseek_v3. "
+                  "Precisions come from the checkpoint: torch_dtype, quantization_config (e.g. DeepSeek-V3's FP8), and "
+                  "a ModelOpt hf_quant_config.json beside config.json (quant_algo for the weights, kv_cache_quant_algo "
+                  "for the KV cache). 4-bit formats are modelled as FP8 with a warning on stderr.",
                   {{"--out", "MODEL.json", "also write the model spec (atomically)"},
                    {"--name", "NAME", "name to give the model (default: from the file)"},
                    kJsonOption},

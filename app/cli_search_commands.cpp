@@ -11,6 +11,7 @@
 #include "cli_commands.h"
 #include "cli_signals.h"
 #include "io/result_json.h"
+#include "plugin/rl_plugin.h"
 #include "search/search.h"
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/ppo_options.h"
@@ -32,6 +33,45 @@ std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v)
     v.push_back({"--ppo-config", "FILE.json", "ppo hyperparameters from a JSON object (docs/ppo.md); --set wins"});
 #endif
     return v;
+}
+
+bool knobsAvailable()
+{
+#ifdef SHARDLAB_HAVE_RL
+    return true;
+#else
+    return false;
+#endif
+}
+
+// Every knob some algorithm reads from SearchOptions::extra ("ppo.elite, ppo.tau, ...").
+std::string knownKnobs()
+{
+    std::string s;
+#ifdef SHARDLAB_HAVE_RL
+    for (const auto& [key, info] : rl::ppoOptionTable()) { // keys carry their "ppo." prefix
+        if (!s.empty())
+            s += ", ";
+        s += key;
+    }
+#endif
+    return s.empty() ? std::string("none in this build") : s;
+}
+
+// An algorithm from a plugin (ppo) is loaded before the run, so a missing or broken
+// plugin is an error naming the plugin, not a search that finds nothing.
+bool pluginReady(const std::string& algorithm, std::string& error)
+{
+    for (const SearchAlgorithmInfo& a : pluginSearchAlgorithms()) {
+        if (a.name != algorithm)
+            continue;
+        const auto api = loadRlPlugin();
+        if (!api.ok()) {
+            error = "--algo " + algorithm + ": " + api.error().toString();
+            return false;
+        }
+    }
+    return true;
 }
 
 // --ppo-config, then --set, into `extra`; false with an error that names the flag.
@@ -61,6 +101,14 @@ bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string
         SearchAlgorithmInfo info;
         if (eq == std::string::npos || key.find('.') == std::string::npos || !findSearchAlgorithm(prefix, info)) {
             error = "--set: '" + item + "' is not ALGORITHM.KNOB=VALUE (algorithms: " + knownSearchAlgorithms() + ")";
+            return false;
+        }
+        // Only ppo reads knobs by name (core/rl/ppo_options.h); anneal and genetic take
+        // theirs as fields of SearchOptions, so "anneal.restarts=4" would be silently
+        // ignored: refuse it and list what is read.
+        if (prefix != "ppo" || !knobsAvailable()) {
+            error = "--set: '" + key + "': no algorithm reads this knob (" + prefix + " takes no knobs by name; known: "
+                + knownKnobs() + ")";
             return false;
         }
         const std::string text = item.substr(eq + 1);
@@ -156,7 +204,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         return reportErrors(err, {error});
     o.budget = static_cast<int>(budget);
     o.seed = static_cast<std::uint64_t>(seed);
-    if (!knobValues(a, o.extra, error))
+    if (!knobValues(a, o.extra, error) || !pluginReady(o.algorithm, error))
         return reportErrors(err, {error});
 
     // Ctrl-C (or SIGTERM) ends the search through its stop token; what it found is
@@ -255,6 +303,9 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             if (name.empty() || !findSearchAlgorithm(name, info))
                 return reportErrors(err, {"--algos: unknown algorithm '" + name + "' (known: "
                                           + knownSearchAlgorithms() + ")"});
+            std::string error;
+            if (!pluginReady(name, error))
+                return reportErrors(err, {error});
             algos.push_back(name);
         }
     }
@@ -387,17 +438,18 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
 
 void addSearchCommands(std::vector<Command>& v)
 {
+    const std::string algorithms = knownSearchAlgorithms(); // the registry's, ppo included
     v.push_back({{"search", "--scenario S.json --algo NAME [--budget 4000] [--seed 0] [--out P.json] [--json]",
-                  "search for the best plan with one algorithm: megatron, random, anneal, genetic or exact",
+                  "search for the best plan with one algorithm: " + algorithms,
                   "Prints the best valid plan, its evaluation, the simulator calls used, wall seconds and the "
                   "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists). "
                   "Ctrl-C (SIGINT) or SIGTERM stops the search: the best plan so far is printed (and written "
                   "with --out), marked as interrupted, and the exit code is 130; a second signal exits at once.",
                   withKnobs({kScenarioOption,
-                   {"--algo", "NAME", "search algorithm (megatron, random, anneal, genetic, exact)"},
+                   {"--algo", "NAME", "search algorithm (" + algorithms + ")"},
                    kBudget,
                    {"--seed", "K", "seed of the stochastic algorithms (default 0)"},
-                   {"--out", "P.json", "write the best plan (shardlab-plan format, accepted by evaluate)"},
+                   {"--out", "P.json", "write the best plan with its scenario embedded (evaluate and export read it alone)"},
                    kJsonOption}),
                   0, 0},
                  runSearchCommand});
@@ -409,7 +461,7 @@ void addSearchCommands(std::vector<Command>& v)
                   "once per scenario. Ctrl-C (SIGINT) or SIGTERM stops it: the scenarios completed so far are "
                   "reported, marked as interrupted, and the exit code is 130.",
                   withKnobs({{"--scenarios", "DIR", "directory of scenario files (*.json)"},
-                   {"--algos", "LIST", "comma-separated algorithms (default megatron,random,anneal,genetic)"},
+                   {"--algos", "LIST", "comma-separated algorithms of " + algorithms + " (default megatron,random,anneal,genetic)"},
                    {"--seeds", "K", "runs per stochastic algorithm, seeds 1..K (default 5)"},
                    kBudget,
                    kJsonOption}),

@@ -81,24 +81,63 @@ Parsed<Scenario> loadScenarioArg(const Args& a)
     return r;
 }
 
+const OptionSpec kPlanScenarioOption{
+    "--scenario", "S.json",
+    "scenario file or preset name; default: the scenario embedded in the plan (it must agree with it)"};
+const OptionSpec kIgnoreEmbeddedOption{
+    "--ignore-embedded", "", "use --scenario even where it differs from the scenario embedded in the plan"};
+
+Parsed<Scenario> scenarioForPlan(const Args& a, const PlanDocument& plan, const std::string& planFile)
+{
+    Parsed<Scenario> r;
+    const std::string shownPlan = displayText(planFile);
+    if (!a.has("--scenario")) {
+        if (plan.scenario) {
+            r.value = *plan.scenario;
+            return r;
+        }
+        r.errors.push_back({{}, "--scenario",
+                            "required: plan " + shownPlan + " carries no scenario (written before plans embedded theirs"
+                                + (plan.scenarioName.empty() ? std::string() : "; it names '" + plan.scenarioName + "'")
+                                + "); pass the scenario it was made for"});
+        return r;
+    }
+    r = loadScenarioArg(a);
+    if (!r.ok() || !plan.scenario || a.flag("--ignore-embedded"))
+        return r;
+    const std::vector<std::string> diff = scenarioDifferences(*plan.scenario, r.value);
+    if (diff.empty())
+        return r;
+    std::string list;
+    for (size_t i = 0; i < diff.size() && i < 6; ++i)
+        list += (i ? "; " : "") + diff[i];
+    if (diff.size() > 6)
+        list += "; and " + std::to_string(diff.size() - 6) + " more";
+    r.errors.push_back({{}, "--scenario",
+                        a.value("--scenario") + " differs from the scenario '" + plan.scenarioName
+                            + "' embedded in plan " + shownPlan + " (plan's vs --scenario: " + list
+                            + "); drop --scenario to use the plan's own, or add --ignore-embedded to use --scenario"});
+    return r;
+}
+
 namespace {
 
 int runEvaluate(const Args& a, std::ostream& out, std::ostream& err)
 {
-    auto s = loadScenarioArg(a);
-    if (!s.ok())
-        return reportFieldErrors(err, s.errors);
     if (!a.has("--plan"))
         return reportErrors(err, {"--plan: required (a plan file)"});
-    auto p = loadPlanFile(a.value("--plan"));
+    auto p = loadPlanDocument(a.value("--plan"));
     if (!p.ok())
         return reportFieldErrors(err, p.errors);
+    auto s = scenarioForPlan(a, p.value, inputLabel(a.value("--plan")));
+    if (!s.ok())
+        return reportFieldErrors(err, s.errors);
     const Simulator sim(s.value);
-    const SimResult r = sim.evaluate(p.value);
+    const SimResult r = sim.evaluate(p.value.plan);
     if (a.flag("--json"))
-        out << evaluationToJson(s.value, p.value, r) << "\n";
+        out << evaluationToJson(s.value, p.value.plan, r) << "\n";
     else
-        printEvaluation(out, s.value, p.value, r);
+        printEvaluation(out, s.value, p.value.plan, r);
     return kExitOk; // an invalid plan is a result, not an input error; "valid" says which
 }
 
@@ -192,15 +231,21 @@ void addCalibrationCommand(std::vector<Command>& v);
 
 void addSimCommands(std::vector<Command>& v)
 {
-    v.push_back({{"evaluate", "--scenario S.json --plan P.json [--json]",
+    v.push_back({{"evaluate", "--plan P.json [--scenario S.json] [--ignore-embedded] [--json]",
                   "simulate a plan: validity, throughput, TTFT, TPOT, memory, per-operator breakdown",
-                  "An invalid plan is reported with every violated constraint and exits 0; unreadable or malformed "
-                  "input exits 1.",
-                  {kScenarioOption, {"--plan", "P.json", "plan file (shardlab-plan format; - for standard input)"}, kJsonOption}, 0, 0},
+                  "The plan is evaluated on the scenario embedded in it (search --out, megatron --out and the window "
+                  "write it there); --scenario must then agree with it, or --ignore-embedded says to use --scenario "
+                  "instead. Older plans without an embedded scenario need --scenario. An invalid plan is reported "
+                  "with every violated constraint and exits 0; unreadable or malformed input, or a scenario that "
+                  "differs from the plan's, exits 1.",
+                  {{"--plan", "P.json", "plan file (shardlab-plan format; - for standard input)"}, kPlanScenarioOption,
+                   kIgnoreEmbeddedOption, kJsonOption},
+                  0, 0},
                  runEvaluate});
     v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",
                   "build and evaluate the Megatron-recipe plan (a starting point)", "",
-                  {kScenarioOption, {"--out", "P.json", "write the plan (atomically)"}, kJsonOption}, 0, 0},
+                  {kScenarioOption, {"--out", "P.json", "write the plan, its scenario embedded (atomically)"}, kJsonOption},
+                  0, 0},
                  runMegatron});
     v.push_back({{"bench-sim", "--scenario S.json [--seconds 2] [--seed 1] [--json]",
                   "simulator speed: single-threaded evaluations per second over random valid plans", "",

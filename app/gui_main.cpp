@@ -1,6 +1,6 @@
 // shardlab: the GUI front end. Scripted use (demos, tests):
 //   shardlab --scenario S.json --algo ppo --seed 0 --autostart --screenshot out.png
-//            --export plan.json --quit-when-done
+//            --export plan.json [--export-launch launch.sh --engine vllm] --quit-when-done
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTextStream>
@@ -10,9 +10,6 @@
 
 #include "file_export.h"
 #include "main_window.h"
-#ifdef SHARDLAB_HAVE_RL
-#include "rl/ppo_search.h"
-#endif
 #include "plan_view.h"
 #include "search_panel.h"
 
@@ -23,6 +20,8 @@ struct Script {
     bool quitWhenDone = false;
     QString screenshot;
     QString exportPlan;
+    QString exportLaunch;
+    shardlab::Engine engine = shardlab::Engine::Vllm;
     QString exportPlots;
     int screenshotDuringMs = -1; // >= 0: screenshot mid-search instead of at the end
     bool failed = false;         // a mid-search screenshot could not be written
@@ -40,6 +39,16 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
             err << "shardlab: --export: " << error << "\n";
             code = 1;
         }
+    }
+    if (!s.exportLaunch.isEmpty() && found) {
+        QString error;
+        QStringList warnings;
+        if (!w.exportLaunchConfig(s.exportLaunch, s.engine, {}, &error, &warnings)) {
+            err << "shardlab: --export-launch: " << error << "\n";
+            code = 1;
+        }
+        for (const QString& warning : warnings)
+            err << "shardlab: --export-launch: warning: " << warning << "\n";
     }
     QString error;
     if (!s.exportPlots.isEmpty() && !w.searchPanel()->exportCurve(s.exportPlots, &error)) {
@@ -59,9 +68,6 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
 
 int main(int argc, char** argv)
 {
-#ifdef SHARDLAB_HAVE_RL
-    shardlab::rl::registerPpoSearch();
-#endif
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ShardLab"));
     QApplication::setOrganizationName(QStringLiteral("ShardLab"));
@@ -79,6 +85,12 @@ int main(int argc, char** argv)
                                      QStringLiteral("out.png"));
     const QCommandLineOption exportOpt(QStringLiteral("export"), QStringLiteral("Write the best plan as JSON when done."),
                                        QStringLiteral("plan.json"));
+    const QCommandLineOption launchOpt(QStringLiteral("export-launch"),
+                                       QStringLiteral("Write the best plan's launch script for --engine when done."),
+                                       QStringLiteral("launch.sh"));
+    const QCommandLineOption engineOpt(QStringLiteral("engine"),
+                                       QStringLiteral("Engine of --export-launch: vllm, sglang or trtllm (default vllm)."),
+                                       QStringLiteral("NAME"));
     const QCommandLineOption plotOpt(QStringLiteral("export-plot"),
                                      QStringLiteral("Write the throughput curve (PNG or PDF) when done."),
                                      QStringLiteral("curve.png"));
@@ -89,7 +101,8 @@ int main(int argc, char** argv)
                                        QStringLiteral("MS"));
     const QCommandLineOption tabOpt(QStringLiteral("tab"), QStringLiteral("Tab to show: search or plan."),
                                     QStringLiteral("NAME"));
-    parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, plotOpt, quitOpt, tabOpt, duringOpt});
+    parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, launchOpt, engineOpt, plotOpt,
+                       quitOpt, tabOpt, duringOpt});
     parser.process(app);
 
     shardlab::ui::MainWindow window;
@@ -129,6 +142,12 @@ int main(int argc, char** argv)
     script.screenshot = parser.value(shotOpt);
     script.exportPlan = parser.value(exportOpt);
     script.exportPlots = parser.value(plotOpt);
+    script.exportLaunch = parser.value(launchOpt);
+    if (parser.isSet(engineOpt) && !shardlab::engineFromName(parser.value(engineOpt).toStdString(), script.engine)) {
+        err << "shardlab: --engine: unknown engine '" << parser.value(engineOpt) << "' (known: "
+            << QString::fromStdString(shardlab::knownEngines()) << ")\n";
+        return 2;
+    }
     if (parser.isSet(duringOpt)) {
         script.screenshotDuringMs = parser.value(duringOpt).toInt(&ok);
         if (!ok || script.screenshotDuringMs < 0 || script.screenshot.isEmpty()) {

@@ -4,11 +4,15 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -103,6 +107,7 @@ void MainWindow::buildActions()
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, &MainWindow::saveScenarioAs);
     file->addSeparator();
     file->addAction(tr("&Export plan JSON…"), this, &MainWindow::exportPlanDialog);
+    file->addAction(tr("Export &launch config…"), this, &MainWindow::exportLaunchConfigDialog);
     file->addAction(tr("Export &plots (PNG/PDF)…"), this, &MainWindow::exportPlotsDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -460,6 +465,66 @@ void MainWindow::exportPlanDialog()
         showMessage(tr("Exported the plan in the Plan tab to %1 (shardlab-cli evaluate accepts it).").arg(path), false);
     else
         showMessage(error, true);
+}
+
+bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QString& model, QString* error,
+                                    QStringList* warnings)
+{
+    LaunchOptions o;
+    o.engine = engine;
+    o.model = model.trimmed().toStdString();
+    const Scenario s = m_editor->scenario();
+    auto c = shardlab::exportLaunchConfig(s, m_planView->currentPlan(), o);
+    Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
+    if (!st.ok()) {
+        if (error)
+            *error = QString::fromStdString(st.error->toString());
+        return false;
+    }
+    if (warnings)
+        for (const std::string& w : c.value().warnings)
+            *warnings << QString::fromStdString(w);
+    return true;
+}
+
+void MainWindow::exportLaunchConfigDialog()
+{
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Export launch config"));
+    auto* form = new QFormLayout(&dialog);
+    auto* engine = new QComboBox(&dialog);
+    for (const EngineInfo& e : launchEngines())
+        engine->addItem(QStringLiteral("%1 %2").arg(QString::fromUtf8(e.label), QString::fromUtf8(e.version)),
+                        static_cast<int>(e.engine));
+    form->addRow(tr("Engine"), engine);
+    auto* model = new QLineEdit(&dialog);
+    model->setPlaceholderText(tr("HuggingFace id or path (default: the preset's checkpoint)"));
+    form->addRow(tr("Checkpoint"), model);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const Engine e = static_cast<Engine>(engine->currentData().toInt());
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export launch config"), QStringLiteral("launch-%1.sh").arg(QString::fromUtf8(engineInfo(e).name)),
+        tr("Shell script (*.sh)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    QStringList warnings;
+    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings)) {
+        showMessage(error, true);
+        return;
+    }
+    QString text = tr("Wrote the %1 launch config for the plan in the Plan tab to %2.")
+                       .arg(engine->currentText(), path);
+    if (!warnings.isEmpty())
+        text += QLatin1Char(' ') + tr("%n thing(s) the engine cannot express (also in the script):", nullptr,
+                                      int(warnings.size()))
+            + QStringLiteral("\n• ") + warnings.join(QStringLiteral("\n• "));
+    showMessage(text, false);
 }
 
 void MainWindow::exportPlotsDialog()

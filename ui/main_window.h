@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include "io/launch_config.h"
 #include "model/specs.h"
 #include "search_worker.h"
 
@@ -46,6 +47,11 @@ public:
     const JobResult* lastResult() const { return m_haveResult ? &m_lastResult : nullptr; }
     double longestStallMs() const;
     bool exportPlan(const QString& path, QString* error = nullptr);
+    // The plan in the Plan tab as `engine`'s launch script, with any options file beside
+    // it (core/io/launch_config.h, the core's write path). `warnings` receives what the
+    // engine cannot express. `model` empty: the checkpoint ShardLab knows for the model.
+    bool exportLaunchConfig(const QString& path, Engine engine, const QString& model = {}, QString* error = nullptr,
+                            QStringList* warnings = nullptr);
     SearchPanel* searchPanel() const { return m_panel; }
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
@@ -75,6 +81,7 @@ private:
     bool saveScenarioAs();
     void openDialog();
     void exportPlanDialog();
+    void exportLaunchConfigDialog();
     void exportPlotsDialog();
     void certifyOptimum();
     void addRecent(const QString& path);

@@ -249,7 +249,7 @@ void ScenarioEditor::chooseHfFile()
 
 bool ScenarioEditor::importHfConfig(const QString& path)
 {
-    Parsed<ModelSpec> m = importHfConfigFile(localPath(path));
+    Parsed<HfImport> m = importHfModel(localPath(path));
     if (!m.ok()) {
         QStringList lines;
         for (const FieldError& e : m.errors)
@@ -258,11 +258,22 @@ bool ScenarioEditor::importHfConfig(const QString& path)
         m_importError->show();
         return false;
     }
-    // Precisions are a deployment choice, not part of config.json: keep the user's.
-    m.value.weightPrecision = m_scenario.model.weightPrecision;
-    m.value.kvPrecision = m_scenario.model.kvPrecision;
-    m_scenario.model = m.value;
+    // A quantized checkpoint (quantization_config, hf_quant_config.json) fixes its
+    // precisions; otherwise they are a deployment choice: keep the user's.
+    ModelSpec model = m.value.model;
+    if (!m.value.weightsQuantized)
+        model.weightPrecision = m_scenario.model.weightPrecision;
+    if (!m.value.kvQuantized)
+        model.kvPrecision = m_scenario.model.kvPrecision;
+    m_scenario.model = model;
     setScenario(m_scenario);
+    if (!m.value.warnings.empty()) {
+        QStringList lines;
+        for (const std::string& w : m.value.warnings)
+            lines << str(w);
+        m_importError->setText(tr("Imported, with approximations:\n%1").arg(lines.join(QLatin1Char('\n'))));
+        m_importError->show();
+    }
     Q_EMIT scenarioEdited();
     return true;
 }

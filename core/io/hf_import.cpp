@@ -2,6 +2,10 @@
 
 #include "io/json_reader.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
 #include <utility>
 #include <vector>
 
@@ -39,13 +43,44 @@ std::string nameFrom(const json& doc, const std::string& file)
     return displayText(nameFromFile(file));
 }
 
-bool isFp8(const json& doc)
+std::string upper(std::string s)
 {
-    auto q = doc.find("quantization_config");
-    if (q == doc.end() || !q->is_object())
-        return false;
-    auto m = q->find("quant_method");
-    return m != q->end() && m->is_string() && m->get<std::string>() == "fp8";
+    for (char& c : s)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// ModelOpt's algorithm names (quant_algo, kv_cache_quant_algo) as ShardLab precisions.
+// FP8 variants are FP8; INT8 ones have FP8's bytes; 4-bit ones (NVFP4, MXFP4, AWQ) have no
+// ShardLab precision and map to FP8, the nearest, which overstates their bytes 2x.
+// Unknown names are errors: their size cannot be guessed.
+struct AlgoPrecision {
+    bool known = false;
+    Precision precision = Precision::BF16;
+    std::string note; // non-empty: the warning for an approximate mapping
+};
+
+AlgoPrecision precisionOfAlgo(const std::string& algo, const char* what)
+{
+    const std::string a = upper(algo);
+    AlgoPrecision r;
+    r.known = true;
+    r.precision = Precision::FP8;
+    if (a.rfind("FP8", 0) == 0)
+        return r;
+    if (a.rfind("INT8", 0) == 0 || a.rfind("W8A8", 0) == 0) {
+        r.note = std::string(what) + " " + algo + " (8-bit integer) modelled as FP8: same bytes, FP8 tensor-core rate";
+        return r;
+    }
+    if (a.find("FP4") != std::string::npos || a.find("AWQ") != std::string::npos || a.rfind("W4A", 0) == 0
+        || a.rfind("INT4", 0) == 0) {
+        r.note = std::string(what) + " " + algo
+            + " is 4-bit; ShardLab has BF16 and FP8 only, so it is modelled as FP8 (the nearest): weight or cache "
+              "bytes are overstated 2x and memory-bound steps read as slower than on the real checkpoint";
+        return r;
+    }
+    r.known = false;
+    return r;
 }
 
 // ShardLab's model fields and the config.json keys they are read from, per family.
@@ -112,22 +147,157 @@ void renameToHfKeys(FieldError& e, const std::string& type, bool hasHeadDim)
 
 } // namespace
 
-Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& file)
+namespace {
+
+// Weights and KV precisions from config.json: torch_dtype / dtype, then quantization_config.
+void readConfigPrecisions(const json& doc, JsonReader& r, HfImport& out)
 {
-    Parsed<ModelSpec> out;
+    ModelSpec& m = out.model;
+    m.weightPrecision = Precision::BF16;
+    m.kvPrecision = Precision::BF16;
+    const char* dtypeKey = doc.contains("torch_dtype") ? "torch_dtype" : doc.contains("dtype") ? "dtype" : nullptr;
+    if (dtypeKey && !doc[dtypeKey].is_null()) {
+        const std::string d = r.string(dtypeKey);
+        if (d == "float32")
+            out.warnings.push_back(std::string(dtypeKey)
+                                   + " float32: modelled as 2-byte weights (engines serve float32 checkpoints in "
+                                     "bf16/fp16 with --dtype auto)");
+        else if (d == "float8_e4m3fn" || d == "float8_e5m2")
+            m.weightPrecision = Precision::FP8;
+        else if (!d.empty() && d != "bfloat16" && d != "float16")
+            out.warnings.push_back(std::string(dtypeKey) + " \"" + d + "\" is not a precision ShardLab knows: "
+                                   "modelled as bf16");
+    }
+    auto q = doc.find("quantization_config");
+    if (q == doc.end() || q->is_null())
+        return;
+    JsonReader qr = r.child("quantization_config");
+    if (!qr.requireObject())
+        return;
+    const std::string method = qr.stringOr("quant_method", "");
+    if (method == "fp8") {
+        // DeepSeek-V3 style: FP8 weights (block-wise scales), activations quantized at run time.
+        m.weightPrecision = Precision::FP8;
+        out.weightsQuantized = true;
+        return;
+    }
+    if (method == "modelopt") {
+        // Newer ModelOpt exports put hf_quant_config.json's content here, flat or under "quantization".
+        const json& body = q->contains("quantization") && (*q)["quantization"].is_object() ? (*q)["quantization"] : *q;
+        JsonReader br = body.is_object() && &body != &*q ? qr.child("quantization") : qr;
+        auto readAlgo = [&](const char* key, bool kv) {
+            if (!body.contains(key) || body[key].is_null())
+                return;
+            const std::string algo = br.string(key);
+            const AlgoPrecision ap = precisionOfAlgo(algo, kv ? "KV cache" : "weights");
+            if (!ap.known) {
+                br.fail(br.path(key), "unknown ModelOpt algorithm \"" + algo + "\" (ShardLab reads FP8*, INT8*, "
+                                      "NVFP4*, MXFP4, W4A*, *AWQ)");
+                return;
+            }
+            (kv ? m.kvPrecision : m.weightPrecision) = ap.precision;
+            (kv ? out.kvQuantized : out.weightsQuantized) = true;
+            if (!ap.note.empty())
+                out.warnings.push_back(ap.note);
+        };
+        readAlgo("quant_algo", false);
+        readAlgo("kv_cache_quant_algo", true);
+        return;
+    }
+    if (method.empty())
+        return;
+    // GPTQ, AWQ, bitsandbytes, compressed-tensors, ...: their bit widths vary per file.
+    out.warnings.push_back("quantization_config.quant_method \"" + method
+                           + "\" is not read: weights modelled as " + precisionName(m.weightPrecision)
+                           + "; set weight_precision by hand if the checkpoint is smaller");
+}
+
+// hf_quant_config.json (ModelOpt): {"quantization": {"quant_algo": ..., "kv_cache_quant_algo": ...}}.
+void readQuantConfig(const std::string& text, const std::string& file, HfImport& out, FieldErrors& errors)
+{
     json doc;
     FieldError perr;
     if (!io::parseJsonText(text, doc, perr)) {
         perr.file = file;
-        out.errors.push_back(perr);
-        return out;
+        errors.push_back(perr);
+        return;
     }
+    FieldErrors local;
+    JsonReader r(doc, "", local);
+    if (r.requireObject()) {
+        if (!r.has("quantization"))
+            r.fail("quantization", "missing required field (a ModelOpt hf_quant_config.json has "
+                                   "quantization.quant_algo and quantization.kv_cache_quant_algo)");
+        else {
+            JsonReader q = r.child("quantization");
+            if (q.requireObject()) {
+                auto readAlgo = [&](const char* key, bool kv) {
+                    if (!q.has(key) || q.json()[key].is_null())
+                        return;
+                    const std::string algo = q.string(key);
+                    if (algo.empty())
+                        return;
+                    const AlgoPrecision ap = precisionOfAlgo(algo, kv ? "KV cache" : "weights");
+                    if (!ap.known) {
+                        q.fail(q.path(key), "unknown ModelOpt algorithm \"" + algo
+                                                + "\" (ShardLab reads FP8*, INT8*, NVFP4*, MXFP4, W4A*, *AWQ)");
+                        return;
+                    }
+                    Precision& target = kv ? out.model.kvPrecision : out.model.weightPrecision;
+                    bool& flag = kv ? out.kvQuantized : out.weightsQuantized;
+                    if (flag && target != ap.precision)
+                        out.warnings.push_back(file + ": quantization." + key + " " + algo
+                                               + " overrides config.json's quantization_config");
+                    target = ap.precision;
+                    flag = true;
+                    if (!ap.note.empty())
+                        out.warnings.push_back(ap.note);
+                };
+                readAlgo("quant_algo", false);
+                readAlgo("kv_cache_quant_algo", true);
+            }
+        }
+    }
+    for (FieldError& e : local) {
+        e.file = file;
+        errors.push_back(std::move(e));
+    }
+    out.quantFile = file;
+}
+
+bool isDirectory(const std::string& path)
+{
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool exists(const std::string& path)
+{
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+} // namespace
+
+Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
+                               const std::optional<std::string>& quantText, const std::string& quantFile)
+{
+    Parsed<HfImport> result;
+    json doc;
+    FieldError perr;
+    if (!io::parseJsonText(text, doc, perr)) {
+        perr.file = file;
+        result.errors.push_back(perr);
+        return result;
+    }
+    Parsed<ModelSpec> out; // errors are collected here, then moved to result
     JsonReader r(doc, "", out.errors);
     if (!r.requireObject()) {
         out.errors.front().file = file;
-        return out;
+        result.errors = out.errors;
+        return result;
     }
-    ModelSpec& m = out.value;
+    ModelSpec& m = result.value.model;
     const std::string type = r.string("model_type");
     const bool llamaLike = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3";
     const bool deepseek = type == "deepseek_v3" || type == "deepseek_v2";
@@ -139,7 +309,8 @@ Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& fil
     if (!out.errors.empty()) {
         for (auto& e : out.errors)
             e.file = file;
-        return out;
+        result.errors = out.errors;
+        return result;
     }
 
     m.name = nameFrom(doc, file);
@@ -154,8 +325,7 @@ Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& fil
         m.headDim = r.integerOr("head_dim", defaultHeadDim, 1, 4096);
     m.vocabSize = r.integer("vocab_size", 1, 10'000'000);
     m.tieEmbeddings = r.booleanOr("tie_word_embeddings", false);
-    m.weightPrecision = isFp8(doc) ? Precision::FP8 : Precision::BF16;
-    m.kvPrecision = Precision::BF16;
+    readConfigPrecisions(doc, r, result.value);
 
     if (type == "mixtral") {
         m.moe.experts = r.integer("num_local_experts", 1, 65536);
@@ -211,18 +381,78 @@ Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& fil
     }
     for (auto& e : out.errors)
         e.file = file;
+    result.errors = std::move(out.errors);
+    if (result.errors.empty() && quantText)
+        readQuantConfig(*quantText, quantFile, result.value, result.errors);
+    return result;
+}
+
+namespace {
+
+// A folder holds config.json (when folders are allowed); a file's folder may hold
+// hf_quant_config.json.
+Parsed<HfImport> importFrom(const std::string& path, bool allowFolder)
+{
+    Parsed<HfImport> r;
+    std::string configPath = path, dir;
+    if (allowFolder && path != "-" && isDirectory(path)) {
+        dir = path;
+        while (dir.size() > 1 && dir.back() == '/')
+            dir.pop_back();
+        configPath = dir + "/config.json";
+        if (!exists(configPath)) {
+            r.errors.push_back({displayText(path), {}, "not a HuggingFace model folder: no config.json in it"});
+            return r;
+        }
+    } else if (path != "-") {
+        const auto slash = path.find_last_of('/');
+        dir = slash == std::string::npos ? std::string(".") : path.substr(0, slash);
+    }
+    auto text = readTextFile(configPath);
+    if (!text.ok()) {
+        r.errors.push_back(text.error());
+        return r;
+    }
+    std::optional<std::string> quant;
+    std::string quantPath;
+    if (!dir.empty() && exists(dir + "/hf_quant_config.json")) {
+        quantPath = dir + "/hf_quant_config.json";
+        auto q = readTextFile(quantPath);
+        if (!q.ok()) {
+            r.errors.push_back(q.error());
+            return r;
+        }
+        quant = q.value();
+    }
+    // The model is named by _name_or_path, else by its folder (nameFrom).
+    return importHfTexts(text.value(), inputLabel(configPath), quant, displayText(quantPath));
+}
+
+} // namespace
+
+Parsed<HfImport> importHfModel(const std::string& path)
+{
+    return importFrom(path, true);
+}
+
+Parsed<ModelSpec> importHfConfig(const std::string& text, const std::string& file)
+{
+    Parsed<HfImport> in = importHfTexts(text, file);
+    Parsed<ModelSpec> out;
+    out.value = in.value.model;
+    out.errors = std::move(in.errors);
     return out;
 }
 
 Parsed<ModelSpec> importHfConfigFile(const std::string& path)
 {
-    auto text = readTextFile(path);
-    if (!text.ok()) {
-        Parsed<ModelSpec> r;
-        r.errors.push_back(text.error());
-        return r;
-    }
-    return importHfConfig(text.value(), inputLabel(path));
+    // A file, as the name says: a directory is refused by the one read path like
+    // everywhere else ("cannot open: is a directory").
+    Parsed<HfImport> in = importFrom(path, false);
+    Parsed<ModelSpec> out;
+    out.value = in.value.model;
+    out.errors = std::move(in.errors);
+    return out;
 }
 
 } // namespace shardlab

@@ -425,6 +425,52 @@ Parsed<Plan> parsePlan(const std::string& text, const std::string& file)
     });
 }
 
+Parsed<PlanDocument> parsePlanDocument(const std::string& text, const std::string& file)
+{
+    Parsed<PlanDocument> out;
+    Parsed<Plan> plan = parsePlan(text, file);
+    out.value.plan = plan.value;
+    out.errors = std::move(plan.errors);
+    if (!out.errors.empty())
+        return out;
+    json doc;
+    FieldError perr;
+    if (!io::parseJsonText(text, doc, perr)) // parsed once already; cannot fail here
+        return out;
+    auto it = doc.find("scenario");
+    if (it == doc.end() || it->is_null())
+        return out;
+    if (it->is_string()) {
+        out.value.scenarioName = it->get<std::string>(); // a file from before plans embedded theirs
+        return out;
+    }
+    if (!it->is_object()) {
+        out.errors.push_back({file, "scenario", "must be the scenario object (or its name), got " + io::jsonTypeName(*it)});
+        return out;
+    }
+    Parsed<Scenario> s = parseScenario(it->dump(), file);
+    for (FieldError& e : s.errors) {
+        e.where = e.where.empty() ? std::string("scenario") : "scenario." + e.where;
+        out.errors.push_back(std::move(e));
+    }
+    if (out.errors.empty()) {
+        out.value.scenarioName = s.value.name;
+        out.value.scenario = std::move(s.value);
+    }
+    return out;
+}
+
+Parsed<PlanDocument> loadPlanDocument(const std::string& path)
+{
+    auto text = readTextFile(path);
+    if (!text.ok()) {
+        Parsed<PlanDocument> r;
+        r.errors.push_back(text.error());
+        return r;
+    }
+    return parsePlanDocument(text.value(), inputLabel(path));
+}
+
 Parsed<Scenario> loadScenarioFile(const std::string& path)
 {
     auto text = readTextFile(path);
@@ -472,7 +518,8 @@ std::string clusterToJson(const ClusterSpec& c)
     return j.dump(2) + "\n";
 }
 
-std::string scenarioToJson(const Scenario& s)
+namespace {
+ojson scenarioJson(const Scenario& s)
 {
     ojson j;
     j["format"] = kScenarioFormat;
@@ -488,7 +535,51 @@ std::string scenarioToJson(const Scenario& s)
                      {"tpot_slo_ms", s.workload.tpotSloMs},
                      {"serving", servingModeName(s.workload.serving)},
                      {"max_num_tokens", s.workload.maxNumTokens}};
-    return j.dump(2) + "\n";
+    return j;
+}
+
+// "a.b.c" -> value text, for every leaf; names and descriptions left out.
+void flatten(const ojson& j, const std::string& path, std::vector<std::pair<std::string, std::string>>& out)
+{
+    if (j.is_object()) {
+        for (auto it = j.begin(); it != j.end(); ++it) {
+            if (it.key() == "name" || it.key() == "description" || it.key() == "format" || it.key() == "version")
+                continue;
+            flatten(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+        }
+        return;
+    }
+    out.push_back({path, j.dump()});
+}
+} // namespace
+
+std::string scenarioToJson(const Scenario& s)
+{
+    return scenarioJson(s).dump(2) + "\n";
+}
+
+std::vector<std::string> scenarioDifferences(const Scenario& a, const Scenario& b)
+{
+    std::vector<std::pair<std::string, std::string>> fa, fb;
+    flatten(scenarioJson(a), "", fa);
+    flatten(scenarioJson(b), "", fb);
+    std::vector<std::string> out;
+    for (const auto& [path, va] : fa) {
+        std::string vb = "(absent)";
+        for (const auto& [p2, v2] : fb)
+            if (p2 == path)
+                vb = v2;
+        if (va != vb)
+            out.push_back(path + ": " + va + " vs " + vb);
+    }
+    for (const auto& [path, vb] : fb) {
+        bool seen = false;
+        for (const auto& [p2, v2] : fa)
+            seen = seen || p2 == path;
+        if (!seen)
+            out.push_back(path + ": (absent) vs " + vb);
+    }
+    return out;
 }
 
 std::string planToJson(const Plan& p, const Scenario* context)
@@ -496,10 +587,8 @@ std::string planToJson(const Plan& p, const Scenario* context)
     ojson j;
     j["format"] = kPlanFormat;
     j["version"] = kFormatVersion;
-    if (context) {
-        j["scenario"] = context->name;
+    if (context)
         j["gpus"] = context->cluster.totalGpus();
-    }
     j["tensor_parallel"] = p.tensorParallel;
     j["expert_parallel"] = p.expertParallel;
     j["pipeline_parallel"] = p.pipelineParallel;
@@ -514,6 +603,8 @@ std::string planToJson(const Plan& p, const Scenario* context)
         ops[opName(id)] = opInfo(id).options[p.option(id)].name;
     }
     j["operators"] = ops;
+    if (context)
+        j["scenario"] = scenarioJson(*context); // evaluate --plan P alone reproduces the figure
     return j.dump(2) + "\n";
 }
 

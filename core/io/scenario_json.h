@@ -2,7 +2,9 @@
 // version. Loaders report every problem with its JSON path; savers write atomically.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "io/input_file.h"
 #include "model/error.h"
@@ -38,13 +40,32 @@ Parsed<ClusterSpec> parseCluster(const std::string& text, const std::string& fil
 Parsed<Scenario> loadScenarioFile(const std::string& path);
 Parsed<Plan> loadPlanFile(const std::string& path);
 
+// A plan file with the scenario it was made for. Plans written by search --out, megatron
+// --out and the window embed the whole scenario ("scenario": {...}), so evaluate --plan P
+// alone reproduces the figure; older files carry only its name ("scenario": "NAME") or
+// nothing, and still load.
+struct PlanDocument {
+    Plan plan;
+    std::optional<Scenario> scenario; // the embedded scenario, validated
+    std::string scenarioName;         // the embedded scenario's name, or an older file's name
+};
+// Errors inside the embedded scenario are reported at "scenario.<path>".
+Parsed<PlanDocument> parsePlanDocument(const std::string& text, const std::string& file);
+Parsed<PlanDocument> loadPlanDocument(const std::string& path);
+
+// Where two scenarios differ in anything the simulator reads, one line per JSON path
+// ("cluster.nodes: 32 vs 8"). Names and descriptions are not compared: a renamed copy of a
+// scenario gives the same figures. Empty when they agree.
+std::vector<std::string> scenarioDifferences(const Scenario& a, const Scenario& b);
+
 // Scenario/plan checked together (plan against the scenario's cluster and model).
 FieldErrors checkPlanAgainstScenario(const Plan& plan, const Scenario& s, const std::string& planFile);
 
 std::string scenarioToJson(const Scenario& s);
 std::string modelToJson(const ModelSpec& m);
 std::string clusterToJson(const ClusterSpec& c);
-// With a scenario, only the model's operators are written and the GPU count is recorded.
+// With a scenario, only the model's operators are written, the GPU count is recorded and
+// the whole scenario is embedded (PlanDocument).
 std::string planToJson(const Plan& p, const Scenario* context = nullptr);
 
 Status saveScenarioFile(const std::string& path, const Scenario& s);

@@ -298,6 +298,11 @@ std::vector<float> scenarioFeatures(const Scenario& s)
     };
 }
 
+std::unique_ptr<SearchAlgorithm> makePpoSearch()
+{
+    return std::make_unique<PpoSearch>();
+}
+
 void registerPpoSearch()
 {
     static std::once_flag once;

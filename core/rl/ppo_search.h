@@ -2,16 +2,21 @@
 // LibTorch policy is hidden behind rl::PpoAgent.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "model/specs.h"
 #include "rl/ppo_options.h"
+#include "search/search.h"
 
 namespace shardlab::rl {
 
 // Adds "ppo" to the search registry (shardlab::registerSearchAlgorithm). Call once at
 // start-up from the composition root, before any search runs; later calls do nothing.
 void registerPpoSearch();
+
+// A new ppo search (what the plugin's entry point hands out, core/plugin/rl_plugin.h).
+std::unique_ptr<SearchAlgorithm> makePpoSearch();
 
 // What the policy knows of the scenario (PpoAgent::kScenarioFeatures values, each
 // roughly in [0, 1]): model size, experts, cluster size, memory headroom, workload.

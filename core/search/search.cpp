@@ -4,6 +4,7 @@
 #include <new>
 #include <mutex>
 
+#include "plugin/rl_plugin.h"
 #include "search/algorithms.h"
 #include "search/budgeted_evaluator.h"
 #include "sim/batch.h"
@@ -35,6 +36,13 @@ std::vector<SearchAlgorithmInfo>& registry()
          "the provably best valid plan of the space under the simulator (branch and bound; ignores the budget)",
          false, false, makeExactSearch},
     };
+    // Plugin-provided algorithms (ppo): listed without loading the plugin.
+    static const bool withPlugins = [] {
+        for (SearchAlgorithmInfo& a : pluginSearchAlgorithms())
+            all.push_back(std::move(a));
+        return true;
+    }();
+    (void)withPlugins;
     return all;
 }
 

@@ -106,6 +106,11 @@ private Q_SLOTS:
     void badConfigs_data();
     void badConfigs();
     void missingFile();
+    void checkpointPrecisions_data();
+    void checkpointPrecisions();
+    void modelOptFolder();
+    void quantConfigErrors_data();
+    void quantConfigErrors();
 };
 
 void TestHfImport::families_data()
@@ -441,6 +446,134 @@ void TestHfImport::missingFile()
     QVERIFY(!r.ok());
     QVERIFY2(qs(r.firstError()).startsWith(qs(path) + ": "), r.firstError().c_str());
     QVERIFY2(qs(r.firstError()).contains("no such file"), r.firstError().c_str());
+}
+
+// Precisions read from the checkpoint: config.json's torch_dtype and quantization_config,
+// and a ModelOpt hf_quant_config.json. Each row is one config (+ quant file) and what it
+// must give; a 4-bit format maps to FP8 with a warning that says so.
+void TestHfImport::checkpointPrecisions_data()
+{
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<QString>("quant"); // empty: no hf_quant_config.json
+    QTest::addColumn<QString>("weights");
+    QTest::addColumn<QString>("kv");
+    QTest::addColumn<QString>("warning"); // substring of the one warning, empty: none
+
+    const QString llama = QString::fromStdString(kLlama);
+    auto with = [&](const char* extra) {
+        QString c = llama;
+        c.replace(QStringLiteral("\"vocab_size\": 128256"), QStringLiteral("\"vocab_size\": 128256, ") + extra);
+        return c;
+    };
+    QTest::newRow("bf16 checkpoint") << llama << "" << "bf16" << "bf16" << "";
+    QTest::newRow("float32 is read as 2 bytes, said") << QString(llama).replace("bfloat16", "float32") << ""
+                                                       << "bf16" << "bf16" << "float32";
+    QTest::newRow("DeepSeek-V3 block FP8 (quant_method fp8)")
+        << with(R"("quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]})")
+        << "" << "fp8" << "bf16" << "";
+    QTest::newRow("ModelOpt FP8 weights and KV")
+        << llama << R"({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}})"
+        << "fp8" << "fp8" << "";
+    QTest::newRow("ModelOpt FP8 weights, no KV quantization")
+        << llama << R"({"quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": null}})" << "fp8" << "bf16" << "";
+    QTest::newRow("ModelOpt per-channel FP8") << llama << R"({"quantization": {"quant_algo": "FP8_PER_CHANNEL_PER_TOKEN"}})"
+                                              << "fp8" << "bf16" << "";
+    QTest::newRow("ModelOpt NVFP4 -> FP8, said")
+        << llama << R"({"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16}})"
+        << "fp8" << "fp8" << "NVFP4 is 4-bit";
+    QTest::newRow("ModelOpt inside config.json (quant_method modelopt)")
+        << with(R"("quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"})")
+        << "" << "fp8" << "fp8" << "";
+    QTest::newRow("GPTQ is not read, said") << with(R"("quantization_config": {"quant_method": "gptq", "bits": 4})") << ""
+                                            << "bf16" << "bf16" << "\"gptq\" is not read";
+}
+
+void TestHfImport::checkpointPrecisions()
+{
+    QFETCH(QString, config);
+    QFETCH(QString, quant);
+    QFETCH(QString, weights);
+    QFETCH(QString, kv);
+    QFETCH(QString, warning);
+    std::optional<std::string> q;
+    if (!quant.isEmpty())
+        q = quant.toStdString();
+    auto r = importHfTexts(config.toStdString(), "config.json", q, "hf_quant_config.json");
+    QVERIFY2(r.ok(), r.firstError().c_str());
+    QCOMPARE(QString(precisionName(r.value.model.weightPrecision)), weights);
+    QCOMPARE(QString(precisionName(r.value.model.kvPrecision)), kv);
+    QCOMPARE(r.value.weightsQuantized, weights == "fp8" && !config.contains("float32"));
+    if (warning.isEmpty()) {
+        QVERIFY2(r.value.warnings.empty(), r.value.warnings.empty() ? "" : r.value.warnings.front().c_str());
+    } else {
+        QCOMPARE(int(r.value.warnings.size()), 1);
+        QVERIFY2(QString::fromStdString(r.value.warnings.front()).contains(warning), r.value.warnings.front().c_str());
+        return;
+    }
+}
+
+// The deliverable: a model folder with a ModelOpt hf_quant_config.json gives FP8 weights and
+// an FP8 KV cache, whether the folder or its config.json is named.
+void TestHfImport::modelOptFolder()
+{
+    const QString dir = QStringLiteral(SHARDLAB_TEST_DATA "/hf/modelopt-llama3-70b-fp8");
+    for (const QString& path : {dir, dir + "/", dir + "/config.json"}) {
+        auto r = importHfModel(path.toStdString());
+        QVERIFY2(r.ok(), r.firstError().c_str());
+        QVERIFY(r.value.model.weightPrecision == Precision::FP8);
+        QVERIFY(r.value.model.kvPrecision == Precision::FP8);
+        QVERIFY(r.value.weightsQuantized && r.value.kvQuantized);
+        QVERIFY2(r.value.warnings.empty(), r.value.warnings.empty() ? "" : r.value.warnings.front().c_str());
+        QVERIFY(QString::fromStdString(r.value.quantFile).endsWith("modelopt-llama3-70b-fp8/hf_quant_config.json"));
+        QCOMPARE(QString::fromStdString(r.value.model.name), QString("modelopt-llama3-70b-fp8"));
+        QCOMPARE(r.value.model.layers, 80);
+    }
+    // The same config without the quant file beside it is a bf16 model.
+    auto plain = importHfModel(hfPath("llama3-70b").toStdString());
+    QVERIFY2(plain.ok(), plain.firstError().c_str());
+    QVERIFY(plain.value.model.weightPrecision == Precision::BF16 && plain.value.model.kvPrecision == Precision::BF16);
+    QVERIFY(plain.value.quantFile.empty());
+
+    auto fp4 = importHfModel(SHARDLAB_TEST_DATA "/hf/modelopt-deepseek-v3-nvfp4");
+    QVERIFY2(fp4.ok(), fp4.firstError().c_str());
+    QVERIFY(fp4.value.model.weightPrecision == Precision::FP8 && fp4.value.model.kvPrecision == Precision::FP8);
+    QCOMPARE(int(fp4.value.warnings.size()), 1);
+}
+
+void TestHfImport::quantConfigErrors_data()
+{
+    QTest::addColumn<QString>("quant");
+    QTest::addColumn<QString>("where");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("not an object") << "[]" << "(root)" << "must be an object";
+    QTest::newRow("no quantization") << R"({"producer": {}})" << "quantization" << "missing required field";
+    QTest::newRow("quantization not an object") << R"({"quantization": 8})" << "quantization" << "must be an object";
+    QTest::newRow("algo not a string") << R"({"quantization": {"quant_algo": 8}})" << "quantization.quant_algo"
+                                       << "must be a string";
+    QTest::newRow("unknown algo") << R"({"quantization": {"quant_algo": "FP3_EXPERIMENTAL"}})"
+                                  << "quantization.quant_algo" << "unknown ModelOpt algorithm \"FP3_EXPERIMENTAL\"";
+    QTest::newRow("unknown KV algo") << R"({"quantization": {"kv_cache_quant_algo": "MAGIC"}})"
+                                     << "quantization.kv_cache_quant_algo" << "unknown ModelOpt algorithm";
+    QTest::newRow("malformed") << "{" << "" << "malformed JSON";
+}
+
+void TestHfImport::quantConfigErrors()
+{
+    QFETCH(QString, quant);
+    QFETCH(QString, where);
+    QFETCH(QString, reason);
+    auto r = importHfTexts(kLlama, "m/config.json", quant.toStdString(), "m/hf_quant_config.json");
+    QVERIFY(!r.ok());
+    const FieldError& e = r.errors.front();
+    QCOMPARE(QString::fromStdString(e.file), QString("m/hf_quant_config.json"));
+    QCOMPARE(QString::fromStdString(e.where), where);
+    QVERIFY2(QString::fromStdString(e.reason).contains(reason), e.reason.c_str());
+
+    // A folder without config.json is refused, naming the folder.
+    QTemporaryDir empty;
+    auto none = importHfModel(empty.path().toStdString());
+    QVERIFY(!none.ok());
+    QVERIFY2(none.firstError().find("no config.json") != std::string::npos, none.firstError().c_str());
 }
 
 QTEST_APPLESS_MAIN(TestHfImport)

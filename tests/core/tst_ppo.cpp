@@ -9,6 +9,7 @@
 
 #include "io/presets.h"
 #include "model/plan.h"
+#include "plugin/rl_plugin.h"
 #include "rl/ppo_agent.h"
 #include "rl/ppo_options.h"
 #include "rl/ppo_search.h"
@@ -67,7 +68,20 @@ class TestPpo : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() { rl::registerPpoSearch(); }
+    // ppo is the registry's plugin entry (core/plugin/rl_plugin.h): nothing loads LibTorch's
+    // plugin until the first ppo search is created, and that search then works.
+    void pluginLoadsOnFirstUse()
+    {
+        QVERIFY(!rlPluginLoaded());
+        SearchAlgorithmInfo info;
+        QVERIFY(findSearchAlgorithm("ppo", info));
+        QVERIFY(info.budgeted && info.stochastic);
+        QVERIFY(!rlPluginLoaded());
+        const SearchOutcome r = runSearch(preset("llama3-70b-8gpu"), ppoOptions(300, 1));
+        QVERIFY2(r.found, r.message.c_str());
+        QVERIFY(rlPluginLoaded());
+        QVERIFY2(r.message.find("ppo:") != std::string::npos, r.message.c_str());
+    }
 
     void banditShiftsProbability_data()
     {

@@ -102,6 +102,7 @@ private Q_SLOTS:
     void planRoundTrip_data();
     void planRoundTrip();
     void planWithContextListsOnlyModelOperators();
+    void planDocumentScenario();
     void validBasesParse();
     void badInput_data();
     void badInput();
@@ -209,12 +210,70 @@ void TestScenarioJson::planWithContextListsOnlyModelOperators()
     Plan p = samplePlan(s.value);
     const QString text = qs(planToJson(p, &s.value));
     QVERIFY2(text.contains("\"gpus\": 8"), qPrintable(text));
-    QVERIFY2(text.contains("\"scenario\": \"llama3-70b-8gpu\""), qPrintable(text));
+    // The whole scenario rides along (evaluate --plan P alone reproduces the figure).
+    QVERIFY2(text.contains("\"scenario\": {"), qPrintable(text));
+    QVERIFY2(text.contains("\"name\": \"llama3-70b-8gpu\""), qPrintable(text));
+    auto doc = parsePlanDocument(text.toStdString(), "p.json");
+    QVERIFY2(doc.ok(), doc.firstError().c_str());
+    QVERIFY(doc.value.scenario.has_value());
+    QVERIFY(scenarioDifferences(*doc.value.scenario, s.value).empty());
+    QCOMPARE(QString::fromStdString(doc.value.scenarioName), QString("llama3-70b-8gpu"));
     QVERIFY2(text.contains("\"gate_up\""), qPrintable(text));
     QVERIFY2(!text.contains("\"router\"") && !text.contains("\"expert_up\""), qPrintable(text));
     // A saved plan that tiles the cluster is valid against its scenario.
     auto back = parsePlan(text.toStdString(), "p.json");
     QVERIFY2(back.ok(), back.firstError().c_str());
+}
+
+// Plans carry their scenario; older forms still load; a bad embedded scenario is named at
+// scenario.<path>; differences between two scenarios are listed by path, names ignored.
+void TestScenarioJson::planDocumentScenario()
+{
+    auto s = scenarioPreset(kPlanScenario);
+    QVERIFY(s.ok());
+    const Plan p = samplePlan(s.value);
+    std::string text = planToJson(p, &s.value);
+
+    // Old files: the scenario by name only, or nothing.
+    std::string byName = planToJson(p);
+    byName.insert(byName.find("\"tensor_parallel\""), "\"scenario\": \"llama3-70b-8gpu\",\n  ");
+    auto old = parsePlanDocument(byName, "old.json");
+    QVERIFY2(old.ok(), old.firstError().c_str());
+    QVERIFY(!old.value.scenario.has_value());
+    QCOMPARE(QString::fromStdString(old.value.scenarioName), QString("llama3-70b-8gpu"));
+    QVERIFY(old.value.plan == parsePlan(byName, "old.json").value);
+    auto none = parsePlanDocument(planToJson(p), "bare.json");
+    QVERIFY2(none.ok() && !none.value.scenario && none.value.scenarioName.empty(), none.firstError().c_str());
+
+    // A broken embedded scenario: file and path inside it.
+    std::string bad = text;
+    const auto at = bad.find("\"layers\": 80");
+    QVERIFY(at != std::string::npos);
+    bad.replace(at, 12, "\"layers\": 0");
+    auto broken = parsePlanDocument(bad, "p.json");
+    QVERIFY(!broken.ok());
+    QCOMPARE(QString::fromStdString(broken.errors.front().where), QString("scenario.model.layers"));
+    QCOMPARE(QString::fromStdString(broken.errors.front().file), QString("p.json"));
+    // parsePlan alone (fuzzing, the window's plan editor) does not look inside it.
+    QVERIFY(parsePlan(bad, "p.json").ok());
+    std::string wrongType = planToJson(p);
+    wrongType.insert(wrongType.find("\"tensor_parallel\""), "\"scenario\": 7,\n  ");
+    auto typed = parsePlanDocument(wrongType, "p.json");
+    QVERIFY(!typed.ok());
+    QCOMPARE(QString::fromStdString(typed.errors.front().where), QString("scenario"));
+
+    // Differences: by JSON path, both values; a renamed copy is the same scenario.
+    Scenario other = s.value;
+    other.name = "renamed";
+    other.description = "a copy";
+    other.model.name = "Llama copy";
+    QVERIFY(scenarioDifferences(s.value, other).empty());
+    other.cluster.nodes = 2;
+    other.workload.tpotSloMs = 40;
+    const std::vector<std::string> diff = scenarioDifferences(s.value, other);
+    QCOMPARE(int(diff.size()), 2);
+    QCOMPARE(QString::fromStdString(diff[0]), QString("cluster.nodes: 1 vs 2"));
+    QCOMPARE(QString::fromStdString(diff[1]), QString("workload.tpot_slo_ms: 50.0 vs 40.0"));
 }
 
 void TestScenarioJson::validBasesParse()
@@ -339,8 +398,8 @@ void TestScenarioJson::badInput_data()
     sc("unknown model preset name",
        replaceOnce(kPresetScenario, "\"model\": \"llama3-70b\"", "\"model\": \"llama-3-70b\""), "model",
        "unknown model preset 'llama-3-70b' (known: ");
-    sc("unknown cluster preset name", replaceOnce(kPresetScenario, "\"cluster\": \"h100-8\"", "\"cluster\": \"a100-8\""),
-       "cluster", "unknown cluster preset 'a100-8' (known: ");
+    sc("unknown cluster preset name", replaceOnce(kPresetScenario, "\"cluster\": \"h100-8\"", "\"cluster\": \"v100-8\""),
+       "cluster", "unknown cluster preset 'v100-8' (known: ");
     sc("unknown field (typo)", replaceOnce(S, "\"tie_embeddings\": false", "\"tie_embedings\": false"),
        "model.tie_embedings", "unknown field (check the spelling)");
     sc("unknown top-level field (typo)", replaceOnce(kPresetScenario, "\"name\": \"by-name\"", "\"nmae\": \"by-name\""),

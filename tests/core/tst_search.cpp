@@ -4,6 +4,7 @@
 
 #include <atomic>
 
+#include "plugin/rl_plugin.h"
 #include "search/budgeted_evaluator.h"
 #include "search/search.h"
 #include "tst_search_fixtures.h"
@@ -92,7 +93,13 @@ private Q_SLOTS:
 
 void TestSearch::registryListsBuiltIns()
 {
+#ifdef SHARDLAB_HAVE_RL
+    // ppo is listed from the core's registry without loading its plugin (LibTorch).
+    QCOMPARE(QString::fromStdString(knownSearchAlgorithms()), QString("megatron, random, anneal, genetic, exact, ppo"));
+    QVERIFY(!rlPluginLoaded());
+#else
     QCOMPARE(QString::fromStdString(knownSearchAlgorithms()), QString("megatron, random, anneal, genetic, exact"));
+#endif
     SearchAlgorithmInfo info;
     QVERIFY(findSearchAlgorithm("exact", info));
     QVERIFY(!info.budgeted);

@@ -148,6 +148,32 @@ void TestMainWindow::exportedPlanEvaluatesThroughCli()
     const double cliValue = j.value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
     const double guiValue = w.lastResult()->outcome.bestResult.tokensPerSPerGpu;
     QVERIFY2(qFuzzyCompare(cliValue, guiValue), qPrintable(QStringLiteral("%1 vs %2").arg(cliValue).arg(guiValue)));
+
+    // The plan carries its scenario: evaluate --plan alone gives the window's figure.
+    QProcess alone;
+    alone.start(QStringLiteral(SHARDLAB_CLI), {QStringLiteral("evaluate"), QStringLiteral("--plan"), plan,
+                                               QStringLiteral("--json")});
+    QVERIFY(alone.waitForFinished(30000));
+    QCOMPARE(alone.exitCode(), 0);
+    const double aloneValue =
+        QJsonDocument::fromJson(alone.readAllStandardOutput()).object().value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
+    QVERIFY2(qFuzzyCompare(aloneValue, guiValue), qPrintable(QStringLiteral("%1 vs %2").arg(aloneValue).arg(guiValue)));
+
+    // File > Export launch config writes what the core maps the same plan to, through the
+    // same write path, and the YAML beside the script for TensorRT-LLM.
+    const QString launch = dir.filePath(QStringLiteral("launch.sh"));
+    QString error;
+    QStringList warnings;
+    QVERIFY2(w.exportLaunchConfig(launch, Engine::TrtLlm, {}, &error, &warnings), qPrintable(error));
+    LaunchOptions trt;
+    trt.engine = Engine::TrtLlm;
+    auto expected = exportLaunchConfig(w.scenario(), w.planView()->currentPlan(), trt);
+    QVERIFY(expected.ok());
+    QFile script(launch);
+    QVERIFY(script.open(QIODevice::ReadOnly));
+    QCOMPARE(script.readAll().toStdString(), launchScript(expected.value()));
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("extra_llm_api_options.yaml"))));
+    QCOMPARE(warnings.size(), int(expected.value().warnings.size()));
 }
 
 void TestMainWindow::editingTheScenarioCancelsTheSearch()
@@ -223,6 +249,7 @@ void TestMainWindow::failedExportsKeepOldFiles_data()
     QTest::newRow("throughput curve PDF") << "curve" << "curve.pdf";
     QTest::newRow("breakdown plot PNG") << "breakdown" << "plan.png";
     QTest::newRow("plan JSON") << "plan" << "plan.json";
+    QTest::newRow("launch script") << "launch" << "launch.sh";
 }
 
 // A write that fails half-way (the file-size limit) leaves the old file whole, no temporary
@@ -242,6 +269,8 @@ void TestMainWindow::failedExportsKeepOldFiles()
             return w.searchPanel()->exportCurve(path, &error);
         if (what == QLatin1String("breakdown"))
             return w.planView()->exportPlots(path, &error);
+        if (what == QLatin1String("launch"))
+            return w.exportLaunchConfig(path, Engine::Vllm, {}, &error);
         return w.exportPlan(path, &error);
     });
     QVERIFY(!ok);
@@ -251,6 +280,7 @@ void TestMainWindow::failedExportsKeepOldFiles()
     // Without the limit the same export replaces the file.
     QVERIFY(what == QLatin1String("curve") ? w.searchPanel()->exportCurve(path, &error)
             : what == QLatin1String("breakdown") ? w.planView()->exportPlots(path, &error)
+            : what == QLatin1String("launch")    ? w.exportLaunchConfig(path, Engine::Vllm, {}, &error)
                                                  : w.exportPlan(path, &error));
     QVERIFY(fileBytes(path).size() > 100);
 }

@@ -55,6 +55,7 @@ private Q_SLOTS:
     void problemsMapToTheirWidget();
     void modelPresetFillsFields();
     void clusterPresetFillsFieldsAndTopology();
+    void nvl72DrawsOneDomainOf72();
     void mixtureOfExpertsCheckboxShowsExpertFields();
     void weightsLargerThanTheClusterAreAProblem();
     void mlaShowsLatentFields();
@@ -201,6 +202,48 @@ void TestScenarioEditor::clusterPresetFillsFieldsAndTopology()
     ed.findChild<QSpinBox*>(QStringLiteral("cluster.nodes"))->setValue(2);
     QVERIFY(topo->summary().startsWith(QStringLiteral("2 node(s) × 8 GPUs = 16 GPUs")));
     QCOMPARE(box->currentIndex(), 0); // no longer a preset
+}
+
+// GB200 NVL72: one node, one NVLink domain of 72 GPUs. The drawing shows one node box with
+// 72 GPU dots (counted as separate blobs of the GPU colour) and no inter-node fabric.
+void TestScenarioEditor::nvl72DrawsOneDomainOf72()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    activate(ed.findChild<QComboBox*>(QStringLiteral("cluster.preset")), QStringLiteral("gb200-nvl72"));
+    QCOMPARE(ed.scenario().cluster.gpusPerNode, 72);
+    auto* topo = ed.findChild<shardlab::ui::TopologyView*>(QStringLiteral("topology"));
+    QVERIFY(topo->summary().startsWith(QStringLiteral("1 node(s) × 72 GPUs = 72 GPUs. Each node is one NVLink domain")));
+    QVERIFY(!topo->summary().contains(QStringLiteral("inter-node")));
+
+    topo->resize(340, 118);
+    const QImage img = topo->grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const QRgb gpu = qRgb(0x37, 0x47, 0x4f);
+    std::vector<char> seen(size_t(img.width()) * img.height(), 0);
+    int blobs = 0;
+    for (int y = 0; y < img.height(); ++y)
+        for (int x = 0; x < img.width(); ++x) {
+            if (seen[size_t(y) * img.width() + x] || img.pixel(x, y) != gpu)
+                continue;
+            ++blobs;
+            std::vector<QPoint> stack{{x, y}};
+            seen[size_t(y) * img.width() + x] = 1;
+            while (!stack.empty()) {
+                const QPoint q = stack.back();
+                stack.pop_back();
+                for (const QPoint d : {QPoint(1, 0), QPoint(-1, 0), QPoint(0, 1), QPoint(0, -1)}) {
+                    const QPoint n = q + d;
+                    if (n.x() < 0 || n.y() < 0 || n.x() >= img.width() || n.y() >= img.height())
+                        continue;
+                    char& v = seen[size_t(n.y()) * img.width() + n.x()];
+                    if (!v && img.pixel(n) == gpu) {
+                        v = 1;
+                        stack.push_back(n);
+                    }
+                }
+            }
+        }
+    QCOMPARE(blobs, 72);
 }
 
 void TestScenarioEditor::mixtureOfExpertsCheckboxShowsExpertFields()

@@ -1,0 +1,94 @@
+// Launch configurations for serving engines (issue 14, docs/launch.md): a plan's degrees,
+// batch, memory and per-operator choices as the command line of vLLM or SGLang, or the
+// trtllm-serve command plus its --extra_llm_api_options YAML for TensorRT-LLM, each for
+// one named engine version whose flags were checked against its documentation and argument
+// parser. What an engine cannot express is a warning in the result, never dropped.
+//
+// The mapping lives here, in the core; the CLI (shardlab-cli export) and the window
+// (File > Export launch config) only call it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/error.h"
+#include "model/plan.h"
+#include "model/specs.h"
+
+namespace shardlab {
+
+enum class Engine : std::uint8_t { Vllm, Sglang, TrtLlm };
+
+struct EngineInfo {
+    Engine engine;
+    const char* name;    // what --engine takes: "vllm"
+    const char* label;   // "vLLM"
+    const char* version; // the release whose flags were checked: "0.11"
+};
+
+const std::vector<EngineInfo>& launchEngines();
+const EngineInfo& engineInfo(Engine e);
+bool engineFromName(const std::string& name, Engine& out);
+std::string knownEngines(); // "vllm, sglang, trtllm"
+
+// Scheduler token budget per step when the scenario names none: large enough for a whole
+// 8k prompt chunk, the engines' usual recommendation for throughput serving.
+constexpr int kDefaultMaxNumTokens = 8192;
+
+struct LaunchOptions {
+    Engine engine = Engine::Vllm;
+    // The checkpoint: a HuggingFace id or a path. Empty: the id ShardLab knows for the
+    // model's name (presets), else the model's name with a warning.
+    std::string model;
+    // How the checkpoint stores its weights. Empty: as known for the preset's checkpoint,
+    // else as the plan assumes. BF16 with an FP8 plan means "quantize on load".
+    std::optional<Precision> checkpoint;
+    int maxNumTokens = 0;      // per-step token budget; 0: the scenario's workload.max_num_tokens
+    double memoryFraction = 0; // 0: derived from the plan's memory budget (docs/launch.md)
+};
+
+struct LaunchFile {
+    std::string name;     // written beside the script: "extra_llm_api_options.yaml"
+    std::string contents;
+};
+
+// One group of identical engine processes started by one command. A plan is one pool
+// ("serve"); a disaggregated plan (prefill and decode pools) will export one pool each
+// through the same per-engine emitters (docs/launch.md, "Disaggregated plans").
+struct LaunchPool {
+    std::string role;
+    long long gpus = 0;
+    std::string command;
+    std::vector<LaunchFile> files;
+};
+
+struct LaunchConfig {
+    Engine engine = Engine::Vllm;
+    std::string engineName;
+    std::string engineVersion;
+    std::string model;               // the checkpoint the commands load
+    std::string command;             // every pool's command, as shell text
+    std::vector<LaunchFile> files;   // every pool's files
+    std::vector<std::string> warnings;
+    std::vector<LaunchPool> pools;
+};
+
+// The plan must fit the scenario's structure (tiling, divisibility): otherwise the error
+// names the plan field. A plan that breaks memory or the SLOs is exported with a warning.
+Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const LaunchOptions& o);
+
+// {"engine", "engine_version", "scenario", "model", "command", "files": {name: contents},
+//  "warnings": [...], "pools": [{"role", "gpus", "command", "files": [names]}]}
+std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenarioName);
+
+// A POSIX shell script: the warnings as comments, then the command, run from the script's
+// directory so the files written beside it are found.
+std::string launchScript(const LaunchConfig& c);
+
+// Writes launchScript(c) to `path` and each file beside it, each through the one write
+// path (core/io/atomic_file.h). The error names the file.
+Status writeLaunchConfig(const LaunchConfig& c, const std::string& path);
+
+} // namespace shardlab
