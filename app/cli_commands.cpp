@@ -80,7 +80,7 @@ void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& 
         << " (" << formatNumber("%.1f", r.tpotMs > 0 ? 1e3 / r.tpotMs : 0) << " tokens/s per user)\n";
     out << indent << "  TTFT             " << formatNumber("%.1f", r.ttftMs) << " ms (limit " << formatNumber("%g", w.ttftSloMs)
         << ")  -- "
-        << (agg ? "wait for the next step plus the prompt's chunks at the budget left free"
+        << (agg ? "wait for the next step, the steps carrying the prompt's chunks at the budget left free, and its own prefill work"
                 : "one prompt's prefill through every stage")
         << "\n";
     out << indent << "  end-to-end       " << formatNumber("%.0f", r.e2eMs) << " ms  -- TTFT + (output tokens - 1) x TPOT\n";

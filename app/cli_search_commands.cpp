@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli_commands.h"
+#include "cli_disaggregated.h"
 #include "cli_signals.h"
 #include "io/result_json.h"
 #include "plugin/rl_plugin.h"
@@ -207,6 +208,8 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     if (!knobValues(a, o.extra, error) || !pluginReady(o.algorithm, error))
         return reportErrors(err, {error});
 
+    if (s.value.workload.serving == ServingMode::Disaggregated)
+        return searchDisaggregatedCommand(a, s.value, o, info.budgeted, out, err);
     // Ctrl-C (or SIGTERM) ends the search through its stop token; what it found is
     // still printed and saved, marked as interrupted.
     const SearchOutcome r = runSearch(s.value, o, nullptr, installStopSignals());

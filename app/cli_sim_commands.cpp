@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli_commands.h"
+#include "cli_disaggregated.h"
 #include "io/presets.h"
 #include "io/result_json.h"
 #include "search/search_space.h"
@@ -126,12 +127,32 @@ int runEvaluate(const Args& a, std::ostream& out, std::ostream& err)
 {
     if (!a.has("--plan"))
         return reportErrors(err, {"--plan: required (a plan file)"});
-    auto p = loadPlanDocument(a.value("--plan"));
+    // Read once (the plan may be "-"), then parse as the kind of plan it is.
+    const std::string planFile = a.value("--plan");
+    auto text = readTextFile(planFile);
+    if (!text.ok())
+        return reportFieldErrors(err, {text.error()});
+    if (isDisaggregatedPlanText(text.value())) {
+        auto d = parseDisaggregatedPlanDocument(text.value(), inputLabel(planFile));
+        if (!d.ok())
+            return reportFieldErrors(err, d.errors);
+        PlanDocument shape;
+        shape.scenario = d.value.scenario;
+        shape.scenarioName = d.value.scenarioName;
+        auto s = scenarioForPlan(a, shape, inputLabel(planFile));
+        if (!s.ok())
+            return reportFieldErrors(err, s.errors);
+        return evaluateDisaggregated(a, d.value, s.value, out, err);
+    }
+    auto p = parsePlanDocument(text.value(), inputLabel(planFile));
     if (!p.ok())
         return reportFieldErrors(err, p.errors);
-    auto s = scenarioForPlan(a, p.value, inputLabel(a.value("--plan")));
+    auto s = scenarioForPlan(a, p.value, inputLabel(planFile));
     if (!s.ok())
         return reportFieldErrors(err, s.errors);
+    if (s.value.workload.serving == ServingMode::Disaggregated)
+        return reportErrors(err, {"--plan: scenario '" + s.value.name + "' serves disaggregated: its plans have a "
+                                  "\"prefill\" and a \"decode\" pool (write one with megatron --out or search --out)"});
     const Simulator sim(s.value);
     const SimResult r = sim.evaluate(p.value.plan);
     if (a.flag("--json"))
@@ -146,6 +167,8 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
     auto s = loadScenarioArg(a);
     if (!s.ok())
         return reportFieldErrors(err, s.errors);
+    if (s.value.workload.serving == ServingMode::Disaggregated)
+        return megatronDisaggregatedCommand(a, s.value, out, err);
     const Simulator sim(s.value);
     const RecipePlan rp = megatronPlan(sim);
     if (a.has("--out")) {

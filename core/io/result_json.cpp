@@ -53,11 +53,21 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
     if (r.violates(Violation::Memory))
         out.push_back(fmt("memory: needs %.1f GB per GPU, the GPU has %.0f GB", r.memory.totalGb, r.memory.capacityGb));
     if (r.violates(Violation::TtftSlo))
-        out.push_back(fmt("TTFT SLO: %.1f ms exceeds the limit of %g ms", r.ttftMs, s.workload.ttftSloMs));
+        out.push_back(fmt(s.workload.serving == ServingMode::Prefill
+                              ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds the limit of %g ms"
+                              : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
+                          r.ttftMs, s.workload.ttftSloMs));
     if (r.violates(Violation::TpotSlo))
         out.push_back(fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs));
-    if (r.violates(Violation::TokenBudget))
-    {
+    if (r.violates(Violation::TokenBudget) && s.workload.serving == ServingMode::Prefill) {
+        char buf[300];
+        std::snprintf(buf, sizeof buf,
+                      "token budget: a prefill pass carries %.0f tokens (%.0f prompts of %d), above max_num_tokens %d; "
+                      "use fewer prompts per pass or more micro-batches",
+                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches), s.workload.promptTokens,
+                      s.workload.maxNumTokens);
+        out.push_back(buf);
+    } else if (r.violates(Violation::TokenBudget)) {
         char buf[300];
         std::snprintf(buf, sizeof buf,
                       "token budget: an engine step carries %.0f tokens (%.0f decoding sequences, each bringing %.2f "
@@ -69,7 +79,8 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
     return out;
 }
 
-std::string evaluationToJson(const Scenario& s, const Plan& p, const SimResult& r, int indent)
+namespace {
+ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
 {
     ojson j;
     j["scenario"] = s.name;
@@ -109,9 +120,72 @@ std::string evaluationToJson(const Scenario& s, const Plan& p, const SimResult& 
     j["memory_gb"] = {{"weights", finite(r.memory.weightsGb)},   {"kv_cache", finite(r.memory.kvCacheGb)},
                       {"activations", finite(r.memory.activationGb)}, {"reserve", finite(r.memory.reserveGb)},
                       {"total", finite(r.memory.totalGb)},       {"capacity", finite(r.memory.capacityGb)}};
+    if (r.serving == ServingMode::Prefill) {
+        j["pass_ms"] = costed ? finite(r.passMs) : 0.0;
+        j["kv_transfer_ms"] = costed ? finite(r.kvTransferMs) : 0.0;
+    }
     if (costed) {
         j["decode_operators"] = opsJson(s, p, r.decode);
         j["prefill_operators"] = opsJson(s, p, r.prefill);
+    }
+    return j;
+}
+} // namespace
+
+std::string evaluationToJson(const Scenario& s, const Plan& p, const SimResult& r, int indent)
+{
+    return evaluationObject(s, p, r).dump(indent);
+}
+
+std::vector<std::string> disaggregatedReasons(const Scenario& s, const DisaggregatedPlan& p,
+                                              const DisaggregatedResult& r)
+{
+    std::vector<std::string> out;
+    for (const FieldError& e : r.structure)
+        out.push_back(e.where + ": " + e.reason);
+    if (!r.structure.empty())
+        return out;
+    const int gp = static_cast<int>(p.prefill.gpus()), gd = static_cast<int>(p.decode.gpus());
+    for (const std::string& x : violationReasons(poolScenario(s, PoolRole::Prefill, gp), p.prefill, r.prefill))
+        out.push_back("prefill pool: " + x);
+    for (const std::string& x : violationReasons(poolScenario(s, PoolRole::Decode, gd), p.decode, r.decode))
+        out.push_back("decode pool: " + x);
+    return out;
+}
+
+std::string disaggregatedEvaluationToJson(const Scenario& s, const DisaggregatedPlan& p, const DisaggregatedResult& r,
+                                          int indent)
+{
+    ojson j;
+    j["scenario"] = s.name;
+    j["serving"] = servingModeName(ServingMode::Disaggregated);
+    j["valid"] = r.valid;
+    j["reasons"] = disaggregatedReasons(s, p, r);
+    const bool costed = r.structure.empty();
+    const double osl = std::max(1, s.workload.outputTokens);
+    j["output_tokens_per_s"] = costed ? finite(r.outputTokensPerS) : 0.0;
+    j["output_tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
+    j["ttft_ms"] = costed ? finite(r.ttftMs) : 0.0;
+    j["tpot_ms"] = costed ? finite(r.tpotMs) : 0.0;
+    j["e2e_ms"] = costed ? finite(r.e2eMs) : 0.0;
+    j["tokens_per_s_per_user"] = costed && r.tpotMs > 0 ? finite(1e3 / r.tpotMs) : 0.0;
+    j["requests_per_s"] = costed ? finite(r.outputTokensPerS / osl) : 0.0;
+    j["gpus"] = p.prefill.gpus() + p.decode.gpus();
+    j["limited_by"] = disaggLimitName(r.limitedBy);
+    j["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
+    j["kv_bytes_per_request"] = finite(r.kvBytesPerRequest);
+    j["kv_link_requests_per_s"] = costed ? finite(r.kvLinkRequestsPerS) : 0.0;
+    j["kv_link_load"] = costed ? finite(r.kvLinkLoad) : 0.0;
+    if (costed) {
+        const int gp = static_cast<int>(p.prefill.gpus()), gd = static_cast<int>(p.decode.gpus());
+        ojson pre = evaluationObject(poolScenario(s, PoolRole::Prefill, gp), p.prefill, r.prefill);
+        pre["gpus"] = gp;
+        pre["requests_per_s"] = finite(r.prefillRequestsPerS);
+        ojson dec = evaluationObject(poolScenario(s, PoolRole::Decode, gd), p.decode, r.decode);
+        dec["gpus"] = gd;
+        dec["requests_per_s"] = finite(r.decodeRequestsPerS);
+        j["prefill"] = pre;
+        j["decode"] = dec;
     }
     return j.dump(indent);
 }

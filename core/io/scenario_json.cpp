@@ -157,7 +157,8 @@ WorkloadSpec readWorkload(JsonReader r)
     if (!r.requireObject())
         return w;
     r.rejectUnknownKeys(
-        {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "description"});
+        {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "kv_transfer",
+         "description"});
     w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
     w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
     w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, 1e9);
@@ -166,8 +167,11 @@ WorkloadSpec readWorkload(JsonReader r)
     // benchmarks users compare with measure.
     const std::string mode = r.stringOr("serving", servingModeName(ServingMode::Aggregated));
     if (!servingModeFromName(mode, w.serving))
-        r.fail(r.path("serving"), "unknown serving mode \"" + mode + "\" (known: aggregated, decode)");
+        r.fail(r.path("serving"), "unknown serving mode \"" + mode + "\" (known: aggregated, decode, disaggregated)");
     w.maxNumTokens = r.integerOr("max_num_tokens", 8192, 1, kMaxNumTokensLimit);
+    const std::string link = r.stringOr("kv_transfer", kvLinkName(KvLink::InterNode));
+    if (!kvLinkFromName(link, w.kvTransfer))
+        r.fail(r.path("kv_transfer"), "unknown KV transfer link \"" + link + "\" (known: inter_node, nvlink)");
     return w;
 }
 
@@ -367,61 +371,103 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
     });
 }
 
+namespace {
+// The plan fields of one object (a plan file's top level, or a pool of a disaggregated
+// plan at `prefix`): degrees, batch, micro-batches, operators. `gpus` when given.
+void readPlanBody(JsonReader& r, const json& obj, const std::string& prefix, Plan& p, FieldErrors& errors)
+{
+    applyMegatronSharding(p);
+    constexpr long long kDegreeMax = 1 << 20;
+    p.tensorParallel = r.integer("tensor_parallel", 1, kDegreeMax);
+    p.expertParallel = r.integerOr("expert_parallel", 1, 1, kDegreeMax);
+    p.pipelineParallel = r.integer("pipeline_parallel", 1, kDegreeMax);
+    p.dataParallel = r.integer("data_parallel", 1, kDegreeMax);
+    p.batch = r.integer("batch", 1, kDegreeMax);
+    p.microBatches = r.integerOr("micro_batches", 1, 1, kDegreeMax);
+    const int gpus = r.integerOr("gpus", 0, 1, 1 << 20);
+    if (r.has("operators")) {
+        JsonReader ops = r.child("operators");
+        if (ops.requireObject()) {
+            for (auto it = obj["operators"].begin(); it != obj["operators"].end(); ++it) {
+                const std::string where = prefix + "operators." + it.key();
+                OpId id;
+                if (!opFromName(it.key(), id)) {
+                    r.fail(where, "unknown operator");
+                    continue;
+                }
+                if (!it->is_string()) {
+                    r.fail(where, "must be a string naming a sharding option, got " + io::jsonTypeName(*it));
+                    continue;
+                }
+                const int o = optionFromName(id, it->get<std::string>());
+                if (o < 0) {
+                    std::string known;
+                    for (int i = 0; i < opInfo(id).optionCount; ++i)
+                        known += (i ? ", " : "") + std::string(opInfo(id).options[i].name);
+                    r.fail(where, "unknown sharding option \"" + it->get<std::string>() + "\" (known: " + known + ")");
+                    continue;
+                }
+                p.setOption(id, o);
+            }
+        }
+    }
+    if (!errors.empty())
+        return;
+    for (FieldError e : validatePlanShape(p)) {
+        e.where = prefix + e.where;
+        errors.push_back(std::move(e));
+    }
+    if (gpus > 0 && p.gpus() != gpus)
+        errors.push_back({{}, prefix + "tensor_parallel",
+                          "tiling: tensor_parallel x pipeline_parallel x data_parallel = " + std::to_string(p.gpus())
+                              + " does not tile the plan's " + std::to_string(gpus) + " GPUs"});
+}
+
+const std::vector<const char*> kPlanKeys = {"gpus", "tensor_parallel", "expert_parallel", "pipeline_parallel",
+                                            "data_parallel", "batch", "micro_batches", "operators"};
+} // namespace
+
 Parsed<Plan> parsePlan(const std::string& text, const std::string& file)
 {
     return parseWith<Plan>(text, file, [](const json& doc, Parsed<Plan>& out) {
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
-        r.rejectUnknownKeys({"format", "version", "scenario", "gpus", "tensor_parallel", "expert_parallel",
-                             "pipeline_parallel", "data_parallel", "batch", "micro_batches", "operators",
-                             "description"});
-        checkFormat(r, kPlanFormat, true);
-        Plan& p = out.value;
-        applyMegatronSharding(p);
-        constexpr long long kDegreeMax = 1 << 20;
-        p.tensorParallel = r.integer("tensor_parallel", 1, kDegreeMax);
-        p.expertParallel = r.integerOr("expert_parallel", 1, 1, kDegreeMax);
-        p.pipelineParallel = r.integer("pipeline_parallel", 1, kDegreeMax);
-        p.dataParallel = r.integer("data_parallel", 1, kDegreeMax);
-        p.batch = r.integer("batch", 1, kDegreeMax);
-        p.microBatches = r.integerOr("micro_batches", 1, 1, kDegreeMax);
-        const int gpus = r.integerOr("gpus", 0, 1, 1 << 20);
-        if (r.has("operators")) {
-            JsonReader ops = r.child("operators");
-            if (ops.requireObject()) {
-                for (auto it = doc["operators"].begin(); it != doc["operators"].end(); ++it) {
-                    const std::string where = "operators." + it.key();
-                    OpId id;
-                    if (!opFromName(it.key(), id)) {
-                        r.fail(where, "unknown operator");
-                        continue;
-                    }
-                    if (!it->is_string()) {
-                        r.fail(where, "must be a string naming a sharding option, got " + io::jsonTypeName(*it));
-                        continue;
-                    }
-                    const int o = optionFromName(id, it->get<std::string>());
-                    if (o < 0) {
-                        std::string known;
-                        for (int i = 0; i < opInfo(id).optionCount; ++i)
-                            known += (i ? ", " : "") + std::string(opInfo(id).options[i].name);
-                        r.fail(where, "unknown sharding option \"" + it->get<std::string>() + "\" (known: " + known
-                                          + ")");
-                        continue;
-                    }
-                    p.setOption(id, o);
-                }
-            }
-        }
-        if (!out.errors.empty())
+        if (doc.contains("prefill") || doc.contains("decode")) {
+            r.fail("prefill", "a disaggregated plan (a prefill and a decode pool): it needs a scenario whose "
+                              "workload.serving is \"disaggregated\"");
             return;
-        out.errors = validatePlanShape(p);
-        if (gpus > 0 && p.gpus() != gpus)
-            out.errors.push_back({{}, "tensor_parallel",
-                                  "tiling: tensor_parallel x pipeline_parallel x data_parallel = "
-                                      + std::to_string(p.gpus()) + " does not tile the plan's " + std::to_string(gpus)
-                                      + " GPUs"});
+        }
+        std::vector<const char*> keys = kPlanKeys;
+        keys.insert(keys.end(), {"format", "version", "scenario", "serving", "description"});
+        r.rejectUnknownKeys(keys);
+        checkFormat(r, kPlanFormat, true);
+        readPlanBody(r, doc, "", out.value, out.errors);
+    });
+}
+
+Parsed<DisaggregatedPlan> parseDisaggregatedPlan(const std::string& text, const std::string& file)
+{
+    return parseWith<DisaggregatedPlan>(text, file, [](const json& doc, Parsed<DisaggregatedPlan>& out) {
+        JsonReader r(doc, "", out.errors);
+        if (!r.requireObject())
+            return;
+        r.rejectUnknownKeys({"format", "version", "scenario", "serving", "gpus", "prefill", "decode", "description"});
+        checkFormat(r, kPlanFormat, true);
+        if (!doc.contains("prefill") || !doc.contains("decode")) {
+            r.fail(doc.contains("prefill") ? "decode" : "prefill",
+                   "missing: a disaggregated scenario's plan has a \"prefill\" and a \"decode\" pool, each with "
+                   "tensor_parallel, pipeline_parallel, data_parallel, batch and operators");
+            return;
+        }
+        for (const char* pool : {"prefill", "decode"}) {
+            JsonReader pr = r.child(pool);
+            if (!pr.requireObject())
+                continue;
+            pr.rejectUnknownKeys(kPlanKeys);
+            readPlanBody(pr, doc[pool], std::string(pool) + ".",
+                         std::string(pool) == "prefill" ? out.value.prefill : out.value.decode, out.errors);
+        }
     });
 }
 
@@ -458,6 +504,48 @@ Parsed<PlanDocument> parsePlanDocument(const std::string& text, const std::strin
         out.value.scenario = std::move(s.value);
     }
     return out;
+}
+
+Parsed<DisaggregatedPlanDocument> parseDisaggregatedPlanDocument(const std::string& text, const std::string& file)
+{
+    Parsed<DisaggregatedPlanDocument> out;
+    Parsed<DisaggregatedPlan> plan = parseDisaggregatedPlan(text, file);
+    out.value.plan = plan.value;
+    out.errors = std::move(plan.errors);
+    if (!out.errors.empty())
+        return out;
+    json doc;
+    FieldError perr;
+    if (!io::parseJsonText(text, doc, perr))
+        return out;
+    auto it = doc.find("scenario");
+    if (it == doc.end() || it->is_null())
+        return out;
+    if (it->is_string()) {
+        out.value.scenarioName = it->get<std::string>();
+        return out;
+    }
+    if (!it->is_object()) {
+        out.errors.push_back({file, "scenario", "must be the scenario object (or its name), got " + io::jsonTypeName(*it)});
+        return out;
+    }
+    Parsed<Scenario> s = parseScenario(it->dump(), file);
+    for (FieldError& e : s.errors) {
+        e.where = e.where.empty() ? std::string("scenario") : "scenario." + e.where;
+        out.errors.push_back(std::move(e));
+    }
+    if (out.errors.empty()) {
+        out.value.scenarioName = s.value.name;
+        out.value.scenario = std::move(s.value);
+    }
+    return out;
+}
+
+bool isDisaggregatedPlanText(const std::string& text)
+{
+    json doc;
+    FieldError perr;
+    return io::parseJsonText(text, doc, perr) && doc.is_object() && (doc.contains("prefill") || doc.contains("decode"));
 }
 
 Parsed<PlanDocument> loadPlanDocument(const std::string& path)
@@ -535,6 +623,8 @@ ojson scenarioJson(const Scenario& s)
                      {"tpot_slo_ms", s.workload.tpotSloMs},
                      {"serving", servingModeName(s.workload.serving)},
                      {"max_num_tokens", s.workload.maxNumTokens}};
+    if (s.workload.serving == ServingMode::Disaggregated || s.workload.kvTransfer != KvLink::InterNode)
+        j["workload"]["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
     return j;
 }
 
@@ -606,6 +696,48 @@ std::string planToJson(const Plan& p, const Scenario* context)
     if (context)
         j["scenario"] = scenarioJson(*context); // evaluate --plan P alone reproduces the figure
     return j.dump(2) + "\n";
+}
+
+namespace {
+ojson planBodyJson(const Plan& p, const Scenario* context)
+{
+    ojson j;
+    j["gpus"] = p.gpus();
+    j["tensor_parallel"] = p.tensorParallel;
+    j["expert_parallel"] = p.expertParallel;
+    j["pipeline_parallel"] = p.pipelineParallel;
+    j["data_parallel"] = p.dataParallel;
+    j["batch"] = p.batch;
+    j["micro_batches"] = p.microBatches;
+    ojson ops = ojson::object();
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (context && !opPresent(context->model, id))
+            continue;
+        ops[opName(id)] = opInfo(id).options[p.option(id)].name;
+    }
+    j["operators"] = ops;
+    return j;
+}
+} // namespace
+
+std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const Scenario* context)
+{
+    ojson j;
+    j["format"] = kPlanFormat;
+    j["version"] = kFormatVersion;
+    j["serving"] = servingModeName(ServingMode::Disaggregated);
+    j["gpus"] = p.prefill.gpus() + p.decode.gpus();
+    j["prefill"] = planBodyJson(p.prefill, context);
+    j["decode"] = planBodyJson(p.decode, context);
+    if (context)
+        j["scenario"] = scenarioJson(*context);
+    return j.dump(2) + "\n";
+}
+
+Status saveDisaggregatedPlanFile(const std::string& path, const DisaggregatedPlan& p, const Scenario* context)
+{
+    return writeFileAtomically(path, disaggregatedPlanToJson(p, context));
 }
 
 Status saveScenarioFile(const std::string& path, const Scenario& s)

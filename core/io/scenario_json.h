@@ -10,6 +10,7 @@
 #include "model/error.h"
 #include "model/plan.h"
 #include "model/specs.h"
+#include "sim/disaggregated.h"
 
 namespace shardlab {
 
@@ -52,6 +53,21 @@ struct PlanDocument {
 // Errors inside the embedded scenario are reported at "scenario.<path>".
 Parsed<PlanDocument> parsePlanDocument(const std::string& text, const std::string& file);
 Parsed<PlanDocument> loadPlanDocument(const std::string& path);
+
+// A disaggregated scenario's plan: {"prefill": {plan fields}, "decode": {plan fields}},
+// each pool's GPUs its tensor x pipeline x data parallel; the scenario embedded as above.
+struct DisaggregatedPlanDocument {
+    DisaggregatedPlan plan;
+    std::optional<Scenario> scenario;
+    std::string scenarioName;
+};
+Parsed<DisaggregatedPlan> parseDisaggregatedPlan(const std::string& text, const std::string& file);
+Parsed<DisaggregatedPlanDocument> parseDisaggregatedPlanDocument(const std::string& text, const std::string& file);
+// True when the text is a JSON object with a "prefill" or "decode" pool.
+bool isDisaggregatedPlanText(const std::string& text);
+std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const Scenario* context = nullptr);
+Status saveDisaggregatedPlanFile(const std::string& path, const DisaggregatedPlan& p,
+                                 const Scenario* context = nullptr);
 
 // Where two scenarios differ in anything the simulator reads, one line per JSON path
 // ("cluster.nodes: 32 vs 8"). Names and descriptions are not compared: a renamed copy of a

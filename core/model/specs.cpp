@@ -165,15 +165,29 @@ const char* servingModeName(ServingMode m)
     switch (m) {
     case ServingMode::Aggregated: return "aggregated";
     case ServingMode::Decode: return "decode";
+    case ServingMode::Disaggregated: return "disaggregated";
+    case ServingMode::Prefill: return "prefill";
     }
     return "?";
 }
 
 bool servingModeFromName(const std::string& name, ServingMode& out)
 {
-    for (ServingMode m : {ServingMode::Aggregated, ServingMode::Decode})
+    for (ServingMode m : {ServingMode::Aggregated, ServingMode::Decode, ServingMode::Disaggregated})
         if (name == servingModeName(m)) {
             out = m;
+            return true;
+        }
+    return false;
+}
+
+const char* kvLinkName(KvLink l) { return l == KvLink::NvLink ? "nvlink" : "inter_node"; }
+
+bool kvLinkFromName(const std::string& name, KvLink& out)
+{
+    for (KvLink l : {KvLink::InterNode, KvLink::NvLink})
+        if (name == kvLinkName(l)) {
+            out = l;
             return true;
         }
     return false;

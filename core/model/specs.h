@@ -109,9 +109,19 @@ struct ClusterSpec {
 //               MLPerf, vLLM/SGLang benchmarks and aiperf report).
 //   Decode:     a steady decode step with prefill left out (an upper bound no benchmark
 //               measures; ShardLab v1's figure).
-enum class ServingMode : std::uint8_t { Aggregated, Decode };
+//   Disaggregated: a prefill pool and a decode pool, each with its own plan on its own
+//               GPUs; the prompt's KV cache crosses `kv_transfer` links between them
+//               (sim/disaggregated.h). A plain Plan is not a disaggregated plan.
+//   Prefill:    internal: the prefill pool's role inside Disaggregated. A plan's batch is
+//               the prompts one replica prefills per pass; never read from a file.
+enum class ServingMode : std::uint8_t { Aggregated, Decode, Disaggregated, Prefill };
 const char* servingModeName(ServingMode m);
+// Only the modes a workload may name (aggregated, decode, disaggregated).
 bool servingModeFromName(const std::string& name, ServingMode& out);
+// Where a disaggregated deployment's KV cache travels from the prefill to the decode pool.
+enum class KvLink : std::uint8_t { InterNode, NvLink };
+const char* kvLinkName(KvLink l);
+bool kvLinkFromName(const std::string& name, KvLink& out);
 constexpr int kMaxNumTokensLimit = 1 << 22; // token budget per step: 4 M tokens is no engine
 
 struct WorkloadSpec {
@@ -121,6 +131,7 @@ struct WorkloadSpec {
     double tpotSloMs = 0;  // time per output token limit
     ServingMode serving = ServingMode::Aggregated;
     int maxNumTokens = 8192; // tokens per engine step (max_num_tokens / max-num-batched-tokens)
+    KvLink kvTransfer = KvLink::InterNode; // disaggregated: the links the KV cache crosses
 
     // Context a decode step sees on average, and at its longest (KV cache sizing).
     double meanDecodeContext() const { return promptTokens + outputTokens / 2.0; }

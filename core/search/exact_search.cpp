@@ -92,7 +92,7 @@ private:
         std::vector<LayerSums> suffixMin; // [g]: cheapest choice of groups g.. (componentwise)
     };
     double bestValue() const { return m_ev->bestValue(); }
-    double threshold() const { return bestValue() * (1 - kSlack); }
+    double threshold() const { return std::max(bestValue(), m_ctx->options.exactFloor) * (1 - kSlack); }
     const Level& levelAt(int batch);
     LayerSums nodeSums(const Level& lv, int gi) const;
     bool boundDegrees(Entry& e);
@@ -168,14 +168,24 @@ bool ExactSearch::boundDegrees(Entry& e)
         const LayerSums lb = m_t->lowerBound(1, b);
         f = m_t->figures(1, b, m_t->decodeAt(1, b).dec, lb);
         f.cycleS = f.stageStepS + f.p2pDecS; // the cycle's floor over every micro-batch count
-        f.tpotMs = f.cycleS * 1e3;
-        f.tokensPerSPerGpu = f.cycleS > 0 ? double(b) * e.d.dp / f.cycleS / double(s.cluster.totalGpus()) : 0;
+        const bool prefillPool = s.workload.serving == ServingMode::Prefill;
+        f.tpotMs = prefillPool ? 0 : f.cycleS * 1e3;
+        const double perRequest = prefillPool ? s.workload.outputTokens : 1; // output tokens per sequence
+        f.tokensPerSPerGpu =
+            f.cycleS > 0 ? double(b) * e.d.dp * perRequest / f.cycleS / double(s.cluster.totalGpus()) : 0;
         // The most micro-batches (min(PP, batch)) give the smallest engine step: the
         // floors of the token budget's use and of the aggregated TTFT.
-        const double mMax = std::min(e.d.pp, b);
+        const int mMax = std::min(e.d.pp, b);
         f.stepTokens /= mMax;
         if (s.workload.serving == ServingMode::Aggregated)
-            f.ttftMs = cm.aggregatedTtftMs(f.cycleS, b / mMax);
+            f.ttftMs = cm.aggregatedTtftMs(f.cycleS, double(b) / mMax) + f.prefillMs;
+        if (prefillPool) {
+            // Half the cycle's floor, the pass of the smallest micro-batch, the transfer.
+            const LayerSums lbm = m_t->lowerBound(mMax, b);
+            const PhaseContext decm = m_t->decodeAt(mMax, b).dec;
+            const PipelineFigures fm = m_t->figures(mMax, b, decm, lbm);
+            f.ttftMs = 0.5 * f.cycleS * 1e3 + fm.passMs + fm.kvTransferMs;
+        }
     };
     PipelineFigures f1;
     figuresAt(1, f1);
@@ -417,6 +427,10 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
         if (m_ev->haveBest() && openBound > 0)
             note << ": the best plan found is at least " << std::round(1000 * bestValue() / openBound) / 10
                  << "% of the optimum (no unexamined plan exceeds " << openBound << " tokens/s per GPU)";
+    } else if (!m_ev->haveBest() && ctx.options.exactFloor > 0) {
+        report.provedInfeasible = m_mismatches == 0;
+        note << "no valid plan exceeds " << ctx.options.exactFloor << " tokens/s per GPU (" << m_degrees
+             << " combinations of TP, PP and EP checked)";
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exists: " << explainInfeasible() << " (" << m_degrees

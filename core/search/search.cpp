@@ -115,6 +115,9 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
     FieldErrors errors = validateSearchOptions(options);
     for (const FieldError& e : validateScenario(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
+    if (scenario.workload.serving == ServingMode::Disaggregated)
+        errors.push_back({{}, "scenario.workload.serving",
+                          "a disaggregated scenario's plans have two pools: search it with runDisaggregatedSearch"});
     if (!errors.empty()) {
         out.message = errors.front().toString();
         return out;

@@ -47,6 +47,9 @@ struct SearchOptions {
     GeneticOptions genetic;
     // Knobs of algorithms registered later (e.g. "ppo.lr"), by name.
     std::map<std::string, double> extra;
+    // exact only: examine only plans above this many tokens/s per GPU (0: all). With a
+    // floor, "no valid plan" means none exceeds it. The disaggregated search sets it.
+    double exactFloor = 0;
 };
 
 // Problems with the options (unknown algorithm, budget out of range), by field name.

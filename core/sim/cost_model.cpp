@@ -291,7 +291,16 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
     ph.dp = p.dataParallel;
     ph.maxCtx = w.maxContext();
     ph.batchSeqs = p.batch;
-    if (prefill) {
+    if (w.serving == ServingMode::Prefill) {
+        // A prefill pool's step is a prefill pass of its micro-batch's prompts (both the
+        // step and the "prefill" context): batch / micro_batches prompts of ISL tokens.
+        // Their KV cache is held until it has been sent to the decode pool.
+        ph.prefill = true;
+        ph.seqs = double(p.batch) / std::max(1, p.microBatches);
+        ph.tokens = double(w.promptTokens) * ph.seqs;
+        ph.ctx = w.promptTokens / 2.0;
+        ph.maxCtx = w.promptTokens;
+    } else if (prefill) {
         ph.seqs = std::max(1, m_constants.prefillPrompts);
         ph.tokens = double(w.promptTokens) * ph.seqs;
         ph.ctx = w.promptTokens / 2.0; // causal: the mean query sees half the prompt
@@ -363,7 +372,8 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     }
     // Stage-to-stage transfer of one micro-batch's hidden states, each rank its 1/TP.
     const int PP = p.pipelineParallel;
-    const bool crossNode = static_cast<long long>(p.tensorParallel) * p.dataParallel >= m_scenario.cluster.gpusPerNode;
+    const bool crossNode = m_scenario.cluster.nodes > 1
+        && static_cast<long long>(p.tensorParallel) * p.dataParallel >= m_scenario.cluster.gpusPerNode;
     const double bw = crossNode ? m_link.interBytesPerS : m_link.intraBytesPerS;
     const double lat = crossNode ? m_link.interLatencyS : m_link.intraLatencyS;
     f.p2pDecS = PP > 1 ? lat + dec.tokens * m_hiddenBytes / p.tensorParallel / bw : 0;
@@ -375,16 +385,33 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.bubble = f.cycleS > 0 ? std::max(0.0, 1.0 - mb * maxDec / f.cycleS) : 0;
     f.tpotMs = f.cycleS * 1e3;
     f.stepTokens = dec.tokens;
-    if (m_scenario.workload.serving == ServingMode::Aggregated)
-        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.seqs);
-    else
-        f.ttftMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
-    f.e2eMs = f.ttftMs + (m_scenario.workload.outputTokens - 1) * f.tpotMs;
     const double seqsInFlight = double(p.batch) * p.dataParallel;
     f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS : 0;
+    switch (m_scenario.workload.serving) {
+    case ServingMode::Aggregated:
+        // The steps that carry the prompt's chunks are longer than the mean step by the
+        // prompt's own prefill work: one prompt through every stage.
+        f.prefillMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
+        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.seqs) + f.prefillMs;
+        break;
+    case ServingMode::Prefill:
+        // A prompt waits half a pass cycle for a slot, runs its own pass through the
+        // stages, and its KV cache is sent to the decode pool. The pool's output is the
+        // OSL tokens the decode pool generates for each prompt it prefilled. No TPOT.
+        f.passMs = (sumDec + (PP - 1) * f.p2pDecS) * 1e3;
+        f.kvTransferMs = kvTransferMs(p);
+        f.ttftMs = 0.5 * f.cycleS * 1e3 + f.passMs + f.kvTransferMs;
+        f.tpotMs = 0;
+        f.tokensPerS *= m_scenario.workload.outputTokens;
+        break;
+    default: f.ttftMs = (sumPre + (PP - 1) * p2pPre) * 1e3; break;
+    }
+    f.e2eMs = f.ttftMs + (m_scenario.workload.outputTokens - 1) * f.tpotMs;
     f.tokensPerSPerGpu = f.tokensPerS / double(m_scenario.cluster.totalGpus());
 
-    f.activationBytes = std::max(pre.tokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
+    // A prefill pool's pass is its step (`dec`); elsewhere one prompt's prefill.
+    const double promptTokens = m_scenario.workload.serving == ServingMode::Prefill ? dec.tokens : pre.tokens;
+    f.activationBytes = std::max(promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
                                  p.batch * m_hiddenBytes * m_constants.decodeWorkspaceFactor);
     const double gb = 1e-9;
     f.memoryGb = f.weightsBytes * gb + f.kvBytes * gb + f.activationBytes * gb + m_scenario.cluster.gpu.memoryReserveGb;
@@ -413,7 +440,34 @@ bool CostModel::withinLimits(const PipelineFigures& f, double slack) const
     const Scenario& s = m_scenario;
     return f.finite && f.memoryGb <= s.cluster.gpu.hbmGb * (1 + slack)
         && f.ttftMs <= s.workload.ttftSloMs * (1 + slack) && f.tpotMs <= s.workload.tpotSloMs * (1 + slack)
-        && f.stepTokens <= s.workload.maxNumTokens * (1 + slack);
+        && f.stepTokens <= tokenBudget() * (1 + slack);
+}
+
+double CostModel::tokenBudget() const
+{
+    const WorkloadSpec& w = m_scenario.workload;
+    // A prefill pool chunks a prompt longer than the budget over several steps (about the
+    // same work as one pass); a pass of several prompts must fit the budget.
+    return w.serving == ServingMode::Prefill ? std::max(w.maxNumTokens, w.promptTokens) : w.maxNumTokens;
+}
+
+double CostModel::kvBytesPerRequest() const
+{
+    return m_kvPerTokenLayer * m_scenario.model.layers * m_scenario.workload.promptTokens;
+}
+
+double CostModel::kvLinkBytesPerS() const
+{
+    return m_scenario.workload.kvTransfer == KvLink::NvLink ? m_link.intraBytesPerS : m_link.interBytesPerS;
+}
+
+double CostModel::kvTransferMs(const Plan& p) const
+{
+    // Every GPU of the prefill replica sends its share of the prompt's KV cache over its
+    // own link (the decode side is assumed to receive as fast: docs/simulator.md).
+    const double lat = m_scenario.workload.kvTransfer == KvLink::NvLink ? m_link.intraLatencyS : m_link.interLatencyS;
+    const double senders = double(p.tensorParallel) * p.pipelineParallel;
+    return (lat + kvBytesPerRequest() / (senders * kvLinkBytesPerS())) * 1e3;
 }
 
 } // namespace shardlab

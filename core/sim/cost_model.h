@@ -104,6 +104,9 @@ struct PipelineFigures {
     double ttftMs = 0;
     double e2eMs = 0;         // TTFT + (output - 1) x TPOT
     double stepTokens = 0;    // tokens of one engine step (one micro-batch): decode + prompt chunk
+    double prefillMs = 0;     // aggregated: one prompt's prefill through every stage
+    double passMs = 0;        // prefill pool: one prompt's pass through the stages
+    double kvTransferMs = 0;  // prefill pool: its KV cache sent to the decode pool
     double stageStepS = 0;    // busiest stage, one micro-batch
     double p2pDecS = 0;       // stage-to-stage transfer of one micro-batch
     double bubble = 0;
@@ -162,10 +165,18 @@ public:
     // state (ISL / OSL: each request costs ISL prompt tokens over OSL decode steps); 0 in
     // decode mode.
     double chunkPerSequence() const;
-    // Aggregated serving: TTFT of a request whose prompt is prefilled with the budget the
-    // decode tokens of its step leave free (max_num_tokens - seqs per step), at one step per
-    // cycle, after waiting half a cycle for the next step.
+    // Aggregated serving: the steps a request waits for its first token: half a cycle for
+    // the next step, then its prompt's chunks at the budget the decode tokens of its step
+    // leave free (max_num_tokens - seqs per step), one step per cycle. TTFT adds the
+    // prompt's own prefill work to those steps (PipelineFigures::prefillMs).
     double aggregatedTtftMs(double cycleS, double seqsPerStep) const;
+    // Tokens an engine step may carry: max_num_tokens (a prefill pool: at least one prompt).
+    double tokenBudget() const;
+    // Disaggregated serving: one prompt's KV cache (every layer), the bytes per second one
+    // GPU's `kv_transfer` link carries, and the transfer time from a prefill replica.
+    double kvBytesPerRequest() const;
+    double kvLinkBytesPerS() const;
+    double kvTransferMs(const Plan& degrees) const;
 
 private:
     Scenario m_scenario;

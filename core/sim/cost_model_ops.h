@@ -52,9 +52,9 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
             seqs = ph.seqsPerRank;
             chunk = ph.chunkPerRank;
         }
-        // Logits are computed for the decoding sequences only, not for a prompt chunk's
-        // tokens (engines keep the last position of each sequence).
-        if (id == OpId::LmHead && !ph.prefill)
+        // Logits are computed for the last position of each sequence only: the decoding
+        // sequences, or each prompt of a prefill, never a prompt chunk's other tokens.
+        if (id == OpId::LmHead)
             tok = seqs;
         c.weightBytes = s.weightBytes * wf;
         flops = tok * s.flopsPerToken * wf;

@@ -148,6 +148,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         r.valid = false;
         r.violations = r.structureChecks = 0;
         r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
+        r.passMs = r.kvTransferMs = 0;
         r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
         r.expertTensorParallel = 0;
         r.memory = MemoryBreakdown{};
@@ -222,6 +223,8 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
     r.ttftMs = f.ttftMs;
     r.e2eMs = f.e2eMs;
     r.stepTokens = f.stepTokens;
+    r.passMs = f.passMs;
+    r.kvTransferMs = f.kvTransferMs;
     r.outputTokensPerS = f.tokensPerS;
     r.tokensPerSPerGpu = f.tokensPerSPerGpu;
 
@@ -274,7 +277,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
     if (r.tpotMs > wl.tpotSloMs)
         r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
-    if (r.stepTokens > wl.maxNumTokens)
+    if (r.stepTokens > m_costs.tokenBudget())
         r.violations |= 1u << static_cast<int>(Violation::TokenBudget);
     if (!f.finite) {
         // Absurd inputs (bandwidth 1e-12 GB/s) overflow to Inf: report them as SLO misses.

@@ -54,6 +54,8 @@ struct SimResult {
     double e2eMs = 0;                  // TTFT + (output - 1) x TPOT
     double outputTokensPerS = 0;       // whole cluster, in the serving mode
     double stepTokens = 0;             // one engine step's tokens (decode + prompt chunk)
+    double passMs = 0;                 // prefill pool: one prompt's pass through the stages
+    double kvTransferMs = 0;           // prefill pool: its KV cache to the decode pool
     double tokensPerSPerGpu = 0;
     double stageStepUs = 0;            // busiest stage, one micro-batch, one decode step
     double pipelineBubble = 0;         // fraction of a decode cycle a stage idles

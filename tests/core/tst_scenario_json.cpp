@@ -374,7 +374,7 @@ void TestScenarioJson::badInput_data()
     sc("negative TTFT limit", replaceOnce(S, "\"ttft_slo_ms\": 2000", "\"ttft_slo_ms\": -1"), "workload.ttft_slo_ms",
        "must be between");
     sc("unknown serving mode", replaceOnce(S, "\"tpot_slo_ms\": 50", "\"tpot_slo_ms\": 50, \"serving\": \"disagg\""),
-       "workload.serving", "unknown serving mode \"disagg\" (known: aggregated, decode)");
+       "workload.serving", "unknown serving mode \"disagg\" (known: aggregated, decode, disaggregated)");
     sc("serving mode not a string", replaceOnce(S, "\"tpot_slo_ms\": 50", "\"tpot_slo_ms\": 50, \"serving\": 1"),
        "workload.serving", "must be a string");
     sc("token budget of zero", replaceOnce(S, "\"tpot_slo_ms\": 50", "\"tpot_slo_ms\": 50, \"max_num_tokens\": 0"),

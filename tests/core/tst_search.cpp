@@ -43,7 +43,7 @@ public:
 };
 
 // Dense tiny model on 2 GPUs with a handful of values per slot: a few hundred plans.
-Scenario tinyDense() { return tinyScenario(TinyModel::Dense, 2, 1, 0.8, 0.25, 0.6); }
+Scenario tinyDense() { return tinyScenario(TinyModel::Dense, 2, 1, 0.8, 0.5, 0.6); }
 SearchSpaceOptions tinySpace()
 {
     SearchSpaceOptions o;

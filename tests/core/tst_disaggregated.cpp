@@ -1,0 +1,384 @@
+// Disaggregated serving (issue 11): pool scenarios and splits, the deployment's figures,
+// the KV transfer, plan files, the recipe per pool, and exact over every split against
+// brute force.
+#include <QtTest>
+
+#include <cmath>
+
+#include "io/result_json.h"
+#include "io/scenario_json.h"
+#include "search/disaggregated_search.h"
+#include "sim/batch.h"
+#include "tst_search_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+Q_DECLARE_METATYPE(shardlab::Scenario)
+
+namespace {
+
+Scenario disaggregated(Scenario s)
+{
+    s.workload.serving = ServingMode::Disaggregated;
+    return s;
+}
+
+bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max({1.0, std::abs(a), std::abs(b)}); }
+
+// The best pool of `role` on `gpus` GPUs by brute force over the degrees, options and
+// micro-batch counts: its output tokens/s (whole pool). Each plan at its largest valid
+// batch (sim/batch.h; validity and throughput are monotone in the batch, which
+// tst_search_exact::batchPropertyHolds checks for the step, and
+// prefillPoolThroughputNeverFallsWithTheBatch here for the prefill pool).
+double bestPool(const Scenario& s, PoolRole role, int gpus)
+{
+    const Scenario ps = poolScenario(s, role, gpus);
+    const Simulator sim(ps);
+    SearchSpaceOptions o;
+    o.batchValues = {1};
+    o.microBatchValues = {1};
+    const SearchSpace sp(ps, o);
+    double best = 0;
+    SimResult r;
+    int evaluations = 0;
+    forEachPlan(sp, [&](const Plan& base) {
+        for (int m = 1; m <= base.pipelineParallel; ++m) {
+            Plan p = base;
+            p.microBatches = m;
+            if (largestValidBatch(sim, p, m, r, evaluations) > 0)
+                best = std::max(best, r.outputTokensPerS);
+        }
+    });
+    return best;
+}
+
+Plan plan(int tp, int pp, int dp, int batch, int micro = 1)
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = tp;
+    p.pipelineParallel = pp;
+    p.dataParallel = dp;
+    p.batch = batch;
+    p.microBatches = micro;
+    return p;
+}
+
+} // namespace
+
+class TestDisaggregated : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void splitsAreWholeNodesOrAnyCountInOneNode();
+    void poolScenariosCarryOneLimitEach();
+    void deploymentServesTheLesserRate();
+    void kvTransferIsChargedInTtftAndOnTheLinks();
+    void prefillPoolThroughputNeverFallsWithTheBatch();
+    void poolsThatDoNotFitAreRefused();
+    void planFilesRoundTripAndNameBadFields();
+    void recipeIsAppliedToEachPool();
+    void exactEqualsBruteForceOverEverySplit_data();
+    void exactEqualsBruteForceOverEverySplit();
+    void searchesAreDeterministicAndValid();
+    void plainSearchRefusesADisaggregatedScenario();
+    void workedExamplesHold_data();
+    void workedExamplesHold();
+};
+
+void TestDisaggregated::splitsAreWholeNodesOrAnyCountInOneNode()
+{
+    QCOMPARE(disaggregatedSplits(tinyScenario(TinyModel::Dense, 4, 1, 2, 1, 1)), (std::vector<int>{1, 2, 3}));
+    QCOMPARE(disaggregatedSplits(tinyScenario(TinyModel::Dense, 2, 3, 2, 1, 1)), (std::vector<int>{2, 4}));
+    QVERIFY(disaggregatedSplits(tinyScenario(TinyModel::Dense, 1, 1, 2, 1, 1)).empty());
+}
+
+void TestDisaggregated::poolScenariosCarryOneLimitEach()
+{
+    const Scenario s = disaggregated(presetScenario("deepseek-v3-256gpu"));
+    const Scenario pre = poolScenario(s, PoolRole::Prefill, 96);
+    QCOMPARE(pre.cluster.totalGpus(), 96LL);
+    QCOMPARE(pre.cluster.gpusPerNode, 8);
+    QCOMPARE(pre.workload.serving, ServingMode::Prefill);
+    QCOMPARE(pre.workload.ttftSloMs, s.workload.ttftSloMs);
+    QVERIFY(pre.workload.tpotSloMs >= 1e9);
+    const Scenario dec = poolScenario(s, PoolRole::Decode, 160);
+    QCOMPARE(dec.cluster.totalGpus(), 160LL);
+    QCOMPARE(dec.workload.serving, ServingMode::Decode);
+    QCOMPARE(dec.workload.tpotSloMs, s.workload.tpotSloMs);
+    QVERIFY(dec.workload.ttftSloMs >= 1e9);
+    QVERIFY(validateScenario(pre).empty());
+    QVERIFY(validateScenario(dec).empty());
+    // Inside one node a pool is a smaller node.
+    const Scenario small = poolScenario(disaggregated(presetScenario("llama3-70b-8gpu")), PoolRole::Decode, 3);
+    QCOMPARE(small.cluster.nodes, 1);
+    QCOMPARE(small.cluster.gpusPerNode, 3);
+}
+
+void TestDisaggregated::deploymentServesTheLesserRate()
+{
+    const Scenario s = disaggregated(presetScenario("llama3-70b-8gpu"));
+    const DisaggregatedSimulator sim(s);
+    const double osl = s.workload.outputTokens;
+    // A small prefill pool (limits the rate) and a large one (the decode pool limits it).
+    for (const auto& [pre, dec] : {std::pair{plan(4, 1, 1, 1), plan(4, 1, 1, 100)}, std::pair{plan(4, 1, 1, 4), plan(4, 1, 1, 16)}}) {
+        const DisaggregatedResult r = sim.evaluate({pre, dec});
+        QVERIFY(r.structure.empty());
+        QVERIFY2(r.prefill.valid && r.decode.valid, "both pools are valid plans");
+        QVERIFY(r.valid);
+        const double rp = r.prefill.outputTokensPerS / osl, rd = r.decode.outputTokensPerS / osl;
+        QVERIFY(close(r.prefillRequestsPerS, rp, 1e-12));
+        QVERIFY(close(r.decodeRequestsPerS, rd, 1e-12));
+        QVERIFY(close(r.outputTokensPerS, std::min({rp, rd, r.kvLinkRequestsPerS}) * osl, 1e-12));
+        QVERIFY(close(r.tokensPerSPerGpu, r.outputTokensPerS / 8, 1e-12));
+        QCOMPARE(r.ttftMs, r.prefill.ttftMs);
+        QCOMPARE(r.tpotMs, r.decode.tpotMs);
+        QVERIFY(close(r.e2eMs, r.ttftMs + (osl - 1) * r.tpotMs, 1e-12));
+        QCOMPARE(r.limitedBy, rp < rd ? DisaggLimit::Prefill : DisaggLimit::Decode);
+        // The decode pool's figure is the decode-only model's for that plan on its GPUs.
+        const SimResult alone = Simulator(poolScenario(s, PoolRole::Decode, static_cast<int>(dec.gpus()))).evaluate(dec);
+        QCOMPARE(alone.outputTokensPerS, r.decode.outputTokensPerS);
+    }
+    QCOMPARE(sim.evaluate({plan(4, 1, 1, 1), plan(4, 1, 1, 100)}).limitedBy, DisaggLimit::Prefill);
+    QCOMPARE(sim.evaluate({plan(4, 1, 1, 4), plan(4, 1, 1, 16)}).limitedBy, DisaggLimit::Decode);
+}
+
+void TestDisaggregated::kvTransferIsChargedInTtftAndOnTheLinks()
+{
+    Scenario s = disaggregated(presetScenario("llama3-70b-8gpu"));
+    const ModelSpec& m = s.model;
+    // Llama 3 70B, BF16 KV: K and V, 8 KV heads of 128, 80 layers, 2 bytes.
+    const double kvBytes = 2.0 * m.kvHeads * m.headDim * 2 * m.layers * s.workload.promptTokens;
+    const Plan pre = plan(4, 1, 1, 4), dec = plan(4, 1, 1, 64);
+    const DisaggregatedResult inter = DisaggregatedSimulator(s).evaluate({pre, dec});
+    QVERIFY(close(inter.kvBytesPerRequest, kvBytes, 1e-12));
+    const ClusterSpec& c = s.cluster;
+    const double expectMs =
+        (c.interNodeLatencyUs * 1e-6 + kvBytes / (4 * c.interNodeGBps * 1e9 * c.gpu.efficiency.interNode)) * 1e3;
+    QVERIFY2(close(inter.prefill.kvTransferMs, expectMs, 1e-9),
+             qPrintable(QString("%1 vs %2").arg(inter.prefill.kvTransferMs).arg(expectMs)));
+    // TTFT = half a pass cycle of waiting + the pass + the transfer (one stage: cycle = pass).
+    QVERIFY(close(inter.ttftMs, 1.5 * inter.prefill.passMs + inter.prefill.kvTransferMs, 1e-9));
+    QVERIFY(close(inter.kvLinkRequestsPerS, 4 * c.interNodeGBps * 1e9 * c.gpu.efficiency.interNode / kvBytes, 1e-12));
+    QVERIFY(inter.kvLinkLoad > 0 && inter.kvLinkLoad < 1);
+    // Over NVLink the same transfer is faster and the links carry more.
+    s.workload.kvTransfer = KvLink::NvLink;
+    const DisaggregatedResult nv = DisaggregatedSimulator(s).evaluate({pre, dec});
+    QVERIFY(nv.prefill.kvTransferMs < inter.prefill.kvTransferMs);
+    QVERIFY(nv.ttftMs < inter.ttftMs);
+    QVERIFY(nv.kvLinkRequestsPerS > inter.kvLinkRequestsPerS);
+    // Links slow enough to be the bottleneck show as such.
+    s.workload.kvTransfer = KvLink::InterNode;
+    s.cluster.interNodeGBps = 0.01;
+    const DisaggregatedResult slow = DisaggregatedSimulator(s).evaluate({pre, dec});
+    QCOMPARE(slow.limitedBy, DisaggLimit::KvLink);
+    QVERIFY(close(slow.kvLinkLoad, 1, 1e-9));
+}
+
+void TestDisaggregated::prefillPoolThroughputNeverFallsWithTheBatch()
+{
+    const Scenario s = disaggregated(presetScenario("mixtral-8x22b-64gpu"));
+    const Simulator sim(poolScenario(s, PoolRole::Prefill, 16));
+    Plan p = plan(8, 1, 2, 1);
+    p.expertParallel = 2;
+    double lastRate = 0, lastTtft = 0;
+    int valid = 0;
+    for (int b = 1; b <= 64; ++b) {
+        p.batch = b;
+        const SimResult r = sim.evaluate(p);
+        if (!r.valid)
+            break;
+        ++valid;
+        QVERIFY2(r.outputTokensPerS >= lastRate * (1 - 1e-12), qPrintable(QString("batch %1").arg(b)));
+        QVERIFY(r.ttftMs >= lastTtft);
+        QCOMPARE(r.tpotMs, 0.0);
+        lastRate = r.outputTokensPerS;
+        lastTtft = r.ttftMs;
+    }
+    QVERIFY(valid >= 2);
+}
+
+void TestDisaggregated::poolsThatDoNotFitAreRefused()
+{
+    const Scenario s = disaggregated(presetScenario("mixtral-8x22b-64gpu")); // 8 nodes of 8
+    const DisaggregatedSimulator sim(s);
+    // 32 + 16 GPUs: not the cluster's 64.
+    DisaggregatedResult r = sim.evaluate({plan(8, 1, 4, 4), plan(8, 1, 2, 8)});
+    QVERIFY(!r.valid);
+    QCOMPARE(r.structure.size(), size_t(1));
+    QCOMPARE(r.structure.front().where, std::string("decode"));
+    QVERIFY(QString::fromStdString(r.structure.front().reason).contains("64"));
+    // 4 + 60 GPUs: a pool of half a node on a cluster of several nodes.
+    r = sim.evaluate({plan(4, 1, 1, 4), plan(4, 1, 15, 8)});
+    QVERIFY(!r.valid);
+    QCOMPARE(r.structure.front().where, std::string("prefill"));
+    QVERIFY(QString::fromStdString(r.structure.front().reason).contains("whole nodes"));
+    const std::string json = disaggregatedEvaluationToJson(s, {plan(4, 1, 1, 4), plan(4, 1, 15, 8)}, r);
+    QVERIFY(json.find("\"valid\": false") != std::string::npos);
+    QVERIFY(json.find("nan") == std::string::npos && json.find("inf") == std::string::npos);
+}
+
+void TestDisaggregated::planFilesRoundTripAndNameBadFields()
+{
+    const Scenario s = disaggregated(presetScenario("llama3-70b-8gpu"));
+    DisaggregatedPlan p{plan(2, 1, 2, 3), plan(4, 1, 1, 40)};
+    p.decode.setOption(OpId::AttnNorm, 1);
+    const std::string text = disaggregatedPlanToJson(p, &s);
+    QVERIFY(isDisaggregatedPlanText(text));
+    const auto back = parseDisaggregatedPlanDocument(text, "p.json");
+    QVERIFY2(back.ok(), back.firstError().c_str());
+    QVERIFY(back.value.plan == p);
+    QVERIFY(back.value.scenario.has_value());
+    QVERIFY(scenarioDifferences(*back.value.scenario, s).empty());
+    // A plain plan reader refuses it, saying what it is.
+    const auto plain = parsePlan(text, "p.json");
+    QVERIFY(!plain.ok());
+    QVERIFY(QString::fromStdString(plain.firstError()).contains("disaggregated"));
+    // Missing pool, bad field inside a pool: the path names the pool.
+    auto missing = parseDisaggregatedPlan(R"({"format": "shardlab-plan", "version": 1, "prefill": {"tensor_parallel": 1,
+        "pipeline_parallel": 1, "data_parallel": 1, "batch": 1}})", "m.json");
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.errors.front().where, std::string("decode"));
+    auto bad = parseDisaggregatedPlan(R"({"format": "shardlab-plan", "version": 1, "prefill": {"tensor_parallel": 1,
+        "pipeline_parallel": 1, "data_parallel": 1, "batch": 0}, "decode": {"tensor_parallel": 1, "pipeline_parallel": 1,
+        "data_parallel": 1, "batch": 1, "operators": {"attention": "diagonal"}}})", "b.json");
+    QVERIFY(!bad.ok());
+    QCOMPARE(bad.errors.front().where, std::string("prefill.batch"));
+    QCOMPARE(bad.errors.back().where, std::string("decode.operators.attention"));
+    // The scenario's KV link: known links only.
+    std::string sj = scenarioToJson(s);
+    QVERIFY(sj.find("\"serving\": \"disaggregated\"") != std::string::npos);
+    QVERIFY(sj.find("\"kv_transfer\": \"inter_node\"") != std::string::npos);
+    const std::string link = "\"kv_transfer\": \"inter_node\"";
+    sj.replace(sj.find(link), link.size(), "\"kv_transfer\": \"infiniband\"");
+    const auto badLink = parseScenario(sj, "s.json");
+    QVERIFY(!badLink.ok());
+    QVERIFY2(badLink.errors.front().where == "workload.kv_transfer", badLink.firstError().c_str());
+}
+
+void TestDisaggregated::recipeIsAppliedToEachPool()
+{
+    const Scenario s = disaggregated(presetScenario("llama3-70b-8gpu"));
+    const DisaggregatedSimulator sim(s);
+    const DisaggregatedRecipe r = megatronDisaggregated(sim);
+    QVERIFY2(r.found, r.explanation.c_str());
+    QVERIFY(r.result.valid);
+    double best = 0;
+    for (int gp : disaggregatedSplits(s)) {
+        const RecipePlan pre = megatronPlan(sim.pool(PoolRole::Prefill, gp));
+        const RecipePlan dec = megatronPlan(sim.pool(PoolRole::Decode, 8 - gp));
+        if (pre.found && dec.found) {
+            const DisaggregatedResult x = sim.evaluate({pre.plan, dec.plan});
+            if (x.valid)
+                best = std::max(best, x.tokensPerSPerGpu);
+        }
+    }
+    QCOMPARE(r.result.tokensPerSPerGpu, best);
+}
+
+void TestDisaggregated::exactEqualsBruteForceOverEverySplit_data()
+{
+    QTest::addColumn<Scenario>("scenario");
+    QTest::newRow("dense, one node of 4") << disaggregated(tinyScenario(TinyModel::Dense, 4, 1, 1.0, 0.4, 0.5));
+    QTest::newRow("moe, one node of 4") << disaggregated(tinyScenario(TinyModel::MoeSharedDense, 4, 1, 1.0, 2.0, 0.5));
+    QTest::newRow("mla moe, 3 nodes of 2") << disaggregated(tinyScenario(TinyModel::MlaMoe, 2, 3, 0.8, 2.0, 0.4));
+    Scenario tight = disaggregated(tinyScenario(TinyModel::Dense, 4, 1, 1.0, 0.3, 0.2));
+    tight.workload.kvTransfer = KvLink::NvLink;
+    QTest::newRow("dense, tight limits, NVLink transfer") << tight;
+}
+
+void TestDisaggregated::exactEqualsBruteForceOverEverySplit()
+{
+    QFETCH(Scenario, scenario);
+    if (quickTests() && !QByteArray(QTest::currentDataTag()).startsWith("dense, one"))
+        QSKIP("sanitizer run: the other rows cover the same code");
+    const long long N = scenario.cluster.totalGpus();
+    const double osl = scenario.workload.outputTokens;
+    const CostModel costs(poolScenario(scenario, PoolRole::Prefill, 1), SimConstants{});
+    double best = 0;
+    for (int gp : disaggregatedSplits(scenario)) {
+        const int gd = static_cast<int>(N - gp);
+        const double pre = bestPool(scenario, PoolRole::Prefill, gp);
+        const double dec = bestPool(scenario, PoolRole::Decode, gd);
+        if (pre <= 0 || dec <= 0)
+            continue;
+        best = std::max(best, std::min({pre, dec, kvLinkRequestsPerS(costs, gp, gd) * osl}) / double(N));
+    }
+    QVERIFY2(best > 0, "the row should have a valid deployment");
+    SearchOptions o;
+    o.algorithm = "exact";
+    const DisaggregatedSearchOutcome out = runDisaggregatedSearch(scenario, o);
+    QVERIFY2(out.found && out.provedOptimal, out.message.c_str());
+    QVERIFY(out.bestResult.valid);
+    QVERIFY2(close(out.bestResult.tokensPerSPerGpu, best, 1e-9),
+             qPrintable(QString("exact %1, brute force %2").arg(out.bestResult.tokensPerSPerGpu, 0, 'g', 17).arg(best, 0, 'g', 17)));
+    // The plan re-evaluates to its figure.
+    QCOMPARE(DisaggregatedSimulator(scenario).evaluate(out.best).tokensPerSPerGpu, out.bestResult.tokensPerSPerGpu);
+    QCOMPARE(out.splits.size(), disaggregatedSplits(scenario).size());
+}
+
+void TestDisaggregated::searchesAreDeterministicAndValid()
+{
+    const Scenario s = disaggregated(presetScenario("mixtral-8x22b-64gpu"));
+    SearchOptions exact;
+    exact.algorithm = "exact";
+    const DisaggregatedSearchOutcome best = runDisaggregatedSearch(s, exact);
+    QVERIFY2(best.provedOptimal, best.message.c_str());
+    for (const char* algo : {"megatron", "random", "anneal", "genetic"}) {
+        SearchOptions o;
+        o.algorithm = algo;
+        o.budget = 3000;
+        o.seed = 7;
+        const DisaggregatedSearchOutcome a = runDisaggregatedSearch(s, o);
+        const DisaggregatedSearchOutcome b = runDisaggregatedSearch(s, o);
+        QVERIFY2(a.found, (std::string(algo) + ": " + a.message).c_str());
+        QVERIFY(a.best == b.best);
+        QCOMPARE(a.calls, b.calls);
+        QVERIFY(a.bestResult.valid);
+        QVERIFY2(a.bestResult.tokensPerSPerGpu <= best.bestResult.tokensPerSPerGpu * (1 + 1e-9), algo);
+        QVERIFY(!a.provedOptimal);
+    }
+}
+
+void TestDisaggregated::plainSearchRefusesADisaggregatedScenario()
+{
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome out = runSearch(disaggregated(presetScenario("llama3-70b-8gpu")), o);
+    QVERIFY(!out.found);
+    QVERIFY(QString::fromStdString(out.message).contains("disaggregated"));
+}
+
+void TestDisaggregated::workedExamplesHold_data()
+{
+    QTest::addColumn<QString>("stem");
+    QTest::addColumn<bool>("disaggregatedWins");
+    QTest::newRow("long prompts, tight TPOT") << "llama3-70b-64gpu-8000-1000" << true;
+    QTest::newRow("very long prompts") << "llama3-70b-64gpu-20000-2000" << true;
+    QTest::newRow("1000/1000") << "llama3-70b-64gpu-1000-1000" << false;
+    QTest::newRow("short prompts") << "llama3-70b-64gpu-128-2048" << false;
+}
+
+// docs/simulator.md's worked examples: disaggregated serving wins with long prompts and a
+// tight TPOT, and loses with short prompts (both modes certified by exact).
+void TestDisaggregated::workedExamplesHold()
+{
+    QFETCH(QString, stem);
+    QFETCH(bool, disaggregatedWins);
+    const QString dir = QStringLiteral(SHARDLAB_RESOURCES) + "/examples/disaggregation/" + stem;
+    const auto agg = loadScenarioFile((dir + "-aggregated.json").toStdString());
+    const auto dis = loadScenarioFile((dir + "-disaggregated.json").toStdString());
+    QVERIFY2(agg.ok(), agg.firstError().c_str());
+    QVERIFY2(dis.ok(), dis.firstError().c_str());
+    QVERIFY(scenarioDifferences(agg.value, dis.value).size() <= 2); // serving, kv_transfer
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome a = runSearch(agg.value, o);
+    const DisaggregatedSearchOutcome d = runDisaggregatedSearch(dis.value, o);
+    QVERIFY2(a.provedOptimal, a.message.c_str());
+    QVERIFY2(d.provedOptimal, d.message.c_str());
+    const double ratio = d.bestResult.tokensPerSPerGpu / a.bestResult.tokensPerSPerGpu;
+    QVERIFY2(disaggregatedWins ? ratio > 1.1 : ratio < 0.97, qPrintable(QString("disaggregated / aggregated = %1").arg(ratio)));
+}
+
+QTEST_GUILESS_MAIN(TestDisaggregated)
+#include "tst_disaggregated.moc"
