@@ -39,7 +39,13 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     o.maxNumTokens = static_cast<int>(tokens);
     o.memoryFraction = memory;
 
-    auto p = loadPlanDocument(a.value("--plan"));
+    auto text = readTextFile(a.value("--plan"));
+    if (!text.ok())
+        return reportFieldErrors(err, {text.error()});
+    if (isDisaggregatedPlanText(text.value()))
+        return reportErrors(err, {"--plan: " + inputLabel(a.value("--plan")) + " is a disaggregated plan (prefill and "
+                                  "decode pools); export writes one-pool plans only for now (docs/launch.md)"});
+    auto p = parsePlanDocument(text.value(), inputLabel(a.value("--plan")));
     if (!p.ok())
         return reportFieldErrors(err, p.errors);
     const std::string planFile = inputLabel(a.value("--plan"));

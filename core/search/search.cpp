@@ -117,7 +117,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         errors.push_back({{}, "scenario." + e.where, e.reason});
     if (scenario.workload.serving == ServingMode::Disaggregated)
         errors.push_back({{}, "scenario.workload.serving",
-                          "a disaggregated scenario's plans have two pools: search it with runDisaggregatedSearch"});
+                          "\"disaggregated\": its plans have a prefill and a decode pool, which `shardlab-cli search` "
+                          "searches (runDisaggregatedSearch); the window does not yet"});
     if (!errors.empty()) {
         out.message = errors.front().toString();
         return out;
