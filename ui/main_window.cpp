@@ -9,7 +9,9 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,16 +20,22 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "feasibility_check.h"
 #include "file_export.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
+#include "io/input_file.h"
 #include "plan_view.h"
+#include "scenario_draft.h"
 #include "scenario_editor.h"
+#include "ui_format.h"
 #include "search_panel.h"
 
 namespace shardlab::ui {
@@ -78,6 +86,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         m_planView->showPlan(title, p);
     });
 
+    m_feasibility = new FeasibilityCheck(this);
+    connect(m_feasibility, &FeasibilityCheck::checked, this, &MainWindow::onFeasibilityChecked);
+    m_feasibilityTimer = new QTimer(this);
+    m_feasibilityTimer->setSingleShot(true);
+    m_feasibilityTimer->setInterval(250); // after typing pauses, not on every digit
+    connect(m_feasibilityTimer, &QTimer::timeout, this, [this] {
+        if (m_editor->isRunnable())
+            m_feasibility->check(m_editor->scenario());
+    });
+
     resize(1440, 900);
     restoreSettings();
 }
@@ -85,6 +103,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 MainWindow::~MainWindow()
 {
     m_controller.shutdown();
+    m_feasibility->cancel();
+}
+
+void MainWindow::scheduleFeasibilityCheck()
+{
+    m_infeasible = false;
+    m_infeasibleWhy.clear();
+    m_feasibility->cancel();
+    if (m_editor->isRunnable())
+        m_feasibilityTimer->start();
+    else
+        m_feasibilityTimer->stop();
+}
+
+void MainWindow::onFeasibilityChecked(bool infeasible, const QString& why, double seconds)
+{
+    m_infeasible = infeasible;
+    m_infeasibleWhy = why;
+    refreshStartState();
+    if (infeasible) {
+        showMessage(tr("No plan can meet this scenario's limits, so a search would only spend its budget: %1. "
+                       "Relax that limit (or add GPUs, a larger GPU, FP8) to search. (Proved by the exact search "
+                       "in %2 s.)")
+                        .arg(plainNumbers(why))
+                        .arg(seconds, 0, 'f', 2),
+                    true);
+        m_cannotRunShown = true;
+    }
+    Q_EMIT feasibilityChecked(infeasible);
 }
 
 void MainWindow::buildActions()
@@ -203,10 +250,22 @@ void MainWindow::setScenario(const Scenario& s, const QString& path)
     m_haveResult = false;
     m_panel->setScenario(s);
     refreshReferences();
-    refreshStartState();
-    setWindowTitle(tr("ShardLab — %1%2").arg(QString::fromStdString(s.name), path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(path).fileName())));
+    updateTitle();
+    m_cannotRunShown = false;
     showMessage(tr("Scenario %1 ready: press Start (Ctrl+R) to search.").arg(QString::fromStdString(s.name)), false);
+    scheduleFeasibilityCheck();
+    refreshStartState();
     Q_EMIT scenarioChanged();
+}
+
+void MainWindow::updateTitle()
+{
+    // "[*]" is where Qt puts the "*" of windowModified.
+    const QString name = QString::fromStdString(m_editor->scenario().name);
+    setWindowTitle(tr("ShardLab — %1%2[*]")
+                       .arg(name.isEmpty() ? tr("(unnamed)") : name,
+                            m_path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(m_path).fileName())));
+    setWindowModified(m_modified);
 }
 
 void MainWindow::refreshReferences()
@@ -227,28 +286,40 @@ void MainWindow::onScenarioEdited()
         showMessage(tr("The search was cancelled because the scenario changed."), false);
     }
     m_modified = true;
+    updateTitle();
     m_haveResult = false;
     const Scenario s = m_editor->scenario();
     m_panel->setScenario(s);
     refreshReferences();
+    scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
 }
 
 void MainWindow::refreshStartState()
 {
-    const bool runnable = m_editor->isRunnable();
+    const bool runnable = m_editor->isRunnable() && !m_infeasible;
     const bool running = m_controller.isRunning();
     m_startAction->setEnabled(runnable && !running);
     m_stopAction->setEnabled(running);
-    if (!runnable) {
+    if (m_editor->isRunnable() && m_infeasible) {
+        m_startAction->setToolTip(tr("Cannot start: no plan can meet the limits (%1)").arg(plainNumbers(m_infeasibleWhy)));
+    } else if (!runnable) {
         QStringList why;
         for (const FieldError& e : m_editor->problems())
             why << QString::fromStdString(e.toString());
-        m_startAction->setToolTip(tr("Cannot start: %1").arg(why.join(QStringLiteral("; "))));
-        showMessage(tr("The scenario cannot run: %1").arg(why.join(QStringLiteral("; "))), true);
+        const QString text = plainNumbers(why.join(QStringLiteral("; ")));
+        m_startAction->setToolTip(tr("Cannot start: %1").arg(text));
+        showMessage(tr("The scenario cannot run: %1").arg(text), true);
+        m_cannotRunShown = true;
     } else {
         m_startAction->setToolTip(tr("Start the search (Ctrl+R)"));
+        // The "cannot run" line was about a state that no longer exists (typing "16" passes
+        // through "1"): replace it rather than leave a stale error in red.
+        if (m_cannotRunShown) {
+            m_cannotRunShown = false;
+            showMessage(tr("The scenario can run again: press Start (Ctrl+R) to search."), false);
+        }
     }
 }
 
@@ -277,8 +348,12 @@ void MainWindow::setBudget(int budget) { m_budget->setValue(budget); }
 
 bool MainWindow::startSearch()
 {
-    if (!m_editor->isRunnable()) {
+    if (!m_editor->isRunnable() || m_infeasible) {
         refreshStartState();
+        if (m_infeasible) {
+            showMessage(tr("No plan can meet this scenario's limits: %1.").arg(plainNumbers(m_infeasibleWhy)), true);
+            m_cannotRunShown = true;
+        }
         return false;
     }
     const SearchOptions o = currentOptions();
@@ -372,6 +447,7 @@ void MainWindow::onRunningChanged(bool)
 
 void MainWindow::showMessage(const QString& text, bool error)
 {
+    m_cannotRunShown = false; // refreshStartState sets it again after its own message
     m_message->setText(text);
     m_message->setStyleSheet(error ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
                                    : QStringLiteral("QLabel { color: palette(text); }"));
@@ -382,16 +458,41 @@ QString MainWindow::statusText() const { return m_message->isHidden() ? QString(
 
 bool MainWindow::openScenarioFile(const QString& path)
 {
-    auto s = loadScenarioFile(localPath(path));
-    if (!s.ok()) {
-        QStringList lines;
-        for (const FieldError& e : s.errors)
-            lines << QString::fromStdString(e.toString());
-        showMessage(lines.join(QLatin1Char('\n')), true);
+    const auto text = readTextFile(localPath(path));
+    if (!text.ok()) {
+        showMessage(QString::fromStdString(text.error().toString()), true);
         return false;
     }
-    setScenario(s.value, path);
+    const ScenarioLoad load = readScenarioForEditor(text.value(), inputLabel(localPath(path)));
+    if (!applyLoad(load, path, path))
+        return false;
     addRecent(path);
+    return true;
+}
+
+bool MainWindow::applyLoad(const ScenarioLoad& load, const QString& path, const QString& source)
+{
+    if (!load.ok) {
+        showMessage(load.errors.join(QLatin1Char('\n')), true);
+        return false;
+    }
+    setScenario(load.scenario, path);
+    if (!load.draft)
+        return true;
+    for (const auto& [field, value] : load.rawValues)
+        m_editor->setFieldValue(field, value);
+    // The values put back change the scenario: the panel and plan view follow.
+    m_panel->setScenario(m_editor->scenario());
+    refreshReferences();
+    scheduleFeasibilityCheck();
+    updateTitle();
+    refreshStartState();
+    showMessage(tr("Opened %1 as saved, with %n problem(s) marked in the scenario editor: fix them to run a "
+                   "search.",
+                   nullptr, int(m_editor->problems().size()))
+                    .arg(source),
+                true);
+    m_cannotRunShown = true; // cleared once the problems are fixed
     return true;
 }
 
@@ -405,28 +506,84 @@ void MainWindow::openDialog()
         openScenarioFile(path);
 }
 
-bool MainWindow::saveScenario()
+bool MainWindow::isProtectedScenarioPath(const QString& path)
 {
-    if (m_path.isEmpty())
-        return saveScenarioAs();
-    const Status st = saveScenarioFile(localPath(m_path), m_editor->scenario());
+    const QFileInfo fi(path);
+    if (fi.exists() && !fi.isWritable())
+        return true;
+    // A shipped preset: resources/scenarios/NAME.json where NAME is a preset's name.
+    const QDir dir = fi.absoluteDir();
+    if (dir.dirName() != QLatin1String("scenarios") || QFileInfo(dir.absolutePath()).dir().dirName() != QLatin1String("resources"))
+        return false;
+    for (const PresetFile& f : scenarioPresetFiles())
+        if (fi.completeBaseName() == QString::fromStdString(f.name))
+            return true;
+    return false;
+}
+
+QString MainWindow::suggestedScenarioPath() const
+{
+    QString dir;
+    if (!m_path.isEmpty() && !isProtectedScenarioPath(m_path))
+        dir = QFileInfo(m_path).absolutePath();
+    else
+        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    QString base = QString::fromStdString(m_editor->scenario().name).trimmed();
+    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    if (base.isEmpty() || base == QLatin1String("-"))
+        base = QStringLiteral("scenario");
+    return QDir(dir).filePath(base + QStringLiteral(".json"));
+}
+
+bool MainWindow::saveScenarioTo(const QString& requested, QString* error)
+{
+    QString path = requested;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    // Saved as it is, problems included: the file reopens in the editor with them marked.
+    const Status st = saveScenarioFile(localPath(path), m_editor->scenario());
     if (!st.ok()) {
-        showMessage(QString::fromStdString(st.error->toString()), true);
+        const QString text = QString::fromStdString(st.error->toString());
+        if (error)
+            *error = text;
+        showMessage(text, true);
         return false;
     }
+    m_path = path;
     m_modified = false;
+    updateTitle();
     addRecent(m_path);
-    showMessage(tr("Saved %1").arg(m_path), false);
+    const int problems = int(m_editor->problems().size());
+    if (problems == 0)
+        showMessage(tr("Saved %1").arg(m_path), false);
+    else {
+        showMessage(tr("Saved %1 with %n problem(s): it reopens in the scenario editor with them marked, and "
+                       "cannot run until they are fixed.",
+                       nullptr, problems)
+                        .arg(m_path),
+                    true);
+        m_cannotRunShown = true;
+    }
     return true;
+}
+
+bool MainWindow::saveScenario()
+{
+    if (m_path.isEmpty() || isProtectedScenarioPath(m_path))
+        return saveScenarioAs();
+    return saveScenarioTo(m_path);
 }
 
 bool MainWindow::saveScenarioAs()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, tr("ShardLab scenario (*.json)"));
+    QString note;
+    if (!m_path.isEmpty() && isProtectedScenarioPath(m_path))
+        note = tr(" (%1 is a shipped or read-only file: save a copy)").arg(QFileInfo(m_path).fileName());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
+                                                      tr("ShardLab scenario (*.json)"));
     if (path.isEmpty())
         return false;
-    m_path = path;
-    return saveScenario();
+    return saveScenarioTo(path);
 }
 
 bool MainWindow::maybeSave()
@@ -438,12 +595,20 @@ bool MainWindow::maybeSave()
                                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save)
         return saveScenario();
-    return answer == QMessageBox::Discard;
+    if (answer == QMessageBox::Discard) {
+        m_modified = false; // the next start reopens the file, not the discarded edits
+        return true;
+    }
+    return false;
 }
 
 bool MainWindow::exportPlan(const QString& path, QString* error)
 {
-    const Scenario s = m_editor->scenario();
+    Scenario s = m_editor->scenario();
+    // An edited preset must not travel under the preset's name: `evaluate --scenario NAME`
+    // would evaluate the shipped one and disagree with the window.
+    if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
+        s.name += " (edited)";
     const Plan p = m_planView->currentPlan();
     const Status st = savePlanFile(localPath(path), p, &s);
     if (!st.ok()) {
@@ -576,20 +741,38 @@ void MainWindow::restoreSettings()
     m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
     rebuildRecentMenu();
     // The last scenario (its file, else its content), else the first benchmark scenario.
+    // A restore that fails says so (and why) instead of silently showing a preset.
     const QString last = settings.value(QStringLiteral("lastScenarioPath")).toString();
-    if (!last.isEmpty() && QFileInfo::exists(last) && openScenarioFile(last))
-        return;
     const QByteArray json = settings.value(QStringLiteral("lastScenarioJson")).toByteArray();
+    const bool lastModified = settings.value(QStringLiteral("lastScenarioModified"), false).toBool();
+    QString failure;
+    // The file, unless the last session ended with edits not saved to it: then its content.
+    if (!last.isEmpty() && !lastModified) {
+        if (openScenarioFile(last))
+            return;
+        failure = tr("Could not reopen the last scenario, %1: %2").arg(last, statusText());
+    }
     if (!json.isEmpty()) {
-        auto s = parseScenario(json.toStdString(), "(last session)");
-        if (s.ok()) {
-            setScenario(s.value);
+        const ScenarioLoad load = readScenarioForEditor(json.toStdString(), "(last session)");
+        if (load.ok) {
+            applyLoad(load, lastModified ? last : QString(), tr("the last session's scenario"));
+            if (lastModified) {
+                m_modified = true; // still not saved to its file
+                updateTitle();
+            }
+            if (!failure.isEmpty())
+                showMessage(failure + tr("; showing the last session's copy instead."), true);
             return;
         }
+        const QString why = load.errors.join(QStringLiteral("; "));
+        failure = failure.isEmpty() ? tr("Could not restore the last session's scenario: %1").arg(why)
+                                    : failure + QStringLiteral("; ") + why;
     }
     auto s = scenarioPreset(kDefaultScenario);
     if (s.ok())
         setScenario(s.value);
+    if (!failure.isEmpty())
+        showMessage(failure + tr(" Showing the preset %1 instead.").arg(QString::fromLatin1(kDefaultScenario)), true);
 }
 
 void MainWindow::saveSettings()
@@ -601,6 +784,7 @@ void MainWindow::saveSettings()
     settings.setValue(QStringLiteral("budget"), m_budget->value());
     settings.setValue(QStringLiteral("seed"), m_seed->value());
     settings.setValue(QStringLiteral("lastScenarioPath"), m_path);
+    settings.setValue(QStringLiteral("lastScenarioModified"), m_modified);
     settings.setValue(QStringLiteral("lastScenarioJson"),
                       QByteArray::fromStdString(scenarioToJson(m_editor->scenario())));
 }

@@ -18,11 +18,14 @@ class QMenu;
 class QProgressBar;
 class QSpinBox;
 class QTabWidget;
+class QTimer;
 
 namespace shardlab::ui {
 
+class FeasibilityCheck;
 class ScenarioEditor;
 class SearchPanel;
+struct ScenarioLoad;
 class PlanView;
 
 class MainWindow : public QMainWindow {
@@ -32,7 +35,18 @@ public:
     ~MainWindow() override;
 
     // Loads a scenario file; on failure shows the error inline and keeps the current one.
+    // A file whose values do not validate (saved as a draft) opens with its problems marked.
     bool openScenarioFile(const QString& path);
+    // Writes the editor's scenario to `path` as it is, valid or not (".json" is added when
+    // the name has no extension). Becomes the current file on success.
+    bool saveScenarioTo(const QString& path, QString* error = nullptr);
+    // A shipped preset file (resources/scenarios/NAME.json) or a file that cannot be
+    // written: Save goes to Save As instead of overwriting it.
+    static bool isProtectedScenarioPath(const QString& path);
+    // Where Save As proposes to write: beside the current file (unless protected), named
+    // after the scenario.
+    QString suggestedScenarioPath() const;
+    QString currentPath() const { return m_path; }
     void setScenario(const Scenario& s, const QString& path = {});
     Scenario scenario() const;
     QString statusText() const;
@@ -56,11 +70,15 @@ public:
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
     bool isModified() const { return m_modified; }
+    bool isProvedInfeasible() const { return m_infeasible; }
     bool showTab(const QString& name);
 
 Q_SIGNALS:
     void scenarioChanged();
     void searchDone(bool found);
+    // The background exact check of the current scenario ended (infeasible: proved that no
+    // plan meets its limits; Start stays disabled and the message says which to relax).
+    void feasibilityChecked(bool infeasible);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -74,8 +92,12 @@ private:
     void onFailed(const QString& reason);
     void onRunningChanged(bool running);
     void refreshStartState();
+    void scheduleFeasibilityCheck();
+    void onFeasibilityChecked(bool infeasible, const QString& why, double seconds);
     void refreshReferences();
     void showMessage(const QString& text, bool error);
+    void updateTitle();
+    bool applyLoad(const ScenarioLoad& load, const QString& path, const QString& source);
     bool maybeSave();
     bool saveScenario();
     bool saveScenarioAs();
@@ -110,6 +132,11 @@ private:
 
     QString m_path;
     bool m_modified = false;
+    bool m_cannotRunShown = false;
+    FeasibilityCheck* m_feasibility = nullptr;
+    QTimer* m_feasibilityTimer = nullptr;
+    bool m_infeasible = false;
+    QString m_infeasibleWhy; // the message line holds the "cannot run" text
     bool m_certifying = false;
     JobResult m_lastResult;
     bool m_haveResult = false;

@@ -5,6 +5,8 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QDoubleSpinBox>
+#include <QSpinBox>
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -16,6 +18,7 @@
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "main_window.h"
+#include "scenario_editor.h"
 #include "plan_view.h"
 #include "search_panel.h"
 #include "sim/simulator.h"
@@ -39,6 +42,13 @@ private Q_SLOTS:
     void failedExportsKeepOldFiles();
     void scriptedRunWithFailingWritesExitsNonZero_data();
     void scriptedRunWithFailingWritesExitsNonZero();
+    void invalidScenarioSavesAndReopensAsDraft();
+    void shippedAndReadOnlyFilesAreProtected();
+    void titleMarksUnsavedChanges();
+    void failedRestoreSaysSo();
+    void staleCannotRunMessageIsCleared();
+    void exportedPlanOfAnEditedPresetEvaluatesAlone();
+    void impossibleSloIsCaughtBeforeStart();
 };
 
 namespace {
@@ -338,6 +348,182 @@ void TestMainWindow::scriptedRunWithFailingWritesExitsNonZero()
     else
         QVERIFY(QFileInfo(path).exists() && !QFileInfo(path).isFile()); // still the device
     QVERIFY2(tempFilesIn(dir.path()).isEmpty(), qPrintable(tempFilesIn(dir.path()).join(QLatin1Char(' '))));
+}
+
+// Ctrl+S on a scenario with 0 layers and 0 nodes: the file holds exactly that, and File >
+// Open brings it back into the editor with the problems marked instead of refusing it.
+void TestMainWindow::invalidScenarioSavesAndReopensAsDraft()
+{
+    QTemporaryDir dir;
+    QString path;
+    {
+        MainWindow w;
+        auto* layers = w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("model.layers"));
+        auto* nodes = w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("cluster.nodes"));
+        auto* kv = w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("model.kv_heads"));
+        layers->setValue(0);
+        nodes->setValue(0);
+        kv->setValue(7); // validates alone, inconsistent with 64 heads
+        QVERIFY(!w.scenarioEditor()->isRunnable());
+        QVERIFY(w.isModified());
+        QVERIFY(w.saveScenarioTo(dir.filePath(QStringLiteral("draft")))); // no extension given
+        path = dir.filePath(QStringLiteral("draft.json"));
+        QVERIFY(QFileInfo::exists(path));
+        QCOMPARE(w.currentPath(), path);
+        QVERIFY(!w.isModified());
+        QVERIFY2(w.statusText().contains(QStringLiteral("problem")), qPrintable(w.statusText()));
+        QVERIFY(tempFilesIn(dir.path()).isEmpty());
+    }
+    MainWindow w2;
+    QVERIFY2(w2.openScenarioFile(path), qPrintable(w2.statusText()));
+    QCOMPARE(w2.scenario().model.layers, 0);
+    QCOMPARE(w2.scenario().cluster.nodes, 0);
+    QCOMPARE(w2.scenario().model.kvHeads, 7);
+    QCOMPARE(w2.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("model.layers"))->value(), 0);
+    QStringList where;
+    for (const FieldError& e : w2.scenarioEditor()->problems())
+        where << QString::fromStdString(e.where);
+    QVERIFY2(where.contains(QStringLiteral("model.layers")) && where.contains(QStringLiteral("cluster.nodes"))
+                 && where.contains(QStringLiteral("model.kv_heads")),
+             qPrintable(where.join(QLatin1Char(' '))));
+    QVERIFY2(w2.statusText().contains(QStringLiteral("problem")), qPrintable(w2.statusText()));
+    QVERIFY(!w2.isModified());
+    QVERIFY(!w2.startSearch());
+    // Saved again unchanged: byte for byte the same file.
+    const QByteArray before = fileBytes(path);
+    QVERIFY(w2.saveScenarioTo(path));
+    QCOMPARE(fileBytes(path), before);
+
+    // A structurally broken file is still refused, with its reason.
+    const QString broken = dir.filePath(QStringLiteral("broken.json"));
+    QVERIFY(writeBytes(broken, QByteArray("{\"format\": \"shardlab-scenario\", \"version\": 1, \"name\": \"x\", "
+                                          "\"model\": \"llama3-70b\", \"cluster\": \"h100-8\"}")));
+    QVERIFY(!w2.openScenarioFile(broken));
+    QVERIFY2(w2.statusText().contains(QStringLiteral("workload")), qPrintable(w2.statusText()));
+    QCOMPARE(w2.scenario().model.layers, 0); // the draft is still there
+}
+
+void TestMainWindow::shippedAndReadOnlyFilesAreProtected()
+{
+    const QString shipped = QStringLiteral(SHARDLAB_RESOURCES "/scenarios/llama3-70b-8gpu.json");
+    QVERIFY(MainWindow::isProtectedScenarioPath(shipped));
+    QTemporaryDir dir;
+    const QString mine = dir.filePath(QStringLiteral("mine.json"));
+    QVERIFY(writeBytes(mine, "{}"));
+    QVERIFY(!MainWindow::isProtectedScenarioPath(mine));
+    QVERIFY(!MainWindow::isProtectedScenarioPath(dir.filePath(QStringLiteral("new.json"))));
+    if (::geteuid() != 0) { // root writes read-only files anyway
+        QVERIFY(QFile::setPermissions(mine, QFileDevice::ReadOwner));
+        QVERIFY(MainWindow::isProtectedScenarioPath(mine));
+    }
+    // Opened from resources/, Save As proposes a file of the user's, named after the scenario.
+    MainWindow w;
+    QVERIFY(w.openScenarioFile(shipped));
+    const QString suggested = w.suggestedScenarioPath();
+    QVERIFY2(!suggested.contains(QStringLiteral("/resources/")), qPrintable(suggested));
+    QVERIFY2(suggested.endsWith(QStringLiteral("/llama3-70b-8gpu.json")), qPrintable(suggested));
+}
+
+void TestMainWindow::titleMarksUnsavedChanges()
+{
+    MainWindow w;
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(w.windowTitle().contains(QStringLiteral("[*]")));
+    w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("workload.output_tokens"))->setValue(777);
+    QVERIFY(w.isModified());
+    QVERIFY(w.isWindowModified());
+    QTemporaryDir dir;
+    QVERIFY(w.saveScenarioTo(dir.filePath(QStringLiteral("s.json"))));
+    QVERIFY(!w.isWindowModified());
+    QVERIFY(w.windowTitle().contains(QStringLiteral("s.json")));
+}
+
+void TestMainWindow::failedRestoreSaysSo()
+{
+    QTemporaryDir dir;
+    const QString gone = dir.filePath(QStringLiteral("gone.json"));
+    QSettings().setValue(QStringLiteral("lastScenarioPath"), gone);
+    MainWindow w;
+    QVERIFY2(w.statusText().contains(QStringLiteral("Could not reopen")), qPrintable(w.statusText()));
+    QVERIFY2(w.statusText().contains(gone), qPrintable(w.statusText()));
+    QVERIFY(!w.scenario().name.empty());
+
+    // A session's unsaved draft comes back as it was, problems marked.
+    QSettings().clear();
+    Scenario draft = scenarioPreset("llama3-70b-8gpu").value;
+    draft.model.layers = 0;
+    QSettings().setValue(QStringLiteral("lastScenarioJson"), QByteArray::fromStdString(scenarioToJson(draft)));
+    MainWindow b;
+    QCOMPARE(b.scenario().model.layers, 0);
+    QVERIFY(!b.scenarioEditor()->isRunnable());
+}
+
+// Typing "16" into the nodes field passes through "1"… and through 0 when the field is
+// cleared: the red "cannot run" line must go once the value is valid again.
+void TestMainWindow::staleCannotRunMessageIsCleared()
+{
+    MainWindow w;
+    auto* nodes = w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("cluster.nodes"));
+    nodes->setValue(0);
+    QVERIFY2(w.statusText().contains(QStringLiteral("cannot run")), qPrintable(w.statusText()));
+    nodes->setValue(2);
+    QVERIFY(w.scenarioEditor()->isRunnable());
+    QVERIFY2(!w.statusText().contains(QStringLiteral("cannot run")), qPrintable(w.statusText()));
+    QVERIFY(w.startSearch());
+    w.stopSearch();
+}
+
+// NVLink raised to 900 GB/s on the shipped preset: the exported plan carries the edited
+// scenario under a name that is not the preset's, and evaluates alone to the window's figure.
+void TestMainWindow::exportedPlanOfAnEditedPresetEvaluatesAlone()
+{
+    MainWindow w;
+    const std::string preset = w.scenario().name;
+    QVERIFY(scenarioPreset(preset).ok());
+    auto* nvlink = w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("cluster.nvlink_gb_per_s"));
+    nvlink->setValue(900);
+    QCOMPARE(w.scenario().cluster.nvlinkGBps, 900.0);
+    const double gui = w.planView()->currentResult().tokensPerSPerGpu;
+    QVERIFY(gui > 0);
+    QTemporaryDir dir;
+    const QString plan = dir.filePath(QStringLiteral("plan.json"));
+    QVERIFY(w.exportPlan(plan));
+    auto doc = loadPlanDocument(plan.toStdString());
+    QVERIFY(doc.ok());
+    QVERIFY(doc.value.scenario.has_value());
+    QVERIFY(doc.value.scenario->name != preset);
+    QCOMPARE(doc.value.scenario->cluster.nvlinkGBps, 900.0);
+    QProcess alone;
+    alone.start(QStringLiteral(SHARDLAB_CLI), {QStringLiteral("evaluate"), QStringLiteral("--plan"), plan,
+                                               QStringLiteral("--json")});
+    QVERIFY(alone.waitForFinished(30000));
+    QCOMPARE(alone.exitCode(), 0);
+    const double cli =
+        QJsonDocument::fromJson(alone.readAllStandardOutput()).object().value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
+    QVERIFY2(qFuzzyCompare(cli, gui), qPrintable(QStringLiteral("%1 vs %2").arg(cli).arg(gui)));
+}
+
+// A TPOT limit no plan can reach: the window says so, and which limit, before any search
+// spends its budget; relaxing the limit lets it start again.
+void TestMainWindow::impossibleSloIsCaughtBeforeStart()
+{
+    MainWindow w;
+    QSignalSpy checked(&w, &MainWindow::feasibilityChecked);
+    auto* tpot = w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("workload.tpot_slo_ms"));
+    tpot->setValue(0.5);
+    QVERIFY(checked.wait(20000));
+    QCOMPARE(checked.back().front().toBool(), true);
+    QVERIFY(w.isProvedInfeasible());
+    QVERIFY2(w.statusText().contains(QStringLiteral("time per output token")), qPrintable(w.statusText()));
+    QVERIFY(!w.startSearch());
+    QVERIFY(!w.isSearching());
+    tpot->setValue(50);
+    QVERIFY(!w.isProvedInfeasible()); // an edit withdraws the proof at once
+    QVERIFY(checked.wait(20000));
+    QCOMPARE(checked.back().front().toBool(), false);
+    QVERIFY2(!w.statusText().contains(QStringLiteral("No plan can meet")), qPrintable(w.statusText()));
+    QVERIFY(w.startSearch());
+    w.stopSearch();
 }
 
 QTEST_MAIN(TestMainWindow)
