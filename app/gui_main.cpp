@@ -101,8 +101,10 @@ int main(int argc, char** argv)
                                        QStringLiteral("MS"));
     const QCommandLineOption tabOpt(QStringLiteral("tab"), QStringLiteral("Tab to show: search or plan."),
                                     QStringLiteral("NAME"));
+    const QCommandLineOption sizeOpt(QStringLiteral("size"),
+                                     QStringLiteral("Window size for screenshots, e.g. 1024x700."), QStringLiteral("WxH"));
     parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, launchOpt, engineOpt, plotOpt,
-                       quitOpt, tabOpt, duringOpt});
+                       quitOpt, tabOpt, duringOpt, sizeOpt});
     parser.process(app);
 
     shardlab::ui::MainWindow window;
@@ -133,6 +135,15 @@ int main(int argc, char** argv)
     if (parser.isSet(tabOpt) && !window.showTab(parser.value(tabOpt))) {
         err << "shardlab: --tab: expects 'search' or 'plan'\n";
         return 2;
+    }
+    if (parser.isSet(sizeOpt)) {
+        const QStringList wh = parser.value(sizeOpt).split(QLatin1Char('x'));
+        const int width = wh.size() == 2 ? wh[0].toInt() : 0, height = wh.size() == 2 ? wh[1].toInt() : 0;
+        if (width < 200 || height < 200 || width > 16384 || height > 16384) {
+            err << "shardlab: --size: expects WIDTHxHEIGHT, e.g. 1024x700\n";
+            return 2;
+        }
+        window.resize(width, height);
     }
     window.show();
 

@@ -366,6 +366,7 @@ bool MainWindow::startSearch()
     m_haveResult = false;
     m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()));
     m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
     showMessage(tr("Searching with %1…").arg(m_algo->currentText()), false);
     return true;
@@ -379,6 +380,8 @@ void MainWindow::certifyOptimum()
     o.algorithm = "exact";
     m_certifying = true;
     m_panel->beginRun(tr("exact"));
+    m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
     showMessage(tr("Certifying the optimum with the exact search…"), false);
 }
@@ -407,7 +410,14 @@ void MainWindow::onFinished(const JobResult& r)
     m_lastResult = r;
     m_haveResult = true;
     m_panel->finishRun(r);
-    m_progress->setValue(1000);
+    // Honest on Stop: the bar stays where the search was stopped and says so.
+    if (r.outcome.stopped) {
+        if (r.outcome.calls > 0 && m_budget->value() > 0 && m_algo->currentText() != QLatin1String("exact"))
+            m_progress->setValue(static_cast<int>(std::clamp(double(r.outcome.calls) / m_budget->value(), 0.0, 1.0) * 1000));
+        m_progress->setFormat(tr("stopped at %p%"));
+    } else {
+        m_progress->setValue(1000);
+    }
     const SearchOutcome& o = r.outcome;
     if (o.found) {
         m_planView->showPlan(tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm)), o.best);

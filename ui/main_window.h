@@ -71,6 +71,7 @@ public:
     PlanView* planView() const { return m_planView; }
     bool isModified() const { return m_modified; }
     bool isProvedInfeasible() const { return m_infeasible; }
+    QProgressBar* progressBar() const { return m_progress; }
     bool showTab(const QString& name);
 
 Q_SIGNALS:

@@ -1,5 +1,6 @@
 #include "plan_view.h"
 
+#include <QDateTime>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
@@ -227,7 +228,7 @@ void PlanView::evaluateAndShow()
         return;
     }
     m_breakdown->setPlan(m_scenario, m_plan, m_result, refUsable && m_plan != m_reference.plan ? &ref : nullptr,
-                         kReferenceName);
+                         kReferenceName, &m_reference.plan);
     m_memory->setMemory(m_result.memory, refUsable ? &ref.memory : nullptr, kReferenceName);
     m_collectives->setPlan(m_scenario, m_plan, m_result);
     if (cmp.comparable)
@@ -292,6 +293,26 @@ QString PlanView::headlineText() const
     return doc.toPlainText();
 }
 
-bool PlanView::exportPlots(const QString& path, QString* error) { return m_breakdown->save(path, error); }
+bool PlanView::exportPlots(const QString& path, QString* error)
+{
+    return m_breakdown->save(path, error, exportCaption());
+}
+
+QString PlanView::exportCaption() const
+{
+    const Plan& p = m_plan;
+    const QString caption =
+        tr("%1, %2\nScenario %3: %4 on %5 GPUs · plan TP %6 · EP %7 · PP %8 · DP %9 · batch %10 · %11 micro-batch(es)")
+            .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+                 str(m_scenario.name), str(m_scenario.model.name))
+            .arg(m_scenario.cluster.totalGpus())
+            .arg(p.tensorParallel)
+            .arg(p.expertParallel)
+            .arg(p.pipelineParallel)
+            .arg(p.dataParallel)
+            .arg(p.batch)
+            .arg(p.microBatches);
+    return caption;
+}
 
 } // namespace shardlab::ui

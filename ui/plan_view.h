@@ -49,6 +49,8 @@ public:
     // Saves the breakdown plot: PNG or PDF by the extension. False on another extension
     // or a failed write, with "FILE: reason" in *error.
     bool exportPlots(const QString& path, QString* error = nullptr);
+    // The header of exported plots: the plan's title, the date, the scenario and the plan.
+    QString exportCaption() const;
 
 Q_SIGNALS:
     // The user changed the plan in the what-if editor (or reset it to Megatron).

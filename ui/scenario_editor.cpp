@@ -190,7 +190,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
     m_statusArea->setWidgetResizable(true);
     m_statusArea->setFrameShape(QFrame::NoFrame);
     m_statusArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_statusArea->setFixedHeight(m_status->fontMetrics().lineSpacing() * 5 + 12);
+    m_statusArea->setFixedHeight(m_status->fontMetrics().lineSpacing() * 4 + 10);
     layout->addWidget(m_statusArea);
 
     auto* content = new QWidget;

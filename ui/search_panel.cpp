@@ -12,11 +12,16 @@
 
 #include "file_export.h"
 #include "heatmap_widget.h"
+#include "plot_style.h"
+
+#include <QDateTime>
 
 namespace shardlab::ui {
 
 namespace {
-// Plots are bounded: beyond this many sample points a run keeps every other one.
+// Plots are bounded: beyond this many sample points a run's scatter is downsampled to the
+// lowest and highest sample per bucket of calls, buckets doubling in width, so the whole
+// run keeps an even density (early samples are not thinned more than late ones).
 constexpr int kMaxSamplePoints = 2000;
 
 const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
@@ -39,12 +44,14 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     auto* vsplit = new QSplitter(Qt::Vertical, this);
 
     m_curve = new QCustomPlot(vsplit);
-    m_curve->setMinimumHeight(220);
+    m_curve->setObjectName(QStringLiteral("throughputCurve"));
+    m_curve->setMinimumHeight(180);
+    m_curve->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     m_curve->xAxis->setLabel(tr("simulator calls"));
-    m_curve->yAxis->setLabel(tr("decode tokens/s per GPU"));
-    m_curve->legend->setVisible(true);
+    m_curve->yAxis->setLabel(tr("tokens/s per GPU"));
+    // The legend in its own row below the plot: inside the axis rect it hid the curve's end.
+    placeLegendBelow(m_curve, 4);
     m_curve->legend->setFont(QFont(font().family(), 8));
-    m_curve->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_curve->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     // Replots happen on the GUI thread while a search runs: keep each one cheap (software
     // rendering under Xvfb made antialiased scatter points the longest event-loop stall).
@@ -97,6 +104,10 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     vsplit->addWidget(hsplit);
     vsplit->setStretchFactor(0, 3);
     vsplit->setStretchFactor(1, 2);
+    // Proportions, not size hints: the curve grows with the window (it stayed ~150 px
+    // tall at 2560x1440 while the heatmap took the rest).
+    vsplit->setSizes({3000, 2000});
+    hsplit->setSizes({3000, 2000});
     layout->addWidget(vsplit);
 
     m_replotTimer.setSingleShot(true);
@@ -115,9 +126,16 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
 void SearchPanel::setScenario(const Scenario& s)
 {
     m_scenario = s;
-    m_curve->yAxis->setLabel(s.workload.serving == ServingMode::Aggregated
-                                 ? tr("output tokens/s per GPU (aggregated, prefill included)")
-                                 : tr("decode tokens/s per GPU (decode only, no prefill)"));
+    // Short enough to fit beside a 220 px plot; the serving mode is in the tooltip and title.
+    m_curve->yAxis->setLabel(s.workload.serving == ServingMode::Aggregated ? tr("output tok/s per GPU")
+                                                                           : tr("decode tok/s per GPU"));
+    m_curve->setToolTip(s.workload.serving == ServingMode::Aggregated
+                            ? tr("Best output tokens/s per GPU so far (aggregated serving, prefill included)")
+                            : tr("Best decode tokens/s per GPU so far (decode only, prefill left out)"));
+    m_sim.reset();
+    if (validateScenario(s).empty())
+        m_sim = std::make_unique<Simulator>(s);
+    m_haveEquivalents = false;
     std::vector<OpId> ops;
     for (int i = 0; i < kOpCount; ++i)
         if (opPresent(s.model, static_cast<OpId>(i)))
@@ -134,6 +152,7 @@ void SearchPanel::clearRuns()
     m_elites.clear();
     m_table->setRowCount(0);
     m_heatmap->clearValues();
+    m_haveEquivalents = false;
     m_policy->graph(0)->data()->clear();
     m_policy->graph(1)->data()->clear();
     m_maxCalls = 1;
@@ -217,19 +236,8 @@ void SearchPanel::addProgress(const LiveProgress& p)
     for (const auto& [call, value] : c.recentSamples) {
         if (!finite(value))
             continue;
-        run.samples->addData(call, value);
-        ++run.samplePoints;
+        addSample(run, call, value);
         m_maxValue = std::max(m_maxValue, value);
-    }
-    if (run.samplePoints > kMaxSamplePoints) { // keep memory flat on long runs
-        auto data = run.samples->data();
-        QVector<QCPGraphData> kept;
-        int i = 0;
-        for (auto it = data->constBegin(); it != data->constEnd(); ++it, ++i)
-            if (i % 2 == 0)
-                kept.push_back(*it);
-        data->set(kept, true);
-        run.samplePoints = kept.size();
     }
     if (c.haveBest && finite(c.bestTokensPerSPerGpu)) {
         run.best->addData(c.calls, c.bestTokensPerSPerGpu);
@@ -256,6 +264,103 @@ void SearchPanel::addProgress(const LiveProgress& p)
     scheduleReplot();
 }
 
+void SearchPanel::addSample(Run& run, double call, double value)
+{
+    run.samples->addData(call, value);
+    ++run.samplePoints;
+    if (run.samplePoints > kMaxSamplePoints)
+        downsample(run);
+}
+
+void SearchPanel::downsample(Run& run)
+{
+    // Re-bucket the whole run (the samples added since the last pass are raw) and double the
+    // bucket until it fits: every bucket keeps its lowest and highest sample, so the spread
+    // of values over the whole run stays visible at one density.
+    auto data = run.samples->data();
+    for (bool first = true; first || run.samplePoints > kMaxSamplePoints / 2; first = false) {
+        if (!first || run.bucket == 1)
+            run.bucket *= 2;
+        QVector<QCPGraphData> kept;
+        long current = -1;
+        QCPGraphData lo, hi;
+        auto flush = [&] {
+            if (current < 0)
+                return;
+            if (lo.key <= hi.key) {
+                kept.push_back(lo);
+                if (hi.key != lo.key || hi.value != lo.value)
+                    kept.push_back(hi);
+            } else {
+                kept.push_back(hi);
+                kept.push_back(lo);
+            }
+        };
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it) {
+            const long b = long(it->key) / run.bucket;
+            if (b != current) {
+                flush();
+                current = b;
+                lo = hi = *it;
+            } else {
+                if (it->value < lo.value)
+                    lo = *it;
+                if (it->value >= hi.value)
+                    hi = *it;
+            }
+        }
+        flush();
+        data->set(kept, true);
+        run.samplePoints = kept.size();
+    }
+}
+
+int SearchPanel::samplePointCount() const { return m_runs.empty() ? 0 : m_runs.back().samplePoints; }
+
+std::vector<std::pair<double, double>> SearchPanel::samplePoints() const
+{
+    std::vector<std::pair<double, double>> out;
+    if (m_runs.empty())
+        return out;
+    auto data = m_runs.back().samples->data();
+    for (auto it = data->constBegin(); it != data->constEnd(); ++it)
+        out.emplace_back(it->key, it->value);
+    return out;
+}
+
+void SearchPanel::updateEquivalents(const Plan& best)
+{
+    if (m_haveEquivalents && best == m_equivalentsOf)
+        return;
+    m_heatmap->setHighlight(best);
+    HeatmapWidget::Flags eq{};
+    for (auto& row : eq)
+        row.fill(false);
+    if (m_sim) {
+        // Swap one operator's option at a time: the same throughput means the choice does not
+        // matter for this plan (e.g. every sharding of a norm at TP 1).
+        const SimResult base = m_sim->evaluate(best);
+        if (base.valid && base.structureChecks == 0)
+            for (int i = 0; i < kOpCount; ++i) {
+                const OpId id = static_cast<OpId>(i);
+                if (!opPresent(m_scenario.model, id))
+                    continue;
+                for (int o = 0; o < opInfo(id).optionCount; ++o) {
+                    if (o == best.option(id))
+                        continue;
+                    Plan p = best;
+                    p.sharding[i] = static_cast<std::uint8_t>(o);
+                    const SimResult r = m_sim->evaluate(p);
+                    eq[i][o] = r.valid && r.structureChecks == 0
+                        && std::fabs(r.tokensPerSPerGpu - base.tokensPerSPerGpu) <= 1e-9 * std::fabs(base.tokensPerSPerGpu);
+                }
+            }
+    }
+    m_heatmap->setEquivalent(eq);
+    m_equivalentsOf = best;
+    m_haveEquivalents = true;
+}
+
 void SearchPanel::finishRun(const JobResult& r)
 {
     if (m_runs.empty())
@@ -277,7 +382,7 @@ void SearchPanel::finishRun(const JobResult& r)
     m_resizeColumns = true;
     updateHeatmap(nullptr);
     if (o.found)
-        m_heatmap->setHighlight(o.best);
+        updateEquivalents(o.best);
     if (o.provedOptimal && o.found)
         setOptimumReference(o.bestResult.tokensPerSPerGpu);
     replot();
@@ -318,7 +423,7 @@ void SearchPanel::updateHeatmap(const SearchProgress* core)
         for (int i = 0; i < kOpCount; ++i)
             values[i][e.plan.option(static_cast<OpId>(i))] += 1.0 / m_elites.size();
     m_heatmap->setValues(values, tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
-    m_heatmap->setHighlight(m_elites.front().plan);
+    updateEquivalents(m_elites.front().plan);
 }
 
 void SearchPanel::fillEliteTable()
@@ -364,12 +469,13 @@ void SearchPanel::replot()
                      QColor(90, 90, 90), Qt::DashLine);
     addReferenceLine(m_optimum, m_optimumLine, tr("exact optimum %1").arg(m_optimum.value_or(0), 0, 'f', 1),
                      QColor(0, 0, 0), Qt::DotLine);
+    fitLegend(m_curve, m_curve->width());
     m_curve->xAxis->setRange(0, std::max(10, m_maxCalls) * 1.02);
     m_curve->yAxis->setRange(0, m_maxValue * 1.12);
     m_curve->replot(QCustomPlot::rpQueuedReplot);
     const bool policy = !m_policy->graph(0)->data()->isEmpty();
     m_policy->setVisible(policy);
-    m_policyNote->setVisible(!policy);
+    m_policyNote->setVisible(false); // the space goes to the heatmap; the plot's tooltip explains
     if (policy) {
         m_policy->xAxis->setRange(0, std::max(10, m_maxCalls));
         bool ok = false;
@@ -390,7 +496,23 @@ int SearchPanel::curvePointCount() const
 bool SearchPanel::exportCurve(const QString& path, QString* error)
 {
     replot();
-    return savePlot(m_curve, path, 1000, 600, 1.0, error);
+    return savePlot(m_curve, path, 1000, 600, 1.0, error, exportCaption());
+}
+
+QString SearchPanel::exportCaption() const
+{
+    QStringList runs;
+    for (const Run& r : m_runs)
+        runs << r.best->name();
+    const QString caption =
+        tr("Best throughput during the search, %6\nScenario %1: %2 on %3 GPUs, %4\n%5")
+            .arg(QString::fromStdString(m_scenario.name), QString::fromStdString(m_scenario.model.name))
+            .arg(m_scenario.cluster.totalGpus())
+            .arg(m_scenario.workload.serving == ServingMode::Aggregated ? tr("aggregated serving, prefill included")
+                                                                         : tr("decode only"))
+            .arg(runs.isEmpty() ? tr("no run yet") : tr("runs: %1").arg(runs.join(QStringLiteral(", "))))
+            .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    return caption;
 }
 
 } // namespace shardlab::ui

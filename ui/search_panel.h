@@ -7,6 +7,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -38,9 +39,18 @@ public:
     int eliteRowCount() const;
     int curvePointCount() const; // points of the current run's best-so-far curve
     const std::vector<EliteEntry>& elites() const { return m_elites; }
-    // The throughput curve as PNG or PDF (by the extension); false with "FILE: reason" in
-    // *error if it could not be written.
+    // The throughput curve as PNG or PDF (by the extension), with a title naming the
+    // scenario and the runs, and the date; false with "FILE: reason" in *error if it could
+    // not be written.
     bool exportCurve(const QString& path, QString* error = nullptr);
+    QString exportCaption() const;
+    // Sample points the current run's scatter holds (bounded by downsampling, never by
+    // dropping the early ones).
+    int samplePointCount() const;
+    // The sample points of the current run, (call, tokens/s per GPU), for tests.
+    std::vector<std::pair<double, double>> samplePoints() const;
+    HeatmapWidget* heatmap() const { return m_heatmap; }
+    QCustomPlot* curvePlot() const { return m_curve; }
 
 Q_SIGNALS:
     void eliteSelected(const shardlab::Plan& plan, const QString& title);
@@ -51,7 +61,11 @@ private:
         QCPGraph* best = nullptr;
         QCPGraph* samples = nullptr;
         int samplePoints = 0;
+        int bucket = 1; // samples are kept as the lowest and highest per `bucket` calls
     };
+    void addSample(Run& run, double call, double value);
+    void downsample(Run& run);
+    void updateEquivalents(const Plan& best);
     void scheduleReplot();
     void replot();
     void fillEliteTable();
@@ -60,6 +74,9 @@ private:
                           Qt::PenStyle style);
 
     Scenario m_scenario;
+    std::unique_ptr<Simulator> m_sim; // for the heatmap's equivalent options; null if invalid
+    Plan m_equivalentsOf;
+    bool m_haveEquivalents = false;
     QCustomPlot* m_curve = nullptr;
     QCustomPlot* m_policy = nullptr;
     QTableWidget* m_table = nullptr;

@@ -21,6 +21,8 @@
 #include "scenario_editor.h"
 #include "plan_view.h"
 #include "search_panel.h"
+#include "heatmap_widget.h"
+#include <QProgressBar>
 #include "sim/simulator.h"
 
 using namespace shardlab;
@@ -49,6 +51,9 @@ private Q_SLOTS:
     void staleCannotRunMessageIsCleared();
     void exportedPlanOfAnEditedPresetEvaluatesAlone();
     void impossibleSloIsCaughtBeforeStart();
+    void progressStaysWhereStopped();
+    void longRunsAreDownsampledEvenly();
+    void heatmapMarksEquivalentOptionsAndExplainsCells();
 };
 
 namespace {
@@ -524,6 +529,114 @@ void TestMainWindow::impossibleSloIsCaughtBeforeStart()
     QVERIFY2(!w.statusText().contains(QStringLiteral("No plan can meet")), qPrintable(w.statusText()));
     QVERIFY(w.startSearch());
     w.stopSearch();
+}
+
+void TestMainWindow::progressStaysWhereStopped()
+{
+    MainWindow w;
+    w.setAlgorithm(QStringLiteral("random"));
+    w.setBudget(1000000);
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    QVERIFY(w.startSearch());
+    QTest::qWait(400);
+    w.stopSearch();
+    QVERIFY(done.wait(20000));
+    QVERIFY(w.lastResult());
+    QVERIFY(w.lastResult()->outcome.stopped);
+    const double fraction = double(w.lastResult()->outcome.calls) / 1000000;
+    QVERIFY(fraction < 0.9);
+    QVERIFY2(w.progressBar()->value() < 1000, qPrintable(QString::number(w.progressBar()->value())));
+    QVERIFY(std::abs(w.progressBar()->value() - int(fraction * 1000)) <= 1);
+    QVERIFY(w.progressBar()->text().contains(QStringLiteral("stopped")));
+    QVERIFY(w.statusText().contains(QStringLiteral("stopped early")));
+}
+
+// 20,000 samples through the live curve: the scatter stays bounded, the first tenth of
+// the run keeps about a tenth of the points (it used to be halved over and over), and the
+// extremes survive.
+void TestMainWindow::longRunsAreDownsampledEvenly()
+{
+    ui::SearchPanel panel;
+    panel.setScenario(scenarioPreset("llama3-70b-8gpu").value);
+    panel.beginRun(QStringLiteral("synthetic"));
+    const int total = 20000;
+    for (int start = 0; start < total; start += 200) {
+        ui::LiveProgress p;
+        p.core.budget = total;
+        for (int call = start; call < start + 200; ++call) {
+            double v = 100 + (call * 7919 % 97); // 100..196
+            if (call == 123)
+                v = 5000; // an early spike
+            if (call == 17000)
+                v = 1; // a late dip
+            p.core.recentSamples.emplace_back(call, v);
+        }
+        p.core.calls = start + 200;
+        panel.addProgress(p);
+    }
+    const auto points = panel.samplePoints();
+    QVERIFY2(points.size() <= 2000, qPrintable(QString::number(points.size())));
+    QVERIFY(points.size() >= 500);
+    int early = 0;
+    bool spike = false, dip = false;
+    for (const auto& [call, value] : points) {
+        early += call < total / 10;
+        spike = spike || value == 5000;
+        dip = dip || value == 1;
+    }
+    const double share = double(early) / points.size();
+    if (!(share > 0.07 && share < 0.14)) {
+        int hist[10] = {};
+        for (const auto& pt : points)
+            ++hist[std::min(9, int(pt.first * 10 / total))];
+        for (int i = 0; i < 10; ++i)
+            qInfo("decile %d: %d points", i, hist[i]);
+    }
+    QVERIFY2(share > 0.07 && share < 0.14, qPrintable(QString::number(share)));
+    QVERIFY(spike && dip);
+}
+
+void TestMainWindow::heatmapMarksEquivalentOptionsAndExplainsCells()
+{
+    MainWindow w;
+    w.setAlgorithm(QStringLiteral("anneal"));
+    w.setBudget(1500);
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    QVERIFY(w.startSearch());
+    QVERIFY(done.wait(60000));
+    QTest::qWait(100);
+    const Plan best = w.lastResult()->outcome.best;
+    const Scenario s = w.scenario();
+    const Simulator sim(s);
+    const double base = sim.evaluate(best).tokensPerSPerGpu;
+    ui::HeatmapWidget* h = w.searchPanel()->heatmap();
+    int equivalents = 0, row = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(s.model, id))
+            continue;
+        for (int o = 0; o < opInfo(id).optionCount; ++o) {
+            if (o == best.option(id)) {
+                QVERIFY(!h->isEquivalent(id, o));
+                continue;
+            }
+            Plan p = best;
+            p.sharding[i] = std::uint8_t(o);
+            const SimResult r = sim.evaluate(p);
+            const bool same = r.valid && r.structureChecks == 0 && std::fabs(r.tokensPerSPerGpu - base) <= 1e-9 * base;
+            QCOMPARE(h->isEquivalent(id, o), same);
+            equivalents += same;
+        }
+        // Every cell explains itself.
+        const QString tip = h->toolTipAt(h->cellRect(row, best.option(id)).center());
+        QVERIFY2(tip.contains(QString::fromLatin1(opOption(id, best.option(id)).name)), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("best plan uses")), qPrintable(tip));
+        ++row;
+    }
+    qInfo("%d equivalent options for the best plan", equivalents);
+    const QString caption = w.searchPanel()->exportCaption();
+    QVERIFY(caption.contains(QString::fromStdString(s.name)));
+    QVERIFY(caption.contains(QStringLiteral("anneal seed 0")));
 }
 
 QTEST_MAIN(TestMainWindow)
