@@ -32,6 +32,7 @@
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "io/input_file.h"
+#include "plan_topology.h"
 #include "plan_view.h"
 #include "scenario_draft.h"
 #include "scenario_editor.h"
@@ -61,8 +62,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tabs = new QTabWidget(central);
     m_panel = new SearchPanel(m_tabs);
     m_planView = new PlanView(m_tabs);
+    m_topology = new PlanTopologyView(m_tabs);
     m_tabs->addTab(m_panel, tr("Search"));
     m_tabs->addTab(m_planView, tr("Plan"));
+    m_tabs->addTab(m_topology, tr("Topology"));
+    m_tabs->setTabToolTip(2, tr("The plan in the Plan tab drawn onto the cluster: its groups on the GPUs and each "
+                                "link's traffic per decode step."));
+    // The Topology tab follows whatever the plan view shows (best plan, elite, what-if).
+    connect(m_planView, &PlanView::currentPlanChanged, this, [this] {
+        if (m_editor && validateScenario(m_editor->scenario()).empty())
+            m_topology->setPlan(m_editor->scenario(), m_planView->currentTitle(), m_planView->currentPlan(),
+                                m_planView->currentResult());
+        else
+            m_topology->showMessage(tr("No plan to draw: the scenario has problems, or no plan is shown yet."));
+    });
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -329,9 +342,17 @@ bool MainWindow::showTab(const QString& name)
         m_tabs->setCurrentWidget(m_panel);
     else if (name == QLatin1String("plan"))
         m_tabs->setCurrentWidget(m_planView);
+    else if (name == QLatin1String("topology"))
+        m_tabs->setCurrentWidget(m_topology);
     else
         return false;
     return true;
+}
+
+QString MainWindow::currentTabName() const
+{
+    QWidget* w = m_tabs->currentWidget();
+    return w == m_panel ? QStringLiteral("search") : w == m_planView ? QStringLiteral("plan") : QStringLiteral("topology");
 }
 
 bool MainWindow::setAlgorithm(const QString& name)

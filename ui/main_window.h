@@ -23,6 +23,7 @@ class QTimer;
 namespace shardlab::ui {
 
 class FeasibilityCheck;
+class PlanTopologyView;
 class ScenarioEditor;
 class SearchPanel;
 struct ScenarioLoad;
@@ -69,9 +70,12 @@ public:
     SearchPanel* searchPanel() const { return m_panel; }
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
+    PlanTopologyView* topologyView() const { return m_topology; }
+    QString currentTabName() const;
     bool isModified() const { return m_modified; }
     bool isProvedInfeasible() const { return m_infeasible; }
     QProgressBar* progressBar() const { return m_progress; }
+    // "search", "plan" or "topology"; false for another name ("pareto" is not there yet).
     bool showTab(const QString& name);
 
 Q_SIGNALS:
@@ -117,6 +121,7 @@ private:
     ScenarioEditor* m_editor = nullptr;
     SearchPanel* m_panel = nullptr;
     PlanView* m_planView = nullptr;
+    PlanTopologyView* m_topology = nullptr;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_message = nullptr;
 

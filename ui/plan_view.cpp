@@ -172,6 +172,7 @@ void PlanView::showNoScenario(const QString& why)
     m_explanation->setText(QString());
     m_compare->showMessage(tr("No scenario to evaluate."));
     m_collectives->showMessage(tr("No scenario to evaluate."));
+    Q_EMIT currentPlanChanged();
 }
 
 QStringList PlanView::reasonsFor(const Plan& p, const SimResult& r) const
@@ -225,6 +226,7 @@ void PlanView::evaluateAndShow()
             tr("<p>The simulator does not cost a plan whose degrees do not tile the cluster or divide "
                "the model: there is nothing to compare. Fix the degrees in the what-if editor or "
                "reset to Megatron.</p>"));
+        Q_EMIT currentPlanChanged();
         return;
     }
     m_breakdown->setPlan(m_scenario, m_plan, m_result, refUsable && m_plan != m_reference.plan ? &ref : nullptr,
@@ -244,6 +246,7 @@ void PlanView::evaluateAndShow()
     for (const QString& s : m_sentences)
         html += QStringLiteral("<p>%1</p>").arg(s);
     m_explanation->setText(html);
+    Q_EMIT currentPlanChanged();
 }
 
 void PlanView::updateHeadline(const QStringList& reasons, const QString& comparison)

@@ -55,6 +55,9 @@ public:
 Q_SIGNALS:
     // The user changed the plan in the what-if editor (or reset it to Megatron).
     void planEdited(const shardlab::Plan& plan);
+    // The shown plan, its result or the scenario changed (any reason): views that follow
+    // the plan view (the Topology tab) read currentPlan()/currentResult() again.
+    void currentPlanChanged();
 
 private:
     void evaluateAndShow();

@@ -22,6 +22,9 @@
 #include "plan_view.h"
 #include "search_panel.h"
 #include "heatmap_widget.h"
+#include "plan_topology.h"
+#include "topology_view.h"
+#include <QTableWidget>
 #include <QProgressBar>
 #include "sim/simulator.h"
 
@@ -54,6 +57,8 @@ private Q_SLOTS:
     void progressStaysWhereStopped();
     void longRunsAreDownsampledEvenly();
     void heatmapMarksEquivalentOptionsAndExplainsCells();
+    void topologyTabFollowsThePlan();
+    void scriptedTopologyAndParetoTabs();
 };
 
 namespace {
@@ -637,6 +642,97 @@ void TestMainWindow::heatmapMarksEquivalentOptionsAndExplainsCells()
     const QString caption = w.searchPanel()->exportCaption();
     QVERIFY(caption.contains(QString::fromStdString(s.name)));
     QVERIFY(caption.contains(QStringLiteral("anneal seed 0")));
+}
+
+// The Topology tab draws the plan shown in the Plan tab: its groups on the GPUs (the
+// simulator's rank order) and the traffic of each group per decode step.
+void TestMainWindow::topologyTabFollowsThePlan()
+{
+    MainWindow w;
+    QVERIFY(w.showTab(QStringLiteral("topology")));
+    QCOMPARE(w.currentTabName(), QStringLiteral("topology"));
+    QVERIFY(!w.showTab(QStringLiteral("pareto")));
+    ui::PlanTopologyView* t = w.topologyView();
+    // At start the plan view shows the Megatron recipe: TP 8 on one node of 8.
+    QVERIFY2(t->summaryText().contains(QStringLiteral("Megatron")), qPrintable(t->summaryText()));
+    QVERIFY(t->drawing()->hasPlanOverlay());
+
+    Plan p = w.planView()->currentPlan();
+    p.tensorParallel = 2;
+    p.pipelineParallel = 2;
+    p.dataParallel = 2;
+    w.planView()->showPlan(QStringLiteral("by hand"), p);
+    QVERIFY2(t->summaryText().contains(QStringLiteral("by hand")), qPrintable(t->summaryText()));
+    using K = ui::TopologyView::GroupKind;
+    const ui::TopologyView* d = t->drawing();
+    // rank = (stage * DP + replica) * TP + tp
+    QCOMPARE(d->groupOf(5, K::Tensor), 2);
+    QCOMPARE(d->groupOf(5, K::Data), 0);
+    QCOMPARE(d->groupOf(5, K::Pipeline), 1);
+    QCOMPARE(d->groupOf(3, K::Data), 1);
+    QCOMPARE(d->groupOf(3, K::Pipeline), 0);
+
+    // The traffic rows add up to the simulator's bytes, and stay on NVLink inside one node.
+    const Scenario s = w.scenario();
+    const SimResult r = w.planView()->currentResult();
+    const ui::PlanTraffic traffic = ui::planTraffic(s, p, r);
+    double comm = 0;
+    for (const OpBreakdown& o : r.decode)
+        if (o.present)
+            comm += o.commBytes;
+    double rows = 0;
+    bool pipeline = false;
+    for (const ui::GroupTraffic& g : traffic.rows) {
+        rows += g.bytes;
+        pipeline = pipeline || g.collective == QStringLiteral("send/recv");
+    }
+    QVERIFY(pipeline);
+    const double p2p = r.stepTokens * s.model.hiddenSize * 2.0 / p.tensorParallel;
+    QVERIFY(std::fabs(rows - (comm + p2p)) <= 1e-6 * rows);
+    QCOMPARE(traffic.interBytes, 0.0);
+    QCOMPARE(t->trafficTable()->rowCount(), int(traffic.rows.size()));
+
+    // Two nodes and TP 16: the TP group spans nodes, its bytes go over the fabric.
+    Scenario two = s;
+    two.cluster.nodes = 2;
+    Plan wide = p;
+    wide.tensorParallel = 16;
+    wide.pipelineParallel = 1;
+    wide.dataParallel = 1;
+    const SimResult rw = Simulator(two).evaluate(wide);
+    QCOMPARE(rw.structureChecks, 0u);
+    const ui::PlanTraffic tw = ui::planTraffic(two, wide, rw);
+    QVERIFY(tw.interBytes > 0);
+    QCOMPARE(tw.nvlinkBytes, 0.0);
+}
+
+void TestMainWindow::scriptedTopologyAndParetoTabs()
+{
+    QTemporaryDir dir;
+    for (const QString& tab : {QStringLiteral("topology"), QStringLiteral("pareto"), QStringLiteral("nope")}) {
+        QProcess gui;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.path());
+        gui.setProcessEnvironment(env);
+        const QString shot = dir.filePath(tab + QStringLiteral(".png"));
+        gui.start(QStringLiteral(SHARDLAB_GUI),
+                  {QStringLiteral("--scenario"), QStringLiteral(SHARDLAB_RESOURCES "/scenarios/llama3-70b-8gpu.json"),
+                   QStringLiteral("--tab"), tab, QStringLiteral("--size"), QStringLiteral("1024x700"),
+                   QStringLiteral("--screenshot"), shot, QStringLiteral("--quit-when-done")});
+        QVERIFY(gui.waitForFinished(60000));
+        const QString err = QString::fromUtf8(gui.readAllStandardError());
+        if (tab == QLatin1String("nope")) {
+            QCOMPARE(gui.exitCode(), 2);
+            QVERIFY2(err.contains(QStringLiteral("topology")), qPrintable(err));
+            continue;
+        }
+        QVERIFY2(gui.exitCode() == 0, qPrintable(err));
+        const QImage image(shot);
+        QCOMPARE(image.size(), QSize(1024, 700));
+        if (tab == QLatin1String("pareto"))
+            QVERIFY2(err.contains(QStringLiteral("not available yet")), qPrintable(err));
+    }
 }
 
 QTEST_MAIN(TestMainWindow)
