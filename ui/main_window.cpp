@@ -10,6 +10,8 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QDir>
+
+#include <algorithm>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QFormLayout>
@@ -32,6 +34,7 @@
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "io/input_file.h"
+#include "compare_view.h"
 #include "plan_topology.h"
 #include "plan_view.h"
 #include "scenario_draft.h"
@@ -68,6 +71,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tabs->addTab(m_topology, tr("Topology"));
     m_tabs->setTabToolTip(2, tr("The plan in the Plan tab drawn onto the cluster: its groups on the GPUs and each "
                                 "link's traffic per decode step."));
+    m_compare = new CompareView(m_tabs);
+    m_tabs->addTab(m_compare, tr("Compare"));
+    m_tabs->setTabToolTip(3, tr("Any two plans side by side, per generated token: run bests, elites, the what-if, the "
+                                "Megatron recipe, plan files (File > Open plan)."));
     // The Topology tab follows whatever the plan view shows (best plan, elite, what-if).
     connect(m_planView, &PlanView::currentPlanChanged, this, [this] {
         if (m_editor && validateScenario(m_editor->scenario()).empty())
@@ -75,6 +82,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                                 m_planView->currentResult());
         else
             m_topology->showMessage(tr("No plan to draw: the scenario has problems, or no plan is shown yet."));
+        refreshCompareCandidates();
     });
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
@@ -162,6 +170,7 @@ void MainWindow::buildActions()
         });
     }
     file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("Open p&lan to compare…"), this, &MainWindow::openPlanDialog);
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveScenario);
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, &MainWindow::saveScenarioAs);
@@ -257,6 +266,7 @@ Scenario MainWindow::scenario() const { return m_editor->scenario(); }
 void MainWindow::setScenario(const Scenario& s, const QString& path)
 {
     m_controller.cancel();
+    m_openedPlans.clear();
     m_editor->setScenario(s);
     m_path = path;
     m_modified = false;
@@ -281,10 +291,84 @@ void MainWindow::updateTitle()
     setWindowModified(m_modified);
 }
 
+void MainWindow::refreshCompareCandidates()
+{
+    if (!m_compare)
+        return;
+    std::vector<NamedPlan> c;
+    const RecipePlan& rp = m_planView->reference();
+    if (rp.found || rp.result.structureChecks == 0)
+        c.push_back({tr("Megatron recipe"), rp.plan, {}});
+    if (m_haveResult && m_lastResult.outcome.found)
+        c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(m_lastResult.outcome.algorithm)),
+                     m_lastResult.outcome.best, {}});
+    const auto& elites = m_panel->elites();
+    for (size_t i = 0; i < elites.size() && i < 20; ++i)
+        c.push_back({tr("Elite #%1 (%2 tok/s/GPU)").arg(i + 1).arg(elites[i].tokensPerSPerGpu, 0, 'f', 1), elites[i].plan, {}});
+    const QString shown = m_planView->currentTitle();
+    if (!shown.isEmpty()) {
+        bool known = false;
+        for (const NamedPlan& p : c)
+            known = known || p.plan == m_planView->currentPlan();
+        if (!known)
+            c.push_back({tr("Plan view: %1").arg(shown), m_planView->currentPlan(), {}});
+    }
+    for (const NamedPlan& p : m_openedPlans)
+        c.push_back(p);
+    m_compare->setCandidates(c);
+}
+
+void MainWindow::openPlanDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan to compare"), QFileInfo(m_path).path(),
+                                                      tr("ShardLab plan (*.json)"));
+    if (!path.isEmpty())
+        openPlanFile(path);
+}
+
+bool MainWindow::openPlanFile(const QString& path)
+{
+    auto doc = loadPlanDocument(localPath(path));
+    if (!doc.ok()) {
+        QStringList lines;
+        for (const FieldError& e : doc.errors)
+            lines << plainNumbers(QString::fromStdString(e.toString()));
+        showMessage(lines.join(QLatin1Char('\n')), true);
+        return false;
+    }
+    const Scenario s = m_editor->scenario();
+    const FieldErrors fit = checkPlanAgainstScenario(doc.value.plan, s, inputLabel(localPath(path)));
+    if (!fit.empty()) {
+        QStringList lines;
+        for (const FieldError& e : fit)
+            lines << plainNumbers(QString::fromStdString(e.toString()));
+        showMessage(tr("The plan does not fit the current scenario: %1").arg(lines.join(QStringLiteral("; "))), true);
+        return false;
+    }
+    QString note = tr("from %1").arg(path);
+    if (doc.value.scenario) {
+        const auto diff = scenarioDifferences(*doc.value.scenario, s);
+        if (!diff.empty())
+            note += tr("; made for scenario %1, which differs from the current one (%2): evaluated on the current one")
+                        .arg(QString::fromStdString(doc.value.scenario->name))
+                        .arg(QString::fromStdString(diff.front()) + (diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()));
+    }
+    QString name = QFileInfo(path).fileName();
+    for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
+        name = QStringLiteral("%1 (%2)").arg(QFileInfo(path).fileName()).arg(n);
+    m_openedPlans.push_back({name, doc.value.plan, note});
+    refreshCompareCandidates();
+    m_compare->compare(name, m_compare->candidates().front().name);
+    m_tabs->setCurrentWidget(m_compare);
+    showMessage(tr("Opened the plan %1 in the Compare tab.").arg(path), false);
+    return true;
+}
+
 void MainWindow::refreshReferences()
 {
     // The plan view evaluates the Megatron recipe for its comparison; the throughput
     // curve's reference line reuses that result instead of running the recipe again.
+    m_compare->setScenario(m_editor->scenario());
     m_planView->setScenario(m_editor->scenario());
     const RecipePlan& rp = m_planView->reference();
     m_megatronValue = rp.found ? rp.result.tokensPerSPerGpu : 0;
@@ -344,6 +428,8 @@ bool MainWindow::showTab(const QString& name)
         m_tabs->setCurrentWidget(m_planView);
     else if (name == QLatin1String("topology"))
         m_tabs->setCurrentWidget(m_topology);
+    else if (name == QLatin1String("compare"))
+        m_tabs->setCurrentWidget(m_compare);
     else
         return false;
     return true;
@@ -352,7 +438,10 @@ bool MainWindow::showTab(const QString& name)
 QString MainWindow::currentTabName() const
 {
     QWidget* w = m_tabs->currentWidget();
-    return w == m_panel ? QStringLiteral("search") : w == m_planView ? QStringLiteral("plan") : QStringLiteral("topology");
+    return w == m_panel      ? QStringLiteral("search")
+           : w == m_planView ? QStringLiteral("plan")
+           : w == m_compare  ? QStringLiteral("compare")
+                             : QStringLiteral("topology");
 }
 
 bool MainWindow::setAlgorithm(const QString& name)
@@ -457,6 +546,7 @@ void MainWindow::onFinished(const JobResult& r)
     } else {
         showMessage(tr("No valid plan: %1").arg(QString::fromStdString(o.message)), true);
     }
+    refreshCompareCandidates();
     m_statusLabel->setText(tr("%1 simulator calls · %2 s · longest UI stall %3 ms")
                                .arg(o.calls)
                                .arg(o.wallSeconds, 0, 'f', 2)

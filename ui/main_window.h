@@ -6,6 +6,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <vector>
+
 #include "io/launch_config.h"
 #include "model/specs.h"
 #include "search_worker.h"
@@ -22,8 +24,10 @@ class QTimer;
 
 namespace shardlab::ui {
 
+class CompareView;
 class FeasibilityCheck;
 class PlanTopologyView;
+struct NamedPlan;
 class ScenarioEditor;
 class SearchPanel;
 struct ScenarioLoad;
@@ -71,6 +75,11 @@ public:
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
     PlanTopologyView* topologyView() const { return m_topology; }
+    CompareView* compareView() const { return m_compare; }
+    // File > Open plan: a plan file (with or without its embedded scenario) becomes a
+    // candidate of the Compare tab, evaluated on the current scenario. False, with the
+    // reasons in the message line, when it cannot be read or does not fit the scenario.
+    bool openPlanFile(const QString& path);
     QString currentTabName() const;
     bool isModified() const { return m_modified; }
     bool isProvedInfeasible() const { return m_infeasible; }
@@ -100,6 +109,8 @@ private:
     void scheduleFeasibilityCheck();
     void onFeasibilityChecked(bool infeasible, const QString& why, double seconds);
     void refreshReferences();
+    void refreshCompareCandidates();
+    void openPlanDialog();
     void showMessage(const QString& text, bool error);
     void updateTitle();
     bool applyLoad(const ScenarioLoad& load, const QString& path, const QString& source);
@@ -122,6 +133,8 @@ private:
     SearchPanel* m_panel = nullptr;
     PlanView* m_planView = nullptr;
     PlanTopologyView* m_topology = nullptr;
+    CompareView* m_compare = nullptr;
+    std::vector<NamedPlan> m_openedPlans; // File > Open plan, kept until the scenario is replaced
     QTabWidget* m_tabs = nullptr;
     QLabel* m_message = nullptr;
 

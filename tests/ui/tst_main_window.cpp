@@ -18,11 +18,15 @@
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "main_window.h"
+#include "ui_format.h"
 #include "scenario_editor.h"
 #include "plan_view.h"
 #include "search_panel.h"
 #include "heatmap_widget.h"
 #include "plan_topology.h"
+#include "breakdown_plot.h"
+#include "compare_view.h"
+#include "sim/megatron.h"
 #include "topology_view.h"
 #include <QTableWidget>
 #include <QProgressBar>
@@ -59,6 +63,7 @@ private Q_SLOTS:
     void heatmapMarksEquivalentOptionsAndExplainsCells();
     void topologyTabFollowsThePlan();
     void scriptedTopologyAndParetoTabs();
+    void compareTwoPlans();
 };
 
 namespace {
@@ -733,6 +738,68 @@ void TestMainWindow::scriptedTopologyAndParetoTabs()
         if (tab == QLatin1String("pareto"))
             QVERIFY2(err.contains(QStringLiteral("not available yet")), qPrintable(err));
     }
+}
+
+// Any two plans side by side: a run's best against the recipe, per generated token, and a
+// plan file opened with File > Open plan against the best.
+void TestMainWindow::compareTwoPlans()
+{
+    MainWindow w;
+    w.setAlgorithm(QStringLiteral("anneal"));
+    w.setBudget(1500);
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    QVERIFY(w.startSearch());
+    QVERIFY(done.wait(60000));
+    QTest::qWait(100);
+    ui::CompareView* c = w.compareView();
+    QStringList names;
+    for (const ui::NamedPlan& p : c->candidates())
+        names << p.name;
+    QVERIFY2(names.contains(QStringLiteral("Megatron recipe")), qPrintable(names.join(QLatin1Char('|'))));
+    QVERIFY2(names.contains(QStringLiteral("Best plan (anneal)")), qPrintable(names.join(QLatin1Char('|'))));
+    QVERIFY(names.filter(QStringLiteral("Elite #")).size() >= 2);
+    QVERIFY(w.showTab(QStringLiteral("compare")));
+
+    QVERIFY(c->compare(QStringLiteral("Best plan (anneal)"), QStringLiteral("Megatron recipe")));
+    const Scenario s = w.scenario();
+    const Simulator sim(s);
+    const double best = sim.evaluate(w.lastResult()->outcome.best).tokensPerSPerGpu;
+    const double recipe = sim.evaluate(megatronPlan(sim).plan).tokensPerSPerGpu;
+    QCOMPARE(c->resultA().tokensPerSPerGpu, best);
+    QCOMPARE(c->resultB().tokensPerSPerGpu, recipe);
+    QVERIFY(c->comparison().comparable);
+    // Per token: GPU·µs per generated token is what tokens/s per GPU inverts.
+    QVERIFY(std::fabs(c->comparison().thisPerToken - 1e6 / best) <= 1e-6 * c->comparison().thisPerToken);
+    QVERIFY(std::fabs(c->comparison().refPerToken - 1e6 / recipe) <= 1e-6 * c->comparison().refPerToken);
+    QVERIFY2(c->headlineText().contains(QLocale().toString(best / recipe, 'f', 3) + QStringLiteral("×")),
+             qPrintable(c->headlineText()));
+    QVERIFY(c->breakdown()->isPerToken());
+    // NVLink and inter-node bytes apart, from the same traffic model as the Topology tab.
+    const ui::PlanTraffic ta = ui::planTraffic(s, w.lastResult()->outcome.best, c->resultA());
+    QTableWidget* links = c->linkTable();
+    QVERIFY(links->rowCount() >= 4);
+    QCOMPARE(links->item(0, 1)->text(), ui::formatBytes(ta.nvlinkBytes));
+    QCOMPARE(links->item(1, 1)->text(), ui::formatBytes(ta.interBytes));
+
+    // A plan file: the window's own export comes back as a candidate and compares equal.
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("best.json"));
+    w.planView()->showPlan(QStringLiteral("best"), w.lastResult()->outcome.best);
+    QVERIFY(w.exportPlan(file));
+    QVERIFY2(w.openPlanFile(file), qPrintable(w.statusText()));
+    QCOMPARE(w.currentTabName(), QStringLiteral("compare"));
+    QVERIFY(c->compare(QStringLiteral("best.json"), QStringLiteral("Best plan (anneal)")));
+    QCOMPARE(c->resultA().tokensPerSPerGpu, best);
+    QVERIFY2(c->headlineText().contains(QLocale().toString(1.0, 'f', 3) + QStringLiteral("×")), qPrintable(c->headlineText()));
+
+    // A plan made for 256 GPUs does not fit 8: refused with the reason, nothing added.
+    const Scenario big = scenarioPreset("deepseek-v3-256gpu").value;
+    const QString other = dir.filePath(QStringLiteral("other.json"));
+    QVERIFY(savePlanFile(other.toStdString(), megatronPlan(Simulator(big)).plan, &big).ok());
+    const size_t before = c->candidates().size();
+    QVERIFY(!w.openPlanFile(other));
+    QVERIFY2(w.statusText().contains(QStringLiteral("does not fit")), qPrintable(w.statusText()));
+    QCOMPARE(c->candidates().size(), before);
 }
 
 QTEST_MAIN(TestMainWindow)
