@@ -26,6 +26,10 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
+#include <QUndoStack>
+#include <QUndoCommand>
+#include <functional>
+#include <QDateTime>
 #include <QToolBar>
 #include <QVBoxLayout>
 
@@ -47,6 +51,52 @@ namespace shardlab::ui {
 namespace {
 constexpr int kMaxRecent = 8;
 const char* kDefaultScenario = "llama3-70b-8gpu";
+
+QStringList changedPaths(const Scenario& a, const Scenario& b)
+{
+    QStringList paths;
+    for (const std::string& d : scenarioDifferences(a, b))
+        paths << QString::fromStdString(d.substr(0, d.find(':')));
+    return paths;
+}
+
+// One scenario edit on the undo stack. Edits of the same fields within two seconds merge
+// (typing "16" is one step, not two), names and descriptions included.
+class ScenarioEditCommand : public QUndoCommand {
+public:
+    ScenarioEditCommand(MainWindow* w, Scenario before, Scenario after)
+        : m_w(w), m_before(std::move(before)), m_after(std::move(after)), m_paths(changedPaths(m_before, m_after)),
+          m_time(QDateTime::currentMSecsSinceEpoch())
+    {
+        setText(m_paths.isEmpty() ? QObject::tr("rename") : m_paths.join(QStringLiteral(", ")));
+    }
+    void redo() override
+    {
+        if (m_first) { // the edit is already in the editor
+            m_first = false;
+            return;
+        }
+        m_w->applyScenarioState(m_after);
+    }
+    void undo() override { m_w->applyScenarioState(m_before); }
+    int id() const override { return 16; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* o = static_cast<const ScenarioEditCommand*>(other);
+        if (o->m_paths != m_paths || o->m_time - m_time > 2000)
+            return false;
+        m_after = o->m_after;
+        m_time = o->m_time;
+        return true;
+    }
+
+private:
+    MainWindow* m_w;
+    Scenario m_before, m_after;
+    QStringList m_paths;
+    qint64 m_time;
+    bool m_first = true;
+};
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
@@ -95,6 +145,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     resizeDocks({dock}, {400}, Qt::Horizontal);
 
+    m_undo = new QUndoStack(this);
     buildActions();
     buildToolbar();
 
@@ -105,6 +156,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(&m_controller, &SearchController::runningChanged, this, &MainWindow::onRunningChanged);
     connect(m_panel, &SearchPanel::eliteSelected, this, [this](const Plan& p, const QString& title) {
         m_planView->showPlan(title, p);
+    });
+    connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::onRunSelected);
+    connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshCompareCandidates);
+    connect(m_panel, &SearchPanel::loadVariantRequested, this, [this](int i) {
+        const SearchPanel::RunInfo run = m_panel->runInfo(i);
+        if (scenarioDifferences(run.scenario, m_editor->scenario()).empty() && run.scenario.name == m_editor->scenario().name)
+            return;
+        const Scenario before = m_editor->scenario();
+        m_undo->push(new ScenarioEditCommand(this, before, run.scenario));
+        applyScenarioState(run.scenario);
+        showMessage(tr("Loaded variant %1 (of run %2) into the editor; Edit > Undo goes back.").arg(run.variant, run.name),
+                    false);
     });
 
     m_feasibility = new FeasibilityCheck(this);
@@ -180,6 +243,14 @@ void MainWindow::buildActions()
     file->addAction(tr("Export &plots (PNG/PDF)…"), this, &MainWindow::exportPlotsDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo scenario edit"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo scenario edit"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
 
     auto* search = menuBar()->addMenu(tr("&Search"));
     m_startAction = search->addAction(tr("&Start"), this, [this] { startSearch(); });
@@ -265,9 +336,13 @@ Scenario MainWindow::scenario() const { return m_editor->scenario(); }
 
 void MainWindow::setScenario(const Scenario& s, const QString& path)
 {
+    if (m_controller.isRunning())
+        m_panel->abandonRun(tr("cancelled"));
     m_controller.cancel();
     m_openedPlans.clear();
     m_editor->setScenario(s);
+    m_shownScenario = s;
+    m_undo->clear(); // another scenario: its edits start here
     m_path = path;
     m_modified = false;
     m_haveResult = false;
@@ -302,6 +377,14 @@ void MainWindow::refreshCompareCandidates()
     if (m_haveResult && m_lastResult.outcome.found)
         c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(m_lastResult.outcome.algorithm)),
                      m_lastResult.outcome.best, {}});
+    for (int i = 0; i < m_panel->runCount(); ++i) {
+        const SearchPanel::RunInfo run = m_panel->runInfo(i);
+        if (run.found)
+            c.push_back({tr("Best of %1 [%2]").arg(run.name, run.variant), run.best,
+                         scenarioDifferences(run.scenario, m_editor->scenario()).empty()
+                             ? QString()
+                             : tr("found on variant %1 (%2)").arg(run.variant, run.variantNote)});
+    }
     const auto& elites = m_panel->elites();
     for (size_t i = 0; i < elites.size() && i < 20; ++i)
         c.push_back({tr("Elite #%1 (%2 tok/s/GPU)").arg(i + 1).arg(elites[i].tokensPerSPerGpu, 0, 'f', 1), elites[i].plan, {}});
@@ -378,19 +461,95 @@ void MainWindow::refreshReferences()
 
 void MainWindow::onScenarioEdited()
 {
-    if (m_controller.isRunning()) {
-        m_controller.cancel();
-        showMessage(tr("The search was cancelled because the scenario changed."), false);
-    }
+    const Scenario before = m_shownScenario;
+    const Scenario now = m_editor->scenario();
+    if (!m_applyingUndo)
+        m_undo->push(new ScenarioEditCommand(this, before, now));
+    applyScenarioChange(before, now);
+}
+
+void MainWindow::applyScenarioState(const Scenario& s)
+{
+    m_applyingUndo = true;
+    const Scenario before = m_shownScenario;
+    m_editor->setScenario(s);
+    applyScenarioChange(before, s);
+    m_applyingUndo = false;
+}
+
+void MainWindow::applyScenarioChange(const Scenario& before, const Scenario& now)
+{
+    m_shownScenario = now;
     m_modified = true;
     updateTitle();
+    // Names and descriptions change no figure: the search goes on, the views stay.
+    if (scenarioDifferences(before, now).empty() && m_editor->isRunnable() == validateScenario(before).empty()) {
+        Q_EMIT scenarioChanged();
+        return;
+    }
+    if (m_controller.isRunning()) {
+        m_controller.cancel();
+        m_panel->abandonRun(tr("cancelled"));
+        showMessage(tr("The search was cancelled because the scenario changed; its curve stays in the runs table."),
+                    false);
+    }
+    // A what-if is work: keep it as a plan to compare instead of dropping it with the view.
+    const QString title = m_planView->currentTitle();
+    if (title.endsWith(tr(" — what-if"))) {
+        QString name = tr("What-if kept (%1)").arg(title.left(title.size() - tr(" — what-if").size()));
+        for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
+            name = tr("What-if kept %1").arg(n);
+        m_openedPlans.push_back({name, m_planView->currentPlan(), tr("made on the scenario before the edit")});
+        showMessage(tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(name), false);
+    }
     m_haveResult = false;
-    const Scenario s = m_editor->scenario();
-    m_panel->setScenario(s);
+    m_panel->setScenario(now);
     refreshReferences();
     scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
+}
+
+QString MainWindow::variantFor(const Scenario& s, QString* note)
+{
+    for (const Variant& v : m_variants)
+        if (scenarioDifferences(v.scenario, s).empty()) {
+            if (note)
+                note->clear();
+            return v.name;
+        }
+    Variant v;
+    v.name = tr("V%1").arg(m_variants.size() + 1);
+    v.scenario = s;
+    QString text;
+    if (m_variants.empty()) {
+        text = tr("%1 as first run").arg(QString::fromStdString(s.name));
+    } else {
+        QStringList lines;
+        for (const std::string& d : scenarioDifferences(m_variants.back().scenario, s))
+            lines << plainNumbers(QString::fromStdString(d)).replace(QStringLiteral(" vs "), QStringLiteral(" → "));
+        text = tr("vs %1: %2").arg(m_variants.back().name, lines.join(QStringLiteral("; ")));
+    }
+    m_variants.push_back(v);
+    if (note)
+        *note = text;
+    m_variantNotes[v.name] = text;
+    return v.name;
+}
+
+void MainWindow::onRunSelected(int index)
+{
+    const SearchPanel::RunInfo run = m_panel->runInfo(index);
+    if (!run.found)
+        return;
+    m_planView->showPlan(tr("Best of %1").arg(run.name), run.best);
+    const auto diff = scenarioDifferences(run.scenario, m_editor->scenario());
+    if (!diff.empty())
+        showMessage(tr("Run %1 ran on variant %2, not the scenario in the editor (%3%4): the Plan tab evaluates its best "
+                       "plan on the editor's scenario. \"Load its variant\" puts the run's scenario back.")
+                        .arg(run.name, run.variant, plainNumbers(QString::fromStdString(diff.front())),
+                             diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()),
+                    false);
 }
 
 void MainWindow::refreshStartState()
@@ -474,7 +633,10 @@ bool MainWindow::startSearch()
     }
     m_certifying = false;
     m_haveResult = false;
-    m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()));
+    QString note;
+    const QString variant = variantFor(m_editor->scenario(), &note);
+    m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()), variant,
+                      note.isEmpty() ? m_variantNotes.value(variant) : note);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
@@ -489,7 +651,9 @@ void MainWindow::certifyOptimum()
     SearchOptions o;
     o.algorithm = "exact";
     m_certifying = true;
-    m_panel->beginRun(tr("exact"));
+    QString note;
+    const QString variant = variantFor(m_editor->scenario(), &note);
+    m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_variantNotes.value(variant) : note);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
@@ -603,6 +767,7 @@ bool MainWindow::applyLoad(const ScenarioLoad& load, const QString& path, const 
     for (const auto& [field, value] : load.rawValues)
         m_editor->setFieldValue(field, value);
     // The values put back change the scenario: the panel and plan view follow.
+    m_shownScenario = m_editor->scenario();
     m_panel->setScenario(m_editor->scenario());
     refreshReferences();
     scheduleFeasibilityCheck();
@@ -858,6 +1023,24 @@ void MainWindow::restoreSettings()
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
+    // Runs of earlier sessions, with the variants they ran on (restored after the scenario
+    // below, which would otherwise be taken as the first variant).
+    const QByteArray runs = settings.value(QStringLiteral("runs")).toByteArray();
+    auto restoreRuns = [this, runs] {
+        if (runs.isEmpty() || !m_panel->restoreRuns(runs))
+            return;
+        for (int i = 0; i < m_panel->runCount(); ++i) {
+            const SearchPanel::RunInfo r = m_panel->runInfo(i);
+            if (std::none_of(m_variants.begin(), m_variants.end(), [&](const Variant& v) { return v.name == r.variant; })) {
+                m_variants.push_back({r.variant, r.scenario});
+                m_variantNotes[r.variant] = r.variantNote;
+            }
+        }
+    };
+    struct Deferred {
+        std::function<void()> fn;
+        ~Deferred() { fn(); }
+    } deferred{restoreRuns};
     m_budget->setValue(settings.value(QStringLiteral("budget"), 4000).toInt());
     m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
     rebuildRecentMenu();
@@ -906,6 +1089,7 @@ void MainWindow::saveSettings()
     settings.setValue(QStringLiteral("seed"), m_seed->value());
     settings.setValue(QStringLiteral("lastScenarioPath"), m_path);
     settings.setValue(QStringLiteral("lastScenarioModified"), m_modified);
+    settings.setValue(QStringLiteral("runs"), m_panel->runsToJson());
     settings.setValue(QStringLiteral("lastScenarioJson"),
                       QByteArray::fromStdString(scenarioToJson(m_editor->scenario())));
 }

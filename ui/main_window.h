@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QHash>
 #include <QPointer>
 
 #include <vector>
@@ -21,6 +22,7 @@ class QProgressBar;
 class QSpinBox;
 class QTabWidget;
 class QTimer;
+class QUndoStack;
 
 namespace shardlab::ui {
 
@@ -80,6 +82,11 @@ public:
     // candidate of the Compare tab, evaluated on the current scenario. False, with the
     // reasons in the message line, when it cannot be read or does not fit the scenario.
     bool openPlanFile(const QString& path);
+    // Scenario variants runs ran on: "V1", "V2", … with what changed against the previous.
+    QString variantFor(const Scenario& s, QString* note = nullptr);
+    QUndoStack* undoStack() const { return m_undo; }
+    // Applies a scenario from undo/redo or "Load its variant" (GUI path of an edit).
+    void applyScenarioState(const Scenario& s);
     QString currentTabName() const;
     bool isModified() const { return m_modified; }
     bool isProvedInfeasible() const { return m_infeasible; }
@@ -101,6 +108,8 @@ private:
     void buildActions();
     void buildToolbar();
     void onScenarioEdited();
+    void applyScenarioChange(const Scenario& before, const Scenario& now);
+    void onRunSelected(int index);
     void onProgress(const LiveProgress& p);
     void onFinished(const JobResult& r);
     void onFailed(const QString& reason);
@@ -135,6 +144,15 @@ private:
     PlanTopologyView* m_topology = nullptr;
     CompareView* m_compare = nullptr;
     std::vector<NamedPlan> m_openedPlans; // File > Open plan, kept until the scenario is replaced
+    struct Variant {
+        QString name;
+        Scenario scenario;
+    };
+    std::vector<Variant> m_variants;
+    QHash<QString, QString> m_variantNotes; // variant -> what changed against the one before
+    Scenario m_shownScenario; // what the views show: the "before" of the next edit
+    QUndoStack* m_undo = nullptr;
+    bool m_applyingUndo = false;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_message = nullptr;
 

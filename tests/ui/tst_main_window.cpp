@@ -29,6 +29,8 @@
 #include "sim/megatron.h"
 #include "topology_view.h"
 #include <QTableWidget>
+#include <QLineEdit>
+#include <QUndoStack>
 #include <QProgressBar>
 #include "sim/simulator.h"
 
@@ -64,6 +66,11 @@ private Q_SLOTS:
     void topologyTabFollowsThePlan();
     void scriptedTopologyAndParetoTabs();
     void compareTwoPlans();
+    void variantsKeptAcrossAnEdit();
+    void cosmeticEditCancelsNothing();
+    void undoRedoScenarioEdits();
+    void runsPersistAcrossRestart();
+    void whatIfIsKeptWhenTheScenarioChanges();
 };
 
 namespace {
@@ -800,6 +807,161 @@ void TestMainWindow::compareTwoPlans()
     QVERIFY(!w.openPlanFile(other));
     QVERIFY2(w.statusText().contains(QStringLiteral("does not fit")), qPrintable(w.statusText()));
     QCOMPARE(c->candidates().size(), before);
+}
+
+namespace {
+bool runSearch(MainWindow& w, const QString& algo, int budget)
+{
+    w.setAlgorithm(algo);
+    w.setBudget(budget);
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    if (!w.startSearch())
+        return false;
+    return done.wait(60000) && done.front().front().toBool();
+}
+} // namespace
+
+// NVLink 450 vs 900: the first run survives the edit, the second is another variant, both
+// sit on the curve and in the runs table, and the elites follow the selected run.
+void TestMainWindow::variantsKeptAcrossAnEdit()
+{
+    MainWindow w;
+    ui::SearchPanel* panel = w.searchPanel();
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 800));
+    QCOMPARE(panel->runCount(), 1);
+    const ui::SearchPanel::RunInfo first = panel->runInfo(0);
+    QCOMPARE(first.variant, QStringLiteral("V1"));
+    QCOMPARE(first.scenario.cluster.nvlinkGBps, 450.0);
+
+    w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("cluster.nvlink_gb_per_s"))->setValue(900);
+    QCOMPARE(panel->runCount(), 1); // the edit kept the run
+    QVERIFY(panel->runInfo(0).found);
+    QVERIFY(runSearch(w, QStringLiteral("random"), 800));
+    QCOMPARE(panel->runCount(), 2);
+    const ui::SearchPanel::RunInfo second = panel->runInfo(1);
+    QCOMPARE(second.variant, QStringLiteral("V2"));
+    QVERIFY2(second.variantNote.contains(QStringLiteral("cluster.nvlink_gb_per_s")) && second.variantNote.contains(QStringLiteral("900")),
+             qPrintable(second.variantNote));
+    QCOMPARE(second.scenario.cluster.nvlinkGBps, 900.0);
+    QCOMPARE(panel->runInfo(0).scenario.cluster.nvlinkGBps, 450.0);
+    QVERIFY(panel->runInfo(0).visible && panel->runInfo(1).visible);
+    QCOMPARE(panel->findChild<QTableWidget*>(QStringLiteral("runsTable"))->rowCount(), 2);
+
+    // Selecting the first run brings back its elites and shows its best in the plan view.
+    QVERIFY(panel->selectRun(0));
+    QTest::qWait(80);
+    QVERIFY(panel->eliteRowCount() > 0);
+    QVERIFY(panel->elites().front().plan == first.best || panel->elites().front().tokensPerSPerGpu <= first.bestValue + 1e-9);
+    QVERIFY2(w.planView()->currentTitle().contains(first.name), qPrintable(w.planView()->currentTitle()));
+    QVERIFY(w.planView()->currentPlan() == first.best);
+    QVERIFY2(w.statusText().contains(QStringLiteral("V1")), qPrintable(w.statusText()));
+
+    // Hide, rename, delete.
+    QVERIFY(panel->setRunVisible(0, false));
+    QVERIFY(!panel->runInfo(0).visible);
+    QVERIFY(panel->renameRun(1, QStringLiteral("fast NVLink")));
+    QCOMPARE(panel->runInfo(1).name, QStringLiteral("fast NVLink"));
+    bool listed = false;
+    for (const ui::NamedPlan& p : w.compareView()->candidates())
+        listed = listed || p.name.startsWith(QStringLiteral("Best of fast NVLink"));
+    QVERIFY(listed);
+    QVERIFY(panel->deleteRun(0));
+    QCOMPARE(panel->runCount(), 1);
+    QCOMPARE(panel->runInfo(0).name, QStringLiteral("fast NVLink"));
+}
+
+void TestMainWindow::cosmeticEditCancelsNothing()
+{
+    MainWindow w;
+    QVERIFY(runSearch(w, QStringLiteral("random"), 300));
+    w.setAlgorithm(QStringLiteral("random"));
+    w.setBudget(1000000);
+    QVERIFY(w.startSearch());
+    auto* name = w.scenarioEditor()->findChild<QLineEdit*>(QStringLiteral("name"));
+    auto* gpu = w.scenarioEditor()->findChild<QLineEdit*>(QStringLiteral("cluster.gpu.name"));
+    QVERIFY(name && gpu);
+    QTest::keyClicks(name, QStringLiteral(" renamed"));
+    QTest::keyClicks(gpu, QStringLiteral("x"));
+    QVERIFY(w.scenario().name.find("renamed") != std::string::npos);
+    QVERIFY(w.isSearching());
+    QVERIFY(w.isModified());
+    QCOMPARE(w.searchPanel()->runCount(), 2);
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    w.stopSearch();
+    QVERIFY(done.wait(20000));
+    QCOMPARE(w.searchPanel()->runCount(), 2);
+    // Both runs ran on one variant: a rename is not a new one.
+    QCOMPARE(w.searchPanel()->runInfo(1).variant, w.searchPanel()->runInfo(0).variant);
+}
+
+void TestMainWindow::undoRedoScenarioEdits()
+{
+    MainWindow w;
+    auto* nodes = w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("cluster.nodes"));
+    auto* output = w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("workload.output_tokens"));
+    const int outputBefore = output->value();
+    nodes->setValue(2);
+    QTest::qWait(2100); // a separate step, not merged with the next edit
+    output->setValue(outputBefore + 100);
+    QCOMPARE(w.undoStack()->count(), 2);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().workload.outputTokens, outputBefore);
+    QCOMPARE(output->value(), outputBefore);
+    QCOMPARE(w.scenario().cluster.nodes, 2);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().cluster.nodes, 1);
+    QCOMPARE(nodes->value(), 1);
+    QCOMPARE(w.planView()->currentResult().valid, true);
+    w.undoStack()->redo();
+    QCOMPARE(w.scenario().cluster.nodes, 2);
+    QCOMPARE(nodes->value(), 2);
+    // Typing a number in two key presses is one undo step.
+    nodes->setValue(1);
+    nodes->setValue(16);
+    w.undoStack()->undo();
+    QCOMPARE(w.scenario().cluster.nodes, 2);
+}
+
+void TestMainWindow::runsPersistAcrossRestart()
+{
+    double best = 0;
+    QString name;
+    {
+        MainWindow w;
+        QVERIFY(runSearch(w, QStringLiteral("anneal"), 600));
+        QVERIFY(w.searchPanel()->renameRun(0, QStringLiteral("kept run")));
+        best = w.searchPanel()->runInfo(0).bestValue;
+        QVERIFY(w.close());
+    }
+    MainWindow w2;
+    ui::SearchPanel* panel = w2.searchPanel();
+    QCOMPARE(panel->runCount(), 1);
+    const ui::SearchPanel::RunInfo r = panel->runInfo(0);
+    QCOMPARE(r.name, QStringLiteral("kept run"));
+    QCOMPARE(r.bestValue, best);
+    QVERIFY(r.found);
+    QCOMPARE(Simulator(r.scenario).evaluate(r.best).tokensPerSPerGpu, best);
+    QVERIFY(panel->eliteRowCount() > 0 || (QTest::qWait(80), panel->eliteRowCount() > 0));
+    // A new run on the same scenario is the same variant.
+    QVERIFY(runSearch(w2, QStringLiteral("random"), 200));
+    QCOMPARE(panel->runCount(), 2);
+    QCOMPARE(panel->runInfo(1).variant, r.variant);
+}
+
+void TestMainWindow::whatIfIsKeptWhenTheScenarioChanges()
+{
+    MainWindow w;
+    auto* batch = w.planView()->findChild<QSpinBox*>(QStringLiteral("whatIf.batch"));
+    QVERIFY(batch);
+    batch->setValue(batch->value() / 2);
+    QVERIFY(w.planView()->currentTitle().endsWith(QStringLiteral("what-if")));
+    const Plan whatIf = w.planView()->currentPlan();
+    w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("workload.output_tokens"))->setValue(1000);
+    bool kept = false;
+    for (const ui::NamedPlan& p : w.compareView()->candidates())
+        kept = kept || (p.name.startsWith(QStringLiteral("What-if kept")) && p.plan == whatIf);
+    QVERIFY(kept);
+    QVERIFY2(w.statusText().contains(QStringLiteral("What-if kept")), qPrintable(w.statusText()));
 }
 
 QTEST_MAIN(TestMainWindow)
