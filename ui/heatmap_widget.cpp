@@ -208,8 +208,12 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
                 // One line when rows are short: the value first, it is what the colour says;
                 // the option's name when it fits (the tooltip always has it).
                 QString t = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
-                if (fm.horizontalAdvance(t) > inner.width() && !value.isEmpty())
-                    t = fm.horizontalAdvance(value) <= inner.width() ? value : QString();
+                if (fm.horizontalAdvance(t) > inner.width() && !value.isEmpty()) {
+                    const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
+                    t = fm.horizontalAdvance(value) <= inner.width() ? value
+                        : fm.horizontalAdvance(bare) <= inner.width() ? bare
+                                                                      : QString();
+                }
                 p.drawText(inner, Qt::AlignCenter, fm.elidedText(t, Qt::ElideRight, inner.width()));
             }
             const bool best = m_haveHighlight && m_highlight.option(id) == c;

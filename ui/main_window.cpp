@@ -546,7 +546,7 @@ void MainWindow::onRunSelected(int index)
     const auto diff = scenarioDifferences(run.scenario, m_editor->scenario());
     if (!diff.empty())
         showMessage(tr("Run %1 ran on variant %2, not the scenario in the editor (%3%4): the Plan tab evaluates its best "
-                       "plan on the editor's scenario. \"Load its variant\" puts the run's scenario back.")
+                       "plan on the editor's scenario. \"Load variant\" puts the run's scenario back.")
                         .arg(run.name, run.variant, plainNumbers(QString::fromStdString(diff.front())),
                              diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()),
                     false);

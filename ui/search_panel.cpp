@@ -54,6 +54,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_curve = new QCustomPlot(vsplit);
     m_curve->setObjectName(QStringLiteral("throughputCurve"));
     m_curve->setMinimumHeight(180);
+    // An explicit minimum: QCustomPlot's own hint includes the legend laid out on one row,
+    // which pinned the window wider than 1024 px.
+    m_curve->setMinimumWidth(280);
     m_curve->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     m_curve->xAxis->setLabel(tr("simulator calls"));
     m_curve->yAxis->setLabel(tr("tokens/s per GPU"));
@@ -83,11 +86,13 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_runsTable->horizontalHeader()->setStretchLastSection(true);
     m_runsTable->setToolTip(tr("Runs, each on the scenario variant it ran on. Tick to show on the curve, double-click "
                                "the name to rename, Delete to remove; the elites and heatmap follow the selection."));
+    m_runsTable->setMinimumWidth(150);
     runsLayout->addWidget(m_runsTable, 1);
     auto* buttons = new QHBoxLayout;
-    auto* del = new QPushButton(tr("Delete run"), runsBox);
+    auto* del = new QPushButton(tr("Delete"), runsBox);
+    del->setToolTip(tr("Delete the selected run (Delete key)."));
     del->setObjectName(QStringLiteral("deleteRun"));
-    auto* load = new QPushButton(tr("Load its variant"), runsBox);
+    auto* load = new QPushButton(tr("Load variant"), runsBox);
     load->setObjectName(QStringLiteral("loadVariant"));
     load->setToolTip(tr("Put the scenario the selected run ran on into the editor (undoable)."));
     buttons->addWidget(del);

@@ -89,7 +89,7 @@ Q_SIGNALS:
     void runSelected(int index);
     // The runs changed (added, finished, renamed, deleted): compare candidates follow.
     void runsChanged();
-    // "Load its variant": put the selected run's scenario into the editor.
+    // "Load variant": put the selected run's scenario into the editor.
     void loadVariantRequested(int index);
 
 private:

@@ -17,6 +17,7 @@
 
 #include "io/presets.h"
 #include "io/scenario_json.h"
+#include "file_export.h"
 #include "main_window.h"
 #include "ui_format.h"
 #include "scenario_editor.h"
@@ -71,6 +72,7 @@ private Q_SLOTS:
     void undoRedoScenarioEdits();
     void runsPersistAcrossRestart();
     void whatIfIsKeptWhenTheScenarioChanges();
+    void docScreenshots();
 };
 
 namespace {
@@ -962,6 +964,46 @@ void TestMainWindow::whatIfIsKeptWhenTheScenarioChanges()
         kept = kept || (p.name.startsWith(QStringLiteral("What-if kept")) && p.plan == whatIf);
     QVERIFY(kept);
     QVERIFY2(w.statusText().contains(QStringLiteral("What-if kept")), qPrintable(w.statusText()));
+}
+
+// The screenshots of docs/window.md, regenerated with
+//   SHARDLAB_DOC_SHOTS=docs/images build/tests/ui/tst_main_window docScreenshots
+// (skipped otherwise). Real window, real searches: two variants (NVLink 450 and 900 GB/s).
+void TestMainWindow::docScreenshots()
+{
+    const QString dir = qEnvironmentVariable("SHARDLAB_DOC_SHOTS");
+    if (dir.isEmpty())
+        QSKIP("set SHARDLAB_DOC_SHOTS=DIR to write the documentation's screenshots");
+    MainWindow w;
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 3000));
+    w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("cluster.nvlink_gb_per_s"))->setValue(900);
+    QVERIFY(runSearch(w, QStringLiteral("genetic"), 3000));
+    w.searchPanel()->renameRun(0, QStringLiteral("anneal, NVLink 450"));
+    w.searchPanel()->renameRun(1, QStringLiteral("genetic, NVLink 900"));
+    QTest::qWait(300);
+    auto shoot = [&](const QString& tab, const QString& file) {
+        QVERIFY(w.showTab(tab));
+        QTest::qWait(300);
+        QString error;
+        QVERIFY2(ui::saveScreenshot(&w, dir + QLatin1Char('/') + file, &error), qPrintable(error));
+    };
+    shoot(QStringLiteral("search"), QStringLiteral("window-runs.png"));
+    QVERIFY(w.compareView()->compare(QStringLiteral("Best of genetic, NVLink 900 [V2]"), QStringLiteral("Megatron recipe")));
+    shoot(QStringLiteral("compare"), QStringLiteral("window-compare.png"));
+    w.planView()->showPlan(QStringLiteral("Best of genetic, NVLink 900"), w.searchPanel()->runInfo(1).best);
+    shoot(QStringLiteral("topology"), QStringLiteral("window-topology.png"));
+    QString error;
+    QVERIFY(ui::saveScreenshot(w.searchPanel()->heatmap(), dir + QStringLiteral("/window-heatmap.png"), &error));
+    // The larger cluster: the topology of a 256-GPU mixture of experts.
+    w.setScenario(scenarioPreset("deepseek-v3-256gpu").value);
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 3000));
+    w.topologyView()->setColourBy(ui::TopologyView::GroupKind::Expert);
+    shoot(QStringLiteral("topology"), QStringLiteral("window-topology-moe.png"));
+    w.resize(1024, 700);
+    shoot(QStringLiteral("search"), QStringLiteral("window-1024x700.png"));
 }
 
 QTEST_MAIN(TestMainWindow)
