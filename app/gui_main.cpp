@@ -100,7 +100,7 @@ int main(int argc, char** argv)
                                        QStringLiteral("Take the --screenshot this many ms after the start, mid-search."),
                                        QStringLiteral("MS"));
     const QCommandLineOption tabOpt(QStringLiteral("tab"),
-                                    QStringLiteral("Tab to show: search, plan, topology (pareto: not available yet)."),
+                                    QStringLiteral("Tab to show: search, plan, topology, compare (pareto: not available yet)."),
                                     QStringLiteral("NAME"));
     const QCommandLineOption sizeOpt(QStringLiteral("size"),
                                      QStringLiteral("Window size for screenshots, e.g. 1024x700."), QStringLiteral("WxH"));
@@ -137,7 +137,7 @@ int main(int argc, char** argv)
         // Accepted so scripts can name it; the Pareto view comes with a later issue.
         err << "shardlab: --tab pareto: the Pareto view is not available yet; showing the search tab\n";
     } else if (parser.isSet(tabOpt) && !window.showTab(parser.value(tabOpt))) {
-        err << "shardlab: --tab: expects search, plan, topology or pareto\n";
+        err << "shardlab: --tab: expects search, plan, topology, compare or pareto\n";
         return 2;
     }
     if (parser.isSet(sizeOpt)) {

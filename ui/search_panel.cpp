@@ -148,6 +148,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     rl->addWidget(m_heatmap, 3);
     m_policy = new QCustomPlot(right);
     m_policy->setMinimumHeight(120);
+    m_policy->setMinimumWidth(200);
     m_policy->xAxis->setLabel(tr("simulator calls"));
     m_policy->yAxis->setLabel(tr("confidence"));
     m_policy->yAxis2->setVisible(true);
@@ -157,7 +158,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_policy->graph(0)->setPen(QPen(QColor(31, 119, 180), 2));
     m_policy->addGraph(m_policy->xAxis, m_policy->yAxis2)->setName(tr("entropy"));
     m_policy->graph(1)->setPen(QPen(QColor(214, 39, 40), 1.5));
-    m_policy->legend->setVisible(true);
+    placeLegendBelow(m_policy, 2); // outside the data, like the curve's
     m_policy->legend->setFont(QFont(font().family(), 8));
     m_policy->setNotAntialiasedElements(QCP::aeAll);
     m_policy->setPlottingHint(QCP::phFastPolylines, true);
@@ -756,7 +757,10 @@ void SearchPanel::replot()
 QByteArray SearchPanel::runsToJson() const
 {
     QJsonArray runs;
-    for (const Run& r : m_runs) {
+    // The newest runs only: the settings file must stay small.
+    constexpr int kKeptRuns = 30;
+    for (int i = std::max(0, runCount() - kKeptRuns); i < runCount(); ++i) {
+        const Run& r = m_runs[i];
         if (r.status == tr("running"))
             continue; // a run in progress is not a result yet
         QJsonObject o;
