@@ -73,6 +73,7 @@ private Q_SLOTS:
     void runsPersistAcrossRestart();
     void whatIfIsKeptWhenTheScenarioChanges();
     void docScreenshots();
+    void heatmapShowsEquivalentsOfATp1Plan();
 };
 
 namespace {
@@ -1004,6 +1005,59 @@ void TestMainWindow::docScreenshots()
     shoot(QStringLiteral("topology"), QStringLiteral("window-topology-moe.png"));
     w.resize(1024, 700);
     shoot(QStringLiteral("search"), QStringLiteral("window-1024x700.png"));
+}
+
+// With TP 1 every sharding of an operator is the same computation on one GPU: the heatmap
+// must mark the options the best plan did not pick as equivalent, not leave a frame that
+// reads "chosen" on one of them only.
+void TestMainWindow::heatmapShowsEquivalentsOfATp1Plan()
+{
+    Scenario s = scenarioPreset("llama3-70b-8gpu").value;
+    s.workload.tpotSloMs = 10000; // the point is the sharding, not the limits
+    s.workload.ttftSloMs = 1e6;
+    const Simulator sim(s);
+    Plan p = megatronPlan(sim).plan;
+    p.tensorParallel = 1;
+    p.pipelineParallel = 8;
+    p.dataParallel = 1;
+    p.microBatches = 8;
+    p.batch = 64;
+    const SimResult r = sim.evaluate(p);
+    QVERIFY2(r.valid, "the TP 1 plan must be valid for this test");
+    ui::SearchPanel panel;
+    panel.setScenario(s);
+    panel.beginRun(QStringLiteral("synthetic"));
+    ui::JobResult job;
+    job.outcome.found = true;
+    job.outcome.best = p;
+    job.outcome.bestResult = r;
+    job.outcome.calls = 1;
+    ui::EliteEntry e;
+    e.plan = p;
+    e.valid = true;
+    e.tokensPerSPerGpu = r.tokensPerSPerGpu;
+    job.elites = {e};
+    panel.finishRun(job);
+    int equivalents = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(s.model, id))
+            continue;
+        for (int o = 0; o < opInfo(id).optionCount; ++o) {
+            if (o == p.option(id))
+                continue;
+            Plan q = p;
+            q.sharding[i] = std::uint8_t(o);
+            const SimResult rq = sim.evaluate(q);
+            const bool same = rq.valid && rq.structureChecks == 0
+                && std::fabs(rq.tokensPerSPerGpu - r.tokensPerSPerGpu) <= 1e-9 * r.tokensPerSPerGpu;
+            QCOMPARE(panel.heatmap()->isEquivalent(id, o), same);
+            equivalents += same;
+        }
+    }
+    QVERIFY2(equivalents > 0, "a TP 1 plan has options that change nothing");
+    QVERIFY(panel.heatmap()->toolTipAt(panel.heatmap()->cellRect(1, p.option(OpId::AttnNorm) == 0 ? 1 : 0).center())
+                .contains(QStringLiteral("Equivalent")));
 }
 
 QTEST_MAIN(TestMainWindow)
