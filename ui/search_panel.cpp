@@ -850,8 +850,11 @@ bool SearchPanel::restoreRuns(const QByteArray& json)
     }
     if (!any)
         return !doc.object().value(QStringLiteral("runs")).toArray().isEmpty() ? false : true;
+    // Select the newest run's elites without runSelected: at start-up the plan view and the
+    // message line keep what the scenario restore put there.
+    m_selected = runCount() - 1;
     fillRunsTable();
-    selectRun(runCount() - 1);
+    showRunElites(m_selected);
     scheduleReplot();
     Q_EMIT runsChanged();
     return true;
