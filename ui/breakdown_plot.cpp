@@ -63,7 +63,45 @@ void BreakdownPlot::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     fitLegend(m_plot, width());
+    updateMinimumHeight();
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void BreakdownPlot::updateMinimumHeight()
+{
+    if (m_keys <= 0)
+        return;
+    // Rows of the legend at this width, the title's lines and the axis label: the operators
+    // keep 19 px each whatever the window (they overlapped at 1024x700).
+    const QFontMetrics fm(m_plot->font());
+    const int legendItems = m_plot->legend->itemCount();
+    const int perRow = std::max(1, m_plot->legend->wrap());
+    const int legendRows = (legendItems + perRow - 1) / perRow;
+    const int titleLines = int(m_title->text().count(QLatin1Char('\n'))) + 1;
+    const int h = 19 * m_keys + 2 * fm.height() + 30 + titleLines * (fm.height() + 2) + legendRows * (fm.height() + 6) + 20;
+    if (m_plot->minimumHeight() != h)
+        m_plot->setMinimumHeight(h);
+}
+
+QString BreakdownPlot::titleText() const { return m_title->text(); }
+
+std::vector<double> BreakdownPlot::referenceValues() const
+{
+    std::vector<double> v;
+    for (auto it = m_reference->data()->constBegin(); it != m_reference->data()->constEnd(); ++it)
+        v.push_back(it->value);
+    return v;
+}
+
+std::vector<double> BreakdownPlot::barTotals() const
+{
+    std::vector<double> v(size_t(m_comm->data()->size()), 0.0);
+    for (QCPBars* b : {m_computeBound, m_memoryBound, m_overhead, m_comm}) {
+        size_t i = 0;
+        for (auto it = b->data()->constBegin(); it != b->data()->constEnd() && i < v.size(); ++it, ++i)
+            v[i] += it->value;
+    }
+    return v;
 }
 
 // Axes and legend only mean something with bars: a message stands alone.
@@ -104,9 +142,24 @@ void BreakdownPlot::showMessage(const QString& text)
 }
 
 void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult& r, const SimResult* reference,
-                            const QString& referenceName)
+                            const QString& referenceName, const Plan* referencePlan)
 {
     clearData();
+    // Sequences one decode step of one micro-batch carries, and the GPUs of one replica
+    // (TP x PP x ... = all GPUs / DP). Beside a reference, a step is charged to its tokens:
+    // GPU time per output token = step time x GPUs of the replica / sequences, which is what
+    // tokens/s per GPU inverts (pipeline stages work on different micro-batches at once).
+    auto sequences = [](const Plan& p) { return std::max(1.0, double(p.batch) / std::max(1, p.microBatches)); };
+    const double totalGpus = std::max(1.0, double(s.cluster.totalGpus()));
+    auto gpusPerReplica = [totalGpus](const Plan& p) { return totalGpus / std::max(1, p.dataParallel); };
+    const double seqs = sequences(plan), gpus = gpusPerReplica(plan);
+    const double refSeqs = referencePlan ? sequences(*referencePlan) : seqs;
+    const double refGpus = referencePlan ? gpusPerReplica(*referencePlan) : gpus;
+    m_perToken = reference != nullptr;
+    // ms per step -> the unit drawn: GPU·µs per token beside a reference, else ms per step.
+    const double scale = m_perToken ? 1000.0 * gpus / seqs : 1.0;
+    const double refScale = m_perToken ? 1000.0 * refGpus / refSeqs : 1.0;
+    const QString unit = m_perToken ? tr("GPU·µs") : tr("ms");
     setDecorationsVisible(true);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double maxTotal = 0, stepMs = 0;
@@ -121,10 +174,10 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
         const OpBreakdown& o = r.decode[i];
         if (!opPresent(s.model, id) || !o.present)
             continue;
-        const double compute = plotSafe(o.computeUs) / 1000, memory = plotSafe(o.memoryUs) / 1000;
+        const double compute = plotSafe(o.computeUs) / 1000 * scale, memory = plotSafe(o.memoryUs) / 1000 * scale;
         const double roofline = std::max(compute, memory);
-        const double overhead = std::max(0.0, plotSafe(o.timeUs) / 1000 - roofline);
-        const double comm = plotSafe(o.commUs) / 1000;
+        const double overhead = std::max(0.0, plotSafe(o.timeUs) / 1000 * scale - roofline);
+        const double comm = plotSafe(o.commUs) / 1000 * scale;
         const bool computeBound = o.bound == Bound::Compute;
         m_computeBound->addData(key, computeBound ? roofline : 0);
         m_memoryBound->addData(key, computeBound ? 0 : roofline);
@@ -136,7 +189,7 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
         double labelAt = total;
         if (reference && reference->decode[i].present) {
             const OpBreakdown& ref = reference->decode[i];
-            const double refTotal = (plotSafe(ref.timeUs) + plotSafe(ref.commUs)) / 1000;
+            const double refTotal = (plotSafe(ref.timeUs) + plotSafe(ref.commUs)) / 1000 * refScale;
             m_reference->addData(key, refTotal);
             maxTotal = std::max(maxTotal, refTotal);
             labelAt = std::max(labelAt, refTotal);
@@ -160,11 +213,11 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
                           .arg(latin(opInfo(id).label).toHtmlEscaped(), latin(opName(id)),
                                latin(opOption(id, plan.option(id)).name),
                                latin(opOption(id, plan.option(id)).summary).toHtmlEscaped());
-        tip += tr("<table><tr><td>compute (FLOPs / achieved peak)</td><td align=right>%1 ms</td></tr>"
-                  "<tr><td>memory (HBM bytes / achieved bandwidth)</td><td align=right>%2 ms</td></tr>"
+        tip += tr("<table><tr><td>compute (FLOPs / achieved peak)</td><td align=right>%1 %9</td></tr>"
+                  "<tr><td>memory (HBM bytes / achieved bandwidth)</td><td align=right>%2 %9</td></tr>"
                   "<tr><td>bound by</td><td align=right>%3</td></tr>"
-                  "<tr><td>kernel launch overhead</td><td align=right>%4 ms</td></tr>"
-                  "<tr><td>communication</td><td align=right>%5 ms</td></tr>"
+                  "<tr><td>kernel launch overhead</td><td align=right>%4 %9</td></tr>"
+                  "<tr><td>communication</td><td align=right>%5 %9</td></tr>"
                   "<tr><td>collective</td><td align=right>%6</td></tr>"
                   "<tr><td>FLOPs per GPU per step</td><td align=right>%7 GFLOP</td></tr>"
                   "<tr><td>HBM traffic per GPU per step</td><td align=right>%8</td></tr></table>")
@@ -173,12 +226,20 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
                         o.commUs > 0
                             ? latin(collectiveName(o.collective)) + tr(", %1 per GPU").arg(formatBytes(o.commBytes))
                             : tr("none"),
-                        formatNumber(o.flops / 1e9, 2), formatBytes(o.hbmBytes));
+                        formatNumber(o.flops / 1e9, 2), formatBytes(o.hbmBytes))
+                   .arg(unit);
+        if (m_perToken)
+            tip += tr("<br>Per output token: this plan's step time × %1 GPUs per replica ÷ %2 sequences.")
+                       .arg(formatNumber(gpus, 0), formatNumber(seqs, 0));
         if (reference && reference->decode[i].present)
-            tip += tr("<br>%1: %2 ms")
+            tip += tr("<br>%1: %2 %3%4")
                        .arg(referenceName,
                             formatMs((plotSafe(reference->decode[i].timeUs) + plotSafe(reference->decode[i].commUs))
-                                     / 1000));
+                                     / 1000 * refScale),
+                            unit,
+                            m_perToken ? tr(" (its step time × %1 GPUs ÷ %2 sequences)")
+                                             .arg(formatNumber(refGpus, 0), formatNumber(refSeqs, 0))
+                                       : QString());
         m_tips.push_back(tip);
         ++key;
     }
@@ -186,7 +247,7 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
         showMessage(tr("No per-operator breakdown for this plan."));
         return;
     }
-    m_reference->setName(tr("%1 total").arg(referenceName));
+    m_reference->setName(m_perToken ? tr("%1 total, per token").arg(referenceName) : tr("%1 total").arg(referenceName));
     m_reference->setVisible(reference != nullptr && !m_reference->data()->isEmpty());
     if (m_reference->visible())
         m_reference->addToLegend();
@@ -195,8 +256,11 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
     fitLegend(m_plot, width());
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(-0.6, key - 0.4);
-    // Enough height for every operator's label (the view scrolls rather than overlap them).
-    m_plot->setMinimumHeight(110 + 19 * key);
+    m_plot->xAxis->setLabel(m_perToken ? tr("GPU·µs per output token (lower is better)") : tr("ms per decode step, busiest stage"));
+    // Enough height for every operator's label, the title and the legend below (the view
+    // scrolls rather than overlap them).
+    m_keys = key;
+    updateMinimumHeight();
     m_plot->xAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.16 : 1);
     // A value sits after the reference marker only when the marker is near the bar's
     // end; a distant marker must not look like it carries the bar's number.
@@ -205,8 +269,25 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
             l.item->position->setCoords(l.barEnd, l.item->position->coords().y());
             l.item->setPadding(QMargins(4, 0, 0, 0));
         }
-    m_title->setText(tr("Busiest stage: %1 ms per decode step of %2 sequences")
-                         .arg(formatMs(stepMs), formatNumber(double(plan.batch) / std::max(1, plan.microBatches), 0)));
+    if (m_perToken) {
+        double refStepMs = 0;
+        for (int i = 0; i < kOpCount; ++i)
+            if (opPresent(s.model, static_cast<OpId>(i)) && reference->decode[i].present)
+                refStepMs += (plotSafe(reference->decode[i].timeUs) + plotSafe(reference->decode[i].commUs)) / 1000;
+        // Short lines: the plot may be under 300 px wide beside the what-if editor.
+        m_title->setText(tr("GPU·µs per output token, busiest stage\n"
+                            "this plan %1 = %2 ms × %3 GPUs ÷ %4 seq.\n"
+                            "%5 %6 = %7 ms × %8 GPUs ÷ %9 seq.")
+                             .arg(formatNumber(stepMs, 0), formatMs(stepMs / scale),
+                                  formatNumber(gpus, 0), formatNumber(seqs, 0), referenceName,
+                                  formatNumber(refStepMs * refScale, 0), formatMs(refStepMs), formatNumber(refGpus, 0),
+                                  formatNumber(refSeqs, 0)));
+        m_title->setFont(font());
+    } else {
+        m_title->setFont(titleFont(font()));
+        m_title->setText(tr("Busiest stage: %1 ms per decode step of %2 sequences")
+                             .arg(formatMs(stepMs), formatNumber(seqs, 0)));
+    }
     m_plot->replot();
 }
 
@@ -223,11 +304,11 @@ void BreakdownPlot::showTip(QMouseEvent* event)
     QToolTip::showText(event->globalPosition().toPoint(), m_tips[i], m_plot);
 }
 
-bool BreakdownPlot::save(const QString& path, QString* error)
+bool BreakdownPlot::save(const QString& path, QString* error, const QString& caption)
 {
     // Export at a fixed, legible size: the on-screen plot may be squeezed into a dock.
-    const int w = std::max(900, m_plot->width()), h = std::max(520, m_plot->height());
-    return savePlot(m_plot, path, w, h, 2.0, error);
+    const int w = std::max(900, m_plot->width()), h = std::max(560, m_plot->height() + 60);
+    return savePlot(m_plot, path, w, h, 2.0, error, caption);
 }
 
 std::vector<double> BreakdownPlot::plottedValues() const

@@ -1,7 +1,11 @@
 // Per-operator decode time of a plan's busiest pipeline stage as horizontal stacked bars
 // (roofline time coloured by what bounds it, launch overhead, communication), with the
-// reference plan's per-operator total as a marker. Values in ms per decode step of one
-// micro-batch. Every value goes through plotSafe: NaN/Inf never reach the plot.
+// reference plan's per-operator total as a marker. Alone, values are ms per decode step of
+// one micro-batch. Beside a reference plan they are GPU time per output token (each plan's
+// step time x the GPUs of one replica / the sequences in its step, the quantity tokens/s
+// per GPU inverts): two steps that carry different numbers of sequences on different
+// numbers of GPUs are not comparable per step (a 4x "win" per step can be even per token).
+// Every value goes through plotSafe: NaN/Inf never reach the plot.
 #pragma once
 
 #include <QWidget>
@@ -24,14 +28,21 @@ public:
     explicit BreakdownPlot(QWidget* parent = nullptr);
 
     // `reference` may be null (no marker). Operators absent from the model are skipped.
+    // With a reference and its plan, both are drawn per output token (see above); without
+    // `referencePlan` the reference is assumed to carry as many sequences per step.
     void setPlan(const Scenario& s, const Plan& plan, const SimResult& r, const SimResult* reference,
-                 const QString& referenceName);
+                 const QString& referenceName, const Plan* referencePlan = nullptr);
+    bool isPerToken() const { return m_perToken; }
+    QString titleText() const;
+    // Per operator drawn, for tests: the reference markers and the stacked bar totals.
+    std::vector<double> referenceValues() const;
+    std::vector<double> barTotals() const;
     // No bars; `text` in the middle of the plot (why there is nothing to show).
     void showMessage(const QString& text);
 
     // PNG or PDF by the file's extension (ui/file_export.h); false for other extensions or
     // a failed write, with "FILE: reason" in *error.
-    bool save(const QString& path, QString* error = nullptr);
+    bool save(const QString& path, QString* error = nullptr, const QString& caption = {});
     QCustomPlot* plot() const { return m_plot; }
     // Every number the plot currently holds (bars and markers), for tests.
     std::vector<double> plottedValues() const;
@@ -52,6 +63,9 @@ private:
     QCPBars* m_comm = nullptr;
     QCPGraph* m_reference = nullptr;
     std::vector<QString> m_tips; // one per bar, rich text
+    bool m_perToken = false;
+    int m_keys = 0; // operators drawn
+    void updateMinimumHeight();
 };
 
 } // namespace shardlab::ui

@@ -72,9 +72,36 @@ bool writeFileBytes(const QString& path, const QByteArray& bytes, QString* error
     return true;
 }
 
-bool savePlot(QCustomPlot* plot, const QString& path, int width, int height, double pngScale, QString* error)
+bool savePlot(QCustomPlot* plot, const QString& path, int width, int height, double pngScale, QString* error,
+              const QString& caption)
 {
     const QString ext = QFileInfo(path).suffix().toLower();
+    if (ext != QLatin1String("png") && ext != QLatin1String("pdf"))
+        return failWith(error, shownPath(path) + QStringLiteral(": plots are saved as .png or .pdf"));
+    // The header row exists only while the file is rendered.
+    QCPTextElement* header = nullptr;
+    if (!caption.isEmpty()) {
+        plot->plotLayout()->insertRow(0);
+        QFont f = plot->font();
+        f.setPointSizeF(f.pointSizeF() * 0.9);
+        header = new QCPTextElement(plot, caption, f);
+        header->setTextColor(QColor(0x37, 0x47, 0x4f));
+        header->setMargins(QMargins(8, 6, 8, 2));
+        plot->plotLayout()->addElement(0, 0, header);
+        plot->plotLayout()->setRowStretchFactor(0, 0.001);
+    }
+    struct RemoveHeader {
+        QCustomPlot* plot;
+        QCPTextElement* header;
+        ~RemoveHeader()
+        {
+            if (!header)
+                return;
+            plot->plotLayout()->remove(header);
+            plot->plotLayout()->simplify();
+            plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+    } removeHeader{plot, header};
     QByteArray bytes;
     if (ext == QLatin1String("png")) {
         QImage image = plot->toPixmap(width, height, pngScale).toImage();

@@ -21,9 +21,11 @@ std::string localPath(const QString& path);
 bool writeFileBytes(const QString& path, const QByteArray& bytes, QString* error = nullptr);
 
 // The plot at width x height: PNG (at `pngScale`) or PDF by the extension, false with the
-// reason for any other extension or a failed write.
+// reason for any other extension or a failed write. A non-empty `caption` (what the plot
+// shows, the scenario, the plan, the date) is drawn as a header row of the exported file
+// only; the plot on screen is left as it was.
 bool savePlot(QCustomPlot* plot, const QString& path, int width, int height, double pngScale,
-              QString* error = nullptr);
+              QString* error = nullptr, const QString& caption = {});
 
 // A PNG (or another image format Qt writes, by the extension) of the widget as shown.
 bool saveScreenshot(QWidget* widget, const QString& path, QString* error = nullptr);

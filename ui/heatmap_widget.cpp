@@ -1,26 +1,44 @@
 #include "heatmap_widget.h"
 
+#include <QHelpEvent>
+#include <QLinearGradient>
 #include <QPainter>
+#include <QToolTip>
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardlab::ui {
 
+namespace {
+// White -> deep blue; text stays readable on both ends.
+QColor scaleColour(double t)
+{
+    t = std::clamp(t, 0.0, 1.0);
+    return QColor::fromRgbF(1.0 - 0.85 * t, 1.0 - 0.6 * t, 1.0 - 0.15 * t);
+}
+const QColor kNoData(235, 235, 235);
+const QColor kBest(220, 90, 0);
+constexpr int kLegendLines = 1;
+} // namespace
+
 HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent)
 {
-    setMinimumSize(320, 220);
+    setMouseTracking(true);
     for (auto& row : m_values)
         row.fill(std::nan(""));
+    for (auto& row : m_equivalent)
+        row.fill(false);
 }
 
 void HeatmapWidget::setOperators(const std::vector<OpId>& ops)
 {
     m_ops = ops;
+    updateGeometry();
     update();
 }
 
-void HeatmapWidget::setValues(const std::array<std::array<double, kMaxOptions>, kOpCount>& values,
-                              const QString& caption)
+void HeatmapWidget::setValues(const Grid& values, const QString& caption)
 {
     m_values = values;
     m_haveValues = true;
@@ -30,8 +48,17 @@ void HeatmapWidget::setValues(const std::array<std::array<double, kMaxOptions>, 
 
 void HeatmapWidget::setHighlight(const Plan& plan)
 {
+    if (!m_haveHighlight || !(plan == m_highlight))
+        for (auto& row : m_equivalent)
+            row.fill(false); // they were about another plan
     m_highlight = plan;
     m_haveHighlight = true;
+    update();
+}
+
+void HeatmapWidget::setEquivalent(const Flags& equivalent)
+{
+    m_equivalent = equivalent;
     update();
 }
 
@@ -39,10 +66,101 @@ void HeatmapWidget::clearValues()
 {
     for (auto& row : m_values)
         row.fill(std::nan(""));
+    for (auto& row : m_equivalent)
+        row.fill(false);
     m_haveValues = false;
     m_haveHighlight = false;
     m_caption.clear();
     update();
+}
+
+int HeatmapWidget::columnCount() const
+{
+    int cols = 1;
+    for (OpId id : m_ops)
+        cols = std::max(cols, opInfo(id).optionCount);
+    return cols;
+}
+
+QSize HeatmapWidget::minimumSizeHint() const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int rows = std::max<int>(1, int(m_ops.size()));
+    return {240, fm.height() + 6 + rows * (fm.height() + 2) + kLegendLines * (fm.height() + 4) + 8};
+}
+
+QSize HeatmapWidget::sizeHint() const
+{
+    const QFontMetrics fm = fontMetrics();
+    const int rows = std::max<int>(1, int(m_ops.size()));
+    return {420, fm.height() + 6 + rows * (2 * fm.height() + 6) + kLegendLines * (fm.height() + 4) + 8};
+}
+
+HeatmapWidget::Geometry HeatmapWidget::geometry() const
+{
+    const QFontMetrics fm = fontMetrics();
+    Geometry g{};
+    g.captionH = fm.height() + 6;
+    int labelW = 0;
+    for (OpId id : m_ops)
+        labelW = std::max(labelW, fm.horizontalAdvance(QString::fromLatin1(opName(id))));
+    g.labelW = labelW + 12;
+    g.top = g.captionH;
+    const int rows = std::max<int>(1, int(m_ops.size()));
+    const int legendH = kLegendLines * (fm.height() + 4) + 6;
+    g.rowH = std::max(fm.height() + 2, (height() - g.top - legendH) / rows);
+    g.cols = columnCount();
+    g.colW = std::max(24, (width() - g.labelW - 4) / g.cols);
+    g.legendTop = g.top + rows * g.rowH + 4;
+    return g;
+}
+
+QRect HeatmapWidget::cellRect(int row, int option) const
+{
+    const Geometry g = geometry();
+    return {g.labelW + option * g.colW, g.top + row * g.rowH + 1, g.colW - 2, g.rowH - 2};
+}
+
+QString HeatmapWidget::toolTipAt(const QPoint& pos) const
+{
+    for (int r = 0; r < int(m_ops.size()); ++r) {
+        const OpId id = m_ops[r];
+        const OpInfo& info = opInfo(id);
+        for (int c = 0; c < info.optionCount; ++c) {
+            if (!cellRect(r, c).contains(pos))
+                continue;
+            const OpOption& o = info.options[c];
+            QString tip = QStringLiteral("<b>%1</b> — <i>%2</i><br>%3")
+                              .arg(QString::fromLatin1(info.label).toHtmlEscaped(), QString::fromLatin1(o.name),
+                                   QString::fromLatin1(o.summary).toHtmlEscaped());
+            const double v = m_values[static_cast<int>(id)][c];
+            if (m_haveValues && std::isfinite(v))
+                tip += QStringLiteral("<br>%1: <b>%2%</b>").arg(m_caption.toHtmlEscaped()).arg(v * 100, 0, 'f', 1);
+            else
+                tip += tr("<br>No data yet.");
+            if (m_haveHighlight && m_highlight.option(id) == c)
+                tip += tr("<br><span style='color:#c05000'>The best plan uses this option.</span>");
+            else if (m_equivalent[static_cast<int>(id)][c])
+                tip += tr("<br><span style='color:#c05000'>Equivalent: the best plan with this option instead reaches "
+                          "exactly the same throughput.</span>");
+            return tip;
+        }
+    }
+    return {};
+}
+
+bool HeatmapWidget::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        const QString tip = toolTipAt(he->pos());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(he->globalPos(), tip, this);
+        return true;
+    }
+    return QWidget::event(e);
 }
 
 void HeatmapWidget::paintEvent(QPaintEvent*)
@@ -54,50 +172,108 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
     const int rows = static_cast<int>(m_ops.size());
     if (rows == 0)
         return;
-    const int captionH = fm.height() + 6;
-    int labelW = 0;
-    for (OpId id : m_ops)
-        labelW = std::max(labelW, fm.horizontalAdvance(QString::fromLatin1(opName(id))));
-    labelW += 12;
-    const int top = captionH;
-    const int rowH = std::max(fm.height() + 4, (height() - top - 4) / rows);
-    const int colW = std::max(60, (width() - labelW - 4) / kMaxOptions);
+    const Geometry g = geometry();
+    const QColor text = palette().text().color();
 
-    p.setPen(palette().text().color());
-    p.drawText(QRect(4, 0, width() - 8, captionH), Qt::AlignVCenter | Qt::AlignLeft,
-               m_caption.isEmpty() ? tr("Sharding heatmap: waiting for a search") : m_caption);
+    p.setPen(text);
+    const QString caption = m_caption.isEmpty() ? tr("Sharding heatmap: waiting for a search") : m_caption;
+    p.drawText(QRect(4, 0, width() - 8, g.captionH), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(caption, Qt::ElideRight, width() - 8));
 
+    const bool twoLines = g.rowH >= 2 * fm.height() + 4;
     for (int r = 0; r < rows; ++r) {
         const OpId id = m_ops[r];
         const OpInfo& info = opInfo(id);
-        const int y = top + r * rowH;
-        p.setPen(palette().text().color());
-        p.drawText(QRect(4, y, labelW - 8, rowH), Qt::AlignVCenter | Qt::AlignRight, QString::fromLatin1(info.name));
-        for (int c = 0; c < kMaxOptions; ++c) {
-            const QRect cell(labelW + c * colW, y + 1, colW - 2, rowH - 2);
+        const int y = g.top + r * g.rowH;
+        p.setPen(text);
+        p.drawText(QRect(4, y, g.labelW - 8, g.rowH), Qt::AlignVCenter | Qt::AlignRight, QString::fromLatin1(info.name));
+        for (int c = 0; c < g.cols; ++c) {
+            const QRect cell = cellRect(r, c);
             if (c >= info.optionCount) {
                 p.fillRect(cell, palette().window());
                 continue;
             }
             const double v = m_values[static_cast<int>(id)][c];
-            QColor fill(235, 235, 235);
-            if (m_haveValues && std::isfinite(v)) {
-                const double t = std::clamp(v, 0.0, 1.0);
-                // White -> deep blue; readable text on both ends.
-                fill = QColor::fromRgbF(1.0 - 0.85 * t, 1.0 - 0.6 * t, 1.0 - 0.15 * t);
+            const bool have = m_haveValues && std::isfinite(v);
+            p.fillRect(cell, have ? scaleColour(v) : kNoData);
+            p.setPen(have && v > 0.55 ? QColor(Qt::white) : QColor(30, 30, 30));
+            const QString name = QString::fromLatin1(info.options[c].name);
+            const QString value = have ? QStringLiteral("%1%").arg(std::lround(v * 100)) : QString();
+            const QRect inner = cell.adjusted(2, 0, -2, 0);
+            if (twoLines) {
+                const QString t = fm.elidedText(name, Qt::ElideRight, inner.width())
+                    + (value.isEmpty() ? QString() : QLatin1Char('\n') + value);
+                p.drawText(inner, Qt::AlignCenter, t);
+            } else {
+                // One line when rows are short: the value first, it is what the colour says;
+                // the option's name when it fits (the tooltip always has it).
+                QString t = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
+                if (fm.horizontalAdvance(t) > inner.width() && !value.isEmpty()) {
+                    const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
+                    t = fm.horizontalAdvance(value) <= inner.width() ? value
+                        : fm.horizontalAdvance(bare) <= inner.width() ? bare
+                                                                      : QString();
+                }
+                p.drawText(inner, Qt::AlignCenter, fm.elidedText(t, Qt::ElideRight, inner.width()));
             }
-            p.fillRect(cell, fill);
-            const bool light = !(m_haveValues && std::isfinite(v) && v > 0.55);
-            p.setPen(light ? QColor(30, 30, 30) : Qt::white);
-            QString text = QString::fromLatin1(info.options[c].name);
-            if (m_haveValues && std::isfinite(v))
-                text += QStringLiteral("\n%1%").arg(std::lround(v * 100));
-            p.drawText(cell, Qt::AlignCenter, text);
-            if (m_haveHighlight && m_highlight.option(id) == c) {
-                p.setPen(QPen(QColor(220, 90, 0), 2));
+            const bool best = m_haveHighlight && m_highlight.option(id) == c;
+            const bool equivalent = !best && m_haveHighlight && m_equivalent[static_cast<int>(id)][c];
+            if (best) {
+                p.setPen(QPen(kBest, 2));
                 p.drawRect(cell.adjusted(1, 1, -1, -1));
+            } else if (equivalent) {
+                p.setPen(QPen(kBest, 1.5, Qt::DashLine));
+                p.drawRect(cell.adjusted(1, 1, -1, -1));
+                p.setPen(kBest.darker(120));
+                p.drawText(cell.adjusted(3, 1, -3, -1), Qt::AlignTop | Qt::AlignRight, QStringLiteral("≡"));
             }
         }
+    }
+
+    // Colour scale and legend, below the cells.
+    const int lineH = fm.height() + 4;
+    int x = 4, y = g.legendTop;
+    const int barW = std::clamp(width() / 4, 60, 160);
+    const QString lo = QStringLiteral("0%"), hi = QStringLiteral("100%");
+    p.setPen(text);
+    p.drawText(QRect(x, y, fm.horizontalAdvance(lo) + 2, lineH), Qt::AlignVCenter, lo);
+    x += fm.horizontalAdvance(lo) + 4;
+    QLinearGradient grad(x, 0, x + barW, 0);
+    for (double t : {0.0, 0.25, 0.5, 0.75, 1.0})
+        grad.setColorAt(t, scaleColour(t));
+    const QRect bar(x, y + 3, barW, lineH - 6);
+    p.fillRect(bar, grad);
+    p.setPen(QColor(150, 150, 150));
+    p.drawRect(bar);
+    x += barW + 4;
+    p.setPen(text);
+    p.drawText(QRect(x, y, fm.horizontalAdvance(hi) + 2, lineH), Qt::AlignVCenter, hi);
+    x += fm.horizontalAdvance(hi) + 12;
+    auto swatch = [&](const QPen& pen, const QString& label, const QString& mark = {}) {
+        const QRect box(x, y + 3, 22, lineH - 6);
+        p.fillRect(box, scaleColour(0.2));
+        p.setPen(pen);
+        p.drawRect(box);
+        if (!mark.isEmpty())
+            p.drawText(box, Qt::AlignCenter, mark);
+        x += 26;
+        p.setPen(text);
+        const int w = fm.horizontalAdvance(label);
+        p.drawText(QRect(x, y, std::max(0, std::min(w + 2, width() - x - 4)), lineH), Qt::AlignVCenter,
+                   fm.elidedText(label, Qt::ElideRight, std::max(0, width() - x - 4)));
+        x += w + 14;
+    };
+    const bool roomy = width() - x > fm.horizontalAdvance(tr("best plan  equivalent (same throughput)  no data")) + 100;
+    swatch(QPen(kBest, 2), roomy ? tr("best plan's option") : tr("best"));
+    swatch(QPen(kBest, 1.5, Qt::DashLine), roomy ? tr("equivalent (same throughput)") : tr("equivalent"),
+           QStringLiteral("≡"));
+    if (x < width() - 60) {
+        const QRect box(x, y + 3, 22, lineH - 6);
+        p.fillRect(box, kNoData);
+        x += 26;
+        p.setPen(text);
+        p.drawText(QRect(x, y, width() - x - 4, lineH), Qt::AlignVCenter,
+                   fm.elidedText(tr("no data"), Qt::ElideRight, std::max(0, width() - x - 4)));
     }
 }
 

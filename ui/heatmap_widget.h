@@ -1,5 +1,8 @@
 // Operators x sharding options, each cell coloured by a value in [0, 1]: the policy's
 // probability (ppo) or the option's frequency among the elite plans (other algorithms).
+// A colour scale and legend sit below the cells; every cell has a tooltip; the best plan's
+// option is framed, and options that give that plan exactly the same throughput are
+// marked equivalent (a frame on a 0% cell then says "as good", not "chosen").
 #pragma once
 
 #include <QWidget>
@@ -14,23 +17,42 @@ namespace shardlab::ui {
 class HeatmapWidget : public QWidget {
     Q_OBJECT
 public:
+    using Grid = std::array<std::array<double, kMaxOptions>, kOpCount>;
+    using Flags = std::array<std::array<bool, kMaxOptions>, kOpCount>;
+
     explicit HeatmapWidget(QWidget* parent = nullptr);
 
     void setOperators(const std::vector<OpId>& ops);
     // values[op][option] in [0, 1]; non-finite values are drawn as "no data".
-    void setValues(const std::array<std::array<double, kMaxOptions>, kOpCount>& values, const QString& caption);
+    void setValues(const Grid& values, const QString& caption);
     // Marks one option per operator (e.g. the best plan's), drawn with a frame.
     void setHighlight(const Plan& plan);
+    // Options that give the highlighted plan the same throughput as its own choice.
+    void setEquivalent(const Flags& equivalent);
     void clearValues();
 
-    QSize sizeHint() const override { return {420, 320}; }
+    // For tests and tooltips: the rectangle of a cell, and the tooltip text there.
+    QRect cellRect(int row, int option) const;
+    QString toolTipAt(const QPoint& pos) const;
+    bool isEquivalent(OpId id, int option) const { return m_equivalent[static_cast<int>(id)][option]; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
+    struct Geometry {
+        int captionH, labelW, top, rowH, colW, cols, legendTop;
+    };
+    Geometry geometry() const;
+    int columnCount() const;
+
     std::vector<OpId> m_ops;
-    std::array<std::array<double, kMaxOptions>, kOpCount> m_values{};
+    Grid m_values{};
+    Flags m_equivalent{};
     bool m_haveValues = false;
     Plan m_highlight;
     bool m_haveHighlight = false;

@@ -9,7 +9,11 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
+#include <QDir>
+
+#include <algorithm>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -18,16 +22,28 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
+#include <QUndoStack>
+#include <QUndoCommand>
+#include <functional>
+#include <QDateTime>
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "feasibility_check.h"
 #include "file_export.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
+#include "io/input_file.h"
+#include "compare_view.h"
+#include "plan_topology.h"
 #include "plan_view.h"
+#include "scenario_draft.h"
 #include "scenario_editor.h"
+#include "ui_format.h"
 #include "search_panel.h"
 
 namespace shardlab::ui {
@@ -35,6 +51,52 @@ namespace shardlab::ui {
 namespace {
 constexpr int kMaxRecent = 8;
 const char* kDefaultScenario = "llama3-70b-8gpu";
+
+QStringList changedPaths(const Scenario& a, const Scenario& b)
+{
+    QStringList paths;
+    for (const std::string& d : scenarioDifferences(a, b))
+        paths << QString::fromStdString(d.substr(0, d.find(':')));
+    return paths;
+}
+
+// One scenario edit on the undo stack. Edits of the same fields within two seconds merge
+// (typing "16" is one step, not two), names and descriptions included.
+class ScenarioEditCommand : public QUndoCommand {
+public:
+    ScenarioEditCommand(MainWindow* w, Scenario before, Scenario after)
+        : m_w(w), m_before(std::move(before)), m_after(std::move(after)), m_paths(changedPaths(m_before, m_after)),
+          m_time(QDateTime::currentMSecsSinceEpoch())
+    {
+        setText(m_paths.isEmpty() ? QObject::tr("rename") : m_paths.join(QStringLiteral(", ")));
+    }
+    void redo() override
+    {
+        if (m_first) { // the edit is already in the editor
+            m_first = false;
+            return;
+        }
+        m_w->applyScenarioState(m_after);
+    }
+    void undo() override { m_w->applyScenarioState(m_before); }
+    int id() const override { return 16; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* o = static_cast<const ScenarioEditCommand*>(other);
+        if (o->m_paths != m_paths || o->m_time - m_time > 2000)
+            return false;
+        m_after = o->m_after;
+        m_time = o->m_time;
+        return true;
+    }
+
+private:
+    MainWindow* m_w;
+    Scenario m_before, m_after;
+    QStringList m_paths;
+    qint64 m_time;
+    bool m_first = true;
+};
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
@@ -53,8 +115,25 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tabs = new QTabWidget(central);
     m_panel = new SearchPanel(m_tabs);
     m_planView = new PlanView(m_tabs);
+    m_topology = new PlanTopologyView(m_tabs);
     m_tabs->addTab(m_panel, tr("Search"));
     m_tabs->addTab(m_planView, tr("Plan"));
+    m_tabs->addTab(m_topology, tr("Topology"));
+    m_tabs->setTabToolTip(2, tr("The plan in the Plan tab drawn onto the cluster: its groups on the GPUs and each "
+                                "link's traffic per decode step."));
+    m_compare = new CompareView(m_tabs);
+    m_tabs->addTab(m_compare, tr("Compare"));
+    m_tabs->setTabToolTip(3, tr("Any two plans side by side, per generated token: run bests, elites, the what-if, the "
+                                "Megatron recipe, plan files (File > Open plan)."));
+    // The Topology tab follows whatever the plan view shows (best plan, elite, what-if).
+    connect(m_planView, &PlanView::currentPlanChanged, this, [this] {
+        if (m_editor && validateScenario(m_editor->scenario()).empty())
+            m_topology->setPlan(m_editor->scenario(), m_planView->currentTitle(), m_planView->currentPlan(),
+                                m_planView->currentResult());
+        else
+            m_topology->showMessage(tr("No plan to draw: the scenario has problems, or no plan is shown yet."));
+        refreshCompareCandidates();
+    });
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
 
@@ -66,6 +145,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     resizeDocks({dock}, {400}, Qt::Horizontal);
 
+    m_undo = new QUndoStack(this);
     buildActions();
     buildToolbar();
 
@@ -77,6 +157,28 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(m_panel, &SearchPanel::eliteSelected, this, [this](const Plan& p, const QString& title) {
         m_planView->showPlan(title, p);
     });
+    connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::onRunSelected);
+    connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshCompareCandidates);
+    connect(m_panel, &SearchPanel::loadVariantRequested, this, [this](int i) {
+        const SearchPanel::RunInfo run = m_panel->runInfo(i);
+        if (scenarioDifferences(run.scenario, m_editor->scenario()).empty() && run.scenario.name == m_editor->scenario().name)
+            return;
+        const Scenario before = m_editor->scenario();
+        m_undo->push(new ScenarioEditCommand(this, before, run.scenario));
+        applyScenarioState(run.scenario);
+        showMessage(tr("Loaded variant %1 (of run %2) into the editor; Edit > Undo goes back.").arg(run.variant, run.name),
+                    false);
+    });
+
+    m_feasibility = new FeasibilityCheck(this);
+    connect(m_feasibility, &FeasibilityCheck::checked, this, &MainWindow::onFeasibilityChecked);
+    m_feasibilityTimer = new QTimer(this);
+    m_feasibilityTimer->setSingleShot(true);
+    m_feasibilityTimer->setInterval(250); // after typing pauses, not on every digit
+    connect(m_feasibilityTimer, &QTimer::timeout, this, [this] {
+        if (m_editor->isRunnable())
+            m_feasibility->check(m_editor->scenario());
+    });
 
     resize(1440, 900);
     restoreSettings();
@@ -85,6 +187,35 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 MainWindow::~MainWindow()
 {
     m_controller.shutdown();
+    m_feasibility->cancel();
+}
+
+void MainWindow::scheduleFeasibilityCheck()
+{
+    m_infeasible = false;
+    m_infeasibleWhy.clear();
+    m_feasibility->cancel();
+    if (m_editor->isRunnable())
+        m_feasibilityTimer->start();
+    else
+        m_feasibilityTimer->stop();
+}
+
+void MainWindow::onFeasibilityChecked(bool infeasible, const QString& why, double seconds)
+{
+    m_infeasible = infeasible;
+    m_infeasibleWhy = why;
+    refreshStartState();
+    if (infeasible) {
+        showMessage(tr("No plan can meet this scenario's limits, so a search would only spend its budget: %1. "
+                       "Relax that limit (or add GPUs, a larger GPU, FP8) to search. (Proved by the exact search "
+                       "in %2 s.)")
+                        .arg(plainNumbers(why))
+                        .arg(seconds, 0, 'f', 2),
+                    true);
+        m_cannotRunShown = true;
+    }
+    Q_EMIT feasibilityChecked(infeasible);
 }
 
 void MainWindow::buildActions()
@@ -102,6 +233,7 @@ void MainWindow::buildActions()
         });
     }
     file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("Open p&lan to compare…"), this, &MainWindow::openPlanDialog);
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveScenario);
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, &MainWindow::saveScenarioAs);
@@ -111,6 +243,14 @@ void MainWindow::buildActions()
     file->addAction(tr("Export &plots (PNG/PDF)…"), this, &MainWindow::exportPlotsDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo scenario edit"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo scenario edit"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
 
     auto* search = menuBar()->addMenu(tr("&Search"));
     m_startAction = search->addAction(tr("&Start"), this, [this] { startSearch(); });
@@ -196,23 +336,122 @@ Scenario MainWindow::scenario() const { return m_editor->scenario(); }
 
 void MainWindow::setScenario(const Scenario& s, const QString& path)
 {
+    if (m_controller.isRunning())
+        m_panel->abandonRun(tr("cancelled"));
     m_controller.cancel();
+    m_openedPlans.clear();
     m_editor->setScenario(s);
+    m_shownScenario = s;
+    m_undo->clear(); // another scenario: its edits start here
     m_path = path;
     m_modified = false;
     m_haveResult = false;
     m_panel->setScenario(s);
     refreshReferences();
-    refreshStartState();
-    setWindowTitle(tr("ShardLab — %1%2").arg(QString::fromStdString(s.name), path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(path).fileName())));
+    updateTitle();
+    m_cannotRunShown = false;
     showMessage(tr("Scenario %1 ready: press Start (Ctrl+R) to search.").arg(QString::fromStdString(s.name)), false);
+    scheduleFeasibilityCheck();
+    refreshStartState();
     Q_EMIT scenarioChanged();
+}
+
+void MainWindow::updateTitle()
+{
+    // "[*]" is where Qt puts the "*" of windowModified.
+    const QString name = QString::fromStdString(m_editor->scenario().name);
+    setWindowTitle(tr("ShardLab — %1%2[*]")
+                       .arg(name.isEmpty() ? tr("(unnamed)") : name,
+                            m_path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(m_path).fileName())));
+    setWindowModified(m_modified);
+}
+
+void MainWindow::refreshCompareCandidates()
+{
+    if (!m_compare)
+        return;
+    std::vector<NamedPlan> c;
+    const RecipePlan& rp = m_planView->reference();
+    if (rp.found || rp.result.structureChecks == 0)
+        c.push_back({tr("Megatron recipe"), rp.plan, {}});
+    if (m_haveResult && m_lastResult.outcome.found)
+        c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(m_lastResult.outcome.algorithm)),
+                     m_lastResult.outcome.best, {}});
+    for (int i = 0; i < m_panel->runCount(); ++i) {
+        const SearchPanel::RunInfo run = m_panel->runInfo(i);
+        if (run.found)
+            c.push_back({tr("Best of %1 [%2]").arg(run.name, run.variant), run.best,
+                         scenarioDifferences(run.scenario, m_editor->scenario()).empty()
+                             ? QString()
+                             : tr("found on variant %1 (%2)").arg(run.variant, run.variantNote)});
+    }
+    const auto& elites = m_panel->elites();
+    for (size_t i = 0; i < elites.size() && i < 20; ++i)
+        c.push_back({tr("Elite #%1 (%2 tok/s/GPU)").arg(i + 1).arg(elites[i].tokensPerSPerGpu, 0, 'f', 1), elites[i].plan, {}});
+    const QString shown = m_planView->currentTitle();
+    if (!shown.isEmpty()) {
+        bool known = false;
+        for (const NamedPlan& p : c)
+            known = known || p.plan == m_planView->currentPlan();
+        if (!known)
+            c.push_back({tr("Plan view: %1").arg(shown), m_planView->currentPlan(), {}});
+    }
+    for (const NamedPlan& p : m_openedPlans)
+        c.push_back(p);
+    m_compare->setCandidates(c);
+}
+
+void MainWindow::openPlanDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan to compare"), QFileInfo(m_path).path(),
+                                                      tr("ShardLab plan (*.json)"));
+    if (!path.isEmpty())
+        openPlanFile(path);
+}
+
+bool MainWindow::openPlanFile(const QString& path)
+{
+    auto doc = loadPlanDocument(localPath(path));
+    if (!doc.ok()) {
+        QStringList lines;
+        for (const FieldError& e : doc.errors)
+            lines << plainNumbers(QString::fromStdString(e.toString()));
+        showMessage(lines.join(QLatin1Char('\n')), true);
+        return false;
+    }
+    const Scenario s = m_editor->scenario();
+    const FieldErrors fit = checkPlanAgainstScenario(doc.value.plan, s, inputLabel(localPath(path)));
+    if (!fit.empty()) {
+        QStringList lines;
+        for (const FieldError& e : fit)
+            lines << plainNumbers(QString::fromStdString(e.toString()));
+        showMessage(tr("The plan does not fit the current scenario: %1").arg(lines.join(QStringLiteral("; "))), true);
+        return false;
+    }
+    QString note = tr("from %1").arg(path);
+    if (doc.value.scenario) {
+        const auto diff = scenarioDifferences(*doc.value.scenario, s);
+        if (!diff.empty())
+            note += tr("; made for scenario %1, which differs from the current one (%2): evaluated on the current one")
+                        .arg(QString::fromStdString(doc.value.scenario->name))
+                        .arg(QString::fromStdString(diff.front()) + (diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()));
+    }
+    QString name = QFileInfo(path).fileName();
+    for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
+        name = QStringLiteral("%1 (%2)").arg(QFileInfo(path).fileName()).arg(n);
+    m_openedPlans.push_back({name, doc.value.plan, note});
+    refreshCompareCandidates();
+    m_compare->compare(name, m_compare->candidates().front().name);
+    m_tabs->setCurrentWidget(m_compare);
+    showMessage(tr("Opened the plan %1 in the Compare tab.").arg(path), false);
+    return true;
 }
 
 void MainWindow::refreshReferences()
 {
     // The plan view evaluates the Megatron recipe for its comparison; the throughput
     // curve's reference line reuses that result instead of running the recipe again.
+    m_compare->setScenario(m_editor->scenario());
     m_planView->setScenario(m_editor->scenario());
     const RecipePlan& rp = m_planView->reference();
     m_megatronValue = rp.found ? rp.result.tokensPerSPerGpu : 0;
@@ -222,33 +461,121 @@ void MainWindow::refreshReferences()
 
 void MainWindow::onScenarioEdited()
 {
+    const Scenario before = m_shownScenario;
+    const Scenario now = m_editor->scenario();
+    if (!m_applyingUndo)
+        m_undo->push(new ScenarioEditCommand(this, before, now));
+    applyScenarioChange(before, now);
+}
+
+void MainWindow::applyScenarioState(const Scenario& s)
+{
+    m_applyingUndo = true;
+    const Scenario before = m_shownScenario;
+    m_editor->setScenario(s);
+    applyScenarioChange(before, s);
+    m_applyingUndo = false;
+}
+
+void MainWindow::applyScenarioChange(const Scenario& before, const Scenario& now)
+{
+    m_shownScenario = now;
+    m_modified = true;
+    updateTitle();
+    // Names and descriptions change no figure: the search goes on, the views stay.
+    if (scenarioDifferences(before, now).empty() && m_editor->isRunnable() == validateScenario(before).empty()) {
+        Q_EMIT scenarioChanged();
+        return;
+    }
     if (m_controller.isRunning()) {
         m_controller.cancel();
-        showMessage(tr("The search was cancelled because the scenario changed."), false);
+        m_panel->abandonRun(tr("cancelled"));
+        showMessage(tr("The search was cancelled because the scenario changed; its curve stays in the runs table."),
+                    false);
     }
-    m_modified = true;
+    // A what-if is work: keep it as a plan to compare instead of dropping it with the view.
+    const QString title = m_planView->currentTitle();
+    if (title.endsWith(tr(" — what-if"))) {
+        QString name = tr("What-if kept (%1)").arg(title.left(title.size() - tr(" — what-if").size()));
+        for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
+            name = tr("What-if kept %1").arg(n);
+        m_openedPlans.push_back({name, m_planView->currentPlan(), tr("made on the scenario before the edit")});
+        showMessage(tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(name), false);
+    }
     m_haveResult = false;
-    const Scenario s = m_editor->scenario();
-    m_panel->setScenario(s);
+    m_panel->setScenario(now);
     refreshReferences();
+    scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
 }
 
+QString MainWindow::variantFor(const Scenario& s, QString* note)
+{
+    for (const Variant& v : m_variants)
+        if (scenarioDifferences(v.scenario, s).empty()) {
+            if (note)
+                note->clear();
+            return v.name;
+        }
+    Variant v;
+    v.name = tr("V%1").arg(m_variants.size() + 1);
+    v.scenario = s;
+    QString text;
+    if (m_variants.empty()) {
+        text = tr("%1 as first run").arg(QString::fromStdString(s.name));
+    } else {
+        QStringList lines;
+        for (const std::string& d : scenarioDifferences(m_variants.back().scenario, s))
+            lines << plainNumbers(QString::fromStdString(d)).replace(QStringLiteral(" vs "), QStringLiteral(" → "));
+        text = tr("vs %1: %2").arg(m_variants.back().name, lines.join(QStringLiteral("; ")));
+    }
+    m_variants.push_back(v);
+    if (note)
+        *note = text;
+    m_variantNotes[v.name] = text;
+    return v.name;
+}
+
+void MainWindow::onRunSelected(int index)
+{
+    const SearchPanel::RunInfo run = m_panel->runInfo(index);
+    if (!run.found)
+        return;
+    m_planView->showPlan(tr("Best of %1").arg(run.name), run.best);
+    const auto diff = scenarioDifferences(run.scenario, m_editor->scenario());
+    if (!diff.empty())
+        showMessage(tr("Run %1 ran on variant %2, not the scenario in the editor (%3%4): the Plan tab evaluates its best "
+                       "plan on the editor's scenario. \"Load variant\" puts the run's scenario back.")
+                        .arg(run.name, run.variant, plainNumbers(QString::fromStdString(diff.front())),
+                             diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()),
+                    false);
+}
+
 void MainWindow::refreshStartState()
 {
-    const bool runnable = m_editor->isRunnable();
+    const bool runnable = m_editor->isRunnable() && !m_infeasible;
     const bool running = m_controller.isRunning();
     m_startAction->setEnabled(runnable && !running);
     m_stopAction->setEnabled(running);
-    if (!runnable) {
+    if (m_editor->isRunnable() && m_infeasible) {
+        m_startAction->setToolTip(tr("Cannot start: no plan can meet the limits (%1)").arg(plainNumbers(m_infeasibleWhy)));
+    } else if (!runnable) {
         QStringList why;
         for (const FieldError& e : m_editor->problems())
             why << QString::fromStdString(e.toString());
-        m_startAction->setToolTip(tr("Cannot start: %1").arg(why.join(QStringLiteral("; "))));
-        showMessage(tr("The scenario cannot run: %1").arg(why.join(QStringLiteral("; "))), true);
+        const QString text = plainNumbers(why.join(QStringLiteral("; ")));
+        m_startAction->setToolTip(tr("Cannot start: %1").arg(text));
+        showMessage(tr("The scenario cannot run: %1").arg(text), true);
+        m_cannotRunShown = true;
     } else {
         m_startAction->setToolTip(tr("Start the search (Ctrl+R)"));
+        // The "cannot run" line was about a state that no longer exists (typing "16" passes
+        // through "1"): replace it rather than leave a stale error in red.
+        if (m_cannotRunShown) {
+            m_cannotRunShown = false;
+            showMessage(tr("The scenario can run again: press Start (Ctrl+R) to search."), false);
+        }
     }
 }
 
@@ -258,9 +585,22 @@ bool MainWindow::showTab(const QString& name)
         m_tabs->setCurrentWidget(m_panel);
     else if (name == QLatin1String("plan"))
         m_tabs->setCurrentWidget(m_planView);
+    else if (name == QLatin1String("topology"))
+        m_tabs->setCurrentWidget(m_topology);
+    else if (name == QLatin1String("compare"))
+        m_tabs->setCurrentWidget(m_compare);
     else
         return false;
     return true;
+}
+
+QString MainWindow::currentTabName() const
+{
+    QWidget* w = m_tabs->currentWidget();
+    return w == m_panel      ? QStringLiteral("search")
+           : w == m_planView ? QStringLiteral("plan")
+           : w == m_compare  ? QStringLiteral("compare")
+                             : QStringLiteral("topology");
 }
 
 bool MainWindow::setAlgorithm(const QString& name)
@@ -277,8 +617,12 @@ void MainWindow::setBudget(int budget) { m_budget->setValue(budget); }
 
 bool MainWindow::startSearch()
 {
-    if (!m_editor->isRunnable()) {
+    if (!m_editor->isRunnable() || m_infeasible) {
         refreshStartState();
+        if (m_infeasible) {
+            showMessage(tr("No plan can meet this scenario's limits: %1.").arg(plainNumbers(m_infeasibleWhy)), true);
+            m_cannotRunShown = true;
+        }
         return false;
     }
     const SearchOptions o = currentOptions();
@@ -289,8 +633,12 @@ bool MainWindow::startSearch()
     }
     m_certifying = false;
     m_haveResult = false;
-    m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()));
+    QString note;
+    const QString variant = variantFor(m_editor->scenario(), &note);
+    m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()), variant,
+                      note.isEmpty() ? m_variantNotes.value(variant) : note);
     m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
     showMessage(tr("Searching with %1…").arg(m_algo->currentText()), false);
     return true;
@@ -303,7 +651,11 @@ void MainWindow::certifyOptimum()
     SearchOptions o;
     o.algorithm = "exact";
     m_certifying = true;
-    m_panel->beginRun(tr("exact"));
+    QString note;
+    const QString variant = variantFor(m_editor->scenario(), &note);
+    m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_variantNotes.value(variant) : note);
+    m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
     showMessage(tr("Certifying the optimum with the exact search…"), false);
 }
@@ -332,7 +684,14 @@ void MainWindow::onFinished(const JobResult& r)
     m_lastResult = r;
     m_haveResult = true;
     m_panel->finishRun(r);
-    m_progress->setValue(1000);
+    // Honest on Stop: the bar stays where the search was stopped and says so.
+    if (r.outcome.stopped) {
+        if (r.outcome.calls > 0 && m_budget->value() > 0 && m_algo->currentText() != QLatin1String("exact"))
+            m_progress->setValue(static_cast<int>(std::clamp(double(r.outcome.calls) / m_budget->value(), 0.0, 1.0) * 1000));
+        m_progress->setFormat(tr("stopped at %p%"));
+    } else {
+        m_progress->setValue(1000);
+    }
     const SearchOutcome& o = r.outcome;
     if (o.found) {
         m_planView->showPlan(tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm)), o.best);
@@ -351,6 +710,7 @@ void MainWindow::onFinished(const JobResult& r)
     } else {
         showMessage(tr("No valid plan: %1").arg(QString::fromStdString(o.message)), true);
     }
+    refreshCompareCandidates();
     m_statusLabel->setText(tr("%1 simulator calls · %2 s · longest UI stall %3 ms")
                                .arg(o.calls)
                                .arg(o.wallSeconds, 0, 'f', 2)
@@ -372,6 +732,7 @@ void MainWindow::onRunningChanged(bool)
 
 void MainWindow::showMessage(const QString& text, bool error)
 {
+    m_cannotRunShown = false; // refreshStartState sets it again after its own message
     m_message->setText(text);
     m_message->setStyleSheet(error ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
                                    : QStringLiteral("QLabel { color: palette(text); }"));
@@ -382,16 +743,42 @@ QString MainWindow::statusText() const { return m_message->isHidden() ? QString(
 
 bool MainWindow::openScenarioFile(const QString& path)
 {
-    auto s = loadScenarioFile(localPath(path));
-    if (!s.ok()) {
-        QStringList lines;
-        for (const FieldError& e : s.errors)
-            lines << QString::fromStdString(e.toString());
-        showMessage(lines.join(QLatin1Char('\n')), true);
+    const auto text = readTextFile(localPath(path));
+    if (!text.ok()) {
+        showMessage(QString::fromStdString(text.error().toString()), true);
         return false;
     }
-    setScenario(s.value, path);
+    const ScenarioLoad load = readScenarioForEditor(text.value(), inputLabel(localPath(path)));
+    if (!applyLoad(load, path, path))
+        return false;
     addRecent(path);
+    return true;
+}
+
+bool MainWindow::applyLoad(const ScenarioLoad& load, const QString& path, const QString& source)
+{
+    if (!load.ok) {
+        showMessage(load.errors.join(QLatin1Char('\n')), true);
+        return false;
+    }
+    setScenario(load.scenario, path);
+    if (!load.draft)
+        return true;
+    for (const auto& [field, value] : load.rawValues)
+        m_editor->setFieldValue(field, value);
+    // The values put back change the scenario: the panel and plan view follow.
+    m_shownScenario = m_editor->scenario();
+    m_panel->setScenario(m_editor->scenario());
+    refreshReferences();
+    scheduleFeasibilityCheck();
+    updateTitle();
+    refreshStartState();
+    showMessage(tr("Opened %1 as saved, with %n problem(s) marked in the scenario editor: fix them to run a "
+                   "search.",
+                   nullptr, int(m_editor->problems().size()))
+                    .arg(source),
+                true);
+    m_cannotRunShown = true; // cleared once the problems are fixed
     return true;
 }
 
@@ -405,28 +792,84 @@ void MainWindow::openDialog()
         openScenarioFile(path);
 }
 
-bool MainWindow::saveScenario()
+bool MainWindow::isProtectedScenarioPath(const QString& path)
 {
-    if (m_path.isEmpty())
-        return saveScenarioAs();
-    const Status st = saveScenarioFile(localPath(m_path), m_editor->scenario());
+    const QFileInfo fi(path);
+    if (fi.exists() && !fi.isWritable())
+        return true;
+    // A shipped preset: resources/scenarios/NAME.json where NAME is a preset's name.
+    const QDir dir = fi.absoluteDir();
+    if (dir.dirName() != QLatin1String("scenarios") || QFileInfo(dir.absolutePath()).dir().dirName() != QLatin1String("resources"))
+        return false;
+    for (const PresetFile& f : scenarioPresetFiles())
+        if (fi.completeBaseName() == QString::fromStdString(f.name))
+            return true;
+    return false;
+}
+
+QString MainWindow::suggestedScenarioPath() const
+{
+    QString dir;
+    if (!m_path.isEmpty() && !isProtectedScenarioPath(m_path))
+        dir = QFileInfo(m_path).absolutePath();
+    else
+        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    QString base = QString::fromStdString(m_editor->scenario().name).trimmed();
+    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    if (base.isEmpty() || base == QLatin1String("-"))
+        base = QStringLiteral("scenario");
+    return QDir(dir).filePath(base + QStringLiteral(".json"));
+}
+
+bool MainWindow::saveScenarioTo(const QString& requested, QString* error)
+{
+    QString path = requested;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    // Saved as it is, problems included: the file reopens in the editor with them marked.
+    const Status st = saveScenarioFile(localPath(path), m_editor->scenario());
     if (!st.ok()) {
-        showMessage(QString::fromStdString(st.error->toString()), true);
+        const QString text = QString::fromStdString(st.error->toString());
+        if (error)
+            *error = text;
+        showMessage(text, true);
         return false;
     }
+    m_path = path;
     m_modified = false;
+    updateTitle();
     addRecent(m_path);
-    showMessage(tr("Saved %1").arg(m_path), false);
+    const int problems = int(m_editor->problems().size());
+    if (problems == 0)
+        showMessage(tr("Saved %1").arg(m_path), false);
+    else {
+        showMessage(tr("Saved %1 with %n problem(s): it reopens in the scenario editor with them marked, and "
+                       "cannot run until they are fixed.",
+                       nullptr, problems)
+                        .arg(m_path),
+                    true);
+        m_cannotRunShown = true;
+    }
     return true;
+}
+
+bool MainWindow::saveScenario()
+{
+    if (m_path.isEmpty() || isProtectedScenarioPath(m_path))
+        return saveScenarioAs();
+    return saveScenarioTo(m_path);
 }
 
 bool MainWindow::saveScenarioAs()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), m_path, tr("ShardLab scenario (*.json)"));
+    QString note;
+    if (!m_path.isEmpty() && isProtectedScenarioPath(m_path))
+        note = tr(" (%1 is a shipped or read-only file: save a copy)").arg(QFileInfo(m_path).fileName());
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
+                                                      tr("ShardLab scenario (*.json)"));
     if (path.isEmpty())
         return false;
-    m_path = path;
-    return saveScenario();
+    return saveScenarioTo(path);
 }
 
 bool MainWindow::maybeSave()
@@ -438,12 +881,20 @@ bool MainWindow::maybeSave()
                                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save)
         return saveScenario();
-    return answer == QMessageBox::Discard;
+    if (answer == QMessageBox::Discard) {
+        m_modified = false; // the next start reopens the file, not the discarded edits
+        return true;
+    }
+    return false;
 }
 
 bool MainWindow::exportPlan(const QString& path, QString* error)
 {
-    const Scenario s = m_editor->scenario();
+    Scenario s = m_editor->scenario();
+    // An edited preset must not travel under the preset's name: `evaluate --scenario NAME`
+    // would evaluate the shipped one and disagree with the window.
+    if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
+        s.name += " (edited)";
     const Plan p = m_planView->currentPlan();
     const Status st = savePlanFile(localPath(path), p, &s);
     if (!st.ok()) {
@@ -572,24 +1023,60 @@ void MainWindow::restoreSettings()
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
+    // Runs of earlier sessions, with the variants they ran on (restored after the scenario
+    // below, which would otherwise be taken as the first variant).
+    const QByteArray runs = settings.value(QStringLiteral("runs")).toByteArray();
+    auto restoreRuns = [this, runs] {
+        if (runs.isEmpty() || !m_panel->restoreRuns(runs))
+            return;
+        for (int i = 0; i < m_panel->runCount(); ++i) {
+            const SearchPanel::RunInfo r = m_panel->runInfo(i);
+            if (std::none_of(m_variants.begin(), m_variants.end(), [&](const Variant& v) { return v.name == r.variant; })) {
+                m_variants.push_back({r.variant, r.scenario});
+                m_variantNotes[r.variant] = r.variantNote;
+            }
+        }
+    };
+    struct Deferred {
+        std::function<void()> fn;
+        ~Deferred() { fn(); }
+    } deferred{restoreRuns};
     m_budget->setValue(settings.value(QStringLiteral("budget"), 4000).toInt());
     m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
     rebuildRecentMenu();
     // The last scenario (its file, else its content), else the first benchmark scenario.
+    // A restore that fails says so (and why) instead of silently showing a preset.
     const QString last = settings.value(QStringLiteral("lastScenarioPath")).toString();
-    if (!last.isEmpty() && QFileInfo::exists(last) && openScenarioFile(last))
-        return;
     const QByteArray json = settings.value(QStringLiteral("lastScenarioJson")).toByteArray();
+    const bool lastModified = settings.value(QStringLiteral("lastScenarioModified"), false).toBool();
+    QString failure;
+    // The file, unless the last session ended with edits not saved to it: then its content.
+    if (!last.isEmpty() && !lastModified) {
+        if (openScenarioFile(last))
+            return;
+        failure = tr("Could not reopen the last scenario, %1: %2").arg(last, statusText());
+    }
     if (!json.isEmpty()) {
-        auto s = parseScenario(json.toStdString(), "(last session)");
-        if (s.ok()) {
-            setScenario(s.value);
+        const ScenarioLoad load = readScenarioForEditor(json.toStdString(), "(last session)");
+        if (load.ok) {
+            applyLoad(load, lastModified ? last : QString(), tr("the last session's scenario"));
+            if (lastModified) {
+                m_modified = true; // still not saved to its file
+                updateTitle();
+            }
+            if (!failure.isEmpty())
+                showMessage(failure + tr("; showing the last session's copy instead."), true);
             return;
         }
+        const QString why = load.errors.join(QStringLiteral("; "));
+        failure = failure.isEmpty() ? tr("Could not restore the last session's scenario: %1").arg(why)
+                                    : failure + QStringLiteral("; ") + why;
     }
     auto s = scenarioPreset(kDefaultScenario);
     if (s.ok())
         setScenario(s.value);
+    if (!failure.isEmpty())
+        showMessage(failure + tr(" Showing the preset %1 instead.").arg(QString::fromLatin1(kDefaultScenario)), true);
 }
 
 void MainWindow::saveSettings()
@@ -601,6 +1088,8 @@ void MainWindow::saveSettings()
     settings.setValue(QStringLiteral("budget"), m_budget->value());
     settings.setValue(QStringLiteral("seed"), m_seed->value());
     settings.setValue(QStringLiteral("lastScenarioPath"), m_path);
+    settings.setValue(QStringLiteral("lastScenarioModified"), m_modified);
+    settings.setValue(QStringLiteral("runs"), m_panel->runsToJson());
     settings.setValue(QStringLiteral("lastScenarioJson"),
                       QByteArray::fromStdString(scenarioToJson(m_editor->scenario())));
 }

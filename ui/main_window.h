@@ -4,7 +4,10 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QHash>
 #include <QPointer>
+
+#include <vector>
 
 #include "io/launch_config.h"
 #include "model/specs.h"
@@ -18,11 +21,18 @@ class QMenu;
 class QProgressBar;
 class QSpinBox;
 class QTabWidget;
+class QTimer;
+class QUndoStack;
 
 namespace shardlab::ui {
 
+class CompareView;
+class FeasibilityCheck;
+class PlanTopologyView;
+struct NamedPlan;
 class ScenarioEditor;
 class SearchPanel;
+struct ScenarioLoad;
 class PlanView;
 
 class MainWindow : public QMainWindow {
@@ -32,7 +42,18 @@ public:
     ~MainWindow() override;
 
     // Loads a scenario file; on failure shows the error inline and keeps the current one.
+    // A file whose values do not validate (saved as a draft) opens with its problems marked.
     bool openScenarioFile(const QString& path);
+    // Writes the editor's scenario to `path` as it is, valid or not (".json" is added when
+    // the name has no extension). Becomes the current file on success.
+    bool saveScenarioTo(const QString& path, QString* error = nullptr);
+    // A shipped preset file (resources/scenarios/NAME.json) or a file that cannot be
+    // written: Save goes to Save As instead of overwriting it.
+    static bool isProtectedScenarioPath(const QString& path);
+    // Where Save As proposes to write: beside the current file (unless protected), named
+    // after the scenario.
+    QString suggestedScenarioPath() const;
+    QString currentPath() const { return m_path; }
     void setScenario(const Scenario& s, const QString& path = {});
     Scenario scenario() const;
     QString statusText() const;
@@ -55,12 +76,30 @@ public:
     SearchPanel* searchPanel() const { return m_panel; }
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
+    PlanTopologyView* topologyView() const { return m_topology; }
+    CompareView* compareView() const { return m_compare; }
+    // File > Open plan: a plan file (with or without its embedded scenario) becomes a
+    // candidate of the Compare tab, evaluated on the current scenario. False, with the
+    // reasons in the message line, when it cannot be read or does not fit the scenario.
+    bool openPlanFile(const QString& path);
+    // Scenario variants runs ran on: "V1", "V2", … with what changed against the previous.
+    QString variantFor(const Scenario& s, QString* note = nullptr);
+    QUndoStack* undoStack() const { return m_undo; }
+    // Applies a scenario from undo/redo or "Load its variant" (GUI path of an edit).
+    void applyScenarioState(const Scenario& s);
+    QString currentTabName() const;
     bool isModified() const { return m_modified; }
+    bool isProvedInfeasible() const { return m_infeasible; }
+    QProgressBar* progressBar() const { return m_progress; }
+    // "search", "plan" or "topology"; false for another name ("pareto" is not there yet).
     bool showTab(const QString& name);
 
 Q_SIGNALS:
     void scenarioChanged();
     void searchDone(bool found);
+    // The background exact check of the current scenario ended (infeasible: proved that no
+    // plan meets its limits; Start stays disabled and the message says which to relax).
+    void feasibilityChecked(bool infeasible);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -69,13 +108,21 @@ private:
     void buildActions();
     void buildToolbar();
     void onScenarioEdited();
+    void applyScenarioChange(const Scenario& before, const Scenario& now);
+    void onRunSelected(int index);
     void onProgress(const LiveProgress& p);
     void onFinished(const JobResult& r);
     void onFailed(const QString& reason);
     void onRunningChanged(bool running);
     void refreshStartState();
+    void scheduleFeasibilityCheck();
+    void onFeasibilityChecked(bool infeasible, const QString& why, double seconds);
     void refreshReferences();
+    void refreshCompareCandidates();
+    void openPlanDialog();
     void showMessage(const QString& text, bool error);
+    void updateTitle();
+    bool applyLoad(const ScenarioLoad& load, const QString& path, const QString& source);
     bool maybeSave();
     bool saveScenario();
     bool saveScenarioAs();
@@ -94,6 +141,18 @@ private:
     ScenarioEditor* m_editor = nullptr;
     SearchPanel* m_panel = nullptr;
     PlanView* m_planView = nullptr;
+    PlanTopologyView* m_topology = nullptr;
+    CompareView* m_compare = nullptr;
+    std::vector<NamedPlan> m_openedPlans; // File > Open plan, kept until the scenario is replaced
+    struct Variant {
+        QString name;
+        Scenario scenario;
+    };
+    std::vector<Variant> m_variants;
+    QHash<QString, QString> m_variantNotes; // variant -> what changed against the one before
+    Scenario m_shownScenario; // what the views show: the "before" of the next edit
+    QUndoStack* m_undo = nullptr;
+    bool m_applyingUndo = false;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_message = nullptr;
 
@@ -110,6 +169,11 @@ private:
 
     QString m_path;
     bool m_modified = false;
+    bool m_cannotRunShown = false;
+    FeasibilityCheck* m_feasibility = nullptr;
+    QTimer* m_feasibilityTimer = nullptr;
+    bool m_infeasible = false;
+    QString m_infeasibleWhy; // the message line holds the "cannot run" text
     bool m_certifying = false;
     JobResult m_lastResult;
     bool m_haveResult = false;

@@ -1,5 +1,6 @@
 #include "plan_view.h"
 
+#include <QDateTime>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
@@ -171,6 +172,7 @@ void PlanView::showNoScenario(const QString& why)
     m_explanation->setText(QString());
     m_compare->showMessage(tr("No scenario to evaluate."));
     m_collectives->showMessage(tr("No scenario to evaluate."));
+    Q_EMIT currentPlanChanged();
 }
 
 QStringList PlanView::reasonsFor(const Plan& p, const SimResult& r) const
@@ -224,10 +226,11 @@ void PlanView::evaluateAndShow()
             tr("<p>The simulator does not cost a plan whose degrees do not tile the cluster or divide "
                "the model: there is nothing to compare. Fix the degrees in the what-if editor or "
                "reset to Megatron.</p>"));
+        Q_EMIT currentPlanChanged();
         return;
     }
     m_breakdown->setPlan(m_scenario, m_plan, m_result, refUsable && m_plan != m_reference.plan ? &ref : nullptr,
-                         kReferenceName);
+                         kReferenceName, &m_reference.plan);
     m_memory->setMemory(m_result.memory, refUsable ? &ref.memory : nullptr, kReferenceName);
     m_collectives->setPlan(m_scenario, m_plan, m_result);
     if (cmp.comparable)
@@ -243,6 +246,7 @@ void PlanView::evaluateAndShow()
     for (const QString& s : m_sentences)
         html += QStringLiteral("<p>%1</p>").arg(s);
     m_explanation->setText(html);
+    Q_EMIT currentPlanChanged();
 }
 
 void PlanView::updateHeadline(const QStringList& reasons, const QString& comparison)
@@ -292,6 +296,26 @@ QString PlanView::headlineText() const
     return doc.toPlainText();
 }
 
-bool PlanView::exportPlots(const QString& path, QString* error) { return m_breakdown->save(path, error); }
+bool PlanView::exportPlots(const QString& path, QString* error)
+{
+    return m_breakdown->save(path, error, exportCaption());
+}
+
+QString PlanView::exportCaption() const
+{
+    const Plan& p = m_plan;
+    const QString caption =
+        tr("%1, %2\nScenario %3: %4 on %5 GPUs · plan TP %6 · EP %7 · PP %8 · DP %9 · batch %10 · %11 micro-batch(es)")
+            .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+                 str(m_scenario.name), str(m_scenario.model.name))
+            .arg(m_scenario.cluster.totalGpus())
+            .arg(p.tensorParallel)
+            .arg(p.expertParallel)
+            .arg(p.pipelineParallel)
+            .arg(p.dataParallel)
+            .arg(p.batch)
+            .arg(p.microBatches);
+    return caption;
+}
 
 } // namespace shardlab::ui

@@ -49,10 +49,15 @@ public:
     // Saves the breakdown plot: PNG or PDF by the extension. False on another extension
     // or a failed write, with "FILE: reason" in *error.
     bool exportPlots(const QString& path, QString* error = nullptr);
+    // The header of exported plots: the plan's title, the date, the scenario and the plan.
+    QString exportCaption() const;
 
 Q_SIGNALS:
     // The user changed the plan in the what-if editor (or reset it to Megatron).
     void planEdited(const shardlab::Plan& plan);
+    // The shown plan, its result or the scenario changed (any reason): views that follow
+    // the plan view (the Topology tab) read currentPlan()/currentResult() again.
+    void currentPlanChanged();
 
 private:
     void evaluateAndShow();

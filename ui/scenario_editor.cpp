@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "file_export.h"
 #include "io/hf_import.h"
@@ -94,6 +95,52 @@ FieldErrors editorChecks(const Scenario& s, bool moeTicked)
     }
     return e;
 }
+
+// Hardware values far outside every shipped GPU (a factor of 4 beyond the smallest and the
+// largest preset): valid, but most likely a typo or a unit slip (TB/s typed as GB/s).
+FieldErrors plausibilityWarnings(const Scenario& s, const std::vector<ClusterSpec>& known)
+{
+    FieldErrors out;
+    if (known.empty())
+        return out;
+    struct Check {
+        const char* path;
+        const char* what;
+        const char* unit;
+        double (*get)(const ClusterSpec&);
+    };
+    const Check checks[] = {
+        {"cluster.gpu.peak_tflops_bf16", "BF16 peak", "TFLOP/s", [](const ClusterSpec& c) { return c.gpu.peakTflopsBf16; }},
+        {"cluster.gpu.peak_tflops_fp8", "FP8 peak", "TFLOP/s", [](const ClusterSpec& c) { return c.gpu.peakTflopsFp8; }},
+        {"cluster.gpu.hbm_gb", "HBM capacity", "GB", [](const ClusterSpec& c) { return c.gpu.hbmGb; }},
+        {"cluster.gpu.hbm_tb_per_s", "HBM bandwidth", "TB/s", [](const ClusterSpec& c) { return c.gpu.hbmTbps; }},
+        {"cluster.nvlink_gb_per_s", "NVLink bandwidth", "GB/s", [](const ClusterSpec& c) { return c.nvlinkGBps; }},
+        {"cluster.inter_node_gb_per_s", "inter-node bandwidth", "GB/s",
+         [](const ClusterSpec& c) { return c.interNodeGBps; }},
+    };
+    constexpr double kFactor = 4;
+    for (const Check& ch : checks) {
+        double lo = std::numeric_limits<double>::infinity(), hi = 0;
+        for (const ClusterSpec& c : known) {
+            lo = std::min(lo, ch.get(c));
+            hi = std::max(hi, ch.get(c));
+        }
+        const double v = ch.get(s.cluster);
+        if (!(v > 0) || !std::isfinite(v) || !(hi > 0))
+            continue; // zero and non-finite values are the validator's problems
+        if (v < lo / kFactor || v > hi * kFactor) {
+            char buf[240];
+            std::snprintf(buf, sizeof buf,
+                          "%s of %s %s is far from every known GPU (%s to %s %s in the presets): check the value "
+                          "and its unit",
+                          ch.what, formatNumber(v, v < 10 ? 2 : 0).toStdString().c_str(), ch.unit,
+                          formatNumber(lo, lo < 10 ? 2 : 0).toStdString().c_str(),
+                          formatNumber(hi, hi < 10 ? 2 : 0).toStdString().c_str(), ch.unit);
+            out.push_back({{}, ch.path, buf});
+        }
+    }
+    return out;
+}
 } // namespace
 
 ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
@@ -105,8 +152,10 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
     }
     for (const PresetFile& f : clusterPresetFiles()) {
         Parsed<ClusterSpec> p = parseCluster(f.text, f.name);
-        if (p.ok())
+        if (p.ok()) {
             m_clusterPresets.push_back({str(f.name), p.value, clusterToJson(p.value)});
+            m_knownClusters.push_back(p.value);
+        }
     }
 
     auto* layout = new QVBoxLayout(this);
@@ -126,13 +175,23 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
     m_status->setWordWrap(true);
     m_status->setTextFormat(Qt::RichText);
     m_status->setContentsMargins(8, 4, 8, 4);
+    m_status->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     connect(m_status, &QLabel::linkActivated, this, [this](const QString& path) {
         if (QWidget* w = fieldWidget(path)) {
             m_scroll->ensureWidgetVisible(w);
             w->setFocus(Qt::OtherFocusReason);
         }
     });
-    layout->addWidget(m_status);
+    // The banner has a fixed height and scrolls: a list that grows and shrinks while the
+    // user types would move the field under the mouse.
+    m_statusArea = new QScrollArea;
+    m_statusArea->setObjectName(QStringLiteral("problemArea"));
+    m_statusArea->setWidget(m_status);
+    m_statusArea->setWidgetResizable(true);
+    m_statusArea->setFrameShape(QFrame::NoFrame);
+    m_statusArea->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_statusArea->setFixedHeight(m_status->fontMetrics().lineSpacing() * 4 + 10);
+    layout->addWidget(m_statusArea);
 
     auto* content = new QWidget;
     auto* column = new QVBoxLayout(content);
@@ -203,7 +262,7 @@ QString ScenarioEditor::problemText() const
 {
     QStringList lines;
     for (const FieldError& e : m_problems)
-        lines << str(e.toString());
+        lines << plainNumbers(str(e.toString()));
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -213,6 +272,21 @@ QWidget* ScenarioEditor::fieldWidget(const QString& path) const
         if (f.path == path)
             return f.widget;
     return nullptr;
+}
+
+bool ScenarioEditor::setFieldValue(const QString& path, double value)
+{
+    QWidget* w = fieldWidget(path);
+    m_quiet = true;
+    bool ok = true;
+    if (auto* i = qobject_cast<QSpinBox*>(w))
+        i->setValue(int(std::clamp(value, double(i->minimum()), double(i->maximum()))));
+    else if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
+        d->setValue(std::clamp(value, d->minimum(), d->maximum()));
+    else
+        ok = false;
+    m_quiet = false;
+    return ok;
 }
 
 bool ScenarioEditor::applyModelPreset(const QString& name)
@@ -323,7 +397,8 @@ void ScenarioEditor::userEdited()
 {
     refreshDerived();
     revalidate();
-    Q_EMIT scenarioEdited();
+    if (!m_quiet)
+        Q_EMIT scenarioEdited();
 }
 
 void ScenarioEditor::refreshDerived()
@@ -343,8 +418,15 @@ void ScenarioEditor::refreshDerived()
     const bool mla = m.attention == AttentionKind::MLA;
     for (QWidget* w : m_mlaRows)
         m_modelForm->setRowVisible(w, mla);
-    m_modelForm->setRowVisible(fieldWidget(QStringLiteral("model.kv_heads")), !mla);
-    m_modelForm->setRowVisible(fieldWidget(QStringLiteral("model.head_dim")), !mla);
+    // KV heads and head dim stay in place (greyed) for MLA: a row that vanishes and comes
+    // back moves every field below it.
+    for (const char* path : {"model.kv_heads", "model.head_dim"}) {
+        QWidget* w = fieldWidget(QString::fromLatin1(path));
+        m_modelForm->setRowVisible(w, true);
+        w->setEnabled(!mla);
+        if (auto* l = qobject_cast<QLabel*>(m_modelForm->labelForField(w)))
+            l->setEnabled(!mla);
+    }
     for (QWidget* w : m_moeRows)
         m_modelForm->setRowVisible(w, m_moeCheck->isChecked());
     fieldWidget(QStringLiteral("model.ffn_hidden"))->setEnabled(m.denseLayerCount() > 0);
@@ -400,8 +482,9 @@ void ScenarioEditor::revalidate()
             w = fieldWidget(path);
         }
         if (w)
-            reasons[w] << str(e.reason);
+            reasons[w] << plainNumbers(str(e.reason));
     }
+    m_warnings = plausibilityWarnings(m_scenario, m_knownClusters);
     const QList<QFormLayout*> forms = findChildren<QFormLayout*>();
     auto labelFor = [&forms](QWidget* w) -> QLabel* {
         // The field itself, or the row container of paired fields (NVLink: bandwidth + latency).
@@ -414,19 +497,36 @@ void ScenarioEditor::revalidate()
     for (const Field& f : m_fields)
         markFieldError(f.widget, labelFor(f.widget), reasons.value(f.widget).join(QLatin1Char('\n')));
 
+    QString warningHtml;
+    if (!m_warnings.empty()) {
+        warningHtml = QStringLiteral("<ul style='margin:0; -qt-list-indent:1'>");
+        for (const FieldError& e : m_warnings)
+            warningHtml += QStringLiteral("<li><a href='%1' style='color:#8a5a00'>%1</a>: %2</li>")
+                               .arg(str(e.where).toHtmlEscaped(), str(e.reason).toHtmlEscaped());
+        warningHtml += QStringLiteral("</ul>");
+    }
     if (m_problems.empty()) {
-        m_status->setText(tr("<span style='color:#2e7d32'>&#10003; Ready to run: %1 on %2 GPUs.</span>")
-                              .arg(str(m_scenario.model.name).toHtmlEscaped())
-                              .arg(m_scenario.cluster.totalGpus()));
-        m_status->setStyleSheet(QString());
+        QString html = tr("<span style='color:#2e7d32'>&#10003; Ready to run: %1 on %2 GPUs.</span>")
+                           .arg(str(m_scenario.model.name).toHtmlEscaped())
+                           .arg(m_scenario.cluster.totalGpus());
+        if (!warningHtml.isEmpty())
+            html += QStringLiteral("<br><b style='color:#8a5a00'>%1</b>")
+                        .arg(tr("Check %n value(s):", nullptr, int(m_warnings.size())))
+                    + warningHtml;
+        m_status->setText(html);
+        m_status->setStyleSheet(m_warnings.empty()
+                                    ? QString()
+                                    : QStringLiteral("QLabel { background: #fff8e1; border: 1px solid #ffcc80; "
+                                                     "border-radius: 3px; }"));
         return;
     }
     QString html = tr("<b>Cannot run: %n problem(s)</b>", nullptr, int(m_problems.size()));
     html += QStringLiteral("<ul style='margin:0; -qt-list-indent:1'>");
     for (const FieldError& e : m_problems)
         html += QStringLiteral("<li><a href='%1' style='color:#b71c1c'>%1</a>: %2</li>")
-                    .arg(str(e.where).toHtmlEscaped(), str(e.reason).toHtmlEscaped());
+                    .arg(str(e.where).toHtmlEscaped(), plainNumbers(str(e.reason)).toHtmlEscaped());
     html += QStringLiteral("</ul>");
+    html += warningHtml;
     m_status->setText(html);
     m_status->setStyleSheet(QStringLiteral(
         "QLabel { color: #b71c1c; background: #fdecea; border: 1px solid #ef9a9a; border-radius: 3px; }"));

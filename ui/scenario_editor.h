@@ -45,6 +45,13 @@ public:
     bool isRunnable() const { return m_problems.empty(); }
     // The problems one per line ("model.kv_heads: attention_heads (64) must be …").
     QString problemText() const;
+    // Values that validate but are far from every GPU ShardLab knows (an FP8 peak of 1.5
+    // TFLOP/s): they do not block a run, the banner lists them so a typo is noticed.
+    FieldErrors warnings() const { return m_warnings; }
+
+    // Sets one field by its JSON path as if loaded (no scenarioEdited): a draft file's
+    // out-of-range value the core's reader refused, so the editor shows what was saved.
+    bool setFieldValue(const QString& path, double value);
 
     // The input widget of a JSON path ("cluster.nodes"), or nullptr. Its objectName is the path.
     QWidget* fieldWidget(const QString& path) const;
@@ -102,14 +109,18 @@ private:
 
     Scenario m_scenario;
     FieldErrors m_problems;
+    FieldErrors m_warnings;
+    bool m_quiet = false; // setFieldValue: field handlers write the value but emit nothing
     std::vector<Field> m_fields;
     std::vector<NamedModel> m_modelPresets;
     std::vector<NamedCluster> m_clusterPresets;
+    std::vector<ClusterSpec> m_knownClusters; // the plausibility warnings' reference GPUs
     MoeDims m_lastMoe; // restored when "Mixture of experts" is ticked again
     MlaDims m_lastMla; // restored when MLA is picked again
 
     QScrollArea* m_scroll = nullptr;
     QLabel* m_status = nullptr;
+    QScrollArea* m_statusArea = nullptr; // fixed height: a growing list must not move the fields
     QLineEdit* m_name = nullptr;
     QComboBox* m_modelPreset = nullptr;
     QComboBox* m_clusterPreset = nullptr;

@@ -1,6 +1,13 @@
 #include "search_panel.h"
 
+#include <QHBoxLayout>
 #include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSignalBlocker>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableWidget>
@@ -12,11 +19,17 @@
 
 #include "file_export.h"
 #include "heatmap_widget.h"
+#include "io/scenario_json.h"
+#include "plot_style.h"
+
+#include <QDateTime>
 
 namespace shardlab::ui {
 
 namespace {
-// Plots are bounded: beyond this many sample points a run keeps every other one.
+// Plots are bounded: beyond this many sample points a run's scatter is downsampled to the
+// lowest and highest sample per bucket of calls, buckets doubling in width, so the whole
+// run keeps an even density (early samples are not thinned more than late ones).
 constexpr int kMaxSamplePoints = 2000;
 
 const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
@@ -39,18 +52,79 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     auto* vsplit = new QSplitter(Qt::Vertical, this);
 
     m_curve = new QCustomPlot(vsplit);
-    m_curve->setMinimumHeight(220);
+    m_curve->setObjectName(QStringLiteral("throughputCurve"));
+    m_curve->setMinimumHeight(180);
+    // An explicit minimum: QCustomPlot's own hint includes the legend laid out on one row,
+    // which pinned the window wider than 1024 px.
+    m_curve->setMinimumWidth(280);
+    m_curve->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     m_curve->xAxis->setLabel(tr("simulator calls"));
-    m_curve->yAxis->setLabel(tr("decode tokens/s per GPU"));
-    m_curve->legend->setVisible(true);
+    m_curve->yAxis->setLabel(tr("tokens/s per GPU"));
+    // The legend in its own row below the plot: inside the axis rect it hid the curve's end.
+    placeLegendBelow(m_curve, 4);
     m_curve->legend->setFont(QFont(font().family(), 8));
-    m_curve->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     m_curve->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     // Replots happen on the GUI thread while a search runs: keep each one cheap (software
     // rendering under Xvfb made antialiased scatter points the longest event-loop stall).
     m_curve->setNotAntialiasedElements(QCP::aeAll);
     m_curve->setPlottingHint(QCP::phFastPolylines, true);
-    vsplit->addWidget(m_curve);
+    // The curve and, beside it, the runs table: every run with its scenario variant.
+    auto* top = new QSplitter(Qt::Horizontal, vsplit);
+    top->addWidget(m_curve);
+    auto* runsBox = new QWidget(top);
+    auto* runsLayout = new QVBoxLayout(runsBox);
+    runsLayout->setContentsMargins(0, 0, 0, 0);
+    runsLayout->setSpacing(2);
+    m_runsTable = new QTableWidget(runsBox);
+    m_runsTable->setObjectName(QStringLiteral("runsTable"));
+    m_runsTable->setColumnCount(4);
+    m_runsTable->setHorizontalHeaderLabels({tr("Run"), tr("Variant"), tr("best"), tr("calls")});
+    m_runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_runsTable->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_runsTable->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+    m_runsTable->verticalHeader()->setVisible(false);
+    m_runsTable->horizontalHeader()->setStretchLastSection(true);
+    m_runsTable->setToolTip(tr("Runs, each on the scenario variant it ran on. Tick to show on the curve, double-click "
+                               "the name to rename, Delete to remove; the elites and heatmap follow the selection."));
+    m_runsTable->setMinimumWidth(150);
+    runsLayout->addWidget(m_runsTable, 1);
+    auto* buttons = new QHBoxLayout;
+    auto* del = new QPushButton(tr("Delete"), runsBox);
+    del->setToolTip(tr("Delete the selected run (Delete key)."));
+    del->setObjectName(QStringLiteral("deleteRun"));
+    auto* load = new QPushButton(tr("Load variant"), runsBox);
+    load->setObjectName(QStringLiteral("loadVariant"));
+    load->setToolTip(tr("Put the scenario the selected run ran on into the editor (undoable)."));
+    buttons->addWidget(del);
+    buttons->addWidget(load);
+    runsLayout->addLayout(buttons);
+    top->addWidget(runsBox);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 1);
+    top->setSizes({3000, 1100});
+    vsplit->addWidget(top);
+    connect(del, &QPushButton::clicked, this, [this] { deleteRun(m_selected); });
+    connect(load, &QPushButton::clicked, this, [this] {
+        if (m_selected >= 0 && m_selected < runCount())
+            Q_EMIT loadVariantRequested(m_selected);
+    });
+    auto* delShortcut = new QShortcut(QKeySequence::Delete, m_runsTable, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(delShortcut, &QShortcut::activated, this, [this] { deleteRun(m_selected); });
+    connect(m_runsTable, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* it) {
+        const int r = it->row();
+        if (r < 0 || r >= runCount() || it->column() != 0)
+            return;
+        const bool visible = it->checkState() == Qt::Checked;
+        if (visible != m_runs[r].visible)
+            setRunVisible(r, visible);
+        if (it->text() != m_runs[r].label && !it->text().trimmed().isEmpty())
+            renameRun(r, it->text().trimmed());
+    });
+    connect(m_runsTable, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_runsTable->selectionModel()->selectedRows();
+        if (!rows.isEmpty() && rows.front().row() != m_selected)
+            selectRun(rows.front().row());
+    });
 
     auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
     m_table = new QTableWidget(hsplit);
@@ -74,6 +148,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     rl->addWidget(m_heatmap, 3);
     m_policy = new QCustomPlot(right);
     m_policy->setMinimumHeight(120);
+    m_policy->setMinimumWidth(200);
     m_policy->xAxis->setLabel(tr("simulator calls"));
     m_policy->yAxis->setLabel(tr("confidence"));
     m_policy->yAxis2->setVisible(true);
@@ -83,7 +158,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_policy->graph(0)->setPen(QPen(QColor(31, 119, 180), 2));
     m_policy->addGraph(m_policy->xAxis, m_policy->yAxis2)->setName(tr("entropy"));
     m_policy->graph(1)->setPen(QPen(QColor(214, 39, 40), 1.5));
-    m_policy->legend->setVisible(true);
+    placeLegendBelow(m_policy, 2); // outside the data, like the curve's
     m_policy->legend->setFont(QFont(font().family(), 8));
     m_policy->setNotAntialiasedElements(QCP::aeAll);
     m_policy->setPlottingHint(QCP::phFastPolylines, true);
@@ -97,6 +172,10 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     vsplit->addWidget(hsplit);
     vsplit->setStretchFactor(0, 3);
     vsplit->setStretchFactor(1, 2);
+    // Proportions, not size hints: the curve grows with the window (it stayed ~150 px
+    // tall at 2560x1440 while the heatmap took the rest).
+    vsplit->setSizes({3000, 2000});
+    hsplit->setSizes({3000, 2000});
     layout->addWidget(vsplit);
 
     m_replotTimer.setSingleShot(true);
@@ -115,25 +194,49 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
 void SearchPanel::setScenario(const Scenario& s)
 {
     m_scenario = s;
-    m_curve->yAxis->setLabel(s.workload.serving == ServingMode::Aggregated
-                                 ? tr("output tokens/s per GPU (aggregated, prefill included)")
-                                 : tr("decode tokens/s per GPU (decode only, no prefill)"));
+    // Short enough to fit beside a 220 px plot; the serving mode is in the tooltip and title.
+    m_curve->yAxis->setLabel(s.workload.serving == ServingMode::Aggregated ? tr("output tok/s per GPU")
+                                                                           : tr("decode tok/s per GPU"));
+    m_curve->setToolTip(s.workload.serving == ServingMode::Aggregated
+                            ? tr("Best output tokens/s per GPU so far (aggregated serving, prefill included)")
+                            : tr("Best decode tokens/s per GPU so far (decode only, prefill left out)"));
+    m_sim.reset();
+    if (validateScenario(s).empty())
+        m_sim = std::make_unique<Simulator>(s);
+    m_haveEquivalents = false;
     std::vector<OpId> ops;
     for (int i = 0; i < kOpCount; ++i)
         if (opPresent(s.model, static_cast<OpId>(i)))
             ops.push_back(static_cast<OpId>(i));
     m_heatmap->setOperators(ops);
-    clearRuns();
+    // Earlier runs stay: each keeps the variant it ran on. The reference lines belonged to
+    // the previous scenario.
+    m_megatron.reset();
+    m_optimum.reset();
+    if (m_megatronLine) {
+        m_curve->removeGraph(m_megatronLine);
+        m_megatronLine = nullptr;
+    }
+    if (m_optimumLine) {
+        m_curve->removeGraph(m_optimumLine);
+        m_optimumLine = nullptr;
+    }
+    scheduleReplot();
 }
 
 void SearchPanel::clearRuns()
 {
     m_curve->clearGraphs();
     m_runs.clear();
+    m_colorIndex = 0;
+    m_selected = -1;
+    m_running = false;
     m_megatronLine = m_optimumLine = nullptr;
     m_elites.clear();
     m_table->setRowCount(0);
+    fillRunsTable();
     m_heatmap->clearValues();
+    m_haveEquivalents = false;
     m_policy->graph(0)->data()->clear();
     m_policy->graph(1)->data()->clear();
     m_maxCalls = 1;
@@ -141,6 +244,7 @@ void SearchPanel::clearRuns()
     m_megatron.reset();
     m_optimum.reset();
     scheduleReplot();
+    Q_EMIT runsChanged();
 }
 
 void SearchPanel::addReferenceLine(std::optional<double> value, QCPGraph*& graph, const QString& name,
@@ -176,60 +280,213 @@ void SearchPanel::setOptimumReference(double v)
     scheduleReplot();
 }
 
-void SearchPanel::beginRun(const QString& label)
+SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& variant, const QString& note,
+                                      const Scenario& scenario)
 {
-    // Dim earlier runs' samples; keep their best curves for comparison (at most 6 runs).
-    for (Run& r : m_runs)
-        if (r.samples)
-            r.samples->setVisible(false);
-    if (m_runs.size() >= std::size(kRunColors)) {
-        m_curve->removeGraph(m_runs.front().best);
-        m_curve->removeGraph(m_runs.front().samples);
-        m_runs.erase(m_runs.begin());
-    }
     Run run;
     run.label = label;
-    const QColor color = kRunColors[(m_curve->graphCount() / 2) % std::size(kRunColors)];
+    run.variant = variant;
+    run.variantNote = note;
+    run.scenario = scenario;
+    run.color = kRunColors[m_colorIndex++ % std::size(kRunColors)];
     run.samples = m_curve->addGraph();
     run.samples->setLineStyle(QCPGraph::lsNone);
-    QColor light = color;
+    QColor light = run.color;
     light.setAlpha(70);
     run.samples->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, light, light, 3));
     run.samples->removeFromLegend();
     run.best = m_curve->addGraph();
-    run.best->setName(label);
+    run.best->setName(variant.isEmpty() ? label : QStringLiteral("%1 [%2]").arg(label, variant));
     run.best->setLineStyle(QCPGraph::lsStepLeft);
-    run.best->setPen(QPen(color, 2));
+    run.best->setPen(QPen(run.color, 2));
     m_runs.push_back(run);
+    return m_runs.back();
+}
+
+void SearchPanel::beginRun(const QString& label, const QString& variant, const QString& variantNote)
+{
+    // Earlier runs keep their best curves (each in its colour, named with its variant); only
+    // the new run's samples are drawn.
+    for (Run& r : m_runs)
+        if (r.samples)
+            r.samples->setVisible(false);
+    Run& run = newRun(label, variant, variantNote, m_scenario);
+    run.status = tr("running");
+    m_running = true;
+    m_selected = int(m_runs.size()) - 1;
     m_elites.clear();
     m_tableDirty = true;
     m_policy->graph(0)->data()->clear();
     m_policy->graph(1)->data()->clear();
+    fillRunsTable();
     scheduleReplot();
+    Q_EMIT runsChanged();
+}
+
+void SearchPanel::abandonRun(const QString& why)
+{
+    if (!m_running || m_runs.empty())
+        return;
+    m_running = false;
+    m_runs.back().status = why;
+    fillRunsTable();
+    Q_EMIT runsChanged();
+}
+
+SearchPanel::RunInfo SearchPanel::runInfo(int i) const
+{
+    RunInfo info;
+    if (i < 0 || i >= runCount())
+        return info;
+    const Run& r = m_runs[i];
+    info.name = r.label;
+    info.variant = r.variant;
+    info.variantNote = r.variantNote;
+    info.status = r.status;
+    info.scenario = r.scenario;
+    info.found = r.found;
+    info.best = r.best_;
+    info.bestValue = r.bestValue;
+    info.calls = r.calls;
+    info.visible = r.visible;
+    return info;
+}
+
+bool SearchPanel::setRunVisible(int i, bool visible)
+{
+    if (i < 0 || i >= runCount())
+        return false;
+    Run& r = m_runs[i];
+    r.visible = visible;
+    r.best->setVisible(visible);
+    if (visible)
+        r.best->addToLegend();
+    else
+        r.best->removeFromLegend();
+    if (!visible)
+        r.samples->setVisible(false);
+    else if (i == runCount() - 1)
+        r.samples->setVisible(true);
+    fillRunsTable();
+    scheduleReplot();
+    return true;
+}
+
+bool SearchPanel::renameRun(int i, const QString& name)
+{
+    if (i < 0 || i >= runCount() || name.trimmed().isEmpty())
+        return false;
+    Run& r = m_runs[i];
+    r.label = name.trimmed();
+    const QString base = r.variant.isEmpty() ? r.label : QStringLiteral("%1 [%2]").arg(r.label, r.variant);
+    r.best->setName(r.found ? QStringLiteral("%1: %2").arg(base).arg(r.bestValue, 0, 'f', 1) : base);
+    fillRunsTable();
+    scheduleReplot();
+    Q_EMIT runsChanged();
+    return true;
+}
+
+bool SearchPanel::deleteRun(int i)
+{
+    if (i < 0 || i >= runCount() || (m_running && i == runCount() - 1))
+        return false;
+    m_curve->removeGraph(m_runs[i].best);
+    m_curve->removeGraph(m_runs[i].samples);
+    m_runs.erase(m_runs.begin() + i);
+    if (m_selected == i)
+        m_selected = runCount() - 1;
+    else if (m_selected > i)
+        --m_selected;
+    fillRunsTable();
+    showRunElites(m_selected);
+    scheduleReplot();
+    Q_EMIT runsChanged();
+    return true;
+}
+
+bool SearchPanel::selectRun(int i)
+{
+    if (i < 0 || i >= runCount())
+        return false;
+    m_selected = i;
+    {
+        const QSignalBlocker block(m_runsTable);
+        m_runsTable->selectRow(i);
+    }
+    showRunElites(i);
+    Q_EMIT runSelected(i);
+    return true;
+}
+
+void SearchPanel::showRunElites(int i)
+{
+    m_elites = i >= 0 && i < runCount() ? m_runs[i].elites : std::vector<EliteEntry>{};
+    m_tableDirty = true;
+    m_resizeColumns = true;
+    m_heatmap->clearValues();
+    m_haveEquivalents = false;
+    if (i >= 0 && i < runCount()) {
+        // The heatmap's equivalents are judged on the run's own scenario variant.
+        std::unique_ptr<Simulator> own;
+        if (scenarioDifferences(m_runs[i].scenario, m_scenario).empty() || !validateScenario(m_runs[i].scenario).empty())
+            updateHeatmap(nullptr);
+        else {
+            std::swap(own, m_sim);
+            m_sim = std::make_unique<Simulator>(m_runs[i].scenario);
+            const Scenario keep = m_scenario;
+            m_scenario = m_runs[i].scenario;
+            updateHeatmap(nullptr);
+            m_scenario = keep;
+            std::swap(own, m_sim);
+            m_haveEquivalents = false; // computed on another variant: redo for the next plan
+        }
+        if (m_runs[i].found && !m_elites.empty())
+            m_heatmap->setHighlight(m_runs[i].best_);
+    }
+    scheduleReplot();
+}
+
+void SearchPanel::fillRunsTable()
+{
+    const QSignalBlocker block(m_runsTable);
+    m_runsTable->setRowCount(runCount());
+    for (int r = 0; r < runCount(); ++r) {
+        const Run& run = m_runs[r];
+        auto* name = new QTableWidgetItem(run.label);
+        name->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable | Qt::ItemIsUserCheckable);
+        name->setCheckState(run.visible ? Qt::Checked : Qt::Unchecked);
+        name->setForeground(run.color);
+        name->setToolTip(tr("%1 (%2). Tick to show on the curve; double-click to rename.").arg(run.label, run.status));
+        m_runsTable->setItem(r, 0, name);
+        auto* variant = new QTableWidgetItem(run.variant);
+        variant->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+        variant->setToolTip(run.variantNote.isEmpty() ? QString::fromStdString(run.scenario.name)
+                                                      : run.variantNote);
+        m_runsTable->setItem(r, 1, variant);
+        QTableWidgetItem* best = item(run.found ? QString::number(run.bestValue, 'f', 1) : run.status);
+        best->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+        m_runsTable->setItem(r, 2, best);
+        QTableWidgetItem* calls = item(QString::number(run.calls));
+        calls->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+        m_runsTable->setItem(r, 3, calls);
+    }
+    if (m_selected >= 0 && m_selected < runCount())
+        m_runsTable->selectRow(m_selected);
+    m_runsTable->resizeColumnsToContents();
 }
 
 void SearchPanel::addProgress(const LiveProgress& p)
 {
-    if (m_runs.empty())
+    if (m_runs.empty() || !m_running)
         beginRun(tr("run"));
     Run& run = m_runs.back();
     const SearchProgress& c = p.core;
+    run.calls = std::max(run.calls, c.calls);
     for (const auto& [call, value] : c.recentSamples) {
         if (!finite(value))
             continue;
-        run.samples->addData(call, value);
-        ++run.samplePoints;
+        addSample(run, call, value);
         m_maxValue = std::max(m_maxValue, value);
-    }
-    if (run.samplePoints > kMaxSamplePoints) { // keep memory flat on long runs
-        auto data = run.samples->data();
-        QVector<QCPGraphData> kept;
-        int i = 0;
-        for (auto it = data->constBegin(); it != data->constEnd(); ++it, ++i)
-            if (i % 2 == 0)
-                kept.push_back(*it);
-        data->set(kept, true);
-        run.samplePoints = kept.size();
     }
     if (c.haveBest && finite(c.bestTokensPerSPerGpu)) {
         run.best->addData(c.calls, c.bestTokensPerSPerGpu);
@@ -244,43 +501,159 @@ void SearchPanel::addProgress(const LiveProgress& p)
         else if (name == "entropy")
             m_policy->graph(1)->addData(c.calls, value);
     }
-    const bool changed = p.elites.size() != m_elites.size()
-        || !std::equal(p.elites.begin(), p.elites.end(), m_elites.begin(), [](const EliteEntry& a, const EliteEntry& b) {
+    const bool changed = p.elites.size() != run.elites.size()
+        || !std::equal(p.elites.begin(), p.elites.end(), run.elites.begin(), [](const EliteEntry& a, const EliteEntry& b) {
                return a.plan == b.plan && a.tokensPerSPerGpu == b.tokensPerSPerGpu;
            });
     if (changed) {
-        m_elites = p.elites;
-        m_tableDirty = true;
+        run.elites = p.elites;
+        if (m_selected == runCount() - 1) {
+            m_elites = p.elites;
+            m_tableDirty = true;
+        }
     }
-    updateHeatmap(&c);
+    if (m_selected == runCount() - 1)
+        updateHeatmap(&c);
     scheduleReplot();
+}
+
+void SearchPanel::addSample(Run& run, double call, double value)
+{
+    run.samples->addData(call, value);
+    ++run.samplePoints;
+    if (run.samplePoints > kMaxSamplePoints)
+        downsample(run);
+}
+
+void SearchPanel::downsample(Run& run)
+{
+    // Re-bucket the whole run (the samples added since the last pass are raw) and double the
+    // bucket until it fits: every bucket keeps its lowest and highest sample, so the spread
+    // of values over the whole run stays visible at one density.
+    auto data = run.samples->data();
+    for (bool first = true; first || run.samplePoints > kMaxSamplePoints / 2; first = false) {
+        if (!first || run.bucket == 1)
+            run.bucket *= 2;
+        QVector<QCPGraphData> kept;
+        long current = -1;
+        QCPGraphData lo, hi;
+        auto flush = [&] {
+            if (current < 0)
+                return;
+            if (lo.key <= hi.key) {
+                kept.push_back(lo);
+                if (hi.key != lo.key || hi.value != lo.value)
+                    kept.push_back(hi);
+            } else {
+                kept.push_back(hi);
+                kept.push_back(lo);
+            }
+        };
+        for (auto it = data->constBegin(); it != data->constEnd(); ++it) {
+            const long b = long(it->key) / run.bucket;
+            if (b != current) {
+                flush();
+                current = b;
+                lo = hi = *it;
+            } else {
+                if (it->value < lo.value)
+                    lo = *it;
+                if (it->value >= hi.value)
+                    hi = *it;
+            }
+        }
+        flush();
+        data->set(kept, true);
+        run.samplePoints = kept.size();
+    }
+}
+
+int SearchPanel::samplePointCount() const { return m_runs.empty() ? 0 : m_runs.back().samplePoints; }
+
+std::vector<std::pair<double, double>> SearchPanel::samplePoints() const
+{
+    std::vector<std::pair<double, double>> out;
+    if (m_runs.empty())
+        return out;
+    auto data = m_runs.back().samples->data();
+    for (auto it = data->constBegin(); it != data->constEnd(); ++it)
+        out.emplace_back(it->key, it->value);
+    return out;
+}
+
+void SearchPanel::updateEquivalents(const Plan& best)
+{
+    if (m_haveEquivalents && best == m_equivalentsOf)
+        return;
+    m_heatmap->setHighlight(best);
+    HeatmapWidget::Flags eq{};
+    for (auto& row : eq)
+        row.fill(false);
+    if (m_sim) {
+        // Swap one operator's option at a time: the same throughput means the choice does not
+        // matter for this plan (e.g. every sharding of a norm at TP 1).
+        const SimResult base = m_sim->evaluate(best);
+        if (base.valid && base.structureChecks == 0)
+            for (int i = 0; i < kOpCount; ++i) {
+                const OpId id = static_cast<OpId>(i);
+                if (!opPresent(m_scenario.model, id))
+                    continue;
+                for (int o = 0; o < opInfo(id).optionCount; ++o) {
+                    if (o == best.option(id))
+                        continue;
+                    Plan p = best;
+                    p.sharding[i] = static_cast<std::uint8_t>(o);
+                    const SimResult r = m_sim->evaluate(p);
+                    eq[i][o] = r.valid && r.structureChecks == 0
+                        && std::fabs(r.tokensPerSPerGpu - base.tokensPerSPerGpu) <= 1e-9 * std::fabs(base.tokensPerSPerGpu);
+                }
+            }
+    }
+    m_heatmap->setEquivalent(eq);
+    m_equivalentsOf = best;
+    m_haveEquivalents = true;
 }
 
 void SearchPanel::finishRun(const JobResult& r)
 {
-    if (m_runs.empty())
+    if (m_runs.empty() || !m_running)
         beginRun(QString::fromStdString(r.outcome.algorithm));
+    m_running = false;
     Run& run = m_runs.back();
     const SearchOutcome& o = r.outcome;
+    run.status = o.stopped ? tr("stopped") : tr("finished");
+    run.calls = o.calls;
+    run.found = o.found;
+    if (o.found) {
+        run.best_ = o.best;
+        run.bestValue = o.bestResult.tokensPerSPerGpu;
+    }
     for (const auto& [call, value] : o.bestCurve)
         if (finite(value))
             run.best->addData(call, value);
     if (o.found && finite(o.bestResult.tokensPerSPerGpu)) {
         run.best->addData(std::max(o.calls, 1), o.bestResult.tokensPerSPerGpu);
-        run.best->setName(QStringLiteral("%1: %2").arg(run.label).arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1));
+        const QString base = run.variant.isEmpty() ? run.label : QStringLiteral("%1 [%2]").arg(run.label, run.variant);
+        run.best->setName(QStringLiteral("%1: %2").arg(base).arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1));
         m_maxValue = std::max(m_maxValue, o.bestResult.tokensPerSPerGpu);
     }
     m_maxCalls = std::max(m_maxCalls, o.calls);
     if (!r.elites.empty())
-        m_elites = r.elites;
+        run.elites = r.elites;
+    if (m_selected == runCount() - 1)
+        m_elites = run.elites;
     m_tableDirty = true;
     m_resizeColumns = true;
-    updateHeatmap(nullptr);
-    if (o.found)
-        m_heatmap->setHighlight(o.best);
+    if (m_selected == runCount() - 1) {
+        updateHeatmap(nullptr);
+        if (o.found)
+            updateEquivalents(o.best);
+    }
     if (o.provedOptimal && o.found)
         setOptimumReference(o.bestResult.tokensPerSPerGpu);
+    fillRunsTable();
     replot();
+    Q_EMIT runsChanged();
 }
 
 void SearchPanel::updateHeatmap(const SearchProgress* core)
@@ -318,7 +691,7 @@ void SearchPanel::updateHeatmap(const SearchProgress* core)
         for (int i = 0; i < kOpCount; ++i)
             values[i][e.plan.option(static_cast<OpId>(i))] += 1.0 / m_elites.size();
     m_heatmap->setValues(values, tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
-    m_heatmap->setHighlight(m_elites.front().plan);
+    updateEquivalents(m_elites.front().plan);
 }
 
 void SearchPanel::fillEliteTable()
@@ -364,12 +737,13 @@ void SearchPanel::replot()
                      QColor(90, 90, 90), Qt::DashLine);
     addReferenceLine(m_optimum, m_optimumLine, tr("exact optimum %1").arg(m_optimum.value_or(0), 0, 'f', 1),
                      QColor(0, 0, 0), Qt::DotLine);
+    fitLegend(m_curve, m_curve->width());
     m_curve->xAxis->setRange(0, std::max(10, m_maxCalls) * 1.02);
     m_curve->yAxis->setRange(0, m_maxValue * 1.12);
     m_curve->replot(QCustomPlot::rpQueuedReplot);
     const bool policy = !m_policy->graph(0)->data()->isEmpty();
     m_policy->setVisible(policy);
-    m_policyNote->setVisible(!policy);
+    m_policyNote->setVisible(false); // the space goes to the heatmap; the plot's tooltip explains
     if (policy) {
         m_policy->xAxis->setRange(0, std::max(10, m_maxCalls));
         bool ok = false;
@@ -378,6 +752,112 @@ void SearchPanel::replot()
         m_policy->replot(QCustomPlot::rpQueuedReplot);
     }
     m_dirty = false;
+}
+
+QByteArray SearchPanel::runsToJson() const
+{
+    QJsonArray runs;
+    // The newest runs only: the settings file must stay small.
+    constexpr int kKeptRuns = 30;
+    for (int i = std::max(0, runCount() - kKeptRuns); i < runCount(); ++i) {
+        const Run& r = m_runs[i];
+        if (r.status == tr("running"))
+            continue; // a run in progress is not a result yet
+        QJsonObject o;
+        o[QStringLiteral("name")] = r.label;
+        o[QStringLiteral("variant")] = r.variant;
+        o[QStringLiteral("variant_note")] = r.variantNote;
+        o[QStringLiteral("status")] = r.status;
+        o[QStringLiteral("visible")] = r.visible;
+        o[QStringLiteral("scenario")] = QString::fromStdString(scenarioToJson(r.scenario));
+        o[QStringLiteral("found")] = r.found;
+        if (r.found)
+            o[QStringLiteral("best")] = QString::fromStdString(planToJson(r.best_));
+        o[QStringLiteral("best_value")] = r.bestValue;
+        o[QStringLiteral("calls")] = r.calls;
+        QJsonArray curve;
+        for (auto it = r.best->data()->constBegin(); it != r.best->data()->constEnd(); ++it)
+            curve.append(QJsonArray{it->key, it->value});
+        o[QStringLiteral("curve")] = curve;
+        QJsonArray elites;
+        for (const EliteEntry& e : r.elites)
+            elites.append(QJsonObject{{QStringLiteral("plan"), QString::fromStdString(planToJson(e.plan))},
+                                      {QStringLiteral("call"), e.call},
+                                      {QStringLiteral("valid"), e.valid},
+                                      {QStringLiteral("tokens_per_s_per_gpu"), e.tokensPerSPerGpu},
+                                      {QStringLiteral("tpot_ms"), e.tpotMs},
+                                      {QStringLiteral("ttft_ms"), e.ttftMs},
+                                      {QStringLiteral("memory_gb"), e.memoryGb}});
+        o[QStringLiteral("elites")] = elites;
+        runs.append(o);
+    }
+    return QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("shardlab-runs")},
+                                     {QStringLiteral("version"), 1},
+                                     {QStringLiteral("runs"), runs}})
+        .toJson(QJsonDocument::Compact);
+}
+
+bool SearchPanel::restoreRuns(const QByteArray& json)
+{
+    const QJsonDocument doc = QJsonDocument::fromJson(json);
+    if (!doc.isObject() || doc.object().value(QStringLiteral("format")).toString() != QLatin1String("shardlab-runs"))
+        return false;
+    bool any = false;
+    for (const QJsonValue& v : doc.object().value(QStringLiteral("runs")).toArray()) {
+        const QJsonObject o = v.toObject();
+        Parsed<Scenario> sc = parseScenario(o.value(QStringLiteral("scenario")).toString().toStdString(), "(saved run)");
+        if (!sc.ok())
+            continue; // a run of a scenario this version cannot read: dropped, not guessed
+        Run& run = newRun(o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("variant")).toString(),
+                          o.value(QStringLiteral("variant_note")).toString(), sc.value);
+        run.samples->setVisible(false);
+        run.status = o.value(QStringLiteral("status")).toString();
+        run.calls = o.value(QStringLiteral("calls")).toInt();
+        run.bestValue = o.value(QStringLiteral("best_value")).toDouble();
+        if (o.value(QStringLiteral("found")).toBool()) {
+            Parsed<Plan> p = parsePlan(o.value(QStringLiteral("best")).toString().toStdString(), "(saved run)");
+            run.found = p.ok();
+            run.best_ = p.value;
+        }
+        for (const QJsonValue& pt : o.value(QStringLiteral("curve")).toArray()) {
+            const QJsonArray a = pt.toArray();
+            if (a.size() == 2 && finite(a[1].toDouble())) {
+                run.best->addData(a[0].toDouble(), a[1].toDouble());
+                m_maxValue = std::max(m_maxValue, a[1].toDouble());
+                m_maxCalls = std::max(m_maxCalls, int(a[0].toDouble()));
+            }
+        }
+        for (const QJsonValue& ev : o.value(QStringLiteral("elites")).toArray()) {
+            const QJsonObject e = ev.toObject();
+            Parsed<Plan> p = parsePlan(e.value(QStringLiteral("plan")).toString().toStdString(), "(saved run)");
+            if (!p.ok())
+                continue;
+            EliteEntry entry;
+            entry.plan = p.value;
+            entry.call = e.value(QStringLiteral("call")).toInt();
+            entry.valid = e.value(QStringLiteral("valid")).toBool();
+            entry.tokensPerSPerGpu = e.value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
+            entry.tpotMs = e.value(QStringLiteral("tpot_ms")).toDouble();
+            entry.ttftMs = e.value(QStringLiteral("ttft_ms")).toDouble();
+            entry.memoryGb = e.value(QStringLiteral("memory_gb")).toDouble();
+            run.elites.push_back(entry);
+        }
+        const QString base = run.variant.isEmpty() ? run.label : QStringLiteral("%1 [%2]").arg(run.label, run.variant);
+        run.best->setName(run.found ? QStringLiteral("%1: %2").arg(base).arg(run.bestValue, 0, 'f', 1) : base);
+        run.visible = true;
+        setRunVisible(runCount() - 1, o.value(QStringLiteral("visible")).toBool(true));
+        any = true;
+    }
+    if (!any)
+        return !doc.object().value(QStringLiteral("runs")).toArray().isEmpty() ? false : true;
+    // Select the newest run's elites without runSelected: at start-up the plan view and the
+    // message line keep what the scenario restore put there.
+    m_selected = runCount() - 1;
+    fillRunsTable();
+    showRunElites(m_selected);
+    scheduleReplot();
+    Q_EMIT runsChanged();
+    return true;
 }
 
 int SearchPanel::eliteRowCount() const { return m_table->rowCount(); }
@@ -390,7 +870,23 @@ int SearchPanel::curvePointCount() const
 bool SearchPanel::exportCurve(const QString& path, QString* error)
 {
     replot();
-    return savePlot(m_curve, path, 1000, 600, 1.0, error);
+    return savePlot(m_curve, path, 1000, 600, 1.0, error, exportCaption());
+}
+
+QString SearchPanel::exportCaption() const
+{
+    QStringList runs;
+    for (const Run& r : m_runs)
+        runs << r.best->name();
+    const QString caption =
+        tr("Best throughput during the search, %6\nScenario %1: %2 on %3 GPUs, %4\n%5")
+            .arg(QString::fromStdString(m_scenario.name), QString::fromStdString(m_scenario.model.name))
+            .arg(m_scenario.cluster.totalGpus())
+            .arg(m_scenario.workload.serving == ServingMode::Aggregated ? tr("aggregated serving, prefill included")
+                                                                         : tr("decode only"))
+            .arg(runs.isEmpty() ? tr("no run yet") : tr("runs: %1").arg(runs.join(QStringLiteral(", "))))
+            .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    return caption;
 }
 
 } // namespace shardlab::ui

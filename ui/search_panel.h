@@ -7,6 +7,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -26,24 +27,70 @@ class SearchPanel : public QWidget {
 public:
     explicit SearchPanel(QWidget* parent = nullptr);
 
+    // The scenario new runs run on. Earlier runs stay (each keeps the scenario variant it
+    // ran on); the reference lines are the new scenario's.
     void setScenario(const Scenario& s);
     void setMegatronReference(double tokensPerSPerGpu);
     void setOptimumReference(double tokensPerSPerGpu);
-    // A new run: the previous run's best curve stays, dimmed, for comparison.
-    void beginRun(const QString& label);
+    // A new run on the current scenario, named `label`, of scenario variant `variant`
+    // ("V2: cluster.nvlink_gb_per_s 450 → 900"). Earlier runs stay on the curve.
+    void beginRun(const QString& label, const QString& variant = {}, const QString& variantNote = {});
     void addProgress(const LiveProgress& p);
     void finishRun(const JobResult& r);
+    // The running run ended without a result (cancelled): it stays, marked so.
+    void abandonRun(const QString& why);
     void clearRuns();
+
+    // The runs table: every run with its variant, shown or hidden on the curve, renamed,
+    // deleted; the elites table and heatmap follow the selected run.
+    struct RunInfo {
+        QString name;
+        QString variant;
+        QString variantNote; // what changed against the variant before it
+        QString status;      // "running", "finished", "stopped", "cancelled"
+        Scenario scenario;
+        bool found = false;
+        Plan best;
+        double bestValue = 0;
+        int calls = 0;
+        bool visible = true;
+    };
+    int runCount() const { return int(m_runs.size()); }
+    RunInfo runInfo(int i) const;
+    bool setRunVisible(int i, bool visible);
+    bool renameRun(int i, const QString& name);
+    bool deleteRun(int i); // not the running run
+    bool selectRun(int i);
+    int selectedRun() const { return m_selected; }
+    // The runs (finished or stopped, with their best curves and elites) as JSON, and back:
+    // the window keeps them across restarts. restoreRuns appends; false on bad JSON.
+    QByteArray runsToJson() const;
+    bool restoreRuns(const QByteArray& json);
 
     int eliteRowCount() const;
     int curvePointCount() const; // points of the current run's best-so-far curve
     const std::vector<EliteEntry>& elites() const { return m_elites; }
-    // The throughput curve as PNG or PDF (by the extension); false with "FILE: reason" in
-    // *error if it could not be written.
+    // The throughput curve as PNG or PDF (by the extension), with a title naming the
+    // scenario and the runs, and the date; false with "FILE: reason" in *error if it could
+    // not be written.
     bool exportCurve(const QString& path, QString* error = nullptr);
+    QString exportCaption() const;
+    // Sample points the current run's scatter holds (bounded by downsampling, never by
+    // dropping the early ones).
+    int samplePointCount() const;
+    // The sample points of the current run, (call, tokens/s per GPU), for tests.
+    std::vector<std::pair<double, double>> samplePoints() const;
+    HeatmapWidget* heatmap() const { return m_heatmap; }
+    QCustomPlot* curvePlot() const { return m_curve; }
 
 Q_SIGNALS:
     void eliteSelected(const shardlab::Plan& plan, const QString& title);
+    // A run was selected in the runs table (its best plan is `runInfo(i).best`).
+    void runSelected(int index);
+    // The runs changed (added, finished, renamed, deleted): compare candidates follow.
+    void runsChanged();
+    // "Load variant": put the selected run's scenario into the editor.
+    void loadVariantRequested(int index);
 
 private:
     struct Run {
@@ -51,7 +98,23 @@ private:
         QCPGraph* best = nullptr;
         QCPGraph* samples = nullptr;
         int samplePoints = 0;
+        int bucket = 1; // samples are kept as the lowest and highest per `bucket` calls
+        QString variant, variantNote, status;
+        Scenario scenario;
+        std::vector<EliteEntry> elites;
+        bool found = false;
+        Plan best_;
+        double bestValue = 0;
+        int calls = 0;
+        bool visible = true;
+        QColor color;
     };
+    Run& newRun(const QString& label, const QString& variant, const QString& note, const Scenario& s);
+    void fillRunsTable();
+    void showRunElites(int i);
+    void addSample(Run& run, double call, double value);
+    void downsample(Run& run);
+    void updateEquivalents(const Plan& best);
     void scheduleReplot();
     void replot();
     void fillEliteTable();
@@ -60,9 +123,16 @@ private:
                           Qt::PenStyle style);
 
     Scenario m_scenario;
+    std::unique_ptr<Simulator> m_sim; // for the heatmap's equivalent options; null if invalid
+    Plan m_equivalentsOf;
+    bool m_haveEquivalents = false;
     QCustomPlot* m_curve = nullptr;
     QCustomPlot* m_policy = nullptr;
     QTableWidget* m_table = nullptr;
+    QTableWidget* m_runsTable = nullptr;
+    int m_selected = -1;
+    bool m_running = false; // m_runs.back() is being searched
+    int m_colorIndex = 0;
     HeatmapWidget* m_heatmap = nullptr;
     QLabel* m_policyNote = nullptr;
     std::vector<Run> m_runs;

@@ -18,7 +18,6 @@ const QColor kFabric(0xe0, 0x7b, 0x1f);
 const QColor kGpu(0x37, 0x47, 0x4f);
 const QColor kText(0x26, 0x32, 0x38);
 
-constexpr int kMaxDrawnNodes = 4;  // beyond this, draw 3 and an "… × N" box
 constexpr int kMaxDrawnGpus = 128; // dots per node; larger domains are summarized
 constexpr double kFabricBand = 14; // px below the nodes for the inter-node bus
 } // namespace
@@ -28,8 +27,75 @@ TopologyView::TopologyView(QWidget* parent) : QWidget(parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
 }
 
-QSize TopologyView::sizeHint() const { return {340, 118}; }
-QSize TopologyView::minimumSizeHint() const { return {200, 118}; }
+QSize TopologyView::sizeHint() const { return m_overlay ? QSize(640, 360) : QSize(340, 118); }
+QSize TopologyView::minimumSizeHint() const { return m_overlay ? QSize(300, 200) : QSize(200, 118); }
+
+void TopologyView::setMaxDrawnNodes(int n)
+{
+    m_maxDrawnNodes = std::max(2, n);
+    update();
+}
+
+void TopologyView::setPlanOverlay(const Plan& plan, GroupKind colourBy, const QString& nvlinkTraffic,
+                                  const QString& interTraffic)
+{
+    m_overlay = true;
+    m_plan = plan;
+    m_colourBy = colourBy;
+    m_nvlinkTraffic = nvlinkTraffic;
+    m_interTraffic = interTraffic;
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
+    updateGeometry();
+    update();
+}
+
+void TopologyView::clearPlanOverlay()
+{
+    m_overlay = false;
+    m_nvlinkTraffic.clear();
+    m_interTraffic.clear();
+    update();
+}
+
+int TopologyView::groupOf(int rank, GroupKind kind) const
+{
+    if (!m_overlay)
+        return -1;
+    const Plan& p = m_plan;
+    const int tp = std::max(1, p.tensorParallel), dp = std::max(1, p.dataParallel);
+    const int stage = tp * dp; // ranks of one pipeline stage
+    const int inStage = rank % stage;
+    switch (kind) {
+    case GroupKind::Tensor:
+        return rank / tp; // consecutive ranks
+    case GroupKind::Data:
+        return inStage / tp;
+    case GroupKind::Pipeline:
+        return rank / stage;
+    case GroupKind::Expert: {
+        // The stage's TP x DP ranks hold the experts: EP shards of `etp` consecutive ranks
+        // each; ranks of the same shard hold the same experts.
+        const int ep = std::max(1, p.expertParallel);
+        const int etp = std::max(1, stage / ep);
+        return inStage / etp;
+    }
+    }
+    return -1;
+}
+
+QColor TopologyView::groupColour(int index)
+{
+    // Tableau 10, then darker and lighter turns of it: neighbours stay distinguishable.
+    static const QColor base[] = {QColor(0x4e, 0x79, 0xa7), QColor(0xf2, 0x8e, 0x2b), QColor(0x59, 0xa1, 0x4f),
+                                  QColor(0xe1, 0x57, 0x59), QColor(0x76, 0xb7, 0xb2), QColor(0xed, 0xc9, 0x48),
+                                  QColor(0xb0, 0x7a, 0xa1), QColor(0xff, 0x9d, 0xa7), QColor(0x9c, 0x75, 0x5f),
+                                  QColor(0xba, 0xb0, 0xac)};
+    if (index < 0)
+        return kGpu;
+    const QColor c = base[index % 10];
+    const int turn = (index / 10) % 3;
+    return turn == 0 ? c : turn == 1 ? c.darker(140) : c.lighter(130);
+}
 
 void TopologyView::setCluster(const ClusterSpec& cluster)
 {
@@ -68,7 +134,10 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
     p.setFont(f);
     p.setPen(kText);
     const QRectF title(box.left() + 4, box.top() + 1, box.width() - 8, 14);
-    p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter, tr("node %1").arg(index));
+    QString caption = tr("node %1").arg(index);
+    if (m_overlay && !m_nvlinkTraffic.isEmpty())
+        caption += QStringLiteral(" · ") + m_nvlinkTraffic;
+    p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter, p.fontMetrics().elidedText(caption, Qt::ElideRight, int(title.width())));
 
     // GPU dots in the grid with the largest cells (8 GPUs in a wide box: one row of 8).
     const QRectF area = box.adjusted(6, 17, -6, -5);
@@ -86,15 +155,35 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
             cols = c;
         }
     }
-    const double r = std::clamp(cell * 0.32, 1.2, 6.0);
+    const double r = m_overlay ? std::clamp(cell * 0.4, 1.2, 22.0) : std::clamp(cell * 0.32, 1.2, 6.0);
     const double gridW = cell * cols, gridH = cell * rows;
     const QPointF origin(area.center().x() - gridW / 2, area.center().y() - gridH / 2);
     p.setPen(Qt::NoPen);
     p.setBrush(kGpu);
     for (int g = 0; g < gpus; ++g) {
         const QPointF c(origin.x() + (g % cols + 0.5) * cell, origin.y() + (g / cols + 0.5) * cell);
-        p.drawEllipse(c, r, r);
+        if (!m_overlay) {
+            p.drawEllipse(c, r, r);
+            continue;
+        }
+        // Coloured by the chosen group; with room, each GPU names its TP/DP/PP coordinates.
+        const int rank = index * m_cluster.gpusPerNode + g;
+        const QColor fill = groupColour(groupOf(rank, m_colourBy));
+        p.setPen(QPen(fill.darker(150), 1));
+        p.setBrush(fill);
+        p.drawRoundedRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), r * 0.3, r * 0.3);
+        if (r >= 11) {
+            p.setPen(fill.lightness() > 150 ? kText : QColor(Qt::white));
+            const QString label = m_colourBy == GroupKind::Expert
+                ? tr("e%1\np%2").arg(groupOf(rank, GroupKind::Expert)).arg(groupOf(rank, GroupKind::Pipeline))
+                : tr("t%1 d%2\np%3")
+                      .arg(rank % std::max(1, m_plan.tensorParallel))
+                      .arg(groupOf(rank, GroupKind::Data))
+                      .arg(groupOf(rank, GroupKind::Pipeline));
+            p.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt::AlignCenter, label);
+        }
     }
+    p.setPen(Qt::NoPen);
     if (m_cluster.gpusPerNode > kMaxDrawnGpus) {
         p.setPen(kText);
         p.drawText(box, Qt::AlignCenter, tr("%1 GPUs").arg(m_cluster.gpusPerNode));
@@ -138,14 +227,15 @@ void TopologyView::paintEvent(QPaintEvent*)
                    tr("inter-node %1 GB/s").arg(formatNumber(c.interNodeGBps, 0)));
     }
 
-    const bool many = c.nodes > kMaxDrawnNodes;
-    const int drawn = many ? kMaxDrawnNodes - 1 : c.nodes;
+    const bool many = c.nodes > m_maxDrawnNodes;
+    const int drawn = many ? m_maxDrawnNodes - 1 : c.nodes;
     const double ellipsisW = many ? 62 : 0;
     const double gap = 10;
     const double nodeTop = all.top() + legendH + 3;
-    const double nodesBottom = all.bottom() - (multiNode ? kFabricBand : 2);
+    const double nodesBottom = all.bottom() - (multiNode ? (m_overlay ? 2.2 * kFabricBand : kFabricBand) : 2);
     // Capped so one node does not become a long empty box.
-    const double nodeW = std::min(190.0, (all.width() - ellipsisW - gap * (drawn - 1 + (many ? 1 : 0))) / drawn);
+    const double nodeW = std::min(m_overlay ? 420.0 : 190.0,
+                                  (all.width() - ellipsisW - gap * (drawn - 1 + (many ? 1 : 0))) / drawn);
     const double nodeH = nodesBottom - nodeTop;
     const double ellipsisX = all.left() + drawn * (nodeW + gap); // right after the last drawn node
 
@@ -161,6 +251,11 @@ void TopologyView::paintEvent(QPaintEvent*)
         }
         if (many)
             p.drawLine(QPointF(lastX, nodesBottom), QPointF(lastX, busY));
+        if (m_overlay && !m_interTraffic.isEmpty()) {
+            p.setPen(kFabric.darker(130));
+            const QRectF label(all.left() + nodeW / 2 + 6, busY - 13, std::max(10.0, lastX - all.left() - nodeW / 2), 12);
+            p.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, m_interTraffic);
+        }
     }
 
     for (int i = 0; i < drawn; ++i)

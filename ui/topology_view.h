@@ -1,10 +1,14 @@
 // A small drawing of a cluster: nodes as boxes, each holding its GPUs inside one NVLink
-// domain, joined by the inter-node fabric. Purely decorative feedback for the scenario
-// editor; it paints from a copy of the ClusterSpec and never edits it.
+// domain, joined by the inter-node fabric. Feedback for the scenario editor; with a plan
+// overlay (the Topology tab) the GPUs are coloured by the plan's TP, DP, PP or EP groups
+// and the links carry their traffic per decode step. It paints from copies and never
+// edits them.
 #pragma once
 
+#include <QColor>
 #include <QWidget>
 
+#include "model/plan.h"
 #include "model/specs.h"
 
 namespace shardlab::ui {
@@ -18,6 +22,19 @@ public:
     // What the drawing says in words (also its tooltip): "2 nodes × 8 GPUs = 16 GPUs …".
     QString summary() const;
 
+    // The plan overlay. GPU rank r sits on node r / gpus_per_node; ranks are laid out as the
+    // simulator places groups: TP innermost (consecutive ranks), then DP, then PP stages.
+    enum class GroupKind { Tensor, Data, Pipeline, Expert };
+    void setPlanOverlay(const Plan& plan, GroupKind colourBy, const QString& nvlinkTraffic,
+                        const QString& interTraffic);
+    void clearPlanOverlay();
+    bool hasPlanOverlay() const { return m_overlay; }
+    // The group of `kind` that GPU `rank` belongs to under the overlay's plan (-1 without).
+    int groupOf(int rank, GroupKind kind) const;
+    static QColor groupColour(int index);
+    // Nodes drawn before "… × N" (4 in the editor's small drawing).
+    void setMaxDrawnNodes(int n);
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -28,6 +45,11 @@ private:
     void paintNode(class QPainter& p, const QRectF& box, int index) const;
 
     ClusterSpec m_cluster;
+    bool m_overlay = false;
+    Plan m_plan;
+    GroupKind m_colourBy = GroupKind::Tensor;
+    QString m_nvlinkTraffic, m_interTraffic;
+    int m_maxDrawnNodes = 4;
 };
 
 } // namespace shardlab::ui

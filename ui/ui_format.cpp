@@ -1,7 +1,9 @@
 #include "ui_format.h"
 
 #include <QLocale>
+#include <QRegularExpression>
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardlab::ui {
@@ -78,6 +80,38 @@ QString formatSigned(double v, int decimals)
     if (body == QLocale().toString(0.0, 'f', decimals))
         return body;
     return (v < 0 ? QStringLiteral("−") : QStringLiteral("+")) + body;
+}
+
+QString plainNumbers(const QString& text)
+{
+    static const QRegularExpression sci(QStringLiteral("(?<![\\w.])(-?\\d+(?:\\.\\d+)?)[eE]([+-]?\\d+)(?![\\w.])"));
+    QString out;
+    qsizetype last = 0;
+    auto it = sci.globalMatch(text);
+    while (it.hasNext()) {
+        const QRegularExpressionMatch m = it.next();
+        const double v = m.captured(0).toDouble();
+        QString plain;
+        if (std::isfinite(v) && std::fabs(v) < 1e15 && (v == 0 || std::fabs(v) >= 1e-9)) {
+            // Enough decimals to keep the value's significant digits, none when whole.
+            int decimals = 0;
+            if (v != std::floor(v))
+                decimals = std::clamp(int(std::ceil(-std::log10(std::fabs(v)))) + 3, 0, 12);
+            plain = QLocale().toString(v, 'f', decimals);
+            if (decimals > 0) {
+                while (plain.endsWith(QLatin1Char('0')))
+                    plain.chop(1);
+                if (plain.endsWith(QLocale().decimalPoint()))
+                    plain.chop(1);
+            }
+        } else {
+            plain = m.captured(0);
+        }
+        out += text.mid(last, m.capturedStart() - last) + plain;
+        last = m.capturedEnd();
+    }
+    out += text.mid(last);
+    return out;
 }
 
 } // namespace shardlab::ui

@@ -24,5 +24,9 @@ QString formatParams(double count);
 QString formatPercent(double fraction);
 // Signed difference with a leading "+" or "−" (U+2212) for tables.
 QString formatSigned(double v, int decimals);
+// Rewrites numbers in scientific notation inside a message ("at most 1e+07",
+// "got 1.5e-05") as plain numbers ("at most 10,000,000", "got 0.000015"): the core's
+// validators print with %g, which a form should not show.
+QString plainNumbers(const QString& text);
 
 } // namespace shardlab::ui

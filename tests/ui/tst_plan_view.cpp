@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "breakdown_plot.h"
+#include "qcp.h"
 #include "io/presets.h"
 #include "plan_explain.h"
 #include "plan_tables.h"
@@ -77,6 +78,8 @@ private Q_SLOTS:
     void noNonFiniteNumbers();
     void scenarioWithProblemsShowsThemAndNoPlan();
     void exportsPngAndPdf();
+    void breakdownComparesPerTokenNotPerStep();
+    void exportedPlotsCarryTitleScenarioPlanAndDate();
 };
 
 void TestPlanView::megatronForLlamaIsValidWithTwoAllReducesPerLayer()
@@ -289,6 +292,82 @@ void TestPlanView::exportsPngAndPdf()
     QVERIFY(!image.isNull());
     QVERIFY(image.width() >= 900);
     QVERIFY(!v.exportPlots(dir.filePath(QStringLiteral("breakdown.txt"))));
+}
+
+// A plan whose step carries 4x the recipe's sequences must not look 4x slower per step
+// against the recipe's diamonds: both are drawn as GPU time per output token.
+void TestPlanView::breakdownComparesPerTokenNotPerStep()
+{
+    PlanView v;
+    const Scenario s = preset("llama3-70b-8gpu");
+    v.setScenario(s);
+    const Plan ref = v.referencePlan();
+    Plan p = ref;
+    p.batch = std::max(1, ref.batch / 4);
+    v.showPlan(QStringLiteral("quarter batch"), p);
+    QVERIFY(v.currentResult().structureChecks == 0);
+    const auto* plot = v.findChild<shardlab::ui::BreakdownPlot*>();
+    QVERIFY(plot->isPerToken());
+    QVERIFY2(plot->titleText().contains(QStringLiteral("per output token")), qPrintable(plot->titleText()));
+
+    const Simulator sim(s);
+    const SimResult r = sim.evaluate(p), rr = sim.evaluate(ref);
+    const double gpus = s.cluster.totalGpus();
+    auto perToken = [&](const Plan& plan, const OpBreakdown& o) {
+        const double seqs = std::max(1.0, double(plan.batch) / std::max(1, plan.microBatches));
+        return (o.timeUs + o.commUs) * (gpus / plan.dataParallel) / seqs; // GPU·µs
+    };
+    const std::vector<double> bars = plot->barTotals(), markers = plot->referenceValues();
+    QVERIFY(!bars.empty());
+    QCOMPARE(bars.size(), markers.size());
+    size_t k = 0;
+    double stepRatio = 0, tokenRatio = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(s.model, id) || !r.decode[i].present)
+            continue;
+        QVERIFY(k < bars.size());
+        QVERIFY2(std::fabs(bars[k] - perToken(p, r.decode[i])) <= 1e-6 * perToken(p, r.decode[i]) + 1e-9,
+                 qPrintable(QStringLiteral("%1: %2 vs %3").arg(QString::fromLatin1(opName(id))).arg(bars[k]).arg(perToken(p, r.decode[i]))));
+        QVERIFY(std::fabs(markers[k] - perToken(ref, rr.decode[i])) <= 1e-6 * perToken(ref, rr.decode[i]) + 1e-9);
+        stepRatio += (rr.decode[i].timeUs + rr.decode[i].commUs) / std::max(1e-12, r.decode[i].timeUs + r.decode[i].commUs);
+        tokenRatio += markers[k] / std::max(1e-12, bars[k]);
+        ++k;
+    }
+    QCOMPARE(k, bars.size());
+    // The normalisation changes the picture: per step the recipe looks several times slower.
+    QVERIFY2(std::fabs(stepRatio - tokenRatio) > 0.5 * k, qPrintable(QStringLiteral("%1 vs %2").arg(stepRatio).arg(tokenRatio)));
+
+    // Alone (the recipe itself), the chart is per decode step, in ms.
+    v.showPlan(QStringLiteral("recipe"), ref);
+    QVERIFY(!plot->isPerToken());
+}
+
+void TestPlanView::exportedPlotsCarryTitleScenarioPlanAndDate()
+{
+    PlanView v;
+    Scenario s = preset("llama3-70b-8gpu");
+    s.name = "my-variant";
+    v.setScenario(s);
+    auto* plot = v.findChild<shardlab::ui::BreakdownPlot*>();
+    const int rows = plot->plot()->plotLayout()->rowCount();
+    QTemporaryDir dir;
+    const QString with = dir.filePath(QStringLiteral("with.png"));
+    QVERIFY(v.exportPlots(with));
+    // The header is drawn into the file only: the plot on screen keeps its layout.
+    QCOMPARE(plot->plot()->plotLayout()->rowCount(), rows);
+    const QString caption = v.exportCaption();
+    QVERIFY(caption.contains(QStringLiteral("my-variant")));
+    QVERIFY(caption.contains(QStringLiteral("TP %1").arg(v.currentPlan().tensorParallel)));
+    QVERIFY(caption.contains(QDate::currentDate().toString(QStringLiteral("yyyy-MM-dd"))));
+    QVERIFY(caption.contains(v.currentTitle()));
+    // The file is taller than the same plot without the header rows.
+    const QString without = dir.filePath(QStringLiteral("without.png"));
+    QVERIFY(plot->save(without));
+    QImage a(with), b(without);
+    QVERIFY(!a.isNull() && !b.isNull());
+    QCOMPARE(a.size(), b.size());
+    QVERIFY(a != b);
 }
 
 QTEST_MAIN(TestPlanView)

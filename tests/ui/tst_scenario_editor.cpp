@@ -5,7 +5,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QApplication>
 #include <QLabel>
+#include <QLocale>
 #include <QSpinBox>
 
 #include "io/presets.h"
@@ -60,6 +62,11 @@ private Q_SLOTS:
     void weightsLargerThanTheClusterAreAProblem();
     void mlaShowsLatentFields();
     void hfImportFillsModelAndReportsErrorsInline();
+    void rowsStayVisibleAfterAnMlaModel();
+    void implausibleHardwareWarnsWithoutBlocking();
+    void problemsShowPlainNumbers();
+    void bannerKeepsItsHeight();
+    void draftValueSetsFieldQuietly();
 };
 
 void TestScenarioEditor::setScenarioEmitsNothing()
@@ -295,7 +302,9 @@ void TestScenarioEditor::mlaShowsLatentFields()
     Q_EMIT attention->activated(1);
     QCOMPARE(ed.scenario().model.attention, AttentionKind::MLA);
     QVERIFY(latent->isVisibleTo(&ed));
-    QVERIFY(!kv->isVisibleTo(&ed));
+    // The GQA rows stay in place, greyed out: rows that vanish move the fields below them.
+    QVERIFY(kv->isVisibleTo(&ed));
+    QVERIFY(!kv->isEnabled());
     QVERIFY(latent->value() > 0);
     QVERIFY2(ed.isRunnable(), qPrintable(ed.problemText()));
 }
@@ -319,6 +328,102 @@ void TestScenarioEditor::hfImportFillsModelAndReportsErrorsInline()
     QVERIFY(error->isHidden());
     QCOMPARE(ed.scenario().model.moe.experts, 8);
     QCOMPARE(ed.findChild<QSpinBox*>(QStringLiteral("model.moe.experts"))->value(), 8);
+}
+
+// Loading an MLA model (preset or HF import) and then a GQA one, or a failed import,
+// leaves every GQA row on screen and usable.
+void TestScenarioEditor::rowsStayVisibleAfterAnMlaModel()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    ed.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&ed));
+    auto* kv = ed.findChild<QSpinBox*>(QStringLiteral("model.kv_heads"));
+    auto* headDim = ed.findChild<QSpinBox*>(QStringLiteral("model.head_dim"));
+    auto* layers = ed.findChild<QSpinBox*>(QStringLiteral("model.layers"));
+    const int layersY = layers->mapTo(&ed, QPoint(0, 0)).y();
+
+    QVERIFY(ed.applyModelPreset(QStringLiteral("deepseek-v3")));
+    QCOMPARE(ed.scenario().model.attention, AttentionKind::MLA);
+    QVERIFY(kv->isVisibleTo(&ed) && headDim->isVisibleTo(&ed));
+    QVERIFY(!kv->isEnabled() && !headDim->isEnabled());
+
+    QVERIFY(ed.applyModelPreset(QStringLiteral("llama3-70b")));
+    QCOMPARE(ed.scenario().model.attention, AttentionKind::GQA);
+    QVERIFY(kv->isVisibleTo(&ed) && headDim->isVisibleTo(&ed));
+    QVERIFY(kv->isEnabled() && headDim->isEnabled());
+    QApplication::processEvents();
+    // Nothing above the model's fields moved them on the way.
+    QCOMPARE(layers->mapTo(&ed, QPoint(0, 0)).y(), layersY);
+
+    QVERIFY(ed.applyModelPreset(QStringLiteral("deepseek-v3")));
+    QVERIFY(!ed.importHfConfig(QStringLiteral(SHARDLAB_TEST_DATA "/bad/hf-missing-layers.config.json")));
+    QVERIFY(kv->isVisibleTo(&ed) && headDim->isVisibleTo(&ed));
+    QVERIFY(ed.importHfConfig(QStringLiteral(SHARDLAB_TEST_DATA "/hf/mixtral-8x7b.config.json")));
+    QVERIFY(kv->isVisibleTo(&ed) && headDim->isVisibleTo(&ed));
+    QVERIFY(kv->isEnabled() && headDim->isEnabled());
+}
+
+void TestScenarioEditor::implausibleHardwareWarnsWithoutBlocking()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QVERIFY(ed.warnings().empty());
+    auto* fp8 = ed.findChild<QDoubleSpinBox*>(QStringLiteral("cluster.gpu.peak_tflops_fp8"));
+    fp8->setValue(1.5); // TFLOP/s: a thousand times too small for any GPU preset
+    QVERIFY(ed.isRunnable());
+    QVERIFY(names(ed.warnings(), QStringLiteral("cluster.gpu.peak_tflops_fp8")));
+    auto* status = ed.findChild<QLabel*>(QStringLiteral("problems"));
+    QVERIFY2(status->text().contains(QStringLiteral("far from every known GPU")), qPrintable(status->text()));
+    fp8->setValue(1979);
+    QVERIFY(ed.warnings().empty());
+    QVERIFY(!ed.findChild<QLabel*>(QStringLiteral("problems"))->text().contains(QStringLiteral("far from")));
+}
+
+void TestScenarioEditor::problemsShowPlainNumbers()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    auto* vocab = ed.findChild<QSpinBox*>(QStringLiteral("model.vocab_size"));
+    vocab->setValue(20000000); // above the validator's 1e7
+    QVERIFY(!ed.isRunnable());
+    const QString text = ed.problemText();
+    QVERIFY2(text.contains(QStringLiteral("model.vocab_size")), qPrintable(text));
+    QVERIFY2(!text.contains(QStringLiteral("e+")), qPrintable(text));
+    QVERIFY2(text.contains(QLocale().toString(10000000)), qPrintable(text));
+    QVERIFY(!vocab->toolTip().contains(QStringLiteral("e+")));
+    QCOMPARE(ui::plainNumbers(QStringLiteral("between 1 and 1e+07 (got 2.5e-05)")),
+             QStringLiteral("between 1 and %1 (got %2)").arg(QLocale().toString(10000000), QLocale().toString(0.000025, 'f', 6)));
+    QCOMPARE(ui::plainNumbers(QStringLiteral("model v1e3 stays")), QStringLiteral("model v1e3 stays"));
+}
+
+void TestScenarioEditor::bannerKeepsItsHeight()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    ed.resize(380, 900);
+    ed.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&ed));
+    auto* area = ed.findChild<QWidget*>(QStringLiteral("problemArea"));
+    QVERIFY(area);
+    const int h = area->height();
+    for (const char* path : {"model.layers", "model.hidden_size", "model.attention_heads", "cluster.nodes"})
+        ed.findChild<QSpinBox*>(QString::fromLatin1(path))->setValue(0);
+    QVERIFY(ed.problems().size() >= 4);
+    QApplication::processEvents();
+    QCOMPARE(area->height(), h);
+}
+
+void TestScenarioEditor::draftValueSetsFieldQuietly()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
+    QVERIFY(ed.setFieldValue(QStringLiteral("cluster.nodes"), 0));
+    QCOMPARE(spy.count(), 0);
+    QCOMPARE(ed.scenario().cluster.nodes, 0);
+    QVERIFY(names(ed.problems(), QStringLiteral("cluster.nodes")));
+    QVERIFY(!ed.setFieldValue(QStringLiteral("no.such.field"), 1));
 }
 
 QTEST_MAIN(TestScenarioEditor)

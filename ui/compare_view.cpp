@@ -1,0 +1,288 @@
+#include "compare_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include "breakdown_plot.h"
+#include "memory_plot.h"
+#include "plan_tables.h"
+#include "plan_topology.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+QLabel* richLabel(const QString& name)
+{
+    auto* l = new QLabel;
+    l->setObjectName(name);
+    l->setTextFormat(Qt::RichText);
+    l->setWordWrap(true);
+    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    l->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    return l;
+}
+
+QTableWidgetItem* cell(const QString& text, bool number = true)
+{
+    auto* i = new QTableWidgetItem(text);
+    i->setTextAlignment(number ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
+    return i;
+}
+
+QString degrees(const Plan& p)
+{
+    return QStringLiteral("TP %1 · EP %2 · PP %3 · DP %4 · batch %5 · %6 µb")
+        .arg(p.tensorParallel)
+        .arg(p.expertParallel)
+        .arg(p.pipelineParallel)
+        .arg(p.dataParallel)
+        .arg(p.batch)
+        .arg(p.microBatches);
+}
+} // namespace
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* row = new QHBoxLayout;
+    m_a = new QComboBox;
+    m_a->setObjectName(QStringLiteral("compareA"));
+    m_b = new QComboBox;
+    m_b->setObjectName(QStringLiteral("compareB"));
+    for (QComboBox* c : {m_a, m_b}) {
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(18);
+    }
+    row->addWidget(new QLabel(tr("Plan A")));
+    row->addWidget(m_a, 1);
+    row->addSpacing(12);
+    row->addWidget(new QLabel(tr("against plan B")));
+    row->addWidget(m_b, 1);
+    layout->addLayout(row);
+
+    m_headline = richLabel(QStringLiteral("compareHeadline"));
+    m_headline->setStyleSheet(QStringLiteral("QLabel#compareHeadline { background: #f5f7f9; border: 1px solid #d5dbe0;"
+                                             " border-radius: 3px; padding: 6px; }"));
+    layout->addWidget(m_headline);
+
+    auto* tabs = new QTabWidget;
+    // Time: per-token bars of A with B's per-token markers, and the operator table.
+    auto* time = new QSplitter(Qt::Vertical);
+    m_breakdown = new BreakdownPlot;
+    auto* plotScroll = new QScrollArea;
+    plotScroll->setWidget(m_breakdown);
+    plotScroll->setWidgetResizable(true);
+    plotScroll->setFrameShape(QFrame::NoFrame);
+    time->addWidget(plotScroll);
+    m_table = new CompareTable;
+    time->addWidget(m_table);
+    time->setSizes({3000, 2000});
+    tabs->addTab(time, tr("Per operator (per token)"));
+
+    auto* memTab = new QWidget;
+    auto* memLayout = new QVBoxLayout(memTab);
+    m_memory = new MemoryPlot;
+    memLayout->addWidget(m_memory);
+    m_links = new QTableWidget;
+    m_links->setObjectName(QStringLiteral("compareLinks"));
+    m_links->setColumnCount(3);
+    m_links->setHorizontalHeaderLabels({tr("Per GPU"), tr("Plan A"), tr("Plan B")});
+    m_links->verticalHeader()->setVisible(false);
+    m_links->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_links->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+    memLayout->addWidget(m_links, 1);
+    tabs->addTab(memTab, tr("Memory and links"));
+
+    m_explanation = richLabel(QStringLiteral("compareExplanation"));
+    m_explanation->setContentsMargins(6, 6, 6, 6);
+    auto* explScroll = new QScrollArea;
+    explScroll->setWidget(m_explanation);
+    explScroll->setWidgetResizable(true);
+    explScroll->setFrameShape(QFrame::NoFrame);
+    tabs->addTab(explScroll, tr("Where the time goes"));
+    layout->addWidget(tabs, 1);
+
+    connect(m_a, &QComboBox::activated, this, [this] {
+        m_pickedA = true;
+        refresh();
+    });
+    connect(m_b, &QComboBox::activated, this, [this] {
+        m_pickedB = true;
+        refresh();
+    });
+    m_headline->setText(tr("Pick two plans: run bests, elites, the plan view's what-if, the Megatron recipe, or plan files "
+                           "opened with File > Open plan."));
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::setScenario(const Scenario& s)
+{
+    m_scenario = s;
+    m_sim.reset();
+    if (validateScenario(s).empty())
+        m_sim = std::make_unique<Simulator>(s);
+    refresh();
+}
+
+void CompareView::setCandidates(const std::vector<NamedPlan>& plans)
+{
+    m_candidates = plans;
+    fillCombos();
+    refresh();
+}
+
+void CompareView::fillCombos()
+{
+    const QString a = m_a->currentText(), b = m_b->currentText();
+    const QSignalBlocker ba(m_a), bb(m_b);
+    for (QComboBox* c : {m_a, m_b}) {
+        c->clear();
+        for (const NamedPlan& p : m_candidates) {
+            c->addItem(p.name);
+            c->setItemData(c->count() - 1, p.note.isEmpty() ? degrees(p.plan) : p.note + QStringLiteral("\n") + degrees(p.plan),
+                           Qt::ToolTipRole);
+        }
+    }
+    // Keep the user's picks; by default the newest plan of interest (the second candidate:
+    // a run's best when there is one) against the first (the Megatron recipe).
+    const int ia = m_pickedA ? m_a->findText(a) : -1, ib = m_pickedB ? m_b->findText(b) : -1;
+    m_a->setCurrentIndex(ia >= 0 ? ia : std::min(1, m_a->count() - 1));
+    m_b->setCurrentIndex(ib >= 0 ? ib : 0);
+}
+
+bool CompareView::compare(const QString& a, const QString& b)
+{
+    const int ia = m_a->findText(a), ib = m_b->findText(b);
+    if (ia < 0 || ib < 0)
+        return false;
+    m_a->setCurrentIndex(ia);
+    m_b->setCurrentIndex(ib);
+    m_pickedA = m_pickedB = true;
+    refresh();
+    return true;
+}
+
+QString CompareView::headlineText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_headline->text());
+    return doc.toPlainText();
+}
+
+void CompareView::refresh()
+{
+    m_cmp = PlanComparison{};
+    const int ia = m_a->currentIndex(), ib = m_b->currentIndex();
+    if (!m_sim || ia < 0 || ib < 0 || ia >= int(m_candidates.size()) || ib >= int(m_candidates.size())) {
+        const QString why = !m_sim ? tr("The scenario has problems: nothing to evaluate.") : tr("No plans to compare yet.");
+        m_headline->setText(why.toHtmlEscaped());
+        m_breakdown->showMessage(why);
+        m_memory->showMessage(why);
+        m_table->showMessage(why);
+        m_links->setRowCount(0);
+        m_explanation->setText(QString());
+        return;
+    }
+    const NamedPlan& A = m_candidates[ia];
+    const NamedPlan& B = m_candidates[ib];
+    m_resA = m_sim->evaluate(A.plan);
+    m_resB = m_sim->evaluate(B.plan);
+    const bool okA = m_resA.structureChecks == 0, okB = m_resB.structureChecks == 0;
+    if (okA && okB)
+        m_cmp = comparePlans(*m_sim, A.plan, m_resA, B.plan, m_resB, B.name);
+
+    auto line = [this](const QString& name, const Plan& p, const SimResult& r) {
+        if (r.structureChecks != 0)
+            return tr("<b>%1</b>: degrees that do not fit this scenario (%2)").arg(name.toHtmlEscaped(), degrees(p));
+        return tr("<b>%1</b>: %2 tok/s/GPU%3 · %4 · TPOT %5 ms · memory %6 GB")
+            .arg(name.toHtmlEscaped(), formatNumber(r.tokensPerSPerGpu, 1),
+                 r.valid ? QString() : tr(" <span style='color:#c62828'>(INVALID)</span>"), degrees(p), formatMs(r.tpotMs),
+                 formatNumber(r.memory.totalGb, 1));
+    };
+    QString html = line(QStringLiteral("A · ") + A.name, A.plan, m_resA) + QStringLiteral("<br>")
+        + line(QStringLiteral("B · ") + B.name, B.plan, m_resB);
+    if (m_cmp.comparable && m_resB.tokensPerSPerGpu > 0)
+        html += tr("<br>A reaches <b>%1×</b> B's throughput per GPU: %2 vs %3 GPU·µs per generated token (compared per "
+                   "token, since the plans' steps carry different numbers of sequences on different GPUs).")
+                    .arg(formatNumber(m_resA.tokensPerSPerGpu / m_resB.tokensPerSPerGpu, 3),
+                         formatNumber(m_cmp.thisPerToken, 0), formatNumber(m_cmp.refPerToken, 0));
+    for (const NamedPlan* p : {&A, &B})
+        if (!p->note.isEmpty())
+            html += QStringLiteral("<br><span style='color:#546e7a'>%1: %2</span>")
+                        .arg(p->name.toHtmlEscaped(), p->note.toHtmlEscaped());
+    m_headline->setText(html);
+
+    if (!okA || !okB) {
+        const QString why = tr("One of the plans does not fit this scenario: no per-operator comparison.");
+        m_breakdown->showMessage(why);
+        m_table->showMessage(why);
+        m_memory->showMessage(why);
+        m_links->setRowCount(0);
+        m_explanation->setText(QString());
+        return;
+    }
+    m_breakdown->setPlan(m_scenario, A.plan, m_resA, &m_resB, B.name, &B.plan);
+    m_table->setComparison(A.plan, B.plan, m_cmp, B.name);
+    m_memory->setMemory(m_resA.memory, &m_resB.memory, B.name);
+
+    // Collectives by link: NVLink and the inter-node fabric apart, per GPU per decode step
+    // and per generated token (what the step's bytes cost each token).
+    const PlanTraffic ta = planTraffic(m_scenario, A.plan, m_resA), tb = planTraffic(m_scenario, B.plan, m_resB);
+    auto perTokenBytes = [this](const Plan& p, double bytesPerStep) {
+        const double seqs = std::max(1.0, double(p.batch) / std::max(1, p.microBatches));
+        return bytesPerStep / seqs;
+    };
+    struct Row {
+        QString what;
+        QString a, b;
+    };
+    const std::vector<Row> rows = {
+        {tr("NVLink bytes per decode step"), formatBytes(ta.nvlinkBytes), formatBytes(tb.nvlinkBytes)},
+        {tr("inter-node bytes per decode step"), formatBytes(ta.interBytes), formatBytes(tb.interBytes)},
+        {tr("NVLink bytes per generated token"), formatBytes(perTokenBytes(A.plan, ta.nvlinkBytes)),
+         formatBytes(perTokenBytes(B.plan, tb.nvlinkBytes))},
+        {tr("inter-node bytes per generated token"), formatBytes(perTokenBytes(A.plan, ta.interBytes)),
+         formatBytes(perTokenBytes(B.plan, tb.interBytes))},
+        {tr("communication time per decode step"),
+         formatMs([&] {
+             double us = 0;
+             for (const GroupTraffic& g : ta.rows)
+                 us += g.us;
+             return us / 1000;
+         }()) + tr(" ms"),
+         formatMs([&] {
+             double us = 0;
+             for (const GroupTraffic& g : tb.rows)
+                 us += g.us;
+             return us / 1000;
+         }()) + tr(" ms")},
+        {tr("memory per GPU (fullest stage)"), formatNumber(m_resA.memory.totalGb, 1) + tr(" GB"),
+         formatNumber(m_resB.memory.totalGb, 1) + tr(" GB")},
+    };
+    m_links->setRowCount(int(rows.size()));
+    for (int i = 0; i < int(rows.size()); ++i) {
+        m_links->setItem(i, 0, cell(rows[i].what, false));
+        m_links->setItem(i, 1, cell(rows[i].a));
+        m_links->setItem(i, 2, cell(rows[i].b));
+    }
+    m_links->resizeColumnsToContents();
+
+    QString expl;
+    for (const QString& s : m_cmp.sentences)
+        expl += QStringLiteral("<p>%1</p>").arg(s);
+    m_explanation->setText(expl);
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,65 @@
+#include "feasibility_check.h"
+
+#include <QMetaObject>
+#include <QPointer>
+
+#include "search/search.h"
+
+namespace shardlab::ui {
+
+FeasibilityCheck::FeasibilityCheck(QObject* parent) : QObject(parent) {}
+
+FeasibilityCheck::~FeasibilityCheck()
+{
+    cancel();
+}
+
+void FeasibilityCheck::join()
+{
+    if (m_thread.joinable())
+        m_thread.join();
+}
+
+void FeasibilityCheck::cancel()
+{
+    ++m_generation;
+    if (m_stop)
+        m_stop->store(true);
+    join();
+    m_running = false;
+}
+
+void FeasibilityCheck::check(const Scenario& s)
+{
+    cancel();
+    m_stop = std::make_shared<std::atomic<bool>>(false);
+    m_running = true;
+    const int generation = m_generation;
+    QPointer<FeasibilityCheck> self(this);
+    m_thread = std::thread([self, generation, s, stop = m_stop] {
+        SearchOptions o;
+        o.algorithm = "exact";
+        const SearchOutcome out = runSearch(s, o, nullptr, stop.get());
+        if (stop->load())
+            return;
+        const bool infeasible = out.provedInfeasible && !out.found;
+        QString why = QString::fromStdString(out.message);
+        const QString prefix = QStringLiteral("no valid plan exists: ");
+        if (why.startsWith(prefix))
+            why.remove(0, prefix.size());
+        const double seconds = out.wallSeconds;
+        // Queued to the GUI thread; the destructor joins this thread first, so `self`
+        // outlives the call or the queued call is dropped with it.
+        QMetaObject::invokeMethod(
+            self.data(),
+            [self, generation, infeasible, why, seconds] {
+                if (!self || generation != self->m_generation)
+                    return;
+                self->m_running = false;
+                Q_EMIT self->checked(infeasible, why, seconds);
+            },
+            Qt::QueuedConnection);
+    });
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,236 @@
+#include "plan_topology.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+QString latin(const char* s) { return QString::fromLatin1(s); }
+
+// A group of `size` consecutive ranks spans nodes when it is larger than a node.
+bool spans(int size, int gpusPerNode) { return size > std::max(1, gpusPerNode); }
+} // namespace
+
+PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
+{
+    PlanTraffic out;
+    const int gpn = std::max(1, s.cluster.gpusPerNode);
+    const int tp = std::max(1, p.tensorParallel), dp = std::max(1, p.dataParallel);
+    const bool moe = s.model.isMoe();
+    const int etp = moe ? std::max(1, r.expertTensorParallel > 0 ? r.expertTensorParallel : tp * dp / std::max(1, p.expertParallel)) : 1;
+    struct Acc {
+        QStringList ops;
+        QStringList kinds;
+        double bytes = 0, us = 0;
+    };
+    // Which group an operator's collectives run in (the cost model's placement): the MoE
+    // token exchange over the stage's TP x DP ranks, the experts' own shards over the
+    // expert-TP group, everything else over the TP group.
+    std::map<int, Acc> acc; // 0 TP, 1 all-to-all, 2 expert-TP
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const OpBreakdown& o = r.decode[i];
+        if (!opPresent(s.model, id) || !o.present || o.commBytes <= 0)
+            continue;
+        const int g = (id == OpId::Dispatch || id == OpId::Combine) ? 1
+                      : (id == OpId::ExpertUp || id == OpId::ExpertDown) ? 2
+                                                                          : 0;
+        Acc& a = acc[g];
+        a.ops << latin(opName(id));
+        const QString kind = latin(collectiveName(o.collective));
+        if (!a.kinds.contains(kind))
+            a.kinds << kind;
+        a.bytes += plotSafe(o.commBytes);
+        a.us += plotSafe(o.commUs);
+    }
+    for (const auto& [g, a] : acc) {
+        GroupTraffic t;
+        t.size = g == 0 ? tp : g == 1 ? tp * dp : etp;
+        t.group = g == 0   ? QObject::tr("TP group (%1 GPUs)").arg(t.size)
+                  : g == 1 ? QObject::tr("expert exchange: TP × DP ranks of a stage (%1 GPUs)").arg(t.size)
+                           : QObject::tr("expert-TP group (%1 GPUs)").arg(t.size);
+        t.operators = a.ops.join(QStringLiteral(", "));
+        t.collective = a.kinds.join(QStringLiteral(", "));
+        t.crossesNodes = spans(t.size, gpn);
+        t.bytes = a.bytes;
+        t.us = a.us;
+        out.rows.push_back(t);
+    }
+    if (p.pipelineParallel > 1) {
+        // One micro-batch's hidden states to the next stage, each rank its 1/TP (BF16).
+        GroupTraffic t;
+        t.size = 2;
+        t.group = QObject::tr("pipeline: stage to next stage");
+        t.operators = QObject::tr("hidden states");
+        t.collective = QObject::tr("send/recv");
+        t.crossesNodes = double(tp) * dp >= gpn;
+        t.bytes = plotSafe(r.stepTokens) * s.model.hiddenSize * 2.0 / tp;
+        t.us = plotSafe(r.p2pUs);
+        out.rows.push_back(t);
+    }
+    for (const GroupTraffic& t : out.rows)
+        (t.crossesNodes ? out.interBytes : out.nvlinkBytes) += t.bytes;
+    return out;
+}
+
+PlanTopologyView::PlanTopologyView(QWidget* parent) : QWidget(parent)
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("topologySummary"));
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_summary);
+
+    auto* row = new QHBoxLayout;
+    row->addWidget(new QLabel(tr("Colour GPUs by")));
+    m_colourBy = new QComboBox;
+    m_colourBy->setObjectName(QStringLiteral("colourBy"));
+    m_colourBy->addItem(tr("tensor-parallel group"), int(TopologyView::GroupKind::Tensor));
+    m_colourBy->addItem(tr("data-parallel replica"), int(TopologyView::GroupKind::Data));
+    m_colourBy->addItem(tr("pipeline stage"), int(TopologyView::GroupKind::Pipeline));
+    m_colourBy->addItem(tr("expert shard (EP rank)"), int(TopologyView::GroupKind::Expert));
+    row->addWidget(m_colourBy);
+    row->addStretch(1);
+    layout->addLayout(row);
+
+    auto* split = new QSplitter(Qt::Vertical);
+    m_drawing = new TopologyView;
+    m_drawing->setObjectName(QStringLiteral("planTopology"));
+    m_drawing->setMaxDrawnNodes(8);
+    split->addWidget(m_drawing);
+    m_table = new QTableWidget;
+    m_table->setObjectName(QStringLiteral("trafficTable"));
+    m_table->setColumnCount(6);
+    m_table->setHorizontalHeaderLabels({tr("Group"), tr("Operators"), tr("Collective"), tr("Link"),
+                                        tr("Bytes per GPU\nper decode step"), tr("Time per\ndecode step")});
+    m_table->verticalHeader()->setVisible(false);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    // Room for the usual four groups (TP, expert exchange, expert-TP, pipeline) and the header.
+    m_table->setMinimumHeight(m_table->fontMetrics().height() * 9 + 16);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({3000, 1000});
+    layout->addWidget(split, 1);
+
+    connect(m_colourBy, &QComboBox::activated, this, [this] { refresh(); });
+    showMessage(tr("No plan yet."));
+}
+
+void PlanTopologyView::setColourBy(TopologyView::GroupKind kind)
+{
+    m_colourBy->setCurrentIndex(m_colourBy->findData(int(kind)));
+    refresh();
+}
+
+void PlanTopologyView::showMessage(const QString& text)
+{
+    m_havePlan = false;
+    m_summary->setText(text.toHtmlEscaped());
+    m_drawing->clearPlanOverlay();
+    m_table->setRowCount(0);
+}
+
+void PlanTopologyView::setPlan(const Scenario& s, const QString& title, const Plan& plan, const SimResult& r)
+{
+    m_scenario = s;
+    m_title = title;
+    m_plan = plan;
+    m_result = r;
+    m_havePlan = true;
+    m_drawing->setCluster(s.cluster);
+    refresh();
+}
+
+QString PlanTopologyView::summaryText() const { return m_summary->text(); }
+
+void PlanTopologyView::refresh()
+{
+    if (!m_havePlan)
+        return;
+    const Scenario& s = m_scenario;
+    const Plan& p = m_plan;
+    if (m_result.structureChecks != 0) {
+        m_summary->setText(tr("<b>%1</b>: the degrees do not tile the cluster (TP %2 × PP %3 × DP %4 on %5 GPUs), so "
+                              "there is no placement to draw.")
+                               .arg(m_title.toHtmlEscaped())
+                               .arg(p.tensorParallel)
+                               .arg(p.pipelineParallel)
+                               .arg(p.dataParallel)
+                               .arg(s.cluster.totalGpus()));
+        m_drawing->clearPlanOverlay();
+        m_table->setRowCount(0);
+        return;
+    }
+    auto kind = static_cast<TopologyView::GroupKind>(m_colourBy->currentData().toInt());
+    if (kind == TopologyView::GroupKind::Expert && !s.model.isMoe())
+        kind = TopologyView::GroupKind::Tensor;
+    const PlanTraffic t = planTraffic(s, p, m_result);
+    m_drawing->setPlanOverlay(p, kind,
+                              tr("NVLink %1/GPU/step").arg(formatBytes(t.nvlinkBytes)),
+                              tr("inter-node %1 per GPU per decode step").arg(formatBytes(t.interBytes)));
+
+    const int gpn = std::max(1, s.cluster.gpusPerNode);
+    const int stage = p.tensorParallel * p.dataParallel;
+    QString html = tr("<b>%1</b> on %2 node(s) × %3 GPUs: ").arg(m_title.toHtmlEscaped()).arg(s.cluster.nodes).arg(gpn);
+    QStringList parts;
+    parts << tr("<b>TP %1</b>: consecutive GPUs share every layer's weights and sum partial results (%2)")
+                 .arg(p.tensorParallel)
+                 .arg(p.tensorParallel <= gpn ? tr("inside one NVLink domain") : tr("<span style='color:#c62828'>spans nodes</span>"));
+    parts << tr("<b>DP %1</b>: replicas that serve different requests and never talk while decoding").arg(p.dataParallel);
+    if (p.pipelineParallel > 1)
+        parts << tr("<b>PP %1</b>: stages of %2 GPUs each hold a slice of the layers and hand hidden states on (%3)")
+                     .arg(p.pipelineParallel)
+                     .arg(stage)
+                     .arg(stage >= gpn ? tr("across nodes") : tr("over NVLink"));
+    else
+        parts << tr("<b>PP 1</b>: every GPU holds all layers");
+    if (s.model.isMoe())
+        parts << tr("<b>EP %1</b>: the stage's %2 GPUs split the experts into %1 shards; tokens travel to their experts "
+                    "(%3)")
+                     .arg(p.expertParallel)
+                     .arg(stage)
+                     .arg(stage <= gpn ? tr("over NVLink") : tr("<span style='color:#c62828'>across nodes</span>"));
+    html += parts.join(QStringLiteral("; ")) + QLatin1Char('.');
+    html += tr("<br>Per GPU and decode step: <b>%1</b> over NVLink, <b>%2</b> over the inter-node fabric.")
+                .arg(formatBytes(t.nvlinkBytes), formatBytes(t.interBytes));
+    m_summary->setText(html);
+
+    m_table->setRowCount(int(t.rows.size()));
+    for (int i = 0; i < int(t.rows.size()); ++i) {
+        const GroupTraffic& g = t.rows[i];
+        auto set = [&](int c, const QString& text, bool number = false) {
+            auto* item = new QTableWidgetItem(text);
+            item->setTextAlignment(number ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
+            m_table->setItem(i, c, item);
+        };
+        set(0, g.group);
+        set(1, g.operators);
+        set(2, g.collective);
+        set(3, g.crossesNodes ? tr("inter-node (group spans nodes)") : tr("NVLink"));
+        set(4, formatBytes(g.bytes), true);
+        set(5, formatMs(g.us / 1000) + tr(" ms"), true);
+    }
+    if (t.rows.empty()) {
+        m_table->setRowCount(1);
+        m_table->setItem(0, 0, new QTableWidgetItem(tr("No communication in the decode step.")));
+    }
+    m_table->resizeColumnsToContents();
+}
+
+} // namespace shardlab::ui
