@@ -454,8 +454,10 @@ void MainWindow::refreshReferences()
     m_compare->setScenario(m_editor->scenario());
     m_planView->setScenario(m_editor->scenario());
     const RecipePlan& rp = m_planView->reference();
-    m_megatronValue = rp.found ? rp.result.tokensPerSPerGpu : 0;
-    if (rp.found)
+    // A one-pool recipe's figure would not be a disaggregated deployment's: no line.
+    const bool onePool = m_editor->scenario().workload.serving != ServingMode::Disaggregated;
+    m_megatronValue = rp.found && onePool ? rp.result.tokensPerSPerGpu : 0;
+    if (rp.found && onePool)
         m_panel->setMegatronReference(m_megatronValue);
 }
 

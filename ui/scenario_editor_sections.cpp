@@ -437,6 +437,7 @@ QWidget* ScenarioEditor::buildWorkloadSection()
     narrowCombo(serving);
     serving->addItem(tr("Aggregated (in-flight batching, chunked prefill)"), int(ServingMode::Aggregated));
     serving->addItem(tr("Decode only (upper bound, prefill left out)"), int(ServingMode::Decode));
+    serving->addItem(tr("Disaggregated (prefill and decode pools: CLI only for now)"), int(ServingMode::Disaggregated));
     setFieldToolTip(serving,
                     tr("How the engine serves requests. Aggregated: every engine step carries the running "
                        "sequences' decode tokens plus prompt tokens up to the token budget, so prefill is inside "
