@@ -57,6 +57,19 @@ std::string formatCount(double v)
     return buf;
 }
 
+void printOperators(std::ostream& out, const ModelSpec& m, const Plan& p, const std::string& indent)
+{
+    out << "operators:";
+    int n = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(m, id))
+            continue;
+        out << (n++ % 5 == 0 ? "\n" + indent : std::string("  ")) << opName(id) << "=" << opInfo(id).options[p.option(id)].name;
+    }
+    out << "\n";
+}
+
 int reportErrors(std::ostream& err, const std::vector<std::string>& lines)
 {
     for (const std::string& l : lines)

@@ -39,6 +39,8 @@ std::string formatNumber(const char* printfFormat, double v);
 // reports it), each line starting with `indent`.
 void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent);
 std::string padRight(std::string s, size_t width);
+// "operators:" and name=option for every operator of the model, five per line after `indent`.
+void printOperators(std::ostream& out, const ModelSpec& m, const Plan& p, const std::string& indent);
 int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
 int reportFieldErrors(std::ostream& err, const FieldErrors& errors);
 // --scenario value: a file path, or a shipped scenario preset name.

@@ -39,15 +39,8 @@ void printPool(std::ostream& out, const Scenario& s, PoolRole role, const Plan& 
     out << "      memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb)
         << " GB (weights " << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb)
         << ", activations " << formatNumber("%.1f", m.activationGb) << ")\n";
-    out << "      operators:";
-    int n = 0;
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        if (!opPresent(s.model, id))
-            continue;
-        out << (n++ % 5 == 0 ? "\n        " : "  ") << opName(id) << "=" << opInfo(id).options[p.option(id)].name;
-    }
-    out << "\n";
+    out << "      ";
+    printOperators(out, s.model, p, "        ");
 }
 
 ojson evaluationObject(const Scenario& s, const DisaggregatedPlan& p, const DisaggregatedResult& r)

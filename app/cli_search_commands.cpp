@@ -175,15 +175,8 @@ void printPlan(std::ostream& out, const Scenario& s, const Plan& p, const SimRes
     out << "  memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb) << " GB (weights "
         << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb) << ", activations "
         << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb) << ")\n";
-    out << "  operators:";
-    int n = 0;
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        if (!opPresent(s.model, id))
-            continue;
-        out << (n++ % 5 == 0 ? "\n    " : "  ") << opName(id) << "=" << opInfo(id).options[p.option(id)].name;
-    }
-    out << "\n";
+    out << "  ";
+    printOperators(out, s.model, p, "    ");
 }
 
 int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)

@@ -471,38 +471,47 @@ Parsed<DisaggregatedPlan> parseDisaggregatedPlan(const std::string& text, const 
     });
 }
 
+namespace {
+// The scenario a plan file carries (shared by one-pool and disaggregated plans): the
+// embedded object, validated, or an older file's name, or nothing.
+void readEmbeddedScenario(const std::string& text, const std::string& file, std::optional<Scenario>& scenario,
+                          std::string& name, FieldErrors& errors)
+{
+    json doc;
+    FieldError perr;
+    if (!io::parseJsonText(text, doc, perr)) // parsed once already; cannot fail here
+        return;
+    auto it = doc.find("scenario");
+    if (it == doc.end() || it->is_null())
+        return;
+    if (it->is_string()) {
+        name = it->get<std::string>(); // a file from before plans embedded theirs
+        return;
+    }
+    if (!it->is_object()) {
+        errors.push_back({file, "scenario", "must be the scenario object (or its name), got " + io::jsonTypeName(*it)});
+        return;
+    }
+    Parsed<Scenario> s = parseScenario(it->dump(), file);
+    for (FieldError& e : s.errors) {
+        e.where = e.where.empty() ? std::string("scenario") : "scenario." + e.where;
+        errors.push_back(std::move(e));
+    }
+    if (errors.empty()) {
+        name = s.value.name;
+        scenario = std::move(s.value);
+    }
+}
+} // namespace
+
 Parsed<PlanDocument> parsePlanDocument(const std::string& text, const std::string& file)
 {
     Parsed<PlanDocument> out;
     Parsed<Plan> plan = parsePlan(text, file);
     out.value.plan = plan.value;
     out.errors = std::move(plan.errors);
-    if (!out.errors.empty())
-        return out;
-    json doc;
-    FieldError perr;
-    if (!io::parseJsonText(text, doc, perr)) // parsed once already; cannot fail here
-        return out;
-    auto it = doc.find("scenario");
-    if (it == doc.end() || it->is_null())
-        return out;
-    if (it->is_string()) {
-        out.value.scenarioName = it->get<std::string>(); // a file from before plans embedded theirs
-        return out;
-    }
-    if (!it->is_object()) {
-        out.errors.push_back({file, "scenario", "must be the scenario object (or its name), got " + io::jsonTypeName(*it)});
-        return out;
-    }
-    Parsed<Scenario> s = parseScenario(it->dump(), file);
-    for (FieldError& e : s.errors) {
-        e.where = e.where.empty() ? std::string("scenario") : "scenario." + e.where;
-        out.errors.push_back(std::move(e));
-    }
-    if (out.errors.empty()) {
-        out.value.scenarioName = s.value.name;
-        out.value.scenario = std::move(s.value);
-    }
+    if (out.errors.empty())
+        readEmbeddedScenario(text, file, out.value.scenario, out.value.scenarioName, out.errors);
     return out;
 }
 
@@ -512,32 +521,8 @@ Parsed<DisaggregatedPlanDocument> parseDisaggregatedPlanDocument(const std::stri
     Parsed<DisaggregatedPlan> plan = parseDisaggregatedPlan(text, file);
     out.value.plan = plan.value;
     out.errors = std::move(plan.errors);
-    if (!out.errors.empty())
-        return out;
-    json doc;
-    FieldError perr;
-    if (!io::parseJsonText(text, doc, perr))
-        return out;
-    auto it = doc.find("scenario");
-    if (it == doc.end() || it->is_null())
-        return out;
-    if (it->is_string()) {
-        out.value.scenarioName = it->get<std::string>();
-        return out;
-    }
-    if (!it->is_object()) {
-        out.errors.push_back({file, "scenario", "must be the scenario object (or its name), got " + io::jsonTypeName(*it)});
-        return out;
-    }
-    Parsed<Scenario> s = parseScenario(it->dump(), file);
-    for (FieldError& e : s.errors) {
-        e.where = e.where.empty() ? std::string("scenario") : "scenario." + e.where;
-        out.errors.push_back(std::move(e));
-    }
-    if (out.errors.empty()) {
-        out.value.scenarioName = s.value.name;
-        out.value.scenario = std::move(s.value);
-    }
+    if (out.errors.empty())
+        readEmbeddedScenario(text, file, out.value.scenario, out.value.scenarioName, out.errors);
     return out;
 }
 
