@@ -3,6 +3,7 @@
 #include <QMetaObject>
 #include <QPointer>
 
+#include "search/disaggregated_search.h"
 #include "search/search.h"
 
 namespace shardlab::ui {
@@ -39,15 +40,30 @@ void FeasibilityCheck::check(const Scenario& s)
     m_thread = std::thread([self, generation, s, stop = m_stop] {
         SearchOptions o;
         o.algorithm = "exact";
-        const SearchOutcome out = runSearch(s, o, nullptr, stop.get());
+        // Disaggregated: proved over every prefill:decode split.
+        bool provedInfeasible = false, found = false;
+        std::string message;
+        double seconds = 0;
+        if (s.workload.serving == ServingMode::Disaggregated) {
+            const DisaggregatedSearchOutcome out = runDisaggregatedSearch(s, o, nullptr, stop.get());
+            provedInfeasible = out.provedInfeasible;
+            found = out.found;
+            message = out.message;
+            seconds = out.wallSeconds;
+        } else {
+            const SearchOutcome out = runSearch(s, o, nullptr, stop.get());
+            provedInfeasible = out.provedInfeasible;
+            found = out.found;
+            message = out.message;
+            seconds = out.wallSeconds;
+        }
         if (stop->load())
             return;
-        const bool infeasible = out.provedInfeasible && !out.found;
-        QString why = QString::fromStdString(out.message);
+        const bool infeasible = provedInfeasible && !found;
+        QString why = QString::fromStdString(message);
         const QString prefix = QStringLiteral("no valid plan exists: ");
         if (why.startsWith(prefix))
             why.remove(0, prefix.size());
-        const double seconds = out.wallSeconds;
         // Queued to the GUI thread; the destructor joins this thread first, so `self`
         // outlives the call or the queued call is dropped with it.
         QMetaObject::invokeMethod(

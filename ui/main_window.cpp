@@ -127,8 +127,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                                 "Megatron recipe, plan files (File > Open plan)."));
     // The Topology tab follows whatever the plan view shows (best plan, elite, what-if).
     connect(m_planView, &PlanView::currentPlanChanged, this, [this] {
+        // currentScenario: a disaggregated scenario's shown pool, on its own GPUs.
         if (m_editor && validateScenario(m_editor->scenario()).empty())
-            m_topology->setPlan(m_editor->scenario(), m_planView->currentTitle(), m_planView->currentPlan(),
+            m_topology->setPlan(m_planView->currentScenario(), m_planView->currentTitle(), m_planView->currentPlan(),
                                 m_planView->currentResult());
         else
             m_topology->showMessage(tr("No plan to draw: the scenario has problems, or no plan is shown yet."));
@@ -371,16 +372,23 @@ void MainWindow::refreshCompareCandidates()
     if (!m_compare)
         return;
     std::vector<NamedPlan> c;
+    // Disaggregated: plans of the pool on show, compared on that pool's GPUs.
+    const bool pools = m_planView->isDisaggregated();
+    const bool prefillShown = pools && m_planView->currentPool() == PoolRole::Prefill;
+    if (pools) // the pool on show may have changed; one-pool scenarios are set by refreshReferences
+        m_compare->setScenario(m_planView->currentScenario());
     const RecipePlan& rp = m_planView->reference();
     if (rp.found || rp.result.structureChecks == 0)
-        c.push_back({tr("Megatron recipe"), rp.plan, {}});
-    if (m_haveResult && m_lastResult.outcome.found)
+        c.push_back({pools ? tr("Megatron recipe (this pool)") : tr("Megatron recipe"), rp.plan, {}});
+    if (m_haveResult && m_lastResult.outcome.found && !pools)
         c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(m_lastResult.outcome.algorithm)),
                      m_lastResult.outcome.best, {}});
     for (int i = 0; i < m_panel->runCount(); ++i) {
         const SearchPanel::RunInfo run = m_panel->runInfo(i);
+        if (run.found && pools != run.prefill.has_value())
+            continue; // one-pool plans beside pool plans would be compared on the wrong GPUs
         if (run.found)
-            c.push_back({tr("Best of %1 [%2]").arg(run.name, run.variant), run.best,
+            c.push_back({tr("Best of %1 [%2]").arg(run.name, run.variant), prefillShown ? *run.prefill : run.best,
                          scenarioDifferences(run.scenario, m_editor->scenario()).empty()
                              ? QString()
                              : tr("found on variant %1 (%2)").arg(run.variant, run.variantNote)});
@@ -451,13 +459,17 @@ void MainWindow::refreshReferences()
 {
     // The plan view evaluates the Megatron recipe for its comparison; the throughput
     // curve's reference line reuses that result instead of running the recipe again.
-    m_compare->setScenario(m_editor->scenario());
     m_planView->setScenario(m_editor->scenario());
-    const RecipePlan& rp = m_planView->reference();
-    // A one-pool recipe's figure would not be a disaggregated deployment's: no line.
-    const bool onePool = m_editor->scenario().workload.serving != ServingMode::Disaggregated;
-    m_megatronValue = rp.found && onePool ? rp.result.tokensPerSPerGpu : 0;
-    if (rp.found && onePool)
+    m_compare->setScenario(m_planView->currentScenario());
+    // Disaggregated: the recipe's deployment over both pools, as the search's objective.
+    if (m_planView->isDisaggregated()) {
+        const DisaggregatedRecipe& dr = m_planView->poolsReference();
+        m_megatronValue = dr.found ? dr.result.tokensPerSPerGpu : 0;
+    } else {
+        const RecipePlan& rp = m_planView->reference();
+        m_megatronValue = rp.found ? rp.result.tokensPerSPerGpu : 0;
+    }
+    if (m_megatronValue > 0)
         m_panel->setMegatronReference(m_megatronValue);
 }
 
@@ -544,7 +556,20 @@ void MainWindow::onRunSelected(int index)
     const SearchPanel::RunInfo run = m_panel->runInfo(index);
     if (!run.found)
         return;
-    m_planView->showPlan(tr("Best of %1").arg(run.name), run.best);
+    if (run.prefill.has_value() != m_planView->isDisaggregated()) {
+        showMessage(run.prefill ? tr("Run %1 searched disaggregated serving (two pools); the scenario in the editor does "
+                                     "not. \"Load variant\" puts the run's scenario back.")
+                                      .arg(run.name)
+                                : tr("Run %1 searched one-pool serving; the scenario in the editor is disaggregated. "
+                                     "\"Load variant\" puts the run's scenario back.")
+                                      .arg(run.name),
+                    false);
+        return;
+    }
+    if (run.prefill)
+        m_planView->showPools(tr("Best of %1").arg(run.name), {*run.prefill, run.best});
+    else
+        m_planView->showPlan(tr("Best of %1").arg(run.name), run.best);
     const auto diff = scenarioDifferences(run.scenario, m_editor->scenario());
     if (!diff.empty())
         showMessage(tr("Run %1 ran on variant %2, not the scenario in the editor (%3%4): the Plan tab evaluates its best "
@@ -696,16 +721,26 @@ void MainWindow::onFinished(const JobResult& r)
     }
     const SearchOutcome& o = r.outcome;
     if (o.found) {
-        m_planView->showPlan(tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm)), o.best);
+        const QString title = tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm));
+        if (r.pools && m_planView->isDisaggregated())
+            m_planView->showPools(title, r.pools->best);
+        else
+            m_planView->showPlan(title, o.best);
         QString text = tr("%1 found %2 tok/s/GPU in %3 simulator calls and %4 s")
                            .arg(QString::fromStdString(o.algorithm))
                            .arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1)
                            .arg(o.calls)
                            .arg(o.wallSeconds, 0, 'f', 2);
+        if (r.pools)
+            text += tr(" with a prefill pool of %1 GPUs and a decode pool of %2 (%3)")
+                        .arg(r.pools->best.prefill.gpus())
+                        .arg(r.pools->best.decode.gpus())
+                        .arg(QString::fromStdString(r.pools->message));
         if (m_megatronValue > 0)
             text += tr(" (%1x the Megatron recipe)").arg(o.bestResult.tokensPerSPerGpu / m_megatronValue, 0, 'f', 3);
         if (o.provedOptimal)
-            text += tr("; proved optimal under the simulator");
+            text += r.pools ? tr("; proved optimal under the simulator over every split")
+                            : tr("; proved optimal under the simulator");
         if (o.stopped)
             text += tr("; stopped early");
         showMessage(text + QLatin1Char('.'), false);
@@ -897,8 +932,9 @@ bool MainWindow::exportPlan(const QString& path, QString* error)
     // would evaluate the shipped one and disagree with the window.
     if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
         s.name += " (edited)";
-    const Plan p = m_planView->currentPlan();
-    const Status st = savePlanFile(localPath(path), p, &s);
+    const Status st = m_planView->isDisaggregated()
+        ? saveDisaggregatedPlanFile(localPath(path), m_planView->currentPools(), &s)
+        : savePlanFile(localPath(path), m_planView->currentPlan(), &s);
     if (!st.ok()) {
         if (error)
             *error = QString::fromStdString(st.error->toString());

@@ -1,12 +1,16 @@
 #include "plan_view.h"
 
+#include <QComboBox>
 #include <QDateTime>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextDocument>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "breakdown_plot.h"
 #include "io/result_json.h"
@@ -52,6 +56,33 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
+
+    // Disaggregated scenarios: the deployment of both pools, and which pool is shown below.
+    m_poolBar = new QWidget;
+    auto* poolLayout = new QVBoxLayout(m_poolBar);
+    poolLayout->setContentsMargins(0, 0, 0, 0);
+    poolLayout->setSpacing(2);
+    m_deploymentLabel = richLabel(QStringLiteral("deployment"));
+    m_deploymentLabel->setStyleSheet(QStringLiteral("QLabel#deployment { background: #eef3f8; border: 1px solid #c5d3e0;"
+                                                    " border-radius: 3px; padding: 6px; }"));
+    poolLayout->addWidget(m_deploymentLabel);
+    auto* selectRow = new QHBoxLayout;
+    auto* selectLabel = new QLabel(tr("Pool shown below:"));
+    m_poolSelect = new QComboBox;
+    m_poolSelect->setObjectName(QStringLiteral("poolSelect"));
+    m_poolSelect->addItem(tr("Prefill pool"), int(PoolRole::Prefill));
+    m_poolSelect->addItem(tr("Decode pool"), int(PoolRole::Decode));
+    m_poolSelect->setToolTip(tr("Each pool runs its own plan on its own GPUs; the breakdown, memory, collectives and "
+                                "the what-if editor below are the selected pool's, on its pool of GPUs."));
+    selectLabel->setBuddy(m_poolSelect);
+    selectRow->addWidget(selectLabel);
+    selectRow->addWidget(m_poolSelect);
+    selectRow->addStretch(1);
+    poolLayout->addLayout(selectRow);
+    m_poolBar->hide();
+    layout->addWidget(m_poolBar);
+    connect(m_poolSelect, &QComboBox::activated, this,
+            [this](int i) { selectPool(static_cast<PoolRole>(m_poolSelect->itemData(i).toInt())); });
 
     m_headline = richLabel(QStringLiteral("headline"));
     m_headline->setStyleSheet(QStringLiteral("QLabel#headline { background: #f5f7f9; border: 1px solid #d5dbe0;"
@@ -109,12 +140,21 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     connect(m_editor, &PlanEditor::planEdited, this, [this](const Plan& p) {
         m_plan = p;
         m_title = m_baseTitle + tr(" — what-if");
+        if (m_dsim) {
+            (m_role == PoolRole::Prefill ? m_pools.prefill : m_pools.decode) = p;
+            updateDeployment();
+        }
         evaluateAndShow();
         Q_EMIT planEdited(m_plan);
     });
     connect(m_editor, &PlanEditor::resetRequested, this, [this] {
         if (!m_sim)
             return;
+        if (m_dsim && m_poolsReference.found) {
+            showPools(tr("Megatron recipe"), m_poolsReference.plan);
+            Q_EMIT planEdited(m_plan);
+            return;
+        }
         m_plan = m_reference.plan;
         m_title = m_baseTitle = tr("Megatron recipe");
         m_editor->setPlan(m_plan);
@@ -128,8 +168,33 @@ PlanView::~PlanView() = default;
 
 void PlanView::setScenario(const Scenario& s)
 {
-    m_scenario = s;
+    m_scenario = m_full = s;
+    m_dsim.reset();
+    m_poolsReference = DisaggregatedRecipe{};
+    m_poolBar->hide();
     const FieldErrors problems = validateScenario(s);
+    if (problems.empty() && s.workload.serving == ServingMode::Disaggregated) {
+        const std::vector<int> splits = disaggregatedSplits(s);
+        if (splits.empty()) {
+            showNoScenario(tr("Disaggregated serving needs a prefill and a decode pool: the cluster has one GPU."));
+            return;
+        }
+        m_dsim = std::make_unique<DisaggregatedSimulator>(s);
+        m_poolsReference = megatronDisaggregated(*m_dsim);
+        m_poolBar->show();
+        if (m_poolsReference.found) {
+            showPools(tr("Megatron recipe"), m_poolsReference.plan);
+            return;
+        }
+        // No valid pair at any split: the recipe's pools at the smallest prefill pool, shown
+        // with the reasons they fail.
+        const int gp = splits.front();
+        const int gd = static_cast<int>(s.cluster.totalGpus() - gp);
+        showPools(tr("Megatron recipe (no valid pair of pools at any split)"),
+                  {megatronPlan(m_dsim->pool(PoolRole::Prefill, gp)).plan,
+                   megatronPlan(m_dsim->pool(PoolRole::Decode, gd)).plan});
+        return;
+    }
     if (!problems.empty()) {
         // The simulator divides by heads, GPUs and bandwidths: never build it on bad input.
         m_sim.reset();
@@ -151,6 +216,12 @@ void PlanView::setScenario(const Scenario& s)
 
 void PlanView::showPlan(const QString& title, const Plan& plan)
 {
+    if (m_dsim) {
+        m_poolsTitle = title;
+        (m_role == PoolRole::Prefill ? m_pools.prefill : m_pools.decode) = plan;
+        applyPool();
+        return;
+    }
     m_plan = plan;
     m_title = m_baseTitle = title;
     if (!m_sim) {
@@ -159,6 +230,107 @@ void PlanView::showPlan(const QString& title, const Plan& plan)
     }
     m_editor->setPlan(plan);
     evaluateAndShow();
+}
+
+void PlanView::showPools(const QString& title, const DisaggregatedPlan& pools)
+{
+    if (!m_dsim)
+        return;
+    m_poolsTitle = title;
+    m_pools = pools;
+    applyPool();
+}
+
+void PlanView::selectPool(PoolRole role)
+{
+    if (!m_dsim)
+        return;
+    // A what-if of the pool on show stays in m_pools: the title says so for both pools.
+    if (m_title.endsWith(tr(" — what-if")) && !m_poolsTitle.endsWith(tr(" — what-if")))
+        m_poolsTitle += tr(" — what-if");
+    m_role = role;
+    applyPool();
+}
+
+void PlanView::applyPool()
+{
+    m_poolSelect->setCurrentIndex(m_poolSelect->findData(int(m_role)));
+    updateDeployment();
+    const Plan& plan = m_role == PoolRole::Prefill ? m_pools.prefill : m_pools.decode;
+    const long long gpus = plan.gpus();
+    const long long total = m_full.cluster.totalGpus();
+    m_scenario = poolScenario(m_full, m_role, static_cast<int>(std::clamp<long long>(gpus, 1, total)));
+    if (gpus < 1 || gpus >= total || !validateScenario(m_scenario).empty()) {
+        m_sim.reset();
+        m_plan = plan;
+        m_title = m_baseTitle = m_poolsTitle;
+        showNoScenario(tr("The %1 pool's plan uses %2 GPUs: a pool needs at least one GPU and must leave one for the "
+                          "other pool on this %3-GPU cluster.")
+                           .arg(QString::fromUtf8(poolRoleName(m_role)))
+                           .arg(gpus)
+                           .arg(total));
+        return;
+    }
+    m_sim = std::make_unique<Simulator>(m_scenario);
+    m_reference = megatronPlan(*m_sim);
+    m_reference.result = m_sim->evaluate(m_reference.plan);
+    m_editor->setEnabled(true);
+    m_editor->setContext(m_scenario, m_reference.plan);
+    m_plan = plan;
+    m_title = m_baseTitle = tr("%1 — %2 pool").arg(m_poolsTitle, QString::fromUtf8(poolRoleName(m_role)));
+    m_editor->setPlan(plan);
+    evaluateAndShow();
+}
+
+void PlanView::updateDeployment()
+{
+    m_deployment = m_dsim->evaluate(m_pools);
+    const DisaggregatedResult& d = m_deployment;
+    const WorkloadSpec& w = m_full.workload;
+    const long long gp = m_pools.prefill.gpus(), gd = m_pools.decode.gpus();
+    m_poolSelect->setItemText(0, tr("Prefill pool · %n GPU(s)", nullptr, int(gp)));
+    m_poolSelect->setItemText(1, tr("Decode pool · %n GPU(s)", nullptr, int(gd)));
+    QString html = tr("<b>Disaggregated deployment</b> (%1): prefill pool %2 GPUs + decode pool %3 GPUs")
+                       .arg(m_poolsTitle.toHtmlEscaped())
+                       .arg(gp)
+                       .arg(gd);
+    if (d.structure.empty()) {
+        html += d.valid ? tr("&nbsp;<span style='background:#2e7d32; color:white'>&nbsp;VALID&nbsp;</span>")
+                        : tr("&nbsp;<span style='background:#c62828; color:white'>&nbsp;INVALID&nbsp;</span>");
+        html += tr("<br><b>%1</b> output tokens/s per GPU of both pools (%2 total) · TTFT %3 · TPOT %4 · limited by %5 "
+                   "· KV links at %6 of capacity (%7 per request over %8)")
+                    .arg(formatNumber(d.tokensPerSPerGpu, 1), formatNumber(d.outputTokensPerS, 0),
+                         versus(d.ttftMs, w.ttftSloMs), versus(d.tpotMs, w.tpotSloMs),
+                         d.limitedBy == DisaggLimit::Prefill  ? tr("the prefill pool")
+                         : d.limitedBy == DisaggLimit::Decode ? tr("the decode pool")
+                                                              : tr("the KV links"),
+                         formatPercent(d.kvLinkLoad), formatBytes(d.kvBytesPerRequest),
+                         w.kvTransfer == KvLink::NvLink ? tr("NVLink") : tr("the inter-node links"));
+        if (m_poolsReference.found && m_poolsReference.result.tokensPerSPerGpu > 0 && d.valid)
+            html += tr("<br><span style='color:#455a64'>%1× the Megatron recipe's pools (%2 tok/s/GPU at %3 + %4 "
+                       "GPUs)</span>")
+                        .arg(formatNumber(d.tokensPerSPerGpu / m_poolsReference.result.tokensPerSPerGpu, 3),
+                             formatNumber(m_poolsReference.result.tokensPerSPerGpu, 1))
+                        .arg(m_poolsReference.plan.prefill.gpus())
+                        .arg(m_poolsReference.plan.decode.gpus());
+    }
+    const std::vector<std::string> reasons = disaggregatedReasons(m_full, m_pools, d);
+    if (!reasons.empty()) {
+        html += QStringLiteral("<ul style='margin-top:2px; margin-bottom:0; -qt-list-indent:1; color:#b71c1c'>");
+        for (const std::string& r : reasons)
+            html += QStringLiteral("<li>%1</li>").arg(plainNumbers(str(r)).toHtmlEscaped());
+        html += QStringLiteral("</ul>");
+    }
+    m_deploymentLabel->setText(html);
+}
+
+QString PlanView::deploymentText() const
+{
+    if (!m_dsim)
+        return {};
+    QTextDocument doc;
+    doc.setHtml(m_deploymentLabel->text());
+    return doc.toPlainText();
 }
 
 void PlanView::showNoScenario(const QString& why)
@@ -268,18 +440,34 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                           .arg(p.dataParallel)
                           .arg(p.batch)
                           .arg(p.microBatches);
-    if (r.structureChecks == 0) {
+    if (r.structureChecks == 0 && m_dsim && m_role == PoolRole::Prefill) {
+        degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
+        html += tr("<br><b>%1</b> prompts/s of this pool (%2 output tokens/s once decoded) · TTFT %3 (a pass %4 ms + KV "
+                   "transfer %5 ms + the wait for a pass) · memory %6 / %7 GB")
+                    .arg(formatNumber(r.outputTokensPerS / std::max(1, m_full.workload.outputTokens), 2),
+                         formatNumber(r.outputTokensPerS, 0), versus(r.ttftMs, m_full.workload.ttftSloMs),
+                         formatMs(r.passMs), formatMs(r.kvTransferMs), formatNumber(r.memory.totalGb, 1),
+                         formatNumber(r.memory.capacityGb, 0));
+    } else if (r.structureChecks == 0 && m_dsim) {
+        degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
+        html += tr("<br><b>%1</b> output tokens/s per GPU of this pool (%2 total, decode steps only: prompts arrive "
+                   "prefilled) · TPOT %3 · memory %4 / %5 GB")
+                    .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.outputTokensPerS, 0),
+                         versus(r.tpotMs, m_full.workload.tpotSloMs), formatNumber(r.memory.totalGb, 1),
+                         formatNumber(r.memory.capacityGb, 0));
+    } else if (r.structureChecks == 0) {
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
         html += QStringLiteral("<br><b>%1</b> output tokens/s per GPU (%2 total, %7) · TPOT %3 · TTFT %4 · memory %5 / %6 GB")
                     .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.outputTokensPerS, 0),
                          versus(r.tpotMs, w.tpotSloMs), versus(r.ttftMs, w.ttftSloMs),
                          formatNumber(r.memory.totalGb, 1), formatNumber(r.memory.capacityGb, 0),
-                         r.serving == ServingMode::Aggregated ? tr("aggregated serving, prefill included")
-                                                              : tr("decode only, prefill left out"));
+                         servingDescription(r.serving));
     }
     html += QStringLiteral("<br>") + degrees;
     if (!comparison.isEmpty())
-        html += QStringLiteral("<br><span style='color:#455a64'>%1</span>").arg(tr("vs Megatron: %1").arg(comparison));
+        html += QStringLiteral("<br><span style='color:#455a64'>%1</span>")
+                    .arg(m_dsim ? tr("vs the Megatron recipe on this pool: %1").arg(comparison)
+                                : tr("vs Megatron: %1").arg(comparison));
     if (!reasons.isEmpty()) {
         html += QStringLiteral("<ul style='margin-top:2px; margin-bottom:0; -qt-list-indent:1; color:#b71c1c'>");
         for (const QString& reason : reasons)

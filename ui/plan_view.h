@@ -9,8 +9,10 @@
 
 #include <memory>
 
+#include "sim/disaggregated.h"
 #include "sim/megatron.h"
 
+class QComboBox;
 class QLabel;
 class QTabWidget;
 
@@ -29,10 +31,27 @@ public:
     ~PlanView() override;
 
     // Builds the simulator, computes the Megatron recipe for reference and shows it. A
-    // scenario that does not validate shows its problems and no plan.
+    // scenario that does not validate shows its problems and no plan. A disaggregated
+    // scenario shows the recipe's pools (sim/disaggregated.h) and a pool selector.
     void setScenario(const Scenario& s);
-    // Evaluates and shows `plan` under `title` ("Best plan (ppo)", "Elite #2", …).
+    // Evaluates and shows `plan` under `title` ("Best plan (ppo)", "Elite #2", …). With a
+    // disaggregated scenario, `plan` replaces the pool on show.
     void showPlan(const QString& title, const Plan& plan);
+    // A disaggregated scenario's plan: the deployment line above, and one pool at a time
+    // below (selected with the pool selector or selectPool), each on its pool scenario.
+    void showPools(const QString& title, const DisaggregatedPlan& pools);
+    void selectPool(PoolRole role);
+
+    bool isDisaggregated() const { return m_dsim != nullptr; }
+    PoolRole currentPool() const { return m_role; }
+    DisaggregatedPlan currentPools() const { return m_pools; }
+    DisaggregatedResult deploymentResult() const { return m_deployment; }
+    // The recipe's pools at its best split (found = false without a valid pair).
+    const DisaggregatedRecipe& poolsReference() const { return m_poolsReference; }
+    // The deployment line as plain text (tests, status).
+    QString deploymentText() const;
+    // The scenario the shown plan is evaluated on: the editor's, or the shown pool's.
+    const Scenario& currentScenario() const { return m_scenario; }
 
     Plan currentPlan() const { return m_plan; }
     SimResult currentResult() const { return m_result; }
@@ -64,6 +83,21 @@ private:
     void showNoScenario(const QString& why);
     void updateHeadline(const QStringList& reasons, const QString& comparison);
     QStringList reasonsFor(const Plan& p, const SimResult& r) const;
+    void applyPool();
+    void updateDeployment();
+
+    // Disaggregated: the editor's scenario, both pools and the pool on show; m_scenario and
+    // m_sim are then the shown pool's.
+    Scenario m_full;
+    std::unique_ptr<DisaggregatedSimulator> m_dsim;
+    DisaggregatedRecipe m_poolsReference;
+    DisaggregatedPlan m_pools;
+    DisaggregatedResult m_deployment;
+    PoolRole m_role = PoolRole::Decode;
+    QString m_poolsTitle;
+    QWidget* m_poolBar = nullptr;
+    QComboBox* m_poolSelect = nullptr;
+    QLabel* m_deploymentLabel = nullptr;
 
     Scenario m_scenario;
     std::unique_ptr<Simulator> m_sim; // null while the scenario has problems

@@ -470,12 +470,6 @@ void ScenarioEditor::revalidate()
     m_problems = validateScenario(m_scenario);
     for (FieldError& e : editorChecks(m_scenario, m_moeCheck->isChecked()))
         m_problems.push_back(std::move(e));
-    // The window's views hold one-pool plans; a disaggregated scenario's two pools are
-    // searched and shown by the CLI (docs/simulator.md §4) until the window learns them.
-    if (m_scenario.workload.serving == ServingMode::Disaggregated)
-        m_problems.push_back({{}, "workload.serving",
-                              "disaggregated serving (a prefill and a decode pool) is searched by `shardlab-cli "
-                              "search` for now; choose aggregated or decode to search here"});
 
     // Reasons per widget; a path without its own widget falls back to its parent's
     // ("model.mla" -> none, "model.moe.x" -> "model.moe.x" exists for every check today).

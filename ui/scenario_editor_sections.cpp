@@ -432,27 +432,46 @@ QWidget* ScenarioEditor::buildWorkloadSection()
                                         "are invalid."),
                                      1e10, 2, [](Scenario& s) -> double& { return s.workload.tpotSloMs; }, tr(" ms")));
     auto* serving = new FieldComboBox;
-    serving->setObjectName(QStringLiteral("servingMode"));
     serving->setFocusPolicy(Qt::StrongFocus);
     narrowCombo(serving);
     serving->addItem(tr("Aggregated (in-flight batching, chunked prefill)"), int(ServingMode::Aggregated));
     serving->addItem(tr("Decode only (upper bound, prefill left out)"), int(ServingMode::Decode));
-    serving->addItem(tr("Disaggregated (prefill and decode pools: CLI only for now)"), int(ServingMode::Disaggregated));
+    serving->addItem(tr("Disaggregated (a prefill pool and a decode pool)"), int(ServingMode::Disaggregated));
     setFieldToolTip(serving,
                     tr("How the engine serves requests. Aggregated: every engine step carries the running "
                        "sequences' decode tokens plus prompt tokens up to the token budget, so prefill is inside "
                        "the throughput, as trtllm-bench, MLPerf, vLLM/SGLang benchmarks and aiperf measure it. "
                        "Decode only: steady decode steps with prefill left out, an upper bound no benchmark "
-                       "reports."));
+                       "reports. Disaggregated: prompts are prefilled on a pool of their own and their KV cache "
+                       "sent to a decode pool; the search chooses the split and each pool's plan."));
     registerField(QStringLiteral("workload.serving"), serving, [this, serving] {
         const QSignalBlocker block(serving);
         serving->setCurrentIndex(serving->findData(int(m_scenario.workload.serving)));
     });
     connect(serving, &QComboBox::activated, this, [this, serving](int i) {
         m_scenario.workload.serving = static_cast<ServingMode>(serving->itemData(i).toInt());
+        if (auto* kv = findChild<QComboBox*>(QStringLiteral("workload.kv_transfer")))
+            kv->setEnabled(m_scenario.workload.serving == ServingMode::Disaggregated);
         userEdited();
     });
     form->addRow(tr("Serving"), serving);
+    auto* kvLink = new FieldComboBox;
+    kvLink->setFocusPolicy(Qt::StrongFocus);
+    narrowCombo(kvLink);
+    kvLink->addItem(tr("Inter-node links"), int(KvLink::InterNode));
+    kvLink->addItem(tr("NVLink (pools in one NVLink domain)"), int(KvLink::NvLink));
+    setFieldToolTip(kvLink, tr("Disaggregated serving: the links a prompt's KV cache crosses from the prefill pool to "
+                               "the decode pool. It is charged in TTFT and as link load (docs/simulator.md §4)."));
+    registerField(QStringLiteral("workload.kv_transfer"), kvLink, [this, kvLink] {
+        const QSignalBlocker block(kvLink);
+        kvLink->setCurrentIndex(kvLink->findData(int(m_scenario.workload.kvTransfer)));
+        kvLink->setEnabled(m_scenario.workload.serving == ServingMode::Disaggregated);
+    });
+    connect(kvLink, &QComboBox::activated, this, [this, kvLink](int i) {
+        m_scenario.workload.kvTransfer = static_cast<KvLink>(kvLink->itemData(i).toInt());
+        userEdited();
+    });
+    form->addRow(tr("KV transfer"), kvLink);
     addInt(
         form, QStringLiteral("workload.max_num_tokens"), tr("Token budget"),
         tr("Tokens one engine step may carry (max_num_tokens in TensorRT-LLM, max-num-batched-tokens in vLLM, "

@@ -21,6 +21,7 @@
 #include "heatmap_widget.h"
 #include "io/scenario_json.h"
 #include "plot_style.h"
+#include "ui_format.h"
 
 #include <QDateTime>
 
@@ -195,11 +196,9 @@ void SearchPanel::setScenario(const Scenario& s)
 {
     m_scenario = s;
     // Short enough to fit beside a 220 px plot; the serving mode is in the tooltip and title.
-    m_curve->yAxis->setLabel(s.workload.serving == ServingMode::Aggregated ? tr("output tok/s per GPU")
-                                                                           : tr("decode tok/s per GPU"));
-    m_curve->setToolTip(s.workload.serving == ServingMode::Aggregated
-                            ? tr("Best output tokens/s per GPU so far (aggregated serving, prefill included)")
-                            : tr("Best decode tokens/s per GPU so far (decode only, prefill left out)"));
+    m_curve->yAxis->setLabel(objectiveAxisLabel(s.workload.serving));
+    m_curve->setToolTip(tr("Best %1 so far (%2)").arg(objectiveAxisLabel(s.workload.serving),
+                                                      servingDescription(s.workload.serving)));
     m_sim.reset();
     if (validateScenario(s).empty())
         m_sim = std::make_unique<Simulator>(s);
@@ -221,6 +220,13 @@ void SearchPanel::setScenario(const Scenario& s)
         m_curve->removeGraph(m_optimumLine);
         m_optimumLine = nullptr;
     }
+    // The axis fits the runs that remain, not the old scenario's reference lines.
+    m_maxValue = 1;
+    for (const Run& r : m_runs)
+        for (const QCPGraph* g : {r.best, r.samples})
+            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
+                if (finite(it->value))
+                    m_maxValue = std::max(m_maxValue, it->value);
     scheduleReplot();
 }
 
@@ -346,6 +352,7 @@ SearchPanel::RunInfo SearchPanel::runInfo(int i) const
     info.scenario = r.scenario;
     info.found = r.found;
     info.best = r.best_;
+    info.prefill = r.prefill;
     info.bestValue = r.bestValue;
     info.calls = r.calls;
     info.visible = r.visible;
@@ -627,6 +634,8 @@ void SearchPanel::finishRun(const JobResult& r)
     if (o.found) {
         run.best_ = o.best;
         run.bestValue = o.bestResult.tokensPerSPerGpu;
+        if (r.pools && r.pools->found)
+            run.prefill = r.pools->best.prefill;
     }
     for (const auto& [call, value] : o.bestCurve)
         if (finite(value))
@@ -646,7 +655,7 @@ void SearchPanel::finishRun(const JobResult& r)
     m_resizeColumns = true;
     if (m_selected == runCount() - 1) {
         updateHeatmap(nullptr);
-        if (o.found)
+        if (o.found && !r.pools)
             updateEquivalents(o.best);
     }
     if (o.provedOptimal && o.found)
@@ -773,6 +782,8 @@ QByteArray SearchPanel::runsToJson() const
         o[QStringLiteral("found")] = r.found;
         if (r.found)
             o[QStringLiteral("best")] = QString::fromStdString(planToJson(r.best_));
+        if (r.found && r.prefill)
+            o[QStringLiteral("prefill_best")] = QString::fromStdString(planToJson(*r.prefill));
         o[QStringLiteral("best_value")] = r.bestValue;
         o[QStringLiteral("calls")] = r.calls;
         QJsonArray curve;
@@ -818,6 +829,12 @@ bool SearchPanel::restoreRuns(const QByteArray& json)
             Parsed<Plan> p = parsePlan(o.value(QStringLiteral("best")).toString().toStdString(), "(saved run)");
             run.found = p.ok();
             run.best_ = p.value;
+            if (o.contains(QStringLiteral("prefill_best"))) {
+                Parsed<Plan> pre =
+                    parsePlan(o.value(QStringLiteral("prefill_best")).toString().toStdString(), "(saved run)");
+                run.found = run.found && pre.ok();
+                run.prefill = pre.value;
+            }
         }
         for (const QJsonValue& pt : o.value(QStringLiteral("curve")).toArray()) {
             const QJsonArray a = pt.toArray();
@@ -882,8 +899,7 @@ QString SearchPanel::exportCaption() const
         tr("Best throughput during the search, %6\nScenario %1: %2 on %3 GPUs, %4\n%5")
             .arg(QString::fromStdString(m_scenario.name), QString::fromStdString(m_scenario.model.name))
             .arg(m_scenario.cluster.totalGpus())
-            .arg(m_scenario.workload.serving == ServingMode::Aggregated ? tr("aggregated serving, prefill included")
-                                                                         : tr("decode only"))
+            .arg(servingDescription(m_scenario.workload.serving))
             .arg(runs.isEmpty() ? tr("no run yet") : tr("runs: %1").arg(runs.join(QStringLiteral(", "))))
             .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     return caption;

@@ -50,7 +50,8 @@ public:
         QString status;      // "running", "finished", "stopped", "cancelled"
         Scenario scenario;
         bool found = false;
-        Plan best;
+        Plan best;                  // a disaggregated run's decode pool
+        std::optional<Plan> prefill; // a disaggregated run's prefill pool
         double bestValue = 0;
         int calls = 0;
         bool visible = true;
@@ -104,6 +105,7 @@ private:
         std::vector<EliteEntry> elites;
         bool found = false;
         Plan best_;
+        std::optional<Plan> prefill; // disaggregated: best_ is the decode pool
         double bestValue = 0;
         int calls = 0;
         bool visible = true;

@@ -15,6 +15,9 @@
 #include <memory>
 #include <vector>
 
+#include <optional>
+
+#include "search/disaggregated_search.h"
 #include "search/search.h"
 
 namespace shardlab::ui {
@@ -39,8 +42,11 @@ struct LiveProgress {
 
 struct JobResult {
     int jobId = 0;
+    // For a disaggregated scenario, the deployment's figures with the decode pool's plan as
+    // `best` (what the curve and the runs table read); `pools` holds both pools and splits.
     SearchOutcome outcome;
     std::vector<EliteEntry> elites;
+    std::optional<DisaggregatedSearchOutcome> pools;
 };
 
 struct SearchRequest {

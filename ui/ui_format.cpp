@@ -1,5 +1,7 @@
 #include "ui_format.h"
 
+#include <QObject>
+
 #include <QLocale>
 #include <QRegularExpression>
 
@@ -112,6 +114,30 @@ QString plainNumbers(const QString& text)
     }
     out += text.mid(last);
     return out;
+}
+
+QString objectiveAxisLabel(ServingMode m)
+{
+    switch (m) {
+    case ServingMode::Decode:
+        return QObject::tr("decode tok/s per GPU");
+    case ServingMode::Disaggregated:
+        return QObject::tr("output tok/s per GPU (both pools)");
+    default:
+        return QObject::tr("output tok/s per GPU");
+    }
+}
+
+QString servingDescription(ServingMode m)
+{
+    switch (m) {
+    case ServingMode::Decode:
+        return QObject::tr("decode only, prefill left out");
+    case ServingMode::Disaggregated:
+        return QObject::tr("disaggregated serving, per GPU of both pools");
+    default:
+        return QObject::tr("aggregated serving, prefill included");
+    }
 }
 
 } // namespace shardlab::ui

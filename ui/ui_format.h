@@ -5,6 +5,8 @@
 
 #include <QString>
 
+#include "model/specs.h"
+
 namespace shardlab::ui {
 
 // Finite and small enough to plot (the simulator reports 1e300 for "unbounded").
@@ -28,5 +30,11 @@ QString formatSigned(double v, int decimals);
 // "got 1.5e-05") as plain numbers ("at most 10,000,000", "got 0.000015"): the core's
 // validators print with %g, which a form should not show.
 QString plainNumbers(const QString& text);
+
+// What the search maximizes in a serving mode, for axes ("output tok/s per GPU"), and the
+// mode in words for tooltips, headlines and captions ("aggregated serving, prefill
+// included"). One wording for the curve, the plan view and exports.
+QString objectiveAxisLabel(ServingMode m);
+QString servingDescription(ServingMode m);
 
 } // namespace shardlab::ui

@@ -1,0 +1,173 @@
+// The window on a disaggregated scenario (issue 11, point 7): a search runs the two-pool
+// search of the core, the Plan tab shows the deployment and each pool on its own GPUs, a
+// what-if on one pool re-prices the deployment, the exported plan evaluates through
+// shardlab-cli to the window's figure, and runs keep both pools across a restart.
+#include <QtTest>
+
+#include <QComboBox>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSpinBox>
+#include <QTemporaryDir>
+
+#include "main_window.h"
+#include "plan_view.h"
+#include "scenario_editor.h"
+#include "search/disaggregated_search.h"
+#include "search_panel.h"
+
+using namespace shardlab;
+using shardlab::ui::MainWindow;
+
+namespace {
+
+const QString kLong = QStringLiteral(SHARDLAB_RESOURCES "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
+
+bool runSearch(MainWindow& w, const QString& algo, int budget)
+{
+    w.setAlgorithm(algo);
+    w.setBudget(budget);
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    if (!w.startSearch())
+        return false;
+    return done.wait(120000) && done.front().front().toBool();
+}
+
+} // namespace
+
+class TestDisaggregatedWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+    }
+
+    void editorOffersTheModeAndItsLinks()
+    {
+        MainWindow w;
+        QVERIFY(w.openScenarioFile(kLong));
+        auto* kv = w.scenarioEditor()->findChild<QComboBox*>(QStringLiteral("workload.kv_transfer"));
+        QVERIFY(kv);
+        QVERIFY(kv->isEnabled());
+        QVERIFY2(!w.statusText().contains(QStringLiteral("cannot")), qPrintable(w.statusText()));
+        // The recipe's pools are on show before any search, both of them on their own GPUs.
+        ui::PlanView* pv = w.planView();
+        QVERIFY(pv->isDisaggregated());
+        QVERIFY(pv->poolsReference().found);
+        QCOMPARE(pv->currentPools(), pv->poolsReference().plan);
+        QVERIFY2(pv->deploymentText().contains(QStringLiteral("output tokens/s per GPU of both pools")),
+                 qPrintable(pv->deploymentText()));
+        // Aggregated: the links do not matter and the combo says so by being off.
+        auto* serving = w.scenarioEditor()->findChild<QComboBox*>(QStringLiteral("workload.serving"));
+        QVERIFY(serving);
+        serving->setCurrentIndex(serving->findData(int(ServingMode::Aggregated)));
+        Q_EMIT serving->activated(serving->currentIndex());
+        QVERIFY(!kv->isEnabled());
+        QVERIFY(!w.planView()->isDisaggregated());
+    }
+
+    void exactSearchShowsBothPools()
+    {
+        MainWindow w;
+        QVERIFY(w.openScenarioFile(kLong));
+        QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
+        QVERIFY(w.lastResult() && w.lastResult()->pools);
+        const DisaggregatedSearchOutcome& pools = *w.lastResult()->pools;
+        QVERIFY(pools.provedOptimal);
+
+        // The same search run by the core directly: the window adds nothing and loses nothing.
+        SearchOptions o;
+        o.algorithm = "exact";
+        const DisaggregatedSearchOutcome direct = runDisaggregatedSearch(w.scenario(), o);
+        QCOMPARE(pools.best, direct.best);
+        QCOMPARE(w.lastResult()->outcome.bestResult.tokensPerSPerGpu, direct.bestResult.tokensPerSPerGpu);
+
+        ui::PlanView* pv = w.planView();
+        QCOMPARE(pv->currentPools(), direct.best);
+        QCOMPARE(pv->deploymentResult().tokensPerSPerGpu, direct.bestResult.tokensPerSPerGpu);
+        QVERIFY(pv->deploymentResult().valid);
+        QVERIFY2(w.statusText().contains(QStringLiteral("proved optimal under the simulator over every split")),
+                 qPrintable(w.statusText()));
+
+        // Each pool on its pool scenario: its GPUs, its plan, its own figures.
+        for (PoolRole role : {PoolRole::Prefill, PoolRole::Decode}) {
+            pv->selectPool(role);
+            const Plan& plan = role == PoolRole::Prefill ? direct.best.prefill : direct.best.decode;
+            QCOMPARE(pv->currentPlan(), plan);
+            QCOMPARE(pv->currentScenario().cluster.totalGpus(), plan.gpus());
+            const SimResult& expected = role == PoolRole::Prefill ? direct.bestResult.prefill : direct.bestResult.decode;
+            QCOMPARE(pv->currentResult().outputTokensPerS, expected.outputTokensPerS);
+            QVERIFY2(pv->headlineText().contains(role == PoolRole::Prefill ? QStringLiteral("prompts/s")
+                                                                           : QStringLiteral("TPOT")),
+                     qPrintable(pv->headlineText()));
+        }
+    }
+
+    void whatIfOnAPoolRepricesTheDeployment()
+    {
+        MainWindow w;
+        QVERIFY(w.openScenarioFile(kLong));
+        ui::PlanView* pv = w.planView();
+        pv->selectPool(PoolRole::Decode);
+        auto* batch = pv->findChild<QSpinBox*>(QStringLiteral("whatIf.batch"));
+        QVERIFY(batch);
+        const DisaggregatedPlan before = pv->currentPools();
+        batch->setValue(std::max(1, batch->value() / 2));
+        const DisaggregatedPlan after = pv->currentPools();
+        QCOMPARE(after.prefill, before.prefill);
+        QVERIFY(after.decode.batch != before.decode.batch);
+        const DisaggregatedResult expected = DisaggregatedSimulator(w.scenario()).evaluate(after);
+        QCOMPARE(pv->deploymentResult().tokensPerSPerGpu, expected.tokensPerSPerGpu);
+        // Switching pools keeps the edit and says both pools are a what-if.
+        pv->selectPool(PoolRole::Prefill);
+        QCOMPARE(pv->currentPools(), after);
+        QVERIFY2(pv->deploymentText().contains(QStringLiteral("what-if")), qPrintable(pv->deploymentText()));
+    }
+
+    void exportedPlanEvaluatesThroughCli()
+    {
+        MainWindow w;
+        QVERIFY(w.openScenarioFile(kLong));
+        QVERIFY(runSearch(w, QStringLiteral("anneal"), 2000));
+        QTemporaryDir dir;
+        const QString plan = dir.filePath(QStringLiteral("pd.json"));
+        QString error;
+        QVERIFY2(w.exportPlan(plan, &error), qPrintable(error));
+        QProcess cli;
+        cli.start(QStringLiteral(SHARDLAB_CLI), {QStringLiteral("evaluate"), QStringLiteral("--plan"), plan,
+                                                 QStringLiteral("--json")});
+        QVERIFY(cli.waitForFinished(30000));
+        QCOMPARE(cli.exitCode(), 0);
+        const QJsonObject j = QJsonDocument::fromJson(cli.readAllStandardOutput()).object();
+        QCOMPARE(j.value(QStringLiteral("serving")).toString(), QStringLiteral("disaggregated"));
+        const double cliValue = j.value(QStringLiteral("output_tokens_per_s_per_gpu")).toDouble();
+        const double guiValue = w.planView()->deploymentResult().tokensPerSPerGpu;
+        QVERIFY2(qFuzzyCompare(cliValue, guiValue), qPrintable(QStringLiteral("%1 vs %2").arg(cliValue).arg(guiValue)));
+    }
+
+    void runsKeepBothPoolsAcrossRestart()
+    {
+        DisaggregatedPlan best;
+        {
+            MainWindow w;
+            QVERIFY(w.openScenarioFile(kLong));
+            QVERIFY(runSearch(w, QStringLiteral("megatron"), 1000));
+            best = w.lastResult()->pools->best;
+            QVERIFY(w.close());
+        }
+        MainWindow w2;
+        QVERIFY(w2.openScenarioFile(kLong));
+        const ui::SearchPanel::RunInfo r = w2.searchPanel()->runInfo(w2.searchPanel()->runCount() - 1);
+        QVERIFY(r.found && r.prefill);
+        QCOMPARE(*r.prefill, best.prefill);
+        QCOMPARE(r.best, best.decode);
+        QVERIFY(w2.searchPanel()->selectRun(w2.searchPanel()->runCount() - 1));
+        QCOMPARE(w2.planView()->currentPools(), best);
+    }
+};
+
+QTEST_MAIN(TestDisaggregatedWindow)
+#include "tst_disaggregated_window.moc"
