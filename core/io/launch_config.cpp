@@ -214,11 +214,25 @@ std::string launchScript(const LaunchConfig& c)
             out += "#  - " + displayText(w) + "\n";
     }
     out += "set -e\n";
-    // Multi-node commands read these; say so at once rather than start half a cluster.
-    if (c.command.find("$HEAD_IP") != std::string::npos)
-        out += ": \"${HEAD_IP:?set HEAD_IP to the address of node 0}\"\n";
-    if (c.command.find("$NODE_RANK") != std::string::npos)
-        out += ": \"${NODE_RANK:?set NODE_RANK to this node's index (0 on the head node)}\"\n";
+    // Multi-node commands read these; say so at once rather than start half a cluster. A
+    // variable the command sets before using it (a disaggregated script's HEAD_IP per pool) is not asked for.
+    struct Need {
+        const char* name;
+        const char* why;
+    };
+    const Need needs[] = {
+        {"HEAD_IP", "set HEAD_IP to the address of node 0"},
+        {"PREFILL_HEAD_IP", "set PREFILL_HEAD_IP to the address of node 0, the prefill pool's first node"},
+        {"DECODE_HEAD_IP", "set DECODE_HEAD_IP to the address of the decode pool's first node"},
+        {"NODE_RANK", "set NODE_RANK to this node's index (0 on the head node)"},
+        {"IB_DEVICE", "set IB_DEVICE to this node's RDMA devices for the KV transfer, e.g. mlx5_0,mlx5_1"},
+    };
+    for (const Need& n : needs) {
+        const std::string name = n.name;
+        const auto used = c.command.find("$" + name);
+        if (used != std::string::npos && !(c.command.find("\n" + name + "=") < used))
+            out += ": \"${" + name + ":?" + n.why + "}\"\n";
+    }
     if (!c.files.empty())
         out += "cd \"$(dirname \"$0\")\"  # the options file is beside this script\n";
     return out + c.command;

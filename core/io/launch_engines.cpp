@@ -199,7 +199,7 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
 {
     const Scenario& s = *L.s;
     LaunchPool pool;
-    pool.role = "serve";
+    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
     pool.gpus = L.gpus;
     Args a;
     if (L.attnTp > 1)
@@ -255,6 +255,13 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         a.add("--kv-cache-dtype", "fp8");
     checkOperators(Engine::Vllm, checked, false, w);
 
+    if (L.role) {
+        // NixlConnector moves the KV cache (UCX underneath: NVLink within a node, RDMA
+        // between nodes); it does not read kv_role, the proxy decides who prefills.
+        a.add("--port", L.role->port);
+        a.add("--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})");
+    }
+
     // Placement: one vLLM engine (a DP rank) spans attnTp x PP GPUs.
     const int engineGpus = L.attnTp * L.pp;
     const std::string program = "vllm serve " + shellWord(model);
@@ -299,7 +306,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
 {
     const Scenario& s = *L.s;
     LaunchPool pool;
-    pool.role = "serve";
+    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
     pool.gpus = L.gpus;
     Args a;
     a.add("--model-path", model);
@@ -356,7 +363,18 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         a.add("--kv-cache-dtype", "fp8_e4m3");
     checkOperators(Engine::Sglang, L, dpAttention, w);
 
-    const std::string program = "python3 -m sglang.launch_server";
+    std::string program = "python3 -m sglang.launch_server";
+    if (L.role) {
+        if (L.role->remote)
+            a.add("--host", "0.0.0.0");
+        a.add("--port", L.role->port);
+        a.add("--disaggregation-mode", poolRoleName(L.role->role));
+        a.add("--disaggregation-transfer-backend", "mooncake");
+        if (L.role->link == KvLink::InterNode)
+            a.add("--disaggregation-ib-device", "$IB_DEVICE");
+        else // Mooncake's NVLink transport (SGLang's PD guide, "NVLink Transport Configuration")
+            program = "SGLANG_MOONCAKE_CUSTOM_MEM_POOL=True MC_FORCE_MNNVL=True " + program;
+    }
     const int replicas = L.moe ? 1 : L.attnDp;
     if (serverGpus > L.gpusPerNode) {
         const int nodes = serverGpus / L.gpusPerNode;
@@ -388,7 +406,7 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
 {
     const Scenario& s = *L.s;
     LaunchPool pool;
-    pool.role = "serve";
+    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
     pool.gpus = L.gpus;
     // trtllm-serve's tp_size is the world of a pipeline stage. An MoE model spans the
     // stage; attention is either tensor parallel over all of it or, with
@@ -419,7 +437,14 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     a.add("--max_seq_len", L.maxModelLen);
     const std::string fr = fraction(memoryFraction(Engine::TrtLlm, s, o));
     a.add("--kv_cache_free_gpu_memory_fraction", fr);
-    a.add("--extra_llm_api_options", "extra_llm_api_options.yaml");
+    const std::string optionsFile = L.role ? std::string(poolRoleName(L.role->role)) + "_extra_llm_api_options.yaml"
+                                           : std::string("extra_llm_api_options.yaml");
+    a.add("--extra_llm_api_options", optionsFile);
+    if (L.role) {
+        if (L.role->remote)
+            a.add("--host", "0.0.0.0");
+        a.add("--port", L.role->port);
+    }
 
     std::string yaml = "# TensorRT-LLM " + std::string(engineInfo(Engine::TrtLlm).version)
         + " LLM API options (trtllm-serve --extra_llm_api_options), from ShardLab.\n";
@@ -433,7 +458,17 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     yaml += "  free_gpu_memory_fraction: " + fr + "\n";
     if (s.model.kvPrecision == Precision::FP8)
         yaml += "  dtype: fp8\n";
-    pool.files.push_back({"extra_llm_api_options.yaml", yaml});
+    if (L.role) {
+        // The context server runs without the overlap scheduler; both ends move the KV cache
+        // with the cache transceiver, UCX named explicitly (DEFAULT changed meaning between
+        // releases), its buffer at least the longest prompt.
+        if (L.role->role == PoolRole::Prefill)
+            yaml += "disable_overlap_scheduler: true\n";
+        yaml += "cache_transceiver_config:\n";
+        yaml += "  backend: UCX\n";
+        yaml += "  max_tokens_in_buffer: " + num(std::max(1, L.role->maxPromptTokens)) + "\n";
+    }
+    pool.files.push_back({optionsFile, yaml});
 
     if (L.quantizeOnLoad)
         w.push_back("weights: fp8 with a bf16 checkpoint - trtllm-serve does not quantize on load; serve an FP8 "
@@ -463,6 +498,39 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     return pool;
 }
 
+
+long long apiServers(Engine e, const EngineLayout& L)
+{
+    switch (e) {
+    case Engine::Vllm:
+        return 1;
+    case Engine::Sglang: {
+        if (L.moe)
+            return 1;
+        const int serverGpus = L.attnTp * L.pp;
+        if (serverGpus > L.gpusPerNode)
+            return L.attnDp;
+        const int perNode = std::max(1, std::min(L.attnDp, L.gpusPerNode / serverGpus));
+        return (L.attnDp + perNode - 1) / perNode;
+    }
+    case Engine::TrtLlm: {
+        const long long world = static_cast<long long>(L.moe ? L.stage : L.attnTp) * L.pp;
+        return std::max(1LL, L.gpus / std::max(1LL, world));
+    }
+    }
+    return 1;
+}
+
+int rolePort(Engine e, PoolRole r)
+{
+    const bool prefill = r == PoolRole::Prefill;
+    switch (e) {
+    case Engine::Vllm: return prefill ? 8100 : 8200;    // vLLM's NixlConnector guide
+    case Engine::Sglang: return prefill ? 30000 : 30001; // SGLang's PD disaggregation guide
+    case Engine::TrtLlm: return prefill ? 8001 : 8002;  // TensorRT-LLM's disaggregated example
+    }
+    return 0;
+}
 
 LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model, const LaunchOptions& o,
                       std::vector<std::string>& w)

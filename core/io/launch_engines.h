@@ -19,6 +19,16 @@ namespace shardlab::launch {
 inline std::string num(long long v) { return std::to_string(v); }
 std::string fraction(double f); // "0.92"
 
+// A pool's part in a disaggregated deployment: its role and what the role adds to the
+// engine's command (docs/launch.md, "Disaggregated plans").
+struct PoolRoleInfo {
+    PoolRole role = PoolRole::Prefill;
+    int port = 0;            // the pool's API server port
+    bool remote = false;     // the router reaches it from another node: listen on 0.0.0.0
+    KvLink link = KvLink::InterNode;
+    int maxPromptTokens = 0; // KV transfer buffer (TensorRT-LLM max_tokens_in_buffer)
+};
+
 // The plan in engine terms. ShardLab's stage (TP x DP ranks) is what the engines call the
 // tensor-parallel world of an MoE model; the attention of one sequence is split over
 // attnTp ranks (the TP group when attention is head-split, 1 when sequences are split over
@@ -37,6 +47,7 @@ struct EngineLayout {
     SimResult sim;
     bool checkpointFp8 = false;
     bool quantizeOnLoad = false; // FP8 plan, BF16 checkpoint
+    std::optional<PoolRoleInfo> role; // a disaggregated plan's pool: its role flags are added
 };
 
 struct Args {
@@ -59,7 +70,8 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
 std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w);
 double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o);
 
-// One pool each (role "serve").
+// One pool each: role "serve", or the layout's role with that role's disaggregation flags
+// appended to the same command.
 LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o,
                     std::vector<std::string>& w);
 LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o,
@@ -68,5 +80,11 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
                       std::vector<std::string>& w);
 LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model, const LaunchOptions& o,
                       std::vector<std::string>& w);
+// The API servers one pool's command starts (a router lists each): vLLM one (its DP
+// engines share the head's API server), SGLang one per independent server, TensorRT-LLM
+// one per trtllm-serve instance.
+long long apiServers(Engine e, const EngineLayout& L);
+// The port a role's API server listens on for an engine (the engines' own examples).
+int rolePort(Engine e, PoolRole r);
 
 } // namespace shardlab::launch
