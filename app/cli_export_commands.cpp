@@ -42,17 +42,33 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     auto text = readTextFile(a.value("--plan"));
     if (!text.ok())
         return reportFieldErrors(err, {text.error()});
-    if (isDisaggregatedPlanText(text.value()))
-        return reportErrors(err, {"--plan: " + inputLabel(a.value("--plan")) + " is a disaggregated plan (prefill and "
-                                  "decode pools); export writes one-pool plans only for now (docs/launch.md)"});
-    auto p = parsePlanDocument(text.value(), inputLabel(a.value("--plan")));
-    if (!p.ok())
-        return reportFieldErrors(err, p.errors);
     const std::string planFile = inputLabel(a.value("--plan"));
-    auto s = scenarioForPlan(a, p.value, planFile);
-    if (!s.ok())
-        return reportFieldErrors(err, s.errors);
-    auto c = exportLaunchConfig(s.value, p.value.plan, o);
+    Parsed<Scenario> s;
+    Result<LaunchConfig> c = FieldError{};
+    if (isDisaggregatedPlanText(text.value())) {
+        // Prefill and decode pools: the plan file embeds its scenario as a one-pool plan does.
+        auto d = parseDisaggregatedPlanDocument(text.value(), planFile);
+        if (!d.ok())
+            return reportFieldErrors(err, d.errors);
+        PlanDocument shape;
+        shape.scenario = d.value.scenario;
+        shape.scenarioName = d.value.scenarioName;
+        s = scenarioForPlan(a, shape, planFile);
+        if (!s.ok())
+            return reportFieldErrors(err, s.errors);
+        c = exportDisaggregatedLaunchConfig(s.value, d.value.plan, o);
+    } else {
+        auto p = parsePlanDocument(text.value(), planFile);
+        if (!p.ok())
+            return reportFieldErrors(err, p.errors);
+        s = scenarioForPlan(a, p.value, planFile);
+        if (!s.ok())
+            return reportFieldErrors(err, s.errors);
+        if (s.value.workload.serving == ServingMode::Disaggregated)
+            return reportErrors(err, {"--plan: scenario '" + s.value.name + "' serves disaggregated: its plans have a "
+                                      "\"prefill\" and a \"decode\" pool (write one with megatron --out or search --out)"});
+        c = exportLaunchConfig(s.value, p.value.plan, o);
+    }
     if (!c.ok()) {
         FieldError e = c.error();
         if (e.file.empty() && e.where.rfind("--", 0) != 0)
@@ -101,9 +117,12 @@ void addExportCommands(std::vector<Command>& v)
                   "--extra_llm_api_options YAML (TensorRT-LLM 1.0): model, dtype and quantization, KV-cache dtype, "
                   "tensor/pipeline/data/expert parallel sizes, attention data parallelism, sequences in flight, token "
                   "budget per step, memory fraction. Plan choices the engine cannot express are listed as warnings. "
+                  "A disaggregated plan (prefill and decode pools) gives one command per pool with the engine's "
+                  "disaggregation flags, placed prefill-first, and the engine's router where it ships one. "
                   "The plan's embedded scenario is used unless --scenario is given (it must agree, or "
                   "--ignore-embedded). --out writes a shell script and any options file beside it (docs/launch.md).",
-                  {{"--plan", "P.json", "plan file (search --out, megatron --out, or the window's Export plan)"},
+                  {{"--plan", "P.json", "plan file, one-pool or disaggregated (search --out, megatron --out, or the window's "
+                                       "Export plan)"},
                    kPlanScenarioOption,
                    kIgnoreEmbeddedOption,
                    {"--engine", "NAME", "vllm, sglang or trtllm"},

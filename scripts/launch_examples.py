@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates docs/launch.md's "The four shipped scenarios" section with this build:
-the exact optimum of each shipped scenario, exported for every engine.
+the exact optimum of each shipped scenario, exported for every engine, then the exact
+optimum of the 64-GPU disaggregated example (prefill and decode pools) likewise.
 Usage: scripts/launch_examples.py build/app/shardlab-cli docs/launch.md"""
 import json, os, subprocess, sys, tempfile
 
@@ -12,6 +13,19 @@ def run(*args):
 
 out = []
 tmp = tempfile.mkdtemp()
+
+def export_all(plan):
+    for engine, label in ENGINES:
+        x = run("export", "--plan", plan, "--engine", engine, "--json")
+        out.append(f"**{label} {x['engine_version']}**\n")
+        out.append("```sh\n" + x["command"].rstrip("\n") + "\n```\n")
+        for name, text in x.get("files", {}).items():
+            out.append(f"`{name}`:\n")
+            out.append("```yaml\n" + text.rstrip("\n") + "\n```\n")
+        if x["warnings"]:
+            out.append("Warnings:\n")
+            out.append("\n".join("- " + w for w in x["warnings"]) + "\n")
+
 for sc in ["llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"]:
     plan = os.path.join(tmp, sc + ".json")
     s = run("search", "--scenario", sc, "--algo", "exact", "--out", plan, "--json")
@@ -25,16 +39,22 @@ for sc in ["llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-
                f"({e['output_tokens_per_s']:.0f} total); TPOT {e['tpot_ms']:.2f} ms (limit {scen['tpot_slo_ms']:g}); "
                f"TTFT {e['ttft_ms']:.1f} ms (limit {scen['ttft_slo_ms']:g}).")
     out.append("Operators: " + "  ".join(f"{k}={v}" for k, v in p["operators"].items()) + ".\n")
-    for engine, label in ENGINES:
-        x = run("export", "--plan", plan, "--engine", engine, "--json")
-        out.append(f"**{label} {x['engine_version']}**\n")
-        out.append("```sh\n" + x["command"].rstrip("\n") + "\n```\n")
-        for name, text in x.get("files", {}).items():
-            out.append(f"`{name}`:\n")
-            out.append("```yaml\n" + text.rstrip("\n") + "\n```\n")
-        if x["warnings"]:
-            out.append("Warnings:\n")
-            out.append("\n".join("- " + w for w in x["warnings"]) + "\n")
+    export_all(plan)
+dis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "resources", "examples", "disaggregation",
+                   "llama3-70b-64gpu-8000-1000-disaggregated.json")
+plan = os.path.join(tmp, "disaggregated.json")
+e = run("search", "--scenario", dis, "--algo", "exact", "--out", plan, "--json")["evaluation"]
+out.append("### llama3-70b-64gpu-8000-1000-disaggregated (disaggregated serving)\n")
+pools = []
+for role in ("prefill", "decode"):
+    p = e[role]["plan"]
+    pools.append(f"{role} pool {e[role]['gpus']} GPUs: TP {p['tensor_parallel']}, PP {p['pipeline_parallel']}, "
+                 f"DP {p['data_parallel']}, batch {p['batch']}")
+out.append(f"Exact optimum (`resources/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json`): "
+           + "; ".join(pools) + f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
+           f"({e['output_tokens_per_s']:.0f} total); TTFT {e['ttft_ms']:.1f} ms; TPOT {e['tpot_ms']:.2f} ms; "
+           f"limited by the {e['limited_by']} pool.\n")
+export_all(plan)
 text = open(doc).read()
 start = text.index("### llama3-70b-8gpu")
 open(doc, "w").write(text[:start] + "\n".join(out))

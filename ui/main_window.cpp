@@ -963,7 +963,9 @@ bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QS
     o.engine = engine;
     o.model = model.trimmed().toStdString();
     const Scenario s = m_editor->scenario();
-    auto c = shardlab::exportLaunchConfig(s, m_planView->currentPlan(), o);
+    // Disaggregated: both pools, their role flags and the router (docs/launch.md).
+    auto c = m_planView->isDisaggregated() ? exportDisaggregatedLaunchConfig(s, m_planView->currentPools(), o)
+                                           : shardlab::exportLaunchConfig(s, m_planView->currentPlan(), o);
     Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
     if (!st.ok()) {
         if (error)

@@ -1,16 +1,15 @@
+// Launch configurations (core/io/launch_config.h): the engines, a plan's layout in engine
+// terms, the one-pool export, and the JSON, script and files it is written as. The
+// per-engine emitters are in launch_engines.cpp, disaggregated plans in
+// launch_disaggregated.cpp.
 #include "io/launch_config.h"
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <cctype>
-#include <cmath>
-#include <cstdio>
-
 #include "io/atomic_file.h"
+#include "io/launch_engines.h"
 #include "io/result_json.h"
 #include "model/plan_checks.h"
-#include "sim/simulator.h"
 
 namespace shardlab {
 
@@ -41,194 +40,9 @@ const KnownCheckpoint kCheckpoints[] = {
     {"Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B", Precision::BF16},
 };
 
-std::string num(long long v) { return std::to_string(v); }
+} // namespace
 
-std::string fraction(double f)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", f);
-    return buf;
-}
-
-// The plan in engine terms. ShardLab's stage (TP x DP ranks) is what the engines call the
-// tensor-parallel world of an MoE model; the attention of one sequence is split over
-// attnTp ranks (the TP group when attention is head-split, 1 when sequences are split over
-// it: attention data parallelism), giving attnDp attention replicas per stage.
-struct EngineLayout {
-    const Scenario* s = nullptr;
-    Plan plan;   // canonicalPlan: options that cannot matter reset to the recipe's
-    bool moe = false;
-    int tp = 1, dp = 1, pp = 1, ep = 1, etp = 1, stage = 1;
-    int attnTp = 1, attnDp = 1;
-    int seqsPerReplica = 1; // sequences one attention replica holds: batch x dp / attnDp
-    int gpusPerNode = 1;
-    long long gpus = 1;
-    int maxModelLen = 0;
-    int tokenBudget = 0;
-    SimResult sim;
-    bool checkpointFp8 = false;
-    bool quantizeOnLoad = false; // FP8 plan, BF16 checkpoint
-};
-
-struct Args {
-    std::vector<std::pair<std::string, std::string>> items; // flag, value ("" for a switch)
-    void add(const std::string& flag, const std::string& value = {}) { items.push_back({flag, value}); }
-    void add(const std::string& flag, long long v) { items.push_back({flag, num(v)}); }
-};
-
-// A word for a POSIX shell. Values ShardLab writes with "$" ($HEAD_IP, $((NODE_RANK * 8)))
-// are meant to expand: double quotes; anything else that a shell would split or expand
-// (a model path with spaces): single quotes.
-std::string shellWord(const std::string& w)
-{
-    if (w.empty())
-        return "''";
-    bool plain = true;
-    for (char c : w)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./:=+,@%").find(c) != std::string::npos))
-            plain = false;
-    if (plain)
-        return w;
-    if (w.find('$') != std::string::npos && w.find_first_of("\"\\`") == std::string::npos) {
-        bool onlyExpansions = true; // $NAME and $((...)) only, nothing else a shell would run
-        for (size_t i = w.find('$'); i != std::string::npos; i = w.find('$', i + 1))
-            if (w.compare(i, 3, "$((") != 0 && !(i + 1 < w.size() && std::isupper(static_cast<unsigned char>(w[i + 1]))))
-                onlyExpansions = false;
-        if (onlyExpansions)
-            return "\"" + w + "\"";
-    }
-    std::string out = "'";
-    for (char c : w)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
-std::string render(const std::string& program, const Args& a)
-{
-    std::string out = program;
-    for (const auto& [flag, value] : a.items)
-        out += " \\\n  " + flag + (value.empty() ? std::string() : " " + shellWord(value));
-    return out + "\n";
-}
-
-const char* optName(const Plan& p, OpId id) { return opInfo(id).options[p.option(id)].name; }
-
-// --- per-operator expressibility ------------------------------------------------------------
-
-// What an engine does with one operator in this layout: the ShardLab options that match it
-// (empty: the operator's choice cannot matter here) and a sentence for the warning.
-struct Expect {
-    std::vector<const char*> options;
-    std::string does;
-};
-
-bool attentionDataParallel(const EngineLayout& L) { return L.attnTp == 1 && L.tp > 1; }
-
-Expect expected(Engine e, OpId id, const EngineLayout& L, bool sglangDpAttention)
-{
-    const std::string name = engineInfo(e).label;
-    const bool adp = attentionDataParallel(L);
-    switch (id) {
-    case OpId::Embedding:
-        if (adp || sglangDpAttention)
-            return {{"replicated"}, name + " keeps the whole embedding table on every attention-DP rank"};
-        return {{"vocab"}, name + " splits the embedding's vocabulary over the tensor-parallel group"};
-    case OpId::AttnNorm:
-    case OpId::FfnNorm:
-        if (adp)
-            return {{"sequence"}, name + " normalizes each attention-DP rank's own tokens"};
-        return {{"replicated"}, name + " normalizes every token on every tensor-parallel rank (no sequence "
-                                       "parallelism in the exported configuration)"};
-    case OpId::QkvProj:
-        if (adp)
-            return {{"token"}, name + " gives each attention-DP rank its own sequences with whole weights"};
-        return {{"column"}, name + " column-splits the QKV projection by heads"};
-    case OpId::Attention:
-        if (adp) // "replicated" was said when the layout was made
-            return {{"token", "replicated"}, name + " splits sequences over attention-DP ranks"};
-        return {{"head"}, name + " splits attention by heads"};
-    case OpId::OutProj:
-        if (adp)
-            return {{"token"}, name + " gives each attention-DP rank whole o_proj weights for its own tokens"};
-        return {{"row"}, name + " always row-splits o_proj (partial sums, then an all-reduce)"};
-    case OpId::GateUp:
-    case OpId::Down: {
-        const bool column = id == OpId::GateUp;
-        if (e == Engine::Sglang && L.moe && sglangDpAttention)
-            return {{"token"}, "SGLang splits an MoE model's dense layers over all --tp-size ranks, or keeps them "
-                               "whole per DP rank with --moe-dense-tp-size 1 (exported when the plan says token)"};
-        if (e == Engine::TrtLlm && L.moe && adp)
-            return {{}, ""}; // said once, below: TensorRT-LLM decides under attention DP
-        if (adp)
-            return {{"token"}, name + " runs dense layers whole on each attention-DP rank"};
-        return {{column ? "column" : "row"},
-                name + (column ? " column-splits gate_up_proj" : " row-splits down_proj")};
-    }
-    case OpId::Router:
-        if (adp)
-            return {{"token"}, name + " routes each attention-DP rank's own tokens"};
-        return {{"replicated"}, name + " computes the router (gate) on every tensor-parallel rank"};
-    case OpId::SharedExpert:
-        if (e == Engine::Sglang && sglangDpAttention)
-            return {{"-"}, "SGLang fuses the shared expert into the routed experts (DeepSeek-style models) or "
-                           "splits it over --tp-size; neither is the plan's"};
-        if (e == Engine::TrtLlm && adp)
-            return {{}, ""};
-        if (adp)
-            return {{"token"}, name + " runs the shared expert whole on each attention-DP rank"};
-        return {{"column_row"}, name + " splits the shared expert like a dense MLP (column, then row)"};
-    case OpId::LmHead:
-        if (adp)
-            return {{"token"}, name + (e == Engine::Sglang ? " (with --enable-dp-lm-head)" : "")
-                                   + " keeps the whole LM head on each attention-DP rank"};
-        return {{"column"}, name + " splits the LM head's vocabulary over the tensor-parallel group"
-                                + (sglangDpAttention ? " (with --enable-dp-lm-head)" : "")};
-    case OpId::ExpertUp:
-        return {{"column"}, name + " splits each expert's ffn dimension over its expert-TP ranks"};
-    case OpId::ExpertDown:
-        return {{"row"}, name + " row-splits each expert's down projection over its expert-TP ranks"};
-    case OpId::Dispatch:
-    case OpId::Combine:
-        return {{}, ""}; // engine-specific flags: see dispatchFlags()
-    case OpId::Count:
-        break;
-    }
-    return {{}, ""};
-}
-
-bool relevant(OpId id, const EngineLayout& L)
-{
-    if (!opPresent(L.s->model, id))
-        return false;
-    switch (id) {
-    case OpId::ExpertUp:
-    case OpId::ExpertDown:
-        return L.moe && L.etp > 1;
-    case OpId::Dispatch:
-    case OpId::Combine:
-        return L.moe && L.stage > 1;
-    default:
-        return L.tp > 1;
-    }
-}
-
-void checkOperators(Engine e, const EngineLayout& L, bool sglangDpAttention, std::vector<std::string>& warnings)
-{
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        if (!relevant(id, L))
-            continue;
-        const Expect x = expected(e, id, L, sglangDpAttention);
-        if (x.options.empty())
-            continue;
-        const char* chosen = optName(L.plan, id);
-        if (std::find_if(x.options.begin(), x.options.end(), [&](const char* o) { return std::string(o) == chosen; })
-            != x.options.end())
-            continue;
-        warnings.push_back(std::string("operators.") + opName(id) + ": " + chosen + " ("
-                           + opOption(id, L.plan.option(id)).summary + ") - " + x.does);
-    }
-}
+namespace launch {
 
 // --- layout ------------------------------------------------------------------------------
 
@@ -314,293 +128,7 @@ std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayou
     return model;
 }
 
-// Memory fraction: vLLM's --gpu-memory-utilization and SGLang's --mem-fraction-static are
-// the share of the GPU the engine may use; ShardLab budgets everything but its reserve
-// (CUDA context, NCCL buffers), so the plan's KV cache fits at 1 - reserve/capacity.
-// TensorRT-LLM's fraction is of the memory left after the weights: 0.90 of it.
-double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o)
-{
-    if (o.memoryFraction > 0)
-        return o.memoryFraction;
-    if (e == Engine::TrtLlm)
-        return 0.90;
-    const double f = 1.0 - s.cluster.gpu.memoryReserveGb / s.cluster.gpu.hbmGb;
-    return std::clamp(std::floor(f * 100 + 1e-9) / 100, 0.5, 0.98);
-}
-
-// --- engines ---------------------------------------------------------------------------------
-
-const char* kHeadNote = "HEAD_IP: the address of node 0, where the API server runs";
-
-LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
-{
-    const Scenario& s = *L.s;
-    LaunchPool pool;
-    pool.role = "serve";
-    pool.gpus = L.gpus;
-    Args a;
-    if (L.attnTp > 1)
-        a.add("--tensor-parallel-size", L.attnTp);
-    if (L.pp > 1)
-        a.add("--pipeline-parallel-size", L.pp);
-    if (L.attnDp > 1)
-        a.add("--data-parallel-size", L.attnDp);
-    if (L.moe && L.stage > 1) {
-        // vLLM splits experts one of two ways over the stage's TP x DP ranks: expert
-        // parallel over all of them (--enable-expert-parallel), or tensor parallel over all.
-        if (L.ep > 1) {
-            a.add("--enable-expert-parallel");
-            if (L.ep != L.stage)
-                w.push_back("expert_parallel " + num(L.ep) + " x expert-TP " + num(L.etp) + ": vLLM has expert "
-                            "parallelism over all " + num(L.stage) + " ranks of a stage or none; exported as EP "
-                            + num(L.stage) + " (whole experts per rank)");
-            // The all-to-all backend matters only between DP ranks (vLLM uses it when
-            // data parallel and expert parallel are both on).
-            if (L.attnDp > 1) {
-                const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
-                a.add("--all2all-backend", a2a ? "deepep_low_latency" : "allgather_reducescatter");
-                if (a2a)
-                    w.push_back("operators.dispatch: all_to_all - exported as vLLM's deepep_low_latency backend, "
-                                "which needs DeepEP installed (vLLM's expert-parallel deployment guide)");
-                if ((std::string(optName(L.plan, OpId::Combine)) == "all_to_all") != a2a)
-                    w.push_back(std::string("operators.combine: ") + optName(L.plan, OpId::Combine)
-                                + " - vLLM returns expert outputs with the dispatch backend's own collective");
-            }
-        } else {
-            for (OpId id : {OpId::Dispatch, OpId::Combine}) {
-                const std::string want = id == OpId::Dispatch ? "all_gather" : "reduce_scatter";
-                if (optName(L.plan, id) != want)
-                    w.push_back(std::string("operators.") + opName(id) + ": " + optName(L.plan, id)
-                                + " - with experts tensor-parallel over the stage, vLLM gathers tokens (all-gather) "
-                                  "and reduce-scatters the outputs");
-            }
-        }
-    }
-    // With --enable-expert-parallel every rank holds whole experts: the plan's expert-TP
-    // options cannot be expressed at all, which the EP warning above already says.
-    EngineLayout checked = L;
-    if (L.moe && L.ep > 1)
-        checked.etp = 1;
-    a.add("--max-num-seqs", L.seqsPerReplica);
-    a.add("--max-num-batched-tokens", L.tokenBudget);
-    a.add("--max-model-len", L.maxModelLen);
-    a.add("--gpu-memory-utilization", fraction(memoryFraction(Engine::Vllm, s, o)));
-    a.add("--dtype", "bfloat16");
-    if (L.quantizeOnLoad)
-        a.add("--quantization", "fp8");
-    if (s.model.kvPrecision == Precision::FP8)
-        a.add("--kv-cache-dtype", "fp8");
-    checkOperators(Engine::Vllm, checked, false, w);
-
-    // Placement: one vLLM engine (a DP rank) spans attnTp x PP GPUs.
-    const int engineGpus = L.attnTp * L.pp;
-    const std::string program = "vllm serve " + shellWord(model);
-    if (L.gpus <= L.gpusPerNode) {
-        pool.command = render(program, a);
-        return pool;
-    }
-    if (L.attnDp > 1 && engineGpus <= L.gpusPerNode && L.gpusPerNode % engineGpus == 0) {
-        const int local = L.gpusPerNode / engineGpus;
-        const long long nodes = L.gpus / L.gpusPerNode;
-        Args head = a, rest = a;
-        head.add("--data-parallel-size-local", local);
-        head.add("--data-parallel-address", "$HEAD_IP");
-        head.add("--data-parallel-rpc-port", 13345);
-        rest.add("--headless");
-        rest.add("--data-parallel-size-local", local);
-        rest.add("--data-parallel-start-rank", "$((NODE_RANK * " + num(local) + "))");
-        rest.add("--data-parallel-address", "$HEAD_IP");
-        rest.add("--data-parallel-rpc-port", 13345);
-        pool.command = "# " + num(nodes) + " nodes, " + num(local) + " data-parallel engines each: run on every node "
-            "with NODE_RANK=0.." + num(nodes - 1) + "; " + kHeadNote + ".\nif [ \"$NODE_RANK\" = 0 ]; then\n"
-            + render(program, head) + "else\n" + render(program, rest) + "fi\n";
-        return pool;
-    }
-    a.add("--distributed-executor-backend", "ray");
-    if (L.attnDp > 1)
-        a.add("--data-parallel-backend", "ray");
-    w.push_back("placement: one vLLM engine spans " + num(engineGpus) + " GPUs over "
-                + num((engineGpus + L.gpusPerNode - 1) / L.gpusPerNode)
-                + " nodes (TP x PP beyond one NVLink domain): start a Ray cluster over all "
-                + num(L.gpus / L.gpusPerNode) + " nodes first (ray start --head on node 0, ray start "
-                  "--address=$HEAD_IP:6379 on the others) and run this on node 0"
-                + (L.attnDp > 1 ? "; vLLM then places the " + num(L.attnDp)
-                           + " data-parallel engines on the Ray cluster (multi-node engines under Ray data "
-                             "parallelism: check on your vLLM build)"
-                                : ""));
-    pool.command = render(program, a);
-    return pool;
-}
-
-LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
-{
-    const Scenario& s = *L.s;
-    LaunchPool pool;
-    pool.role = "serve";
-    pool.gpus = L.gpus;
-    Args a;
-    a.add("--model-path", model);
-    // An MoE model is one server over the stage (its DP ranks share the experts); DP
-    // attention gives each of attnDp ranks groups its own sequences with attention TP
-    // tp-size / dp-size. A dense model's DP replicas are independent servers (--dp-size).
-    const bool dpAttention = L.moe && L.attnDp > 1;
-    int serverGpus;
-    if (L.moe) {
-        a.add("--tp-size", L.stage);
-        if (dpAttention) {
-            a.add("--dp-size", L.attnDp);
-            a.add("--enable-dp-attention");
-        }
-        if (L.ep > 1)
-            a.add("--ep-size", L.ep);
-        serverGpus = L.stage * L.pp;
-    } else {
-        if (L.attnTp > 1)
-            a.add("--tp-size", L.attnTp);
-        serverGpus = L.attnTp * L.pp;
-    }
-    if (L.pp > 1)
-        a.add("--pp-size", L.pp);
-    if (L.moe && L.stage > 1) {
-        const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
-        if (a2a) {
-            a.add("--moe-a2a-backend", "deepep");
-            if (L.etp > 1)
-                w.push_back("operators.dispatch: all_to_all with expert-TP " + num(L.etp)
-                            + " - SGLang's DeepEP backend expects expert parallelism over the whole --tp-size");
-        }
-        if ((std::string(optName(L.plan, OpId::Combine)) == "all_to_all") != a2a)
-            w.push_back(std::string("operators.combine: ") + optName(L.plan, OpId::Combine)
-                        + " - SGLang returns expert outputs with the dispatch backend's own collective");
-    }
-    if (dpAttention) {
-        if (L.s->model.denseLayerCount() > 0 && std::string(optName(L.plan, OpId::GateUp)) == "token")
-            a.add("--moe-dense-tp-size", 1);
-        const std::string lm = optName(L.plan, OpId::LmHead);
-        if ((lm == "token" && L.attnTp == 1) || (lm == "column" && L.attnTp > 1))
-            a.add("--enable-dp-lm-head");
-    }
-    // SGLang counts running requests over all DP-attention ranks (its CUDA-graph batch
-    // sizes are max_running_requests // dp_size): the whole stage's sequences.
-    a.add("--max-running-requests", dpAttention ? static_cast<long long>(L.plan.batch) * L.dp : L.seqsPerReplica);
-    a.add("--chunked-prefill-size", L.tokenBudget);
-    a.add("--context-length", L.maxModelLen);
-    a.add("--mem-fraction-static", fraction(memoryFraction(Engine::Sglang, s, o)));
-    a.add("--dtype", "bfloat16");
-    if (L.quantizeOnLoad)
-        a.add("--quantization", "fp8");
-    if (s.model.kvPrecision == Precision::FP8)
-        a.add("--kv-cache-dtype", "fp8_e4m3");
-    checkOperators(Engine::Sglang, L, dpAttention, w);
-
-    const std::string program = "python3 -m sglang.launch_server";
-    const int replicas = L.moe ? 1 : L.attnDp;
-    if (serverGpus > L.gpusPerNode) {
-        const int nodes = serverGpus / L.gpusPerNode;
-        a.add("--nnodes", nodes);
-        a.add("--node-rank", "$NODE_RANK");
-        a.add("--dist-init-addr", "$HEAD_IP:5000");
-        pool.command = "# one server over " + num(nodes) + " nodes: run on each with NODE_RANK=0.." + num(nodes - 1)
-            + "; " + kHeadNote + ".\n" + render(program, a);
-        if (replicas > 1)
-            w.push_back("placement: " + num(replicas) + " data-parallel replicas of " + num(nodes)
-                        + " nodes each: start this once per replica (its own HEAD_IP) behind sglang-router");
-        return pool;
-    }
-    if (replicas > 1) {
-        if (L.gpusPerNode % serverGpus != 0)
-            w.push_back("placement: replicas of " + num(serverGpus) + " GPUs do not tile " + num(L.gpusPerNode)
-                        + "-GPU nodes; place the " + num(replicas) + " replicas by hand");
-        const int perNode = std::max(1, std::min(replicas, L.gpusPerNode / serverGpus));
-        a.add("--dp-size", perNode);
-        if (perNode < replicas)
-            w.push_back("placement: " + num(replicas) + " data-parallel replicas, " + num(perNode) + " per node: run "
-                        "this on each of " + num(replicas / perNode) + " nodes and put sglang-router in front");
-    }
-    pool.command = render(program, a);
-    return pool;
-}
-
-LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
-{
-    const Scenario& s = *L.s;
-    LaunchPool pool;
-    pool.role = "serve";
-    pool.gpus = L.gpus;
-    // trtllm-serve's tp_size is the world of a pipeline stage. An MoE model spans the
-    // stage; attention is either tensor parallel over all of it or, with
-    // enable_attention_dp, data parallel over all of it (attention TP 1).
-    int tpSize = L.moe ? L.stage : L.attnTp;
-    bool attentionDp = false;
-    if (L.moe && L.attnDp > 1) {
-        attentionDp = true;
-        if (L.attnTp > 1)
-            w.push_back("attention: tensor parallel " + num(L.attnTp) + " inside " + num(L.attnDp)
-                        + " data-parallel groups - TensorRT-LLM's attention DP has attention TP 1; exported as "
-                          "attention DP over all " + num(L.stage) + " ranks");
-    }
-    Args a;
-    a.add("--backend", "pytorch");
-    if (tpSize > 1)
-        a.add("--tp_size", tpSize);
-    if (L.pp > 1)
-        a.add("--pp_size", L.pp);
-    if (L.moe && L.ep > 1)
-        a.add("--ep_size", L.ep);
-    // Under attention DP each of the stage's ranks schedules its own batch.
-    const long long stageSeqs = static_cast<long long>(L.plan.batch) * L.dp;
-    const int batch = attentionDp ? static_cast<int>((stageSeqs + L.stage - 1) / L.stage)
-                                  : (L.moe ? static_cast<int>(stageSeqs) : L.plan.batch);
-    a.add("--max_batch_size", batch);
-    a.add("--max_num_tokens", L.tokenBudget);
-    a.add("--max_seq_len", L.maxModelLen);
-    const std::string fr = fraction(memoryFraction(Engine::TrtLlm, s, o));
-    a.add("--kv_cache_free_gpu_memory_fraction", fr);
-    a.add("--extra_llm_api_options", "extra_llm_api_options.yaml");
-
-    std::string yaml = "# TensorRT-LLM " + std::string(engineInfo(Engine::TrtLlm).version)
-        + " LLM API options (trtllm-serve --extra_llm_api_options), from ShardLab.\n";
-    yaml += "dtype: bfloat16\n";
-    yaml += std::string("enable_attention_dp: ") + (attentionDp ? "true" : "false") + "\n";
-    if (L.moe) {
-        yaml += "moe_expert_parallel_size: " + num(L.ep) + "\n";
-        yaml += "moe_tensor_parallel_size: " + num(L.etp) + "\n";
-    }
-    yaml += "kv_cache_config:\n";
-    yaml += "  free_gpu_memory_fraction: " + fr + "\n";
-    if (s.model.kvPrecision == Precision::FP8)
-        yaml += "  dtype: fp8\n";
-    pool.files.push_back({"extra_llm_api_options.yaml", yaml});
-
-    if (L.quantizeOnLoad)
-        w.push_back("weights: fp8 with a bf16 checkpoint - trtllm-serve does not quantize on load; serve an FP8 "
-                    "checkpoint (e.g. quantized with NVIDIA ModelOpt)");
-    if (L.moe && L.stage > 1) {
-        if (std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all")
-            w.push_back("operators.dispatch: all_to_all - TensorRT-LLM picks its MoE communication from "
-                        "moe_config.backend (all-to-all with WIDEEP, documented for GB200 NVL72 at EP > 8); not set "
-                        "by this export");
-        if (attentionDp && (L.s->model.denseLayerCount() > 0 || L.s->model.moe.sharedExperts > 0))
-            w.push_back("operators.gate_up/down/shared_expert: TensorRT-LLM decides how dense layers and the shared "
-                        "expert are split under attention DP; the plan's choices are not set");
-    }
-    checkOperators(Engine::TrtLlm, L, false, w);
-
-    const int world = tpSize * L.pp;
-    if (world > L.gpusPerNode)
-        w.push_back("placement: one trtllm-serve spans " + num(world) + " GPUs over " + num(world / L.gpusPerNode)
-                    + " nodes; launch it as one MPI world of " + num(world) + " ranks over them (mpirun or srun), as "
-                      "TensorRT-LLM's multi-node guide describes");
-    const long long instances = L.gpus / world;
-    if (instances > 1)
-        w.push_back("placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
-                    + " GPUs each (trtllm-serve has no data parallelism for dense models): start one per GPU group "
-                      "(CUDA_VISIBLE_DEVICES) and balance requests over them");
-    pool.command = render("trtllm-serve " + shellWord(model), a);
-    return pool;
-}
-
-} // namespace
+} // namespace launch
 
 const std::vector<EngineInfo>& launchEngines() { return kEngines; }
 
@@ -639,28 +167,15 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const 
     c.engine = o.engine;
     c.engineName = engineInfo(o.engine).name;
     c.engineVersion = engineInfo(o.engine).version;
-    Result<EngineLayout> layout = makeLayout(s, p, o, c.warnings);
+    Result<launch::EngineLayout> layout = launch::makeLayout(s, p, o, c.warnings);
     if (!layout.ok())
         return layout.error();
-    EngineLayout& L = layout.value();
-    c.model = checkpointFor(s, o, L, c.warnings);
-
-    // One pool today; a disaggregated plan would list its prefill and decode pools here,
-    // each with its own EngineLayout, through the same emitter.
-    LaunchPool pool;
-    switch (o.engine) {
-    case Engine::Vllm: pool = vllmPool(L, c.model, o, c.warnings); break;
-    case Engine::Sglang: pool = sglangPool(L, c.model, o, c.warnings); break;
-    case Engine::TrtLlm: pool = trtllmPool(L, c.model, o, c.warnings); break;
-    }
-    c.pools.push_back(pool);
-    for (const LaunchPool& pl : c.pools) {
-        if (c.pools.size() > 1)
-            c.command += "# pool: " + pl.role + " (" + num(pl.gpus) + " GPUs)\n";
-        c.command += pl.command;
-        for (const LaunchFile& f : pl.files)
-            c.files.push_back(f);
-    }
+    launch::EngineLayout& L = layout.value();
+    c.model = launch::checkpointFor(s, o, L, c.warnings);
+    LaunchPool pool = launch::enginePool(o.engine, L, c.model, o, c.warnings);
+    c.command = pool.command;
+    c.files = pool.files;
+    c.pools.push_back(std::move(pool));
     return c;
 }
 
@@ -699,11 +214,25 @@ std::string launchScript(const LaunchConfig& c)
             out += "#  - " + displayText(w) + "\n";
     }
     out += "set -e\n";
-    // Multi-node commands read these; say so at once rather than start half a cluster.
-    if (c.command.find("$HEAD_IP") != std::string::npos)
-        out += ": \"${HEAD_IP:?set HEAD_IP to the address of node 0}\"\n";
-    if (c.command.find("$NODE_RANK") != std::string::npos)
-        out += ": \"${NODE_RANK:?set NODE_RANK to this node's index (0 on the head node)}\"\n";
+    // Multi-node commands read these; say so at once rather than start half a cluster. A
+    // variable the command sets before using it (a disaggregated script's HEAD_IP per pool) is not asked for.
+    struct Need {
+        const char* name;
+        const char* why;
+    };
+    const Need needs[] = {
+        {"HEAD_IP", "set HEAD_IP to the address of node 0"},
+        {"PREFILL_HEAD_IP", "set PREFILL_HEAD_IP to the address of node 0, the prefill pool's first node"},
+        {"DECODE_HEAD_IP", "set DECODE_HEAD_IP to the address of the decode pool's first node"},
+        {"NODE_RANK", "set NODE_RANK to this node's index (0 on the head node)"},
+        {"IB_DEVICE", "set IB_DEVICE to this node's RDMA devices for the KV transfer, e.g. mlx5_0,mlx5_1"},
+    };
+    for (const Need& n : needs) {
+        const std::string name = n.name;
+        const auto used = c.command.find("$" + name);
+        if (used != std::string::npos && !(c.command.find("\n" + name + "=") < used))
+            out += ": \"${" + name + ":?" + n.why + "}\"\n";
+    }
     if (!c.files.empty())
         out += "cd \"$(dirname \"$0\")\"  # the options file is beside this script\n";
     return out + c.command;

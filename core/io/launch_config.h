@@ -16,6 +16,7 @@
 #include "model/error.h"
 #include "model/plan.h"
 #include "model/specs.h"
+#include "sim/disaggregated.h"
 
 namespace shardlab {
 
@@ -55,8 +56,9 @@ struct LaunchFile {
 };
 
 // One group of identical engine processes started by one command. A plan is one pool
-// ("serve"); a disaggregated plan (prefill and decode pools) will export one pool each
-// through the same per-engine emitters (docs/launch.md, "Disaggregated plans").
+// ("serve"); a disaggregated plan gives a "prefill" and a "decode" pool, each from the same
+// per-engine emitter plus its role's flags, and a "router" (0 GPUs) where the engine ships
+// one (docs/launch.md, "Disaggregated plans").
 struct LaunchPool {
     std::string role;
     long long gpus = 0;
@@ -69,7 +71,7 @@ struct LaunchConfig {
     std::string engineName;
     std::string engineVersion;
     std::string model;               // the checkpoint the commands load
-    std::string command;             // every pool's command, as shell text
+    std::string command;             // every pool's command, as shell text (placed per node)
     std::vector<LaunchFile> files;   // every pool's files
     std::vector<std::string> warnings;
     std::vector<LaunchPool> pools;
@@ -78,6 +80,16 @@ struct LaunchConfig {
 // The plan must fit the scenario's structure (tiling, divisibility): otherwise the error
 // names the plan field. A plan that breaks memory or the SLOs is exported with a warning.
 Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const LaunchOptions& o);
+
+// A disaggregated plan (sim/disaggregated.h): each pool exported on its pool scenario
+// (poolScenario) by the same emitter as a one-pool plan, plus the engine's disaggregation
+// flags for its role; the prefill pool on the first GPUs (nodes), the decode pool on the
+// rest; the engine's router joining them where it ships one (SGLang, TensorRT-LLM), a
+// warning where it does not (vLLM). Pools that do not fit the scenario are an error naming
+// "prefill"/"decode" (and the plan field: "prefill.tensor_parallel"); a pool's warnings
+// are prefixed "prefill: " / "decode: ".
+Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const DisaggregatedPlan& p,
+                                                     const LaunchOptions& o);
 
 // {"engine", "engine_version", "scenario", "model", "command", "files": {name: contents},
 //  "warnings": [...], "pools": [{"role", "gpus", "command", "files": [names]}]}

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 
 #include "io/launch_config.h"
@@ -81,6 +82,51 @@ long long flagValue(const std::string& text, const std::string& flag, long long 
     return std::atoll(text.c_str() + at + flag.size() + 1);
 }
 
+// Llama-3-70B on `nodes` H100 nodes, 8000/1000 tokens, served disaggregated.
+Scenario disaggregatedScenario(int nodes, KvLink link)
+{
+    Scenario s = preset("llama3-70b-8gpu");
+    s.name = "llama3-70b-pd";
+    s.cluster.nodes = nodes;
+    s.workload.promptTokens = 8000;
+    s.workload.outputTokens = 1000;
+    s.workload.ttftSloMs = 5000;
+    s.workload.tpotSloMs = 20;
+    s.workload.serving = ServingMode::Disaggregated;
+    s.workload.kvTransfer = link;
+    return s;
+}
+
+// A pool's command without what its role adds (ports, host, KV transfer and disaggregation
+// flags, Mooncake's NVLink variables, the role's options file name): what remains must be
+// the one-pool export of the same plan on the pool's scenario.
+std::string withoutRoleFlags(std::string command)
+{
+    for (const char* env : {"SGLANG_MOONCAKE_CUSTOM_MEM_POOL=True MC_FORCE_MNNVL=True "})
+        for (size_t at; (at = command.find(env)) != std::string::npos;)
+            command.erase(at, std::string(env).size());
+    for (const char* role : {"prefill_", "decode_"})
+        for (size_t at; (at = command.find(std::string(role) + "extra_llm_api_options")) != std::string::npos;)
+            command.erase(at, std::string(role).size());
+    std::string out;
+    size_t from = 0;
+    while (from < command.size()) {
+        size_t end = command.find('\n', from);
+        end = end == std::string::npos ? command.size() : end + 1;
+        const std::string line = command.substr(from, end - from);
+        from = end;
+        bool role = false;
+        for (const char* f : {"  --port ", "  --host ", "  --kv-transfer-config ", "  --disaggregation-"})
+            role = role || line.rfind(f, 0) == 0;
+        if (!role)
+            out += line;
+    }
+    // The last flag line lost its continuation when a role flag followed it.
+    for (size_t at; (at = out.find(" \\\n", out.size() > 3 ? out.size() - 3 : 0)) != std::string::npos;)
+        out.erase(at, 2);
+    return out;
+}
+
 } // namespace
 
 class TestLaunchConfig : public QObject {
@@ -93,6 +139,9 @@ private Q_SLOTS:
     void everyGpuIsAccountedFor_data();
     void everyGpuIsAccountedFor();
     void jsonAndScript();
+    void disaggregated_data();
+    void disaggregated();
+    void disaggregatedPoolsThatDoNotFit();
 };
 
 void TestLaunchConfig::engines()
@@ -351,6 +400,157 @@ void TestLaunchConfig::jsonAndScript()
     QVERIFY(!missing.ok());
     QVERIFY2(missing.error->toString().find("no-such-dir/extra_llm_api_options.yaml") != std::string::npos,
              missing.error->toString().c_str());
+}
+
+Q_DECLARE_METATYPE(shardlab::Engine)
+
+void TestLaunchConfig::disaggregated_data()
+{
+    QTest::addColumn<Engine>("engine");
+    QTest::addColumn<int>("nodes");
+    QTest::addColumn<Plan>("prefill");
+    QTest::addColumn<Plan>("decode");
+    for (Engine e : {Engine::Vllm, Engine::Sglang, Engine::TrtLlm}) {
+        const std::string name = engineInfo(e).name;
+        // 64 GPUs: the exact optimum of the shipped 64-GPU example (16 + 48 GPUs, whole nodes).
+        QTest::newRow((name + "-64gpu").c_str()) << e << 8 << megatronLike(1, 4, 4, 1, 4) << megatronLike(8, 1, 6, 1, 20);
+        // One node split 2 + 6 GPUs.
+        QTest::newRow((name + "-8gpu").c_str()) << e << 1 << megatronLike(2, 1, 1, 1, 2) << megatronLike(2, 1, 3, 1, 16);
+    }
+}
+
+void TestLaunchConfig::disaggregated()
+{
+    QFETCH(Engine, engine);
+    QFETCH(int, nodes);
+    QFETCH(Plan, prefill);
+    QFETCH(Plan, decode);
+    const Scenario s = disaggregatedScenario(nodes, KvLink::InterNode);
+    LaunchOptions o;
+    o.engine = engine;
+    auto c = exportDisaggregatedLaunchConfig(s, DisaggregatedPlan{prefill, decode}, o);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+    const LaunchConfig& lc = c.value();
+    const bool router = engine != Engine::Vllm;
+    QCOMPARE(lc.pools.size(), size_t(router ? 3 : 2));
+    QCOMPARE(QString::fromStdString(lc.pools[0].role), QString("prefill"));
+    QCOMPARE(lc.pools[0].gpus, prefill.gpus());
+    QCOMPARE(QString::fromStdString(lc.pools[1].role), QString("decode"));
+    QCOMPARE(lc.pools[1].gpus, decode.gpus());
+    if (router) {
+        QCOMPARE(QString::fromStdString(lc.pools[2].role), QString("router"));
+        QCOMPARE(lc.pools[2].gpus, 0LL);
+        QVERIFY(lc.command.find(lc.pools[2].command.substr(0, 30)) != std::string::npos);
+    } else {
+        QVERIFY2(warnings(lc).contains("router: vLLM 0.11 ships no prefill/decode router"), qPrintable(warnings(lc)));
+    }
+
+    const PoolRole roles[] = {PoolRole::Prefill, PoolRole::Decode};
+    for (int i = 0; i < 2; ++i) {
+        const PoolRole role = roles[i];
+        const Plan& plan = i == 0 ? prefill : decode;
+        const LaunchPool& pool = lc.pools[size_t(i)];
+        const std::string name = poolRoleName(role);
+        // The same emitter on the pool's own scenario: the parallelism and every other flag agree.
+        auto one = exportLaunchConfig(poolScenario(s, role, static_cast<int>(plan.gpus())), plan, o);
+        QVERIFY(one.ok());
+        QCOMPARE(QString::fromStdString(withoutRoleFlags(pool.command)), QString::fromStdString(one.value().command));
+        QVERIFY2(lc.command.find(pool.command) != std::string::npos, name.c_str());
+        // That export's warnings, prefixed by the pool.
+        for (const std::string& w : one.value().warnings)
+            QVERIFY2(std::find(lc.warnings.begin(), lc.warnings.end(), name + ": " + w) != lc.warnings.end(),
+                     (name + ": " + w).c_str());
+        // The role's flags.
+        const QString cmd = QString::fromStdString(pool.command);
+        switch (engine) {
+        case Engine::Vllm:
+            QVERIFY(cmd.contains("--kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'"));
+            QVERIFY(cmd.contains(i == 0 ? "--port 8100" : "--port 8200"));
+            break;
+        case Engine::Sglang:
+            QVERIFY(cmd.contains(QString::fromStdString("--disaggregation-mode " + name)));
+            QVERIFY(cmd.contains("--disaggregation-transfer-backend mooncake"));
+            QVERIFY(cmd.contains("--disaggregation-ib-device \"$IB_DEVICE\""));
+            break;
+        case Engine::TrtLlm: {
+            QCOMPARE(pool.files.size(), size_t(1));
+            QCOMPARE(QString::fromStdString(pool.files[0].name), QString::fromStdString(name + "_extra_llm_api_options.yaml"));
+            const QString yaml = QString::fromStdString(pool.files[0].contents);
+            QVERIFY(yaml.contains("cache_transceiver_config:\n  backend: UCX\n  max_tokens_in_buffer: 8000\n"));
+            QCOMPARE(yaml.contains("disable_overlap_scheduler: true"), i == 0);
+            QVERIFY(cmd.contains(QString::fromStdString("--extra_llm_api_options " + name + "_extra_llm_api_options.yaml")));
+            break;
+        }
+        }
+    }
+
+    // Placement: one node pins each pool to its GPUs; several nodes pick the pool by NODE_RANK.
+    const QString script = QString::fromStdString(launchScript(lc));
+    if (nodes == 1) {
+        QVERIFY(script.contains("export CUDA_VISIBLE_DEVICES=0,1\n"));
+        QVERIFY(script.contains("export CUDA_VISIBLE_DEVICES=2,3,4,5,6,7\n"));
+        QVERIFY(!script.contains("NODE_RANK"));
+    } else {
+        QVERIFY(script.contains("if [ \"$NODE_RANK\" -lt 2 ]; then\n# pool: prefill (16 GPUs, nodes 0-1)\nHEAD_IP=$PREFILL_HEAD_IP\n"));
+        QVERIFY(script.contains("else\n# pool: decode (48 GPUs, nodes 2-7)\nHEAD_IP=$DECODE_HEAD_IP\nNODE_RANK=$((NODE_RANK - 2))\n"));
+        QVERIFY(script.contains("${NODE_RANK:?"));
+        QVERIFY(script.contains("${PREFILL_HEAD_IP:?"));
+        QVERIFY(script.contains("${DECODE_HEAD_IP:?"));
+        QVERIFY2(!script.contains("${HEAD_IP:?"), qPrintable(script)); // set per pool by the script
+    }
+    if (engine == Engine::Sglang)
+        QVERIFY(script.contains("${IB_DEVICE:?"));
+
+    // --json lists the pools in order, each with its files.
+    const QJsonObject root =
+        QJsonDocument::fromJson(QByteArray::fromStdString(launchConfigToJson(lc, s.name))).object();
+    const QJsonArray pools = root["pools"].toArray();
+    QCOMPARE(pools.size(), router ? 3 : 2);
+    QCOMPARE(pools[0].toObject()["role"].toString(), QString("prefill"));
+    QCOMPARE(pools[1].toObject()["gpus"].toInt(), int(decode.gpus()));
+    if (engine == Engine::TrtLlm) {
+        QCOMPARE(pools[2].toObject()["files"].toArray()[0].toString(), QString("disagg_config.yaml"));
+        const QString cfg = root["files"].toObject()["disagg_config.yaml"].toString();
+        QVERIFY2(cfg.contains(nodes == 1 ? "context_servers:\n  num_instances: 1\n  urls:\n    - \"localhost:8001\""
+                                         : "context_servers:\n  num_instances: 1\n  urls:\n    - \"PREFILL_HEAD_IP:8001\""),
+                 qPrintable(cfg));
+        QTemporaryDir dir;
+        QVERIFY(writeLaunchConfig(lc, dir.filePath("launch.sh").toStdString()).ok());
+        for (const char* f : {"prefill_extra_llm_api_options.yaml", "decode_extra_llm_api_options.yaml", "disagg_config.yaml"})
+            QVERIFY2(QFile::exists(dir.filePath(f)), f);
+    }
+}
+
+void TestLaunchConfig::disaggregatedPoolsThatDoNotFit()
+{
+    const Scenario s = disaggregatedScenario(8, KvLink::InterNode);
+    LaunchOptions o;
+    // A decode pool that fits the split but not the model: expert parallelism on a dense model.
+    auto structure = exportDisaggregatedLaunchConfig(s, {megatronLike(1, 4, 4, 1, 4), megatronLike(8, 1, 6, 2, 20)}, o);
+    QVERIFY(!structure.ok());
+    QCOMPARE(QString::fromStdString(structure.error().where), QString("decode.expert_parallel"));
+    QVERIFY2(structure.error().reason.find("(decode pool, 48 GPUs)") != std::string::npos,
+             structure.error().reason.c_str());
+    // Pools that do not add up to the cluster.
+    auto sum = exportDisaggregatedLaunchConfig(s, {megatronLike(1, 4, 4, 1, 4), megatronLike(8, 1, 4, 1, 20)}, o);
+    QVERIFY(!sum.ok());
+    QCOMPARE(QString::fromStdString(sum.error().where), QString("decode"));
+    QVERIFY2(sum.error().reason.find("the pools do not fit scenario 'llama3-70b-pd'") != std::string::npos,
+             sum.error().reason.c_str());
+    // A disaggregated plan on an aggregated scenario.
+    auto serving = exportDisaggregatedLaunchConfig(preset("llama3-70b-8gpu"),
+                                                   {megatronLike(2, 1, 1, 1, 2), megatronLike(2, 1, 3, 1, 16)}, o);
+    QVERIFY(!serving.ok());
+    QCOMPARE(QString::fromStdString(serving.error().where), QString("serving"));
+    // NVLink between pools on different nodes is exported with a warning; SGLang uses
+    // Mooncake's NVLink transport instead of an RDMA device.
+    o.engine = Engine::Sglang;
+    auto nvlink = exportDisaggregatedLaunchConfig(disaggregatedScenario(8, KvLink::NvLink),
+                                                  {megatronLike(1, 4, 4, 1, 4), megatronLike(8, 1, 6, 1, 20)}, o);
+    QVERIFY(nvlink.ok());
+    QVERIFY(warnings(nvlink.value()).contains("kv_transfer: nvlink"));
+    QVERIFY(nvlink.value().command.find("MC_FORCE_MNNVL=True") != std::string::npos);
+    QVERIFY(nvlink.value().command.find("IB_DEVICE") == std::string::npos);
 }
 
 QTEST_APPLESS_MAIN(TestLaunchConfig)

@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
+#include "io/launch_config.h"
 #include "main_window.h"
 #include "plan_view.h"
 #include "scenario_editor.h"
@@ -23,6 +24,12 @@ using shardlab::ui::MainWindow;
 namespace {
 
 const QString kLong = QStringLiteral(SHARDLAB_RESOURCES "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
+
+QByteArray fileBytes(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
 
 bool runSearch(MainWindow& w, const QString& algo, int budget)
 {
@@ -146,6 +153,17 @@ private Q_SLOTS:
         const double cliValue = j.value(QStringLiteral("output_tokens_per_s_per_gpu")).toDouble();
         const double guiValue = w.planView()->deploymentResult().tokensPerSPerGpu;
         QVERIFY2(qFuzzyCompare(cliValue, guiValue), qPrintable(QStringLiteral("%1 vs %2").arg(cliValue).arg(guiValue)));
+
+        // File > Export launch config: both pools, as the core maps them, through the same write path.
+        LaunchOptions sg;
+        sg.engine = Engine::Sglang;
+        const QString launch = dir.filePath(QStringLiteral("launch.sh"));
+        QVERIFY2(w.exportLaunchConfig(launch, Engine::Sglang, {}, &error), qPrintable(error));
+        auto expected = exportDisaggregatedLaunchConfig(w.scenario(), w.planView()->currentPools(), sg);
+        QVERIFY(expected.ok());
+        QCOMPARE(QString::fromUtf8(fileBytes(launch)), QString::fromStdString(launchScript(expected.value())));
+        QVERIFY(QString::fromUtf8(fileBytes(launch)).contains(QStringLiteral("--disaggregation-mode prefill")));
+        QVERIFY(QString::fromUtf8(fileBytes(launch)).contains(QStringLiteral("--disaggregation-mode decode")));
     }
 
     void runsKeepBothPoolsAcrossRestart()

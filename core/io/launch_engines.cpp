@@ -1,0 +1,546 @@
+// The per-engine emitters (core/io/launch_engines.h): one EngineLayout as the command line
+// of vLLM 0.11 or SGLang 0.5, or TensorRT-LLM 1.0's trtllm-serve command plus its YAML, and
+// the per-operator comparison of what each engine does with what the plan chose.
+#include "io/launch_engines.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+
+#include "model/plan_checks.h"
+
+namespace shardlab::launch {
+
+std::string fraction(double f)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f", f);
+    return buf;
+}
+
+// A word for a POSIX shell. Values ShardLab writes with "$" ($HEAD_IP, $((NODE_RANK * 8)))
+// are meant to expand: double quotes; anything else that a shell would split or expand
+// (a model path with spaces): single quotes.
+std::string shellWord(const std::string& w)
+{
+    if (w.empty())
+        return "''";
+    bool plain = true;
+    for (char c : w)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./:=+,@%").find(c) != std::string::npos))
+            plain = false;
+    if (plain)
+        return w;
+    if (w.find('$') != std::string::npos && w.find_first_of("\"\\`") == std::string::npos) {
+        bool onlyExpansions = true; // $NAME and $((...)) only, nothing else a shell would run
+        for (size_t i = w.find('$'); i != std::string::npos; i = w.find('$', i + 1))
+            if (w.compare(i, 3, "$((") != 0 && !(i + 1 < w.size() && std::isupper(static_cast<unsigned char>(w[i + 1]))))
+                onlyExpansions = false;
+        if (onlyExpansions)
+            return "\"" + w + "\"";
+    }
+    std::string out = "'";
+    for (char c : w)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+std::string render(const std::string& program, const Args& a)
+{
+    std::string out = program;
+    for (const auto& [flag, value] : a.items)
+        out += " \\\n  " + flag + (value.empty() ? std::string() : " " + shellWord(value));
+    return out + "\n";
+}
+
+namespace {
+
+const char* optName(const Plan& p, OpId id) { return opInfo(id).options[p.option(id)].name; }
+
+// --- per-operator expressibility ------------------------------------------------------------
+
+// What an engine does with one operator in this layout: the ShardLab options that match it
+// (empty: the operator's choice cannot matter here) and a sentence for the warning.
+struct Expect {
+    std::vector<const char*> options;
+    std::string does;
+};
+
+bool attentionDataParallel(const EngineLayout& L) { return L.attnTp == 1 && L.tp > 1; }
+
+Expect expected(Engine e, OpId id, const EngineLayout& L, bool sglangDpAttention)
+{
+    const std::string name = engineInfo(e).label;
+    const bool adp = attentionDataParallel(L);
+    switch (id) {
+    case OpId::Embedding:
+        if (adp || sglangDpAttention)
+            return {{"replicated"}, name + " keeps the whole embedding table on every attention-DP rank"};
+        return {{"vocab"}, name + " splits the embedding's vocabulary over the tensor-parallel group"};
+    case OpId::AttnNorm:
+    case OpId::FfnNorm:
+        if (adp)
+            return {{"sequence"}, name + " normalizes each attention-DP rank's own tokens"};
+        return {{"replicated"}, name + " normalizes every token on every tensor-parallel rank (no sequence "
+                                       "parallelism in the exported configuration)"};
+    case OpId::QkvProj:
+        if (adp)
+            return {{"token"}, name + " gives each attention-DP rank its own sequences with whole weights"};
+        return {{"column"}, name + " column-splits the QKV projection by heads"};
+    case OpId::Attention:
+        if (adp) // "replicated" was said when the layout was made
+            return {{"token", "replicated"}, name + " splits sequences over attention-DP ranks"};
+        return {{"head"}, name + " splits attention by heads"};
+    case OpId::OutProj:
+        if (adp)
+            return {{"token"}, name + " gives each attention-DP rank whole o_proj weights for its own tokens"};
+        return {{"row"}, name + " always row-splits o_proj (partial sums, then an all-reduce)"};
+    case OpId::GateUp:
+    case OpId::Down: {
+        const bool column = id == OpId::GateUp;
+        if (e == Engine::Sglang && L.moe && sglangDpAttention)
+            return {{"token"}, "SGLang splits an MoE model's dense layers over all --tp-size ranks, or keeps them "
+                               "whole per DP rank with --moe-dense-tp-size 1 (exported when the plan says token)"};
+        if (e == Engine::TrtLlm && L.moe && adp)
+            return {{}, ""}; // said once, below: TensorRT-LLM decides under attention DP
+        if (adp)
+            return {{"token"}, name + " runs dense layers whole on each attention-DP rank"};
+        return {{column ? "column" : "row"},
+                name + (column ? " column-splits gate_up_proj" : " row-splits down_proj")};
+    }
+    case OpId::Router:
+        if (adp)
+            return {{"token"}, name + " routes each attention-DP rank's own tokens"};
+        return {{"replicated"}, name + " computes the router (gate) on every tensor-parallel rank"};
+    case OpId::SharedExpert:
+        if (e == Engine::Sglang && sglangDpAttention)
+            return {{"-"}, "SGLang fuses the shared expert into the routed experts (DeepSeek-style models) or "
+                           "splits it over --tp-size; neither is the plan's"};
+        if (e == Engine::TrtLlm && adp)
+            return {{}, ""};
+        if (adp)
+            return {{"token"}, name + " runs the shared expert whole on each attention-DP rank"};
+        return {{"column_row"}, name + " splits the shared expert like a dense MLP (column, then row)"};
+    case OpId::LmHead:
+        if (adp)
+            return {{"token"}, name + (e == Engine::Sglang ? " (with --enable-dp-lm-head)" : "")
+                                   + " keeps the whole LM head on each attention-DP rank"};
+        return {{"column"}, name + " splits the LM head's vocabulary over the tensor-parallel group"
+                                + (sglangDpAttention ? " (with --enable-dp-lm-head)" : "")};
+    case OpId::ExpertUp:
+        return {{"column"}, name + " splits each expert's ffn dimension over its expert-TP ranks"};
+    case OpId::ExpertDown:
+        return {{"row"}, name + " row-splits each expert's down projection over its expert-TP ranks"};
+    case OpId::Dispatch:
+    case OpId::Combine:
+        return {{}, ""}; // engine-specific flags: see dispatchFlags()
+    case OpId::Count:
+        break;
+    }
+    return {{}, ""};
+}
+
+bool relevant(OpId id, const EngineLayout& L)
+{
+    if (!opPresent(L.s->model, id))
+        return false;
+    switch (id) {
+    case OpId::ExpertUp:
+    case OpId::ExpertDown:
+        return L.moe && L.etp > 1;
+    case OpId::Dispatch:
+    case OpId::Combine:
+        return L.moe && L.stage > 1;
+    default:
+        return L.tp > 1;
+    }
+}
+
+void checkOperators(Engine e, const EngineLayout& L, bool sglangDpAttention, std::vector<std::string>& warnings)
+{
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!relevant(id, L))
+            continue;
+        const Expect x = expected(e, id, L, sglangDpAttention);
+        if (x.options.empty())
+            continue;
+        const char* chosen = optName(L.plan, id);
+        if (std::find_if(x.options.begin(), x.options.end(), [&](const char* o) { return std::string(o) == chosen; })
+            != x.options.end())
+            continue;
+        warnings.push_back(std::string("operators.") + opName(id) + ": " + chosen + " ("
+                           + opOption(id, L.plan.option(id)).summary + ") - " + x.does);
+    }
+}
+
+// --- engines ---------------------------------------------------------------------------------
+
+const char* kHeadNote = "HEAD_IP: the address of node 0, where the API server runs";
+
+} // namespace
+
+// Memory fraction: vLLM's --gpu-memory-utilization and SGLang's --mem-fraction-static are
+// the share of the GPU the engine may use; ShardLab budgets everything but its reserve
+// (CUDA context, NCCL buffers), so the plan's KV cache fits at 1 - reserve/capacity.
+// TensorRT-LLM's fraction is of the memory left after the weights: 0.90 of it.
+double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o)
+{
+    if (o.memoryFraction > 0)
+        return o.memoryFraction;
+    if (e == Engine::TrtLlm)
+        return 0.90;
+    const double f = 1.0 - s.cluster.gpu.memoryReserveGb / s.cluster.gpu.hbmGb;
+    return std::clamp(std::floor(f * 100 + 1e-9) / 100, 0.5, 0.98);
+}
+
+LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
+{
+    const Scenario& s = *L.s;
+    LaunchPool pool;
+    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
+    pool.gpus = L.gpus;
+    Args a;
+    if (L.attnTp > 1)
+        a.add("--tensor-parallel-size", L.attnTp);
+    if (L.pp > 1)
+        a.add("--pipeline-parallel-size", L.pp);
+    if (L.attnDp > 1)
+        a.add("--data-parallel-size", L.attnDp);
+    if (L.moe && L.stage > 1) {
+        // vLLM splits experts one of two ways over the stage's TP x DP ranks: expert
+        // parallel over all of them (--enable-expert-parallel), or tensor parallel over all.
+        if (L.ep > 1) {
+            a.add("--enable-expert-parallel");
+            if (L.ep != L.stage)
+                w.push_back("expert_parallel " + num(L.ep) + " x expert-TP " + num(L.etp) + ": vLLM has expert "
+                            "parallelism over all " + num(L.stage) + " ranks of a stage or none; exported as EP "
+                            + num(L.stage) + " (whole experts per rank)");
+            // The all-to-all backend matters only between DP ranks (vLLM uses it when
+            // data parallel and expert parallel are both on).
+            if (L.attnDp > 1) {
+                const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
+                a.add("--all2all-backend", a2a ? "deepep_low_latency" : "allgather_reducescatter");
+                if (a2a)
+                    w.push_back("operators.dispatch: all_to_all - exported as vLLM's deepep_low_latency backend, "
+                                "which needs DeepEP installed (vLLM's expert-parallel deployment guide)");
+                if ((std::string(optName(L.plan, OpId::Combine)) == "all_to_all") != a2a)
+                    w.push_back(std::string("operators.combine: ") + optName(L.plan, OpId::Combine)
+                                + " - vLLM returns expert outputs with the dispatch backend's own collective");
+            }
+        } else {
+            for (OpId id : {OpId::Dispatch, OpId::Combine}) {
+                const std::string want = id == OpId::Dispatch ? "all_gather" : "reduce_scatter";
+                if (optName(L.plan, id) != want)
+                    w.push_back(std::string("operators.") + opName(id) + ": " + optName(L.plan, id)
+                                + " - with experts tensor-parallel over the stage, vLLM gathers tokens (all-gather) "
+                                  "and reduce-scatters the outputs");
+            }
+        }
+    }
+    // With --enable-expert-parallel every rank holds whole experts: the plan's expert-TP
+    // options cannot be expressed at all, which the EP warning above already says.
+    EngineLayout checked = L;
+    if (L.moe && L.ep > 1)
+        checked.etp = 1;
+    a.add("--max-num-seqs", L.seqsPerReplica);
+    a.add("--max-num-batched-tokens", L.tokenBudget);
+    a.add("--max-model-len", L.maxModelLen);
+    a.add("--gpu-memory-utilization", fraction(memoryFraction(Engine::Vllm, s, o)));
+    a.add("--dtype", "bfloat16");
+    if (L.quantizeOnLoad)
+        a.add("--quantization", "fp8");
+    if (s.model.kvPrecision == Precision::FP8)
+        a.add("--kv-cache-dtype", "fp8");
+    checkOperators(Engine::Vllm, checked, false, w);
+
+    if (L.role) {
+        // NixlConnector moves the KV cache (UCX underneath: NVLink within a node, RDMA
+        // between nodes); it does not read kv_role, the proxy decides who prefills.
+        a.add("--port", L.role->port);
+        a.add("--kv-transfer-config", R"({"kv_connector":"NixlConnector","kv_role":"kv_both"})");
+    }
+
+    // Placement: one vLLM engine (a DP rank) spans attnTp x PP GPUs.
+    const int engineGpus = L.attnTp * L.pp;
+    const std::string program = "vllm serve " + shellWord(model);
+    if (L.gpus <= L.gpusPerNode) {
+        pool.command = render(program, a);
+        return pool;
+    }
+    if (L.attnDp > 1 && engineGpus <= L.gpusPerNode && L.gpusPerNode % engineGpus == 0) {
+        const int local = L.gpusPerNode / engineGpus;
+        const long long nodes = L.gpus / L.gpusPerNode;
+        Args head = a, rest = a;
+        head.add("--data-parallel-size-local", local);
+        head.add("--data-parallel-address", "$HEAD_IP");
+        head.add("--data-parallel-rpc-port", 13345);
+        rest.add("--headless");
+        rest.add("--data-parallel-size-local", local);
+        rest.add("--data-parallel-start-rank", "$((NODE_RANK * " + num(local) + "))");
+        rest.add("--data-parallel-address", "$HEAD_IP");
+        rest.add("--data-parallel-rpc-port", 13345);
+        pool.command = "# " + num(nodes) + " nodes, " + num(local) + " data-parallel engines each: run on every node "
+            "with NODE_RANK=0.." + num(nodes - 1) + "; " + kHeadNote + ".\nif [ \"$NODE_RANK\" = 0 ]; then\n"
+            + render(program, head) + "else\n" + render(program, rest) + "fi\n";
+        return pool;
+    }
+    a.add("--distributed-executor-backend", "ray");
+    if (L.attnDp > 1)
+        a.add("--data-parallel-backend", "ray");
+    w.push_back("placement: one vLLM engine spans " + num(engineGpus) + " GPUs over "
+                + num((engineGpus + L.gpusPerNode - 1) / L.gpusPerNode)
+                + " nodes (TP x PP beyond one NVLink domain): start a Ray cluster over all "
+                + num(L.gpus / L.gpusPerNode) + " nodes first (ray start --head on node 0, ray start "
+                  "--address=$HEAD_IP:6379 on the others) and run this on node 0"
+                + (L.attnDp > 1 ? "; vLLM then places the " + num(L.attnDp)
+                           + " data-parallel engines on the Ray cluster (multi-node engines under Ray data "
+                             "parallelism: check on your vLLM build)"
+                                : ""));
+    pool.command = render(program, a);
+    return pool;
+}
+
+LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
+{
+    const Scenario& s = *L.s;
+    LaunchPool pool;
+    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
+    pool.gpus = L.gpus;
+    Args a;
+    a.add("--model-path", model);
+    // An MoE model is one server over the stage (its DP ranks share the experts); DP
+    // attention gives each of attnDp ranks groups its own sequences with attention TP
+    // tp-size / dp-size. A dense model's DP replicas are independent servers (--dp-size).
+    const bool dpAttention = L.moe && L.attnDp > 1;
+    int serverGpus;
+    if (L.moe) {
+        a.add("--tp-size", L.stage);
+        if (dpAttention) {
+            a.add("--dp-size", L.attnDp);
+            a.add("--enable-dp-attention");
+        }
+        if (L.ep > 1)
+            a.add("--ep-size", L.ep);
+        serverGpus = L.stage * L.pp;
+    } else {
+        if (L.attnTp > 1)
+            a.add("--tp-size", L.attnTp);
+        serverGpus = L.attnTp * L.pp;
+    }
+    if (L.pp > 1)
+        a.add("--pp-size", L.pp);
+    if (L.moe && L.stage > 1) {
+        const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
+        if (a2a) {
+            a.add("--moe-a2a-backend", "deepep");
+            if (L.etp > 1)
+                w.push_back("operators.dispatch: all_to_all with expert-TP " + num(L.etp)
+                            + " - SGLang's DeepEP backend expects expert parallelism over the whole --tp-size");
+        }
+        if ((std::string(optName(L.plan, OpId::Combine)) == "all_to_all") != a2a)
+            w.push_back(std::string("operators.combine: ") + optName(L.plan, OpId::Combine)
+                        + " - SGLang returns expert outputs with the dispatch backend's own collective");
+    }
+    if (dpAttention) {
+        if (L.s->model.denseLayerCount() > 0 && std::string(optName(L.plan, OpId::GateUp)) == "token")
+            a.add("--moe-dense-tp-size", 1);
+        const std::string lm = optName(L.plan, OpId::LmHead);
+        if ((lm == "token" && L.attnTp == 1) || (lm == "column" && L.attnTp > 1))
+            a.add("--enable-dp-lm-head");
+    }
+    // SGLang counts running requests over all DP-attention ranks (its CUDA-graph batch
+    // sizes are max_running_requests // dp_size): the whole stage's sequences.
+    a.add("--max-running-requests", dpAttention ? static_cast<long long>(L.plan.batch) * L.dp : L.seqsPerReplica);
+    a.add("--chunked-prefill-size", L.tokenBudget);
+    a.add("--context-length", L.maxModelLen);
+    a.add("--mem-fraction-static", fraction(memoryFraction(Engine::Sglang, s, o)));
+    a.add("--dtype", "bfloat16");
+    if (L.quantizeOnLoad)
+        a.add("--quantization", "fp8");
+    if (s.model.kvPrecision == Precision::FP8)
+        a.add("--kv-cache-dtype", "fp8_e4m3");
+    checkOperators(Engine::Sglang, L, dpAttention, w);
+
+    std::string program = "python3 -m sglang.launch_server";
+    if (L.role) {
+        if (L.role->remote)
+            a.add("--host", "0.0.0.0");
+        a.add("--port", L.role->port);
+        a.add("--disaggregation-mode", poolRoleName(L.role->role));
+        a.add("--disaggregation-transfer-backend", "mooncake");
+        if (L.role->link == KvLink::InterNode)
+            a.add("--disaggregation-ib-device", "$IB_DEVICE");
+        else // Mooncake's NVLink transport (SGLang's PD guide, "NVLink Transport Configuration")
+            program = "SGLANG_MOONCAKE_CUSTOM_MEM_POOL=True MC_FORCE_MNNVL=True " + program;
+    }
+    const int replicas = L.moe ? 1 : L.attnDp;
+    if (serverGpus > L.gpusPerNode) {
+        const int nodes = serverGpus / L.gpusPerNode;
+        a.add("--nnodes", nodes);
+        a.add("--node-rank", "$NODE_RANK");
+        a.add("--dist-init-addr", "$HEAD_IP:5000");
+        pool.command = "# one server over " + num(nodes) + " nodes: run on each with NODE_RANK=0.." + num(nodes - 1)
+            + "; " + kHeadNote + ".\n" + render(program, a);
+        if (replicas > 1)
+            w.push_back("placement: " + num(replicas) + " data-parallel replicas of " + num(nodes)
+                        + " nodes each: start this once per replica (its own HEAD_IP) behind sglang-router");
+        return pool;
+    }
+    if (replicas > 1) {
+        if (L.gpusPerNode % serverGpus != 0)
+            w.push_back("placement: replicas of " + num(serverGpus) + " GPUs do not tile " + num(L.gpusPerNode)
+                        + "-GPU nodes; place the " + num(replicas) + " replicas by hand");
+        const int perNode = std::max(1, std::min(replicas, L.gpusPerNode / serverGpus));
+        a.add("--dp-size", perNode);
+        if (perNode < replicas)
+            w.push_back("placement: " + num(replicas) + " data-parallel replicas, " + num(perNode) + " per node: run "
+                        "this on each of " + num(replicas / perNode) + " nodes and put sglang-router in front");
+    }
+    pool.command = render(program, a);
+    return pool;
+}
+
+LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
+{
+    const Scenario& s = *L.s;
+    LaunchPool pool;
+    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
+    pool.gpus = L.gpus;
+    // trtllm-serve's tp_size is the world of a pipeline stage. An MoE model spans the
+    // stage; attention is either tensor parallel over all of it or, with
+    // enable_attention_dp, data parallel over all of it (attention TP 1).
+    int tpSize = L.moe ? L.stage : L.attnTp;
+    bool attentionDp = false;
+    if (L.moe && L.attnDp > 1) {
+        attentionDp = true;
+        if (L.attnTp > 1)
+            w.push_back("attention: tensor parallel " + num(L.attnTp) + " inside " + num(L.attnDp)
+                        + " data-parallel groups - TensorRT-LLM's attention DP has attention TP 1; exported as "
+                          "attention DP over all " + num(L.stage) + " ranks");
+    }
+    Args a;
+    a.add("--backend", "pytorch");
+    if (tpSize > 1)
+        a.add("--tp_size", tpSize);
+    if (L.pp > 1)
+        a.add("--pp_size", L.pp);
+    if (L.moe && L.ep > 1)
+        a.add("--ep_size", L.ep);
+    // Under attention DP each of the stage's ranks schedules its own batch.
+    const long long stageSeqs = static_cast<long long>(L.plan.batch) * L.dp;
+    const int batch = attentionDp ? static_cast<int>((stageSeqs + L.stage - 1) / L.stage)
+                                  : (L.moe ? static_cast<int>(stageSeqs) : L.plan.batch);
+    a.add("--max_batch_size", batch);
+    a.add("--max_num_tokens", L.tokenBudget);
+    a.add("--max_seq_len", L.maxModelLen);
+    const std::string fr = fraction(memoryFraction(Engine::TrtLlm, s, o));
+    a.add("--kv_cache_free_gpu_memory_fraction", fr);
+    const std::string optionsFile = L.role ? std::string(poolRoleName(L.role->role)) + "_extra_llm_api_options.yaml"
+                                           : std::string("extra_llm_api_options.yaml");
+    a.add("--extra_llm_api_options", optionsFile);
+    if (L.role) {
+        if (L.role->remote)
+            a.add("--host", "0.0.0.0");
+        a.add("--port", L.role->port);
+    }
+
+    std::string yaml = "# TensorRT-LLM " + std::string(engineInfo(Engine::TrtLlm).version)
+        + " LLM API options (trtllm-serve --extra_llm_api_options), from ShardLab.\n";
+    yaml += "dtype: bfloat16\n";
+    yaml += std::string("enable_attention_dp: ") + (attentionDp ? "true" : "false") + "\n";
+    if (L.moe) {
+        yaml += "moe_expert_parallel_size: " + num(L.ep) + "\n";
+        yaml += "moe_tensor_parallel_size: " + num(L.etp) + "\n";
+    }
+    yaml += "kv_cache_config:\n";
+    yaml += "  free_gpu_memory_fraction: " + fr + "\n";
+    if (s.model.kvPrecision == Precision::FP8)
+        yaml += "  dtype: fp8\n";
+    if (L.role) {
+        // The context server runs without the overlap scheduler; both ends move the KV cache
+        // with the cache transceiver, UCX named explicitly (DEFAULT changed meaning between
+        // releases), its buffer at least the longest prompt.
+        if (L.role->role == PoolRole::Prefill)
+            yaml += "disable_overlap_scheduler: true\n";
+        yaml += "cache_transceiver_config:\n";
+        yaml += "  backend: UCX\n";
+        yaml += "  max_tokens_in_buffer: " + num(std::max(1, L.role->maxPromptTokens)) + "\n";
+    }
+    pool.files.push_back({optionsFile, yaml});
+
+    if (L.quantizeOnLoad)
+        w.push_back("weights: fp8 with a bf16 checkpoint - trtllm-serve does not quantize on load; serve an FP8 "
+                    "checkpoint (e.g. quantized with NVIDIA ModelOpt)");
+    if (L.moe && L.stage > 1) {
+        if (std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all")
+            w.push_back("operators.dispatch: all_to_all - TensorRT-LLM picks its MoE communication from "
+                        "moe_config.backend (all-to-all with WIDEEP, documented for GB200 NVL72 at EP > 8); not set "
+                        "by this export");
+        if (attentionDp && (L.s->model.denseLayerCount() > 0 || L.s->model.moe.sharedExperts > 0))
+            w.push_back("operators.gate_up/down/shared_expert: TensorRT-LLM decides how dense layers and the shared "
+                        "expert are split under attention DP; the plan's choices are not set");
+    }
+    checkOperators(Engine::TrtLlm, L, false, w);
+
+    const int world = tpSize * L.pp;
+    if (world > L.gpusPerNode)
+        w.push_back("placement: one trtllm-serve spans " + num(world) + " GPUs over " + num(world / L.gpusPerNode)
+                    + " nodes; launch it as one MPI world of " + num(world) + " ranks over them (mpirun or srun), as "
+                      "TensorRT-LLM's multi-node guide describes");
+    const long long instances = L.gpus / world;
+    if (instances > 1)
+        w.push_back("placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
+                    + " GPUs each (trtllm-serve has no data parallelism for dense models): start one per GPU group "
+                      "(CUDA_VISIBLE_DEVICES) and balance requests over them");
+    pool.command = render("trtllm-serve " + shellWord(model), a);
+    return pool;
+}
+
+
+long long apiServers(Engine e, const EngineLayout& L)
+{
+    switch (e) {
+    case Engine::Vllm:
+        return 1;
+    case Engine::Sglang: {
+        if (L.moe)
+            return 1;
+        const int serverGpus = L.attnTp * L.pp;
+        if (serverGpus > L.gpusPerNode)
+            return L.attnDp;
+        const int perNode = std::max(1, std::min(L.attnDp, L.gpusPerNode / serverGpus));
+        return (L.attnDp + perNode - 1) / perNode;
+    }
+    case Engine::TrtLlm: {
+        const long long world = static_cast<long long>(L.moe ? L.stage : L.attnTp) * L.pp;
+        return std::max(1LL, L.gpus / std::max(1LL, world));
+    }
+    }
+    return 1;
+}
+
+int rolePort(Engine e, PoolRole r)
+{
+    const bool prefill = r == PoolRole::Prefill;
+    switch (e) {
+    case Engine::Vllm: return prefill ? 8100 : 8200;    // vLLM's NixlConnector guide
+    case Engine::Sglang: return prefill ? 30000 : 30001; // SGLang's PD disaggregation guide
+    case Engine::TrtLlm: return prefill ? 8001 : 8002;  // TensorRT-LLM's disaggregated example
+    }
+    return 0;
+}
+
+LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model, const LaunchOptions& o,
+                      std::vector<std::string>& w)
+{
+    switch (e) {
+    case Engine::Vllm: return vllmPool(L, model, o, w);
+    case Engine::Sglang: return sglangPool(L, model, o, w);
+    case Engine::TrtLlm: return trtllmPool(L, model, o, w);
+    }
+    return vllmPool(L, model, o, w);
+}
+
+} // namespace shardlab::launch
