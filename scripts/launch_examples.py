@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Regenerates docs/launch.md's "The four shipped scenarios" section with this build:
+"""Regenerates docs/launch-examples.md (from its first example on) with this build:
 the exact optimum of each shipped scenario, exported for every engine, then the exact
 optimum of the 64-GPU disaggregated example (prefill and decode pools) likewise.
-Usage: scripts/launch_examples.py build/app/shardlab-cli docs/launch.md"""
+Usage: scripts/launch_examples.py build/app/shardlab-cli docs/launch-examples.md"""
 import json, os, subprocess, sys, tempfile
 
 cli, doc = sys.argv[1], sys.argv[2]
