@@ -731,11 +731,13 @@ void MainWindow::onFinished(const JobResult& r)
                            .arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1)
                            .arg(o.calls)
                            .arg(o.wallSeconds, 0, 'f', 2);
-        if (r.pools)
-            text += tr(" with a prefill pool of %1 GPUs and a decode pool of %2 (%3)")
+        if (r.pools) {
+            text += tr(" with a prefill pool of %1 GPUs and a decode pool of %2")
                         .arg(r.pools->best.prefill.gpus())
-                        .arg(r.pools->best.decode.gpus())
-                        .arg(QString::fromStdString(r.pools->message));
+                        .arg(r.pools->best.decode.gpus());
+            if (!o.provedOptimal) // what was searched; a proof says it below
+                text += QStringLiteral(" (%1)").arg(QString::fromStdString(r.pools->message));
+        }
         if (m_megatronValue > 0)
             text += tr(" (%1x the Megatron recipe)").arg(o.bestResult.tokensPerSPerGpu / m_megatronValue, 0, 'f', 3);
         if (o.provedOptimal)
