@@ -251,6 +251,7 @@ int runBenchSim(const Args& a, std::ostream& out, std::ostream& err)
 } // namespace
 
 void addCalibrationCommand(std::vector<Command>& v);
+void addCollectiveCommand(std::vector<Command>& v); // cli_collective_commands.cpp
 
 void addSimCommands(std::vector<Command>& v)
 {
@@ -277,6 +278,7 @@ void addSimCommands(std::vector<Command>& v)
                   0, 0},
                  runBenchSim});
     addCalibrationCommand(v);
+    addCollectiveCommand(v);
 }
 
 } // namespace shardlab::cli

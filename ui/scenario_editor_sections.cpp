@@ -472,6 +472,26 @@ QWidget* ScenarioEditor::buildWorkloadSection()
         userEdited();
     });
     form->addRow(tr("KV transfer"), kvLink);
+    auto* engine = new FieldComboBox;
+    engine->setFocusPolicy(Qt::StrongFocus);
+    narrowCombo(engine);
+    engine->addItem(tr("NCCL"), int(CollectiveEngine::Nccl));
+    engine->addItem(tr("TensorRT-LLM (custom all-reduce)"), int(CollectiveEngine::TrtLlm));
+    engine->addItem(tr("vLLM (custom all-reduce, CUDA graphs)"), int(CollectiveEngine::Vllm));
+    engine->addItem(tr("vLLM eager (no CUDA graphs)"), int(CollectiveEngine::VllmEager));
+    engine->addItem(tr("SGLang (vLLM's custom all-reduce)"), int(CollectiveEngine::Sglang));
+    setFieldToolTip(engine, tr("Whose collectives price the plan: NCCL alone, or an engine's custom one-shot/two-shot "
+                               "all-reduce inside a node beside NCCL, 3-5x faster for the small all-reduces of decode "
+                               "(docs/simulator.md §2; shardlab-cli collective shows any one)."));
+    registerField(QStringLiteral("workload.engine"), engine, [this, engine] {
+        const QSignalBlocker block(engine);
+        engine->setCurrentIndex(engine->findData(int(m_scenario.workload.engine)));
+    });
+    connect(engine, &QComboBox::activated, this, [this, engine](int i) {
+        m_scenario.workload.engine = static_cast<CollectiveEngine>(engine->itemData(i).toInt());
+        userEdited();
+    });
+    form->addRow(tr("Collectives"), engine);
     addInt(
         form, QStringLiteral("workload.max_num_tokens"), tr("Token budget"),
         tr("Tokens one engine step may carry (max_num_tokens in TensorRT-LLM, max-num-batched-tokens in vLLM, "

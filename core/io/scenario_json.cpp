@@ -157,7 +157,7 @@ WorkloadSpec readWorkload(JsonReader r)
     if (!r.requireObject())
         return w;
     r.rejectUnknownKeys(
-        {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "kv_transfer",
+        {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "kv_transfer", "engine",
          "description"});
     w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
     w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
@@ -172,6 +172,10 @@ WorkloadSpec readWorkload(JsonReader r)
     const std::string link = r.stringOr("kv_transfer", kvLinkName(KvLink::InterNode));
     if (!kvLinkFromName(link, w.kvTransfer))
         r.fail(r.path("kv_transfer"), "unknown KV transfer link \"" + link + "\" (known: inter_node, nvlink)");
+    const std::string engine = r.stringOr("engine", collectiveEngineName(CollectiveEngine::Nccl));
+    if (!collectiveEngineFromName(engine, w.engine))
+        r.fail(r.path("engine"), "unknown engine \"" + engine + "\" for the collectives (known: "
+                                     + knownCollectiveEngines() + ")");
     return w;
 }
 
@@ -610,6 +614,8 @@ ojson scenarioJson(const Scenario& s)
                      {"max_num_tokens", s.workload.maxNumTokens}};
     if (s.workload.serving == ServingMode::Disaggregated || s.workload.kvTransfer != KvLink::InterNode)
         j["workload"]["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
+    if (s.workload.engine != CollectiveEngine::Nccl)
+        j["workload"]["engine"] = collectiveEngineName(s.workload.engine);
     return j;
 }
 

@@ -193,6 +193,30 @@ bool kvLinkFromName(const std::string& name, KvLink& out)
     return false;
 }
 
+const char* collectiveEngineName(CollectiveEngine e)
+{
+    switch (e) {
+    case CollectiveEngine::TrtLlm: return "trtllm";
+    case CollectiveEngine::Vllm: return "vllm";
+    case CollectiveEngine::VllmEager: return "vllm_eager";
+    case CollectiveEngine::Sglang: return "sglang";
+    default: return "nccl";
+    }
+}
+
+bool collectiveEngineFromName(const std::string& name, CollectiveEngine& out)
+{
+    for (CollectiveEngine e : {CollectiveEngine::Nccl, CollectiveEngine::TrtLlm, CollectiveEngine::Vllm,
+                               CollectiveEngine::VllmEager, CollectiveEngine::Sglang})
+        if (name == collectiveEngineName(e)) {
+            out = e;
+            return true;
+        }
+    return false;
+}
+
+std::string knownCollectiveEngines() { return "nccl, trtllm, vllm, vllm_eager, sglang"; }
+
 FieldErrors validateScenario(const Scenario& s)
 {
     FieldErrors all = validateModel(s.model, "model");

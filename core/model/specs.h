@@ -122,6 +122,12 @@ bool servingModeFromName(const std::string& name, ServingMode& out);
 enum class KvLink : std::uint8_t { InterNode, NvLink };
 const char* kvLinkName(KvLink l);
 bool kvLinkFromName(const std::string& name, KvLink& out);
+// The collective library the serving engine runs (docs/simulator.md §2, "Collectives by
+// algorithm and size"): NCCL alone, or an engine's custom all-reduce inside a node beside it.
+enum class CollectiveEngine : std::uint8_t { Nccl, TrtLlm, Vllm, VllmEager, Sglang };
+const char* collectiveEngineName(CollectiveEngine e); // "nccl", "trtllm", "vllm", "vllm_eager", "sglang"
+bool collectiveEngineFromName(const std::string& name, CollectiveEngine& out);
+std::string knownCollectiveEngines();
 constexpr int kMaxNumTokensLimit = 1 << 22; // token budget per step: 4 M tokens is no engine
 
 struct WorkloadSpec {
@@ -132,6 +138,7 @@ struct WorkloadSpec {
     ServingMode serving = ServingMode::Aggregated;
     int maxNumTokens = 8192; // tokens per engine step (max_num_tokens / max-num-batched-tokens)
     KvLink kvTransfer = KvLink::InterNode; // disaggregated: the links the KV cache crosses
+    CollectiveEngine engine = CollectiveEngine::Nccl; // whose collectives price the plan
 
     // Context a decode step sees on average, and at its longest (KV cache sizing).
     double meanDecodeContext() const { return promptTokens + outputTokens / 2.0; }

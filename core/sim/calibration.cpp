@@ -141,6 +141,7 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
         // A max-throughput run is aggregated serving; a lone request's TPOT or TTFT has no
         // other request's prompt chunk beside it: the decode mode's figures.
         s.workload.serving = throughput ? ServingMode::Aggregated : ServingMode::Decode;
+        s.workload.engine = c.collectives;
 
         Plan p;
         applyMegatronSharding(p);

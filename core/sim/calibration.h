@@ -32,6 +32,8 @@ struct CalibrationCase {
     // model was built against, never tuned on; "held_out": other published cells, looked at
     // only after the model was done (docs/simulator.md, "Held-out check").
     std::string set = "fit";
+    // Whose collectives: every published row so far is TensorRT-LLM's (NIM runs it too).
+    CollectiveEngine collectives = CollectiveEngine::TrtLlm;
 };
 
 struct CalibrationRow {

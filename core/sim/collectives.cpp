@@ -4,6 +4,10 @@
 
 namespace shardlab {
 
+namespace {
+constexpr NcclParams kNccl{};
+} // namespace
+
 const char* collectiveName(Collective c)
 {
     switch (c) {
@@ -17,9 +21,26 @@ const char* collectiveName(Collective c)
     return "?";
 }
 
-LinkModel linkModel(const ClusterSpec& c)
+const char* collectiveAlgoName(CollectiveAlgo a)
+{
+    switch (a) {
+    case CollectiveAlgo::RingLL128: return "ring LL128";
+    case CollectiveAlgo::RingSimple: return "ring Simple";
+    case CollectiveAlgo::Nvls: return "NVLS";
+    case CollectiveAlgo::OneShot: return "one-shot";
+    case CollectiveAlgo::TwoShot: return "two-shot";
+    case CollectiveAlgo::Direct: return "direct";
+    case CollectiveAlgo::Hierarchical: return "hierarchical";
+    default: return "none";
+    }
+}
+
+const NcclParams& ncclParams() { return kNccl; }
+
+LinkModel linkModel(const ClusterSpec& c, CollectiveEngine engine)
 {
     LinkModel l;
+    l.engine = engine;
     l.intraBytesPerS = c.nvlinkGBps * 1e9 * c.gpu.efficiency.nvlink;
     l.intraLatencyS = c.nvlinkLatencyUs * 1e-6;
     l.interBytesPerS = c.interNodeGBps * 1e9 * c.gpu.efficiency.interNode;
@@ -39,6 +60,112 @@ Group placeGroup(int size, int stride, int gpusPerNode)
     return g;
 }
 
+namespace {
+
+
+// An engine's custom all-reduce inside a node (every GPU reads its peers' buffers over
+// NVLink): one-shot reads the whole tensor from each peer; two-shot reduce-scatters then
+// all-gathers. Each within the engine's size limits; NCCL otherwise.
+struct CustomAllReduce {
+    double launchS = 0;      // fixed cost of one stage
+    double bandwidth = 0.983;
+    double extraS = 0;       // eager mode: the copy into the registered buffer and its launch
+    double oneShotMaxBytes = 0;
+    double twoShotMaxBytes = 0;
+    int maxRanks = 8;
+};
+
+bool customAllReduce(CollectiveEngine e, int n, CustomAllReduce& out)
+{
+    constexpr double KiB = 1024, MiB = 1024 * 1024;
+    switch (e) {
+    case CollectiveEngine::TrtLlm:
+        // One-shot up to 128 tokens of hidden 8192 (kOneShotMaxToken); beyond, TensorRT-LLM's
+        // measured times are NCCL's.
+        out = {3.39e-6, 0.983, 0, 2 * MiB, 0, 8};
+        break;
+    case CollectiveEngine::Vllm:
+    case CollectiveEngine::Sglang: // SGLang runs vLLM's custom all-reduce kernel
+    case CollectiveEngine::VllmEager:
+        // vLLM custom_all_reduce: one-shot for 2 ranks, below 512 KiB up to 4 ranks, below
+        // 256 KiB up to 8; two-shot up to its 8 MiB buffer; 2, 4, 6 or 8 ranks.
+        out = {5.0e-6, 0.983, e == CollectiveEngine::VllmEager ? 17.7e-6 : 0.0,
+               n == 2 ? 8 * MiB : n <= 4 ? 512 * KiB : 256 * KiB, 8 * MiB, 8};
+        if (n % 2 != 0)
+            return false;
+        break;
+    default:
+        return false;
+    }
+    return n <= out.maxRanks;
+}
+
+struct Choice {
+    double seconds = 0;
+    CollectiveAlgo algo = CollectiveAlgo::None;
+    void offer(double s, CollectiveAlgo a)
+    {
+        if (algo == CollectiveAlgo::None || s < seconds) {
+            seconds = s;
+            algo = a;
+        }
+    }
+};
+
+// NCCL inside one node: the fastest of its algorithms and protocols for the size.
+Choice ncclIntra(Collective kind, double S, double n, const LinkModel& link)
+{
+    Choice c;
+    const double iB = link.invIntra, L = link.intraLatencyS;
+    switch (kind) {
+    case Collective::AllReduce: {
+        const double W = 2.0 * (n - 1) / n * S * iB, steps = 2.0 * (n - 1);
+        c.offer(kNccl.launchS + steps * L + W / kNccl.ll128, CollectiveAlgo::RingLL128);
+        c.offer(kNccl.simpleLaunchS + steps * L + W / kNccl.simple, CollectiveAlgo::RingSimple);
+        if (n > 2)
+            c.offer(kNccl.nvlsLaunchS + W / kNccl.nvls, CollectiveAlgo::Nvls);
+        break;
+    }
+    case Collective::ReduceScatter:
+    case Collective::AllGather: {
+        const double W = (n - 1) / n * S * iB, steps = n - 1;
+        c.offer(kNccl.launchS + steps * L + W / kNccl.ll128, CollectiveAlgo::RingLL128);
+        c.offer(kNccl.simpleLaunchS + steps * L + W / kNccl.simple, CollectiveAlgo::RingSimple);
+        break;
+    }
+    case Collective::AllToAll: {
+        const double W = (n - 1) / n * (S / n) * iB; // each rank's buffer is S/n
+        c.offer(kNccl.a2aLaunchS + W / kNccl.ll128, CollectiveAlgo::Direct);
+        c.offer(kNccl.simpleLaunchS + W / kNccl.a2aSimple, CollectiveAlgo::Direct);
+        break;
+    }
+    default:
+        break;
+    }
+    return c;
+}
+
+// The engine's choice for an all-reduce inside one node: its custom kernels within their
+// limits, or NCCL, whichever is faster (engines switch at fixed sizes; near a switch the
+// fastest differs from the engine's pick by a few percent, and the fastest keeps the cost
+// rising with the size).
+Choice intraNode(Collective kind, double S, double n, const LinkModel& link)
+{
+    Choice c = ncclIntra(kind, S, n, link);
+    CustomAllReduce ar;
+    if (kind != Collective::AllReduce || !customAllReduce(link.engine, static_cast<int>(n), ar))
+        return c;
+    const double iB = link.invIntra / ar.bandwidth;
+    c.seconds += ar.extraS; // eager mode: the copy into the registered buffer, whichever path runs
+    if (S <= ar.oneShotMaxBytes)
+        c.offer(ar.extraS + ar.launchS + (n - 1) * S * iB, CollectiveAlgo::OneShot);
+    if (S <= ar.twoShotMaxBytes)
+        c.offer(ar.extraS + 2 * ar.launchS + 2.0 * (n - 1) / n * S * iB, CollectiveAlgo::TwoShot);
+    return c;
+}
+
+} // namespace
+
 CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const LinkModel& link)
 {
     CollectiveCost c;
@@ -50,22 +177,30 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
     }
     const double a = g.ranksPerNode;     // ranks of the group inside one node
     const double b = n / a;              // nodes the group spans
-    const double iBi = link.invIntra, iBe = link.invInter;
-    const double Li = link.intraLatencyS, Le = link.interLatencyS;
+    const double iBe = link.invInter, iBi = link.invIntra;
+    const double Le = link.interLatencyS;
+    if (b <= 1) {
+        const Choice in = intraNode(kind, S, n, link);
+        c.seconds = in.seconds;
+        c.algo = in.algo;
+        c.bytesPerRank = kind == Collective::AllReduce ? 2.0 * (n - 1) / n * S
+            : kind == Collective::AllToAll            ? (n - 1) * S / (n * n)
+                                                      : (n - 1) / n * S;
+        return c;
+    }
+    c.algo = CollectiveAlgo::Hierarchical;
     switch (kind) {
     case Collective::AllReduce:
-        // Intra-node reduce-scatter, inter-node all-reduce of the 1/a shard, intra all-gather.
+        // Inside each node (reduce-scatter and all-gather: an all-reduce's cost), then an
+        // all-reduce of the 1/a shard over the nodes.
         c.bytesPerRank = 2.0 * (n - 1) / n * S;
-        c.seconds = 2.0 * (a - 1) / a * S * iBi + 2.0 * (a - 1) * Li;
-        if (b > 1)
-            c.seconds += 2.0 * (b - 1) / b * (S / a) * iBe + 2.0 * (b - 1) * Le;
+        c.seconds = (a > 1 ? ncclIntra(kind, S, a, link).seconds : 0.0) + 2.0 * (b - 1) / b * (S / a) * iBe
+            + 2.0 * (b - 1) * Le;
         break;
     case Collective::ReduceScatter:
     case Collective::AllGather:
         c.bytesPerRank = (n - 1) / n * S;
-        c.seconds = (a - 1) / a * S * iBi + (a - 1) * Li;
-        if (b > 1)
-            c.seconds += (b - 1) / n * S * iBe + (b - 1) * Le;
+        c.seconds = (a > 1 ? ncclIntra(kind, S, a, link).seconds : 0.0) + (b - 1) / n * S * iBe + (b - 1) * Le;
         break;
     case Collective::AllToAll: {
         // Each rank sends S/n^2 to each of its n-1 peers, all at once: NVLink peers and
@@ -73,7 +208,7 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
         const double perPeer = S / (n * n);
         const double intra = (a - 1) * perPeer, inter = (n - a) * perPeer;
         c.bytesPerRank = intra + inter;
-        c.seconds = std::max(intra * iBi, inter > 0 ? inter * iBe : 0.0) + (b > 1 ? Le : Li);
+        c.seconds = kNccl.a2aLaunchS + std::max(intra * iBi, inter * iBe) + Le;
         break;
     }
     default:

@@ -1,26 +1,35 @@
-// Collective communication costs (docs/simulator.md §2): latency term + bytes / bandwidth, with
-// a hierarchical (intra-node, then inter-node) form for groups that span nodes.
+// Collective communication costs (docs/simulator.md §2, "Collectives by algorithm and size").
+// Inside a node, the algorithm an engine would run for the size: NCCL's ring with its LL128 or
+// Simple protocol or NVLink SHARP (NVLS) for all-reduce, whichever is faster (NCCL's own
+// tuner works that way), or an engine's custom one-shot/two-shot all-reduce within its size
+// limits. Groups that span nodes: the intra-node part, then a ring over the nodes.
 #pragma once
 
 #include <cstdint>
 
 #include "model/plan.h"
+#include "model/specs.h"
 
 namespace shardlab {
 
 enum class Collective : std::uint8_t { None, AllReduce, ReduceScatter, AllGather, AllToAll, LocalSlice };
 const char* collectiveName(Collective c);
 
+// How a collective was run: the algorithm (and NCCL protocol) the model chose.
+enum class CollectiveAlgo : std::uint8_t { None, RingLL128, RingSimple, Nvls, OneShot, TwoShot, Direct, Hierarchical };
+const char* collectiveAlgoName(CollectiveAlgo a); // "ring LL128", "ring Simple", "NVLS", "one-shot", ...
+
 // Per-link figures already multiplied by their efficiency, in bytes/s and seconds.
 struct LinkModel {
     double intraBytesPerS = 0;
-    double intraLatencyS = 0;
+    double intraLatencyS = 0;   // per ring step between two GPUs of a node
+    CollectiveEngine engine = CollectiveEngine::Nccl;
     double interBytesPerS = 0;
     double interLatencyS = 0;
     int gpusPerNode = 1;
     double invIntra = 0, invInter = 0; // seconds per byte
 };
-LinkModel linkModel(const ClusterSpec& c);
+LinkModel linkModel(const ClusterSpec& c, CollectiveEngine engine = CollectiveEngine::Nccl);
 
 // A communication group: n ranks, ranksPerNode of them in each node it touches.
 struct Group {
@@ -30,13 +39,33 @@ struct Group {
 // Group of `size` consecutive ranks (or ranks `stride` apart) placed on the cluster.
 Group placeGroup(int size, int stride, int gpusPerNode);
 
+// The collective libraries' parameters (docs/simulator.md §2, "Collectives by algorithm and
+// size"), fitted to the measured H100 SXM table there (aiconfigurator's nccl-tests style
+// database). Bandwidths are fractions of the node's effective NVLink bandwidth (datasheet
+// × efficiency.nvlink), latencies in seconds; the per-step latency is the cluster's
+// nvlink_latency_us.
+struct NcclParams {
+    double launchS = 5.46e-6;       // LL128 protocol: fixed cost
+    double ll128 = 0.448;           // LL128: share of the bandwidth (half the lines carry flags)
+    double simpleLaunchS = 16.2e-6; // Simple protocol: fixed cost
+    double simple = 0.851;
+    double nvlsLaunchS = 50.4e-6;   // NVLink SHARP all-reduce (reduction in the switch), > 2 ranks
+    double nvls = 1.20;             // above 1: the switch reduces, each GPU sends its data once
+    double a2aLaunchS = 8.42e-6;    // all-to-all: one round of direct sends
+    double a2aSimple = 0.811;
+};
+// The values in use (tests, docs).
+const NcclParams& ncclParams();
+
 struct CollectiveCost {
     Collective kind = Collective::None;
     double seconds = 0;
     double bytesPerRank = 0; // sent by each rank
+    CollectiveAlgo algo = CollectiveAlgo::None; // inside the node (Hierarchical: also across nodes)
 };
 
-// `fullBytes` is S of docs/simulator.md §2: the whole tensor's size across the group.
+// `fullBytes` is S of docs/simulator.md §2: the whole tensor's size across the group (for
+// all-reduce, all-gather and reduce-scatter the nccl-tests "size"; for all-to-all, n times it).
 CollectiveCost collectiveCost(Collective kind, double fullBytes, const Group& g, const LinkModel& link);
 
 // The collective that converts layout `from` into layout `to` (same side of the model).

@@ -20,7 +20,7 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants) : m_scena
 {
     const ModelSpec& m = m_scenario.model;
     const ClusterSpec& c = m_scenario.cluster;
-    m_link = linkModel(c);
+    m_link = linkModel(c, m_scenario.workload.engine);
     m_peakBf16 = c.gpu.peakTflopsBf16 * 1e12 * c.gpu.efficiency.compute;
     m_peakFp8 = c.gpu.peakTflopsFp8 * 1e12 * c.gpu.efficiency.compute;
     m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;

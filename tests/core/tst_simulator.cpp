@@ -2,6 +2,8 @@
 // physical bounds, monotonic properties, the Megatron pattern, invalid plans.
 #include <QtTest>
 
+#include <algorithm>
+
 #include <random>
 
 #include "io/presets.h"
@@ -113,14 +115,23 @@ void TestSimulator::collectiveFormulas_data()
     QTest::addColumn<int>("n");
     QTest::addColumn<double>("expectedBytes");
     QTest::addColumn<double>("expectedSeconds");
-    // One node, S = 8 MB, NVLink 400 GB/s effective (450 x 0.8... set exactly below), 3 us/step.
+    // One node, S = 8 MB, NVLink 400 GB/s effective, 3 us per ring step; NCCL picks the
+    // fastest of ring LL128, ring Simple and (all-reduce, > 2 ranks) NVLS (docs/simulator.md §2).
+    const NcclParams& p = ncclParams();
     const double S = 8e6, B = 400e9, L = 3e-6;
-    QTest::newRow("all-reduce n=8") << int(Collective::AllReduce) << 8 << 2.0 * 7 / 8 * S
-                                    << 2.0 * 7 / 8 * S / B + 14 * L;
-    QTest::newRow("reduce-scatter n=8") << int(Collective::ReduceScatter) << 8 << 7.0 / 8 * S << 7.0 / 8 * S / B + 7 * L;
-    QTest::newRow("all-gather n=4") << int(Collective::AllGather) << 4 << 3.0 / 4 * S << 3.0 / 4 * S / B + 3 * L;
-    // all-to-all: (n-1)/n * S / n per rank, one latency (all peers at once).
-    QTest::newRow("all-to-all n=8") << int(Collective::AllToAll) << 8 << 7.0 / 8 * S / 8 << 7.0 / 8 * S / 8 / B + L;
+    auto ring = [&](double bytes, double steps) {
+        return std::min(p.launchS + steps * L + bytes / B / p.ll128, p.simpleLaunchS + steps * L + bytes / B / p.simple);
+    };
+    const double ar = 2.0 * 7 / 8 * S;
+    QTest::newRow("all-reduce n=8") << int(Collective::AllReduce) << 8 << ar
+                                    << std::min(ring(ar, 14), p.nvlsLaunchS + ar / B / p.nvls);
+    QTest::newRow("all-reduce n=2") << int(Collective::AllReduce) << 2 << S << ring(S, 2); // no NVLS for 2
+    QTest::newRow("reduce-scatter n=8") << int(Collective::ReduceScatter) << 8 << 7.0 / 8 * S << ring(7.0 / 8 * S, 7);
+    QTest::newRow("all-gather n=4") << int(Collective::AllGather) << 4 << 3.0 / 4 * S << ring(3.0 / 4 * S, 3);
+    // all-to-all: (n-1)/n of each rank's S/n buffer, all peers at once (no ring steps).
+    const double a2a = 7.0 / 8 * S / 8;
+    QTest::newRow("all-to-all n=8") << int(Collective::AllToAll) << 8 << a2a
+                                    << std::min(p.a2aLaunchS + a2a / B / p.ll128, p.simpleLaunchS + a2a / B / p.a2aSimple);
     QTest::newRow("group of one") << int(Collective::AllReduce) << 1 << 0.0 << 0.0;
 }
 
@@ -140,13 +151,14 @@ void TestSimulator::collectiveFormulas()
     link.gpusPerNode = 8;
     const CollectiveCost c = collectiveCost(Collective(kind), 8e6, placeGroup(n, 1, 8), link);
     QVERIFY(qFuzzyCompare(1 + c.bytesPerRank, 1 + expectedBytes));
-    QVERIFY2(qFuzzyCompare(1 + c.seconds, 1 + expectedSeconds), qPrintable(QString::number(c.seconds)));
+    QVERIFY2(qFuzzyCompare(1 + c.seconds, 1 + expectedSeconds),
+             qPrintable(QString("%1 vs %2").arg(c.seconds).arg(expectedSeconds)));
 }
 
 void TestSimulator::hierarchicalAllReduce()
 {
-    // 16 ranks over 2 nodes of 8: intra reduce-scatter + all-gather move 2*(7/8)*S over
-    // NVLink (400 GB/s), inter all-reduce moves 2*(1/2)*(S/8) over the 40 GB/s link.
+    // 16 ranks over 2 nodes of 8: NCCL's all-reduce inside each node (its reduce-scatter and
+    // all-gather), then an all-reduce of the 1/8 shard over the 2 nodes' 40 GB/s links.
     LinkModel link;
     link.intraBytesPerS = 400e9;
     link.invIntra = 1 / 400e9;
@@ -159,8 +171,10 @@ void TestSimulator::hierarchicalAllReduce()
     const Group g = placeGroup(16, 1, 8);
     QCOMPARE(g.ranksPerNode, 8);
     const CollectiveCost c = collectiveCost(Collective::AllReduce, S, g, link);
-    const double expected = 2.0 * 7 / 8 * S / 400e9 + 14 * 3e-6 + 2.0 * 1 / 2 * (S / 8) / 40e9 + 2 * 8e-6;
+    const double inside = collectiveCost(Collective::AllReduce, S, placeGroup(8, 1, 8), link).seconds;
+    const double expected = inside + 2.0 * 1 / 2 * (S / 8) / 40e9 + 2 * 8e-6;
     QVERIFY(qFuzzyCompare(c.seconds, expected));
+    QCOMPARE(c.algo, CollectiveAlgo::Hierarchical);
     // A strided group (stride 8) has one rank per node: everything goes inter-node.
     QCOMPARE(placeGroup(4, 8, 8).ranksPerNode, 1);
 }

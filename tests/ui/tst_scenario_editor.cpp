@@ -56,6 +56,7 @@ private Q_SLOTS:
     void problemsMapToTheirWidget_data();
     void problemsMapToTheirWidget();
     void modelPresetFillsFields();
+    void collectivesEngineIsAWorkloadField();
     void clusterPresetFillsFieldsAndTopology();
     void nvl72DrawsOneDomainOf72();
     void mixtureOfExpertsCheckboxShowsExpertFields();
@@ -189,6 +190,25 @@ void TestScenarioEditor::modelPresetFillsFields()
     // Editing a field makes the model custom; the preset box says so.
     ed.findChild<QSpinBox*>(QStringLiteral("model.layers"))->setValue(60);
     QCOMPARE(box->currentIndex(), 0);
+}
+
+// Whose collectives price the plan: a workload field, edited like the others and shown
+// again for a scenario that names it.
+void TestScenarioEditor::collectivesEngineIsAWorkloadField()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    auto* box = ed.findChild<QComboBox*>(QStringLiteral("workload.engine"));
+    QVERIFY(box);
+    QCOMPARE(box->currentData().toInt(), int(CollectiveEngine::Nccl));
+    QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
+    activate(box, QStringLiteral("TensorRT-LLM (custom all-reduce)"));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(ed.scenario().workload.engine, CollectiveEngine::TrtLlm);
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.engine = CollectiveEngine::VllmEager;
+    ed.setScenario(s);
+    QCOMPARE(box->currentData().toInt(), int(CollectiveEngine::VllmEager));
 }
 
 void TestScenarioEditor::clusterPresetFillsFieldsAndTopology()

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Prints docs/simulator.md's "Worked examples: when disaggregation wins and when it loses"
+table with this build: exact on each aggregated and disaggregated scenario of
+resources/examples/disaggregation/.
+Usage: scripts/disaggregation_examples.py build/app/shardlab-cli"""
+import json, os, subprocess, sys
+
+cli = sys.argv[1]
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "resources", "examples", "disaggregation")
+ROWS = [("64", "8000-1000"), ("64", "20000-2000"), ("64", "1000-1000"), ("64", "128-2048"), ("8", "8000-1000")]
+
+def plan_text(p, micro=True):
+    t = f"TP{p['tensor_parallel']} PP{p['pipeline_parallel']} DP{p['data_parallel']}"
+    return t
+
+print("| GPUs | ISL/OSL | TTFT/TPOT limit (ms) | mode | tok/s per GPU | TTFT ms | TPOT ms | best plan |")
+print("|---|---|---|---|---|---|---|---|")
+for gpus, lens in ROWS:
+    figures = {}
+    for mode in ("aggregated", "disaggregated"):
+        f = os.path.join(here, f"llama3-70b-{gpus}gpu-{lens}-{mode}.json")
+        w = json.load(open(f))["workload"]
+        j = json.loads(subprocess.run([cli, "search", "--scenario", f, "--algo", "exact", "--json"],
+                                      capture_output=True, text=True).stdout)
+        assert j["proved_optimal"] or j["proved_infeasible"], f
+        figures[mode] = (j, w)
+    best = max(("aggregated", "disaggregated"),
+               key=lambda m: figures[m][0]["evaluation"]["output_tokens_per_s_per_gpu"] if figures[m][0]["found"] else 0)
+    for mode in ("aggregated", "disaggregated"):
+        j, w = figures[mode]
+        head = f"| {gpus} | {lens.replace('-', '/')} | {w['ttft_slo_ms']:g}/{w['tpot_slo_ms']:g} | {mode} |"
+        if not j["found"]:
+            print(head + " no valid plan | | | |")
+            continue
+        e = j["evaluation"]
+        v = f"{e['output_tokens_per_s_per_gpu']:.1f}"
+        v = f"**{v}**" if mode == best else v
+        if mode == "aggregated":
+            p = e["plan"]
+            desc = f"{plan_text(p)}, batch {p['batch']}" + (f", {p['micro_batches']} micro-batches" if p["micro_batches"] > 1 else "")
+        else:
+            pre, dec = e["prefill"], e["decode"]
+            desc = (f"prefill {pre['gpus']} GPUs {plan_text(pre['plan'])} ({pre['plan']['batch']} prompts per pass); "
+                    f"decode {dec['gpus']} GPUs {plan_text(dec['plan'])} batch {dec['plan']['batch']}; limited by {e['limited_by']}")
+        print(f"{head} {v} | {e['ttft_ms']:.0f} | {e['tpot_ms']:.2f} | {desc} |")
