@@ -287,6 +287,10 @@ namespace shardlab::cli {
 namespace {
 int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
 {
+    if (a.has("--measurements"))
+        return runCalibrateMeasurements(a, out, err);
+    if (a.has("--out"))
+        return reportErrors(err, {"--out: only with --measurements (the fitted cluster is written there)"});
     const std::string name = a.value("--cluster", "h100-8");
     auto c = clusterPreset(name);
     if (!c.ok())
@@ -354,9 +358,17 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
 
 void addCalibrationCommand(std::vector<Command>& v)
 {
-    v.push_back({{"calibrate", "[--cluster h100-8] [--json]",
-                  "predict published H100 measurements and print the ratios (docs/simulator.md)", "",
+    v.push_back({{"calibrate", "[--cluster h100-8] [--measurements FILE [--out CLUSTER.json]] [--json]",
+                  "predict published H100 measurements and print the ratios, or fit the knobs to your own runs",
+                  "Without --measurements: the published rows of docs/simulator.md §8 and a summary per set. With "
+                  "--measurements FILE (format in docs/simulator.md §8): compute, HBM, NVLink and inter-node "
+                  "efficiency and the kernel floor fitted to your rows by least squares on log(predicted / "
+                  "measured), every row's error before and after; --out writes the first row's cluster with the "
+                  "fitted knobs. JSON: fitted (by knob name), before, not_determined, rms_log_error_before/after, "
+                  "rows.",
                   {{"--cluster", "PRESET", "cluster preset whose GPU and efficiencies to use (default h100-8)"},
+                   {"--measurements", "FILE", "your measured rows (shardlab-measurements JSON)"},
+                   {"--out", "CLUSTER.json", "with --measurements: write the fitted cluster (atomically)"},
                    {"--json", "", "machine-readable JSON on stdout"}},
                   0, 0},
                  runCalibrate});

@@ -146,7 +146,12 @@ void TestPlanView::operatorOptionChangeReEvaluates()
     Q_EMIT norm->activated(sequence);
     QCOMPARE(spy.count(), 1);
     QCOMPARE(v.currentPlan().option(OpId::AttnNorm), optionFromName(OpId::AttnNorm, "sequence"));
-    QVERIFY(v.currentResult().valid);
+    // Re-evaluated as the simulator evaluates it (the recipe's batch sits at the TPOT limit, so
+    // the sequence-parallel norms may cross it: whatever the simulator says, the view says).
+    QCOMPARE(v.currentResult().structureChecks, 0u);
+    const SimResult direct = Simulator(preset("llama3-70b-8gpu")).evaluate(v.currentPlan());
+    QCOMPARE(v.currentResult().valid, direct.valid);
+    QCOMPARE(v.currentResult().tokensPerSPerGpu, direct.tokensPerSPerGpu);
     QVERIFY(v.currentResult().tokensPerSPerGpu != before);
     QVERIFY(v.currentTitle().contains(QStringLiteral("what-if")));
     // The explanation names the operator that changed.
