@@ -29,6 +29,7 @@ void addScenarioCommands(std::vector<Command>& out);
 void addSimCommands(std::vector<Command>& out);
 void addSearchCommands(std::vector<Command>& out);
 void addExportCommands(std::vector<Command>& out);
+void addChoicesCommands(std::vector<Command>& out); // pareto, size, sweep
 
 // Shared helpers for command implementations.
 extern const OptionSpec kJsonOption;     // --json
