@@ -157,6 +157,8 @@ bool gpuList(const Args& a, std::vector<long long>& out, std::string& error)
     std::stringstream ss(a.value("--gpus"));
     std::string item;
     while (std::getline(ss, item, ',')) {
+        if (item.empty())
+            continue; // "--gpus ," lists nothing: validateGpuCounts says so
         char* end = nullptr;
         errno = 0;
         const long long v = std::strtoll(item.c_str(), &end, 10);

@@ -339,8 +339,6 @@ std::string ExactSearch::explainInfeasible() const
             << " ms, the SLO is " << w.tpotSloMs << " ms";
     else
         why << "no plan meets the memory, TTFT and TPOT limits at the same time";
-    if (!s.constraints.empty())
-        why << " within the scenario's constraints";
     return why.str();
 }
 
@@ -436,7 +434,8 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
              << " combinations of TP, PP and EP checked)";
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
-        note << "no valid plan exists: " << explainInfeasible() << " (" << m_degrees
+        note << "no valid plan exists" << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
+             << ": " << explainInfeasible() << " (" << m_degrees
              << " combinations of TP, PP and EP checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;

@@ -94,7 +94,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
     double infeasibleU = kInf;         // the slowest per-user speed proved out of reach
     bool infeasibleProved = false;
     bool allProved = true;
-    std::string stage;
+    std::string stage, infeasibleNote;
 
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     // One exact search with TPOT <= 1000 / u, examining only plans above `floor`.
@@ -132,6 +132,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
                 k->p.tpotLimitMs = 1000.0 / u;
             }
         } else if (r.provedInfeasible && floor <= 0) {
+            infeasibleNote = r.message;
             if (u < infeasibleU) {
                 infeasibleU = u;
                 infeasibleProved = true;
@@ -163,11 +164,12 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
     stage = "optimum at the SLO";
     if (!solve(1000.0 / s.workload.tpotSloMs, 0)) {
         out.wallSeconds = elapsed();
-        if (!out.stopped && out.message.empty())
-            out.message = "no plan meets the scenario's limits"
-                + std::string(s.constraints.empty() ? "" : " within its constraints")
-                + " (shardlab-cli search --algo exact says which limit)";
-        out.ok = !out.stopped && infeasibleProved;
+        if (!out.stopped && infeasibleProved)
+            out.message = s.constraints.empty()
+                ? "workload: no plan meets the scenario's limits (proved by exact): " + infeasibleNote
+                : "constraints: no plan within them meets the scenario's limits (proved by exact): " + infeasibleNote;
+        else if (!out.stopped && out.message.empty())
+            out.message = "no plan was found at the scenario's limits";
         out.allProved = false;
         return out;
     }

@@ -204,6 +204,16 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
         out.message = "stopped on request after " + std::to_string(done.size()) + " cluster sizes";
         return out;
     }
+    bool anyPlan = false;
+    for (const auto& [i, p] : done)
+        anyPlan = anyPlan || p.found;
+    if (hit < 0 && !anyPlan) {
+        out.message = std::string(s.constraints.empty() ? "workload: no plan meets the scenario's limits"
+                                                        : "constraints: no plan within them meets the scenario's limits")
+            + " on any GPU count searched (" + std::to_string(counts.front()) + " to "
+            + std::to_string(done.rbegin()->second.gpus) + "): " + done.rbegin()->second.message;
+        return out;
+    }
     if (hit < 0) {
         const ClusterSizePoint& last = done.rbegin()->second;
         out.message = "--rate: " + std::to_string(o.requestsPerS) + " requests/s is not reached with up to "

@@ -119,7 +119,9 @@ RecipePlan megatronPlan(const Simulator& sim)
         why += "; DP " + std::to_string(p.dataParallel);
         if (m.isMoe())
             why += ", EP " + std::to_string(p.expertParallel) + " over the data-parallel ranks";
-        why += "; batch " + std::to_string(p.batch) + " is the largest that fits memory and meets the SLOs";
+        why += "; batch " + std::to_string(p.batch)
+            + (p.batch == batchHi && c.batchMax > 0 ? " is the largest the constraints allow"
+                                                    : " is the largest that fits memory and meets the SLOs");
     }
     out.plan = p;
     out.found = fitted;
