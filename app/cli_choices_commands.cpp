@@ -76,11 +76,13 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
     if (!s.ok())
         return reportFieldErrors(err, s.errors);
     ParetoOptions o;
-    long long points = o.points, maxSearches = 0;
+    long long points = o.points, maxSearches = 0, threads = o.threads;
     std::string error;
-    if (!intValue(a, "--points", 2, 200, points, error) || !intValue(a, "--max-searches", 0, 10000, maxSearches, error))
+    if (!intValue(a, "--points", 2, 200, points, error) || !intValue(a, "--max-searches", 0, 10000, maxSearches, error)
+        || !intValue(a, "--threads", 1, 8, threads, error))
         return reportErrors(err, {error});
     o.points = static_cast<int>(points);
+    o.threads = static_cast<int>(threads);
     o.maxSearches = static_cast<int>(maxSearches);
     const FieldErrors bad = validateParetoRequest(s.value, o);
     if (!bad.empty())
@@ -330,7 +332,7 @@ const OptionSpec kQuiet{"--quiet", "", "no progress lines on stderr"};
 
 void addChoicesCommands(std::vector<Command>& v)
 {
-    v.push_back({{"pareto", "--scenario S.json [--points 16] [--max-searches N] [--json|--csv] [--quiet]",
+    v.push_back({{"pareto", "--scenario S.json [--points 16] [--max-searches N] [--threads 2] [--json|--csv] [--quiet]",
                   "the front of output tokens/s per GPU against tokens/s per user, every point proved optimal",
                   "Each point is exact's certified optimum with TPOT at or below a limit; the limits start at the "
                   "scenario's TPOT SLO, tighten until exact proves no plan meets them, and then bisect the widest "
@@ -340,6 +342,7 @@ void addChoicesCommands(std::vector<Command>& v)
                   {kScenarioOption,
                    {"--points", "N", "distinct front points wanted, 2..200 (default 16)"},
                    {"--max-searches", "N", "exact searches at most (default 4 x points + 16)"},
+                   {"--threads", "N", "exact searches run at once while resolving knees, 1..8 (default 2)"},
                    kJsonOption, kCsv, kQuiet},
                   0, 0},
                  runPareto});

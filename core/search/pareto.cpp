@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cmath>
 #include <limits>
+#include <system_error>
+#include <thread>
 
 #include "sim/megatron.h"
 
@@ -98,12 +100,15 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
 
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     // One exact search with TPOT <= 1000 / u, examining only plans above `floor`.
-    auto solve = [&](double u, double floor) {
+    // One exact search with TPOT <= 1000 / u, examining only plans above `floor`. Pure:
+    // several may run at once; `merge` records their answers in a fixed order.
+    auto search = [&s, stop](double u, double floor) {
         SearchOptions so;
         so.algorithm = "exact";
         so.exactFloor = floor;
-        const Scenario limited = withTpotLimit(s, 1000.0 / u);
-        const SearchOutcome r = runSearch(limited, so, nullptr, stop);
+        return runSearch(withTpotLimit(s, 1000.0 / u), so, nullptr, stop);
+    };
+    auto merge = [&](double u, double floor, const SearchOutcome& r) {
         ++out.searches;
         if (r.stopped) {
             out.stopped = true;
@@ -154,6 +159,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
         }
         return r.found;
     };
+    auto solve = [&](double u, double floor) { return merge(u, floor, search(u, floor)); };
     auto rightmost = [&]() -> const Known& {
         return *std::max_element(known.begin(), known.end(), [](const Known& a, const Known& b) {
             return a.p.tokensPerSPerUser < b.p.tokensPerSPerUser;
@@ -197,7 +203,10 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
         for (const Known* k : sorted)
             yMax = std::max(yMax, k->p.outputTokensPerSPerGpu);
         const double uSpan = std::max(uHi - uLo, 1e-12), ySpan = std::max(yMax, 1e-12);
-        double bestArea = 0, bestU = 0, bestFloor = 0;
+        struct Gap {
+            double area, u, floor;
+        };
+        std::vector<Gap> gaps;
         for (size_t i = 0; i < sorted.size(); ++i) {
             const double ui = sorted[i]->p.tokensPerSPerUser, yi = sorted[i]->p.outputTokensPerSPerGpu;
             const bool last = i + 1 == sorted.size();
@@ -208,15 +217,33 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
             if (loJ - ui <= kResolvedGap * ui)
                 continue;
             const double area = (loJ - ui) / uSpan * (yi - yj) / ySpan;
-            if (area > bestArea) {
-                bestArea = area;
-                bestU = 0.5 * (ui + loJ);
-                bestFloor = yj * (1 - kFloorMargin);
-            }
+            if (area >= 1e-6)
+                gaps.push_back({area, 0.5 * (ui + loJ), yj * (1 - kFloorMargin)});
         }
-        if (bestArea < 1e-6)
+        if (gaps.empty())
             break; // every gap is resolved
-        solve(bestU, bestFloor);
+        // The widest gaps first (ties: the slower one); as many at once as threads allow,
+        // never more than the points still wanted. The answers are merged in this order,
+        // so the result does not depend on which search finishes first.
+        std::stable_sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.area > b.area; });
+        const size_t k = std::min({gaps.size(), static_cast<size_t>(std::clamp(o.threads, 1, 8)),
+                                   static_cast<size_t>(o.points - static_cast<int>(known.size())),
+                                   static_cast<size_t>(maxSearches - out.searches)});
+        std::vector<SearchOutcome> results(k);
+        std::vector<std::thread> workers;
+        try {
+            for (size_t j = 1; j < k; ++j)
+                workers.emplace_back([&, j] { results[j] = search(gaps[j].u, gaps[j].floor); });
+        } catch (const std::system_error&) {
+            // No thread to be had: the rest run here, one after another.
+        }
+        results[0] = search(gaps[0].u, gaps[0].floor);
+        for (std::thread& t : workers)
+            t.join();
+        for (size_t j = workers.size() + 1; j < k; ++j)
+            results[j] = search(gaps[j].u, gaps[j].floor);
+        for (size_t j = 0; j < k; ++j)
+            merge(gaps[j].u, gaps[j].floor, results[j]);
     }
 
     for (const Known& k : known)

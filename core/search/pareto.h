@@ -28,6 +28,10 @@ struct ParetoPoint {
 struct ParetoOptions {
     int points = 16;                    // distinct front points wanted (2..200)
     int maxSearches = 0;                // exact searches at most; 0: 4 x points + 16
+    // Exact searches run at once while resolving knees (1..8). Deterministic for a given
+    // value: a round's searches are chosen before any runs and merged in a fixed order
+    // (another value picks other limits, so other, equally certified, points).
+    int threads = 2;
 };
 
 // One report per exact search finished (value type: copy it across threads).
