@@ -98,6 +98,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
     bool allProved = true;
     std::string stage, infeasibleNote;
 
+    auto stopAsked = [stop] { return stop && stop->load(std::memory_order_relaxed); };
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     // One exact search with TPOT <= 1000 / u, examining only plans above `floor`.
     // One exact search with TPOT <= 1000 / u, examining only plans above `floor`. Pure:
@@ -181,7 +182,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
     }
     // 2. Faster users: double the per-user speed until exact proves no plan reaches it.
     stage = "fastest users";
-    while (!out.stopped && out.searches < maxSearches && infeasibleU == kInf) {
+    while (!out.stopped && !stopAsked() && out.searches < maxSearches && infeasibleU == kInf) {
         const double u = 2 * rightmost().p.tokensPerSPerUser;
         if (!(u > 0) || !std::isfinite(u))
             break;
@@ -190,7 +191,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
     }
     // 3. Knees: bisect the gap with the largest normalized box until enough points.
     stage = "knees";
-    while (!out.stopped && out.searches < maxSearches && static_cast<int>(known.size()) < o.points) {
+    while (!out.stopped && !stopAsked() && out.searches < maxSearches && static_cast<int>(known.size()) < o.points) {
         std::vector<const Known*> sorted;
         for (const Known& k : known)
             sorted.push_back(&k);
@@ -274,6 +275,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
             recipe.push_back(p);
     }
     out.megatronPoints = nonDominated(recipe);
+    out.stopped = out.stopped || stopAsked();
     out.unreachableTokensPerSPerUser = infeasibleProved ? infeasibleU : 0;
     out.allProved = allProved && infeasibleProved && !out.stopped;
     for (const ParetoPoint& p : out.points)
