@@ -666,7 +666,10 @@ void TestMainWindow::topologyTabFollowsThePlan()
     MainWindow w;
     QVERIFY(w.showTab(QStringLiteral("topology")));
     QCOMPARE(w.currentTabName(), QStringLiteral("topology"));
-    QVERIFY(!w.showTab(QStringLiteral("pareto")));
+    QVERIFY(w.showTab(QStringLiteral("pareto"))); // issue 12 (tst_pareto_view)
+    QCOMPARE(w.currentTabName(), QStringLiteral("pareto"));
+    QVERIFY(!w.showTab(QStringLiteral("nope")));
+    QVERIFY(w.showTab(QStringLiteral("topology")));
     ui::PlanTopologyView* t = w.topologyView();
     // At start the plan view shows the Megatron recipe: TP 8 on one node of 8.
     QVERIFY2(t->summaryText().contains(QStringLiteral("Megatron")), qPrintable(t->summaryText()));

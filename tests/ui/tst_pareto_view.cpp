@@ -12,6 +12,9 @@
 #include "pareto_view.h"
 #include "plan_view.h"
 #include "qcp.h"
+#include "scenario_editor.h"
+
+#include <QLineEdit>
 
 using namespace shardlab;
 using namespace shardlab::ui;
@@ -33,6 +36,7 @@ private Q_SLOTS:
     void frontHoverClickAndExport();
     void sizingAndSweepFillThePanels();
     void stopEndsALongFrontAndEditsClearResults();
+    void constraintsAreEditedAndHonoured();
 };
 
 void TestParetoView::init()
@@ -147,6 +151,40 @@ void TestParetoView::stopEndsALongFrontAndEditsClearResults()
     QVERIFY(v->front().points.empty()); // cleared: it was another scenario's
     QVERIFY(!v->computeFront());
     QVERIFY2(v->statusText().contains(QStringLiteral("workload.serving")), qPrintable(v->statusText()));
+}
+
+// A scenario file's constraints show in the editor, an edit that no GPU count allows is
+// flagged at its field by the core's check, and the front stays within an allowed one.
+void TestParetoView::constraintsAreEditedAndHonoured()
+{
+    MainWindow w;
+    QVERIFY(w.openScenarioFile(QStringLiteral(SHARDLAB_TEST_DATA "/choices/llama3-70b-8gpu-tp4.json")));
+    QCOMPARE(w.scenario().constraints.tensorParallel, std::vector<int>{4});
+    QCOMPARE(w.scenario().constraints.batchMax, 64);
+    auto* tp = w.scenarioEditor()->findChild<QLineEdit*>(QStringLiteral("constraints.tensor_parallel"));
+    QVERIFY(tp);
+    QCOMPARE(tp->text(), QStringLiteral("4"));
+    tp->setText(QStringLiteral("3"));
+    Q_EMIT tp->editingFinished();
+    QCOMPARE(w.scenario().constraints.tensorParallel, std::vector<int>{3});
+    QVERIFY(!w.scenarioEditor()->isRunnable());
+    QVERIFY2(w.scenarioEditor()->problemText().contains(QStringLiteral("no allowed value (3) divides the 8 GPUs")),
+             qPrintable(w.scenarioEditor()->problemText()));
+    tp->setText(QStringLiteral("2, 8"));
+    Q_EMIT tp->editingFinished();
+    QCOMPARE(w.scenario().constraints.tensorParallel, (std::vector<int>{2, 8}));
+    QVERIFY(w.scenarioEditor()->isRunnable());
+    ParetoView* v = w.paretoView();
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeFront());
+    QVERIFY(done.wait(60000));
+    QVERIFY(v->front().ok && v->front().allProved);
+    for (const ParetoPoint& p : v->front().points) {
+        QVERIFY(p.plan.tensorParallel == 2 || p.plan.tensorParallel == 8);
+        QVERIFY(p.plan.pipelineParallel == 1 && p.plan.batch <= 64);
+    }
+    for (const ParetoPoint& p : v->front().megatronPoints)
+        QVERIFY(p.plan.tensorParallel == 2 || p.plan.tensorParallel == 8);
 }
 
 QTEST_MAIN(TestParetoView)
