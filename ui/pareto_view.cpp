@@ -234,19 +234,26 @@ bool ParetoView::startJob(Job job, std::function<void(const std::atomic<bool>*)>
     m_sweepButton->setEnabled(false);
     m_stopButton->setEnabled(true);
     const int generation = m_generation;
-    QPointer<ParetoView> self(this);
-    m_thread = std::thread([self, generation, work = std::move(work), stop = m_stop] {
+    m_thread = std::thread([this, generation, work = std::move(work), stop = m_stop] {
         work(stop.get());
-        // stop() joins this thread before the view goes away, so `self` is valid here.
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation] {
-                if (self && generation == self->m_generation)
-                    self->onDone();
-            },
-            Qt::QueuedConnection);
+        post(generation, [this] { onDone(); });
     });
     return true;
+}
+
+void ParetoView::post(int generation, std::function<void()> fn)
+{
+    // Called on the worker thread. stop() joins the worker before the view goes away, so
+    // `this` is alive here; the queued call is dropped with the view, or when a newer job
+    // (another generation) has started since.
+    QPointer<ParetoView> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self, generation, fn = std::move(fn)] {
+            if (self && generation == self->m_generation)
+                fn();
+        },
+        Qt::QueuedConnection);
 }
 
 void ParetoView::onProgress(const QString& text, double fraction)
@@ -267,10 +274,8 @@ bool ParetoView::computeFront()
     setStatus(tr("Computing the front…"));
     const Scenario s = m_scenario;
     const int generation = m_generation + 1; // startJob's stop() increments it
-    QPointer<ParetoView> self(this);
-    auto result = std::make_shared<ParetoFront>();
     startJob(Job::Front, [=](const std::atomic<bool>* stop) {
-        *result = computeParetoFront(
+        ParetoFront f = computeParetoFront(
             s, o,
             [&](const ParetoProgress& p) {
                 const QString text = tr("Exact search %1 (at most %2): %3 points, %4 s [%5]")
@@ -280,22 +285,10 @@ bool ParetoView::computeFront()
                                          .arg(p.elapsedS, 0, 'f', 1)
                                          .arg(QString::fromStdString(p.stage));
                 const double fraction = std::max(double(p.points) / o.points, double(p.searches) / p.maxSearches);
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [self, generation, text, fraction] {
-                        if (self && generation == self->m_generation)
-                            self->onProgress(text, fraction);
-                    },
-                    Qt::QueuedConnection);
+                post(generation, [this, text, fraction] { onProgress(text, fraction); });
             },
             stop);
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation, result] {
-                if (self && generation == self->m_generation)
-                    self->m_front = *result;
-            },
-            Qt::QueuedConnection);
+        post(generation, [this, f = std::move(f)] { m_front = f; });
     });
     return true;
 }
@@ -312,32 +305,16 @@ bool ParetoView::computeSizing()
     setStatus(tr("Sizing…"));
     const Scenario s = m_scenario;
     const int generation = m_generation + 1;
-    QPointer<ParetoView> self(this);
-    auto result = std::make_shared<SizingResult>();
     startJob(Job::Sizing, [=](const std::atomic<bool>* stop) {
-        *result = sizeCluster(
+        SizingResult r = sizeCluster(
             s, o,
             [&](const ScaleProgress& p) {
-                const QString text = tr("%1 cluster sizes searched (%2 GPUs), %3 s")
-                                         .arg(p.searches)
-                                         .arg(p.gpus)
-                                         .arg(p.elapsedS, 0, 'f', 1);
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [self, generation, text] {
-                        if (self && generation == self->m_generation)
-                            self->onProgress(text, 0.5);
-                    },
-                    Qt::QueuedConnection);
+                const QString text =
+                    tr("%1 cluster sizes searched (%2 GPUs), %3 s").arg(p.searches).arg(p.gpus).arg(p.elapsedS, 0, 'f', 1);
+                post(generation, [this, text] { onProgress(text, 0.5); });
             },
             stop);
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation, result] {
-                if (self && generation == self->m_generation)
-                    self->m_sizing = *result;
-            },
-            Qt::QueuedConnection);
+        post(generation, [this, r = std::move(r)] { m_sizing = r; });
     });
     return true;
 }
@@ -364,31 +341,17 @@ bool ParetoView::computeSweep()
     setStatus(tr("Sweeping cluster sizes…"));
     const Scenario s = m_scenario;
     const int generation = m_generation + 1;
-    QPointer<ParetoView> self(this);
-    auto result = std::make_shared<SweepResult>();
     startJob(Job::Sweep, [=](const std::atomic<bool>* stop) {
-        *result = sweepClusterSizes(
+        SweepResult r = sweepClusterSizes(
             s, gpus,
             [&](const ScaleProgress& p) {
                 const QString text = tr("%1 of %2 cluster sizes, %3 s").arg(p.searches).arg(p.plannedSearches).arg(
                     p.elapsedS, 0, 'f', 1);
                 const double fraction = double(p.searches) / std::max(1, p.plannedSearches);
-                QMetaObject::invokeMethod(
-                    self.data(),
-                    [self, generation, text, fraction] {
-                        if (self && generation == self->m_generation)
-                            self->onProgress(text, fraction);
-                    },
-                    Qt::QueuedConnection);
+                post(generation, [this, text, fraction] { onProgress(text, fraction); });
             },
             stop);
-        QMetaObject::invokeMethod(
-            self.data(),
-            [self, generation, result] {
-                if (self && generation == self->m_generation)
-                    self->m_sweep = *result;
-            },
-            Qt::QueuedConnection);
+        post(generation, [this, r = std::move(r)] { m_sweep = r; });
     });
     return true;
 }

@@ -67,6 +67,8 @@ Q_SIGNALS:
 private:
     enum class Job { None, Front, Sizing, Sweep };
     bool startJob(Job job, std::function<void(const std::atomic<bool>*)> work);
+    // Runs `fn` on the GUI thread if the job of `generation` is still the current one.
+    void post(int generation, std::function<void()> fn);
     void onProgress(const QString& text, double fraction);
     void onDone();
     void showFront();
