@@ -168,6 +168,7 @@ void TestChoices::constraintsHonouredByEveryAlgorithm()
     SearchAlgorithmInfo ppo;
     if (findSearchAlgorithm("ppo", ppo) && qEnvironmentVariableIsSet("SHARDLAB_RL_PLUGIN"))
         algos << "ppo";
+    qInfo("algorithms checked: %s", qPrintable(algos.join(QStringLiteral(", "))));
     for (const QString& a : algos) {
         SearchOptions o;
         o.algorithm = a.toStdString();
