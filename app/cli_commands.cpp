@@ -12,6 +12,7 @@ const std::vector<Command>& commands()
         addScenarioCommands(v);
         addSimCommands(v);
         addSearchCommands(v);
+        addChoicesCommands(v);
         addExportCommands(v);
         return v;
     }();

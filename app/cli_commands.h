@@ -29,6 +29,7 @@ void addScenarioCommands(std::vector<Command>& out);
 void addSimCommands(std::vector<Command>& out);
 void addSearchCommands(std::vector<Command>& out);
 void addExportCommands(std::vector<Command>& out);
+void addChoicesCommands(std::vector<Command>& out); // pareto, size, sweep
 // calibrate --measurements (cli_measurements.cpp), called by calibrate.
 int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err);
 

@@ -10,6 +10,7 @@
 
 #include "file_export.h"
 #include "main_window.h"
+#include "pareto_view.h"
 #include "plan_view.h"
 #include "search_panel.h"
 
@@ -100,7 +101,7 @@ int main(int argc, char** argv)
                                        QStringLiteral("Take the --screenshot this many ms after the start, mid-search."),
                                        QStringLiteral("MS"));
     const QCommandLineOption tabOpt(QStringLiteral("tab"),
-                                    QStringLiteral("Tab to show: search, plan, topology, compare (pareto: not available yet)."),
+                                    QStringLiteral("Tab to show: search, plan, topology, compare or pareto (pareto computes the scenario's front first)."),
                                     QStringLiteral("NAME"));
     const QCommandLineOption sizeOpt(QStringLiteral("size"),
                                      QStringLiteral("Window size for screenshots, e.g. 1024x700."), QStringLiteral("WxH"));
@@ -133,10 +134,8 @@ int main(int argc, char** argv)
             return 2;
         }
     }
-    if (parser.isSet(tabOpt) && parser.value(tabOpt) == QLatin1String("pareto")) {
-        // Accepted so scripts can name it; the Pareto view comes with a later issue.
-        err << "shardlab: --tab pareto: the Pareto view is not available yet; showing the search tab\n";
-    } else if (parser.isSet(tabOpt) && !window.showTab(parser.value(tabOpt))) {
+    const bool paretoTab = parser.isSet(tabOpt) && parser.value(tabOpt) == QLatin1String("pareto");
+    if (parser.isSet(tabOpt) && !window.showTab(parser.value(tabOpt))) {
         err << "shardlab: --tab: expects search, plan, topology, compare or pareto\n";
         return 2;
     }
@@ -194,6 +193,28 @@ int main(int argc, char** argv)
                         script.failed = true; // the run's exit code says so too
                     }
                 });
+        });
+    } else if (paretoTab && (script.quitWhenDone || !script.screenshot.isEmpty())) {
+        // The tab shows the scenario's front, a sweep and a sizing: compute them, then take
+        // the screenshot.
+        QObject::connect(window.paretoView(), &shardlab::ui::ParetoView::allFinished, &window, [&](bool ok) {
+            QTimer::singleShot(300, &window, [&, ok] {
+                QString error;
+                const bool shot = script.screenshot.isEmpty()
+                    || shardlab::ui::saveScreenshot(&window, script.screenshot, &error);
+                if (!shot)
+                    err << "shardlab: --screenshot: " << error << "\n";
+                if (!ok)
+                    err << "shardlab: --tab pareto: " << window.paretoView()->statusText() << "\n";
+                if (script.quitWhenDone)
+                    QApplication::exit(shot && ok ? 0 : 1);
+            });
+        });
+        QTimer::singleShot(200, &window, [&] {
+            if (!window.paretoView()->computeAll()) {
+                err << "shardlab: --tab pareto: " << window.paretoView()->statusText() << "\n";
+                QApplication::exit(1);
+            }
         });
     } else if (script.quitWhenDone || !script.screenshot.isEmpty()) {
         QTimer::singleShot(500, &window, [&] {

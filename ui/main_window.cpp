@@ -1,4 +1,5 @@
 #include "main_window.h"
+#include "pareto_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -125,6 +126,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_tabs->addTab(m_compare, tr("Compare"));
     m_tabs->setTabToolTip(3, tr("Any two plans side by side, per generated token: run bests, elites, the what-if, the "
                                 "Megatron recipe, plan files (File > Open plan)."));
+    m_pareto = new ParetoView(m_tabs);
+    m_tabs->addTab(m_pareto, tr("Pareto"));
+    m_tabs->setTabToolTip(4, tr("The choices: output tokens/s per GPU against tokens/s per user (every point proved "
+                                "optimal), the fewest GPUs for a request rate, and throughput per cluster size."));
+    connect(m_pareto, &ParetoView::planActivated, this, [this](const Plan& p, const QString& title) {
+        m_planView->showPlan(title, p);
+        m_tabs->setCurrentWidget(m_planView);
+    });
     // The Topology tab follows whatever the plan view shows (best plan, elite, what-if).
     connect(m_planView, &PlanView::currentPlanChanged, this, [this] {
         // currentScenario: a disaggregated scenario's shown pool, on its own GPUs.
@@ -183,12 +192,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 
     resize(1440, 900);
     restoreSettings();
+    // The Pareto tab computes on the scenario in the editor, as it is when asked.
+    connect(this, &MainWindow::scenarioChanged, this, [this] { m_pareto->setScenario(m_editor->scenario()); });
+    m_pareto->setScenario(m_editor->scenario());
 }
 
 MainWindow::~MainWindow()
 {
     m_controller.shutdown();
     m_feasibility->cancel();
+    m_pareto->stop();
 }
 
 void MainWindow::scheduleFeasibilityCheck()
@@ -616,6 +629,8 @@ bool MainWindow::showTab(const QString& name)
         m_tabs->setCurrentWidget(m_topology);
     else if (name == QLatin1String("compare"))
         m_tabs->setCurrentWidget(m_compare);
+    else if (name == QLatin1String("pareto"))
+        m_tabs->setCurrentWidget(m_pareto);
     else
         return false;
     return true;
@@ -627,6 +642,7 @@ QString MainWindow::currentTabName() const
     return w == m_panel      ? QStringLiteral("search")
            : w == m_planView ? QStringLiteral("plan")
            : w == m_compare  ? QStringLiteral("compare")
+           : w == m_pareto   ? QStringLiteral("pareto")
                              : QStringLiteral("topology");
 }
 

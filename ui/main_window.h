@@ -28,6 +28,7 @@ namespace shardlab::ui {
 
 class CompareView;
 class FeasibilityCheck;
+class ParetoView;
 class PlanTopologyView;
 struct NamedPlan;
 class ScenarioEditor;
@@ -78,6 +79,7 @@ public:
     PlanView* planView() const { return m_planView; }
     PlanTopologyView* topologyView() const { return m_topology; }
     CompareView* compareView() const { return m_compare; }
+    ParetoView* paretoView() const { return m_pareto; }
     // File > Open plan: a plan file (with or without its embedded scenario) becomes a
     // candidate of the Compare tab, evaluated on the current scenario. False, with the
     // reasons in the message line, when it cannot be read or does not fit the scenario.
@@ -91,7 +93,7 @@ public:
     bool isModified() const { return m_modified; }
     bool isProvedInfeasible() const { return m_infeasible; }
     QProgressBar* progressBar() const { return m_progress; }
-    // "search", "plan" or "topology"; false for another name ("pareto" is not there yet).
+    // "search", "plan", "topology", "compare" or "pareto"; false for another name.
     bool showTab(const QString& name);
 
 Q_SIGNALS:
@@ -143,6 +145,7 @@ private:
     PlanView* m_planView = nullptr;
     PlanTopologyView* m_topology = nullptr;
     CompareView* m_compare = nullptr;
+    ParetoView* m_pareto = nullptr;
     std::vector<NamedPlan> m_openedPlans; // File > Open plan, kept until the scenario is replaced
     struct Variant {
         QString name;

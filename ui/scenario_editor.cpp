@@ -1,5 +1,7 @@
 #include "scenario_editor.h"
 
+#include "search/search_space.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
@@ -200,6 +202,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
     column->addWidget(buildModelSection());
     column->addWidget(buildClusterSection());
     column->addWidget(buildWorkloadSection());
+    column->addWidget(buildConstraintsSection());
     column->addStretch(1);
     alignFormLabels(content);
     content->setStyleSheet(QStringLiteral("QGroupBox { font-weight: 600; }"));
@@ -470,6 +473,9 @@ void ScenarioEditor::revalidate()
     m_problems = validateScenario(m_scenario);
     for (FieldError& e : editorChecks(m_scenario, m_moeCheck->isChecked()))
         m_problems.push_back(std::move(e));
+    if (m_problems.empty()) // on a valid model and cluster: TP 3 on 16 GPUs, no plan at all
+        for (FieldError& e : checkConstraints(m_scenario))
+            m_problems.push_back(std::move(e));
 
     // Reasons per widget; a path without its own widget falls back to its parent's
     // ("model.mla" -> none, "model.moe.x" -> "model.moe.x" exists for every check today).

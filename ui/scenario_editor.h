@@ -87,6 +87,7 @@ private:
     QWidget* buildModelSection();
     QWidget* buildClusterSection();
     QWidget* buildWorkloadSection();
+    QWidget* buildConstraintsSection(); // scenario_constraints_section.cpp
     QSpinBox* addInt(QFormLayout* form, const QString& path, const QString& label, const QString& tip, int maximum,
                      int& (*ref)(Scenario&), const QString& suffix = {});
     QSpinBox* makeInt(const QString& path, const QString& tip, int maximum, int& (*ref)(Scenario&),

@@ -1,9 +1,11 @@
 #include "io/scenario_json.h"
 
 #include "io/atomic_file.h"
+#include "io/constraints_json.h"
 #include "io/json_reader.h"
 #include "io/presets.h"
 #include "model/plan_checks.h"
+#include "search/search_space.h"
 
 namespace shardlab {
 
@@ -341,7 +343,7 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
-        r.rejectUnknownKeys({"format", "version", "name", "description", "model", "cluster", "workload"});
+        r.rejectUnknownKeys({"format", "version", "name", "description", "model", "cluster", "workload", "constraints"});
         checkFormat(r, kScenarioFormat, true);
         Scenario& s = out.value;
         s.name = r.string("name");
@@ -370,8 +372,12 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
             r.fail("workload", "missing required field");
         else
             s.workload = readWorkload(r.child("workload"));
+        if (r.has("constraints"))
+            s.constraints = io::readConstraints(r.child("constraints"));
         if (out.errors.empty())
             out.errors = validateScenario(s);
+        if (out.errors.empty())
+            out.errors = checkConstraints(s); // e.g. "TP 3" on 16 GPUs, by JSON path
     });
 }
 
@@ -616,6 +622,8 @@ ojson scenarioJson(const Scenario& s)
         j["workload"]["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
     if (s.workload.engine != CollectiveEngine::Nccl)
         j["workload"]["engine"] = collectiveEngineName(s.workload.engine);
+    if (!s.constraints.empty())
+        j["constraints"] = io::constraintsJson(s.constraints);
     return j;
 }
 

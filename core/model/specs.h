@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "model/error.h"
 
@@ -145,12 +147,34 @@ struct WorkloadSpec {
     int maxContext() const { return promptTokens + outputTokens; }
 };
 
+// What a serving team has already decided ("we run TP 8", "no pipeline"): the values each
+// degree may take, a batch range and operators' options. Every search algorithm and the
+// Megatron recipe stay inside them; exact certifies within them (docs/choices.md).
+struct PlanConstraints {
+    std::vector<int> tensorParallel;   // empty: any value
+    std::vector<int> expertParallel;
+    std::vector<int> pipelineParallel;
+    std::vector<int> dataParallel;
+    int batchMin = 1;                  // sequences per replica, inclusive
+    int batchMax = 0;                  // 0: no upper limit but the simulator's (kMaxBatch)
+    // (operator index, as OpId in model/plan.h; its allowed option indices)
+    std::vector<std::pair<int, std::vector<int>>> operatorOptions;
+
+    bool empty() const
+    {
+        return tensorParallel.empty() && expertParallel.empty() && pipelineParallel.empty() && dataParallel.empty()
+            && batchMin <= 1 && batchMax == 0 && operatorOptions.empty();
+    }
+    bool operator==(const PlanConstraints&) const = default;
+};
+
 struct Scenario {
     std::string name;
     std::string description;
     ModelSpec model;
     ClusterSpec cluster;
     WorkloadSpec workload;
+    PlanConstraints constraints; // empty unless the scenario file has "constraints"
 };
 
 // Semantic checks (ranges, divisibility). Paths are relative to `prefix` ("model").

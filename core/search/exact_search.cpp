@@ -192,7 +192,7 @@ bool ExactSearch::boundDegrees(Entry& e)
     m_minMemGb = std::min(m_minMemGb, f1.memoryGb);
     m_minTtftMs = std::min(m_minTtftMs, f1.ttftMs);
     m_minTpotMs = std::min(m_minTpotMs, f1.tpotMs);
-    const int b = largestFeasible(1, kMaxBatch, [&](int batch) {
+    const int b = largestFeasible(m_ctx->space.batchMin(), m_ctx->space.batchMax(), [&](int batch) {
         PipelineFigures f;
         figuresAt(batch, f);
         return m_t->within(f, kSlack);
@@ -209,7 +209,7 @@ bool ExactSearch::boundDegrees(Entry& e)
 bool ExactSearch::boundMicro(Entry& e)
 {
     const int m = e.micro;
-    const int b = largestFeasible(m, e.batchHi, [&](int batch) {
+    const int b = largestFeasible(std::max(m, m_ctx->space.batchMin()), e.batchHi, [&](int batch) {
         const LayerSums lb = m_t->lowerBound(m, batch);
         return m_t->within(m_t->figures(m, batch, m_t->decodeAt(m, batch).dec, lb), kSlack);
     });
@@ -229,10 +229,11 @@ void ExactSearch::leaf(int hi)
         const Level& lv = levelAt(batch);
         return m_t->within(m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size()))), slack);
     };
-    int b = largestFeasible(m_micro, hi, [&](int batch) { return within(batch, -kSlack); });
+    const int lo = std::max(m_micro, m_ctx->space.batchMin());
+    int b = largestFeasible(lo, hi, [&](int batch) { return within(batch, -kSlack); });
     if (b == 0)
         b = hi; // on the boundary within rounding: let the simulator decide
-    for (int tries = 0; tries < 3 && b >= m_micro; ++tries, --b) {
+    for (int tries = 0; tries < 3 && b >= lo; ++tries, --b) {
         const Level& lv = levelAt(b);
         const PipelineFigures f =
             m_t->figures(m_micro, b, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size())));
@@ -262,7 +263,7 @@ void ExactSearch::branch(int gi, int hi)
     ++m_nodes;
     if ((m_nodes & 1023) == 0 && m_ev->stopRequested())
         return;
-    const int b = largestFeasible(m_micro, hi, [&](int batch) {
+    const int b = largestFeasible(std::max(m_micro, m_ctx->space.batchMin()), hi, [&](int batch) {
         const Level& lv = levelAt(batch);
         return m_t->within(m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, gi)), kSlack);
     });
@@ -433,12 +434,14 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
              << " combinations of TP, PP and EP checked)";
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
-        note << "no valid plan exists: " << explainInfeasible() << " (" << m_degrees
+        note << "no valid plan exists" << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
+             << ": " << explainInfeasible() << " (" << m_degrees
              << " combinations of TP, PP and EP checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;
-        note << "optimal over every plan the simulator accepts: " << m_degrees
-             << " combinations of TP, PP and EP, every batch up to " << kMaxBatch
+        note << "optimal over every plan the simulator accepts"
+             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints") << ": " << m_degrees
+             << " combinations of TP, PP and EP, every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
              << " and micro-batch count (" << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
              << m_leaves << " plans evaluated)";
     }

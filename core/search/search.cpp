@@ -115,6 +115,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
     FieldErrors errors = validateSearchOptions(options);
     for (const FieldError& e : validateScenario(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
+    for (const FieldError& e : checkConstraints(scenario))
+        errors.push_back({{}, "scenario." + e.where, e.reason});
     if (scenario.workload.serving == ServingMode::Disaggregated)
         errors.push_back({{}, "scenario.workload.serving",
                           "\"disaggregated\": its plans have a prefill and a decode pool, which `shardlab-cli search` "
@@ -152,7 +154,7 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
             // so every algorithm's figure compares with exact's. Not charged to the budget.
             SimResult refined;
             int refineCalls = 0;
-            const int b = largestValidBatch(sim, out.best, out.best.batch, refined, refineCalls);
+            const int b = largestValidBatch(sim, out.best, out.best.batch, space.batchMax(), refined, refineCalls);
             if (b > out.best.batch) {
                 out.refinedFromBatch = out.best.batch;
                 out.best.batch = b;

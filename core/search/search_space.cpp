@@ -45,24 +45,58 @@ std::vector<int> cleanValues(std::vector<int> v, std::vector<int> fallback, size
         v.resize(cap);
     return v.empty() ? fallback : v;
 }
+// `all` limited to `allowed` (empty: no limit). Never empty: when nothing is left the
+// allowed values themselves are kept, and the masks reject them.
+std::vector<int> constrained(const std::vector<int>& all, const std::vector<int>& allowed)
+{
+    if (allowed.empty())
+        return all;
+    std::vector<int> kept;
+    for (int v : all)
+        if (std::find(allowed.begin(), allowed.end(), v) != allowed.end())
+            kept.push_back(v);
+    return kept.empty() ? cleanValues(allowed, {1}, 1 << 16) : kept;
+}
+bool contains(const std::vector<int>& allowed, long long v)
+{
+    return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
 } // namespace
 
 SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) : m_scenario(s)
 {
     const ModelSpec& m = s.model;
     const long long N = s.cluster.totalGpus();
+    const PlanConstraints& c = s.constraints;
     // Every degree the simulator accepts: TP any divisor of the GPU count, PP any divisor
-    // up to the layer count.
-    m_slots.push_back({"tensor_parallel", SlotKind::TensorParallel, OpId::Count, divisorsUpTo(N, N)});
-    m_slots.push_back({"pipeline_parallel", SlotKind::PipelineParallel, OpId::Count, divisorsUpTo(N, m.layers)});
+    // up to the layer count; the scenario's constraints keep some of them.
+    m_slots.push_back({"tensor_parallel", SlotKind::TensorParallel, OpId::Count,
+                       constrained(divisorsUpTo(N, N), c.tensorParallel)});
+    m_slots.push_back({"pipeline_parallel", SlotKind::PipelineParallel, OpId::Count,
+                       constrained(divisorsUpTo(N, m.layers), c.pipelineParallel)});
     // More micro-batches than stages never helps (docs/search.md): 1..the deepest pipeline.
     std::vector<int> micro;
-    for (int v = 1; v <= m_slots[1].values.back(); ++v)
+    for (int v = 1; v <= std::clamp(m_slots[1].values.back(), 1, m.layers); ++v)
         micro.push_back(v);
     m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
-                       m.isMoe() ? divisorsUpTo(m.moe.experts, N) : std::vector<int>{1}});
-    m_slots.push_back({"batch", SlotKind::Batch, OpId::Count,
-                       cleanValues(options.batchValues, batchValues(), kMaxListValues)});
+                       m.isMoe() ? constrained(divisorsUpTo(m.moe.experts, N), c.expertParallel)
+                                 : std::vector<int>{1}});
+    m_batchMin = std::clamp(c.batchMin, 1, kMaxBatch);
+    m_batchMax = c.batchMax > 0 ? std::clamp(c.batchMax, m_batchMin, kMaxBatch) : kMaxBatch;
+    std::vector<int> batches = cleanValues(options.batchValues, batchValues(), kMaxListValues);
+    if (m_batchMin > 1 || m_batchMax < kMaxBatch) {
+        // The coarse scale inside the range, with both ends (the best batch of a plan is
+        // its largest valid one, often the range's top).
+        batches.erase(std::remove_if(batches.begin(), batches.end(),
+                                     [&](int b) { return b < m_batchMin || b > m_batchMax; }),
+                      batches.end());
+        if (options.batchValues.empty() || batches.empty()) {
+            batches.push_back(m_batchMin);
+            batches.push_back(m_batchMax);
+        }
+        batches = cleanValues(batches, {m_batchMin}, kMaxListValues + 2);
+    }
+    m_slots.push_back({"batch", SlotKind::Batch, OpId::Count, batches});
     m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count,
                        cleanValues(options.microBatchValues, micro, std::max(kMaxListValues, micro.size()))});
     for (int i = 0; i < kOpCount; ++i) {
@@ -82,6 +116,11 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
             if (!kept.empty())
                 slot.values = kept;
         }
+        // The scenario's constraints are not optional: an empty intersection keeps the
+        // constraint's own options (checkConstraints reports what cannot be met).
+        for (const auto& [op, allowed] : c.operatorOptions)
+            if (op == i)
+                slot.values = constrained(slot.values, allowed);
         m_slots.push_back(slot);
     }
 
@@ -117,6 +156,7 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
                 for (int sl = firstOpSlot(); sl < slotCount(); ++sl)
                     combos *= mask(sl, choice.data(), valid);
                 total += combos;
+                m_hasDegrees = m_hasDegrees || combos > 0;
             }
         }
     }
@@ -142,10 +182,10 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
         bool ok = true;
         switch (sl.kind) {
         case SlotKind::TensorParallel:
-            ok = N % v == 0;
+            ok = N % v == 0 && tpViable(v);
             break;
         case SlotKind::PipelineParallel:
-            ok = (N / tpOf()) % v == 0 && v <= m.layers;
+            ok = (N / tpOf()) % v == 0 && v <= m.layers && degreesViable(tpOf(), v);
             break;
         case SlotKind::ExpertParallel: {
             const long long side = N / ppOf(); // TP x DP
@@ -153,7 +193,7 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
             break;
         }
         case SlotKind::Batch:
-            ok = true;
+            ok = v >= m_batchMin && v <= m_batchMax;
             break;
         case SlotKind::MicroBatches:
             ok = v <= ppOf() && v <= m_slots[3].values[choice[3]];
@@ -171,6 +211,113 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
         count += ok;
     }
     return count;
+}
+
+bool SearchSpace::degreesViable(int tp, int pp) const
+{
+    const PlanConstraints& c = m_scenario.constraints;
+    const long long N = m_scenario.cluster.totalGpus();
+    if (tp < 1 || pp < 1 || N % (static_cast<long long>(tp) * pp) != 0)
+        return false;
+    if (!contains(c.dataParallel, N / (static_cast<long long>(tp) * pp)))
+        return false;
+    if (!m_scenario.model.isMoe() || c.expertParallel.empty())
+        return true;
+    const long long side = N / pp;
+    for (int ep : m_slots[2].values)
+        if (m_scenario.model.moe.experts % ep == 0 && side % ep == 0)
+            return true;
+    return false;
+}
+
+bool SearchSpace::tpViable(int tp) const
+{
+    const PlanConstraints& c = m_scenario.constraints;
+    if (c.dataParallel.empty() && c.expertParallel.empty() && c.pipelineParallel.empty())
+        return true;
+    const long long N = m_scenario.cluster.totalGpus();
+    for (int pp : m_slots[1].values)
+        if ((N / tp) % pp == 0 && pp <= m_scenario.model.layers && degreesViable(tp, pp))
+            return true;
+    return false;
+}
+
+bool SearchSpace::withinConstraints(const Plan& p) const
+{
+    const PlanConstraints& c = m_scenario.constraints;
+    if (!contains(c.tensorParallel, p.tensorParallel) || !contains(c.pipelineParallel, p.pipelineParallel)
+        || !contains(c.dataParallel, p.dataParallel) || p.batch < m_batchMin || p.batch > m_batchMax)
+        return false;
+    if (m_scenario.model.isMoe() && !contains(c.expertParallel, p.expertParallel))
+        return false;
+    for (const auto& [op, allowed] : c.operatorOptions)
+        if (op >= 0 && op < kOpCount && opPresent(m_scenario.model, static_cast<OpId>(op))
+            && !contains(allowed, p.option(static_cast<OpId>(op))))
+            return false;
+    return true;
+}
+
+FieldErrors checkConstraints(const Scenario& s)
+{
+    FieldErrors out;
+    const PlanConstraints& c = s.constraints;
+    if (c.empty())
+        return out;
+    if (s.workload.serving == ServingMode::Disaggregated) {
+        out.push_back({{}, "constraints",
+                       "not supported with workload.serving \"disaggregated\" (each pool has its own GPU count and "
+                       "plan); remove them or use \"aggregated\" or \"decode\""});
+        return out;
+    }
+    const long long N = s.cluster.totalGpus();
+    const ModelSpec& m = s.model;
+    auto list = [](const std::vector<int>& v) {
+        std::string t;
+        for (int x : v)
+            t += (t.empty() ? "" : ", ") + std::to_string(x);
+        return t;
+    };
+    auto none = [&](const char* field, const std::vector<int>& allowed, auto&& possible, const std::string& why) {
+        if (allowed.empty())
+            return;
+        for (int v : allowed)
+            if (possible(v))
+                return;
+        out.push_back({{}, std::string("constraints.") + field,
+                       "no allowed value (" + list(allowed) + ") " + why});
+    };
+    none("tensor_parallel", c.tensorParallel, [&](int v) { return N % v == 0; },
+         "divides the " + std::to_string(N) + " GPUs");
+    none("pipeline_parallel", c.pipelineParallel, [&](int v) { return N % v == 0 && v <= m.layers; },
+         "divides the " + std::to_string(N) + " GPUs with at most " + std::to_string(m.layers) + " stages (the layers)");
+    none("data_parallel", c.dataParallel, [&](int v) { return N % v == 0; },
+         "divides the " + std::to_string(N) + " GPUs");
+    if (m.isMoe())
+        none("expert_parallel", c.expertParallel,
+             [&](int v) { return m.moe.experts % v == 0 && N % v == 0; },
+             "divides both the " + std::to_string(m.moe.experts) + " experts and the " + std::to_string(N) + " GPUs");
+    if (c.batchMax > 0 && c.batchMax < c.batchMin)
+        out.push_back({{}, "constraints.batch", "max (" + std::to_string(c.batchMax) + ") is below min ("
+                                                     + std::to_string(c.batchMin) + ")"});
+    if (!out.empty())
+        return out;
+    const SearchSpace space(s);
+    if (!space.hasDegrees()) {
+        std::string which;
+        for (const auto& [field, v] : {std::pair<const char*, const std::vector<int>*>{"tensor_parallel", &c.tensorParallel},
+                                       {"pipeline_parallel", &c.pipelineParallel},
+                                       {"data_parallel", &c.dataParallel},
+                                       {"expert_parallel", &c.expertParallel}})
+            if (!v->empty())
+                which += (which.empty() ? "" : ", ") + std::string(field) + " [" + list(*v) + "]";
+        if (!c.operatorOptions.empty())
+            which += (which.empty() ? "" : ", ") + std::string("operators");
+        out.push_back({{}, "constraints",
+                       "no plan is within the constraints on " + std::to_string(N) + " GPUs: TP x PP x DP must equal the "
+                           "GPU count, EP divide the experts and TP x DP, and every operator have an allowed option "
+                           "(constrained: " + which + ")"});
+    }
+    return out;
 }
 
 Plan SearchSpace::decode(const int* choice) const

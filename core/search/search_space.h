@@ -83,11 +83,32 @@ public:
     // Whether option `o` of operator `id` is allowed with these degrees.
     bool optionAllowed(OpId id, int o, int tp, int etp) const;
 
+    // The batch range of the scenario's constraints (1..kMaxBatch when unconstrained):
+    // exact covers every integer batch in it, runSearch refines a plan's batch inside it.
+    int batchMin() const { return m_batchMin; }
+    int batchMax() const { return m_batchMax; }
+    // True when the plan's degrees, batch and options are within the scenario's constraints
+    // (not whether the simulator accepts it).
+    bool withinConstraints(const Plan& p) const;
+    // False when the constraints leave no (TP, PP, EP) at all (checkConstraints says why).
+    bool hasDegrees() const { return m_hasDegrees; }
+
 private:
+    // Whether (TP, PP) has some allowed DP and EP, whether TP has some such PP.
+    bool degreesViable(int tp, int pp) const;
+    bool tpViable(int tp) const;
+
     Scenario m_scenario;
     std::vector<Slot> m_slots;
+    int m_batchMin = 1, m_batchMax = 1;
+    bool m_hasDegrees = false;
     double m_log10Size = 0;
     int m_widest = 1;
 };
+
+// Problems of the scenario's constraints on its cluster and model, by JSON path
+// ("constraints.tensor_parallel: none of 3, 5 divides the 16 GPUs"): values that no plan can
+// take, and a combination that leaves no plan at all. Empty when some plan is within them.
+FieldErrors checkConstraints(const Scenario& s);
 
 } // namespace shardlab

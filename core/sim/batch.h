@@ -12,5 +12,7 @@ namespace shardlab {
 // whole range the simulator accepts), 0 when batch lo is already invalid. `result` gets
 // that plan's evaluation (without breakdown); `evaluations` counts simulator calls.
 int largestValidBatch(const Simulator& sim, Plan plan, int lo, SimResult& result, int& evaluations);
+// The same within [lo, hi] (a scenario's batch constraint).
+int largestValidBatch(const Simulator& sim, Plan plan, int lo, int hi, SimResult& result, int& evaluations);
 
 } // namespace shardlab

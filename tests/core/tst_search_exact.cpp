@@ -120,7 +120,7 @@ void TestSearchExact::exactEqualsBruteForceUnderRandomLimits_data()
     QTest::addColumn<int>("trials");
     QTest::addColumn<SearchSpaceOptions>("options");
     QTest::newRow("dense, 2x2 GPUs")
-        << int(TinyModel::Dense) << 12
+        << int(TinyModel::Dense) << 8
         << restricted({1}, {1},
                       {{OpId::Embedding, {1}}, {OpId::LmHead, {0}}, {OpId::AttnNorm, {0}}, {OpId::FfnNorm, {0}},
                        {OpId::QkvProj, {0, 1}}, {OpId::Attention, {0, 1}}, {OpId::OutProj, {0, 1}}});

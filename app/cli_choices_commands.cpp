@@ -1,0 +1,373 @@
+// pareto, size, sweep: the choices a serving team makes (issue 12, docs/choices.md). The
+// computations live in core/search/pareto.h and sizing.h; this file only reads flags and
+// prints.
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+#include "cli_commands.h"
+#include "cli_signals.h"
+#include "search/pareto.h"
+#include "search/sizing.h"
+
+namespace shardlab::cli {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+ojson planJson(const Plan& p)
+{
+    ojson j = ojson::parse(planToJson(p), nullptr, false);
+    return j.is_discarded() ? ojson(nullptr) : j;
+}
+
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+ojson pointJson(const ParetoPoint& p)
+{
+    return {{"tokens_per_s_per_user", finite(p.tokensPerSPerUser)},
+            {"output_tokens_per_s_per_gpu", finite(p.outputTokensPerSPerGpu)},
+            {"tpot_ms", finite(p.tpotMs)},
+            {"ttft_ms", finite(p.ttftMs)},
+            {"tpot_limit_ms", finite(p.tpotLimitMs)},
+            {"plan", planJson(p.plan)},
+            {"proved_optimal", p.provedOptimal}};
+}
+
+ojson sizeJson(const ClusterSizePoint& p)
+{
+    ojson j = {{"gpus", p.gpus},
+               {"found", p.found},
+               {"proved_optimal", p.provedOptimal},
+               {"proved_infeasible", p.provedInfeasible},
+               {"output_tokens_per_s_per_gpu", finite(p.tokensPerSPerGpu)},
+               {"output_tokens_per_s", finite(p.outputTokensPerS)},
+               {"requests_per_s", finite(p.requestsPerS)},
+               {"tpot_ms", finite(p.tpotMs)},
+               {"ttft_ms", finite(p.ttftMs)},
+               {"seconds", finite(p.seconds)}};
+    j["plan"] = p.found ? planJson(p.plan) : ojson(nullptr);
+    if (!p.found)
+        j["message"] = p.message;
+    return j;
+}
+
+std::string degrees(const Plan& p)
+{
+    return "TP " + std::to_string(p.tensorParallel) + " EP " + std::to_string(p.expertParallel) + " PP "
+        + std::to_string(p.pipelineParallel) + " DP " + std::to_string(p.dataParallel) + " batch "
+        + std::to_string(p.batch) + " x" + std::to_string(p.microBatches) + " micro";
+}
+
+std::string servingLine(const Scenario& s)
+{
+    return std::string("Serving: ") + servingModeName(s.workload.serving)
+        + (s.workload.serving == ServingMode::Aggregated
+               ? " (in-flight batching, chunked prefill: output tokens/s include every prompt's prefill)"
+               : " (steady decode steps only, prefill left out: an upper bound)");
+}
+
+int runPareto(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto s = loadScenarioArg(a);
+    if (!s.ok())
+        return reportFieldErrors(err, s.errors);
+    ParetoOptions o;
+    long long points = o.points, maxSearches = 0, threads = o.threads;
+    std::string error;
+    if (!intValue(a, "--points", 2, 200, points, error) || !intValue(a, "--max-searches", 0, 10000, maxSearches, error)
+        || !intValue(a, "--threads", 1, 8, threads, error))
+        return reportErrors(err, {error});
+    o.points = static_cast<int>(points);
+    o.threads = static_cast<int>(threads);
+    o.maxSearches = static_cast<int>(maxSearches);
+    const FieldErrors bad = validateParetoRequest(s.value, o);
+    if (!bad.empty())
+        return reportFieldErrors(err, bad);
+    const bool quiet = a.flag("--quiet");
+    const ParetoFront f = computeParetoFront(
+        s.value, o,
+        [&](const ParetoProgress& p) {
+            if (!quiet)
+                err << "pareto: exact search " << p.searches << " (at most " << p.maxSearches << "), " << p.points
+                    << " point" << (p.points == 1 ? "" : "s") << ", " << formatNumber("%.1f", p.elapsedS)
+                    << " s  [" << p.stage << ", TPOT limit " << formatNumber("%.3g", p.lastTpotLimitMs) << " ms]\n";
+        },
+        installStopSignals());
+    const bool interrupted = stopSignalled();
+    if (!f.ok && !interrupted)
+        return reportErrors(err, {f.message});
+    if (a.flag("--csv")) {
+        out << paretoCsv(f);
+    } else if (a.flag("--json")) {
+        ojson j = {{"scenario", s.value.name},
+                   {"serving", servingModeName(s.value.workload.serving)},
+                   {"tpot_slo_ms", s.value.workload.tpotSloMs},
+                   {"ttft_slo_ms", s.value.workload.ttftSloMs}};
+        ojson pts = ojson::array(), meg = ojson::array();
+        for (const ParetoPoint& p : f.points)
+            pts.push_back(pointJson(p));
+        for (const ParetoPoint& p : f.megatronPoints)
+            meg.push_back(pointJson(p));
+        j["points"] = pts;
+        j["megatron_points"] = meg;
+        j["all_proved"] = f.allProved;
+        j["unreachable_tokens_per_s_per_user"] = finite(f.unreachableTokensPerSPerUser);
+        j["exact_searches"] = f.searches;
+        j["wall_seconds"] = finite(f.wallSeconds);
+        j["stopped"] = f.stopped;
+        j["interrupted"] = interrupted;
+        j["message"] = f.message;
+        out << j.dump(2) << "\n";
+    } else {
+        out << "Pareto front on " << s.value.name << ": output tokens/s per GPU against tokens/s per user (1000 / TPOT)\n"
+            << servingLine(s.value) << "\n"
+            << "Each exact point is the certified optimum with TPOT at or below its limit (TTFT limit "
+            << formatNumber("%g", s.value.workload.ttftSloMs) << " ms and memory kept; the slowest point is the "
+            << "optimum at the scenario's TPOT SLO of " << formatNumber("%g", s.value.workload.tpotSloMs) << " ms).\n";
+        auto table = [&](const std::vector<ParetoPoint>& v, const char* title) {
+            out << title << "\n  tok/s/user  tok/s/GPU   TPOT ms   TTFT ms  proved  plan\n";
+            for (const ParetoPoint& p : v)
+                out << "  " << padRight(formatNumber("%.1f", p.tokensPerSPerUser), 11)
+                    << padRight(formatNumber("%.1f", p.outputTokensPerSPerGpu), 12)
+                    << padRight(formatNumber("%.2f", p.tpotMs), 10) << padRight(formatNumber("%.0f", p.ttftMs), 9)
+                    << padRight(p.provedOptimal ? "yes" : "no", 8) << degrees(p.plan) << "\n";
+        };
+        table(f.points, "Exact front (certified optima):");
+        table(f.megatronPoints, "Megatron recipe under the same limits (not optimized, not proved):");
+        if (f.unreachableTokensPerSPerUser > 0)
+            out << "No plan reaches " << formatNumber("%.1f", f.unreachableTokensPerSPerUser)
+                << " tokens/s per user (TPOT " << formatNumber("%.3g", 1000 / f.unreachableTokensPerSPerUser)
+                << " ms): proved by exact.\n";
+        out << f.searches << " exact searches, " << formatNumber("%.2f", f.wallSeconds) << " s; "
+            << (f.allProved ? "every point proved optimal" : "NOT every point proved optimal") << "\n";
+        if (!f.message.empty())
+            out << "Note: " << f.message << "\n";
+        if (interrupted)
+            out << "Interrupted by a signal: the points found so far are shown.\n";
+    }
+    if (interrupted)
+        return kExitInterrupted;
+    return kExitOk;
+}
+
+bool gpuList(const Args& a, std::vector<long long>& out, std::string& error)
+{
+    std::stringstream ss(a.value("--gpus"));
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        if (item.empty())
+            continue; // "--gpus ," lists nothing: validateGpuCounts says so
+        char* end = nullptr;
+        errno = 0;
+        const long long v = std::strtoll(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || errno == ERANGE || v < 1) {
+            error = "--gpus: '" + item + "' is not a positive GPU count (give e.g. --gpus 8,16,32)";
+            return false;
+        }
+        out.push_back(v);
+    }
+    return true;
+}
+
+int runSweep(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto s = loadScenarioArg(a);
+    if (!s.ok())
+        return reportFieldErrors(err, s.errors);
+    if (!a.has("--gpus"))
+        return reportErrors(err, {"--gpus: required (comma-separated GPU counts, e.g. --gpus 8,16,32)"});
+    std::vector<long long> gpus;
+    std::string error;
+    if (!gpuList(a, gpus, error))
+        return reportErrors(err, {error});
+    const FieldErrors bad = validateGpuCounts(s.value, gpus);
+    if (!bad.empty())
+        return reportFieldErrors(err, bad);
+    const bool quiet = a.flag("--quiet");
+    const SweepResult r = sweepClusterSizes(
+        s.value, gpus,
+        [&](const ScaleProgress& p) {
+            if (!quiet)
+                err << "sweep: " << p.searches << "/" << p.plannedSearches << " cluster sizes (" << p.gpus
+                    << " GPUs done), " << formatNumber("%.1f", p.elapsedS) << " s\n";
+        },
+        installStopSignals());
+    const bool interrupted = stopSignalled();
+    if (!r.ok && !interrupted)
+        return reportErrors(err, {r.message});
+    if (a.flag("--csv")) {
+        out << clusterSizesCsv(r.points);
+    } else if (a.flag("--json")) {
+        ojson pts = ojson::array();
+        for (const ClusterSizePoint& p : r.points)
+            pts.push_back(sizeJson(p));
+        ojson j = {{"scenario", s.value.name}, {"serving", servingModeName(s.value.workload.serving)}, {"points", pts}};
+        j["wall_seconds"] = finite(r.wallSeconds);
+        j["interrupted"] = interrupted;
+        out << j.dump(2) << "\n";
+    } else {
+        out << "Scaling sweep on " << s.value.name << " (" << s.value.cluster.gpu.name << ", "
+            << s.value.cluster.gpusPerNode << " GPUs per node, the same links): the certified best plan per GPU count\n"
+            << servingLine(s.value) << "\n"
+            << "     GPUs  tok/s/GPU  vs first  requests/s  proved  plan\n";
+        double first = 0;
+        for (const ClusterSizePoint& p : r.points) {
+            if (first == 0 && p.found)
+                first = p.tokensPerSPerGpu;
+            out << "  " << padRight(std::to_string(p.gpus), 7);
+            if (!p.found) {
+                out << "no valid plan" << (p.provedInfeasible ? " (proved)" : "") << "\n";
+                continue;
+            }
+            out << padRight(formatNumber("%.1f", p.tokensPerSPerGpu), 11)
+                << padRight(formatNumber("%.2f", first > 0 ? p.tokensPerSPerGpu / first : 0), 10)
+                << padRight(formatNumber("%.2f", p.requestsPerS), 12) << padRight(p.provedOptimal ? "yes" : "no", 8)
+                << degrees(p.plan) << "\n";
+        }
+        out << "tok/s/GPU: output tokens/s per GPU of the best plan; 'vs first': relative to the first count with a "
+               "plan (below 1: diminishing returns).\n"
+            << "Wall " << formatNumber("%.2f", r.wallSeconds) << " s\n";
+        if (interrupted)
+            out << "Interrupted by a signal: the sizes completed so far are shown.\n";
+    }
+    return interrupted ? kExitInterrupted : kExitOk;
+}
+
+int runSize(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto s = loadScenarioArg(a);
+    if (!s.ok())
+        return reportFieldErrors(err, s.errors);
+    if (!a.has("--rate"))
+        return reportErrors(err, {"--rate: required (requests per second, e.g. --rate 50)"});
+    SizingOptions o;
+    long long maxGpus = o.maxGpus;
+    std::string error;
+    if (!numberValue(a, "--rate", 0, 1e12, o.requestsPerS, error) || !intValue(a, "--max-gpus", 1, 1 << 20, maxGpus, error))
+        return reportErrors(err, {error});
+    o.maxGpus = maxGpus;
+    o.anyCount = a.flag("--any-count");
+    const FieldErrors bad = validateSizingRequest(s.value, o);
+    if (!bad.empty())
+        return reportFieldErrors(err, bad);
+    const bool quiet = a.flag("--quiet");
+    const SizingResult r = sizeCluster(
+        s.value, o,
+        [&](const ScaleProgress& p) {
+            if (!quiet)
+                err << "size: " << p.searches << " cluster sizes searched (" << p.gpus << " GPUs just now), "
+                    << formatNumber("%.1f", p.elapsedS) << " s\n";
+        },
+        installStopSignals());
+    const bool interrupted = stopSignalled();
+    if (!r.ok && !interrupted)
+        return reportErrors(err, {r.message});
+    if (a.flag("--csv")) {
+        out << clusterSizesCsv(r.curve);
+    } else if (a.flag("--json")) {
+        ojson curve = ojson::array();
+        for (const ClusterSizePoint& p : r.curve)
+            curve.push_back(sizeJson(p));
+        ojson j = {{"scenario", s.value.name},
+                   {"serving", servingModeName(s.value.workload.serving)},
+                   {"rate", o.requestsPerS},
+                   {"any_count", o.anyCount},
+                   {"gpus", r.gpus},
+                   {"requests_per_s", finite(r.best.requestsPerS)},
+                   {"output_tokens_per_s_per_gpu", finite(r.best.tokensPerSPerGpu)},
+                   {"proved_optimal", r.best.provedOptimal}};
+        j["plan"] = r.ok ? planJson(r.best.plan) : ojson(nullptr);
+        j["smaller_gpus"] = r.smallerGpus;
+        j["smaller_requests_per_s"] = finite(r.smallerRequestsPerS);
+        j["minimality_proved"] = r.ok && r.smallerProved;
+        j["curve"] = curve;
+        j["wall_seconds"] = finite(r.wallSeconds);
+        j["interrupted"] = interrupted;
+        out << j.dump(2) << "\n";
+    } else {
+        out << "Sizing on " << s.value.name << ": the fewest GPUs ("
+            << (o.anyCount ? "any count up to one node, then whole nodes" : "whole nodes of "
+                                 + std::to_string(s.value.cluster.gpusPerNode) + " GPUs")
+            << ") whose best plan serves " << formatNumber("%g", o.requestsPerS) << " requests/s of "
+            << s.value.workload.promptTokens << " prompt and " << s.value.workload.outputTokens
+            << " output tokens within TTFT " << formatNumber("%g", s.value.workload.ttftSloMs) << " ms and TPOT "
+            << formatNumber("%g", s.value.workload.tpotSloMs) << " ms\n"
+            << servingLine(s.value) << "\n";
+        if (r.ok) {
+            out << "Answer: " << r.gpus << " GPUs serve " << formatNumber("%.2f", r.best.requestsPerS)
+                << " requests/s (" << formatNumber("%.1f", r.best.tokensPerSPerGpu) << " output tokens/s per GPU) with "
+                << degrees(r.best.plan) << "\n";
+            if (r.smallerGpus > 0)
+                out << "Minimal: with " << r.smallerGpus << " GPUs the best plan serves "
+                    << formatNumber("%.2f", r.smallerRequestsPerS) << " requests/s"
+                    << (r.smallerProved ? " (exact proved no plan there does better)" : " (NOT proved)") << "\n";
+            else
+                out << "Minimal: it is the smallest count there is.\n";
+        }
+        out << "Curve (best requests/s per GPU count searched; requests/s = output tokens/s / "
+            << s.value.workload.outputTokens << "):\n";
+        for (const ClusterSizePoint& p : r.curve)
+            out << "  " << padRight(std::to_string(p.gpus), 7)
+                << (p.found ? formatNumber("%.2f", p.requestsPerS) + " requests/s, "
+                                  + formatNumber("%.1f", p.tokensPerSPerGpu) + " tok/s/GPU" + (p.provedOptimal ? "" : " (not proved)")
+                            : std::string("no valid plan") + (p.provedInfeasible ? " (proved)" : ""))
+                << "\n";
+        out << "Wall " << formatNumber("%.2f", r.wallSeconds) << " s\n";
+        if (interrupted)
+            out << "Interrupted by a signal: no answer yet.\n";
+    }
+    if (interrupted)
+        return kExitInterrupted;
+    return kExitOk;
+}
+
+const OptionSpec kCsv{"--csv", "", "CSV on stdout instead of the table"};
+const OptionSpec kQuiet{"--quiet", "", "no progress lines on stderr"};
+
+} // namespace
+
+void addChoicesCommands(std::vector<Command>& v)
+{
+    v.push_back({{"pareto", "--scenario S.json [--points 16] [--max-searches N] [--threads 2] [--json|--csv] [--quiet]",
+                  "the front of output tokens/s per GPU against tokens/s per user, every point proved optimal",
+                  "Each point is exact's certified optimum with TPOT at or below a limit; the limits start at the "
+                  "scenario's TPOT SLO, tighten until exact proves no plan meets them, and then bisect the widest "
+                  "gaps of the front (its knees) in tokens/s per user (docs/choices.md). The Megatron recipe's front "
+                  "under the same limits is printed beside it. Progress goes to stderr; Ctrl-C stops it and prints "
+                  "the points so far (exit 130). Aggregated and decode serving.",
+                  {kScenarioOption,
+                   {"--points", "N", "distinct front points wanted, 2..200 (default 16)"},
+                   {"--max-searches", "N", "exact searches at most (default 4 x points + 16)"},
+                   {"--threads", "N", "exact searches run at once while resolving knees, 1..8 (default 2)"},
+                   kJsonOption, kCsv, kQuiet},
+                  0, 0},
+                 runPareto});
+    v.push_back({{"size", "--scenario S.json --rate R [--any-count] [--max-gpus 16384] [--json|--csv] [--quiet]",
+                  "the fewest GPUs whose best plan serves R requests/s within the SLOs, minimality proved",
+                  "R is requests per second at the scenario's prompt and output lengths; a count's rate is its best "
+                  "plan's output tokens/s divided by the output tokens per request. Counts are whole nodes (with "
+                  "--any-count also 1 .. GPUs per node - 1); the count doubles until R is met, then bisects; exact "
+                  "proves that one node (or GPU) fewer cannot serve R. The curve lists every count searched.",
+                  {kScenarioOption,
+                   {"--rate", "R", "requests per second to serve (positive)"},
+                   {"--any-count", "", "also counts that are part of one node"},
+                   {"--max-gpus", "N", "largest GPU count tried (default 16384)"},
+                   kJsonOption, kCsv, kQuiet},
+                  0, 0},
+                 runSize});
+    v.push_back({{"sweep", "--scenario S.json --gpus 8,16,... [--json|--csv] [--quiet]",
+                  "best tokens/s per GPU and its plan at each cluster size (same GPU and links)",
+                  "For each GPU count (whole nodes, or part of one node) exact finds the certified best plan: where "
+                  "returns diminish and which degrees change.",
+                  {kScenarioOption,
+                   {"--gpus", "LIST", "comma-separated GPU counts"},
+                   kJsonOption, kCsv, kQuiet},
+                  0, 0},
+                 runSweep});
+}
+
+} // namespace shardlab::cli

@@ -1,0 +1,322 @@
+#include "search/pareto.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <limits>
+#include <system_error>
+#include <thread>
+
+#include "sim/megatron.h"
+
+namespace shardlab {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+// A floor just below the throughput a faster neighbour guarantees: that plan (or a tie)
+// is still found, every plan below it is pruned.
+constexpr double kFloorMargin = 1e-7;
+// Adjacent points closer than this in per-user speed (relative) are a resolved step.
+constexpr double kResolvedGap = 1e-3;
+
+struct Known {
+    ParetoPoint p;
+    double lowestLimitU = kInf; // the slowest per-user speed limit at which it was the answer
+};
+
+bool samePoint(const ParetoPoint& a, const Plan& plan, const SimResult& r)
+{
+    return a.plan == plan
+        || (std::abs(a.outputTokensPerSPerGpu - r.tokensPerSPerGpu) <= 1e-12 * std::max(1.0, r.tokensPerSPerGpu)
+            && std::abs(a.tpotMs - r.tpotMs) <= 1e-12 * std::max(1.0, r.tpotMs));
+}
+
+// Sorted by per-user speed, keeping only points no faster point matches in throughput.
+std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> v)
+{
+    std::sort(v.begin(), v.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
+        return a.tokensPerSPerUser < b.tokensPerSPerUser
+            || (a.tokensPerSPerUser == b.tokensPerSPerUser && a.outputTokensPerSPerGpu > b.outputTokensPerSPerGpu);
+    });
+    std::vector<ParetoPoint> out;
+    double bestRight = -1;
+    for (size_t i = v.size(); i-- > 0;) {
+        if (v[i].outputTokensPerSPerGpu > bestRight) {
+            out.push_back(v[i]);
+            bestRight = v[i].outputTokensPerSPerGpu;
+        }
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+Scenario withTpotLimit(const Scenario& s, double tpotMs)
+{
+    Scenario t = s;
+    t.workload.tpotSloMs = tpotMs;
+    return t;
+}
+
+FieldErrors validateParetoRequest(const Scenario& s, const ParetoOptions& o)
+{
+    FieldErrors e;
+    if (o.points < 2 || o.points > 200)
+        e.push_back({{}, "--points", "must be between 2 and 200 (got " + std::to_string(o.points) + ")"});
+    if (o.maxSearches < 0 || o.maxSearches > 10000)
+        e.push_back({{}, "--max-searches", "must be between 0 (automatic) and 10000"});
+    if (s.workload.serving == ServingMode::Disaggregated || s.workload.serving == ServingMode::Prefill)
+        e.push_back({{}, "workload.serving",
+                     "\"disaggregated\" is not supported here yet: the front, sizing and sweep cover \"aggregated\" "
+                     "and \"decode\" serving (search it with `shardlab-cli search`)"});
+    for (const FieldError& v : validateScenario(s))
+        e.push_back(v);
+    for (const FieldError& v : checkConstraints(s))
+        e.push_back(v);
+    return e;
+}
+
+ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
+                               const std::function<void(const ParetoProgress&)>& progress,
+                               const std::atomic<bool>* stop)
+{
+    ParetoFront out;
+    const FieldErrors errors = validateParetoRequest(s, o);
+    if (!errors.empty()) {
+        out.message = errors.front().toString();
+        return out;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const int maxSearches = o.maxSearches > 0 ? o.maxSearches : 4 * o.points + 16;
+    std::vector<Known> known;
+    std::vector<double> limitsSolved;  // per-user speed limits whose search found a plan
+    double infeasibleU = kInf;         // the slowest per-user speed proved out of reach
+    bool infeasibleProved = false;
+    bool allProved = true;
+    std::string stage, infeasibleNote;
+
+    auto stopAsked = [stop] { return stop && stop->load(std::memory_order_relaxed); };
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    // One exact search with TPOT <= 1000 / u, examining only plans above `floor`.
+    // One exact search with TPOT <= 1000 / u, examining only plans above `floor`. Pure:
+    // several may run at once; `merge` records their answers in a fixed order.
+    auto search = [&s, stop](double u, double floor) {
+        SearchOptions so;
+        so.algorithm = "exact";
+        so.exactFloor = floor;
+        return runSearch(withTpotLimit(s, 1000.0 / u), so, nullptr, stop);
+    };
+    auto merge = [&](double u, double floor, const SearchOutcome& r) {
+        ++out.searches;
+        if (r.stopped) {
+            out.stopped = true;
+        } else if (r.found) {
+            limitsSolved.push_back(u);
+            allProved = allProved && r.provedOptimal;
+            Known* k = nullptr;
+            for (Known& kn : known)
+                if (samePoint(kn.p, r.best, r.bestResult))
+                    k = &kn;
+            if (!k) {
+                Known n;
+                n.p.plan = r.best;
+                n.p.outputTokensPerSPerGpu = r.bestResult.tokensPerSPerGpu;
+                n.p.tpotMs = r.bestResult.tpotMs;
+                n.p.ttftMs = r.bestResult.ttftMs;
+                n.p.tokensPerSPerUser = r.bestResult.tpotMs > 0 ? 1000.0 / r.bestResult.tpotMs : 0;
+                n.p.tpotLimitMs = 1000.0 / u;
+                n.p.provedOptimal = r.provedOptimal;
+                known.push_back(n);
+                k = &known.back();
+            }
+            k->p.provedOptimal = k->p.provedOptimal || r.provedOptimal;
+            if (u < k->lowestLimitU) {
+                k->lowestLimitU = u;
+                k->p.tpotLimitMs = 1000.0 / u;
+            }
+        } else if (r.provedInfeasible && floor <= 0) {
+            infeasibleNote = r.message;
+            if (u < infeasibleU) {
+                infeasibleU = u;
+                infeasibleProved = true;
+            }
+        } else if (!r.provedInfeasible) {
+            allProved = false;
+            if (out.message.empty())
+                out.message = r.message;
+        }
+        if (progress) {
+            ParetoProgress pr;
+            pr.searches = out.searches;
+            pr.maxSearches = maxSearches;
+            pr.points = static_cast<int>(known.size());
+            pr.elapsedS = elapsed();
+            pr.lastTpotLimitMs = 1000.0 / u;
+            pr.stage = stage;
+            progress(pr);
+        }
+        return r.found;
+    };
+    auto solve = [&](double u, double floor) { return merge(u, floor, search(u, floor)); };
+    auto rightmost = [&]() -> const Known& {
+        return *std::max_element(known.begin(), known.end(), [](const Known& a, const Known& b) {
+            return a.p.tokensPerSPerUser < b.p.tokensPerSPerUser;
+        });
+    };
+
+    // 1. The optimum within the scenario's own SLOs: the slow-user end of the front.
+    stage = "optimum at the SLO";
+    if (!solve(1000.0 / s.workload.tpotSloMs, 0)) {
+        out.wallSeconds = elapsed();
+        if (!out.stopped && infeasibleProved)
+            out.message = s.constraints.empty()
+                ? "workload: no plan meets the scenario's limits (proved by exact): " + infeasibleNote
+                : "constraints: no plan within them meets the scenario's limits (proved by exact): " + infeasibleNote;
+        else if (!out.stopped && out.message.empty())
+            out.message = "no plan was found at the scenario's limits";
+        out.allProved = false;
+        return out;
+    }
+    // 2. Faster users: double the per-user speed until exact proves no plan reaches it.
+    stage = "fastest users";
+    while (!out.stopped && !stopAsked() && out.searches < maxSearches && infeasibleU == kInf) {
+        const double u = 2 * rightmost().p.tokensPerSPerUser;
+        if (!(u > 0) || !std::isfinite(u))
+            break;
+        if (!solve(u, 0) && !out.stopped && infeasibleU == kInf)
+            break; // neither a plan nor a proof: stop probing
+    }
+    // 3. Knees: bisect the gap with the largest normalized box until enough points.
+    stage = "knees";
+    while (!out.stopped && !stopAsked() && out.searches < maxSearches && static_cast<int>(known.size()) < o.points) {
+        std::vector<const Known*> sorted;
+        for (const Known& k : known)
+            sorted.push_back(&k);
+        std::sort(sorted.begin(), sorted.end(), [](const Known* a, const Known* b) {
+            return a->p.tokensPerSPerUser < b->p.tokensPerSPerUser;
+        });
+        const double uLo = sorted.front()->p.tokensPerSPerUser;
+        const double uHi = std::isfinite(infeasibleU) ? infeasibleU : sorted.back()->p.tokensPerSPerUser;
+        double yMax = 0;
+        for (const Known* k : sorted)
+            yMax = std::max(yMax, k->p.outputTokensPerSPerGpu);
+        const double uSpan = std::max(uHi - uLo, 1e-12), ySpan = std::max(yMax, 1e-12);
+        struct Gap {
+            double area, u, floor;
+        };
+        std::vector<Gap> gaps;
+        for (size_t i = 0; i < sorted.size(); ++i) {
+            const double ui = sorted[i]->p.tokensPerSPerUser, yi = sorted[i]->p.outputTokensPerSPerGpu;
+            const bool last = i + 1 == sorted.size();
+            if (last && !std::isfinite(infeasibleU))
+                break;
+            const double loJ = last ? infeasibleU : sorted[i + 1]->lowestLimitU;
+            const double yj = last ? 0 : sorted[i + 1]->p.outputTokensPerSPerGpu;
+            if (loJ - ui <= kResolvedGap * ui)
+                continue;
+            const double area = (loJ - ui) / uSpan * (yi - yj) / ySpan;
+            if (area >= 1e-6)
+                gaps.push_back({area, 0.5 * (ui + loJ), yj * (1 - kFloorMargin)});
+        }
+        if (gaps.empty())
+            break; // every gap is resolved
+        // The widest gaps first (ties: the slower one); as many at once as threads allow,
+        // never more than the points still wanted. The answers are merged in this order,
+        // so the result does not depend on which search finishes first.
+        std::stable_sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.area > b.area; });
+        const size_t k = std::min({gaps.size(), static_cast<size_t>(std::clamp(o.threads, 1, 8)),
+                                   static_cast<size_t>(o.points - static_cast<int>(known.size())),
+                                   static_cast<size_t>(maxSearches - out.searches)});
+        std::vector<SearchOutcome> results(k);
+        std::vector<std::thread> workers;
+        try {
+            for (size_t j = 1; j < k; ++j)
+                workers.emplace_back([&, j] { results[j] = search(gaps[j].u, gaps[j].floor); });
+        } catch (const std::system_error&) {
+            // No thread to be had: the rest run here, one after another.
+        }
+        results[0] = search(gaps[0].u, gaps[0].floor);
+        for (std::thread& t : workers)
+            t.join();
+        for (size_t j = workers.size() + 1; j < k; ++j)
+            results[j] = search(gaps[j].u, gaps[j].floor);
+        for (size_t j = 0; j < k; ++j)
+            merge(gaps[j].u, gaps[j].floor, results[j]);
+    }
+
+    for (const Known& k : known)
+        out.points.push_back(k.p);
+    out.points = nonDominated(out.points);
+    // The recipe under the same limits (its batch is the largest within each).
+    std::vector<ParetoPoint> recipe;
+    std::sort(limitsSolved.begin(), limitsSolved.end());
+    limitsSolved.erase(std::unique(limitsSolved.begin(), limitsSolved.end()), limitsSolved.end());
+    for (double u : limitsSolved) {
+        if (stop && stop->load(std::memory_order_relaxed))
+            break;
+        const Simulator sim(withTpotLimit(s, 1000.0 / u));
+        const RecipePlan rp = megatronPlan(sim);
+        if (!rp.found)
+            continue;
+        ParetoPoint p;
+        p.plan = rp.plan;
+        p.outputTokensPerSPerGpu = rp.result.tokensPerSPerGpu;
+        p.tpotMs = rp.result.tpotMs;
+        p.ttftMs = rp.result.ttftMs;
+        p.tokensPerSPerUser = rp.result.tpotMs > 0 ? 1000.0 / rp.result.tpotMs : 0;
+        p.tpotLimitMs = 1000.0 / u;
+        bool dup = false;
+        for (const ParetoPoint& q : recipe)
+            dup = dup || q.plan == p.plan;
+        if (!dup)
+            recipe.push_back(p);
+    }
+    out.megatronPoints = nonDominated(recipe);
+    out.stopped = out.stopped || stopAsked();
+    out.unreachableTokensPerSPerUser = infeasibleProved ? infeasibleU : 0;
+    out.allProved = allProved && infeasibleProved && !out.stopped;
+    for (const ParetoPoint& p : out.points)
+        out.allProved = out.allProved && p.provedOptimal;
+    out.wallSeconds = elapsed();
+    out.ok = !out.points.empty();
+    if (out.stopped)
+        out.message = "stopped on request after " + std::to_string(out.searches) + " exact searches";
+    return out;
+}
+
+} // namespace shardlab
+
+namespace shardlab {
+
+namespace {
+std::string num(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", std::isfinite(v) ? v : 0.0);
+    return buf;
+}
+} // namespace
+
+std::string paretoCsv(const ParetoFront& f)
+{
+    std::string out = "front,tokens_per_s_per_user,output_tokens_per_s_per_gpu,tpot_ms,ttft_ms,tpot_limit_ms,"
+                      "proved_optimal,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,"
+                      "micro_batches\n";
+    auto rows = [&](const std::vector<ParetoPoint>& v, const char* name) {
+        for (const ParetoPoint& p : v)
+            out += std::string(name) + "," + num(p.tokensPerSPerUser) + "," + num(p.outputTokensPerSPerGpu) + ","
+                + num(p.tpotMs) + "," + num(p.ttftMs) + "," + num(p.tpotLimitMs) + ","
+                + (p.provedOptimal ? "true" : "false") + "," + std::to_string(p.plan.tensorParallel) + ","
+                + std::to_string(p.plan.expertParallel) + "," + std::to_string(p.plan.pipelineParallel) + ","
+                + std::to_string(p.plan.dataParallel) + "," + std::to_string(p.plan.batch) + ","
+                + std::to_string(p.plan.microBatches) + "\n";
+    };
+    rows(f.points, "exact");
+    rows(f.megatronPoints, "megatron");
+    return out;
+}
+
+} // namespace shardlab

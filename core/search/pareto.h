@@ -1,0 +1,79 @@
+// The trade-off a serving team chooses from (issue 12, docs/choices.md): the front of
+// output tokens/s per GPU against tokens/s per user (1000 / TPOT in ms), each point the
+// certified optimum under a TPOT limit, and the Megatron recipe's front beside it.
+//
+// Threading: computeParetoFront runs on the caller's thread; `progress` is called on it.
+// The stop flag is the only state shared across threads.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "search/search.h"
+
+namespace shardlab {
+
+struct ParetoPoint {
+    double tokensPerSPerUser = 0;       // 1000 / tpotMs
+    double outputTokensPerSPerGpu = 0;
+    double tpotMs = 0;
+    double ttftMs = 0;
+    double tpotLimitMs = 0;             // the limit it is the optimum under (tpot <= limit)
+    Plan plan;
+    bool provedOptimal = false;         // exact proved no plan within the limit scores higher
+};
+
+struct ParetoOptions {
+    int points = 16;                    // distinct front points wanted (2..200)
+    int maxSearches = 0;                // exact searches at most; 0: 4 x points + 16
+    // Exact searches run at once while resolving knees (1..8). Deterministic for a given
+    // value: a round's searches are chosen before any runs and merged in a fixed order
+    // (another value picks other limits, so other, equally certified, points).
+    int threads = 2;
+};
+
+// One report per exact search finished (value type: copy it across threads).
+struct ParetoProgress {
+    int searches = 0;                   // exact searches so far
+    int maxSearches = 0;
+    int points = 0;                     // distinct front points so far
+    double elapsedS = 0;
+    double lastTpotLimitMs = 0;
+    std::string stage;                  // "optimum at the SLO", "fastest users", "knees"
+};
+
+struct ParetoFront {
+    bool ok = false;                    // false: nothing computed, `message` says why
+    std::vector<ParetoPoint> points;    // sorted by tokens/s per user, ascending; non-dominated
+    std::vector<ParetoPoint> megatronPoints; // the recipe under the same limits, non-dominated
+    int searches = 0;
+    double wallSeconds = 0;
+    bool stopped = false;
+    bool allProved = false;             // every point proved optimal and the fastest end proved
+    // The fastest per-user speed (tokens/s) shown to be out of reach: exact proved that
+    // no plan has a TPOT at or below 1000 / this (0 when not established).
+    double unreachableTokensPerSPerUser = 0;
+    std::string message;
+};
+
+// Problems with the options or the scenario (by field: "--points", "workload.serving").
+FieldErrors validateParetoRequest(const Scenario& s, const ParetoOptions& o);
+
+// The limits are chosen adaptively (docs/choices.md): the optimum at the scenario's TPOT
+// SLO; tighter limits (per-user speed doubled) until exact proves none can be met; then,
+// repeatedly, the gap between adjacent points whose box (speed gap x throughput gap,
+// normalized) is largest is bisected in per-user speed, each search floored at the
+// throughput the faster neighbour already guarantees. Identical plans are one point.
+ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
+                               const std::function<void(const ParetoProgress&)>& progress = {},
+                               const std::atomic<bool>* stop = nullptr);
+
+// CSV of both fronts, one row per point: front (exact|megatron), the figures, the degrees.
+std::string paretoCsv(const ParetoFront& f);
+
+// The scenario with its TPOT limit replaced (every other limit kept).
+Scenario withTpotLimit(const Scenario& s, double tpotMs);
+
+} // namespace shardlab

@@ -1,0 +1,265 @@
+#include "search/sizing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cmath>
+#include <map>
+
+#include "search/pareto.h"
+
+namespace shardlab {
+
+namespace {
+
+constexpr long long kMaxSweepGpus = 1 << 20;
+
+ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomic<bool>* stop, bool& stopped)
+{
+    ClusterSizePoint p;
+    p.gpus = gpus;
+    Scenario sized;
+    std::string why;
+    if (!withGpuCount(s, gpus, sized, &why)) {
+        p.message = why;
+        return p;
+    }
+    SearchOptions so;
+    so.algorithm = "exact";
+    const SearchOutcome r = runSearch(sized, so, nullptr, stop);
+    stopped = stopped || r.stopped;
+    p.found = r.found;
+    p.provedOptimal = r.provedOptimal;
+    p.provedInfeasible = r.provedInfeasible;
+    p.seconds = r.wallSeconds;
+    p.message = r.message;
+    if (r.found) {
+        p.plan = r.best;
+        p.tokensPerSPerGpu = r.bestResult.tokensPerSPerGpu;
+        p.outputTokensPerS = r.bestResult.outputTokensPerS;
+        p.requestsPerS = r.bestResult.outputTokensPerS / std::max(1, s.workload.outputTokens);
+        p.tpotMs = r.bestResult.tpotMs;
+        p.ttftMs = r.bestResult.ttftMs;
+    }
+    return p;
+}
+
+FieldErrors servingErrors(const Scenario& s)
+{
+    FieldErrors e;
+    if (s.workload.serving == ServingMode::Disaggregated || s.workload.serving == ServingMode::Prefill)
+        e.push_back({{}, "workload.serving",
+                     "\"disaggregated\" is not supported here yet: the front, sizing and sweep cover \"aggregated\" "
+                     "and \"decode\" serving (search it with `shardlab-cli search`)"});
+    for (const FieldError& v : validateScenario(s))
+        e.push_back(v);
+    return e;
+}
+
+} // namespace
+
+bool withGpuCount(const Scenario& s, long long gpus, Scenario& out, std::string* why)
+{
+    const long long gpn = s.cluster.gpusPerNode;
+    auto fail = [&](const std::string& w) {
+        if (why)
+            *why = w;
+        return false;
+    };
+    if (gpus < 1 || gpus > kMaxSweepGpus)
+        return fail(std::to_string(gpus) + " GPUs: must be between 1 and " + std::to_string(kMaxSweepGpus));
+    if (gpn < 1)
+        return fail("the cluster has no GPUs per node");
+    out = s;
+    if (gpus % gpn == 0) {
+        out.cluster.nodes = static_cast<int>(gpus / gpn);
+    } else if (gpus < gpn) {
+        out.cluster.gpusPerNode = static_cast<int>(gpus);
+        out.cluster.nodes = 1;
+    } else {
+        return fail(std::to_string(gpus) + " GPUs: neither whole nodes (a multiple of " + std::to_string(gpn)
+                    + " GPUs per node) nor part of one node");
+    }
+    return true;
+}
+
+FieldErrors validateGpuCounts(const Scenario& s, const std::vector<long long>& gpus)
+{
+    FieldErrors e = servingErrors(s);
+    if (gpus.empty())
+        e.push_back({{}, "--gpus", "lists no GPU count (give e.g. --gpus 8,16,32)"});
+    if (gpus.size() > 256)
+        e.push_back({{}, "--gpus", "at most 256 counts"});
+    for (long long g : gpus) {
+        Scenario t;
+        std::string why;
+        if (!withGpuCount(s, g, t, &why)) {
+            e.push_back({{}, "--gpus", why});
+            break;
+        }
+    }
+    return e;
+}
+
+SweepResult sweepClusterSizes(const Scenario& s, const std::vector<long long>& gpus, const ScaleProgressFn& progress,
+                              const std::atomic<bool>* stop)
+{
+    SweepResult out;
+    const FieldErrors errors = validateGpuCounts(s, gpus);
+    if (!errors.empty()) {
+        out.message = errors.front().toString();
+        return out;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    for (size_t i = 0; i < gpus.size() && !out.stopped; ++i) {
+        ClusterSizePoint p = searchCount(s, gpus[i], stop, out.stopped);
+        if (out.stopped)
+            break;
+        out.points.push_back(std::move(p));
+        if (progress)
+            progress({static_cast<int>(i + 1), static_cast<int>(gpus.size()), gpus[i], elapsed()});
+    }
+    out.wallSeconds = elapsed();
+    out.ok = !out.stopped;
+    if (out.stopped)
+        out.message = "stopped on request after " + std::to_string(out.points.size()) + " cluster sizes";
+    return out;
+}
+
+FieldErrors validateSizingRequest(const Scenario& s, const SizingOptions& o)
+{
+    FieldErrors e = servingErrors(s);
+    if (!(o.requestsPerS > 0) || !std::isfinite(o.requestsPerS) || o.requestsPerS > 1e12)
+        e.push_back({{}, "--rate", "must be a positive number of requests per second (at most 1e12)"});
+    if (o.maxGpus < 1 || o.maxGpus > kMaxSweepGpus)
+        e.push_back({{}, "--max-gpus", "must be between 1 and " + std::to_string(kMaxSweepGpus)});
+    return e;
+}
+
+SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleProgressFn& progress,
+                         const std::atomic<bool>* stop)
+{
+    SizingResult out;
+    const FieldErrors errors = validateSizingRequest(s, o);
+    if (!errors.empty()) {
+        out.message = errors.front().toString();
+        return out;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    // The counts a deployment may have, ascending.
+    std::vector<long long> counts;
+    const long long gpn = std::max(1, s.cluster.gpusPerNode);
+    if (o.anyCount)
+        for (long long g = 1; g < gpn && g <= o.maxGpus; ++g)
+            counts.push_back(g);
+    for (long long g = gpn; g <= o.maxGpus; g += gpn)
+        counts.push_back(g);
+    if (counts.empty()) {
+        out.message = "--max-gpus: " + std::to_string(o.maxGpus) + " is below one node (" + std::to_string(gpn)
+            + " GPUs); use --any-count for part of a node";
+        return out;
+    }
+    std::map<size_t, ClusterSizePoint> done;
+    auto meets = [&](const ClusterSizePoint& p) { return p.found && p.requestsPerS >= o.requestsPerS; };
+    auto at = [&](size_t i) -> const ClusterSizePoint& {
+        auto it = done.find(i);
+        if (it == done.end()) {
+            it = done.emplace(i, searchCount(s, counts[i], stop, out.stopped)).first;
+            if (progress)
+                progress({static_cast<int>(done.size()), 0, counts[i], elapsed()});
+        }
+        return it->second;
+    };
+    // Grow: counts[0], [1], [3], [7], ... (doubling the count) until the rate is met.
+    long long missed = -1; // the largest index known to miss the rate
+    long long hit = -1;
+    for (size_t i = 0;; i = 2 * i + 1) {
+        if (i >= counts.size())
+            i = counts.size() - 1;
+        const ClusterSizePoint& p = at(i);
+        if (out.stopped)
+            break;
+        if (meets(p)) {
+            hit = static_cast<long long>(i);
+            break;
+        }
+        missed = static_cast<long long>(i);
+        if (i == counts.size() - 1)
+            break;
+    }
+    // Bisect down to adjacent counts.
+    while (!out.stopped && hit > 0 && hit - missed > 1) {
+        const size_t mid = static_cast<size_t>(missed + (hit - missed) / 2);
+        if (meets(at(mid)))
+            hit = static_cast<long long>(mid);
+        else
+            missed = static_cast<long long>(mid);
+    }
+    for (const auto& [i, p] : done)
+        out.curve.push_back(p);
+    out.wallSeconds = elapsed();
+    if (out.stopped) {
+        out.message = "stopped on request after " + std::to_string(done.size()) + " cluster sizes";
+        return out;
+    }
+    bool anyPlan = false;
+    for (const auto& [i, p] : done)
+        anyPlan = anyPlan || p.found;
+    if (hit < 0 && !anyPlan) {
+        out.message = std::string(s.constraints.empty() ? "workload: no plan meets the scenario's limits"
+                                                        : "constraints: no plan within them meets the scenario's limits")
+            + " on any GPU count searched (" + std::to_string(counts.front()) + " to "
+            + std::to_string(done.rbegin()->second.gpus) + "): " + done.rbegin()->second.message;
+        return out;
+    }
+    if (hit < 0) {
+        const ClusterSizePoint& last = done.rbegin()->second;
+        out.message = "--rate: " + std::to_string(o.requestsPerS) + " requests/s is not reached with up to "
+            + std::to_string(counts.back()) + " GPUs (the best there: "
+            + (last.found ? std::to_string(last.requestsPerS) + " requests/s" : std::string("no valid plan"))
+            + "); raise --max-gpus or relax the SLOs";
+        return out;
+    }
+    out.ok = true;
+    out.gpus = counts[static_cast<size_t>(hit)];
+    out.best = done[static_cast<size_t>(hit)];
+    if (hit > 0) {
+        const ClusterSizePoint& smaller = done[static_cast<size_t>(hit - 1)];
+        out.smallerGpus = smaller.gpus;
+        out.smallerRequestsPerS = smaller.found ? smaller.requestsPerS : 0;
+        out.smallerProved = smaller.found ? smaller.provedOptimal : smaller.provedInfeasible;
+    } else {
+        out.smallerProved = true; // no smaller count exists
+    }
+    return out;
+}
+
+} // namespace shardlab
+
+namespace shardlab {
+
+std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points)
+{
+    auto num = [](double v) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.6g", std::isfinite(v) ? v : 0.0);
+        return std::string(buf);
+    };
+    std::string out = "gpus,found,proved,output_tokens_per_s_per_gpu,output_tokens_per_s,requests_per_s,tpot_ms,"
+                      "ttft_ms,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,micro_batches\n";
+    for (const ClusterSizePoint& p : points)
+        out += std::to_string(p.gpus) + "," + (p.found ? "true" : "false") + ","
+            + ((p.found ? p.provedOptimal : p.provedInfeasible) ? "true" : "false") + "," + num(p.tokensPerSPerGpu)
+            + "," + num(p.outputTokensPerS) + "," + num(p.requestsPerS) + "," + num(p.tpotMs) + "," + num(p.ttftMs)
+            + "," + (p.found ? std::to_string(p.plan.tensorParallel) + "," + std::to_string(p.plan.expertParallel) + ","
+                                   + std::to_string(p.plan.pipelineParallel) + ","
+                                   + std::to_string(p.plan.dataParallel) + "," + std::to_string(p.plan.batch) + ","
+                                   + std::to_string(p.plan.microBatches)
+                             : std::string(",,,,,"))
+            + "\n";
+    return out;
+}
+
+} // namespace shardlab

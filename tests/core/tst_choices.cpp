@@ -1,0 +1,399 @@
+// Issue 12: scenario constraints honoured by every algorithm (exact certifying within them),
+// the Pareto front (every point a certified optimum that re-evaluates to its figures, no
+// plan of a whole small space beating it), sizing's minimality and the scaling sweep.
+#include <QtTest>
+
+#include <atomic>
+#include <cmath>
+
+#include "io/scenario_json.h"
+#include "search/pareto.h"
+#include "search/search.h"
+#include "search/sizing.h"
+#include "sim/megatron.h"
+#include "tst_search_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+
+namespace {
+
+bool close(double a, double b, double rel) { return std::abs(a - b) <= rel * std::max(std::abs(a), std::abs(b)); }
+
+// The tiny dense model on 2 x 2 GPUs with operators restricted through the scenario's
+// constraints, so brute force over every batch stays small.
+Scenario tinyConstrained(double tpotMs)
+{
+    Scenario s = tinyScenario(TinyModel::Dense, 2, 2, 2, 1000, tpotMs);
+    PlanConstraints& c = s.constraints;
+    c.operatorOptions = {{int(OpId::Embedding), {1}}, {int(OpId::LmHead), {0, 1}}, {int(OpId::AttnNorm), {0}},
+                         {int(OpId::QkvProj), {0, 1}}, {int(OpId::Attention), {0, 1}}, {int(OpId::OutProj), {0, 1}},
+                         {int(OpId::GateUp), {0, 1}}, {int(OpId::Down), {0, 1}}};
+    return s;
+}
+
+struct Sample {
+    double u = 0, y = 0; // tokens/s per user, tokens/s per GPU
+    Plan plan;
+};
+
+// Every valid plan within the scenario's constraints: every plan of the space's degrees and
+// options at every micro-batch count and every batch of the constraint's range up to the
+// first that breaks memory, the token budget or the TPOT limit (the batch property).
+std::vector<Sample> everyValidPlan(const Scenario& s)
+{
+    SearchSpaceOptions o;
+    o.batchValues = {1};
+    o.microBatchValues = {1};
+    Scenario wide = s;
+    wide.constraints.batchMin = 1;
+    wide.constraints.batchMax = 0;
+    const SearchSpace sp(wide, o);
+    const SearchSpace constrained(s);
+    const Simulator sim(s);
+    std::vector<Sample> out;
+    SimResult r;
+    forEachPlan(sp, [&](const Plan& base) {
+        for (int m = 1; m <= base.pipelineParallel; ++m)
+            for (int batch = std::max(m, constrained.batchMin()); batch <= constrained.batchMax(); ++batch) {
+                Plan p = base;
+                p.microBatches = m;
+                p.batch = batch;
+                sim.evaluate(p, r, false);
+                if (r.valid && constrained.withinConstraints(p))
+                    out.push_back({1000.0 / r.tpotMs, r.tokensPerSPerGpu, p});
+                if (r.violates(Violation::Memory) || r.violates(Violation::TokenBudget)
+                    || r.violates(Violation::TpotSlo))
+                    break;
+            }
+    });
+    return out;
+}
+
+void checkFrontShape(const std::vector<ParetoPoint>& v)
+{
+    for (size_t i = 1; i < v.size(); ++i) {
+        QVERIFY2(v[i].tokensPerSPerUser > v[i - 1].tokensPerSPerUser, "sorted by tokens/s per user");
+        QVERIFY2(v[i].outputTokensPerSPerGpu < v[i - 1].outputTokensPerSPerGpu, "non-dominated");
+    }
+}
+
+// Every point re-evaluates through the simulator to its figures, within its limit.
+void checkReevaluates(const Scenario& s, const std::vector<ParetoPoint>& v)
+{
+    for (const ParetoPoint& p : v) {
+        const SimResult r = Simulator(withTpotLimit(s, p.tpotLimitMs)).evaluate(p.plan);
+        QVERIFY(r.valid);
+        QCOMPARE(r.tokensPerSPerGpu, p.outputTokensPerSPerGpu);
+        QCOMPARE(r.tpotMs, p.tpotMs);
+        QCOMPARE(r.ttftMs, p.ttftMs);
+        QVERIFY(p.tpotMs <= p.tpotLimitMs * (1 + 1e-12));
+        QVERIFY(close(p.tokensPerSPerUser, 1000.0 / p.tpotMs, 1e-12));
+    }
+}
+
+} // namespace
+
+class TestChoices : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void constraintsRoundTripAndErrors();
+    void constraintsHonouredByEveryAlgorithm();
+    void exactWithinConstraintsEqualsBruteForce();
+    void recipeSaysWhereConstraintsOverruleIt();
+    void unmeetableConstraintsAreExplained();
+    void paretoFrontIsCertifiedOnASmallSpace();
+    void paretoPointsEqualExactAtTheirLimit();
+    void paretoFrontOfThe16TScenario();
+    void paretoReportsProgressAndStops();
+    void sizingIsMinimal();
+    void sweepEqualsExactPerCount();
+};
+
+void TestChoices::constraintsRoundTripAndErrors()
+{
+    const std::string text = R"({"format": "shardlab-scenario", "version": 1, "name": "c", "model": "llama3-70b",
+        "cluster": "h100-8", "workload": {"prompt_tokens": 2048, "output_tokens": 512, "ttft_slo_ms": 2000,
+        "tpot_slo_ms": 50}, "constraints": {"tensor_parallel": [4, 8], "pipeline_parallel": 1,
+        "batch": {"min": 2, "max": 100}, "operators": {"attention": ["head"], "qkv_proj": "column"}}})";
+    const auto s = parseScenario(text, "c.json");
+    QVERIFY2(s.ok(), s.firstError().c_str());
+    const PlanConstraints& c = s.value.constraints;
+    QCOMPARE(c.tensorParallel, (std::vector<int>{4, 8}));
+    QCOMPARE(c.pipelineParallel, (std::vector<int>{1}));
+    QCOMPARE(c.batchMin, 2);
+    QCOMPARE(c.batchMax, 100);
+    QCOMPARE(c.operatorOptions.size(), size_t(2));
+    const auto again = parseScenario(scenarioToJson(s.value), "again.json");
+    QVERIFY2(again.ok(), again.firstError().c_str());
+    QVERIFY(again.value.constraints == c);
+    QVERIFY(scenarioDifferences(s.value, again.value).empty());
+
+    struct Bad {
+        const char* constraints;
+        const char* where;
+        const char* reason;
+    };
+    const Bad bad[] = {
+        {R"({"tensor_parallel": []})", "constraints.tensor_parallel", "at least one allowed value"},
+        {R"({"tensor_parallel": [0]})", "constraints.tensor_parallel[0]", "between 1 and"},
+        {R"({"data_parallel": "two"})", "constraints.data_parallel", "positive integer"},
+        {R"({"batch": {"min": 10, "max": 5}})", "constraints.batch", "below min"},
+        {R"({"operators": {"nonsense": "head"}})", "constraints.operators.nonsense", "unknown operator"},
+        {R"({"pipeline_parallel": [3]})", "constraints.pipeline_parallel", "no allowed value (3)"},
+        {R"({"tensor_parallel": [8], "data_parallel": [2]})", "constraints", "no plan is within the constraints"},
+        {R"({"tp": [8]})", "constraints.tp", ""},
+    };
+    for (const Bad& b : bad) {
+        std::string t = text;
+        t.replace(t.find("\"constraints\": {"), std::string::npos, "\"constraints\": " + std::string(b.constraints) + "}");
+        const auto r = parseScenario(t, "bad.json");
+        QVERIFY2(!r.ok(), b.constraints);
+        QCOMPARE(QString::fromStdString(r.errors.front().where), QString(b.where));
+        QVERIFY2(r.errors.front().reason.find(b.reason) != std::string::npos, r.firstError().c_str());
+    }
+}
+
+void TestChoices::constraintsHonouredByEveryAlgorithm()
+{
+    Scenario s = presetScenario("mixtral-8x22b-64gpu");
+    s.constraints.tensorParallel = {2, 8};
+    s.constraints.expertParallel = {4};
+    s.constraints.pipelineParallel = {1, 2};
+    s.constraints.batchMax = 200;
+    s.constraints.operatorOptions = {{int(OpId::Attention), {0}}};
+    QVERIFY(checkConstraints(s).empty());
+    const SearchSpace space(s);
+    QStringList algos = {"megatron", "random", "anneal", "genetic", "exact"};
+    SearchAlgorithmInfo ppo;
+    if (findSearchAlgorithm("ppo", ppo) && qEnvironmentVariableIsSet("SHARDLAB_RL_PLUGIN"))
+        algos << "ppo";
+    qInfo("algorithms checked: %s", qPrintable(algos.join(QStringLiteral(", "))));
+    for (const QString& a : algos) {
+        SearchOptions o;
+        o.algorithm = a.toStdString();
+        o.budget = scaled(800);
+        o.seed = 3;
+        const SearchOutcome out = runSearch(s, o);
+        QVERIFY2(out.found, qPrintable(a + ": " + QString::fromStdString(out.message)));
+        QVERIFY2(space.withinConstraints(out.best), qPrintable(a));
+        QVERIFY(out.best.batch <= 200);
+        QVERIFY(out.best.expertParallel == 4);
+    }
+}
+
+void TestChoices::exactWithinConstraintsEqualsBruteForce()
+{
+    for (int variant = 0; variant < 3; ++variant) {
+        Scenario s = tinyConstrained(variant == 2 ? 0.5 : 1);
+        if (variant == 1) {
+            s.constraints.tensorParallel = {2};
+            s.constraints.batchMin = 3;
+            s.constraints.batchMax = 40;
+        }
+        if (variant == 2)
+            s.constraints.dataParallel = {1, 2};
+        double best = 0;
+        for (const Sample& p : everyValidPlan(s))
+            best = std::max(best, p.y);
+        QVERIFY(best > 0);
+        SearchOptions o;
+        o.algorithm = "exact";
+        const SearchOutcome out = runSearch(s, o);
+        QVERIFY2(out.found && out.provedOptimal, out.message.c_str());
+        QVERIFY(SearchSpace(s).withinConstraints(out.best));
+        QVERIFY2(close(out.bestResult.tokensPerSPerGpu, best, 1e-12),
+                 qPrintable(QString("variant %1: exact %2, brute force %3")
+                                .arg(variant)
+                                .arg(out.bestResult.tokensPerSPerGpu, 0, 'g', 17)
+                                .arg(best, 0, 'g', 17)));
+    }
+}
+
+void TestChoices::recipeSaysWhereConstraintsOverruleIt()
+{
+    Scenario s = presetScenario("llama3-70b-8gpu");
+    s.constraints.tensorParallel = {2};
+    s.constraints.operatorOptions = {{int(OpId::Attention), {1}}}; // not the recipe's "head"
+    const RecipePlan r = megatronPlan(Simulator(s));
+    QCOMPARE(r.plan.tensorParallel, 2);
+    QCOMPARE(r.plan.option(OpId::Attention), 1);
+    QVERIFY2(r.explanation.find("the constraints exclude the recipe's head") != std::string::npos, r.explanation.c_str());
+    QVERIFY(SearchSpace(s).withinConstraints(r.plan));
+}
+
+void TestChoices::unmeetableConstraintsAreExplained()
+{
+    Scenario s = presetScenario("llama3-70b-8gpu");
+    s.constraints.tensorParallel = {1};
+    s.constraints.pipelineParallel = {1};
+    QVERIFY(checkConstraints(s).empty()); // structurally fine: memory rules it out
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome out = runSearch(s, o);
+    QVERIFY(!out.found && out.provedInfeasible);
+    QVERIFY2(out.message.find("within the scenario's constraints") != std::string::npos, out.message.c_str());
+    const ParetoFront f = computeParetoFront(s, {});
+    QVERIFY(!f.ok);
+    QVERIFY2(f.message.rfind("constraints: ", 0) == 0, f.message.c_str());
+    SizingOptions so;
+    so.requestsPerS = 1;
+    so.maxGpus = 32;
+    const SizingResult z = sizeCluster(s, so);
+    QVERIFY(!z.ok);
+    QVERIFY2(z.message.rfind("constraints: ", 0) == 0, z.message.c_str());
+    // A constraint no GPU count satisfies is refused before any search runs.
+    s.constraints.tensorParallel = {3};
+    QVERIFY(!checkConstraints(s).empty());
+    QCOMPARE(QString::fromStdString(checkConstraints(s).front().where), QString("constraints.tensor_parallel"));
+    QVERIFY(runSearch(s, o).message.find("constraints.tensor_parallel") != std::string::npos);
+}
+
+void TestChoices::paretoFrontIsCertifiedOnASmallSpace()
+{
+    const Scenario s = tinyConstrained(1);
+    ParetoOptions o;
+    o.points = 12;
+    const ParetoFront f = computeParetoFront(s, o);
+    QVERIFY2(f.ok, f.message.c_str());
+    QVERIFY(f.allProved);
+    QVERIFY(f.points.size() >= 4);
+    checkFrontShape(f.points);
+    checkFrontShape(f.megatronPoints);
+    checkReevaluates(s, f.points);
+    checkReevaluates(s, f.megatronPoints);
+    // No valid plan of the whole space dominates a front point, and none is faster than
+    // the speed exact proved unreachable.
+    const std::vector<Sample> all = everyValidPlan(s);
+    QVERIFY(all.size() > 100);
+    for (const Sample& p : all) {
+        QVERIFY(p.u < f.unreachableTokensPerSPerUser);
+        for (const ParetoPoint& q : f.points)
+            QVERIFY2(!(p.u >= q.tokensPerSPerUser * (1 - 1e-12) && p.y > q.outputTokensPerSPerGpu * (1 + 1e-9)),
+                     qPrintable(QString("a plan at %1 tok/s/user, %2 tok/s/GPU beats the point at %3, %4")
+                                    .arg(p.u).arg(p.y).arg(q.tokensPerSPerUser).arg(q.outputTokensPerSPerGpu)));
+    }
+    // Each point is brute force's best under its own TPOT.
+    for (const ParetoPoint& q : f.points) {
+        double best = 0;
+        for (const Sample& p : all)
+            if (1000.0 / p.u <= q.tpotMs * (1 + 1e-12))
+                best = std::max(best, p.y);
+        QVERIFY(close(best, q.outputTokensPerSPerGpu, 1e-9));
+    }
+    // The recipe never beats exact under the same limit.
+    for (const ParetoPoint& m : f.megatronPoints)
+        for (const ParetoPoint& q : f.points)
+            if (q.tpotLimitMs == m.tpotLimitMs)
+                QVERIFY(m.outputTokensPerSPerGpu <= q.outputTokensPerSPerGpu * (1 + 1e-12));
+}
+
+void TestChoices::paretoPointsEqualExactAtTheirLimit()
+{
+    Scenario s = presetScenario("mixtral-8x22b-64gpu");
+    s.workload.serving = ServingMode::Decode; // the decode mode's front too
+    ParetoOptions o;
+    o.points = quickTests() ? 4 : 8;
+    const ParetoFront f = computeParetoFront(s, o);
+    QVERIFY2(f.ok && f.allProved, f.message.c_str());
+    checkFrontShape(f.points);
+    checkReevaluates(s, f.points);
+    for (const ParetoPoint& p : f.points) {
+        SearchOptions e;
+        e.algorithm = "exact";
+        const SearchOutcome out = runSearch(withTpotLimit(s, p.tpotMs), e);
+        QVERIFY(out.provedOptimal);
+        QVERIFY(close(out.bestResult.tokensPerSPerGpu, p.outputTokensPerSPerGpu, 1e-12));
+    }
+}
+
+void TestChoices::paretoFrontOfThe16TScenario()
+{
+    if (quickTests())
+        QSKIP("sanitizer run: ~10 s uninstrumented");
+    const Scenario s = presetScenario("moe-1.6t-1024gpu");
+    const ParetoFront f = computeParetoFront(s, {});
+    QVERIFY2(f.ok && f.allProved, f.message.c_str());
+    QCOMPARE(int(f.points.size()), ParetoOptions{}.points);
+    checkFrontShape(f.points);
+    checkReevaluates(s, f.points);
+    QVERIFY(!f.megatronPoints.empty());
+    qInfo("1.6T front: %d points, %d exact searches, %.2f s", int(f.points.size()), f.searches, f.wallSeconds);
+}
+
+void TestChoices::paretoReportsProgressAndStops()
+{
+    const Scenario s = presetScenario("llama3-70b-8gpu");
+    std::atomic<bool> stop{false};
+    int reports = 0;
+    const ParetoFront f = computeParetoFront(
+        s, {},
+        [&](const ParetoProgress& p) {
+            ++reports;
+            QCOMPARE(p.searches, reports);
+            if (p.searches == 3)
+                stop = true;
+        },
+        &stop);
+    QVERIFY(f.stopped);
+    QVERIFY(!f.allProved);
+    QVERIFY(f.searches <= 4); // the round under way (two searches at once) ends, no other starts
+    QVERIFY(reports >= 3);
+}
+
+void TestChoices::sizingIsMinimal()
+{
+    const Scenario s = presetScenario("llama3-70b-8gpu");
+    for (bool anyCount : {false, true}) {
+        SizingOptions o;
+        o.requestsPerS = anyCount ? 5 : 12;
+        o.anyCount = anyCount;
+        o.maxGpus = 256;
+        const SizingResult r = sizeCluster(s, o);
+        QVERIFY2(r.ok, r.message.c_str());
+        QVERIFY(r.smallerProved);
+        // The answer's plan re-evaluates to at least the rate on that many GPUs.
+        Scenario sized;
+        QVERIFY(withGpuCount(s, r.gpus, sized));
+        const SimResult ev = Simulator(sized).evaluate(r.best.plan);
+        QVERIFY(ev.valid);
+        QVERIFY(ev.outputTokensPerS / s.workload.outputTokens >= o.requestsPerS);
+        // One node (or GPU) fewer: exact, floored at the rate, proves no plan reaches it.
+        QVERIFY(r.smallerGpus > 0 && r.smallerGpus < r.gpus);
+        QVERIFY(withGpuCount(s, r.smallerGpus, sized));
+        SearchOptions e;
+        e.algorithm = "exact";
+        e.exactFloor = o.requestsPerS * s.workload.outputTokens / double(r.smallerGpus);
+        const SearchOutcome out = runSearch(sized, e);
+        QVERIFY2(!out.found && out.provedInfeasible, out.message.c_str());
+        QVERIFY(!r.curve.empty());
+        for (size_t i = 1; i < r.curve.size(); ++i)
+            QVERIFY(r.curve[i].gpus > r.curve[i - 1].gpus);
+    }
+    SizingOptions zero;
+    QCOMPARE(QString::fromStdString(validateSizingRequest(s, zero).front().where), QString("--rate"));
+}
+
+void TestChoices::sweepEqualsExactPerCount()
+{
+    const Scenario s = presetScenario("mixtral-8x22b-64gpu");
+    const std::vector<long long> gpus = {4, 8, 16, 32};
+    const SweepResult r = sweepClusterSizes(s, gpus);
+    QVERIFY2(r.ok, r.message.c_str());
+    QCOMPARE(r.points.size(), gpus.size());
+    for (const ClusterSizePoint& p : r.points) {
+        Scenario sized;
+        QVERIFY(withGpuCount(s, p.gpus, sized));
+        SearchOptions e;
+        e.algorithm = "exact";
+        const SearchOutcome out = runSearch(sized, e);
+        QCOMPARE(p.found, out.found);
+        if (p.found)
+            QCOMPARE(p.tokensPerSPerGpu, out.bestResult.tokensPerSPerGpu);
+    }
+    QCOMPARE(QString::fromStdString(validateGpuCounts(s, {}).front().where), QString("--gpus"));
+    QVERIFY(!validateGpuCounts(s, {12}).empty());
+}
+
+QTEST_APPLESS_MAIN(TestChoices)
+#include "tst_choices.moc"

@@ -1,0 +1,191 @@
+// The Pareto tab (issue 12): the front computed on a worker thread matches the core's,
+// hovering finds a point's plan, clicking opens it in the Plan tab, the plots export as
+// PNG, PDF and CSV, sizing and the sweep fill the lower panels, Stop ends a long front and
+// a scenario change clears what no longer applies.
+#include <QtTest>
+
+#include <QFile>
+#include <QTemporaryDir>
+
+#include "io/presets.h"
+#include "main_window.h"
+#include "pareto_view.h"
+#include "plan_view.h"
+#include "qcp.h"
+#include "scenario_editor.h"
+
+#include <QLineEdit>
+
+using namespace shardlab;
+using namespace shardlab::ui;
+
+namespace {
+Scenario preset(const char* name)
+{
+    auto s = scenarioPreset(name);
+    if (!s.ok())
+        qFatal("%s", s.firstError().c_str());
+    return s.value;
+}
+} // namespace
+
+class TestParetoView : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init();
+    void frontHoverClickAndExport();
+    void sizingAndSweepFillThePanels();
+    void stopEndsALongFrontAndEditsClearResults();
+    void constraintsAreEditedAndHonoured();
+};
+
+void TestParetoView::init()
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+}
+
+void TestParetoView::frontHoverClickAndExport()
+{
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    const Scenario s = preset("llama3-70b-8gpu");
+    w.setScenario(s);
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    QCOMPARE(w.currentTabName(), QStringLiteral("pareto"));
+    ParetoView* v = w.paretoView();
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeFront());
+    QVERIFY(done.wait(60000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), true);
+    // The same front the core computes (deterministic).
+    const ParetoFront core = computeParetoFront(s, {});
+    QCOMPARE(v->front().points.size(), core.points.size());
+    QVERIFY(v->front().allProved);
+    for (size_t i = 0; i < core.points.size(); ++i)
+        QCOMPARE(v->front().points[i].outputTokensPerSPerGpu, core.points[i].outputTokensPerSPerGpu);
+    QCOMPARE(v->frontPlot()->graph(0)->dataCount(), int(core.points.size()));
+    QCOMPARE(v->frontPlot()->graph(1)->dataCount(), int(core.megatronPoints.size()));
+
+    // Hover: the point under the mouse; click: its plan in the Plan tab.
+    QTest::qWait(50);
+    v->frontPlot()->replot();
+    const ParetoPoint& target = v->front().points.back();
+    const QPoint pos(int(v->frontPlot()->xAxis->coordToPixel(target.tokensPerSPerUser)),
+                     int(v->frontPlot()->yAxis->coordToPixel(target.outputTokensPerSPerGpu)));
+    ParetoPoint found;
+    bool recipe = true;
+    QVERIFY(v->pointAt(QPointF(pos), found, recipe));
+    QVERIFY(!recipe);
+    QVERIFY(found.plan == target.plan);
+    QSignalSpy activated(v, &ParetoView::planActivated);
+    QTest::mouseClick(v->frontPlot(), Qt::LeftButton, {}, pos);
+    QCOMPARE(activated.count(), 1);
+    QCOMPARE(w.currentTabName(), QStringLiteral("plan"));
+    QVERIFY(w.planView()->currentPlan() == target.plan);
+
+    QTemporaryDir dir;
+    for (const char* ext : {"png", "pdf", "csv"}) {
+        const QString path = dir.filePath(QStringLiteral("front.") + QLatin1String(ext));
+        QString error;
+        QVERIFY2(v->exportFront(path, &error), qPrintable(error));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray head = f.read(64);
+        if (QLatin1String(ext) == QLatin1String("csv"))
+            QVERIFY(head.startsWith("front,tokens_per_s_per_user,output_tokens_per_s_per_gpu"));
+        else
+            QVERIFY(head.size() > 8);
+    }
+}
+
+void TestParetoView::sizingAndSweepFillThePanels()
+{
+    MainWindow w;
+    w.setScenario(preset("llama3-70b-8gpu"));
+    ParetoView* v = w.paretoView();
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeSizing()); // 10 requests/s by default
+    QVERIFY(done.wait(60000));
+    QVERIFY(v->sizing().ok);
+    QCOMPARE(v->sizing().gpus, 16LL);
+    QVERIFY(v->sizing().smallerProved);
+    QVERIFY(v->scalePlot()->graph(0)->dataCount() > 0);
+    QVERIFY(v->computeSweep()); // an eighth, a quarter, half and all of the 8 GPUs by default
+    QVERIFY(done.wait(60000));
+    QVERIFY(v->sweep().ok);
+    QCOMPARE(v->sweep().points.size(), size_t(4));
+    QCOMPARE(v->sweep().points.front().gpus, 1LL);
+    QVERIFY(!v->sweep().points.front().found); // 141 GB of weights on one GPU
+    QCOMPARE(v->scalePlot()->graph(0)->dataCount(), 3); // counts with a plan
+    QTemporaryDir dir;
+    QString error;
+    QVERIFY2(v->exportScaling(dir.filePath(QStringLiteral("scaling.csv")), &error), qPrintable(error));
+    QVERIFY2(v->exportScaling(dir.filePath(QStringLiteral("scaling.pdf")), &error), qPrintable(error));
+}
+
+void TestParetoView::stopEndsALongFrontAndEditsClearResults()
+{
+    MainWindow w;
+    w.setScenario(preset("moe-1.6t-1024gpu"));
+    ParetoView* v = w.paretoView();
+    QVERIFY(v->computeFront());
+    QVERIFY(v->isRunning());
+    QTest::qWait(300);
+    QElapsedTimer t;
+    t.start();
+    v->stop();
+    QVERIFY(!v->isRunning());
+    QVERIFY2(t.elapsed() < 5000, "stop waits for one exact search at most");
+    // A decode-mode scenario computes; a disaggregated one is refused with the field named.
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.serving = ServingMode::Decode;
+    w.setScenario(s);
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeFront());
+    QVERIFY(done.wait(60000));
+    QVERIFY(!v->front().points.empty());
+    s.workload.serving = ServingMode::Disaggregated;
+    w.setScenario(s);
+    QVERIFY(v->front().points.empty()); // cleared: it was another scenario's
+    QVERIFY(!v->computeFront());
+    QVERIFY2(v->statusText().contains(QStringLiteral("workload.serving")), qPrintable(v->statusText()));
+}
+
+// A scenario file's constraints show in the editor, an edit that no GPU count allows is
+// flagged at its field by the core's check, and the front stays within an allowed one.
+void TestParetoView::constraintsAreEditedAndHonoured()
+{
+    MainWindow w;
+    QVERIFY(w.openScenarioFile(QStringLiteral(SHARDLAB_TEST_DATA "/choices/llama3-70b-8gpu-tp4.json")));
+    QCOMPARE(w.scenario().constraints.tensorParallel, std::vector<int>{4});
+    QCOMPARE(w.scenario().constraints.batchMax, 64);
+    auto* tp = w.scenarioEditor()->findChild<QLineEdit*>(QStringLiteral("constraints.tensor_parallel"));
+    QVERIFY(tp);
+    QCOMPARE(tp->text(), QStringLiteral("4"));
+    tp->setText(QStringLiteral("3"));
+    Q_EMIT tp->editingFinished();
+    QCOMPARE(w.scenario().constraints.tensorParallel, std::vector<int>{3});
+    QVERIFY(!w.scenarioEditor()->isRunnable());
+    QVERIFY2(w.scenarioEditor()->problemText().contains(QStringLiteral("no allowed value (3) divides the 8 GPUs")),
+             qPrintable(w.scenarioEditor()->problemText()));
+    tp->setText(QStringLiteral("2, 8"));
+    Q_EMIT tp->editingFinished();
+    QCOMPARE(w.scenario().constraints.tensorParallel, (std::vector<int>{2, 8}));
+    QVERIFY(w.scenarioEditor()->isRunnable());
+    ParetoView* v = w.paretoView();
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeFront());
+    QVERIFY(done.wait(60000));
+    QVERIFY(v->front().ok && v->front().allProved);
+    for (const ParetoPoint& p : v->front().points) {
+        QVERIFY(p.plan.tensorParallel == 2 || p.plan.tensorParallel == 8);
+        QVERIFY(p.plan.pipelineParallel == 1 && p.plan.batch <= 64);
+    }
+    for (const ParetoPoint& p : v->front().megatronPoints)
+        QVERIFY(p.plan.tensorParallel == 2 || p.plan.tensorParallel == 8);
+}
+
+QTEST_MAIN(TestParetoView)
+#include "tst_pareto_view.moc"

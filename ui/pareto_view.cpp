@@ -1,0 +1,574 @@
+#include "pareto_view.h"
+
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QMetaObject>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "file_export.h"
+#include "io/scenario_json.h"
+#include "plot_style.h"
+#include "qcp.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+
+const QColor kExactColour{0x2f, 0x5f, 0x9e};
+const QColor kRecipeColour{0xe0, 0x7b, 0x1f};
+
+QString planLine(const Plan& p)
+{
+    return QStringLiteral("TP %1, EP %2, PP %3, DP %4, batch %5 x %6 micro-batches")
+        .arg(p.tensorParallel)
+        .arg(p.expertParallel)
+        .arg(p.pipelineParallel)
+        .arg(p.dataParallel)
+        .arg(p.batch)
+        .arg(p.microBatches);
+}
+
+QCPGraph* addFront(QCustomPlot* plot, const QString& name, const QColor& colour, QCPScatterStyle::ScatterShape shape)
+{
+    QCPGraph* g = plot->addGraph();
+    g->setName(name);
+    g->setPen(QPen(colour, 2));
+    // The certified staircase: left of a point its throughput is guaranteed (the plan
+    // meets every slower per-user speed), so each step extends to the left.
+    g->setLineStyle(QCPGraph::lsStepLeft);
+    g->setScatterStyle(QCPScatterStyle(shape, colour, Qt::white, 8));
+    return g;
+}
+
+} // namespace
+
+ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
+{
+    setObjectName(QStringLiteral("paretoView"));
+    auto* layout = new QVBoxLayout(this);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Points"), this));
+    m_points = new QSpinBox(this);
+    m_points->setRange(2, 200);
+    m_points->setValue(ParetoOptions{}.points);
+    m_points->setToolTip(tr("Distinct points of the front: each one is an exact search's certified optimum under a "
+                            "TPOT limit, the limits chosen where the front bends."));
+    controls->addWidget(m_points);
+    m_frontButton = new QPushButton(tr("Compute front"), this);
+    m_stopButton = new QPushButton(tr("Stop"), this);
+    m_stopButton->setEnabled(false);
+    controls->addWidget(m_frontButton);
+    controls->addWidget(m_stopButton);
+    m_progress = new QProgressBar(this);
+    m_progress->setRange(0, 1000);
+    m_progress->setTextVisible(false);
+    m_progress->setMaximumWidth(220);
+    controls->addWidget(m_progress);
+    controls->addStretch(1);
+    auto* exportFront = new QPushButton(tr("Export…"), this);
+    exportFront->setToolTip(tr("The front as PNG, PDF or CSV (both fronts, every point's figures and degrees)."));
+    controls->addWidget(exportFront);
+    layout->addLayout(controls);
+    m_status = new QLabel(this);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_status);
+
+    m_frontPlot = new QCustomPlot(this);
+    m_frontPlot->setObjectName(QStringLiteral("paretoPlot"));
+    stylePlot(m_frontPlot);
+    m_frontPlot->xAxis->setLabel(tr("tokens/s per user (1000 / TPOT ms)"));
+    m_frontPlot->yAxis->setLabel(tr("output tokens/s per GPU"));
+    addFront(m_frontPlot, tr("exact (each point proved optimal under its TPOT limit)"), kExactColour,
+             QCPScatterStyle::ssCircle);
+    addFront(m_frontPlot, tr("Megatron recipe under the same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
+    placeLegendBelow(m_frontPlot, 2);
+    m_frontPlot->setMinimumHeight(220);
+    m_frontPlot->setMouseTracking(true);
+    layout->addWidget(m_frontPlot, 5);
+
+    auto* lower = new QHBoxLayout;
+    auto* sizeBox = new QGroupBox(tr("Sizing: the fewest GPUs for a load"), this);
+    auto* sizeLayout = new QVBoxLayout(sizeBox);
+    auto* sizeRow = new QHBoxLayout;
+    sizeRow->addWidget(new QLabel(tr("requests/s"), sizeBox));
+    m_rate = new QDoubleSpinBox(sizeBox);
+    m_rate->setRange(0.01, 1e9);
+    m_rate->setDecimals(2);
+    m_rate->setValue(10);
+    m_rate->setToolTip(tr("Requests per second at the scenario's prompt and output lengths, within its SLOs. "
+                          "After a front, it proposes half of what the scenario's own GPUs serve at the SLO."));
+    connect(m_rate, &QDoubleSpinBox::editingFinished, this, [this] { m_rateTouched = true; });
+    sizeRow->addWidget(m_rate);
+    m_sizeButton = new QPushButton(tr("Find GPUs"), sizeBox);
+    sizeRow->addWidget(m_sizeButton);
+    sizeLayout->addLayout(sizeRow);
+    m_sizingLabel = new QLabel(tr("Whole nodes; exact proves one node fewer cannot serve the rate."), sizeBox);
+    m_sizingLabel->setWordWrap(true);
+    m_sizingLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    sizeLayout->addWidget(m_sizingLabel, 1);
+    lower->addWidget(sizeBox, 2);
+
+    auto* scaleBox = new QGroupBox(tr("Scaling: best tokens/s per GPU per cluster size"), this);
+    auto* scaleLayout = new QVBoxLayout(scaleBox);
+    auto* scaleRow = new QHBoxLayout;
+    scaleRow->addWidget(new QLabel(tr("GPUs"), scaleBox));
+    m_gpus = new QLineEdit(QStringLiteral("8,16,32,64"), scaleBox);
+    m_gpus->setToolTip(tr("Comma-separated GPU counts: whole nodes, or part of one node."));
+    scaleRow->addWidget(m_gpus, 1);
+    m_sweepButton = new QPushButton(tr("Sweep"), scaleBox);
+    scaleRow->addWidget(m_sweepButton);
+    auto* exportScale = new QPushButton(tr("Export…"), scaleBox);
+    exportScale->setToolTip(tr("The scaling plot (or, after a sizing, its curve) as PNG, PDF or CSV."));
+    scaleRow->addWidget(exportScale);
+    scaleLayout->addLayout(scaleRow);
+    m_scalePlot = new QCustomPlot(scaleBox);
+    m_scalePlot->setObjectName(QStringLiteral("scalingPlot"));
+    stylePlot(m_scalePlot);
+    m_scalePlot->xAxis->setLabel(tr("GPUs"));
+    m_scalePlot->yAxis->setLabel(tr("tokens/s per GPU"));
+    QCPGraph* g = m_scalePlot->addGraph();
+    g->setPen(QPen(kExactColour, 2));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kExactColour, Qt::white, 7));
+    m_scalePlot->setMinimumHeight(150);
+    scaleLayout->addWidget(m_scalePlot, 1);
+    lower->addWidget(scaleBox, 3);
+    layout->addLayout(lower, 2);
+
+    connect(m_frontButton, &QPushButton::clicked, this, [this] { computeFront(); });
+    connect(m_sizeButton, &QPushButton::clicked, this, [this] { computeSizing(); });
+    connect(m_sweepButton, &QPushButton::clicked, this, [this] { computeSweep(); });
+    connect(m_stopButton, &QPushButton::clicked, this, &ParetoView::stop);
+    connect(exportFront, &QPushButton::clicked, this, [this] { exportDialog(true); });
+    connect(exportScale, &QPushButton::clicked, this, [this] { exportDialog(false); });
+    connect(m_frontPlot, &QCustomPlot::mouseMove, this, &ParetoView::onFrontMouseMove);
+    connect(m_frontPlot, &QCustomPlot::mousePress, this, &ParetoView::onFrontClick);
+    setStatus(tr("Compute the front of the scenario in the editor (aggregated or decode serving)."));
+}
+
+ParetoView::~ParetoView()
+{
+    stop();
+}
+
+void ParetoView::setStatus(const QString& text, bool error)
+{
+    m_status->setText(text);
+    m_status->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
+}
+
+QString ParetoView::statusText() const { return m_status->text(); }
+
+void ParetoView::setScenario(const Scenario& s)
+{
+    if (m_haveScenario && scenarioDifferences(s, m_scenario).empty()) {
+        m_scenario = s; // a new name or description changes no figure
+        return;
+    }
+    const bool hadResults = !m_front.points.empty() || !m_sweep.points.empty() || m_sizing.ok;
+    m_scenario = s;
+    m_haveScenario = true;
+    m_queue.clear();
+    if (m_running)
+        stop();
+    // The sweep's default: an eighth, a quarter, half and all of the scenario's GPUs.
+    QStringList counts;
+    const long long n = s.cluster.totalGpus(), gpn = std::max(1, s.cluster.gpusPerNode);
+    for (long long d : {8, 4, 2, 1})
+        if (n / d >= 1 && n % d == 0 && ((n / d) % gpn == 0 || n / d < gpn))
+            counts << QString::number(n / d);
+    m_gpus->setText(counts.join(QLatin1Char(',')));
+    m_rateTouched = false;
+    m_front = ParetoFront{};
+    m_sizing = SizingResult{};
+    m_sweep = SweepResult{};
+    showFront();
+    showScaling({}, {});
+    m_sizingLabel->setText(tr("Whole nodes; exact proves one node fewer cannot serve the rate."));
+    if (hadResults)
+        setStatus(tr("The scenario changed: compute again."));
+}
+
+void ParetoView::stop()
+{
+    m_queue.clear();
+    m_chained = false;
+    ++m_generation;
+    if (m_stop)
+        m_stop->store(true);
+    if (m_thread.joinable())
+        m_thread.join();
+    if (m_running) {
+        m_running = false;
+        setStatus(tr("Stopped."));
+    }
+    m_frontButton->setEnabled(true);
+    m_sizeButton->setEnabled(true);
+    m_sweepButton->setEnabled(true);
+    m_stopButton->setEnabled(false);
+}
+
+bool ParetoView::startJob(Job job, std::function<void(const std::atomic<bool>*)> work)
+{
+    stop();
+    m_job = job;
+    m_running = true;
+    m_stop = std::make_shared<std::atomic<bool>>(false);
+    m_progress->setValue(0);
+    m_frontButton->setEnabled(false);
+    m_sizeButton->setEnabled(false);
+    m_sweepButton->setEnabled(false);
+    m_stopButton->setEnabled(true);
+    const int generation = m_generation;
+    m_thread = std::thread([this, generation, work = std::move(work), stop = m_stop] {
+        work(stop.get());
+        post(generation, [this] { onDone(); });
+    });
+    return true;
+}
+
+void ParetoView::post(int generation, std::function<void()> fn)
+{
+    // Called on the worker thread. stop() joins the worker before the view goes away, so
+    // `this` is alive here; the queued call is dropped with the view, or when a newer job
+    // (another generation) has started since.
+    QPointer<ParetoView> self(this);
+    QMetaObject::invokeMethod(
+        this,
+        [self, generation, fn = std::move(fn)] {
+            if (self && generation == self->m_generation)
+                fn();
+        },
+        Qt::QueuedConnection);
+}
+
+void ParetoView::onProgress(const QString& text, double fraction)
+{
+    setStatus(text);
+    m_progress->setValue(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * 1000));
+}
+
+bool ParetoView::computeFront()
+{
+    ParetoOptions o;
+    o.points = m_points->value();
+    const FieldErrors bad = validateParetoRequest(m_scenario, o);
+    if (!m_haveScenario || !bad.empty()) {
+        setStatus(m_haveScenario ? QString::fromStdString(bad.front().toString()) : tr("No scenario."), true);
+        return false;
+    }
+    setStatus(tr("Computing the front…"));
+    const Scenario s = m_scenario;
+    const int generation = m_generation + 1; // startJob's stop() increments it
+    startJob(Job::Front, [=](const std::atomic<bool>* stop) {
+        ParetoFront f = computeParetoFront(
+            s, o,
+            [&](const ParetoProgress& p) {
+                const QString text = tr("Exact search %1 (at most %2): %3 points, %4 s [%5]")
+                                         .arg(p.searches)
+                                         .arg(p.maxSearches)
+                                         .arg(p.points)
+                                         .arg(p.elapsedS, 0, 'f', 1)
+                                         .arg(QString::fromStdString(p.stage));
+                const double fraction = std::max(double(p.points) / o.points, double(p.searches) / p.maxSearches);
+                post(generation, [this, text, fraction] { onProgress(text, fraction); });
+            },
+            stop);
+        post(generation, [this, f = std::move(f)] { m_front = f; });
+    });
+    return true;
+}
+
+bool ParetoView::computeSizing()
+{
+    SizingOptions o;
+    o.requestsPerS = m_rate->value();
+    const FieldErrors bad = validateSizingRequest(m_scenario, o);
+    if (!m_haveScenario || !bad.empty()) {
+        setStatus(m_haveScenario ? QString::fromStdString(bad.front().toString()) : tr("No scenario."), true);
+        return false;
+    }
+    setStatus(tr("Sizing…"));
+    const Scenario s = m_scenario;
+    const int generation = m_generation + 1;
+    startJob(Job::Sizing, [=](const std::atomic<bool>* stop) {
+        SizingResult r = sizeCluster(
+            s, o,
+            [&](const ScaleProgress& p) {
+                const QString text =
+                    tr("%1 cluster sizes searched (%2 GPUs), %3 s").arg(p.searches).arg(p.gpus).arg(p.elapsedS, 0, 'f', 1);
+                post(generation, [this, text] { onProgress(text, 0.5); });
+            },
+            stop);
+        post(generation, [this, r = std::move(r)] { m_sizing = r; });
+    });
+    return true;
+}
+
+bool ParetoView::computeSweep()
+{
+    std::vector<long long> gpus;
+    for (const QString& item : m_gpus->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const long long v = item.trimmed().toLongLong(&ok);
+        if (!ok || v < 1) {
+            setStatus(tr("GPUs: '%1' is not a positive GPU count (e.g. 8,16,32)").arg(item.trimmed()), true);
+            return false;
+        }
+        gpus.push_back(v);
+    }
+    const FieldErrors bad = validateGpuCounts(m_scenario, gpus);
+    if (!m_haveScenario || !bad.empty()) {
+        QString why = m_haveScenario ? QString::fromStdString(bad.front().toString()) : tr("No scenario.");
+        why.replace(QStringLiteral("--gpus"), tr("GPUs"));
+        setStatus(why, true);
+        return false;
+    }
+    setStatus(tr("Sweeping cluster sizes…"));
+    const Scenario s = m_scenario;
+    const int generation = m_generation + 1;
+    startJob(Job::Sweep, [=](const std::atomic<bool>* stop) {
+        SweepResult r = sweepClusterSizes(
+            s, gpus,
+            [&](const ScaleProgress& p) {
+                const QString text = tr("%1 of %2 cluster sizes, %3 s").arg(p.searches).arg(p.plannedSearches).arg(
+                    p.elapsedS, 0, 'f', 1);
+                const double fraction = double(p.searches) / std::max(1, p.plannedSearches);
+                post(generation, [this, text, fraction] { onProgress(text, fraction); });
+            },
+            stop);
+        post(generation, [this, r = std::move(r)] { m_sweep = r; });
+    });
+    return true;
+}
+
+void ParetoView::onDone()
+{
+    if (m_thread.joinable())
+        m_thread.join();
+    m_running = false;
+    m_frontButton->setEnabled(true);
+    m_sizeButton->setEnabled(true);
+    m_sweepButton->setEnabled(true);
+    m_stopButton->setEnabled(false);
+    m_progress->setValue(1000);
+    bool ok = false;
+    if (m_job == Job::Front) {
+        ok = m_front.ok;
+        showFront();
+        if (ok && !m_rateTouched && !m_front.points.empty()) {
+            // Half of what the scenario's own cluster serves at its SLO: sizing then says
+            // how few GPUs that load needs.
+            const double rate = 0.5 * m_front.points.front().outputTokensPerSPerGpu
+                * double(m_scenario.cluster.totalGpus()) / std::max(1, m_scenario.workload.outputTokens);
+            m_rate->setValue(std::max(0.01, std::floor(rate * 100) / 100));
+        }
+        if (!ok)
+            setStatus(QString::fromStdString(m_front.message), true);
+        else
+            setStatus(m_frontSummary = tr("%1 points from %2 exact searches in %3 s: %4. Hover a point for its plan; "
+                                          "click to open it in the Plan tab.")
+                          .arg(m_front.points.size())
+                          .arg(m_front.searches)
+                          .arg(m_front.wallSeconds, 0, 'f', 2)
+                          .arg(m_front.allProved ? tr("every point proved optimal")
+                                                 : tr("NOT every point proved optimal")));
+    } else if (m_job == Job::Sizing) {
+        ok = m_sizing.ok;
+        showScaling(m_sizing.curve, tr("best rate per GPU count searched"));
+        if (!ok) {
+            setStatus(QString::fromStdString(m_sizing.message), true);
+            m_sizingLabel->setText(QString::fromStdString(m_sizing.message));
+        } else {
+            setStatus(tr("Sizing done in %1 s.").arg(m_sizing.wallSeconds, 0, 'f', 2));
+            m_sizingLabel->setText(
+                tr("<b>%1 GPUs</b> serve %2 requests/s (%3 output tokens/s per GPU) with %4.<br>%5")
+                    .arg(m_sizing.gpus)
+                    .arg(m_sizing.best.requestsPerS, 0, 'f', 2)
+                    .arg(m_sizing.best.tokensPerSPerGpu, 0, 'f', 1)
+                    .arg(planLine(m_sizing.best.plan))
+                    .arg(m_sizing.smallerGpus > 0
+                             ? tr("With %1 GPUs the best plan serves %2 requests/s (%3).")
+                                   .arg(m_sizing.smallerGpus)
+                                   .arg(m_sizing.smallerRequestsPerS, 0, 'f', 2)
+                                   .arg(m_sizing.smallerProved ? tr("proved by exact") : tr("NOT proved"))
+                             : tr("It is the smallest count there is.")));
+        }
+    } else if (m_job == Job::Sweep) {
+        ok = m_sweep.ok;
+        showScaling(m_sweep.points, tr("best plan per cluster size"));
+        setStatus(ok ? tr("Sweep done in %1 s.").arg(m_sweep.wallSeconds, 0, 'f', 2)
+                     : QString::fromStdString(m_sweep.message),
+                  !ok);
+    }
+    Q_EMIT jobFinished(ok);
+    if (!m_queue.empty() && ok) {
+        const Job next = m_queue.front();
+        const std::vector<Job> rest(m_queue.begin() + 1, m_queue.end());
+        const bool chained = m_chained;
+        m_queue.clear();
+        const bool started = next == Job::Front ? computeFront() : next == Job::Sizing ? computeSizing() : computeSweep();
+        if (started) {
+            m_queue = rest; // startJob's stop() cleared them
+            m_chained = chained;
+            return;
+        }
+        ok = false;
+    }
+    if (m_chained && ok && m_front.ok)
+        setStatus(m_frontSummary + tr(" Below: sizing at half the scenario's load, and the sweep."));
+    m_chained = false;
+    m_queue.clear();
+    Q_EMIT allFinished(ok);
+}
+
+bool ParetoView::computeAll()
+{
+    if (!computeFront())
+        return false;
+    m_queue = {Job::Sizing, Job::Sweep}; // after startJob's stop(), which clears the queue
+    m_chained = true;
+    return true;
+}
+
+void ParetoView::showFront()
+{
+    auto fill = [](QCPGraph* g, const std::vector<ParetoPoint>& v) {
+        QVector<double> x, y;
+        for (const ParetoPoint& p : v) {
+            x.push_back(p.tokensPerSPerUser);
+            y.push_back(p.outputTokensPerSPerGpu);
+        }
+        g->setData(x, y, true);
+    };
+    fill(m_frontPlot->graph(0), m_front.points);
+    fill(m_frontPlot->graph(1), m_front.megatronPoints);
+    if (!m_front.points.empty()) {
+        m_frontPlot->rescaleAxes();
+        const QCPRange x = m_frontPlot->xAxis->range(), y = m_frontPlot->yAxis->range();
+        m_frontPlot->xAxis->setRange(0, x.upper * 1.05);
+        m_frontPlot->yAxis->setRange(0, y.upper * 1.08);
+    }
+    m_frontPlot->replot();
+}
+
+void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const QString& title)
+{
+    m_scaleShown = points;
+    QVector<double> x, y;
+    for (const ClusterSizePoint& p : points)
+        if (p.found) {
+            x.push_back(double(p.gpus));
+            y.push_back(p.tokensPerSPerGpu);
+        }
+    m_scalePlot->graph(0)->setData(x, y, true);
+    m_scalePlot->graph(0)->setName(title);
+    if (!x.isEmpty()) {
+        m_scalePlot->rescaleAxes();
+        const QCPRange r = m_scalePlot->xAxis->range(), v = m_scalePlot->yAxis->range();
+        m_scalePlot->xAxis->setRange(0, r.upper * 1.08);
+        m_scalePlot->yAxis->setRange(0, v.upper * 1.1);
+    }
+    m_scalePlot->replot();
+}
+
+bool ParetoView::pointAt(const QPointF& pos, ParetoPoint& out, bool& megatron) const
+{
+    double best = 12 * 12;
+    bool found = false;
+    auto scan = [&](const std::vector<ParetoPoint>& v, bool isRecipe) {
+        for (const ParetoPoint& p : v) {
+            const double dx = m_frontPlot->xAxis->coordToPixel(p.tokensPerSPerUser) - pos.x();
+            const double dy = m_frontPlot->yAxis->coordToPixel(p.outputTokensPerSPerGpu) - pos.y();
+            if (dx * dx + dy * dy < best) {
+                best = dx * dx + dy * dy;
+                out = p;
+                megatron = isRecipe;
+                found = true;
+            }
+        }
+    };
+    scan(m_front.points, false);
+    scan(m_front.megatronPoints, true);
+    return found;
+}
+
+void ParetoView::onFrontMouseMove(QMouseEvent* e)
+{
+    ParetoPoint p;
+    bool recipe = false;
+    if (!pointAt(e->position(), p, recipe)) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(
+        e->globalPosition().toPoint(),
+        tr("<b>%1</b><br>%2<br>%3 output tokens/s per GPU, %4 tokens/s per user<br>TPOT %5 ms (limit %6), TTFT %7 "
+           "ms<br>%8<br><i>Click to open it in the Plan tab.</i>")
+            .arg(recipe ? tr("Megatron recipe") : tr("Exact optimum"))
+            .arg(planLine(p.plan))
+            .arg(p.outputTokensPerSPerGpu, 0, 'f', 1)
+            .arg(p.tokensPerSPerUser, 0, 'f', 1)
+            .arg(p.tpotMs, 0, 'f', 2)
+            .arg(p.tpotLimitMs, 0, 'g', 4)
+            .arg(p.ttftMs, 0, 'f', 0)
+            .arg(p.provedOptimal ? tr("proved optimal under its TPOT limit") : tr("not proved (the recipe)")),
+        m_frontPlot);
+}
+
+void ParetoView::onFrontClick(QMouseEvent* e)
+{
+    ParetoPoint p;
+    bool recipe = false;
+    if (!pointAt(e->position(), p, recipe))
+        return;
+    Q_EMIT planActivated(p.plan, recipe ? tr("Megatron recipe at TPOT <= %1 ms").arg(p.tpotLimitMs, 0, 'g', 4)
+                                        : tr("Pareto optimum at TPOT <= %1 ms").arg(p.tpotLimitMs, 0, 'g', 4));
+}
+
+bool ParetoView::exportFront(const QString& path, QString* error)
+{
+    if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
+        return writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error);
+    return savePlot(m_frontPlot, path, 1200, 800, 2, error,
+                    tr("Pareto front: %1 (%2 serving)")
+                        .arg(QString::fromStdString(m_scenario.name), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
+}
+
+bool ParetoView::exportScaling(const QString& path, QString* error)
+{
+    if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
+        return writeFileBytes(path, QByteArray::fromStdString(clusterSizesCsv(m_scaleShown)), error);
+    return savePlot(m_scalePlot, path, 1000, 600, 2, error,
+                    tr("Best tokens/s per GPU per cluster size: %1").arg(QString::fromStdString(m_scenario.name)));
+}
+
+void ParetoView::exportDialog(bool front)
+{
+    const QString path = QFileDialog::getSaveFileName(this, front ? tr("Export the front") : tr("Export the scaling plot"),
+                                                      front ? QStringLiteral("pareto.png") : QStringLiteral("scaling.png"),
+                                                      tr("PNG (*.png);;PDF (*.pdf);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!(front ? exportFront(path, &error) : exportScaling(path, &error)))
+        setStatus(error, true);
+    else
+        setStatus(tr("Wrote %1").arg(path));
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,112 @@
+// The Pareto tab (issue 12): the front of output tokens/s per GPU against tokens/s per user
+// with the Megatron recipe's front beside it, a sizing panel (the fewest GPUs for a request
+// rate) and a scaling plot (best tokens/s per GPU per cluster size). Every figure comes from
+// core/search/pareto.h and sizing.h, the same calls the CLI makes, run on a worker thread
+// with progress and Stop. Hovering a point shows its plan; clicking opens it in the Plan
+// tab. Each plot exports as PNG, PDF or CSV. GUI thread API.
+#pragma once
+
+#include <QWidget>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "search/pareto.h"
+#include "search/sizing.h"
+
+class QCustomPlot;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QMouseEvent;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace shardlab::ui {
+
+class ParetoView : public QWidget {
+    Q_OBJECT
+public:
+    explicit ParetoView(QWidget* parent = nullptr);
+    ~ParetoView() override;
+
+    // The scenario the next computation uses; a different one clears the results shown.
+    void setScenario(const Scenario& s);
+    // Start the front / sizing / sweep on a worker thread (one job at a time). False with
+    // the reason in the status line when the input is refused.
+    bool computeFront();
+    bool computeSizing();
+    bool computeSweep();
+    // The front, then sizing at half the rate the scenario's own GPUs serve at the SLO, then
+    // the sweep (scripted screenshots); allFinished at the end.
+    bool computeAll();
+    void stop();
+    bool isRunning() const { return m_running; }
+    const ParetoFront& front() const { return m_front; }
+    const SizingResult& sizing() const { return m_sizing; }
+    const SweepResult& sweep() const { return m_sweep; }
+    QString statusText() const;
+    QCustomPlot* frontPlot() const { return m_frontPlot; }
+    QCustomPlot* scalePlot() const { return m_scalePlot; }
+    // PNG or PDF of the plot, or CSV of its data, by the extension.
+    bool exportFront(const QString& path, QString* error = nullptr);
+    bool exportScaling(const QString& path, QString* error = nullptr);
+    // The plan of the point nearest to (x, y) pixels of the front plot within 12 px.
+    bool pointAt(const QPointF& pos, ParetoPoint& out, bool& megatron) const;
+
+Q_SIGNALS:
+    // A front point was clicked: show this plan in the Plan tab.
+    void planActivated(const Plan& plan, const QString& title);
+    void jobFinished(bool ok);
+    // Every job of computeAll ended (ok: the last one succeeded), or a single job did.
+    void allFinished(bool ok);
+
+private:
+    enum class Job { None, Front, Sizing, Sweep };
+    bool startJob(Job job, std::function<void(const std::atomic<bool>*)> work);
+    // Runs `fn` on the GUI thread if the job of `generation` is still the current one.
+    void post(int generation, std::function<void()> fn);
+    void onProgress(const QString& text, double fraction);
+    void onDone();
+    void showFront();
+    void showScaling(const std::vector<ClusterSizePoint>& points, const QString& title);
+    void onFrontMouseMove(QMouseEvent* e);
+    void onFrontClick(QMouseEvent* e);
+    void exportDialog(bool front);
+    void setStatus(const QString& text, bool error = false);
+
+    Scenario m_scenario;
+    bool m_haveScenario = false;
+    ParetoFront m_front;
+    SizingResult m_sizing;
+    SweepResult m_sweep;
+    std::vector<ClusterSizePoint> m_scaleShown;
+
+    QSpinBox* m_points = nullptr;
+    QDoubleSpinBox* m_rate = nullptr;
+    QLineEdit* m_gpus = nullptr;
+    QPushButton* m_frontButton = nullptr;
+    QPushButton* m_sizeButton = nullptr;
+    QPushButton* m_sweepButton = nullptr;
+    QPushButton* m_stopButton = nullptr;
+    QProgressBar* m_progress = nullptr;
+    QLabel* m_status = nullptr;
+    QLabel* m_sizingLabel = nullptr;
+    QCustomPlot* m_frontPlot = nullptr;
+    QCustomPlot* m_scalePlot = nullptr;
+
+    Job m_job = Job::None;
+    std::vector<Job> m_queue; // computeAll's jobs still to run
+    bool m_rateTouched = false;
+    bool m_chained = false;      // computeAll under way
+    QString m_frontSummary;
+    bool m_running = false;
+    int m_generation = 0;
+    std::thread m_thread;
+    std::shared_ptr<std::atomic<bool>> m_stop;
+};
+
+} // namespace shardlab::ui

@@ -1,0 +1,145 @@
+// The scenario editor's Constraints section (issue 12, docs/choices.md): the degrees a
+// serving team allows, a batch range, and (read-only here; edit the file) operator options.
+// Each field writes Scenario::constraints; problems (a TP that divides no GPU count, a
+// combination no plan can take) come from the core's checkConstraints and are shown at the
+// field by JSON path, like every other field's.
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpressionValidator>
+#include <QSignalBlocker>
+#include <QSpinBox>
+
+#include <algorithm>
+
+#include "model/plan.h"
+#include "scenario_editor.h"
+#include "scenario_fields.h"
+
+namespace shardlab::ui {
+
+namespace {
+
+QString joined(const std::vector<int>& v)
+{
+    QStringList s;
+    for (int x : v)
+        s << QString::number(x);
+    return s.join(QStringLiteral(", "));
+}
+
+// Digits, commas and spaces only (the validator), so every text parses; sorted, unique.
+std::vector<int> parsed(const QString& text)
+{
+    std::vector<int> out;
+    static const QRegularExpression sep(QStringLiteral("[,\\s]+"));
+    for (const QString& t : text.split(sep, Qt::SkipEmptyParts)) {
+        bool ok = false;
+        const long long v = t.toLongLong(&ok);
+        if (ok && v >= 1 && v <= (1 << 20))
+            out.push_back(static_cast<int>(v));
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+} // namespace
+
+QWidget* ScenarioEditor::buildConstraintsSection()
+{
+    auto* box = new QGroupBox(tr("Constraints"));
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    form->setContentsMargins(8, 6, 8, 6);
+    form->setVerticalSpacing(4);
+    auto* validator = new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9,\\s]*")), box);
+    struct Degree {
+        const char* path;
+        QString label;
+        std::vector<int> PlanConstraints::*list;
+    };
+    const Degree degrees[] = {
+        {"constraints.tensor_parallel", tr("TP allowed"), &PlanConstraints::tensorParallel},
+        {"constraints.expert_parallel", tr("EP allowed"), &PlanConstraints::expertParallel},
+        {"constraints.pipeline_parallel", tr("PP allowed"), &PlanConstraints::pipelineParallel},
+        {"constraints.data_parallel", tr("DP allowed"), &PlanConstraints::dataParallel},
+    };
+    for (const Degree& d : degrees) {
+        auto* edit = new QLineEdit;
+        edit->setValidator(validator);
+        edit->setPlaceholderText(tr("any"));
+        edit->setToolTip(tr("The values this degree may take, e.g. \"8\" or \"4, 8\"; empty: any. Every search "
+                            "algorithm and the Megatron recipe stay inside; exact certifies within them."));
+        auto list = d.list;
+        registerField(QString::fromLatin1(d.path), edit, [this, edit, list] {
+            const QSignalBlocker block(edit);
+            edit->setText(joined(m_scenario.constraints.*list));
+        });
+        connect(edit, &QLineEdit::editingFinished, this, [this, edit, list] {
+            const std::vector<int> v = parsed(edit->text());
+            if (v == m_scenario.constraints.*list)
+                return;
+            m_scenario.constraints.*list = v;
+            userEdited();
+        });
+        form->addRow(d.label, edit);
+    }
+    auto* batchMin = new QSpinBox;
+    batchMin->setRange(1, kMaxBatch);
+    batchMin->setToolTip(tr("The smallest batch (sequences per replica) a plan may have."));
+    auto* batchMax = new QSpinBox;
+    batchMax->setRange(0, kMaxBatch);
+    batchMax->setSpecialValueText(tr("no limit"));
+    batchMax->setToolTip(tr("The largest batch a plan may have; 0: no limit but the simulator's."));
+    auto* batchRow = new QWidget;
+    auto* batchLayout = new QHBoxLayout(batchRow);
+    batchLayout->setContentsMargins(0, 0, 0, 0);
+    batchLayout->addWidget(batchMin, 1);
+    batchLayout->addWidget(new QLabel(tr("to")));
+    batchLayout->addWidget(batchMax, 1);
+    registerField(QStringLiteral("constraints.batch"), batchRow, [this, batchMin, batchMax] {
+        const QSignalBlocker a(batchMin), b(batchMax);
+        batchMin->setValue(m_scenario.constraints.batchMin);
+        batchMax->setValue(m_scenario.constraints.batchMax);
+    });
+    connect(batchMin, &QSpinBox::editingFinished, this, [this, batchMin] {
+        if (batchMin->value() == m_scenario.constraints.batchMin)
+            return;
+        m_scenario.constraints.batchMin = batchMin->value();
+        userEdited();
+    });
+    connect(batchMax, &QSpinBox::editingFinished, this, [this, batchMax] {
+        if (batchMax->value() == m_scenario.constraints.batchMax)
+            return;
+        m_scenario.constraints.batchMax = batchMax->value();
+        userEdited();
+    });
+    form->addRow(tr("Batch"), batchRow);
+    auto* ops = new QLabel;
+    ops->setWordWrap(true);
+    ops->setStyleSheet(QStringLiteral("color: #546e7a;"));
+    registerField(QStringLiteral("constraints.operators"), ops, [this, ops] {
+        QStringList parts;
+        for (const auto& [op, options] : m_scenario.constraints.operatorOptions) {
+            if (op < 0 || op >= kOpCount)
+                continue;
+            QStringList names;
+            for (int o : options)
+                if (o >= 0 && o < opInfo(static_cast<OpId>(op)).optionCount)
+                    names << QString::fromLatin1(opOption(static_cast<OpId>(op), o).name);
+            parts << QStringLiteral("%1 = %2").arg(QString::fromLatin1(opName(static_cast<OpId>(op))),
+                                                   names.join(QLatin1Char('|')));
+        }
+        ops->setText(parts.isEmpty() ? tr("Operators: any option (set \"constraints\": {\"operators\": ...} in the "
+                                          "scenario file to fix some).")
+                                     : tr("Operators (from the file): %1").arg(parts.join(QStringLiteral(", "))));
+    });
+    form->addRow(ops);
+    return box;
+}
+
+} // namespace shardlab::ui
