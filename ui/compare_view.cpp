@@ -39,16 +39,6 @@ QTableWidgetItem* cell(const QString& text, bool number = true)
     return i;
 }
 
-QString degrees(const Plan& p)
-{
-    return QStringLiteral("TP %1 · EP %2 · PP %3 · DP %4 · batch %5 · %6 µb")
-        .arg(p.tensorParallel)
-        .arg(p.expertParallel)
-        .arg(p.pipelineParallel)
-        .arg(p.dataParallel)
-        .arg(p.batch)
-        .arg(p.microBatches);
-}
 } // namespace
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent)
@@ -151,7 +141,7 @@ void CompareView::fillCombos()
         c->clear();
         for (const NamedPlan& p : m_candidates) {
             c->addItem(p.name);
-            c->setItemData(c->count() - 1, p.note.isEmpty() ? degrees(p.plan) : p.note + QStringLiteral("\n") + degrees(p.plan),
+            c->setItemData(c->count() - 1, p.note.isEmpty() ? planDegrees(p.plan) : p.note + QStringLiteral("\n") + planDegrees(p.plan),
                            Qt::ToolTipRole);
         }
     }
@@ -205,10 +195,10 @@ void CompareView::refresh()
 
     auto line = [this](const QString& name, const Plan& p, const SimResult& r) {
         if (r.structureChecks != 0)
-            return tr("<b>%1</b>: degrees that do not fit this scenario (%2)").arg(name.toHtmlEscaped(), degrees(p));
+            return tr("<b>%1</b>: degrees that do not fit this scenario (%2)").arg(name.toHtmlEscaped(), planDegrees(p));
         return tr("<b>%1</b>: %2 tok/s/GPU%3 · %4 · TPOT %5 ms · memory %6 GB")
             .arg(name.toHtmlEscaped(), formatNumber(r.tokensPerSPerGpu, 1),
-                 r.valid ? QString() : tr(" <span style='color:#c62828'>(INVALID)</span>"), degrees(p), formatMs(r.tpotMs),
+                 r.valid ? QString() : tr(" <span style='color:#c62828'>(INVALID)</span>"), planDegrees(p), formatMs(r.tpotMs),
                  formatNumber(r.memory.totalGb, 1));
     };
     QString html = line(QStringLiteral("A · ") + A.name, A.plan, m_resA) + QStringLiteral("<br>")

@@ -31,16 +31,6 @@ namespace {
 const QColor kExactColour{0x2f, 0x5f, 0x9e};
 const QColor kRecipeColour{0xe0, 0x7b, 0x1f};
 
-QString planLine(const Plan& p)
-{
-    return QStringLiteral("TP %1, EP %2, PP %3, DP %4, batch %5 x %6 micro-batches")
-        .arg(p.tensorParallel)
-        .arg(p.expertParallel)
-        .arg(p.pipelineParallel)
-        .arg(p.dataParallel)
-        .arg(p.batch)
-        .arg(p.microBatches);
-}
 
 QCPGraph* addFront(QCustomPlot* plot, const QString& name, const QColor& colour, QCPScatterStyle::ScatterShape shape)
 {
@@ -400,7 +390,7 @@ void ParetoView::onDone()
                     .arg(m_sizing.gpus)
                     .arg(m_sizing.best.requestsPerS, 0, 'f', 2)
                     .arg(m_sizing.best.tokensPerSPerGpu, 0, 'f', 1)
-                    .arg(planLine(m_sizing.best.plan))
+                    .arg(planDegrees(m_sizing.best.plan))
                     .arg(m_sizing.smallerGpus > 0
                              ? tr("With %1 GPUs the best plan serves %2 requests/s (%3).")
                                    .arg(m_sizing.smallerGpus)
@@ -520,7 +510,7 @@ void ParetoView::onFrontMouseMove(QMouseEvent* e)
         tr("<b>%1</b><br>%2<br>%3 output tokens/s per GPU, %4 tokens/s per user<br>TPOT %5 ms (limit %6), TTFT %7 "
            "ms<br>%8<br><i>Click to open it in the Plan tab.</i>")
             .arg(recipe ? tr("Megatron recipe") : tr("Exact optimum"))
-            .arg(planLine(p.plan))
+            .arg(planDegrees(p.plan))
             .arg(p.outputTokensPerSPerGpu, 0, 'f', 1)
             .arg(p.tokensPerSPerUser, 0, 'f', 1)
             .arg(p.tpotMs, 0, 'f', 2)

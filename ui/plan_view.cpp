@@ -492,17 +492,11 @@ bool PlanView::exportPlots(const QString& path, QString* error)
 QString PlanView::exportCaption() const
 {
     const Plan& p = m_plan;
-    const QString caption =
-        tr("%1, %2\nScenario %3: %4 on %5 GPUs · plan TP %6 · EP %7 · PP %8 · DP %9 · batch %10 · %11 micro-batch(es)")
-            .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                 str(m_scenario.name), str(m_scenario.model.name))
-            .arg(m_scenario.cluster.totalGpus())
-            .arg(p.tensorParallel)
-            .arg(p.expertParallel)
-            .arg(p.pipelineParallel)
-            .arg(p.dataParallel)
-            .arg(p.batch)
-            .arg(p.microBatches);
+    const QString caption = tr("%1, %2\nScenario %3: %4 on %5 GPUs · plan %6")
+                                .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
+                                     str(m_scenario.name), str(m_scenario.model.name))
+                                .arg(m_scenario.cluster.totalGpus())
+                                .arg(planDegrees(p));
     return caption;
 }
 

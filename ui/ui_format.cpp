@@ -116,6 +116,16 @@ QString plainNumbers(const QString& text)
     return out;
 }
 
+QString planDegrees(const Plan& p)
+{
+    return QObject::tr("TP %1 · EP %2 · PP %3 · DP %4 · batch %5 · %n micro-batch(es)", nullptr, p.microBatches)
+        .arg(p.tensorParallel)
+        .arg(p.expertParallel)
+        .arg(p.pipelineParallel)
+        .arg(p.dataParallel)
+        .arg(p.batch);
+}
+
 QString objectiveAxisLabel(ServingMode m)
 {
     switch (m) {

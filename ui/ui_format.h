@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include "model/plan.h"
 #include "model/specs.h"
 
 namespace shardlab::ui {
@@ -35,6 +36,8 @@ QString plainNumbers(const QString& text);
 // mode in words for tooltips, headlines and captions ("aggregated serving, prefill
 // included"). One wording for the curve, the plan view and exports.
 QString objectiveAxisLabel(ServingMode m);
+// A plan's degrees in one line: "TP 4 · EP 1 · PP 2 · DP 1 · batch 64 · 2 micro-batches".
+QString planDegrees(const Plan& p);
 QString servingDescription(ServingMode m);
 
 } // namespace shardlab::ui
