@@ -671,6 +671,36 @@ std::vector<std::string> scenarioDifferences(const Scenario& a, const Scenario& 
     return out;
 }
 
+namespace {
+// A plan's degrees and operator options (only the model's operators when the scenario is
+// known): the body of a one-pool plan file and of each pool of a disaggregated one.
+void writePlanBody(ojson& j, const Plan& p, const Scenario* context)
+{
+    j["tensor_parallel"] = p.tensorParallel;
+    j["expert_parallel"] = p.expertParallel;
+    j["pipeline_parallel"] = p.pipelineParallel;
+    j["data_parallel"] = p.dataParallel;
+    j["batch"] = p.batch;
+    j["micro_batches"] = p.microBatches;
+    ojson ops = ojson::object();
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (context && !opPresent(context->model, id))
+            continue;
+        ops[opName(id)] = opInfo(id).options[p.option(id)].name;
+    }
+    j["operators"] = ops;
+}
+
+ojson planBodyJson(const Plan& p, const Scenario* context)
+{
+    ojson j;
+    j["gpus"] = p.gpus();
+    writePlanBody(j, p, context);
+    return j;
+}
+} // namespace
+
 std::string planToJson(const Plan& p, const Scenario* context)
 {
     ojson j;
@@ -678,47 +708,11 @@ std::string planToJson(const Plan& p, const Scenario* context)
     j["version"] = kFormatVersion;
     if (context)
         j["gpus"] = context->cluster.totalGpus();
-    j["tensor_parallel"] = p.tensorParallel;
-    j["expert_parallel"] = p.expertParallel;
-    j["pipeline_parallel"] = p.pipelineParallel;
-    j["data_parallel"] = p.dataParallel;
-    j["batch"] = p.batch;
-    j["micro_batches"] = p.microBatches;
-    ojson ops = ojson::object();
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        if (context && !opPresent(context->model, id))
-            continue;
-        ops[opName(id)] = opInfo(id).options[p.option(id)].name;
-    }
-    j["operators"] = ops;
+    writePlanBody(j, p, context);
     if (context)
         j["scenario"] = scenarioJson(*context); // evaluate --plan P alone reproduces the figure
     return j.dump(2) + "\n";
 }
-
-namespace {
-ojson planBodyJson(const Plan& p, const Scenario* context)
-{
-    ojson j;
-    j["gpus"] = p.gpus();
-    j["tensor_parallel"] = p.tensorParallel;
-    j["expert_parallel"] = p.expertParallel;
-    j["pipeline_parallel"] = p.pipelineParallel;
-    j["data_parallel"] = p.dataParallel;
-    j["batch"] = p.batch;
-    j["micro_batches"] = p.microBatches;
-    ojson ops = ojson::object();
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        if (context && !opPresent(context->model, id))
-            continue;
-        ops[opName(id)] = opInfo(id).options[p.option(id)].name;
-    }
-    j["operators"] = ops;
-    return j;
-}
-} // namespace
 
 std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const Scenario* context)
 {
