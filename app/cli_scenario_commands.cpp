@@ -8,6 +8,10 @@
 #include "io/atomic_file.h"
 #include "io/hf_import.h"
 #include "io/presets.h"
+#include "search/scenario_generator.h"
+#include "search/search.h"
+
+#include <filesystem>
 
 namespace shardlab::cli {
 
@@ -249,6 +253,47 @@ int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
     return kExitOk;
 }
 
+// Scenarios from the generator the pretrained ppo policy was trained on (docs/ppo.md): the
+// held-out benchmark set is one of these with a seed never used for training.
+int runGenerateScenarios(const Args& a, std::ostream& out, std::ostream& err)
+{
+    long long seed = 0, count = 0, first = 0;
+    std::string error;
+    if (!intValue(a, "--seed", 0, (1LL << 53), seed, error) || !intValue(a, "--count", 1, 100000, count, error)
+        || !intValue(a, "--first", 0, 1LL << 30, first, error))
+        return reportErrors(err, {error});
+    if (!a.has("--seed") || !a.has("--count") || !a.has("--out"))
+        return reportErrors(err, {"--seed, --count and --out are required"});
+    const std::string dir = a.value("--out");
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec || !std::filesystem::is_directory(dir))
+        return reportErrors(err, {"--out: " + displayText(dir) + ": cannot create the directory"
+                                  + (ec ? " (" + ec.message() + ")" : std::string())});
+    const bool feasibleOnly = a.flag("--feasible-only");
+    int written = 0, skipped = 0;
+    for (long long i = first; i < first + count; ++i) {
+        const Scenario s = generateScenario(static_cast<std::uint64_t>(seed), static_cast<int>(i));
+        if (feasibleOnly) {
+            SearchOptions o;
+            o.algorithm = "exact";
+            if (!runSearch(s, o).found) {
+                ++skipped;
+                continue;
+            }
+        }
+        const std::string path = dir + "/" + s.name + ".json";
+        const Status st = writeFileAtomically(path, scenarioToJson(s));
+        if (!st.ok())
+            return reportErrors(err, {st.error->toString()});
+        out << displayText(path) << ": " << displayText(s.description) << "\n";
+        ++written;
+    }
+    out << written << " scenarios written" << (feasibleOnly ? ", " + std::to_string(skipped) + " without a valid plan skipped" : "")
+        << "\n";
+    return kExitOk;
+}
+
 } // namespace
 
 void addScenarioCommands(std::vector<Command>& v)
@@ -278,6 +323,18 @@ void addScenarioCommands(std::vector<Command>& v)
                    kJsonOption},
                   1, 1},
                  runImportHf});
+    v.push_back({{"gen-scenarios", "--seed N --count N --out DIR [--first I] [--feasible-only]",
+                  "write random scenarios from the pretraining distribution (dense/MoE/MLA, 1 B-2 T, 1-4096 GPUs)",
+                  "Scenario i of seed N is the same on every run. The pretrained ppo policy was trained on seed 1; "
+                  "the held-out benchmark set (resources/benchmarks/held-out) is seed 20261123 (docs/ppo.md). "
+                  "--feasible-only keeps scenarios where exact finds a valid plan.",
+                  {{"--seed", "N", "generator seed"},
+                   {"--count", "N", "scenarios to write"},
+                   {"--first", "I", "first index (default 0)"},
+                   {"--out", "DIR", "directory (created if missing); files are named gen-SEED-I.json"},
+                   {"--feasible-only", "", "skip scenarios without a valid plan (runs exact on each)"}},
+                  0, 0},
+                 runGenerateScenarios});
 }
 
 } // namespace shardlab::cli

@@ -1,5 +1,5 @@
-// The Learn-to-Shard policy and its PPO update (docs/ppo.md), behind a plain interface:
-// only ppo_agent.cpp includes LibTorch.
+// Our reconstruction of the Learn-to-Shard policy and its PPO update (docs/ppo.md), behind
+// a plain interface: only core/rl's .cpp files include LibTorch.
 //
 // Threading: an agent is used from one thread. Construction seeds LibTorch's global
 // generator under a process-wide lock, so agents built concurrently stay deterministic.
@@ -17,13 +17,12 @@ namespace shardlab::rl {
 // Named results of one PPO update (means over its optimizer steps), for plots and reports.
 struct PpoUpdateMetrics {
     double policyLoss = 0;   // clipped surrogate, negated
-    double valueLoss = 0;    // of the value head: squared error, or pinball loss when risk-seeking
     double entropy = 0;      // nats per plan: the anchor's plus every slot's
     double approxKl = 0;     // E[(r - 1) - log r] between the sampling and the updated policy
     double clipFraction = 0; // share of samples whose ratio left [1 - eps, 1 + eps]
     double gradNorm = 0;     // global gradient norm before clipping
-    double baseline = 0;     // what the advantages were taken against: the value head (plain
-                             // PPO) or the rollout's reward quantile (risk-seeking)
+    double baseline = 0;     // what the advantages were taken against: the rollout's reward
+                             // quantile (risk-seeking) or mean (plain PPO); no value head
     int samples = 0;         // samples in the policy loss
     int minibatches = 0;     // optimizer steps taken
 };
@@ -45,6 +44,9 @@ struct GreedyView {
     std::vector<std::vector<double>> probabilities; // per slot, per value (0 where masked)
     // Probability of the greedy decision path: the anchor's times the chosen values'.
     double confidence = 0;
+    // The scenario context's attention over the memory places (no-elite token, then the
+    // elites; mean over heads): what the policy looks at in the elite history.
+    std::vector<double> attention;
 };
 
 class PpoAgent {
@@ -58,7 +60,10 @@ public:
     PpoAgent(const PpoAgent&) = delete;
     PpoAgent& operator=(const PpoAgent&) = delete;
 
-    static constexpr int kScenarioFeatures = 10;
+    static constexpr int kScenarioFeatures = 16;
+
+    // True when the weights came from the shipped pretrained policy (ppo.pretrained=1).
+    bool pretrained() const;
 
     // The elite history for the next rollout, best first; entries beyond options.elite
     // and entries whose choice does not have one value per slot are ignored.
@@ -68,11 +73,19 @@ public:
     // mutation of an elite (0..1; ignored while the elite history is empty).
     void setScratchShare(double share);
 
+    // The sampling temperature of the next samples (value logits divided by it; 1 = the
+    // policy as it is). Each sample's PPO ratio is taken at the temperature it was drawn at.
+    void setTemperature(double t);
+
     // Samples n plans (slot choices) from the policy. Every choice passes the space's
     // masks, so every plan is structurally valid. The plans are appended to the pending
     // rollout until update(); the elite history is frozen at the rollout's first sample
     // so that the PPO ratio compares the same conditional distributions.
     const std::vector<std::vector<int>>& sample(int n);
+
+    // The memory place each plan of the last sample() call was drawn from (0 = from
+    // scratch, i = a mutation of elite i).
+    const std::vector<std::int64_t>& latestAnchors() const;
 
     // One PPO update on the pending rollout, `rewards[i]` for its sample i in order (a
     // shorter vector uses the first rewards.size() samples). Clears the rollout.

@@ -25,6 +25,8 @@ struct Field {
     }
 
 const Field kFields[] = {
+    SHARDLAB_PPO_FIELD("pretrained", pretrained, 0, 1, true, "1: start from the shipped pretrained policy; 0: from scratch"),
+    SHARDLAB_PPO_FIELD("patience", patience, 0, 64, true, "updates without an elite change before tau may end the search"),
     SHARDLAB_PPO_FIELD("elite", elite, 0, 16, true, "T: plans in the elite history (0 = no history)"),
     SHARDLAB_PPO_FIELD("tau", tau, 0.01, 1, false, "early exit when the greedy plan's probability exceeds tau (1 = never)"),
     SHARDLAB_PPO_FIELD("warm_start", warmStart, 0, 1, true, "1: seed the elite history with the Megatron plan"),
@@ -36,7 +38,6 @@ const Field kFields[] = {
     SHARDLAB_PPO_FIELD("minibatches", minibatches, 1, 64, true, "minibatches per pass"),
     SHARDLAB_PPO_FIELD("clip", clipRange, 0.01, 1, false, "PPO ratio clip range"),
     SHARDLAB_PPO_FIELD("entropy", entropyCoef, 0, 10, false, "entropy bonus coefficient"),
-    SHARDLAB_PPO_FIELD("value_coef", valueCoef, 0, 100, false, "value loss coefficient"),
     SHARDLAB_PPO_FIELD("max_grad_norm", maxGradNorm, 1e-3, 1e3, false, "gradient-norm clip"),
     SHARDLAB_PPO_FIELD("top_fraction", topFraction, 0.01, 1, false, "learn from this best fraction of a rollout"),
     SHARDLAB_PPO_FIELD("repeats", learnFromRepeats, 0, 1, true, "1: learn from plans evaluated before"),

@@ -12,8 +12,11 @@ namespace shardlab::rl {
 // Defaults are the tuned values of docs/benchmarks.md ("PPO (Learn to Shard)").
 struct PpoOptions {
     // The method (docs/ppo.md, "The seed method").
+    bool pretrained = true;        // start from the shipped pretrained policy (0 = from scratch, as the paper)
+    int patience = 2;              // early exit needs the elite history unchanged for this many updates
     int elite = 3;                 // T: plans in the elite history the policy attends to (0 = none)
-    double tau = 0.95;             // early exit once the greedy plan's probability exceeds this (1 = never)
+    double tau = 0.95;             // early exit once the greedy plan's probability exceeds this and the
+                                   // elite history has stopped moving (1 = never)
     bool warmStart = true;         // seed the elite history with the Megatron recipe's plan
     bool diverseElite = true;      // at most one elite per (TP, PP, EP) layout
     double invalidPenalty = 1.0;   // reward of a plan breaking memory/SLOs: -penalty x min(1, 0.1 + excess)
@@ -24,7 +27,6 @@ struct PpoOptions {
     int minibatches = 1;           // minibatches per pass
     double clipRange = 0.2;        // PPO ratio clip epsilon
     double entropyCoef = 0.01;     // bonus on the plan's entropy (nats, summed over decisions)
-    double valueCoef = 0.5;        // weight of the value head's loss
     double maxGradNorm = 0.5;      // global gradient-norm clip
     // Search-specific choices (docs/ppo.md explains each with its measurement).
     double topFraction = 0.1;      // risk-seeking: learn from this best fraction of a rollout (1 = plain PPO)
@@ -33,7 +35,7 @@ struct PpoOptions {
     double scratchUntil = 0.25;    // decaying linearly to 0 at this fraction of the budget
     double copyInit = 4;           // initial strength of the copy-from-anchor pointer
     // The network and LibTorch.
-    int hidden = 64;               // width of embeddings, attention and the decoder
+    int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)
     int threads = 1;               // LibTorch intra-op threads during the search
 };

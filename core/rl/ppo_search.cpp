@@ -19,10 +19,26 @@ namespace shardlab::rl {
 
 namespace {
 
+// Index of the largest value of `slot` not above v (the smallest value when all are).
+int indexAtMost(const SearchSpace& space, int slot, int v)
+{
+    const std::vector<int>& values = space.slots()[slot].values;
+    int best = 0;
+    for (int i = 0; i < static_cast<int>(values.size()); ++i)
+        if (values[i] <= v)
+            best = i;
+    return best;
+}
+
 // Below this budget the Megatron recipe (a few dozen calls) is not worth its share.
 constexpr int kMinBudgetForRecipe = 1000;
 // Sampling rounds per rollout at most (each samplesPerUpdate plans).
 constexpr int kMaxRounds = 8;
+// Adaptive sampling temperature (PpoRun::rollout): hotter below this share of new plans in a
+// round, cooler above the other, never above the cap.
+constexpr double kLowFreshShare = 0.25;
+constexpr double kHighFreshShare = 0.6;
+constexpr double kMaxTemperature = 8;
 
 // The top plans found so far, best first. Diverse: at most one plan per coarse layout
 // (TP, PP, EP), so the history cannot fill up with near-copies of one plan (the
@@ -60,6 +76,15 @@ public:
         return out;
     }
 
+    // The elite's values, best first: unchanged while the search finds nothing better.
+    std::vector<double> signature() const
+    {
+        std::vector<double> v;
+        for (const Entry& e : m_entries)
+            v.push_back(e.value);
+        return v;
+    }
+
     std::vector<SearchProgress::ElitePlan> forProgress(const SearchSpace& space) const
     {
         std::vector<SearchProgress::ElitePlan> out;
@@ -85,36 +110,6 @@ private:
     std::vector<Entry> m_entries;
 };
 
-// Index of the largest value of `slot` not above v (the smallest value when all are).
-int indexAtMost(const SearchSpace& space, int slot, int v)
-{
-    const std::vector<int>& values = space.slots()[slot].values;
-    int best = 0;
-    for (int i = 0; i < static_cast<int>(values.size()); ++i)
-        if (values[i] <= v)
-            best = i;
-    return best;
-}
-
-// The Megatron plan moved into the space: degrees kept where the space has them, batch
-// and micro-batches rounded down to the space's values, then repaired by the masks.
-std::vector<int> recipeChoice(const SearchSpace& space, const Plan& p)
-{
-    std::vector<int> c(space.slotCount(), 0);
-    c[space.tpSlot()] = indexAtMost(space, space.tpSlot(), p.tensorParallel);
-    c[space.ppSlot()] = indexAtMost(space, space.ppSlot(), p.pipelineParallel);
-    c[space.epSlot()] = indexAtMost(space, space.epSlot(), p.expertParallel);
-    c[space.batchSlot()] = indexAtMost(space, space.batchSlot(), p.batch);
-    c[space.microSlot()] = indexAtMost(space, space.microSlot(), p.microBatches);
-    for (int s = space.firstOpSlot(); s < space.slotCount(); ++s) {
-        const std::vector<int>& values = space.slots()[s].values;
-        const auto it = std::find(values.begin(), values.end(), p.option(space.slots()[s].op));
-        c[s] = it == values.end() ? 0 : static_cast<int>(it - values.begin());
-    }
-    space.repair(c.data());
-    return c;
-}
-
 // Reward of one evaluation: throughput per GPU over the normalizer for a valid plan;
 // below every valid plan, and the less the limits are exceeded the higher, otherwise.
 double reward(const Evaluation& e, double norm, double penalty)
@@ -126,12 +121,23 @@ double reward(const Evaluation& e, double norm, double penalty)
 
 // Named values for the progress reports (the GUI plots confidence and entropy, and shows
 // the "p:<slot>:<value>" probabilities of the operator slots as a heatmap).
+// "attention:<i>" is the scenario context's attention over memory place i (0 = the
+// no-elite token, i = elite i) and "anchor:<i>" the share of the last rollout's proposals
+// drawn from place i: which elite each proposal came from.
 void publishMetrics(BudgetedEvaluator& ev, const SearchSpace& space, const PpoUpdateMetrics& m, const GreedyView& g,
-                    int updates)
+                    const std::vector<std::int64_t>& anchors, int updates, int eliteAge)
 {
     ev.setMetric("updates", updates);
+    ev.setMetric("elite_age", eliteAge);
+    for (size_t i = 0; i < g.attention.size(); ++i)
+        ev.setMetric("attention:" + std::to_string(i), g.attention[i]);
+    std::vector<double> share(g.anchorProbabilities.size(), 0.0);
+    for (std::int64_t a : anchors)
+        if (a >= 0 && a < static_cast<std::int64_t>(share.size()))
+            share[a] += 1.0 / anchors.size();
+    for (size_t i = 0; i < share.size(); ++i)
+        ev.setMetric("anchor:" + std::to_string(i), share[i]);
     ev.setMetric("policy_loss", m.policyLoss);
-    ev.setMetric("value_loss", m.valueLoss);
     ev.setMetric("entropy", m.entropy);
     ev.setMetric("approx_kl", m.approxKl);
     ev.setMetric("clip_fraction", m.clipFraction);
@@ -160,7 +166,14 @@ public:
     {
         warmStart();
         PpoAgent agent(m_space, scenarioFeatures(m_ctx.scenario), m_o, m_ctx.seed);
-        int updates = 0;
+        m_ev.setMetric("pretrained", agent.pretrained() ? 1.0 : 0.0);
+        if (agent.pretrained()) {
+            // The pretrained policy's own guess for this scenario, before any sample.
+            agent.setElites(m_elite.forPolicy(m_norm));
+            consider(agent.greedy().choice);
+        }
+        int updates = 0, eliteAge = 0;
+        std::vector<double> lastElite = m_elite.signature();
         std::string exit = "budget spent";
         while (!m_ev.exhausted()) {
             agent.setElites(m_elite.forPolicy(m_norm));
@@ -173,6 +186,7 @@ public:
                 exit = "converged: the policy proposes only plans evaluated before";
                 break;
             }
+            const std::vector<std::int64_t> anchors = agent.latestAnchors();
             const PpoUpdateMetrics m = agent.update(m_rewards, m_learn);
             ++updates;
             agent.setElites(m_elite.forPolicy(m_norm));
@@ -180,18 +194,25 @@ public:
             // The policy's own best guess, outside the PPO rollout (its probability is not
             // a sample's): usually evaluated before, it costs at most one call.
             consider(g.choice);
-            publishMetrics(m_ev, m_space, m, g, updates);
+            // Early exit needs a confident policy *and* an elite history that has stopped
+            // moving for `patience` updates: never while the search still improves.
+            const std::vector<double> elite = m_elite.signature();
+            eliteAge = elite == lastElite ? eliteAge + 1 : 0;
+            lastElite = elite;
+            publishMetrics(m_ev, m_space, m, g, anchors, updates, eliteAge);
             m_ev.setElites(m_elite.forProgress(m_space));
-            if (g.confidence > m_o.tau) {
+            if (g.confidence > m_o.tau && eliteAge >= m_o.patience) {
                 std::ostringstream s;
-                s << "early exit: confidence " << g.confidence << " > tau " << m_o.tau;
+                s << "early exit: confidence " << g.confidence << " > tau " << m_o.tau << ", elite unchanged for "
+                  << eliteAge << " updates";
                 exit = s.str();
                 break;
             }
         }
         if (m_ev.stopRequested())
             exit = "stopped";
-        return "ppo: " + std::to_string(updates) + " updates; " + exit;
+        return std::string("ppo (") + (agent.pretrained() ? "pretrained policy" : "from scratch") + "): "
+            + std::to_string(updates) + " updates; " + exit;
     }
 
 private:
@@ -206,7 +227,7 @@ private:
         m_ev.recordExternal(rp.plan, rp.result, rp.evaluations);
         if (rp.found)
             m_norm = rp.result.tokensPerSPerGpu;
-        consider(recipeChoice(m_space, rp.plan));
+        consider(choiceNear(m_space, rp.plan));
     }
 
     // Evaluates one plan; false when the evaluator refuses (budget or stop).
@@ -229,14 +250,28 @@ private:
         m_rewards.clear();
         m_learn.clear();
         int fresh = 0;
-        for (int round = 0; round < kMaxRounds && fresh < m_o.samplesPerUpdate; ++round)
+        for (int round = 0; round < kMaxRounds && fresh < m_o.samplesPerUpdate; ++round) {
+            agent.setTemperature(m_temperature);
+            int freshThisRound = 0, drawn = 0;
             for (const std::vector<int>& c : agent.sample(m_o.samplesPerUpdate)) {
                 if (!consider(c))
                     return -1;
-                fresh += !m_e.cached;
+                ++drawn;
+                freshThisRound += !m_e.cached;
                 m_rewards.push_back(reward(m_e, m_norm > 0 ? m_norm : 1.0, m_o.invalidPenalty));
                 m_learn.push_back(m_o.learnFromRepeats || !m_e.cached);
             }
+            fresh += freshThisRound;
+            // A policy that mostly repeats plans it has evaluated (a confident pretrained
+            // prior, or one that has converged) samples hotter until it proposes new ones;
+            // it cools back toward 1 when most proposals are new.
+            const double share = drawn > 0 ? double(freshThisRound) / drawn : 1.0;
+            if (share < kLowFreshShare)
+                m_temperature = std::min(kMaxTemperature, m_temperature * 1.6);
+            else if (share > kHighFreshShare)
+                m_temperature = std::max(1.0, m_temperature / 1.25);
+        }
+        m_ev.setMetric("temperature", m_temperature);
         return fresh;
     }
 
@@ -246,6 +281,7 @@ private:
     BudgetedEvaluator& m_ev;
     EliteHistory m_elite;
     double m_norm = 0;
+    double m_temperature = 1;
     Evaluation m_e; // the last evaluation
     std::vector<double> m_rewards;
     std::vector<std::uint8_t> m_learn;
@@ -276,6 +312,23 @@ public:
 
 } // namespace
 
+std::vector<int> choiceNear(const SearchSpace& space, const Plan& p)
+{
+    std::vector<int> c(space.slotCount(), 0);
+    c[space.tpSlot()] = indexAtMost(space, space.tpSlot(), p.tensorParallel);
+    c[space.ppSlot()] = indexAtMost(space, space.ppSlot(), p.pipelineParallel);
+    c[space.epSlot()] = indexAtMost(space, space.epSlot(), p.expertParallel);
+    c[space.batchSlot()] = indexAtMost(space, space.batchSlot(), p.batch);
+    c[space.microSlot()] = indexAtMost(space, space.microSlot(), p.microBatches);
+    for (int s = space.firstOpSlot(); s < space.slotCount(); ++s) {
+        const std::vector<int>& values = space.slots()[s].values;
+        const auto it = std::find(values.begin(), values.end(), p.option(space.slots()[s].op));
+        c[s] = it == values.end() ? 0 : static_cast<int>(it - values.begin());
+    }
+    space.repair(c.data());
+    return c;
+}
+
 std::vector<float> scenarioFeatures(const Scenario& s)
 {
     const ModelSpec& m = s.model;
@@ -284,6 +337,10 @@ std::vector<float> scenarioFeatures(const Scenario& s)
     const double weightGb = pc.total * bytesPerElement(m.weightPrecision) / 1e9;
     const double headroom = n * s.cluster.gpu.hbmGb / std::max(1e-9, weightGb);
     auto lg = [](double v) { return std::log10(std::max(1e-9, v)); };
+    const double kvPerLayer = m.attention == AttentionKind::MLA
+        ? double(m.mla.kvLoraRank + m.mla.qkRopeHeadDim)
+        : 2.0 * m.kvHeads * m.headDim;
+    const double kvBytesPerToken = kvPerLayer * m.layers * bytesPerElement(m.kvPrecision);
     return {
         static_cast<float>(lg(pc.total) / 12),
         static_cast<float>(lg(pc.active) / 12),
@@ -295,6 +352,12 @@ std::vector<float> scenarioFeatures(const Scenario& s)
         static_cast<float>(lg(s.workload.outputTokens) / 4),
         static_cast<float>(lg(s.workload.tpotSloMs) / 3),
         static_cast<float>(lg(s.workload.ttftSloMs) / 4),
+        m.attention == AttentionKind::MLA ? 1.0f : 0.0f,
+        s.workload.serving == ServingMode::Decode ? 1.0f : (s.workload.serving == ServingMode::Prefill ? 0.5f : 0.0f),
+        m.weightPrecision == Precision::FP8 ? 1.0f : 0.0f,
+        static_cast<float>(lg(kvBytesPerToken) / 7),
+        static_cast<float>(lg(s.cluster.gpu.hbmGb) / 3),
+        static_cast<float>(lg(s.cluster.gpu.peakTflopsBf16 / std::max(1e-9, s.cluster.gpu.hbmTbps)) / 3),
     };
 }
 

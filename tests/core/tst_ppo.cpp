@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <cstring>
 #include <cmath>
 #include <map>
 #include <set>
@@ -12,6 +13,8 @@
 #include "plugin/rl_plugin.h"
 #include "rl/ppo_agent.h"
 #include "rl/ppo_options.h"
+#include "rl/ppo_pretrain.h"
+#include "rl/pretrained_policy.h"
 #include "rl/ppo_search.h"
 #include "search/search.h"
 
@@ -80,13 +83,13 @@ private Q_SLOTS:
         const SearchOutcome r = runSearch(preset("llama3-70b-8gpu"), ppoOptions(300, 1));
         QVERIFY2(r.found, r.message.c_str());
         QVERIFY(rlPluginLoaded());
-        QVERIFY2(r.message.find("ppo:") != std::string::npos, r.message.c_str());
+        QVERIFY2(r.message.find("ppo (") != std::string::npos, r.message.c_str());
     }
 
     void banditShiftsProbability_data()
     {
         QTest::addColumn<double>("topFraction");
-        QTest::newRow("plain PPO, value-head baseline") << 1.0;
+        QTest::newRow("plain PPO, mean baseline") << 1.0;
         QTest::newRow("risk-seeking, quantile baseline") << 0.25;
     }
     // A one-slot bandit: value index 1 of the batch slot pays 1, the others 0. The policy
@@ -99,6 +102,7 @@ private Q_SLOTS:
         so.batchValues = {8, 16, 32};
         const SearchSpace space(s, so);
         rl::PpoOptions o;
+        o.pretrained = false; // an untrained policy: the update alone must move it
         o.elite = 0;
         o.samplesPerUpdate = 32;
         o.entropyCoef = 0;
@@ -208,9 +212,94 @@ private Q_SLOTS:
         const Scenario s = preset("llama3-70b-8gpu");
         SearchOptions o = ppoOptions(4000, 3);
         o.extra["ppo.tau"] = 0.01; // any trained policy is more confident than that
+        o.extra["ppo.patience"] = 2;
         const SearchOutcome r = runSearch(s, o);
         QVERIFY2(r.message.find("early exit") != std::string::npos, r.message.c_str());
         QVERIFY(r.calls < 4000);
+        // Only once the elite history had stopped moving for `patience` updates.
+        const auto at = r.message.find("unchanged for ");
+        QVERIFY2(at != std::string::npos, r.message.c_str());
+        QVERIFY2(std::stoi(r.message.substr(at + 14)) >= 2, r.message.c_str());
+    }
+
+    // Confidence alone never ends the search while the elite is still moving: with a
+    // patience longer than the run, the same confident policy spends its budget.
+    void noEarlyExitWhileTheEliteMoves()
+    {
+        const Scenario s = preset("llama3-70b-8gpu");
+        SearchOptions o = ppoOptions(2000, 3);
+        o.extra["ppo.tau"] = 0.01;
+        o.extra["ppo.patience"] = 64;
+        const SearchOutcome r = runSearch(s, o);
+        QVERIFY2(r.message.find("early exit") == std::string::npos, r.message.c_str());
+    }
+
+    // The shipped policy is keyed by slot and value names, so one set of weights loads into
+    // spaces of different layouts (dense GQA, MoE, MLA: other operator slots, other value
+    // lists), and ppo.pretrained=0 gives the untrained network.
+    void pretrainedPolicyLoadsIntoEveryLayout()
+    {
+        const rl::PretrainedPolicyInfo info = rl::pretrainedPolicyInfo();
+        QVERIFY2(info.available, info.error.c_str());
+        QVERIFY(!info.curve.empty());
+        QVERIFY(info.trainingScenarios > 0 && info.command.find("shardlab-pretrain") != std::string::npos);
+        std::set<int> slotCounts;
+        for (const char* n : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu"}) {
+            const Scenario s = preset(n);
+            const SearchSpace space(s);
+            slotCounts.insert(space.slotCount());
+            rl::PpoOptions o;
+            rl::PpoAgent agent(space, rl::scenarioFeatures(s), o, 1);
+            QVERIFY(agent.pretrained());
+            const rl::GreedyView g = agent.greedy();
+            QVERIFY(space.isValid(g.choice.data()));
+            o.pretrained = false;
+            rl::PpoAgent scratch(space, rl::scenarioFeatures(s), o, 1);
+            QVERIFY(!scratch.pretrained());
+            // Different weights give a different distribution somewhere.
+            const rl::GreedyView h = scratch.greedy();
+            bool differs = false;
+            for (size_t k = 0; k < g.probabilities.size(); ++k)
+                for (size_t v = 0; v < g.probabilities[k].size(); ++v)
+                    differs = differs || std::abs(g.probabilities[k][v] - h.probabilities[k][v]) > 1e-3;
+            QVERIFY(differs);
+        }
+        QVERIFY(slotCounts.size() > 1); // the layouts really differ
+        // A width other than the shipped policy's is refused with the fix in the message.
+        SearchOptions so = ppoOptions(1000, 1);
+        so.extra["ppo.hidden"] = 48;
+        const SearchOutcome r = runSearch(preset("llama3-70b-8gpu"), so);
+        QVERIFY2(r.message.find("ppo.pretrained=0") != std::string::npos, r.message.c_str());
+        so.extra["ppo.pretrained"] = 0;
+        QVERIFY(runSearch(preset("llama3-70b-8gpu"), so).found);
+    }
+
+    // The trainer: seeded, so the weights (not the header's wall time) replay; the curve has
+    // one point per epoch; the file it writes is read back with its shape.
+    void pretrainingReplays()
+    {
+        rl::PretrainOptions o;
+        o.trainScenarios = 6;
+        o.validationScenarios = 2;
+        o.epochs = 2;
+        o.command = "shardlab-pretrain (test)";
+        std::vector<std::string> lines;
+        const rl::PretrainResult a = rl::pretrainPolicy(o, [&](const std::string& l) { lines.push_back(l); });
+        const rl::PretrainResult b = rl::pretrainPolicy(o, [](const std::string&) {});
+        QVERIFY2(a.info.available, a.info.error.c_str());
+        QCOMPARE(static_cast<int>(a.info.curve.size()), 2);
+        QCOMPARE(a.info.hidden, o.hidden);
+        for (const auto& p : a.info.curve)
+            QVERIFY(std::isfinite(p.trainLoss) && p.trainLoss > 0 && std::isfinite(p.validationLoss));
+        auto body = [](const std::string& w) {
+            const size_t at = w.find('\n') + 1;
+            std::uint32_t len = 0;
+            std::memcpy(&len, w.data() + at, 4);
+            return w.substr(at + 4 + len);
+        };
+        QVERIFY(body(a.weights).size() > 10000);
+        QVERIFY(body(a.weights) == body(b.weights));
+        QVERIFY(!lines.empty());
     }
 
     // The GUI's live views: confidence and entropy, per-slot probabilities as metrics
@@ -233,8 +322,20 @@ private Q_SLOTS:
         QCOMPARE(static_cast<int>(sums.size()), space.slotCount());
         for (const auto& [slot, sum] : sums)
             QVERIFY2(std::abs(sum - 1) < 1e-3, slot.c_str());
-        for (const char* n : {"confidence", "entropy", "policy_loss", "value_loss", "approx_kl", "clip_fraction"})
+        for (const char* n : {"confidence", "entropy", "policy_loss", "approx_kl", "clip_fraction", "pretrained",
+                              "elite_age", "attention:0", "anchor:0"})
             QVERIFY2(names.count(n), n);
+        // Where the proposals came from: shares over the memory places, summing to 1; the
+        // attention over those places is a distribution too.
+        double anchors = 0, attention = 0;
+        for (const auto& [name, value] : p.metrics) {
+            if (name.rfind("anchor:", 0) == 0)
+                anchors += value;
+            if (name.rfind("attention:", 0) == 0)
+                attention += value;
+        }
+        QVERIFY2(std::abs(anchors - 1) < 1e-6, qPrintable(QString::number(anchors)));
+        QVERIFY2(std::abs(attention - 1) < 1e-4, qPrintable(QString::number(attention)));
         QVERIFY(!p.elites.empty() && p.elites.size() <= 3);
         for (size_t i = 1; i < p.elites.size(); ++i)
             QVERIFY(p.elites[i - 1].tokensPerSPerGpu >= p.elites[i].tokensPerSPerGpu);

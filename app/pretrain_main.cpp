@@ -1,0 +1,95 @@
+// shardlab-pretrain: trains the pretrained ppo policy shipped in
+// resources/ppo/pretrained-policy.bin (docs/ppo.md, "Pretraining"). Seeded and deterministic
+// (the header's wall time aside). A developer tool: it links LibTorch, the CLI does not.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+#include "io/atomic_file.h"
+#include "rl/ppo_pretrain.h"
+
+namespace {
+
+int usage(const std::string& why)
+{
+    std::cerr << "shardlab-pretrain: " << why << "\n"
+              << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
+                 "                         [--lr 0.003] [--exact-seconds 20] [--threads 1]\n";
+    return 2;
+}
+
+bool number(const std::string& flag, const char* text, double lo, double hi, double& out)
+{
+    char* end = nullptr;
+    const double v = std::strtod(text, &end);
+    if (!end || *end || !(v >= lo && v <= hi)) {
+        std::cerr << "shardlab-pretrain: " << flag << ": must be a number from " << lo << " to " << hi << " (got '"
+                  << text << "')\n";
+        return false;
+    }
+    out = v;
+    return true;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    shardlab::rl::PretrainOptions o;
+    std::string out;
+    std::string command = "shardlab-pretrain";
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (i + 1 >= argc)
+            return usage(a + ": needs a value");
+        const char* v = argv[++i];
+        command += " " + a + " " + v;
+        double x = 0;
+        struct Num {
+            const char* flag;
+            double lo, hi;
+        };
+        static const Num nums[] = {{"--seed", 0, 1e15},        {"--train", 1, 100000},    {"--validation", 0, 100000},
+                                   {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-seconds", 0.1, 3600},
+                                   {"--threads", 1, 64}};
+        if (a == "--out") {
+            out = v;
+            continue;
+        }
+        const Num* n = nullptr;
+        for (const Num& c : nums)
+            if (a == c.flag)
+                n = &c;
+        if (!n)
+            return usage("unknown flag " + a);
+        if (!number(a, v, n->lo, n->hi, x))
+            return 2;
+        if (a == "--seed")
+            o.seed = static_cast<unsigned long long>(x);
+        else if (a == "--train")
+            o.trainScenarios = static_cast<int>(x);
+        else if (a == "--validation")
+            o.validationScenarios = static_cast<int>(x);
+        else if (a == "--epochs")
+            o.epochs = static_cast<int>(x);
+        else if (a == "--lr")
+            o.learningRate = x;
+        else if (a == "--exact-seconds")
+            o.exactSecondsLimit = x;
+        else
+            o.threads = static_cast<int>(x);
+    }
+    if (out.empty())
+        return usage("--out: required");
+    o.command = command;
+    const auto r = shardlab::rl::pretrainPolicy(o, [](const std::string& line) { std::cerr << line << std::endl; });
+    const auto st = shardlab::writeFileAtomically(out, r.weights);
+    if (!st.ok()) {
+        std::cerr << "shardlab-pretrain: " << out << ": " << st.error->toString() << "\n";
+        return 1;
+    }
+    std::cerr << "wrote " << out << " (" << r.weights.size() << " bytes, " << r.info.trainingScenarios
+              << " training scenarios, " << r.info.trainingSeconds << " s)\n";
+    return 0;
+}

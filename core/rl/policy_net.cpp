@@ -1,0 +1,444 @@
+// The layout-independent policy network (policy_net.h, docs/ppo.md). A LibTorch translation
+// unit (compile cost ~30 s).
+#include "rl/policy_net.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "search/algorithms.h" // random01: the seeded draw the other searches use
+
+namespace shardlab::rl::net {
+
+using torch::indexing::Slice;
+
+namespace {
+
+std::uint64_t fnv1a(const std::string& s)
+{
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char ch : s) {
+        h ^= ch;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+// Inverse-CDF draw over the allowed entries of `p` only: a masked entry is never drawn,
+// whatever the float rounding of its probability. -1 when nothing is allowed.
+int drawAllowed(const float* p, const std::uint8_t* allowed, int n, std::mt19937_64& rng)
+{
+    double total = 0;
+    for (int v = 0; v < n; ++v)
+        total += allowed[v] ? p[v] : 0.0;
+    double u = random01(rng) * total;
+    int pick = -1;
+    for (int v = 0; v < n; ++v) {
+        if (!allowed[v])
+            continue;
+        pick = v;
+        u -= p[v];
+        if (u < 0)
+            break;
+    }
+    return pick;
+}
+
+int argmaxAllowed(const float* p, const std::uint8_t* allowed, int n)
+{
+    int pick = -1;
+    for (int v = 0; v < n; ++v)
+        if (allowed[v] && (pick < 0 || p[v] > p[pick]))
+            pick = v;
+    return pick;
+}
+
+std::string valueName(const Slot& s, int v)
+{
+    if (s.kind == SlotKind::Operator)
+        return opOption(s.op, v).name;
+    return std::to_string(v);
+}
+
+constexpr const char* kMagic = "SHARDLAB-PPO-WEIGHTS 1\n";
+
+} // namespace
+
+SpaceLayout makeLayout(const SearchSpace& space)
+{
+    SpaceLayout L;
+    L.slots = space.slotCount();
+    L.widest = std::max(1, space.widestSlot());
+    std::vector<std::int64_t> token(static_cast<size_t>(L.slots) * L.widest, 0), kind, slot;
+    std::vector<float> numeric(static_cast<size_t>(L.slots) * L.widest, 0.0f);
+    for (int k = 0; k < L.slots; ++k) {
+        const Slot& s = space.slots()[k];
+        L.count.push_back(static_cast<int>(s.values.size()));
+        L.ordered.push_back(space.isOrdered(k));
+        kind.push_back(static_cast<int>(s.kind));
+        slot.push_back(static_cast<std::int64_t>(fnv1a(s.name) % kSlotBuckets));
+        for (int v = 0; v < L.count[k]; ++v) {
+            const size_t at = static_cast<size_t>(k) * L.widest + v;
+            token[at] = static_cast<std::int64_t>(fnv1a(s.name + "=" + valueName(s, s.values[v])) % kTokenBuckets);
+            if (L.ordered[k])
+                numeric[at] = static_cast<float>(std::log2(std::max(1, s.values[v])) / 12.0);
+        }
+    }
+    L.tokenIndex = torch::tensor(token, torch::kLong).view({L.slots, L.widest});
+    L.numeric = torch::tensor(numeric).view({L.slots, L.widest});
+    L.kind = torch::tensor(kind, torch::kLong);
+    L.slotIndex = torch::tensor(slot, torch::kLong);
+    return L;
+}
+
+EliteAttentionImpl::EliteAttentionImpl(int d, int h) : m_heads(h), m_dh(d / h)
+{
+    q = register_module("q", torch::nn::Linear(d, d));
+    k = register_module("k", torch::nn::Linear(d, d));
+    v = register_module("v", torch::nn::Linear(d, d));
+    o = register_module("o", torch::nn::Linear(d, d));
+}
+
+EliteAttentionImpl::Memory EliteAttentionImpl::project(const torch::Tensor& memory, const torch::Tensor& present)
+{
+    const int64_t m = memory.size(0);
+    Memory out;
+    out.keys = k->forward(memory).view({m, m_heads, m_dh}).transpose(0, 1);
+    out.values = v->forward(memory).view({m, m_heads, m_dh}).transpose(0, 1);
+    out.bias = torch::zeros({m}).masked_fill(present.logical_not(), kMaskedLogit);
+    return out;
+}
+
+// Many queries over a small memory shared by the batch: batch and query positions are
+// folded into one matrix per head (a few large products instead of B x H tiny ones).
+torch::Tensor EliteAttentionImpl::forward(const torch::Tensor& query, const Memory& mem)
+{
+    const int64_t b = query.size(0), l = query.size(1);
+    const auto qh = q->forward(query).view({b * l, m_heads, m_dh}).transpose(0, 1); // [H, BL, dh]
+    const auto scores = torch::bmm(qh, mem.keys.transpose(1, 2)) / std::sqrt(double(m_dh)) + mem.bias;
+    const auto ctx = torch::bmm(torch::softmax(scores, -1), mem.values);
+    return o->forward(ctx.transpose(0, 1).reshape({b, l, m_heads * m_dh}));
+}
+
+PolicyNetImpl::PolicyNetImpl(int d, int h, float copyInit) : hidden(d), heads(h)
+{
+    featureIn = register_module("feature_in", torch::nn::Linear(PpoAgent::kScenarioFeatures, d));
+    tokenTable = register_module("token_table", torch::nn::Embedding(kTokenBuckets, d));
+    torch::nn::init::normal_(tokenTable->weight, 0.0, 0.3);
+    slotTable = register_module("slot_table", torch::nn::Embedding(kSlotBuckets, d));
+    torch::nn::init::normal_(slotTable->weight, 0.0, 0.1);
+    kindNumeric = register_parameter("kind_numeric", torch::randn({kSlotKinds, d}) * 0.3);
+    rankEmbedding = register_parameter("rank_embedding", torch::randn({kMaxElite, d}) * 0.1);
+    noEliteToken = register_parameter("no_elite", torch::randn({1, d}) * 0.1);
+    rewardIn = register_module("reward_in", torch::nn::Linear(1, d));
+    eliteNorm = register_module("elite_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({d})));
+    contextAttention = register_module("context_attention", EliteAttention(d, h));
+    slotAttention = register_module("slot_attention", EliteAttention(d, h));
+    anchorKey = register_module("anchor_key", torch::nn::Linear(d, d));
+    // Zero: the anchor starts uniform over "from scratch" and the elites present.
+    torch::nn::init::zeros_(anchorKey->weight);
+    torch::nn::init::zeros_(anchorKey->bias);
+    anchorIn = register_module("anchor_in", torch::nn::Linear(d, d));
+    decoderIn = register_module("decoder_in", torch::nn::Linear(d, d));
+    decoderOut = register_module("decoder_out", torch::nn::Linear(d, d));
+    outTable = register_module("out_table", torch::nn::Embedding(kTokenBuckets, d));
+    torch::nn::init::normal_(outTable->weight, 0.0, 0.05);
+    outBiasTable = register_module("out_bias_table", torch::nn::Embedding(kTokenBuckets, 1));
+    torch::nn::init::zeros_(outBiasTable->weight);
+    outNumeric1 = register_parameter("out_numeric1", torch::zeros({kSlotKinds, d}));
+    outNumeric2 = register_parameter("out_numeric2", torch::zeros({kSlotKinds, d}));
+    // Copy strength per slot (keyed by its name) for: the anchor's value, one and two steps
+    // from it on ordered slots. Starts strong, so an untrained policy proposes mutations of
+    // its anchor elite, a few slots at a time (docs/ppo.md).
+    copyTable = register_module("copy_table", torch::nn::Embedding(kSlotBuckets, kProximity));
+    {
+        torch::NoGradGuard g;
+        copyTable->weight.copy_(torch::tensor({copyInit, copyInit / 4, copyInit / 13}).repeat({kSlotBuckets, 1}));
+    }
+}
+
+torch::Tensor PolicyNetImpl::decoder(const torch::Tensor& x)
+{
+    return x + decoderOut->forward(torch::relu(decoderIn->forward(x)));
+}
+
+void Batch::append(const Batch& o)
+{
+    choices.insert(choices.end(), o.choices.begin(), o.choices.end());
+    anchors.insert(anchors.end(), o.anchors.begin(), o.anchors.end());
+    masks.insert(masks.end(), o.masks.begin(), o.masks.end());
+    temperature.insert(temperature.end(), o.temperature.begin(), o.temperature.end());
+}
+
+void Batch::clear()
+{
+    choices.clear();
+    anchors.clear();
+    masks.clear();
+    temperature.clear();
+}
+
+EliteSnapshot makeSnapshot(const SpaceLayout& L, const std::vector<EliteEntry>& elites, int memoryElites,
+                           double scratch)
+{
+    EliteSnapshot s;
+    const int places = 1 + memoryElites;
+    s.count = std::min<int>(memoryElites, static_cast<int>(elites.size()));
+    s.scratch = scratch;
+    std::vector<std::int64_t> choice;
+    std::vector<float> rewards;
+    std::vector<float> prox(static_cast<size_t>(places) * L.slots * L.widest * kProximity, 0.0f);
+    std::vector<std::int64_t> present(places, 0);
+    present[0] = 1;
+    for (int i = 0; i < s.count; ++i) {
+        present[1 + i] = 1;
+        rewards.push_back(static_cast<float>(elites[i].reward));
+        for (int k = 0; k < L.slots; ++k) {
+            const int a = elites[i].choice[k];
+            choice.push_back(a);
+            for (int v = 0; v < L.count[k]; ++v) {
+                const int dist = std::abs(v - a);
+                const int c = dist == 0 ? 0 : (L.ordered[k] && dist <= 2 ? dist : -1);
+                if (c >= 0)
+                    prox[((static_cast<size_t>(1 + i) * L.slots + k) * L.widest + v) * kProximity + c] = 1.0f;
+            }
+        }
+    }
+    s.choice = torch::tensor(choice, torch::kLong).view({s.count, L.slots});
+    s.reward = torch::tensor(rewards, torch::kFloat).view({s.count, 1});
+    s.present = torch::tensor(present, torch::kLong).to(torch::kBool);
+    s.proximity = torch::tensor(prox).view({places, L.slots, L.widest, kProximity});
+    return s;
+}
+
+Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& features, const EliteSnapshot& s,
+               int memoryElites)
+{
+    const int d = net->hidden;
+    const int places = 1 + memoryElites;
+    Context c;
+    c.tokens = net->tokenTable->forward(L.tokenIndex)
+        + net->kindNumeric.index_select(0, L.kind).unsqueeze(1) * L.numeric.unsqueeze(-1); // [S, V, d]
+    torch::Tensor memory = net->noEliteToken;
+    if (memoryElites > 0) {
+        torch::Tensor tokens = torch::zeros({memoryElites, d});
+        if (s.count > 0) {
+            const auto slotIdx = torch::arange(L.slots, torch::kLong).unsqueeze(0).expand({s.count, L.slots});
+            auto t = c.tokens.index({slotIdx, s.choice}).sum(1) + net->rewardIn->forward(s.reward)
+                + net->rankEmbedding.index({Slice(0, s.count)});
+            t = net->eliteNorm->forward(t);
+            tokens = s.count == memoryElites ? t : torch::cat({t, tokens.index({Slice(s.count)})}, 0);
+        }
+        memory = torch::cat({memory, tokens}, 0); // [M, d]
+    }
+    const auto query = torch::tanh(net->featureIn->forward(features)); // [1, 1, d]
+    const auto ctxMem = net->contextAttention->project(memory, s.present);
+    c.context = query + net->contextAttention->forward(query, ctxMem);
+    {
+        torch::NoGradGuard g;
+        const int dh = d / net->heads;
+        const auto qh = net->contextAttention->q->forward(query).view({1, net->heads, dh}).transpose(0, 1);
+        const auto scores = torch::bmm(qh, ctxMem.keys.transpose(1, 2)) / std::sqrt(double(dh)) + ctxMem.bias;
+        c.attention = torch::softmax(scores, -1).mean(0).view({places});
+    }
+    c.anchorLogits = torch::matmul(net->anchorKey->forward(memory), c.context.view({d})) / std::sqrt(double(d));
+    c.anchorLogits = c.anchorLogits.masked_fill(s.present.logical_not(), kMaskedLogit);
+    // At least the snapshot's scratch share of the samples start from scratch: exploration
+    // the anchor's learning cannot switch off.
+    const double floor = s.count > 0 ? s.scratch : 0.0;
+    c.anchorProb = torch::softmax(c.anchorLogits, 0) * (1 - floor);
+    if (floor > 0)
+        c.anchorProb = c.anchorProb + torch::one_hot(torch::tensor(std::int64_t(0)), places).to(torch::kFloat) * floor;
+    c.anchorInput = net->anchorIn->forward(memory);
+    c.copy = (s.proximity * net->copyTable->forward(L.slotIndex).unsqueeze(1)).sum(-1); // [M, S, V]
+    c.slotInput = net->slotTable->forward(L.slotIndex);
+    c.outW = net->outTable->forward(L.tokenIndex);
+    c.outB = net->outBiasTable->forward(L.tokenIndex).squeeze(-1);
+    c.memory = net->slotAttention->project(memory, s.present);
+    return c;
+}
+
+namespace {
+// Logit terms of a value's position on its slot's ordered axis: a quadratic in log2(value)
+// per slot kind, whose coefficients the decoder state chooses (a peak the policy can move to
+// values it has never seen). z [..., S, d] -> [..., S, V].
+torch::Tensor numericLogits(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& z)
+{
+    const auto a1 = (z * net->outNumeric1.index_select(0, L.kind)).sum(-1).unsqueeze(-1);
+    const auto a2 = (z * net->outNumeric2.index_select(0, L.kind)).sum(-1).unsqueeze(-1);
+    return a1 * L.numeric + a2 * L.numeric.square();
+}
+} // namespace
+
+std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayout& L, const Context& c,
+                                                const torch::Tensor& anchors, const torch::Tensor& actions,
+                                                const torch::Tensor& mask, const torch::Tensor& temperature)
+{
+    const int64_t b = actions.size(0);
+    const auto anchorLogp = torch::log(c.anchorProb + 1e-12);
+    const auto anchorEntropy = -(c.anchorProb * anchorLogp).sum();
+    const auto slotIdx = torch::arange(L.slots, torch::kLong).unsqueeze(0).expand({b, L.slots});
+    const auto e = c.tokens.index({slotIdx, actions}); // [B, S, d]
+    // Exclusive prefix sums of the choices' embeddings: slot k sees slots 0..k-1.
+    const auto prefix = torch::cat({torch::zeros({b, 1, net->hidden}), e.index({Slice(), Slice(0, L.slots - 1)}).cumsum(1)}, 1);
+    const auto h = net->decoder(prefix + c.slotInput + c.context + c.anchorInput.index_select(0, anchors).unsqueeze(1));
+    const auto z = h + net->slotAttention->forward(h, c.memory); // [B, S, d]
+    auto logits = torch::einsum("bsd,svd->bsv", std::vector<torch::Tensor>{z, c.outW}) + c.outB
+        + numericLogits(net, L, z) + c.copy.index_select(0, anchors);
+    if (temperature.defined())
+        logits = logits / temperature.view({b, 1, 1});
+    const auto logp = torch::log_softmax(logits.masked_fill(mask.logical_not(), kMaskedLogit), -1);
+    const auto chosen = logp.gather(2, actions.unsqueeze(2)).squeeze(2).sum(1) + anchorLogp.index_select(0, anchors);
+    const auto entropy = -(logp.exp() * logp).sum({1, 2}) + anchorEntropy;
+    return {chosen, entropy};
+}
+
+Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int n, bool greedy,
+             std::mt19937_64& rng, std::vector<double>* anchorProbs, std::vector<std::vector<double>>* probs,
+             float temperature)
+{
+    torch::NoGradGuard noGrad;
+    const int places = static_cast<int>(c.anchorProb.size(0));
+    Batch out;
+    out.choices.assign(n, std::vector<int>(L.slots, 0));
+    out.masks.assign(static_cast<size_t>(n) * L.slots * L.widest, 0);
+    out.temperature.assign(n, temperature);
+    {
+        const auto pa = c.anchorProb.contiguous();
+        const float* p = pa.data_ptr<float>();
+        const auto la = c.anchorLogits.contiguous();
+        const float* lp = la.data_ptr<float>();
+        std::vector<std::uint8_t> present(places);
+        for (int m = 0; m < places; ++m)
+            present[m] = lp[m] > kMaskedLogit / 2;
+        for (int i = 0; i < n; ++i)
+            out.anchors.push_back(std::max(0, greedy ? argmaxAllowed(p, present.data(), places)
+                                                     : drawAllowed(p, present.data(), places, rng)));
+        if (anchorProbs)
+            anchorProbs->assign(p, p + places);
+    }
+    const auto anchors = torch::tensor(out.anchors, torch::kLong);
+    const auto base = c.context.view({1, net->hidden}) + c.anchorInput.index_select(0, anchors); // [n, d]
+    const auto copy = c.copy.index_select(0, anchors);                                           // [n, S, V]
+    const auto n1 = net->outNumeric1.index_select(0, L.kind);                                   // [S, d]
+    const auto n2 = net->outNumeric2.index_select(0, L.kind);
+    auto prefix = torch::zeros({n, net->hidden});
+    std::vector<std::int64_t> chosen(n, 0);
+    const int64_t rowStride = static_cast<int64_t>(L.slots) * L.widest;
+    for (int k = 0; k < L.slots; ++k) {
+        const auto h = net->decoder(prefix + c.slotInput[k] + base).view({n, 1, net->hidden});
+        const auto z = (h + net->slotAttention->forward(h, c.memory)).view({n, net->hidden});
+        auto logits = torch::matmul(z, c.outW[k].t()) + c.outB[k] + copy.select(1, k);
+        if (L.ordered[k]) {
+            const auto x = L.numeric[k];
+            logits = logits + torch::matmul(z, n1[k]).unsqueeze(1) * x + torch::matmul(z, n2[k]).unsqueeze(1) * x.square();
+        }
+        if (temperature != 1.0f)
+            logits = logits / temperature;
+        for (int i = 0; i < n; ++i)
+            space.mask(k, out.choices[i].data(), out.masks.data() + i * rowStride + k * L.widest);
+        const auto allowed =
+            torch::from_blob(out.masks.data() + k * L.widest, {n, L.widest}, {rowStride, 1}, torch::kUInt8).to(torch::kBool);
+        const auto p = torch::softmax(logits.masked_fill(allowed.logical_not(), kMaskedLogit), -1).contiguous();
+        const float* pp = p.data_ptr<float>();
+        for (int i = 0; i < n; ++i) {
+            const float* row = pp + static_cast<size_t>(i) * L.widest;
+            const std::uint8_t* ok = out.masks.data() + i * rowStride + k * L.widest;
+            const int pick = greedy ? argmaxAllowed(row, ok, L.count[k]) : drawAllowed(row, ok, L.count[k], rng);
+            out.choices[i][k] = std::max(pick, 0); // pick < 0 only if the slot has no allowed value
+            chosen[i] = out.choices[i][k];
+            if (probs && i == 0)
+                probs->emplace_back(row, row + L.count[k]);
+        }
+        prefix = prefix + c.tokens[k].index_select(0, torch::tensor(chosen, torch::kLong));
+    }
+    return out;
+}
+
+std::vector<std::uint8_t> pathMask(const SearchSpace& space, const SpaceLayout& L, const std::vector<int>& choice)
+{
+    std::vector<std::uint8_t> m(static_cast<size_t>(L.slots) * L.widest, 0);
+    for (int k = 0; k < L.slots; ++k)
+        space.mask(k, choice.data(), m.data() + static_cast<size_t>(k) * L.widest);
+    return m;
+}
+
+std::string saveWeights(PolicyNet& net, const std::string& metadataJson)
+{
+    std::ostringstream out(std::ios::binary);
+    out << kMagic;
+    auto put32 = [&](std::uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
+    put32(static_cast<std::uint32_t>(metadataJson.size()));
+    out << metadataJson;
+    const auto params = net->named_parameters(true);
+    put32(static_cast<std::uint32_t>(params.size()));
+    for (const auto& p : params) {
+        const torch::Tensor t = p.value().detach().contiguous().to(torch::kFloat);
+        put32(static_cast<std::uint32_t>(p.key().size()));
+        out << p.key();
+        put32(static_cast<std::uint32_t>(t.numel()));
+        out.write(reinterpret_cast<const char*>(t.data_ptr<float>()), static_cast<std::streamsize>(t.numel() * 4));
+    }
+    return out.str();
+}
+
+bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error)
+{
+    size_t at = 0;
+    auto need = [&](size_t n) { return at + n <= bytes.size(); };
+    auto get32 = [&](std::uint32_t& v) {
+        if (!need(4))
+            return false;
+        std::memcpy(&v, bytes.data() + at, 4);
+        at += 4;
+        return true;
+    };
+    const size_t magic = std::strlen(kMagic);
+    if (bytes.compare(0, magic, kMagic) != 0) {
+        error = "not a ShardLab policy weights file (bad header)";
+        return false;
+    }
+    at = magic;
+    std::uint32_t metaLen = 0, count = 0;
+    if (!get32(metaLen) || !need(metaLen)) {
+        error = "truncated header";
+        return false;
+    }
+    at += metaLen;
+    if (!get32(count)) {
+        error = "truncated parameter table";
+        return false;
+    }
+    auto params = net->named_parameters(true);
+    if (count != params.size()) {
+        error = "has " + std::to_string(count) + " parameters, the network " + std::to_string(params.size());
+        return false;
+    }
+    torch::NoGradGuard g;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        std::uint32_t nameLen = 0, numel = 0;
+        if (!get32(nameLen) || !need(nameLen)) {
+            error = "truncated parameter name";
+            return false;
+        }
+        const std::string name = bytes.substr(at, nameLen);
+        at += nameLen;
+        if (!get32(numel) || !need(static_cast<size_t>(numel) * 4)) {
+            error = "truncated values of " + name;
+            return false;
+        }
+        torch::Tensor* t = params.find(name);
+        if (!t || t->numel() != static_cast<int64_t>(numel)) {
+            error = "parameter " + name + (t ? " has another shape" : " is not in the network");
+            return false;
+        }
+        std::vector<float> v(numel);
+        std::memcpy(v.data(), bytes.data() + at, static_cast<size_t>(numel) * 4);
+        at += static_cast<size_t>(numel) * 4;
+        t->copy_(torch::tensor(v).view(t->sizes()));
+    }
+    return true;
+}
+
+} // namespace shardlab::rl::net

@@ -1,0 +1,264 @@
+// Pretraining the policy by imitation of certified optima over generated scenarios
+// (rl/ppo_pretrain.h, docs/ppo.md "Pretraining"). A LibTorch translation unit.
+#include "rl/ppo_pretrain.h"
+
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "rl/policy_net.h"
+#include "rl/ppo_search.h"
+#include "search/scenario_generator.h"
+#include "search/search.h"
+#include "sim/megatron.h"
+#include "sim/simulator.h"
+
+namespace shardlab::rl {
+
+namespace {
+
+struct Item {
+    Scenario scenario;
+    std::unique_ptr<SearchSpace> space;
+    std::unique_ptr<Simulator> simulator;
+    net::SpaceLayout L;
+    torch::Tensor features;
+    std::vector<int> target;         // the certified optimum, moved onto the space's values
+    double optimum = 0;              // exact's tokens/s per GPU
+    std::vector<EliteEntry> pool;    // valid plans near and far from the optimum, best first
+    torch::Tensor targetMask;        // [S, V] bool
+};
+
+// exact on one scenario, stopped after `seconds`.
+SearchOutcome exactWithin(const Scenario& s, double seconds)
+{
+    std::atomic<bool> stop{false};
+    std::mutex m;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread timer([&] {
+        std::unique_lock<std::mutex> lock(m);
+        if (!cv.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done; }))
+            stop = true;
+    });
+    SearchOptions o;
+    o.algorithm = "exact";
+    SearchOutcome out = runSearch(s, o, nullptr, &stop);
+    {
+        std::lock_guard<std::mutex> lock(m);
+        done = true;
+    }
+    cv.notify_one();
+    timer.join();
+    return out;
+}
+
+double evaluateChoice(const Item& it, const std::vector<int>& c)
+{
+    SimResult r;
+    it.simulator->evaluate(it.space->decode(c.data()), r, false);
+    return r.valid ? r.tokensPerSPerGpu : 0.0;
+}
+
+// One scenario ready to train on; false when it has no valid plan or exact took too long.
+bool prepare(Item& it, std::mt19937_64& rng, double exactSeconds)
+{
+    const SearchOutcome ex = exactWithin(it.scenario, exactSeconds);
+    if (!ex.found || !ex.provedOptimal)
+        return false;
+    it.space = std::make_unique<SearchSpace>(it.scenario);
+    it.simulator = std::make_unique<Simulator>(it.scenario);
+    it.target = choiceNear(*it.space, ex.best);
+    it.optimum = ex.bestResult.tokensPerSPerGpu;
+    if (evaluateChoice(it, it.target) <= 0)
+        return false;
+    it.L = net::makeLayout(*it.space);
+    const std::vector<float> f = scenarioFeatures(it.scenario);
+    it.features = torch::tensor(f).view({1, 1, PpoAgent::kScenarioFeatures});
+    const RecipePlan rp = megatronPlan(*it.simulator);
+    const double norm = rp.found ? rp.result.tokensPerSPerGpu : it.optimum;
+    // The pool: mutations of the optimum (1-3 slots) and random plans, valid ones only.
+    std::vector<std::vector<int>> cands;
+    for (int i = 0; i < 32; ++i) {
+        std::vector<int> c = it.target;
+        const int changes = 1 + static_cast<int>(rng() % 3);
+        for (int j = 0; j < changes; ++j) {
+            const int k = static_cast<int>(rng() % it.L.slots);
+            c[k] = static_cast<int>(rng() % std::max(1, it.L.count[k]));
+        }
+        if (it.space->repair(c.data()))
+            cands.push_back(c);
+    }
+    for (int i = 0; i < 24; ++i) {
+        std::vector<int> c(it.L.slots);
+        it.space->randomPlan(rng, c.data());
+        cands.push_back(c);
+    }
+    for (const auto& c : cands) {
+        const double v = evaluateChoice(it, c);
+        if (v > 0 && c != it.target)
+            it.pool.push_back({c, v / norm});
+    }
+    std::sort(it.pool.begin(), it.pool.end(), [](const EliteEntry& a, const EliteEntry& b) { return a.reward > b.reward; });
+    const std::vector<std::uint8_t> m = net::pathMask(*it.space, it.L, it.target);
+    it.targetMask = torch::tensor(std::vector<std::int64_t>(m.begin(), m.end()), torch::kLong)
+                        .view({it.L.slots, it.L.widest})
+                        .to(torch::kBool);
+    return true;
+}
+
+// An elite history for one example: 0..elite plans drawn from the pool's better half.
+std::vector<EliteEntry> drawElites(const Item& it, int elite, std::mt19937_64& rng)
+{
+    std::vector<EliteEntry> out;
+    const int want = static_cast<int>(rng() % static_cast<std::uint64_t>(elite + 1));
+    const int top = std::min<int>(static_cast<int>(it.pool.size()), 12);
+    std::vector<int> idx(top);
+    for (int i = 0; i < top; ++i)
+        idx[i] = i;
+    for (int i = 0; i < std::min(want, top); ++i) {
+        const int j = i + static_cast<int>(rng() % static_cast<std::uint64_t>(top - i));
+        std::swap(idx[i], idx[j]);
+    }
+    std::sort(idx.begin(), idx.begin() + std::min(want, top));
+    for (int i = 0; i < std::min(want, top); ++i)
+        out.push_back(it.pool[idx[i]]);
+    return out;
+}
+
+// Mean negative log-likelihood (nats per plan) of the optimum from every anchor present.
+torch::Tensor exampleLoss(net::PolicyNet& policy, const Item& it, const std::vector<EliteEntry>& elites, int elite)
+{
+    const net::EliteSnapshot s = net::makeSnapshot(it.L, elites, elite, 0.0);
+    const net::Context c = net::encode(policy, it.L, it.features, s, elite);
+    const int b = 1 + s.count;
+    const auto anchors = torch::arange(b, torch::kLong);
+    const auto actions = torch::tensor(std::vector<std::int64_t>(it.target.begin(), it.target.end()), torch::kLong)
+                             .unsqueeze(0)
+                             .expand({b, it.L.slots});
+    const auto mask = it.targetMask.unsqueeze(0).expand({b, it.L.slots, it.L.widest});
+    const auto logp = net::logProb(policy, it.L, c, anchors, actions, mask).first
+        - torch::log(c.anchorProb + 1e-12).index_select(0, anchors);
+    return -logp.mean();
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
+
+PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void(const std::string&)>& log)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    PretrainResult result;
+    torch::manual_seed(o.seed);
+    torch::set_num_threads(std::max(1, o.threads));
+    std::mt19937_64 rng(o.seed);
+    std::vector<Item> train, valid;
+    auto build = [&](int first, int count, std::vector<Item>& out, const char* what) {
+        for (int i = first; i < first + count; ++i) {
+            Item it;
+            it.scenario = generateScenario(o.seed, i);
+            if (!prepare(it, rng, o.exactSecondsLimit)) {
+                ++result.skipped;
+                continue;
+            }
+            out.push_back(std::move(it));
+            if (out.size() % 25 == 0)
+                log(std::string(what) + ": " + std::to_string(out.size()) + " scenarios certified (index " + std::to_string(i) + ")");
+        }
+    };
+    build(0, o.trainScenarios, train, "training");
+    build(1000000, o.validationScenarios, valid, "validation");
+    log("scenarios: " + std::to_string(train.size()) + " training, " + std::to_string(valid.size())
+        + " validation, " + std::to_string(result.skipped) + " skipped (no valid plan, or exact over the limit)");
+
+    net::PolicyNet policy(o.hidden, o.heads, 4.0f);
+    torch::optim::Adam adam(policy->parameters(), torch::optim::AdamOptions(o.learningRate));
+    // Validation histories are drawn once, so the curve compares like with like.
+    std::mt19937_64 vrng(o.seed ^ 0x5EEDull);
+    std::vector<std::vector<EliteEntry>> validElites;
+    for (const Item& it : valid)
+        validElites.push_back(drawElites(it, o.elite, vrng));
+
+    nlohmann::json curve = nlohmann::json::array();
+    std::vector<int> order(train.size());
+    constexpr int kScenariosPerStep = 8;
+    for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = static_cast<int>(i);
+        for (size_t i = order.size(); i > 1; --i)
+            std::swap(order[i - 1], order[rng() % i]);
+        double trainLoss = 0;
+        for (size_t start = 0; start < order.size(); start += kScenariosPerStep) {
+            adam.zero_grad();
+            torch::Tensor loss = torch::zeros({});
+            const size_t end = std::min(order.size(), start + kScenariosPerStep);
+            for (size_t j = start; j < end; ++j) {
+                const Item& it = train[order[j]];
+                loss = loss + exampleLoss(policy, it, drawElites(it, o.elite, rng), o.elite);
+            }
+            loss = loss / double(end - start);
+            loss.backward();
+            torch::nn::utils::clip_grad_norm_(policy->parameters(), 1.0);
+            adam.step();
+            trainLoss += loss.item<double>() * double(end - start);
+        }
+        trainLoss /= std::max<size_t>(1, train.size());
+        double validLoss = 0;
+        std::vector<double> greedy;
+        {
+            torch::NoGradGuard g;
+            for (size_t i = 0; i < valid.size(); ++i) {
+                const Item& it = valid[i];
+                validLoss += exampleLoss(policy, it, validElites[i], o.elite).item<double>();
+                const net::EliteSnapshot s = net::makeSnapshot(it.L, {}, o.elite, 0.0);
+                std::mt19937_64 unused(0);
+                const net::Batch b = net::decode(policy, *it.space, it.L, net::encode(policy, it.L, it.features, s, o.elite),
+                                                 1, true, unused, nullptr, nullptr);
+                greedy.push_back(evaluateChoice(it, b.choices[0]) / it.optimum);
+            }
+            validLoss /= std::max<size_t>(1, valid.size());
+        }
+        const double g = median(greedy);
+        curve.push_back({{"epoch", epoch}, {"train_loss", trainLoss}, {"validation_loss", validLoss},
+                         {"validation_greedy", g}});
+        char line[200];
+        std::snprintf(line, sizeof line, "epoch %d: train loss %.3f, validation loss %.3f, greedy/optimum (median) %.3f",
+                      epoch, trainLoss, validLoss, g);
+        log(line);
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    nlohmann::json meta = {{"format", "shardlab-ppo-policy"},
+                           {"hidden", o.hidden},
+                           {"heads", o.heads},
+                           {"features", PpoAgent::kScenarioFeatures},
+                           {"seed", o.seed},
+                           {"training_scenarios", static_cast<int>(train.size())},
+                           {"validation_scenarios", static_cast<int>(valid.size())},
+                           {"epochs", o.epochs},
+                           {"learning_rate", o.learningRate},
+                           {"command", o.command},
+                           {"training_seconds", seconds},
+                           {"curve", curve}};
+    result.weights = net::saveWeights(policy, meta.dump());
+    result.info = readPolicyInfo(result.weights);
+    return result;
+}
+
+} // namespace shardlab::rl

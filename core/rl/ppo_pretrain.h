@@ -1,0 +1,43 @@
+// Pretraining the ppo policy offline over generated scenarios (docs/ppo.md, "Pretraining").
+// Plain C++ interface; the work is in ppo_pretrain.cpp (LibTorch).
+//
+// What it does: draws scenarios from search/scenario_generator.h (seeded), certifies each
+// one's optimum with the exact search, and trains one layout-independent policy
+// (rl/policy_net.h) to propose that optimum from scratch and from elite histories of
+// near-optimal and random plans (imitation of the certified optimum, by maximum likelihood).
+// Validation scenarios, drawn from the same generator at other indices, are never trained
+// on; the learning curve records their loss and the greedy plan's ratio to the optimum.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "rl/pretrained_policy.h"
+
+namespace shardlab::rl {
+
+struct PretrainOptions {
+    std::uint64_t seed = 1;        // generator and network seed
+    int trainScenarios = 300;
+    int validationScenarios = 40;
+    int epochs = 30;
+    double learningRate = 3e-3;
+    int hidden = 32;
+    int heads = 4;
+    int elite = 3;                 // elite history the examples carry (as the search's default)
+    int threads = 1;
+    double exactSecondsLimit = 20; // scenarios whose exact search takes longer are skipped
+    std::string command;           // recorded in the weights' header
+};
+
+struct PretrainResult {
+    std::string weights; // the file's bytes (rl/policy_net.h format)
+    PretrainedPolicyInfo info;
+    int skipped = 0;     // scenarios without a valid plan or over the exact time limit
+};
+
+// Deterministic in the options (wall time aside). `log` receives one line per stage/epoch.
+PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void(const std::string&)>& log);
+
+} // namespace shardlab::rl
