@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -315,6 +316,12 @@ void MainWindow::buildToolbar()
     m_tau->setValue(0.95);
     m_tau->setToolTip(tr("Early exit once the policy's confidence passes this threshold"));
     tb->addWidget(m_tau);
+    m_pretrained = new QCheckBox(tr("pretrained"), tb);
+    m_pretrained->setChecked(true);
+    m_pretrained->setToolTip(tr("Start ppo from the shipped pretrained policy (trained offline over generated "
+                                "scenarios) and fine-tune it here; unchecked: from scratch, as in the paper "
+                                "(ppo.pretrained=0)"));
+    tb->addWidget(m_pretrained);
     tb->addSeparator();
     tb->addAction(m_startAction);
     tb->addAction(m_stopAction);
@@ -330,6 +337,7 @@ void MainWindow::buildToolbar()
         const bool ppo = m_algo->currentText() == QLatin1String("ppo");
         m_eliteSize->setEnabled(ppo);
         m_tau->setEnabled(ppo);
+        m_pretrained->setEnabled(ppo);
     };
     connect(m_algo, &QComboBox::currentTextChanged, this, ppoOnly);
     ppoOnly();
@@ -343,6 +351,7 @@ SearchOptions MainWindow::currentOptions() const
     o.seed = static_cast<std::uint64_t>(m_seed->value());
     o.extra["ppo.elite"] = m_eliteSize->value();
     o.extra["ppo.tau"] = m_tau->value();
+    o.extra["ppo.pretrained"] = m_pretrained->isChecked() ? 1 : 0;
     return o;
 }
 

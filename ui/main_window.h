@@ -15,6 +15,7 @@
 
 class QAction;
 class QComboBox;
+class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
 class QMenu;
@@ -164,6 +165,7 @@ private:
     QSpinBox* m_seed = nullptr;
     QSpinBox* m_eliteSize = nullptr;
     QDoubleSpinBox* m_tau = nullptr;
+    QCheckBox* m_pretrained = nullptr;
     QAction* m_startAction = nullptr;
     QAction* m_stopAction = nullptr;
     QProgressBar* m_progress = nullptr;

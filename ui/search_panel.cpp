@@ -19,6 +19,7 @@
 
 #include "file_export.h"
 #include "heatmap_widget.h"
+#include "policy_view.h"
 #include "io/scenario_json.h"
 #include "plot_style.h"
 #include "ui_format.h"
@@ -167,6 +168,9 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_policyNote = new QLabel(tr("Policy confidence and entropy appear here for ppo searches."), right);
     m_policyNote->setWordWrap(true);
     rl->addWidget(m_policyNote);
+    m_policyView = new PolicyView(right);
+    rl->addWidget(m_policyView, 1);
+    m_policyView->setVisible(false);
     hsplit->addWidget(right);
     hsplit->setStretchFactor(0, 3);
     hsplit->setStretchFactor(1, 2);
@@ -245,6 +249,7 @@ void SearchPanel::clearRuns()
     m_haveEquivalents = false;
     m_policy->graph(0)->data()->clear();
     m_policy->graph(1)->data()->clear();
+    m_policyView->clear();
     m_maxCalls = 1;
     m_maxValue = 1;
     m_megatron.reset();
@@ -324,6 +329,7 @@ void SearchPanel::beginRun(const QString& label, const QString& variant, const Q
     m_tableDirty = true;
     m_policy->graph(0)->data()->clear();
     m_policy->graph(1)->data()->clear();
+    m_policyView->clear();
     fillRunsTable();
     scheduleReplot();
     Q_EMIT runsChanged();
@@ -508,6 +514,8 @@ void SearchPanel::addProgress(const LiveProgress& p)
         else if (name == "entropy")
             m_policy->graph(1)->addData(c.calls, value);
     }
+    if (m_selected == runCount() - 1)
+        m_policyView->setMetrics(c.metrics);
     const bool changed = p.elites.size() != run.elites.size()
         || !std::equal(p.elites.begin(), p.elites.end(), run.elites.begin(), [](const EliteEntry& a, const EliteEntry& b) {
                return a.plan == b.plan && a.tokensPerSPerGpu == b.tokensPerSPerGpu;
@@ -753,6 +761,7 @@ void SearchPanel::replot()
     const bool policy = !m_policy->graph(0)->data()->isEmpty();
     m_policy->setVisible(policy);
     m_policyNote->setVisible(false); // the space goes to the heatmap; the plot's tooltip explains
+    m_policyView->setVisible(m_policyView->hasPolicy());
     if (policy) {
         m_policy->xAxis->setRange(0, std::max(10, m_maxCalls));
         bool ok = false;

@@ -22,6 +22,8 @@ namespace shardlab::ui {
 
 class HeatmapWidget;
 
+class PolicyView;
+
 class SearchPanel : public QWidget {
     Q_OBJECT
 public:
@@ -82,6 +84,7 @@ public:
     // The sample points of the current run, (call, tokens/s per GPU), for tests.
     std::vector<std::pair<double, double>> samplePoints() const;
     HeatmapWidget* heatmap() const { return m_heatmap; }
+    PolicyView* policyView() const { return m_policyView; }
     QCustomPlot* curvePlot() const { return m_curve; }
 
 Q_SIGNALS:
@@ -137,6 +140,7 @@ private:
     int m_colorIndex = 0;
     HeatmapWidget* m_heatmap = nullptr;
     QLabel* m_policyNote = nullptr;
+    PolicyView* m_policyView = nullptr;
     std::vector<Run> m_runs;
     std::vector<EliteEntry> m_elites;
     QCPGraph* m_megatronLine = nullptr;

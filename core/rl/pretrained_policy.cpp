@@ -76,7 +76,7 @@ PretrainedPolicyInfo readPolicyInfo(const std::string& bytes)
         for (const auto& p : j["curve"])
             if (p.is_object())
                 info.curve.push_back({p.value("epoch", 0), p.value("train_loss", 0.0), p.value("validation_loss", 0.0),
-                                      p.value("validation_greedy", 0.0)});
+                                      p.value("validation_best_of_32", 0.0)});
     info.available = info.hidden > 0 && info.heads > 0;
     if (!info.available)
         info.error = "the header has no network shape";

@@ -13,7 +13,8 @@ struct PretrainedCurvePoint {
     int epoch = 0;
     double trainLoss = 0;        // imitation loss (nats per plan) on the training scenarios
     double validationLoss = 0;   // the same on the validation scenarios (never trained on)
-    double validationGreedy = 0; // median over validation scenarios of greedy plan / exact optimum (0 = invalid)
+    double validationBestOf32 = 0; // median over validation scenarios of the best of 32 plans sampled
+                                   // from scratch / exact optimum (0 = none valid)
 };
 
 struct PretrainedPolicyInfo {
