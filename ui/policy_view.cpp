@@ -49,6 +49,7 @@ PolicyView::PolicyView(QWidget* parent) : QWidget(parent)
     m_bars->setToolTip(tr("Last rollout: the share of proposals drawn as mutations of each elite (or from scratch), "
                           "and how the policy's scenario context attends over the elite history."));
     m_bars->yAxis->setRange(0, 1.05);
+    m_bars->yAxis->ticker()->setTickCount(2);
     m_bars->xAxis->setTickLabelFont(QFont(font().family(), 8));
     m_bars->yAxis->setTickLabelFont(QFont(font().family(), 8));
     auto* group = new QCPBarsGroup(m_bars);
