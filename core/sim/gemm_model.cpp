@@ -11,7 +11,8 @@ namespace {
 //   BF16 7168x2048 then comes out at 14.4 us (measured ~14);
 // - compute: C x S / (S + S0) with S the n x k elements: FP8 8192^2 at 59-63% and 16384^2 at
 //   67% give S0 = 9.07e6 and C = 0.693; BF16 8192^2 at 76% (the middle of 69-83%) gives
-//   C = 0.863 (16384^2: 83%). The knee (compute = streaming) then falls at m ~ 260-270.
+//   C = 0.863 (16384^2: 83%); smaller matrices than the smallest measured GEMM (7168x2048)
+//   keep its efficiency (BF16 0.53, FP8 0.43) instead of extrapolating the curve. The knee (compute = streaming) then falls at m ~ 260-270.
 constexpr GemmParams kGemm{};
 } // namespace
 
@@ -26,6 +27,7 @@ GemmModel gemmModel(const GpuSpec& gpu)
     g.computeBf16 = kGemm.computeBf16;
     g.computeFp8 = kGemm.computeFp8;
     g.halfSizeElems = kGemm.halfSizeElems;
+    g.minSizeElems = kGemm.minSizeElems;
     const double hbm = gpu.hbmTbps * 1e12, scale = gpu.efficiency.hbm / kGemm.refHbm;
     g.streamBf16 = hbm * std::min(1.0, kGemm.streamBf16 * scale);
     g.streamFp8 = hbm * std::min(1.0, kGemm.streamFp8 * scale);

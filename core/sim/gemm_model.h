@@ -23,6 +23,7 @@ struct GemmParams {
     double computeBf16 = 0.863;    // asymptotic share of the BF16 peak for very large matrices
     double computeFp8 = 0.693;     // of the FP8 peak
     double halfSizeElems = 9.07e6; // weight elements (n x k) at which a GEMM reaches half of it
+    double minSizeElems = 7168.0 * 2048; // the smallest GEMM measured: no extrapolation below it
     double fp8FixedRatio = 2.675;  // an FP8 GEMM's fixed cost in kernel overheads (activation
                                    // quantisation and scales): 10.7 us at the 4 us overhead
 };
@@ -35,15 +36,18 @@ struct GemmModel {
     double streamBf16 = 0, streamFp8 = 0;    // achieved bytes/s streaming weights
     double fixedBf16S = 0, fixedFp8S = 0;    // per-kernel fixed cost (the floor)
     double halfSizeElems = 1;
+    double minSizeElems = 0;
     double computeBf16 = 0, computeFp8 = 0;
 
     // Share of the peak a GEMM with `weightElems` (n x k of one GPU's shard) reaches at large m:
-    // C * S / (S + S0), times the knob's scale, at most 1. Depends on the shape only, so the
-    // time stays linear in the tokens (the exact search's batch property).
+    // C * S / (S + S0), times the knob's scale, at most 1; below the smallest measured GEMM, S
+    // is held at its size. Depends on the shape only, so the time stays linear in the tokens
+    // (the exact search's batch property).
     double computeEfficiency(bool fp8, double weightElems) const
     {
         const double c = (fp8 ? computeFp8 : computeBf16) * computeScale;
-        return std::min(1.0, c * weightElems / (weightElems + halfSizeElems));
+        const double S = std::max(weightElems, minSizeElems);
+        return std::min(1.0, c * S / (S + halfSizeElems));
     }
     double computeS(bool fp8, double flops, double weightElems) const
     {
