@@ -9,6 +9,7 @@
 #include "cli_commands.h"
 #include "io/presets.h"
 #include "sim/collectives.h"
+#include "sim/moe_all_to_all.h"
 
 namespace shardlab::cli {
 
@@ -26,6 +27,70 @@ constexpr OpName kOps[] = {{"all_reduce", Collective::AllReduce},
                            {"all_gather", Collective::AllGather},
                            {"reduce_scatter", Collective::ReduceScatter},
                            {"all_to_all", Collective::AllToAll}};
+
+// A MoE dispatch and combine (--kernel): the DeepEP-style kernels or NCCL's all-to-all of
+// every (token, expert) copy, for --tokens per rank (docs/simulator.md §2, "MoE dispatch and
+// combine").
+int runMoeAllToAll(const Args& a, const ClusterSpec& preset, CollectiveEngine engine, std::ostream& out,
+                   std::ostream& err)
+{
+    MoeKernel kernel = MoeKernel::Nccl;
+    const std::string name = a.value("--kernel");
+    if (!moeKernelFromName(name.c_str(), kernel))
+        return reportErrors(err, {"--kernel: unknown '" + displayText(name) + "' (one of deepep_ll, deepep_normal, nccl)"});
+    if (!a.has("--gpus"))
+        return reportErrors(err, {"--gpus: required (the expert-parallel ranks, e.g. 16)"});
+    if (!a.has("--tokens"))
+        return reportErrors(err, {"--tokens: required with --kernel (tokens per rank, e.g. 128)"});
+    if (a.has("--bytes"))
+        return reportErrors(err, {"--bytes: not with --kernel (the payload follows from --tokens, --hidden and --top-k)"});
+    long long gpus = 0, hidden = 7168, topK = 8;
+    double tokens = 0;
+    std::string error;
+    if (!intValue(a, "--gpus", 1, 1 << 20, gpus, error) || !numberValue(a, "--tokens", 1, 1e9, tokens, error)
+        || (a.has("--hidden") && !intValue(a, "--hidden", 1, 1 << 20, hidden, error))
+        || (a.has("--top-k") && !intValue(a, "--top-k", 1, 1024, topK, error)))
+        return reportErrors(err, {error});
+    ClusterSpec c = preset;
+    c.nodes = static_cast<int>((gpus + c.gpusPerNode - 1) / c.gpusPerNode);
+    const Group g = placeGroup(static_cast<int>(gpus), 1, c.gpusPerNode);
+    const LinkModel link = linkModel(c, engine);
+    const CollectiveCost d = moeAllToAllCost(kernel, false, tokens, double(hidden), int(topK), g, link);
+    const CollectiveCost cb = moeAllToAllCost(kernel, true, tokens, double(hidden), int(topK), g, link);
+    const int nodes = static_cast<int>((gpus + g.ranksPerNode - 1) / g.ranksPerNode);
+    if (a.flag("--json")) {
+        nlohmann::ordered_json j = {{"op", "all_to_all"},
+                                    {"kernel", moeKernelName(kernel)},
+                                    {"gpus", gpus},
+                                    {"tokens_per_rank", tokens},
+                                    {"hidden", hidden},
+                                    {"top_k", topK},
+                                    {"cluster", c.name},
+                                    {"nodes", nodes},
+                                    {"ranks_per_node", g.ranksPerNode},
+                                    {"algorithm", collectiveAlgoName(d.algo)},
+                                    {"dispatch_us", d.seconds * 1e6},
+                                    {"combine_us", cb.seconds * 1e6},
+                                    {"dispatch_bytes_sent_per_rank", d.bytesPerRank},
+                                    {"combine_bytes_sent_per_rank", cb.bytesPerRank}};
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "MoE dispatch/combine of %.0f tokens per rank (hidden %lld, top-%lld) over %lld GPUs "
+                  "(%d per node, %d node%s), %s kernels on %s\n",
+                  tokens, hidden, topK, gpus, g.ranksPerNode, nodes, nodes > 1 ? "s" : "", moeKernelName(kernel),
+                  c.gpu.name.c_str());
+    out << line;
+    std::snprintf(line, sizeof line, "  dispatch   %.2f us   (%s payload)\n", d.seconds * 1e6,
+                  kernel == MoeKernel::Nccl ? "BF16" : "FP8");
+    out << line;
+    std::snprintf(line, sizeof line, "  combine    %.2f us   (BF16 payload)\n", cb.seconds * 1e6);
+    out << line;
+    std::snprintf(line, sizeof line, "  algorithm  %s\n", collectiveAlgoName(d.algo));
+    out << line;
+    return kExitOk;
+}
 
 int runCollective(const Args& a, std::ostream& out, std::ostream& err)
 {
@@ -48,6 +113,11 @@ int runCollective(const Args& a, std::ostream& out, std::ostream& err)
     long long gpus = 0;
     double bytes = 0;
     std::string error;
+    if (a.has("--kernel")) {
+        if (op->kind != Collective::AllToAll)
+            return reportErrors(err, {"--kernel: only with --op all_to_all (MoE dispatch and combine)"});
+        return runMoeAllToAll(a, cluster.value, engine, out, err);
+    }
     if (!a.has("--gpus"))
         return reportErrors(err, {"--gpus: required (the ranks of the group, e.g. 8)"});
     if (!a.has("--bytes"))
@@ -100,17 +170,25 @@ int runCollective(const Args& a, std::ostream& out, std::ostream& err)
 void addCollectiveCommand(std::vector<Command>& v)
 {
     v.push_back({{"collective", "--op all_reduce|all_gather|reduce_scatter|all_to_all --gpus N --bytes B "
-                                "[--engine nccl|trtllm|vllm|vllm_eager|sglang] [--cluster h100-8] [--json]",
+                                "[--engine nccl|trtllm|vllm|vllm_eager|sglang] [--cluster h100-8] [--json] | --op all_to_all "
+                                "--kernel deepep_ll|deepep_normal|nccl --gpus N --tokens T [--hidden 7168] [--top-k 8]",
                   "the model's time for one collective and the algorithm it picks (docs/simulator.md §2)",
                   "--bytes is the nccl-tests size (each rank's buffer). Groups larger than a node of the cluster "
                   "preset span whole nodes. --engine picks whose collectives run: NCCL alone, or an engine's custom "
                   "all-reduce inside a node beside NCCL (vllm_eager: without CUDA graphs). JSON: op, gpus, bytes, "
                   "engine, cluster, nodes, ranks_per_node, algorithm, time_us, bus_bandwidth_gb_per_s, "
-                  "bytes_sent_per_rank.",
+                  "bytes_sent_per_rank. With --kernel: one MoE dispatch (FP8) and combine (BF16) of T tokens per "
+                  "rank, each to top-k experts spread over the N ranks, by DeepEP's low-latency (decode) or normal "
+                  "(prefill) kernels or NCCL's all-to-all; JSON: kernel, tokens_per_rank, hidden, top_k, nodes, "
+                  "algorithm, dispatch_us, combine_us, dispatch/combine_bytes_sent_per_rank.",
                   {{"--op", "OP", "all_reduce, all_gather, reduce_scatter or all_to_all"},
                    {"--gpus", "N", "ranks in the group"},
                    {"--bytes", "B", "nccl-tests size in bytes"},
                    {"--engine", "E", "nccl (default), trtllm, vllm, vllm_eager or sglang"},
+                   {"--kernel", "K", "MoE dispatch/combine: deepep_ll, deepep_normal or nccl (all_to_all only)"},
+                   {"--tokens", "T", "with --kernel: tokens per rank"},
+                   {"--hidden", "H", "with --kernel: hidden size (default 7168)"},
+                   {"--top-k", "K", "with --kernel: experts per token (default 8)"},
                    {"--cluster", "PRESET", "cluster preset whose GPU and links to use (default h100-8)"},
                    kJsonOption},
                   0, 0},

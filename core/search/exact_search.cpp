@@ -224,15 +224,17 @@ bool ExactSearch::boundMicro(Entry& e)
 void ExactSearch::leaf(int hi)
 {
     ++m_leaves;
-    // The leaf's own largest batch strictly within the limits.
+    // The leaf's own largest batch within the limits up to rounding: a plan whose figure
+    // equals a limit to the last bit (a Pareto point's own TPOT) is on the boundary, and the
+    // simulator decides it (then the next smaller batches if it refuses).
     auto within = [&](int batch, double slack) {
         const Level& lv = levelAt(batch);
         return m_t->within(m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size()))), slack);
     };
     const int lo = std::max(m_micro, m_ctx->space.batchMin());
-    int b = largestFeasible(lo, hi, [&](int batch) { return within(batch, -kSlack); });
+    int b = largestFeasible(lo, hi, [&](int batch) { return within(batch, kSlack); });
     if (b == 0)
-        b = hi; // on the boundary within rounding: let the simulator decide
+        b = hi;
     for (int tries = 0; tries < 3 && b >= lo; ++tries, --b) {
         const Level& lv = levelAt(b);
         const PipelineFigures f =

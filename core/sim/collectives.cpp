@@ -31,6 +31,8 @@ const char* collectiveAlgoName(CollectiveAlgo a)
     case CollectiveAlgo::TwoShot: return "two-shot";
     case CollectiveAlgo::Direct: return "direct";
     case CollectiveAlgo::Hierarchical: return "hierarchical";
+    case CollectiveAlgo::DeepEpLowLatency: return "DeepEP low-latency";
+    case CollectiveAlgo::DeepEpNormal: return "DeepEP normal";
     default: return "none";
     }
 }

@@ -16,8 +16,11 @@ enum class Collective : std::uint8_t { None, AllReduce, ReduceScatter, AllGather
 const char* collectiveName(Collective c);
 
 // How a collective was run: the algorithm (and NCCL protocol) the model chose.
-enum class CollectiveAlgo : std::uint8_t { None, RingLL128, RingSimple, Nvls, OneShot, TwoShot, Direct, Hierarchical };
-const char* collectiveAlgoName(CollectiveAlgo a); // "ring LL128", "ring Simple", "NVLS", "one-shot", ...
+enum class CollectiveAlgo : std::uint8_t {
+    None, RingLL128, RingSimple, Nvls, OneShot, TwoShot, Direct, Hierarchical,
+    DeepEpLowLatency, DeepEpNormal // MoE dispatch/combine kernels (moe_all_to_all.h)
+};
+const char* collectiveAlgoName(CollectiveAlgo a); // "ring LL128", "ring Simple", "NVLS", "one-shot", "DeepEP low-latency", ...
 
 // Per-link figures already multiplied by their efficiency, in bytes/s and seconds.
 struct LinkModel {

@@ -25,6 +25,7 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants) : m_scena
     m_peakFp8 = c.gpu.peakTflopsFp8 * 1e12 * c.gpu.efficiency.compute;
     m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;
     m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
+    m_gemm = gemmModel(c.gpu);
 
     const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), kvb = bytesPerElement(m.kvPrecision);
     const double ab = kActBytes, H = m.attentionHeads;
@@ -147,6 +148,14 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants) : m_scena
     head.actBytesPerToken = (h + m.vocabSize) * ab;
     head.outBytesPerToken = double(m.vocabSize) * ab;
     head.fp8 = fp8;
+
+    // GEMM operators: priced by size and precision (gemm_model.h); n x k from the weights.
+    for (OpId id : {OpId::QkvProj, OpId::OutProj, OpId::GateUp, OpId::Down, OpId::ExpertUp, OpId::ExpertDown,
+                    OpId::SharedExpert, OpId::LmHead}) {
+        auto& o = m_ops[idx(id)];
+        o.gemm = true;
+        o.weightElems = (id == OpId::LmHead ? double(m.vocabSize) * h : o.weightBytes / wb);
+    }
 }
 
 

@@ -11,6 +11,8 @@
 
 #include "model/op_graph.h"
 #include "sim/collectives.h"
+#include "sim/gemm_model.h"
+#include "sim/moe_all_to_all.h"
 
 namespace shardlab {
 
@@ -33,6 +35,8 @@ struct OpStatic {
     double attnFlopsPrefillPerCtx = 0;
     double kvFloor = 0;          // attention: smallest KV fraction one rank can hold
     bool fp8 = false;            // runs at the FP8 peak
+    bool gemm = false;           // priced as a GEMM kernel (gemm_model.h) by size and precision
+    double weightElems = 0;      // the GEMM's n x k (one layer; experts: one expert), unsharded
 };
 
 // Everything about one phase (a decode step of one micro-batch, or one prefill) that
@@ -147,6 +151,13 @@ public:
     double kvBytesPerTokenPerLayer() const { return m_kvPerTokenLayer; }
     double hiddenBytes() const { return m_hiddenBytes; }
     const LinkModel& link() const { return m_link; }
+    const GemmModel& gemm() const { return m_gemm; }
+    // The MoE dispatch/combine kernel a phase runs (moe_all_to_all.h): by the engine, and
+    // whether the step carries prompt tokens.
+    MoeKernel moeKernel(const PhaseContext& ph) const
+    {
+        return moeKernelFor(m_link.engine, ph.prefill || ph.chunkTokens > 0);
+    }
 
     // Uses the plan's degrees, batch and micro-batches (not its options).
     void phase(const Plan& degrees, bool prefill, PhaseContext& out) const;
@@ -183,6 +194,7 @@ private:
     SimConstants m_constants;
     std::array<OpStatic, kOpCount> m_ops{};
     LinkModel m_link;
+    GemmModel m_gemm;
     double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
     double m_kvPerTokenLayer = 0;
     double m_hiddenBytes = 0;   // one token's hidden vector in the activation precision

@@ -15,6 +15,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     const double peak = s.fp8 ? m_peakFp8 : m_peakBf16;
     OpCost c;
     double flops = 0, bytes = 0;
+    double gemmElems = 0; // a GEMM's n x k on this GPU (experts: one expert's shard)
 
     switch (id) {
     case OpId::ExpertUp:
@@ -25,6 +26,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
         flops = tok * s.flopsPerToken * wf;
         bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
         c.weightBytes = ph.localExperts * s.weightBytes * wf;
+        gemmElems = s.weightElems * wf;
         break;
     }
     case OpId::Dispatch:
@@ -34,11 +36,19 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
         bytes = localTok * s.actBytesPerToken;
         const double k = m_scenario.model.moe.expertsPerToken;
         if (M > 1) {
-            // all-to-all: each token to its top-k experts' ranks; otherwise every token to
-            // (all-gather) or from (reduce-scatter) every expert rank.
+            // all-to-all: each token to its top-k experts' ranks (NCCL, or the engine's
+            // DeepEP-style kernels: moe_all_to_all.h); otherwise every token to (all-gather)
+            // or from (reduce-scatter) every expert rank.
             const Collective kind = ownCollective(id, option);
-            const double full = kind == Collective::AllToAll ? M * localTok * k * m_hiddenBytes : M * localTok * m_hiddenBytes;
-            c.own = collectiveCost(kind, full, ph.moeGroup, m_link);
+            const MoeKernel kernel = moeKernel(ph);
+            if (kind == Collective::AllToAll && kernel != MoeKernel::Nccl)
+                c.own = moeAllToAllCost(kernel, id == OpId::Combine, localTok, m_scenario.model.hiddenSize,
+                                        static_cast<int>(k), ph.moeGroup, m_link);
+            else {
+                const double full =
+                    kind == Collective::AllToAll ? M * localTok * k * m_hiddenBytes : M * localTok * m_hiddenBytes;
+                c.own = collectiveCost(kind, full, ph.moeGroup, m_link);
+            }
         }
         break;
     }
@@ -57,6 +67,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
         if (id == OpId::LmHead)
             tok = seqs;
         c.weightBytes = s.weightBytes * wf;
+        gemmElems = s.weightElems * wf;
         flops = tok * s.flopsPerToken * wf;
         if (id == OpId::Embedding)
             bytes = tok * s.actBytesPerToken; // a lookup reads only the rows it needs
@@ -89,6 +100,13 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     }
     c.flops = flops;
     c.hbmBytes = bytes;
+    if (s.gemm) {
+        // By size and precision, with the per-kernel fixed cost (gemm_model.h).
+        c.computeS = m_gemm.computeS(s.fp8, flops, gemmElems);
+        c.memoryS = m_gemm.memoryS(s.fp8, bytes);
+        c.timeS = std::max(c.computeS, c.memoryS) + m_gemm.fixedS(s.fp8);
+        return c;
+    }
     c.computeS = flops / peak;
     c.memoryS = bytes / m_hbm;
     c.timeS = std::max(c.computeS, c.memoryS) + m_overheadS;

@@ -193,8 +193,8 @@ void TestSimulator::conversions()
 void TestSimulator::batchOneDecodeIsWeightBytesOverBandwidth()
 {
     // Llama-3-8B BF16 on one H100, batch 1, a 16-token prompt: a decode step reads every
-    // weight once (plus a negligible KV cache), so TPOT ~= weight bytes / (3.35 TB/s x
-    // hbm efficiency) + one launch overhead per operator.
+    // weight once (plus a negligible KV cache), so TPOT ~= weight bytes / (3.35 TB/s x the
+    // BF16 GEMMs' streaming efficiency, gemm_model.h) + one launch overhead per operator.
     Scenario s = preset("llama3-70b-8gpu");
     s.model = modelPreset("llama3-8b").value;
     s.cluster.nodes = 1;
@@ -206,7 +206,7 @@ void TestSimulator::batchOneDecodeIsWeightBytesOverBandwidth()
     const ParameterCounts pc = countParameters(s.model);
     const double embedding = double(s.model.vocabSize) * s.model.hiddenSize; // looked up, not streamed
     const double bytes = (pc.total - embedding) * 2;
-    const double hbm = s.cluster.gpu.hbmTbps * 1e12 * s.cluster.gpu.efficiency.hbm;
+    const double hbm = gemmModel(s.cluster.gpu).streamBf16;
     const double ops = 7.0 * s.model.layers + 2; // operators launched per step
     const double expectedMs = (bytes / hbm + ops * s.cluster.gpu.kernelOverheadUs * 1e-6) * 1e3;
     QVERIFY2(std::abs(r.tpotMs / expectedMs - 1) < 0.02,

@@ -4,6 +4,8 @@
 // a scenario change clears what no longer applies.
 #include <QtTest>
 
+#include "search/sizing.h"
+
 #include <QFile>
 #include <QTemporaryDir>
 
@@ -109,8 +111,14 @@ void TestParetoView::sizingAndSweepFillThePanels()
     QVERIFY(v->computeSizing()); // 10 requests/s by default
     QVERIFY(done.wait(60000));
     QVERIFY(v->sizing().ok);
-    QCOMPARE(v->sizing().gpus, 16LL);
-    QVERIFY(v->sizing().smallerProved);
+    // The window shows the core's answer (sizeCluster, docs/choices.md): the same count and
+    // the same proof that fewer GPUs do not suffice.
+    SizingOptions so;
+    so.requestsPerS = 10;
+    const SizingResult core = sizeCluster(preset("llama3-70b-8gpu"), so);
+    QVERIFY(core.ok);
+    QCOMPARE(v->sizing().gpus, core.gpus);
+    QCOMPARE(v->sizing().smallerProved, core.smallerProved);
     QVERIFY(v->scalePlot()->graph(0)->dataCount() > 0);
     QVERIFY(v->computeSweep()); // an eighth, a quarter, half and all of the 8 GPUs by default
     QVERIFY(done.wait(60000));

@@ -1,0 +1,76 @@
+// GEMM kernels by size and precision (docs/simulator.md §3, "GEMMs by size and precision"):
+// a weight-streaming term, a compute term whose efficiency rises with the matrix size, and a
+// per-kernel fixed cost (the floor of a small GEMM), fitted to TensorRT-LLM's measured H100
+// SXM GEMM database (through NVIDIA aiconfigurator). One formula, used by the cost model for
+// every GEMM operator and by the tests and docs for single GEMMs.
+#pragma once
+
+#include <algorithm>
+
+#include "model/specs.h"
+
+namespace shardlab {
+
+// The fitted constants (absolute fractions of the datasheet figures, as measured on H100
+// SXM). The GPU's scalar knobs are multipliers on them: at the H100 preset's values
+// (`refCompute`, `refHbm`, the kernel overhead) a GEMM runs as measured; a knob 10% lower
+// makes every GEMM 10% slower on that side (what `calibrate --measurements` fits).
+struct GemmParams {
+    double refCompute = 0.55;      // efficiency.compute at which the curves below apply as fitted
+    double refHbm = 0.70;          // efficiency.hbm likewise
+    double streamBf16 = 0.840;     // BF16 weights stream at this share of HBM bandwidth
+    double streamFp8 = 0.696;      // FP8 weights: lower (measured 48-54% at 8192^2 with the floor)
+    double computeBf16 = 0.863;    // asymptotic share of the BF16 peak for very large matrices
+    double computeFp8 = 0.693;     // of the FP8 peak
+    double halfSizeElems = 9.07e6; // weight elements (n x k) at which a GEMM reaches half of it
+    double minSizeElems = 7168.0 * 2048; // the smallest GEMM measured: no extrapolation below it
+    double fp8FixedRatio = 2.675;  // an FP8 GEMM's fixed cost in kernel overheads (activation
+                                   // quantisation and scales): 10.7 us at the 4 us overhead
+};
+const GemmParams& gemmParams();
+
+// One GPU's GEMM figures, from its datasheet and knobs.
+struct GemmModel {
+    double peakBf16 = 0, peakFp8 = 0;        // FLOP/s, datasheet
+    double computeScale = 1;                 // efficiency.compute / refCompute
+    double streamBf16 = 0, streamFp8 = 0;    // achieved bytes/s streaming weights
+    double fixedBf16S = 0, fixedFp8S = 0;    // per-kernel fixed cost (the floor)
+    double halfSizeElems = 1;
+    double minSizeElems = 0;
+    double computeBf16 = 0, computeFp8 = 0;
+
+    // Share of the peak a GEMM with `weightElems` (n x k of one GPU's shard) reaches at large m:
+    // C * S / (S + S0), times the knob's scale, at most 1; below the smallest measured GEMM, S
+    // is held at its size. Depends on the shape only, so the time stays linear in the tokens
+    // (the exact search's batch property).
+    double computeEfficiency(bool fp8, double weightElems) const
+    {
+        const double c = (fp8 ? computeFp8 : computeBf16) * computeScale;
+        const double S = std::max(weightElems, minSizeElems);
+        return std::min(1.0, c * S / (S + halfSizeElems));
+    }
+    double computeS(bool fp8, double flops, double weightElems) const
+    {
+        return flops / ((fp8 ? peakFp8 : peakBf16) * computeEfficiency(fp8, std::max(1.0, weightElems)));
+    }
+    double memoryS(bool fp8, double bytes) const { return bytes / (fp8 ? streamFp8 : streamBf16); }
+    double fixedS(bool fp8) const { return fp8 ? fixedFp8S : fixedBf16S; }
+    // max(compute, memory) + the fixed cost.
+    double timeS(bool fp8, double flops, double bytes, double weightElems) const
+    {
+        return std::max(computeS(fp8, flops, weightElems), memoryS(fp8, bytes)) + fixedS(fp8);
+    }
+};
+GemmModel gemmModel(const GpuSpec& gpu);
+
+// One [m, k] x [k, n] GEMM: FLOPs 2mnk, bytes = weights (n k) in the precision + the BF16
+// activations in and out (m k + m n), the time by GemmModel::timeS.
+struct GemmShape {
+    double m = 1, n = 1, k = 1;
+    bool fp8 = false;
+    double flops() const { return 2 * m * n * k; }
+    double bytes() const { return n * k * (fp8 ? 1.0 : 2.0) + 2.0 * m * (n + k); }
+};
+double gemmTimeS(const GemmModel& g, const GemmShape& s);
+
+} // namespace shardlab
