@@ -69,8 +69,12 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
     if (!m.isMoe()) {
         if (p.expertParallel != 1)
             flag(PlanCheck::ExpertParallelDense);
+        if (p.redundantExperts != 0)
+            flag(PlanCheck::RedundantDense);
+        if (p.twoBatchOverlap)
+            flag(PlanCheck::OverlapDense);
     } else {
-        if (p.expertParallel < 1 || m.moe.experts % p.expertParallel != 0)
+        if (!expertSlotsFit(m.moe.experts, p.redundantExperts, p.expertParallel))
             flag(PlanCheck::ExpertsEp);
         if (etp == 0)
             flag(PlanCheck::EpGroup);
@@ -109,9 +113,20 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
     case PlanCheck::ExpertParallelDense:
         return {{}, "expert_parallel", "divisibility: a dense model has no experts; expert_parallel must be 1"};
     case PlanCheck::ExpertsEp:
+        if (p.redundantExperts == 0)
+            return {{}, "expert_parallel",
+                    "divisibility: " + num(m.moe.experts) + " experts are not divisible by expert_parallel "
+                        + num(p.expertParallel) + " (redundant_experts can make up the difference: each EP rank "
+                        "holds (experts + redundant_experts) / expert_parallel expert slots)"};
         return {{}, "expert_parallel",
-                "divisibility: " + num(m.moe.experts) + " experts are not divisible by expert_parallel "
-                    + num(p.expertParallel)};
+                "divisibility: " + num(m.moe.experts) + " experts + " + num(p.redundantExperts)
+                    + " redundant_experts = " + num(static_cast<long long>(m.moe.experts) + p.redundantExperts)
+                    + " expert slots are not divisible by expert_parallel " + num(p.expertParallel)};
+    case PlanCheck::RedundantDense:
+        return {{}, "redundant_experts", "a dense model has no experts to replicate; redundant_experts must be 0"};
+    case PlanCheck::OverlapDense:
+        return {{}, "two_batch_overlap",
+                "a dense model has no MoE dispatch/combine to overlap; two_batch_overlap must be false"};
     case PlanCheck::EpGroup:
         return {{}, "expert_parallel",
                 "divisibility: expert_parallel " + num(p.expertParallel)

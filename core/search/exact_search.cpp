@@ -224,16 +224,13 @@ bool ExactSearch::boundMicro(Entry& e)
 void ExactSearch::leaf(int hi)
 {
     ++m_leaves;
-    // The leaf's own largest batch strictly within the limits.
-    auto within = [&](int batch, double slack) {
-        const Level& lv = levelAt(batch);
-        return m_t->within(m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size()))), slack);
-    };
+    // The leaf's largest batch within the limits relaxed by rounding (`hi`, from branch: the
+    // leaf's sums are exact) first, then down: the first the simulator accepts. A figure
+    // exactly at its limit is valid (the simulator refuses only above it), so a batch on the
+    // boundary within rounding is the simulator's to decide, never skipped.
     const int lo = std::max(m_micro, m_ctx->space.batchMin());
-    int b = largestFeasible(lo, hi, [&](int batch) { return within(batch, -kSlack); });
-    if (b == 0)
-        b = hi; // on the boundary within rounding: let the simulator decide
-    for (int tries = 0; tries < 3 && b >= lo; ++tries, --b) {
+    int b = hi;
+    for (int tries = 0; tries < 4 && b >= lo; ++tries, --b) {
         const Level& lv = levelAt(b);
         const PipelineFigures f =
             m_t->figures(m_micro, b, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size())));
@@ -249,7 +246,8 @@ void ExactSearch::leaf(int hi)
         if (disagree && m_mismatches++ == 0) {
             std::ostringstream os;
             os << "TP " << plan.tensorParallel << " PP " << plan.pipelineParallel << " EP " << plan.expertParallel
-               << " batch " << plan.batch << ": predicted " << f.tokensPerSPerGpu << " tokens/s per GPU, simulator "
+               << (plan.redundantExperts ? " +" + std::to_string(plan.redundantExperts) + " redundant" : "")
+               << (plan.twoBatchOverlap ? " two-batch overlap" : "") << " batch " << plan.batch << ": predicted " << f.tokensPerSPerGpu << " tokens/s per GPU, simulator "
                << (r.valid ? r.tokensPerSPerGpu : 0.0) << (r.valid ? "" : " (invalid)");
             m_mismatchExample = os.str();
         }
@@ -350,12 +348,15 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     m_t = &tables;
     AlgorithmReport report;
 
-    // Pass 1: every (TP, PP, EP) the simulator accepts (the space's masks say which).
+    // Pass 1: every (TP, PP, EP, redundant experts, two-batch overlap) the simulator accepts
+    // among the space's values (the space's masks say which).
     const SearchSpace& space = ctx.space;
     const long long N = ctx.scenario.cluster.totalGpus();
     const auto& slots = space.slots();
+    const int rs = space.redundantSlot(), os = space.overlapSlot();
     std::vector<int> choice(SearchSpace::kMaxSlots, 0);
-    std::vector<std::uint8_t> tpOk(space.widestSlot()), ppOk(space.widestSlot()), epOk(space.widestSlot());
+    std::vector<std::uint8_t> tpOk(space.widestSlot()), ppOk(space.widestSlot()), epOk(space.widestSlot()),
+        rOk(space.widestSlot()), oOk(space.widestSlot());
     std::priority_queue<Entry> queue;
     long long order = 0;
     space.mask(space.tpSlot(), choice.data(), tpOk.data());
@@ -372,17 +373,40 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
             for (size_t ei = 0; ei < slots[2].values.size(); ++ei) {
                 if (!epOk[ei])
                     continue;
-                if (m_ev->stopRequested())
-                    return report;
-                Entry e;
-                e.d.tp = slots[0].values[ti];
-                e.d.pp = slots[1].values[pi];
-                e.d.ep = slots[2].values[ei];
-                e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
-                e.order = order++;
-                ++m_degrees;
-                if (boundDegrees(e))
-                    queue.push(e);
+                choice[2] = static_cast<int>(ei);
+                // A dense model has neither slot: one entry, no redundancy, no overlap.
+                static const std::vector<int> kNone{0};
+                const std::vector<int>& rValues = rs >= 0 ? slots[rs].values : kNone;
+                const std::vector<int>& oValues = os >= 0 ? slots[os].values : kNone;
+                if (rs >= 0)
+                    space.mask(rs, choice.data(), rOk.data());
+                else
+                    rOk[0] = 1;
+                if (os >= 0)
+                    space.mask(os, choice.data(), oOk.data());
+                else
+                    oOk[0] = 1;
+                for (size_t ri = 0; ri < rValues.size(); ++ri) {
+                    if (!rOk[ri])
+                        continue;
+                    for (size_t oi = 0; oi < oValues.size(); ++oi) {
+                        if (!oOk[oi])
+                            continue;
+                        if (m_ev->stopRequested())
+                            return report;
+                        Entry e;
+                        e.d.tp = slots[0].values[ti];
+                        e.d.pp = slots[1].values[pi];
+                        e.d.ep = slots[2].values[ei];
+                        e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
+                        e.d.redundant = rValues[ri];
+                        e.d.tbo = oValues[oi] != 0;
+                        e.order = order++;
+                        ++m_degrees;
+                        if (boundDegrees(e))
+                            queue.push(e);
+                    }
+                }
             }
             m_ev->setFraction(0.3 * (ti + double(pi) / slots[1].values.size()) / slots[0].values.size());
             m_ev->tick();
@@ -423,6 +447,9 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
 
     std::ostringstream note;
     const bool stopped = m_ev->stopRequested();
+    // MoE models: the space's redundant-expert counts and overlap (docs/search.md).
+    const char* kDegreesWord = ctx.scenario.model.isMoe() ? "TP, PP, EP, redundant experts and two-batch overlap"
+                                                          : "TP, PP and EP";
     if (stopped) {
         note << "stopped before the proof was complete";
         if (m_ev->haveBest() && openBound > 0)
@@ -431,17 +458,19 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     } else if (!m_ev->haveBest() && ctx.options.exactFloor > 0) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exceeds " << ctx.options.exactFloor << " tokens/s per GPU (" << m_degrees
-             << " combinations of TP, PP and EP checked)";
+             << " combinations of " << kDegreesWord << " checked)";
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exists" << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
              << ": " << explainInfeasible() << " (" << m_degrees
-             << " combinations of TP, PP and EP checked, every batch and micro-batch count)";
+             << " combinations of " << kDegreesWord << " checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;
         note << "optimal over every plan the simulator accepts"
-             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints") << ": " << m_degrees
-             << " combinations of TP, PP and EP, every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
+             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
+             << (ctx.scenario.model.isMoe() ? " with one of the search space's redundant-expert counts" : "") << ": "
+             << m_degrees
+             << " combinations of " << kDegreesWord << ", every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
              << " and micro-batch count (" << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
              << m_leaves << " plans evaluated)";
     }
