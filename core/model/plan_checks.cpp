@@ -16,29 +16,26 @@ int expertTensorParallel(const Plan& p)
     return static_cast<int>(side / p.expertParallel);
 }
 
+bool optionIrrelevant(const Plan& p, OpId id)
+{
+    switch (id) {
+    case OpId::ExpertUp:
+    case OpId::ExpertDown:
+        return expertTensorParallel(p) == 1;
+    case OpId::Dispatch:
+    case OpId::Combine:
+        return static_cast<long long>(p.tensorParallel) * p.dataParallel == 1;
+    default:
+        return p.tensorParallel == 1;
+    }
+}
+
 Plan canonicalPlan(const Plan& p)
 {
     Plan c = p;
-    const bool tpOne = p.tensorParallel == 1;
-    const bool etpOne = expertTensorParallel(p) == 1;
-    const bool moeOne = static_cast<long long>(p.tensorParallel) * p.dataParallel == 1;
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
-        bool irrelevant;
-        switch (id) {
-        case OpId::ExpertUp:
-        case OpId::ExpertDown:
-            irrelevant = etpOne;
-            break;
-        case OpId::Dispatch:
-        case OpId::Combine:
-            irrelevant = moeOne;
-            break;
-        default:
-            irrelevant = tpOne;
-            break;
-        }
-        if (irrelevant)
+        if (optionIrrelevant(p, id))
             c.setOption(id, opInfo(id).megatronOption);
     }
     return c;

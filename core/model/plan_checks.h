@@ -56,6 +56,9 @@ inline bool expertSlotsFit(long long experts, long long redundant, long long ep)
 // expert side, one expert-side rank for dispatch/combine) costs the same whatever its
 // option. Two plans with equal canonical forms evaluate identically.
 Plan canonicalPlan(const Plan& p);
+// Whether operator `id`'s option cannot matter with the plan's degrees (canonicalPlan's rule;
+// exact searches one option of such an operator).
+bool optionIrrelevant(const Plan& p, OpId id);
 
 inline PlanCheck optionRule(const ModelSpec& m, OpId id, int o, int tp, int etp)
 {

@@ -278,15 +278,32 @@ void ExactSearch::branch(int gi, int hi)
         leaf(b);
         return;
     }
-    // Children cheapest first (decode time at this batch, weighted by layer counts).
+    // Children cheapest first (decode time at this batch, weighted by layer counts; with
+    // two-batch overlap each child's layers as the overlapped schedule prices them, with the
+    // rest of the node at its cheapest).
     const ModelSpec& m = m_ctx->scenario.model;
     const double w[4] = {double(m.denseLayerCount()), double(m.moeLayers()), 1, 1};
     std::vector<std::pair<double, int>> order;
     {
         const Level& lv = levelAt(b);
+        const int halves = lv.dec.halves;
+        LayerSums rest; // the node without group gi: its picks, the norms, the groups after it
+        if (halves > 1) {
+            rest = lv.norms + lv.suffixMin[gi + 1];
+            for (int g = 0; g < gi; ++g)
+                rest += lv.combo[g][m_pick[g]];
+        }
         for (size_t i = 0; i < lv.combo[gi].size(); ++i) {
             const LayerSums& c = lv.combo[gi][i];
-            order.push_back({w[0] * c.dec[0] + w[1] * c.dec[1] + w[2] * c.dec[2] + w[3] * c.dec[3], int(i)});
+            double cost = 0;
+            if (halves > 1) {
+                const LayerSums s = rest + c;
+                for (int ch = 0; ch < 4; ++ch)
+                    cost += w[ch] * layerSeconds(s, ch, false, halves);
+            } else {
+                cost = w[0] * c.dec[0] + w[1] * c.dec[1] + w[2] * c.dec[2] + w[3] * c.dec[3];
+            }
+            order.push_back({cost, int(i)});
         }
     }
     std::stable_sort(order.begin(), order.end());

@@ -90,6 +90,16 @@ void GroupTables::setDegrees(const Degrees& d)
         for (int o : slot.values)
             if (m_space.optionAllowed(slot.op, o, d.tp, etp))
                 m_allowed[idx(slot.op)].push_back(o);
+        // An option that cannot matter with these degrees (canonicalPlan, model/plan_checks.h:
+        // every option of it evaluates the same, tst_simulator checks it) is searched once:
+        // the recipe's when allowed. The certificate covers the others through that equality.
+        std::vector<int>& a = m_allowed[idx(slot.op)];
+        if (a.size() > 1 && optionIrrelevant(p, slot.op)) {
+            const int keep = std::find(a.begin(), a.end(), opInfo(slot.op).megatronOption) != a.end()
+                ? opInfo(slot.op).megatronOption
+                : a.front();
+            a.assign(1, keep);
+        }
     }
 
     m_preValues.assign(m_values, 0.0);
