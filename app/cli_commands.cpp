@@ -1,5 +1,6 @@
 #include "cli_commands.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <ostream>
 
@@ -76,6 +77,30 @@ int reportErrors(std::ostream& err, const std::vector<std::string>& lines)
     for (const std::string& l : lines)
         err << "error: " << displayText(l) << "\n"; // file names need not be UTF-8
     return kExitInvalid;
+}
+
+std::string moePlanSuffix(const ModelSpec& m, const Plan& p)
+{
+    std::string t;
+    if (m.isMoe() && p.redundantExperts > 0)
+        t += ", " + std::to_string(p.redundantExperts) + " redundant expert" + (p.redundantExperts > 1 ? "s" : "");
+    if (m.isMoe() && p.twoBatchOverlap)
+        t += ", two-batch overlap";
+    return t;
+}
+
+void printMoeFigures(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r, const std::string& indent)
+{
+    if (!s.model.isMoe() || r.structureChecks)
+        return;
+    out << indent << "MoE: the busiest of " << p.expertParallel << " EP ranks carries "
+        << formatNumber("%.3f", r.expertLoadImbalance) << "x the mean routed tokens (expert slots per rank: "
+        << formatNumber("%g", double(s.model.moe.experts + p.redundantExperts) / std::max(1, p.expertParallel))
+        << (p.redundantExperts > 0 ? ", load-balanced" : ", static placement") << ")";
+    if (p.twoBatchOverlap)
+        out << "; two-batch overlap hides " << formatNumber("%.1f", r.overlapHiddenUs)
+            << " us of the busiest stage's decode step";
+    out << "\n";
 }
 
 void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent)

@@ -42,6 +42,11 @@ std::string formatNumber(const char* printfFormat, double v);
 // reports it), each line starting with `indent`.
 void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent);
 std::string padRight(std::string s, size_t width);
+// ", 32 redundant experts, two-batch overlap" for an MoE plan that sets them, else "".
+std::string moePlanSuffix(const ModelSpec& m, const Plan& p);
+// An MoE plan's load imbalance and what two-batch overlap hides, one line after `indent`
+// (nothing for a dense model or an uncosted plan).
+void printMoeFigures(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r, const std::string& indent);
 // "operators:" and name=option for every operator of the model, five per line after `indent`.
 void printOperators(std::ostream& out, const ModelSpec& m, const Plan& p, const std::string& indent);
 int reportErrors(std::ostream& err, const std::vector<std::string>& lines);

@@ -22,7 +22,7 @@ void printPool(std::ostream& out, const Scenario& s, PoolRole role, const Plan& 
     out << "  " << (role == PoolRole::Prefill ? "Prefill" : "Decode") << " pool, " << p.gpus() << " GPUs: TP "
         << p.tensorParallel << ", EP " << p.expertParallel << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel
         << ", batch " << p.batch << (role == PoolRole::Prefill ? " prompts per pass" : " per replica") << ", "
-        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << " -- "
+        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << " -- "
         << (r.valid ? "valid" : "INVALID") << "\n";
     for (const std::string& why : violationReasons(ps, p, r))
         out << "      - " << why << "\n";

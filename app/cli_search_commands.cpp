@@ -169,8 +169,9 @@ void printPlan(std::ostream& out, const Scenario& s, const Plan& p, const SimRes
     if (r.expertTensorParallel > 0)
         out << " (expert TP " << r.expertTensorParallel << ")";
     out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
-        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << "\n";
+        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << "\n";
     printServingFigures(out, s, r, "  ");
+    printMoeFigures(out, s, p, r, "  ");
     const MemoryBreakdown& m = r.memory;
     out << "  memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb) << " GB (weights "
         << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb) << ", activations "

@@ -26,13 +26,14 @@ void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const 
     if (r.expertTensorParallel > 0)
         out << " (expert TP " << r.expertTensorParallel << ")";
     out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
-        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << "\n";
+        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << "\n";
     out << (r.valid ? "Valid" : "INVALID") << "\n";
     for (const std::string& why : violationReasons(s, p, r))
         out << "  - " << why << "\n";
     if (r.structureChecks)
         return;
     printServingFigures(out, s, r, "");
+    printMoeFigures(out, s, p, r, "");
     if (p.pipelineParallel > 1)
         out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage " << formatNumber("%.1f", r.p2pUs)
             << " us, bubble " << formatNumber("%.0f", r.pipelineBubble * 100) << "%\n";

@@ -35,7 +35,10 @@ for sc in ["llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-
     out.append(f"### {sc}\n")
     out.append(f"Exact optimum ({e['serving']} serving): TP {p['tensor_parallel']}, {ep}, PP {p['pipeline_parallel']}, "
                f"DP {p['data_parallel']}, batch {p['batch']} per replica, {p['micro_batches']} micro-batch"
-               f"{'es' if p['micro_batches'] > 1 else ''}; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
+               f"{'es' if p['micro_batches'] > 1 else ''}"
+               f"{', %d redundant experts' % p['redundant_experts'] if p.get('redundant_experts') else ''}"
+               f"{', two-batch overlap' if p.get('two_batch_overlap') else ''}"
+               f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
                f"({e['output_tokens_per_s']:.0f} total); TPOT {e['tpot_ms']:.2f} ms (limit {scen['tpot_slo_ms']:g}); "
                f"TTFT {e['ttft_ms']:.1f} ms (limit {scen['ttft_slo_ms']:g}).")
     out.append("Operators: " + "  ".join(f"{k}={v}" for k, v in p["operators"].items()) + ".\n")

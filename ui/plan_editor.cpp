@@ -1,5 +1,6 @@
 #include "plan_editor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -9,6 +10,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "model/plan_checks.h"
 #include "scenario_fields.h"
 
 namespace shardlab::ui {
@@ -53,10 +55,36 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
     degree("batch", tr("Batch"), tr("Sequences in flight per data-parallel replica."), 1 << 20, &Plan::batch);
     degree("micro_batches", tr("Micro-batches"), tr("Pipeline micro-batches; must divide the batch."), 1 << 20,
            &Plan::microBatches);
+    m_redundant = new FieldSpinBox;
+    m_redundant->setObjectName(QStringLiteral("whatIf.redundant_experts"));
+    m_redundant->setFocusPolicy(Qt::StrongFocus);
+    m_redundant->setRange(0, kMaxRedundantExperts);
+    m_redundant->setToolTip(tr("Expert slots beyond the model's experts, holding replicas of the busiest ones (the "
+                               "engine's load balancer, EPLB). Each EP rank holds (experts + redundant) / EP experts; "
+                               "EP must divide that sum."));
+    connect(m_redundant, &QSpinBox::valueChanged, this, [this](int v) {
+        m_plan.redundantExperts = v;
+        edited();
+    });
+    form->addRow(tr("Redundant experts"), m_redundant);
+    m_overlap = new QCheckBox(tr("Two-batch overlap"));
+    m_overlap->setObjectName(QStringLiteral("whatIf.two_batch_overlap"));
+    m_overlap->setToolTip(tr("Run each step as two half-batches: one half's MoE dispatch and combine hide behind the "
+                             "other's compute, at the cost of reading the weights and launching every kernel twice "
+                             "(SGLang --enable-two-batch-overlap, vLLM --enable-dbo)."));
+    connect(m_overlap, &QCheckBox::toggled, this, [this](bool on) {
+        m_plan.twoBatchOverlap = on;
+        edited();
+    });
+    form->addRow(QString(), m_overlap);
     m_tiling = new QLabel;
     m_tiling->setObjectName(QStringLiteral("whatIf.tiling"));
     m_tiling->setWordWrap(true);
     form->addRow(m_tiling);
+    m_slots = new QLabel;
+    m_slots->setObjectName(QStringLiteral("whatIf.expertSlots"));
+    m_slots->setWordWrap(true);
+    form->addRow(m_slots);
     layout->addWidget(degrees);
 
     auto* ops = new QGroupBox(tr("What-if: operator sharding"));
@@ -124,6 +152,10 @@ void PlanEditor::setContext(const Scenario& s, const Plan& reference)
     for (int i = 0; i < kOpCount; ++i)
         m_opForm->setRowVisible(m_ops[i], opPresent(s.model, static_cast<OpId>(i)));
     m_degrees[1]->setEnabled(s.model.isMoe());
+    m_experts = s.model.isMoe() ? s.model.moe.experts : 0;
+    m_redundant->setEnabled(s.model.isMoe());
+    m_overlap->setEnabled(s.model.isMoe());
+    m_slots->setVisible(s.model.isMoe());
     // The reference's option is named in each item's text, so the recipe stays visible
     // while exploring.
     for (int i = 0; i < kOpCount; ++i) {
@@ -145,6 +177,11 @@ void PlanEditor::setPlan(const Plan& p)
     for (int i = 0; i < kOpCount; ++i) {
         const QSignalBlocker block(m_ops[i]);
         m_ops[i]->setCurrentIndex(std::min(p.option(static_cast<OpId>(i)), m_ops[i]->count() - 1));
+    }
+    {
+        const QSignalBlocker b1(m_redundant), b2(m_overlap);
+        m_redundant->setValue(p.redundantExperts);
+        m_overlap->setChecked(p.twoBatchOverlap);
     }
     refreshHints();
 }
@@ -168,6 +205,23 @@ void PlanEditor::refreshHints()
                           .arg(m_clusterGpus));
     m_tiling->setStyleSheet(tiles ? QStringLiteral("color: #546e7a;")
                                   : QStringLiteral("color: #c62828; font-weight: 600;"));
+    if (m_experts > 0) {
+        // The one placement rule (model/plan_checks.h): EP divides experts + redundant.
+        const long long slots = static_cast<long long>(m_experts) + m_plan.redundantExperts;
+        const bool fits = expertSlotsFit(m_experts, m_plan.redundantExperts, m_plan.expertParallel);
+        m_slots->setText(fits ? tr("%1 + %2 redundant = %3 expert slots, %4 per EP rank")
+                                    .arg(m_experts)
+                                    .arg(m_plan.redundantExperts)
+                                    .arg(slots)
+                                    .arg(slots / std::max(1, m_plan.expertParallel))
+                              : tr("%1 + %2 redundant = %3 expert slots do not divide over EP %4")
+                                    .arg(m_experts)
+                                    .arg(m_plan.redundantExperts)
+                                    .arg(slots)
+                                    .arg(m_plan.expertParallel));
+        m_slots->setStyleSheet(fits ? QStringLiteral("color: #546e7a;")
+                                    : QStringLiteral("color: #c62828; font-weight: 600;"));
+    }
     // Operators changed from the recipe in bold: what the what-if is about at a glance.
     for (int i = 0; i < kOpCount; ++i) {
         QFont f = m_ops[i]->font();

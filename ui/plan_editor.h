@@ -8,6 +8,7 @@
 
 #include "model/plan.h"
 
+class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -46,6 +47,11 @@ private:
     std::array<QComboBox*, kOpCount> m_ops{};
     QFormLayout* m_opForm = nullptr;
     QLabel* m_tiling = nullptr;
+    // MoE only: redundant expert slots and two-batch overlap, and where the slots fall.
+    QSpinBox* m_redundant = nullptr;
+    QCheckBox* m_overlap = nullptr;
+    QLabel* m_slots = nullptr;
+    int m_experts = 0;
 };
 
 } // namespace shardlab::ui

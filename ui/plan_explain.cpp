@@ -145,6 +145,9 @@ QString degreesDiff(const Plan& p, const Plan& r)
     add("DP", p.dataParallel, r.dataParallel);
     add("batch", p.batch, r.batch);
     add("micro-batches", p.microBatches, r.microBatches);
+    add("redundant experts", p.redundantExperts, r.redundantExperts);
+    if (p.twoBatchOverlap != r.twoBatchOverlap)
+        parts << (p.twoBatchOverlap ? QStringLiteral("two-batch overlap on") : QStringLiteral("two-batch overlap off"));
     return parts.join(QStringLiteral(", "));
 }
 } // namespace

@@ -440,6 +440,19 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                           .arg(p.dataParallel)
                           .arg(p.batch)
                           .arg(p.microBatches);
+    if (m_scenario.model.isMoe()) {
+        // Redundant experts and two-batch overlap (docs/simulator.md §2-§3).
+        degrees += tr(" · %1 redundant experts (%2 slots per EP rank)")
+                       .arg(p.redundantExperts)
+                       .arg(formatNumber(double(m_scenario.model.moe.experts + p.redundantExperts)
+                                             / std::max(1, p.expertParallel),
+                                         2));
+        degrees += p.twoBatchOverlap ? tr(" · two-batch overlap") : tr(" · no batch overlap");
+        if (r.structureChecks == 0 && p.expertParallel > 1)
+            degrees += tr(" · busiest EP rank %1× the mean load").arg(formatNumber(r.expertLoadImbalance, 3));
+        if (r.structureChecks == 0 && p.twoBatchOverlap)
+            degrees += tr(" · overlap hides %1").arg(formatMs(r.overlapHiddenUs / 1000));
+    }
     if (r.structureChecks == 0 && m_dsim && m_role == PoolRole::Prefill) {
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
         html += tr("<br><b>%1</b> prompts/s of this pool (%2 output tokens/s once decoded) · TTFT %3 (a pass %4 ms + KV "

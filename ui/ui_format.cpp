@@ -118,12 +118,17 @@ QString plainNumbers(const QString& text)
 
 QString planDegrees(const Plan& p)
 {
-    return QObject::tr("TP %1 · EP %2 · PP %3 · DP %4 · batch %5 · %n micro-batch(es)", nullptr, p.microBatches)
-        .arg(p.tensorParallel)
-        .arg(p.expertParallel)
-        .arg(p.pipelineParallel)
-        .arg(p.dataParallel)
-        .arg(p.batch);
+    QString t = QObject::tr("TP %1 · EP %2 · PP %3 · DP %4 · batch %5 · %n micro-batch(es)", nullptr, p.microBatches)
+                    .arg(p.tensorParallel)
+                    .arg(p.expertParallel)
+                    .arg(p.pipelineParallel)
+                    .arg(p.dataParallel)
+                    .arg(p.batch);
+    if (p.redundantExperts > 0)
+        t += QObject::tr(" · +%1 redundant experts").arg(p.redundantExperts);
+    if (p.twoBatchOverlap)
+        t += QObject::tr(" · two-batch overlap");
+    return t;
 }
 
 QString objectiveAxisLabel(ServingMode m)

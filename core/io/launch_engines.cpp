@@ -195,6 +195,74 @@ double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o)
     return std::clamp(std::floor(f * 100 + 1e-9) / 100, 0.5, 0.98);
 }
 
+namespace {
+// Redundant experts and two-batch overlap (docs/launch.md, "Redundant experts and
+// two-batch overlap", with where each flag was checked).
+bool dispatchAllToAll(const EngineLayout& L) { return std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all"; }
+
+// The EP ranks an engine splits the experts over must divide experts + redundant slots.
+void checkSlots(const EngineLayout& L, int engineEp, const std::string& engine, std::vector<std::string>& w)
+{
+    const long long slots = static_cast<long long>(L.s->model.moe.experts) + L.plan.redundantExperts;
+    if (engineEp > 1 && slots % engineEp != 0)
+        w.push_back("redundant_experts " + num(L.plan.redundantExperts) + ": " + engine + " splits the " + num(slots)
+                    + " expert slots over " + num(engineEp) + " ranks, which does not divide them; choose "
+                      "redundant_experts so that experts + redundant_experts is a multiple of " + num(engineEp));
+}
+
+// vLLM 0.11: --enable-eplb with --eplb-config '{"num_redundant_experts": N}' (expert
+// parallel deployment guide, "Expert Parallel Load Balancer"); --enable-dbo (design doc
+// "Dual Batch Overlap": needs --data-parallel-size > 1, --enable-expert-parallel, DeepEP).
+void vllmMoeBalance(const EngineLayout& L, Args& a, std::vector<std::string>& w)
+{
+    if (!L.moe)
+        return;
+    const bool ep = L.stage > 1 && L.ep > 1;
+    if (L.plan.redundantExperts > 0) {
+        if (ep) {
+            a.add("--enable-eplb");
+            a.add("--eplb-config", "{\"num_redundant_experts\":" + num(L.plan.redundantExperts) + "}");
+            checkSlots(L, L.stage, "vLLM", w);
+        } else {
+            w.push_back("redundant_experts " + num(L.plan.redundantExperts)
+                        + ": vLLM's load balancer (--enable-eplb) needs --enable-expert-parallel; not exported");
+        }
+    }
+    if (L.plan.twoBatchOverlap) {
+        if (ep && L.attnDp > 1 && dispatchAllToAll(L))
+            a.add("--enable-dbo");
+        else
+            w.push_back("two_batch_overlap: vLLM's dual-batch overlap (--enable-dbo) needs --data-parallel-size > 1, "
+                        "--enable-expert-parallel and a DeepEP all-to-all (operators.dispatch all_to_all); not "
+                        "exported for this layout");
+    }
+}
+
+// SGLang 0.5: --ep-num-redundant-experts N with --enable-eplb; --enable-two-batch-overlap
+// (server arguments, "MoE" and "Optimization/debug options"); TBO runs on DeepEP.
+void sglangMoeBalance(const EngineLayout& L, Args& a, std::vector<std::string>& w)
+{
+    if (!L.moe)
+        return;
+    if (L.plan.redundantExperts > 0) {
+        if (L.ep > 1) {
+            a.add("--ep-num-redundant-experts", L.plan.redundantExperts);
+            a.add("--enable-eplb");
+            checkSlots(L, L.ep, "SGLang", w);
+        } else {
+            w.push_back("redundant_experts " + num(L.plan.redundantExperts)
+                        + ": SGLang's load balancer needs --ep-size > 1; not exported");
+        }
+    }
+    if (L.plan.twoBatchOverlap) {
+        a.add("--enable-two-batch-overlap");
+        if (!(L.stage > 1 && L.ep > 1 && dispatchAllToAll(L)))
+            w.push_back("two_batch_overlap: SGLang overlaps DeepEP's dispatch and combine (--moe-a2a-backend deepep, "
+                        "expert parallelism); this layout has no all-to-all to hide");
+    }
+}
+} // namespace
+
 LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
 {
     const Scenario& s = *L.s;
@@ -239,6 +307,7 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
             }
         }
     }
+    vllmMoeBalance(L, a, w);
     // With --enable-expert-parallel every rank holds whole experts: the plan's expert-TP
     // options cannot be expressed at all, which the EP warning above already says.
     EngineLayout checked = L;
@@ -343,6 +412,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
             w.push_back(std::string("operators.combine: ") + optName(L.plan, OpId::Combine)
                         + " - SGLang returns expert outputs with the dispatch backend's own collective");
     }
+    sglangMoeBalance(L, a, w);
     if (dpAttention) {
         if (L.s->model.denseLayerCount() > 0 && std::string(optName(L.plan, OpId::GateUp)) == "token")
             a.add("--moe-dense-tp-size", 1);
@@ -453,6 +523,19 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     if (L.moe) {
         yaml += "moe_expert_parallel_size: " + num(L.ep) + "\n";
         yaml += "moe_tensor_parallel_size: " + num(L.etp) + "\n";
+        if (L.plan.redundantExperts > 0) {
+            // Wide-EP's load balancer (examples/wide_ep/README.md): num_slots = experts +
+            // redundant slots; layer_updates_per_iter > 0 rebalances online.
+            yaml += "moe_config:\n";
+            yaml += "  load_balancer:\n";
+            yaml += "    num_slots: " + num(static_cast<long long>(L.s->model.moe.experts) + L.plan.redundantExperts) + "\n";
+            yaml += "    layer_updates_per_iter: 1\n";
+            checkSlots(L, L.ep, "TensorRT-LLM", w);
+        }
+        if (L.plan.twoBatchOverlap)
+            w.push_back("two_batch_overlap: TensorRT-LLM " + std::string(engineInfo(Engine::TrtLlm).version)
+                        + " has no option that splits a step into two overlapping half-batches (its overlap scheduler "
+                          "overlaps CPU scheduling, not MoE communication); not exported - the plan's figures assume it");
     }
     yaml += "kv_cache_config:\n";
     yaml += "  free_gpu_memory_fraction: " + fr + "\n";

@@ -87,6 +87,10 @@ ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
     ojson plan = {{"tensor_parallel", p.tensorParallel}, {"expert_parallel", p.expertParallel},
                   {"pipeline_parallel", p.pipelineParallel}, {"data_parallel", p.dataParallel},
                   {"batch", p.batch}, {"micro_batches", p.microBatches}};
+    if (s.model.isMoe() || p.redundantExperts != 0 || p.twoBatchOverlap) {
+        plan["redundant_experts"] = p.redundantExperts;
+        plan["two_batch_overlap"] = p.twoBatchOverlap;
+    }
     ojson ops = ojson::object();
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
@@ -117,6 +121,10 @@ ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
     j["stage_step_us"] = finite(r.stageStepUs);
     j["pipeline_bubble"] = finite(r.pipelineBubble);
     j["expert_tensor_parallel"] = r.expertTensorParallel;
+    if (s.model.isMoe() && costed) {
+        j["expert_load_imbalance"] = finite(r.expertLoadImbalance);
+        j["overlap_hidden_us"] = finite(r.overlapHiddenUs);
+    }
     j["memory_gb"] = {{"weights", finite(r.memory.weightsGb)},   {"kv_cache", finite(r.memory.kvCacheGb)},
                       {"activations", finite(r.memory.activationGb)}, {"reserve", finite(r.memory.reserveGb)},
                       {"total", finite(r.memory.totalGb)},       {"capacity", finite(r.memory.capacityGb)}};

@@ -394,6 +394,8 @@ void readPlanBody(JsonReader& r, const json& obj, const std::string& prefix, Pla
     p.dataParallel = r.integer("data_parallel", 1, kDegreeMax);
     p.batch = r.integer("batch", 1, kDegreeMax);
     p.microBatches = r.integerOr("micro_batches", 1, 1, kDegreeMax);
+    p.redundantExperts = r.integerOr("redundant_experts", 0, 0, kMaxRedundantExperts);
+    p.twoBatchOverlap = r.booleanOr("two_batch_overlap", false);
     const int gpus = r.integerOr("gpus", 0, 1, 1 << 20);
     if (r.has("operators")) {
         JsonReader ops = r.child("operators");
@@ -434,7 +436,8 @@ void readPlanBody(JsonReader& r, const json& obj, const std::string& prefix, Pla
 }
 
 const std::vector<const char*> kPlanKeys = {"gpus", "tensor_parallel", "expert_parallel", "pipeline_parallel",
-                                            "data_parallel", "batch", "micro_batches", "operators"};
+                                            "data_parallel", "batch", "micro_batches", "redundant_experts",
+                                            "two_batch_overlap", "operators"};
 } // namespace
 
 Parsed<Plan> parsePlan(const std::string& text, const std::string& file)
@@ -682,6 +685,12 @@ void writePlanBody(ojson& j, const Plan& p, const Scenario* context)
     j["data_parallel"] = p.dataParallel;
     j["batch"] = p.batch;
     j["micro_batches"] = p.microBatches;
+    // Written only when set (or for an MoE model): dense plans stay as they were.
+    const bool moe = context ? context->model.isMoe() : (p.redundantExperts != 0 || p.twoBatchOverlap);
+    if (moe || p.redundantExperts != 0)
+        j["redundant_experts"] = p.redundantExperts;
+    if (moe || p.twoBatchOverlap)
+        j["two_batch_overlap"] = p.twoBatchOverlap;
     ojson ops = ojson::object();
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);

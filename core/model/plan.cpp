@@ -165,6 +165,10 @@ FieldErrors validatePlanShape(const Plan& p)
     positive("data_parallel", p.dataParallel, 1 << 20);
     positive("batch", p.batch, kMaxBatch);
     positive("micro_batches", p.microBatches, 1 << 20);
+    if (p.redundantExperts < 0 || p.redundantExperts > kMaxRedundantExperts)
+        e.push_back({{}, "redundant_experts",
+                     "must be between 0 and " + std::to_string(kMaxRedundantExperts) + " (got "
+                         + std::to_string(p.redundantExperts) + ")"});
     if (p.batch >= 1 && p.microBatches > p.batch)
         e.push_back({{}, "micro_batches",
                      "must be at most the batch (" + std::to_string(p.microBatches) + " micro-batches for a batch of "

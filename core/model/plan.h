@@ -85,6 +85,13 @@ struct Plan {
     int dataParallel = 1;
     int batch = 1;        // sequences in flight per data-parallel replica
     int microBatches = 1; // pipeline micro-batches, 1..min(batch, PP) (split as evenly as possible)
+    // MoE: expert slots beyond the model's experts, filled with replicas of the busiest
+    // experts by the engine's load balancer (EPLB); (experts + redundant) / EP slots per
+    // EP rank. 0: every expert once, placed statically (docs/simulator.md §2).
+    int redundantExperts = 0;
+    // MoE: each step runs as two half-batches whose dispatch/combine overlap the other
+    // half's compute (SGLang two-batch overlap, vLLM dual-batch overlap; docs/simulator.md §3).
+    bool twoBatchOverlap = false;
     std::array<std::uint8_t, kOpCount> sharding{}; // option index per OpId
 
     int option(OpId id) const { return sharding[static_cast<int>(id)]; }
@@ -102,7 +109,10 @@ void applyMegatronSharding(Plan& p);
 // Structural checks of a plan against a scenario: tiling of the cluster, divisibility of
 // heads, experts and layers, option/layout compatibility. Paths name plan fields.
 FieldErrors validatePlan(const Plan& p, const Scenario& s);
-// Checks that need no scenario: positive degrees and batch, micro-batches divide batch.
+// Checks that need no scenario: positive degrees and batch, micro-batches divide batch,
+// redundant experts not negative.
 FieldErrors validatePlanShape(const Plan& p);
+// The largest redundant_experts a plan may have (plan files and the simulator refuse more).
+constexpr int kMaxRedundantExperts = 1 << 16;
 
 } // namespace shardlab

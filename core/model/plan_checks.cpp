@@ -16,29 +16,26 @@ int expertTensorParallel(const Plan& p)
     return static_cast<int>(side / p.expertParallel);
 }
 
+bool optionIrrelevant(const Plan& p, OpId id)
+{
+    switch (id) {
+    case OpId::ExpertUp:
+    case OpId::ExpertDown:
+        return expertTensorParallel(p) == 1;
+    case OpId::Dispatch:
+    case OpId::Combine:
+        return static_cast<long long>(p.tensorParallel) * p.dataParallel == 1;
+    default:
+        return p.tensorParallel == 1;
+    }
+}
+
 Plan canonicalPlan(const Plan& p)
 {
     Plan c = p;
-    const bool tpOne = p.tensorParallel == 1;
-    const bool etpOne = expertTensorParallel(p) == 1;
-    const bool moeOne = static_cast<long long>(p.tensorParallel) * p.dataParallel == 1;
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
-        bool irrelevant;
-        switch (id) {
-        case OpId::ExpertUp:
-        case OpId::ExpertDown:
-            irrelevant = etpOne;
-            break;
-        case OpId::Dispatch:
-        case OpId::Combine:
-            irrelevant = moeOne;
-            break;
-        default:
-            irrelevant = tpOne;
-            break;
-        }
-        if (irrelevant)
+        if (optionIrrelevant(p, id))
             c.setOption(id, opInfo(id).megatronOption);
     }
     return c;
@@ -69,8 +66,12 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
     if (!m.isMoe()) {
         if (p.expertParallel != 1)
             flag(PlanCheck::ExpertParallelDense);
+        if (p.redundantExperts != 0)
+            flag(PlanCheck::RedundantDense);
+        if (p.twoBatchOverlap)
+            flag(PlanCheck::OverlapDense);
     } else {
-        if (p.expertParallel < 1 || m.moe.experts % p.expertParallel != 0)
+        if (!expertSlotsFit(m.moe.experts, p.redundantExperts, p.expertParallel))
             flag(PlanCheck::ExpertsEp);
         if (etp == 0)
             flag(PlanCheck::EpGroup);
@@ -109,9 +110,20 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
     case PlanCheck::ExpertParallelDense:
         return {{}, "expert_parallel", "divisibility: a dense model has no experts; expert_parallel must be 1"};
     case PlanCheck::ExpertsEp:
+        if (p.redundantExperts == 0)
+            return {{}, "expert_parallel",
+                    "divisibility: " + num(m.moe.experts) + " experts are not divisible by expert_parallel "
+                        + num(p.expertParallel) + " (redundant_experts can make up the difference: each EP rank "
+                        "holds (experts + redundant_experts) / expert_parallel expert slots)"};
         return {{}, "expert_parallel",
-                "divisibility: " + num(m.moe.experts) + " experts are not divisible by expert_parallel "
-                    + num(p.expertParallel)};
+                "divisibility: " + num(m.moe.experts) + " experts + " + num(p.redundantExperts)
+                    + " redundant_experts = " + num(static_cast<long long>(m.moe.experts) + p.redundantExperts)
+                    + " expert slots are not divisible by expert_parallel " + num(p.expertParallel)};
+    case PlanCheck::RedundantDense:
+        return {{}, "redundant_experts", "a dense model has no experts to replicate; redundant_experts must be 0"};
+    case PlanCheck::OverlapDense:
+        return {{}, "two_batch_overlap",
+                "a dense model has no MoE dispatch/combine to overlap; two_batch_overlap must be false"};
     case PlanCheck::EpGroup:
         return {{}, "expert_parallel",
                 "divisibility: expert_parallel " + num(p.expertParallel)

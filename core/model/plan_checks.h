@@ -15,12 +15,14 @@ enum class PlanCheck : std::uint8_t {
     KvHeadsTp,         // KV heads neither divisible by TP nor dividing it
     FfnTp,             // column/row FFN needs ffn_hidden divisible by TP
     ExpertParallelDense, // EP > 1 on a dense model
-    ExpertsEp,         // experts not divisible by EP
+    ExpertsEp,         // expert slots (experts + redundant) not divisible by EP
     EpGroup,           // EP does not divide TP x DP (the expert side's ranks per stage)
     ExpertFfnEtp,      // expert ffn not divisible by expert-TP = TP x DP / EP
     SharedFfnTp,       // shared expert ffn not divisible by TP
     MicroBatches,      // micro-batches outside 1..min(batch, pipeline_parallel)
     BatchLimit,        // batch above kMaxBatch
+    RedundantDense,    // redundant experts on a dense model
+    OverlapDense,      // two-batch overlap on a dense model (it overlaps MoE dispatch/combine)
     Count
 };
 constexpr int kPlanCheckCount = static_cast<int>(PlanCheck::Count);
@@ -40,11 +42,23 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
 // Expert-tensor-parallel degree implied by the plan (0 if EP does not divide TP x DP).
 int expertTensorParallel(const Plan& p);
 
+// The one expert-placement rule (plan checks, search-space masks, exact, the recipe, the
+// window): every EP rank holds the same number of expert slots, the model's experts plus
+// the redundant replicas, so EP must divide experts + redundant (vLLM: "(NUM_TOTAL_EXPERTS
+// + NUM_REDUNDANT_EXPERTS) / NUM_EP_RANKS experts" per rank; docs/simulator.md §2).
+inline bool expertSlotsFit(long long experts, long long redundant, long long ep)
+{
+    return ep >= 1 && redundant >= 0 && (experts + redundant) % ep == 0;
+}
+
 // The plan with every sharding choice that cannot matter reset to the recipe's: an
 // operator whose group has one rank (TP 1 on the attention side, expert-TP 1 on the
 // expert side, one expert-side rank for dispatch/combine) costs the same whatever its
 // option. Two plans with equal canonical forms evaluate identically.
 Plan canonicalPlan(const Plan& p);
+// Whether operator `id`'s option cannot matter with the plan's degrees (canonicalPlan's rule;
+// exact searches one option of such an operator).
+bool optionIrrelevant(const Plan& p, OpId id);
 
 inline PlanCheck optionRule(const ModelSpec& m, OpId id, int o, int tp, int etp)
 {

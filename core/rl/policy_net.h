@@ -25,7 +25,7 @@ namespace shardlab::rl::net {
 
 constexpr int kTokenBuckets = 2048; // hashed (slot, value) names
 constexpr int kSlotBuckets = 256;   // hashed slot names
-constexpr int kSlotKinds = 6;       // SlotKind values
+constexpr int kSlotKinds = static_cast<int>(SlotKind::Operator) + 1; // SlotKind values
 constexpr int kMaxElite = 16;       // rank embeddings (PpoOptions::elite's upper bound)
 constexpr int kProximity = 3;       // copy features: same value, one step away, two steps away
 constexpr float kMaskedLogit = -1e9f;

@@ -251,7 +251,8 @@ void ExactSearch::leaf(int hi)
         if (disagree && m_mismatches++ == 0) {
             std::ostringstream os;
             os << "TP " << plan.tensorParallel << " PP " << plan.pipelineParallel << " EP " << plan.expertParallel
-               << " batch " << plan.batch << ": predicted " << f.tokensPerSPerGpu << " tokens/s per GPU, simulator "
+               << (plan.redundantExperts ? " +" + std::to_string(plan.redundantExperts) + " redundant" : "")
+               << (plan.twoBatchOverlap ? " two-batch overlap" : "") << " batch " << plan.batch << ": predicted " << f.tokensPerSPerGpu << " tokens/s per GPU, simulator "
                << (r.valid ? r.tokensPerSPerGpu : 0.0) << (r.valid ? "" : " (invalid)");
             m_mismatchExample = os.str();
         }
@@ -282,15 +283,32 @@ void ExactSearch::branch(int gi, int hi)
         leaf(b);
         return;
     }
-    // Children cheapest first (decode time at this batch, weighted by layer counts).
+    // Children cheapest first (decode time at this batch, weighted by layer counts; with
+    // two-batch overlap each child's layers as the overlapped schedule prices them, with the
+    // rest of the node at its cheapest).
     const ModelSpec& m = m_ctx->scenario.model;
     const double w[4] = {double(m.denseLayerCount()), double(m.moeLayers()), 1, 1};
     std::vector<std::pair<double, int>> order;
     {
         const Level& lv = levelAt(b);
+        const int halves = lv.dec.halves;
+        LayerSums rest; // the node without group gi: its picks, the norms, the groups after it
+        if (halves > 1) {
+            rest = lv.norms + lv.suffixMin[gi + 1];
+            for (int g = 0; g < gi; ++g)
+                rest += lv.combo[g][m_pick[g]];
+        }
         for (size_t i = 0; i < lv.combo[gi].size(); ++i) {
             const LayerSums& c = lv.combo[gi][i];
-            order.push_back({w[0] * c.dec[0] + w[1] * c.dec[1] + w[2] * c.dec[2] + w[3] * c.dec[3], int(i)});
+            double cost = 0;
+            if (halves > 1) {
+                const LayerSums s = rest + c;
+                for (int ch = 0; ch < 4; ++ch)
+                    cost += w[ch] * layerSeconds(s, ch, false, halves);
+            } else {
+                cost = w[0] * c.dec[0] + w[1] * c.dec[1] + w[2] * c.dec[2] + w[3] * c.dec[3];
+            }
+            order.push_back({cost, int(i)});
         }
     }
     std::stable_sort(order.begin(), order.end());
@@ -352,12 +370,15 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     m_t = &tables;
     AlgorithmReport report;
 
-    // Pass 1: every (TP, PP, EP) the simulator accepts (the space's masks say which).
+    // Pass 1: every (TP, PP, EP, redundant experts, two-batch overlap) the simulator accepts
+    // among the space's values (the space's masks say which).
     const SearchSpace& space = ctx.space;
     const long long N = ctx.scenario.cluster.totalGpus();
     const auto& slots = space.slots();
+    const int rs = space.redundantSlot(), os = space.overlapSlot();
     std::vector<int> choice(SearchSpace::kMaxSlots, 0);
-    std::vector<std::uint8_t> tpOk(space.widestSlot()), ppOk(space.widestSlot()), epOk(space.widestSlot());
+    std::vector<std::uint8_t> tpOk(space.widestSlot()), ppOk(space.widestSlot()), epOk(space.widestSlot()),
+        rOk(space.widestSlot()), oOk(space.widestSlot());
     std::priority_queue<Entry> queue;
     long long order = 0;
     space.mask(space.tpSlot(), choice.data(), tpOk.data());
@@ -374,17 +395,40 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
             for (size_t ei = 0; ei < slots[2].values.size(); ++ei) {
                 if (!epOk[ei])
                     continue;
-                if (m_ev->stopRequested())
-                    return report;
-                Entry e;
-                e.d.tp = slots[0].values[ti];
-                e.d.pp = slots[1].values[pi];
-                e.d.ep = slots[2].values[ei];
-                e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
-                e.order = order++;
-                ++m_degrees;
-                if (boundDegrees(e))
-                    queue.push(e);
+                choice[2] = static_cast<int>(ei);
+                // A dense model has neither slot: one entry, no redundancy, no overlap.
+                static const std::vector<int> kNone{0};
+                const std::vector<int>& rValues = rs >= 0 ? slots[rs].values : kNone;
+                const std::vector<int>& oValues = os >= 0 ? slots[os].values : kNone;
+                if (rs >= 0)
+                    space.mask(rs, choice.data(), rOk.data());
+                else
+                    rOk[0] = 1;
+                if (os >= 0)
+                    space.mask(os, choice.data(), oOk.data());
+                else
+                    oOk[0] = 1;
+                for (size_t ri = 0; ri < rValues.size(); ++ri) {
+                    if (!rOk[ri])
+                        continue;
+                    for (size_t oi = 0; oi < oValues.size(); ++oi) {
+                        if (!oOk[oi])
+                            continue;
+                        if (m_ev->stopRequested())
+                            return report;
+                        Entry e;
+                        e.d.tp = slots[0].values[ti];
+                        e.d.pp = slots[1].values[pi];
+                        e.d.ep = slots[2].values[ei];
+                        e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
+                        e.d.redundant = rValues[ri];
+                        e.d.tbo = oValues[oi] != 0;
+                        e.order = order++;
+                        ++m_degrees;
+                        if (boundDegrees(e))
+                            queue.push(e);
+                    }
+                }
             }
             m_ev->setFraction(0.3 * (ti + double(pi) / slots[1].values.size()) / slots[0].values.size());
             m_ev->tick();
@@ -425,6 +469,9 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
 
     std::ostringstream note;
     const bool stopped = m_ev->stopRequested();
+    // MoE models: the space's redundant-expert counts and overlap (docs/search.md).
+    const char* kDegreesWord = ctx.scenario.model.isMoe() ? "TP, PP, EP, redundant experts and two-batch overlap"
+                                                          : "TP, PP and EP";
     if (stopped) {
         note << "stopped before the proof was complete";
         if (m_ev->haveBest() && openBound > 0)
@@ -433,17 +480,19 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     } else if (!m_ev->haveBest() && ctx.options.exactFloor > 0) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exceeds " << ctx.options.exactFloor << " tokens/s per GPU (" << m_degrees
-             << " combinations of TP, PP and EP checked)";
+             << " combinations of " << kDegreesWord << " checked)";
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exists" << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
              << ": " << explainInfeasible() << " (" << m_degrees
-             << " combinations of TP, PP and EP checked, every batch and micro-batch count)";
+             << " combinations of " << kDegreesWord << " checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;
         note << "optimal over every plan the simulator accepts"
-             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints") << ": " << m_degrees
-             << " combinations of TP, PP and EP, every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
+             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
+             << (ctx.scenario.model.isMoe() ? " with one of the search space's redundant-expert counts" : "") << ": "
+             << m_degrees
+             << " combinations of " << kDegreesWord << ", every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
              << " and micro-batch count (" << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
              << m_leaves << " plans evaluated)";
     }

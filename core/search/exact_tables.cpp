@@ -42,7 +42,9 @@ GroupTables::GroupTables(const Simulator& sim, const SearchSpace& space)
     addEdge(lmHeadEdge(m.moeLayers() > 0), 3);
     m_opChannels[idx(OpId::Embedding)] |= 1 << 2;
     m_opChannels[idx(OpId::LmHead)] |= 1 << 3;
-    m_values = next;
+    m_computeBase = next;
+    m_ownBase = next + kOpCount * kMaxOptions;
+    m_values = next + 2 * kOpCount * kMaxOptions;
 
     // Groups: the graph's non-norm operators, joined by every edge between two of them.
     std::vector<int> parent(kOpCount);
@@ -88,6 +90,16 @@ void GroupTables::setDegrees(const Degrees& d)
         for (int o : slot.values)
             if (m_space.optionAllowed(slot.op, o, d.tp, etp))
                 m_allowed[idx(slot.op)].push_back(o);
+        // An option that cannot matter with these degrees (canonicalPlan, model/plan_checks.h:
+        // every option of it evaluates the same, tst_simulator checks it) is searched once:
+        // the recipe's when allowed. The certificate covers the others through that equality.
+        std::vector<int>& a = m_allowed[idx(slot.op)];
+        if (a.size() > 1 && optionIrrelevant(p, slot.op)) {
+            const int keep = std::find(a.begin(), a.end(), opInfo(slot.op).megatronOption) != a.end()
+                ? opInfo(slot.op).megatronOption
+                : a.front();
+            a.assign(1, keep);
+        }
     }
 
     m_preValues.assign(m_values, 0.0);
@@ -96,9 +108,12 @@ void GroupTables::setDegrees(const Degrees& d)
         if (!m_present[i])
             continue;
         for (int o : m_allowed[i]) {
-            const OpCost c = m_cm.op(static_cast<OpId>(i), o, m_pre);
-            m_preValues[opIndex(static_cast<OpId>(i), o)] = c.totalS();
-            m_weights[opIndex(static_cast<OpId>(i), o)] = c.weightBytes;
+            const OpId id = static_cast<OpId>(i);
+            const OpCost c = m_cm.op(id, o, m_pre);
+            m_preValues[opIndex(id, o)] = c.totalS();
+            m_preValues[computeIndex(id, o)] = c.timeS;
+            m_preValues[ownIndex(id, o)] = c.own.seconds;
+            m_weights[opIndex(id, o)] = c.weightBytes;
         }
     }
     for (const EdgeRef& e : m_edges)
@@ -117,6 +132,8 @@ Plan GroupTables::degreesPlan(int micro, int batch) const
     p.pipelineParallel = m_d.pp;
     p.expertParallel = m_d.ep;
     p.dataParallel = m_d.dp;
+    p.redundantExperts = m_d.redundant;
+    p.twoBatchOverlap = m_d.tbo;
     p.batch = batch;
     p.microBatches = micro;
     return p;
@@ -145,8 +162,13 @@ const DecodeTable& GroupTables::decodeAt(int micro, int batch)
     for (int i = 0; i < kOpCount; ++i) {
         if (!m_present[i])
             continue;
-        for (int o : m_allowed[i])
-            t.values[opIndex(static_cast<OpId>(i), o)] = m_cm.op(static_cast<OpId>(i), o, t.dec).totalS();
+        for (int o : m_allowed[i]) {
+            const OpId id = static_cast<OpId>(i);
+            const OpCost c = m_cm.op(id, o, t.dec);
+            t.values[opIndex(id, o)] = c.totalS();
+            t.values[computeIndex(id, o)] = c.timeS;
+            t.values[ownIndex(id, o)] = c.own.seconds;
+        }
     }
     for (const EdgeRef& e : m_edges)
         for (int f : m_allowed[idx(e.edge.from)])
@@ -184,6 +206,10 @@ void GroupTables::buildGroups(int a, int f, std::vector<OpGroup>& out) const
                 return;
             }
             Combo c;
+            auto part = [&](OverlapPart x, int vi) {
+                c.fixed.moePre[static_cast<int>(x)] += m_preValues[vi];
+                c.partTerms.push_back({static_cast<std::uint8_t>(x), static_cast<std::uint16_t>(vi)});
+            };
             for (OpId id : ops) {
                 c.options.push_back(static_cast<std::uint8_t>(option[idx(id)]));
                 const int vi = opIndex(id, option[idx(id)]);
@@ -193,11 +219,17 @@ void GroupTables::buildGroups(int a, int f, std::vector<OpGroup>& out) const
                         c.fixed.weights[ch] += m_weights[vi];
                         c.decTerms.push_back({static_cast<std::uint8_t>(ch), static_cast<std::uint16_t>(vi)});
                     }
+                if (m_opChannels[idx(id)] & (1 << 1)) {
+                    part(overlapPart(id, option[idx(id)], false), computeIndex(id, option[idx(id)]));
+                    part(overlapPart(id, option[idx(id)], true), ownIndex(id, option[idx(id)]));
+                }
             }
             for (const EdgeRef* e : edges) {
                 const int vi = edgeIndex(*e, option[idx(e->edge.from)], option[idx(e->edge.to)]);
                 c.fixed.pre[e->channel] += m_preValues[vi];
                 c.decTerms.push_back({static_cast<std::uint8_t>(e->channel), static_cast<std::uint16_t>(vi)});
+                if (e->channel == 1)
+                    part(overlapPart(e->edge), vi);
             }
             if (hasAttention) {
                 c.hasKv = true;
@@ -211,6 +243,16 @@ void GroupTables::buildGroups(int a, int f, std::vector<OpGroup>& out) const
         rec(0);
         out.push_back(std::move(g));
     }
+    // With two-batch overlap the MoE block's parts decide the layer's schedule, and the
+    // componentwise minimum of its combos (one's compute, another's communication) is a
+    // loose bound: branch on it first, so every node below prices it exactly.
+    if (m_d.tbo) {
+        auto moe = std::find_if(out.begin(), out.end(), [](const OpGroup& g) {
+            return std::find(g.ops.begin(), g.ops.end(), OpId::Dispatch) != g.ops.end();
+        });
+        if (moe != out.end())
+            std::rotate(out.begin(), moe, moe + 1);
+    }
 }
 
 LayerSums GroupTables::comboSums(const Combo& c, const DecodeTable& t) const
@@ -218,6 +260,8 @@ LayerSums GroupTables::comboSums(const Combo& c, const DecodeTable& t) const
     LayerSums s = c.fixed;
     for (const auto& [ch, vi] : c.decTerms)
         s.dec[ch] += t.values[vi];
+    for (const auto& [part, vi] : c.partTerms)
+        s.moeDec[part] += t.values[vi];
     for (int i = 0; i < c.kvChannelCount; ++i)
         s.kv[c.kvChannels[i]] += t.kvPerLayer[c.kvOption];
     return s;
@@ -227,15 +271,26 @@ LayerSums GroupTables::normSums(int a, int f, const DecodeTable& t) const
 {
     LayerSums s;
     for (OpId id : {OpId::AttnNorm, OpId::FfnNorm}) {
-        const int vi = opIndex(id, id == OpId::AttnNorm ? a : f);
+        const int o = id == OpId::AttnNorm ? a : f;
+        const int vi = opIndex(id, o);
         for (int ch = 0; ch < 4; ++ch)
             if (m_opChannels[idx(id)] & (1 << ch)) {
                 s.dec[ch] += t.values[vi];
                 s.pre[ch] += m_preValues[vi];
                 s.weights[ch] += m_weights[vi];
             }
+        if (m_opChannels[idx(id)] & (1 << 1)) {
+            addParts(id, o, t.values, s.moeDec);
+            addParts(id, o, m_preValues, s.moePre);
+        }
     }
     return s;
+}
+
+void GroupTables::addParts(OpId id, int o, const std::vector<double>& v, std::array<double, kOverlapParts>& parts) const
+{
+    parts[static_cast<int>(overlapPart(id, o, false))] += v[computeIndex(id, o)];
+    parts[static_cast<int>(overlapPart(id, o, true))] += v[ownIndex(id, o)];
 }
 
 LayerSums GroupTables::lowerBound(int micro, int batch)
@@ -259,6 +314,28 @@ LayerSums GroupTables::lowerBound(int micro, int batch)
                 s.pre[ch] += q;
                 s.weights[ch] += w;
             }
+        const bool split = m_d.tbo && (i == idx(OpId::Dispatch) || i == idx(OpId::Combine));
+        if ((m_opChannels[i] & (1 << 1)) && !split) {
+            // Each overlap part at its own cheapest option (a lower bound of every part): an
+            // option adds to the part its price goes to, 0 to every other part.
+            const OpId id = static_cast<OpId>(i);
+            std::array<double, kOverlapParts> dm, qm;
+            dm.fill(kInf);
+            qm.fill(kInf);
+            for (int o : m_allowed[i]) {
+                std::array<double, kOverlapParts> dp{}, qp{};
+                addParts(id, o, t.values, dp);
+                addParts(id, o, m_preValues, qp);
+                for (int k = 0; k < kOverlapParts; ++k) {
+                    dm[k] = std::min(dm[k], dp[k]);
+                    qm[k] = std::min(qm[k], qp[k]);
+                }
+            }
+            for (int k = 0; k < kOverlapParts; ++k) {
+                s.moeDec[k] += dm[k];
+                s.moePre[k] += qm[k];
+            }
+        }
     }
     for (const EdgeRef& e : m_edges) {
         double d = kInf, q = kInf;
@@ -269,6 +346,33 @@ LayerSums GroupTables::lowerBound(int micro, int batch)
             }
         s.dec[e.channel] += d;
         s.pre[e.channel] += q;
+        if (e.channel == 1) {
+            s.moeDec[static_cast<int>(overlapPart(e.edge))] += d;
+            s.moePre[static_cast<int>(overlapPart(e.edge))] += q;
+        }
+    }
+    if (m_d.tbo && m_present[idx(OpId::Dispatch)] && m_present[idx(OpId::Combine)]) {
+        // Dispatch's and combine's options move their collective between the overlapped
+        // parts (all-to-all) and the compute side (gather / reduce-scatter): a part-wise
+        // minimum over them would price a layer that has neither. Instead, the overlapped
+        // layer at every pair of their options, the rest at its part-wise minimum, and the
+        // least of those, written as parts that the schedule turns into exactly that time
+        // (A = t/2, the rest 0: max(A, 0) + 0 + 0 + max(A, 0) = t). Valid because the
+        // schedule is non-decreasing in every part.
+        auto least = [&](const std::vector<double>& v, std::array<double, kOverlapParts>& parts) {
+            double best = kInf;
+            for (int od : m_allowed[idx(OpId::Dispatch)])
+                for (int oc : m_allowed[idx(OpId::Combine)]) {
+                    std::array<double, kOverlapParts> p = parts;
+                    addParts(OpId::Dispatch, od, v, p);
+                    addParts(OpId::Combine, oc, v, p);
+                    best = std::min(best, overlappedLayerSeconds(p));
+                }
+            parts = {};
+            parts[static_cast<int>(OverlapPart::Attention)] = 0.5 * best;
+        };
+        least(t.values, s.moeDec);
+        least(m_preValues, s.moePre);
     }
     double kv = kInf;
     for (int o : m_allowed[idx(OpId::Attention)])

@@ -22,8 +22,12 @@
 
 namespace shardlab::exact {
 
+// The plan fields exact enumerates before the batch: the degrees, the redundant experts and
+// two-batch overlap (they change the phase context, so every price).
 struct Degrees {
     int tp = 1, pp = 1, ep = 1, dp = 1;
+    int redundant = 0;
+    bool tbo = false;
 };
 
 // One choice of options for every operator of a group.
@@ -32,6 +36,9 @@ struct Combo {
     LayerSums fixed;                   // prefill and weights: independent of the batch
     // Decode terms: (channel, index into DecodeTable::values), summed at a batch.
     std::vector<std::pair<std::uint8_t, std::uint16_t>> decTerms;
+    // The MoE layer's decode terms by overlap part: (part, index), into LayerSums::moeDec
+    // (their prefill twins are in fixed.moePre).
+    std::vector<std::pair<std::uint8_t, std::uint16_t>> partTerms;
     bool hasKv = false;                // the group holds attention: kv of option kvOption
     std::uint8_t kvOption = 0;
     std::array<std::uint8_t, 2> kvChannels{}; // channels (dense, MoE) whose layers hold the KV
@@ -72,7 +79,8 @@ public:
     LayerSums comboSums(const Combo& c, const DecodeTable& t) const;
 
     // A lower bound of every plan's sums at (micro, batch): per operator and per edge
-    // the cheapest allowed choice, independently.
+    // the cheapest allowed choice, independently (with two-batch overlap, the MoE layer's
+    // overlapped time at the best pair of dispatch/combine options, as parts).
     LayerSums lowerBound(int micro, int batch);
 
     PipelineFigures figures(int micro, int batch, const PhaseContext& dec, const LayerSums& s) const;
@@ -90,6 +98,12 @@ private:
     // The current degrees with this batch and micro-batches, the recipe's options.
     Plan degreesPlan(int micro, int batch) const;
     int opIndex(OpId id, int option) const { return m_opBase[static_cast<int>(id)] + option; }
+    // An option's compute/memory time (OpCost::timeS) and its own collective, apart: the
+    // overlap parts of an MoE layer (cost_model.h, OverlapPart).
+    int computeIndex(OpId id, int option) const { return m_computeBase + opIndex(id, option); }
+    int ownIndex(OpId id, int option) const { return m_ownBase + opIndex(id, option); }
+    // Adds operator `id`'s option `o` to the parts of an MoE layer (values from `v`).
+    void addParts(OpId id, int o, const std::vector<double>& v, std::array<double, kOverlapParts>& parts) const;
     int edgeIndex(const EdgeRef& e, int from, int to) const { return e.base + from * kMaxOptions + to; }
 
     const Simulator& m_sim;
@@ -100,6 +114,7 @@ private:
     std::vector<EdgeRef> m_edges;              // every edge of the present layer kinds + fixed
     std::array<int, kOpCount> m_opChannels{}; // per op: bit mask of the channels its costs go to
     std::array<int, kOpCount> m_opBase{};
+    int m_computeBase = 0, m_ownBase = 0;
     int m_values = 0;
 
     Degrees m_d;

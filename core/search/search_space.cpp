@@ -61,9 +61,59 @@ bool contains(const std::vector<int>& allowed, long long v)
 {
     return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
 }
+
+// The counts of redundantExpertCounts without a vector: the smallest positive count that
+// fills `ep` ranks evenly and the largest one up to the limit (0 when there is none).
+struct RedundantRange {
+    int smallest = 0, largest = 0;
+};
+RedundantRange redundantRange(int experts, int ep)
+{
+    RedundantRange r;
+    if (experts < 1 || ep < 2)
+        return r;
+    const int limit = std::max(1, experts / 8);
+    const int first = ep - experts % ep; // in 1..ep
+    if (first > limit)
+        return r;
+    r.smallest = first;
+    r.largest = first + (limit - first) / ep * ep;
+    return r;
+}
+// Some count of the space lets `ep` ranks hold the experts.
+bool epHasRedundantCount(int experts, int ep)
+{
+    return ep >= 1 && (experts % ep == 0 || redundantRange(experts, ep).smallest > 0);
+}
 } // namespace
 
-SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) : m_scenario(s)
+std::vector<int> redundantExpertCounts(int experts, int ep)
+{
+    std::vector<int> out;
+    if (experts < 1 || ep < 1)
+        return out;
+    if (experts % ep == 0)
+        out.push_back(0);
+    const RedundantRange r = redundantRange(experts, ep);
+    if (r.smallest > 0)
+        out.push_back(r.smallest);
+    if (r.largest > r.smallest)
+        out.push_back(r.largest);
+    return out;
+}
+
+bool isRedundantExpertCount(int experts, int ep, int redundant)
+{
+    if (experts < 1 || ep < 1 || !expertSlotsFit(experts, redundant, ep))
+        return false;
+    if (redundant == 0)
+        return true;
+    const RedundantRange r = redundantRange(experts, ep);
+    return redundant == r.smallest || redundant == r.largest;
+}
+
+SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
+    : m_scenario(s), m_moe(s.model.isMoe())
 {
     const ModelSpec& m = s.model;
     const long long N = s.cluster.totalGpus();
@@ -78,9 +128,15 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
     std::vector<int> micro;
     for (int v = 1; v <= std::clamp(m_slots[1].values.back(), 1, m.layers); ++v)
         micro.push_back(v);
+    // EP: a divisor of the GPUs whose ranks can hold the experts, with or without redundant
+    // slots (the EP mask adds: it divides TP x DP).
+    std::vector<int> eps;
+    if (m.isMoe())
+        for (int v : divisorsUpTo(N, N))
+            if (epHasRedundantCount(m.moe.experts, v))
+                eps.push_back(v);
     m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
-                       m.isMoe() ? constrained(divisorsUpTo(m.moe.experts, N), c.expertParallel)
-                                 : std::vector<int>{1}});
+                       m.isMoe() ? constrained(eps, c.expertParallel) : std::vector<int>{1}});
     m_batchMin = std::clamp(c.batchMin, 1, kMaxBatch);
     m_batchMax = c.batchMax > 0 ? std::clamp(c.batchMax, m_batchMin, kMaxBatch) : kMaxBatch;
     std::vector<int> batches = cleanValues(options.batchValues, batchValues(), kMaxListValues);
@@ -99,6 +155,18 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
     m_slots.push_back({"batch", SlotKind::Batch, OpId::Count, batches});
     m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count,
                        cleanValues(options.microBatchValues, micro, std::max(kMaxListValues, micro.size()))});
+    // Redundant experts: every count some EP value of the space may take (the mask keeps
+    // the EP's own); two-batch overlap off and on. A dense model has neither slot.
+    if (m_moe) {
+        std::vector<int> redundant{0};
+        for (int ep : m_slots[2].values)
+            for (int r : redundantExpertCounts(m.moe.experts, ep))
+                redundant.push_back(r);
+        std::sort(redundant.begin(), redundant.end());
+        redundant.erase(std::unique(redundant.begin(), redundant.end()), redundant.end());
+        m_slots.push_back({"redundant_experts", SlotKind::RedundantExperts, OpId::Count, redundant});
+        m_slots.push_back({"two_batch_overlap", SlotKind::TwoBatchOverlap, OpId::Count, std::vector<int>{0, 1}});
+    }
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         if (!opPresent(m, id))
@@ -153,7 +221,7 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options) :
                     choice[3] = static_cast<int>(bi);
                     combos += mask(4, choice.data(), valid);
                 }
-                for (int sl = firstOpSlot(); sl < slotCount(); ++sl)
+                for (int sl = microSlot() + 1; sl < slotCount(); ++sl)
                     combos *= mask(sl, choice.data(), valid);
                 total += combos;
                 m_hasDegrees = m_hasDegrees || combos > 0;
@@ -189,9 +257,15 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
             break;
         case SlotKind::ExpertParallel: {
             const long long side = N / ppOf(); // TP x DP
-            ok = !m.isMoe() ? v == 1 : (m.moe.experts % v == 0 && side % v == 0);
+            ok = !m.isMoe() ? v == 1 : (epHasRedundantCount(m.moe.experts, v) && side % v == 0);
             break;
         }
+        case SlotKind::RedundantExperts:
+            ok = !m.isMoe() ? v == 0 : isRedundantExpertCount(m.moe.experts, m_slots[2].values[choice[2]], v);
+            break;
+        case SlotKind::TwoBatchOverlap:
+            ok = m.isMoe() || v == 0;
+            break;
         case SlotKind::Batch:
             ok = v >= m_batchMin && v <= m_batchMax;
             break;
@@ -225,7 +299,7 @@ bool SearchSpace::degreesViable(int tp, int pp) const
         return true;
     const long long side = N / pp;
     for (int ep : m_slots[2].values)
-        if (m_scenario.model.moe.experts % ep == 0 && side % ep == 0)
+        if (epHasRedundantCount(m_scenario.model.moe.experts, ep) && side % ep == 0)
             return true;
     return false;
 }
@@ -294,8 +368,10 @@ FieldErrors checkConstraints(const Scenario& s)
          "divides the " + std::to_string(N) + " GPUs");
     if (m.isMoe())
         none("expert_parallel", c.expertParallel,
-             [&](int v) { return m.moe.experts % v == 0 && N % v == 0; },
-             "divides both the " + std::to_string(m.moe.experts) + " experts and the " + std::to_string(N) + " GPUs");
+             [&](int v) { return epHasRedundantCount(m.moe.experts, v) && N % v == 0; },
+             "divides the " + std::to_string(N) + " GPUs and the " + std::to_string(m.moe.experts)
+                 + " experts plus a redundant-expert count of the search (at most "
+                 + std::to_string(std::max(1, m.moe.experts / 8)) + ")");
     if (c.batchMax > 0 && c.batchMax < c.batchMin)
         out.push_back({{}, "constraints.batch", "max (" + std::to_string(c.batchMax) + ") is below min ("
                                                      + std::to_string(c.batchMin) + ")"});
@@ -314,7 +390,8 @@ FieldErrors checkConstraints(const Scenario& s)
             which += (which.empty() ? "" : ", ") + std::string("operators");
         out.push_back({{}, "constraints",
                        "no plan is within the constraints on " + std::to_string(N) + " GPUs: TP x PP x DP must equal the "
-                           "GPU count, EP divide the experts and TP x DP, and every operator have an allowed option "
+                           "GPU count, EP divide the experts (with redundant experts) and TP x DP, and every operator have "
+                           "an allowed option "
                            "(constrained: " + which + ")"});
     }
     return out;
@@ -331,6 +408,10 @@ Plan SearchSpace::decode(const int* choice) const
     p.expertParallel = m_slots[2].values[choice[2]];
     p.batch = m_slots[3].values[choice[3]];
     p.microBatches = m_slots[4].values[choice[4]];
+    if (m_moe) {
+        p.redundantExperts = m_slots[redundantSlot()].values[choice[redundantSlot()]];
+        p.twoBatchOverlap = m_slots[overlapSlot()].values[choice[overlapSlot()]] != 0;
+    }
     for (int s = firstOpSlot(); s < slotCount(); ++s)
         p.setOption(m_slots[s].op, m_slots[s].values[choice[s]]);
     return p;
@@ -348,7 +429,9 @@ bool SearchSpace::encode(const Plan& p, int* choice) const
         return false;
     };
     bool ok = find(0, p.tensorParallel) && find(1, p.pipelineParallel) && find(2, p.expertParallel)
-        && find(3, p.batch) && find(4, p.microBatches);
+        && find(3, p.batch) && find(4, p.microBatches)
+        && (m_moe ? find(redundantSlot(), p.redundantExperts) && find(overlapSlot(), p.twoBatchOverlap ? 1 : 0)
+                  : p.redundantExperts == 0 && !p.twoBatchOverlap);
     for (int s = firstOpSlot(); ok && s < slotCount(); ++s)
         ok = find(s, p.option(m_slots[s].op));
     return ok && p.gpus() == m_scenario.cluster.totalGpus();

@@ -13,7 +13,24 @@
 
 namespace shardlab {
 
-enum class SlotKind : std::uint8_t { TensorParallel, PipelineParallel, ExpertParallel, Batch, MicroBatches, Operator };
+enum class SlotKind : std::uint8_t {
+    TensorParallel,
+    PipelineParallel,
+    ExpertParallel,
+    Batch,
+    MicroBatches,
+    RedundantExperts,
+    TwoBatchOverlap,
+    Operator
+};
+
+// The redundant-expert counts the search space tries with `ep` EP ranks over `experts`
+// experts (docs/search.md, "Redundant experts"): 0 when EP divides the experts; with EP >= 2
+// the smallest positive count that fills the EP ranks evenly and the largest such count,
+// both at most max(1, experts / 8). Empty when none fits. Every count satisfies
+// expertSlotsFit (model/plan_checks.h).
+std::vector<int> redundantExpertCounts(int experts, int ep);
+bool isRedundantExpertCount(int experts, int ep, int redundant); // in that list (no allocation)
 
 // Restrictions of the space, for tests and focused searches. An empty list keeps the
 // default values. Values outside the defaults are allowed (e.g. a batch of 534).
@@ -32,6 +49,9 @@ struct Slot {
 };
 
 // Data parallelism is not a slot: it is N / (TP x PP), so every plan tiles the cluster.
+// Slots in order: tensor_parallel, pipeline_parallel, expert_parallel, batch,
+// micro_batches, for an MoE model redundant_experts and two_batch_overlap (0/1), then one
+// per operator.
 class SearchSpace {
 public:
     static constexpr int kMaxSlots = 32;
@@ -72,13 +92,16 @@ public:
     // coarse degrees times the per-operator options each allows).
     double log10Size() const { return m_log10Size; }
 
-    // Indices of slots by kind.
+    // Indices of slots by kind. A dense model has no redundant-experts and overlap slots
+    // (-1: its space is what it was before MoE plans had them).
     int tpSlot() const { return 0; }
     int ppSlot() const { return 1; }
     int epSlot() const { return 2; }
     int batchSlot() const { return 3; }
     int microSlot() const { return 4; }
-    int firstOpSlot() const { return 5; }
+    int redundantSlot() const { return m_moe ? 5 : -1; }
+    int overlapSlot() const { return m_moe ? 6 : -1; }
+    int firstOpSlot() const { return m_moe ? 7 : 5; }
 
     // Whether option `o` of operator `id` is allowed with these degrees.
     bool optionAllowed(OpId id, int o, int tp, int etp) const;
@@ -99,6 +122,7 @@ private:
     bool tpViable(int tp) const;
 
     Scenario m_scenario;
+    bool m_moe = false;
     std::vector<Slot> m_slots;
     int m_batchMin = 1, m_batchMax = 1;
     bool m_hasDegrees = false;

@@ -248,7 +248,8 @@ std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points)
         return std::string(buf);
     };
     std::string out = "gpus,found,proved,output_tokens_per_s_per_gpu,output_tokens_per_s,requests_per_s,tpot_ms,"
-                      "ttft_ms,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,micro_batches\n";
+                      "ttft_ms,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,micro_batches,"
+                      "redundant_experts,two_batch_overlap\n";
     for (const ClusterSizePoint& p : points)
         out += std::to_string(p.gpus) + "," + (p.found ? "true" : "false") + ","
             + ((p.found ? p.provedOptimal : p.provedInfeasible) ? "true" : "false") + "," + num(p.tokensPerSPerGpu)
@@ -256,8 +257,10 @@ std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points)
             + "," + (p.found ? std::to_string(p.plan.tensorParallel) + "," + std::to_string(p.plan.expertParallel) + ","
                                    + std::to_string(p.plan.pipelineParallel) + ","
                                    + std::to_string(p.plan.dataParallel) + "," + std::to_string(p.plan.batch) + ","
-                                   + std::to_string(p.plan.microBatches)
-                             : std::string(",,,,,"))
+                                   + std::to_string(p.plan.microBatches) + ","
+                                   + std::to_string(p.plan.redundantExperts) + ","
+                                   + (p.plan.twoBatchOverlap ? "true" : "false")
+                             : std::string(",,,,,,,"))
             + "\n";
     return out;
 }

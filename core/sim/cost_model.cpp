@@ -6,17 +6,121 @@
 #include "model/plan_checks.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace shardlab {
 
 namespace {
 constexpr double kActBytes = 2.0; // activations in BF16
 inline int idx(OpId id) { return static_cast<int>(id); }
+
+// The standard normal's quantile: P. J. Acklam's rational approximation (relative error
+// below 1.2e-9), refined by one Halley step on erfc.
+double normalQuantile(double p)
+{
+    p = std::clamp(p, 1e-300, 1 - 1e-16);
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                               1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                               6.680131188771972e+01,  -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                               -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    constexpr double lo = 0.02425;
+    double x;
+    if (p < lo || p > 1 - lo) {
+        const double q = std::sqrt(-2 * std::log(p < lo ? p : 1 - p));
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+            / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+        if (p > 1 - lo)
+            x = -x;
+    } else {
+        const double q = p - 0.5, r = q * q;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    const double e = 0.5 * std::erfc(-x / std::sqrt(2.0)) - p;
+    const double u = e * std::sqrt(2 * std::numbers::pi) * std::exp(x * x / 2);
+    return x - u / (1 + x * u / 2);
+}
+
+// The expected largest of n independent standard normals, by Blom's plotting position
+// (G. Blom, Statistical Estimates and Transformed Beta-Variables, 1958):
+// Phi^-1((n - 0.375) / (n + 0.25)); within 0.03 of the exact value for n = 2..1000.
+double expectedMaxNormal(double n)
+{
+    return n <= 1 ? 0.0 : normalQuantile((n - 0.375) / (n + 0.25));
+}
+
+// expectedMaxNormal for an EP degree, remembered per thread (the simulator's hot path asks
+// for the same few degrees over and over).
+double expectedMaxNormalOf(int ep)
+{
+    struct Entry {
+        int n = -1;
+        double z = 0;
+    };
+    thread_local std::array<Entry, 16> cache;
+    Entry& c = cache[(static_cast<std::uint32_t>(ep) * 2654435761u) >> 28];
+    if (c.n != ep)
+        c = {ep, expectedMaxNormal(ep)};
+    return c.z;
+}
+
+std::atomic<std::uint64_t> g_nextCostModelId{1};
 } // namespace
 
-CostModel::CostModel(const Scenario& s, const SimConstants& constants) : m_scenario(s), m_constants(constants)
+OverlapPart overlapPart(OpId id, int option, bool own)
+{
+    switch (id) {
+    case OpId::Dispatch:
+    case OpId::Combine:
+        // Only the all-to-all is overlapped (DeepEP's, in both engines); a gather or
+        // reduce-scatter dispatch stays on the compute side's critical path.
+        if (!own || ownCollective(id, option) != Collective::AllToAll)
+            return OverlapPart::Attention;
+        return id == OpId::Dispatch ? OverlapPart::Dispatch : OverlapPart::Combine;
+    case OpId::ExpertUp:
+    case OpId::ExpertDown:
+        return OverlapPart::Experts;
+    case OpId::SharedExpert:
+        return OverlapPart::SharedExpert;
+    default:
+        return OverlapPart::Attention;
+    }
+}
+
+OverlapPart overlapPart(const GraphEdge& e)
+{
+    if (e.space == EdgeSpace::Expert)
+        return OverlapPart::Experts;
+    return overlapPart(e.chargedTo, 0, false);
+}
+
+double overlappedLayerSeconds(const std::array<double, kOverlapParts>& h)
+{
+    const double A = h[static_cast<int>(OverlapPart::Attention)], S = h[static_cast<int>(OverlapPart::SharedExpert)];
+    const double M = h[static_cast<int>(OverlapPart::Experts)], D = h[static_cast<int>(OverlapPart::Dispatch)];
+    const double C = h[static_cast<int>(OverlapPart::Combine)];
+    return std::max(A, D) + std::max(M, D) + std::max(S + M, C) + std::max(S + A, C);
+}
+
+double layerSeconds(const LayerSums& s, int ch, bool prefill, int halves)
+{
+    const double sum = prefill ? s.pre[ch] : s.dec[ch];
+    if (halves <= 1)
+        return sum;
+    if (ch != 1)
+        return halves * sum;
+    return overlappedLayerSeconds(prefill ? s.moePre : s.moeDec);
+}
+
+CostModel::CostModel(const Scenario& s, const SimConstants& constants)
+    : m_scenario(s), m_constants(constants), m_id(g_nextCostModelId.fetch_add(1, std::memory_order_relaxed))
 {
     const ModelSpec& m = m_scenario.model;
     const ClusterSpec& c = m_scenario.cluster;
@@ -109,7 +213,12 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants) : m_scena
     if (m.isMoe()) {
         const MoeDims& e = m.moe;
         const double Fe = e.expertFfnHidden, k = e.expertsPerToken;
-        m_logExpertIdle = std::log1p(-std::min(k / e.experts, 0.999999));
+        // Expert popularity: lognormal with mean 1 and the constant's squared CV; the
+        // busiest of E experts at Blom's plotting position (docs/simulator.md §2).
+        m_logSlotIdle = std::log1p(-std::min(double(e.expertsPerToken) / e.experts, 0.999999));
+        m_popularitySigma = std::sqrt(std::log1p(std::max(0.0, m_constants.expertPopularityCv2)));
+        m_hottestExpert = std::exp(-0.5 * m_popularitySigma * m_popularitySigma
+                                   + m_popularitySigma * expectedMaxNormal(e.experts));
         auto& r = m_ops[idx(OpId::Router)];
         r.weightBytes = h * e.experts * 2; // routers stay in BF16
         r.flopsPerToken = 2 * h * e.experts;
@@ -218,6 +327,10 @@ LayerSums& LayerSums::operator+=(const LayerSums& o)
         weights[i] += o.weights[i];
         kv[i] += o.kv[i];
     }
+    for (int i = 0; i < kOverlapParts; ++i) {
+        moeDec[i] += o.moeDec[i];
+        moePre[i] += o.moePre[i];
+    }
     return *this;
 }
 
@@ -225,6 +338,9 @@ bool LayerSums::dominatedBy(const LayerSums& o) const
 {
     for (int i = 0; i < 4; ++i)
         if (o.dec[i] > dec[i] || o.pre[i] > pre[i] || o.weights[i] > weights[i] || o.kv[i] > kv[i])
+            return false;
+    for (int i = 0; i < kOverlapParts; ++i)
+        if (o.moeDec[i] > moeDec[i] || o.moePre[i] > moePre[i])
             return false;
     return true;
 }
@@ -243,6 +359,10 @@ LayerSums componentMin(const LayerSums& a, const LayerSums& b)
         r.pre[i] = std::min(a.pre[i], b.pre[i]);
         r.weights[i] = std::min(a.weights[i], b.weights[i]);
         r.kv[i] = std::min(a.kv[i], b.kv[i]);
+    }
+    for (int i = 0; i < kOverlapParts; ++i) {
+        r.moeDec[i] = std::min(a.moeDec[i], b.moeDec[i]);
+        r.moePre[i] = std::min(a.moePre[i], b.moePre[i]);
     }
     return r;
 }
@@ -321,10 +441,22 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
         ph.tokens = ph.seqs + ph.chunkTokens;
         ph.ctx = w.meanDecodeContext();
     }
+    ph.stepTokens = ph.tokens;
+    ph.stepSeqs = ph.seqs;
+    if (p.twoBatchOverlap && m.isMoe()) {
+        // Two-batch overlap: every operator runs once for each half of the step's
+        // sequences (docs/simulator.md §3); the prices below are one half's.
+        ph.halves = 2;
+        ph.tokens *= 0.5;
+        ph.seqs *= 0.5;
+        ph.chunkTokens *= 0.5;
+    }
     ph.tpGroup = placeGroup(p.tensorParallel, 1, gpn);
     ph.invTp = 1.0 / ph.tp;
-    ph.tokensPerRank = std::max(1.0, ph.tokens * ph.invTp);
-    ph.seqsPerRank = std::max(1.0, ph.seqs * ph.invTp);
+    // (One rank has nothing to split: its share is the whole, also below one token, which a
+    // half-batch of one sequence has.)
+    ph.tokensPerRank = ph.tp > 1 ? std::max(1.0, ph.tokens * ph.invTp) : ph.tokens;
+    ph.seqsPerRank = ph.tp > 1 ? std::max(1.0, ph.seqs * ph.invTp) : ph.seqs;
     ph.chunkPerRank = ph.chunkTokens * ph.invTp;
     if (m.isMoe()) {
         ph.moeRanks = p.tensorParallel * p.dataParallel;
@@ -335,15 +467,93 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
         // Every replica runs the same phase in lock step (symmetric load).
         const double stageTokens = ph.tokens * p.dataParallel;
         const double E = m.moe.experts, k = m.moe.expertsPerToken;
-        ph.localExperts = E / ph.ep;
+        const double slots = E + std::max(0, p.redundantExperts); // each EP rank holds slots / EP
+        ph.localExperts = slots / ph.ep;
         const double mean = stageTokens * k / ph.ep;
-        ph.routedPerEpRank = mean * (ph.ep > 1 ? m_constants.expertLoadImbalance : 1.0);
-        // P(an expert gets no token) = (1 - k/E)^tokens: its weights are not read.
-        const double pIdle = std::exp(stageTokens * m_logExpertIdle);
+        ph.loadImbalance = expertLoadImbalance(ph.ep, p.redundantExperts, stageTokens);
+        ph.routedPerEpRank = mean * ph.loadImbalance;
+        // P(a slot gets no token) = (1 - k/slots)^tokens (a token reaches each of its k
+        // experts through one of its replicas): its weights are not read.
+        const double logIdle = p.redundantExperts > 0 ? std::log1p(-std::min(k / slots, 0.999999)) : m_logSlotIdle;
+        const double pIdle = std::exp(stageTokens * logIdle);
         ph.activeLocalExperts = std::min(ph.localExperts, ph.localExperts * (1 - pIdle));
         ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
         ph.invEtp = 1.0 / ph.etp;
     }
+}
+
+double CostModel::hottestSlotLoad(int redundant) const
+{
+    if (redundant <= 0 || !m_scenario.model.isMoe())
+        return m_hottestExpert;
+    // A few recent answers per thread: the searches ask for the same counts over and over,
+    // the bisection below costs a few microseconds.
+    struct Entry {
+        std::uint64_t id = 0;
+        int redundant = -1;
+        double load = 0;
+    };
+    thread_local std::array<Entry, 16> cache;
+    Entry& c = cache[(static_cast<std::uint32_t>(redundant) * 2654435761u + static_cast<std::uint32_t>(m_id)) >> 28];
+    if (c.id == m_id && c.redundant == redundant)
+        return c.load;
+    // DeepSeek's EPLB (deepseek-ai/EPLB, replicate_experts) gives each redundant slot to the
+    // expert with the largest load per replica; its busiest slot is then the smallest h for
+    // which splitting every expert into slots of at most h needs no more than `redundant`
+    // extra slots. With E experts of lognormal popularity that count is
+    // E * sum_j P(load > j h) (slot j of an expert is needed once its load passes j h);
+    // at Blom's plotting position, (E + 0.25) * sum_j P(load > j h) = redundant + 0.625,
+    // which for 0 redundant slots is the busiest expert itself.
+    const double E = m_scenario.model.moe.experts, sg = m_popularitySigma;
+    const double target = redundant + 0.625;
+    auto needed = [&](double h) {
+        double n = 0;
+        for (int j = 1; j <= 1 << 16; ++j) {
+            const double z = (std::log(j * h) + 0.5 * sg * sg) / sg;
+            const double q = 0.5 * std::erfc(z / std::sqrt(2.0));
+            n += q;
+            if (q < 1e-12)
+                break;
+        }
+        return (E + 0.25) * n;
+    };
+    double load;
+    if (sg <= 0) {
+        load = E / (E + redundant); // equal popularity: every slot carries the same share
+    } else {
+        // Every slot carries at least the mean share E / (E + redundant); needed() falls as h grows.
+        double lo = std::log(0.5 * E / (E + redundant)), hi = std::log(std::max(1.0, m_hottestExpert));
+        for (int i = 0; i < 48 && hi - lo > 1e-12; ++i) {
+            const double mid = 0.5 * (lo + hi);
+            (needed(std::exp(mid)) > target ? lo : hi) = mid;
+        }
+        load = std::exp(hi);
+    }
+    c = {m_id, redundant, load};
+    return load;
+}
+
+double CostModel::expertLoadImbalance(int ep, int redundant, double stageTokens) const
+{
+    const MoeDims& e = m_scenario.model.moe;
+    if (ep <= 1 || e.experts <= 0)
+        return 1.0;
+    const double E = e.experts, k = e.expertsPerToken, EP = ep, r = std::max(0, redundant);
+    // Routing noise: the T k token-expert pairs of the step fall on EP ranks like balls into
+    // bins (multinomial): each rank's relative variance (EP - 1) / (T k).
+    double v = (EP - 1) / std::max(stageTokens * k, 1e-9);
+    // Static placement (no redundant slots, no load balancer): a rank holds E / EP experts of
+    // skewed popularity, drawn without replacement: relative variance cv^2 (EP - 1) / (E - 1).
+    // With redundant slots the engine's load balancer places them by measured load and
+    // leaves only the routing noise and the hottest slot (below).
+    if (r <= 0)
+        v += std::max(0.0, m_constants.expertPopularityCv2) * (EP - 1) / std::max(1.0, E - 1);
+    const double gauss = 1 + expectedMaxNormalOf(ep) * std::sqrt(v);
+    // No rank carries less than its busiest slot: the mean rank carries E / EP experts' load.
+    const double hot = hottestSlotLoad(redundant) * EP / E;
+    // Nor more than every token's pairs that can land on it: min(k, slots per rank) each.
+    const double cap = EP * std::min(k, (E + r) / EP) / k;
+    return std::max(1.0, std::min(cap, std::max(gauss, hot)));
 }
 
 PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, const PhaseContext& dec,
@@ -351,20 +561,26 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
 {
     PipelineFigures f;
     double maxDec = 0, sumDec = 0, sumPre = 0, maxMem = -1;
+    // One layer of each channel as the step runs it (two-batch overlap: both halves).
+    std::array<double, 4> lDec{}, lPre{};
+    for (int ch = 0; ch < 4; ++ch) {
+        lDec[ch] = layerSeconds(v, ch, false, dec.halves);
+        lPre[ch] = layerSeconds(v, ch, true, pre.halves);
+    }
     for (int i = 0; i < stages.size; ++i) {
         const StageShape& st = stages.shape[i];
-        double tDec = st.dense * v.dec[0] + st.moe * v.dec[1];
-        double tPre = st.dense * v.pre[0] + st.moe * v.pre[1];
+        double tDec = st.dense * lDec[0] + st.moe * lDec[1];
+        double tPre = st.dense * lPre[0] + st.moe * lPre[1];
         double w = st.dense * v.weights[0] + st.moe * v.weights[1];
         const double kv = st.dense * v.kv[0] + st.moe * v.kv[1];
         if (st.first) {
-            tDec += v.dec[2];
-            tPre += v.pre[2];
+            tDec += lDec[2];
+            tPre += lPre[2];
             w += v.weights[2];
         }
         if (st.last) {
-            tDec += v.dec[3];
-            tPre += v.pre[3];
+            tDec += lDec[3];
+            tPre += lPre[3];
             w += v.weights[3];
         }
         sumDec += st.count * tDec;
@@ -385,15 +601,15 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
         && static_cast<long long>(p.tensorParallel) * p.dataParallel >= m_scenario.cluster.gpusPerNode;
     const double bw = crossNode ? m_link.interBytesPerS : m_link.intraBytesPerS;
     const double lat = crossNode ? m_link.interLatencyS : m_link.intraLatencyS;
-    f.p2pDecS = PP > 1 ? lat + dec.tokens * m_hiddenBytes / p.tensorParallel / bw : 0;
-    const double p2pPre = PP > 1 ? lat + pre.tokens * m_hiddenBytes / p.tensorParallel / bw : 0;
+    f.p2pDecS = PP > 1 ? lat + dec.stepTokens * m_hiddenBytes / p.tensorParallel / bw : 0;
+    const double p2pPre = PP > 1 ? lat + pre.stepTokens * m_hiddenBytes / p.tensorParallel / bw : 0;
 
     const double mb = std::max(1, p.microBatches);
     f.cycleS = std::max(mb * (maxDec + f.p2pDecS), sumDec + PP * f.p2pDecS);
     f.stageStepS = maxDec;
     f.bubble = f.cycleS > 0 ? std::max(0.0, 1.0 - mb * maxDec / f.cycleS) : 0;
     f.tpotMs = f.cycleS * 1e3;
-    f.stepTokens = dec.tokens;
+    f.stepTokens = dec.stepTokens;
     const double seqsInFlight = double(p.batch) * p.dataParallel;
     f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS : 0;
     switch (m_scenario.workload.serving) {
@@ -401,7 +617,7 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
         // The steps that carry the prompt's chunks are longer than the mean step by the
         // prompt's own prefill work: one prompt through every stage.
         f.prefillMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
-        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.seqs) + f.prefillMs;
+        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.stepSeqs) + f.prefillMs;
         break;
     case ServingMode::Prefill:
         // A prompt waits half a pass cycle for a slot, runs its own pass through the
@@ -418,8 +634,11 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.e2eMs = f.ttftMs + (m_scenario.workload.outputTokens - 1) * f.tpotMs;
     f.tokensPerSPerGpu = f.tokensPerS / double(m_scenario.cluster.totalGpus());
 
-    // A prefill pool's pass is its step (`dec`); elsewhere one prompt's prefill.
-    const double promptTokens = m_scenario.workload.serving == ServingMode::Prefill ? dec.tokens : pre.tokens;
+    // A prefill pool's pass is its step (`dec`); elsewhere one prompt's prefill. With
+    // two-batch overlap a pass holds one half's activations at a time (SGLang: TBO "lowers
+    // peak memory usage by halving the effective batch size").
+    const bool pool = m_scenario.workload.serving == ServingMode::Prefill;
+    const double promptTokens = (pool ? dec.stepTokens : pre.stepTokens) / std::max(1, pool ? dec.halves : pre.halves);
     f.activationBytes = std::max(promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
                                  p.batch * m_hiddenBytes * m_constants.decodeWorkspaceFactor);
     const double gb = 1e-9;

@@ -18,7 +18,11 @@ namespace shardlab {
 
 // Modelling constants that are not hardware: documented in docs/simulator.md.
 struct SimConstants {
-    double expertLoadImbalance = 1.25; // busiest expert rank / mean, routed tokens
+    // Squared coefficient of variation of the experts' popularity (routed tokens per expert
+    // over the mean, lognormal). 0.55 keeps the busiest of 8 EP ranks over 128 experts at
+    // 1.25x the mean at large batch, the constant the calibration's MoE rows were fitted
+    // with (docs/simulator.md §2, "Expert load imbalance").
+    double expertPopularityCv2 = 0.55;
     double prefillWorkspaceFactor = 6; // activation workspace per prompt token, in hidden vectors
     double decodeWorkspaceFactor = 32; // per in-flight token, in hidden vectors
     int prefillPrompts = 1;            // prompts prefilled together (TTFT = their batch's time)
@@ -59,8 +63,15 @@ struct PhaseContext {
     double invTp = 1, invEtp = 1;
     double routedPerEpRank = 0;  // token-expert pairs landing on one EP rank (busiest)
     double routedPerEtpRank = 0; // routedPerEpRank / expert TP (an expectation)
-    double localExperts = 0;
+    double localExperts = 0;       // expert slots per EP rank: (experts + redundant) / EP
     double activeLocalExperts = 0; // of those, how many see at least one token
+    double loadImbalance = 1;      // busiest EP rank's routed pairs / the mean (expertLoadImbalance)
+    // Two-batch overlap: 2, and every per-token field above is one half-batch's (each
+    // operator runs once per half); 1 otherwise. stepTokens / stepSeqs are the whole
+    // micro-batch's step either way (token budget, stage-to-stage transfer, TTFT).
+    int halves = 1;
+    double stepTokens = 0;
+    double stepSeqs = 0;
     Group tpGroup, etpGroup, moeGroup;
 };
 
@@ -76,15 +87,41 @@ struct OpCost {
     double totalS() const { return timeS + own.seconds; }
 };
 
+// Two-batch overlap (docs/simulator.md §3): every price of an MoE layer belongs to one
+// part of vLLM's dual-batch-overlap schedule. Attention: everything on the token ranks
+// (norms, attention, router, dense collectives, dispatch's and combine's own local work,
+// and their collective unless it is an all-to-all);
+// SharedExpert: the shared expert and its conversions; Experts: the routed experts and
+// the expert-side conversions; Dispatch / Combine: their all-to-all (or gather/scatter).
+enum class OverlapPart : std::uint8_t { Attention, SharedExpert, Experts, Dispatch, Combine, Count };
+constexpr int kOverlapParts = static_cast<int>(OverlapPart::Count);
+// The part of option `option` of operator `id`'s price: its compute/memory time, or (own)
+// its own collective. Only an all-to-all dispatch/combine is overlapped (the engines overlap
+// DeepEP's); an all-gather dispatch or reduce-scatter combine counts as Attention.
+OverlapPart overlapPart(OpId id, int option, bool own);
+// The part of an edge's conversion.
+OverlapPart overlapPart(const GraphEdge& e);
+// One MoE layer of a two-batch-overlap step from the parts of one half-batch (A, S, M, D,
+// C): the four slots of vLLM's schedule, each as long as the longer of its compute and its
+// communication: max(A, D) + max(M, D) + max(S + M, C) + max(S + A, C). Between
+// max(2(A+S+M), 2(D+C)) (perfect overlap) and 2(A+S+M+D+C) (none).
+double overlappedLayerSeconds(const std::array<double, kOverlapParts>& half);
+
 // Additive per-layer-kind sums of a plan or of a group of its operators. Index 0: one
 // dense layer, 1: one MoE layer, 2: the first stage only (embedding), 3: the last stage
-// only (LM head). dec/pre in seconds (one micro-batch's decode step / one prefill),
-// weights and kv in bytes per GPU.
+// only (LM head). dec/pre in seconds (one micro-batch's decode step / one prefill; with
+// two-batch overlap, one half-batch's), weights and kv in bytes per GPU. moeDec/moePre:
+// the MoE layer's dec[1]/pre[1] by overlap part (they sum to it).
 struct LayerSums {
     std::array<double, 4> dec{}, pre{}, weights{}, kv{};
+    std::array<double, kOverlapParts> moeDec{}, moePre{};
     LayerSums& operator+=(const LayerSums& o);
     bool dominatedBy(const LayerSums& o) const; // o <= this in every channel
 };
+// Seconds one layer of channel `ch` takes in a step of `halves` half-batches (1: no
+// overlap): the sum of its prices; with two-batch overlap an MoE layer runs the overlapped
+// schedule and every other channel its two halves back to back. Monotone in every field.
+double layerSeconds(const LayerSums& s, int ch, bool prefill, int halves);
 LayerSums operator+(LayerSums a, const LayerSums& b);
 LayerSums componentMin(const LayerSums& a, const LayerSums& b);
 
@@ -159,8 +196,17 @@ public:
         return moeKernelFor(m_link.engine, ph.prefill || ph.chunkTokens > 0);
     }
 
-    // Uses the plan's degrees, batch and micro-batches (not its options).
+    // Uses the plan's degrees, batch, micro-batches, redundant experts and two-batch
+    // overlap (not its options).
     void phase(const Plan& degrees, bool prefill, PhaseContext& out) const;
+    // The expected routed load of the busiest of `ep` expert-parallel ranks over the mean,
+    // when `stageTokens` tokens (each to top-k experts) are routed in one step and the ranks
+    // hold experts + `redundant` slots (docs/simulator.md §2, "Expert load imbalance"):
+    // 1 at EP 1, never below 1, finite.
+    double expertLoadImbalance(int ep, int redundant, double stageTokens) const;
+    // The load of the busiest expert slot over the mean expert's, after the load balancer
+    // gives `redundant` replicas to the busiest experts (0: the busiest expert itself).
+    double hottestSlotLoad(int redundant) const;
     OpCost op(OpId id, int option, const PhaseContext& ph) const;
     // The conversion of edge `e` from layout `from` to `to` (kind None when free).
     CollectiveCost edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const;
@@ -198,7 +244,10 @@ private:
     double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
     double m_kvPerTokenLayer = 0;
     double m_hiddenBytes = 0;   // one token's hidden vector in the activation precision
-    double m_logExpertIdle = 0; // log(1 - top_k / experts): P(expert idle) = exp(tokens * this)
+    double m_logSlotIdle = 0;     // log(1 - top_k / experts): P(slot idle) = exp(tokens * this), no redundancy
+    double m_popularitySigma = 0; // lognormal sigma of the experts' popularity
+    double m_hottestExpert = 0;   // hottestSlotLoad(0)
+    std::uint64_t m_id = 0;       // distinct per constructed model (hottestSlotLoad's cache)
 };
 
 } // namespace shardlab

@@ -1,5 +1,6 @@
 #include "sim/megatron.h"
 
+#include "model/plan_checks.h"
 #include "sim/batch.h"
 
 #include <algorithm>
@@ -75,17 +76,27 @@ RecipePlan megatronPlan(const Simulator& sim)
             // divides DP, so each expert keeps TP-way expert tensor parallelism. Under
             // constraints: the largest allowed EP that divides the experts and DP, else
             // the largest allowed one that divides the experts and TP x DP.
+            // Megatron places every expert once (no redundant slots): EP divides the experts.
+            p.redundantExperts = 0;
             p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
             if (!allowed(c.expertParallel, p.expertParallel)) {
                 int best = 0;
                 for (int e : c.expertParallel)
-                    if (m.moe.experts % e == 0 && p.dataParallel % e == 0)
+                    if (expertSlotsFit(m.moe.experts, 0, e) && p.dataParallel % e == 0)
                         best = std::max(best, e);
                 for (int e : c.expertParallel)
-                    if (best == 0 && m.moe.experts % e == 0 && (N / pp) % e == 0)
+                    if (best == 0 && expertSlotsFit(m.moe.experts, 0, e) && (N / pp) % e == 0)
                         best = std::max(best, e);
-                if (best == 0)
-                    continue;
+                if (best == 0) {
+                    // Only EP values that need redundant slots are allowed: the fewest slots
+                    // that make the largest of them fit (engines' load balancers place them).
+                    for (int e : c.expertParallel)
+                        if (e >= 2 && (N / pp) % e == 0 && e > best)
+                            best = e;
+                    if (best == 0)
+                        continue;
+                    p.redundantExperts = (best - m.moe.experts % best) % best;
+                }
                 p.expertParallel = best;
             }
         }
@@ -107,6 +118,7 @@ RecipePlan megatronPlan(const Simulator& sim)
         p.dataParallel = static_cast<int>(N / tp);
         p.microBatches = 1;
         p.batch = 1;
+        p.redundantExperts = 0;
         if (m.isMoe())
             p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
         ++out.evaluations;
@@ -118,7 +130,10 @@ RecipePlan megatronPlan(const Simulator& sim)
     } else {
         why += "; DP " + std::to_string(p.dataParallel);
         if (m.isMoe())
-            why += ", EP " + std::to_string(p.expertParallel) + " over the data-parallel ranks";
+            why += ", EP " + std::to_string(p.expertParallel) + " over the data-parallel ranks"
+                + (p.redundantExperts > 0 ? " with " + std::to_string(p.redundantExperts)
+                           + " redundant expert slots (the constraints allow no EP that divides the experts)"
+                                          : std::string());
         why += "; batch " + std::to_string(p.batch)
             + (p.batch == batchHi && c.batchMax > 0 ? " is the largest the constraints allow"
                                                     : " is the largest that fits memory and meets the SLOs");

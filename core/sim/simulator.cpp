@@ -76,12 +76,16 @@ using Breakdown = std::array<OpBreakdown, kOpCount>;
 // One layer of `kind` with the plan's options, decode and prefill in one walk along the
 // operator graph (each edge's conversion is looked up once for both phases): time
 // (seconds), weights and KV bytes per GPU; per-operator costs into the breakdowns.
+// With two-batch overlap the prices are one half-batch's: the breakdown shows both halves
+// (scale = halves), the layer's time is combined from its overlap parts (cost_model.h).
 struct LayerTotals {
     double timeS = 0, weightBytes = 0, kvBytes = 0;
+    std::array<double, kOverlapParts> parts{};
 };
 void walkLayer(const CostModel& cm, LayerKind kind, bool shared, const Plan& p, const PhaseContext& dec,
                const PhaseContext& pre, Breakdown* accDec, Breakdown* accPre, LayerTotals& d, LayerTotals& q)
 {
+    auto part = [](OverlapPart x) { return static_cast<int>(x); };
     for (const GraphStep& st : layerSteps(kind, shared)) {
         if (st.isEdge) {
             const Layout from = edgeSource(st.edge, p), to = edgeTarget(st.edge, p);
@@ -92,20 +96,28 @@ void walkLayer(const CostModel& cm, LayerKind kind, bool shared, const Plan& p, 
             const CollectiveCost cp = cm.edge(st.edge, from, to, pre);
             d.timeS += cd.seconds;
             q.timeS += cp.seconds;
+            const int pe = part(overlapPart(st.edge));
+            d.parts[pe] += cd.seconds;
+            q.parts[pe] += cp.seconds;
             if (accDec && cd.kind != Collective::None)
-                chargeCollective(&(*accDec)[idx(st.edge.chargedTo)], cd, 1.0, false);
+                chargeCollective(&(*accDec)[idx(st.edge.chargedTo)], cd, dec.halves, false);
             if (accPre && cp.kind != Collective::None)
-                chargeCollective(&(*accPre)[idx(st.edge.chargedTo)], cp, 1.0, false);
+                chargeCollective(&(*accPre)[idx(st.edge.chargedTo)], cp, pre.halves, false);
         } else {
             const int o = p.option(st.op);
             const OpCost cd = cm.op(st.op, o, dec);
             const OpCost cp = cm.op(st.op, o, pre);
             d.timeS += cd.totalS();
             q.timeS += cp.totalS();
+            const int pc = part(overlapPart(st.op, o, false)), po = part(overlapPart(st.op, o, true));
+            d.parts[pc] += cd.timeS;
+            d.parts[po] += cd.own.seconds;
+            q.parts[pc] += cp.timeS;
+            q.parts[po] += cp.own.seconds;
             d.weightBytes += cd.weightBytes;
             q.weightBytes += cp.weightBytes;
-            chargeOp(accDec ? &(*accDec)[idx(st.op)] : nullptr, cd, 1.0);
-            chargeOp(accPre ? &(*accPre)[idx(st.op)] : nullptr, cp, 1.0);
+            chargeOp(accDec ? &(*accDec)[idx(st.op)] : nullptr, cd, dec.halves);
+            chargeOp(accPre ? &(*accPre)[idx(st.op)] : nullptr, cp, pre.halves);
         }
     }
     // The cache a GPU holds is sized by the decode phase.
@@ -125,14 +137,14 @@ LayerTotals walkFixed(const CostModel& cm, bool head, bool lastLayerMoe, const P
         if (c.kind == Collective::None)
             return;
         t.timeS += c.seconds;
-        chargeCollective(a, c, 1.0, false);
+        chargeCollective(a, c, ph.halves, false);
     };
     if (head)
         addEdge();
     const OpCost c = cm.op(id, p.option(id), ph);
     t.timeS += c.totalS();
     t.weightBytes = c.weightBytes;
-    chargeOp(a, c, 1.0);
+    chargeOp(a, c, ph.halves);
     if (!head)
         addEdge();
     return t;
@@ -151,6 +163,8 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         r.passMs = r.kvTransferMs = 0;
         r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
         r.expertTensorParallel = 0;
+        r.expertLoadImbalance = 1;
+        r.overlapHiddenUs = 0;
         r.memory = MemoryBreakdown{};
         for (int i = 0; i < kOpCount; ++i)
             r.decode[i].present = r.prefill[i].present = false;
@@ -163,7 +177,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
 
     r.structureChecks = planStructureViolations(p, sc);
     bool shapeOk = p.tensorParallel >= 1 && p.pipelineParallel >= 1 && p.dataParallel >= 1 && p.expertParallel >= 1
-        && p.batch >= 1 && p.microBatches >= 1;
+        && p.batch >= 1 && p.microBatches >= 1 && p.redundantExperts >= 0 && p.redundantExperts <= kMaxRedundantExperts;
     for (int i = 0; i < kOpCount; ++i)
         shapeOk = shapeOk && p.sharding[i] < opInfo(static_cast<OpId>(i)).optionCount;
     if (!shapeOk)
@@ -201,6 +215,10 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         sums.pre[channel] = q.timeS;
         sums.weights[channel] = d.weightBytes;
         sums.kv[channel] = d.kvBytes;
+        if (kind == LayerKind::Moe) {
+            sums.moeDec = d.parts;
+            sums.moePre = q.parts;
+        }
     };
     if (nd > 0)
         layer(LayerKind::Dense, 0, scratch.dDense, scratch.pDense);
@@ -216,6 +234,14 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
     }
 
     const PipelineFigures f = m_costs.pipeline(p, stagesFor(p.pipelineParallel), dec, pre, sums);
+    r.expertLoadImbalance = dec.loadImbalance;
+    if (dec.halves > 1 && nm > 0) {
+        double serial = 0;
+        for (double x : sums.moeDec)
+            serial += x;
+        r.overlapHiddenUs = std::max(
+            0.0, f.busiest.moe * (dec.halves * serial - layerSeconds(sums, 1, false, dec.halves)) * 1e6);
+    }
     r.stageStepUs = f.stageStepS * 1e6;
     r.p2pUs = f.p2pDecS * 1e6;
     r.pipelineBubble = f.bubble;

@@ -61,6 +61,8 @@ struct SimResult {
     double pipelineBubble = 0;         // fraction of a decode cycle a stage idles
     double p2pUs = 0;                  // stage-to-stage transfer per micro-batch
     int expertTensorParallel = 0;
+    double expertLoadImbalance = 1;    // decode: busiest EP rank's routed tokens / the mean
+    double overlapHiddenUs = 0;        // two-batch overlap: busiest stage's decode step time hidden
     MemoryBreakdown memory;
     std::array<OpBreakdown, kOpCount> decode{};
     std::array<OpBreakdown, kOpCount> prefill{};

@@ -303,7 +303,11 @@ void TestChoices::paretoPointsEqualExactAtTheirLimit()
         e.algorithm = "exact";
         const SearchOutcome out = runSearch(withTpotLimit(s, p.tpotMs), e);
         QVERIFY(out.provedOptimal);
-        QVERIFY(close(out.bestResult.tokensPerSPerGpu, p.outputTokensPerSPerGpu, 1e-12));
+        QVERIFY2(close(out.bestResult.tokensPerSPerGpu, p.outputTokensPerSPerGpu, 1e-12),
+                 qPrintable(QString("TPOT %1 ms: exact %2, the front's point %3")
+                                .arg(p.tpotMs, 0, 'g', 17)
+                                .arg(out.bestResult.tokensPerSPerGpu, 0, 'g', 17)
+                                .arg(p.outputTokensPerSPerGpu, 0, 'g', 17)));
     }
 }
 

@@ -84,6 +84,11 @@ void TestSearchExact::exactEqualsBruteForce_data()
                                  {OpId::Attention, {0, 1}}});
     QTest::newRow("mla moe, 2x2 GPUs") << tinyScenario(TinyModel::MlaMoe, 2, 2, 1, 0.8, 0.6) << mla;
     QTest::newRow("mla moe, 2x2 GPUs, tight") << tinyScenario(TinyModel::MlaMoe, 2, 2, 0.6, 0.8, 0.4) << mla;
+    // 8 experts on 3 GPUs: EP 3 needs a redundant expert (9 slots), every plan with and
+    // without two-batch overlap (docs/search.md, "Redundant experts").
+    // (A TTFT limit that two-batch overlap's doubled launches can meet on some plans.)
+    QTest::newRow("mla moe, 3 GPUs, redundant experts and overlap") << tinyScenario(TinyModel::MlaMoe, 3, 1, 1, 1.2, 0.6)
+                                                                     << mla;
 }
 
 void TestSearchExact::exactEqualsBruteForce()
@@ -95,6 +100,13 @@ void TestSearchExact::exactEqualsBruteForce()
     const BruteForce b = bruteForceAllBatches(scenario, options);
     QVERIFY(b.valid > 0);
     QVERIFY2(b.valid < b.plans, "the limits should reject part of the space");
+    if (QByteArray(QTest::currentDataTag()).contains("redundant")) {
+        // The space has both new dimensions, and brute force saw valid plans of each kind.
+        const SearchSpace sp(scenario, options);
+        QCOMPARE(sp.slots()[sp.redundantSlot()].values, (std::vector<int>{0, 1}));
+        QCOMPARE(sp.slots()[sp.overlapSlot()].values, (std::vector<int>{0, 1}));
+        QVERIFY2(b.validRedundant > 0 && b.validOverlap > 0, "brute force should find valid plans using each");
+    }
     SearchOptions o;
     o.algorithm = "exact";
     o.space = options;

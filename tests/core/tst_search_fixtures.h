@@ -101,6 +101,7 @@ inline void forEachPlan(const SearchSpace& sp, const std::function<void(const Pl
 
 struct BruteForce {
     long long plans = 0, valid = 0;
+    long long validRedundant = 0, validOverlap = 0; // valid plans with redundant experts / overlap
     double best = 0;
     Plan bestPlan;
     void consider(const Plan& p, const SimResult& r)
@@ -109,6 +110,8 @@ struct BruteForce {
         if (!r.valid)
             return;
         ++valid;
+        validRedundant += p.redundantExperts > 0;
+        validOverlap += p.twoBatchOverlap;
         if (r.tokensPerSPerGpu > best) {
             best = r.tokensPerSPerGpu;
             bestPlan = p;
