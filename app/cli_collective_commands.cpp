@@ -110,6 +110,14 @@ int runCollective(const Args& a, std::ostream& out, std::ostream& err)
     auto cluster = clusterPreset(clusterName);
     if (!cluster.ok())
         return reportErrors(err, {"--cluster: " + cluster.errors.front().reason});
+    if (a.has("--profile")) { // its NCCL, custom all-reduce and DeepEP tables (docs/profiles.md)
+        Scenario holder;
+        holder.cluster = cluster.value;
+        FieldErrors errors;
+        if (!applyProfileArg(a, holder, errors))
+            return reportFieldErrors(err, errors);
+        cluster.value = holder.cluster;
+    }
     long long gpus = 0;
     double bytes = 0;
     std::string error;
@@ -190,7 +198,7 @@ void addCollectiveCommand(std::vector<Command>& v)
                    {"--hidden", "H", "with --kernel: hidden size (default 7168)"},
                    {"--top-k", "K", "with --kernel: experts per token (default 8)"},
                    {"--cluster", "PRESET", "cluster preset whose GPU and links to use (default h100-8)"},
-                   kJsonOption},
+                   kProfileOption, kJsonOption},
                   0, 0},
                  runCollective});
 }

@@ -22,6 +22,9 @@ const std::vector<Command>& commands()
 
 const OptionSpec kJsonOption{"--json", "", "machine-readable JSON on stdout"};
 const OptionSpec kScenarioOption{"--scenario", "S.json", "scenario file (- for standard input), or the name of a shipped scenario preset"};
+const OptionSpec kProfileOption{"--profile", "P.json",
+                                "kernel profile file or shipped profile name (e.g. h100-sxm): its kernel tables and knobs "
+                                "replace the scenario's (docs/profiles.md)"};
 
 std::string formatNumber(const char* printfFormat, double v)
 {

@@ -36,6 +36,7 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
 // Shared helpers for command implementations.
 extern const OptionSpec kJsonOption;     // --json
 extern const OptionSpec kScenarioOption; // --scenario (file or preset name)
+extern const OptionSpec kProfileOption;  // --profile (kernel profile file or preset name)
 std::string formatCount(double v); // 70.55 B, 1.20 T, 512 M
 std::string formatNumber(const char* printfFormat, double v);
 // The serving mode and one line per figure saying what it means (and which benchmark
@@ -53,6 +54,8 @@ int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
 int reportFieldErrors(std::ostream& err, const FieldErrors& errors);
 // --scenario value: a file path, or a shipped scenario preset name.
 Parsed<Scenario> loadScenarioArg(const Args& a);
+// Applies --profile (when given) to the scenario's cluster; false with the error in `errors`.
+bool applyProfileArg(const Args& a, Scenario& s, FieldErrors& errors);
 
 extern const OptionSpec kPlanScenarioOption; // --scenario, optional beside a plan
 extern const OptionSpec kIgnoreEmbeddedOption; // --ignore-embedded

@@ -123,7 +123,7 @@ void addExportCommands(std::vector<Command>& v)
                   "--ignore-embedded). --out writes a shell script and any options file beside it (docs/launch.md).",
                   {{"--plan", "P.json", "plan file, one-pool or disaggregated (search --out, megatron --out, or the window's "
                                        "Export plan)"},
-                   kPlanScenarioOption,
+                   kPlanScenarioOption, kProfileOption,
                    kIgnoreEmbeddedOption,
                    {"--engine", "NAME", "vllm, sglang or trtllm"},
                    {"--model", "ID|PATH", "checkpoint to serve (default: the preset's HuggingFace id)"},

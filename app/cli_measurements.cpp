@@ -9,6 +9,7 @@
 #include "cli_commands.h"
 #include "io/atomic_file.h"
 #include "io/measurements.h"
+#include "io/profile_json.h"
 
 namespace shardlab::cli {
 
@@ -27,11 +28,34 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
         return reportFieldErrors(err, rows.errors);
     const KnobFitResult fit = fitKnobs(rows.value);
     if (a.has("--out")) {
+        // The first row's kernel profile with the fitted knobs (docs/profiles.md): a scenario
+        // names it with "profile", or --profile / the window's "Load profile" apply it.
+        const ClusterSpec& c0 = rows.value.front().scenario.cluster;
+        KernelProfile p = profileOf(c0);
+        GpuSpec g = c0.gpu;
+        applyKnobs(fit.after, g);
+        p.knobs = g.efficiency;
+        p.kernelOverheadUs = g.kernelOverheadUs;
+        char rms[96];
+        std::snprintf(rms, sizeof rms, "%zu rows, rms log error %.3f -> %.3f", rows.value.size(), fit.rmsLogBefore,
+                      fit.rmsLogAfter);
+        for (int i = 0; i < Knobs::kCount; ++i) {
+            std::string& src = p.sources[std::string("knobs.") + Knobs::name(i)];
+            src = fit.determined[i] ? "fitted by shardlab-cli calibrate --measurements " + displayText(file) + " (" + rms + ")"
+                                    : "not determined by the rows of " + displayText(file) + ", kept: " + src;
+        }
+        p.description = "Profile " + p.name + " with its scalar knobs fitted to " + displayText(file) + ". " + p.description;
+        p.name += "-fitted";
+        const Status st = writeFileAtomically(a.value("--out"), profileToJson(p));
+        if (!st.ok())
+            return reportErrors(err, {st.error->toString()});
+    }
+    if (a.has("--out-cluster")) {
         // The first row's cluster with the fitted knobs: a cluster file a scenario can use.
         ClusterSpec c = rows.value.front().scenario.cluster;
         applyKnobs(fit.after, c.gpu);
         c.name += " (fitted to " + file + ")";
-        const Status st = writeFileAtomically(a.value("--out"), clusterToJson(c) + "\n");
+        const Status st = writeFileAtomically(a.value("--out-cluster"), clusterToJson(c) + "\n");
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});
     }
@@ -94,7 +118,10 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
                   fit.rmsLogAfter);
     out << line;
     if (a.has("--out"))
-        out << "Wrote the first row's cluster with the fitted knobs to " << a.value("--out") << "\n";
+        out << "Wrote the first row's kernel profile with the fitted knobs to " << a.value("--out")
+            << " (use it with --profile, or \"profile\" in a scenario)\n";
+    if (a.has("--out-cluster"))
+        out << "Wrote the first row's cluster with the fitted knobs to " << a.value("--out-cluster") << "\n";
     return kExitOk;
 }
 

@@ -11,6 +11,7 @@
 #include "cli_commands.h"
 #include "cli_disaggregated.h"
 #include "io/presets.h"
+#include "io/profile_json.h"
 #include "io/result_json.h"
 #include "search/search_space.h"
 #include "sim/calibration.h"
@@ -61,7 +62,25 @@ void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const 
 
 } // namespace
 
-Parsed<Scenario> loadScenarioArg(const Args& a)
+bool applyProfileArg(const Args& a, Scenario& s, FieldErrors& errors)
+{
+    if (!a.has("--profile"))
+        return true;
+    auto p = loadProfileArg(a.value("--profile"));
+    if (!p.ok()) {
+        for (FieldError e : p.errors) {
+            if (e.file.empty())
+                e.where = "--profile" + (e.where.empty() ? std::string() : ": " + e.where);
+            errors.push_back(std::move(e));
+        }
+        return false;
+    }
+    applyProfile(s.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
+    return true;
+}
+
+namespace {
+Parsed<Scenario> loadScenarioArgBare(const Args& a)
 {
     const std::string v = a.value("--scenario");
     Parsed<Scenario> r;
@@ -82,6 +101,15 @@ Parsed<Scenario> loadScenarioArg(const Args& a)
                                               + knownNames(scenarioPresetFiles()) + ")"});
     return r;
 }
+} // namespace
+
+Parsed<Scenario> loadScenarioArg(const Args& a)
+{
+    Parsed<Scenario> r = loadScenarioArgBare(a);
+    if (r.ok())
+        applyProfileArg(a, r.value, r.errors);
+    return r;
+}
 
 const OptionSpec kPlanScenarioOption{
     "--scenario", "S.json",
@@ -96,6 +124,7 @@ Parsed<Scenario> scenarioForPlan(const Args& a, const PlanDocument& plan, const 
     if (!a.has("--scenario")) {
         if (plan.scenario) {
             r.value = *plan.scenario;
+            applyProfileArg(a, r.value, r.errors);
             return r;
         }
         r.errors.push_back({{}, "--scenario",
@@ -104,12 +133,17 @@ Parsed<Scenario> scenarioForPlan(const Args& a, const PlanDocument& plan, const 
                                 + "); pass the scenario it was made for"});
         return r;
     }
-    r = loadScenarioArg(a);
-    if (!r.ok() || !plan.scenario || a.flag("--ignore-embedded"))
+    r = loadScenarioArgBare(a);
+    auto withProfile = [&]() -> Parsed<Scenario>& {
+        if (r.ok())
+            applyProfileArg(a, r.value, r.errors);
         return r;
+    };
+    if (!r.ok() || !plan.scenario || a.flag("--ignore-embedded"))
+        return withProfile();
     const std::vector<std::string> diff = scenarioDifferences(*plan.scenario, r.value);
     if (diff.empty())
-        return r;
+        return withProfile();
     std::string list;
     for (size_t i = 0; i < diff.size() && i < 6; ++i)
         list += (i ? "; " : "") + diff[i];
@@ -263,18 +297,18 @@ void addSimCommands(std::vector<Command>& v)
                   "instead. Older plans without an embedded scenario need --scenario. An invalid plan is reported "
                   "with every violated constraint and exits 0; unreadable or malformed input, or a scenario that "
                   "differs from the plan's, exits 1.",
-                  {{"--plan", "P.json", "plan file (shardlab-plan format; - for standard input)"}, kPlanScenarioOption,
+                  {{"--plan", "P.json", "plan file (shardlab-plan format; - for standard input)"}, kPlanScenarioOption, kProfileOption,
                    kIgnoreEmbeddedOption, kJsonOption},
                   0, 0},
                  runEvaluate});
     v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",
                   "build and evaluate the Megatron-recipe plan (a starting point)", "",
-                  {kScenarioOption, {"--out", "P.json", "write the plan, its scenario embedded (atomically)"}, kJsonOption},
+                  {kScenarioOption, kProfileOption, {"--out", "P.json", "write the plan, its scenario embedded (atomically)"}, kJsonOption},
                   0, 0},
                  runMegatron});
     v.push_back({{"bench-sim", "--scenario S.json [--seconds 2] [--seed 1] [--json]",
                   "simulator speed: single-threaded evaluations per second over random valid plans", "",
-                  {kScenarioOption, {"--seconds", "SEC", "how long to measure (default 2)"},
+                  {kScenarioOption, kProfileOption, {"--seconds", "SEC", "how long to measure (default 2)"},
                    {"--seed", "N", "seed of the random plans (default 1)"}, kJsonOption},
                   0, 0},
                  runBenchSim});
@@ -291,7 +325,9 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
     if (a.has("--measurements"))
         return runCalibrateMeasurements(a, out, err);
     if (a.has("--out"))
-        return reportErrors(err, {"--out: only with --measurements (the fitted cluster is written there)"});
+        return reportErrors(err, {"--out: only with --measurements (the fitted profile is written there)"});
+    if (a.has("--out-cluster"))
+        return reportErrors(err, {"--out-cluster: only with --measurements (the fitted cluster is written there)"});
     const std::string name = a.value("--cluster", "h100-8");
     auto c = clusterPreset(name);
     if (!c.ok())
@@ -359,17 +395,18 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
 
 void addCalibrationCommand(std::vector<Command>& v)
 {
-    v.push_back({{"calibrate", "[--cluster h100-8] [--measurements FILE [--out CLUSTER.json]] [--json]",
+    v.push_back({{"calibrate", "[--cluster h100-8] [--measurements FILE [--out PROFILE.json] [--out-cluster CLUSTER.json]] [--json]",
                   "predict published H100 measurements and print the ratios, or fit the knobs to your own runs",
                   "Without --measurements: the published rows of docs/simulator.md §8 and a summary per set. With "
                   "--measurements FILE (format in docs/simulator.md §8): compute, HBM, NVLink and inter-node "
                   "efficiency and the kernel floor fitted to your rows by least squares on log(predicted / "
-                  "measured), every row's error before and after; --out writes the first row's cluster with the "
-                  "fitted knobs. JSON: fitted (by knob name), before, not_determined, rms_log_error_before/after, "
+                  "measured), every row's error before and after; --out writes the first row's kernel profile with "
+                  "the fitted knobs (docs/profiles.md), --out-cluster its cluster. JSON: fitted (by knob name), before, not_determined, rms_log_error_before/after, "
                   "rows.",
                   {{"--cluster", "PRESET", "cluster preset whose GPU and efficiencies to use (default h100-8)"},
                    {"--measurements", "FILE", "your measured rows (shardlab-measurements JSON)"},
-                   {"--out", "CLUSTER.json", "with --measurements: write the fitted cluster (atomically)"},
+                   {"--out", "PROFILE.json", "with --measurements: write the fitted kernel profile (atomically)"},
+                   {"--out-cluster", "CLUSTER.json", "with --measurements: write the fitted cluster (atomically)"},
                    {"--json", "", "machine-readable JSON on stdout"}},
                   0, 0},
                  runCalibrate});

@@ -1,7 +1,7 @@
 # Build-time generator: turns resources/{models,clusters,scenarios}/*.json into a C++
 # source so presets ship inside the core library. Run with -DRES=<dir> -DOUT=<dir>.
 set(src "// Generated from resources/ by core/embed_presets.cmake. Do not edit.\n#include \"presets_data.h\"\nnamespace shardlab::embedded {\n")
-foreach(pair "models;Model" "clusters;Cluster" "scenarios;Scenario")
+foreach(pair "models;Model" "clusters;Cluster" "scenarios;Scenario" "profiles;Profile")
   list(GET pair 0 kind)
   list(GET pair 1 singular)
   file(GLOB files "${RES}/${kind}/*.json")

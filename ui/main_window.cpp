@@ -38,6 +38,7 @@
 #include "feasibility_check.h"
 #include "file_export.h"
 #include "io/presets.h"
+#include "io/profile_json.h"
 #include "io/scenario_json.h"
 #include "io/input_file.h"
 #include "compare_view.h"
@@ -249,6 +250,7 @@ void MainWindow::buildActions()
     }
     file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
     file->addAction(tr("Open p&lan to compare…"), this, &MainWindow::openPlanDialog);
+    file->addAction(tr("Load kernel p&rofile…"), this, &MainWindow::loadProfileDialog);
     m_recentMenu = file->addMenu(tr("Open &recent"));
     file->addAction(tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveScenario);
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, &MainWindow::saveScenarioAs);
@@ -437,6 +439,39 @@ void MainWindow::openPlanDialog()
                                                       tr("ShardLab plan (*.json)"));
     if (!path.isEmpty())
         openPlanFile(path);
+}
+
+void MainWindow::loadProfileDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load kernel profile"), QFileInfo(m_path).path(),
+                                                      tr("ShardLab kernel profile (*.json)"));
+    if (!path.isEmpty())
+        loadProfile(path);
+}
+
+bool MainWindow::loadProfile(const QString& path)
+{
+    auto p = loadProfileFile(localPath(path));
+    if (!p.ok()) {
+        QStringList lines;
+        for (const FieldError& e : p.errors)
+            lines << plainNumbers(QString::fromStdString(e.toString()));
+        showMessage(lines.join(QLatin1Char('\n')), true);
+        return false;
+    }
+    // The profile's kernel tables and knobs replace the scenario's (docs/profiles.md): one
+    // undoable edit, so the previous figures are one Ctrl+Z away.
+    const Scenario before = m_editor->scenario();
+    Scenario now = before;
+    const QString name = QString::fromStdString(p.value.name);
+    applyProfile(now.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
+    m_undo->push(new ScenarioEditCommand(this, before, now));
+    applyScenarioState(now);
+    showMessage(tr("Kernel profile %1 loaded from %2: its kernel tables and efficiencies now price every plan "
+                   "(Edit > Undo restores the previous ones)")
+                    .arg(name, path),
+                false);
+    return true;
 }
 
 bool MainWindow::openPlanFile(const QString& path)

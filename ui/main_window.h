@@ -85,6 +85,8 @@ public:
     // candidate of the Compare tab, evaluated on the current scenario. False, with the
     // reasons in the message line, when it cannot be read or does not fit the scenario.
     bool openPlanFile(const QString& path);
+    // A kernel profile file applied to the scenario's cluster (undoable); false with an inline message.
+    bool loadProfile(const QString& path);
     // Scenario variants runs ran on: "V1", "V2", … with what changed against the previous.
     QString variantFor(const Scenario& s, QString* note = nullptr);
     QUndoStack* undoStack() const { return m_undo; }
@@ -123,6 +125,7 @@ private:
     void refreshReferences();
     void refreshCompareCandidates();
     void openPlanDialog();
+    void loadProfileDialog();
     void showMessage(const QString& text, bool error);
     void updateTitle();
     bool applyLoad(const ScenarioLoad& load, const QString& path, const QString& source);

@@ -47,6 +47,12 @@ const std::vector<PresetFile>& scenarioPresetFiles()
     return f;
 }
 
+const std::vector<PresetFile>& profilePresetFiles()
+{
+    static const std::vector<PresetFile> f = collect(embedded::kProfiles, embedded::kProfileCount);
+    return f;
+}
+
 std::string knownNames(const std::vector<PresetFile>& files)
 {
     std::string out;

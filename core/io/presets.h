@@ -17,6 +17,7 @@ struct PresetFile {
 const std::vector<PresetFile>& modelPresetFiles();
 const std::vector<PresetFile>& clusterPresetFiles();
 const std::vector<PresetFile>& scenarioPresetFiles();
+const std::vector<PresetFile>& profilePresetFiles(); // kernel profiles (io/profile_json.h)
 
 // Unknown names give an error that lists the known ones.
 Parsed<ModelSpec> modelPreset(const std::string& name);

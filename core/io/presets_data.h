@@ -12,4 +12,6 @@ extern const File kClusters[];
 extern const int kClusterCount;
 extern const File kScenarios[];
 extern const int kScenarioCount;
+extern const File kProfiles[];
+extern const int kProfileCount;
 } // namespace shardlab::embedded

@@ -1,5 +1,7 @@
 #include "io/result_json.h"
 
+#include "io/profile_json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -84,6 +86,7 @@ ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
 {
     ojson j;
     j["scenario"] = s.name;
+    j["profile"] = profileOf(s.cluster).name; // the kernel profile that priced it (docs/profiles.md)
     ojson plan = {{"tensor_parallel", p.tensorParallel}, {"expert_parallel", p.expertParallel},
                   {"pipeline_parallel", p.pipelineParallel}, {"data_parallel", p.dataParallel},
                   {"batch", p.batch}, {"micro_batches", p.microBatches}};
@@ -166,6 +169,7 @@ std::string disaggregatedEvaluationToJson(const Scenario& s, const Disaggregated
 {
     ojson j;
     j["scenario"] = s.name;
+    j["profile"] = profileOf(s.cluster).name;
     j["serving"] = servingModeName(ServingMode::Disaggregated);
     j["valid"] = r.valid;
     j["reasons"] = disaggregatedReasons(s, p, r);

@@ -4,6 +4,7 @@
 #include "io/constraints_json.h"
 #include "io/json_reader.h"
 #include "io/presets.h"
+#include "io/profile_json.h"
 #include "model/plan_checks.h"
 #include "search/search_space.h"
 
@@ -343,7 +344,7 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
-        r.rejectUnknownKeys({"format", "version", "name", "description", "model", "cluster", "workload", "constraints"});
+        r.rejectUnknownKeys({"format", "version", "name", "description", "model", "cluster", "profile", "workload", "constraints"});
         checkFormat(r, kScenarioFormat, true);
         Scenario& s = out.value;
         s.name = r.string("name");
@@ -368,6 +369,9 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
         } else {
             s.cluster = readCluster(r.child("cluster"));
         }
+        if (r.has("profile")) // the kernel profile (docs/profiles.md): its knobs replace the cluster's
+            if (auto prof = readScenarioProfile(doc["profile"].dump(), "profile", out.errors))
+                applyProfile(s.cluster, std::move(prof));
         if (!r.has("workload"))
             r.fail("workload", "missing required field");
         else
@@ -615,6 +619,8 @@ ojson scenarioJson(const Scenario& s)
         j["description"] = s.description;
     j["model"] = modelJson(s.model);
     j["cluster"] = clusterJson(s.cluster);
+    if (const std::string prof = scenarioProfileJson(s.cluster); !prof.empty())
+        j["profile"] = ojson::parse(prof);
     j["workload"] = {{"prompt_tokens", s.workload.promptTokens},
                      {"output_tokens", s.workload.outputTokens},
                      {"ttft_slo_ms", s.workload.ttftSloMs},

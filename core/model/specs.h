@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,8 @@ struct ParameterCounts {
 ParameterCounts countParameters(const ModelSpec& m);
 
 // Per-GPU calibration knobs: achieved fraction of the datasheet peaks. See docs/simulator.md.
+struct KernelProfile; // model/profile.h
+
 struct Efficiency {
     double compute = 0.0;     // of peak dense tensor FLOP/s, large GEMMs
     double hbm = 0.0;         // of HBM bandwidth, streaming reads
@@ -100,6 +103,9 @@ struct ClusterSpec {
     double nvlinkLatencyUs = 0;     // per collective step inside a node
     double interNodeGBps = 0;       // per GPU, per direction, GB/s
     double interNodeLatencyUs = 0;  // per collective step across nodes
+    // The kernel profile its costs use (model/profile.h, docs/profiles.md); null: the
+    // built-in one (resources/profiles/h100-sxm.json).
+    std::shared_ptr<const KernelProfile> profile;
 
     long long totalGpus() const { return static_cast<long long>(gpusPerNode) * nodes; }
 };

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 
+#include "io/profile_json.h"
+
 namespace shardlab {
 
-namespace {
-constexpr NcclParams kNccl{};
-} // namespace
 
 const char* collectiveName(Collective c)
 {
@@ -37,12 +36,15 @@ const char* collectiveAlgoName(CollectiveAlgo a)
     }
 }
 
-const NcclParams& ncclParams() { return kNccl; }
+const NcclParams& ncclParams() { return builtinProfile().nccl; }
+
+const KernelProfile& LinkModel::kernels() const { return profile ? *profile : builtinProfile(); }
 
 LinkModel linkModel(const ClusterSpec& c, CollectiveEngine engine)
 {
     LinkModel l;
     l.engine = engine;
+    l.profile = &profileOf(c);
     l.intraBytesPerS = c.nvlinkGBps * 1e9 * c.gpu.efficiency.nvlink;
     l.intraLatencyS = c.nvlinkLatencyUs * 1e-6;
     l.interBytesPerS = c.interNodeGBps * 1e9 * c.gpu.efficiency.interNode;
@@ -67,39 +69,35 @@ namespace {
 
 // An engine's custom all-reduce inside a node (every GPU reads its peers' buffers over
 // NVLink): one-shot reads the whole tensor from each peer; two-shot reduce-scatters then
-// all-gathers. Each within the engine's size limits; NCCL otherwise.
+// all-gathers. Each within the engine's size limits (the profile's engines section); NCCL
+// otherwise. SGLang runs vLLM's kernel; vLLM eager adds the copy into the registered buffer.
 struct CustomAllReduce {
-    double launchS = 0;      // fixed cost of one stage
-    double bandwidth = 0.983;
-    double extraS = 0;       // eager mode: the copy into the registered buffer and its launch
+    double launchS = 0;
+    double bandwidth = 1;
+    double extraS = 0;
     double oneShotMaxBytes = 0;
     double twoShotMaxBytes = 0;
-    int maxRanks = 8;
 };
 
-bool customAllReduce(CollectiveEngine e, int n, CustomAllReduce& out)
+bool customAllReduce(const LinkModel& link, int n, CustomAllReduce& out)
 {
-    constexpr double KiB = 1024, MiB = 1024 * 1024;
-    switch (e) {
-    case CollectiveEngine::TrtLlm:
-        // One-shot up to 128 tokens of hidden 8192 (kOneShotMaxToken); beyond, TensorRT-LLM's
-        // measured times are NCCL's.
-        out = {3.39e-6, 0.983, 0, 2 * MiB, 0, 8};
-        break;
+    const KernelProfile& k = link.kernels();
+    const CustomAllReduceParams* p = nullptr;
+    switch (link.engine) {
+    case CollectiveEngine::TrtLlm: p = &k.trtllm; break;
     case CollectiveEngine::Vllm:
-    case CollectiveEngine::Sglang: // SGLang runs vLLM's custom all-reduce kernel
-    case CollectiveEngine::VllmEager:
-        // vLLM custom_all_reduce: one-shot for 2 ranks, below 512 KiB up to 4 ranks, below
-        // 256 KiB up to 8; two-shot up to its 8 MiB buffer; 2, 4, 6 or 8 ranks.
-        out = {5.0e-6, 0.983, e == CollectiveEngine::VllmEager ? 17.7e-6 : 0.0,
-               n == 2 ? 8 * MiB : n <= 4 ? 512 * KiB : 256 * KiB, 8 * MiB, 8};
-        if (n % 2 != 0)
-            return false;
-        break;
-    default:
-        return false;
+    case CollectiveEngine::Sglang:
+    case CollectiveEngine::VllmEager: p = &k.vllm; break;
+    default: return false;
     }
-    return n <= out.maxRanks;
+    if (!p->present || n > p->maxRanks || (p->evenRanksOnly && n % 2 != 0) || p->bandwidth <= 0)
+        return false;
+    out.launchS = p->launchS;
+    out.bandwidth = p->bandwidth;
+    out.extraS = link.engine == CollectiveEngine::VllmEager ? p->eagerCopyS : 0.0;
+    out.oneShotMaxBytes = n <= 2 ? p->oneShotMaxBytes2 : n <= 4 ? p->oneShotMaxBytes4 : p->oneShotMaxBytes8;
+    out.twoShotMaxBytes = p->twoShotMaxBytes;
+    return true;
 }
 
 struct Choice {
@@ -117,6 +115,7 @@ struct Choice {
 // NCCL inside one node: the fastest of its algorithms and protocols for the size.
 Choice ncclIntra(Collective kind, double S, double n, const LinkModel& link)
 {
+    const NcclParams& kNccl = link.kernels().nccl;
     Choice c;
     const double iB = link.invIntra, L = link.intraLatencyS;
     switch (kind) {
@@ -155,7 +154,7 @@ Choice intraNode(Collective kind, double S, double n, const LinkModel& link)
 {
     Choice c = ncclIntra(kind, S, n, link);
     CustomAllReduce ar;
-    if (kind != Collective::AllReduce || !customAllReduce(link.engine, static_cast<int>(n), ar))
+    if (kind != Collective::AllReduce || !customAllReduce(link, static_cast<int>(n), ar))
         return c;
     const double iB = link.invIntra / ar.bandwidth;
     c.seconds += ar.extraS; // eager mode: the copy into the registered buffer, whichever path runs
@@ -210,7 +209,7 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
         const double perPeer = S / (n * n);
         const double intra = (a - 1) * perPeer, inter = (n - a) * perPeer;
         c.bytesPerRank = intra + inter;
-        c.seconds = kNccl.a2aLaunchS + std::max(intra * iBi, inter * iBe) + Le;
+        c.seconds = link.kernels().nccl.a2aLaunchS + std::max(intra * iBi, inter * iBe) + Le;
         break;
     }
     default:

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "model/plan.h"
+#include "model/profile.h"
 #include "model/specs.h"
 
 namespace shardlab {
@@ -31,6 +32,8 @@ struct LinkModel {
     double interLatencyS = 0;
     int gpusPerNode = 1;
     double invIntra = 0, invInter = 0; // seconds per byte
+    const KernelProfile* profile = nullptr; // the cluster's (linkModel); null: the built-in one
+    const KernelProfile& kernels() const;
 };
 LinkModel linkModel(const ClusterSpec& c, CollectiveEngine engine = CollectiveEngine::Nccl);
 
@@ -42,21 +45,8 @@ struct Group {
 // Group of `size` consecutive ranks (or ranks `stride` apart) placed on the cluster.
 Group placeGroup(int size, int stride, int gpusPerNode);
 
-// The collective libraries' parameters (docs/simulator.md §2, "Collectives by algorithm and
-// size"), fitted to the measured H100 SXM table there (aiconfigurator's nccl-tests style
-// database). Bandwidths are fractions of the node's effective NVLink bandwidth (datasheet
-// × efficiency.nvlink), latencies in seconds; the per-step latency is the cluster's
-// nvlink_latency_us.
-struct NcclParams {
-    double launchS = 5.46e-6;       // LL128 protocol: fixed cost
-    double ll128 = 0.448;           // LL128: share of the bandwidth (half the lines carry flags)
-    double simpleLaunchS = 16.2e-6; // Simple protocol: fixed cost
-    double simple = 0.851;
-    double nvlsLaunchS = 50.4e-6;   // NVLink SHARP all-reduce (reduction in the switch), > 2 ranks
-    double nvls = 1.20;             // above 1: the switch reduces, each GPU sends its data once
-    double a2aLaunchS = 8.42e-6;    // all-to-all: one round of direct sends
-    double a2aSimple = 0.811;
-};
+// The collective libraries' parameters (NcclParams, model/profile.h) come from the kernel
+// profile; the built-in profile's
 // The values in use (tests, docs).
 const NcclParams& ncclParams();
 

@@ -3,6 +3,7 @@
 // bytes, KV-cache traffic); docs/simulator.md sections 1-4 explain every formula.
 #include "sim/cost_model.h"
 
+#include "io/profile_json.h"
 #include "model/plan_checks.h"
 
 #include <algorithm>
@@ -129,7 +130,7 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
     m_peakFp8 = c.gpu.peakTflopsFp8 * 1e12 * c.gpu.efficiency.compute;
     m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;
     m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
-    m_gemm = gemmModel(c.gpu);
+    m_gemm = gemmModel(c.gpu, profileOf(c).gemm);
 
     const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), kvb = bytesPerElement(m.kvPrecision);
     const double ab = kActBytes, H = m.attentionHeads;

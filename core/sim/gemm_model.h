@@ -7,26 +7,17 @@
 
 #include <algorithm>
 
+#include "model/profile.h"
 #include "model/specs.h"
 
 namespace shardlab {
 
-// The fitted constants (absolute fractions of the datasheet figures, as measured on H100
-// SXM). The GPU's scalar knobs are multipliers on them: at the H100 preset's values
-// (`refCompute`, `refHbm`, the kernel overhead) a GEMM runs as measured; a knob 10% lower
-// makes every GEMM 10% slower on that side (what `calibrate --measurements` fits).
-struct GemmParams {
-    double refCompute = 0.55;      // efficiency.compute at which the curves below apply as fitted
-    double refHbm = 0.70;          // efficiency.hbm likewise
-    double streamBf16 = 0.840;     // BF16 weights stream at this share of HBM bandwidth
-    double streamFp8 = 0.696;      // FP8 weights: lower (measured 48-54% at 8192^2 with the floor)
-    double computeBf16 = 0.863;    // asymptotic share of the BF16 peak for very large matrices
-    double computeFp8 = 0.693;     // of the FP8 peak
-    double halfSizeElems = 9.07e6; // weight elements (n x k) at which a GEMM reaches half of it
-    double minSizeElems = 7168.0 * 2048; // the smallest GEMM measured: no extrapolation below it
-    double fp8FixedRatio = 2.675;  // an FP8 GEMM's fixed cost in kernel overheads (activation
-                                   // quantisation and scales): 10.7 us at the 4 us overhead
-};
+// The fitted constants (GemmParams, model/profile.h) come from the cluster's kernel profile
+// (resources/profiles/h100-sxm.json by default). The GPU's scalar knobs are multipliers on
+// them: at the profile's reference values (`refCompute`, `refHbm`, the kernel overhead) a
+// GEMM runs as measured; a knob 10% lower makes every GEMM 10% slower on that side (what
+// `calibrate --measurements` fits).
+// The built-in profile's (tests, docs).
 const GemmParams& gemmParams();
 
 // One GPU's GEMM figures, from its datasheet and knobs.
@@ -61,6 +52,8 @@ struct GemmModel {
         return std::max(computeS(fp8, flops, weightElems), memoryS(fp8, bytes)) + fixedS(fp8);
     }
 };
+GemmModel gemmModel(const GpuSpec& gpu, const GemmParams& params);
+// With the built-in profile's parameters.
 GemmModel gemmModel(const GpuSpec& gpu);
 
 // One [m, k] x [k, n] GEMM: FLOPs 2mnk, bytes = weights (n k) in the precision + the BF16

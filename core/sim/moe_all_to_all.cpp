@@ -1,5 +1,7 @@
 #include "sim/moe_all_to_all.h"
 
+#include "io/profile_json.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,10 +16,9 @@ namespace {
 // - low-latency: dispatch and combine at 16/128/256 tokens per rank for EP 8, 16, 32 (18
 //   cells); EP 64 and DeepEP's own H800 figures are held out (docs/simulator.md §2);
 // - normal: EP 8, 16, 32 at 4096 tokens per rank (6 cells), launch shared with low-latency.
-constexpr DeepEpParams kDeepEp{};
 } // namespace
 
-const DeepEpParams& deepEpParams() { return kDeepEp; }
+const DeepEpParams& deepEpParams() { return builtinProfile().deepEp; }
 
 const char* moeKernelName(MoeKernel k)
 {
@@ -64,6 +65,7 @@ CollectiveCost moeAllToAllCost(MoeKernel kernel, bool combine, double T, double 
     const double b = M / a;                               // nodes the group spans
     const double payload = combine ? 2.0 * hidden : hidden + hidden / 128.0 * 4.0;
     const double B = link.intraBytesPerS, R = link.interBytesPerS;
+    const DeepEpParams& kDeepEp = link.kernels().deepEp;
     double intra = 0, inter = 0, seconds = kDeepEp.launchS;
     if (kernel == MoeKernel::DeepEpLowLatency) {
         // Every (token, expert) pair is one message to the expert's rank.

@@ -21,17 +21,8 @@ bool moeKernelFromName(const char* name, MoeKernel& out);
 // for any step that carries prompt tokens (SGLang's `auto` mode resolves this way).
 MoeKernel moeKernelFor(CollectiveEngine engine, bool promptTokensInStep);
 
-// Fitted constants (see moe_all_to_all.cpp for the fit). Bandwidths are fractions of the
-// effective link bandwidths of LinkModel (datasheet x efficiency knob).
-struct DeepEpParams {
-    double launchS = 13.07e-6;     // both modes: launch, signalling, the receiver's wait
-    double llNodeLatencyS = 6.97e-6; // low-latency: per doubling of the nodes reached
-    double llNvlink = 0.635;       // low-latency: per (token, expert) sends over NVLink
-    double llRdma = 1.156;         // low-latency: over RDMA (IBGDA)
-    double normalNvlink = 0.794;   // normal: NVLink (direct, and forwarding what RDMA brought)
-    double normalRdmaCap = 1.135;  // normal: RDMA, at most this share of the NIC ...
-    double normalRdmaPerPeer = 0.797; // ... and this share per remote node it talks to
-};
+// The fitted constants (DeepEpParams, model/profile.h) come from the link's kernel profile;
+// the built-in profile's (tests, docs):
 const DeepEpParams& deepEpParams();
 
 // One dispatch (FP8 payload: hidden bytes + one 4-byte scale per 128) or combine (BF16) of

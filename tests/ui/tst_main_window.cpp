@@ -3,11 +3,14 @@
 // evaluates through shardlab-cli to the same throughput, and the stall meter runs.
 #include <QtTest>
 
+#include <nlohmann/json.hpp>
+
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QUndoStack>
 
 #include <csignal>
 #include <sys/resource.h>
@@ -16,6 +19,7 @@
 #include <unistd.h>
 
 #include "io/presets.h"
+#include "io/profile_json.h"
 #include "io/scenario_json.h"
 #include "file_export.h"
 #include "main_window.h"
@@ -49,6 +53,7 @@ private Q_SLOTS:
     void editingTheScenarioCancelsTheSearch();
     void stallMeasurementRuns();
     void badScenarioFileShowsErrorAndKeepsCurrent();
+    void loadProfileAppliesKnobsAndUndoes();
     void openRefusesFifoAtOnce();
     void failedExportsKeepOldFiles_data();
     void failedExportsKeepOldFiles();
@@ -259,6 +264,39 @@ void TestMainWindow::badScenarioFileShowsErrorAndKeepsCurrent()
     QVERIFY(w.statusText().contains(path));
     QVERIFY(w.statusText().contains(QStringLiteral("unknown model preset")));
     QCOMPARE(w.scenario().name, before);
+}
+
+// File > Load kernel profile: a bad file is refused inline and changes nothing; a good one
+// prices the scenario with its knobs, one undo away from the previous ones.
+void TestMainWindow::loadProfileAppliesKnobsAndUndoes()
+{
+    MainWindow w;
+    const Scenario before = w.scenario();
+    QTemporaryDir dir;
+    const QString bad = dir.filePath(QStringLiteral("bad-profile.json"));
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("{\"format\": \"shardlab-profile\", \"version\": 1, \"name\": \"x\"}");
+    f.close();
+    QVERIFY(!w.loadProfile(bad));
+    QVERIFY2(w.statusText().contains(QStringLiteral("knobs.compute: missing required field")), qPrintable(w.statusText()));
+    QVERIFY(!w.scenario().cluster.profile);
+
+    auto j = nlohmann::json::parse(profileToJson(builtinProfile()));
+    j["name"] = "slow-hbm";
+    j["knobs"]["hbm"]["value"] = 0.5;
+    const QString good = dir.filePath(QStringLiteral("slow.json"));
+    QFile g(good);
+    QVERIFY(g.open(QIODevice::WriteOnly));
+    g.write(QByteArray::fromStdString(j.dump()));
+    g.close();
+    QVERIFY2(w.loadProfile(good), qPrintable(w.statusText()));
+    QVERIFY(w.scenario().cluster.profile);
+    QCOMPARE(w.scenario().cluster.profile->name, std::string("slow-hbm"));
+    QCOMPARE(w.scenario().cluster.gpu.efficiency.hbm, 0.5);
+    w.undoStack()->undo();
+    QVERIFY(!w.scenario().cluster.profile);
+    QCOMPARE(w.scenario().cluster.gpu.efficiency.hbm, before.cluster.gpu.efficiency.hbm);
 }
 
 void TestMainWindow::openRefusesFifoAtOnce()

@@ -1,0 +1,45 @@
+// Kernel profiles as data (docs/profiles.md): reading and writing "shardlab-profile" files,
+// the shipped presets (resources/profiles/*.json) and the built-in profile.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "io/scenario_json.h"
+#include "model/profile.h"
+
+namespace shardlab {
+
+// Every number is {"value": x, "source": "..."}: a value without its source is refused.
+Parsed<KernelProfile> parseProfile(const std::string& text, const std::string& file);
+Parsed<KernelProfile> loadProfileFile(const std::string& path);
+// The profile as a "shardlab-profile" document (sources kept: a profile read from a file
+// writes back what it read; fitted knobs carry the source given by whoever set them).
+std::string profileToJson(const KernelProfile& p);
+
+// A shipped profile by name ("h100-sxm"); unknown names list the known ones.
+Parsed<KernelProfile> profilePreset(const std::string& name);
+std::string knownProfileNames();
+// The profile every cluster without one uses: resources/profiles/h100-sxm.json, parsed once.
+const KernelProfile& builtinProfile();
+// The cluster's profile, or the built-in one.
+const KernelProfile& profileOf(const ClusterSpec& c);
+
+// Names `p` as the cluster's profile and applies its scalar knobs to the cluster's GPU
+// (efficiency, kernel overhead): what a scenario's "profile" field and the window's
+// "Load profile" do.
+void applyProfile(ClusterSpec& c, std::shared_ptr<const KernelProfile> p);
+
+// A profile given by a preset name or a file path ("-" or anything with '/' or ".json" is a
+// file): the CLI's --profile and the window's "Load profile".
+Parsed<KernelProfile> loadProfileArg(const std::string& nameOrPath);
+
+// A scenario's "profile" field, as JSON text: a preset name (a string) or an inline profile
+// object. Errors are reported at `where` (e.g. "profile.gemm.stream_fp8").
+std::shared_ptr<const KernelProfile> readScenarioProfile(const std::string& jsonText, const std::string& where,
+                                                         FieldErrors& errors);
+// What a scenario file says of its cluster's profile: "" (none), a quoted preset name, or an
+// inline object whose knobs are the cluster's own (so a knob edited after loading is kept).
+std::string scenarioProfileJson(const ClusterSpec& c);
+
+} // namespace shardlab

@@ -1,0 +1,186 @@
+// Kernel profiles as data (docs/profiles.md): the shipped profile parses with a source for
+// every number; the simulator takes its tables from the cluster's profile (a changed number
+// changes the figures it should, and only those); scenarios name a profile, keep edited knobs
+// through a save and reload, and bad profiles are refused with the JSON path.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "io/presets.h"
+#include "io/profile_json.h"
+#include "sim/collectives.h"
+#include "sim/simulator.h"
+
+using namespace shardlab;
+
+namespace {
+
+std::string shippedText()
+{
+    for (const PresetFile& f : profilePresetFiles())
+        if (f.name == "h100-sxm")
+            return f.text;
+    return {};
+}
+
+Scenario llamaScenario()
+{
+    auto s = scenarioPreset("llama3-70b-8gpu");
+    if (!s.ok())
+        qFatal("llama3-70b-8gpu preset missing");
+    return s.value;
+}
+
+Plan tp8(const Scenario& s, int batch)
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = static_cast<int>(s.cluster.totalGpus());
+    p.batch = batch;
+    return p;
+}
+
+std::string withValue(const std::string& text, const char* section, const char* key, const nlohmann::json& value)
+{
+    auto j = nlohmann::json::parse(text);
+    j[section][key]["value"] = value;
+    return j.dump();
+}
+
+} // namespace
+
+class TestProfiles : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void shippedProfileParsesWithEverySource()
+    {
+        const std::string text = shippedText();
+        QVERIFY(!text.empty());
+        auto p = parseProfile(text, "h100-sxm.json");
+        QVERIFY2(p.ok(), p.firstError().c_str());
+        QCOMPARE(p.value.name, std::string("h100-sxm"));
+        QVERIFY(p.value.sources.size() >= 45);
+        for (const auto& [path, source] : p.value.sources)
+            QVERIFY2(source.size() > 10, path.c_str());
+        // The built-in profile is that file.
+        QCOMPARE(profileToJson(builtinProfile()), profileToJson(p.value));
+        QVERIFY(builtinProfile().gemm.streamFp8 > 0 && builtinProfile().nccl.ll128 > 0 && builtinProfile().deepEp.launchS > 0);
+    }
+
+    void writeReadRoundTrip()
+    {
+        const KernelProfile& b = builtinProfile();
+        const std::string text = profileToJson(b);
+        auto again = parseProfile(text, "again.json");
+        QVERIFY2(again.ok(), again.firstError().c_str());
+        QCOMPARE(profileToJson(again.value), text);
+        QCOMPARE(again.value.deepEp.launchS, b.deepEp.launchS); // microseconds in the file, seconds inside
+        QCOMPARE(again.value.vllm.evenRanksOnly, b.vllm.evenRanksOnly);
+    }
+
+    void explicitBuiltinEqualsNone()
+    {
+        Scenario a = llamaScenario();
+        Scenario b = a;
+        b.cluster.profile = std::make_shared<const KernelProfile>(builtinProfile());
+        const Plan p = tp8(a, 64);
+        const SimResult ra = Simulator(a).evaluate(p), rb = Simulator(b).evaluate(p);
+        QVERIFY(ra.valid);
+        QCOMPARE(rb.tokensPerSPerGpu, ra.tokensPerSPerGpu);
+        QCOMPARE(rb.tpotMs, ra.tpotMs);
+    }
+
+    // The numbers are used: slower FP8 weight streaming slows an FP8 decode step; a slower
+    // NCCL launch leaves a plan without collectives (TP 1) unchanged.
+    void profileNumbersDriveTheCosts()
+    {
+        Scenario s = llamaScenario();
+        s.model.weightPrecision = Precision::FP8;
+        s.workload.serving = ServingMode::Decode;
+        const Plan p = tp8(s, 8);
+        const double base = Simulator(s).evaluate(p).tpotMs;
+
+        auto slow = parseProfile(withValue(shippedText(), "gemm", "stream_fp8", 0.35), "slow.json");
+        QVERIFY2(slow.ok(), slow.firstError().c_str());
+        Scenario t = s;
+        t.cluster.profile = std::make_shared<const KernelProfile>(slow.value);
+        const double slower = Simulator(t).evaluate(p).tpotMs;
+        QVERIFY2(slower > base * 1.3, qPrintable(QString("%1 vs %2").arg(slower).arg(base)));
+
+        auto nccl = parseProfile(withValue(shippedText(), "nccl", "ll128_launch_us", 500), "nccl.json");
+        QVERIFY(nccl.ok());
+        Scenario u = s;
+        u.cluster.profile = std::make_shared<const KernelProfile>(nccl.value);
+        QVERIFY(Simulator(u).evaluate(p).tpotMs > base); // TP 8 all-reduces pay it
+        Scenario one = s;
+        one.cluster.nodes = 1;
+        one.cluster.gpusPerNode = 1;
+        Plan p1 = p;
+        p1.tensorParallel = 1;
+        Scenario oneSlow = one;
+        oneSlow.cluster.profile = u.cluster.profile;
+        QCOMPARE(Simulator(oneSlow).evaluate(p1).tpotMs, Simulator(one).evaluate(p1).tpotMs);
+
+        // The link model carries the cluster's profile to the collectives.
+        const LinkModel link = linkModel(u.cluster, CollectiveEngine::Nccl);
+        QCOMPARE(link.kernels().nccl.launchS, 500e-6);
+    }
+
+    void scenarioNamesAProfileAndKeepsEditedKnobs()
+    {
+        const std::string text = R"({"format": "shardlab-scenario", "version": 1, "name": "p",
+            "model": "llama3-70b", "cluster": "h100-8", "profile": "h100-sxm",
+            "workload": {"prompt_tokens": 1000, "output_tokens": 500, "ttft_slo_ms": 2000, "tpot_slo_ms": 50}})";
+        auto s = parseScenario(text, "p.json");
+        QVERIFY2(s.ok(), s.firstError().c_str());
+        QVERIFY(s.value.cluster.profile);
+        QCOMPARE(s.value.cluster.gpu.efficiency.compute, builtinProfile().knobs.compute);
+        // Saved by name while the knobs are the profile's.
+        auto saved = nlohmann::json::parse(scenarioToJson(s.value));
+        QCOMPARE(saved["profile"].get<std::string>(), std::string("h100-sxm"));
+        // An edited knob is kept: the profile is written inline with the scenario's knobs.
+        Scenario edited = s.value;
+        edited.cluster.gpu.efficiency.hbm = 0.61;
+        const std::string out = scenarioToJson(edited);
+        QVERIFY(nlohmann::json::parse(out)["profile"].is_object());
+        auto back = parseScenario(out, "back.json");
+        QVERIFY2(back.ok(), back.firstError().c_str());
+        QCOMPARE(back.value.cluster.gpu.efficiency.hbm, 0.61);
+        QCOMPARE(scenarioToJson(back.value), out);
+    }
+
+    void badProfilesAreRefusedWithThePath()
+    {
+        const std::string good = shippedText();
+        auto j = nlohmann::json::parse(good);
+        j["gemm"]["stream_bf16"].erase("source");
+        auto noSource = parseProfile(j.dump(), "p.json");
+        QVERIFY(!noSource.ok());
+        QVERIFY2(noSource.firstError().find("p.json: gemm.stream_bf16.source") != std::string::npos,
+                 noSource.firstError().c_str());
+
+        j = nlohmann::json::parse(good);
+        j["gemm"]["stream_bf17"] = j["gemm"]["stream_bf16"];
+        auto typo = parseProfile(j.dump(), "p.json");
+        QVERIFY(!typo.ok());
+        QVERIFY2(typo.firstError().find("gemm.stream_bf17: unknown field") != std::string::npos, typo.firstError().c_str());
+
+        auto range = parseProfile(withValue(good, "knobs", "hbm", 1.7), "p.json");
+        QVERIFY(!range.ok());
+        QVERIFY2(range.firstError().find("knobs.hbm.value") != std::string::npos, range.firstError().c_str());
+
+        auto notNumber = parseProfile(withValue(good, "nccl", "simple", "fast"), "p.json");
+        QVERIFY(!notNumber.ok());
+
+        const std::string scenario = R"({"format": "shardlab-scenario", "version": 1, "name": "p",
+            "model": "llama3-70b", "cluster": "h100-8", "profile": "h900",
+            "workload": {"prompt_tokens": 1000, "output_tokens": 500, "ttft_slo_ms": 2000, "tpot_slo_ms": 50}})";
+        auto s = parseScenario(scenario, "s.json");
+        QVERIFY(!s.ok());
+        QVERIFY2(s.firstError().find("s.json: profile: unknown profile preset 'h900'") != std::string::npos,
+                 s.firstError().c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestProfiles)
+#include "tst_profiles.moc"
