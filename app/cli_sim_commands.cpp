@@ -332,6 +332,14 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
     auto c = clusterPreset(name);
     if (!c.ok())
         return reportErrors(err, {"--cluster: " + c.errors.front().reason});
+    if (a.has("--profile")) { // predictions with another kernel profile (docs/profiles.md)
+        Scenario holder;
+        holder.cluster = c.value;
+        FieldErrors errors;
+        if (!applyProfileArg(a, holder, errors))
+            return reportFieldErrors(err, errors);
+        c.value = holder.cluster;
+    }
     const auto rows = runCalibration(c.value);
     if (a.flag("--json")) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
@@ -407,6 +415,7 @@ void addCalibrationCommand(std::vector<Command>& v)
                    {"--measurements", "FILE", "your measured rows (shardlab-measurements JSON)"},
                    {"--out", "PROFILE.json", "with --measurements: write the fitted kernel profile (atomically)"},
                    {"--out-cluster", "CLUSTER.json", "with --measurements: write the fitted cluster (atomically)"},
+                   kProfileOption,
                    {"--json", "", "machine-readable JSON on stdout"}},
                   0, 0},
                  runCalibrate});

@@ -48,6 +48,10 @@ std::vector<Field> fields(KernelProfile& p)
         {"gemm.half_size_elems", &p.gemm.halfSizeElems, nullptr, nullptr, 0, kBig},
         {"gemm.min_size_elems", &p.gemm.minSizeElems, nullptr, nullptr, 0, kBig},
         {"gemm.fp8_fixed_ratio", &p.gemm.fp8FixedRatio, nullptr, nullptr, 0, 1e3},
+        {"attention_decode.fixed_us", &p.attentionDecode.fixedS, nullptr, nullptr, 0, 1e6, us},
+        {"attention_decode.stream", &p.attentionDecode.stream, nullptr, nullptr, 1e-3, 1},
+        {"attention_decode.compute", &p.attentionDecode.compute, nullptr, nullptr, 1e-3, 1},
+        {"attention_decode.per_query_head_ns", &p.attentionDecode.perQueryHeadS, nullptr, nullptr, 0, 1e6, 1e-9},
         {"deepep.launch_us", &p.deepEp.launchS, nullptr, nullptr, 0, 1e6, us},
         {"deepep.ll_node_latency_us", &p.deepEp.llNodeLatencyS, nullptr, nullptr, 0, 1e6, us},
         {"deepep.ll_nvlink", &p.deepEp.llNvlink, nullptr, nullptr, 1e-3, 10},
@@ -112,7 +116,7 @@ void rejectUnknown(const json& doc, const std::vector<Field>& table, FieldErrors
     };
     // Walk objects until a leaf field ({"value", "source"}) is reached.
     std::vector<std::pair<std::string, const json*>> todo;
-    for (const char* section : {"knobs", "gemm", "deepep", "nccl", "engines"})
+    for (const char* section : {"knobs", "gemm", "attention_decode", "deepep", "nccl", "engines"})
         if (doc.contains(section))
             todo.push_back({section, &doc[section]});
     while (!todo.empty()) {
@@ -169,7 +173,7 @@ Parsed<KernelProfile> parseProfile(const std::string& text, const std::string& f
     }
     JsonReader r(doc, "", out.errors);
     if (r.requireObject()) {
-        r.rejectUnknownKeys({"format", "version", "name", "description", "gpu", "knobs", "gemm", "deepep", "nccl", "engines"});
+        r.rejectUnknownKeys({"format", "version", "name", "description", "gpu", "knobs", "gemm", "attention_decode", "deepep", "nccl", "engines"});
         const std::string format = r.string("format");
         if (!format.empty() && format != kProfileFormat)
             r.fail("format", "expected \"" + std::string(kProfileFormat) + "\", got \"" + format + "\"");

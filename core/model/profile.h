@@ -37,6 +37,16 @@ struct DeepEpParams {
     double normalRdmaPerPeer = 0; // ... and this share per remote node it talks to
 };
 
+// The decode attention kernel of GQA/MHA models (sim/cost_model_ops.h): a fixed cost, the KV
+// cache streamed at a share of HBM or the attention FLOPs at a share of the BF16 peak, and a
+// cost per (sequence, query head) of the rank.
+struct AttentionDecodeParams {
+    double fixedS = 0;        // per kernel
+    double stream = 0;        // KV-cache streaming: share of HBM bandwidth (at refHbm)
+    double compute = 0;       // decode attention FLOPs: share of the BF16 peak (at refCompute)
+    double perQueryHeadS = 0; // per (sequence, query head) of the rank
+};
+
 // NCCL inside a node (sim/collectives.h). Bandwidths are shares of the node's effective
 // NVLink bandwidth; the per-step latency is the cluster's nvlink_latency_us.
 struct NcclParams {
@@ -74,6 +84,7 @@ struct KernelProfile {
     Efficiency knobs;
     double kernelOverheadUs = 0;
     GemmParams gemm;
+    AttentionDecodeParams attentionDecode;
     DeepEpParams deepEp;
     NcclParams nccl;
     CustomAllReduceParams trtllm; // TensorRT-LLM

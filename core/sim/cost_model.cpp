@@ -130,7 +130,19 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
     m_peakFp8 = c.gpu.peakTflopsFp8 * 1e12 * c.gpu.efficiency.compute;
     m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;
     m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
-    m_gemm = gemmModel(c.gpu, profileOf(c).gemm);
+    const KernelProfile& prof = profileOf(c);
+    m_gemm = gemmModel(c.gpu, prof.gemm);
+    {
+        const AttentionDecodeParams& a = prof.attentionDecode;
+        const double hbmScale = prof.gemm.refHbm > 0 ? c.gpu.efficiency.hbm / prof.gemm.refHbm : 1.0;
+        const double computeScale = prof.gemm.refCompute > 0 ? c.gpu.efficiency.compute / prof.gemm.refCompute : 1.0;
+        m_attnFixedS = a.fixedS * (c.gpu.kernelOverheadUs > 0 && prof.kernelOverheadUs > 0
+                                       ? c.gpu.kernelOverheadUs / prof.kernelOverheadUs
+                                       : 1.0);
+        m_attnStream = c.gpu.hbmTbps * 1e12 * std::min(1.0, a.stream * hbmScale);
+        m_attnFlops = c.gpu.peakTflopsBf16 * 1e12 * std::min(1.0, a.compute * computeScale);
+        m_attnPerHeadS = a.perQueryHeadS;
+    }
 
     const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), kvb = bytesPerElement(m.kvPrecision);
     const double ab = kActBytes, H = m.attentionHeads;
@@ -183,6 +195,7 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
         att.attnFlopsDecodePerCtx = 4 * H * d;
         att.attnFlopsPrefillPerCtx = 4 * H * d;
         att.kvFloor = 1.0 / K; // beyond K ranks, KV heads are replicated
+        att.queryHeads = H;    // decode: the profile's attention kernel (cost_model_ops.h)
         attnOutWidth = H * d;
     }
     qkv.fp8 = fp8;

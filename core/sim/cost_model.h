@@ -41,6 +41,7 @@ struct OpStatic {
     bool fp8 = false;            // runs at the FP8 peak
     bool gemm = false;           // priced as a GEMM kernel (gemm_model.h) by size and precision
     double weightElems = 0;      // the GEMM's n x k (one layer; experts: one expert), unsharded
+    double queryHeads = 0;       // attention of a GQA/MHA model: the decode kernel of the profile
 };
 
 // Everything about one phase (a decode step of one micro-batch, or one prefill) that
@@ -242,6 +243,8 @@ private:
     LinkModel m_link;
     GemmModel m_gemm;
     double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
+    // The decode attention kernel (profile's attention_decode, knobs as multipliers).
+    double m_attnFixedS = 0, m_attnStream = 0, m_attnFlops = 0, m_attnPerHeadS = 0;
     double m_kvPerTokenLayer = 0;
     double m_hiddenBytes = 0;   // one token's hidden vector in the activation precision
     double m_logSlotIdle = 0;     // log(1 - top_k / experts): P(slot idle) = exp(tokens * this), no redundancy

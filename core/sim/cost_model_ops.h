@@ -84,14 +84,29 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
                 }
             } else {
-                flops += seqs * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                const double decodeFlops = seqs * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                flops += decodeFlops;
                 bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
+                double chunkFlops = 0;
                 if (chunk > 0) {
                     // The prompt chunk beside them: causal attention over the prompt's
                     // prefix; it writes its keys/values and reads about half as much again
                     // of the earlier chunks'.
-                    flops += chunk * ph.chunkCtx * s.attnFlopsPrefillPerCtx * wf;
+                    chunkFlops = chunk * ph.chunkCtx * s.attnFlopsPrefillPerCtx * wf;
+                    flops += chunkFlops;
                     bytes += 1.5 * chunk * s.kvBytesPerCtx * kvFrac;
+                }
+                if (s.queryHeads > 0) {
+                    // GQA/MHA decode attention: the profile's kernel (docs/kernels.md, "Decode
+                    // attention"): a fixed cost, the cache streamed or the decode FLOPs at
+                    // their fitted rates (the prompt chunk's at the compute efficiency), and a
+                    // cost per (sequence, query head) of this rank. Linear in the sequences.
+                    c.flops = flops;
+                    c.hbmBytes = bytes;
+                    c.computeS = decodeFlops / m_attnFlops + chunkFlops / m_peakBf16;
+                    c.memoryS = bytes / m_attnStream;
+                    c.timeS = m_attnFixedS + std::max(c.computeS, c.memoryS) + m_attnPerHeadS * seqs * s.queryHeads * wf;
+                    return c;
                 }
             }
         }

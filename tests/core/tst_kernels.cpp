@@ -246,6 +246,163 @@ private Q_SLOTS:
         QCOMPARE(moeAllToAllCost(MoeKernel::DeepEpNormal, false, 100, 7168, 8, placeGroup(1, 1, 8), link).seconds, 0.0);
     }
 
+    // Decode attention (GQA, head_dim 128) against TensorRT-LLM's H100 generation-attention
+    // table (aiconfigurator, trtllm 1.3.0rc20): the profile's kernel was fitted to the rows
+    // with 8 query heads per KV head; 4, 5 and 16 are held out. Every row within ±30%, and at
+    // least 52 of the 56 within ±25% (docs/kernels.md, "Decode attention").
+    void decodeAttentionRows()
+    {
+        const struct {
+            int heads, kvHeads;
+            bool fp8;
+            int batch, cached;
+            double us;
+        } rows[] = {
+            {8, 1, true, 8, 1024, 8.6},
+            {8, 1, true, 8, 4096, 11.2},
+            {8, 1, true, 64, 1024, 15.5},
+            {8, 1, true, 64, 4096, 38.8},
+            {8, 1, true, 256, 1024, 37.5},
+            {8, 1, true, 256, 4096, 100.9},
+            {8, 1, false, 8, 1024, 12.9},
+            {8, 1, false, 8, 4096, 15.0},
+            {8, 1, false, 64, 1024, 28.1},
+            {8, 1, false, 64, 4096, 70.4},
+            {8, 1, false, 256, 1024, 71.5},
+            {8, 1, false, 256, 4096, 195.6},
+            {32, 8, true, 8, 1024, 13.9},
+            {32, 8, true, 8, 4096, 35.7},
+            {32, 8, true, 64, 1024, 55.9},
+            {32, 8, true, 64, 4096, 183.1},
+            {32, 8, true, 256, 1024, 187.9},
+            {32, 8, false, 8, 1024, 28.1},
+            {32, 8, false, 8, 4096, 68.5},
+            {32, 8, false, 64, 1024, 107.6},
+            {32, 8, false, 64, 4096, 365.3},
+            {32, 8, false, 256, 1024, 369.2},
+            {64, 8, true, 8, 1024, 15.5},
+            {64, 8, true, 8, 4096, 39.0},
+            {64, 8, true, 64, 1024, 58.7},
+            {64, 8, true, 64, 4096, 186.4},
+            {64, 8, false, 8, 1024, 27.9},
+            {64, 8, false, 8, 4096, 70.0},
+            {64, 8, false, 64, 1024, 109.2},
+            {64, 8, false, 64, 4096, 369.2},
+            {64, 4, true, 8, 1024, 11.9},
+            {64, 4, true, 8, 4096, 25.7},
+            {64, 4, true, 64, 1024, 44.1},
+            {64, 4, true, 64, 4096, 107.3},
+            {64, 4, false, 8, 1024, 18.7},
+            {64, 4, false, 8, 4096, 44.1},
+            {64, 4, false, 64, 1024, 70.3},
+            {64, 4, false, 64, 4096, 195.9},
+            {16, 2, true, 8, 1024, 8.7},
+            {16, 2, true, 8, 4096, 12.8},
+            {16, 2, true, 64, 1024, 23.6},
+            {16, 2, true, 64, 4096, 58.2},
+            {16, 2, true, 256, 1024, 58.3},
+            {16, 2, false, 8, 1024, 12.8},
+            {16, 2, false, 8, 4096, 22.3},
+            {16, 2, false, 64, 1024, 48.6},
+            {16, 2, false, 64, 4096, 105.8},
+            {16, 2, false, 256, 1024, 109.3},
+            {40, 8, true, 8, 1024, 15.9},
+            {40, 8, true, 8, 4096, 36.5},
+            {40, 8, true, 64, 1024, 56.5},
+            {40, 8, true, 64, 4096, 184.5},
+            {40, 8, false, 8, 1024, 28.1},
+            {40, 8, false, 8, 4096, 70.5},
+            {40, 8, false, 64, 1024, 108.4},
+            {40, 8, false, 64, 4096, 366.8},
+        };
+        int within25 = 0;
+        for (const auto& r : rows) {
+            Scenario s;
+            s.model = modelPreset("llama3-8b").value;
+            s.model.attentionHeads = r.heads;
+            s.model.kvHeads = r.kvHeads;
+            s.model.headDim = 128;
+            s.model.kvPrecision = r.fp8 ? Precision::FP8 : Precision::BF16;
+            s.cluster = h100();
+            s.cluster.gpusPerNode = 1;
+            s.workload = {1024, 128, 1e9, 1e9};
+            s.workload.serving = ServingMode::Decode;
+            const CostModel cm(s, SimConstants{});
+            Plan p;
+            applyMegatronSharding(p);
+            p.batch = r.batch;
+            PhaseContext ph;
+            cm.phase(p, false, ph);
+            ph.seqs = r.batch;
+            ph.tokens = r.batch;
+            ph.ctx = r.cached;
+            ph.chunkTokens = 0;
+            const double us = cm.op(OpId::Attention, p.option(OpId::Attention), ph).timeS * 1e6;
+            const double ratio = us / r.us;
+            QVERIFY2(ratio >= 0.7 && ratio <= 1.3,
+                     qPrintable(QStringLiteral("%1/%2 heads, %3, batch %4, %5 cached: model %6 us, measured %7")
+                                    .arg(r.heads).arg(r.kvHeads).arg(r.fp8 ? "FP8" : "BF16")
+                                    .arg(r.batch).arg(r.cached).arg(us).arg(r.us)));
+            within25 += std::abs(ratio - 1) <= 0.25;
+        }
+        QVERIFY2(within25 >= 52, qPrintable(QString::number(within25)));
+    }
+
+    // Grouped expert GEMMs (one MoE layer's up and down on one GPU, no communication) against
+    // TensorRT-LLM's H100 MoE table (aiconfigurator trtllm 1.3.0rc20, Qwen3-235B-A22B's shape:
+    // hidden 4096, expert width 1536, top-8 of 128, FP8, tokens spread evenly: "balanced").
+    // Never fitted: the GEMM model of docs/kernels.md priced per expert. Expert parallel (expert
+    // TP 1) rows within ±25%. With expert TP > 1 the model is too fast at 1024+ tokens (its
+    // small shards keep the 7168 x 2048 efficiency): printed, a documented gap (docs/kernels.md,
+    // "Grouped expert GEMMs"); every row at least 0.25 of the measured time.
+    void groupedExpertGemms()
+    {
+        const int tokens[] = {16, 64, 256, 1024, 4096, 16384};
+        const struct {
+            int etp, ep;
+            double ms[6];
+        } rows[] = {
+            {1, 8, {0.1258, 0.1297, 0.1401, 0.1622, 0.2564, 0.7663}},
+            {2, 4, {0.1301, 0.1337, 0.1458, 0.1832, 0.3204, 1.0113}},
+            {4, 2, {0.1286, 0.1325, 0.1473, 0.2004, 0.4330, 1.4535}},
+            {8, 1, {0.1454, 0.1488, 0.1702, 0.2677, 0.6761, 2.3660}},
+        };
+        Scenario s;
+        s.model = modelPreset("qwen3-235b-a22b").value;
+        s.model.weightPrecision = Precision::FP8;
+        s.cluster = h100();
+        s.workload = {1024, 128, 1e9, 1e9};
+        s.workload.serving = ServingMode::Decode;
+        const CostModel cm(s, SimConstants{});
+        const double E = s.model.moe.experts, k = s.model.moe.expertsPerToken;
+        for (const auto& r : rows) {
+            Plan p;
+            applyMegatronSharding(p);
+            p.tensorParallel = 8;
+            p.expertParallel = r.ep;
+            p.batch = 64;
+            QString line = QStringLiteral("expert TP %1 x EP %2:").arg(r.etp).arg(r.ep);
+            for (int i = 0; i < 6; ++i) {
+                PhaseContext ph;
+                cm.phase(p, false, ph);
+                const double T = tokens[i];
+                ph.routedPerEpRank = T * k / r.ep; // balanced: every rank its mean
+                ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp;
+                ph.activeLocalExperts = ph.localExperts * (1 - std::pow(1 - k / E, T));
+                const double ms = (cm.op(OpId::ExpertUp, p.option(OpId::ExpertUp), ph).timeS
+                                   + cm.op(OpId::ExpertDown, p.option(OpId::ExpertDown), ph).timeS) * 1e3;
+                const double ratio = ms / r.ms[i];
+                line += QStringLiteral(" %1").arg(ratio, 0, 'f', 2);
+                if (r.etp == 1)
+                    QVERIFY2(ratio >= 0.75 && ratio <= 1.25,
+                             qPrintable(QStringLiteral("EP %1, %2 tokens: model %3 ms, measured %4").arg(r.ep).arg(T).arg(ms).arg(r.ms[i])));
+                QVERIFY2(ratio >= 0.25 && ratio <= 1.25,
+                         qPrintable(QStringLiteral("expert TP %1, %2 tokens: model %3 ms, measured %4").arg(r.etp).arg(T).arg(ms).arg(r.ms[i])));
+            }
+            qInfo("%s", qPrintable(line));
+        }
+    }
+
     void engineChoosesTheKernel()
     {
         QCOMPARE(moeKernelFor(CollectiveEngine::Nccl, false), MoeKernel::Nccl);

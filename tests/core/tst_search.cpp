@@ -133,7 +133,7 @@ void TestSearch::findsOptimumOfTinySpace()
     const SearchSpace space(s, tinySpace());
     QVERIFY2(space.log10Size() < 3.5, qPrintable(QString::number(space.log10Size())));
     const BruteForce b = bruteForce(s, tinySpace());
-    QVERIFY(b.valid > 0 && b.valid < b.plans);
+    QVERIFY2(b.valid > 0 && b.valid < b.plans, qPrintable(QStringLiteral("%1 of %2 plans valid").arg(b.valid).arg(b.plans)));
     // The best plan of the space's batch grid is found, then its batch is refined to the
     // largest valid one: at least the grid's optimum, at most exact's (every batch).
     SearchOptions eo;
