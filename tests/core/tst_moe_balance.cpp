@@ -171,7 +171,8 @@ void TestMoeBalance::memoryHoldsTheRedundantSlots()
     const SimResult with = Simulator(s).evaluate(p);
     // The same layout on 64 GPUs' worth of slots: 256 / 64 = 4 slots too, so the expert
     // weights per GPU agree; 288 / 72 = 4.
-    const CostModel& cm = Simulator(s).costs();
+    const Simulator sim(s);
+    const CostModel& cm = sim.costs();
     PhaseContext ph;
     cm.phase(p, false, ph);
     QCOMPARE(ph.localExperts, 4.0);
