@@ -110,14 +110,8 @@ int runCollective(const Args& a, std::ostream& out, std::ostream& err)
     auto cluster = clusterPreset(clusterName);
     if (!cluster.ok())
         return reportErrors(err, {"--cluster: " + cluster.errors.front().reason});
-    if (a.has("--profile")) { // its NCCL, custom all-reduce and DeepEP tables (docs/profiles.md)
-        Scenario holder;
-        holder.cluster = cluster.value;
-        FieldErrors errors;
-        if (!applyProfileArg(a, holder, errors))
-            return reportFieldErrors(err, errors);
-        cluster.value = holder.cluster;
-    }
+    if (FieldErrors errors; !applyProfileArg(a, cluster.value, errors)) // its NCCL, all-reduce, DeepEP tables
+        return reportFieldErrors(err, errors);
     long long gpus = 0;
     double bytes = 0;
     std::string error;

@@ -54,8 +54,8 @@ int reportErrors(std::ostream& err, const std::vector<std::string>& lines);
 int reportFieldErrors(std::ostream& err, const FieldErrors& errors);
 // --scenario value: a file path, or a shipped scenario preset name.
 Parsed<Scenario> loadScenarioArg(const Args& a);
-// Applies --profile (when given) to the scenario's cluster; false with the error in `errors`.
-bool applyProfileArg(const Args& a, Scenario& s, FieldErrors& errors);
+// Applies --profile (when given) to a cluster; false with the error in `errors`.
+bool applyProfileArg(const Args& a, ClusterSpec& c, FieldErrors& errors);
 
 extern const OptionSpec kPlanScenarioOption; // --scenario, optional beside a plan
 extern const OptionSpec kIgnoreEmbeddedOption; // --ignore-embedded

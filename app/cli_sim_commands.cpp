@@ -62,7 +62,7 @@ void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const 
 
 } // namespace
 
-bool applyProfileArg(const Args& a, Scenario& s, FieldErrors& errors)
+bool applyProfileArg(const Args& a, ClusterSpec& c, FieldErrors& errors)
 {
     if (!a.has("--profile"))
         return true;
@@ -75,7 +75,7 @@ bool applyProfileArg(const Args& a, Scenario& s, FieldErrors& errors)
         }
         return false;
     }
-    applyProfile(s.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
+    applyProfile(c, std::make_shared<const KernelProfile>(std::move(p.value)));
     return true;
 }
 
@@ -107,7 +107,7 @@ Parsed<Scenario> loadScenarioArg(const Args& a)
 {
     Parsed<Scenario> r = loadScenarioArgBare(a);
     if (r.ok())
-        applyProfileArg(a, r.value, r.errors);
+        applyProfileArg(a, r.value.cluster, r.errors);
     return r;
 }
 
@@ -124,7 +124,7 @@ Parsed<Scenario> scenarioForPlan(const Args& a, const PlanDocument& plan, const 
     if (!a.has("--scenario")) {
         if (plan.scenario) {
             r.value = *plan.scenario;
-            applyProfileArg(a, r.value, r.errors);
+            applyProfileArg(a, r.value.cluster, r.errors);
             return r;
         }
         r.errors.push_back({{}, "--scenario",
@@ -136,7 +136,7 @@ Parsed<Scenario> scenarioForPlan(const Args& a, const PlanDocument& plan, const 
     r = loadScenarioArgBare(a);
     auto withProfile = [&]() -> Parsed<Scenario>& {
         if (r.ok())
-            applyProfileArg(a, r.value, r.errors);
+            applyProfileArg(a, r.value.cluster, r.errors);
         return r;
     };
     if (!r.ok() || !plan.scenario || a.flag("--ignore-embedded"))
@@ -332,14 +332,8 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
     auto c = clusterPreset(name);
     if (!c.ok())
         return reportErrors(err, {"--cluster: " + c.errors.front().reason});
-    if (a.has("--profile")) { // predictions with another kernel profile (docs/profiles.md)
-        Scenario holder;
-        holder.cluster = c.value;
-        FieldErrors errors;
-        if (!applyProfileArg(a, holder, errors))
-            return reportFieldErrors(err, errors);
-        c.value = holder.cluster;
-    }
+    if (FieldErrors errors; !applyProfileArg(a, c.value, errors)) // another kernel profile (docs/profiles.md)
+        return reportFieldErrors(err, errors);
     const auto rows = runCalibration(c.value);
     if (a.flag("--json")) {
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
