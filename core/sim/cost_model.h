@@ -28,6 +28,10 @@ struct SimConstants {
     int prefillPrompts = 1;            // prompts prefilled together (TTFT = their batch's time)
 };
 
+// The expected largest of n independent standard normals (Blom's plotting position;
+// expert_balance.cpp, which also defines the load-imbalance members of CostModel).
+double expectedMaxOfNormals(double n);
+
 // Static per-operator costs (one layer, one token, unsharded).
 struct OpStatic {
     double flopsPerToken = 0;    // GEMM FLOPs for one token

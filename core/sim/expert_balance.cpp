@@ -1,0 +1,148 @@
+// The expert load imbalance of MoE layers (docs/simulator.md §2, "Redundant experts and
+// expert load imbalance"): the busiest EP rank's routed (token, expert) pairs over the mean,
+// from routing noise, the experts' popularity skew and the hottest slot under EPLB's
+// replication. Part of CostModel (cost_model.h), kept apart from the operator prices.
+#include "sim/cost_model.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <numbers>
+
+namespace shardlab {
+
+namespace {
+// The standard normal's quantile: P. J. Acklam's rational approximation (relative error
+// below 1.2e-9), refined by one Halley step on erfc.
+double normalQuantile(double p)
+{
+    p = std::clamp(p, 1e-300, 1 - 1e-16);
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                               1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                               6.680131188771972e+01,  -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                               -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    constexpr double lo = 0.02425;
+    double x;
+    if (p < lo || p > 1 - lo) {
+        const double q = std::sqrt(-2 * std::log(p < lo ? p : 1 - p));
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
+            / ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+        if (p > 1 - lo)
+            x = -x;
+    } else {
+        const double q = p - 0.5, r = q * q;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
+            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    const double e = 0.5 * std::erfc(-x / std::sqrt(2.0)) - p;
+    const double u = e * std::sqrt(2 * std::numbers::pi) * std::exp(x * x / 2);
+    return x - u / (1 + x * u / 2);
+}
+
+// The expected largest of n independent standard normals, by Blom's plotting position
+// (G. Blom, Statistical Estimates and Transformed Beta-Variables, 1958):
+// Phi^-1((n - 0.375) / (n + 0.25)); within 0.03 of the exact value for n = 2..1000.
+double expectedMaxNormal(double n)
+{
+    return n <= 1 ? 0.0 : normalQuantile((n - 0.375) / (n + 0.25));
+}
+
+// expectedMaxNormal for an EP degree, remembered per thread (the simulator's hot path asks
+// for the same few degrees over and over).
+double expectedMaxNormalOf(int ep)
+{
+    struct Entry {
+        int n = -1;
+        double z = 0;
+    };
+    thread_local std::array<Entry, 16> cache;
+    Entry& c = cache[(static_cast<std::uint32_t>(ep) * 2654435761u) >> 28];
+    if (c.n != ep)
+        c = {ep, expectedMaxNormal(ep)};
+    return c.z;
+}
+
+} // namespace
+
+double expectedMaxOfNormals(double n) { return expectedMaxNormal(n); }
+
+double CostModel::hottestSlotLoad(int redundant) const
+{
+    if (redundant <= 0 || !m_scenario.model.isMoe())
+        return m_hottestExpert;
+    // A few recent answers per thread: the searches ask for the same counts over and over,
+    // the bisection below costs a few microseconds.
+    struct Entry {
+        std::uint64_t id = 0;
+        int redundant = -1;
+        double load = 0;
+    };
+    thread_local std::array<Entry, 16> cache;
+    Entry& c = cache[(static_cast<std::uint32_t>(redundant) * 2654435761u + static_cast<std::uint32_t>(m_id)) >> 28];
+    if (c.id == m_id && c.redundant == redundant)
+        return c.load;
+    // DeepSeek's EPLB (deepseek-ai/EPLB, replicate_experts) gives each redundant slot to the
+    // expert with the largest load per replica; its busiest slot is then the smallest h for
+    // which splitting every expert into slots of at most h needs no more than `redundant`
+    // extra slots. With E experts of lognormal popularity that count is
+    // E * sum_j P(load > j h) (slot j of an expert is needed once its load passes j h);
+    // at Blom's plotting position, (E + 0.25) * sum_j P(load > j h) = redundant + 0.625,
+    // which for 0 redundant slots is the busiest expert itself.
+    const double E = m_scenario.model.moe.experts, sg = m_popularitySigma;
+    const double target = redundant + 0.625;
+    auto needed = [&](double h) {
+        double n = 0;
+        for (int j = 1; j <= 1 << 16; ++j) {
+            const double z = (std::log(j * h) + 0.5 * sg * sg) / sg;
+            const double q = 0.5 * std::erfc(z / std::sqrt(2.0));
+            n += q;
+            if (q < 1e-12)
+                break;
+        }
+        return (E + 0.25) * n;
+    };
+    double load;
+    if (sg <= 0) {
+        load = E / (E + redundant); // equal popularity: every slot carries the same share
+    } else {
+        // Every slot carries at least the mean share E / (E + redundant); needed() falls as h grows.
+        double lo = std::log(0.5 * E / (E + redundant)), hi = std::log(std::max(1.0, m_hottestExpert));
+        for (int i = 0; i < 48 && hi - lo > 1e-12; ++i) {
+            const double mid = 0.5 * (lo + hi);
+            (needed(std::exp(mid)) > target ? lo : hi) = mid;
+        }
+        load = std::exp(hi);
+    }
+    c = {m_id, redundant, load};
+    return load;
+}
+
+double CostModel::expertLoadImbalance(int ep, int redundant, double stageTokens) const
+{
+    const MoeDims& e = m_scenario.model.moe;
+    if (ep <= 1 || e.experts <= 0)
+        return 1.0;
+    const double E = e.experts, k = e.expertsPerToken, EP = ep, r = std::max(0, redundant);
+    // Routing noise: the T k token-expert pairs of the step fall on EP ranks like balls into
+    // bins (multinomial): each rank's relative variance (EP - 1) / (T k).
+    double v = (EP - 1) / std::max(stageTokens * k, 1e-9);
+    // Static placement (no redundant slots, no load balancer): a rank holds E / EP experts of
+    // skewed popularity, drawn without replacement: relative variance cv^2 (EP - 1) / (E - 1).
+    // With redundant slots the engine's load balancer places them by measured load and
+    // leaves only the routing noise and the hottest slot (below).
+    if (r <= 0)
+        v += std::max(0.0, m_constants.expertPopularityCv2) * (EP - 1) / std::max(1.0, E - 1);
+    const double gauss = 1 + expectedMaxNormalOf(ep) * std::sqrt(v);
+    // No rank carries less than its busiest slot: the mean rank carries E / EP experts' load.
+    const double hot = hottestSlotLoad(redundant) * EP / E;
+    // Nor more than every token's pairs that can land on it: min(k, slots per rank) each.
+    const double cap = EP * std::min(k, (E + r) / EP) / k;
+    return std::max(1.0, std::min(cap, std::max(gauss, hot)));
+}
+
+} // namespace shardlab
