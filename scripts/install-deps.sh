@@ -11,6 +11,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   nlohmann-json3-dev
   xvfb xauth fonts-dejavu-core
+  shellcheck dash poppler-utils
 )
 
 missing=()
