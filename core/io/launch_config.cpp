@@ -4,6 +4,8 @@
 // launch_disaggregated.cpp.
 #include "io/launch_config.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
@@ -175,6 +177,7 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const 
     LaunchPool pool = launch::enginePool(o.engine, L, c.model, o, c.warnings);
     c.command = pool.command;
     c.files = pool.files;
+    c.environment = pool.environment;
     c.pools.push_back(std::move(pool));
     return c;
 }
@@ -214,25 +217,28 @@ std::string launchScript(const LaunchConfig& c)
             out += "#  - " + displayText(w) + "\n";
     }
     out += "set -e\n";
-    // Multi-node commands read these; say so at once rather than start half a cluster. A
-    // variable the command sets before using it (a disaggregated script's HEAD_IP per pool) is not asked for.
+    // Multi-node commands read these (LaunchConfig::environment); say so at once rather than
+    // start half a cluster.
     struct Need {
         const char* name;
         const char* why;
     };
     const Need needs[] = {
         {"HEAD_IP", "set HEAD_IP to the address of node 0"},
-        {"PREFILL_HEAD_IP", "set PREFILL_HEAD_IP to the address of node 0, the prefill pool's first node"},
-        {"DECODE_HEAD_IP", "set DECODE_HEAD_IP to the address of the decode pool's first node"},
-        {"NODE_RANK", "set NODE_RANK to this node's index (0 on the head node)"},
-        {"IB_DEVICE", "set IB_DEVICE to this node's RDMA devices for the KV transfer, e.g. mlx5_0,mlx5_1"},
+        {"PREFILL_HEAD_IP", "set PREFILL_HEAD_IP to the address of node 0, the first node of the prefill pool"},
+        {"DECODE_HEAD_IP", "set DECODE_HEAD_IP to the address of the first node of the decode pool"},
+        {"NODE_RANK", "set NODE_RANK to the index of this node (0 on the head node)"},
+        {"IB_DEVICE", "set IB_DEVICE to the RDMA devices of this node for the KV transfer, e.g. mlx5_0,mlx5_1"},
     };
-    for (const Need& n : needs) {
-        const std::string name = n.name;
-        const auto used = c.command.find("$" + name);
-        if (used != std::string::npos && !(c.command.find("\n" + name + "=") < used))
-            out += ": \"${" + name + ":?" + n.why + "}\"\n";
-    }
+    const auto needed = [&](const std::string& name) {
+        return std::find(c.environment.begin(), c.environment.end(), name) != c.environment.end();
+    };
+    for (const Need& n : needs)
+        if (needed(n.name))
+            out += ": \"${" + std::string(n.name) + ":?" + n.why + "}\"\n";
+    // NODE_RANK enters shell arithmetic, which would evaluate an expression held in it.
+    if (needed("NODE_RANK"))
+        out += "case $NODE_RANK in\n''|*[!0-9]*) echo \"NODE_RANK must be a whole number\" >&2; exit 1 ;;\nesac\n";
     if (!c.files.empty())
         out += "cd \"$(dirname \"$0\")\"  # the options file is beside this script\n";
     return out + c.command;

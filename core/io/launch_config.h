@@ -64,6 +64,7 @@ struct LaunchPool {
     long long gpus = 0;
     std::string command;
     std::vector<LaunchFile> files;
+    std::vector<std::string> environment; // variables the command reads, set per node (HEAD_IP, NODE_RANK, ...)
 };
 
 struct LaunchConfig {
@@ -73,6 +74,7 @@ struct LaunchConfig {
     std::string model;               // the checkpoint the commands load
     std::string command;             // every pool's command, as shell text (placed per node)
     std::vector<LaunchFile> files;   // every pool's files
+    std::vector<std::string> environment; // variables the script needs from whoever starts it
     std::vector<std::string> warnings;
     std::vector<LaunchPool> pools;
 };

@@ -36,12 +36,25 @@ std::string gpuList(long long first, long long count)
     return out;
 }
 
-// Where the router reaches a pool's (first) API server.
+// The variable naming a pool's first node in a multi-node script.
+launch::ShellVar poolHeadVar(PoolRole r)
+{
+    return r == PoolRole::Prefill ? launch::ShellVar::PrefillHeadIp : launch::ShellVar::DecodeHeadIp;
+}
+
+// Where the router reaches a pool's (first) API server, as text for a warning.
 std::string poolHost(const PoolOut& p, bool multiNode)
 {
-    if (!multiNode)
-        return "127.0.0.1";
-    return p.role == PoolRole::Prefill ? "$PREFILL_HEAD_IP" : "$DECODE_HEAD_IP";
+    return multiNode ? launch::Expansion::var(poolHeadVar(p.role)).text() : std::string("127.0.0.1");
+}
+
+// The router's flag naming a pool's API server: the pool's head variable on many nodes.
+void addPoolUrl(launch::Args& a, const std::string& flag, const PoolOut& p, int port, bool multiNode)
+{
+    if (multiNode)
+        a.add(flag, launch::Expansion::url(poolHeadVar(p.role), port));
+    else
+        a.add(flag, "http://127.0.0.1:" + num(port));
 }
 
 // The engine's own router, or none (a warning says what to run instead).
@@ -66,11 +79,12 @@ LaunchPool routerFor(Engine e, const PoolOut& pre, const PoolOut& dec, bool mult
     case Engine::Sglang: {
         launch::Args a;
         a.add("--pd-disaggregation");
-        a.add("--prefill", "http://" + ph + ":" + pp);
-        a.add("--decode", "http://" + dh + ":" + dp);
+        addPoolUrl(a, "--prefill", pre, launch::rolePort(e, PoolRole::Prefill), multiNode);
+        addPoolUrl(a, "--decode", dec, launch::rolePort(e, PoolRole::Decode), multiNode);
         a.add("--host", "0.0.0.0");
         a.add("--port", kRouterPort);
         r.command = launch::render("python3 -m sglang_router.launch_router", a);
+        r.environment = launch::varNames(a.reads);
         for (const PoolOut* p : {&pre, &dec})
             if (p->servers > 1)
                 w.push_back(std::string("router: the ") + poolRoleName(p->role) + " pool runs " + num(p->servers)
@@ -110,17 +124,40 @@ LaunchPool routerFor(Engine e, const PoolOut& pre, const PoolOut& dec, bool mult
     return r;
 }
 
-// Each pool in a subshell pinned to its GPUs, in the background; the router in front.
-std::string oneNodeCommand(Engine e, const std::vector<PoolOut>& pools, const LaunchPool& router)
+bool reads(const LaunchPool& p, launch::ShellVar v) { return launch::varsNamed(p.environment) & launch::varBit(v); }
+
+// What a multi-node script needs from the environment: NODE_RANK (it picks the pool), each
+// pool's head address where that pool reads HEAD_IP, and what the pools and router read.
+std::vector<std::string> multiNodeEnvironment(const std::vector<PoolOut>& pools, const LaunchPool& router)
+{
+    using launch::ShellVar;
+    unsigned vars = launch::varBit(ShellVar::NodeRank) | launch::varsNamed(router.environment);
+    for (const PoolOut& p : pools) {
+        const unsigned own = launch::varsNamed(p.pool.environment);
+        vars |= own & ~launch::varBit(ShellVar::HeadIp);
+        if (own & launch::varBit(ShellVar::HeadIp))
+            vars |= launch::varBit(poolHeadVar(p.role));
+    }
+    return launch::varNames(vars);
+}
+
+// The environment that pins a pool of a one-node deployment to its own GPUs.
+std::vector<std::pair<std::string, std::string>> oneNodeEnv(Engine e, long long firstGpu, long long gpus)
+{
+    std::vector<std::pair<std::string, std::string>> env{{"CUDA_VISIBLE_DEVICES", gpuList(firstGpu, gpus)}};
+    if (e == Engine::Vllm) // each vLLM worker on a host needs its own NIXL handshake port
+        env.push_back({"VLLM_NIXL_SIDE_CHANNEL_PORT", num(5600 + firstGpu)});
+    return env;
+}
+
+// Each pool in the background, started with its oneNodeEnv; the router in front.
+std::string oneNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool& router)
 {
     std::string out = "# one node: both pools and the router run here (pools on their own GPUs, in the background).\n";
     for (const PoolOut& p : pools) {
         out += "# pool: " + p.pool.role + " (" + num(p.pool.gpus) + " GPUs: " + num(p.firstGpu) + "-"
-            + num(p.firstGpu + p.pool.gpus - 1) + ")\n(\nexport CUDA_VISIBLE_DEVICES="
-            + gpuList(p.firstGpu, p.pool.gpus) + "\n";
-        if (e == Engine::Vllm) // each vLLM worker on a host needs its own NIXL handshake port
-            out += "export VLLM_NIXL_SIDE_CHANNEL_PORT=" + num(5600 + p.firstGpu) + "\n";
-        out += p.pool.command + ") &\n";
+            + num(p.firstGpu + p.pool.gpus - 1) + ")\n";
+        out += p.pool.command.substr(0, p.pool.command.size() - 1) + " &\n";
     }
     if (router.command.empty())
         return out + "wait\n";
@@ -140,15 +177,18 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
         + num(dec.firstNode) + "'s address)" + (router.command.empty() ? "" : "; the router runs on node 0") + ".\n";
     out += "if [ \"$NODE_RANK\" -lt " + num(dec.firstNode) + " ]; then\n";
     out += "# pool: prefill (" + num(pre.pool.gpus) + " GPUs, nodes 0-" + num(pre.nodes - 1) + ")\n";
-    out += "HEAD_IP=$PREFILL_HEAD_IP\n";
+    if (reads(pre.pool, launch::ShellVar::HeadIp))
+        out += "HEAD_IP=$PREFILL_HEAD_IP\n";
     if (!router.command.empty())
         out += "if [ \"$NODE_RANK\" = 0 ]; then\n# router: clients send requests here (port " + num(kRouterPort)
             + ")\n" + router.command.substr(0, router.command.size() - 1) + " &\nfi\n";
     out += pre.pool.command;
     out += "else\n";
     out += "# pool: decode (" + num(dec.pool.gpus) + " GPUs, nodes " + num(dec.firstNode) + "-" + num(total - 1) + ")\n";
-    out += "HEAD_IP=$DECODE_HEAD_IP\n";
-    out += "NODE_RANK=$((NODE_RANK - " + num(dec.firstNode) + "))\n";
+    if (reads(dec.pool, launch::ShellVar::HeadIp))
+        out += "HEAD_IP=$DECODE_HEAD_IP\n";
+    if (reads(dec.pool, launch::ShellVar::NodeRank))
+        out += "NODE_RANK=$((NODE_RANK - " + num(dec.firstNode) + "))\n";
     out += dec.pool.command;
     return out + "fi\n";
 }
@@ -191,6 +231,8 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
         out.layout = layout.value();
         out.layout.role = launch::PoolRoleInfo{role, launch::rolePort(o.engine, role), multiNode, s.workload.kvTransfer,
                                                s.workload.promptTokens};
+        if (!multiNode)
+            out.layout.env = oneNodeEnv(o.engine, nextGpu, plan.gpus());
         // The checkpoint is the deployment's: its warnings once, unprefixed.
         std::vector<std::string> checkpointWarnings;
         c.model = launch::checkpointFor(out.scenario, o, out.layout, checkpointWarnings);
@@ -217,7 +259,12 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
                              "pools are on different nodes; NixlConnector's handshake defaults to localhost)");
 
     c.command = multiNode ? multiNodeCommand(pools, router, s.cluster.gpusPerNode)
-                          : oneNodeCommand(o.engine, pools, router);
+                          : oneNodeCommand(pools, router);
+    if (multiNode)
+        c.environment = multiNodeEnvironment(pools, router);
+    else
+        c.environment = launch::varNames(launch::varsNamed(pools[0].pool.environment)
+                                         | launch::varsNamed(pools[1].pool.environment));
     for (PoolOut& pl : pools) {
         c.files.insert(c.files.end(), pl.pool.files.begin(), pl.pool.files.end());
         c.pools.push_back(std::move(pl.pool));

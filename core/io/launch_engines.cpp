@@ -19,38 +19,95 @@ std::string fraction(double f)
     return buf;
 }
 
-// A word for a POSIX shell. Values ShardLab writes with "$" ($HEAD_IP, $((NODE_RANK * 8)))
-// are meant to expand: double quotes; anything else that a shell would split or expand
-// (a model path with spaces): single quotes.
-std::string shellWord(const std::string& w)
+const char* shellVarName(ShellVar v)
 {
-    if (w.empty())
+    switch (v) {
+    case ShellVar::HeadIp: return "HEAD_IP";
+    case ShellVar::PrefillHeadIp: return "PREFILL_HEAD_IP";
+    case ShellVar::DecodeHeadIp: return "DECODE_HEAD_IP";
+    case ShellVar::NodeRank: return "NODE_RANK";
+    case ShellVar::IbDevice: return "IB_DEVICE";
+    }
+    return "";
+}
+
+Expansion Expansion::var(ShellVar v) { return Expansion(std::string("$") + shellVarName(v), varBit(v)); }
+Expansion Expansion::hostPort(ShellVar host, int port) { return Expansion(var(host).text() + ":" + num(port), varBit(host)); }
+Expansion Expansion::url(ShellVar host, int port) { return Expansion("http://" + hostPort(host, port).text(), varBit(host)); }
+Expansion Expansion::nodeRankTimes(long long n)
+{
+    return Expansion(std::string("$((") + shellVarName(ShellVar::NodeRank) + " * " + num(n) + "))",
+                     varBit(ShellVar::NodeRank));
+}
+
+constexpr ShellVar kShellVars[] = {ShellVar::HeadIp, ShellVar::PrefillHeadIp, ShellVar::DecodeHeadIp,
+                                   ShellVar::NodeRank, ShellVar::IbDevice};
+
+std::vector<std::string> varNames(unsigned reads)
+{
+    std::vector<std::string> out;
+    for (ShellVar v : kShellVars)
+        if (reads & varBit(v))
+            out.push_back(shellVarName(v));
+    return out;
+}
+
+unsigned varsNamed(const std::vector<std::string>& names)
+{
+    unsigned out = 0;
+    for (ShellVar v : kShellVars)
+        if (std::find(names.begin(), names.end(), shellVarName(v)) != names.end())
+            out |= varBit(v);
+    return out;
+}
+
+std::string shellWord(const std::string& literal)
+{
+    if (literal.empty())
         return "''";
+    static const std::string kPlain = "-_./:=+,@%";
     bool plain = true;
-    for (char c : w)
-        if (!(std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./:=+,@%").find(c) != std::string::npos))
+    for (char c : literal)
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || kPlain.find(c) != std::string::npos))
             plain = false;
     if (plain)
-        return w;
-    if (w.find('$') != std::string::npos && w.find_first_of("\"\\`") == std::string::npos) {
-        bool onlyExpansions = true; // $NAME and $((...)) only, nothing else a shell would run
-        for (size_t i = w.find('$'); i != std::string::npos; i = w.find('$', i + 1))
-            if (w.compare(i, 3, "$((") != 0 && !(i + 1 < w.size() && std::isupper(static_cast<unsigned char>(w[i + 1]))))
-                onlyExpansions = false;
-        if (onlyExpansions)
-            return "\"" + w + "\"";
+        return literal;
+    // Single quotes keep every byte. A literal holding $ or ` is double-quoted instead with
+    // those (and " and \) escaped, which keeps every byte too: shellcheck reads $ inside
+    // single quotes as a forgotten expansion, and the scripts pass shellcheck as they are.
+    if (literal.find_first_of("$`") == std::string::npos) {
+        std::string out = "'";
+        for (char c : literal)
+            out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+        return out + "'";
     }
-    std::string out = "'";
-    for (char c : w)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
+    std::string out = "\"";
+    for (char c : literal) {
+        if (c == '$' || c == '`' || c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string shellWord(const Expansion& e) { return "\"" + e.text() + "\""; }
+
+std::string withEnv(const EngineLayout& L, const std::string& program)
+{
+    std::string out;
+    for (const auto& [name, value] : L.env)
+        out += name + "=" + shellWord(value) + " ";
+    return out + program;
 }
 
 std::string render(const std::string& program, const Args& a)
 {
     std::string out = program;
-    for (const auto& [flag, value] : a.items)
-        out += " \\\n  " + flag + (value.empty() ? std::string() : " " + shellWord(value));
+    for (const Arg& arg : a.items) {
+        out += " \\\n  " + arg.flag;
+        if (!arg.value.empty())
+            out += " " + (arg.expands ? "\"" + arg.value + "\"" : shellWord(arg.value));
+    }
     return out + "\n";
 }
 
@@ -333,9 +390,10 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
 
     // Placement: one vLLM engine (a DP rank) spans attnTp x PP GPUs.
     const int engineGpus = L.attnTp * L.pp;
-    const std::string program = "vllm serve " + shellWord(model);
+    const std::string program = withEnv(L, "vllm serve " + shellWord(model));
     if (L.gpus <= L.gpusPerNode) {
         pool.command = render(program, a);
+        pool.environment = varNames(a.reads);
         return pool;
     }
     if (L.attnDp > 1 && engineGpus <= L.gpusPerNode && L.gpusPerNode % engineGpus == 0) {
@@ -343,16 +401,17 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         const long long nodes = L.gpus / L.gpusPerNode;
         Args head = a, rest = a;
         head.add("--data-parallel-size-local", local);
-        head.add("--data-parallel-address", "$HEAD_IP");
+        head.add("--data-parallel-address", Expansion::var(ShellVar::HeadIp));
         head.add("--data-parallel-rpc-port", 13345);
         rest.add("--headless");
         rest.add("--data-parallel-size-local", local);
-        rest.add("--data-parallel-start-rank", "$((NODE_RANK * " + num(local) + "))");
-        rest.add("--data-parallel-address", "$HEAD_IP");
+        rest.add("--data-parallel-start-rank", Expansion::nodeRankTimes(local));
+        rest.add("--data-parallel-address", Expansion::var(ShellVar::HeadIp));
         rest.add("--data-parallel-rpc-port", 13345);
         pool.command = "# " + num(nodes) + " nodes, " + num(local) + " data-parallel engines each: run on every node "
             "with NODE_RANK=0.." + num(nodes - 1) + "; " + kHeadNote + ".\nif [ \"$NODE_RANK\" = 0 ]; then\n"
             + render(program, head) + "else\n" + render(program, rest) + "fi\n";
+        pool.environment = varNames(head.reads | rest.reads | varBit(ShellVar::NodeRank));
         return pool;
     }
     a.add("--distributed-executor-backend", "ray");
@@ -368,6 +427,7 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
                              "parallelism: check on your vLLM build)"
                                 : ""));
     pool.command = render(program, a);
+    pool.environment = varNames(a.reads);
     return pool;
 }
 
@@ -441,18 +501,20 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         a.add("--disaggregation-mode", poolRoleName(L.role->role));
         a.add("--disaggregation-transfer-backend", "mooncake");
         if (L.role->link == KvLink::InterNode)
-            a.add("--disaggregation-ib-device", "$IB_DEVICE");
+            a.add("--disaggregation-ib-device", Expansion::var(ShellVar::IbDevice));
         else // Mooncake's NVLink transport (SGLang's PD guide, "NVLink Transport Configuration")
             program = "SGLANG_MOONCAKE_CUSTOM_MEM_POOL=True MC_FORCE_MNNVL=True " + program;
     }
+    program = withEnv(L, program);
     const int replicas = L.moe ? 1 : L.attnDp;
     if (serverGpus > L.gpusPerNode) {
         const int nodes = serverGpus / L.gpusPerNode;
         a.add("--nnodes", nodes);
-        a.add("--node-rank", "$NODE_RANK");
-        a.add("--dist-init-addr", "$HEAD_IP:5000");
+        a.add("--node-rank", Expansion::var(ShellVar::NodeRank));
+        a.add("--dist-init-addr", Expansion::hostPort(ShellVar::HeadIp, 5000));
         pool.command = "# one server over " + num(nodes) + " nodes: run on each with NODE_RANK=0.." + num(nodes - 1)
             + "; " + kHeadNote + ".\n" + render(program, a);
+        pool.environment = varNames(a.reads);
         if (replicas > 1)
             w.push_back("placement: " + num(replicas) + " data-parallel replicas of " + num(nodes)
                         + " nodes each: start this once per replica (its own HEAD_IP) behind sglang-router");
@@ -469,6 +531,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
                         "this on each of " + num(replicas / perNode) + " nodes and put sglang-router in front");
     }
     pool.command = render(program, a);
+    pool.environment = varNames(a.reads);
     return pool;
 }
 
@@ -577,7 +640,8 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
         w.push_back("placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
                     + " GPUs each (trtllm-serve has no data parallelism for dense models): start one per GPU group "
                       "(CUDA_VISIBLE_DEVICES) and balance requests over them");
-    pool.command = render("trtllm-serve " + shellWord(model), a);
+    pool.command = render(withEnv(L, "trtllm-serve " + shellWord(model)), a);
+    pool.environment = varNames(a.reads);
     return pool;
 }
 

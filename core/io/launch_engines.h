@@ -48,17 +48,67 @@ struct EngineLayout {
     bool checkpointFp8 = false;
     bool quantizeOnLoad = false; // FP8 plan, BF16 checkpoint
     std::optional<PoolRoleInfo> role; // a disaggregated plan's pool: its role flags are added
+    // Environment the pool's command is started with (NAME, literal value), written as
+    // assignments before the program: a one-node deployment pins each pool to its GPUs.
+    std::vector<std::pair<std::string, std::string>> env;
+};
+
+// The variables a generated script reads from its environment: set per node by whoever
+// starts it (docs/launch.md), never taken from a plan, a scenario or a name.
+enum class ShellVar { HeadIp, PrefillHeadIp, DecodeHeadIp, NodeRank, IbDevice };
+const char* shellVarName(ShellVar v); // "HEAD_IP"
+
+// A value the shell expands when the script runs. Its only constructors build it from a
+// ShellVar, integers and fixed text, so no user string can reach one; it is written in
+// double quotes. Every other value is a literal (a std::string) and is written so that the
+// shell passes it on byte for byte (shellWord).
+class Expansion {
+public:
+    static Expansion var(ShellVar v);                   // "$HEAD_IP"
+    static Expansion hostPort(ShellVar host, int port); // "$HEAD_IP:5000"
+    static Expansion url(ShellVar host, int port);      // "http://$PREFILL_HEAD_IP:8100"
+    static Expansion nodeRankTimes(long long n);        // "$((NODE_RANK * 8))"
+    const std::string& text() const { return text_; }
+    unsigned reads() const { return reads_; } // the ShellVars it reads (varBit)
+
+private:
+    Expansion(std::string text, unsigned reads) : text_(std::move(text)), reads_(reads) {}
+    std::string text_;
+    unsigned reads_ = 0;
+};
+
+inline unsigned varBit(ShellVar v) { return 1u << static_cast<unsigned>(v); }
+// The names of the variables in a varBit set, in ShellVar order.
+std::vector<std::string> varNames(unsigned reads);
+unsigned varsNamed(const std::vector<std::string>& names); // the inverse of varNames
+
+struct Arg {
+    std::string flag;
+    std::string value;    // "" for a switch
+    bool expands = false; // value is an Expansion's text
 };
 
 struct Args {
-    std::vector<std::pair<std::string, std::string>> items; // flag, value ("" for a switch)
-    void add(const std::string& flag, const std::string& value = {}) { items.push_back({flag, value}); }
-    void add(const std::string& flag, long long v) { items.push_back({flag, num(v)}); }
+    std::vector<Arg> items;
+    unsigned reads = 0; // the ShellVars its expansions read (varBit)
+    void add(const std::string& flag, const std::string& literal = {}) { items.push_back({flag, literal, false}); }
+    void add(const std::string& flag, const char* literal) { add(flag, std::string(literal)); }
+    void add(const std::string& flag, long long v) { items.push_back({flag, num(v), false}); }
+    void add(const std::string& flag, const Expansion& e)
+    {
+        items.push_back({flag, e.text(), true});
+        reads |= e.reads();
+    }
 };
 
-// A word for a POSIX shell: plain, "$EXPANDED" (ShardLab's own $NAME and $((...))), or
-// 'single-quoted'.
-std::string shellWord(const std::string& w);
+// A literal as one shell word that the shell passes on byte for byte: as it is when it
+// holds only characters no shell treats specially, otherwise quoted so nothing in it
+// expands (single quotes; double quotes with $ ` " \ escaped when it holds $ or `).
+std::string shellWord(const std::string& literal);
+// An Expansion as one shell word: double-quoted, so it expands but never splits.
+std::string shellWord(const Expansion& e);
+// The layout's environment assignments, then the program: "NAME=value program".
+std::string withEnv(const EngineLayout& L, const std::string& program);
 // "program \\\n  --flag value ..." ending in a newline.
 std::string render(const std::string& program, const Args& a);
 

@@ -1,0 +1,111 @@
+// Launch scripts pass every user string to the engine byte for byte: a checkpoint name is
+// a literal that no shell expands, whatever it holds; only ShardLab's own expansions
+// ($HEAD_IP, $((NODE_RANK * N)), ...) expand, and the script asks for exactly the
+// variables they read.
+#include <QProcess>
+#include <QtTest>
+
+#include <algorithm>
+
+#include "io/launch_config.h"
+#include "io/launch_engines.h"
+#include "io/presets.h"
+#include "search/search_space.h"
+
+using namespace shardlab;
+
+namespace {
+
+const char* const kPayloads[] = {
+    "org/$((touch pwned) )", "org/$((PWNVAR))", "org/$HOME", "org/${HOME}", "org/`touch pwned`", "org/$(id)",
+    "org/it's", "org/\"q\"", "org/back\\slash", "org/a b", "org/;x|y&z", "org/*", "~org", "#x", "org/\\$x",
+    "org/$'x'", "org/$HEAD_IP", "org/\\", "-dash", "é/€",
+};
+
+// What `printf %s WORD` prints under a shell: the bytes the word stands for.
+QByteArray shellValue(const QString& shell, const std::string& word)
+{
+    QProcess p;
+    p.start(shell, {"-c", QString::fromStdString("printf %s " + word)});
+    if (!p.waitForFinished(10000) || p.exitCode() != 0)
+        return "<" + shell.toUtf8() + " failed: " + p.readAllStandardError() + ">";
+    return p.readAllStandardOutput();
+}
+
+} // namespace
+
+class TestLaunchQuoting : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void literalsKeepEveryByte();
+    void checkpointNameIsALiteral();
+    void expansionsAndTheVariablesTheScriptAsksFor();
+};
+
+void TestLaunchQuoting::literalsKeepEveryByte()
+{
+    for (const char* payload : kPayloads)
+        for (const QString shell : {"bash", "dash"})
+            QCOMPARE(shellValue(shell, launch::shellWord(std::string(payload))), QByteArray(payload));
+}
+
+void TestLaunchQuoting::checkpointNameIsALiteral()
+{
+    auto s = scenarioPreset("llama3-70b-8gpu");
+    QVERIFY(s.ok());
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = 8;
+    p.batch = 8;
+    for (Engine e : {Engine::Vllm, Engine::Sglang, Engine::TrtLlm})
+        for (const char* payload : kPayloads) {
+            LaunchOptions o;
+            o.engine = e;
+            o.model = payload;
+            auto lc = exportLaunchConfig(s.value, p, o);
+            QVERIFY2(lc.ok(), lc.ok() ? "" : lc.error().toString().c_str());
+            const std::string word = launch::shellWord(std::string(payload));
+            QVERIFY2(lc.value().command.find(" " + word + " \\\n") != std::string::npos, lc.value().command.c_str());
+            // A name that looks like a variable does not make the script ask for it.
+            QVERIFY(lc.value().environment.empty());
+            QVERIFY(launchScript(lc.value()).find(": \"${") == std::string::npos);
+        }
+}
+
+void TestLaunchQuoting::expansionsAndTheVariablesTheScriptAsksFor()
+{
+    using launch::Expansion;
+    using launch::ShellVar;
+    QCOMPARE(launch::shellWord(Expansion::hostPort(ShellVar::HeadIp, 5000)), std::string("\"$HEAD_IP:5000\""));
+    QCOMPARE(launch::shellWord(Expansion::nodeRankTimes(8)), std::string("\"$((NODE_RANK * 8))\""));
+    launch::Args a;
+    a.add("--model", "org/$NODE_RANK");
+    QCOMPARE(a.reads, 0u);
+    a.add("--dist-init-addr", Expansion::hostPort(ShellVar::HeadIp, 5000));
+    a.add("--decode", Expansion::url(ShellVar::DecodeHeadIp, 30001));
+    QCOMPARE(launch::varNames(a.reads), (std::vector<std::string>{"HEAD_IP", "DECODE_HEAD_IP"}));
+    QCOMPARE(launch::render("x", a), std::string("x \\\n  --model \"org/\\$NODE_RANK\" \\\n  --dist-init-addr "
+                                                 "\"$HEAD_IP:5000\" \\\n  --decode \"http://$DECODE_HEAD_IP:30001\"\n"));
+
+    // A multi-node export asks for NODE_RANK and checks that it is a number before any
+    // arithmetic reads it.
+    auto s = scenarioPreset("llama3-70b-8gpu");
+    QVERIFY(s.ok());
+    s.value.cluster.nodes = 4;
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = 8;
+    p.dataParallel = 4;
+    p.batch = 8;
+    LaunchOptions o;
+    auto lc = exportLaunchConfig(s.value, p, o);
+    QVERIFY2(lc.ok(), lc.ok() ? "" : lc.error().toString().c_str());
+    QCOMPARE(lc.value().environment, (std::vector<std::string>{"HEAD_IP", "NODE_RANK"}));
+    const std::string script = launchScript(lc.value());
+    const auto check = script.find("case $NODE_RANK in");
+    QVERIFY(check != std::string::npos);
+    QVERIFY(check < script.find("$((NODE_RANK"));
+}
+
+QTEST_GUILESS_MAIN(TestLaunchQuoting)
+#include "tst_launch_quoting.moc"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The export corpus: every launch script ShardLab writes for the shipped scenarios and
+# examples (the exact and Megatron plans, one-pool and disaggregated, for each engine),
+# plus scripts whose checkpoint name is a shell-injection payload (through --model and
+# through a HuggingFace config's _name_or_path). Every script must pass `bash -n`,
+# `dash -n` and shellcheck at its default severity.
+#
+#   export_corpus.sh CLI REPO OUT     writes the corpus into OUT and checks it
+#
+# Later export work extends the corpus here; tests/fuzz/export_fuzz.py runs the scripts.
+set -euo pipefail
+cli=$1 repo=$2 out=$3
+for tool in bash dash shellcheck; do
+  command -v "$tool" >/dev/null || { echo "export_corpus: $tool is missing (scripts/install-deps.sh installs it)" >&2; exit 2; }
+done
+rm -rf "$out"
+mkdir -p "$out/plans" "$out/scripts"
+
+scenarios=("$repo"/resources/scenarios/*.json "$repo"/resources/examples/disaggregation/*.json
+           "$repo/resources/examples/moe/deepseek-v3-72gpu.json")
+for sc in "${scenarios[@]}"; do
+  b=$(basename "$sc" .json)
+  "$cli" search --scenario "$sc" --algo exact --out "$out/plans/$b.exact.json" >/dev/null
+  "$cli" megatron --scenario "$sc" --out "$out/plans/$b.megatron.json" >/dev/null
+done
+
+export_one() { # plan engine name [export options...]
+  local plan=$1 engine=$2 name=$3
+  shift 3
+  mkdir -p "$out/scripts/$name"
+  if ! "$cli" export --plan "$plan" --engine "$engine" --out "$out/scripts/$name/launch.sh" "$@" >/dev/null 2>"$out/scripts/$name/stderr"; then
+    echo "export_corpus: export failed: $name: $(cat "$out/scripts/$name/stderr")" >&2
+    exit 1
+  fi
+}
+
+engines=(vllm sglang trtllm)
+for plan in "$out"/plans/*.json; do
+  for engine in "${engines[@]}"; do
+    export_one "$plan" "$engine" "$(basename "$plan" .json).$engine"
+  done
+done
+
+# The shipped example plan carries no scenario: it is exported with its own.
+for engine in "${engines[@]}"; do
+  export_one "$repo/resources/examples/moe/deepseek-v3-72gpu-ep72.plan.json" "$engine" "deepseek-v3-72gpu-ep72.$engine" \
+    --scenario "$repo/resources/examples/moe/deepseek-v3-72gpu.json"
+done
+
+# Checkpoint names a hostile config or a careless user might give. The --model path
+# refuses control characters; _name_or_path goes through import-hf.
+payloads=('org/$((touch pwned) )' 'org/$((PWNVAR))' 'org/$HOME' 'org/$HEAD_IP' 'org/$NODE_RANK' 'org/${HOME}' 'org/`touch pwned`'
+          'org/$(touch pwned)' "org/it's" 'org/"quoted"' 'org/back\slash' 'org/a b' 'org/;touch pwned'
+          'org/|touch pwned' 'org/&touch pwned' 'org/*' 'org/~' 'org/#x' 'org/!x' "org/\$'x'" 'org/a\$b')
+carriers=(llama3-70b-8gpu.megatron llama3-70b-64gpu-8000-1000-aggregated.exact
+          llama3-70b-8gpu-8000-1000-disaggregated.exact llama3-70b-64gpu-8000-1000-disaggregated.exact
+          deepseek-v3-256gpu.exact)
+i=0
+for p in "${payloads[@]}"; do
+  for c in "${carriers[@]}"; do
+    for engine in "${engines[@]}"; do
+      export_one "$out/plans/$c.json" "$engine" "payload$i.$c.$engine" --model "$p"
+    done
+  done
+  # The same payload as a HuggingFace config's _name_or_path: the imported model names
+  # the checkpoint the script loads.
+  python3 - "$repo/tests/data/hf/llama3-70b.config.json" "$out/hf$i.json" "$p" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["_name_or_path"] = sys.argv[3]
+json.dump(c, open(sys.argv[2], "w"))
+PY
+  "$cli" import-hf "$out/hf$i.json" --out "$out/hf$i.model.json" >/dev/null
+  python3 - "$repo/resources/scenarios/llama3-70b-8gpu.json" "$out/hf$i.model.json" "$out/hf$i.scenario.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["model"] = json.load(open(sys.argv[2]))
+json.dump(s, open(sys.argv[3], "w"))
+PY
+  "$cli" megatron --scenario "$out/hf$i.scenario.json" --out "$out/hf$i.plan.json" >/dev/null
+  for engine in "${engines[@]}"; do
+    export_one "$out/hf$i.plan.json" "$engine" "hf$i.$engine"
+  done
+  i=$((i + 1))
+done
+
+scripts=("$out"/scripts/*/launch.sh)
+fail=0
+for s in "${scripts[@]}"; do
+  bash -n "$s" 2>"$s.bash" || { echo "bash -n fails: $s: $(head -1 "$s.bash")" >&2; fail=1; }
+  dash -n "$s" 2>"$s.dash" || { echo "dash -n fails: $s: $(head -1 "$s.dash")" >&2; fail=1; }
+  if grep -q "shellcheck disable" "$s"; then echo "a disable directive in $s" >&2; fail=1; fi
+done
+if ! shellcheck "${scripts[@]}" >"$out/shellcheck.txt" 2>&1; then
+  echo "shellcheck reports (first lines; all in $out/shellcheck.txt):" >&2
+  head -30 "$out/shellcheck.txt" >&2
+  fail=1
+fi
+[ -e pwned ] && { echo "export_corpus: a payload ran while writing the corpus" >&2; fail=1; }
+echo "export corpus: ${#scripts[@]} scripts; bash -n, dash -n and shellcheck: $([ $fail = 0 ] && echo clean || echo FAILED)"
+exit $fail
