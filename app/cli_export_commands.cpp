@@ -38,6 +38,8 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
         return reportErrors(err, {error});
     o.maxNumTokens = static_cast<int>(tokens);
     o.memoryFraction = memory;
+    if (a.has("--out"))
+        o.companionPrefix = companionPrefixFor(a.value("--out"));
 
     auto text = readTextFile(a.value("--plan"));
     if (!text.ok())

@@ -3,7 +3,7 @@
 the exact optimum of each shipped scenario, exported for every engine, then the exact
 optimum of the 64-GPU disaggregated example (prefill and decode pools) likewise.
 Usage: scripts/launch_examples.py build/app/shardlab-cli docs/launch-examples.md"""
-import json, os, subprocess, sys, tempfile
+import datetime, json, os, platform, subprocess, sys, tempfile
 
 cli, doc = sys.argv[1], sys.argv[2]
 ENGINES = [("vllm", "vLLM"), ("sglang", "SGLang"), ("trtllm", "TensorRT-LLM")]
@@ -58,6 +58,16 @@ out.append(f"Exact optimum (`resources/examples/disaggregation/llama3-70b-64gpu-
            f"({e['output_tokens_per_s']:.0f} total); TTFT {e['ttft_ms']:.1f} ms; TPOT {e['tpot_ms']:.2f} ms; "
            f"limited by the {e['limited_by']} pool.\n")
 export_all(plan)
+def provenance():
+    """When, from which commit and on which machine these examples were generated."""
+    git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True).stdout.strip()
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
+    return (f"_Generated {datetime.date.today().isoformat()} at commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
+            f" on {platform.node() or 'an unnamed machine'} ({platform.machine()}, {os.cpu_count()} cores)._\n\n")
+
 text = open(doc).read()
 start = text.index("### llama3-70b-8gpu")
-open(doc, "w").write(text[:start] + "\n".join(out))
+head = text[:start]
+if "_Generated " in head:
+    head = head[:head.index("_Generated ")] + head[head.index("._\n\n", head.index("_Generated ")) + 4:]
+open(doc, "w").write(head + provenance() + "\n".join(out))

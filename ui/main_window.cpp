@@ -1024,6 +1024,7 @@ bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QS
     LaunchOptions o;
     o.engine = engine;
     o.model = model.trimmed().toStdString();
+    o.companionPrefix = companionPrefixFor(localPath(path));
     const Scenario s = m_editor->scenario();
     // Disaggregated: both pools, their role flags and the router (docs/launch.md).
     auto c = m_planView->isDisaggregated() ? exportDisaggregatedLaunchConfig(s, m_planView->currentPools(), o)

@@ -222,19 +222,42 @@ void removePendingTempFiles() noexcept
             ::unlink(slot.path);
 }
 
-Status writeFileAtomically(const std::string& path, std::string_view contents)
+namespace {
+
+// A regular (or missing) target whose new contents sit in a complete temporary file beside
+// it, flushed to disk: commitStaged renames it over the target, abandonStaged removes it.
+struct Staged {
+    std::string path;   // as the caller named it (for messages)
+    std::string target; // the file a rename replaces (symbolic links followed)
+    std::string tmp;
+    int slot = -1;
+};
+
+void abandonStaged(Staged& f)
 {
+    if (f.tmp.empty())
+        return;
+    ::unlink(f.tmp.c_str());
+    releaseSlot(f.slot);
+    f.tmp.clear();
+}
+
+// What a write to `path` meets: 0 for a regular or missing file (staged), else the stat
+// of a special file written straight to, or an error.
+Status inspectTarget(const std::string& path, struct stat& st, bool& special)
+{
+    special = false;
     if (path.empty())
         return fail({}, "no output file name given");
-
     // stat() follows every link, including /proc's (/dev/stdout -> pipe:[...]), so it sees
     // what a write would reach.
-    struct stat st {};
     if (::stat(path.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return fail(path, "is a directory");
-        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-            return writeToSpecialFile(path, st, contents);
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+            special = true;
+            return Status::success();
+        }
         if (S_ISBLK(st.st_mode))
             return fail(path, "is a block device; ShardLab does not write to block devices");
         if (S_ISSOCK(st.st_mode))
@@ -244,7 +267,13 @@ Status writeFileAtomically(const std::string& path, std::string_view contents)
     } else if (errno != ENOENT) {
         return failErrno(path, "cannot inspect the target", errno);
     }
+    return Status::success();
+}
 
+// Writes `contents` to a new temporary file beside the regular (or missing) target.
+Status stageFile(const std::string& path, std::string_view contents, Staged& out)
+{
+    struct stat st {};
     std::string target;
     bool exists = false;
     Status resolved = resolveLinks(path, target, exists, st);
@@ -297,19 +326,89 @@ Status writeFileAtomically(const std::string& path, std::string_view contents)
         releaseSlot(slot);
         return failErrno(path, "flush failed", err);
     }
-    if (std::rename(tmp.c_str(), target.c_str()) != 0) {
+    out = Staged{path, target, tmp, slot};
+    return Status::success();
+}
+
+Status commitStaged(Staged& f)
+{
+    if (std::rename(f.tmp.c_str(), f.target.c_str()) != 0) {
         const int err = errno;
-        ::unlink(tmp.c_str());
-        releaseSlot(slot);
-        return failErrno(path, "cannot replace the file", err);
+        abandonStaged(f);
+        return failErrno(f.path, "cannot replace the file", err);
     }
-    releaseSlot(slot);
+    releaseSlot(f.slot);
+    f.tmp.clear();
     // Make the rename itself durable; a failure here leaves a complete file either way.
-    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int dfd = ::open(dirName(f.target).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd >= 0) {
         (void)::fsync(dfd);
         ::close(dfd);
     }
+    return Status::success();
+}
+
+} // namespace
+
+Status writeFileAtomically(const std::string& path, std::string_view contents)
+{
+    struct stat st {};
+    bool special = false;
+    if (Status s = inspectTarget(path, st, special); !s.ok())
+        return s;
+    if (special)
+        return writeToSpecialFile(path, st, contents);
+    Staged f;
+    if (Status s = stageFile(path, contents, f); !s.ok())
+        return s;
+    return commitStaged(f);
+}
+
+Status writeFilesTogether(const std::vector<FileContents>& files)
+{
+    if (files.empty())
+        return Status::success();
+    const std::string& mainPath = files.back().path;
+    struct stat mainStat {};
+    bool mainSpecial = false;
+    std::vector<Staged> staged(files.size());
+    auto undo = [&](size_t committed, const std::string& path, const std::string& reason) {
+        std::string state;
+        for (size_t i = 0; i < files.size(); ++i) {
+            abandonStaged(staged[i]);
+            if (i < committed) {
+                ::unlink(staged[i].target.c_str());
+                state += "; " + files[i].path + ": removed (written by this export)";
+            } else if (i + 1 < files.size() || !mainSpecial) {
+                state += "; " + files[i].path + ": unchanged";
+            }
+        }
+        return fail(path, reason + " (no file is left half-written" + state + ")");
+    };
+    // Every temporary file first: a failure here changes nothing on disk.
+    for (size_t i = 0; i < files.size(); ++i) {
+        struct stat st {};
+        bool special = false;
+        if (Status s = inspectTarget(files[i].path, st, special); !s.ok())
+            return undo(0, files[i].path, s.error->reason);
+        if (special && i + 1 < files.size())
+            return undo(0, files[i].path, "is not a regular file; files written beside a script must be");
+        if (special) {
+            mainSpecial = true;
+            mainStat = st;
+            continue;
+        }
+        if (Status s = stageFile(files[i].path, files[i].contents, staged[i]); !s.ok())
+            return undo(0, files[i].path, s.error->reason);
+    }
+    // Then the companions, and the main file last: it never names a file not yet there.
+    for (size_t i = 0; i + 1 < files.size(); ++i)
+        if (Status s = commitStaged(staged[i]); !s.ok())
+            return undo(i, files[i].path, s.error->reason);
+    Status last = mainSpecial ? writeToSpecialFile(mainPath, mainStat, files.back().contents)
+                              : commitStaged(staged.back());
+    if (!last.ok())
+        return undo(files.size() - 1, mainPath, last.error->reason);
     return Status::success();
 }
 

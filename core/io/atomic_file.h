@@ -19,12 +19,26 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/error.h"
 
 namespace shardlab {
 
 Status writeFileAtomically(const std::string& path, std::string_view contents);
+
+struct FileContents {
+    std::string path;
+    std::string contents;
+};
+
+// Several files that belong together (a script and the files it names), the last one the
+// main file: every temporary file is written first, then the others are renamed into place
+// and the main file last, so it never names a file that is not there. On a failure the
+// files this call already put in place are removed again, and the error lists each
+// file's state. The others must be regular (or new) files; the main file may be a device
+// or a FIFO, written as writeFileAtomically does.
+Status writeFilesTogether(const std::vector<FileContents>& files);
 
 // Unlinks every temporary file that a write in progress currently owns, so that a process
 // killed by SIGINT/SIGTERM leaves no "*.tmp-*" behind. Async-signal-safe: it only reads a

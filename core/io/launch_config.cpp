@@ -83,6 +83,20 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     L.gpus = p.gpus();
     L.maxModelLen = s.workload.maxContext();
     L.tokenBudget = o.maxNumTokens > 0 ? o.maxNumTokens : s.workload.maxNumTokens;
+    // Every sequence in flight decodes one token per step: a smaller per-step budget than
+    // the sequences an engine replica holds is refused by the engines (vLLM checks
+    // max_num_batched_tokens >= max_num_seqs) and could never run the plan's batch. A
+    // budget the user gave is refused; the scenario's is raised, with a warning.
+    if (L.tokenBudget < L.seqsPerReplica) {
+        if (o.maxNumTokens > 0)
+            return FieldError{{}, "--max-num-tokens", "is " + num(L.tokenBudget) + ", below the "
+                                  + num(L.seqsPerReplica) + " sequences one engine replica runs at once "
+                                  "(max-num-seqs): each needs a token per step"};
+        w.push_back("max-num-tokens: raised from workload.max_num_tokens " + num(L.tokenBudget) + " to "
+                    + num(L.seqsPerReplica) + ", the sequences one engine replica runs at once (each decodes a "
+                    "token per step)");
+        L.tokenBudget = L.seqsPerReplica;
+    }
     L.sim = Simulator(s).evaluate(p);
     if (!L.sim.valid) {
         std::string why;
@@ -167,6 +181,7 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const 
 {
     LaunchConfig c;
     c.engine = o.engine;
+    c.companionPrefix = o.companionPrefix;
     c.engineName = engineInfo(o.engine).name;
     c.engineVersion = engineInfo(o.engine).version;
     Result<launch::EngineLayout> layout = launch::makeLayout(s, p, o, c.warnings);
@@ -244,16 +259,32 @@ std::string launchScript(const LaunchConfig& c)
     return out + c.command;
 }
 
+std::string companionPrefixFor(const std::string& scriptPath)
+{
+    const auto slash = scriptPath.find_last_of('/');
+    std::string name = slash == std::string::npos ? scriptPath : scriptPath.substr(slash + 1);
+    if (name.size() > 3 && name.compare(name.size() - 3, 3, ".sh") == 0)
+        name.resize(name.size() - 3);
+    return name;
+}
+
+std::string companionName(const LaunchOptions& o, const std::string& name)
+{
+    return o.companionPrefix.empty() ? name : o.companionPrefix + "." + name;
+}
+
 Status writeLaunchConfig(const LaunchConfig& c, const std::string& path)
 {
+    if (!c.files.empty() && c.companionPrefix != companionPrefixFor(path))
+        return Status::failure({path, {}, "the launch configuration names its files for script '"
+                                              + displayText(c.companionPrefix) + "', not for this one"});
     const auto slash = path.find_last_of('/');
     const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
-    for (const LaunchFile& f : c.files) {
-        const Status st = writeFileAtomically(dir + f.name, f.contents);
-        if (!st.ok())
-            return st;
-    }
-    return writeFileAtomically(path, launchScript(c));
+    std::vector<FileContents> files;
+    for (const LaunchFile& f : c.files)
+        files.push_back({dir + f.name, f.contents});
+    files.push_back({path, launchScript(c)});
+    return writeFilesTogether(files);
 }
 
 } // namespace shardlab

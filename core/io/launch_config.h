@@ -48,7 +48,17 @@ struct LaunchOptions {
     std::optional<Precision> checkpoint;
     int maxNumTokens = 0;      // per-step token budget; 0: the scenario's workload.max_num_tokens
     double memoryFraction = 0; // 0: derived from the plan's memory budget (docs/launch.md)
+    // Files written beside the script are named "<companionPrefix>.<name>" so that scripts
+    // exported into one directory never share (or overwrite) one; empty: "<name>" alone.
+    // writeLaunchConfig requires companionPrefixFor(its path).
+    std::string companionPrefix;
 };
+
+// The companion prefix of a script path: its file name without a trailing ".sh"
+// ("run/launch.sh" -> "launch").
+std::string companionPrefixFor(const std::string& scriptPath);
+// A companion file's name under the options' prefix.
+std::string companionName(const LaunchOptions& o, const std::string& name);
 
 struct LaunchFile {
     std::string name;     // written beside the script: "extra_llm_api_options.yaml"
@@ -75,6 +85,7 @@ struct LaunchConfig {
     std::string command;             // every pool's command, as shell text (placed per node)
     std::vector<LaunchFile> files;   // every pool's files
     std::vector<std::string> environment; // variables the script needs from whoever starts it
+    std::string companionPrefix;          // LaunchOptions::companionPrefix it was exported with
     std::vector<std::string> warnings;
     std::vector<LaunchPool> pools;
 };
@@ -101,8 +112,9 @@ std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenari
 // directory so the files written beside it are found.
 std::string launchScript(const LaunchConfig& c);
 
-// Writes launchScript(c) to `path` and each file beside it, each through the one write
-// path (core/io/atomic_file.h). The error names the file.
+// Writes each file beside `path`, then launchScript(c) to `path`, together
+// (writeFilesTogether: all or none). c must be exported with companionPrefixFor(path). The
+// error names the file and says what became of the others.
 Status writeLaunchConfig(const LaunchConfig& c, const std::string& path);
 
 } // namespace shardlab

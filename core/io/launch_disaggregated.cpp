@@ -58,8 +58,10 @@ void addPoolUrl(launch::Args& a, const std::string& flag, const PoolOut& p, int 
 }
 
 // The engine's own router, or none (a warning says what to run instead).
-LaunchPool routerFor(Engine e, const PoolOut& pre, const PoolOut& dec, bool multiNode, std::vector<std::string>& w)
+LaunchPool routerFor(const LaunchOptions& o, const PoolOut& pre, const PoolOut& dec, bool multiNode,
+                     std::vector<std::string>& w)
 {
+    const Engine e = o.engine;
     LaunchPool r;
     r.role = "router";
     r.gpus = 0;
@@ -116,8 +118,9 @@ LaunchPool routerFor(Engine e, const PoolOut& pre, const PoolOut& dec, bool mult
         if (multiNode)
             w.push_back("router: disagg_config.yaml names the pools' first nodes PREFILL_HEAD_IP and DECODE_HEAD_IP; "
                         "replace them with those nodes' addresses before starting it");
-        r.files.push_back({"disagg_config.yaml", y});
-        r.command = "trtllm-serve disaggregated -c disagg_config.yaml\n";
+        const std::string file = companionName(o, "disagg_config.yaml");
+        r.files.push_back({file, y});
+        r.command = "trtllm-serve disaggregated -c " + launch::shellWord(file) + "\n";
         return r;
     }
     }
@@ -210,6 +213,7 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
     }
     LaunchConfig c;
     c.engine = o.engine;
+    c.companionPrefix = o.companionPrefix;
     c.engineName = engineInfo(o.engine).name;
     c.engineVersion = engineInfo(o.engine).version;
     const bool multiNode = s.cluster.nodes > 1;
@@ -249,7 +253,7 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
         pools.push_back(std::move(out));
     }
 
-    LaunchPool router = routerFor(o.engine, pools[0], pools[1], multiNode, c.warnings);
+    LaunchPool router = routerFor(o, pools[0], pools[1], multiNode, c.warnings);
     if (multiNode && s.workload.kvTransfer == KvLink::NvLink)
         c.warnings.push_back("kv_transfer: nvlink - the plan prices the KV cache crossing NVLink between pools on "
                              "different nodes, which needs a multi-node NVLink domain (e.g. GB200 NVL72) that the "

@@ -570,8 +570,9 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     a.add("--max_seq_len", L.maxModelLen);
     const std::string fr = fraction(memoryFraction(Engine::TrtLlm, s, o));
     a.add("--kv_cache_free_gpu_memory_fraction", fr);
-    const std::string optionsFile = L.role ? std::string(poolRoleName(L.role->role)) + "_extra_llm_api_options.yaml"
-                                           : std::string("extra_llm_api_options.yaml");
+    const std::string optionsFile = companionName(
+        o, L.role ? std::string(poolRoleName(L.role->role)) + "_extra_llm_api_options.yaml"
+                  : std::string("extra_llm_api_options.yaml"));
     a.add("--extra_llm_api_options", optionsFile);
     if (L.role) {
         if (L.role->remote)

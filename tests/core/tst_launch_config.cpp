@@ -396,13 +396,17 @@ void TestLaunchConfig::jsonAndScript()
 
     QTemporaryDir dir;
     const std::string path = dir.filePath("launch.sh").toStdString();
-    QVERIFY(writeLaunchConfig(c.value(), path).ok());
-    QFile yaml(dir.filePath("extra_llm_api_options.yaml"));
+    QVERIFY(!writeLaunchConfig(c.value(), path).ok()); // its files are not named for launch.sh
+    o.companionPrefix = companionPrefixFor(path);
+    auto named = exportLaunchConfig(s, megatronLike(8, 1, 1, 1, 64), o);
+    QVERIFY(named.ok());
+    QVERIFY(writeLaunchConfig(named.value(), path).ok());
+    QFile yaml(dir.filePath("launch.extra_llm_api_options.yaml"));
     QVERIFY(yaml.open(QIODevice::ReadOnly));
-    QCOMPARE(yaml.readAll().toStdString(), c.value().files.front().contents);
-    const Status missing = writeLaunchConfig(c.value(), dir.filePath("no-such-dir/launch.sh").toStdString());
+    QCOMPARE(yaml.readAll().toStdString(), named.value().files.front().contents);
+    const Status missing = writeLaunchConfig(named.value(), dir.filePath("no-such-dir/launch.sh").toStdString());
     QVERIFY(!missing.ok());
-    QVERIFY2(missing.error->toString().find("no-such-dir/extra_llm_api_options.yaml") != std::string::npos,
+    QVERIFY2(missing.error->toString().find("no-such-dir/launch.extra_llm_api_options.yaml") != std::string::npos,
              missing.error->toString().c_str());
 }
 
@@ -528,9 +532,13 @@ void TestLaunchConfig::disaggregated()
                                          : "context_servers:\n  num_instances: 1\n  urls:\n    - \"PREFILL_HEAD_IP:8001\""),
                  qPrintable(cfg));
         QTemporaryDir dir;
-        QVERIFY(writeLaunchConfig(lc, dir.filePath("launch.sh").toStdString()).ok());
+        o.companionPrefix = "launch";
+        auto named = exportDisaggregatedLaunchConfig(s, DisaggregatedPlan{prefill, decode}, o);
+        QVERIFY(named.ok());
+        QVERIFY(writeLaunchConfig(named.value(), dir.filePath("launch.sh").toStdString()).ok());
         for (const char* f : {"prefill_extra_llm_api_options.yaml", "decode_extra_llm_api_options.yaml", "disagg_config.yaml"})
-            QVERIFY2(QFile::exists(dir.filePath(f)), f);
+            QVERIFY2(QFile::exists(dir.filePath(QString("launch.") + f)), f);
+        QVERIFY(named.value().command.find("-c launch.disagg_config.yaml") != std::string::npos);
     }
 }
 

@@ -1,11 +1,16 @@
 // Launch scripts pass every user string to the engine byte for byte: a checkpoint name is
 // a literal that no shell expands, whatever it holds; only ShardLab's own expansions
 // ($HEAD_IP, $((NODE_RANK * N)), ...) expand, and the script asks for exactly the
-// variables they read.
+// variables they read. The files written beside a script are named after it and written
+// with it, all or none.
+#include <QDir>
+#include <QFile>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <algorithm>
+#include <unistd.h>
 
 #include "io/launch_config.h"
 #include "io/launch_engines.h"
@@ -34,22 +39,25 @@ QByteArray shellValue(const QString& shell, const std::string& word)
 
 } // namespace
 
-class TestLaunchQuoting : public QObject {
+class TestLaunchScript : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void literalsKeepEveryByte();
     void checkpointNameIsALiteral();
     void expansionsAndTheVariablesTheScriptAsksFor();
+    void scriptsInOneDirectoryKeepTheirOwnFiles();
+    void aFailedWriteChangesNoFile();
+    void tokenBudgetBelowTheSequencesIsRefused();
 };
 
-void TestLaunchQuoting::literalsKeepEveryByte()
+void TestLaunchScript::literalsKeepEveryByte()
 {
     for (const char* payload : kPayloads)
         for (const QString shell : {"bash", "dash"})
             QCOMPARE(shellValue(shell, launch::shellWord(std::string(payload))), QByteArray(payload));
 }
 
-void TestLaunchQuoting::checkpointNameIsALiteral()
+void TestLaunchScript::checkpointNameIsALiteral()
 {
     auto s = scenarioPreset("llama3-70b-8gpu");
     QVERIFY(s.ok());
@@ -72,7 +80,7 @@ void TestLaunchQuoting::checkpointNameIsALiteral()
         }
 }
 
-void TestLaunchQuoting::expansionsAndTheVariablesTheScriptAsksFor()
+void TestLaunchScript::expansionsAndTheVariablesTheScriptAsksFor()
 {
     using launch::Expansion;
     using launch::ShellVar;
@@ -107,5 +115,80 @@ void TestLaunchQuoting::expansionsAndTheVariablesTheScriptAsksFor()
     QVERIFY(check < script.find("$((NODE_RANK"));
 }
 
-QTEST_GUILESS_MAIN(TestLaunchQuoting)
-#include "tst_launch_quoting.moc"
+namespace {
+
+Result<LaunchConfig> trtllmExport(const std::string& scriptPath, int batch = 8, int maxNumTokens = 0)
+{
+    auto s = scenarioPreset("llama3-70b-8gpu");
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = 8;
+    p.batch = batch;
+    LaunchOptions o;
+    o.engine = Engine::TrtLlm;
+    o.maxNumTokens = maxNumTokens;
+    o.companionPrefix = companionPrefixFor(scriptPath);
+    return exportLaunchConfig(s.value, p, o);
+}
+
+QByteArray contents(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray("<missing>");
+}
+
+} // namespace
+
+void TestLaunchScript::scriptsInOneDirectoryKeepTheirOwnFiles()
+{
+    QTemporaryDir dir;
+    const std::string a = dir.filePath("a.sh").toStdString(), b = dir.filePath("b.sh").toStdString();
+    auto first = trtllmExport(a, 8), second = trtllmExport(b, 16);
+    QVERIFY(first.ok() && second.ok());
+    QVERIFY(writeLaunchConfig(first.value(), a).ok());
+    const QByteArray firstOptions = contents(dir.filePath("a.extra_llm_api_options.yaml"));
+    QCOMPARE(firstOptions.toStdString(), first.value().files.front().contents);
+    QVERIFY(writeLaunchConfig(second.value(), b).ok());
+    QCOMPARE(contents(dir.filePath("a.extra_llm_api_options.yaml")), firstOptions);
+    QCOMPARE(contents(dir.filePath("b.extra_llm_api_options.yaml")).toStdString(), second.value().files.front().contents);
+    QVERIFY(QString::fromStdString(first.value().command).contains("--extra_llm_api_options a.extra_llm_api_options.yaml"));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 4); // no temporary file left
+}
+
+void TestLaunchScript::aFailedWriteChangesNoFile()
+{
+    // An earlier export, then a second one whose script cannot be written (a link into a
+    // folder that does not exist): the earlier script and its options file stay as they were.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("launch.sh").toStdString();
+    auto before = trtllmExport(path, 8), after = trtllmExport(path, 16);
+    QVERIFY(before.ok() && after.ok());
+    QVERIFY(writeLaunchConfig(before.value(), path).ok());
+    const QByteArray options = contents(dir.filePath("launch.extra_llm_api_options.yaml"));
+    QVERIFY(QFile::remove(QString::fromStdString(path)));
+    QVERIFY(::symlink(dir.filePath("no-such-folder/launch.sh").toUtf8().constData(), path.c_str()) == 0);
+    const Status st = writeLaunchConfig(after.value(), path);
+    QVERIFY(!st.ok());
+    const std::string message = st.error->toString();
+    QVERIFY2(message.find("launch.extra_llm_api_options.yaml: unchanged") != std::string::npos, message.c_str());
+    QCOMPARE(contents(dir.filePath("launch.extra_llm_api_options.yaml")), options);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::System).size(), 2);
+
+    // A companion that is not a regular file is refused before anything is written.
+    QTemporaryDir other;
+    const std::string script = other.filePath("launch.sh").toStdString();
+    QVERIFY(QDir(other.path()).mkdir("launch.extra_llm_api_options.yaml"));
+    QVERIFY(!writeLaunchConfig(after.value(), script).ok());
+    QVERIFY(!QFile::exists(QString::fromStdString(script)));
+}
+
+void TestLaunchScript::tokenBudgetBelowTheSequencesIsRefused()
+{
+    auto refused = trtllmExport("launch.sh", 64, 16);
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().where, std::string("--max-num-tokens"));
+    QVERIFY(trtllmExport("launch.sh", 64, 64).ok());
+}
+
+QTEST_GUILESS_MAIN(TestLaunchScript)
+#include "tst_launch_script.moc"
