@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "cli_commands.h"
+#include "model/names.h"
 #include "io/launch_config.h"
 
 namespace shardlab::cli {
@@ -22,7 +23,9 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     // It goes into JSON and a shell script: UTF-8 text on one line, or refused.
     if (displayText(o.model) != o.model)
         return reportErrors(err, {"--model: must be UTF-8 text without control characters (got '"
-                                  + displayText(o.model) + "')"});
+                                  + excerpt(displayText(o.model)) + "')"});
+    if (auto why = nameProblem(o.model))
+        return reportErrors(err, {"--model: " + *why});
     if (a.has("--checkpoint")) {
         const std::string c = a.value("--checkpoint");
         if (c != "bf16" && c != "fp8")

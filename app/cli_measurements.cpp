@@ -26,6 +26,11 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
     auto rows = loadMeasurementsFile(file);
     if (!rows.ok())
         return reportFieldErrors(err, rows.errors);
+    if (FieldErrors bad = checkMeasurementRows(rows.value); !bad.empty()) {
+        for (FieldError& e : bad)
+            e.file = inputLabel(file);
+        return reportFieldErrors(err, bad);
+    }
     const KnobFitResult fit = fitKnobs(rows.value);
     if (a.has("--out")) {
         // The first row's kernel profile with the fitted knobs (docs/profiles.md): a scenario

@@ -93,7 +93,7 @@ std::vector<std::pair<std::string, std::string>> hfKeyNames(const std::string& t
         {"ffn_hidden", "intermediate_size"},    {"experts_per_token", "num_experts_per_tok"},
         {"q_lora_rank", "q_lora_rank"},         {"kv_lora_rank", "kv_lora_rank"},
         {"qk_nope_head_dim", "qk_nope_head_dim"}, {"qk_rope_head_dim", "qk_rope_head_dim"},
-        {"v_head_dim", "v_head_dim"}};
+        {"v_head_dim", "v_head_dim"},           {"name", "_name_or_path"}};
     if (type == "mixtral") {
         k.push_back({"experts", "num_local_experts"});
         k.push_back({"expert_ffn_hidden", "intermediate_size"});
@@ -271,10 +271,12 @@ bool isDirectory(const std::string& path)
     return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// An entry of that name is there, whatever it is (a dangling or looping link too): reading
+// it then says what is wrong, instead of the file being skipped as if absent.
 bool exists(const std::string& path)
 {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0;
+    return ::lstat(path.c_str(), &st) == 0;
 }
 
 } // namespace
@@ -302,10 +304,19 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     const bool llamaLike = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3";
     const bool deepseek = type == "deepseek_v3" || type == "deepseek_v2";
     const bool known = llamaLike || deepseek || type == "mixtral" || type == "qwen3_moe" || type == "qwen2_moe";
-    if (!type.empty() && !known)
-        r.fail("model_type", "unsupported model family \"" + type
-                                 + "\" (supported: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, "
-                                   "deepseek_v2, deepseek_v3)");
+    const char* supported = " (supported: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, "
+                            "deepseek_v2, deepseek_v3)";
+    // The family decides how every other key is read: without it a MoE or MLA model would
+    // be read as a dense one of the wrong size.
+    if (r.has("model_type") && doc["model_type"].is_string()) { // else JsonReader::string has said why
+        if (type.empty())
+            r.fail("model_type", std::string("is empty; it names the model family") + supported);
+        else if (!known)
+            r.fail("model_type", "unsupported model family \"" + type + "\"" + supported);
+    }
+    if (r.has("_name_or_path") && !doc["_name_or_path"].is_string())
+        r.fail("_name_or_path", "must be a string (the model's HuggingFace id or path), got "
+                                    + std::string(doc["_name_or_path"].type_name()));
     if (!out.errors.empty()) {
         for (auto& e : out.errors)
             e.file = file;
@@ -319,10 +330,15 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     m.attentionHeads = r.integer("num_attention_heads", 1, 4096);
     m.kvHeads = r.integerOr("num_key_value_heads", m.attentionHeads, 1, 4096);
     const int defaultHeadDim = m.attentionHeads > 0 ? m.hiddenSize / m.attentionHeads : 0;
-    if (r.has("head_dim") && doc["head_dim"].is_null())
-        m.headDim = defaultHeadDim; // some configs write null for "derive it"
+    const bool derivedHeadDim = !r.has("head_dim") || doc["head_dim"].is_null(); // null: "derive it"
+    if (derivedHeadDim)
+        m.headDim = defaultHeadDim;
     else
         m.headDim = r.integerOr("head_dim", defaultHeadDim, 1, 4096);
+    if (derivedHeadDim && !deepseek && m.attentionHeads > 0 && m.hiddenSize % m.attentionHeads != 0)
+        r.fail("head_dim", "is not given and hidden_size (" + std::to_string(m.hiddenSize)
+                               + ") is not divisible by num_attention_heads (" + std::to_string(m.attentionHeads)
+                               + "): give head_dim");
     m.vocabSize = r.integer("vocab_size", 1, 10'000'000);
     m.tieEmbeddings = r.booleanOr("tie_word_embeddings", false);
     readConfigPrecisions(doc, r, result.value);
@@ -346,7 +362,9 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
         if (step != 1)
             r.fail("decoder_sparse_step", "only 1 (every layer MoE) is supported, got " + std::to_string(step));
         auto mlpOnly = doc.find("mlp_only_layers");
-        if (mlpOnly != doc.end() && mlpOnly->is_array() && !mlpOnly->empty())
+        if (mlpOnly != doc.end() && !mlpOnly->is_array() && !mlpOnly->is_null())
+            r.fail("mlp_only_layers", "must be an array of layer indices, got " + std::string(mlpOnly->type_name()));
+        else if (mlpOnly != doc.end() && mlpOnly->is_array() && !mlpOnly->empty())
             r.fail("mlp_only_layers", "dense layers interleaved with MoE layers are not supported");
     } else if (deepseek) {
         m.attention = AttentionKind::MLA;

@@ -129,8 +129,13 @@ bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& err
         std::string what = e.what();
         // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error ..."
         const auto pos = what.find("parse error");
+        std::string text = pos == std::string::npos ? what : what.substr(pos);
+        // "...; last read: '<the token>'" would echo the file's own bytes (a /proc file's,
+        // a secret's): the line and column say where.
+        if (const auto last = text.find("; last read:"); last != std::string::npos)
+            text.erase(last);
         error.where = "";
-        error.reason = "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos));
+        error.reason = "malformed JSON: " + text;
         return false;
     } catch (const std::exception& e) {
         // e.g. "[json.exception.out_of_range.406] number overflow parsing '1e400'": drop the tag.
@@ -138,7 +143,7 @@ bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& err
         if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
             what.erase(0, what.find("] ") + 2);
         error.where = "";
-        error.reason = "malformed JSON: " + what;
+        error.reason = "malformed JSON: " + excerpt(what, 128);
         return false;
     }
 }
@@ -280,7 +285,7 @@ void JsonReader::rejectUnknownKeys(const std::vector<const char*>& known)
         for (const char* k : known)
             ok = ok || it.key() == k;
         if (!ok)
-            fail(path(it.key().c_str()), "unknown field (check the spelling)");
+            fail(path(excerpt(it.key(), 64).c_str()), "unknown field (check the spelling)");
     }
 }
 

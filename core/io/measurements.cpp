@@ -35,6 +35,16 @@ void addAll(FieldErrors& to, const FieldErrors& from)
     to.insert(to.end(), from.begin(), from.end());
 }
 
+// A measured run used its plan, so the plan must tile the scenario (whether it fits in
+// memory is the simulator's to say: checkMeasurementRows, core/sim/knob_fit.h).
+void checkMeasuredPlan(const MeasurementRow& m, const std::string& at, FieldErrors& errors)
+{
+    FieldErrors fit = validatePlan(m.plan, m.scenario);
+    for (FieldError& fe : fit)
+        fe.where = at + (fe.where.empty() ? "" : "." + fe.where);
+    addAll(errors, fit);
+}
+
 } // namespace
 
 Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path)
@@ -82,8 +92,8 @@ Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path
                     m.metric = CalibrationMetric::TtftMs;
                 else if (metric == "output_tokens_per_s")
                     m.metric = CalibrationMetric::OutputTokensPerS;
-                else if (!metric.empty())
-                    rr.fail(rr.path("metric"), "unknown metric \"" + metric
+                else if (row.contains("metric") && row["metric"].is_string()) // else said by string()
+                    rr.fail(rr.path("metric"), "unknown metric \"" + excerpt(metric, 64)
                                                    + "\" (one of tpot_ms, ttft_ms, output_tokens_per_s)");
                 m.measured = rr.number("value", 1e-9, 1e15);
                 // The scenario: a shipped name, a file, or an object.
@@ -130,12 +140,12 @@ Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path
                     addAll(errors, p.errors);
                 } else
                     rr.fail(rr.path("plan"), "must be a file path or an object");
-                if (haveScenario && havePlan) {
-                    FieldErrors fit = validatePlan(m.plan, m.scenario);
-                    for (FieldError& fe : fit)
-                        fe.where = rr.path("plan") + (fe.where.empty() ? "" : "." + fe.where);
-                    addAll(errors, fit);
-                }
+                if (haveScenario && m.scenario.workload.serving == ServingMode::Disaggregated)
+                    rr.fail(rr.path("scenario") + ".workload.serving",
+                            "disaggregated rows cannot be calibrated: a row is one engine's run; give each pool's "
+                            "measurement as its own row (serving \"aggregated\" or \"decode\")");
+                else if (haveScenario && havePlan)
+                    checkMeasuredPlan(m, rr.path("plan"), errors);
                 out.value.push_back(std::move(m));
             }
     }

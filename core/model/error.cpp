@@ -58,14 +58,24 @@ std::string displayText(const std::string& bytes)
     return out;
 }
 
+std::string excerpt(const std::string& bytes, size_t maxBytes)
+{
+    if (bytes.size() <= maxBytes)
+        return bytes;
+    size_t cut = maxBytes;
+    while (cut > 0 && (static_cast<unsigned char>(bytes[cut]) & 0xC0) == 0x80)
+        --cut; // not inside a UTF-8 sequence
+    return bytes.substr(0, cut) + "... (" + std::to_string(bytes.size()) + " bytes in all)";
+}
+
 std::string FieldError::toString() const
 {
     std::string out;
     if (!file.empty())
-        out += file + ": ";
+        out += excerpt(file, kMaxShownBytes) + ": ";
     if (!where.empty())
-        out += where + ": ";
-    out += reason;
+        out += excerpt(where, kMaxShownBytes) + ": ";
+    out += excerpt(reason, 4 * kMaxShownBytes);
     // Line breaks inside a reason read as spaces (one error, one line); other control
     // characters and invalid bytes are escaped by displayText.
     for (char& c : out)

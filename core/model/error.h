@@ -2,6 +2,7 @@
 // crossing a layer boundary.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -29,6 +30,13 @@ using FieldErrors = std::vector<FieldError>;
 // 0xff reads "\xff"), so a message is always valid UTF-8 (nlohmann can serialize it, a
 // terminal shows it) and still tells the user which file was meant.
 std::string displayText(const std::string& bytes);
+
+// How much of a file name, JSON path or value a message shows: a 1 MB key or value in a
+// file is named by its first bytes and its length, never echoed whole.
+inline constexpr size_t kMaxShownBytes = 256;
+// `bytes` cut to at most maxBytes (at a UTF-8 boundary) plus "... (N bytes in all)" when
+// longer; as is otherwise.
+std::string excerpt(const std::string& bytes, size_t maxBytes = kMaxShownBytes);
 
 // A value or the first error that prevented it. Small on purpose: no exceptions in the
 // core's public API.

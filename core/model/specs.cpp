@@ -1,5 +1,7 @@
 #include "model/specs.h"
 
+#include "model/names.h"
+
 #include <cmath>
 
 namespace shardlab {
@@ -80,11 +82,18 @@ void checkPositive(FieldErrors& out, const std::string& path, double v, double h
     }
 }
 
+void checkName(FieldErrors& e, const std::string& where, const std::string& name)
+{
+    if (auto why = nameProblem(name))
+        e.push_back({{}, where, *why});
+}
+
 } // namespace
 
 FieldErrors validateModel(const ModelSpec& m, const std::string& p)
 {
     FieldErrors e;
+    checkName(e, p + ".name", m.name);
     checkRange(e, p + ".layers", m.layers, 1, 1000);
     checkRange(e, p + ".hidden_size", m.hiddenSize, 1, 1 << 20);
     checkRange(e, p + ".attention_heads", m.attentionHeads, 1, 4096);
@@ -125,6 +134,8 @@ FieldErrors validateCluster(const ClusterSpec& c, const std::string& p)
 {
     FieldErrors e;
     const std::string g = p + ".gpu";
+    checkName(e, p + ".name", c.name);
+    checkName(e, g + ".name", c.gpu.name);
     checkPositive(e, g + ".peak_tflops_bf16", c.gpu.peakTflopsBf16, 1e6);
     checkPositive(e, g + ".peak_tflops_fp8", c.gpu.peakTflopsFp8, 1e6);
     checkPositive(e, g + ".hbm_gb", c.gpu.hbmGb, 1e5);
@@ -219,7 +230,10 @@ std::string knownCollectiveEngines() { return "nccl, trtllm, vllm, vllm_eager, s
 
 FieldErrors validateScenario(const Scenario& s)
 {
-    FieldErrors all = validateModel(s.model, "model");
+    FieldErrors all;
+    checkName(all, "name", s.name);
+    for (auto& e : validateModel(s.model, "model"))
+        all.push_back(std::move(e));
     for (auto& e : validateCluster(s.cluster, "cluster"))
         all.push_back(std::move(e));
     for (auto& e : validateWorkload(s.workload, "workload"))

@@ -144,6 +144,8 @@ KnobFitResult fitKnobs(const std::vector<MeasurementRow>& rows)
         auto along = [&](double t) {
             Knobs v = k;
             for (int i = 0; i < Knobs::kCount; ++i) {
+                if (!out.determined[i])
+                    continue; // as it was, even outside the searched range
                 const Range r = rangeOf(i);
                 const double x = std::clamp(space(k, i) + t * (space(k, i) - space(sweepStart, i)), r.lo, r.hi);
                 v.at(i) = toKnob(r, x);
@@ -176,6 +178,19 @@ KnobFitResult fitKnobs(const std::vector<MeasurementRow>& rows)
     }
     out.rmsLogBefore = std::sqrt(sb / rows.size());
     out.rmsLogAfter = std::sqrt(sa / rows.size());
+    return out;
+}
+
+FieldErrors checkMeasurementRows(const std::vector<MeasurementRow>& rows)
+{
+    FieldErrors out;
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const SimResult r = Simulator(rows[i].scenario).evaluate(rows[i].plan);
+        if (r.violates(Violation::Memory))
+            out.push_back({{}, "rows[" + std::to_string(i) + "].plan",
+                           "does not fit in GPU memory on its scenario's cluster (the simulator's check), so no "
+                           "run could have used it"});
+    }
     return out;
 }
 

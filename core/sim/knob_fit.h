@@ -48,4 +48,8 @@ struct KnobFitResult {
 // a knob at a bound means the rows ask for something the model lacks).
 KnobFitResult fitKnobs(const std::vector<MeasurementRow>& rows);
 
+// Rows no run could have produced: a plan that does not fit in GPU memory on its scenario
+// ("rows[i].plan"; SLOs do not matter, a measurement may miss them). Empty: all fine.
+FieldErrors checkMeasurementRows(const std::vector<MeasurementRow>& rows);
+
 } // namespace shardlab

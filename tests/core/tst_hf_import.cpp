@@ -404,7 +404,19 @@ void TestHfImport::badConfigs_data()
         replaceOnce(kDeepseek, "\"n_routed_experts\": 256", "\"n_routed_experts\": 4"), "num_experts_per_tok",
         "between 1 and 4");
     row("derived head_dim of 0", replaceOnce(kLlama, "\"hidden_size\": 4096", "\"hidden_size\": 16"), "head_dim",
-        "(got 0) (derived as hidden_size / num_attention_heads; head_dim is not given)");
+        "is not given and hidden_size (16) is not divisible by num_attention_heads (32)");
+    row("hidden_size not divisible by heads", replaceOnce(kLlama, "\"hidden_size\": 4096", "\"hidden_size\": 4095"),
+        "head_dim", "is not given and hidden_size (4095) is not divisible by num_attention_heads (32): give head_dim");
+    // The family decides how the rest is read: never guessed.
+    row("empty model_type", replaceOnce(kDeepseek, "\"model_type\": \"deepseek_v3\"", "\"model_type\": \"\""),
+        "model_type", "is empty; it names the model family (supported: llama");
+    row("mlp_only_layers not an array", replaceOnce(kQwenMoe, "\"mlp_only_layers\": []", "\"mlp_only_layers\": \"0\""),
+        "mlp_only_layers", "must be an array of layer indices, got string");
+    row("_name_or_path a number", replaceOnce(kLlama, "\"model_type\"", "\"_name_or_path\": 5, \"model_type\""),
+        "_name_or_path", "must be a string (the model's HuggingFace id or path), got number");
+    row("_name_or_path too long",
+        replaceOnce(kLlama, "\"model_type\"", "\"_name_or_path\": \"org/" + std::string(300, 'x') + "\", \"model_type\""),
+        "_name_or_path", "is 304 bytes long; names are limited to 256 bytes");
     // The shared parser's checks apply to HuggingFace configs too.
     row("duplicate key", replaceOnce(kLlama, "\"num_hidden_layers\": 32,", "\"num_hidden_layers\": 32, \"num_hidden_layers\": 16,"),
         "num_hidden_layers", "duplicate key");

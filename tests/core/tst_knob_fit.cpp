@@ -110,11 +110,15 @@ private Q_SLOTS:
         std::vector<MeasurementRow> rows = rowsSeeingEveryKnob();
         rows.resize(6); // one node only: no inter-node traffic
         const Knobs truth{0.62, 0.78, 0.66, 0.55, 7.0};
-        for (MeasurementRow& r : rows)
+        for (MeasurementRow& r : rows) {
             r.measured = predictMeasurement(r, truth);
+            // Outside the range the fit searches ([0.1, 1]): still kept exactly as it was.
+            r.scenario.cluster.gpu.efficiency.interNode = 0.05;
+        }
         const KnobFitResult fit = fitKnobs(rows);
         QVERIFY(!fit.determined[3]);
-        QCOMPARE(fit.after.interNode, fit.before.interNode);
+        QCOMPARE(fit.before.interNode, 0.05);
+        QCOMPARE(fit.after.interNode, 0.05);
     }
 
     void badFilesNameTheRowAndField()
