@@ -65,6 +65,11 @@ bool parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv, Ar
             out.positional.push_back(a);
         }
     }
+    // stdout carries one document: a table, --json or --csv, never two at once.
+    if (out.flag("--json") && out.flag("--csv")) {
+        error = "--json, --csv: choose one output format";
+        return false;
+    }
     const int n = static_cast<int>(out.positional.size());
     if (n < spec.minPositional) {
         error = "missing argument: usage: shardlab-cli " + spec.name + " " + spec.usage;

@@ -5,6 +5,10 @@
 #include <ostream>
 
 #include "cli_commands.h"
+#include "io/measurements.h"
+#include "io/profile_json.h"
+#include "sim/disaggregated.h"
+#include "sim/knob_fit.h"
 #include "io/atomic_file.h"
 #include "io/hf_import.h"
 #include "io/presets.h"
@@ -125,6 +129,49 @@ void printModel(std::ostream& out, const ModelSpec& m)
         << precisionName(m.weightPrecision) << ", KV cache " << precisionName(m.kvPrecision) << "\n";
 }
 
+// The files that tune the simulator rather than describe a deployment: a kernel profile
+// and a user's measured rows (read from its path: rows name files beside it).
+FieldErrors validateTuningFile(FileKind kind, const std::string& text, const std::string& arg,
+                               const std::string& label, std::string& summary)
+{
+    if (kind == FileKind::Profile) {
+        auto p = parseProfile(text, label);
+        if (p.ok())
+            summary = "kernel profile '" + p.value.name + "'";
+        return p.errors;
+    }
+    auto rows = loadMeasurementsFile(arg);
+    if (!rows.ok())
+        return rows.errors;
+    FieldErrors unusable = checkMeasurementRows(rows.value); // what calibrate refuses
+    for (FieldError& e : unusable)
+        e.file = label;
+    if (unusable.empty())
+        summary = "measurements: " + std::to_string(rows.value.size()) + " rows";
+    return unusable;
+}
+
+// A plan with prefill and decode pools: checked against its embedded scenario as
+// export and evaluate check it.
+FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::string& label, std::string& summary)
+{
+    auto doc = parseDisaggregatedPlanDocument(text, label);
+    if (!doc.ok())
+        return doc.errors;
+    const DisaggregatedPlan& p = doc.value.plan;
+    if (doc.value.scenario) {
+        FieldErrors e = validateDisaggregatedPlan(p, *doc.value.scenario);
+        for (FieldError& x : e)
+            x.file = label;
+        if (!e.empty())
+            return e;
+    }
+    summary = "disaggregated plan: prefill " + std::to_string(p.prefill.gpus()) + " GPUs, decode "
+        + std::to_string(p.decode.gpus()) + " GPUs"
+        + (doc.value.scenario ? " (checked against its embedded scenario '" + doc.value.scenarioName + "')" : "");
+    return {};
+}
+
 int runValidate(const Args& a, std::ostream& out, std::ostream& err)
 {
     const std::string path = inputLabel(a.positional.at(0)); // "-" reads standard input
@@ -147,6 +194,10 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
         break;
     }
     case FileKind::Plan: {
+        if (isDisaggregatedPlanText(text.value())) {
+            errors = validateDisaggregatedPlanText(text.value(), path, summary);
+            break;
+        }
         auto doc = parsePlanDocument(text.value(), path);
         errors = doc.errors;
         const Plan& p = doc.value.plan;
@@ -189,6 +240,10 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
                 + formatCount(countParameters(m.value).total) + " parameters";
         break;
     }
+    case FileKind::Profile:
+    case FileKind::Measurements:
+        errors = validateTuningFile(kind, text.value(), a.positional.at(0), path, summary);
+        break;
     case FileKind::Unknown: {
         // Text that does not parse gets the parser's error (malformed, duplicate key, too
         // deep); parsed JSON of no known kind is told what is missing.

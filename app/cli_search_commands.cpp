@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "cli_commands.h"
@@ -95,9 +96,14 @@ bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string
 #endif
     std::stringstream list(a.value("--set"));
     std::string item;
+    std::set<std::string> seen;
     while (std::getline(list, item, ',')) {
         const auto eq = item.find('=');
         const std::string key = item.substr(0, eq);
+        if (!seen.insert(key).second) {
+            error = "--set: " + key + ": given more than once";
+            return false;
+        }
         const std::string prefix = key.substr(0, key.find('.'));
         SearchAlgorithmInfo info;
         if (eq == std::string::npos || key.find('.') == std::string::npos || !findSearchAlgorithm(prefix, info)) {

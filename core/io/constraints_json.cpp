@@ -104,7 +104,7 @@ PlanConstraints readConstraints(JsonReader r)
                                      + " (options of " + opName(id) + ": " + known + ")");
                 };
                 if (it.value().is_array()) {
-                    if (it.value().empty() || it.value().size() > kMaxOptions * 4)
+                    if (it.value().empty() || it.value().size() > size_t(kMaxOptions))
                         ops.fail(where, "must list between 1 and " + std::to_string(kMaxOptions) + " option names");
                     else
                         for (size_t i = 0; i < it.value().size(); ++i)
@@ -113,6 +113,8 @@ PlanConstraints readConstraints(JsonReader r)
                     one(it.value(), where);
                 }
                 std::sort(options.begin(), options.end());
+                if (std::adjacent_find(options.begin(), options.end()) != options.end())
+                    ops.fail(where, "names an option more than once");
                 options.erase(std::unique(options.begin(), options.end()), options.end());
                 if (!options.empty())
                     c.operatorOptions.push_back({static_cast<int>(id), options});

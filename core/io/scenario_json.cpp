@@ -269,6 +269,8 @@ const char* fileKindName(FileKind k)
     case FileKind::Model: return "model";
     case FileKind::Cluster: return "cluster";
     case FileKind::HuggingFaceConfig: return "HuggingFace config";
+    case FileKind::Profile: return "kernel profile";
+    case FileKind::Measurements: return "measurements";
     case FileKind::Unknown: break;
     }
     return "unknown";
@@ -296,6 +298,10 @@ FileKind detectFileKind(const std::string& text, FieldError* parseError)
             return FileKind::Model;
         if (s == kClusterFormat)
             return FileKind::Cluster;
+        if (s == "shardlab-profile") // core/io/profile_json.h
+            return FileKind::Profile;
+        if (s == "shardlab-measurements") // core/io/measurements.h
+            return FileKind::Measurements;
     }
     if (doc.contains("architectures") || doc.contains("model_type"))
         return FileKind::HuggingFaceConfig;
@@ -485,6 +491,15 @@ Parsed<DisaggregatedPlan> parseDisaggregatedPlan(const std::string& text, const 
             readPlanBody(pr, doc[pool], std::string(pool) + ".",
                          std::string(pool) == "prefill" ? out.value.prefill : out.value.decode, out.errors);
         }
+        // What the file says of the whole deployment must agree with its pools.
+        if (r.has("serving") && r.stringOr("serving", "") != "disaggregated" && doc["serving"].is_string())
+            r.fail("serving", "is \"" + excerpt(doc["serving"].get<std::string>(), 64)
+                                  + "\"; a plan with prefill and decode pools is \"disaggregated\"");
+        const int gpus = r.integerOr("gpus", 0, 1, 1 << 21);
+        const long long pools = out.value.prefill.gpus() + out.value.decode.gpus();
+        if (gpus > 0 && out.errors.empty() && pools != gpus)
+            r.fail("gpus", "is " + std::to_string(gpus) + ", but the prefill and decode pools hold "
+                               + std::to_string(pools) + " GPUs");
     });
 }
 

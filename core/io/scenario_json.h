@@ -25,7 +25,7 @@ struct Parsed {
     std::string firstError() const { return errors.empty() ? std::string() : errors.front().toString(); }
 };
 
-enum class FileKind { Scenario, Plan, Model, Cluster, HuggingFaceConfig, Unknown };
+enum class FileKind { Scenario, Plan, Model, Cluster, HuggingFaceConfig, Profile, Measurements, Unknown };
 const char* fileKindName(FileKind k);
 
 // Guesses what a JSON text is from its "format" field (or HF config fields). Text that does
