@@ -124,6 +124,13 @@ int searchDisaggregatedCommand(const Args& a, const Scenario& s, const SearchOpt
 {
     const DisaggregatedSearchOutcome r = runDisaggregatedSearch(s, o, nullptr, installStopSignals());
     const bool interrupted = stopSignalled();
+    if (r.failed) { // it did not run as asked: an error, and no plan is this search's
+        if (a.flag("--json"))
+            out << ojson{{"scenario", s.name}, {"serving", "disaggregated"}, {"algorithm", r.algorithm},
+                         {"found", false}, {"error", r.message}}.dump(2)
+                << "\n";
+        return reportErrors(err, {r.message});
+    }
     if (r.found && a.has("--out")) {
         Status st = saveDisaggregatedPlanFile(a.value("--out"), r.best, &s);
         if (!st.ok())
@@ -138,6 +145,8 @@ int searchDisaggregatedCommand(const Args& a, const Scenario& s, const SearchOpt
             splits.push_back({{"prefill_gpus", sp.prefillGpus},
                               {"decode_gpus", sp.decodeGpus},
                               {"searched", sp.searched},
+                              {"prefill_found", sp.prefillFound},
+                              {"decode_found", sp.decodeFound},
                               {"prefill_output_tokens_per_s", sp.prefillTokensPerS},
                               {"decode_output_tokens_per_s", sp.decodeTokensPerS},
                               {"kv_link_output_tokens_per_s", sp.kvLinkTokensPerS},

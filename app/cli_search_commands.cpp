@@ -214,6 +214,13 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     // still printed and saved, marked as interrupted.
     const SearchOutcome r = runSearch(s.value, o, nullptr, installStopSignals());
     const bool interrupted = stopSignalled();
+    if (r.failed) { // it did not run as asked: an error, and no plan is this search's
+        if (a.flag("--json"))
+            out << ojson{{"scenario", s.value.name}, {"algorithm", r.algorithm}, {"found", false},
+                         {"error", r.message}, {"calls", r.calls}}.dump(2)
+                << "\n";
+        return reportErrors(err, {r.message});
+    }
     if (r.found && a.has("--out")) {
         Status st = savePlanFile(a.value("--out"), r.best, &s.value);
         if (!st.ok())

@@ -15,7 +15,7 @@ namespace shardlab {
 namespace {
 
 // Stands in for ppo when the plugin cannot be loaded: the search ends at once with the
-// reason as its note (runSearch reports it; the CLI checks loadRlPlugin() first and
+// reason as its error (runSearch reports it as a search that could not run; the CLI checks loadRlPlugin() first and
 // says it as an error).
 class UnavailableAlgorithm final : public SearchAlgorithm {
 public:
@@ -23,7 +23,7 @@ public:
     AlgorithmReport run(SearchContext&) override
     {
         AlgorithmReport r;
-        r.note = m_why;
+        r.error = m_why;
         return r;
     }
 

@@ -436,6 +436,10 @@ bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error)
         std::vector<float> v(numel);
         std::memcpy(v.data(), bytes.data() + at, static_cast<size_t>(numel) * 4);
         at += static_cast<size_t>(numel) * 4;
+        if (!std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); })) {
+            error = "parameter " + name + " holds a value that is not finite (NaN or inf): the weights are damaged";
+            return false;
+        }
         t->copy_(torch::tensor(v).view(t->sizes()));
     }
     return true;

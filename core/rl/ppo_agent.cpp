@@ -261,6 +261,14 @@ PpoAgent::~PpoAgent()
 
 bool PpoAgent::pretrained() const { return m_impl->pretrained; }
 
+std::string policyWeightsProblem(const std::string& bytes, const PpoOptions& o)
+{
+    std::lock_guard<std::mutex> lock(torchGlobalsMutex());
+    net::PolicyNet policy(o.hidden, o.heads, static_cast<float>(o.copyInit));
+    std::string error;
+    return net::loadWeights(policy, bytes, error) ? std::string() : error;
+}
+
 void PpoAgent::setElites(const std::vector<EliteEntry>& elites)
 {
     Impl& d = *m_impl;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "rl/ppo_options.h"
@@ -48,6 +49,10 @@ struct GreedyView {
     // elites; mean over heads): what the policy looks at in the elite history.
     std::vector<double> attention;
 };
+
+// Why a weights file cannot be loaded into a policy of these options ("" when it can):
+// a bad header, a truncated table, another shape, a value that is not finite.
+std::string policyWeightsProblem(const std::string& bytes, const PpoOptions& o);
 
 class PpoAgent {
 public:

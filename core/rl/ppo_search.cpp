@@ -164,8 +164,9 @@ public:
     // Searches until the budget, a stop request, early exit or convergence; returns the note.
     std::string run()
     {
-        warmStart();
+        // The policy first: one that cannot load ends the run before any simulator call.
         PpoAgent agent(m_space, scenarioFeatures(m_ctx.scenario), m_o, m_ctx.seed);
+        warmStart();
         m_ev.setMetric("pretrained", agent.pretrained() ? 1.0 : 0.0);
         if (agent.pretrained()) {
             // The pretrained policy's own guess for this scenario, before any sample.
@@ -295,7 +296,7 @@ public:
         PpoOptions o;
         const FieldErrors errors = parsePpoOptions(ctx.options.extra, o);
         if (!errors.empty()) {
-            report.note = "ppo options: " + errors.front().toString();
+            report.error = "ppo options: " + errors.front().toString();
             return report;
         }
         try {
@@ -303,8 +304,9 @@ public:
         } catch (const std::bad_alloc&) {
             throw; // runSearch reports memory running out, with the best plan so far
         } catch (const std::exception& x) {
-            // A LibTorch failure (resources, a bug) ends the search with what it found.
-            report.note = std::string("ppo: ") + x.what();
+            // A policy that does not load, a LibTorch failure: the search did not run as
+            // asked, so what the evaluator holds is not its result.
+            report.error = x.what();
         }
         return report;
     }

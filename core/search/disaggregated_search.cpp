@@ -129,7 +129,11 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
         }
         return false;
     };
-    if (!ranked.empty() && ranked.front().plan.found)
+    // Exact starts from the best recipe pair as its incumbent (a valid lower bound; when no
+    // pool search beats it, it is the proved optimum). The other algorithms report only
+    // what their own pool searches found: the recipe's plan is not theirs.
+    const bool exactSearch = options.algorithm == "exact";
+    if (!ranked.empty() && ranked.front().plan.found && (exactSearch || options.algorithm == "megatron"))
         offer(ranked.front().plan.plan);
 
     if (options.algorithm == "megatron") {
@@ -138,6 +142,8 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
             sp.prefillGpus = r.prefillGpus;
             sp.decodeGpus = static_cast<int>(N - r.prefillGpus);
             sp.searched = true;
+            sp.prefillFound = r.plan.result.prefill.valid;
+            sp.decodeFound = r.plan.result.decode.valid;
             sp.prefillTokensPerS = r.plan.result.prefill.valid ? r.plan.result.prefillRequestsPerS * osl : 0;
             sp.decodeTokensPerS = r.plan.result.decode.valid ? r.plan.result.decodeRequestsPerS * osl : 0;
             sp.kvLinkTokensPerS = r.plan.result.kvLinkRequestsPerS * osl;
@@ -202,6 +208,16 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
                 SearchOutcome& so = pools[role == PoolRole::Prefill ? 0 : 1];
                 so = runSearch(dsim.pool(role, gpus).scenario(), o, &obs, stop);
                 out.calls += so.calls;
+                if (so.failed) { // the same for every pool: the deployment search cannot run
+                    out = DisaggregatedSearchOutcome{};
+                    out.algorithm = options.algorithm;
+                    out.failed = true;
+                    out.message = so.message;
+                    out.wallSeconds = elapsed();
+                    PoolObserver(observer, out, 1).finish(out);
+                    return out;
+                }
+                (role == PoolRole::Prefill ? sp.prefillFound : sp.decodeFound) = so.found;
                 const double tokens = so.found ? so.bestResult.outputTokensPerS : 0;
                 (role == PoolRole::Prefill ? sp.prefillTokensPerS : sp.decodeTokensPerS) = tokens;
                 if (exact && !(so.provedOptimal || so.provedInfeasible))

@@ -36,12 +36,14 @@ struct DisaggregatedSearchOutcome {
     bool stopped = false;
     bool provedOptimal = false;
     bool provedInfeasible = false;
+    bool failed = false; // a pool search could not run (SearchOutcome::failed): message says why
     // What happened at each split, in the order the search examined them.
     struct Split {
         int prefillGpus = 0, decodeGpus = 0;
         bool searched = false;      // pool searches ran (exact skips splits it proves worse)
         double prefillTokensPerS = 0, decodeTokensPerS = 0, kvLinkTokensPerS = 0; // best of each
         double tokensPerSPerGpu = 0; // the split's best deployment (0: none valid, or pruned)
+        bool prefillFound = false, decodeFound = false; // each pool's search found a valid plan
         std::string note;
     };
     std::vector<Split> splits;

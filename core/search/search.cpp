@@ -146,6 +146,13 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         }
         ev.finish();
 
+        if (!rep.error.empty() && !outOfMemory) {
+            out.calls = ev.calls();
+            out.wallSeconds = ev.elapsedS();
+            out.failed = true;
+            out.message = options.algorithm + " could not run: " + rep.error;
+            return out;
+        }
         out.found = ev.haveBest();
         if (out.found) {
             out.best = ev.best();

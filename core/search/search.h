@@ -115,6 +115,7 @@ struct SearchOutcome {
     std::string message;            // why nothing was found, or the algorithm's note
     bool stopped = false;           // ended by the stop token
     bool outOfMemory = false;       // ended by std::bad_alloc; best/found are what was found before
+    bool failed = false;            // the search could not run (AlgorithmReport::error): message says why
     bool provedOptimal = false;     // exact: no valid plan of the space scores higher
     bool provedInfeasible = false;  // exact: no plan of the space is valid
     double log10SpaceSize = 0;
@@ -143,6 +144,11 @@ struct AlgorithmReport {
     std::string note;
     bool provedOptimal = false;
     bool provedInfeasible = false;
+    // Set when the search could not run (bad options, a policy that does not load, a
+    // failure inside the algorithm): the outcome is then an error whatever the evaluator
+    // holds, with this reason first, found false and no plan, since a plan it holds may
+    // be another procedure's (a warm start's recipe), not this search's result.
+    std::string error;
 };
 
 class SearchAlgorithm {

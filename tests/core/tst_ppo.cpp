@@ -379,6 +379,25 @@ private Q_SLOTS:
         rl::PpoOptions round;
         QVERIFY(rl::parsePpoOptions(rl::ppoOptionsToExtra(rl::PpoOptions{}), round).empty());
     }
+
+    // Damaged weights are refused by name, never loaded: a bad header, a truncated file and
+    // a NaN or inf among the values (the last float of the file).
+    void damagedWeightsAreRefused()
+    {
+        const std::string& shipped = rl::pretrainedPolicyBytes();
+        if (shipped.empty())
+            QSKIP("this build has no pretrained policy");
+        rl::PpoOptions o;
+        QCOMPARE(rl::policyWeightsProblem(shipped, o), std::string());
+        QVERIFY(rl::policyWeightsProblem("GARBAGE" + shipped, o).find("bad header") != std::string::npos);
+        QVERIFY(rl::policyWeightsProblem(shipped.substr(0, shipped.size() / 2), o).find("truncated") != std::string::npos);
+        for (float bad : {std::nanf(""), INFINITY}) {
+            std::string damaged = shipped;
+            std::memcpy(&damaged[damaged.size() - 4], &bad, 4);
+            const std::string why = rl::policyWeightsProblem(damaged, o);
+            QVERIFY2(why.find("not finite (NaN or inf)") != std::string::npos, why.c_str());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPpo)

@@ -356,6 +356,29 @@ void TestSearch::registeredAlgorithmRuns()
     const SearchOutcome out = run(presetScenario("mixtral-8x22b-64gpu"), "first-valid", 500, 3);
     QVERIFY(out.found);
     QVERIFY2(QString::fromStdString(out.message).endsWith("stopped at the first valid plan"), out.message.c_str());
+
+    // A search that could not run is an error even when the evaluator holds a valid plan
+    // (here one it evaluated itself, as ppo's warm start evaluates the recipe's).
+    class BrokenAfterWarmStart final : public SearchAlgorithm {
+    public:
+        AlgorithmReport run(SearchContext& ctx) override
+        {
+            std::mt19937_64 rng(ctx.seed);
+            Evaluation e;
+            while (ctx.evaluator.evaluate(ctx.space.randomPlan(rng), e) && !e.valid) {
+            }
+            AlgorithmReport r;
+            r.error = "the policy does not load";
+            return r;
+        }
+    };
+    QVERIFY(registerSearchAlgorithm({"broken", "test", true, true, [] { return std::make_unique<BrokenAfterWarmStart>(); }}));
+    for (int budget : {200, 4000}) {
+        const SearchOutcome broken = run(presetScenario("mixtral-8x22b-64gpu"), "broken", budget, 3);
+        QVERIFY(broken.failed);
+        QVERIFY(!broken.found);
+        QCOMPARE(broken.message, std::string("broken could not run: the policy does not load"));
+    }
 }
 
 void TestSearch::outOfMemoryKeepsTheBestPlan()
