@@ -1,5 +1,7 @@
 #include "plugin/rl_plugin.h"
 
+#include "plugin/shared_object_check.h"
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -62,6 +64,12 @@ void load(LoadState& s)
     };
     if (path.empty()) {
         fail("cannot locate the executable (/proc/self/exe); set " + std::string(kRlPluginPathVariable));
+        return;
+    }
+    // A damaged installation (an interrupted copy, a FIFO in its place) would crash or hang
+    // dlopen: say what is wrong instead.
+    if (auto why = sharedObjectProblem(path)) {
+        fail("the installation is damaged: the plugin " + *why + " (reinstall or rebuild ShardLab)");
         return;
     }
     // RTLD_LOCAL: the plugin's copy of the core and LibTorch's symbols stay out of the
