@@ -97,6 +97,7 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
                     << " s  [" << p.stage << ", TPOT limit " << formatNumber("%.3g", p.lastTpotLimitMs) << " ms]\n";
         },
         installStopSignals());
+    const QuietSignals wholeReport(out); // the report is written whole
     const bool interrupted = stopSignalled();
     if (!f.ok && !interrupted)
         return reportErrors(err, {f.message});
@@ -196,6 +197,7 @@ int runSweep(const Args& a, std::ostream& out, std::ostream& err)
                     << " GPUs done), " << formatNumber("%.1f", p.elapsedS) << " s\n";
         },
         installStopSignals());
+    const QuietSignals wholeReport(out); // the report is written whole
     const bool interrupted = stopSignalled();
     if (!r.ok && !interrupted)
         return reportErrors(err, {r.message});
@@ -263,6 +265,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
                     << formatNumber("%.1f", p.elapsedS) << " s\n";
         },
         installStopSignals());
+    const QuietSignals wholeReport(out); // the report is written whole
     const bool interrupted = stopSignalled();
     if (!r.ok && !interrupted)
         return reportErrors(err, {r.message});

@@ -123,6 +123,7 @@ int searchDisaggregatedCommand(const Args& a, const Scenario& s, const SearchOpt
                                std::ostream& out, std::ostream& err)
 {
     const DisaggregatedSearchOutcome r = runDisaggregatedSearch(s, o, nullptr, installStopSignals());
+    const QuietSignals wholeReport(out); // the report is written whole
     const bool interrupted = stopSignalled();
     if (r.failed) { // it did not run as asked: an error, and no plan is this search's
         if (a.flag("--json"))

@@ -205,6 +205,8 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         return reportErrors(err, {error});
     o.budget = static_cast<int>(budget);
     o.seed = static_cast<std::uint64_t>(seed);
+    // Before the plugin loads (LibTorch takes a while): a Ctrl-C then still gets a report.
+    const std::atomic<bool>* stop = installStopSignals();
     if (!knobValues(a, o.extra, error) || !pluginReady(o.algorithm, error))
         return reportErrors(err, {error});
 
@@ -212,7 +214,8 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         return searchDisaggregatedCommand(a, s.value, o, info.budgeted, out, err);
     // Ctrl-C (or SIGTERM) ends the search through its stop token; what it found is
     // still printed and saved, marked as interrupted.
-    const SearchOutcome r = runSearch(s.value, o, nullptr, installStopSignals());
+    const SearchOutcome r = runSearch(s.value, o, nullptr, stop);
+    const QuietSignals wholeReport(out); // the report is written whole
     const bool interrupted = stopSignalled();
     if (r.failed) { // it did not run as asked: an error, and no plan is this search's
         if (a.flag("--json"))

@@ -1,6 +1,7 @@
 #include "cli_signals.h"
 
 #include <csignal>
+#include <pthread.h>
 #include <unistd.h>
 
 // removePendingTempFiles: async-signal-safe, unlinks the temporary files of writes in progress.
@@ -19,7 +20,9 @@ extern "C" void onStopSignal(int)
     if (g_stop.load(std::memory_order_relaxed)) {
         // Second signal: the user does not want to wait for the clean stop.
         shardlab::removePendingTempFiles();
-        _exit(kExitInterrupted);
+        static const char kSaid[] = "shardlab-cli: interrupted again: stopped at once, without a report\n";
+        (void)!::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+        _exit(kExitCutOff);
     }
     g_stop.store(true, std::memory_order_relaxed);
 }
@@ -38,5 +41,29 @@ const std::atomic<bool>* installStopSignals()
 }
 
 bool stopSignalled() { return g_stop.load(std::memory_order_relaxed); }
+
+namespace {
+sigset_t stopSignals()
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    return set;
+}
+} // namespace
+
+QuietSignals::QuietSignals(std::ostream& out) : m_out(out)
+{
+    const sigset_t set = stopSignals();
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+QuietSignals::~QuietSignals()
+{
+    m_out.flush();
+    const sigset_t set = stopSignals();
+    pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+}
 
 } // namespace shardlab::cli

@@ -1,16 +1,22 @@
-// SIGINT/SIGTERM for long CLI commands (search, bench-search): the first signal asks the
-// running search to stop through its stop token, so the command still prints (and saves)
-// the best plan found so far, marked as interrupted; a second signal removes pending
-// temporary files and ends the process at once with kExitInterrupted.
+// SIGINT/SIGTERM for long CLI commands (search, bench-search, pareto, size, sweep): the
+// first signal asks the running search to stop through its stop token, so the command still
+// prints (and saves) the best plan found so far, marked as interrupted, and exits with
+// kExitInterrupted; a second signal before that report is written removes pending
+// temporary files, says so on stderr and ends the process at once with kExitCutOff. The
+// report itself is written with both signals blocked (QuietSignals), so it is never cut
+// in half: a signal arriving meanwhile takes effect once it is complete.
 #pragma once
 
 #include <atomic>
+#include <ostream>
 
 namespace shardlab::cli {
 
 // Exit code of a command ended by SIGINT/SIGTERM (the shell convention 128 + SIGINT),
 // whether it stopped cleanly after the first signal or was cut off by a second.
 constexpr int kExitInterrupted = 130;
+// Exit code of a command cut off by a second signal before its report: no report.
+constexpr int kExitCutOff = 131;
 
 // Installs the handlers (idempotent) and returns the flag the first signal sets; pass it
 // to runSearch as the stop flag.
@@ -18,5 +24,18 @@ const std::atomic<bool>* installStopSignals();
 
 // True once SIGINT or SIGTERM arrived.
 bool stopSignalled();
+
+// Blocks SIGINT and SIGTERM while the final report is written; on destruction flushes the
+// stream, then unblocks them (a pending second signal then ends the process).
+class QuietSignals {
+public:
+    explicit QuietSignals(std::ostream& out);
+    ~QuietSignals();
+    QuietSignals(const QuietSignals&) = delete;
+    QuietSignals& operator=(const QuietSignals&) = delete;
+
+private:
+    std::ostream& m_out;
+};
 
 } // namespace shardlab::cli

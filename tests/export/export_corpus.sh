@@ -49,9 +49,29 @@ done
 
 # Checkpoint names a hostile config or a careless user might give. The --model path
 # refuses control characters; _name_or_path goes through import-hf.
-payloads=('org/$((touch pwned) )' 'org/$((PWNVAR))' 'org/$HOME' 'org/$HEAD_IP' 'org/$NODE_RANK' 'org/${HOME}' 'org/`touch pwned`'
-          'org/$(touch pwned)' "org/it's" 'org/"quoted"' 'org/back\slash' 'org/a b' 'org/;touch pwned'
-          'org/|touch pwned' 'org/&touch pwned' 'org/*' 'org/~' 'org/#x' 'org/!x' "org/\$'x'" 'org/a\$b')
+mapfile -t payloads <<'PAYLOADS'
+org/$((touch pwned) )
+org/$((PWNVAR))
+org/$HOME
+org/$HEAD_IP
+org/$NODE_RANK
+org/${HOME}
+org/`touch pwned`
+org/$(touch pwned)
+org/it's
+org/"quoted"
+org/back\slash
+org/a b
+org/;touch pwned
+org/|touch pwned
+org/&touch pwned
+org/*
+org/~
+org/#x
+org/!x
+org/$'x'
+org/a\$b
+PAYLOADS
 carriers=(llama3-70b-8gpu.megatron llama3-70b-64gpu-8000-1000-aggregated.exact
           llama3-70b-8gpu-8000-1000-disaggregated.exact llama3-70b-64gpu-8000-1000-disaggregated.exact
           deepseek-v3-256gpu.exact)
