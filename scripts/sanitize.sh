@@ -5,6 +5,9 @@
 #                              SHARDLAB_SANITIZE_RL=OFF (no LibTorch: every instrumented CLI
 #                              start then takes well under a second instead of ~3 s), to stay
 #                              within CI's 90 minutes; docs/hardening.md has the full runs.
+#   scripts/sanitize.sh asan-ui  ASan + UBSan on the window's input tests
+#                              (tst_window_inputs: the runs table, the wheel, long names),
+#                              the GUI built without the RL library and only that test.
 #   scripts/sanitize.sh tsan   TSan: the search, ppo, fuzz_search replay and GUI threading tests
 # Only ShardLab's code is instrumented: LibTorch, Qt and the C++ runtime come from Debian
 # as they are. LibTorch needs no suppression in either mode (tst_ppo runs free of ASan,
@@ -14,6 +17,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE=${1:-asan}
+TARGETS=()
 scripts/install-deps.sh
 case $MODE in
   asan)
@@ -28,6 +32,16 @@ case $MODE in
     export QTEST_FUNCTION_TIMEOUT=1200000
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
     ;;
+  asan-ui)
+    BUILD=build-asan-ui
+    FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+    OPTS=(-DSHARDLAB_BUILD_GUI=ON -DSHARDLAB_BUILD_RL=OFF -DSHARDLAB_BUILD_QT_TESTS=ON)
+    TESTS=(-R "^tst_window_inputs$")
+    TARGETS=(--target tst_window_inputs)
+    # Qt's own allocations outlive the test's QApplication: leaks are not this test's subject.
+    export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    ;;
   tsan)
     BUILD=build-tsan
     FLAGS="-fsanitize=thread -fno-omit-frame-pointer"
@@ -40,12 +54,12 @@ case $MODE in
     export QTEST_FUNCTION_TIMEOUT=1200000
     export TSAN_OPTIONS="suppressions=$PWD/tests/tsan.supp:halt_on_error=1:second_deadlock_stack=1:die_after_fork=0"
     ;;
-  *) echo "usage: scripts/sanitize.sh asan|tsan" >&2; exit 2 ;;
+  *) echo "usage: scripts/sanitize.sh asan|asan-ui|tsan" >&2; exit 2 ;;
 esac
 # Configured every time: a build directory made before the options changed (e.g. without
 # the RL library) picks them up.
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${OPTS[@]}" \
   -DCMAKE_CXX_FLAGS="$FLAGS" -DCMAKE_EXE_LINKER_FLAGS="$FLAGS" > /dev/null
-cmake --build "$BUILD" -j "${SHARDLAB_JOBS:-2}"
+cmake --build "$BUILD" -j "${SHARDLAB_JOBS:-2}" "${TARGETS[@]}"
 cd "$BUILD"
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "${SHARDLAB_JOBS:-2}" "${TESTS[@]}"

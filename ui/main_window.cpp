@@ -1,4 +1,5 @@
 #include "main_window.h"
+#include "wheel_guard.h"
 #include "pareto_view.h"
 
 #include <QAction>
@@ -106,6 +107,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowTitle(tr("ShardLab"));
+    ui::installWheelGuard(); // the wheel scrolls the docks; it edits a field only when meant
 
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);

@@ -116,11 +116,14 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
         const int r = it->row();
         if (r < 0 || r >= runCount() || it->column() != 0)
             return;
+        // Read everything first: setRunVisible and renameRun refill the table, which
+        // deletes `it`.
         const bool visible = it->checkState() == Qt::Checked;
+        const QString name = it->text().trimmed();
         if (visible != m_runs[r].visible)
             setRunVisible(r, visible);
-        if (it->text() != m_runs[r].label && !it->text().trimmed().isEmpty())
-            renameRun(r, it->text().trimmed());
+        if (name != m_runs[r].label && !name.isEmpty())
+            renameRun(r, name);
     });
     connect(m_runsTable, &QTableWidget::itemSelectionChanged, this, [this] {
         const auto rows = m_runsTable->selectionModel()->selectedRows();

@@ -1,0 +1,114 @@
+// What the user does with the mouse and the keyboard never does what they did not mean:
+// ticking a run in the runs table only shows or hides it (never renames it), and the wheel
+// scrolls the scenario dock instead of editing a field that passes under the pointer.
+#include <QtTest>
+
+#include <QAbstractScrollArea>
+#include <QDoubleSpinBox>
+#include <QScrollBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QWheelEvent>
+
+#include "main_window.h"
+#include "scenario_editor.h"
+#include "search_panel.h"
+#include "wheel_guard.h"
+
+using namespace shardlab;
+using namespace shardlab::ui;
+
+namespace {
+
+bool runSearch(MainWindow& w, const QString& algorithm, int budget)
+{
+    w.setAlgorithm(algorithm);
+    w.setBudget(budget);
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    if (!w.startSearch())
+        return false;
+    return done.wait(60000) && done.front().front().toBool();
+}
+
+void wheel(QWidget* target, int steps)
+{
+    const QPoint at = target->rect().center();
+    QWheelEvent e(QPointF(at), QPointF(target->mapToGlobal(at)), QPoint(), QPoint(0, 120 * steps), Qt::NoButton,
+                  Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(target, &e);
+}
+
+} // namespace
+
+class TestWindowInputs : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+    }
+
+    // Unticking a run re-fills the table; the edited item was read after that (a use after
+    // free that renamed the run to its variant, "V1").
+    void tickingARunKeepsItsName()
+    {
+        MainWindow w;
+        SearchPanel* panel = w.searchPanel();
+        QVERIFY(runSearch(w, QStringLiteral("megatron"), 100));
+        QVERIFY(runSearch(w, QStringLiteral("random"), 200));
+        QCOMPARE(panel->runCount(), 2);
+        auto* table = panel->findChild<QTableWidget*>(QStringLiteral("runsTable"));
+        QVERIFY(table);
+        const QString first = panel->runInfo(0).name, second = panel->runInfo(1).name;
+        for (int round = 0; round < 3; ++round) {
+            table->item(0, 0)->setCheckState(Qt::Unchecked);
+            QVERIFY(!panel->runInfo(0).visible);
+            QCOMPARE(panel->runInfo(0).name, first);
+            table->item(0, 0)->setCheckState(Qt::Checked);
+            QVERIFY(panel->runInfo(0).visible);
+            QCOMPARE(panel->runInfo(0).name, first);
+            QCOMPARE(panel->runInfo(1).name, second);
+        }
+        table->item(1, 0)->setText(QStringLiteral("mine"));
+        QCOMPARE(panel->runInfo(1).name, QStringLiteral("mine"));
+        table->item(1, 0)->setCheckState(Qt::Unchecked);
+        QCOMPARE(panel->runInfo(1).name, QStringLiteral("mine"));
+        QVERIFY(panel->deleteRun(0));
+        QCOMPARE(panel->runCount(), 1);
+        QCOMPARE(panel->runInfo(0).name, QStringLiteral("mine"));
+    }
+
+    void wheelScrollsTheDockNotAField()
+    {
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* nvlink = w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("cluster.nvlink_gb_per_s"));
+        QVERIFY(nvlink);
+        const double before = nvlink->value();
+        // Not focused: the wheel over it does not change it.
+        wheel(nvlink, -1);
+        QCOMPARE(nvlink->value(), before);
+        // Focused earlier, then the user scrolls the dock and the field passes under the
+        // pointer: still the dock's scroll.
+        nvlink->setFocus();
+        QAbstractScrollArea* area = nullptr;
+        for (QWidget* p = nvlink->parentWidget(); p && !area; p = p->parentWidget())
+            area = qobject_cast<QAbstractScrollArea*>(p);
+        QVERIFY(area);
+        wheel(area->viewport(), -1);
+        wheel(nvlink, -1);
+        QCOMPARE(nvlink->value(), before);
+        // Focused, and the wheel starts on it (no scroll in progress): the user means it.
+        QTest::qWait(WheelGuard::kGestureMs + 50);
+        wheel(nvlink, 1);
+        QVERIFY(nvlink->value() != before);
+    }
+};
+
+QTEST_MAIN(TestWindowInputs)
+#include "tst_window_inputs.moc"
