@@ -1,5 +1,7 @@
 #include "search_panel.h"
 
+#include "model/names.h"
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -392,6 +394,10 @@ bool SearchPanel::renameRun(int i, const QString& name)
 {
     if (i < 0 || i >= runCount() || name.trimmed().isEmpty())
         return false;
+    if (nameProblem(name.trimmed().toStdString())) { // the one rule for names
+        fillRunsTable(); // the table shows the name kept
+        return false;
+    }
     Run& r = m_runs[i];
     r.label = name.trimmed();
     const QString base = r.variant.isEmpty() ? r.label : QStringLiteral("%1 [%2]").arg(r.label, r.variant);
@@ -831,6 +837,9 @@ bool SearchPanel::restoreRuns(const QByteArray& json)
         Parsed<Scenario> sc = parseScenario(o.value(QStringLiteral("scenario")).toString().toStdString(), "(saved run)");
         if (!sc.ok())
             continue; // a run of a scenario this version cannot read: dropped, not guessed
+        if (nameProblem(o.value(QStringLiteral("name")).toString().toStdString())
+            || nameProblem(o.value(QStringLiteral("variant")).toString().toStdString()))
+            continue; // an absurd name (a damaged or hostile settings file): dropped
         Run& run = newRun(o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("variant")).toString(),
                           o.value(QStringLiteral("variant_note")).toString(), sc.value);
         run.samples->setVisible(false);

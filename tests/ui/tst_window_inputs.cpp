@@ -13,6 +13,7 @@
 #include <QWheelEvent>
 
 #include "main_window.h"
+#include "model/specs.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
 #include "wheel_guard.h"
@@ -79,6 +80,29 @@ private Q_SLOTS:
         QVERIFY(panel->deleteRun(0));
         QCOMPARE(panel->runCount(), 1);
         QCOMPARE(panel->runInfo(0).name, QStringLiteral("mine"));
+    }
+
+    // A huge name neither widens the window nor is kept: the window's minimum width stays
+    // bounded, and the run store refuses a name beyond the one limit for names.
+    void longNamesKeepTheWindowUsable()
+    {
+        MainWindow w;
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        const int before = w.minimumSizeHint().width();
+        QVERIFY(runSearch(w, QStringLiteral("megatron"), 100));
+        Scenario s = w.scenarioEditor()->scenario();
+        s.name = std::string(10000, 'S');
+        s.model.name = std::string(10000, 'M');
+        w.setScenario(s); // shown, and refused as a search input (the core's name rule)
+        QVERIFY(!w.startSearch());
+        SearchPanel* panel = w.searchPanel();
+        QVERIFY(!panel->renameRun(0, QString(50000, QLatin1Char('R'))));
+        QVERIFY(panel->renameRun(0, QString(200, QLatin1Char('R'))));
+        QCoreApplication::processEvents();
+        const int after = w.minimumSizeHint().width();
+        QVERIFY2(after < std::max(2000, before + 200), qPrintable(QStringLiteral("%1 -> %2 px").arg(before).arg(after)));
     }
 
     void wheelScrollsTheDockNotAField()
