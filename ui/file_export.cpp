@@ -35,18 +35,23 @@ QByteArray imageBytes(const QImage& image, const QByteArray& format)
     return bytes;
 }
 
-// What QCustomPlot::savePdf does, into a buffer instead of a file: a page of exactly
-// width x height points, vector output, the plot drawn over the whole page.
+// The plot as a one-page vector PDF that looks like its PNG export: the writer's
+// resolution is the PNG's 96 dpi and the page is width x height of those pixels, so the
+// painter's window maps one to one onto the page and a font of N points takes the same
+// share of the page as in the PNG. (QPdfWriter's default 1200 dpi with a page of width
+// points resolved fonts at 1200 dpi, then scaled the drawing: text ~16x too large.)
 QByteArray pdfBytes(QCustomPlot* plot, int width, int height)
 {
+    constexpr int kDpi = 96;
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     {
         QPdfWriter writer(&buffer);
         writer.setCreator(QStringLiteral("ShardLab"));
-        writer.setPageLayout(QPageLayout(QPageSize(QSizeF(width, height), QPageSize::Point, QString(),
-                                                   QPageSize::ExactMatch),
+        writer.setResolution(kDpi);
+        writer.setPageLayout(QPageLayout(QPageSize(QSizeF(width * 72.0 / kDpi, height * 72.0 / kDpi),
+                                                   QPageSize::Point, QString(), QPageSize::ExactMatch),
                                          QPageLayout::Portrait, QMarginsF(0, 0, 0, 0), QPageLayout::Point));
         QCPPainter painter;
         if (!painter.begin(&writer))
