@@ -242,6 +242,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                    {"interrupted", interrupted},
                    {"out_of_memory", r.outOfMemory},
                    {"message", r.message},
+                   {"stop_reason", r.stopReason},
                    {"calls", r.calls},
                    {"wall_seconds", r.wallSeconds},
                    {"best_curve", curveJson(r.bestCurve)}};

@@ -130,6 +130,15 @@ bool BudgetedEvaluator::exhausted() const
     return m_calls >= m_budget || m_requests >= kStallRequestsPerCall * static_cast<long long>(m_budget);
 }
 
+std::string BudgetedEvaluator::stallReason() const
+{
+    if (m_budget <= 0 || m_calls >= m_budget || m_requests < kStallRequestsPerCall * static_cast<long long>(m_budget))
+        return {};
+    return "converged after " + std::to_string(m_calls) + " of " + std::to_string(m_budget) + " simulator calls: "
+        + std::to_string(m_requests) + " proposals (" + std::to_string(kStallRequestsPerCall)
+        + " per budgeted call) were mostly plans evaluated before, so the rest of the budget would find nothing new";
+}
+
 Evaluation BudgetedEvaluator::summarize(const SimResult& r) const
 {
     Evaluation e;

@@ -63,6 +63,9 @@ public:
     // it has seen (more than 20 requests per budgeted call: the space is exhausted).
     bool exhausted() const;
     bool stopRequested() const { return m_stop.stopRequested(); }
+    // Why the run ended early when the budget was not spent: the stall rule above
+    // ("converged: ..."), or "" (budget spent, a stop, or the algorithm's own end).
+    std::string stallReason() const;
 
     // A plan evaluated outside the evaluator by a fixed procedure (the Megatron recipe,
     // which spent `calls` simulator calls); recorded as if those calls went through here.

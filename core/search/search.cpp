@@ -183,6 +183,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
                 + (out.found ? "; the best plan found so far is kept" : "");
         else if (out.stopped)
             msg = "stopped on request after " + std::to_string(out.calls) + " simulator calls";
+        else
+            msg = out.stopReason = ev.stallReason();
         if (!out.found && !out.provedInfeasible && rep.note.find("no valid plan") == std::string::npos)
             msg += (msg.empty() ? "" : "; ") + std::string("no valid plan found in ") + std::to_string(out.calls)
                 + " simulator calls";

@@ -116,6 +116,7 @@ struct SearchOutcome {
     bool stopped = false;           // ended by the stop token
     bool outOfMemory = false;       // ended by std::bad_alloc; best/found are what was found before
     bool failed = false;            // the search could not run (AlgorithmReport::error): message says why
+    std::string stopReason;         // why a budgeted run ended before its budget ("" when it did not)
     bool provedOptimal = false;     // exact: no valid plan of the space scores higher
     bool provedInfeasible = false;  // exact: no plan of the space is valid
     double log10SpaceSize = 0;
