@@ -81,8 +81,14 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
         errors.push_back({{}, "scenario." + e.where, e.reason});
     if (errors.empty() && scenario.workload.serving != ServingMode::Disaggregated)
         errors.push_back({{}, "scenario.workload.serving", "not a disaggregated scenario"});
-    if (errors.empty() && disaggregatedSplits(scenario).empty())
+    const std::vector<int> allSplits = disaggregatedSplits(scenario);
+    if (errors.empty() && allSplits.empty())
         errors.push_back({{}, "scenario.cluster", "a cluster of one GPU cannot be split into a prefill and a decode pool"});
+    if (errors.empty() && options.algorithm == "exact" && allSplits.size() > size_t(kMaxDisaggregatedSplits))
+        errors.push_back({{}, "scenario.cluster.nodes",
+                          "exact proves its answer over every prefill:decode split; this cluster has "
+                              + std::to_string(allSplits.size()) + ", above its bound of "
+                              + std::to_string(kMaxDisaggregatedSplits) + " (use a budgeted algorithm, or fewer nodes)"});
     if (!errors.empty()) {
         out.message = errors.front().toString();
         return out;
@@ -96,7 +102,14 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
 
     // The recipe at every split: the megatron answer, the ranking, exact's first incumbent.
     std::vector<RankedSplit> ranked;
-    for (int gp : disaggregatedSplits(scenario)) {
+    // At most kMaxDisaggregatedSplits of them, evenly spaced (exact was refused above).
+    std::vector<int> splits = allSplits;
+    if (splits.size() > size_t(kMaxDisaggregatedSplits)) {
+        splits.clear();
+        for (int i = 0; i < kMaxDisaggregatedSplits; ++i)
+            splits.push_back(allSplits[size_t(i) * (allSplits.size() - 1) / (kMaxDisaggregatedSplits - 1)]);
+    }
+    for (int gp : splits) {
         RankedSplit r;
         r.prefillGpus = gp;
         const int gd = static_cast<int>(N - gp);
@@ -263,6 +276,9 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
         }
         out.message = msg.str();
     }
+    if (splits.size() < allSplits.size())
+        out.message += "; " + std::to_string(splits.size()) + " of the cluster's " + std::to_string(allSplits.size())
+            + " prefill:decode splits examined, evenly spaced (the bound on one search)";
     if (out.found) {
         // With both pools' per-operator breakdowns (the searches ran on the fast path).
         out.bestResult = dsim.evaluate(out.best);

@@ -24,6 +24,13 @@
 
 namespace shardlab {
 
+// The most prefill:decode splits one disaggregated search examines. Each split costs two
+// recipes and two pool simulators (tens of KB each): a cluster of 100,000 nodes has 99,999
+// splits, which took 4.5 GB and minutes. Beyond the bound, the budgeted searches and the
+// recipe examine this many splits evenly spaced over the range (the message says so), and
+// exact, which must examine every split to prove anything, refuses.
+constexpr int kMaxDisaggregatedSplits = 1024;
+
 struct DisaggregatedSearchOutcome {
     std::string algorithm;
     bool found = false;
