@@ -1134,6 +1134,8 @@ void MainWindow::restoreSettings()
     auto restoreRuns = [this, runs] {
         if (runs.isEmpty() || !m_panel->restoreRuns(runs))
             return;
+        if (!m_panel->restoreNote().isEmpty())
+            showMessage(tr("Runs of the last session restored: %1.").arg(m_panel->restoreNote()), true);
         for (int i = 0; i < m_panel->runCount(); ++i) {
             const SearchPanel::RunInfo r = m_panel->runInfo(i);
             if (std::none_of(m_variants.begin(), m_variants.end(), [&](const Variant& v) { return v.name == r.variant; })) {

@@ -18,11 +18,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "file_export.h"
 #include "heatmap_widget.h"
 #include "policy_view.h"
 #include "io/scenario_json.h"
+#include "sim/simulator.h"
 #include "plot_style.h"
 #include "ui_format.h"
 
@@ -370,10 +372,8 @@ SearchPanel::RunInfo SearchPanel::runInfo(int i) const
     return info;
 }
 
-bool SearchPanel::setRunVisible(int i, bool visible)
+void SearchPanel::applyVisibility(int i, bool visible)
 {
-    if (i < 0 || i >= runCount())
-        return false;
     Run& r = m_runs[i];
     r.visible = visible;
     r.best->setVisible(visible);
@@ -385,6 +385,13 @@ bool SearchPanel::setRunVisible(int i, bool visible)
         r.samples->setVisible(false);
     else if (i == runCount() - 1)
         r.samples->setVisible(true);
+}
+
+bool SearchPanel::setRunVisible(int i, bool visible)
+{
+    if (i < 0 || i >= runCount())
+        return false;
+    applyVisibility(i, visible);
     fillRunsTable();
     scheduleReplot();
     return true;
@@ -826,66 +833,91 @@ QByteArray SearchPanel::runsToJson() const
         .toJson(QJsonDocument::Compact);
 }
 
+void SearchPanel::restoreRun(const QJsonObject& o, const Scenario& s)
+{
+    // Plans are re-checked against the run's own scenario: a settings file is not trusted.
+    const bool pools = s.workload.serving == ServingMode::Disaggregated;
+    std::optional<Simulator> sim;
+    if (!pools)
+        sim.emplace(s);
+    auto valid = [&](const Plan& p) { return pools ? validatePlanShape(p).empty() : sim->evaluate(p).valid; };
+    Run& run = newRun(o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("variant")).toString(),
+                      o.value(QStringLiteral("variant_note")).toString(), s);
+    run.samples->setVisible(false);
+    run.status = o.value(QStringLiteral("status")).toString();
+    run.calls = o.value(QStringLiteral("calls")).toInt();
+    run.bestValue = o.value(QStringLiteral("best_value")).toDouble();
+    if (o.value(QStringLiteral("found")).toBool()) {
+        Parsed<Plan> p = parsePlan(o.value(QStringLiteral("best")).toString().toStdString(), "(saved run)");
+        run.found = p.ok() && valid(p.value) && run.bestValue > 0 && run.bestValue <= 1e7;
+        run.best_ = p.value;
+        if (o.contains(QStringLiteral("prefill_best"))) {
+            Parsed<Plan> pre =
+                parsePlan(o.value(QStringLiteral("prefill_best")).toString().toStdString(), "(saved run)");
+            run.found = run.found && pre.ok();
+            run.prefill = pre.value;
+        }
+    }
+    for (const QJsonValue& pt : o.value(QStringLiteral("curve")).toArray()) {
+        const QJsonArray a = pt.toArray();
+        // Throughput per GPU in (0, 1e7] tokens/s at a call count in [0, 1e9]: anything else
+        // is damage, and one 1e308 would leave the plot's range empty.
+        const double call = a.size() == 2 ? a[0].toDouble() : -1, value = a.size() == 2 ? a[1].toDouble() : -1;
+        if (call >= 0 && call <= 1e9 && value > 0 && value <= 1e7) {
+            run.best->addData(a[0].toDouble(), a[1].toDouble());
+            m_maxValue = std::max(m_maxValue, a[1].toDouble());
+            m_maxCalls = std::max(m_maxCalls, int(a[0].toDouble()));
+        }
+    }
+    for (const QJsonValue& ev : o.value(QStringLiteral("elites")).toArray()) {
+        const QJsonObject e = ev.toObject();
+        Parsed<Plan> p = parsePlan(e.value(QStringLiteral("plan")).toString().toStdString(), "(saved run)");
+        if (!p.ok())
+            continue;
+        EliteEntry entry;
+        entry.plan = p.value;
+        entry.call = e.value(QStringLiteral("call")).toInt();
+        entry.valid = e.value(QStringLiteral("valid")).toBool() && valid(p.value);
+        entry.tokensPerSPerGpu = e.value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
+        entry.tpotMs = e.value(QStringLiteral("tpot_ms")).toDouble();
+        entry.ttftMs = e.value(QStringLiteral("ttft_ms")).toDouble();
+        entry.memoryGb = e.value(QStringLiteral("memory_gb")).toDouble();
+        run.elites.push_back(entry);
+    }
+    const QString base = run.variant.isEmpty() ? run.label : QStringLiteral("%1 [%2]").arg(run.label, run.variant);
+    run.best->setName(run.found ? QStringLiteral("%1: %2").arg(base).arg(run.bestValue, 0, 'f', 1) : base);
+    applyVisibility(runCount() - 1, o.value(QStringLiteral("visible")).toBool(true));
+}
+
 bool SearchPanel::restoreRuns(const QByteArray& json)
 {
+    m_restoreNote.clear();
     const QJsonDocument doc = QJsonDocument::fromJson(json);
     if (!doc.isObject() || doc.object().value(QStringLiteral("format")).toString() != QLatin1String("shardlab-runs"))
         return false;
+    const QJsonArray runs = doc.object().value(QStringLiteral("runs")).toArray();
+    // The newest kMaxRestoredRuns; each restored in constant work (the table is filled once).
+    const qsizetype first = std::max<qsizetype>(0, runs.size() - kMaxRestoredRuns);
+    int unreadable = 0;
     bool any = false;
-    for (const QJsonValue& v : doc.object().value(QStringLiteral("runs")).toArray()) {
-        const QJsonObject o = v.toObject();
+    for (qsizetype k = first; k < runs.size(); ++k) {
+        const QJsonObject o = runs[k].toObject();
         Parsed<Scenario> sc = parseScenario(o.value(QStringLiteral("scenario")).toString().toStdString(), "(saved run)");
-        if (!sc.ok())
-            continue; // a run of a scenario this version cannot read: dropped, not guessed
-        if (nameProblem(o.value(QStringLiteral("name")).toString().toStdString())
-            || nameProblem(o.value(QStringLiteral("variant")).toString().toStdString()))
-            continue; // an absurd name (a damaged or hostile settings file): dropped
-        Run& run = newRun(o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("variant")).toString(),
-                          o.value(QStringLiteral("variant_note")).toString(), sc.value);
-        run.samples->setVisible(false);
-        run.status = o.value(QStringLiteral("status")).toString();
-        run.calls = o.value(QStringLiteral("calls")).toInt();
-        run.bestValue = o.value(QStringLiteral("best_value")).toDouble();
-        if (o.value(QStringLiteral("found")).toBool()) {
-            Parsed<Plan> p = parsePlan(o.value(QStringLiteral("best")).toString().toStdString(), "(saved run)");
-            run.found = p.ok();
-            run.best_ = p.value;
-            if (o.contains(QStringLiteral("prefill_best"))) {
-                Parsed<Plan> pre =
-                    parsePlan(o.value(QStringLiteral("prefill_best")).toString().toStdString(), "(saved run)");
-                run.found = run.found && pre.ok();
-                run.prefill = pre.value;
-            }
+        // A scenario this version cannot read, or an absurd name (a damaged or hostile
+        // settings file): dropped, not guessed.
+        if (!sc.ok() || nameProblem(o.value(QStringLiteral("name")).toString().toStdString())
+            || nameProblem(o.value(QStringLiteral("variant")).toString().toStdString())) {
+            ++unreadable;
+            continue;
         }
-        for (const QJsonValue& pt : o.value(QStringLiteral("curve")).toArray()) {
-            const QJsonArray a = pt.toArray();
-            if (a.size() == 2 && finite(a[1].toDouble())) {
-                run.best->addData(a[0].toDouble(), a[1].toDouble());
-                m_maxValue = std::max(m_maxValue, a[1].toDouble());
-                m_maxCalls = std::max(m_maxCalls, int(a[0].toDouble()));
-            }
-        }
-        for (const QJsonValue& ev : o.value(QStringLiteral("elites")).toArray()) {
-            const QJsonObject e = ev.toObject();
-            Parsed<Plan> p = parsePlan(e.value(QStringLiteral("plan")).toString().toStdString(), "(saved run)");
-            if (!p.ok())
-                continue;
-            EliteEntry entry;
-            entry.plan = p.value;
-            entry.call = e.value(QStringLiteral("call")).toInt();
-            entry.valid = e.value(QStringLiteral("valid")).toBool();
-            entry.tokensPerSPerGpu = e.value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
-            entry.tpotMs = e.value(QStringLiteral("tpot_ms")).toDouble();
-            entry.ttftMs = e.value(QStringLiteral("ttft_ms")).toDouble();
-            entry.memoryGb = e.value(QStringLiteral("memory_gb")).toDouble();
-            run.elites.push_back(entry);
-        }
-        const QString base = run.variant.isEmpty() ? run.label : QStringLiteral("%1 [%2]").arg(run.label, run.variant);
-        run.best->setName(run.found ? QStringLiteral("%1: %2").arg(base).arg(run.bestValue, 0, 'f', 1) : base);
-        run.visible = true;
-        setRunVisible(runCount() - 1, o.value(QStringLiteral("visible")).toBool(true));
+        restoreRun(o, sc.value);
         any = true;
     }
+    if (first > 0)
+        m_restoreNote = tr("%1 older runs not restored (at most %2 are kept)").arg(first).arg(kMaxRestoredRuns);
+    if (unreadable > 0)
+        m_restoreNote += (m_restoreNote.isEmpty() ? QString() : QStringLiteral("; "))
+            + tr("%1 damaged runs dropped").arg(unreadable);
     if (!any)
         return !doc.object().value(QStringLiteral("runs")).toArray().isEmpty() ? false : true;
     // Select the newest run's elites without runSelected: at start-up the plan view and the

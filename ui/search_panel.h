@@ -4,6 +4,8 @@
 // one repaint per 40 ms.
 #pragma once
 
+#include <QJsonObject>
+
 #include <QTimer>
 #include <QWidget>
 
@@ -69,6 +71,10 @@ public:
     // the window keeps them across restarts. restoreRuns appends; false on bad JSON.
     QByteArray runsToJson() const;
     bool restoreRuns(const QByteArray& json);
+    // Runs restored at most (the newest are kept), and what the last restoreRuns dropped
+    // ("" when nothing): too many runs, absurd names, scenarios this version cannot read.
+    static constexpr int kMaxRestoredRuns = 500;
+    QString restoreNote() const { return m_restoreNote; }
 
     int eliteRowCount() const;
     int curvePointCount() const; // points of the current run's best-so-far curve
@@ -115,6 +121,8 @@ private:
         QColor color;
     };
     Run& newRun(const QString& label, const QString& variant, const QString& note, const Scenario& s);
+    void applyVisibility(int i, bool visible); // the curve and legend only: no table refill
+    void restoreRun(const QJsonObject& o, const Scenario& s);
     void fillRunsTable();
     void showRunElites(int i);
     void addSample(Run& run, double call, double value);
@@ -128,6 +136,7 @@ private:
                           Qt::PenStyle style);
 
     Scenario m_scenario;
+    QString m_restoreNote;
     std::unique_ptr<Simulator> m_sim; // for the heatmap's equivalent options; null if invalid
     Plan m_equivalentsOf;
     bool m_haveEquivalents = false;

@@ -5,6 +5,10 @@
 
 #include <QAbstractScrollArea>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
@@ -13,6 +17,7 @@
 #include <QWheelEvent>
 
 #include "main_window.h"
+#include "io/scenario_json.h"
 #include "model/specs.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
@@ -103,6 +108,53 @@ private Q_SLOTS:
         QCoreApplication::processEvents();
         const int after = w.minimumSizeHint().width();
         QVERIFY2(after < std::max(2000, before + 200), qPrintable(QStringLiteral("%1 -> %2 px").arg(before).arg(after)));
+    }
+
+    // Restoring runs is linear and capped, and what is restored is checked again: an
+    // elite that does not fit its scenario is not valid, a curve of 1e308 is not drawn.
+    void restoredRunsAreCheckedAndCapped()
+    {
+        QByteArray saved;
+        {
+            MainWindow w;
+            QVERIFY(runSearch(w, QStringLiteral("random"), 300));
+            saved = w.searchPanel()->runsToJson();
+        }
+        QJsonObject doc = QJsonDocument::fromJson(saved).object();
+        QJsonObject run = doc.value(QStringLiteral("runs")).toArray().first().toObject();
+        QJsonArray elites = run.value(QStringLiteral("elites")).toArray();
+        QVERIFY(!elites.isEmpty());
+        QJsonObject elite = elites.first().toObject();
+        Plan tp64 = parsePlan(elite.value(QStringLiteral("plan")).toString().toStdString(), "").value;
+        tp64.tensorParallel = 64; // on an 8-GPU scenario
+        elite[QStringLiteral("plan")] = QString::fromStdString(planToJson(tp64));
+        elite[QStringLiteral("valid")] = true;
+        elites[0] = elite;
+        run[QStringLiteral("elites")] = elites;
+        run[QStringLiteral("curve")] = QJsonArray{QJsonArray{1, 1e308}, QJsonArray{2, 500.0}};
+        QJsonArray many;
+        for (int i = 0; i < 1000; ++i)
+            many.append(run);
+        doc[QStringLiteral("runs")] = many;
+
+        MainWindow w;
+        SearchPanel* panel = w.searchPanel();
+        const int before = panel->runCount();
+        QElapsedTimer t;
+        t.start();
+        QVERIFY(panel->restoreRuns(QJsonDocument(doc).toJson()));
+        qInfo("restored 1000 saved runs (500 kept) in %lld ms", static_cast<long long>(t.elapsed()));
+        QCOMPARE(panel->runCount(), before + SearchPanel::kMaxRestoredRuns);
+        QVERIFY2(panel->restoreNote().contains(QStringLiteral("500 older runs not restored")),
+                 qPrintable(panel->restoreNote()));
+        QVERIFY(panel->selectRun(panel->runCount() - 1));
+        bool sawTp64 = false;
+        for (const EliteEntry& e : panel->elites())
+            if (e.plan.tensorParallel == 64) {
+                sawTp64 = true;
+                QVERIFY(!e.valid);
+            }
+        QVERIFY(sawTp64);
     }
 
     void wheelScrollsTheDockNotAField()
