@@ -53,8 +53,6 @@
 namespace shardlab::ui {
 
 namespace {
-constexpr int kMaxRecent = 8;
-const char* kDefaultScenario = "llama3-70b-8gpu";
 
 QStringList changedPaths(const Scenario& a, const Scenario& b)
 {
@@ -195,7 +193,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
 
     resize(1440, 900);
+    // Saved as it changes: runs, the scenario (its edits, its file), the search settings.
+    m_session = new SessionStore([this] { saveSession(); }, this);
     restoreSettings();
+    connect(m_panel, &SearchPanel::runsChanged, m_session, &SessionStore::changed);
+    connect(this, &MainWindow::scenarioChanged, m_session, &SessionStore::changed);
+    connect(m_algo, &QComboBox::currentTextChanged, m_session, &SessionStore::changed);
+    connect(m_budget, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
+    connect(m_seed, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
     // The Pareto tab computes on the scenario in the editor, as it is when asked.
     connect(this, &MainWindow::scenarioChanged, this, [this] { m_pareto->setScenario(m_editor->scenario()); });
     m_pareto->setScenario(m_editor->scenario());
@@ -377,7 +382,7 @@ void MainWindow::setScenario(const Scenario& s, const QString& path)
     refreshReferences();
     updateTitle();
     m_cannotRunShown = false;
-    showMessage(tr("Scenario %1 ready: press Start (Ctrl+R) to search.").arg(QString::fromStdString(s.name)), false);
+    showMessage(tr("Scenario %1 ready: press Start (Ctrl+R) to search.").arg(shownName(s.name)), false);
     scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
@@ -386,11 +391,13 @@ void MainWindow::setScenario(const Scenario& s, const QString& path)
 void MainWindow::updateTitle()
 {
     // "[*]" is where Qt puts the "*" of windowModified.
-    const QString name = QString::fromStdString(m_editor->scenario().name);
+    const QString name = shownName(m_editor->scenario().name);
     setWindowTitle(tr("ShardLab — %1%2[*]")
                        .arg(name.isEmpty() ? tr("(unnamed)") : name,
                             m_path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(m_path).fileName())));
     setWindowModified(m_modified);
+    if (m_session)
+        m_session->changed(); // the file, its edits or the name changed
 }
 
 void MainWindow::refreshCompareCandidates()
@@ -596,7 +603,7 @@ QString MainWindow::variantFor(const Scenario& s, QString* note)
     v.scenario = s;
     QString text;
     if (m_variants.empty()) {
-        text = tr("%1 as first run").arg(QString::fromStdString(s.name));
+        text = tr("%1 as first run").arg(shownName(s.name));
     } else {
         QStringList lines;
         for (const std::string& d : scenarioDifferences(m_variants.back().scenario, s))
@@ -760,6 +767,7 @@ double MainWindow::longestStallMs() const { return m_controller.longestStallMs()
 void MainWindow::onProgress(const LiveProgress& p)
 {
     m_panel->addProgress(p);
+    m_session->changed(); // the running run's curve so far
     m_progress->setValue(static_cast<int>(std::clamp(p.core.fraction, 0.0, 1.0) * 1000));
     m_statusLabel->setText(tr("%1 simulator calls · %2 s · best %3 tok/s/GPU")
                                .arg(p.core.calls)
@@ -838,6 +846,7 @@ void MainWindow::showMessage(const QString& text, bool error)
     m_message->setStyleSheet(error ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
                                    : QStringLiteral("QLabel { color: palette(text); }"));
     m_message->setVisible(!text.isEmpty());
+    m_messageIsError = error;
 }
 
 QString MainWindow::statusText() const { return m_message->isHidden() ? QString() : m_message->text(); }
@@ -1096,120 +1105,6 @@ void MainWindow::exportPlotsDialog()
     QString error;
     const bool ok = m_panel->exportCurve(curve, &error) && m_planView->exportPlots(plan, &error);
     showMessage(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not export the plots: %1").arg(error), !ok);
-}
-
-void MainWindow::addRecent(const QString& path)
-{
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    for (const QString& path : recent)
-        m_recentMenu->addAction(path, this, [this, path] {
-            if (maybeSave())
-                openScenarioFile(path);
-        });
-    m_recentMenu->setEnabled(!recent.isEmpty());
-}
-
-void MainWindow::restoreSettings()
-{
-    QSettings settings;
-    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
-    setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
-    // Runs of earlier sessions, with the variants they ran on (restored after the scenario
-    // below, which would otherwise be taken as the first variant).
-    const QByteArray runs = settings.value(QStringLiteral("runs")).toByteArray();
-    auto restoreRuns = [this, runs] {
-        if (runs.isEmpty() || !m_panel->restoreRuns(runs))
-            return;
-        if (!m_panel->restoreNote().isEmpty())
-            showMessage(tr("Runs of the last session restored: %1.").arg(m_panel->restoreNote()), true);
-        for (int i = 0; i < m_panel->runCount(); ++i) {
-            const SearchPanel::RunInfo r = m_panel->runInfo(i);
-            if (std::none_of(m_variants.begin(), m_variants.end(), [&](const Variant& v) { return v.name == r.variant; })) {
-                m_variants.push_back({r.variant, r.scenario});
-                m_variantNotes[r.variant] = r.variantNote;
-            }
-        }
-    };
-    struct Deferred {
-        std::function<void()> fn;
-        ~Deferred() { fn(); }
-    } deferred{restoreRuns};
-    m_budget->setValue(settings.value(QStringLiteral("budget"), 4000).toInt());
-    m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
-    rebuildRecentMenu();
-    // The last scenario (its file, else its content), else the first benchmark scenario.
-    // A restore that fails says so (and why) instead of silently showing a preset.
-    const QString last = settings.value(QStringLiteral("lastScenarioPath")).toString();
-    const QByteArray json = settings.value(QStringLiteral("lastScenarioJson")).toByteArray();
-    const bool lastModified = settings.value(QStringLiteral("lastScenarioModified"), false).toBool();
-    QString failure;
-    // The file, unless the last session ended with edits not saved to it: then its content.
-    if (!last.isEmpty() && !lastModified) {
-        if (openScenarioFile(last))
-            return;
-        failure = tr("Could not reopen the last scenario, %1: %2").arg(last, statusText());
-    }
-    if (!json.isEmpty()) {
-        const ScenarioLoad load = readScenarioForEditor(json.toStdString(), "(last session)");
-        if (load.ok) {
-            applyLoad(load, lastModified ? last : QString(), tr("the last session's scenario"));
-            if (lastModified) {
-                m_modified = true; // still not saved to its file
-                updateTitle();
-            }
-            if (!failure.isEmpty())
-                showMessage(failure + tr("; showing the last session's copy instead."), true);
-            return;
-        }
-        const QString why = load.errors.join(QStringLiteral("; "));
-        failure = failure.isEmpty() ? tr("Could not restore the last session's scenario: %1").arg(why)
-                                    : failure + QStringLiteral("; ") + why;
-    }
-    auto s = scenarioPreset(kDefaultScenario);
-    if (s.ok())
-        setScenario(s.value);
-    if (!failure.isEmpty())
-        showMessage(failure + tr(" Showing the preset %1 instead.").arg(QString::fromLatin1(kDefaultScenario)), true);
-}
-
-void MainWindow::saveSettings()
-{
-    QSettings settings;
-    settings.setValue(QStringLiteral("geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("windowState"), saveState());
-    settings.setValue(QStringLiteral("algorithm"), m_algo->currentText());
-    settings.setValue(QStringLiteral("budget"), m_budget->value());
-    settings.setValue(QStringLiteral("seed"), m_seed->value());
-    settings.setValue(QStringLiteral("lastScenarioPath"), m_path);
-    settings.setValue(QStringLiteral("lastScenarioModified"), m_modified);
-    settings.setValue(QStringLiteral("runs"), m_panel->runsToJson());
-    settings.setValue(QStringLiteral("lastScenarioJson"),
-                      QByteArray::fromStdString(scenarioToJson(m_editor->scenario())));
-}
-
-void MainWindow::closeEvent(QCloseEvent* event)
-{
-    if (!maybeSave()) {
-        event->ignore();
-        return;
-    }
-    m_controller.shutdown();
-    saveSettings();
-    event->accept();
 }
 
 } // namespace shardlab::ui

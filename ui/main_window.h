@@ -12,6 +12,7 @@
 #include "io/launch_config.h"
 #include "model/specs.h"
 #include "search_worker.h"
+#include "session_store.h"
 
 class QAction;
 class QComboBox;
@@ -139,8 +140,12 @@ private:
     void certifyOptimum();
     void addRecent(const QString& path);
     void rebuildRecentMenu();
+    // The session (main_window_session.cpp): restored at start, saved as it changes.
     void restoreSettings();
-    void saveSettings();
+    QString restoreScenario(const std::optional<SessionStore::Draft>& draft);
+    QString restoreSavedRuns(const QByteArray& runs, bool* unreadable);
+    void reportRestore(const QStringList& restored, const QStringList& problems, const QDateTime& savedAt);
+    void saveSession();
     SearchOptions currentOptions() const;
 
     SearchController m_controller;
@@ -162,6 +167,9 @@ private:
     bool m_applyingUndo = false;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_message = nullptr;
+    bool m_messageIsError = false;
+    SessionStore* m_session = nullptr;
+    QString m_sessionError; // the last save failure, said once
 
     QComboBox* m_algo = nullptr;
     QSpinBox* m_budget = nullptr;

@@ -536,7 +536,7 @@ bool ParetoView::exportFront(const QString& path, QString* error)
         return writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error);
     return savePlot(m_frontPlot, path, 1200, 800, 2, error,
                     tr("Pareto front: %1 (%2 serving)")
-                        .arg(QString::fromStdString(m_scenario.name), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
+                        .arg(shownName(m_scenario.name), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
 }
 
 bool ParetoView::exportScaling(const QString& path, QString* error)
@@ -544,7 +544,7 @@ bool ParetoView::exportScaling(const QString& path, QString* error)
     if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
         return writeFileBytes(path, QByteArray::fromStdString(clusterSizesCsv(m_scaleShown)), error);
     return savePlot(m_scalePlot, path, 1000, 600, 2, error,
-                    tr("Best tokens/s per GPU per cluster size: %1").arg(QString::fromStdString(m_scenario.name)));
+                    tr("Best tokens/s per GPU per cluster size: %1").arg(shownName(m_scenario.name)));
 }
 
 void ParetoView::exportDialog(bool front)

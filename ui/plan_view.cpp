@@ -507,7 +507,7 @@ QString PlanView::exportCaption() const
     const Plan& p = m_plan;
     const QString caption = tr("%1, %2\nScenario %3: %4 on %5 GPUs · plan %6")
                                 .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                                     str(m_scenario.name), str(m_scenario.model.name))
+                                     shownName(m_scenario.name), shownName(m_scenario.model.name))
                                 .arg(m_scenario.cluster.totalGpus())
                                 .arg(planDegrees(p));
     return caption;

@@ -1,4 +1,5 @@
 #include "scenario_view.h"
+#include "ui_format.h"
 
 #include <QHeaderView>
 
@@ -34,7 +35,7 @@ void ScenarioView::setScenario(const Scenario& s)
     clear();
     const ModelSpec& m = s.model;
     const ParameterCounts pc = countParameters(m);
-    auto* model = new QTreeWidgetItem(this, {tr("Model"), QString::fromStdString(m.name)});
+    auto* model = new QTreeWidgetItem(this, {tr("Model"), shownName(m.name)});
     add(model, tr("Kind"), m.isMoe() ? tr("Mixture of experts") : tr("Dense"));
     add(model, tr("Parameters"), tr("%1 total, %2 active").arg(count(pc.total), count(pc.active)));
     add(model, tr("Layers"), QString::number(m.layers));
@@ -60,8 +61,8 @@ void ScenarioView::setScenario(const Scenario& s)
                                          QString::fromLatin1(precisionName(m.kvPrecision))));
 
     const ClusterSpec& c = s.cluster;
-    auto* cluster = new QTreeWidgetItem(this, {tr("Cluster"), QString::fromStdString(c.name)});
-    add(cluster, tr("GPU"), QString::fromStdString(c.gpu.name));
+    auto* cluster = new QTreeWidgetItem(this, {tr("Cluster"), shownName(c.name)});
+    add(cluster, tr("GPU"), shownName(c.gpu.name));
     add(cluster, tr("Topology"), tr("%1 nodes x %2 GPUs = %3 GPUs").arg(c.nodes).arg(c.gpusPerNode).arg(c.totalGpus()));
     add(cluster, tr("Peak"), tr("%1 TFLOP/s BF16, %2 TFLOP/s FP8").arg(c.gpu.peakTflopsBf16).arg(c.gpu.peakTflopsFp8));
     add(cluster, tr("HBM"), tr("%1 GB at %2 TB/s").arg(c.gpu.hbmGb).arg(c.gpu.hbmTbps));

@@ -314,7 +314,7 @@ SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& varia
     run.samples->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, light, light, 3));
     run.samples->removeFromLegend();
     run.best = m_curve->addGraph();
-    run.best->setName(variant.isEmpty() ? label : QStringLiteral("%1 [%2]").arg(label, variant));
+    run.best->setName(legendName(run));
     run.best->setLineStyle(QCPGraph::lsStepLeft);
     run.best->setPen(QPen(run.color, 2));
     m_runs.push_back(run);
@@ -407,8 +407,7 @@ bool SearchPanel::renameRun(int i, const QString& name)
     }
     Run& r = m_runs[i];
     r.label = name.trimmed();
-    const QString base = r.variant.isEmpty() ? r.label : QStringLiteral("%1 [%2]").arg(r.label, r.variant);
-    r.best->setName(r.found ? QStringLiteral("%1: %2").arg(base).arg(r.bestValue, 0, 'f', 1) : base);
+    r.best->setName(legendName(r));
     fillRunsTable();
     scheduleReplot();
     Q_EMIT runsChanged();
@@ -489,7 +488,7 @@ void SearchPanel::fillRunsTable()
         m_runsTable->setItem(r, 0, name);
         auto* variant = new QTableWidgetItem(run.variant);
         variant->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-        variant->setToolTip(run.variantNote.isEmpty() ? QString::fromStdString(run.scenario.name)
+        variant->setToolTip(run.variantNote.isEmpty() ? shownName(run.scenario.name)
                                                       : run.variantNote);
         m_runsTable->setItem(r, 1, variant);
         QTableWidgetItem* best = item(run.found ? QString::number(run.bestValue, 'f', 1) : run.status);
@@ -502,6 +501,17 @@ void SearchPanel::fillRunsTable()
     if (m_selected >= 0 && m_selected < runCount())
         m_runsTable->selectRow(m_selected);
     m_runsTable->resizeColumnsToContents();
+    // A long run name is elided in its cell (the tooltip and the editor hold all of it).
+    constexpr int kMaxNameColumn = 320;
+    if (m_runsTable->columnWidth(0) > kMaxNameColumn)
+        m_runsTable->setColumnWidth(0, kMaxNameColumn);
+}
+
+QString SearchPanel::legendName(const Run& r)
+{
+    const QString base =
+        r.variant.isEmpty() ? shownName(r.label) : QStringLiteral("%1 [%2]").arg(shownName(r.label), shownName(r.variant));
+    return r.found ? QStringLiteral("%1: %2").arg(base).arg(r.bestValue, 0, 'f', 1) : base;
 }
 
 void SearchPanel::addProgress(const LiveProgress& p)
@@ -666,8 +676,7 @@ void SearchPanel::finishRun(const JobResult& r)
             run.best->addData(call, value);
     if (o.found && finite(o.bestResult.tokensPerSPerGpu)) {
         run.best->addData(std::max(o.calls, 1), o.bestResult.tokensPerSPerGpu);
-        const QString base = run.variant.isEmpty() ? run.label : QStringLiteral("%1 [%2]").arg(run.label, run.variant);
-        run.best->setName(QStringLiteral("%1: %2").arg(base).arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1));
+        run.best->setName(legendName(run));
         m_maxValue = std::max(m_maxValue, o.bestResult.tokensPerSPerGpu);
     }
     m_maxCalls = std::max(m_maxCalls, o.calls);
@@ -788,148 +797,6 @@ void SearchPanel::replot()
     m_dirty = false;
 }
 
-QByteArray SearchPanel::runsToJson() const
-{
-    QJsonArray runs;
-    // The newest runs only: the settings file must stay small.
-    constexpr int kKeptRuns = 30;
-    for (int i = std::max(0, runCount() - kKeptRuns); i < runCount(); ++i) {
-        const Run& r = m_runs[i];
-        if (r.status == tr("running"))
-            continue; // a run in progress is not a result yet
-        QJsonObject o;
-        o[QStringLiteral("name")] = r.label;
-        o[QStringLiteral("variant")] = r.variant;
-        o[QStringLiteral("variant_note")] = r.variantNote;
-        o[QStringLiteral("status")] = r.status;
-        o[QStringLiteral("visible")] = r.visible;
-        o[QStringLiteral("scenario")] = QString::fromStdString(scenarioToJson(r.scenario));
-        o[QStringLiteral("found")] = r.found;
-        if (r.found)
-            o[QStringLiteral("best")] = QString::fromStdString(planToJson(r.best_));
-        if (r.found && r.prefill)
-            o[QStringLiteral("prefill_best")] = QString::fromStdString(planToJson(*r.prefill));
-        o[QStringLiteral("best_value")] = r.bestValue;
-        o[QStringLiteral("calls")] = r.calls;
-        QJsonArray curve;
-        for (auto it = r.best->data()->constBegin(); it != r.best->data()->constEnd(); ++it)
-            curve.append(QJsonArray{it->key, it->value});
-        o[QStringLiteral("curve")] = curve;
-        QJsonArray elites;
-        for (const EliteEntry& e : r.elites)
-            elites.append(QJsonObject{{QStringLiteral("plan"), QString::fromStdString(planToJson(e.plan))},
-                                      {QStringLiteral("call"), e.call},
-                                      {QStringLiteral("valid"), e.valid},
-                                      {QStringLiteral("tokens_per_s_per_gpu"), e.tokensPerSPerGpu},
-                                      {QStringLiteral("tpot_ms"), e.tpotMs},
-                                      {QStringLiteral("ttft_ms"), e.ttftMs},
-                                      {QStringLiteral("memory_gb"), e.memoryGb}});
-        o[QStringLiteral("elites")] = elites;
-        runs.append(o);
-    }
-    return QJsonDocument(QJsonObject{{QStringLiteral("format"), QStringLiteral("shardlab-runs")},
-                                     {QStringLiteral("version"), 1},
-                                     {QStringLiteral("runs"), runs}})
-        .toJson(QJsonDocument::Compact);
-}
-
-void SearchPanel::restoreRun(const QJsonObject& o, const Scenario& s)
-{
-    // Plans are re-checked against the run's own scenario: a settings file is not trusted.
-    const bool pools = s.workload.serving == ServingMode::Disaggregated;
-    std::optional<Simulator> sim;
-    if (!pools)
-        sim.emplace(s);
-    auto valid = [&](const Plan& p) { return pools ? validatePlanShape(p).empty() : sim->evaluate(p).valid; };
-    Run& run = newRun(o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("variant")).toString(),
-                      o.value(QStringLiteral("variant_note")).toString(), s);
-    run.samples->setVisible(false);
-    run.status = o.value(QStringLiteral("status")).toString();
-    run.calls = o.value(QStringLiteral("calls")).toInt();
-    run.bestValue = o.value(QStringLiteral("best_value")).toDouble();
-    if (o.value(QStringLiteral("found")).toBool()) {
-        Parsed<Plan> p = parsePlan(o.value(QStringLiteral("best")).toString().toStdString(), "(saved run)");
-        run.found = p.ok() && valid(p.value) && run.bestValue > 0 && run.bestValue <= 1e7;
-        run.best_ = p.value;
-        if (o.contains(QStringLiteral("prefill_best"))) {
-            Parsed<Plan> pre =
-                parsePlan(o.value(QStringLiteral("prefill_best")).toString().toStdString(), "(saved run)");
-            run.found = run.found && pre.ok();
-            run.prefill = pre.value;
-        }
-    }
-    for (const QJsonValue& pt : o.value(QStringLiteral("curve")).toArray()) {
-        const QJsonArray a = pt.toArray();
-        // Throughput per GPU in (0, 1e7] tokens/s at a call count in [0, 1e9]: anything else
-        // is damage, and one 1e308 would leave the plot's range empty.
-        const double call = a.size() == 2 ? a[0].toDouble() : -1, value = a.size() == 2 ? a[1].toDouble() : -1;
-        if (call >= 0 && call <= 1e9 && value > 0 && value <= 1e7) {
-            run.best->addData(a[0].toDouble(), a[1].toDouble());
-            m_maxValue = std::max(m_maxValue, a[1].toDouble());
-            m_maxCalls = std::max(m_maxCalls, int(a[0].toDouble()));
-        }
-    }
-    for (const QJsonValue& ev : o.value(QStringLiteral("elites")).toArray()) {
-        const QJsonObject e = ev.toObject();
-        Parsed<Plan> p = parsePlan(e.value(QStringLiteral("plan")).toString().toStdString(), "(saved run)");
-        if (!p.ok())
-            continue;
-        EliteEntry entry;
-        entry.plan = p.value;
-        entry.call = e.value(QStringLiteral("call")).toInt();
-        entry.valid = e.value(QStringLiteral("valid")).toBool() && valid(p.value);
-        entry.tokensPerSPerGpu = e.value(QStringLiteral("tokens_per_s_per_gpu")).toDouble();
-        entry.tpotMs = e.value(QStringLiteral("tpot_ms")).toDouble();
-        entry.ttftMs = e.value(QStringLiteral("ttft_ms")).toDouble();
-        entry.memoryGb = e.value(QStringLiteral("memory_gb")).toDouble();
-        run.elites.push_back(entry);
-    }
-    const QString base = run.variant.isEmpty() ? run.label : QStringLiteral("%1 [%2]").arg(run.label, run.variant);
-    run.best->setName(run.found ? QStringLiteral("%1: %2").arg(base).arg(run.bestValue, 0, 'f', 1) : base);
-    applyVisibility(runCount() - 1, o.value(QStringLiteral("visible")).toBool(true));
-}
-
-bool SearchPanel::restoreRuns(const QByteArray& json)
-{
-    m_restoreNote.clear();
-    const QJsonDocument doc = QJsonDocument::fromJson(json);
-    if (!doc.isObject() || doc.object().value(QStringLiteral("format")).toString() != QLatin1String("shardlab-runs"))
-        return false;
-    const QJsonArray runs = doc.object().value(QStringLiteral("runs")).toArray();
-    // The newest kMaxRestoredRuns; each restored in constant work (the table is filled once).
-    const qsizetype first = std::max<qsizetype>(0, runs.size() - kMaxRestoredRuns);
-    int unreadable = 0;
-    bool any = false;
-    for (qsizetype k = first; k < runs.size(); ++k) {
-        const QJsonObject o = runs[k].toObject();
-        Parsed<Scenario> sc = parseScenario(o.value(QStringLiteral("scenario")).toString().toStdString(), "(saved run)");
-        // A scenario this version cannot read, or an absurd name (a damaged or hostile
-        // settings file): dropped, not guessed.
-        if (!sc.ok() || nameProblem(o.value(QStringLiteral("name")).toString().toStdString())
-            || nameProblem(o.value(QStringLiteral("variant")).toString().toStdString())) {
-            ++unreadable;
-            continue;
-        }
-        restoreRun(o, sc.value);
-        any = true;
-    }
-    if (first > 0)
-        m_restoreNote = tr("%1 older runs not restored (at most %2 are kept)").arg(first).arg(kMaxRestoredRuns);
-    if (unreadable > 0)
-        m_restoreNote += (m_restoreNote.isEmpty() ? QString() : QStringLiteral("; "))
-            + tr("%1 damaged runs dropped").arg(unreadable);
-    if (!any)
-        return !doc.object().value(QStringLiteral("runs")).toArray().isEmpty() ? false : true;
-    // Select the newest run's elites without runSelected: at start-up the plan view and the
-    // message line keep what the scenario restore put there.
-    m_selected = runCount() - 1;
-    fillRunsTable();
-    showRunElites(m_selected);
-    scheduleReplot();
-    Q_EMIT runsChanged();
-    return true;
-}
-
 int SearchPanel::eliteRowCount() const { return m_table->rowCount(); }
 
 int SearchPanel::curvePointCount() const
@@ -950,7 +817,7 @@ QString SearchPanel::exportCaption() const
         runs << r.best->name();
     const QString caption =
         tr("Best throughput during the search, %6\nScenario %1: %2 on %3 GPUs, %4\n%5")
-            .arg(QString::fromStdString(m_scenario.name), QString::fromStdString(m_scenario.model.name))
+            .arg(shownName(m_scenario.name), shownName(m_scenario.model.name))
             .arg(m_scenario.cluster.totalGpus())
             .arg(servingDescription(m_scenario.workload.serving))
             .arg(runs.isEmpty() ? tr("no run yet") : tr("runs: %1").arg(runs.join(QStringLiteral(", "))))

@@ -121,6 +121,8 @@ private:
         QColor color;
     };
     Run& newRun(const QString& label, const QString& variant, const QString& note, const Scenario& s);
+    // "name [variant]: best" in the curve's legend, names shortened (ui_format.h shownName).
+    static QString legendName(const Run& r);
     void applyVisibility(int i, bool visible); // the curve and legend only: no table refill
     void restoreRun(const QJsonObject& o, const Scenario& s);
     void fillRunsTable();

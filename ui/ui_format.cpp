@@ -155,4 +155,19 @@ QString servingDescription(ServingMode m)
     }
 }
 
+QString shownName(const QString& name, int maxChars)
+{
+    if (name.size() <= maxChars)
+        return name;
+    int head = (maxChars - 1) / 2, tail = maxChars - 1 - head;
+    // Never cut a surrogate pair in half.
+    if (head > 0 && name.at(head - 1).isHighSurrogate())
+        --head;
+    if (tail > 0 && name.at(name.size() - tail).isLowSurrogate())
+        --tail;
+    return name.left(head) + QChar(0x2026) + name.right(tail);
+}
+
+QString shownName(const std::string& name, int maxChars) { return shownName(QString::fromStdString(name), maxChars); }
+
 } // namespace shardlab::ui

@@ -40,4 +40,12 @@ QString objectiveAxisLabel(ServingMode m);
 QString planDegrees(const Plan& p);
 QString servingDescription(ServingMode m);
 
+// A user's name (scenario, model, cluster, run) as labels, legends, titles and captions
+// show it: names up to `maxChars` as they are, longer ones cut in the middle ("llama-…-v2")
+// so that neither end is lost and no label grows with the name. Tooltips and editors keep
+// the whole name.
+constexpr int kShownNameChars = 48;
+QString shownName(const QString& name, int maxChars = kShownNameChars);
+QString shownName(const std::string& name, int maxChars = kShownNameChars);
+
 } // namespace shardlab::ui

@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
+#include "fresh_session.h"
 #include "io/launch_config.h"
 #include "main_window.h"
 #include "plan_view.h"
@@ -48,8 +49,7 @@ class TestDisaggregatedWindow : public QObject {
 private Q_SLOTS:
     void init()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
+        startFreshSession();
     }
 
     void editorOffersTheModeAndItsLinks()

@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "fresh_session.h"
 #include "io/presets.h"
 #include "io/profile_json.h"
 #include "io/scenario_json.h"
@@ -121,8 +122,7 @@ auto withFileSizeLimit(rlim_t bytes, Fn fn)
 
 void TestMainWindow::init()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings().clear();
+    startFreshSession();
 }
 
 void TestMainWindow::opensOnABenchmarkScenarioReadyToStart()
@@ -207,12 +207,14 @@ void TestMainWindow::exportedPlanEvaluatesThroughCli()
     QVERIFY2(w.exportLaunchConfig(launch, Engine::TrtLlm, {}, &error, &warnings), qPrintable(error));
     LaunchOptions trt;
     trt.engine = Engine::TrtLlm;
+    trt.companionPrefix = companionPrefixFor(launch.toStdString());
     auto expected = exportLaunchConfig(w.scenario(), w.planView()->currentPlan(), trt);
     QVERIFY(expected.ok());
     QFile script(launch);
     QVERIFY(script.open(QIODevice::ReadOnly));
     QCOMPARE(script.readAll().toStdString(), launchScript(expected.value()));
-    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("extra_llm_api_options.yaml"))));
+    // The options file is named after its script, so a second export beside it keeps its own.
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("launch.extra_llm_api_options.yaml"))));
     QCOMPARE(warnings.size(), int(expected.value().warnings.size()));
 }
 
@@ -511,8 +513,9 @@ void TestMainWindow::failedRestoreSaysSo()
     QVERIFY2(w.statusText().contains(gone), qPrintable(w.statusText()));
     QVERIFY(!w.scenario().name.empty());
 
-    // A session's unsaved draft comes back as it was, problems marked.
-    QSettings().clear();
+    // A session's unsaved draft comes back as it was, problems marked (here from the keys
+    // the window wrote before it had session files).
+    startFreshSession();
     Scenario draft = scenarioPreset("llama3-70b-8gpu").value;
     draft.model.layers = 0;
     QSettings().setValue(QStringLiteral("lastScenarioJson"), QByteArray::fromStdString(scenarioToJson(draft)));

@@ -4,6 +4,7 @@
 // a scenario change clears what no longer applies.
 #include <QtTest>
 
+#include "fresh_session.h"
 #include "search/sizing.h"
 
 #include <QFile>
@@ -43,8 +44,7 @@ private Q_SLOTS:
 
 void TestParetoView::init()
 {
-    QStandardPaths::setTestModeEnabled(true);
-    QSettings().clear();
+    startFreshSession();
 }
 
 void TestParetoView::frontHoverClickAndExport()

@@ -16,6 +16,7 @@
 #include <QTableWidget>
 #include <QWheelEvent>
 
+#include "fresh_session.h"
 #include "main_window.h"
 #include "io/scenario_json.h"
 #include "model/specs.h"
@@ -53,8 +54,7 @@ class TestWindowInputs : public QObject {
 private Q_SLOTS:
     void init()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
+        startFreshSession();
     }
 
     // Unticking a run re-fills the table; the edited item was read after that (a use after
@@ -125,9 +125,10 @@ private Q_SLOTS:
         QJsonArray elites = run.value(QStringLiteral("elites")).toArray();
         QVERIFY(!elites.isEmpty());
         QJsonObject elite = elites.first().toObject();
-        Plan tp64 = parsePlan(elite.value(QStringLiteral("plan")).toString().toStdString(), "").value;
+        const QByteArray planJson = QJsonDocument(elite.value(QStringLiteral("plan")).toObject()).toJson();
+        Plan tp64 = parsePlan(planJson.toStdString(), "").value;
         tp64.tensorParallel = 64; // on an 8-GPU scenario
-        elite[QStringLiteral("plan")] = QString::fromStdString(planToJson(tp64));
+        elite[QStringLiteral("plan")] = QJsonDocument::fromJson(QByteArray::fromStdString(planToJson(tp64))).object();
         elite[QStringLiteral("valid")] = true;
         elites[0] = elite;
         run[QStringLiteral("elites")] = elites;

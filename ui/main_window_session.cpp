@@ -1,0 +1,223 @@
+// The window's session: what it keeps across starts. Preferences (geometry, algorithm,
+// budget, seed, recent files) live in QSettings; the runs and the scenario being edited
+// live in the session files (session_store.h). Everything is saved as it changes, at most
+// once a second, so a kill loses at most the last second; the next start says what it
+// restored, and a session file it cannot read is set aside, never overwritten.
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenu>
+#include <QSettings>
+#include <QSpinBox>
+
+#include <algorithm>
+
+#include "io/presets.h"
+#include "io/scenario_json.h"
+#include "main_window.h"
+#include "scenario_draft.h"
+#include "scenario_editor.h"
+#include "search_panel.h"
+#include "session_store.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const char* kDefaultScenario = "llama3-70b-8gpu";
+
+// Keys the window wrote before the session files existed: read once, then removed.
+const QString kLegacyRuns = QStringLiteral("runs");
+const QString kLegacyPath = QStringLiteral("lastScenarioPath");
+const QString kLegacyJson = QStringLiteral("lastScenarioJson");
+const QString kLegacyModified = QStringLiteral("lastScenarioModified");
+
+} // namespace
+
+void MainWindow::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] {
+            if (maybeSave())
+                openScenarioFile(path);
+        });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::restoreSettings()
+{
+    QStringList problems;
+    const QString settingsProblem = SessionStore::guardSettingsFile();
+    if (!settingsProblem.isEmpty())
+        problems << tr("%1; settings are neither read nor saved this session").arg(settingsProblem);
+    QSettings settings;
+    restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
+    restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
+    setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
+    m_budget->setValue(settings.value(QStringLiteral("budget"), 4000).toInt());
+    m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
+    rebuildRecentMenu();
+
+    QString error;
+    std::optional<SessionStore::Draft> draft = SessionStore::readDraft(&error);
+    if (!error.isEmpty())
+        problems << error + QStringLiteral(" (") + SessionStore::setAside(SessionStore::draftPath()) + QLatin1Char(')');
+    else if (!draft && (settings.contains(kLegacyPath) || settings.contains(kLegacyJson)))
+        draft = SessionStore::Draft{settings.value(kLegacyPath).toString(), settings.value(kLegacyModified).toBool(),
+                                    settings.value(kLegacyJson).toByteArray(), {}};
+    error.clear();
+    QByteArray runs = SessionStore::readRuns(&error);
+    if (!error.isEmpty())
+        problems << error + QStringLiteral(" (") + SessionStore::setAside(SessionStore::runsPath()) + QLatin1Char(')');
+    else if (runs.isEmpty())
+        runs = settings.value(kLegacyRuns).toByteArray();
+
+    QStringList restored;
+    const QString scenario = restoreScenario(draft);
+    if (!scenario.isEmpty())
+        restored << scenario;
+    // Runs after the scenario, which would otherwise be taken as the first variant.
+    bool unreadable = false;
+    const QString runsNote = restoreSavedRuns(runs, &unreadable);
+    if (!runsNote.isEmpty())
+        restored << runsNote;
+    if (unreadable)
+        problems << tr("%1: %2 (%3)")
+                        .arg(SessionStore::runsPath(),
+                             m_panel->restoreNote().isEmpty() ? tr("not a ShardLab runs file of version 1")
+                                                              : m_panel->restoreNote(),
+                             SessionStore::setAside(SessionStore::runsPath()));
+    reportRestore(restored, problems, draft ? draft->savedAt : QDateTime());
+}
+
+QString MainWindow::restoreSavedRuns(const QByteArray& runs, bool* unreadable)
+{
+    if (runs.isEmpty())
+        return {};
+    if (!m_panel->restoreRuns(runs)) {
+        *unreadable = true;
+        return {};
+    }
+    if (m_panel->runCount() == 0)
+        return {};
+    for (int i = 0; i < m_panel->runCount(); ++i) {
+        const SearchPanel::RunInfo r = m_panel->runInfo(i);
+        if (std::none_of(m_variants.begin(), m_variants.end(), [&](const Variant& v) { return v.name == r.variant; })) {
+            m_variants.push_back({r.variant, r.scenario});
+            m_variantNotes[r.variant] = r.variantNote;
+        }
+    }
+    QString note = tr("%n run(s)", nullptr, m_panel->runCount());
+    if (!m_panel->restoreNote().isEmpty())
+        note += QStringLiteral(" (") + m_panel->restoreNote() + QLatin1Char(')');
+    return note;
+}
+
+// The last scenario: its file when it had no unsaved edits, else the session's copy, else
+// the first benchmark scenario. Returns what was restored ("" for the preset); a restore
+// that fails says so (and why) in the message line.
+QString MainWindow::restoreScenario(const std::optional<SessionStore::Draft>& draft)
+{
+    QString failure;
+    if (draft && !draft->path.isEmpty() && !draft->modified) {
+        if (openScenarioFile(draft->path))
+            return tr("reopened %1").arg(draft->path);
+        failure = tr("Could not reopen the last scenario, %1: %2").arg(draft->path, statusText());
+    }
+    if (draft && !draft->scenarioJson.isEmpty()) {
+        const ScenarioLoad load = readScenarioForEditor(draft->scenarioJson.toStdString(), "(last session)");
+        if (load.ok) {
+            applyLoad(load, draft->modified ? draft->path : QString(), tr("the last session's scenario"));
+            if (draft->modified) {
+                m_modified = true; // still not saved to its file
+                updateTitle();
+            }
+            if (!failure.isEmpty())
+                showMessage(failure + tr("; showing the last session's copy instead."), true);
+            const QString name = shownName(load.scenario.name);
+            return draft->modified && !draft->path.isEmpty()
+                ? tr("scenario %1 with the edits not saved to %2").arg(name, draft->path)
+                : tr("scenario %1 as it was being edited").arg(name);
+        }
+        const QString why = load.errors.join(QStringLiteral("; "));
+        failure = failure.isEmpty() ? tr("Could not restore the last session's scenario: %1").arg(why)
+                                    : failure + QStringLiteral("; ") + why;
+    }
+    auto s = scenarioPreset(kDefaultScenario);
+    if (s.ok())
+        setScenario(s.value);
+    if (!failure.isEmpty())
+        showMessage(failure + tr(" Showing the preset %1 instead.").arg(QString::fromLatin1(kDefaultScenario)), true);
+    return {};
+}
+
+// One line first in the message area: what came back from the last session and what could
+// not, above whatever the restore itself reported (a draft's problems, a file not found).
+void MainWindow::reportRestore(const QStringList& restored, const QStringList& problems, const QDateTime& savedAt)
+{
+    QString line;
+    if (!restored.isEmpty())
+        line = (savedAt.isValid() ? tr("Restored the last session (saved %1): %2.")
+                                        .arg(QLocale().toString(savedAt.toLocalTime(), QLocale::ShortFormat))
+                                  : tr("Restored the last session: %1."))
+                   .arg(restored.join(QStringLiteral("; ")));
+    if (!problems.isEmpty())
+        line += (line.isEmpty() ? QString() : QStringLiteral(" "))
+            + tr("Not restored: %1.").arg(problems.join(QStringLiteral("; ")));
+    if (line.isEmpty())
+        return;
+    const QString before = statusText();
+    showMessage(before.isEmpty() ? line : line + QLatin1Char('\n') + before, m_messageIsError || !problems.isEmpty());
+}
+
+// Preferences to QSettings, runs and the scenario to the session files (each rewritten
+// only when it changed). A failure is said once, not at every tick.
+void MainWindow::saveSession()
+{
+    QSettings settings;
+    settings.setValue(QStringLiteral("geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("windowState"), saveState());
+    settings.setValue(QStringLiteral("algorithm"), m_algo->currentText());
+    settings.setValue(QStringLiteral("budget"), m_budget->value());
+    settings.setValue(QStringLiteral("seed"), m_seed->value());
+    for (const QString& key : {kLegacyRuns, kLegacyPath, kLegacyJson, kLegacyModified})
+        settings.remove(key);
+    settings.sync();
+    const SessionStore::Draft draft{m_path, m_modified, QByteArray::fromStdString(scenarioToJson(m_editor->scenario())), {}};
+    QString error;
+    const bool ok = m_session->writeIfChanged(SessionStore::runsPath(), m_panel->runsToJson(), &error)
+        && m_session->writeIfChanged(SessionStore::draftPath(), SessionStore::draftJson(draft), &error);
+    if (!ok && error != m_sessionError)
+        showMessage(tr("Could not save the session (runs and the scenario being edited): %1").arg(error), true);
+    m_sessionError = ok ? QString() : error;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    m_controller.shutdown();
+    m_session->flush();
+    event->accept();
+}
+
+} // namespace shardlab::ui
