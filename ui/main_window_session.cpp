@@ -124,7 +124,7 @@ QString MainWindow::restoreSavedRuns(const QByteArray& runs, bool* unreadable)
             m_variantNotes[r.variant] = r.variantNote;
         }
     }
-    QString note = tr("%n run(s)", nullptr, m_panel->runCount());
+    QString note = m_panel->runCount() == 1 ? tr("1 run") : tr("%1 runs").arg(m_panel->runCount());
     if (!m_panel->restoreNote().isEmpty())
         note += QStringLiteral(" (") + m_panel->restoreNote() + QLatin1Char(')');
     return note;
