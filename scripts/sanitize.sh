@@ -5,9 +5,10 @@
 #                              SHARDLAB_SANITIZE_RL=OFF (no LibTorch: every instrumented CLI
 #                              start then takes well under a second instead of ~3 s), to stay
 #                              within CI's 90 minutes; docs/hardening.md has the full runs.
-#   scripts/sanitize.sh asan-ui  ASan + UBSan on the window's input tests
-#                              (tst_window_inputs: the runs table, the wheel, long names),
-#                              the GUI built without the RL library and only that test.
+#   scripts/sanitize.sh asan-ui  ASan + UBSan on the window's input and session tests
+#                              (tst_window_inputs: the runs table, the wheel, long names;
+#                              tst_session: saving, restoring and setting aside the
+#                              session files), the GUI built without the RL library.
 #   scripts/sanitize.sh tsan   TSan: the search, ppo, fuzz_search replay and GUI threading tests
 # Only ShardLab's code is instrumented: LibTorch, Qt and the C++ runtime come from Debian
 # as they are. LibTorch needs no suppression in either mode (tst_ppo runs free of ASan,
@@ -36,8 +37,8 @@ case $MODE in
     BUILD=build-asan-ui
     FLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
     OPTS=(-DSHARDLAB_BUILD_GUI=ON -DSHARDLAB_BUILD_RL=OFF -DSHARDLAB_BUILD_QT_TESTS=ON)
-    TESTS=(-R "^tst_window_inputs$")
-    TARGETS=(--target tst_window_inputs)
+    TESTS=(-R "^(tst_window_inputs|tst_session)$")
+    TARGETS=(--target tst_window_inputs tst_session)
     # Qt's own allocations outlive the test's QApplication: leaks are not this test's subject.
     export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
