@@ -206,7 +206,11 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
         return megatronDisaggregatedCommand(a, s.value, out, err);
     const Simulator sim(s.value);
     const RecipePlan rp = megatronPlan(sim);
-    if (a.has("--out")) {
+    // No valid recipe plan (within the constraints): the reason, exit 1, nothing written.
+    if (!rp.found)
+        err << "error: the recipe has no valid plan for this scenario"
+            << (a.has("--out") ? " (--out not written)" : "") << ": " << rp.explanation << "\n";
+    if (a.has("--out") && rp.found) {
         Status st = savePlanFile(a.value("--out"), rp.plan, &s.value);
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});
@@ -218,10 +222,10 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
     } else {
         out << "Megatron recipe for " << s.value.name << ": " << rp.explanation << "\n\n";
         printEvaluation(out, s.value, rp.plan, rp.result);
-        if (a.has("--out"))
+        if (a.has("--out") && rp.found)
             out << "\nwrote " << displayText(a.value("--out")) << "\n";
     }
-    return kExitOk;
+    return rp.found ? kExitOk : kExitInvalid;
 }
 
 int runBenchSim(const Args& a, std::ostream& out, std::ostream& err)

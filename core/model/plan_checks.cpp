@@ -16,6 +16,20 @@ int expertTensorParallel(const Plan& p)
     return static_cast<int>(side / p.expertParallel);
 }
 
+bool tensorParallelFits(const ModelSpec& m, const Plan& p, int tp)
+{
+    if (tp < 1)
+        return false;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (!opPresent(m, id) || id == OpId::ExpertUp || id == OpId::ExpertDown)
+            continue;
+        if (optionRule(m, id, p.option(id), tp, 0) != PlanCheck::Count)
+            return false;
+    }
+    return true;
+}
+
 bool optionIrrelevant(const Plan& p, OpId id)
 {
     switch (id) {
@@ -55,8 +69,15 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
     const int etp = m.isMoe() ? expertTensorParallel(p) : 0;
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
-        if (!opPresent(m, id) || p.sharding[i] >= opInfo(id).optionCount)
+        if (p.sharding[i] >= opInfo(id).optionCount)
             continue;
+        if (!opPresent(m, id)) {
+            // Plan files leave such operators out, and a search never sets them: an option
+            // for one (expert_up on a dense model) is a plan made for another model.
+            if (p.option(id) != opInfo(id).megatronOption)
+                flag(PlanCheck::AbsentOperator);
+            continue;
+        }
         if (m.isMoe() && etp == 0 && (id == OpId::ExpertUp || id == OpId::ExpertDown))
             continue; // EpGroup below says why
         const PlanCheck c = optionRule(m, id, p.option(id), tp, etp);
@@ -124,6 +145,19 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
     case PlanCheck::OverlapDense:
         return {{}, "two_batch_overlap",
                 "a dense model has no MoE dispatch/combine to overlap; two_batch_overlap must be false"};
+    case PlanCheck::AbsentOperator: {
+        std::string ops;
+        for (int i = 0; i < kOpCount; ++i) {
+            const OpId id = static_cast<OpId>(i);
+            if (!opPresent(m, id) && p.sharding[i] < opInfo(id).optionCount && p.option(id) != opInfo(id).megatronOption)
+                ops += (ops.empty() ? "" : ", ") + std::string(opName(id));
+        }
+        const std::string first = ops.substr(0, ops.find(','));
+        return {{}, "operators." + first,
+                "the model has no " + ops + (ops.find(',') == std::string::npos ? " operator" : " operators")
+                    + (m.isMoe() ? "" : " (a dense model)") + ": leave " + (ops.find(',') == std::string::npos ? "it" : "them")
+                    + " out of the plan"};
+    }
     case PlanCheck::EpGroup:
         return {{}, "expert_parallel",
                 "divisibility: expert_parallel " + num(p.expertParallel)

@@ -23,6 +23,7 @@ enum class PlanCheck : std::uint8_t {
     BatchLimit,        // batch above kMaxBatch
     RedundantDense,    // redundant experts on a dense model
     OverlapDense,      // two-batch overlap on a dense model (it overlaps MoE dispatch/combine)
+    AbsentOperator,    // an option other than the recipe's for an operator the model does not have
     Count
 };
 constexpr int kPlanCheckCount = static_cast<int>(PlanCheck::Count);
@@ -38,6 +39,12 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s);
 // plan checks and the search space's masks both ask this.
 inline PlanCheck optionRule(const ModelSpec& m, OpId id, int option, int tp, int etp);
 FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
+
+// Whether every operator the model has outside the expert FFN (attention, dense and shared
+// FFN, embedding, head) passes optionRule at tensor-parallel degree `tp` with the option
+// `p` gives it: the test a rule that picks TP before the rest of the plan (the recipe)
+// asks, so it cannot disagree with the plan checks.
+bool tensorParallelFits(const ModelSpec& m, const Plan& p, int tp);
 
 // Expert-tensor-parallel degree implied by the plan (0 if EP does not divide TP x DP).
 int expertTensorParallel(const Plan& p);

@@ -366,6 +366,15 @@ FieldErrors checkConstraints(const Scenario& s)
          "divides the " + std::to_string(N) + " GPUs with at most " + std::to_string(m.layers) + " stages (the layers)");
     none("data_parallel", c.dataParallel, [&](int v) { return N % v == 0; },
          "divides the " + std::to_string(N) + " GPUs");
+    // Constraints on what the model does not have are mistakes, not no-ops.
+    if (!m.isMoe() && std::any_of(c.expertParallel.begin(), c.expertParallel.end(), [](int v) { return v != 1; }))
+        out.push_back({{}, "constraints.expert_parallel",
+                       "the model is dense (no experts): expert parallelism does not apply; remove the constraint"});
+    for (const auto& [op, options] : c.operatorOptions)
+        if (op >= 0 && op < kOpCount && !opPresent(m, static_cast<OpId>(op)))
+            out.push_back({{}, std::string("constraints.operators.") + opName(static_cast<OpId>(op)),
+                           std::string("the model has no ") + opName(static_cast<OpId>(op)) + " operator"
+                               + (m.isMoe() ? "" : " (a dense model)") + "; remove the constraint"});
     if (m.isMoe())
         none("expert_parallel", c.expertParallel,
              [&](int v) { return epHasRedundantCount(m.moe.experts, v) && N % v == 0; },

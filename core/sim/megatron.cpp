@@ -5,14 +5,106 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 namespace shardlab {
 
 namespace {
+
 bool allowed(const std::vector<int>& list, long long v)
 {
     return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
 }
+
+// The recipe's column/row options, with each operator the constraints exclude moved to its
+// first allowed option; `note` says which.
+void recipeSharding(const PlanConstraints& c, Plan& p, std::string& note)
+{
+    applyMegatronSharding(p);
+    for (const auto& [op, options] : c.operatorOptions) {
+        if (op < 0 || op >= kOpCount || options.empty() || allowed(options, p.option(static_cast<OpId>(op))))
+            continue;
+        p.setOption(static_cast<OpId>(op), options.front());
+        note += std::string("; ") + opName(static_cast<OpId>(op)) + " uses "
+            + opOption(static_cast<OpId>(op), options.front()).name + " (the constraints exclude the recipe's "
+            + opOption(static_cast<OpId>(op), opInfo(static_cast<OpId>(op)).megatronOption).name + ")";
+    }
+}
+
+// TP: the largest degree inside one node that the plan checks accept for every non-expert
+// operator (tensorParallelFits, the same rule the checks apply) and the constraints allow;
+// 0 when there is none. `why` says how it was chosen.
+int recipeTensorParallel(const Scenario& s, const Plan& p, std::string& why)
+{
+    const long long N = s.cluster.totalGpus();
+    const PlanConstraints& c = s.constraints;
+    // Some pipeline depth and data-parallel degree the constraints allow must complete it.
+    auto tiles = [&](long long t) {
+        for (long long pp = 1; pp <= std::min<long long>(N / t, s.model.layers); ++pp)
+            if ((N / t) % pp == 0 && allowed(c.pipelineParallel, pp) && allowed(c.dataParallel, N / t / pp))
+                return true;
+        return false;
+    };
+    auto fits = [&](long long t) {
+        return N % t == 0 && tensorParallelFits(s.model, p, static_cast<int>(t)) && allowed(c.tensorParallel, t)
+            && tiles(t);
+    };
+    int tp = 0;
+    for (int t = 1; t <= s.cluster.gpusPerNode && t <= N; ++t)
+        if (fits(t))
+            tp = t;
+    if (tp > 0) {
+        why = "TP " + std::to_string(tp)
+            + (c.empty() ? " is the largest TP inside one NVLink domain that the model's operators divide"
+                         : " is the largest TP inside one NVLink domain that the model's operators divide and the "
+                           "constraints allow");
+        return tp;
+    }
+    // None inside a node: the smallest allowed one across nodes that the operators accept.
+    for (long long t = s.cluster.gpusPerNode + 1; t <= N; ++t)
+        if (fits(t)) {
+            why = "TP " + std::to_string(t) + " (no TP inside one NVLink domain is allowed and divides the model)";
+            return static_cast<int>(t);
+        }
+    why = "no tensor-parallel degree is allowed by the constraints and divides the model's operators";
+    return 0;
+}
+
+// EP for a pipeline depth: over the data-parallel ranks, the largest divisor of the experts
+// that divides DP, so each expert keeps TP-way expert tensor parallelism. Under constraints:
+// the largest allowed EP that divides the experts and DP, else the largest allowed one that
+// divides the experts and TP x DP, else the largest allowed one with the fewest redundant
+// slots that make it fit. False when no allowed EP applies.
+bool recipeExperts(const Scenario& s, Plan& p)
+{
+    const ModelSpec& m = s.model;
+    const PlanConstraints& c = s.constraints;
+    p.redundantExperts = 0;
+    if (!m.isMoe())
+        return true;
+    p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
+    if (allowed(c.expertParallel, p.expertParallel))
+        return true;
+    const long long side = static_cast<long long>(p.tensorParallel) * p.dataParallel;
+    int best = 0;
+    for (int e : c.expertParallel)
+        if (expertSlotsFit(m.moe.experts, 0, e) && p.dataParallel % e == 0)
+            best = std::max(best, e);
+    for (int e : c.expertParallel)
+        if (best == 0 && expertSlotsFit(m.moe.experts, 0, e) && side % e == 0)
+            best = std::max(best, e);
+    if (best == 0) {
+        for (int e : c.expertParallel)
+            if (e >= 2 && side % e == 0 && e > best)
+                best = e;
+        if (best == 0)
+            return false;
+        p.redundantExperts = (best - m.moe.experts % best) % best;
+    }
+    p.expertParallel = best;
+    return true;
+}
+
 } // namespace
 
 RecipePlan megatronPlan(const Simulator& sim)
@@ -23,84 +115,29 @@ RecipePlan megatronPlan(const Simulator& sim)
     const long long N = s.cluster.totalGpus();
     RecipePlan out;
     Plan p;
-    applyMegatronSharding(p);
-    // The scenario's constraints (docs/choices.md): the recipe's rule picks among the
-    // allowed values, and says where the rule's own choice was not allowed.
     std::string constrainedNote;
-    for (const auto& [op, options] : c.operatorOptions) {
-        if (op < 0 || op >= kOpCount || options.empty() || allowed(options, p.option(static_cast<OpId>(op))))
-            continue;
-        p.setOption(static_cast<OpId>(op), options.front());
-        constrainedNote += std::string("; ") + opName(static_cast<OpId>(op)) + " uses "
-            + opOption(static_cast<OpId>(op), options.front()).name + " (the constraints exclude the recipe's "
-            + opOption(static_cast<OpId>(op), opInfo(static_cast<OpId>(op)).megatronOption).name + ")";
-    }
-
-    auto tpOk = [&](long long t) {
-        const bool kvOk = m.attention == AttentionKind::MLA || m.kvHeads % t == 0 || t % m.kvHeads == 0;
-        const bool ffnOk = m.denseLayerCount() == 0 || m.ffnHidden % t == 0;
-        return N % t == 0 && m.attentionHeads % t == 0 && kvOk && ffnOk && allowed(c.tensorParallel, t);
-    };
-    int tp = 0;
-    for (int t = 1; t <= s.cluster.gpusPerNode && t <= N; ++t)
-        if (tpOk(t))
-            tp = t;
+    recipeSharding(c, p, constrainedNote);
     std::string why;
-    if (tp == 0) {
-        // The constraints allow no TP inside one node that divides the heads: the smallest allowed one.
-        for (long long t = 1; t <= N && tp == 0; ++t)
-            if (tpOk(t))
-                tp = static_cast<int>(t);
-        for (long long t = 1; t <= N && tp == 0; ++t)
-            if (N % t == 0 && allowed(c.tensorParallel, t))
-                tp = static_cast<int>(t);
-        tp = std::max(tp, 1);
-        why = "TP " + std::to_string(tp) + " (the constraints allow no TP that fits one NVLink domain and divides the "
-              "heads)";
-    } else {
-        why = "TP " + std::to_string(tp) + (c.tensorParallel.empty() ? " fills one NVLink domain"
-                                                                    : " is the largest allowed TP inside one NVLink domain");
-    }
-    p.tensorParallel = tp;
+    const int tp = recipeTensorParallel(s, p, why);
+    p.tensorParallel = std::max(tp, 1);
     const int batchLo = std::max(1, c.batchMin);
     const int batchHi = c.batchMax > 0 ? c.batchMax : kMaxBatch;
 
+    // The first pipeline depth inside the constraints (what is reported when none fits),
+    // then the shallowest one whose largest valid batch exists.
+    std::optional<Plan> inside;
     bool fitted = false;
-    for (long long pp = 1; pp <= std::min<long long>(N / tp, m.layers); ++pp) {
+    for (long long pp = 1; tp > 0 && pp <= std::min<long long>(N / tp, m.layers); ++pp) {
         if ((N / tp) % pp != 0 || !allowed(c.pipelineParallel, pp) || !allowed(c.dataParallel, N / tp / pp))
             continue;
         p.pipelineParallel = static_cast<int>(pp);
         p.dataParallel = static_cast<int>(N / tp / pp);
-        if (m.isMoe()) {
-            // EP over the data-parallel ranks: the largest divisor of the experts that
-            // divides DP, so each expert keeps TP-way expert tensor parallelism. Under
-            // constraints: the largest allowed EP that divides the experts and DP, else
-            // the largest allowed one that divides the experts and TP x DP.
-            // Megatron places every expert once (no redundant slots): EP divides the experts.
-            p.redundantExperts = 0;
-            p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
-            if (!allowed(c.expertParallel, p.expertParallel)) {
-                int best = 0;
-                for (int e : c.expertParallel)
-                    if (expertSlotsFit(m.moe.experts, 0, e) && p.dataParallel % e == 0)
-                        best = std::max(best, e);
-                for (int e : c.expertParallel)
-                    if (best == 0 && expertSlotsFit(m.moe.experts, 0, e) && (N / pp) % e == 0)
-                        best = std::max(best, e);
-                if (best == 0) {
-                    // Only EP values that need redundant slots are allowed: the fewest slots
-                    // that make the largest of them fit (engines' load balancers place them).
-                    for (int e : c.expertParallel)
-                        if (e >= 2 && (N / pp) % e == 0 && e > best)
-                            best = e;
-                    if (best == 0)
-                        continue;
-                    p.redundantExperts = (best - m.moe.experts % best) % best;
-                }
-                p.expertParallel = best;
-            }
-        }
+        if (!recipeExperts(s, p))
+            continue;
         p.microBatches = static_cast<int>(std::min<long long>(pp, batchHi));
+        p.batch = std::max(p.microBatches, batchLo);
+        if (!inside)
+            inside = p;
         SimResult r;
         const int b = largestValidBatch(sim, p, std::max(p.microBatches, batchLo), batchHi, r, out.evaluations);
         if (b > 0) {
@@ -113,20 +150,26 @@ RecipePlan megatronPlan(const Simulator& sim)
         }
     }
     if (!fitted) {
-        // Report the recipe's smallest configuration and why it fails.
-        p.pipelineParallel = 1;
-        p.dataParallel = static_cast<int>(N / tp);
-        p.microBatches = 1;
-        p.batch = 1;
-        p.redundantExperts = 0;
-        if (m.isMoe())
-            p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
+        // The recipe's first configuration inside the constraints, and why it fails; with
+        // none inside them, the unconstrained one-stage plan, and the reason.
+        if (inside) {
+            p = *inside;
+        } else {
+            p.pipelineParallel = 1;
+            p.dataParallel = static_cast<int>(N / p.tensorParallel);
+            p.microBatches = 1;
+            p.batch = 1;
+            p.redundantExperts = 0;
+            if (m.isMoe())
+                p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
+        }
         ++out.evaluations;
-        p.batch = std::max(1, std::min(batchLo, batchHi));
-        p.microBatches = std::min(p.microBatches, p.batch);
         out.result = sim.evaluate(p);
-        why += c.empty() ? "; no pipeline depth or batch makes the recipe valid"
-                         : "; no pipeline depth or batch makes the recipe valid within the scenario's constraints";
+        why += !inside && !c.empty()
+            ? "; no recipe plan (TP, pipeline depth, DP and EP by the recipe's rules) lies within the scenario's "
+              "constraints"
+            : c.empty() ? "; no pipeline depth or batch makes the recipe valid"
+                        : "; no pipeline depth or batch makes the recipe valid within the scenario's constraints";
     } else {
         why += "; DP " + std::to_string(p.dataParallel);
         if (m.isMoe())

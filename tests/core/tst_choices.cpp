@@ -102,6 +102,8 @@ private Q_SLOTS:
     void exactWithinConstraintsEqualsBruteForce();
     void recipeSaysWhereConstraintsOverruleIt();
     void unmeetableConstraintsAreExplained();
+    void recipeAsksThePlanRules();
+    void constraintsOnWhatTheModelLacksAreErrors();
     void paretoFrontIsCertifiedOnASmallSpace();
     void paretoPointsEqualExactAtTheirLimit();
     void paretoFrontOfThe16TScenario();
@@ -247,6 +249,61 @@ void TestChoices::unmeetableConstraintsAreExplained()
     QVERIFY(!checkConstraints(s).empty());
     QCOMPARE(QString::fromStdString(checkConstraints(s).front().where), QString("constraints.tensor_parallel"));
     QVERIFY(runSearch(s, o).message.find("constraints.tensor_parallel") != std::string::npos);
+}
+
+// The recipe's TP choice asks the plan checks' own rule: a shared-expert FFN that 8 does
+// not divide (2052) leaves TP 4, which is valid (the recipe's own divisibility test did not
+// look at the shared expert and had no valid plan). Constraints that its TP choice cannot
+// meet with an allowed pipeline depth move the TP, and a recipe with no valid plan inside
+// the constraints is found false with the reason, its plan still inside them.
+void TestChoices::recipeAsksThePlanRules()
+{
+    Scenario s = presetScenario("deepseek-v3-256gpu");
+    s.model.moe.sharedExpertFfnHidden = 2052;
+    const RecipePlan r = megatronPlan(Simulator(s));
+    QVERIFY2(r.found, r.explanation.c_str());
+    QCOMPARE(r.plan.tensorParallel, 4);
+    QVERIFY(validatePlan(r.plan, s).empty());
+
+    Scenario pp = presetScenario("llama3-70b-8gpu");
+    pp.constraints.pipelineParallel = {2};
+    const RecipePlan two = megatronPlan(Simulator(pp));
+    QVERIFY2(two.found, two.explanation.c_str());
+    QCOMPARE(two.plan.pipelineParallel, 2);
+    QCOMPARE(two.plan.tensorParallel, 4);
+    pp.constraints.batchMin = 3000;
+    pp.constraints.batchMax = 3100;
+    const RecipePlan none = megatronPlan(Simulator(pp));
+    QVERIFY(!none.found);
+    QCOMPARE(none.plan.pipelineParallel, 2);
+    QVERIFY(none.plan.batch >= 3000 && none.plan.batch <= 3100);
+    QVERIFY2(none.explanation.find("within the scenario's constraints") != std::string::npos, none.explanation.c_str());
+    QVERIFY(SearchSpace(pp).withinConstraints(none.plan));
+}
+
+// An expert_parallel constraint on a dense model, or an operator constraint on an operator
+// the model lacks, is an error (it was accepted and ignored); so is a dense plan that sets
+// options of MoE operators.
+void TestChoices::constraintsOnWhatTheModelLacksAreErrors()
+{
+    Scenario s = presetScenario("llama3-70b-8gpu");
+    s.constraints.expertParallel = {2};
+    QVERIFY(!checkConstraints(s).empty());
+    QCOMPARE(QString::fromStdString(checkConstraints(s).front().where), QString("constraints.expert_parallel"));
+    s.constraints.expertParallel = {1};
+    QVERIFY(checkConstraints(s).empty());
+    s.constraints.operatorOptions = {{int(OpId::Dispatch), {1}}};
+    QVERIFY(!checkConstraints(s).empty());
+    QCOMPARE(QString::fromStdString(checkConstraints(s).back().where), QString("constraints.operators.dispatch"));
+
+    const Scenario dense = presetScenario("llama3-70b-8gpu");
+    Plan p = megatronPlan(Simulator(dense)).plan;
+    QVERIFY(validatePlan(p, dense).empty());
+    p.setOption(OpId::ExpertUp, 1);
+    const FieldErrors e = validatePlan(p, dense);
+    QCOMPARE(int(e.size()), 1);
+    QCOMPARE(QString::fromStdString(e.front().where), QString("operators.expert_up"));
+    QVERIFY(!Simulator(dense).evaluate(p).valid);
 }
 
 void TestChoices::paretoFrontIsCertifiedOnASmallSpace()
