@@ -10,7 +10,7 @@
 #include "model/error.h"
 #include "model/plan.h"
 #include "model/specs.h"
-#include "sim/disaggregated.h"
+#include "model/disaggregated_plan.h"
 
 namespace shardlab {
 

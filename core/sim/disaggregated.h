@@ -14,32 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "model/disaggregated_plan.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"
 
 namespace shardlab {
-
-enum class PoolRole : std::uint8_t { Prefill, Decode };
-const char* poolRoleName(PoolRole r); // "prefill", "decode"
-
-// The GPU counts a prefill pool may have on the scenario's cluster (the decode pool gets
-// the rest): whole nodes when the cluster has several, any count inside a single node (or
-// NVLink rack). Ascending; empty when the cluster has one GPU.
-std::vector<int> disaggregatedSplits(const Scenario& s);
-
-// The scenario one pool is priced on: the same model, GPU and links on `gpus` GPUs; the
-// prefill pool carries the TTFT limit (and no TPOT), the decode pool the TPOT limit (and no
-// TTFT: a request's first token comes from the prefill pool).
-Scenario poolScenario(const Scenario& s, PoolRole role, int gpus);
-
-struct DisaggregatedPlan {
-    Plan prefill;
-    Plan decode;
-    bool operator==(const DisaggregatedPlan& o) const = default;
-};
-
-// Pool sizes that do not fit the cluster (sum, whole nodes), paths "prefill"/"decode".
-FieldErrors validateDisaggregatedPlan(const DisaggregatedPlan& p, const Scenario& s);
 
 enum class DisaggLimit : std::uint8_t { Prefill, Decode, KvLink };
 const char* disaggLimitName(DisaggLimit l); // "prefill", "decode", "kv_link"
