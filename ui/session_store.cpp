@@ -7,6 +7,7 @@
 #include <QJsonObject>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <cstdio>
@@ -80,10 +81,13 @@ QString SessionStore::guardSettingsFile()
         text.ok() ? QStringLiteral("%1: not usable").arg(path) : QString::fromStdString(text.error().toString());
     // Settings of this process go to a scratch directory that starts empty: the window
     // starts with defaults, and the file is neither read nor replaced.
-    const QString scratch = QDir::tempPath() + QStringLiteral("/shardlab-settings-%1").arg(QCoreApplication::applicationPid());
-    QDir(scratch).removeRecursively();
-    QDir().mkpath(scratch);
-    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch);
+    // A fresh private directory (mkdtemp), never a predictable name in /tmp that another user
+    // could have placed; it lives as long as the process and is removed at exit.
+    static QTemporaryDir scratch(QDir::tempPath() + QStringLiteral("/shardlab-settings-XXXXXX"));
+    // Without one (no writable temporary directory), a directory that does not exist: the
+    // settings read as empty and are not saved, which is still not a hang.
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
+                       scratch.isValid() ? scratch.path() : QStringLiteral("/nonexistent/shardlab-settings"));
     return problem;
 }
 
