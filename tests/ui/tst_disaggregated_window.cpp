@@ -1,4 +1,4 @@
-// The window on a disaggregated scenario (issue 11, point 7): a search runs the two-pool
+// The window on a disaggregated scenario: a search runs the two-pool
 // search of the core, the Plan tab shows the deployment and each pool on its own GPUs, a
 // what-if on one pool re-prices the deployment, the exported plan evaluates through
 // shardlab-cli to the window's figure, and runs keep both pools across a restart.
@@ -11,7 +11,7 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 
-#include "fresh_session.h"
+#include "window_fixtures.h"
 #include "io/launch_config.h"
 #include "main_window.h"
 #include "plan_view.h"
@@ -32,15 +32,6 @@ QByteArray fileBytes(const QString& path)
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
-bool runSearch(MainWindow& w, const QString& algo, int budget)
-{
-    w.setAlgorithm(algo);
-    w.setBudget(budget);
-    QSignalSpy done(&w, &MainWindow::searchDone);
-    if (!w.startSearch())
-        return false;
-    return done.wait(120000) && done.front().front().toBool();
-}
 
 } // namespace
 

@@ -18,7 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "fresh_session.h"
+#include "window_fixtures.h"
 #include "io/presets.h"
 #include "io/profile_json.h"
 #include "io/scenario_json.h"
@@ -855,18 +855,6 @@ void TestMainWindow::compareTwoPlans()
     QVERIFY2(w.statusText().contains(QStringLiteral("does not fit")), qPrintable(w.statusText()));
     QCOMPARE(c->candidates().size(), before);
 }
-
-namespace {
-bool runSearch(MainWindow& w, const QString& algo, int budget)
-{
-    w.setAlgorithm(algo);
-    w.setBudget(budget);
-    QSignalSpy done(&w, &MainWindow::searchDone);
-    if (!w.startSearch())
-        return false;
-    return done.wait(60000) && done.front().front().toBool();
-}
-} // namespace
 
 // NVLink 450 vs 900: the first run survives the edit, the second is another variant, both
 // sit on the curve and in the runs table, and the elites follow the selected run.

@@ -1,10 +1,10 @@
-// The Pareto tab (issue 12): the front computed on a worker thread matches the core's,
+// The Pareto tab: the front computed on a worker thread matches the core's,
 // hovering finds a point's plan, clicking opens it in the Plan tab, the plots export as
 // PNG, PDF and CSV, sizing and the sweep fill the lower panels, Stop ends a long front and
 // a scenario change clears what no longer applies.
 #include <QtTest>
 
-#include "fresh_session.h"
+#include "window_fixtures.h"
 #include "search/sizing.h"
 
 #include <QFile>

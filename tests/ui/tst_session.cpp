@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fresh_session.h"
+#include "window_fixtures.h"
 #include "main_window.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
@@ -26,16 +26,6 @@ using namespace shardlab;
 using namespace shardlab::ui;
 
 namespace {
-
-bool runSearch(MainWindow& w, const QString& algorithm, int budget)
-{
-    w.setAlgorithm(algorithm);
-    w.setBudget(budget);
-    QSignalSpy done(&w, &MainWindow::searchDone);
-    if (!w.startSearch())
-        return false;
-    return done.wait(60000) && done.front().front().toBool();
-}
 
 QJsonObject readJson(const QString& path)
 {

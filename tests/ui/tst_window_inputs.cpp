@@ -16,7 +16,7 @@
 #include <QTableWidget>
 #include <QWheelEvent>
 
-#include "fresh_session.h"
+#include "window_fixtures.h"
 #include "main_window.h"
 #include "io/scenario_json.h"
 #include "model/specs.h"
@@ -28,16 +28,6 @@ using namespace shardlab;
 using namespace shardlab::ui;
 
 namespace {
-
-bool runSearch(MainWindow& w, const QString& algorithm, int budget)
-{
-    w.setAlgorithm(algorithm);
-    w.setBudget(budget);
-    QSignalSpy done(&w, &MainWindow::searchDone);
-    if (!w.startSearch())
-        return false;
-    return done.wait(60000) && done.front().front().toBool();
-}
 
 void wheel(QWidget* target, int steps)
 {
