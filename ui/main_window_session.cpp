@@ -191,19 +191,26 @@ void MainWindow::reportRestore(const QStringList& restored, const QStringList& p
 // only when it changed). A failure is said once, not at every tick.
 void MainWindow::saveSession()
 {
-    QSettings settings;
-    settings.setValue(QStringLiteral("geometry"), saveGeometry());
-    settings.setValue(QStringLiteral("windowState"), saveState());
-    settings.setValue(QStringLiteral("algorithm"), m_algo->currentText());
-    settings.setValue(QStringLiteral("budget"), m_budget->value());
-    settings.setValue(QStringLiteral("seed"), m_seed->value());
-    for (const QString& key : {kLegacyRuns, kLegacyPath, kLegacyJson, kLegacyModified})
-        settings.remove(key);
-    settings.sync();
     const SessionStore::Draft draft{m_path, m_modified, QByteArray::fromStdString(scenarioToJson(m_editor->scenario())), {}};
     QString error;
     const bool ok = m_session->writeIfChanged(SessionStore::runsPath(), m_panel->runsToJson(), &error)
         && m_session->writeIfChanged(SessionStore::draftPath(), SessionStore::draftJson(draft), &error);
+    // QSettings rewrites its file on every setValue or remove, changed or not: only what
+    // changed is set (this runs every second during a search), and the old keys go once
+    // their content is in the session files.
+    QSettings settings;
+    const std::pair<QString, QVariant> prefs[] = {{QStringLiteral("geometry"), saveGeometry()},
+                                                  {QStringLiteral("windowState"), saveState()},
+                                                  {QStringLiteral("algorithm"), m_algo->currentText()},
+                                                  {QStringLiteral("budget"), m_budget->value()},
+                                                  {QStringLiteral("seed"), m_seed->value()}};
+    for (const auto& [key, value] : prefs)
+        if (settings.value(key) != value)
+            settings.setValue(key, value);
+    for (const QString& key : {kLegacyRuns, kLegacyPath, kLegacyJson, kLegacyModified})
+        if (ok && settings.contains(key))
+            settings.remove(key);
+    settings.sync();
     if (!ok && error != m_sessionError)
         showMessage(tr("Could not save the session (runs and the scenario being edited): %1").arg(error), true);
     m_sessionError = ok ? QString() : error;
