@@ -1,6 +1,7 @@
 #include "model/plan_checks.h"
 
 #include <string>
+#include <vector>
 
 namespace shardlab {
 
@@ -146,17 +147,19 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
         return {{}, "two_batch_overlap",
                 "a dense model has no MoE dispatch/combine to overlap; two_batch_overlap must be false"};
     case PlanCheck::AbsentOperator: {
-        std::string ops;
+        std::vector<std::string> ops;
         for (int i = 0; i < kOpCount; ++i) {
             const OpId id = static_cast<OpId>(i);
             if (!opPresent(m, id) && p.sharding[i] < opInfo(id).optionCount && p.option(id) != opInfo(id).megatronOption)
-                ops += (ops.empty() ? "" : ", ") + std::string(opName(id));
+                ops.push_back(opName(id));
         }
-        const std::string first = ops.substr(0, ops.find(','));
-        return {{}, "operators." + first,
-                "the model has no " + ops + (ops.find(',') == std::string::npos ? " operator" : " operators")
-                    + (m.isMoe() ? "" : " (a dense model)") + ": leave " + (ops.find(',') == std::string::npos ? "it" : "them")
-                    + " out of the plan"};
+        std::string list;
+        for (const std::string& op : ops)
+            list += (list.empty() ? "" : ", ") + op;
+        const bool one = ops.size() == 1;
+        return {{}, "operators." + ops.front(),
+                "the model has no " + list + (one ? " operator" : " operators") + (m.isMoe() ? "" : " (a dense model)")
+                    + ": leave " + (one ? "it" : "them") + " out of the plan"};
     }
     case PlanCheck::EpGroup:
         return {{}, "expert_parallel",
