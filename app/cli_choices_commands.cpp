@@ -1,4 +1,4 @@
-// pareto, size, sweep: the choices a serving team makes (issue 12, docs/choices.md). The
+// pareto, size, sweep: the choices a serving team makes (docs/choices.md). The
 // computations live in core/search/pareto.h and sizing.h; this file only reads flags and
 // prints.
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Any two plans side by side (issue 16, point 3): the runs' bests, elites, what-ifs, the
+// Any two plans side by side: the runs' bests, elites, what-ifs, the
 // Megatron recipe and plan files opened with File > Open plan. Both plans are evaluated on
 // the current scenario and compared per generated token (GPU·µs per token, what tokens/s
 // per GPU inverts), never per step: per operator, memory, collectives with NVLink and

@@ -1,4 +1,4 @@
-// The Pareto tab (issue 12): the front of output tokens/s per GPU against tokens/s per user
+// The Pareto tab: the front of output tokens/s per GPU against tokens/s per user
 // with the Megatron recipe's front beside it, a sizing panel (the fewest GPUs for a request
 // rate) and a scaling plot (best tokens/s per GPU per cluster size). Every figure comes from
 // core/search/pareto.h and sizing.h, the same calls the CLI makes, run on a worker thread

@@ -1,4 +1,4 @@
-// The scenario editor's Constraints section (issue 12, docs/choices.md): the degrees a
+// The scenario editor's Constraints section (docs/choices.md): the degrees a
 // serving team allows, a batch range, and (read-only here; edit the file) operator options.
 // Each field writes Scenario::constraints; problems (a TP that divides no GPU count, a
 // combination no plan can take) come from the core's checkConstraints and are shown at the

@@ -1,4 +1,4 @@
-// Launch configurations for serving engines (issue 14, docs/launch.md): a plan's degrees,
+// Launch configurations for serving engines (docs/launch.md): a plan's degrees,
 // batch, memory and per-operator choices as the command line of vLLM or SGLang, or the
 // trtllm-serve command plus its --extra_llm_api_options YAML for TensorRT-LLM, each for
 // one named engine version whose flags were checked against its documentation and argument

@@ -1,4 +1,4 @@
-// The trade-off a serving team chooses from (issue 12, docs/choices.md): the front of
+// The trade-off a serving team chooses from (docs/choices.md): the front of
 // output tokens/s per GPU against tokens/s per user (1000 / TPOT in ms), each point the
 // certified optimum under a TPOT limit, and the Megatron recipe's front beside it.
 //

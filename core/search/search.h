@@ -1,4 +1,4 @@
-// Strategy search (issue 4): one synchronous entry point over interchangeable algorithms.
+// Strategy search: one synchronous entry point over interchangeable algorithms.
 //
 // Threading: runSearch runs on the caller's thread and returns when the search ends. The
 // observer is called on that same thread; a GUI copies the value types it receives and

@@ -1,5 +1,5 @@
 // How many GPUs a load needs and how throughput per GPU changes with the cluster's size
-// (issue 12, docs/choices.md): the same GPU, node and links, other GPU counts, each count's
+// (docs/choices.md): the same GPU, node and links, other GPU counts, each count's
 // certified optimum from exact.
 //
 // Threading: as pareto.h (caller's thread; `progress` called on it; the stop flag shared).

@@ -1,4 +1,4 @@
-// Disaggregated serving (issue 11): pool scenarios and splits, the deployment's figures,
+// Disaggregated serving: pool scenarios and splits, the deployment's figures,
 // the KV transfer, plan files, the recipe per pool, and exact over every split against
 // brute force.
 #include <QtTest>

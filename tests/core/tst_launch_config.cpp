@@ -1,4 +1,4 @@
-// Launch configurations (issue 14, core/io/launch_config.h): the engine flags a plan maps
+// Launch configurations (core/io/launch_config.h): the engine flags a plan maps
 // to, the warnings for what an engine cannot express, errors for plans that do not fit,
 // and, over random plans of the shipped scenarios, that every engine's degrees account for
 // every GPU.

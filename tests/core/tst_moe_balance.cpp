@@ -1,4 +1,4 @@
-// Redundant experts and two-batch overlap (issue 13, part 4; docs/simulator.md §2-§3,
+// Redundant experts and two-batch overlap (part 4; docs/simulator.md §2-§3,
 // docs/search.md "Redundant experts"): the one expert-placement rule, the expert load
 // imbalance function's properties, the overlap's bounds, the plan file fields, the search
 // space's values, the engines' flags, and DeepSeek-V3 on 72 GPUs with 256 + 32 experts.

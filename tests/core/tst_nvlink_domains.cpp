@@ -1,4 +1,4 @@
-// NVLink domains other than 8 (issue 14): the GB200 NVL72 preset puts 72 GPUs in one
+// NVLink domains other than 8: the GB200 NVL72 preset puts 72 GPUs in one
 // domain. The simulator, the Megatron recipe (TP up to the domain), the search space and
 // every non-RL algorithm must treat it as one domain, and a wide expert-parallel group must
 // stay on NVLink there.

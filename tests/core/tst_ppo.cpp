@@ -1,4 +1,4 @@
-// The ppo search (issue 5): the policy learns a bandit, masks hold under sampling, a seed
+// The ppo search: the policy learns a bandit, masks hold under sampling, a seed
 // replays, the budget and a stop request end the search, options parse with named errors.
 #include <QtTest>
 

@@ -707,7 +707,7 @@ void TestMainWindow::topologyTabFollowsThePlan()
     MainWindow w;
     QVERIFY(w.showTab(QStringLiteral("topology")));
     QCOMPARE(w.currentTabName(), QStringLiteral("topology"));
-    QVERIFY(w.showTab(QStringLiteral("pareto"))); // issue 12 (tst_pareto_view)
+    QVERIFY(w.showTab(QStringLiteral("pareto"))); // the Pareto tab itself: tst_pareto_view
     QCOMPARE(w.currentTabName(), QStringLiteral("pareto"));
     QVERIFY(!w.showTab(QStringLiteral("nope")));
     QVERIFY(w.showTab(QStringLiteral("topology")));

@@ -1,4 +1,4 @@
-// The window's policy view (issue 15): it says whether the policy was pretrained, shows the
+// The window's policy view: it says whether the policy was pretrained, shows the
 // shipped policy's pretraining curves, and which elite each proposal of the last rollout came
 // from beside the context's attention, from the metric names a real ppo search publishes.
 #include <QtTest>
