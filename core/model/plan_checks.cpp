@@ -95,6 +95,8 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
     } else {
         if (!expertSlotsFit(m.moe.experts, p.redundantExperts, p.expertParallel))
             flag(PlanCheck::ExpertsEp);
+        if (p.redundantExperts > maxRedundantExperts(m.moe.experts))
+            flag(PlanCheck::RedundantLimit);
         if (etp == 0)
             flag(PlanCheck::EpGroup);
     }
@@ -105,30 +107,12 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
     return v;
 }
 
-FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
+namespace {
+// describePlanCheck's messages for the checks about experts, overlap and absent operators.
+FieldError describeExpertCheck(PlanCheck c, const Plan& p, const Scenario& s)
 {
     const ModelSpec& m = s.model;
     switch (c) {
-    case PlanCheck::Tiling:
-        return {{}, "tensor_parallel",
-                "tiling: tensor_parallel x pipeline_parallel x data_parallel = " + num(p.tensorParallel)
-                    + " x " + num(p.pipelineParallel) + " x " + num(p.dataParallel) + " = " + num(p.gpus())
-                    + " does not tile the cluster's " + num(s.cluster.totalGpus()) + " GPUs"};
-    case PlanCheck::PipelineLayers:
-        return {{}, "pipeline_parallel",
-                "divisibility: " + num(p.pipelineParallel) + " pipeline stages for " + num(m.layers) + " layers"};
-    case PlanCheck::HeadsTp:
-        return {{}, "tensor_parallel",
-                "divisibility: " + num(m.attentionHeads) + " attention heads are not divisible by tensor_parallel "
-                    + num(p.tensorParallel) + " (head-split attention operators)"};
-    case PlanCheck::KvHeadsTp:
-        return {{}, "tensor_parallel",
-                "divisibility: " + num(m.kvHeads) + " KV heads can be neither split nor replicated evenly over "
-                    + num(p.tensorParallel) + " ranks"};
-    case PlanCheck::FfnTp:
-        return {{}, "tensor_parallel",
-                "divisibility: ffn_hidden " + num(m.ffnHidden) + " is not divisible by tensor_parallel "
-                    + num(p.tensorParallel)};
     case PlanCheck::ExpertParallelDense:
         return {{}, "expert_parallel", "divisibility: a dense model has no experts; expert_parallel must be 1"};
     case PlanCheck::ExpertsEp:
@@ -143,6 +127,10 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
                     + " expert slots are not divisible by expert_parallel " + num(p.expertParallel)};
     case PlanCheck::RedundantDense:
         return {{}, "redundant_experts", "a dense model has no experts to replicate; redundant_experts must be 0"};
+    case PlanCheck::RedundantLimit:
+        return {{}, "redundant_experts",
+                "redundant_experts " + num(p.redundantExperts) + " is above the model's " + num(m.moe.experts)
+                    + " experts: a plan holds at most one redundant slot per expert"};
     case PlanCheck::OverlapDense:
         return {{}, "two_batch_overlap",
                 "a dense model has no MoE dispatch/combine to overlap; two_batch_overlap must be false"};
@@ -174,6 +162,47 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
         return {{}, "operators.shared_expert",
                 "divisibility: shared_expert_ffn_hidden " + num(m.moe.sharedExpertFfnHidden)
                     + " is not divisible by tensor_parallel " + num(p.tensorParallel)};
+    default:
+        break;
+    }
+    return {{}, {}, "unknown check"};
+}
+} // namespace
+
+FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    switch (c) {
+    case PlanCheck::Tiling:
+        return {{}, "tensor_parallel",
+                "tiling: tensor_parallel x pipeline_parallel x data_parallel = " + num(p.tensorParallel)
+                    + " x " + num(p.pipelineParallel) + " x " + num(p.dataParallel) + " = " + num(p.gpus())
+                    + " does not tile the cluster's " + num(s.cluster.totalGpus()) + " GPUs"};
+    case PlanCheck::PipelineLayers:
+        return {{}, "pipeline_parallel",
+                "divisibility: " + num(p.pipelineParallel) + " pipeline stages for " + num(m.layers) + " layers"};
+    case PlanCheck::HeadsTp:
+        return {{}, "tensor_parallel",
+                "divisibility: " + num(m.attentionHeads) + " attention heads are not divisible by tensor_parallel "
+                    + num(p.tensorParallel) + " (head-split attention operators)"};
+    case PlanCheck::KvHeadsTp:
+        return {{}, "tensor_parallel",
+                "divisibility: " + num(m.kvHeads) + " KV heads can be neither split nor replicated evenly over "
+                    + num(p.tensorParallel) + " ranks"};
+    case PlanCheck::FfnTp:
+        return {{}, "tensor_parallel",
+                "divisibility: ffn_hidden " + num(m.ffnHidden) + " is not divisible by tensor_parallel "
+                    + num(p.tensorParallel)};
+    case PlanCheck::ExpertParallelDense:
+    case PlanCheck::ExpertsEp:
+    case PlanCheck::RedundantDense:
+    case PlanCheck::RedundantLimit:
+    case PlanCheck::OverlapDense:
+    case PlanCheck::AbsentOperator:
+    case PlanCheck::EpGroup:
+    case PlanCheck::ExpertFfnEtp:
+    case PlanCheck::SharedFfnTp:
+        return describeExpertCheck(c, p, s);
     case PlanCheck::MicroBatches:
         return {{}, "micro_batches",
                 "micro_batches " + num(p.microBatches) + " must be between 1 and the smaller of the batch ("

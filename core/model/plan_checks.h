@@ -24,6 +24,7 @@ enum class PlanCheck : std::uint8_t {
     RedundantDense,    // redundant experts on a dense model
     OverlapDense,      // two-batch overlap on a dense model (it overlaps MoE dispatch/combine)
     AbsentOperator,    // an option other than the recipe's for an operator the model does not have
+    RedundantLimit,    // more redundant expert slots than the model has experts
     Count
 };
 constexpr int kPlanCheckCount = static_cast<int>(PlanCheck::Count);
@@ -56,6 +57,17 @@ int expertTensorParallel(const Plan& p);
 inline bool expertSlotsFit(long long experts, long long redundant, long long ep)
 {
     return ep >= 1 && redundant >= 0 && (experts + redundant) % ep == 0;
+}
+// The most redundant expert slots a plan may hold: one per expert. Beyond that every
+// expert would have two or more replicas on average, which is data parallelism of the
+// experts rather than load balancing (DeepSeek-V3 serves with 32 redundant slots for 256
+// experts in prefill and 64 in decode; docs/choices.md, "Redundant experts").
+inline long long maxRedundantExperts(long long experts) { return experts > 0 ? experts : 0; }
+// The redundant-expert rule as a whole: the slots fill the EP ranks evenly and stay
+// within the limit. Plan checks, search-space masks, exact and the recipe ask this.
+inline bool redundantExpertsFit(long long experts, long long redundant, long long ep)
+{
+    return expertSlotsFit(experts, redundant, ep) && redundant <= maxRedundantExperts(experts);
 }
 
 // The plan with every sharding choice that cannot matter reset to the recipe's: an

@@ -14,9 +14,16 @@
 //    is solved by branch and bound over the operator groups (exact_tables.h), for each
 //    pair of norm options: a node's bound is the throughput of its partial sums plus the
 //    cheapest choice of every remaining group, at the largest batch where those fit.
-// 3. Every leaf's plan, at its largest feasible batch, is evaluated with Simulator::evaluate;
-//    only its verdict counts. A disagreement with the tables' prediction is reported and
-//    the result is then not claimed optimal.
+//    Redundant-expert counts of one (TP, PP, EP, overlap) enter as ranges bounded by the
+//    cost model's phase floor (CostModel::phaseFloor); a range whose branch and bound
+//    reaches the best plan is halved, a single count is solved as above. With one EP
+//    rank, redundant slots only add weights: r = 0 dominates (docs/search.md).
+// 3. The tables price with the engines' all-reduce size limits lifted, so their figures
+//    bound the simulator's at every batch. Every leaf's plan is evaluated with
+//    Simulator::evaluate, only its verdict counts, over its batch segments (leafSegment):
+//    between two batches where no collective crosses a size limit, its best batch is the
+//    largest valid one. A disagreement with the tables' prediction is reported and the
+//    result is then not claimed optimal.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -52,33 +59,6 @@ struct Entry {
     }
 };
 
-// Largest b in [lo, hi] with ok(b), for ok true on a prefix; 0 when none.
-int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok)
-{
-    if (hi < lo || !ok(lo))
-        return 0;
-    if (ok(hi))
-        return hi;
-    // ok(lo), !ok(hi): gallop down from hi first (children sit near their parent's batch).
-    int bad = hi, step = 1;
-    while (bad - step > lo) {
-        if (ok(bad - step)) {
-            lo = bad - step;
-            break;
-        }
-        bad -= step;
-        step *= 2;
-    }
-    while (bad - lo > 1) {
-        const int mid = lo + (bad - lo) / 2;
-        if (ok(mid))
-            lo = mid;
-        else
-            bad = mid;
-    }
-    return lo;
-}
-
 class ExactSearch final : public SearchAlgorithm {
 public:
     AlgorithmReport run(SearchContext& ctx) override;
@@ -98,8 +78,20 @@ private:
     bool boundDegrees(Entry& e);
     bool boundMicro(Entry& e);
     void solve(const Entry& e);
+    // A (degrees, micro) entry over a range of redundant counts: branch and bound on the
+    // range's floor prices; when some of its leaves reaches the best plan, the two halves
+    // of the range go back into the queue (a single count is solved as a plan), else the
+    // whole range is done.
+    void splitRange(const Entry& e, std::priority_queue<Entry>& queue, long long& order);
     void branch(int gi, int hi);
     void leaf(int batch);
+    struct LeafBatch {
+        bool valid = false;
+        int sizeCapped = 0;
+    };
+    PipelineFigures leafFigures(int batch);
+    const LeafBatch* leafAt(int batch); // the simulator's verdict (null: stopped)
+    void leafSegment(int l, int h);
     std::string explainInfeasible() const;
 
     SearchContext* m_ctx = nullptr;
@@ -110,6 +102,9 @@ private:
     std::vector<OpGroup> m_groups;
     std::vector<int> m_pick;
     std::map<int, Level> m_levels;
+    std::map<int, LeafBatch> m_leafBatches; // the current leaf's evaluated batches
+    bool m_probe = false;    // branch on a range's floor: stop at the first leaf reached
+    bool m_probeHit = false;
     long long m_nodes = 0, m_degrees = 0, m_solved = 0, m_leaves = 0;
     double m_minMemGb = std::numeric_limits<double>::infinity();
     double m_minTtftMs = m_minMemGb, m_minTpotMs = m_minMemGb;
@@ -223,42 +218,91 @@ bool ExactSearch::boundMicro(Entry& e)
 
 void ExactSearch::leaf(int hi)
 {
+    if (m_probe) {
+        m_probeHit = true; // a bound, not a plan: nothing to evaluate
+        return;
+    }
     ++m_leaves;
     // The leaf's own largest batch within the limits up to rounding: a plan whose figure
     // equals a limit to the last bit (a Pareto point's own TPOT) is on the boundary, and the
-    // simulator decides it (then the next smaller batches if it refuses).
-    auto within = [&](int batch, double slack) {
-        const Level& lv = levelAt(batch);
-        return m_t->within(m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size()))), slack);
-    };
+    // simulator decides it.
     const int lo = std::max(m_micro, m_ctx->space.batchMin());
-    int b = largestFeasible(lo, hi, [&](int batch) { return within(batch, kSlack); });
+    int b = largestFeasible(lo, hi, [&](int batch) { return m_t->within(leafFigures(batch), kSlack); });
     if (b == 0)
         b = hi;
-    for (int tries = 0; tries < 3 && b >= lo; ++tries, --b) {
-        const Level& lv = levelAt(b);
-        const PipelineFigures f =
-            m_t->figures(m_micro, b, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size())));
-        const Plan plan = m_t->makePlan(m_micro, b, m_a, m_f, m_groups, m_pick.data());
-        SimResult r;
-        Evaluation ev;
-        if (!m_ev->evaluate(plan, ev, &r))
-            return;
-        const bool strict = m_t->within(f, -kSlack);
-        const bool disagree = r.valid ? std::abs(r.tokensPerSPerGpu - f.tokensPerSPerGpu)
-                                            > kMismatchTolerance * std::max(1.0, r.tokensPerSPerGpu)
-                                      : strict;
-        if (disagree && m_mismatches++ == 0) {
-            std::ostringstream os;
-            os << "TP " << plan.tensorParallel << " PP " << plan.pipelineParallel << " EP " << plan.expertParallel
-               << (plan.redundantExperts ? " +" + std::to_string(plan.redundantExperts) + " redundant" : "")
-               << (plan.twoBatchOverlap ? " two-batch overlap" : "") << " batch " << plan.batch << ": predicted " << f.tokensPerSPerGpu << " tokens/s per GPU, simulator "
-               << (r.valid ? r.tokensPerSPerGpu : 0.0) << (r.valid ? "" : " (invalid)");
-            m_mismatchExample = os.str();
-        }
-        if (r.valid)
-            return;
+    m_leafBatches.clear();
+    leafSegment(lo, b);
+}
+
+PipelineFigures ExactSearch::leafFigures(int batch)
+{
+    const Level& lv = levelAt(batch);
+    return m_t->figures(m_micro, batch, lv.dec, nodeSums(lv, static_cast<int>(m_groups.size())));
+}
+
+const ExactSearch::LeafBatch* ExactSearch::leafAt(int batch)
+{
+    auto it = m_leafBatches.find(batch);
+    if (it != m_leafBatches.end())
+        return &it->second;
+    const PipelineFigures f = leafFigures(batch);
+    const Plan plan = m_t->makePlan(m_micro, batch, m_a, m_f, m_groups, m_pick.data());
+    SimResult r;
+    Evaluation ev;
+    if (!m_ev->evaluate(plan, ev, &r))
+        return nullptr;
+    // The tables' figure bounds the simulator's; with no size limit crossed they are the
+    // same prices, so the two must agree.
+    const double tol = kMismatchTolerance * std::max(1.0, r.tokensPerSPerGpu);
+    const bool exactPrices = r.sizeCappedCollectives == 0;
+    const bool disagree = r.valid ? r.tokensPerSPerGpu > f.tokensPerSPerGpu + tol
+                                        || (exactPrices && std::abs(r.tokensPerSPerGpu - f.tokensPerSPerGpu) > tol)
+                                  : exactPrices && m_t->within(f, -kSlack);
+    if (disagree && m_mismatches++ == 0) {
+        std::ostringstream os;
+        os << "TP " << plan.tensorParallel << " PP " << plan.pipelineParallel << " EP " << plan.expertParallel
+           << (plan.redundantExperts ? " +" + std::to_string(plan.redundantExperts) + " redundant" : "")
+           << (plan.twoBatchOverlap ? " two-batch overlap" : "") << " batch " << plan.batch << ": predicted "
+           << f.tokensPerSPerGpu << " tokens/s per GPU, simulator " << (r.valid ? r.tokensPerSPerGpu : 0.0)
+           << (r.valid ? "" : " (invalid)");
+        m_mismatchExample = os.str();
     }
+    return &(m_leafBatches[batch] = {r.valid, r.sizeCappedCollectives});
+}
+
+// Batch segments: the leaf's best batch in [l, h]. Its throughput never falls as the batch
+// grows while no collective crosses an engine's size limit (sizeCappedCollectives equal at
+// both ends: it never falls with the batch), and validity is a prefix of the batches (every
+// limit's figure only grows, also across a crossing). So a range with equal counts at its
+// ends is settled by its largest valid batch; one without is split in half; the tables'
+// figure at h bounds the whole range.
+void ExactSearch::leafSegment(int l, int h)
+{
+    if (l > h || m_ev->stopRequested() || leafFigures(h).tokensPerSPerGpu < threshold())
+        return;
+    const LeafBatch* top = leafAt(h);
+    if (!top)
+        return;
+    if (!top->valid) {
+        int good = l - 1, bad = h; // the largest valid batch below h
+        while (bad - good > 1) {
+            const int mid = good + (bad - good) / 2;
+            const LeafBatch* r = leafAt(mid);
+            if (!r)
+                return;
+            (r->valid ? good : bad) = mid;
+        }
+        leafSegment(l, good);
+        return;
+    }
+    if (top->sizeCapped == 0 || l == h)
+        return;
+    const LeafBatch* low = leafAt(l);
+    if (!low || low->sizeCapped == top->sizeCapped)
+        return;
+    const int mid = l + (h - l) / 2;
+    leafSegment(mid + 1, h);
+    leafSegment(l, mid);
 }
 
 void ExactSearch::branch(int gi, int hi)
@@ -315,7 +359,7 @@ void ExactSearch::branch(int gi, int hi)
     for (const auto& [cost, i] : order) {
         m_pick[gi] = i;
         branch(gi + 1, b);
-        if (m_ev->stopRequested())
+        if (m_ev->stopRequested() || m_probeHit)
             return;
     }
 }
@@ -338,9 +382,32 @@ void ExactSearch::solve(const Entry& e)
             m_levels.clear();
             m_pick.assign(m_groups.size(), 0);
             branch(0, e.batchHi);
-            if (m_ev->stopRequested())
+            if (m_ev->stopRequested() || m_probeHit)
                 return;
         }
+}
+
+void ExactSearch::splitRange(const Entry& e, std::priority_queue<Entry>& queue, long long& order)
+{
+    m_probe = true;
+    m_probeHit = false;
+    solve(e);
+    m_probe = false;
+    const bool hit = m_probeHit;
+    m_probeHit = false;
+    if (!hit || m_ev->stopRequested())
+        return;
+    const int step = e.d.ep, members = (e.d.redundantHigh - e.d.redundant) / step + 1;
+    const int mid = e.d.redundant + (members / 2 - 1) * step;
+    for (const auto& [lo, hi] : {std::pair{e.d.redundant, mid}, std::pair{mid + step, e.d.redundantHigh}}) {
+        Entry half = e;
+        half.d.redundant = lo;
+        half.d.redundantHigh = hi;
+        half.order = order++;
+        m_t->setDegrees(half.d);
+        if (boundMicro(half) && half.bound >= threshold())
+            queue.push(half);
+    }
 }
 
 std::string ExactSearch::explainInfeasible() const
@@ -408,23 +475,30 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                     space.mask(os, choice.data(), oOk.data());
                 else
                     oOk[0] = 1;
-                for (size_t ri = 0; ri < rValues.size(); ++ri) {
-                    if (!rOk[ri])
+                // The counts this EP allows, ascending in steps of EP. One EP rank holds
+                // every slot: redundant slots balance nothing and only add weights to hold
+                // and read, so r = 0 dominates there (docs/search.md).
+                const int ep = slots[2].values[ei];
+                std::vector<int> counts;
+                for (size_t ri = 0; ri < rValues.size(); ++ri)
+                    if (rOk[ri] && (ep > 1 || rValues[ri] == 0))
+                        counts.push_back(rValues[ri]);
+                for (size_t oi = 0; oi < oValues.size(); ++oi) {
+                    if (!oOk[oi])
                         continue;
-                    for (size_t oi = 0; oi < oValues.size(); ++oi) {
-                        if (!oOk[oi])
-                            continue;
-                        if (m_ev->stopRequested())
-                            return report;
-                        Entry e;
-                        e.d.tp = slots[0].values[ti];
-                        e.d.pp = slots[1].values[pi];
-                        e.d.ep = slots[2].values[ei];
-                        e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
-                        e.d.redundant = rValues[ri];
-                        e.d.tbo = oValues[oi] != 0;
+                    if (m_ev->stopRequested())
+                        return report;
+                    Entry e;
+                    e.d.tp = slots[0].values[ti];
+                    e.d.pp = slots[1].values[pi];
+                    e.d.ep = ep;
+                    e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
+                    e.d.tbo = oValues[oi] != 0;
+                    m_degrees += static_cast<long long>(counts.size());
+                    for (const auto& [lo, hi] : countRanges(counts, ep)) {
+                        e.d.redundant = lo;
+                        e.d.redundantHigh = hi;
                         e.order = order++;
-                        ++m_degrees;
                         if (boundDegrees(e))
                             queue.push(e);
                     }
@@ -458,6 +532,10 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
             }
             continue;
         }
+        if (e.d.isRange()) {
+            splitRange(e, queue, order);
+            continue;
+        }
         solve(e);
         if (m_ev->stopRequested()) {
             openBound = e.bound;
@@ -469,7 +547,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
 
     std::ostringstream note;
     const bool stopped = m_ev->stopRequested();
-    // MoE models: the space's redundant-expert counts and overlap (docs/search.md).
+    // MoE models: every redundant-expert count and overlap (docs/search.md).
     const char* kDegreesWord = ctx.scenario.model.isMoe() ? "TP, PP, EP, redundant experts and two-batch overlap"
                                                           : "TP, PP and EP";
     if (stopped) {
@@ -490,7 +568,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
         report.provedOptimal = m_mismatches == 0;
         note << "optimal over every plan the simulator accepts"
              << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
-             << (ctx.scenario.model.isMoe() ? " with one of the search space's redundant-expert counts" : "") << ": "
+             << (ctx.scenario.model.isMoe() ? ", every redundant-expert count the plan rules allow" : "") << ": "
              << m_degrees
              << " combinations of " << kDegreesWord << ", every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
              << " and micro-batch count (" << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "

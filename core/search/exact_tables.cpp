@@ -14,7 +14,7 @@ constexpr size_t kMaxCachedTables = 256;
 } // namespace
 
 GroupTables::GroupTables(const Simulator& sim, const SearchSpace& space)
-    : m_sim(sim), m_cm(sim.costs()), m_space(space)
+    : m_sim(sim), m_cm(sim.costs().withSizeCapsLifted()), m_space(space)
 {
     const ModelSpec& m = sim.scenario().model;
     const bool shared = opPresent(m, OpId::SharedExpert);
@@ -76,7 +76,7 @@ void GroupTables::setDegrees(const Degrees& d)
     const Scenario& s = m_sim.scenario();
     const ModelSpec& m = s.model;
     const Plan p = degreesPlan(1, 1);
-    m_cm.phase(p, true, m_pre);
+    m_cm.phaseFloor(p, d.redundantHigh, true, m_pre);
     m_stages = pipelineStages(m.layers, m.denseLayerCount(), d.pp);
     const int etp = m.isMoe() ? expertTensorParallel(p) : 0;
 
@@ -157,7 +157,7 @@ const DecodeTable& GroupTables::decodeAt(int micro, int batch)
         m_cache.clear(); // a bisection revisits few batches; a fresh start costs only time
     DecodeTable& t = m_cache[key];
     const Plan p = degreesPlan(micro, batch);
-    m_cm.phase(p, false, t.dec);
+    m_cm.phaseFloor(p, m_d.redundantHigh, false, t.dec);
     t.values.assign(m_values, 0.0);
     for (int i = 0; i < kOpCount; ++i) {
         if (!m_present[i])
@@ -401,6 +401,46 @@ Plan GroupTables::makePlan(int micro, int batch, int a, int f, const std::vector
             p.setOption(groups[g].ops[j], c.options[j]);
     }
     return p;
+}
+
+// Ascending redundant counts as maximal runs in steps of `step`: (first, last) of each.
+std::vector<std::pair<int, int>> countRanges(const std::vector<int>& counts, int step)
+{
+    std::vector<std::pair<int, int>> out;
+    for (int c : counts) {
+        if (!out.empty() && c == out.back().second + step)
+            out.back().second = c;
+        else
+            out.push_back({c, c});
+    }
+    return out;
+}
+
+// Largest b in [lo, hi] with ok(b), for ok true on a prefix; 0 when none.
+int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok)
+{
+    if (hi < lo || !ok(lo))
+        return 0;
+    if (ok(hi))
+        return hi;
+    // ok(lo), !ok(hi): gallop down from hi first (children sit near their parent's batch).
+    int bad = hi, step = 1;
+    while (bad - step > lo) {
+        if (ok(bad - step)) {
+            lo = bad - step;
+            break;
+        }
+        bad -= step;
+        step *= 2;
+    }
+    while (bad - lo > 1) {
+        const int mid = lo + (bad - lo) / 2;
+        if (ok(mid))
+            lo = mid;
+        else
+            bad = mid;
+    }
+    return lo;
 }
 
 } // namespace shardlab::exact

@@ -9,10 +9,15 @@
 // (qkv_proj, attention, out_proj), the dense FFN, the MoE block, the embedding, the LM
 // head, joined where an edge crosses them. GroupTables derives the groups from the graph
 // (model/op_graph.h) and prices every option of every group with the cost model's own
-// functions (sim/cost_model.h): there is no second copy of any formula.
+// functions (sim/cost_model.h): there is no second copy of any formula. The tables price
+// with the engines' all-reduce size limits lifted (CostModel::withSizeCapsLifted): no price
+// is above the simulator's and none jumps with the batch, so every figure derived from
+// them bounds the simulator's; where a limit is crossed the two differ and exact evaluates
+// the plan itself (exact_search.cpp, "batch segments").
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
@@ -23,11 +28,16 @@
 namespace shardlab::exact {
 
 // The plan fields exact enumerates before the batch: the degrees, the redundant experts and
-// two-batch overlap (they change the phase context, so every price).
+// two-batch overlap (they change the phase context, so every price). A range of redundant
+// counts (redundant, redundant + EP, ..., redundantHigh) is priced by the cost model's
+// phase floor (CostModel::phaseFloor): every figure is then a bound over the range, not
+// one plan's.
 struct Degrees {
     int tp = 1, pp = 1, ep = 1, dp = 1;
     int redundant = 0;
+    int redundantHigh = 0;
     bool tbo = false;
+    bool isRange() const { return redundantHigh > redundant; }
 };
 
 // One choice of options for every operator of a group.
@@ -107,7 +117,7 @@ private:
     int edgeIndex(const EdgeRef& e, int from, int to) const { return e.base + from * kMaxOptions + to; }
 
     const Simulator& m_sim;
-    const CostModel& m_cm;
+    const CostModel m_cm; // the simulator's with the size caps lifted: every price a floor
     const SearchSpace& m_space;
     bool m_present[kOpCount] = {};
     std::vector<std::vector<OpId>> m_groupOps; // groups of the graph (norms excluded)
@@ -124,5 +134,10 @@ private:
     std::vector<double> m_preValues, m_weights; // per op option / edge pair
     std::map<std::pair<int, int>, DecodeTable> m_cache;
 };
+
+// Ascending redundant counts as maximal runs in steps of `step`: (first, last) of each.
+std::vector<std::pair<int, int>> countRanges(const std::vector<int>& counts, int step);
+// Largest b in [lo, hi] with ok(b), for ok true on a prefix; 0 when none.
+int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok);
 
 } // namespace shardlab::exact

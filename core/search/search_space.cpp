@@ -62,28 +62,11 @@ bool contains(const std::vector<int>& allowed, long long v)
     return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
 }
 
-// The counts of redundantExpertCounts without a vector: the smallest positive count that
-// fills `ep` ranks evenly and the largest one up to the limit (0 when there is none).
-struct RedundantRange {
-    int smallest = 0, largest = 0;
-};
-RedundantRange redundantRange(int experts, int ep)
-{
-    RedundantRange r;
-    if (experts < 1 || ep < 2)
-        return r;
-    const int limit = std::max(1, experts / 8);
-    const int first = ep - experts % ep; // in 1..ep
-    if (first > limit)
-        return r;
-    r.smallest = first;
-    r.largest = first + (limit - first) / ep * ep;
-    return r;
-}
-// Some count of the space lets `ep` ranks hold the experts.
+// Some redundant-expert count within the plan rule lets `ep` ranks hold the experts: the
+// smallest count that fills them evenly is at most the limit.
 bool epHasRedundantCount(int experts, int ep)
 {
-    return ep >= 1 && (experts % ep == 0 || redundantRange(experts, ep).smallest > 0);
+    return ep >= 1 && experts >= 1 && (ep - experts % ep) % ep <= maxRedundantExperts(experts);
 }
 } // namespace
 
@@ -92,24 +75,15 @@ std::vector<int> redundantExpertCounts(int experts, int ep)
     std::vector<int> out;
     if (experts < 1 || ep < 1)
         return out;
-    if (experts % ep == 0)
-        out.push_back(0);
-    const RedundantRange r = redundantRange(experts, ep);
-    if (r.smallest > 0)
-        out.push_back(r.smallest);
-    if (r.largest > r.smallest)
-        out.push_back(r.largest);
+    const long long limit = maxRedundantExperts(experts);
+    for (long long r = (ep - experts % ep) % ep; r <= limit; r += ep)
+        out.push_back(static_cast<int>(r));
     return out;
 }
 
 bool isRedundantExpertCount(int experts, int ep, int redundant)
 {
-    if (experts < 1 || ep < 1 || !expertSlotsFit(experts, redundant, ep))
-        return false;
-    if (redundant == 0)
-        return true;
-    const RedundantRange r = redundantRange(experts, ep);
-    return redundant == r.smallest || redundant == r.largest;
+    return experts >= 1 && redundantExpertsFit(experts, redundant, ep);
 }
 
 SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
@@ -379,8 +353,8 @@ FieldErrors checkConstraints(const Scenario& s)
         none("expert_parallel", c.expertParallel,
              [&](int v) { return epHasRedundantCount(m.moe.experts, v) && N % v == 0; },
              "divides the " + std::to_string(N) + " GPUs and the " + std::to_string(m.moe.experts)
-                 + " experts plus a redundant-expert count of the search (at most "
-                 + std::to_string(std::max(1, m.moe.experts / 8)) + ")");
+                 + " experts plus a redundant-expert count (at most one per expert, "
+                 + std::to_string(maxRedundantExperts(m.moe.experts)) + ")");
     if (c.batchMax > 0 && c.batchMax < c.batchMin)
         out.push_back({{}, "constraints.batch", "max (" + std::to_string(c.batchMax) + ") is below min ("
                                                      + std::to_string(c.batchMin) + ")"});

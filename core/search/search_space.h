@@ -24,11 +24,9 @@ enum class SlotKind : std::uint8_t {
     Operator
 };
 
-// The redundant-expert counts the search space tries with `ep` EP ranks over `experts`
-// experts (docs/search.md, "Redundant experts"): 0 when EP divides the experts; with EP >= 2
-// the smallest positive count that fills the EP ranks evenly and the largest such count,
-// both at most max(1, experts / 8). Empty when none fits. Every count satisfies
-// expertSlotsFit (model/plan_checks.h).
+// The redundant-expert counts of the space with `ep` EP ranks over `experts` experts: every
+// r with (experts + r) divisible by EP up to the plan rule's limit (redundantExpertsFit,
+// model/plan_checks.h), ascending. Empty when none fits.
 std::vector<int> redundantExpertCounts(int experts, int ep);
 bool isRedundantExpertCount(int experts, int ep, int redundant); // in that list (no allocation)
 

@@ -103,6 +103,7 @@ bool customAllReduce(const LinkModel& link, int n, CustomAllReduce& out)
 struct Choice {
     double seconds = 0;
     CollectiveAlgo algo = CollectiveAlgo::None;
+    std::uint8_t sizeCapped = 0;
     void offer(double s, CollectiveAlgo a)
     {
         if (algo == CollectiveAlgo::None || s < seconds) {
@@ -158,10 +159,16 @@ Choice intraNode(Collective kind, double S, double n, const LinkModel& link)
         return c;
     const double iB = link.invIntra / ar.bandwidth;
     c.seconds += ar.extraS; // eager mode: the copy into the registered buffer, whichever path runs
-    if (S <= ar.oneShotMaxBytes)
+    // A kernel with a limit of 0 does not exist; one above its limit is unavailable.
+    const bool lifted = link.sizeCapsLifted;
+    if (ar.oneShotMaxBytes > 0 && (S <= ar.oneShotMaxBytes || lifted))
         c.offer(ar.extraS + ar.launchS + (n - 1) * S * iB, CollectiveAlgo::OneShot);
-    if (S <= ar.twoShotMaxBytes)
+    else if (ar.oneShotMaxBytes > 0)
+        ++c.sizeCapped;
+    if (ar.twoShotMaxBytes > 0 && (S <= ar.twoShotMaxBytes || lifted))
         c.offer(ar.extraS + 2 * ar.launchS + 2.0 * (n - 1) / n * S * iB, CollectiveAlgo::TwoShot);
+    else if (ar.twoShotMaxBytes > 0)
+        ++c.sizeCapped;
     return c;
 }
 
@@ -184,6 +191,7 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
         const Choice in = intraNode(kind, S, n, link);
         c.seconds = in.seconds;
         c.algo = in.algo;
+        c.sizeCapped = in.sizeCapped;
         c.bytesPerRank = kind == Collective::AllReduce ? 2.0 * (n - 1) / n * S
             : kind == Collective::AllToAll            ? (n - 1) * S / (n * n)
                                                       : (n - 1) / n * S;

@@ -33,6 +33,9 @@ struct LinkModel {
     int gpusPerNode = 1;
     double invIntra = 0, invInter = 0; // seconds per byte
     const KernelProfile* profile = nullptr; // the cluster's (linkModel); null: the built-in one
+    // The engine's custom all-reduce at any size (its size limits ignored): every price is
+    // then a floor of the real one that grows smoothly with the size (exact's bounds).
+    bool sizeCapsLifted = false;
     const KernelProfile& kernels() const;
 };
 LinkModel linkModel(const ClusterSpec& c, CollectiveEngine engine = CollectiveEngine::Nccl);
@@ -55,6 +58,10 @@ struct CollectiveCost {
     double seconds = 0;
     double bytesPerRank = 0; // sent by each rank
     CollectiveAlgo algo = CollectiveAlgo::None; // inside the node (Hierarchical: also across nodes)
+    // The engine's custom all-reduce kernels (one-shot, two-shot) this group has that the
+    // size is above the limit of: it never falls as the size grows, and a price can jump
+    // up only where it rises.
+    std::uint8_t sizeCapped = 0;
 };
 
 // `fullBytes` is S of docs/simulator.md §2: the whole tensor's size across the group (for

@@ -368,6 +368,14 @@ StageShapes pipelineStages(int L, int nd, int PP)
     return out;
 }
 
+CostModel CostModel::withSizeCapsLifted() const
+{
+    CostModel out(*this);
+    out.m_link = linkModel(out.m_scenario.cluster, out.m_scenario.workload.engine); // its own cluster
+    out.m_link.sizeCapsLifted = true;
+    return out;
+}
+
 void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
 {
     const ModelSpec& m = m_scenario.model;
@@ -424,19 +432,17 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
         ph.etpGroup = placeGroup(ph.etp, 1, gpn);
         ph.moeGroup = placeGroup(ph.moeRanks, 1, gpn);
         // Every replica runs the same phase in lock step (symmetric load).
-        const double stageTokens = ph.tokens * p.dataParallel;
+        ph.stageTokens = ph.tokens * p.dataParallel;
+        const double stageTokens = ph.stageTokens;
         const double E = m.moe.experts, k = m.moe.expertsPerToken;
         const double slots = E + std::max(0, p.redundantExperts); // each EP rank holds slots / EP
         ph.localExperts = slots / ph.ep;
-        const double mean = stageTokens * k / ph.ep;
-        ph.loadImbalance = expertLoadImbalance(ph.ep, p.redundantExperts, stageTokens);
-        ph.routedPerEpRank = mean * ph.loadImbalance;
+        setRoutedLoad(ph, stageTokens, expertLoadImbalance(ph.ep, p.redundantExperts, stageTokens));
         // P(a slot gets no token) = (1 - k/slots)^tokens (a token reaches each of its k
         // experts through one of its replicas): its weights are not read.
         const double logIdle = p.redundantExperts > 0 ? std::log1p(-std::min(k / slots, 0.999999)) : m_logSlotIdle;
         const double pIdle = std::exp(stageTokens * logIdle);
         ph.activeLocalExperts = std::min(ph.localExperts, ph.localExperts * (1 - pIdle));
-        ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
         ph.invEtp = 1.0 / ph.etp;
     }
 }

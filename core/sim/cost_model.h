@@ -66,6 +66,7 @@ struct PhaseContext {
     double seqsPerRank = 0;
     double chunkPerRank = 0;
     double invTp = 1, invEtp = 1;
+    double stageTokens = 0;      // tokens the stage routes in one step, every replica's
     double routedPerEpRank = 0;  // token-expert pairs landing on one EP rank (busiest)
     double routedPerEtpRank = 0; // routedPerEpRank / expert TP (an expectation)
     double localExperts = 0;       // expert slots per EP rank: (experts + redundant) / EP
@@ -193,6 +194,9 @@ public:
     double kvBytesPerTokenPerLayer() const { return m_kvPerTokenLayer; }
     double hiddenBytes() const { return m_hiddenBytes; }
     const LinkModel& link() const { return m_link; }
+    // This model with the engines' custom all-reduce at any size (LinkModel::sizeCapsLifted):
+    // no price above this model's, none jumping up with the size.
+    CostModel withSizeCapsLifted() const;
     const GemmModel& gemm() const { return m_gemm; }
     // The MoE dispatch/combine kernel a phase runs (moe_all_to_all.h): by the engine, and
     // whether the step carries prompt tokens.
@@ -204,11 +208,22 @@ public:
     // Uses the plan's degrees, batch, micro-batches, redundant experts and two-batch
     // overlap (not its options).
     void phase(const Plan& degrees, bool prefill, PhaseContext& out) const;
+    // A phase no plan with these degrees and a redundant-expert count in
+    // [degrees.redundantExperts, redundantHigh] prices below: the fewest expert slots per
+    // rank (the range's start) and expertLoadImbalanceFloor. Every price is non-decreasing
+    // in the slots per rank and in the routed tokens per rank, so an upper bound on the
+    // throughput of the whole range (exact bounds ranges of counts with it).
+    void phaseFloor(const Plan& degrees, int redundantHigh, bool prefill, PhaseContext& out) const;
     // The expected routed load of the busiest of `ep` expert-parallel ranks over the mean,
     // when `stageTokens` tokens (each to top-k experts) are routed in one step and the ranks
     // hold experts + `redundant` slots (docs/simulator.md §2, "Expert load imbalance"):
     // 1 at EP 1, never below 1, finite.
     double expertLoadImbalance(int ep, int redundant, double stageTokens) const;
+    // A floor of expertLoadImbalance over every redundant count in [low, high]: the fewest
+    // slots' cap, the most slots' hottest slot, the routing noise without the static
+    // placement's popularity term unless high is 0. Each of these is the smallest its term
+    // takes over the range, and the imbalance is non-decreasing in each term.
+    double expertLoadImbalanceFloor(int ep, int low, int high, double stageTokens) const;
     // The load of the busiest expert slot over the mean expert's, after the load balancer
     // gives `redundant` replicas to the busiest experts (0: the busiest expert itself).
     double hottestSlotLoad(int redundant) const;
@@ -241,6 +256,9 @@ public:
     double kvTransferMs(const Plan& degrees) const;
 
 private:
+    // The routed token-expert pairs of the busiest EP rank (and per expert-TP rank) from
+    // the stage's tokens and the imbalance over the mean rank.
+    void setRoutedLoad(PhaseContext& ph, double stageTokens, double imbalance) const;
     Scenario m_scenario;
     SimConstants m_constants;
     std::array<OpStatic, kOpCount> m_ops{};

@@ -122,27 +122,68 @@ double CostModel::hottestSlotLoad(int redundant) const
     return load;
 }
 
-double CostModel::expertLoadImbalance(int ep, int redundant, double stageTokens) const
+namespace {
+// The terms of the imbalance, each given by the caller: the slots that cap a rank's share
+// (capSlots), the count whose hottest slot bounds it from below (hot, already over the
+// mean rank), and whether the static placement's popularity spread adds to the noise.
+double imbalanceOf(double E, double k, double EP, double capSlots, double hot, bool popularity,
+                   double popularityCv2, double stageTokens)
 {
-    const MoeDims& e = m_scenario.model.moe;
-    if (ep <= 1 || e.experts <= 0)
-        return 1.0;
-    const double E = e.experts, k = e.expertsPerToken, EP = ep, r = std::max(0, redundant);
     // Routing noise: the T k token-expert pairs of the step fall on EP ranks like balls into
     // bins (multinomial): each rank's relative variance (EP - 1) / (T k).
     double v = (EP - 1) / std::max(stageTokens * k, 1e-9);
     // Static placement (no redundant slots, no load balancer): a rank holds E / EP experts of
     // skewed popularity, drawn without replacement: relative variance cv^2 (EP - 1) / (E - 1).
     // With redundant slots the engine's load balancer places them by measured load and
-    // leaves only the routing noise and the hottest slot (below).
-    if (r <= 0)
-        v += std::max(0.0, m_constants.expertPopularityCv2) * (EP - 1) / std::max(1.0, E - 1);
-    const double gauss = 1 + expectedMaxNormalOf(ep) * std::sqrt(v);
-    // No rank carries less than its busiest slot: the mean rank carries E / EP experts' load.
-    const double hot = hottestSlotLoad(redundant) * EP / E;
-    // Nor more than every token's pairs that can land on it: min(k, slots per rank) each.
-    const double cap = EP * std::min(k, (E + r) / EP) / k;
+    // leaves only the routing noise and the hottest slot.
+    if (popularity)
+        v += std::max(0.0, popularityCv2) * (EP - 1) / std::max(1.0, E - 1);
+    const double gauss = 1 + expectedMaxNormalOf(static_cast<int>(EP)) * std::sqrt(v);
+    // Nor more than every token's pairs that can land on a rank: min(k, slots per rank) each.
+    const double cap = EP * std::min(k, capSlots / EP) / k;
     return std::max(1.0, std::min(cap, std::max(gauss, hot)));
+}
+} // namespace
+
+double CostModel::expertLoadImbalance(int ep, int redundant, double stageTokens) const
+{
+    const MoeDims& e = m_scenario.model.moe;
+    if (ep <= 1 || e.experts <= 0)
+        return 1.0;
+    const double E = e.experts, r = std::max(0, redundant);
+    // No rank carries less than its busiest slot: the mean rank carries E / EP experts' load.
+    const double hot = hottestSlotLoad(redundant) * ep / E;
+    return imbalanceOf(E, e.expertsPerToken, ep, E + r, hot, r <= 0, m_constants.expertPopularityCv2, stageTokens);
+}
+
+double CostModel::expertLoadImbalanceFloor(int ep, int low, int high, double stageTokens) const
+{
+    const MoeDims& e = m_scenario.model.moe;
+    if (ep <= 1 || e.experts <= 0)
+        return 1.0;
+    const double E = e.experts;
+    // hottestSlotLoad falls as the count grows, the cap rises: the range's ends are each
+    // term's least.
+    const double hot = hottestSlotLoad(high) * ep / E;
+    return imbalanceOf(E, e.expertsPerToken, ep, E + std::max(0, low), hot, high <= 0,
+                       m_constants.expertPopularityCv2, stageTokens);
+}
+
+void CostModel::setRoutedLoad(PhaseContext& ph, double stageTokens, double imbalance) const
+{
+    ph.loadImbalance = imbalance;
+    ph.routedPerEpRank = stageTokens * m_scenario.model.moe.expertsPerToken / ph.ep * imbalance;
+    ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
+}
+
+void CostModel::phaseFloor(const Plan& p, int redundantHigh, bool prefill, PhaseContext& ph) const
+{
+    phase(p, prefill, ph);
+    if (!m_scenario.model.isMoe() || redundantHigh <= p.redundantExperts)
+        return;
+    // phase() above, with the range's least imbalance in place of the start's.
+    setRoutedLoad(ph, ph.stageTokens,
+                  expertLoadImbalanceFloor(ph.ep, p.redundantExperts, redundantHigh, ph.stageTokens));
 }
 
 } // namespace shardlab

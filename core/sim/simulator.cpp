@@ -80,6 +80,7 @@ using Breakdown = std::array<OpBreakdown, kOpCount>;
 // (scale = halves), the layer's time is combined from its overlap parts (cost_model.h).
 struct LayerTotals {
     double timeS = 0, weightBytes = 0, kvBytes = 0;
+    int sizeCapped = 0; // CollectiveCost::sizeCapped over the layer's collectives
     std::array<double, kOverlapParts> parts{};
 };
 void walkLayer(const CostModel& cm, LayerKind kind, bool shared, const Plan& p, const PhaseContext& dec,
@@ -96,6 +97,8 @@ void walkLayer(const CostModel& cm, LayerKind kind, bool shared, const Plan& p, 
             const CollectiveCost cp = cm.edge(st.edge, from, to, pre);
             d.timeS += cd.seconds;
             q.timeS += cp.seconds;
+            d.sizeCapped += cd.sizeCapped;
+            q.sizeCapped += cp.sizeCapped;
             const int pe = part(overlapPart(st.edge));
             d.parts[pe] += cd.seconds;
             q.parts[pe] += cp.seconds;
@@ -109,6 +112,8 @@ void walkLayer(const CostModel& cm, LayerKind kind, bool shared, const Plan& p, 
             const OpCost cp = cm.op(st.op, o, pre);
             d.timeS += cd.totalS();
             q.timeS += cp.totalS();
+            d.sizeCapped += cd.own.sizeCapped;
+            q.sizeCapped += cp.own.sizeCapped;
             const int pc = part(overlapPart(st.op, o, false)), po = part(overlapPart(st.op, o, true));
             d.parts[pc] += cd.timeS;
             d.parts[po] += cd.own.seconds;
@@ -137,12 +142,14 @@ LayerTotals walkFixed(const CostModel& cm, bool head, bool lastLayerMoe, const P
         if (c.kind == Collective::None)
             return;
         t.timeS += c.seconds;
+        t.sizeCapped += c.sizeCapped;
         chargeCollective(a, c, ph.halves, false);
     };
     if (head)
         addEdge();
     const OpCost c = cm.op(id, p.option(id), ph);
     t.timeS += c.totalS();
+    t.sizeCapped += c.own.sizeCapped;
     t.weightBytes = c.weightBytes;
     chargeOp(a, c, ph.halves);
     if (!head)
@@ -165,6 +172,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         r.expertTensorParallel = 0;
         r.expertLoadImbalance = 1;
         r.overlapHiddenUs = 0;
+        r.sizeCappedCollectives = 0;
         r.memory = MemoryBreakdown{};
         for (int i = 0; i < kOpCount; ++i)
             r.decode[i].present = r.prefill[i].present = false;
@@ -213,6 +221,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         walkLayer(m_costs, kind, shared, p, dec, pre, B(dAcc), B(pAcc), d, q);
         sums.dec[channel] = d.timeS;
         sums.pre[channel] = q.timeS;
+        r.sizeCappedCollectives += d.sizeCapped + q.sizeCapped;
         sums.weights[channel] = d.weightBytes;
         sums.kv[channel] = d.kvBytes;
         if (kind == LayerKind::Moe) {
@@ -230,6 +239,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         const LayerTotals q = walkFixed(m_costs, head, nm > 0, p, pre, B(scratch.pFixed));
         sums.dec[2 + h] = d.timeS;
         sums.pre[2 + h] = q.timeS;
+        r.sizeCappedCollectives += d.sizeCapped + q.sizeCapped;
         sums.weights[2 + h] = d.weightBytes;
     }
 

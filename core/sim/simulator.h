@@ -57,6 +57,10 @@ struct SimResult {
     double passMs = 0;                 // prefill pool: one prompt's pass through the stages
     double kvTransferMs = 0;           // prefill pool: its KV cache to the decode pool
     double tokensPerSPerGpu = 0;
+    // Collective kinds (one per layer kind, operator and phase) that run without one of the
+    // engine's custom all-reduce kernels because the size is above its limit: never falls
+    // as the batch grows; where it rises the step time can jump (exact's batch segments).
+    int sizeCappedCollectives = 0;
     double stageStepUs = 0;            // busiest stage, one micro-batch, one decode step
     double pipelineBubble = 0;         // fraction of a decode cycle a stage idles
     double p2pUs = 0;                  // stage-to-stage transfer per micro-batch

@@ -61,6 +61,10 @@ class TestMoeBalance : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void divisibilityIsOneRule();
+    void oneEpRankGainsNothingFromRedundantSlots();
+    void exactCoversEveryRedundantCount_data();
+    void exactCoversEveryRedundantCount();
+    void imbalanceFloorIsBelowEveryCountOfItsRange();
     void deepseekOn72GpusNeedsRedundantExperts();
     void memoryHoldsTheRedundantSlots();
     void imbalanceProperties();
@@ -77,6 +81,89 @@ private Q_SLOTS:
 };
 
 // Plan checks, the search-space masks and the recipe ask one rule: EP divides experts +
+// With one EP rank the slots all sit on it: redundant slots balance nothing and add weights
+// to hold and read. So a plan with them never beats, nor fits where it does not, the same
+// plan without (exact and the brute-force enumerators rely on it).
+void TestMoeBalance::oneEpRankGainsNothingFromRedundantSlots()
+{
+    for (const char* name : {"deepseek-v3-256gpu", "mixtral-8x22b-64gpu"}) {
+        const Scenario s = preset(name);
+        const Simulator sim(s);
+        const SearchSpace space(s);
+        std::mt19937_64 rng(7);
+        int compared = 0;
+        for (int i = 0; i < 400; ++i) {
+            Plan p = space.randomPlan(rng);
+            p.expertParallel = 1;
+            p.redundantExperts = 0;
+            const SimResult base = sim.evaluate(p);
+            if (base.structureChecks != 0)
+                continue;
+            for (int r : {1, 7, s.model.moe.experts / 2, s.model.moe.experts}) {
+                Plan q = p;
+                q.redundantExperts = r;
+                const SimResult with = sim.evaluate(q);
+                QVERIFY(!with.valid || base.valid);
+                QVERIFY(with.tokensPerSPerGpu <= base.tokensPerSPerGpu * (1 + 1e-12));
+                QVERIFY(with.memory.totalGb >= base.memory.totalGb);
+                ++compared;
+            }
+        }
+        QVERIFY(compared > 100);
+    }
+}
+
+// The cost model's floor over a range of redundant counts is at most the imbalance of
+// every count in the range (exact bounds whole ranges with it).
+void TestMoeBalance::imbalanceFloorIsBelowEveryCountOfItsRange()
+{
+    for (const char* name : {"deepseek-v3-256gpu", "mixtral-8x22b-64gpu"}) {
+        const Scenario s = preset(name);
+        const CostModel cm(s, SimConstants{});
+        const int E = s.model.moe.experts;
+        int checked = 0;
+        for (int ep : {2, 3, 8, 16, 64, 72, 128, 256})
+            for (double tokens : {1.0, 7.0, 64.0, 1000.0, 65536.0}) {
+                const std::vector<int> counts = redundantExpertCounts(E, ep);
+                for (size_t a = 0; a < counts.size(); ++a)
+                    for (size_t b : {a, a + 1, a + 3, counts.size() - 1}) {
+                        if (b >= counts.size() || b < a)
+                            continue;
+                        const double floor = cm.expertLoadImbalanceFloor(ep, counts[a], counts[b], tokens);
+                        for (size_t k = a; k <= b; ++k)
+                            QVERIFY(floor <= cm.expertLoadImbalance(ep, counts[k], tokens) * (1 + 1e-12));
+                        ++checked;
+                    }
+            }
+        QVERIFY(checked > 100);
+    }
+}
+
+// Plans the simulator accepts that exact missed while it tried only a few redundant counts
+// (up to experts / 8): Mixtral-8x22B with one redundant slot per expert, the 1.6 T MoE with
+// 256 on EP 256 and two-batch overlap. Exact certifies a plan at least as good.
+void TestMoeBalance::exactCoversEveryRedundantCount_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<double>("beaten");
+    QTest::newRow("mixtral-8x22b TP4 EP8 +8 redundant") << QStringLiteral("mixtral-8x22b-64gpu") << 1083.8;
+    QTest::newRow("moe-1.6t EP256 +256 redundant, overlap") << QStringLiteral("moe-1.6t-1024gpu") << 370.6;
+}
+
+void TestMoeBalance::exactCoversEveryRedundantCount()
+{
+    QFETCH(QString, scenario);
+    QFETCH(double, beaten);
+    const Scenario s = preset(scenario.toUtf8().constData());
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome out = runSearch(s, o);
+    QVERIFY2(out.provedOptimal, out.message.c_str());
+    QVERIFY2(out.bestResult.tokensPerSPerGpu >= beaten * (1 - 1e-4),
+             qPrintable(QString("exact %1 < %2").arg(out.bestResult.tokensPerSPerGpu).arg(beaten)));
+    QVERIFY(out.best.redundantExperts > 0);
+}
+
 // redundant. A count the space offers always satisfies it.
 void TestMoeBalance::divisibilityIsOneRule()
 {
@@ -84,7 +171,7 @@ void TestMoeBalance::divisibilityIsOneRule()
     const int E = s.model.moe.experts;
     const Simulator sim(s);
     for (int ep : {1, 2, 4, 8, 16, 32, 64, 128, 256})
-        for (int r : {0, 1, 2, 8, 16, 32, 33, 64}) {
+        for (int r : {0, 1, 2, 8, 16, 32, 33, 64, 256, 257}) {
             Plan p;
             applyMegatronSharding(p);
             p.tensorParallel = 1;
@@ -93,14 +180,14 @@ void TestMoeBalance::divisibilityIsOneRule()
             p.redundantExperts = r;
             const SimResult res = sim.evaluate(p);
             QCOMPARE(hasCheck(res, PlanCheck::ExpertsEp), !expertSlotsFit(E, r, ep));
-            if (isRedundantExpertCount(E, ep, r))
-                QVERIFY(expertSlotsFit(E, r, ep));
+            QCOMPARE(hasCheck(res, PlanCheck::RedundantLimit), r > E);
+            QCOMPARE(isRedundantExpertCount(E, ep, r), expertSlotsFit(E, r, ep) && r <= E);
         }
     for (int E2 : {8, 128, 160, 256})
         for (int ep = 1; ep <= 80; ++ep)
             for (int r : redundantExpertCounts(E2, ep)) {
                 QVERIFY(expertSlotsFit(E2, r, ep));
-                QVERIFY(r <= std::max(1, E2 / 8));
+                QVERIFY(r <= E2); // the plan rule's limit: one redundant slot per expert
                 QVERIFY(isRedundantExpertCount(E2, ep, r));
             }
     // The search space: every (EP, redundant) its masks allow fits the rule.
@@ -427,10 +514,13 @@ void TestMoeBalance::searchSpaceOffersRedundancyAndOverlap()
     QVERIFY(space.encode(deepseek72Plan(), choice));
     QVERIFY(space.isValid(choice));
     QVERIFY(space.decode(choice) == deepseek72Plan());
-    QCOMPARE(redundantExpertCounts(256, 72), (std::vector<int>{32}));
-    QCOMPARE(redundantExpertCounts(256, 8), (std::vector<int>{0, 8, 32}));
-    QCOMPARE(redundantExpertCounts(256, 1), (std::vector<int>{0}));
-    QVERIFY(redundantExpertCounts(256, 320).empty());
+    // Every count that fills the EP ranks evenly, up to one redundant slot per expert.
+    QCOMPARE(redundantExpertCounts(256, 72), (std::vector<int>{32, 104, 176, 248}));
+    QCOMPARE(redundantExpertCounts(256, 128), (std::vector<int>{0, 128, 256}));
+    QCOMPARE(redundantExpertCounts(8, 1), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
+    QCOMPARE(redundantExpertCounts(256, 320), (std::vector<int>{64}));
+    QCOMPARE(redundantExpertCounts(256, 512), (std::vector<int>{256}));
+    QVERIFY(redundantExpertCounts(256, 513).empty());
     const SearchSpace dense(preset("llama3-70b-8gpu"));
     QCOMPARE(dense.redundantSlot(), -1);
     QCOMPARE(dense.overlapSlot(), -1);

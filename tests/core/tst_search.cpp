@@ -305,7 +305,12 @@ void TestSearch::evictionChangesNoResult()
     QFETCH(QString, algo);
     const Scenario s = presetScenario("mixtral-8x22b-64gpu");
     const Simulator sim(s);
-    const SearchSpace space(s, {});
+    // One batch and micro-batch count: a space small enough that every algorithm repeats
+    // plans within its budget (random too), so the one-slot cache has something to evict.
+    SearchSpaceOptions narrow;
+    narrow.batchValues = {256};
+    narrow.microBatchValues = {1};
+    const SearchSpace space(s, narrow);
     SearchOptions o;
     o.algorithm = algo.toStdString();
     o.budget = 3000;
