@@ -1,0 +1,278 @@
+// An oracle for exact that cannot share its blind spots: plans are built straight from the
+// scenario's numbers (every divisor of the GPUs for TP and PP, every EP, every redundant
+// count from 0 to one past the experts, overlap off and on, every micro-batch count, every
+// option the scenario's constraints leave to each operator), kept when the structural plan
+// checks pass, and judged by Simulator::evaluate alone: no SearchSpace, no masks, no
+// redundantExpertCounts, no exact tables. For each plan it bisects for the largest valid
+// batch (validity is monotone in the batch) and, where the count of collectives past an
+// engine's all-reduce size limit changes inside the valid range, evaluates both sides of
+// every change (throughput never falls with the batch between two changes). The best of
+// all that must equal exact's proved optimum, on generated small scenarios that cover
+// dense and MoE models, redundant experts and overlap, engines with custom all-reduce
+// limits, prefill and decode pools, several nodes and constraints.
+#include <QtTest>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+
+#include "model/disaggregated_plan.h"
+#include "model/plan_checks.h"
+#include "search/search.h"
+#include "tst_search_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+
+namespace {
+
+struct OracleBest {
+    double value = 0;
+    Plan plan;
+    long long plans = 0, evaluations = 0;
+    bool crossesLimit = false; // some plan's valid batch range crosses an all-reduce size limit
+};
+
+bool allows(const std::vector<int>& list, long long v)
+{
+    return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
+}
+
+std::vector<int> divisorsOf(long long n)
+{
+    std::vector<int> out;
+    for (long long d = 1; d <= n; ++d)
+        if (n % d == 0)
+            out.push_back(static_cast<int>(d));
+    return out;
+}
+
+// The best batch of one plan (degrees, options and micro-batches fixed).
+void bestBatches(const Simulator& sim, const Scenario& s, Plan p, OracleBest& best)
+{
+    SimResult r;
+    auto at = [&](int b) -> const SimResult& {
+        p.batch = b;
+        ++best.evaluations;
+        sim.evaluate(p, r, false);
+        return r;
+    };
+    auto offer = [&](int b) {
+        if (at(b).valid && r.tokensPerSPerGpu > best.value) {
+            best.value = r.tokensPerSPerGpu;
+            best.plan = p;
+        }
+    };
+    const int lo = std::max(p.microBatches, s.constraints.batchMin);
+    const int hi = s.constraints.batchMax > 0 ? std::min(s.constraints.batchMax, kMaxBatch) : kMaxBatch;
+    if (lo > hi || !at(lo).valid)
+        return;
+    int good = lo, bad = hi + 1;
+    if (at(hi).valid)
+        good = hi;
+    else
+        bad = hi;
+    while (bad - good > 1) {
+        const int mid = good + (bad - good) / 2;
+        (at(mid).valid ? good : bad) = mid;
+    }
+    offer(good);
+    // Changes of the size-limited count inside [lo, good]: both sides of each.
+    std::function<void(int, int, int, int)> split = [&](int a, int ca, int b, int cb) {
+        if (ca == cb)
+            return;
+        if (b - a == 1) {
+            best.crossesLimit = true;
+            offer(a);
+            offer(b);
+            return;
+        }
+        const int mid = a + (b - a) / 2;
+        const int cm = at(mid).sizeCappedCollectives;
+        split(a, ca, mid, cm);
+        split(mid, cm, b, cb);
+    };
+    const int cLo = at(lo).sizeCappedCollectives;
+    const int cGood = at(good).sizeCappedCollectives;
+    split(lo, cLo, good, cGood);
+}
+
+std::vector<int> key(const Plan& p)
+{
+    std::vector<int> k{p.tensorParallel, p.pipelineParallel, p.dataParallel, p.expertParallel, p.redundantExperts,
+                       int(p.twoBatchOverlap)};
+    for (int i = 0; i < kOpCount; ++i)
+        k.push_back(p.sharding[i]);
+    return k;
+}
+
+// Every option combination the constraints leave, operator by operator.
+void forEachOptions(const Scenario& s, Plan& p, int op, const std::function<void()>& f)
+{
+    if (op == kOpCount) {
+        f();
+        return;
+    }
+    const OpId id = static_cast<OpId>(op);
+    std::vector<int> options;
+    for (int o = 0; o < opInfo(id).optionCount; ++o) {
+        bool ok = true;
+        for (const auto& [cop, allowed] : s.constraints.operatorOptions)
+            if (cop == op)
+                ok = ok && allows(allowed, o);
+        if (ok)
+            options.push_back(o);
+    }
+    for (int o : options) {
+        p.setOption(id, o);
+        forEachOptions(s, p, op + 1, f);
+    }
+}
+
+OracleBest oracle(const Scenario& s)
+{
+    const Simulator sim(s);
+    const ModelSpec& m = s.model;
+    const PlanConstraints& c = s.constraints;
+    const long long N = s.cluster.totalGpus();
+    const int E = m.moe.experts;
+    OracleBest best;
+    std::set<std::vector<int>> seen;
+    for (int tp : divisorsOf(N))
+        for (int pp : divisorsOf(N / tp)) {
+            const int dp = static_cast<int>(N / (static_cast<long long>(tp) * pp));
+            if (!allows(c.tensorParallel, tp) || !allows(c.pipelineParallel, pp) || !allows(c.dataParallel, dp))
+                continue;
+            for (int ep : divisorsOf(static_cast<long long>(tp) * dp))
+                for (int r = 0; r <= (m.isMoe() ? E + 1 : 0); ++r)
+                    for (int tbo = 0; tbo <= (m.isMoe() ? 1 : 0); ++tbo) {
+                        if (!allows(c.expertParallel, ep))
+                            continue;
+                        Plan p;
+                        applyMegatronSharding(p);
+                        p.tensorParallel = tp;
+                        p.pipelineParallel = pp;
+                        p.dataParallel = dp;
+                        p.expertParallel = ep;
+                        p.redundantExperts = r;
+                        p.twoBatchOverlap = tbo != 0;
+                        p.batch = 1;
+                        p.microBatches = 1;
+                        forEachOptions(s, p, 0, [&] {
+                            // Plans equal up to options a one-rank group makes irrelevant
+                            // evaluate alike (canonicalPlan): each is judged once.
+                            if (planStructureViolations(p, s) != 0 || !seen.insert(key(canonicalPlan(p))).second)
+                                return;
+                            for (int micro = 1; micro <= pp; ++micro) {
+                                Plan q = p;
+                                q.microBatches = micro;
+                                ++best.plans;
+                                bestBatches(sim, s, q, best);
+                            }
+                        });
+                    }
+        }
+    return best;
+}
+
+// A small scenario drawn from `seed`: model, cluster shape, engine, serving mode, limits
+// and constraints (most operators held to one or two options so that enumeration stays
+// small).
+Scenario generated(std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    const TinyModel kinds[] = {TinyModel::Dense, TinyModel::MoeSharedDense, TinyModel::MlaMoe};
+    const TinyModel kind = kinds[pick(3)];
+    const int gpn = std::array{2, 4, 4, 8}[pick(4)];
+    const int nodes = gpn == 8 ? 1 : 1 + pick(2);
+    const double hbm = std::array{0.6, 0.8, 1.2, 2.0}[pick(4)];
+    Scenario s = tinyScenario(kind, gpn, nodes, hbm, 0.3 + 0.2 * pick(10), 0.2 + 0.15 * pick(10));
+    if (s.model.isMoe() && kind == TinyModel::MoeSharedDense)
+        s.model.moe.experts = std::array{4, 6, 8}[pick(3)];
+    const CollectiveEngine engines[] = {CollectiveEngine::Nccl, CollectiveEngine::Vllm, CollectiveEngine::Sglang,
+                                        CollectiveEngine::TrtLlm, CollectiveEngine::Vllm, CollectiveEngine::Sglang};
+    s.workload.engine = engines[pick(6)];
+    // Wider activations reach the engines' all-reduce size limits at smaller batches.
+    s.model.hiddenSize = std::array{512, 1024, 2048}[pick(3)];
+    s.workload.promptTokens = std::array{64, 256, 1024}[pick(3)];
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const int n = opInfo(id).optionCount;
+        if (!opPresent(s.model, id) || n < 2)
+            continue;
+        const int a = pick(n);
+        std::vector<int> keep{a};
+        if (pick(4) == 0)
+            keep.push_back((a + 1 + pick(n - 1)) % n);
+        std::sort(keep.begin(), keep.end());
+        s.constraints.operatorOptions.push_back({i, keep});
+    }
+    if (pick(5) == 0)
+        s.constraints.batchMax = 8 + pick(200);
+    if (pick(4) == 0)
+        s.constraints.pipelineParallel = {1};
+    const int mode = pick(4); // aggregated (2 in 4), a decode pool, a prefill pool
+    if (mode == 2 || mode == 3) {
+        Scenario d = s;
+        d.workload.serving = ServingMode::Disaggregated;
+        Scenario pool = poolScenario(d, mode == 2 ? PoolRole::Decode : PoolRole::Prefill,
+                                     static_cast<int>(s.cluster.totalGpus()));
+        pool.constraints = s.constraints;
+        return pool;
+    }
+    return s;
+}
+
+} // namespace
+
+class TestPlanOracle : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void exactEqualsTheOracle();
+};
+
+void TestPlanOracle::exactEqualsTheOracle()
+{
+    const int scenarios = quickTests() ? 8 : 80;
+    int moe = 0, redundant = 0, overlap = 0, crossing = 0, pools = 0, multiNode = 0, compared = 0;
+    long long plans = 0, evaluations = 0;
+    for (int i = 0; i < scenarios; ++i) {
+        const Scenario s = generated(1000 + static_cast<std::uint64_t>(i));
+        if (!checkConstraints(s).empty())
+            continue;
+        const OracleBest o = oracle(s);
+        SearchOptions opt;
+        opt.algorithm = "exact";
+        const SearchOutcome e = runSearch(s, opt);
+        const QString where = QString("scenario %1 (%2 GPUs, %3)").arg(i).arg(s.cluster.totalGpus()).arg(
+            s.model.isMoe() ? "MoE" : "dense");
+        QVERIFY2(e.provedOptimal || e.provedInfeasible, qPrintable(where + ": " + QString::fromStdString(e.message)));
+        QVERIFY2(e.found == (o.value > 0), qPrintable(where + ": exact and the oracle disagree on feasibility"));
+        if (e.found)
+            QVERIFY2(std::abs(e.bestResult.tokensPerSPerGpu - o.value) <= 1e-9 * std::max(1.0, o.value),
+                     qPrintable(where + QString(": exact %1, oracle %2").arg(e.bestResult.tokensPerSPerGpu, 0, 'g', 15)
+                                            .arg(o.value, 0, 'g', 15)));
+        ++compared;
+        plans += o.plans;
+        evaluations += o.evaluations;
+        moe += s.model.isMoe();
+        redundant += o.value > 0 && o.plan.redundantExperts > 0;
+        overlap += o.value > 0 && o.plan.twoBatchOverlap;
+        crossing += o.crossesLimit;
+        pools += s.workload.serving == ServingMode::Prefill || s.workload.serving == ServingMode::Decode;
+        multiNode += s.cluster.nodes > 1;
+    }
+    qInfo("%d scenarios compared (%d MoE, %d pools, %d on several nodes, %d crossing an all-reduce size limit); "
+          "best plans with redundant experts %d, with overlap %d; %lld plans, %lld evaluations",
+          compared, moe, pools, multiNode, crossing, redundant, overlap, plans, evaluations);
+    if (!quickTests()) {
+        QVERIFY(compared >= 50);
+        QVERIFY(crossing >= 10);
+        QVERIFY(moe >= 15 && pools >= 10 && multiNode >= 5);
+    }
+}
+
+QTEST_APPLESS_MAIN(TestPlanOracle)
+#include "tst_plan_oracle.moc"
