@@ -84,6 +84,9 @@ public:
 
     int calls() const { return m_calls; }
     int budget() const { return m_budget; }
+    // Changes the budget (<= 0: unlimited): runSearch holds some calls back from the
+    // algorithm for the final batch refinement, then gives them back.
+    void setBudget(int budget) { m_budget = budget; }
     bool haveBest() const { return m_haveBest; }
     const Plan& best() const { return m_best; }
     // Without the per-operator breakdown (searches use the simulator's fast path).

@@ -109,7 +109,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
         for (int i = 0; i < kMaxDisaggregatedSplits; ++i)
             splits.push_back(allSplits[size_t(i) * (allSplits.size() - 1) / (kMaxDisaggregatedSplits - 1)]);
     }
-    for (int gp : splits) {
+    auto rank = [&](int gp) {
         RankedSplit r;
         r.prefillGpus = gp;
         const int gd = static_cast<int>(N - gp);
@@ -122,9 +122,25 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
         r.recipe = r.plan.found ? r.plan.result.tokensPerSPerGpu : 0;
         r.plan.explanation = "prefill pool: " + pre.explanation + " Decode pool: " + dec.explanation;
         ranked.push_back(std::move(r));
-        if (stopped())
-            break;
+    };
+    // A budgeted search spends at most half its budget on the ranking (the first split's
+    // recipe calls tell what one costs): fewer splits, still evenly spaced.
+    SearchAlgorithmInfo algoInfo;
+    const bool budgeted = options.algorithm != "exact" && options.algorithm != "megatron"
+        && findSearchAlgorithm(options.algorithm, algoInfo) && algoInfo.budgeted;
+    if (!splits.empty()) {
+        rank(splits.front());
+        const int perSplit = std::max(1, out.calls);
+        if (budgeted && splits.size() > 1 && static_cast<long long>(perSplit) * splits.size() > options.budget / 2) {
+            const size_t keep = std::clamp<size_t>(static_cast<size_t>(options.budget / 2 / perSplit), 1, splits.size());
+            std::vector<int> spaced;
+            for (size_t i = 0; i < keep; ++i)
+                spaced.push_back(splits[keep == 1 ? 0 : i * (splits.size() - 1) / (keep - 1)]);
+            splits = spaced;
+        }
     }
+    for (size_t i = 1; i < splits.size() && !stopped(); ++i)
+        rank(splits[i]);
     // Best recipe first; among equals (none valid) the more balanced split first.
     std::stable_sort(ranked.begin(), ranked.end(), [&](const RankedSplit& a, const RankedSplit& b) {
         if (a.recipe != b.recipe)
@@ -175,8 +191,23 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
         int K = S;
         int poolBudget = options.budget;
         if (!exact && info.budgeted) {
-            K = std::clamp(options.budget / 1000, 1, S);
-            poolBudget = std::max(1, options.budget / (2 * K));
+            // The recipe's ranking is charged: the pool searches share what it left.
+            const int remaining = options.budget - out.calls;
+            if (remaining < 2) {
+                const int needed = out.calls + 2;
+                out = DisaggregatedSearchOutcome{};
+                out.algorithm = options.algorithm;
+                out.failed = true;
+                out.message = "budget: " + std::to_string(options.budget) + " simulator calls do not cover the "
+                    + std::to_string(needed - 2) + " the recipe spends ranking the " + std::to_string(S)
+                    + " prefill:decode splits plus one per pool search; give at least " + std::to_string(needed)
+                    + " (or --algo megatron for the recipe alone)";
+                out.wallSeconds = elapsed();
+                PoolObserver(observer, out, 1).finish(out);
+                return out;
+            }
+            K = std::clamp(remaining / 1000, 1, S);
+            poolBudget = std::max(1, remaining / (2 * K));
         }
         PoolObserver obs(observer, out, 2 * K);
         obs.m_budget = exact || !info.budgeted ? 0 : options.budget;
@@ -278,7 +309,8 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
     }
     if (splits.size() < allSplits.size())
         out.message += "; " + std::to_string(splits.size()) + " of the cluster's " + std::to_string(allSplits.size())
-            + " prefill:decode splits examined, evenly spaced (the bound on one search)";
+            + " prefill:decode splits examined, evenly spaced (at most " + std::to_string(kMaxDisaggregatedSplits)
+            + ", and a budgeted search ranks only as many as half its budget pays for)";
     if (out.found) {
         // With both pools' per-operator breakdowns (the searches ran on the fast path).
         out.bestResult = dsim.evaluate(out.best);

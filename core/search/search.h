@@ -123,6 +123,11 @@ struct SearchOutcome {
     int refinedFromBatch = 0;       // > 0: the best plan's batch was raised from this value
 };
 
+// Calls of a budget held back from a budgeted algorithm for runSearch's final batch
+// refinement (a gallop and bisection over the batches): min(40, budget / 10). A run's calls
+// are at most its budget and, when the space has room, at least the budget minus this.
+int refinementReserve(int budget);
+
 SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer = nullptr,
                         const std::atomic<bool>* stop = nullptr);
 

@@ -4,6 +4,8 @@
 // "batch property", docs/search.md): the largest valid batch is the plan's best.
 #pragma once
 
+#include <functional>
+
 #include "sim/simulator.h"
 
 namespace shardlab {
@@ -14,5 +16,9 @@ namespace shardlab {
 int largestValidBatch(const Simulator& sim, Plan plan, int lo, SimResult& result, int& evaluations);
 // The same within [lo, hi] (a scenario's batch constraint).
 int largestValidBatch(const Simulator& sim, Plan plan, int lo, int hi, SimResult& result, int& evaluations);
+// The same gallop and bisection with `valid` answering each batch: 1 valid, 0 not, -1 no
+// answer (a spent budget): the search then stops with the largest valid batch seen so far.
+// Returns 0 when lo is invalid or unanswered.
+int largestValidBatch(int lo, int hi, const std::function<int(int)>& valid);
 
 } // namespace shardlab

@@ -23,7 +23,7 @@ if ldd "$cli" 2>/dev/null | grep -q libasan; then limit=unlimited; fi
 msg=$(ulimit -v "$limit"; timeout 60 "$cli" search --scenario "$out/big.json" --algo random --budget 2000 2>&1)
 rc=$?
 [ "$rc" -le 1 ] || fail "random search: exit $rc: $msg"
-[[ "$msg" == *"1024 of the cluster's 99999 prefill:decode splits examined"* ]] || fail "random search: $msg"
+[[ "$msg" =~ [0-9]+" of the cluster's 99999 prefill:decode splits examined" ]] || fail "random search: $msg"
 msg=$(ulimit -v "$limit"; timeout 60 "$cli" search --scenario "$out/big.json" --algo exact 2>&1)
 rc=$?
 [ "$rc" -eq 1 ] || fail "exact: exit $rc: $msg"

@@ -70,6 +70,7 @@ class TestDisaggregated : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void splitsAreWholeNodesOrAnyCountInOneNode();
+    void budgetCoversTheRecipeRanking();
     void poolScenariosCarryOneLimitEach();
     void deploymentServesTheLesserRate();
     void kvTransferIsChargedInTtftAndOnTheLinks();
@@ -84,6 +85,27 @@ private Q_SLOTS:
     void workedExamplesHold_data();
     void workedExamplesHold();
 };
+
+// The recipe's ranking of the splits is charged to the budget: a budgeted deployment
+// search never reports more calls than --budget (it ranks only the splits half the budget
+// pays for), and one too small even for that is refused with the calls it would need.
+void TestDisaggregated::budgetCoversTheRecipeRanking()
+{
+    const Scenario s = disaggregated(presetScenario("llama3-70b-8gpu"));
+    for (int budget : {3, 10, 400, 1000, 4000}) {
+        SearchOptions o;
+        o.algorithm = "random";
+        o.budget = budget;
+        const DisaggregatedSearchOutcome out = runDisaggregatedSearch(s, o);
+        if (out.failed) { // only a budget below one split's ranking and a pool search
+            QVERIFY2(budget < 100 && out.message.find("give at least") != std::string::npos, out.message.c_str());
+            continue;
+        }
+        QVERIFY2(out.calls <= budget, qPrintable(QString("%1 calls, budget %2").arg(out.calls).arg(budget)));
+        if (budget >= 400)
+            QVERIFY2(out.found, out.message.c_str());
+    }
+}
 
 void TestDisaggregated::splitsAreWholeNodesOrAnyCountInOneNode()
 {
