@@ -188,7 +188,12 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
     case FileKind::Scenario: {
         auto s = parseScenario(text.value(), path);
         errors = s.errors;
-        if (s.ok())
+        if (s.ok()) {
+            errors = checkConstraints(s.value); // whether the constraints together leave a plan
+            for (FieldError& e : errors)
+                e.file = path;
+        }
+        if (s.ok() && errors.empty())
             summary = "scenario '" + s.value.name + "': " + s.value.model.name + " on "
                 + std::to_string(s.value.cluster.totalGpus()) + " GPUs";
         break;

@@ -106,6 +106,11 @@ Parsed<Scenario> loadScenarioArgBare(const Args& a)
 Parsed<Scenario> loadScenarioArg(const Args& a)
 {
     Parsed<Scenario> r = loadScenarioArgBare(a);
+    if (r.ok()) {
+        r.errors = checkConstraints(r.value); // whether the constraints together leave a plan
+        for (FieldError& e : r.errors)
+            e.file = displayText(a.value("--scenario"));
+    }
     if (r.ok())
         applyProfileArg(a, r.value.cluster, r.errors);
     return r;

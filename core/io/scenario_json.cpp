@@ -5,8 +5,8 @@
 #include "io/json_reader.h"
 #include "io/presets.h"
 #include "io/profile_json.h"
+#include "model/constraint_checks.h"
 #include "model/plan_checks.h"
-#include "search/search_space.h"
 
 namespace shardlab {
 
@@ -387,7 +387,7 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
         if (out.errors.empty())
             out.errors = validateScenario(s);
         if (out.errors.empty())
-            out.errors = checkConstraints(s); // e.g. "TP 3" on 16 GPUs, by JSON path
+            out.errors = checkConstraintValues(s); // e.g. "TP 3" on 16 GPUs, by JSON path
     });
 }
 

@@ -1,5 +1,6 @@
 #include "search/search_space.h"
 
+#include "model/constraint_checks.h"
 #include "model/plan_checks.h"
 
 #include <algorithm>
@@ -62,12 +63,6 @@ bool contains(const std::vector<int>& allowed, long long v)
     return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
 }
 
-// Some redundant-expert count within the plan rule lets `ep` ranks hold the experts: the
-// smallest count that fills them evenly is at most the limit.
-bool epHasRedundantCount(int experts, int ep)
-{
-    return ep >= 1 && experts >= 1 && (ep - experts % ep) % ep <= maxRedundantExperts(experts);
-}
 } // namespace
 
 std::vector<int> redundantExpertCounts(int experts, int ep)
@@ -107,7 +102,7 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
     std::vector<int> eps;
     if (m.isMoe())
         for (int v : divisorsUpTo(N, N))
-            if (epHasRedundantCount(m.moe.experts, v))
+            if (expertParallelFits(m.moe.experts, v))
                 eps.push_back(v);
     m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
                        m.isMoe() ? constrained(eps, c.expertParallel) : std::vector<int>{1}});
@@ -231,7 +226,7 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
             break;
         case SlotKind::ExpertParallel: {
             const long long side = N / ppOf(); // TP x DP
-            ok = !m.isMoe() ? v == 1 : (epHasRedundantCount(m.moe.experts, v) && side % v == 0);
+            ok = !m.isMoe() ? v == 1 : (expertParallelFits(m.moe.experts, v) && side % v == 0);
             break;
         }
         case SlotKind::RedundantExperts:
@@ -273,7 +268,7 @@ bool SearchSpace::degreesViable(int tp, int pp) const
         return true;
     const long long side = N / pp;
     for (int ep : m_slots[2].values)
-        if (epHasRedundantCount(m_scenario.model.moe.experts, ep) && side % ep == 0)
+        if (expertParallelFits(m_scenario.model.moe.experts, ep) && side % ep == 0)
             return true;
     return false;
 }
@@ -307,59 +302,17 @@ bool SearchSpace::withinConstraints(const Plan& p) const
 
 FieldErrors checkConstraints(const Scenario& s)
 {
-    FieldErrors out;
+    FieldErrors out = checkConstraintValues(s);
     const PlanConstraints& c = s.constraints;
-    if (c.empty())
+    if (c.empty() || !out.empty())
         return out;
-    if (s.workload.serving == ServingMode::Disaggregated) {
-        out.push_back({{}, "constraints",
-                       "not supported with workload.serving \"disaggregated\" (each pool has its own GPU count and "
-                       "plan); remove them or use \"aggregated\" or \"decode\""});
-        return out;
-    }
     const long long N = s.cluster.totalGpus();
-    const ModelSpec& m = s.model;
     auto list = [](const std::vector<int>& v) {
         std::string t;
         for (int x : v)
             t += (t.empty() ? "" : ", ") + std::to_string(x);
         return t;
     };
-    auto none = [&](const char* field, const std::vector<int>& allowed, auto&& possible, const std::string& why) {
-        if (allowed.empty())
-            return;
-        for (int v : allowed)
-            if (possible(v))
-                return;
-        out.push_back({{}, std::string("constraints.") + field,
-                       "no allowed value (" + list(allowed) + ") " + why});
-    };
-    none("tensor_parallel", c.tensorParallel, [&](int v) { return N % v == 0; },
-         "divides the " + std::to_string(N) + " GPUs");
-    none("pipeline_parallel", c.pipelineParallel, [&](int v) { return N % v == 0 && v <= m.layers; },
-         "divides the " + std::to_string(N) + " GPUs with at most " + std::to_string(m.layers) + " stages (the layers)");
-    none("data_parallel", c.dataParallel, [&](int v) { return N % v == 0; },
-         "divides the " + std::to_string(N) + " GPUs");
-    // Constraints on what the model does not have are mistakes, not no-ops.
-    if (!m.isMoe() && std::any_of(c.expertParallel.begin(), c.expertParallel.end(), [](int v) { return v != 1; }))
-        out.push_back({{}, "constraints.expert_parallel",
-                       "the model is dense (no experts): expert parallelism does not apply; remove the constraint"});
-    for (const auto& [op, options] : c.operatorOptions)
-        if (op >= 0 && op < kOpCount && !opPresent(m, static_cast<OpId>(op)))
-            out.push_back({{}, std::string("constraints.operators.") + opName(static_cast<OpId>(op)),
-                           std::string("the model has no ") + opName(static_cast<OpId>(op)) + " operator"
-                               + (m.isMoe() ? "" : " (a dense model)") + "; remove the constraint"});
-    if (m.isMoe())
-        none("expert_parallel", c.expertParallel,
-             [&](int v) { return epHasRedundantCount(m.moe.experts, v) && N % v == 0; },
-             "divides the " + std::to_string(N) + " GPUs and the " + std::to_string(m.moe.experts)
-                 + " experts plus a redundant-expert count (at most one per expert, "
-                 + std::to_string(maxRedundantExperts(m.moe.experts)) + ")");
-    if (c.batchMax > 0 && c.batchMax < c.batchMin)
-        out.push_back({{}, "constraints.batch", "max (" + std::to_string(c.batchMax) + ") is below min ("
-                                                     + std::to_string(c.batchMin) + ")"});
-    if (!out.empty())
-        return out;
     const SearchSpace space(s);
     if (!space.hasDegrees()) {
         std::string which;

@@ -128,9 +128,9 @@ private:
     int m_widest = 1;
 };
 
-// Problems of the scenario's constraints on its cluster and model, by JSON path
-// ("constraints.tensor_parallel: none of 3, 5 divides the 16 GPUs"): values that no plan can
-// take, and a combination that leaves no plan at all. Empty when some plan is within them.
+// Problems of the scenario's constraints on its cluster and model, by JSON path: the values
+// no plan can take (checkConstraintValues, model/constraint_checks.h) and a combination that
+// leaves no plan at all. Empty when some plan is within them.
 FieldErrors checkConstraints(const Scenario& s);
 
 } // namespace shardlab

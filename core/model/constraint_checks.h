@@ -1,0 +1,16 @@
+// The scenario's constraints on its own terms: each listed value against the cluster and
+// the model (a TP that divides no GPU count, an EP on a dense model, an option for an
+// operator the model lacks), by JSON path. Whether the constraints together leave any
+// plan at all is the search space's question (checkConstraints, search/search_space.h).
+#pragma once
+
+#include "model/error.h"
+#include "model/specs.h"
+
+namespace shardlab {
+
+// Problems of single constraint values ("constraints.tensor_parallel: no allowed value
+// (3, 5) divides the 16 GPUs"). Empty when every listed value could be taken by some plan.
+FieldErrors checkConstraintValues(const Scenario& s);
+
+} // namespace shardlab
