@@ -139,8 +139,11 @@ inline BruteForce bruteForce(const Scenario& s, const SearchSpaceOptions& o)
 }
 
 // Every plan of the space's degrees and options (the space's batch and micro-batch lists are
-// ignored) at every micro-batch count 1..PP+1 and every integer batch up to the first that
-// breaks memory, the token budget or the TPOT limit.
+// ignored) at every micro-batch count 1..PP+1 and its best batches: the largest valid one
+// by bisection (validity is monotone in the batch: memory, the token budget, TTFT and TPOT
+// only grow with it, tst_search_exact::batchPropertyHolds) and both sides of every batch
+// where the count of collectives past an engine's all-reduce size limit changes (between
+// two changes throughput never falls with the batch).
 inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
 {
     o.batchValues = {1};
@@ -150,19 +153,40 @@ inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
     BruteForce b;
     SimResult r;
     forEachPlan(sp, [&](const Plan& base) {
-        for (int m = 1; m <= base.pipelineParallel + 1; ++m)
-            for (int batch = m; batch <= kMaxBatch; ++batch) {
-                Plan p = base;
-                p.microBatches = m;
+        for (int m = 1; m <= base.pipelineParallel + 1; ++m) {
+            Plan p = base;
+            p.microBatches = m;
+            auto at = [&](int batch) -> const SimResult& {
                 p.batch = batch;
                 sim.evaluate(p, r, false);
                 b.consider(p, r);
-                // Memory, token budget and TPOT only grow with the batch (the batch property,
-                // which tst_search_exact::batchPropertyHolds checks on its own).
-                if (r.violates(Violation::Memory) || r.violates(Violation::TokenBudget)
-                    || r.violates(Violation::TpotSlo))
-                    break;
+                return r;
+            };
+            const int lo = std::max(m, sp.batchMin()), hi = sp.batchMax();
+            if (lo > hi || !at(lo).valid)
+                continue;
+            int good = lo, bad = hi + 1;
+            (at(hi).valid ? good : bad) = hi;
+            while (bad - good > 1) {
+                const int mid = good + (bad - good) / 2;
+                (at(mid).valid ? good : bad) = mid;
             }
+            std::function<void(int, int, int, int)> split = [&](int x, int cx, int y, int cy) {
+                if (cx == cy || y - x < 1)
+                    return;
+                if (y - x == 1) {
+                    at(x);
+                    at(y);
+                    return;
+                }
+                const int mid = x + (y - x) / 2;
+                const int cm = at(mid).sizeCappedCollectives;
+                split(x, cx, mid, cm);
+                split(mid, cm, y, cy);
+            };
+            const int cLo = at(lo).sizeCappedCollectives;
+            split(lo, cLo, good, at(good).sizeCappedCollectives);
+        }
     });
     return b;
 }
