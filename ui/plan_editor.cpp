@@ -61,7 +61,7 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
     m_redundant->setRange(0, kMaxRedundantExperts);
     m_redundant->setToolTip(tr("Expert slots beyond the model's experts, holding replicas of the busiest ones (the "
                                "engine's load balancer, EPLB). Each EP rank holds (experts + redundant) / EP experts; "
-                               "EP must divide that sum."));
+                               "EP must divide that sum; at most one per expert."));
     connect(m_redundant, &QSpinBox::valueChanged, this, [this](int v) {
         m_plan.redundantExperts = v;
         edited();
@@ -154,6 +154,8 @@ void PlanEditor::setContext(const Scenario& s, const Plan& reference)
     m_degrees[1]->setEnabled(s.model.isMoe());
     m_experts = s.model.isMoe() ? s.model.moe.experts : 0;
     m_redundant->setEnabled(s.model.isMoe());
+    // The plan rule's limit (model/plan_checks.h): at most one redundant slot per expert.
+    m_redundant->setMaximum(static_cast<int>(maxRedundantExperts(m_experts)));
     m_overlap->setEnabled(s.model.isMoe());
     m_slots->setVisible(s.model.isMoe());
     // The reference's option is named in each item's text, so the recipe stays visible
