@@ -48,54 +48,22 @@ std::vector<int> divisorsOf(long long n)
     return out;
 }
 
-// The best batch of one plan (degrees, options and micro-batches fixed).
-void bestBatches(const Simulator& sim, const Scenario& s, Plan p, OracleBest& best)
+// The best batches of one plan (degrees, options and micro-batches fixed): forBestBatches,
+// which uses only Simulator::evaluate.
+void bestBatches(const Simulator& sim, const Scenario& s, const Plan& p, OracleBest& best)
 {
-    SimResult r;
-    auto at = [&](int b) -> const SimResult& {
-        p.batch = b;
-        ++best.evaluations;
-        sim.evaluate(p, r, false);
-        return r;
-    };
-    auto offer = [&](int b) {
-        if (at(b).valid && r.tokensPerSPerGpu > best.value) {
-            best.value = r.tokensPerSPerGpu;
-            best.plan = p;
-        }
-    };
     const int lo = std::max(p.microBatches, s.constraints.batchMin);
     const int hi = s.constraints.batchMax > 0 ? std::min(s.constraints.batchMax, kMaxBatch) : kMaxBatch;
-    if (lo > hi || !at(lo).valid)
-        return;
-    int good = lo, bad = hi + 1;
-    if (at(hi).valid)
-        good = hi;
-    else
-        bad = hi;
-    while (bad - good > 1) {
-        const int mid = good + (bad - good) / 2;
-        (at(mid).valid ? good : bad) = mid;
-    }
-    offer(good);
-    // Changes of the size-limited count inside [lo, good]: both sides of each.
-    std::function<void(int, int, int, int)> split = [&](int a, int ca, int b, int cb) {
-        if (ca == cb)
-            return;
-        if (b - a == 1) {
-            best.crossesLimit = true;
-            offer(a);
-            offer(b);
-            return;
-        }
-        const int mid = a + (b - a) / 2;
-        const int cm = at(mid).sizeCappedCollectives;
-        split(a, ca, mid, cm);
-        split(mid, cm, b, cb);
-    };
-    const int cLo = at(lo).sizeCappedCollectives;
-    const int cGood = at(good).sizeCappedCollectives;
-    split(lo, cLo, good, cGood);
+    forBestBatches(
+        sim, p, lo, hi,
+        [&](const Plan& q, const SimResult& r) {
+            ++best.evaluations;
+            if (r.valid && r.tokensPerSPerGpu > best.value) {
+                best.value = r.tokensPerSPerGpu;
+                best.plan = q;
+            }
+        },
+        &best.crossesLimit);
 }
 
 std::vector<int> key(const Plan& p)

@@ -138,12 +138,51 @@ inline BruteForce bruteForce(const Scenario& s, const SearchSpaceOptions& o)
     return b;
 }
 
+// A plan (degrees, options and micro-batches fixed) at its best batches in [lo, hi]: the
+// largest valid one by bisection (validity is monotone in the batch: memory, the token
+// budget, TTFT and TPOT only grow with it, tst_search_exact::batchPropertyHolds) and both
+// sides of every batch where the count of collectives past an engine's all-reduce size
+// limit changes (between two changes throughput never falls with the batch). `visit` sees
+// every evaluation; `crossed` (if given) is set when some change lies in the valid range.
+inline void forBestBatches(const Simulator& sim, Plan p, int lo, int hi,
+                           const std::function<void(const Plan&, const SimResult&)>& visit, bool* crossed = nullptr)
+{
+    SimResult r;
+    auto at = [&](int batch) -> const SimResult& {
+        p.batch = batch;
+        sim.evaluate(p, r, false);
+        visit(p, r);
+        return r;
+    };
+    if (lo > hi || !at(lo).valid)
+        return;
+    int good = lo, bad = hi + 1;
+    (at(hi).valid ? good : bad) = hi;
+    while (bad - good > 1) {
+        const int mid = good + (bad - good) / 2;
+        (at(mid).valid ? good : bad) = mid;
+    }
+    std::function<void(int, int, int, int)> split = [&](int x, int cx, int y, int cy) {
+        if (cx == cy)
+            return;
+        if (y - x == 1) {
+            if (crossed)
+                *crossed = true;
+            at(x);
+            at(y);
+            return;
+        }
+        const int mid = x + (y - x) / 2;
+        const int cm = at(mid).sizeCappedCollectives;
+        split(x, cx, mid, cm);
+        split(mid, cm, y, cy);
+    };
+    const int cLo = at(lo).sizeCappedCollectives;
+    split(lo, cLo, good, at(good).sizeCappedCollectives);
+}
+
 // Every plan of the space's degrees and options (the space's batch and micro-batch lists are
-// ignored) at every micro-batch count 1..PP+1 and its best batches: the largest valid one
-// by bisection (validity is monotone in the batch: memory, the token budget, TTFT and TPOT
-// only grow with it, tst_search_exact::batchPropertyHolds) and both sides of every batch
-// where the count of collectives past an engine's all-reduce size limit changes (between
-// two changes throughput never falls with the batch).
+// ignored) at every micro-batch count 1..PP+1, each at its best batches (forBestBatches).
 inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
 {
     o.batchValues = {1};
@@ -151,41 +190,12 @@ inline BruteForce bruteForceAllBatches(const Scenario& s, SearchSpaceOptions o)
     const Simulator sim(s);
     const SearchSpace sp(s, o);
     BruteForce b;
-    SimResult r;
     forEachPlan(sp, [&](const Plan& base) {
         for (int m = 1; m <= base.pipelineParallel + 1; ++m) {
             Plan p = base;
             p.microBatches = m;
-            auto at = [&](int batch) -> const SimResult& {
-                p.batch = batch;
-                sim.evaluate(p, r, false);
-                b.consider(p, r);
-                return r;
-            };
-            const int lo = std::max(m, sp.batchMin()), hi = sp.batchMax();
-            if (lo > hi || !at(lo).valid)
-                continue;
-            int good = lo, bad = hi + 1;
-            (at(hi).valid ? good : bad) = hi;
-            while (bad - good > 1) {
-                const int mid = good + (bad - good) / 2;
-                (at(mid).valid ? good : bad) = mid;
-            }
-            std::function<void(int, int, int, int)> split = [&](int x, int cx, int y, int cy) {
-                if (cx == cy || y - x < 1)
-                    return;
-                if (y - x == 1) {
-                    at(x);
-                    at(y);
-                    return;
-                }
-                const int mid = x + (y - x) / 2;
-                const int cm = at(mid).sizeCappedCollectives;
-                split(x, cx, mid, cm);
-                split(mid, cm, y, cy);
-            };
-            const int cLo = at(lo).sizeCappedCollectives;
-            split(lo, cLo, good, at(good).sizeCappedCollectives);
+            forBestBatches(sim, p, std::max(m, sp.batchMin()), sp.batchMax(),
+                           [&](const Plan& q, const SimResult& r) { b.consider(q, r); });
         }
     });
     return b;
