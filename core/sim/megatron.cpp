@@ -74,7 +74,7 @@ int recipeTensorParallel(const Scenario& s, const Plan& p, std::string& why)
 // that divides DP, so each expert keeps TP-way expert tensor parallelism. Under constraints:
 // the largest allowed EP that divides the experts and DP, else the largest allowed one that
 // divides the experts and TP x DP, else the largest allowed one with the fewest redundant
-// slots that make it fit. False when no allowed EP applies.
+// slots that make it fit, within the plan rule's limit. False when no allowed EP applies.
 bool recipeExperts(const Scenario& s, Plan& p)
 {
     const ModelSpec& m = s.model;
@@ -95,7 +95,7 @@ bool recipeExperts(const Scenario& s, Plan& p)
             best = std::max(best, e);
     if (best == 0) {
         for (int e : c.expertParallel)
-            if (e >= 2 && side % e == 0 && e > best)
+            if (e >= 2 && side % e == 0 && e > best && expertParallelFits(m.moe.experts, e))
                 best = e;
         if (best == 0)
             return false;

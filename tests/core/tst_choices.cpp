@@ -1,4 +1,4 @@
-// Issue 12: scenario constraints honoured by every algorithm (exact certifying within them),
+// Scenario constraints honoured by every algorithm (exact certifying within them),
 // the Pareto front (every point a certified optimum that re-evaluates to its figures, no
 // plan of a whole small space beating it), sizing's minimality and the scaling sweep.
 #include <QtTest>
@@ -289,6 +289,17 @@ void TestChoices::recipeAsksThePlanRules()
     QVERIFY(none.plan.batch >= 3000 && none.plan.batch <= 3100);
     QVERIFY2(none.explanation.find("within the scenario's constraints") != std::string::npos, none.explanation.c_str());
     QVERIFY(SearchSpace(pp).withinConstraints(none.plan));
+
+    // An allowed EP whose redundant slots would exceed one per expert (Mixtral's 8 experts
+    // on EP 32: 24) is not the recipe's: it takes EP 16 with 8, at one stage.
+    Scenario mx = presetScenario("mixtral-8x22b-64gpu");
+    mx.constraints.expertParallel = {16, 32};
+    const RecipePlan ep = megatronPlan(Simulator(mx));
+    QVERIFY2(ep.found, ep.explanation.c_str());
+    QCOMPARE(ep.plan.expertParallel, 16);
+    QCOMPARE(ep.plan.redundantExperts, 8);
+    QCOMPARE(ep.plan.pipelineParallel, 1);
+    QVERIFY(validatePlan(ep.plan, mx).empty());
 }
 
 // An expert_parallel constraint on a dense model, or an operator constraint on an operator
