@@ -61,7 +61,7 @@ inline bool expertSlotsFit(long long experts, long long redundant, long long ep)
 // The most redundant expert slots a plan may hold: one per expert. Beyond that every
 // expert would have two or more replicas on average, which is data parallelism of the
 // experts rather than load balancing (DeepSeek-V3 serves with 32 redundant slots for 256
-// experts in prefill and 64 in decode; docs/choices.md, "Redundant experts").
+// experts in prefill and 64 in decode; docs/search.md, "Redundant experts").
 inline long long maxRedundantExperts(long long experts) { return experts > 0 ? experts : 0; }
 // Some redundant-expert count within the limit lets `ep` ranks hold the experts evenly:
 // the smallest count that fills them is at most the limit.
@@ -70,7 +70,8 @@ inline bool expertParallelFits(long long experts, long long ep)
     return ep >= 1 && experts >= 1 && (ep - experts % ep) % ep <= maxRedundantExperts(experts);
 }
 // The redundant-expert rule as a whole: the slots fill the EP ranks evenly and stay
-// within the limit. Plan checks, search-space masks, exact and the recipe ask this.
+// within the limit (the plan checks flag the two parts apart, to say which failed). The
+// search space's masks, and so exact, ask this.
 inline bool redundantExpertsFit(long long experts, long long redundant, long long ep)
 {
     return expertSlotsFit(experts, redundant, ep) && redundant <= maxRedundantExperts(experts);

@@ -125,9 +125,8 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
     };
     // A budgeted search spends at most half its budget on the ranking (the first split's
     // recipe calls tell what one costs): fewer splits, still evenly spaced.
-    SearchAlgorithmInfo algoInfo;
-    const bool budgeted = options.algorithm != "exact" && options.algorithm != "megatron"
-        && findSearchAlgorithm(options.algorithm, algoInfo) && algoInfo.budgeted;
+    SearchAlgorithmInfo info;
+    const bool budgeted = findSearchAlgorithm(options.algorithm, info) && info.budgeted; // not exact, not the recipe
     if (!splits.empty()) {
         rank(splits.front());
         const int perSplit = std::max(1, out.calls);
@@ -185,22 +184,20 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
                 + " splits";
     } else {
         const bool exact = options.algorithm == "exact";
-        SearchAlgorithmInfo info;
-        findSearchAlgorithm(options.algorithm, info);
         const int S = static_cast<int>(ranked.size());
         int K = S;
         int poolBudget = options.budget;
-        if (!exact && info.budgeted) {
+        if (budgeted) {
             // The recipe's ranking is charged: the pool searches share what it left.
             const int remaining = options.budget - out.calls;
             if (remaining < 2) {
-                const int needed = out.calls + 2;
+                const int ranking = out.calls;
                 out = DisaggregatedSearchOutcome{};
                 out.algorithm = options.algorithm;
                 out.failed = true;
                 out.message = "budget: " + std::to_string(options.budget) + " simulator calls do not cover the "
-                    + std::to_string(needed - 2) + " the recipe spends ranking the " + std::to_string(S)
-                    + " prefill:decode splits plus one per pool search; give at least " + std::to_string(needed)
+                    + std::to_string(ranking) + " the recipe spends ranking the " + std::to_string(S)
+                    + " prefill:decode splits plus one per pool search; give at least " + std::to_string(ranking + 2)
                     + " (or --algo megatron for the recipe alone)";
                 out.wallSeconds = elapsed();
                 PoolObserver(observer, out, 1).finish(out);
@@ -210,7 +207,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
             poolBudget = std::max(1, remaining / (2 * K));
         }
         PoolObserver obs(observer, out, 2 * K);
-        obs.m_budget = exact || !info.budgeted ? 0 : options.budget;
+        obs.m_budget = budgeted ? options.budget : 0;
         bool proof = exact;
         int searches = 0;
         for (int i = 0; i < S; ++i) {

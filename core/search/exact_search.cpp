@@ -34,6 +34,7 @@
 #include "search/algorithms.h"
 #include "search/budgeted_evaluator.h"
 #include "search/exact_tables.h"
+#include "sim/batch.h"
 
 namespace shardlab {
 
@@ -284,15 +285,11 @@ void ExactSearch::leafSegment(int l, int h)
     if (!top)
         return;
     if (!top->valid) {
-        int good = l - 1, bad = h; // the largest valid batch below h
-        while (bad - good > 1) {
-            const int mid = good + (bad - good) / 2;
-            const LeafBatch* r = leafAt(mid);
-            if (!r)
-                return;
-            (r->valid ? good : bad) = mid;
-        }
-        leafSegment(l, good);
+        // The largest valid batch below h (0: none, or stopped: leafSegment then returns).
+        leafSegment(l, largestValidBatch(l, h - 1, [&](int b) {
+                        const LeafBatch* r = leafAt(b);
+                        return r ? int(r->valid) : -1;
+                    }));
         return;
     }
     if (top->sizeCapped == 0 || l == h)

@@ -175,8 +175,9 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         }
         const std::string stall = ev.stallReason(); // against the algorithm's share of the budget
         ev.setBudget(budget);
-        if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest())
-            out.refinedFromBatch = refineBatch(ev, space);
+        const int unrefinedBatch = info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest()
+            ? refineBatch(ev, space)
+            : 0;
         ev.finish();
 
         if (!rep.error.empty() && !outOfMemory) {
@@ -189,8 +190,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         out.found = ev.haveBest();
         if (out.found) {
             out.best = ev.best();
-            if (out.refinedFromBatch == out.best.batch)
-                out.refinedFromBatch = 0; // the refinement found nothing better
+            if (unrefinedBatch != out.best.batch)
+                out.refinedFromBatch = unrefinedBatch; // 0 when nothing was refined
             // The search ran on the simulator's fast path; the report wants the
             // per-operator breakdown: one more evaluation of the same plan, not charged.
             out.bestResult = sim.evaluate(out.best);
