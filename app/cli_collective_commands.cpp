@@ -57,7 +57,7 @@ int runMoeAllToAll(const Args& a, const ClusterSpec& preset, CollectiveEngine en
     const LinkModel link = linkModel(c, engine);
     const CollectiveCost d = moeAllToAllCost(kernel, false, tokens, double(hidden), int(topK), g, link);
     const CollectiveCost cb = moeAllToAllCost(kernel, true, tokens, double(hidden), int(topK), g, link);
-    const int nodes = static_cast<int>((gpus + g.ranksPerNode - 1) / g.ranksPerNode);
+    const int nodes = g.nodes;
     if (a.flag("--json")) {
         nlohmann::ordered_json j = {{"op", "all_to_all"},
                                     {"kernel", moeKernelName(kernel)},
@@ -137,7 +137,7 @@ int runCollective(const Args& a, std::ostream& out, std::ostream& err)
     const CollectiveCost cost = collectiveCost(op->kind, S, g, linkModel(c, engine));
     const double us = cost.seconds * 1e6;
     const double busGBps = us > 0 ? op->busFactor(n) * bytes / cost.seconds / 1e9 : 0;
-    const int nodes = static_cast<int>((gpus + g.ranksPerNode - 1) / g.ranksPerNode);
+    const int nodes = g.nodes;
     if (a.flag("--json")) {
         nlohmann::ordered_json j = {{"op", op->name},
                                     {"gpus", gpus},

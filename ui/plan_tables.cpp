@@ -2,6 +2,8 @@
 
 #include <QHeaderView>
 
+#include <algorithm>
+
 #include "sim/collectives.h"
 #include "ui_format.h"
 
@@ -72,13 +74,15 @@ CollectivesTable::CollectivesTable(QWidget* parent) : QTableWidget(parent)
     setObjectName(QStringLiteral("collectivesTable"));
     setupTable(
         this,
-        {tr("Operator"), tr("Collective"), tr("Per layer"), tr("Bytes / GPU / step"), tr("Time (ms / step)"),
-         tr("Share of step"), tr("Layout change")},
+        {tr("Operator"), tr("Collective"), tr("Per layer"), tr("NVLink\nbytes / GPU / step"),
+         tr("Inter-node\nbytes / GPU / step"), tr("Time (ms / step)"), tr("Share of step"), tr("Layout change")},
         {tr("The operator that needs the collective: its input arrives in a layout it cannot consume "
             "(dispatch/combine: the crossing between attention and expert ranks)."),
          tr("The collective the conversion costs (docs/simulator.md §2)."),
          tr("Collectives of this kind per layer; embedding and LM head run once."),
-         tr("Bytes each GPU sends per decode step, summed over the busiest stage's layers."),
+         tr("Bytes each GPU sends over NVLink per decode step, summed over the busiest stage's layers."),
+         tr("Bytes each GPU sends over the inter-node fabric per decode step: groups whose ranks span nodes "
+            "(as placed: TP innermost, then DP, then pipeline stages; the busiest rank of the worst group)."),
          tr("Latency steps + bytes / link bandwidth, summed over the busiest stage's layers."),
          tr("Fraction of the busiest stage's decode step spent in this collective."),
          tr("Producer's layout → consumer's layout. R replicated, S(token)/S(feature) sharded, P partial sums.")});
@@ -108,7 +112,9 @@ void CollectivesTable::setPlan(const Scenario& s, const Plan& plan, const SimRes
         setItem(row, Kind, text(conv.empty() ? latin(collectiveName(o.collective)) : describeCollectives(conv)));
         const bool once = id == OpId::Embedding || id == OpId::LmHead;
         setItem(row, PerLayer, number(once ? tr("once") : QString::number(o.collectivesPerLayer)));
-        setItem(row, Bytes, number(formatBytes(o.commBytes)));
+        const double inter = plotSafe(o.commInterBytes);
+        setItem(row, Bytes, number(formatBytes(std::max(0.0, plotSafe(o.commBytes) - inter))));
+        setItem(row, InterBytes, number(inter > 0 ? formatBytes(inter) : QStringLiteral("—")));
         setItem(row, Time, number(formatMs(o.commUs / 1000)));
         setItem(row, Share, number(step > 0 ? formatPercent(plotSafe(o.commUs) / step) : QStringLiteral("—")));
     }

@@ -15,7 +15,7 @@ class CollectivesTable : public QTableWidget {
     Q_OBJECT
 public:
     // Numbers first; the (sometimes long) layout change last, where it can stretch.
-    enum Column { Operator, Kind, PerLayer, Bytes, Time, Share, LayoutChange, ColumnCount };
+    enum Column { Operator, Kind, PerLayer, Bytes, InterBytes, Time, Share, LayoutChange, ColumnCount };
     explicit CollectivesTable(QWidget* parent = nullptr);
     void setPlan(const Scenario& s, const Plan& plan, const SimResult& r);
     void showMessage(const QString& text);

@@ -11,28 +11,24 @@
 #include <algorithm>
 #include <map>
 
+#include "model/placement.h"
 #include "ui_format.h"
 
 namespace shardlab::ui {
 
 namespace {
 QString latin(const char* s) { return QString::fromLatin1(s); }
-
-// A group of `size` consecutive ranks spans nodes when it is larger than a node.
-bool spans(int size, int gpusPerNode) { return size > std::max(1, gpusPerNode); }
 } // namespace
 
 PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
 {
     PlanTraffic out;
-    const int gpn = std::max(1, s.cluster.gpusPerNode);
-    const int tp = std::max(1, p.tensorParallel), dp = std::max(1, p.dataParallel);
-    const bool moe = s.model.isMoe();
-    const int etp = moe ? std::max(1, r.expertTensorParallel > 0 ? r.expertTensorParallel : tp * dp / std::max(1, p.expertParallel)) : 1;
+    // The groups as the cost model placed and priced them (model/placement.h).
+    const PlanPlacement placed = placePlan(p, s.cluster.gpusPerNode);
     struct Acc {
         QStringList ops;
         QStringList kinds;
-        double bytes = 0, us = 0;
+        double bytes = 0, interBytes = 0, us = 0;
     };
     // Which group an operator's collectives run in (the cost model's placement): the MoE
     // token exchange over the stage's TP x DP ranks, the experts' own shards over the
@@ -52,18 +48,23 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         if (!a.kinds.contains(kind))
             a.kinds << kind;
         a.bytes += plotSafe(o.commBytes);
+        a.interBytes += std::min(plotSafe(o.commInterBytes), plotSafe(o.commBytes));
         a.us += plotSafe(o.commUs);
     }
     for (const auto& [g, a] : acc) {
+        const Group& where = g == 0 ? placed.tensor : g == 1 ? placed.expertExchange : placed.expertTensor;
         GroupTraffic t;
-        t.size = g == 0 ? tp : g == 1 ? tp * dp : etp;
+        t.size = where.size;
         t.group = g == 0   ? QObject::tr("TP group (%1 GPUs)").arg(t.size)
                   : g == 1 ? QObject::tr("expert exchange: TP × DP ranks of a stage (%1 GPUs)").arg(t.size)
                            : QObject::tr("expert-TP group (%1 GPUs)").arg(t.size);
         t.operators = a.ops.join(QStringLiteral(", "));
         t.collective = a.kinds.join(QStringLiteral(", "));
-        t.crossesNodes = spans(t.size, gpn);
+        t.nodes = where.nodes;
+        t.fewestPerNode = where.fewestPerNode;
+        t.crossesNodes = where.spansNodes();
         t.bytes = a.bytes;
+        t.interBytes = a.interBytes;
         t.us = a.us;
         out.rows.push_back(t);
     }
@@ -71,16 +72,21 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         // One micro-batch's hidden states to the next stage, each rank its 1/TP (BF16).
         GroupTraffic t;
         t.size = 2;
+        t.handoff = true;
         t.group = QObject::tr("pipeline: stage to next stage");
         t.operators = QObject::tr("hidden states");
         t.collective = QObject::tr("send/recv");
-        t.crossesNodes = double(tp) * dp >= gpn;
-        t.bytes = plotSafe(r.stepTokens) * s.model.hiddenSize * 2.0 / tp;
+        t.crossesNodes = r.p2pCrossesNodes;
+        t.nodes = r.p2pCrossesNodes ? 2 : 1;
+        t.bytes = plotSafe(r.stepTokens) * s.model.hiddenSize * 2.0 / std::max(1, p.tensorParallel);
+        t.interBytes = r.p2pCrossesNodes ? t.bytes : 0;
         t.us = plotSafe(r.p2pUs);
         out.rows.push_back(t);
     }
-    for (const GroupTraffic& t : out.rows)
-        (t.crossesNodes ? out.interBytes : out.nvlinkBytes) += t.bytes;
+    for (const GroupTraffic& t : out.rows) {
+        out.interBytes += t.interBytes;
+        out.nvlinkBytes += std::max(0.0, t.bytes - t.interBytes);
+    }
     return out;
 }
 
@@ -185,19 +191,37 @@ void PlanTopologyView::refresh()
                               tr("NVLink %1/GPU/step").arg(formatBytes(t.nvlinkBytes)),
                               tr("inter-node %1 per GPU per decode step").arg(formatBytes(t.interBytes)));
 
+    m_summary->setText(summaryHtml(t));
+    fillTable(t);
+}
+
+QString PlanTopologyView::summaryHtml(const PlanTraffic& t) const
+{
+    const Scenario& s = m_scenario;
+    const Plan& p = m_plan;
     const int gpn = std::max(1, s.cluster.gpusPerNode);
     const int stage = p.tensorParallel * p.dataParallel;
+    const PlanPlacement placed = placePlan(p, gpn);
+    const QString red = QStringLiteral("<span style='color:#c62828'>%1</span>");
+    // Where a group of the worst placement lies: one NVLink domain, or n nodes.
+    auto where = [&](const Group& g, const QString& inside) {
+        if (!g.spansNodes())
+            return inside;
+        return red.arg(g.fewestPerNode < g.ranksPerNode
+                           ? tr("spans %1 nodes, as few as %2 GPU(s) in one").arg(g.nodes).arg(g.fewestPerNode)
+                           : tr("spans %1 nodes").arg(g.nodes));
+    };
     QString html = tr("<b>%1</b> on %2 node(s) × %3 GPUs: ").arg(m_title.toHtmlEscaped()).arg(s.cluster.nodes).arg(gpn);
     QStringList parts;
     parts << tr("<b>TP %1</b>: consecutive GPUs share every layer's weights and sum partial results (%2)")
                  .arg(p.tensorParallel)
-                 .arg(p.tensorParallel <= gpn ? tr("inside one NVLink domain") : tr("<span style='color:#c62828'>spans nodes</span>"));
+                 .arg(where(placed.tensor, tr("inside one NVLink domain")));
     parts << tr("<b>DP %1</b>: replicas that serve different requests and never talk while decoding").arg(p.dataParallel);
     if (p.pipelineParallel > 1)
         parts << tr("<b>PP %1</b>: stages of %2 GPUs each hold a slice of the layers and hand hidden states on (%3)")
                      .arg(p.pipelineParallel)
                      .arg(stage)
-                     .arg(stage >= gpn ? tr("across nodes") : tr("over NVLink"));
+                     .arg(placed.stageHandoffCrossesNodes ? tr("across nodes") : tr("over NVLink"));
     else
         parts << tr("<b>PP 1</b>: every GPU holds all layers");
     if (s.model.isMoe())
@@ -205,12 +229,15 @@ void PlanTopologyView::refresh()
                     "(%3)")
                      .arg(p.expertParallel)
                      .arg(stage)
-                     .arg(stage <= gpn ? tr("over NVLink") : tr("<span style='color:#c62828'>across nodes</span>"));
+                     .arg(where(placed.expertExchange, tr("over NVLink")));
     html += parts.join(QStringLiteral("; ")) + QLatin1Char('.');
     html += tr("<br>Per GPU and decode step: <b>%1</b> over NVLink, <b>%2</b> over the inter-node fabric.")
                 .arg(formatBytes(t.nvlinkBytes), formatBytes(t.interBytes));
-    m_summary->setText(html);
+    return html;
+}
 
+void PlanTopologyView::fillTable(const PlanTraffic& t)
+{
     m_table->setRowCount(int(t.rows.size()));
     for (int i = 0; i < int(t.rows.size()); ++i) {
         const GroupTraffic& g = t.rows[i];
@@ -222,7 +249,13 @@ void PlanTopologyView::refresh()
         set(0, g.group);
         set(1, g.operators);
         set(2, g.collective);
-        set(3, g.crossesNodes ? tr("inter-node (group spans nodes)") : tr("NVLink"));
+        const QString spread = tr("NVLink + inter-node (%1 nodes, as few as %2 GPU(s) in one; %3 across)")
+                                   .arg(g.nodes)
+                                   .arg(g.fewestPerNode)
+                                   .arg(formatBytes(g.interBytes));
+        set(3, !g.crossesNodes ? tr("NVLink")
+               : g.handoff     ? tr("inter-node (some stage hands off to another node)")
+                               : spread);
         set(4, formatBytes(g.bytes), true);
         set(5, formatMs(g.us / 1000) + tr(" ms"), true);
     }

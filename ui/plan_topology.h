@@ -25,14 +25,18 @@ struct GroupTraffic {
     QString operators;  // "attn_norm, ffn_norm"
     QString collective; // "all-reduce", "all-to-all", "send/recv"
     int size = 1;       // GPUs in the group
-    bool crossesNodes = false;
+    bool handoff = false;      // the pipeline's stage-to-stage send, not a collective group
+    bool crossesNodes = false; // the worst group of its kind, as placed (model/placement.h)
+    int nodes = 1;             // nodes that group spans
+    int fewestPerNode = 1;     // its fewest GPUs in one node
     double bytes = 0;   // per GPU per decode step
+    double interBytes = 0; // of which over the inter-node fabric
     double us = 0;      // time per decode step
 };
 struct PlanTraffic {
     std::vector<GroupTraffic> rows;
-    double nvlinkBytes = 0; // per GPU per decode step, summed over rows inside a node
-    double interBytes = 0;  // … over rows whose group spans nodes
+    double nvlinkBytes = 0; // per GPU per decode step, summed over the rows' NVLink legs
+    double interBytes = 0;  // … over their inter-node legs
 };
 // Qt-free arithmetic over the simulator's breakdown (public for tests).
 PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r);
@@ -52,6 +56,8 @@ public:
 
 private:
     void refresh();
+    QString summaryHtml(const PlanTraffic& t) const; // the placement in words, worst group of each kind
+    void fillTable(const PlanTraffic& t);
 
     Scenario m_scenario;
     Plan m_plan;

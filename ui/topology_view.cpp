@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/placement.h"
 #include "ui_format.h"
 
 namespace shardlab::ui {
@@ -61,24 +62,13 @@ int TopologyView::groupOf(int rank, GroupKind kind) const
 {
     if (!m_overlay)
         return -1;
-    const Plan& p = m_plan;
-    const int tp = std::max(1, p.tensorParallel), dp = std::max(1, p.dataParallel);
-    const int stage = tp * dp; // ranks of one pipeline stage
-    const int inStage = rank % stage;
+    // The one rank layout the cost model places groups by (model/placement.h).
+    const RankCoordinates c = rankCoordinates(m_plan, rank);
     switch (kind) {
-    case GroupKind::Tensor:
-        return rank / tp; // consecutive ranks
-    case GroupKind::Data:
-        return inStage / tp;
-    case GroupKind::Pipeline:
-        return rank / stage;
-    case GroupKind::Expert: {
-        // The stage's TP x DP ranks hold the experts: EP shards of `etp` consecutive ranks
-        // each; ranks of the same shard hold the same experts.
-        const int ep = std::max(1, p.expertParallel);
-        const int etp = std::max(1, stage / ep);
-        return inStage / etp;
-    }
+    case GroupKind::Tensor: return c.stage * std::max(1, m_plan.dataParallel) + c.data; // TP groups: consecutive ranks
+    case GroupKind::Data: return c.data;
+    case GroupKind::Pipeline: return c.stage;
+    case GroupKind::Expert: return c.expertShard; // ranks of one shard hold the same experts
     }
     return -1;
 }
@@ -177,7 +167,7 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
             const QString label = m_colourBy == GroupKind::Expert
                 ? tr("e%1\np%2").arg(groupOf(rank, GroupKind::Expert)).arg(groupOf(rank, GroupKind::Pipeline))
                 : tr("t%1 d%2\np%3")
-                      .arg(rank % std::max(1, m_plan.tensorParallel))
+                      .arg(rankCoordinates(m_plan, rank).tensor)
                       .arg(groupOf(rank, GroupKind::Data))
                       .arg(groupOf(rank, GroupKind::Pipeline));
             p.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt::AlignCenter, label);

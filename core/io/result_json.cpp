@@ -39,6 +39,7 @@ ojson opsJson(const Scenario& s, const Plan& p, const std::array<OpBreakdown, kO
                        {"collective", collectiveName(o.collective)},
                        {"collectives_per_layer", o.collectivesPerLayer},
                        {"comm_bytes_per_gpu", finite(o.commBytes)},
+                       {"comm_inter_node_bytes_per_gpu", finite(o.commInterBytes)},
                        {"flops_per_gpu", finite(o.flops)},
                        {"hbm_bytes_per_gpu", finite(o.hbmBytes)}});
     }
@@ -123,6 +124,7 @@ ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
     j["tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
     j["stage_step_us"] = finite(r.stageStepUs);
     j["pipeline_bubble"] = finite(r.pipelineBubble);
+    j["stage_handoff_crosses_nodes"] = r.p2pCrossesNodes;
     j["expert_tensor_parallel"] = r.expertTensorParallel;
     if (s.model.isMoe() && costed) {
         j["expert_load_imbalance"] = finite(r.expertLoadImbalance);

@@ -55,15 +55,6 @@ LinkModel linkModel(const ClusterSpec& c, CollectiveEngine engine)
     return l;
 }
 
-Group placeGroup(int size, int stride, int gpusPerNode)
-{
-    Group g;
-    g.size = std::max(1, size);
-    const int perNode = std::max(1, gpusPerNode / std::max(1, stride));
-    g.ranksPerNode = std::min(g.size, perNode);
-    return g;
-}
-
 namespace {
 
 
@@ -183,8 +174,9 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
         c.kind = g.size <= 1 && kind != Collective::None ? Collective::None : kind;
         return c;
     }
-    const double a = g.ranksPerNode;     // ranks of the group inside one node
-    const double b = n / a;              // nodes the group spans
+    const double a = g.ranksPerNode;     // the most ranks of the group inside one node
+    const double af = g.fewestPerNode;   // the fewest: their node's share of the data is S / af
+    const double b = g.nodes;            // nodes the group spans
     const double iBe = link.invInter, iBi = link.invIntra;
     const double Le = link.interLatencyS;
     if (b <= 1) {
@@ -201,22 +193,26 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
     switch (kind) {
     case Collective::AllReduce:
         // Inside each node (reduce-scatter and all-gather: an all-reduce's cost), then an
-        // all-reduce of the 1/a shard over the nodes.
-        c.bytesPerRank = 2.0 * (n - 1) / n * S;
-        c.seconds = (a > 1 ? ncclIntra(kind, S, a, link).seconds : 0.0) + 2.0 * (b - 1) / b * (S / a) * iBe
+        // all-reduce over the nodes of each node's share, carried by its ranks' ports.
+        c.interBytesPerRank = 2.0 * (b - 1) / b * (S / af);
+        c.bytesPerRank = (a > 1 ? 2.0 * (a - 1) / a * S : 0.0) + c.interBytesPerRank;
+        c.seconds = (a > 1 ? ncclIntra(kind, S, a, link).seconds : 0.0) + c.interBytesPerRank * iBe
             + 2.0 * (b - 1) * Le;
         break;
     case Collective::ReduceScatter:
     case Collective::AllGather:
-        c.bytesPerRank = (n - 1) / n * S;
-        c.seconds = (a > 1 ? ncclIntra(kind, S, a, link).seconds : 0.0) + (b - 1) / n * S * iBe + (b - 1) * Le;
+        c.interBytesPerRank = (b - 1) / b * (S / af);
+        c.bytesPerRank = (a > 1 ? (a - 1) / a * S : 0.0) + c.interBytesPerRank;
+        c.seconds = (a > 1 ? ncclIntra(kind, S, a, link).seconds : 0.0) + c.interBytesPerRank * iBe + (b - 1) * Le;
         break;
     case Collective::AllToAll: {
         // Each rank sends S/n^2 to each of its n-1 peers, all at once: NVLink peers and
-        // remote peers in parallel, one latency for the round.
+        // remote peers in parallel, one latency for the round. A rank of the fewest-rank
+        // node has the most remote peers, one of the most-rank node the most local ones.
         const double perPeer = S / (n * n);
-        const double intra = (a - 1) * perPeer, inter = (n - a) * perPeer;
-        c.bytesPerRank = intra + inter;
+        const double intra = (a - 1) * perPeer, inter = (n - af) * perPeer;
+        c.interBytesPerRank = inter;
+        c.bytesPerRank = (af - 1) * perPeer + inter;
         c.seconds = link.kernels().nccl.a2aLaunchS + std::max(intra * iBi, inter * iBe) + Le;
         break;
     }

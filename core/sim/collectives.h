@@ -2,11 +2,13 @@
 // Inside a node, the algorithm an engine would run for the size: NCCL's ring with its LL128 or
 // Simple protocol or NVLink SHARP (NVLS) for all-reduce, whichever is faster (NCCL's own
 // tuner works that way), or an engine's custom one-shot/two-shot all-reduce within its size
-// limits. Groups that span nodes: the intra-node part, then a ring over the nodes.
+// limits. Groups that span nodes (model/placement.h): the intra-node part, then a ring over
+// the nodes, paced by the node holding the fewest of the group's ranks.
 #pragma once
 
 #include <cstdint>
 
+#include "model/placement.h"
 #include "model/plan.h"
 #include "model/profile.h"
 #include "model/specs.h"
@@ -40,14 +42,6 @@ struct LinkModel {
 };
 LinkModel linkModel(const ClusterSpec& c, CollectiveEngine engine = CollectiveEngine::Nccl);
 
-// A communication group: n ranks, ranksPerNode of them in each node it touches.
-struct Group {
-    int size = 1;
-    int ranksPerNode = 1;
-};
-// Group of `size` consecutive ranks (or ranks `stride` apart) placed on the cluster.
-Group placeGroup(int size, int stride, int gpusPerNode);
-
 // The collective libraries' parameters (NcclParams, model/profile.h) come from the kernel
 // profile; the built-in profile's
 // The values in use (tests, docs).
@@ -56,7 +50,8 @@ const NcclParams& ncclParams();
 struct CollectiveCost {
     Collective kind = Collective::None;
     double seconds = 0;
-    double bytesPerRank = 0; // sent by each rank
+    double bytesPerRank = 0; // sent by each rank (the busiest rank across nodes)
+    double interBytesPerRank = 0; // of which over the inter-node fabric
     CollectiveAlgo algo = CollectiveAlgo::None; // inside the node (Hierarchical: also across nodes)
     // The engine's custom all-reduce kernels (one-shot, two-shot) this group has that the
     // size is above the limit of: it never falls as the size grows, and a price can jump

@@ -418,7 +418,9 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
         ph.seqs *= 0.5;
         ph.chunkTokens *= 0.5;
     }
-    ph.tpGroup = placeGroup(p.tensorParallel, 1, gpn);
+    const PlanPlacement placed = placePlan(p, gpn);
+    ph.tpGroup = placed.tensor;
+    ph.stageHandoffCrossesNodes = placed.stageHandoffCrossesNodes;
     ph.invTp = 1.0 / ph.tp;
     // (One rank has nothing to split: its share is the whole, also below one token, which a
     // half-batch of one sequence has.)
@@ -428,9 +430,9 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
     if (m.isMoe()) {
         ph.moeRanks = p.tensorParallel * p.dataParallel;
         ph.ep = p.expertParallel;
-        ph.etp = std::max(1, ph.moeRanks / std::max(1, ph.ep));
-        ph.etpGroup = placeGroup(ph.etp, 1, gpn);
-        ph.moeGroup = placeGroup(ph.moeRanks, 1, gpn);
+        ph.etp = std::max(1, expertTensorParallel(p));
+        ph.etpGroup = placed.expertTensor;
+        ph.moeGroup = placed.expertExchange;
         // Every replica runs the same phase in lock step (symmetric load).
         ph.stageTokens = ph.tokens * p.dataParallel;
         const double stageTokens = ph.stageTokens;
@@ -488,8 +490,7 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     }
     // Stage-to-stage transfer of one micro-batch's hidden states, each rank its 1/TP.
     const int PP = p.pipelineParallel;
-    const bool crossNode = m_scenario.cluster.nodes > 1
-        && static_cast<long long>(p.tensorParallel) * p.dataParallel >= m_scenario.cluster.gpusPerNode;
+    const bool crossNode = dec.stageHandoffCrossesNodes;
     const double bw = crossNode ? m_link.interBytesPerS : m_link.intraBytesPerS;
     const double lat = crossNode ? m_link.interLatencyS : m_link.intraLatencyS;
     f.p2pDecS = PP > 1 ? lat + dec.stepTokens * m_hiddenBytes / p.tensorParallel / bw : 0;

@@ -78,7 +78,8 @@ struct PhaseContext {
     int halves = 1;
     double stepTokens = 0;
     double stepSeqs = 0;
-    Group tpGroup, etpGroup, moeGroup;
+    Group tpGroup, etpGroup, moeGroup; // as placed (model/placement.h): the worst of each kind
+    bool stageHandoffCrossesNodes = false;  // some stage hands its hidden states to another node
 };
 
 // One operator option's cost in one phase, per GPU.

@@ -61,8 +61,9 @@ CollectiveCost moeAllToAllCost(MoeKernel kernel, bool combine, double T, double 
         // NCCL's all-to-all of every (token, expert) copy in BF16 (collectives.h).
         return collectiveCost(Collective::AllToAll, M * T * k * hidden * 2.0, g, link);
     }
-    const double a = std::min<double>(g.ranksPerNode, M); // ranks of the group in one node
-    const double b = M / a;                               // nodes the group spans
+    const double a = std::min<double>(g.ranksPerNode, M); // the most ranks of the group in one node
+    const double af = std::min<double>(g.fewestPerNode, a); // the fewest (their ranks have the most remote peers)
+    const double b = g.nodes;                             // nodes the group spans
     const double payload = combine ? 2.0 * hidden : hidden + hidden / 128.0 * 4.0;
     const double B = link.intraBytesPerS, R = link.interBytesPerS;
     const DeepEpParams& kDeepEp = link.kernels().deepEp;
@@ -71,7 +72,7 @@ CollectiveCost moeAllToAllCost(MoeKernel kernel, bool combine, double T, double 
         // Every (token, expert) pair is one message to the expert's rank.
         const double pairs = T * k * payload;
         intra = pairs * (a - 1) / M;
-        inter = pairs * (M - a) / M;
+        inter = pairs * (M - af) / M;
         seconds += kDeepEp.llNodeLatencyS * std::log2(b);
         seconds += std::max(intra / (kDeepEp.llNvlink * B), inter > 0 ? inter / (kDeepEp.llRdma * R) : 0.0);
         c.algo = CollectiveAlgo::DeepEpLowLatency;
@@ -87,6 +88,7 @@ CollectiveCost moeAllToAllCost(MoeKernel kernel, bool combine, double T, double 
     }
     c.seconds = seconds;
     c.bytesPerRank = intra + inter;
+    c.interBytesPerRank = inter;
     return c;
 }
 

@@ -17,6 +17,7 @@ void chargeCollective(OpBreakdown* acc, const CollectiveCost& c, double scale, b
         return;
     acc->commUs += c.seconds * 1e6 * scale;
     acc->commBytes += c.bytesPerRank * scale;
+    acc->commInterBytes += c.interBytesPerRank * scale;
     acc->collectivesPerLayer += 1;
     if (own || acc->collective == Collective::None || c.kind == Collective::AllReduce)
         acc->collective = c.kind;
@@ -254,6 +255,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
     }
     r.stageStepUs = f.stageStepS * 1e6;
     r.p2pUs = f.p2pDecS * 1e6;
+    r.p2pCrossesNodes = p.pipelineParallel > 1 && dec.stageHandoffCrossesNodes;
     r.pipelineBubble = f.bubble;
     r.tpotMs = f.tpotMs;
     r.ttftMs = f.ttftMs;
@@ -278,6 +280,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
                 o.timeUs += s.timeUs * k;
                 o.commUs += s.commUs * k;
                 o.commBytes += s.commBytes * k;
+                o.commInterBytes += s.commInterBytes * k;
                 o.flops += s.flops * k;
                 o.hbmBytes += s.hbmBytes * k;
                 o.collectivesPerLayer = std::max(o.collectivesPerLayer, s.collectivesPerLayer);

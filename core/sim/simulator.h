@@ -30,6 +30,7 @@ struct OpBreakdown {
     double commUs = 0;      // collectives this operator needs (its input's conversion + its own)
     Collective collective = Collective::None; // the largest one
     double commBytes = 0;   // bytes sent per rank, summed over layers
+    double commInterBytes = 0; // of which over the inter-node fabric (groups spanning nodes)
     int collectivesPerLayer = 0;
     double flops = 0;       // per GPU
     double hbmBytes = 0;    // per GPU
@@ -64,6 +65,7 @@ struct SimResult {
     double stageStepUs = 0;            // busiest stage, one micro-batch, one decode step
     double pipelineBubble = 0;         // fraction of a decode cycle a stage idles
     double p2pUs = 0;                  // stage-to-stage transfer per micro-batch
+    bool p2pCrossesNodes = false;      // some stage hands its hidden states to another node
     int expertTensorParallel = 0;
     double expertLoadImbalance = 1;    // decode: busiest EP rank's routed tokens / the mean
     double overlapHiddenUs = 0;        // two-batch overlap: busiest stage's decode step time hidden

@@ -18,6 +18,7 @@
 #include <set>
 
 #include "model/disaggregated_plan.h"
+#include "model/placement.h"
 #include "model/plan_checks.h"
 #include "search/search.h"
 #include "tst_search_fixtures.h"
@@ -32,6 +33,9 @@ struct OracleBest {
     Plan plan;
     long long plans = 0, evaluations = 0;
     bool crossesLimit = false; // some plan's valid batch range crosses an all-reduce size limit
+    // Some valid plan has a group split unevenly over nodes, or a stage smaller than a node
+    // handing off to another node (model/placement.h).
+    bool straddles = false;
 };
 
 bool allows(const std::vector<int>& list, long long v)
@@ -58,6 +62,13 @@ void bestBatches(const Simulator& sim, const Scenario& s, const Plan& p, OracleB
         sim, p, lo, hi,
         [&](const Plan& q, const SimResult& r) {
             ++best.evaluations;
+            if (r.valid && !best.straddles) {
+                const PlanPlacement pl = placePlan(q, s.cluster.gpusPerNode);
+                for (const Group& g : {pl.tensor, pl.expertExchange, pl.expertTensor})
+                    best.straddles = best.straddles || (g.spansNodes() && g.fewestPerNode < g.ranksPerNode);
+                best.straddles = best.straddles
+                    || (pl.stageHandoffCrossesNodes && q.tensorParallel * q.dataParallel < s.cluster.gpusPerNode);
+            }
             if (r.valid && r.tokensPerSPerGpu > best.value) {
                 best.value = r.tokensPerSPerGpu;
                 best.plan = q;
@@ -153,8 +164,9 @@ Scenario generated(std::uint64_t seed)
     auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
     const TinyModel kinds[] = {TinyModel::Dense, TinyModel::MoeSharedDense, TinyModel::MlaMoe};
     const TinyModel kind = kinds[pick(3)];
-    const int gpn = std::array{2, 4, 4, 8}[pick(4)];
-    const int nodes = gpn == 8 ? 1 : 1 + pick(2);
+    // Nodes of 3 or 6 GPUs, and 3 nodes of 4, give groups and stages that straddle nodes.
+    const int gpn = std::array{2, 4, 4, 8, 3, 6}[pick(6)];
+    const int nodes = gpn == 8 ? 1 : 1 + pick(gpn == 4 ? 3 : 2);
     const double hbm = std::array{0.6, 0.8, 1.2, 2.0}[pick(4)];
     Scenario s = tinyScenario(kind, gpn, nodes, hbm, 0.3 + 0.2 * pick(10), 0.2 + 0.15 * pick(10));
     if (s.model.isMoe() && kind == TinyModel::MoeSharedDense)
@@ -204,7 +216,7 @@ private Q_SLOTS:
 void TestPlanOracle::exactEqualsTheOracle()
 {
     const int scenarios = quickTests() ? 8 : 80;
-    int moe = 0, redundant = 0, overlap = 0, crossing = 0, pools = 0, multiNode = 0, compared = 0;
+    int moe = 0, redundant = 0, overlap = 0, crossing = 0, pools = 0, multiNode = 0, straddling = 0, compared = 0;
     long long plans = 0, evaluations = 0;
     for (int i = 0; i < scenarios; ++i) {
         const Scenario s = generated(1000 + static_cast<std::uint64_t>(i));
@@ -231,14 +243,16 @@ void TestPlanOracle::exactEqualsTheOracle()
         crossing += o.crossesLimit;
         pools += s.workload.serving == ServingMode::Prefill || s.workload.serving == ServingMode::Decode;
         multiNode += s.cluster.nodes > 1;
+        straddling += o.straddles;
     }
-    qInfo("%d scenarios compared (%d MoE, %d pools, %d on several nodes, %d crossing an all-reduce size limit); "
-          "best plans with redundant experts %d, with overlap %d; %lld plans, %lld evaluations",
-          compared, moe, pools, multiNode, crossing, redundant, overlap, plans, evaluations);
+    qInfo("%d scenarios compared (%d MoE, %d pools, %d on several nodes, %d with valid plans placing groups across a "
+          "node boundary, %d crossing an all-reduce size limit); best plans with redundant experts %d, with overlap %d; "
+          "%lld plans, %lld evaluations",
+          compared, moe, pools, multiNode, straddling, crossing, redundant, overlap, plans, evaluations);
     if (!quickTests()) {
         QVERIFY(compared >= 50);
         QVERIFY(crossing >= 10);
-        QVERIFY(moe >= 15 && pools >= 10 && multiNode >= 5);
+        QVERIFY(moe >= 15 && pools >= 10 && multiNode >= 5 && straddling >= 5);
     }
 }
 

@@ -751,7 +751,8 @@ void TestMainWindow::topologyTabFollowsThePlan()
     QCOMPARE(traffic.interBytes, 0.0);
     QCOMPARE(t->trafficTable()->rowCount(), int(traffic.rows.size()));
 
-    // Two nodes and TP 16: the TP group spans nodes, its bytes go over the fabric.
+    // Two nodes and TP 16: the TP group spans nodes; each all-reduce runs inside each node
+    // over NVLink, then across over the fabric, and the rows split the bytes that way.
     Scenario two = s;
     two.cluster.nodes = 2;
     Plan wide = p;
@@ -762,7 +763,15 @@ void TestMainWindow::topologyTabFollowsThePlan()
     QCOMPARE(rw.structureChecks, 0u);
     const ui::PlanTraffic tw = ui::planTraffic(two, wide, rw);
     QVERIFY(tw.interBytes > 0);
-    QCOMPARE(tw.nvlinkBytes, 0.0);
+    QVERIFY(tw.nvlinkBytes > 0);
+    double inter = 0, all = 0;
+    for (const OpBreakdown& o : rw.decode)
+        if (o.present) {
+            inter += o.commInterBytes;
+            all += o.commBytes;
+        }
+    QVERIFY(std::fabs(tw.interBytes - inter) <= 1e-6 * inter);
+    QVERIFY(std::fabs(tw.interBytes + tw.nvlinkBytes - all) <= 1e-6 * all);
 }
 
 void TestMainWindow::scriptedTopologyAndParetoTabs()
