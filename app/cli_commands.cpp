@@ -89,6 +89,9 @@ std::string moePlanSuffix(const ModelSpec& m, const Plan& p)
         t += ", " + std::to_string(p.redundantExperts) + " redundant expert" + (p.redundantExperts > 1 ? "s" : "");
     if (m.isMoe() && p.twoBatchOverlap)
         t += ", two-batch overlap";
+    if (m.isMoe() && p.instances > 1)
+        t += ", " + std::to_string(p.instances) + " engine instances of " + std::to_string(expertGroupRanks(p))
+            + " GPUs per stage";
     return t;
 }
 

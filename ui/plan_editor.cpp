@@ -46,7 +46,7 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
     degree("tensor_parallel", tr("Tensor parallel"), tr("TP: GPUs that split each layer's attention and FFN weights."),
            1 << 20, &Plan::tensorParallel);
     degree("expert_parallel", tr("Expert parallel"),
-           tr("EP: ranks the experts are spread over; must divide TP × DP (the rest is expert-tensor-parallel)."),
+           tr("EP: ranks the experts are spread over; must divide TP × DP / instances (the rest is expert-tensor-parallel)."),
            1 << 20, &Plan::expertParallel);
     degree("pipeline_parallel", tr("Pipeline parallel"), tr("PP: stages of contiguous layers."), 1 << 20,
            &Plan::pipelineParallel);
@@ -55,6 +55,10 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
     degree("batch", tr("Batch"), tr("Sequences in flight per data-parallel replica."), 1 << 20, &Plan::batch);
     degree("micro_batches", tr("Micro-batches"), tr("Pipeline micro-batches; must divide the batch."), 1 << 20,
            &Plan::microBatches);
+    degree("instances", tr("Engine instances"),
+           tr("MoE: independent engines behind a router; the DP replicas are split among them and each instance's "
+              "TP × DP / instances ranks per stage hold the experts as EP × expert-TP. Must divide DP."),
+           1 << 20, &Plan::instances);
     m_redundant = new FieldSpinBox;
     m_redundant->setObjectName(QStringLiteral("whatIf.redundant_experts"));
     m_redundant->setFocusPolicy(Qt::StrongFocus);
@@ -152,6 +156,7 @@ void PlanEditor::setContext(const Scenario& s, const Plan& reference)
     for (int i = 0; i < kOpCount; ++i)
         m_opForm->setRowVisible(m_ops[i], opPresent(s.model, static_cast<OpId>(i)));
     m_degrees[1]->setEnabled(s.model.isMoe());
+    m_degrees[6]->setEnabled(s.model.isMoe()); // engine instances
     m_experts = s.model.isMoe() ? s.model.moe.experts : 0;
     m_redundant->setEnabled(s.model.isMoe());
     // The plan rule's limit (model/plan_checks.h): at most one redundant slot per expert.

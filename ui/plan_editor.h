@@ -42,8 +42,8 @@ private:
     Plan m_plan;
     Plan m_reference;
     long long m_clusterGpus = 0;
-    std::array<QSpinBox*, 6> m_degrees{};
-    std::array<int Plan::*, 6> m_degreeFields{};
+    std::array<QSpinBox*, 7> m_degrees{};
+    std::array<int Plan::*, 7> m_degreeFields{};
     std::array<QComboBox*, kOpCount> m_ops{};
     QFormLayout* m_opForm = nullptr;
     QLabel* m_tiling = nullptr;

@@ -146,6 +146,7 @@ QString degreesDiff(const Plan& p, const Plan& r)
     add("batch", p.batch, r.batch);
     add("micro-batches", p.microBatches, r.microBatches);
     add("redundant experts", p.redundantExperts, r.redundantExperts);
+    add("engine instances", p.instances, r.instances);
     if (p.twoBatchOverlap != r.twoBatchOverlap)
         parts << (p.twoBatchOverlap ? QStringLiteral("two-batch overlap on") : QStringLiteral("two-batch overlap off"));
     return parts.join(QStringLiteral(", "));

@@ -448,6 +448,8 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                                              / std::max(1, p.expertParallel),
                                          2));
         degrees += p.twoBatchOverlap ? tr(" · two-batch overlap") : tr(" · no batch overlap");
+        if (p.instances > 1)
+            degrees += tr(" · %1 engine instances of %2 GPUs per stage").arg(p.instances).arg(expertGroupRanks(p));
         if (r.structureChecks == 0 && p.expertParallel > 1)
             degrees += tr(" · busiest EP rank %1× the mean load").arg(formatNumber(r.expertLoadImbalance, 3));
         if (r.structureChecks == 0 && p.twoBatchOverlap)

@@ -126,6 +126,8 @@ QString planDegrees(const Plan& p)
                     .arg(p.batch);
     if (p.redundantExperts > 0)
         t += QObject::tr(" · +%1 redundant experts").arg(p.redundantExperts);
+    if (p.instances > 1)
+        t += QObject::tr(" · %1 engine instances").arg(p.instances);
     if (p.twoBatchOverlap)
         t += QObject::tr(" · two-batch overlap");
     return t;

@@ -66,7 +66,10 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     L.plan = canonicalPlan(p);
     L.moe = s.model.isMoe();
     L.tp = p.tensorParallel;
-    L.dp = p.dataParallel;
+    // Several engine instances: the configuration is one instance's (its share of the
+    // replicas and GPUs); the user starts `instances` of them behind a router.
+    const int instances = L.moe ? std::max(1, p.instances) : 1;
+    L.dp = p.dataParallel / instances;
     L.pp = p.pipelineParallel;
     L.stage = L.tp * L.dp;
     L.ep = L.moe ? p.expertParallel : 1;
@@ -80,7 +83,12 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     L.attnDp = L.stage / L.attnTp;
     L.seqsPerReplica = static_cast<int>((static_cast<long long>(p.batch) * L.dp + L.attnDp - 1) / L.attnDp);
     L.gpusPerNode = s.cluster.gpusPerNode;
-    L.gpus = p.gpus();
+    L.gpus = p.gpus() / instances;
+    if (instances > 1)
+        w.push_back("instances " + num(instances) + ": this configuration is one engine instance of " + num(L.gpus)
+                    + " GPUs (data parallel " + num(L.dp) + " of the plan's " + num(p.dataParallel)
+                    + "); start " + num(instances) + " of them on disjoint GPUs and spread requests over them with a "
+                    "load-balancing router");
     L.maxModelLen = s.workload.maxContext();
     L.tokenBudget = o.maxNumTokens > 0 ? o.maxNumTokens : s.workload.maxNumTokens;
     // Every sequence in flight decodes one token per step: a smaller per-step budget than

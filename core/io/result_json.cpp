@@ -91,9 +91,10 @@ ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
     ojson plan = {{"tensor_parallel", p.tensorParallel}, {"expert_parallel", p.expertParallel},
                   {"pipeline_parallel", p.pipelineParallel}, {"data_parallel", p.dataParallel},
                   {"batch", p.batch}, {"micro_batches", p.microBatches}};
-    if (s.model.isMoe() || p.redundantExperts != 0 || p.twoBatchOverlap) {
+    if (s.model.isMoe() || p.redundantExperts != 0 || p.twoBatchOverlap || p.instances != 1) {
         plan["redundant_experts"] = p.redundantExperts;
         plan["two_batch_overlap"] = p.twoBatchOverlap;
+        plan["instances"] = p.instances;
     }
     ojson ops = ojson::object();
     for (int i = 0; i < kOpCount; ++i) {

@@ -406,6 +406,7 @@ void readPlanBody(JsonReader& r, const json& obj, const std::string& prefix, Pla
     p.microBatches = r.integerOr("micro_batches", 1, 1, kDegreeMax);
     p.redundantExperts = r.integerOr("redundant_experts", 0, 0, kMaxRedundantExperts);
     p.twoBatchOverlap = r.booleanOr("two_batch_overlap", false);
+    p.instances = r.integerOr("instances", 1, 1, kDegreeMax);
     const int gpus = r.integerOr("gpus", 0, 1, 1 << 20);
     if (r.has("operators")) {
         JsonReader ops = r.child("operators");
@@ -447,7 +448,7 @@ void readPlanBody(JsonReader& r, const json& obj, const std::string& prefix, Pla
 
 const std::vector<const char*> kPlanKeys = {"gpus", "tensor_parallel", "expert_parallel", "pipeline_parallel",
                                             "data_parallel", "batch", "micro_batches", "redundant_experts",
-                                            "two_batch_overlap", "operators"};
+                                            "two_batch_overlap", "instances", "operators"};
 } // namespace
 
 Parsed<Plan> parsePlan(const std::string& text, const std::string& file)
@@ -707,11 +708,13 @@ void writePlanBody(ojson& j, const Plan& p, const Scenario* context)
     j["batch"] = p.batch;
     j["micro_batches"] = p.microBatches;
     // Written only when set (or for an MoE model): dense plans stay as they were.
-    const bool moe = context ? context->model.isMoe() : (p.redundantExperts != 0 || p.twoBatchOverlap);
+    const bool moe = context ? context->model.isMoe() : (p.redundantExperts != 0 || p.twoBatchOverlap || p.instances != 1);
     if (moe || p.redundantExperts != 0)
         j["redundant_experts"] = p.redundantExperts;
     if (moe || p.twoBatchOverlap)
         j["two_batch_overlap"] = p.twoBatchOverlap;
+    if (moe || p.instances != 1)
+        j["instances"] = p.instances;
     ojson ops = ojson::object();
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);

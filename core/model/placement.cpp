@@ -60,7 +60,9 @@ RankCoordinates rankCoordinates(const Plan& p, long long gpu)
     c.tensor = static_cast<int>(gpu % tp);
     c.data = static_cast<int>((gpu / tp) % dp);
     c.stage = static_cast<int>(gpu / stage);
-    c.expertShard = static_cast<int>((gpu % stage) / etp);
+    const long long perInstance = std::max(1, expertGroupRanks(p)); // of a stage
+    c.expertShard = static_cast<int>((gpu % stage % perInstance) / etp);
+    c.instance = static_cast<int>((gpu % stage) / perInstance);
     return c;
 }
 
@@ -90,7 +92,10 @@ PlanPlacement placePlan(const Plan& p, int gpusPerNode)
     const long long stage = tp * dp;
     PlanPlacement out;
     out.tensor = worstConsecutiveGroup(static_cast<int>(tp), dp * pp, gpn);
-    out.expertExchange = worstConsecutiveGroup(static_cast<int>(stage), pp, gpn);
+    // An instance's share of a stage: TP x DP / instances consecutive ranks.
+    const long long instances = std::max(1, p.instances);
+    const int exchange = std::max(1, expertGroupRanks(p));
+    out.expertExchange = worstConsecutiveGroup(exchange, pp * instances, gpn);
     const int etp = std::max(1, expertTensorParallel(p));
     out.expertTensor = worstConsecutiveGroup(etp, stage * pp / etp, gpn);
     out.stageHandoffCrossesNodes = handoffCrossesNodes(static_cast<int>(stage), static_cast<int>(pp), gpn);

@@ -36,14 +36,15 @@ struct RankCoordinates {
     int tensor = 0;   // rank in its TP group
     int data = 0;     // replica inside its stage
     int stage = 0;    // pipeline stage
-    int expertShard = 0; // MoE: the EP rank (shard of experts) it holds
+    int expertShard = 0; // MoE: the EP rank (shard of experts) it holds in its instance
+    int instance = 0;    // MoE: the engine instance it belongs to
 };
 RankCoordinates rankCoordinates(const Plan& p, long long gpu);
 
 // Every group of one pool's plan as the cost model prices it (the worst of each kind).
 struct PlanPlacement {
     Group tensor;          // a TP group
-    Group expertExchange;  // MoE: the TP x DP ranks of a stage exchanging tokens
+    Group expertExchange;  // MoE: the TP x DP / instances ranks of a stage of one instance exchanging tokens
     Group expertTensor;    // MoE: the ranks holding one shard of experts (expert-TP)
     bool stageHandoffCrossesNodes = false; // some stage sends its hidden states to another node
 };

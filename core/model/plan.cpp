@@ -165,6 +165,7 @@ FieldErrors validatePlanShape(const Plan& p)
     positive("data_parallel", p.dataParallel, 1 << 20);
     positive("batch", p.batch, kMaxBatch);
     positive("micro_batches", p.microBatches, 1 << 20);
+    positive("instances", p.instances, 1 << 20);
     if (p.redundantExperts < 0 || p.redundantExperts > kMaxRedundantExperts)
         e.push_back({{}, "redundant_experts",
                      "must be between 0 and " + std::to_string(kMaxRedundantExperts) + " (got "

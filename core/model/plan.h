@@ -92,6 +92,11 @@ struct Plan {
     // MoE: each step runs as two half-batches whose dispatch/combine overlap the other
     // half's compute (SGLang two-batch overlap, vLLM dual-batch overlap; docs/simulator.md §3).
     bool twoBatchOverlap = false;
+    // MoE: independent engine instances the data-parallel replicas are split into (several
+    // engines behind a router, e.g. TP 8 x EP 8 each). A stage's TP x DP / instances ranks of
+    // one instance exchange tokens and hold the experts as EP x expert-TP; instances never
+    // talk. 1: one engine whose every replica joins one expert group (docs/simulator.md §2).
+    int instances = 1;
     std::array<std::uint8_t, kOpCount> sharding{}; // option index per OpId
 
     int option(OpId id) const { return sharding[static_cast<int>(id)]; }

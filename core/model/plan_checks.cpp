@@ -9,10 +9,17 @@ namespace {
 std::string num(long long v) { return std::to_string(v); }
 } // namespace
 
+int expertGroupRanks(const Plan& p)
+{
+    if (p.instances < 1 || p.dataParallel % p.instances != 0)
+        return 0;
+    return static_cast<int>(static_cast<long long>(p.tensorParallel) * (p.dataParallel / p.instances));
+}
+
 int expertTensorParallel(const Plan& p)
 {
-    const long long side = static_cast<long long>(p.tensorParallel) * p.dataParallel;
-    if (p.expertParallel < 1 || side % p.expertParallel != 0)
+    const long long side = expertGroupRanks(p);
+    if (side == 0 || p.expertParallel < 1 || side % p.expertParallel != 0)
         return 0;
     return static_cast<int>(side / p.expertParallel);
 }
@@ -39,7 +46,7 @@ bool optionIrrelevant(const Plan& p, OpId id)
         return expertTensorParallel(p) == 1;
     case OpId::Dispatch:
     case OpId::Combine:
-        return static_cast<long long>(p.tensorParallel) * p.dataParallel == 1;
+        return expertGroupRanks(p) == 1;
     default:
         return p.tensorParallel == 1;
     }
@@ -92,12 +99,16 @@ std::uint32_t planStructureViolations(const Plan& p, const Scenario& s)
             flag(PlanCheck::RedundantDense);
         if (p.twoBatchOverlap)
             flag(PlanCheck::OverlapDense);
+        if (p.instances != 1)
+            flag(PlanCheck::InstancesDense);
     } else {
         if (!expertSlotsFit(m.moe.experts, p.redundantExperts, p.expertParallel))
             flag(PlanCheck::ExpertsEp);
         if (p.redundantExperts > maxRedundantExperts(m.moe.experts))
             flag(PlanCheck::RedundantLimit);
-        if (etp == 0)
+        if (expertGroupRanks(p) == 0)
+            flag(PlanCheck::InstancesDp);
+        else if (etp == 0)
             flag(PlanCheck::EpGroup);
     }
     if (p.microBatches < 1 || p.microBatches > p.batch || p.microBatches > p.pipelineParallel)
@@ -150,10 +161,24 @@ FieldError describeExpertCheck(PlanCheck c, const Plan& p, const Scenario& s)
                     + ": leave " + (one ? "it" : "them") + " out of the plan"};
     }
     case PlanCheck::EpGroup:
+        if (p.instances > 1)
+            return {{}, "expert_parallel",
+                    "divisibility: expert_parallel " + num(p.expertParallel)
+                        + " must divide an instance's tensor_parallel x data_parallel / instances = "
+                        + num(p.tensorParallel) + " x " + num(p.dataParallel) + " / " + num(p.instances) + " = "
+                        + num(expertGroupRanks(p))};
         return {{}, "expert_parallel",
                 "divisibility: expert_parallel " + num(p.expertParallel)
                     + " must divide tensor_parallel x data_parallel = "
                     + num(static_cast<long long>(p.tensorParallel) * p.dataParallel)};
+    case PlanCheck::InstancesDp:
+        return {{}, "instances",
+                "divisibility: instances " + num(p.instances) + " must divide data_parallel " + num(p.dataParallel)
+                    + " (each engine instance runs data_parallel / instances of the replicas)"};
+    case PlanCheck::InstancesDense:
+        return {{}, "instances",
+                "a dense model's data-parallel replicas are already independent engines; instances must be 1 "
+                "(several instances matter for MoE, whose replicas otherwise share one expert group)"};
     case PlanCheck::ExpertFfnEtp:
         return {{}, "operators.expert_up",
                 "divisibility: expert_ffn_hidden " + num(m.moe.expertFfnHidden)
@@ -200,6 +225,8 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s)
     case PlanCheck::OverlapDense:
     case PlanCheck::AbsentOperator:
     case PlanCheck::EpGroup:
+    case PlanCheck::InstancesDp:
+    case PlanCheck::InstancesDense:
     case PlanCheck::ExpertFfnEtp:
     case PlanCheck::SharedFfnTp:
         return describeExpertCheck(c, p, s);

@@ -16,8 +16,8 @@ enum class PlanCheck : std::uint8_t {
     FfnTp,             // column/row FFN needs ffn_hidden divisible by TP
     ExpertParallelDense, // EP > 1 on a dense model
     ExpertsEp,         // expert slots (experts + redundant) not divisible by EP
-    EpGroup,           // EP does not divide TP x DP (the expert side's ranks per stage)
-    ExpertFfnEtp,      // expert ffn not divisible by expert-TP = TP x DP / EP
+    EpGroup,           // EP does not divide TP x DP / instances (an instance's expert-side ranks per stage)
+    ExpertFfnEtp,      // expert ffn not divisible by expert-TP = TP x DP / (instances x EP)
     SharedFfnTp,       // shared expert ffn not divisible by TP
     MicroBatches,      // micro-batches outside 1..min(batch, pipeline_parallel)
     BatchLimit,        // batch above kMaxBatch
@@ -25,6 +25,8 @@ enum class PlanCheck : std::uint8_t {
     OverlapDense,      // two-batch overlap on a dense model (it overlaps MoE dispatch/combine)
     AbsentOperator,    // an option other than the recipe's for an operator the model does not have
     RedundantLimit,    // more redundant expert slots than the model has experts
+    InstancesDp,       // instances do not divide data_parallel
+    InstancesDense,    // several engine instances of a dense model (its replicas are already independent)
     Count
 };
 constexpr int kPlanCheckCount = static_cast<int>(PlanCheck::Count);
@@ -47,7 +49,11 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
 // asks, so it cannot disagree with the plan checks.
 bool tensorParallelFits(const ModelSpec& m, const Plan& p, int tp);
 
-// Expert-tensor-parallel degree implied by the plan (0 if EP does not divide TP x DP).
+// The ranks of one stage of one engine instance: TP x DP / instances (0 when the instances
+// do not divide DP). They exchange tokens with each other (MoE dispatch and combine).
+int expertGroupRanks(const Plan& p);
+// Expert-tensor-parallel degree implied by the plan: expertGroupRanks / EP (0 if EP does
+// not divide it).
 int expertTensorParallel(const Plan& p);
 
 // The one expert-placement rule (plan checks, search-space masks, exact, the recipe, the

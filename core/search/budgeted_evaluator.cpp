@@ -35,7 +35,7 @@ std::uint64_t fingerprint(const Plan& p)
     auto u = [](int v) { return static_cast<std::uint64_t>(static_cast<std::uint32_t>(v)); };
     std::uint64_t words[6] = {u(p.tensorParallel) | u(p.expertParallel) << 32,
                               u(p.pipelineParallel) | u(p.dataParallel) << 32, u(p.batch) | u(p.microBatches) << 32,
-                              0, 0, u(p.redundantExperts) | u(p.twoBatchOverlap ? 1 : 0) << 32};
+                              0, 0, u(p.redundantExperts) | u(p.twoBatchOverlap ? 1 : 0) << 32 | u(p.instances) << 33};
     for (int i = 0; i < kOpCount; ++i)
         words[3 + i / 8] |= std::uint64_t(p.sharding[i]) << (8 * (i % 8));
     std::uint64_t h = 0x243f6a8885a308d3ull;

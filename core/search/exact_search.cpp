@@ -263,7 +263,8 @@ const ExactSearch::LeafBatch* ExactSearch::leafAt(int batch)
         std::ostringstream os;
         os << "TP " << plan.tensorParallel << " PP " << plan.pipelineParallel << " EP " << plan.expertParallel
            << (plan.redundantExperts ? " +" + std::to_string(plan.redundantExperts) + " redundant" : "")
-           << (plan.twoBatchOverlap ? " two-batch overlap" : "") << " batch " << plan.batch << ": predicted "
+           << (plan.twoBatchOverlap ? " two-batch overlap" : "")
+           << (plan.instances > 1 ? " " + std::to_string(plan.instances) + " instances" : "") << " batch " << plan.batch << ": predicted "
            << f.tokensPerSPerGpu << " tokens/s per GPU, simulator " << (r.valid ? r.tokensPerSPerGpu : 0.0)
            << (r.valid ? "" : " (invalid)");
         m_mismatchExample = os.str();
@@ -434,15 +435,15 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     m_t = &tables;
     AlgorithmReport report;
 
-    // Pass 1: every (TP, PP, EP, redundant experts, two-batch overlap) the simulator accepts
-    // among the space's values (the space's masks say which).
+    // Pass 1: every (TP, PP, EP, redundant experts, two-batch overlap, engine instances) the
+    // simulator accepts among the space's values (the space's masks say which).
     const SearchSpace& space = ctx.space;
     const long long N = ctx.scenario.cluster.totalGpus();
     const auto& slots = space.slots();
-    const int rs = space.redundantSlot(), os = space.overlapSlot();
+    const int rs = space.redundantSlot(), os = space.overlapSlot(), is = space.instancesSlot();
     std::vector<int> choice(SearchSpace::kMaxSlots, 0);
     std::vector<std::uint8_t> tpOk(space.widestSlot()), ppOk(space.widestSlot()), epOk(space.widestSlot()),
-        rOk(space.widestSlot()), oOk(space.widestSlot());
+        rOk(space.widestSlot()), oOk(space.widestSlot()), iOk(space.widestSlot());
     std::priority_queue<Entry> queue;
     long long order = 0;
     space.mask(space.tpSlot(), choice.data(), tpOk.data());
@@ -460,8 +461,9 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                 if (!epOk[ei])
                     continue;
                 choice[2] = static_cast<int>(ei);
-                // A dense model has neither slot: one entry, no redundancy, no overlap.
-                static const std::vector<int> kNone{0};
+                // A dense model has none of these slots: one entry, no redundancy, no
+                // overlap, one engine instance.
+                static const std::vector<int> kNone{0}, kOne{1};
                 const std::vector<int>& rValues = rs >= 0 ? slots[rs].values : kNone;
                 const std::vector<int>& oValues = os >= 0 ? slots[os].values : kNone;
                 if (rs >= 0)
@@ -472,6 +474,11 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                     space.mask(os, choice.data(), oOk.data());
                 else
                     oOk[0] = 1;
+                const std::vector<int>& iValues = is >= 0 ? slots[is].values : kOne;
+                if (is >= 0)
+                    space.mask(is, choice.data(), iOk.data());
+                else
+                    iOk[0] = 1;
                 // The counts this EP allows, ascending in steps of EP. One EP rank holds
                 // every slot: redundant slots balance nothing and only add weights to hold
                 // and read, so r = 0 dominates there (docs/search.md).
@@ -480,26 +487,28 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                 for (size_t ri = 0; ri < rValues.size(); ++ri)
                     if (rOk[ri] && (ep > 1 || rValues[ri] == 0))
                         counts.push_back(rValues[ri]);
-                for (size_t oi = 0; oi < oValues.size(); ++oi) {
-                    if (!oOk[oi])
-                        continue;
-                    if (m_ev->stopRequested())
-                        return report;
-                    Entry e;
-                    e.d.tp = slots[0].values[ti];
-                    e.d.pp = slots[1].values[pi];
-                    e.d.ep = ep;
-                    e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
-                    e.d.tbo = oValues[oi] != 0;
-                    m_degrees += static_cast<long long>(counts.size());
-                    for (const auto& [lo, hi] : countRanges(counts, ep)) {
-                        e.d.redundant = lo;
-                        e.d.redundantHigh = hi;
-                        e.order = order++;
-                        if (boundDegrees(e))
-                            queue.push(e);
+                for (size_t ii = 0; ii < iValues.size(); ++ii)
+                    for (size_t oi = 0; oi < oValues.size(); ++oi) {
+                        if (!oOk[oi] || !iOk[ii])
+                            continue;
+                        if (m_ev->stopRequested())
+                            return report;
+                        Entry e;
+                        e.d.tp = slots[0].values[ti];
+                        e.d.pp = slots[1].values[pi];
+                        e.d.ep = ep;
+                        e.d.dp = static_cast<int>(N / (static_cast<long long>(e.d.tp) * e.d.pp));
+                        e.d.tbo = oValues[oi] != 0;
+                        e.d.instances = iValues[ii];
+                        m_degrees += static_cast<long long>(counts.size());
+                        for (const auto& [lo, hi] : countRanges(counts, ep)) {
+                            e.d.redundant = lo;
+                            e.d.redundantHigh = hi;
+                            e.order = order++;
+                            if (boundDegrees(e))
+                                queue.push(e);
+                        }
                     }
-                }
             }
             m_ev->setFraction(0.3 * (ti + double(pi) / slots[1].values.size()) / slots[0].values.size());
             m_ev->tick();
@@ -545,8 +554,9 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     std::ostringstream note;
     const bool stopped = m_ev->stopRequested();
     // MoE models: every redundant-expert count and overlap (docs/search.md).
-    const char* kDegreesWord = ctx.scenario.model.isMoe() ? "TP, PP, EP, redundant experts and two-batch overlap"
-                                                          : "TP, PP and EP";
+    const char* kDegreesWord = ctx.scenario.model.isMoe()
+        ? "TP, PP, EP, redundant experts, two-batch overlap and engine instances"
+        : "TP, PP and EP";
     if (stopped) {
         note << "stopped before the proof was complete";
         if (m_ev->haveBest() && openBound > 0)

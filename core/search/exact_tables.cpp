@@ -134,6 +134,7 @@ Plan GroupTables::degreesPlan(int micro, int batch) const
     p.dataParallel = m_d.dp;
     p.redundantExperts = m_d.redundant;
     p.twoBatchOverlap = m_d.tbo;
+    p.instances = m_d.instances;
     p.batch = batch;
     p.microBatches = micro;
     return p;

@@ -34,6 +34,7 @@ namespace shardlab::exact {
 // one plan's.
 struct Degrees {
     int tp = 1, pp = 1, ep = 1, dp = 1;
+    int instances = 1;
     int redundant = 0;
     int redundantHigh = 0;
     bool tbo = false;

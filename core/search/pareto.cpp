@@ -304,7 +304,7 @@ std::string paretoCsv(const ParetoFront& f)
 {
     std::string out = "front,tokens_per_s_per_user,output_tokens_per_s_per_gpu,tpot_ms,ttft_ms,tpot_limit_ms,"
                       "proved_optimal,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,"
-                      "micro_batches,redundant_experts,two_batch_overlap\n";
+                      "micro_batches,redundant_experts,two_batch_overlap,instances\n";
     auto rows = [&](const std::vector<ParetoPoint>& v, const char* name) {
         for (const ParetoPoint& p : v)
             out += std::string(name) + "," + num(p.tokensPerSPerUser) + "," + num(p.outputTokensPerSPerGpu) + ","
@@ -313,7 +313,7 @@ std::string paretoCsv(const ParetoFront& f)
                 + std::to_string(p.plan.expertParallel) + "," + std::to_string(p.plan.pipelineParallel) + ","
                 + std::to_string(p.plan.dataParallel) + "," + std::to_string(p.plan.batch) + ","
                 + std::to_string(p.plan.microBatches) + "," + std::to_string(p.plan.redundantExperts) + ","
-                + (p.plan.twoBatchOverlap ? "true" : "false") + "\n";
+                + (p.plan.twoBatchOverlap ? "true" : "false") + "," + std::to_string(p.plan.instances) + "\n";
     };
     rows(f.points, "exact");
     rows(f.megatronPoints, "megatron");

@@ -125,7 +125,8 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
     m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count,
                        cleanValues(options.microBatchValues, micro, std::max(kMaxListValues, micro.size()))});
     // Redundant experts: every count some EP value of the space may take (the mask keeps
-    // the EP's own); two-batch overlap off and on. A dense model has neither slot.
+    // the EP's own); two-batch overlap off and on; engine instances. A dense model has none
+    // of these slots.
     if (m_moe) {
         std::vector<int> redundant{0};
         for (int ep : m_slots[2].values)
@@ -135,6 +136,9 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
         redundant.erase(std::unique(redundant.begin(), redundant.end()), redundant.end());
         m_slots.push_back({"redundant_experts", SlotKind::RedundantExperts, OpId::Count, redundant});
         m_slots.push_back({"two_batch_overlap", SlotKind::TwoBatchOverlap, OpId::Count, std::vector<int>{0, 1}});
+        // Engine instances: any divisor of the GPUs (the mask keeps those that divide DP and
+        // leave each instance's ranks divisible by EP).
+        m_slots.push_back({"instances", SlotKind::Instances, OpId::Count, divisorsUpTo(N, N)});
     }
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
@@ -190,8 +194,26 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
                     choice[3] = static_cast<int>(bi);
                     combos += mask(4, choice.data(), valid);
                 }
-                for (int sl = microSlot() + 1; sl < slotCount(); ++sl)
+                for (int sl = microSlot() + 1; sl < firstOpSlot() && sl != instancesSlot(); ++sl)
                     combos *= mask(sl, choice.data(), valid);
+                // Operators' options depend on the instances (expert-TP): summed over them.
+                double perInstances = 0;
+                const int is = instancesSlot();
+                const size_t nInst = is < 0 ? 1 : m_slots[is].values.size();
+                for (size_t ii = 0; ii < nInst; ++ii) {
+                    if (is >= 0) {
+                        choice[is] = 0;
+                        mask(is, choice.data(), valid);
+                        if (!valid[ii])
+                            continue;
+                        choice[is] = static_cast<int>(ii);
+                    }
+                    double ops = 1;
+                    for (int sl = firstOpSlot(); sl < slotCount(); ++sl)
+                        ops *= mask(sl, choice.data(), valid);
+                    perInstances += ops;
+                }
+                combos *= perInstances;
                 total += combos;
                 m_hasDegrees = m_hasDegrees || combos > 0;
             }
@@ -235,6 +257,15 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
         case SlotKind::TwoBatchOverlap:
             ok = m.isMoe() || v == 0;
             break;
+        case SlotKind::Instances: {
+            Plan p;
+            p.tensorParallel = tpOf();
+            p.dataParallel = static_cast<int>(N / (static_cast<long long>(tpOf()) * ppOf()));
+            p.expertParallel = m_slots[2].values[choice[2]];
+            p.instances = v;
+            ok = !m.isMoe() ? v == 1 : expertTensorParallel(p) > 0;
+            break;
+        }
         case SlotKind::Batch:
             ok = v >= m_batchMin && v <= m_batchMax;
             break;
@@ -242,11 +273,13 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
             ok = v <= ppOf() && v <= m_slots[3].values[choice[3]];
             break;
         case SlotKind::Operator: {
-            const int tp = tpOf();
-            const long long side = N / ppOf();
-            const int ep = m_slots[2].values[choice[2]];
-            const int etp = static_cast<int>(side / ep);
-            ok = optionAllowed(sl.op, v, tp, etp);
+            // The expert-TP degree as the plan rule defines it (model/plan_checks.h).
+            Plan p;
+            p.tensorParallel = tpOf();
+            p.dataParallel = static_cast<int>(N / (static_cast<long long>(tpOf()) * ppOf()));
+            p.expertParallel = m_slots[2].values[choice[2]];
+            p.instances = m_moe ? m_slots[instancesSlot()].values[choice[instancesSlot()]] : 1;
+            ok = optionAllowed(sl.op, v, p.tensorParallel, m.isMoe() ? expertTensorParallel(p) : 0);
             break;
         }
         }
@@ -347,6 +380,7 @@ Plan SearchSpace::decode(const int* choice) const
     if (m_moe) {
         p.redundantExperts = m_slots[redundantSlot()].values[choice[redundantSlot()]];
         p.twoBatchOverlap = m_slots[overlapSlot()].values[choice[overlapSlot()]] != 0;
+        p.instances = m_slots[instancesSlot()].values[choice[instancesSlot()]];
     }
     for (int s = firstOpSlot(); s < slotCount(); ++s)
         p.setOption(m_slots[s].op, m_slots[s].values[choice[s]]);
@@ -367,7 +401,8 @@ bool SearchSpace::encode(const Plan& p, int* choice) const
     bool ok = find(0, p.tensorParallel) && find(1, p.pipelineParallel) && find(2, p.expertParallel)
         && find(3, p.batch) && find(4, p.microBatches)
         && (m_moe ? find(redundantSlot(), p.redundantExperts) && find(overlapSlot(), p.twoBatchOverlap ? 1 : 0)
-                  : p.redundantExperts == 0 && !p.twoBatchOverlap);
+                        && find(instancesSlot(), p.instances)
+                  : p.redundantExperts == 0 && !p.twoBatchOverlap && p.instances == 1);
     for (int s = firstOpSlot(); ok && s < slotCount(); ++s)
         ok = find(s, p.option(m_slots[s].op));
     return ok && p.gpus() == m_scenario.cluster.totalGpus();

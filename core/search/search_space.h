@@ -21,6 +21,7 @@ enum class SlotKind : std::uint8_t {
     MicroBatches,
     RedundantExperts,
     TwoBatchOverlap,
+    Instances,
     Operator
 };
 
@@ -90,8 +91,8 @@ public:
     // coarse degrees times the per-operator options each allows).
     double log10Size() const { return m_log10Size; }
 
-    // Indices of slots by kind. A dense model has no redundant-experts and overlap slots
-    // (-1: its space is what it was before MoE plans had them).
+    // Indices of slots by kind. A dense model has no redundant-experts, overlap and
+    // instances slots (-1: its space is what it was before MoE plans had them).
     int tpSlot() const { return 0; }
     int ppSlot() const { return 1; }
     int epSlot() const { return 2; }
@@ -99,7 +100,8 @@ public:
     int microSlot() const { return 4; }
     int redundantSlot() const { return m_moe ? 5 : -1; }
     int overlapSlot() const { return m_moe ? 6 : -1; }
-    int firstOpSlot() const { return m_moe ? 7 : 5; }
+    int instancesSlot() const { return m_moe ? 7 : -1; }
+    int firstOpSlot() const { return m_moe ? 8 : 5; }
 
     // Whether option `o` of operator `id` is allowed with these degrees.
     bool optionAllowed(OpId id, int o, int tp, int etp) const;

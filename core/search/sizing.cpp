@@ -249,7 +249,7 @@ std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points)
     };
     std::string out = "gpus,found,proved,output_tokens_per_s_per_gpu,output_tokens_per_s,requests_per_s,tpot_ms,"
                       "ttft_ms,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,micro_batches,"
-                      "redundant_experts,two_batch_overlap\n";
+                      "redundant_experts,two_batch_overlap,instances\n";
     for (const ClusterSizePoint& p : points)
         out += std::to_string(p.gpus) + "," + (p.found ? "true" : "false") + ","
             + ((p.found ? p.provedOptimal : p.provedInfeasible) ? "true" : "false") + "," + num(p.tokensPerSPerGpu)
@@ -259,8 +259,9 @@ std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points)
                                    + std::to_string(p.plan.dataParallel) + "," + std::to_string(p.plan.batch) + ","
                                    + std::to_string(p.plan.microBatches) + ","
                                    + std::to_string(p.plan.redundantExperts) + ","
-                                   + (p.plan.twoBatchOverlap ? "true" : "false")
-                             : std::string(",,,,,,,"))
+                                   + (p.plan.twoBatchOverlap ? "true" : "false") + ","
+                                   + std::to_string(p.plan.instances)
+                             : std::string(",,,,,,,,"))
             + "\n";
     return out;
 }

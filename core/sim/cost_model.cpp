@@ -270,7 +270,7 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
     }
     if (id == OpId::LmHead)
         add(lmHeadEdge(m.moeLayers() > 0), "");
-    const long long moeRanks = static_cast<long long>(p.tensorParallel) * p.dataParallel;
+    const long long moeRanks = expertGroupRanks(p);
     const Collective own = ownCollective(id, p.option(id));
     if (own != Collective::None && moeRanks > 1)
         v.push_back({opOption(id, p.option(id)).in, opOption(id, p.option(id)).out, own,
@@ -428,13 +428,14 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
     ph.seqsPerRank = ph.tp > 1 ? std::max(1.0, ph.seqs * ph.invTp) : ph.seqs;
     ph.chunkPerRank = ph.chunkTokens * ph.invTp;
     if (m.isMoe()) {
-        ph.moeRanks = p.tensorParallel * p.dataParallel;
+        ph.moeRanks = std::max(1, expertGroupRanks(p));
         ph.ep = p.expertParallel;
         ph.etp = std::max(1, expertTensorParallel(p));
         ph.etpGroup = placed.expertTensor;
         ph.moeGroup = placed.expertExchange;
-        // Every replica runs the same phase in lock step (symmetric load).
-        ph.stageTokens = ph.tokens * p.dataParallel;
+        // Every replica of an instance runs the same phase in lock step (symmetric load);
+        // its instance's replicas route their tokens over the instance's experts.
+        ph.stageTokens = ph.tokens * (p.dataParallel / std::max(1, p.instances));
         const double stageTokens = ph.stageTokens;
         const double E = m.moe.experts, k = m.moe.expertsPerToken;
         const double slots = E + std::max(0, p.redundantExperts); // each EP rank holds slots / EP

@@ -66,7 +66,7 @@ struct PhaseContext {
     double seqsPerRank = 0;
     double chunkPerRank = 0;
     double invTp = 1, invEtp = 1;
-    double stageTokens = 0;      // tokens the stage routes in one step, every replica's
+    double stageTokens = 0;      // tokens one instance's stage routes in one step, its every replica's
     double routedPerEpRank = 0;  // token-expert pairs landing on one EP rank (busiest)
     double routedPerEtpRank = 0; // routedPerEpRank / expert TP (an expectation)
     double localExperts = 0;       // expert slots per EP rank: (experts + redundant) / EP

@@ -186,7 +186,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
 
     r.structureChecks = planStructureViolations(p, sc);
     bool shapeOk = p.tensorParallel >= 1 && p.pipelineParallel >= 1 && p.dataParallel >= 1 && p.expertParallel >= 1
-        && p.batch >= 1 && p.microBatches >= 1 && p.redundantExperts >= 0 && p.redundantExperts <= kMaxRedundantExperts;
+        && p.instances >= 1 && p.batch >= 1 && p.microBatches >= 1 && p.redundantExperts >= 0 && p.redundantExperts <= kMaxRedundantExperts;
     for (int i = 0; i < kOpCount; ++i)
         shapeOk = shapeOk && p.sharding[i] < opInfo(static_cast<OpId>(i)).optionCount;
     if (!shapeOk)

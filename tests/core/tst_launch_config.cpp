@@ -356,6 +356,10 @@ void TestLaunchConfig::everyGpuIsAccountedFor()
                 break;
             }
             }
+            // Several engine instances: the command is one instance's, started n times.
+            for (const std::string& w : c.value().warnings)
+                if (w.rfind("instances ", 0) == 0 && w.find("start ") != std::string::npos)
+                    gpus *= std::atoll(w.c_str() + w.find("start ") + 6);
             QVERIFY2(gpus == s.cluster.totalGpus(),
                      qPrintable(QString("%1: %2 GPUs of %3 for TP %4 PP %5 DP %6 EP %7:\n%8")
                                     .arg(e.name)

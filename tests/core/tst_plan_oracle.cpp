@@ -1,6 +1,7 @@
 // An oracle for exact that cannot share its blind spots: plans are built straight from the
-// scenario's numbers (every divisor of the GPUs for TP and PP, every EP, every redundant
-// count from 0 to one past the experts, overlap off and on, every micro-batch count, every
+// scenario's numbers (every divisor of the GPUs for TP and PP, every EP, every engine
+// instance count dividing DP, every redundant count from 0 to one past the experts, overlap
+// off and on, every micro-batch count, every
 // option the scenario's constraints leave to each operator), kept when the structural plan
 // checks pass, and judged by Simulator::evaluate alone: no SearchSpace, no masks, no
 // redundantExpertCounts, no exact tables. For each plan it bisects for the largest valid
@@ -80,7 +81,7 @@ void bestBatches(const Simulator& sim, const Scenario& s, const Plan& p, OracleB
 std::vector<int> key(const Plan& p)
 {
     std::vector<int> k{p.tensorParallel, p.pipelineParallel, p.dataParallel, p.expertParallel, p.redundantExperts,
-                       int(p.twoBatchOverlap)};
+                       int(p.twoBatchOverlap), p.instances};
     for (int i = 0; i < kOpCount; ++i)
         k.push_back(p.sharding[i]);
     return k;
@@ -123,6 +124,7 @@ OracleBest oracle(const Scenario& s)
             const int dp = static_cast<int>(N / (static_cast<long long>(tp) * pp));
             if (!allows(c.tensorParallel, tp) || !allows(c.pipelineParallel, pp) || !allows(c.dataParallel, dp))
                 continue;
+            for (int inst : m.isMoe() ? divisorsOf(dp) : std::vector<int>{1})
             for (int ep : divisorsOf(static_cast<long long>(tp) * dp))
                 for (int r = 0; r <= (m.isMoe() ? E + 1 : 0); ++r)
                     for (int tbo = 0; tbo <= (m.isMoe() ? 1 : 0); ++tbo) {
@@ -136,6 +138,7 @@ OracleBest oracle(const Scenario& s)
                         p.expertParallel = ep;
                         p.redundantExperts = r;
                         p.twoBatchOverlap = tbo != 0;
+                        p.instances = inst;
                         p.batch = 1;
                         p.microBatches = 1;
                         forEachOptions(s, p, 0, [&] {
@@ -216,7 +219,8 @@ private Q_SLOTS:
 void TestPlanOracle::exactEqualsTheOracle()
 {
     const int scenarios = quickTests() ? 8 : 80;
-    int moe = 0, redundant = 0, overlap = 0, crossing = 0, pools = 0, multiNode = 0, straddling = 0, compared = 0;
+    int moe = 0, redundant = 0, overlap = 0, instances = 0, crossing = 0, pools = 0, multiNode = 0, straddling = 0,
+        compared = 0;
     long long plans = 0, evaluations = 0;
     for (int i = 0; i < scenarios; ++i) {
         const Scenario s = generated(1000 + static_cast<std::uint64_t>(i));
@@ -240,15 +244,16 @@ void TestPlanOracle::exactEqualsTheOracle()
         moe += s.model.isMoe();
         redundant += o.value > 0 && o.plan.redundantExperts > 0;
         overlap += o.value > 0 && o.plan.twoBatchOverlap;
+        instances += o.value > 0 && o.plan.instances > 1;
         crossing += o.crossesLimit;
         pools += s.workload.serving == ServingMode::Prefill || s.workload.serving == ServingMode::Decode;
         multiNode += s.cluster.nodes > 1;
         straddling += o.straddles;
     }
     qInfo("%d scenarios compared (%d MoE, %d pools, %d on several nodes, %d with valid plans placing groups across a "
-          "node boundary, %d crossing an all-reduce size limit); best plans with redundant experts %d, with overlap %d; "
-          "%lld plans, %lld evaluations",
-          compared, moe, pools, multiNode, straddling, crossing, redundant, overlap, plans, evaluations);
+          "node boundary, %d crossing an all-reduce size limit); best plans with redundant experts %d, with overlap %d, "
+          "with several engine instances %d; %lld plans, %lld evaluations",
+          compared, moe, pools, multiNode, straddling, crossing, redundant, overlap, instances, plans, evaluations);
     if (!quickTests()) {
         QVERIFY(compared >= 50);
         QVERIFY(crossing >= 10);
