@@ -7,10 +7,10 @@
 #include <cmath>
 #include <random>
 
-#include "io/launch_config.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "model/plan_checks.h"
+#include "report/launch_config.h"
 #include "search/search.h"
 #include "search/search_space.h"
 #include "sim/simulator.h"

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "io/presets.h"
-#include "io/result_json.h"
+#include "report/result_json.h"
 #include "search/search.h"
 #include "sim/megatron.h"
 

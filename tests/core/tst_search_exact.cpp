@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "io/result_json.h"
+#include "report/result_json.h"
 #include "search/search.h"
 #include "sim/batch.h"
 #include "sim/megatron.h"
