@@ -12,8 +12,8 @@
 #include "io/hf_import.h"
 #include "io/presets.h"
 #include "report/measurements.h"
+#include "runner/run_search.h"
 #include "search/scenario_generator.h"
-#include "search/search.h"
 
 #include <filesystem>
 

@@ -14,7 +14,7 @@
 #include "cli_signals.h"
 #include "plugin/rl_plugin.h"
 #include "report/result_json.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/ppo_options.h"
 #endif

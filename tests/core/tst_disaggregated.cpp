@@ -7,7 +7,7 @@
 
 #include "io/scenario_json.h"
 #include "report/result_json.h"
-#include "search/disaggregated_search.h"
+#include "runner/disaggregated_search.h"
 #include "sim/batch.h"
 #include "tst_search_fixtures.h"
 

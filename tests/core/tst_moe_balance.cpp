@@ -11,7 +11,7 @@
 #include "io/scenario_json.h"
 #include "model/plan_checks.h"
 #include "report/launch_config.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 #include "search/search_space.h"
 #include "sim/simulator.h"
 

@@ -8,7 +8,7 @@
 
 #include "io/presets.h"
 #include "report/result_json.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 #include "sim/megatron.h"
 
 using namespace shardlab;

@@ -15,8 +15,8 @@
 #include "main_window.h"
 #include "plan_view.h"
 #include "report/launch_config.h"
+#include "runner/disaggregated_search.h"
 #include "scenario_editor.h"
-#include "search/disaggregated_search.h"
 #include "search_panel.h"
 
 using namespace shardlab;
