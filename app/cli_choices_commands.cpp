@@ -1,5 +1,5 @@
 // pareto, size, sweep: the choices a serving team makes (docs/choices.md). The
-// computations live in core/search/pareto.h and sizing.h; this file only reads flags and
+// computations live in core/runner/pareto.h and sizing.h; this file only reads flags and
 // prints.
 #include <nlohmann/json.hpp>
 
@@ -9,8 +9,8 @@
 
 #include "cli_commands.h"
 #include "cli_signals.h"
-#include "search/pareto.h"
-#include "search/sizing.h"
+#include "runner/pareto.h"
+#include "runner/sizing.h"
 
 namespace shardlab::cli {
 

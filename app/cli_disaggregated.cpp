@@ -7,7 +7,7 @@
 #include "cli_commands.h"
 #include "cli_disaggregated.h"
 #include "cli_signals.h"
-#include "io/result_json.h"
+#include "report/result_json.h"
 
 namespace shardlab::cli {
 

@@ -6,7 +6,7 @@
 
 #include "cli_args.h"
 #include "io/scenario_json.h"
-#include "search/disaggregated_search.h"
+#include "runner/disaggregated_search.h"
 
 namespace shardlab::cli {
 

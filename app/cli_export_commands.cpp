@@ -1,9 +1,9 @@
-// export: a plan as an engine's launch configuration (core/io/launch_config.h).
+// export: a plan as an engine's launch configuration (core/report/launch_config.h).
 #include <ostream>
 
 #include "cli_commands.h"
 #include "model/names.h"
-#include "io/launch_config.h"
+#include "report/launch_config.h"
 
 namespace shardlab::cli {
 

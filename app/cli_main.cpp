@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 
 using namespace shardlab::cli;
 

@@ -1,5 +1,5 @@
 // calibrate --measurements FILE: the simulator's scalar knobs fitted to the user's own runs
-// (core/sim/knob_fit.h; file format in core/io/measurements.h and docs/simulator.md §8).
+// (core/sim/knob_fit.h; file format in core/report/measurements.h and docs/simulator.md §8).
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -8,8 +8,8 @@
 
 #include "cli_commands.h"
 #include "io/atomic_file.h"
-#include "io/measurements.h"
 #include "io/profile_json.h"
+#include "report/measurements.h"
 
 namespace shardlab::cli {
 

@@ -5,15 +5,15 @@
 #include <ostream>
 
 #include "cli_commands.h"
-#include "io/measurements.h"
 #include "io/profile_json.h"
 #include "sim/disaggregated.h"
 #include "sim/knob_fit.h"
 #include "io/atomic_file.h"
 #include "io/hf_import.h"
 #include "io/presets.h"
+#include "report/measurements.h"
+#include "runner/run_search.h"
 #include "search/scenario_generator.h"
-#include "search/search.h"
 
 #include <filesystem>
 

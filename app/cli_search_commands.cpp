@@ -12,9 +12,9 @@
 #include "cli_commands.h"
 #include "cli_disaggregated.h"
 #include "cli_signals.h"
-#include "io/result_json.h"
 #include "plugin/rl_plugin.h"
-#include "search/search.h"
+#include "report/result_json.h"
+#include "runner/run_search.h"
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/ppo_options.h"
 #endif

@@ -12,7 +12,7 @@
 #include "cli_disaggregated.h"
 #include "io/presets.h"
 #include "io/profile_json.h"
-#include "io/result_json.h"
+#include "report/result_json.h"
 #include "search/search_space.h"
 #include "sim/calibration.h"
 #include "sim/megatron.h"

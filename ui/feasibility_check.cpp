@@ -3,8 +3,8 @@
 #include <QMetaObject>
 #include <QPointer>
 
-#include "search/disaggregated_search.h"
-#include "search/search.h"
+#include "runner/disaggregated_search.h"
+#include "runner/run_search.h"
 
 namespace shardlab::ui {
 

@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "io/launch_config.h"
 #include "model/specs.h"
+#include "report/launch_config.h"
 #include "search_worker.h"
 #include "session_store.h"
 
@@ -72,7 +72,7 @@ public:
     double longestStallMs() const;
     bool exportPlan(const QString& path, QString* error = nullptr);
     // The plan in the Plan tab as `engine`'s launch script, with any options file beside
-    // it (core/io/launch_config.h, the core's write path). `warnings` receives what the
+    // it (core/report/launch_config.h, the core's write path). `warnings` receives what the
     // engine cannot express. `model` empty: the checkpoint ShardLab knows for the model.
     bool exportLaunchConfig(const QString& path, Engine engine, const QString& model = {}, QString* error = nullptr,
                             QStringList* warnings = nullptr);

@@ -1,7 +1,7 @@
 // The Pareto tab: the front of output tokens/s per GPU against tokens/s per user
 // with the Megatron recipe's front beside it, a sizing panel (the fewest GPUs for a request
 // rate) and a scaling plot (best tokens/s per GPU per cluster size). Every figure comes from
-// core/search/pareto.h and sizing.h, the same calls the CLI makes, run on a worker thread
+// core/runner/pareto.h and sizing.h, the same calls the CLI makes, run on a worker thread
 // with progress and Stop. Hovering a point shows its plan; clicking opens it in the Plan
 // tab. Each plot exports as PNG, PDF or CSV. GUI thread API.
 #pragma once
@@ -13,8 +13,8 @@
 #include <memory>
 #include <thread>
 
-#include "search/pareto.h"
-#include "search/sizing.h"
+#include "runner/pareto.h"
+#include "runner/sizing.h"
 
 class QCustomPlot;
 class QDoubleSpinBox;

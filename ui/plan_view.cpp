@@ -13,11 +13,11 @@
 #include <algorithm>
 
 #include "breakdown_plot.h"
-#include "io/result_json.h"
 #include "memory_plot.h"
 #include "plan_editor.h"
 #include "plan_explain.h"
 #include "plan_tables.h"
+#include "report/result_json.h"
 #include "ui_format.h"
 
 namespace shardlab::ui {

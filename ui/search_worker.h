@@ -17,8 +17,8 @@
 
 #include <optional>
 
-#include "search/disaggregated_search.h"
-#include "search/search.h"
+#include "runner/disaggregated_search.h"
+#include "runner/run_search.h"
 
 namespace shardlab::ui {
 

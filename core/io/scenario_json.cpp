@@ -300,7 +300,7 @@ FileKind detectFileKind(const std::string& text, FieldError* parseError)
             return FileKind::Cluster;
         if (s == "shardlab-profile") // core/io/profile_json.h
             return FileKind::Profile;
-        if (s == "shardlab-measurements") // core/io/measurements.h
+        if (s == "shardlab-measurements") // core/report/measurements.h
             return FileKind::Measurements;
     }
     if (doc.contains("architectures") || doc.contains("model_type"))

@@ -17,8 +17,8 @@
 
 #include "rl/policy_net.h"
 #include "rl/ppo_search.h"
+#include "runner/run_search.h"
 #include "search/scenario_generator.h"
-#include "search/search.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"
 

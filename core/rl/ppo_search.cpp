@@ -11,8 +11,8 @@
 #include <stdexcept>
 
 #include "rl/ppo_agent.h"
+#include "runner/run_search.h"
 #include "search/budgeted_evaluator.h"
-#include "search/search.h"
 #include "sim/megatron.h"
 
 namespace shardlab::rl {

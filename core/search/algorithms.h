@@ -1,4 +1,5 @@
-// Built-in search algorithms and the small helpers they share (internal to core/search).
+// Built-in search algorithms and the small helpers they share (internal to core/search;
+// the registry, core/runner/run_search.cpp, lists the makers).
 #pragma once
 
 #include <array>

@@ -1,4 +1,7 @@
-// Strategy search: one synchronous entry point over interchangeable algorithms.
+// Strategy search: interchangeable algorithms behind one interface, and what a search is
+// run with (options, observer, stop token). Running one by name (runSearch, its
+// SearchOutcome) and the algorithm registry are in runner/run_search.h, above the plugin
+// layer: the registry lists the RL plugin's ppo (core/plugin/rl_plugin.h).
 //
 // Threading: runSearch runs on the caller's thread and returns when the search ends. The
 // observer is called on that same thread; a GUI copies the value types it receives and
@@ -52,9 +55,6 @@ struct SearchOptions {
     double exactFloor = 0;
 };
 
-// Problems with the options (unknown algorithm, budget out of range), by field name.
-FieldErrors validateSearchOptions(const SearchOptions& o);
-
 // A snapshot for a progress bar and a live chart. Value type: copy it across threads.
 struct SearchProgress {
     int calls = 0;                  // simulator calls so far
@@ -103,35 +103,7 @@ private:
     const std::atomic<bool>* m_flag = nullptr;
 };
 
-struct SearchOutcome {
-    std::string algorithm;
-    bool found = false;             // a valid plan was found
-    Plan best;
-    SimResult bestResult;           // with the per-operator breakdown
-    int calls = 0;                  // simulator calls spent
-    double wallSeconds = 0;
-    // (call index at which the best valid plan improved, its tokens/s per GPU).
-    std::vector<std::pair<int, double>> bestCurve;
-    std::string message;            // why nothing was found, or the algorithm's note
-    bool stopped = false;           // ended by the stop token
-    bool outOfMemory = false;       // ended by std::bad_alloc; best/found are what was found before
-    bool failed = false;            // the search could not run (AlgorithmReport::error): message says why
-    std::string stopReason;         // why a budgeted run ended before its budget ("" when it did not)
-    bool provedOptimal = false;     // exact: no valid plan of the space scores higher
-    bool provedInfeasible = false;  // exact: no plan of the space is valid
-    double log10SpaceSize = 0;
-    int refinedFromBatch = 0;       // > 0: the best plan's batch was raised from this value
-};
-
-// Calls of a budget held back from a budgeted algorithm for runSearch's final batch
-// refinement (a gallop and bisection over the batches): min(40, budget / 10). A run's calls
-// are at most its budget and, when the space has room, at least the budget minus this.
-int refinementReserve(int budget);
-
-SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer = nullptr,
-                        const std::atomic<bool>* stop = nullptr);
-
-// ---- Extending: the algorithm interface and registry --------------------------------
+// ---- Extending: the algorithm interface (the registry: runner/run_search.h) -------
 
 class BudgetedEvaluator;
 
@@ -173,13 +145,5 @@ struct SearchAlgorithmInfo {
     bool stochastic = true; // uses the seed
     std::function<std::unique_ptr<SearchAlgorithm>()> create;
 };
-
-// Built-ins (megatron, random, anneal, genetic, exact) followed by registered ones.
-std::vector<SearchAlgorithmInfo> searchAlgorithms();
-bool findSearchAlgorithm(const std::string& name, SearchAlgorithmInfo& out);
-std::string knownSearchAlgorithms(); // "megatron, random, anneal, genetic, exact"
-// Adds an algorithm (e.g. the LibTorch ppo, from the composition root at start-up,
-// before any search runs). False when the name is taken.
-bool registerSearchAlgorithm(SearchAlgorithmInfo info);
 
 } // namespace shardlab

@@ -24,8 +24,8 @@ std::vector<int> divisorsUpTo(long long n, long long cap)
 
 // Batches of 1, 2, 3, 4, 6, 8, 12, ... up to the simulator's limit: powers of two and 1.5x
 // between them. The stochastic searches sample this scale; every search's best plan has
-// its batch refined to the best integer afterwards (search.cpp), and exact covers every
-// integer.
+// its batch refined to the best integer afterwards (core/runner/run_search.cpp), and exact
+// covers every integer.
 std::vector<int> batchValues()
 {
     std::vector<int> out;

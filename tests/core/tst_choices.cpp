@@ -7,9 +7,9 @@
 #include <cmath>
 
 #include "io/scenario_json.h"
-#include "search/pareto.h"
-#include "search/search.h"
-#include "search/sizing.h"
+#include "runner/pareto.h"
+#include "runner/run_search.h"
+#include "runner/sizing.h"
 #include "sim/megatron.h"
 #include "tst_search_fixtures.h"
 

@@ -5,9 +5,9 @@
 
 #include <cmath>
 
-#include "io/result_json.h"
 #include "io/scenario_json.h"
-#include "search/disaggregated_search.h"
+#include "report/result_json.h"
+#include "runner/disaggregated_search.h"
 #include "sim/batch.h"
 #include "tst_search_fixtures.h"
 

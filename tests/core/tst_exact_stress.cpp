@@ -18,8 +18,8 @@
 #include <mutex>
 #include <thread>
 
+#include "runner/run_search.h"
 #include "search/scenario_generator.h"
-#include "search/search.h"
 #include "tst_search_fixtures.h"
 
 using namespace shardlab;

@@ -1,4 +1,4 @@
-// calibrate --measurements (core/sim/knob_fit.h, core/io/measurements.h): measurements the
+// calibrate --measurements (core/sim/knob_fit.h, core/report/measurements.h): measurements the
 // simulator itself generated with known knob values are fitted back to those values within
 // 5%, a knob the rows cannot see is left alone and said to be, and bad files name the row
 // and field.
@@ -8,8 +8,8 @@
 
 #include <fstream>
 
-#include "io/measurements.h"
 #include "io/presets.h"
+#include "report/measurements.h"
 #include "sim/knob_fit.h"
 
 using namespace shardlab;

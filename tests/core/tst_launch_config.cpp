@@ -1,4 +1,4 @@
-// Launch configurations (core/io/launch_config.h): the engine flags a plan maps
+// Launch configurations (core/report/launch_config.h): the engine flags a plan maps
 // to, the warnings for what an engine cannot express, errors for plans that do not fit,
 // and, over random plans of the shipped scenarios, that every engine's degrees account for
 // every GPU.
@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <random>
 
-#include "io/launch_config.h"
 #include "io/presets.h"
+#include "report/launch_config.h"
 #include "search/search_space.h"
 
 using namespace shardlab;

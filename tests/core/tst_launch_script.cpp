@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <unistd.h>
 
-#include "io/launch_config.h"
-#include "io/launch_engines.h"
 #include "io/presets.h"
+#include "report/launch_config.h"
+#include "report/launch_engines.h"
 #include "search/search_space.h"
 
 using namespace shardlab;

@@ -7,11 +7,11 @@
 #include <cmath>
 #include <random>
 
-#include "io/launch_config.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "model/plan_checks.h"
-#include "search/search.h"
+#include "report/launch_config.h"
+#include "runner/run_search.h"
 #include "search/search_space.h"
 #include "sim/simulator.h"
 

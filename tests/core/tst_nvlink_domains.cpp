@@ -5,7 +5,7 @@
 #include <QtTest>
 
 #include "io/presets.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 #include "search/search_space.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"

@@ -21,7 +21,7 @@
 #include "model/disaggregated_plan.h"
 #include "model/placement.h"
 #include "model/plan_checks.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 #include "tst_search_fixtures.h"
 
 using namespace shardlab;

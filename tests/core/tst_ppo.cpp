@@ -16,7 +16,7 @@
 #include "rl/ppo_pretrain.h"
 #include "rl/pretrained_policy.h"
 #include "rl/ppo_search.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 
 using namespace shardlab;
 

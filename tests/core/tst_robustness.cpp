@@ -7,8 +7,8 @@
 #include <random>
 
 #include "io/presets.h"
-#include "io/result_json.h"
-#include "search/search.h"
+#include "report/result_json.h"
+#include "runner/run_search.h"
 #include "sim/megatron.h"
 
 using namespace shardlab;

@@ -5,8 +5,8 @@
 #include <atomic>
 
 #include "plugin/rl_plugin.h"
+#include "runner/run_search.h"
 #include "search/budgeted_evaluator.h"
-#include "search/search.h"
 #include "tst_search_fixtures.h"
 
 using namespace shardlab;

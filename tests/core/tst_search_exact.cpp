@@ -7,8 +7,8 @@
 #include <cmath>
 #include <random>
 
-#include "io/result_json.h"
-#include "search/search.h"
+#include "report/result_json.h"
+#include "runner/run_search.h"
 #include "sim/batch.h"
 #include "sim/megatron.h"
 #include "tst_search_fixtures.h"

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "io/presets.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 
 using namespace shardlab;
 

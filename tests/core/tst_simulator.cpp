@@ -8,8 +8,8 @@
 
 #include "io/presets.h"
 #include "io/profile_json.h"
-#include "io/result_json.h"
 #include "io/scenario_json.h"
+#include "report/result_json.h"
 #include "search/search_space.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"

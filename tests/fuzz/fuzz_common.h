@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "io/result_json.h"
 #include "io/scenario_json.h"
+#include "report/result_json.h"
 #include "sim/megatron.h"
 
 namespace fuzzcheck {

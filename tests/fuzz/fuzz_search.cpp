@@ -25,7 +25,7 @@
 
 #include "fuzz_common.h"
 #include "io/presets.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 
 namespace {
 

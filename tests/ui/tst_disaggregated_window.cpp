@@ -12,11 +12,11 @@
 #include <QTemporaryDir>
 
 #include "window_fixtures.h"
-#include "io/launch_config.h"
 #include "main_window.h"
 #include "plan_view.h"
+#include "report/launch_config.h"
+#include "runner/disaggregated_search.h"
 #include "scenario_editor.h"
-#include "search/disaggregated_search.h"
 #include "search_panel.h"
 
 using namespace shardlab;

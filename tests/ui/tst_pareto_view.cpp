@@ -4,8 +4,8 @@
 // a scenario change clears what no longer applies.
 #include <QtTest>
 
+#include "runner/sizing.h"
 #include "window_fixtures.h"
-#include "search/sizing.h"
 
 #include <QFile>
 #include <QTemporaryDir>

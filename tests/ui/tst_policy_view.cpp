@@ -9,7 +9,7 @@
 #include "policy_view.h"
 #include "qcp.h"
 #include "rl/pretrained_policy.h"
-#include "search/search.h"
+#include "runner/run_search.h"
 
 using namespace shardlab;
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "search/search.h"
+#include "runner/run_search.h"
 #include "sim/disaggregated.h"
 
 namespace shardlab {

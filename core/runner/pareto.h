@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "search/search.h"
+#include "runner/run_search.h"
 
 namespace shardlab {
 

@@ -1,4 +1,4 @@
-#include "search/disaggregated_search.h"
+#include "runner/disaggregated_search.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,12 +1,12 @@
-// A disaggregated plan as a launch configuration (core/io/launch_config.h,
+// A disaggregated plan as a launch configuration (core/report/launch_config.h,
 // docs/launch.md "Disaggregated plans"): each pool's plan laid out on its own pool scenario
 // (poolScenario) and emitted by the same per-engine emitter as a one-pool plan, plus the
 // role's flags; the pools placed on the cluster (prefill first), and the router that joins
 // them where the engine ships one.
 #include <algorithm>
 
-#include "io/launch_config.h"
-#include "io/launch_engines.h"
+#include "report/launch_config.h"
+#include "report/launch_engines.h"
 
 namespace shardlab {
 

@@ -1,4 +1,4 @@
-#include "io/measurements.h"
+#include "report/measurements.h"
 
 #include <filesystem>
 

@@ -1,4 +1,4 @@
-#include "search/pareto.h"
+#include "runner/pareto.h"
 
 #include <algorithm>
 #include <chrono>

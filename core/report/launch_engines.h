@@ -1,4 +1,4 @@
-// Internal to the launch-configuration export (core/io/launch_config.h): a plan in engine
+// Internal to the launch-configuration export (core/report/launch_config.h): a plan in engine
 // terms (EngineLayout) and the per-engine emitters that turn one layout into one pool's
 // command and files. launch_config.cpp makes layouts and assembles one-pool configs;
 // launch_disaggregated.cpp assembles a prefill and a decode pool from the same emitters.
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "io/launch_config.h"
+#include "report/launch_config.h"
 #include "sim/disaggregated.h"
 #include "sim/simulator.h"
 

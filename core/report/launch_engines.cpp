@@ -1,7 +1,7 @@
-// The per-engine emitters (core/io/launch_engines.h): one EngineLayout as the command line
+// The per-engine emitters (core/report/launch_engines.h): one EngineLayout as the command line
 // of vLLM 0.11 or SGLang 0.5, or TensorRT-LLM 1.0's trtllm-serve command plus its YAML, and
 // the per-operator comparison of what each engine does with what the plan chose.
-#include "io/launch_engines.h"
+#include "report/launch_engines.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,17 +1,17 @@
-// Launch configurations (core/io/launch_config.h): the engines, a plan's layout in engine
+// Launch configurations (core/report/launch_config.h): the engines, a plan's layout in engine
 // terms, the one-pool export, and the JSON, script and files it is written as. The
 // per-engine emitters are in launch_engines.cpp, disaggregated plans in
 // launch_disaggregated.cpp.
-#include "io/launch_config.h"
+#include "report/launch_config.h"
 
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
-#include "io/launch_engines.h"
-#include "io/result_json.h"
 #include "model/plan_checks.h"
+#include "report/launch_engines.h"
+#include "report/result_json.h"
 
 namespace shardlab {
 

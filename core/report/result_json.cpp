@@ -1,4 +1,4 @@
-#include "io/result_json.h"
+#include "report/result_json.h"
 
 #include "io/profile_json.h"
 

@@ -1,4 +1,4 @@
-#include "search/search.h"
+#include "runner/run_search.h"
 
 #include <algorithm>
 #include <exception>

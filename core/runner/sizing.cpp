@@ -1,4 +1,4 @@
-#include "search/sizing.h"
+#include "runner/sizing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "search/pareto.h"
+#include "runner/pareto.h"
 
 namespace shardlab {
 

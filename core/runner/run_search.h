@@ -1,0 +1,61 @@
+// Running a search by name: runSearch, the one synchronous entry point over the
+// interchangeable algorithms of search/search.h, and the algorithm registry it looks the
+// name up in. The registry lists the built-ins (core/search) and the RL plugin's ppo
+// (core/plugin/rl_plugin.h; create() loads the plugin), so it sits above the plugin layer
+// (tests/structure/layers.txt), with the searches made of runSearch calls (the
+// disaggregated search, the Pareto front, cluster sizing).
+//
+// Threading: as search/search.h (the caller's thread; the stop flag shared).
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "search/search.h"
+
+namespace shardlab {
+
+// Problems with the options (unknown algorithm, budget out of range), by field name.
+FieldErrors validateSearchOptions(const SearchOptions& o);
+
+struct SearchOutcome {
+    std::string algorithm;
+    bool found = false;             // a valid plan was found
+    Plan best;
+    SimResult bestResult;           // with the per-operator breakdown
+    int calls = 0;                  // simulator calls spent
+    double wallSeconds = 0;
+    // (call index at which the best valid plan improved, its tokens/s per GPU).
+    std::vector<std::pair<int, double>> bestCurve;
+    std::string message;            // why nothing was found, or the algorithm's note
+    bool stopped = false;           // ended by the stop token
+    bool outOfMemory = false;       // ended by std::bad_alloc; best/found are what was found before
+    bool failed = false;            // the search could not run (AlgorithmReport::error): message says why
+    std::string stopReason;         // why a budgeted run ended before its budget ("" when it did not)
+    bool provedOptimal = false;     // exact: no valid plan of the space scores higher
+    bool provedInfeasible = false;  // exact: no plan of the space is valid
+    double log10SpaceSize = 0;
+    int refinedFromBatch = 0;       // > 0: the best plan's batch was raised from this value
+};
+
+// Calls of a budget held back from a budgeted algorithm for runSearch's final batch
+// refinement (a gallop and bisection over the batches): min(40, budget / 10). A run's calls
+// are at most its budget and, when the space has room, at least the budget minus this.
+int refinementReserve(int budget);
+
+SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer = nullptr,
+                        const std::atomic<bool>* stop = nullptr);
+
+// ---- The algorithm registry ---------------------------------------------------------
+
+// Built-ins (megatron, random, anneal, genetic, exact) followed by registered ones.
+std::vector<SearchAlgorithmInfo> searchAlgorithms();
+bool findSearchAlgorithm(const std::string& name, SearchAlgorithmInfo& out);
+std::string knownSearchAlgorithms(); // "megatron, random, anneal, genetic, exact"
+// Adds an algorithm (e.g. the LibTorch ppo, from the composition root at start-up,
+// before any search runs). False when the name is taken.
+bool registerSearchAlgorithm(SearchAlgorithmInfo info);
+
+} // namespace shardlab
