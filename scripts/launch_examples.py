@@ -38,6 +38,7 @@ for sc in ["llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-
                f"{'es' if p['micro_batches'] > 1 else ''}"
                f"{', %d redundant experts' % p['redundant_experts'] if p.get('redundant_experts') else ''}"
                f"{', two-batch overlap' if p.get('two_batch_overlap') else ''}"
+               f"{', %d engine instances' % p['instances'] if p.get('instances', 1) > 1 else ''}"
                f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
                f"({e['output_tokens_per_s']:.0f} total); TPOT {e['tpot_ms']:.2f} ms (limit {scen['tpot_slo_ms']:g}); "
                f"TTFT {e['ttft_ms']:.1f} ms (limit {scen['ttft_slo_ms']:g}).")

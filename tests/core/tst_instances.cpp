@@ -4,12 +4,12 @@
 // it and the export says how to start it.
 #include <QtTest>
 
-#include "io/launch_config.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "model/placement.h"
 #include "model/plan_checks.h"
-#include "search/search.h"
+#include "report/launch_config.h"
+#include "runner/run_search.h"
 #include "search/search_space.h"
 #include "sim/batch.h"
 #include "sim/simulator.h"
