@@ -67,6 +67,7 @@ QWidget* ScenarioEditor::buildConstraintsSection()
         {"constraints.expert_parallel", tr("EP allowed"), &PlanConstraints::expertParallel},
         {"constraints.pipeline_parallel", tr("PP allowed"), &PlanConstraints::pipelineParallel},
         {"constraints.data_parallel", tr("DP allowed"), &PlanConstraints::dataParallel},
+        {"constraints.instances", tr("Engine instances allowed"), &PlanConstraints::instances},
     };
     for (const Degree& d : degrees) {
         auto* edit = new QLineEdit;

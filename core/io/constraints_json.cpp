@@ -59,12 +59,13 @@ PlanConstraints readConstraints(JsonReader r)
     PlanConstraints c;
     if (!r.requireObject())
         return c;
-    r.rejectUnknownKeys({"tensor_parallel", "expert_parallel", "pipeline_parallel", "data_parallel", "batch",
-                         "operators", "description"});
+    r.rejectUnknownKeys({"tensor_parallel", "expert_parallel", "pipeline_parallel", "data_parallel", "instances",
+                         "batch", "operators", "description"});
     c.tensorParallel = readValues(r, "tensor_parallel");
     c.expertParallel = readValues(r, "expert_parallel");
     c.pipelineParallel = readValues(r, "pipeline_parallel");
     c.dataParallel = readValues(r, "data_parallel");
+    c.instances = readValues(r, "instances");
     if (r.has("batch")) {
         JsonReader b = r.child("batch");
         if (b.requireObject()) {
@@ -136,6 +137,7 @@ ojson constraintsJson(const PlanConstraints& c)
     put("expert_parallel", c.expertParallel);
     put("pipeline_parallel", c.pipelineParallel);
     put("data_parallel", c.dataParallel);
+    put("instances", c.instances);
     if (c.batchMin > 1 || c.batchMax > 0) {
         ojson b = ojson::object();
         if (c.batchMin > 1)

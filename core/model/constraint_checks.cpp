@@ -46,6 +46,12 @@ FieldErrors checkConstraintValues(const Scenario& s)
     if (!m.isMoe() && std::any_of(c.expertParallel.begin(), c.expertParallel.end(), [](int v) { return v != 1; }))
         out.push_back({{}, "constraints.expert_parallel",
                        "the model is dense (no experts): expert parallelism does not apply; remove the constraint"});
+    if (!m.isMoe() && std::any_of(c.instances.begin(), c.instances.end(), [](int v) { return v != 1; }))
+        out.push_back({{}, "constraints.instances",
+                       "the model is dense: its data-parallel replicas are independent engines already, so a plan "
+                       "has one instance; remove the constraint"});
+    none("instances", c.instances, [&](int v) { return N % v == 0; },
+         "divides the " + std::to_string(N) + " GPUs");
     for (const auto& [op, options] : c.operatorOptions)
         if (op >= 0 && op < kOpCount && !opPresent(m, static_cast<OpId>(op)))
             out.push_back({{}, std::string("constraints.operators.") + opName(static_cast<OpId>(op)),

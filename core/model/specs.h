@@ -161,6 +161,7 @@ struct PlanConstraints {
     std::vector<int> expertParallel;
     std::vector<int> pipelineParallel;
     std::vector<int> dataParallel;
+    std::vector<int> instances;        // MoE: engine instances (model/plan.h)
     int batchMin = 1;                  // sequences per replica, inclusive
     int batchMax = 0;                  // 0: no upper limit but the simulator's (kMaxBatch)
     // (operator index, as OpId in model/plan.h; its allowed option indices)
@@ -169,7 +170,7 @@ struct PlanConstraints {
     bool empty() const
     {
         return tensorParallel.empty() && expertParallel.empty() && pipelineParallel.empty() && dataParallel.empty()
-            && batchMin <= 1 && batchMax == 0 && operatorOptions.empty();
+            && instances.empty() && batchMin <= 1 && batchMax == 0 && operatorOptions.empty();
     }
     bool operator==(const PlanConstraints&) const = default;
 };

@@ -138,7 +138,7 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
         m_slots.push_back({"two_batch_overlap", SlotKind::TwoBatchOverlap, OpId::Count, std::vector<int>{0, 1}});
         // Engine instances: any divisor of the GPUs (the mask keeps those that divide DP and
         // leave each instance's ranks divisible by EP).
-        m_slots.push_back({"instances", SlotKind::Instances, OpId::Count, divisorsUpTo(N, N)});
+        m_slots.push_back({"instances", SlotKind::Instances, OpId::Count, constrained(divisorsUpTo(N, N), c.instances)});
     }
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
@@ -248,7 +248,9 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
             break;
         case SlotKind::ExpertParallel: {
             const long long side = N / ppOf(); // TP x DP
-            ok = !m.isMoe() ? v == 1 : (expertParallelFits(m.moe.experts, v) && side % v == 0);
+            ok = !m.isMoe() ? v == 1
+                            : (expertParallelFits(m.moe.experts, v) && side % v == 0
+                               && instancesFit(tpOf(), static_cast<int>(side / tpOf()), v));
             break;
         }
         case SlotKind::RedundantExperts:
@@ -297,19 +299,36 @@ bool SearchSpace::degreesViable(int tp, int pp) const
         return false;
     if (!contains(c.dataParallel, N / (static_cast<long long>(tp) * pp)))
         return false;
-    if (!m_scenario.model.isMoe() || c.expertParallel.empty())
+    if (!m_scenario.model.isMoe() || (c.expertParallel.empty() && c.instances.empty()))
         return true;
     const long long side = N / pp;
     for (int ep : m_slots[2].values)
-        if (expertParallelFits(m_scenario.model.moe.experts, ep) && side % ep == 0)
+        if (expertParallelFits(m_scenario.model.moe.experts, ep) && side % ep == 0
+            && instancesFit(tp, static_cast<int>(side / tp), ep))
             return true;
+    return false;
+}
+
+bool SearchSpace::instancesFit(int tp, int dp, int ep) const
+{
+    if (!m_moe)
+        return true;
+    Plan p;
+    p.tensorParallel = tp;
+    p.dataParallel = dp;
+    p.expertParallel = ep;
+    for (int v : m_slots[instancesSlot()].values) {
+        p.instances = v;
+        if (expertTensorParallel(p) > 0)
+            return true;
+    }
     return false;
 }
 
 bool SearchSpace::tpViable(int tp) const
 {
     const PlanConstraints& c = m_scenario.constraints;
-    if (c.dataParallel.empty() && c.expertParallel.empty() && c.pipelineParallel.empty())
+    if (c.dataParallel.empty() && c.expertParallel.empty() && c.pipelineParallel.empty() && c.instances.empty())
         return true;
     const long long N = m_scenario.cluster.totalGpus();
     for (int pp : m_slots[1].values)
@@ -324,7 +343,7 @@ bool SearchSpace::withinConstraints(const Plan& p) const
     if (!contains(c.tensorParallel, p.tensorParallel) || !contains(c.pipelineParallel, p.pipelineParallel)
         || !contains(c.dataParallel, p.dataParallel) || p.batch < m_batchMin || p.batch > m_batchMax)
         return false;
-    if (m_scenario.model.isMoe() && !contains(c.expertParallel, p.expertParallel))
+    if (m_scenario.model.isMoe() && (!contains(c.expertParallel, p.expertParallel) || !contains(c.instances, p.instances)))
         return false;
     for (const auto& [op, allowed] : c.operatorOptions)
         if (op >= 0 && op < kOpCount && opPresent(m_scenario.model, static_cast<OpId>(op))
@@ -352,14 +371,16 @@ FieldErrors checkConstraints(const Scenario& s)
         for (const auto& [field, v] : {std::pair<const char*, const std::vector<int>*>{"tensor_parallel", &c.tensorParallel},
                                        {"pipeline_parallel", &c.pipelineParallel},
                                        {"data_parallel", &c.dataParallel},
-                                       {"expert_parallel", &c.expertParallel}})
+                                       {"expert_parallel", &c.expertParallel},
+                                       {"instances", &c.instances}})
             if (!v->empty())
                 which += (which.empty() ? "" : ", ") + std::string(field) + " [" + list(*v) + "]";
         if (!c.operatorOptions.empty())
             which += (which.empty() ? "" : ", ") + std::string("operators");
         out.push_back({{}, "constraints",
                        "no plan is within the constraints on " + std::to_string(N) + " GPUs: TP x PP x DP must equal the "
-                           "GPU count, EP divide the experts (with redundant experts) and TP x DP, and every operator have "
+                           "GPU count, the instances divide DP, EP divide the experts (with redundant experts) and an "
+                           "instance's TP x DP / instances, and every operator have "
                            "an allowed option "
                            "(constrained: " + which + ")"});
     }

@@ -120,6 +120,8 @@ private:
     // Whether (TP, PP) has some allowed DP and EP, whether TP has some such PP.
     bool degreesViable(int tp, int pp) const;
     bool tpViable(int tp) const;
+    // MoE: some instance count of the slot divides DP and leaves EP dividing an instance.
+    bool instancesFit(int tp, int dp, int ep) const;
 
     Scenario m_scenario;
     bool m_moe = false;

@@ -70,8 +70,9 @@ int recipeTensorParallel(const Scenario& s, const Plan& p, std::string& why)
     return 0;
 }
 
-// EP for a pipeline depth: over the data-parallel ranks, the largest divisor of the experts
-// that divides DP, so each expert keeps TP-way expert tensor parallelism. Under constraints:
+// EP for a pipeline depth: over the data-parallel ranks of one engine, the largest divisor of
+// the experts that divides DP, so each expert keeps TP-way expert tensor parallelism (one
+// instance unless the constraints allow only several: then the fewest). Under constraints:
 // the largest allowed EP that divides the experts and DP, else the largest allowed one that
 // divides the experts and TP x DP, else the largest allowed one with the fewest redundant
 // slots that make it fit, within the plan rule's limit. False when no allowed EP applies.
@@ -80,15 +81,26 @@ bool recipeExperts(const Scenario& s, Plan& p)
     const ModelSpec& m = s.model;
     const PlanConstraints& c = s.constraints;
     p.redundantExperts = 0;
+    p.instances = 1;
     if (!m.isMoe())
         return true;
-    p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
+    // One engine, unless the constraints allow only several: then the fewest that split DP.
+    if (!allowed(c.instances, 1)) {
+        p.instances = 0;
+        for (int v : c.instances)
+            if (v >= 1 && p.dataParallel % v == 0 && (p.instances == 0 || v < p.instances))
+                p.instances = v;
+        if (p.instances == 0)
+            return false;
+    }
+    const int dp = p.dataParallel / p.instances; // one instance's replicas
+    p.expertParallel = std::gcd(m.moe.experts, dp);
     if (allowed(c.expertParallel, p.expertParallel))
         return true;
-    const long long side = static_cast<long long>(p.tensorParallel) * p.dataParallel;
+    const long long side = static_cast<long long>(p.tensorParallel) * dp;
     int best = 0;
     for (int e : c.expertParallel)
-        if (expertSlotsFit(m.moe.experts, 0, e) && p.dataParallel % e == 0)
+        if (expertSlotsFit(m.moe.experts, 0, e) && dp % e == 0)
             best = std::max(best, e);
     for (int e : c.expertParallel)
         if (best == 0 && expertSlotsFit(m.moe.experts, 0, e) && side % e == 0)
@@ -103,6 +115,23 @@ bool recipeExperts(const Scenario& s, Plan& p)
     }
     p.expertParallel = best;
     return true;
+}
+
+// The fitted recipe's DP, EP (its redundant slots and engine instances) and batch, in words.
+std::string fittedSummary(const Scenario& s, const Plan& p, int batchHi)
+{
+    std::string why = "; DP " + std::to_string(p.dataParallel);
+    if (s.model.isMoe())
+        why += ", EP " + std::to_string(p.expertParallel) + " over the data-parallel ranks"
+            + (p.redundantExperts > 0 ? " with " + std::to_string(p.redundantExperts)
+                       + " redundant expert slots (the constraints allow no EP that divides the experts)"
+                                      : std::string())
+            + (p.instances > 1 ? " of each of " + std::to_string(p.instances)
+                       + " engine instances (the constraints allow no single engine)"
+                               : std::string());
+    return why + "; batch " + std::to_string(p.batch)
+        + (p.batch == batchHi && s.constraints.batchMax > 0 ? " is the largest the constraints allow"
+                                                             : " is the largest that fits memory and meets the SLOs");
 }
 
 } // namespace
@@ -160,6 +189,7 @@ RecipePlan megatronPlan(const Simulator& sim)
             p.microBatches = 1;
             p.batch = 1;
             p.redundantExperts = 0;
+            p.instances = 1;
             if (m.isMoe())
                 p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
         }
@@ -171,15 +201,7 @@ RecipePlan megatronPlan(const Simulator& sim)
             : c.empty() ? "; no pipeline depth or batch makes the recipe valid"
                         : "; no pipeline depth or batch makes the recipe valid within the scenario's constraints";
     } else {
-        why += "; DP " + std::to_string(p.dataParallel);
-        if (m.isMoe())
-            why += ", EP " + std::to_string(p.expertParallel) + " over the data-parallel ranks"
-                + (p.redundantExperts > 0 ? " with " + std::to_string(p.redundantExperts)
-                           + " redundant expert slots (the constraints allow no EP that divides the experts)"
-                                          : std::string());
-        why += "; batch " + std::to_string(p.batch)
-            + (p.batch == batchHi && c.batchMax > 0 ? " is the largest the constraints allow"
-                                                    : " is the largest that fits memory and meets the SLOs");
+        why += fittedSummary(s, p, batchHi);
     }
     out.plan = p;
     out.found = fitted;

@@ -62,6 +62,7 @@ private Q_SLOTS:
     void planFilesCarryInstances();
     void exactCoversInstances();
     void exportStartsOneInstanceOfEach();
+    void aConstraintPinsTheInstances();
 };
 
 void TestInstances::tp8Ep8InstancesAreAPlan()
@@ -203,6 +204,46 @@ void TestInstances::exportStartsOneInstanceOfEach()
     QVERIFY2(QString::fromStdString(cmd).contains("--dp-size 2"), cmd.c_str());
     QVERIFY2(QString::fromStdString(cmd).contains("--ep-size 16"), cmd.c_str());
     QCOMPARE(out.value().pools.front().gpus, 16LL);
+}
+
+void TestInstances::aConstraintPinsTheInstances()
+{
+    // A team running one engine pins instances to 1: every search, exact and the recipe stay
+    // inside, and exact certifies within it.
+    Scenario s = preset("mixtral-8x22b-64gpu");
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome free = runSearch(s, o);
+    QVERIFY(free.provedOptimal && free.best.instances > 1);
+    s.constraints.instances = {1};
+    QVERIFY(checkConstraints(s).empty());
+    const SearchOutcome one = runSearch(s, o);
+    QVERIFY(one.provedOptimal);
+    QCOMPARE(one.best.instances, 1);
+    QVERIFY(one.bestResult.tokensPerSPerGpu < free.bestResult.tokensPerSPerGpu);
+    for (const char* a : {"random", "anneal", "genetic", "megatron"}) {
+        SearchOptions b;
+        b.algorithm = a;
+        b.budget = 1500;
+        const SearchOutcome r = runSearch(s, b);
+        QVERIFY2(!r.found || r.best.instances == 1, a);
+    }
+    // Only several engines: the recipe takes the fewest that split DP.
+    s.constraints.instances = {4};
+    SearchOptions m;
+    m.algorithm = "megatron";
+    const SearchOutcome recipe = runSearch(s, m);
+    QVERIFY2(!recipe.found || recipe.best.instances == 4, recipe.message.c_str());
+    // The constraint round-trips, and a dense model's is an error naming it.
+    const std::string text = scenarioToJson(s);
+    auto back = parseScenario(text, "mem");
+    QVERIFY(back.ok());
+    QCOMPARE(back.value.constraints.instances, std::vector<int>{4});
+    Scenario dense = preset("llama3-70b-8gpu");
+    dense.constraints.instances = {2};
+    const FieldErrors e = checkConstraints(dense);
+    QVERIFY(!e.empty());
+    QCOMPARE(QString::fromStdString(e.front().where), QStringLiteral("constraints.instances"));
 }
 
 QTEST_APPLESS_MAIN(TestInstances)

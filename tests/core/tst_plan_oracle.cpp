@@ -126,6 +126,7 @@ OracleBest oracle(const Scenario& s)
                 continue;
             for (int inst : m.isMoe() ? divisorsOf(dp) : std::vector<int>{1})
             for (int ep : divisorsOf(static_cast<long long>(tp) * dp))
+                if (allows(c.instances, inst))
                 for (int r = 0; r <= (m.isMoe() ? E + 1 : 0); ++r)
                     for (int tbo = 0; tbo <= (m.isMoe() ? 1 : 0); ++tbo) {
                         if (!allows(c.expertParallel, ep))
@@ -197,6 +198,10 @@ Scenario generated(std::uint64_t seed)
     if (pick(4) == 0)
         s.constraints.pipelineParallel = {1};
     const int mode = pick(4); // aggregated (2 in 4), a decode pool, a prefill pool
+    // One engine, as teams running a single server ask (drawn last so that the other draws
+    // stay as they were).
+    if (s.model.isMoe() && pick(4) == 0)
+        s.constraints.instances = {1};
     if (mode == 2 || mode == 3) {
         Scenario d = s;
         d.workload.serving = ServingMode::Disaggregated;
