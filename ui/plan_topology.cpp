@@ -56,7 +56,11 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         GroupTraffic t;
         t.size = where.size;
         t.group = g == 0   ? QObject::tr("TP group (%1 GPUs)").arg(t.size)
-                  : g == 1 ? QObject::tr("expert exchange: TP × DP ranks of a stage (%1 GPUs)").arg(t.size)
+                  : g == 1 ? (p.instances > 1
+                                  ? QObject::tr("expert exchange: an instance's TP × DP / instances ranks of a stage "
+                                                "(%1 GPUs)")
+                                  : QObject::tr("expert exchange: TP × DP ranks of a stage (%1 GPUs)"))
+                                 .arg(t.size)
                            : QObject::tr("expert-TP group (%1 GPUs)").arg(t.size);
         t.operators = a.ops.join(QStringLiteral(", "));
         t.collective = a.kinds.join(QStringLiteral(", "));
@@ -109,6 +113,7 @@ PlanTopologyView::PlanTopologyView(QWidget* parent) : QWidget(parent)
     m_colourBy->addItem(tr("data-parallel replica"), int(TopologyView::GroupKind::Data));
     m_colourBy->addItem(tr("pipeline stage"), int(TopologyView::GroupKind::Pipeline));
     m_colourBy->addItem(tr("expert shard (EP rank)"), int(TopologyView::GroupKind::Expert));
+    m_colourBy->addItem(tr("engine instance"), int(TopologyView::GroupKind::Instance));
     row->addWidget(m_colourBy);
     row->addStretch(1);
     layout->addLayout(row);
@@ -184,7 +189,7 @@ void PlanTopologyView::refresh()
         return;
     }
     auto kind = static_cast<TopologyView::GroupKind>(m_colourBy->currentData().toInt());
-    if (kind == TopologyView::GroupKind::Expert && !s.model.isMoe())
+    if ((kind == TopologyView::GroupKind::Expert || kind == TopologyView::GroupKind::Instance) && !s.model.isMoe())
         kind = TopologyView::GroupKind::Tensor;
     const PlanTraffic t = planTraffic(s, p, m_result);
     m_drawing->setPlanOverlay(p, kind,
@@ -224,7 +229,15 @@ QString PlanTopologyView::summaryHtml(const PlanTraffic& t) const
                      .arg(placed.stageHandoffCrossesNodes ? tr("across nodes") : tr("over NVLink"));
     else
         parts << tr("<b>PP 1</b>: every GPU holds all layers");
-    if (s.model.isMoe())
+    if (s.model.isMoe() && p.instances > 1)
+        parts << tr("<b>%1 engine instances</b>: independent engines behind a router, each with %2 GPUs of every "
+                    "stage; <b>EP %3</b>: an instance's %2 GPUs of a stage split the experts into %3 shards; tokens "
+                    "travel to their experts inside their instance (%4)")
+                     .arg(p.instances)
+                     .arg(placed.expertExchange.size)
+                     .arg(p.expertParallel)
+                     .arg(where(placed.expertExchange, tr("over NVLink")));
+    else if (s.model.isMoe())
         parts << tr("<b>EP %1</b>: the stage's %2 GPUs split the experts into %1 shards; tokens travel to their experts "
                     "(%3)")
                      .arg(p.expertParallel)

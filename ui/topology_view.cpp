@@ -69,6 +69,7 @@ int TopologyView::groupOf(int rank, GroupKind kind) const
     case GroupKind::Data: return c.data;
     case GroupKind::Pipeline: return c.stage;
     case GroupKind::Expert: return c.expertShard; // ranks of one shard hold the same experts
+    case GroupKind::Instance: return c.instance;  // MoE: the engine instance
     }
     return -1;
 }
@@ -164,8 +165,11 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
         p.drawRoundedRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), r * 0.3, r * 0.3);
         if (r >= 11) {
             p.setPen(fill.lightness() > 150 ? kText : QColor(Qt::white));
-            const QString label = m_colourBy == GroupKind::Expert
-                ? tr("e%1\np%2").arg(groupOf(rank, GroupKind::Expert)).arg(groupOf(rank, GroupKind::Pipeline))
+            const QString label = m_colourBy == GroupKind::Expert || m_colourBy == GroupKind::Instance
+                ? tr("i%1 e%2\np%3")
+                      .arg(groupOf(rank, GroupKind::Instance))
+                      .arg(groupOf(rank, GroupKind::Expert))
+                      .arg(groupOf(rank, GroupKind::Pipeline))
                 : tr("t%1 d%2\np%3")
                       .arg(rankCoordinates(m_plan, rank).tensor)
                       .arg(groupOf(rank, GroupKind::Data))

@@ -24,7 +24,7 @@ public:
 
     // The plan overlay. GPU rank r sits on node r / gpus_per_node; ranks are laid out as the
     // simulator places groups: TP innermost (consecutive ranks), then DP, then PP stages.
-    enum class GroupKind { Tensor, Data, Pipeline, Expert };
+    enum class GroupKind { Tensor, Data, Pipeline, Expert, Instance };
     void setPlanOverlay(const Plan& plan, GroupKind colourBy, const QString& nvlinkTraffic,
                         const QString& interTraffic);
     void clearPlanOverlay();

@@ -103,6 +103,15 @@ void TestPlacement::rankCoordinatesFollowTheLayout()
         QCOMPARE(c.expertShard, int((g % 8) / 2)); // expert-TP 8 / 4 = 2 consecutive ranks
         // The GPU is where the layout puts its coordinates back.
         QCOMPARE(c.stage * 8LL + c.data * 2LL + c.tensor, g);
+        QCOMPARE(c.instance, 0);
+    }
+    // Two engine instances: each stage's 8 ranks are two instances of 4, each with its own
+    // EP 4 x expert-TP 1 shards.
+    p.instances = 2;
+    for (long long g = 0; g < 24; ++g) {
+        const RankCoordinates c = rankCoordinates(p, g);
+        QCOMPARE(c.instance, int((g % 8) / 4));
+        QCOMPARE(c.expertShard, int(g % 4));
     }
 }
 
