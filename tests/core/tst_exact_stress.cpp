@@ -9,7 +9,8 @@
 //  - every redundant-expert count 0..experts at exact's degrees, at its best batches.
 // Exact runs under a time limit (SHARDLAB_STRESS_EXACT_S, 5 s); scenarios it does not finish
 // in time are counted, not compared. ppo runs on every tenth scenario (its network makes a
-// 1500-call search ~50x dearer than the others'). SHARDLAB_STRESS_SCENARIOS sets the count.
+// 1500-call search ~50x dearer than the others'). SHARDLAB_STRESS_SCENARIOS sets the count
+// (40 under SHARDLAB_QUICK_TESTS, the sanitizer runs).
 #include <QtTest>
 
 #include <atomic>
@@ -163,7 +164,8 @@ private Q_SLOTS:
 
 void TestExactStress::nothingBeatsExact()
 {
-    const int scenarios = envInt("SHARDLAB_STRESS_SCENARIOS", 1000);
+    // Sanitizer runs (SHARDLAB_QUICK_TESTS) take 40: instrumented code is 5-20x slower.
+    const int scenarios = envInt("SHARDLAB_STRESS_SCENARIOS", quickTests() ? 40 : 1000);
     const double limitS = envInt("SHARDLAB_STRESS_EXACT_S", 5);
     const bool havePpo = [] {
         for (const SearchAlgorithmInfo& a : searchAlgorithms())
