@@ -55,11 +55,16 @@ ojson sizeJson(const ClusterSizePoint& p)
     return j;
 }
 
+// The plan in one line: every degree, so that the line alone rebuilds it (the options are
+// in --json).
 std::string degrees(const Plan& p)
 {
     return "TP " + std::to_string(p.tensorParallel) + " EP " + std::to_string(p.expertParallel) + " PP "
         + std::to_string(p.pipelineParallel) + " DP " + std::to_string(p.dataParallel) + " batch "
-        + std::to_string(p.batch) + " x" + std::to_string(p.microBatches) + " micro";
+        + std::to_string(p.batch) + " x" + std::to_string(p.microBatches) + " micro"
+        + (p.redundantExperts > 0 ? " +" + std::to_string(p.redundantExperts) + " redundant" : "")
+        + (p.twoBatchOverlap ? " overlap" : "")
+        + (p.instances > 1 ? " " + std::to_string(p.instances) + " instances" : "");
 }
 
 std::string servingLine(const Scenario& s)

@@ -2,18 +2,22 @@
 # ctest; they need no Qt). Input variables:
 #   CLI    the shardlab-cli executable
 #   ARGS   its arguments, separated by "|" (a ";" list does not survive add_test)
+#   TIMEOUT  seconds the command may run (default 120)
 # Runs the command and sets rc, out (stdout) and err (stderr). cli_fail() ends the test.
 if(NOT DEFINED CLI)
   message(FATAL_ERROR "CLI is not set")
 endif()
 string(REPLACE "|" ";" _args "${ARGS}")
+if(NOT DEFINED TIMEOUT)
+  set(TIMEOUT 120)
+endif()
 
 execute_process(
   COMMAND "${CLI}" ${_args}
   RESULT_VARIABLE rc
   OUTPUT_VARIABLE out
   ERROR_VARIABLE err
-  TIMEOUT 120)
+  TIMEOUT ${TIMEOUT})
 
 function(cli_fail why)
   string(REPLACE ";" " " _shown "${_args}")
