@@ -235,6 +235,19 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
     const int n = static_cast<int>(sl.values.size());
     auto tpOf = [&] { return m_slots[0].values[choice[0]]; };
     auto ppOf = [&] { return m_slots[1].values[choice[1]]; };
+    // The degrees decided before an instances or operator slot, as a plan: the expert rules
+    // (expertTensorParallel, model/plan_checks.h) read it. Built once per call, not per value.
+    Plan d;
+    int etp = 0; // operator slots: the expert-TP degree those degrees imply (0: dense)
+    if (sl.kind == SlotKind::Instances || sl.kind == SlotKind::Operator) {
+        d.tensorParallel = tpOf();
+        d.dataParallel = static_cast<int>(N / (static_cast<long long>(tpOf()) * ppOf()));
+        d.expertParallel = m_slots[2].values[choice[2]];
+        if (sl.kind == SlotKind::Operator && m_moe) {
+            d.instances = m_slots[instancesSlot()].values[choice[instancesSlot()]];
+            etp = expertTensorParallel(d);
+        }
+    }
     int count = 0;
     for (int i = 0; i < n; ++i) {
         const int v = sl.values[i];
@@ -259,31 +272,19 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
         case SlotKind::TwoBatchOverlap:
             ok = m.isMoe() || v == 0;
             break;
-        case SlotKind::Instances: {
-            Plan p;
-            p.tensorParallel = tpOf();
-            p.dataParallel = static_cast<int>(N / (static_cast<long long>(tpOf()) * ppOf()));
-            p.expertParallel = m_slots[2].values[choice[2]];
-            p.instances = v;
-            ok = !m.isMoe() ? v == 1 : expertTensorParallel(p) > 0;
+        case SlotKind::Instances:
+            d.instances = v;
+            ok = !m.isMoe() ? v == 1 : expertTensorParallel(d) > 0;
             break;
-        }
         case SlotKind::Batch:
             ok = v >= m_batchMin && v <= m_batchMax;
             break;
         case SlotKind::MicroBatches:
             ok = v <= ppOf() && v <= m_slots[3].values[choice[3]];
             break;
-        case SlotKind::Operator: {
-            // The expert-TP degree as the plan rule defines it (model/plan_checks.h).
-            Plan p;
-            p.tensorParallel = tpOf();
-            p.dataParallel = static_cast<int>(N / (static_cast<long long>(tpOf()) * ppOf()));
-            p.expertParallel = m_slots[2].values[choice[2]];
-            p.instances = m_moe ? m_slots[instancesSlot()].values[choice[instancesSlot()]] : 1;
-            ok = optionAllowed(sl.op, v, p.tensorParallel, m.isMoe() ? expertTensorParallel(p) : 0);
+        case SlotKind::Operator:
+            ok = optionAllowed(sl.op, v, d.tensorParallel, etp);
             break;
-        }
         }
         valid[i] = ok ? 1 : 0;
         count += ok;
