@@ -7,17 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <random>
-#include <thread>
 
 #include "rl/policy_net.h"
 #include "rl/ppo_search.h"
-#include "runner/run_search.h"
+#include "runner/timed_search.h"
 #include "search/scenario_generator.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"
@@ -41,25 +37,9 @@ struct Item {
 // exact on one scenario, stopped after `seconds`.
 SearchOutcome exactWithin(const Scenario& s, double seconds)
 {
-    std::atomic<bool> stop{false};
-    std::mutex m;
-    std::condition_variable cv;
-    bool done = false;
-    std::thread timer([&] {
-        std::unique_lock<std::mutex> lock(m);
-        if (!cv.wait_for(lock, std::chrono::duration<double>(seconds), [&] { return done; }))
-            stop = true;
-    });
     SearchOptions o;
     o.algorithm = "exact";
-    SearchOutcome out = runSearch(s, o, nullptr, &stop);
-    {
-        std::lock_guard<std::mutex> lock(m);
-        done = true;
-    }
-    cv.notify_one();
-    timer.join();
-    return out;
+    return runSearchFor(s, o, seconds);
 }
 
 double evaluateChoice(const Item& it, const std::vector<int>& c)

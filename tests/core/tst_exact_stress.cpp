@@ -13,13 +13,9 @@
 // (40 under SHARDLAB_QUICK_TESTS, the sanitizer runs).
 #include <QtTest>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 
-#include "runner/run_search.h"
+#include "runner/timed_search.h"
 #include "search/scenario_generator.h"
 #include "tst_search_fixtures.h"
 
@@ -40,23 +36,7 @@ SearchOutcome exactWithin(const Scenario& s, double limitS)
 {
     SearchOptions o;
     o.algorithm = "exact";
-    std::atomic<bool> stop{false};
-    std::mutex m;
-    std::condition_variable cv;
-    bool done = false;
-    std::thread watchdog([&] {
-        std::unique_lock<std::mutex> lock(m);
-        if (!cv.wait_for(lock, std::chrono::duration<double>(limitS), [&] { return done; }))
-            stop.store(true);
-    });
-    SearchOutcome out = runSearch(s, o, nullptr, &stop);
-    {
-        std::lock_guard<std::mutex> lock(m);
-        done = true;
-    }
-    cv.notify_one();
-    watchdog.join();
-    return out;
+    return runSearchFor(s, o, limitS);
 }
 
 struct Scan {
