@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <vector>
 #include <cstdint>
 #include <numbers>
 
@@ -75,17 +77,26 @@ double CostModel::hottestSlotLoad(int redundant) const
 {
     if (redundant <= 0 || !m_scenario.model.isMoe())
         return m_hottestExpert;
-    // A few recent answers per thread: the searches ask for the same counts over and over,
-    // the bisection below costs a few microseconds.
-    struct Entry {
+    // Every answer per model, per thread (the last few models): exact asks for every count
+    // of a large expert set, the searches for the same counts over and over, and one answer
+    // costs a bisection of erfc sums (tens of microseconds to milliseconds).
+    struct Memo {
         std::uint64_t id = 0;
-        int redundant = -1;
-        double load = 0;
+        std::vector<double> load; // by redundant count; NaN: not computed yet
     };
-    thread_local std::array<Entry, 16> cache;
-    Entry& c = cache[(static_cast<std::uint32_t>(redundant) * 2654435761u + static_cast<std::uint32_t>(m_id)) >> 28];
-    if (c.id == m_id && c.redundant == redundant)
-        return c.load;
+    thread_local std::array<Memo, 4> memos;
+    thread_local unsigned next = 0;
+    Memo* memo = nullptr;
+    for (Memo& m : memos)
+        if (m.id == m_id)
+            memo = &m;
+    if (!memo) {
+        memo = &memos[next++ % memos.size()];
+        memo->id = m_id;
+        memo->load.clear();
+    }
+    if (static_cast<size_t>(redundant) < memo->load.size() && !std::isnan(memo->load[redundant]))
+        return memo->load[redundant];
     // DeepSeek's EPLB (deepseek-ai/EPLB, replicate_experts) gives each redundant slot to the
     // expert with the largest load per replica; its busiest slot is then the smallest h for
     // which splitting every expert into slots of at most h needs no more than `redundant`
@@ -118,7 +129,9 @@ double CostModel::hottestSlotLoad(int redundant) const
         }
         load = std::exp(hi);
     }
-    c = {m_id, redundant, load};
+    if (memo->load.size() <= static_cast<size_t>(redundant))
+        memo->load.resize(static_cast<size_t>(redundant) + 1, std::numeric_limits<double>::quiet_NaN());
+    memo->load[redundant] = load;
     return load;
 }
 
