@@ -73,6 +73,14 @@ private:
         std::vector<LayerSums> suffixMin; // [g]: cheapest choice of groups g.. (componentwise)
     };
     double bestValue() const { return m_ev->bestValue(); }
+    // A stop request, or the options' work limit reached (deterministic, unlike a clock).
+    bool halted() const { return m_overWork || m_ev->stopRequested(); }
+    // One unit of work: a degrees or micro-batch bound, a table level, a branch node.
+    void countWork()
+    {
+        if (++m_work > m_ctx->options.exactWorkLimit && m_ctx->options.exactWorkLimit > 0)
+            m_overWork = true;
+    }
     double threshold() const { return std::max(bestValue(), m_ctx->options.exactFloor) * (1 - kSlack); }
     const Level& levelAt(int batch);
     LayerSums nodeSums(const Level& lv, int gi) const;
@@ -107,6 +115,8 @@ private:
     bool m_probe = false;    // branch on a range's floor: stop at the first leaf reached
     bool m_probeHit = false;
     long long m_nodes = 0, m_degrees = 0, m_solved = 0, m_leaves = 0;
+    long long m_work = 0; // bounds, table levels and nodes (countWork)
+    bool m_overWork = false;
     double m_minMemGb = std::numeric_limits<double>::infinity();
     double m_minTtftMs = m_minMemGb, m_minTpotMs = m_minMemGb;
     int m_mismatches = 0;
@@ -120,6 +130,7 @@ const ExactSearch::Level& ExactSearch::levelAt(int batch)
         return it->second;
     if (m_levels.size() > 512)
         m_levels.clear(); // bounded: a miss only costs time
+    countWork();
     Level& lv = m_levels[batch];
     const DecodeTable& t = m_t->decodeAt(m_micro, batch);
     lv.dec = t.dec;
@@ -155,6 +166,7 @@ LayerSums ExactSearch::nodeSums(const Level& lv, int gi) const
 // throughput <= batch x DP / that, at the largest batch where the cheapest prices fit.
 bool ExactSearch::boundDegrees(Entry& e)
 {
+    countWork();
     m_t->setDegrees(e.d);
     if (m_t->empty())
         return false;
@@ -204,6 +216,7 @@ bool ExactSearch::boundDegrees(Entry& e)
 
 bool ExactSearch::boundMicro(Entry& e)
 {
+    countWork();
     const int m = e.micro;
     const int b = largestFeasible(std::max(m, m_ctx->space.batchMin()), e.batchHi, [&](int batch) {
         const LayerSums lb = m_t->lowerBound(m, batch);
@@ -280,7 +293,7 @@ const ExactSearch::LeafBatch* ExactSearch::leafAt(int batch)
 // figure at h bounds the whole range.
 void ExactSearch::leafSegment(int l, int h)
 {
-    if (l > h || m_ev->stopRequested() || leafFigures(h).tokensPerSPerGpu < threshold())
+    if (l > h || halted() || leafFigures(h).tokensPerSPerGpu < threshold())
         return;
     const LeafBatch* top = leafAt(h);
     if (!top)
@@ -306,7 +319,8 @@ void ExactSearch::leafSegment(int l, int h)
 void ExactSearch::branch(int gi, int hi)
 {
     ++m_nodes;
-    if ((m_nodes & 1023) == 0 && m_ev->stopRequested())
+    countWork();
+    if (m_overWork || ((m_nodes & 1023) == 0 && halted()))
         return;
     const int b = largestFeasible(std::max(m_micro, m_ctx->space.batchMin()), hi, [&](int batch) {
         const Level& lv = levelAt(batch);
@@ -357,7 +371,7 @@ void ExactSearch::branch(int gi, int hi)
     for (const auto& [cost, i] : order) {
         m_pick[gi] = i;
         branch(gi + 1, b);
-        if (m_ev->stopRequested() || m_probeHit)
+        if (halted() || m_probeHit)
             return;
     }
 }
@@ -380,7 +394,7 @@ void ExactSearch::solve(const Entry& e)
             m_levels.clear();
             m_pick.assign(m_groups.size(), 0);
             branch(0, e.batchHi);
-            if (m_ev->stopRequested() || m_probeHit)
+            if (halted() || m_probeHit)
                 return;
         }
 }
@@ -393,7 +407,7 @@ void ExactSearch::splitRange(const Entry& e, std::priority_queue<Entry>& queue, 
     m_probe = false;
     const bool hit = m_probeHit;
     m_probeHit = false;
-    if (!hit || m_ev->stopRequested())
+    if (!hit || halted())
         return;
     const int step = e.d.ep, members = (e.d.redundantHigh - e.d.redundant) / step + 1;
     const int mid = e.d.redundant + (members / 2 - 1) * step;
@@ -491,7 +505,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                     for (size_t oi = 0; oi < oValues.size(); ++oi) {
                         if (!oOk[oi] || !iOk[ii])
                             continue;
-                        if (m_ev->stopRequested())
+                        if (halted())
                             return report;
                         Entry e;
                         e.d.tp = slots[0].values[ti];
@@ -522,7 +536,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
         Entry e = queue.top();
         if (e.bound < threshold())
             break;
-        if (m_ev->stopRequested()) {
+        if (halted()) {
             openBound = e.bound;
             break;
         }
@@ -543,7 +557,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
             continue;
         }
         solve(e);
-        if (m_ev->stopRequested()) {
+        if (halted()) {
             openBound = e.bound;
             break;
         }
@@ -552,13 +566,15 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     }
 
     std::ostringstream note;
-    const bool stopped = m_ev->stopRequested();
+    const bool stopped = halted();
     // MoE models: every redundant-expert count and overlap (docs/search.md).
     const char* kDegreesWord = ctx.scenario.model.isMoe()
         ? "TP, PP, EP, redundant experts, two-batch overlap and engine instances"
         : "TP, PP and EP";
     if (stopped) {
         note << "stopped before the proof was complete";
+        if (m_overWork)
+            note << " (the work limit of " << ctx.options.exactWorkLimit << " bounds, table levels and nodes was reached)";
         if (m_ev->haveBest() && openBound > 0)
             note << ": the best plan found is at least " << std::round(1000 * bestValue() / openBound) / 10
                  << "% of the optimum (no unexamined plan exceeds " << openBound << " tokens/s per GPU)";
@@ -579,7 +595,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
              << m_degrees
              << " combinations of " << kDegreesWord << ", every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
              << " and micro-batch count (" << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
-             << m_leaves << " plans evaluated)";
+             << m_leaves << " plans evaluated, " << m_work << " units of work)";
     }
     if (m_mismatches > 0)
         note << "; NOT CERTIFIED: the exact search's tables disagree with the simulator on " << m_mismatches

@@ -53,6 +53,10 @@ struct SearchOptions {
     // exact only: examine only plans above this many tokens/s per GPU (0: all). With a
     // floor, "no valid plan" means none exceeds it. The disaggregated search sets it.
     double exactFloor = 0;
+    // exact only: stop (unproved) after this many units of work (bounds, table levels,
+    // branch-and-bound nodes; 0: no limit). A limit on work, not time, so that a bounded run gives the same result
+    // on every machine and load (pretraining's labels use it).
+    long long exactWorkLimit = 0;
 };
 
 // A snapshot for a progress bar and a live chart. Value type: copy it across threads.
