@@ -212,8 +212,11 @@ public:
         }
         if (m_ev.stopRequested())
             exit = "stopped";
-        return std::string("ppo (") + (agent.pretrained() ? "pretrained policy" : "from scratch") + "): "
+        std::string note = std::string("ppo (") + (agent.pretrained() ? "pretrained policy" : "from scratch") + "): "
             + std::to_string(updates) + " updates; " + exit;
+        if (!agent.pretrainedNotes().empty())
+            note += ". Note: " + agent.pretrainedNotes();
+        return note;
     }
 
 private:
@@ -317,14 +320,14 @@ public:
 std::vector<int> choiceNear(const SearchSpace& space, const Plan& p)
 {
     std::vector<int> c(space.slotCount(), 0);
-    c[space.tpSlot()] = indexAtMost(space, space.tpSlot(), p.tensorParallel);
-    c[space.ppSlot()] = indexAtMost(space, space.ppSlot(), p.pipelineParallel);
-    c[space.epSlot()] = indexAtMost(space, space.epSlot(), p.expertParallel);
-    c[space.batchSlot()] = indexAtMost(space, space.batchSlot(), p.batch);
-    c[space.microSlot()] = indexAtMost(space, space.microSlot(), p.microBatches);
-    for (int s = space.firstOpSlot(); s < space.slotCount(); ++s) {
+    for (int s = 0; s < space.slotCount(); ++s) {
+        const int v = space.planValue(s, p);
+        if (space.isOrdered(s)) {
+            c[s] = indexAtMost(space, s, v);
+            continue;
+        }
         const std::vector<int>& values = space.slots()[s].values;
-        const auto it = std::find(values.begin(), values.end(), p.option(space.slots()[s].op));
+        const auto it = std::find(values.begin(), values.end(), v);
         c[s] = it == values.end() ? 0 : static_cast<int>(it - values.begin());
     }
     space.repair(c.data());

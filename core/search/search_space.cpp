@@ -409,25 +409,34 @@ Plan SearchSpace::decode(const int* choice) const
     return p;
 }
 
+int SearchSpace::planValue(int slot, const Plan& p) const
+{
+    switch (m_slots[slot].kind) {
+    case SlotKind::TensorParallel: return p.tensorParallel;
+    case SlotKind::PipelineParallel: return p.pipelineParallel;
+    case SlotKind::ExpertParallel: return p.expertParallel;
+    case SlotKind::Batch: return p.batch;
+    case SlotKind::MicroBatches: return p.microBatches;
+    case SlotKind::RedundantExperts: return p.redundantExperts;
+    case SlotKind::TwoBatchOverlap: return p.twoBatchOverlap ? 1 : 0;
+    case SlotKind::Instances: return p.instances;
+    case SlotKind::Operator: return p.option(m_slots[slot].op);
+    }
+    return 0;
+}
+
 bool SearchSpace::encode(const Plan& p, int* choice) const
 {
-    auto find = [&](int slot, int v) {
-        const auto& vals = m_slots[slot].values;
-        for (size_t i = 0; i < vals.size(); ++i)
-            if (vals[i] == v) {
-                choice[slot] = static_cast<int>(i);
-                return true;
-            }
+    if (!m_moe && (p.redundantExperts != 0 || p.twoBatchOverlap || p.instances != 1))
         return false;
-    };
-    bool ok = find(0, p.tensorParallel) && find(1, p.pipelineParallel) && find(2, p.expertParallel)
-        && find(3, p.batch) && find(4, p.microBatches)
-        && (m_moe ? find(redundantSlot(), p.redundantExperts) && find(overlapSlot(), p.twoBatchOverlap ? 1 : 0)
-                        && find(instancesSlot(), p.instances)
-                  : p.redundantExperts == 0 && !p.twoBatchOverlap && p.instances == 1);
-    for (int s = firstOpSlot(); ok && s < slotCount(); ++s)
-        ok = find(s, p.option(m_slots[s].op));
-    return ok && p.gpus() == m_scenario.cluster.totalGpus();
+    for (int s = 0; s < slotCount(); ++s) {
+        const auto& vals = m_slots[s].values;
+        const auto it = std::find(vals.begin(), vals.end(), planValue(s, p));
+        if (it == vals.end())
+            return false;
+        choice[s] = static_cast<int>(it - vals.begin());
+    }
+    return p.gpus() == m_scenario.cluster.totalGpus();
 }
 
 bool SearchSpace::isValid(const int* choice) const

@@ -71,6 +71,10 @@ public:
     int mask(int slot, const int* choice, std::uint8_t* valid) const;
 
     Plan decode(const int* choice) const;
+    // The plan's value for `slot` (a degree, the batch, 0/1 for overlap, an option index):
+    // what decode writes there, read back. encode and the searches that move a plan into
+    // the space read every slot through it.
+    int planValue(int slot, const Plan& p) const;
     // False when the plan uses a value outside the space.
     bool encode(const Plan& p, int* choice) const;
 
