@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "search/training_fingerprint.h"
+
 // The weights are linked in with the assembler's .incbin (no generated source, no path
 // lookup at run time). SHARDLAB_PPO_WEIGHTS is the file's absolute path (core/rl/CMakeLists).
 #ifdef SHARDLAB_PPO_WEIGHTS
@@ -71,6 +73,7 @@ PretrainedPolicyInfo readPolicyInfo(const std::string& bytes)
     info.validationScenarios = j.value("validation_scenarios", 0);
     info.seed = j.value("seed", 0ull);
     info.command = j.value("command", std::string());
+    info.fingerprint = j.value("fingerprint", std::string());
     info.trainingSeconds = j.value("training_seconds", 0.0);
     if (j.contains("curve") && j["curve"].is_array())
         for (const auto& p : j["curve"])
@@ -81,6 +84,19 @@ PretrainedPolicyInfo readPolicyInfo(const std::string& bytes)
     if (!info.available)
         info.error = "the header has no network shape";
     return info;
+}
+
+std::string policyStaleness(const PretrainedPolicyInfo& info)
+{
+    if (!info.available)
+        return "";
+    const std::string& now = trainingFingerprint().hash;
+    if (info.fingerprint == now)
+        return "";
+    return "the pretrained policy was trained against another search space or cost model (its fingerprint "
+        + (info.fingerprint.empty() ? std::string("is missing") : info.fingerprint) + ", this build's " + now
+        + "): it still searches, but its proposals may be worse than the shipped benchmarks say; retrain it with "
+        + (info.command.empty() ? std::string("shardlab-pretrain (docs/ppo.md)") : info.command);
 }
 
 PretrainedPolicyInfo pretrainedPolicyInfo()

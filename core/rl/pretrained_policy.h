@@ -24,6 +24,9 @@ struct PretrainedPolicyInfo {
     int trainingScenarios = 0, validationScenarios = 0;
     unsigned long long seed = 0;
     std::string command;         // the command that reproduces the weights
+    // What the weights were trained against (search/training_fingerprint.h); "" in
+    // weights older than the fingerprint.
+    std::string fingerprint;
     double trainingSeconds = 0;
     std::vector<PretrainedCurvePoint> curve;
     std::string metadataJson;    // the whole header, as written by the trainer
@@ -34,5 +37,10 @@ const std::string& pretrainedPolicyBytes();
 // The header of a weights file (the shipped one when `bytes` is omitted).
 PretrainedPolicyInfo pretrainedPolicyInfo();
 PretrainedPolicyInfo readPolicyInfo(const std::string& bytes);
+
+// "" when the weights were trained against this build's search space and cost model (their
+// fingerprint equals trainingFingerprint()); otherwise one sentence saying they are stale
+// and the command that retrains them.
+std::string policyStaleness(const PretrainedPolicyInfo& info);
 
 } // namespace shardlab::rl
