@@ -15,7 +15,8 @@ int usage(const std::string& why)
 {
     std::cerr << "shardlab-pretrain: " << why << "\n"
               << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
-                 "                         [--lr 0.003] [--exact-seconds 20] [--threads 1]\n";
+                 "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
+                 "                         [--threads 1]\n";
     return 2;
 }
 
@@ -51,8 +52,8 @@ int main(int argc, char** argv)
             double lo, hi;
         };
         static const Num nums[] = {{"--seed", 0, 1e15},        {"--train", 1, 100000},    {"--validation", 0, 100000},
-                                   {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-seconds", 0.1, 3600},
-                                   {"--threads", 1, 64}};
+                                   {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
+                                   {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000},   {"--threads", 1, 64}};
         if (a == "--out") {
             out = v;
             continue;
@@ -75,13 +76,19 @@ int main(int argc, char** argv)
             o.epochs = static_cast<int>(x);
         else if (a == "--lr")
             o.learningRate = x;
-        else if (a == "--exact-seconds")
-            o.exactSecondsLimit = x;
+        else if (a == "--exact-work")
+            o.exactWorkLimit = static_cast<long long>(x);
+        else if (a == "--own-rounds")
+            o.ownRounds = static_cast<int>(x);
+        else if (a == "--own-every")
+            o.ownEvery = static_cast<int>(x);
         else
             o.threads = static_cast<int>(x);
     }
     if (out.empty())
         return usage("--out: required");
+    if (o.ownRounds * o.ownEvery > o.epochs)
+        return usage("--own-rounds x --own-every: more epochs than --epochs");
     o.command = command;
     const auto r = shardlab::rl::pretrainPolicy(o, [](const std::string& line) { std::cerr << line << std::endl; });
     const auto st = shardlab::writeFileAtomically(out, r.weights);
@@ -90,6 +97,7 @@ int main(int argc, char** argv)
         return 1;
     }
     std::cerr << "wrote " << out << " (" << r.weights.size() << " bytes, " << r.info.trainingScenarios
-              << " training scenarios, " << r.info.trainingSeconds << " s)\n";
+              << " training scenarios, " << r.info.trainingSeconds << " s; skipped " << r.skippedInfeasible
+              << " scenarios without a valid plan and " << r.skippedLimit << " over exact's work limit)\n";
     return 0;
 }

@@ -65,28 +65,116 @@ constexpr const char* kMagic = "SHARDLAB-PPO-WEIGHTS 1\n";
 
 } // namespace
 
+const char* kindName(SlotKind k)
+{
+    switch (k) {
+    case SlotKind::TensorParallel: return "tensor_parallel";
+    case SlotKind::PipelineParallel: return "pipeline_parallel";
+    case SlotKind::ExpertParallel: return "expert_parallel";
+    case SlotKind::Batch: return "batch";
+    case SlotKind::MicroBatches: return "micro_batches";
+    case SlotKind::RedundantExperts: return "redundant_experts";
+    case SlotKind::TwoBatchOverlap: return "two_batch_overlap";
+    case SlotKind::Instances: return "instances";
+    case SlotKind::Operator: return "operator";
+    }
+    return "unknown";
+}
+
+namespace {
+
+// Clamped log2 ratio scaled to about [-1, 1].
+float logRatio(double v, double of, double scale = 6)
+{
+    if (v <= 0 || of <= 0)
+        return 0;
+    return static_cast<float>(std::clamp(std::log2(v / of), -scale, scale) / scale);
+}
+
+// What value `v` (at position `index` of `count`) of `slot` means, in terms every scenario
+// shares (docs/ppo.md, "What a value means"): a degree by its size against the cluster, the
+// node and the model dimension it divides; an operator option by its layouts and what it
+// splits. A slot kind or a value list the network has never seen is still described.
+void describeValue(const Scenario& sc, const Slot& slot, int v, int index, int count, float* f)
+{
+    const ModelSpec& m = sc.model;
+    const double gpus = static_cast<double>(std::max(1LL, sc.cluster.totalGpus()));
+    const double node = std::max(1, sc.cluster.gpusPerNode);
+    if (slot.kind == SlotKind::Operator) {
+        const OpOption& o = opOption(slot.op, v);
+        f[7] = count > 1 ? float(index) / float(count - 1) : 0.0f;
+        f[8 + static_cast<int>(o.in)] = 1;
+        f[16 + static_cast<int>(o.out)] = 1;
+        f[24 + static_cast<int>(o.split)] = 1;
+        return;
+    }
+    const double x = std::log2(std::max(1, v)) / 12.0;
+    f[0] = static_cast<float>(x);
+    f[1] = static_cast<float>(x * x);
+    f[2] = gpus > 1 ? static_cast<float>(std::log2(std::max(1, v)) / std::log2(gpus)) : 0.0f;
+    f[7] = count > 1 ? float(index) / float(count - 1) : 0.0f;
+    switch (slot.kind) {
+    case SlotKind::TensorParallel:
+        f[3] = logRatio(v, node);
+        f[4] = logRatio(v, m.attentionHeads);
+        f[5] = m.attention == AttentionKind::MLA ? 0.0f : logRatio(v, m.kvHeads);
+        f[6] = v == 1;
+        break;
+    case SlotKind::PipelineParallel:
+        f[3] = logRatio(v, node);
+        f[4] = logRatio(v, m.layers);
+        f[6] = v == 1;
+        break;
+    case SlotKind::ExpertParallel:
+        f[3] = logRatio(v, node);
+        f[4] = logRatio(v, std::max(1, m.moe.experts));
+        f[6] = v == 1;
+        break;
+    case SlotKind::Batch:
+        f[4] = logRatio(v, 256, 10);
+        break;
+    case SlotKind::MicroBatches:
+        f[6] = v == 1;
+        break;
+    case SlotKind::RedundantExperts:
+        f[4] = m.moe.experts > 0 ? static_cast<float>(std::min(2.0, double(v) / m.moe.experts)) : 0.0f;
+        f[6] = v == 0;
+        break;
+    case SlotKind::TwoBatchOverlap:
+        f[6] = v == 0;
+        break;
+    case SlotKind::Instances:
+        f[3] = logRatio(gpus / std::max(1, v), node);
+        f[6] = v == 1;
+        break;
+    case SlotKind::Operator:
+        break;
+    }
+}
+
+} // namespace
+
 SpaceLayout makeLayout(const SearchSpace& space)
 {
     SpaceLayout L;
     L.slots = space.slotCount();
     L.widest = std::max(1, space.widestSlot());
     std::vector<std::int64_t> token(static_cast<size_t>(L.slots) * L.widest, 0), kind, slot;
-    std::vector<float> numeric(static_cast<size_t>(L.slots) * L.widest, 0.0f);
+    std::vector<float> features(static_cast<size_t>(L.slots) * L.widest * kValueFeatures, 0.0f);
     for (int k = 0; k < L.slots; ++k) {
         const Slot& s = space.slots()[k];
         L.count.push_back(static_cast<int>(s.values.size()));
         L.ordered.push_back(space.isOrdered(k));
-        kind.push_back(static_cast<int>(s.kind));
+        kind.push_back(static_cast<std::int64_t>(fnv1a(std::string("kind:") + kindName(s.kind)) % kKindBuckets));
         slot.push_back(static_cast<std::int64_t>(fnv1a(s.name) % kSlotBuckets));
         for (int v = 0; v < L.count[k]; ++v) {
             const size_t at = static_cast<size_t>(k) * L.widest + v;
             token[at] = static_cast<std::int64_t>(fnv1a(s.name + "=" + valueName(s, s.values[v])) % kTokenBuckets);
-            if (L.ordered[k])
-                numeric[at] = static_cast<float>(std::log2(std::max(1, s.values[v])) / 12.0);
+            describeValue(space.scenario(), s, s.values[v], v, L.count[k], features.data() + at * kValueFeatures);
         }
     }
     L.tokenIndex = torch::tensor(token, torch::kLong).view({L.slots, L.widest});
-    L.numeric = torch::tensor(numeric).view({L.slots, L.widest});
+    L.features = torch::tensor(features).view({L.slots, L.widest, kValueFeatures});
     L.kind = torch::tensor(kind, torch::kLong);
     L.slotIndex = torch::tensor(slot, torch::kLong);
     return L;
@@ -128,7 +216,9 @@ PolicyNetImpl::PolicyNetImpl(int d, int h, float copyInit) : hidden(d), heads(h)
     torch::nn::init::normal_(tokenTable->weight, 0.0, 0.3);
     slotTable = register_module("slot_table", torch::nn::Embedding(kSlotBuckets, d));
     torch::nn::init::normal_(slotTable->weight, 0.0, 0.1);
-    kindNumeric = register_parameter("kind_numeric", torch::randn({kSlotKinds, d}) * 0.3);
+    kindTable = register_module("kind_table", torch::nn::Embedding(kKindBuckets, d));
+    torch::nn::init::normal_(kindTable->weight, 0.0, 0.1);
+    valueIn = register_module("value_in", torch::nn::Linear(kValueFeatures, d));
     rankEmbedding = register_parameter("rank_embedding", torch::randn({kMaxElite, d}) * 0.1);
     noEliteToken = register_parameter("no_elite", torch::randn({1, d}) * 0.1);
     rewardIn = register_module("reward_in", torch::nn::Linear(1, d));
@@ -146,8 +236,11 @@ PolicyNetImpl::PolicyNetImpl(int d, int h, float copyInit) : hidden(d), heads(h)
     torch::nn::init::normal_(outTable->weight, 0.0, 0.05);
     outBiasTable = register_module("out_bias_table", torch::nn::Embedding(kTokenBuckets, 1));
     torch::nn::init::zeros_(outBiasTable->weight);
-    outNumeric1 = register_parameter("out_numeric1", torch::zeros({kSlotKinds, d}));
-    outNumeric2 = register_parameter("out_numeric2", torch::zeros({kSlotKinds, d}));
+    // The values' meaning as output directions: starts at zero (the logits start as the
+    // name tables alone), learns which meanings the decoder state prefers.
+    valueOut = register_module("value_out", torch::nn::Linear(kValueFeatures, d));
+    torch::nn::init::zeros_(valueOut->weight);
+    torch::nn::init::zeros_(valueOut->bias);
     // Copy strength per slot (keyed by its name) for: the anchor's value, one and two steps
     // from it on ordered slots. Starts strong, so an untrained policy proposes mutations of
     // its anchor elite, a few slots at a time (docs/ppo.md).
@@ -218,8 +311,8 @@ Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& featur
     const int d = net->hidden;
     const int places = 1 + memoryElites;
     Context c;
-    c.tokens = net->tokenTable->forward(L.tokenIndex)
-        + net->kindNumeric.index_select(0, L.kind).unsqueeze(1) * L.numeric.unsqueeze(-1); // [S, V, d]
+    c.tokens = net->tokenTable->forward(L.tokenIndex) + net->valueIn->forward(L.features)
+        + net->kindTable->forward(L.kind).unsqueeze(1); // [S, V, d]
     torch::Tensor memory = net->noEliteToken;
     if (memoryElites > 0) {
         torch::Tensor tokens = torch::zeros({memoryElites, d});
@@ -253,23 +346,12 @@ Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& featur
     c.anchorInput = net->anchorIn->forward(memory);
     c.copy = (s.proximity * net->copyTable->forward(L.slotIndex).unsqueeze(1)).sum(-1); // [M, S, V]
     c.slotInput = net->slotTable->forward(L.slotIndex);
-    c.outW = net->outTable->forward(L.tokenIndex);
+    c.valueOut = net->valueOut->forward(L.features);
+    c.outW = net->outTable->forward(L.tokenIndex) + c.valueOut;
     c.outB = net->outBiasTable->forward(L.tokenIndex).squeeze(-1);
     c.memory = net->slotAttention->project(memory, s.present);
     return c;
 }
-
-namespace {
-// Logit terms of a value's position on its slot's ordered axis: a quadratic in log2(value)
-// per slot kind, whose coefficients the decoder state chooses (a peak the policy can move to
-// values it has never seen). z [..., S, d] -> [..., S, V].
-torch::Tensor numericLogits(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& z)
-{
-    const auto a1 = (z * net->outNumeric1.index_select(0, L.kind)).sum(-1).unsqueeze(-1);
-    const auto a2 = (z * net->outNumeric2.index_select(0, L.kind)).sum(-1).unsqueeze(-1);
-    return a1 * L.numeric + a2 * L.numeric.square();
-}
-} // namespace
 
 std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayout& L, const Context& c,
                                                 const torch::Tensor& anchors, const torch::Tensor& actions,
@@ -285,7 +367,7 @@ std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayou
     const auto h = net->decoder(prefix + c.slotInput + c.context + c.anchorInput.index_select(0, anchors).unsqueeze(1));
     const auto z = h + net->slotAttention->forward(h, c.memory); // [B, S, d]
     auto logits = torch::einsum("bsd,svd->bsv", std::vector<torch::Tensor>{z, c.outW}) + c.outB
-        + numericLogits(net, L, z) + c.copy.index_select(0, anchors);
+        + c.copy.index_select(0, anchors);
     if (temperature.defined())
         logits = logits / temperature.view({b, 1, 1});
     const auto logp = torch::log_softmax(logits.masked_fill(mask.logical_not(), kMaskedLogit), -1);
@@ -321,8 +403,6 @@ Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, con
     const auto anchors = torch::tensor(out.anchors, torch::kLong);
     const auto base = c.context.view({1, net->hidden}) + c.anchorInput.index_select(0, anchors); // [n, d]
     const auto copy = c.copy.index_select(0, anchors);                                           // [n, S, V]
-    const auto n1 = net->outNumeric1.index_select(0, L.kind);                                   // [S, d]
-    const auto n2 = net->outNumeric2.index_select(0, L.kind);
     auto prefix = torch::zeros({n, net->hidden});
     std::vector<std::int64_t> chosen(n, 0);
     const int64_t rowStride = static_cast<int64_t>(L.slots) * L.widest;
@@ -330,10 +410,6 @@ Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, con
         const auto h = net->decoder(prefix + c.slotInput[k] + base).view({n, 1, net->hidden});
         const auto z = (h + net->slotAttention->forward(h, c.memory)).view({n, net->hidden});
         auto logits = torch::matmul(z, c.outW[k].t()) + c.outB[k] + copy.select(1, k);
-        if (L.ordered[k]) {
-            const auto x = L.numeric[k];
-            logits = logits + torch::matmul(z, n1[k]).unsqueeze(1) * x + torch::matmul(z, n2[k]).unsqueeze(1) * x.square();
-        }
         if (temperature != 1.0f)
             logits = logits / temperature;
         for (int i = 0; i < n; ++i)
@@ -383,7 +459,16 @@ std::string saveWeights(PolicyNet& net, const std::string& metadataJson)
     return out.str();
 }
 
-bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error)
+namespace {
+
+struct Record {
+    std::string name;
+    std::vector<float> values;
+};
+
+// Every parameter record of a weights file, the header skipped; false with `error` when
+// the file is not one or is cut short.
+bool readRecords(const std::string& bytes, std::vector<Record>& out, std::string& error)
 {
     size_t at = 0;
     auto need = [&](size_t n) { return at + n <= bytes.size(); };
@@ -410,37 +495,73 @@ bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error)
         error = "truncated parameter table";
         return false;
     }
-    auto params = net->named_parameters(true);
-    if (count != params.size()) {
-        error = "has " + std::to_string(count) + " parameters, the network " + std::to_string(params.size());
-        return false;
-    }
-    torch::NoGradGuard g;
     for (std::uint32_t i = 0; i < count; ++i) {
         std::uint32_t nameLen = 0, numel = 0;
         if (!get32(nameLen) || !need(nameLen)) {
             error = "truncated parameter name";
             return false;
         }
-        const std::string name = bytes.substr(at, nameLen);
+        Record r{bytes.substr(at, nameLen), {}};
         at += nameLen;
         if (!get32(numel) || !need(static_cast<size_t>(numel) * 4)) {
-            error = "truncated values of " + name;
+            error = "truncated values of " + r.name;
             return false;
         }
-        torch::Tensor* t = params.find(name);
-        if (!t || t->numel() != static_cast<int64_t>(numel)) {
-            error = "parameter " + name + (t ? " has another shape" : " is not in the network");
-            return false;
-        }
-        std::vector<float> v(numel);
-        std::memcpy(v.data(), bytes.data() + at, static_cast<size_t>(numel) * 4);
+        r.values.resize(numel);
+        std::memcpy(r.values.data(), bytes.data() + at, static_cast<size_t>(numel) * 4);
         at += static_cast<size_t>(numel) * 4;
-        if (!std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); })) {
-            error = "parameter " + name + " holds a value that is not finite (NaN or inf): the weights are damaged";
+        out.push_back(std::move(r));
+    }
+    return true;
+}
+
+std::string listNames(const char* what, const std::vector<std::string>& names)
+{
+    std::string s;
+    for (size_t i = 0; i < names.size(); ++i)
+        s += (i ? ", " : " ") + names[i];
+    return names.empty() ? std::string() : what + s;
+}
+
+} // namespace
+
+bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error, std::string* notes)
+{
+    std::vector<Record> records;
+    if (!readRecords(bytes, records, error))
+        return false;
+    auto params = net->named_parameters(true);
+    // Check everything first: a damaged file changes nothing.
+    std::vector<std::string> ignored, seen;
+    for (const Record& r : records) {
+        torch::Tensor* t = params.find(r.name);
+        if (!t) {
+            ignored.push_back(r.name);
+            continue;
+        }
+        if (t->numel() != static_cast<int64_t>(r.values.size())) {
+            error = "parameter " + r.name + " has " + std::to_string(r.values.size()) + " values, the network's "
+                + std::to_string(t->numel());
             return false;
         }
-        t->copy_(torch::tensor(v).view(t->sizes()));
+        if (!std::all_of(r.values.begin(), r.values.end(), [](float x) { return std::isfinite(x); })) {
+            error = "parameter " + r.name + " holds a value that is not finite (NaN or inf): the weights are damaged";
+            return false;
+        }
+        seen.push_back(r.name);
+    }
+    torch::NoGradGuard g;
+    for (const Record& r : records)
+        if (torch::Tensor* t = params.find(r.name))
+            t->copy_(torch::tensor(r.values).view(t->sizes()));
+    std::vector<std::string> fresh;
+    for (const auto& p : params)
+        if (std::find(seen.begin(), seen.end(), p.key()) == seen.end())
+            fresh.push_back(p.key());
+    if (notes) {
+        const std::string a = listNames("kept their initial values (not in the file):", fresh);
+        const std::string b = listNames("ignored (not in this network):", ignored);
+        *notes = a + (a.empty() || b.empty() ? "" : "; ") + b;
     }
     return true;
 }

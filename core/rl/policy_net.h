@@ -25,7 +25,8 @@ namespace shardlab::rl::net {
 
 constexpr int kTokenBuckets = 2048; // hashed (slot, value) names
 constexpr int kSlotBuckets = 256;   // hashed slot names
-constexpr int kSlotKinds = static_cast<int>(SlotKind::Operator) + 1; // SlotKind values
+constexpr int kKindBuckets = 32;    // hashed slot-kind names: a new kind gets its own row
+constexpr int kValueFeatures = 27;  // what a value means (valueFeatures in policy_net.cpp)
 constexpr int kMaxElite = 16;       // rank embeddings (PpoOptions::elite's upper bound)
 constexpr int kProximity = 3;       // copy features: same value, one step away, two steps away
 constexpr float kMaskedLogit = -1e9f;
@@ -36,11 +37,13 @@ struct SpaceLayout {
     std::vector<int> count;           // values per slot
     std::vector<std::uint8_t> ordered; // per slot
     torch::Tensor tokenIndex;  // [S, V] long: bucket of (slot name, value name); 0 where padded
-    torch::Tensor numeric;     // [S, V] float: log2(value) / 12 on ordered slots, else 0
-    torch::Tensor kind;        // [S] long
+    torch::Tensor features;    // [S, V, kValueFeatures] float: what each value means
+    torch::Tensor kind;        // [S] long: bucket of the slot kind's name
     torch::Tensor slotIndex;   // [S] long: bucket of the slot's name
 };
 SpaceLayout makeLayout(const SearchSpace& space);
+// A slot kind's name: its hashed row in kind_table is keyed by it, not by the enum's value.
+const char* kindName(SlotKind k);
 
 struct EliteAttentionImpl : torch::nn::Module {
     EliteAttentionImpl(int d, int heads);
@@ -61,12 +64,12 @@ struct PolicyNetImpl : torch::nn::Module {
 
     int hidden, heads;
     torch::nn::Linear featureIn{nullptr}, rewardIn{nullptr}, anchorKey{nullptr}, anchorIn{nullptr},
-        decoderIn{nullptr}, decoderOut{nullptr};
+        decoderIn{nullptr}, decoderOut{nullptr}, valueIn{nullptr}, valueOut{nullptr};
     torch::nn::Embedding tokenTable{nullptr}, outTable{nullptr}, outBiasTable{nullptr}, slotTable{nullptr},
-        copyTable{nullptr};
+        copyTable{nullptr}, kindTable{nullptr};
     torch::nn::LayerNorm eliteNorm{nullptr};
     EliteAttention contextAttention{nullptr}, slotAttention{nullptr};
-    torch::Tensor kindNumeric, outNumeric1, outNumeric2, rankEmbedding, noEliteToken;
+    torch::Tensor rankEmbedding, noEliteToken;
 };
 TORCH_MODULE(PolicyNet);
 
@@ -94,6 +97,7 @@ struct Context {
     torch::Tensor slotInput;    // [S, d]: the slots' own embeddings
     torch::Tensor outW;         // [S, V, d]
     torch::Tensor outB;         // [S, V]
+    torch::Tensor valueOut;     // [S, V, d]: the values' meaning, as output directions
     torch::Tensor attention;    // [M]: the context's attention over the memory (mean of heads)
     EliteAttentionImpl::Memory memory;
 };
@@ -127,9 +131,12 @@ Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, con
 // Teacher-forcing masks of a given choice path: [S, V] bytes.
 std::vector<std::uint8_t> pathMask(const SearchSpace& space, const SpaceLayout& L, const std::vector<int>& choice);
 
-// Weights: a small binary file (docs/ppo.md, "The weights file"). Load checks every name
-// and shape; the error says which does not match.
+// Weights: a small binary file (docs/ppo.md, "The weights file"). Loading matches
+// parameters by name: a parameter of the network the file lacks keeps its initial value and
+// one the file has that the network lacks is ignored (both listed in `notes`), so a network
+// grown by a part still loads what it shares; a shape that differs, damaged or non-finite
+// values are errors naming the parameter.
 std::string saveWeights(PolicyNet& net, const std::string& metadataJson);
-bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error);
+bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error, std::string* notes = nullptr);
 
 } // namespace shardlab::rl::net

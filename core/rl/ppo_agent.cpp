@@ -78,6 +78,7 @@ struct PpoAgent::Impl {
     double temperature = 1;
     int previousThreads = 1;
     bool pretrained = false;
+    std::string loadNotes; // how the pretrained weights fit this build ("" when they do)
 
     net::EliteSnapshot snapshot; // of the pending rollout
     net::Batch pending;          // every sample since the last update
@@ -104,9 +105,13 @@ struct PpoAgent::Impl {
                                          + std::to_string(options.hidden) + ", ppo.heads="
                                          + std::to_string(options.heads) + "; set ppo.pretrained=0 to train another");
             std::string error;
-            if (!net::loadWeights(policy, pretrainedPolicyBytes(), error))
+            if (!net::loadWeights(policy, pretrainedPolicyBytes(), error, &loadNotes))
                 throw std::runtime_error("pretrained policy: " + error);
             pretrained = true;
+            if (!loadNotes.empty())
+                loadNotes = "the pretrained policy's weights loaded in part: " + loadNotes;
+            const std::string stale = policyStaleness(info);
+            loadNotes += (loadNotes.empty() || stale.empty() ? "" : "; ") + stale;
         }
         adam = std::make_unique<torch::optim::Adam>(policy->parameters(), torch::optim::AdamOptions(options.learningRate));
     }
@@ -261,12 +266,14 @@ PpoAgent::~PpoAgent()
 
 bool PpoAgent::pretrained() const { return m_impl->pretrained; }
 
-std::string policyWeightsProblem(const std::string& bytes, const PpoOptions& o)
+const std::string& PpoAgent::pretrainedNotes() const { return m_impl->loadNotes; }
+
+std::string policyWeightsProblem(const std::string& bytes, const PpoOptions& o, std::string* notes)
 {
     std::lock_guard<std::mutex> lock(torchGlobalsMutex());
     net::PolicyNet policy(o.hidden, o.heads, static_cast<float>(o.copyInit));
     std::string error;
-    return net::loadWeights(policy, bytes, error) ? std::string() : error;
+    return net::loadWeights(policy, bytes, error, notes) ? std::string() : error;
 }
 
 void PpoAgent::setElites(const std::vector<EliteEntry>& elites)

@@ -51,8 +51,9 @@ struct GreedyView {
 };
 
 // Why a weights file cannot be loaded into a policy of these options ("" when it can):
-// a bad header, a truncated table, another shape, a value that is not finite.
-std::string policyWeightsProblem(const std::string& bytes, const PpoOptions& o);
+// a bad header, a truncated table, another shape, a value that is not finite. `notes`, if
+// given, receives the parameters the file lacks (kept at their initial values) or has extra.
+std::string policyWeightsProblem(const std::string& bytes, const PpoOptions& o, std::string* notes = nullptr);
 
 class PpoAgent {
 public:
@@ -69,6 +70,9 @@ public:
 
     // True when the weights came from the shipped pretrained policy (ppo.pretrained=1).
     bool pretrained() const;
+    // How the pretrained weights fit this build: parameters they lack, or a fingerprint
+    // that differs from the build's (rl::policyStaleness). "" when they fit.
+    const std::string& pretrainedNotes() const;
 
     // The elite history for the next rollout, best first; entries beyond options.elite
     // and entries whose choice does not have one value per slot are ignored.

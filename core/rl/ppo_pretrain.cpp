@@ -13,7 +13,8 @@
 
 #include "rl/policy_net.h"
 #include "rl/ppo_search.h"
-#include "runner/timed_search.h"
+#include "runner/run_search.h"
+#include "search/training_fingerprint.h"
 #include "search/scenario_generator.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"
@@ -30,17 +31,21 @@ struct Item {
     torch::Tensor features;
     std::vector<int> target;         // the certified optimum, moved onto the space's values
     double optimum = 0;              // exact's tokens/s per GPU
+    double norm = 1;                 // the pool's rewards are tokens/s per GPU over this
     std::vector<EliteEntry> pool;    // valid plans near and far from the optimum, best first
     torch::Tensor targetMask;        // [S, V] bool
 };
 
-// exact on one scenario, stopped after `seconds`.
-SearchOutcome exactWithin(const Scenario& s, double seconds)
+// exact on one scenario, stopped after `workLimit` units of its work (deterministic).
+SearchOutcome exactWithin(const Scenario& s, long long workLimit)
 {
     SearchOptions o;
     o.algorithm = "exact";
-    return runSearchFor(s, o, seconds);
+    o.exactWorkLimit = workLimit;
+    return runSearch(s, o);
 }
+
+enum class Prepared { Ready, Infeasible, OverLimit };
 
 double evaluateChoice(const Item& it, const std::vector<int>& c)
 {
@@ -49,23 +54,27 @@ double evaluateChoice(const Item& it, const std::vector<int>& c)
     return r.valid ? r.tokensPerSPerGpu : 0.0;
 }
 
-// One scenario ready to train on; false when it has no valid plan or exact took too long.
-bool prepare(Item& it, std::mt19937_64& rng, double exactSeconds)
+// One scenario ready to train on, or why not: no valid plan, or exact needed more work.
+Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
 {
-    const SearchOutcome ex = exactWithin(it.scenario, exactSeconds);
+    const SearchOutcome ex = exactWithin(it.scenario, exactWork);
+    if (ex.provedInfeasible)
+        return Prepared::Infeasible;
     if (!ex.found || !ex.provedOptimal)
-        return false;
+        return Prepared::OverLimit;
     it.space = std::make_unique<SearchSpace>(it.scenario);
     it.simulator = std::make_unique<Simulator>(it.scenario);
     it.target = choiceNear(*it.space, ex.best);
     it.optimum = ex.bestResult.tokensPerSPerGpu;
     if (evaluateChoice(it, it.target) <= 0)
-        return false;
+        throw std::logic_error("pretraining: exact's optimum is not a valid plan of the space (scenario "
+                               + it.scenario.name + ")");
     it.L = net::makeLayout(*it.space);
     const std::vector<float> f = scenarioFeatures(it.scenario);
     it.features = torch::tensor(f).view({1, 1, PpoAgent::kScenarioFeatures});
     const RecipePlan rp = megatronPlan(*it.simulator);
-    const double norm = rp.found ? rp.result.tokensPerSPerGpu : it.optimum;
+    it.norm = rp.found ? rp.result.tokensPerSPerGpu : it.optimum;
+    const double norm = it.norm;
     // The pool: mutations of the optimum (1-3 slots) and random plans, valid ones only.
     std::vector<std::vector<int>> cands;
     for (int i = 0; i < 32; ++i) {
@@ -93,8 +102,9 @@ bool prepare(Item& it, std::mt19937_64& rng, double exactSeconds)
     it.targetMask = torch::tensor(std::vector<std::int64_t>(m.begin(), m.end()), torch::kLong)
                         .view({it.L.slots, it.L.widest})
                         .to(torch::kBool);
-    return true;
+    return Prepared::Ready;
 }
+
 
 // An elite history for one example: 0..elite plans drawn from the pool's better half.
 std::vector<EliteEntry> drawElites(const Item& it, int elite, std::mt19937_64& rng)
@@ -113,6 +123,29 @@ std::vector<EliteEntry> drawElites(const Item& it, int elite, std::mt19937_64& r
     for (int i = 0; i < std::min(want, top); ++i)
         out.push_back(it.pool[idx[i]]);
     return out;
+}
+
+// Adds the policy's own proposals (valid ones, not the optimum) to the scenario's pool,
+// drawn with elite histories from the pool as the search would: the elite histories
+// drawn afterwards include the plans the policy itself reaches (its own mistakes).
+void addOwnProposals(net::PolicyNet& policy, Item& it, int elite, std::mt19937_64& rng)
+{
+    torch::NoGradGuard g;
+    const std::vector<EliteEntry> elites = drawElites(it, elite, rng);
+    const net::EliteSnapshot s = net::makeSnapshot(it.L, elites, elite, 0.0);
+    const net::Batch b =
+        net::decode(policy, *it.space, it.L, net::encode(policy, it.L, it.features, s, elite), 24, false, rng, nullptr, nullptr);
+    for (const auto& c : b.choices) {
+        if (c == it.target)
+            continue;
+        const bool known = std::any_of(it.pool.begin(), it.pool.end(), [&](const EliteEntry& e) { return e.choice == c; });
+        const double v = evaluateChoice(it, c);
+        if (!known && v > 0)
+            it.pool.push_back({c, v / it.norm});
+    }
+    std::stable_sort(it.pool.begin(), it.pool.end(), [](const EliteEntry& a, const EliteEntry& b) { return a.reward > b.reward; });
+    if (it.pool.size() > 96)
+        it.pool.resize(96);
 }
 
 // Mean negative log-likelihood (nats per plan) of the optimum from every anchor present.
@@ -140,6 +173,78 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Certifies scenarios first..first+count-1 of the seed; counts the skipped ones.
+std::vector<Item> certify(const PretrainOptions& o, int first, int count, std::mt19937_64& rng, PretrainResult& result,
+                          const char* what, const std::function<void(const std::string&)>& log)
+{
+    std::vector<Item> out;
+    for (int i = first; i < first + count; ++i) {
+        Item it;
+        it.scenario = generateScenario(o.seed, i);
+        const Prepared p = prepare(it, rng, o.exactWorkLimit);
+        if (p != Prepared::Ready) {
+            ++(p == Prepared::Infeasible ? result.skippedInfeasible : result.skippedLimit);
+            ++result.skipped;
+            continue;
+        }
+        out.push_back(std::move(it));
+        if (out.size() % 25 == 0)
+            log(std::string(what) + ": " + std::to_string(out.size()) + " scenarios certified (index " + std::to_string(i) + ")");
+    }
+    return out;
+}
+
+// One pass over the training scenarios in a seeded order, 8 per Adam step; the mean loss.
+double trainEpoch(net::PolicyNet& policy, torch::optim::Adam& adam, const std::vector<Item>& train, int elite,
+                  std::mt19937_64& rng)
+{
+    constexpr int kScenariosPerStep = 8;
+    std::vector<int> order(train.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = static_cast<int>(i);
+    for (size_t i = order.size(); i > 1; --i)
+        std::swap(order[i - 1], order[rng() % i]);
+    double total = 0;
+    for (size_t start = 0; start < order.size(); start += kScenariosPerStep) {
+        adam.zero_grad();
+        torch::Tensor loss = torch::zeros({});
+        const size_t end = std::min(order.size(), start + kScenariosPerStep);
+        for (size_t j = start; j < end; ++j) {
+            const Item& it = train[order[j]];
+            loss = loss + exampleLoss(policy, it, drawElites(it, elite, rng), elite);
+        }
+        loss = loss / double(end - start);
+        loss.backward();
+        torch::nn::utils::clip_grad_norm_(policy->parameters(), 1.0);
+        adam.step();
+        total += loss.item<double>() * double(end - start);
+    }
+    return total / std::max<size_t>(1, train.size());
+}
+
+// The validation loss and the median best of 32 plans sampled from scratch (seeded per
+// scenario) over the optimum: what the search's first round sees.
+std::pair<double, double> validate(net::PolicyNet& policy, const std::vector<Item>& valid,
+                                   const std::vector<std::vector<EliteEntry>>& validElites, const PretrainOptions& o)
+{
+    torch::NoGradGuard g;
+    double loss = 0;
+    std::vector<double> best32;
+    for (size_t i = 0; i < valid.size(); ++i) {
+        const Item& it = valid[i];
+        loss += exampleLoss(policy, it, validElites[i], o.elite).item<double>();
+        const net::EliteSnapshot s = net::makeSnapshot(it.L, {}, o.elite, 0.0);
+        std::mt19937_64 draw(o.seed + i);
+        const net::Batch b = net::decode(policy, *it.space, it.L, net::encode(policy, it.L, it.features, s, o.elite), 32,
+                                         false, draw, nullptr, nullptr);
+        double best = 0;
+        for (const auto& c : b.choices)
+            best = std::max(best, evaluateChoice(it, c));
+        best32.push_back(best / it.optimum);
+    }
+    return {loss / std::max<size_t>(1, valid.size()), median(best32)};
+}
+
 } // namespace
 
 PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void(const std::string&)>& log)
@@ -149,24 +254,12 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
     torch::manual_seed(o.seed);
     torch::set_num_threads(std::max(1, o.threads));
     std::mt19937_64 rng(o.seed);
-    std::vector<Item> train, valid;
-    auto build = [&](int first, int count, std::vector<Item>& out, const char* what) {
-        for (int i = first; i < first + count; ++i) {
-            Item it;
-            it.scenario = generateScenario(o.seed, i);
-            if (!prepare(it, rng, o.exactSecondsLimit)) {
-                ++result.skipped;
-                continue;
-            }
-            out.push_back(std::move(it));
-            if (out.size() % 25 == 0)
-                log(std::string(what) + ": " + std::to_string(out.size()) + " scenarios certified (index " + std::to_string(i) + ")");
-        }
-    };
-    build(0, o.trainScenarios, train, "training");
-    build(1000000, o.validationScenarios, valid, "validation");
-    log("scenarios: " + std::to_string(train.size()) + " training, " + std::to_string(valid.size())
-        + " validation, " + std::to_string(result.skipped) + " skipped (no valid plan, or exact over the limit)");
+    std::vector<Item> train = certify(o, 0, o.trainScenarios, rng, result, "training", log);
+    const std::vector<Item> valid = certify(o, 1000000, o.validationScenarios, rng, result, "validation", log);
+    const double labelSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    log("scenarios: " + std::to_string(train.size()) + " training, " + std::to_string(valid.size()) + " validation; skipped "
+        + std::to_string(result.skippedInfeasible) + " without a valid plan and " + std::to_string(result.skippedLimit)
+        + " over exact's work limit");
 
     net::PolicyNet policy(o.hidden, o.heads, 4.0f);
     torch::optim::Adam adam(policy->parameters(), torch::optim::AdamOptions(o.learningRate));
@@ -177,68 +270,52 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
         validElites.push_back(drawElites(it, o.elite, vrng));
 
     nlohmann::json curve = nlohmann::json::array();
-    std::vector<int> order(train.size());
-    constexpr int kScenariosPerStep = 8;
+    const int ownFrom = o.epochs - o.ownRounds * o.ownEvery; // epochs after this one may add own proposals
+    int ownAdded = 0;
     for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-        for (size_t i = 0; i < order.size(); ++i)
-            order[i] = static_cast<int>(i);
-        for (size_t i = order.size(); i > 1; --i)
-            std::swap(order[i - 1], order[rng() % i]);
-        double trainLoss = 0;
-        for (size_t start = 0; start < order.size(); start += kScenariosPerStep) {
-            adam.zero_grad();
-            torch::Tensor loss = torch::zeros({});
-            const size_t end = std::min(order.size(), start + kScenariosPerStep);
-            for (size_t j = start; j < end; ++j) {
-                const Item& it = train[order[j]];
-                loss = loss + exampleLoss(policy, it, drawElites(it, o.elite, rng), o.elite);
+        const bool own = o.ownRounds > 0 && epoch > ownFrom && (epoch - ownFrom - 1) % o.ownEvery == 0;
+        if (own) {
+            size_t before = 0, after = 0;
+            for (Item& it : train) {
+                before += it.pool.size();
+                addOwnProposals(policy, it, o.elite, rng);
+                after += it.pool.size();
             }
-            loss = loss / double(end - start);
-            loss.backward();
-            torch::nn::utils::clip_grad_norm_(policy->parameters(), 1.0);
-            adam.step();
-            trainLoss += loss.item<double>() * double(end - start);
+            ownAdded += static_cast<int>(after > before ? after - before : 0);
+            log("epoch " + std::to_string(epoch) + ": the policy's own proposals joined the pools (" +
+                std::to_string(after) + " plans in all)");
         }
-        trainLoss /= std::max<size_t>(1, train.size());
-        double validLoss = 0;
-        std::vector<double> greedy;
-        {
-            torch::NoGradGuard g;
-            for (size_t i = 0; i < valid.size(); ++i) {
-                const Item& it = valid[i];
-                validLoss += exampleLoss(policy, it, validElites[i], o.elite).item<double>();
-                // What the search's first round sees: the best of 32 plans sampled from
-                // scratch (seeded per scenario), as a ratio to the certified optimum.
-                const net::EliteSnapshot s = net::makeSnapshot(it.L, {}, o.elite, 0.0);
-                std::mt19937_64 draw(o.seed + i);
-                const net::Batch b = net::decode(policy, *it.space, it.L, net::encode(policy, it.L, it.features, s, o.elite),
-                                                 32, false, draw, nullptr, nullptr);
-                double best = 0;
-                for (const auto& c : b.choices)
-                    best = std::max(best, evaluateChoice(it, c));
-                greedy.push_back(best / it.optimum);
-            }
-            validLoss /= std::max<size_t>(1, valid.size());
-        }
-        const double g = median(greedy);
+        const double trainLoss = trainEpoch(policy, adam, train, o.elite, rng);
+        const auto [validLoss, best32] = validate(policy, valid, validElites, o);
         curve.push_back({{"epoch", epoch}, {"train_loss", trainLoss}, {"validation_loss", validLoss},
-                         {"validation_best_of_32", g}});
+                         {"validation_best_of_32", best32}, {"own_proposals", own}});
         char line[200];
         std::snprintf(line, sizeof line, "epoch %d: train loss %.3f, validation loss %.3f, best of 32 samples / optimum (median) %.3f",
-                      epoch, trainLoss, validLoss, g);
+                      epoch, trainLoss, validLoss, best32);
         log(line);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const int drawn = o.trainScenarios + o.validationScenarios;
     nlohmann::json meta = {{"format", "shardlab-ppo-policy"},
                            {"hidden", o.hidden},
                            {"heads", o.heads},
                            {"features", PpoAgent::kScenarioFeatures},
+                           {"value_features", net::kValueFeatures},
                            {"seed", o.seed},
                            {"training_scenarios", static_cast<int>(train.size())},
                            {"validation_scenarios", static_cast<int>(valid.size())},
+                           {"scenarios_drawn", drawn},
+                           {"skipped_infeasible", result.skippedInfeasible},
+                           {"skipped_over_work_limit", result.skippedLimit},
+                           {"exact_work_limit", o.exactWorkLimit},
+                           {"own_rounds", o.ownRounds},
+                           {"own_every", o.ownEvery},
+                           {"own_proposals_added", ownAdded},
                            {"epochs", o.epochs},
                            {"learning_rate", o.learningRate},
                            {"command", o.command},
+                           {"fingerprint", trainingFingerprint().hash},
+                           {"label_seconds", labelSeconds},
                            {"training_seconds", seconds},
                            {"curve", curve}};
     result.weights = net::saveWeights(policy, meta.dump());

@@ -27,17 +27,27 @@ struct PretrainOptions {
     int heads = 4;
     int elite = 3;                 // elite history the examples carry (as the search's default)
     int threads = 1;
-    double exactSecondsLimit = 20; // scenarios whose exact search takes longer are skipped
+    // Scenarios whose exact search needs more work than this (search.h, exactWorkLimit)
+    // are skipped: a limit on work, so the labels are the same on every machine and load.
+    long long exactWorkLimit = 3000000;
+    // Imitation of the policy's own proposals (docs/ppo.md, "Learning from its own
+    // proposals"): before each of the last `ownRounds` x `ownEvery` epochs' blocks, the
+    // policy's samples on each training scenario join the pool its elite histories are
+    // drawn from, so it learns to reach the optimum from the plans it would itself find.
+    int ownRounds = 0;
+    int ownEvery = 4;
     std::string command;           // recorded in the weights' header
 };
 
 struct PretrainResult {
     std::string weights; // the file's bytes (rl/policy_net.h format)
     PretrainedPolicyInfo info;
-    int skipped = 0;     // scenarios without a valid plan or over the exact time limit
+    int skipped = 0;     // scenarios without a valid plan or over the exact work limit
+    int skippedInfeasible = 0; // exact proved that no valid plan exists
+    int skippedLimit = 0;      // exact's proof needed more than exactWorkLimit
 };
 
-// Deterministic in the options (wall time aside). `log` receives one line per stage/epoch.
+// Deterministic in the options and the build (wall time aside). `log` receives one line per stage/epoch.
 PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void(const std::string&)>& log);
 
 } // namespace shardlab::rl

@@ -101,7 +101,6 @@ private:
     PipelineFigures leafFigures(int batch);
     const LeafBatch* leafAt(int batch); // the simulator's verdict (null: stopped)
     void leafSegment(int l, int h);
-    std::string explainInfeasible() const;
 
     SearchContext* m_ctx = nullptr;
     BudgetedEvaluator* m_ev = nullptr;
@@ -422,25 +421,6 @@ void ExactSearch::splitRange(const Entry& e, std::priority_queue<Entry>& queue, 
     }
 }
 
-std::string ExactSearch::explainInfeasible() const
-{
-    const Scenario& s = m_ctx->scenario;
-    const WorkloadSpec& w = s.workload;
-    std::ostringstream why;
-    if (m_minMemGb > s.cluster.gpu.hbmGb)
-        why << "every plan needs at least " << std::round(m_minMemGb * 10) / 10 << " GB per GPU, the GPU has "
-            << s.cluster.gpu.hbmGb << " GB";
-    else if (m_minTtftMs > w.ttftSloMs)
-        why << "the shortest time to first token any plan reaches is " << std::round(m_minTtftMs) << " ms, the SLO is "
-            << w.ttftSloMs << " ms";
-    else if (m_minTpotMs > w.tpotSloMs)
-        why << "the shortest time per output token any plan reaches is " << std::round(m_minTpotMs * 100) / 100
-            << " ms, the SLO is " << w.tpotSloMs << " ms";
-    else
-        why << "no plan meets the memory, TTFT and TPOT limits at the same time";
-    return why.str();
-}
-
 AlgorithmReport ExactSearch::run(SearchContext& ctx)
 {
     m_ctx = &ctx;
@@ -585,7 +565,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exists" << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
-             << ": " << explainInfeasible() << " (" << m_degrees
+             << ": " << explainNoPlan(ctx.scenario, m_minMemGb, m_minTtftMs, m_minTpotMs) << " (" << m_degrees
              << " combinations of " << kDegreesWord << " checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;

@@ -1,6 +1,8 @@
 #include "search/exact_tables.h"
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 #include <functional>
 #include <limits>
 #include <numeric>
@@ -442,6 +444,24 @@ int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok)
             bad = mid;
     }
     return lo;
+}
+
+std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, double minTpotMs)
+{
+    const WorkloadSpec& w = s.workload;
+    std::ostringstream why;
+    if (minMemGb > s.cluster.gpu.hbmGb)
+        why << "every plan needs at least " << std::round(minMemGb * 10) / 10 << " GB per GPU, the GPU has "
+            << s.cluster.gpu.hbmGb << " GB";
+    else if (minTtftMs > w.ttftSloMs)
+        why << "the shortest time to first token any plan reaches is " << std::round(minTtftMs) << " ms, the SLO is "
+            << w.ttftSloMs << " ms";
+    else if (minTpotMs > w.tpotSloMs)
+        why << "the shortest time per output token any plan reaches is " << std::round(minTpotMs * 100) / 100
+            << " ms, the SLO is " << w.tpotSloMs << " ms";
+    else
+        why << "no plan meets the memory, TTFT and TPOT limits at the same time";
+    return why.str();
 }
 
 } // namespace shardlab::exact

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -140,5 +141,10 @@ private:
 std::vector<std::pair<int, int>> countRanges(const std::vector<int>& counts, int step);
 // Largest b in [lo, hi] with ok(b), for ok true on a prefix; 0 when none.
 int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok);
+
+// Why no plan exists, from the least memory, TTFT and TPOT any plan of the space needs
+// (the exact search's pass over every degree records them): one sentence naming the
+// limit that no plan meets.
+std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, double minTpotMs);
 
 } // namespace shardlab::exact
