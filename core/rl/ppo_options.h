@@ -17,7 +17,10 @@ struct PpoOptions {
     int elite = 3;                 // T: plans in the elite history the policy attends to (0 = none)
     double tau = 0.95;             // early exit once the greedy plan's probability exceeds this and the
                                    // elite history has stopped moving (1 = never)
-    bool warmStart = true;         // seed the elite history with the Megatron recipe's plan
+    // Seed the elite history with the Megatron recipe's plan: 0 never, 1 always, 2 only
+    // when the policy starts from scratch (a pretrained policy's own first proposals are
+    // better, and the recipe's family held it: docs/ppo.md, "How the defaults were chosen").
+    int warmStart = 2;
     bool diverseElite = true;      // at most one elite per (TP, PP, EP) layout
     double invalidPenalty = 1.0;   // reward of a plan breaking memory/SLOs: -penalty x min(1, 0.1 + excess)
     // PPO.
@@ -34,6 +37,10 @@ struct PpoOptions {
     double scratchFloor = 1;       // least share of samples drawn from scratch (no elite anchor) at the start,
     double scratchUntil = 0.25;    // decaying linearly to 0 at this fraction of the budget
     double copyInit = 4;           // initial strength of the copy-from-anchor pointer
+    // Recovery from a dead end: when the best plan has not improved for this fraction of
+    // the budget (at least kMinRecoveryCalls calls), the next samples are drawn hotter and
+    // half of them from scratch (docs/ppo.md, "No confident dead ends"). 0: never.
+    double recoverAfter = 0.1;
     // The network and LibTorch.
     int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)

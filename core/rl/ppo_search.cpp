@@ -39,6 +39,11 @@ constexpr int kMaxRounds = 8;
 constexpr double kLowFreshShare = 0.25;
 constexpr double kHighFreshShare = 0.6;
 constexpr double kMaxTemperature = 8;
+// Recovery (PpoRun::checkRecovery): the shortest window without a better plan that counts
+// as a dead end, the temperature floor and from-scratch share while recovering.
+constexpr int kMinRecoveryCalls = 100;
+constexpr double kRecoveryTemperature = 2.5;
+constexpr double kRecoveryScratch = 0.5;
 
 // The top plans found so far, best first. Diverse: at most one plan per coarse layout
 // (TP, PP, EP), so the history cannot fill up with near-copies of one plan (the
@@ -166,7 +171,7 @@ public:
     {
         // The policy first: one that cannot load ends the run before any simulator call.
         PpoAgent agent(m_space, scenarioFeatures(m_ctx.scenario), m_o, m_ctx.seed);
-        warmStart();
+        warmStart(agent.pretrained());
         m_ev.setMetric("pretrained", agent.pretrained() ? 1.0 : 0.0);
         if (agent.pretrained()) {
             // The pretrained policy's own guess for this scenario, before any sample.
@@ -179,7 +184,7 @@ public:
         while (!m_ev.exhausted()) {
             agent.setElites(m_elite.forPolicy(m_norm));
             const double progress = m_ev.budget() > 0 ? double(m_ev.calls()) / m_ev.budget() : 1.0;
-            agent.setScratchShare(m_o.scratchFloor * std::max(0.0, 1 - progress / m_o.scratchUntil));
+            agent.setScratchShare(std::max(m_recoveryScratch, m_o.scratchFloor * std::max(0.0, 1 - progress / m_o.scratchUntil)));
             const int fresh = rollout(agent);
             if (fresh < 0)
                 break; // budget or stop: an update would change nothing
@@ -187,6 +192,7 @@ public:
                 exit = "converged: the policy proposes only plans evaluated before";
                 break;
             }
+
             const std::vector<std::int64_t> anchors = agent.latestAnchors();
             const PpoUpdateMetrics m = agent.update(m_rewards, m_learn);
             ++updates;
@@ -214,6 +220,9 @@ public:
             exit = "stopped";
         std::string note = std::string("ppo (") + (agent.pretrained() ? "pretrained policy" : "from scratch") + "): "
             + std::to_string(updates) + " updates; " + exit;
+        if (m_recoveries > 0)
+            note += "; " + std::to_string(m_recoveries) + " recover" + (m_recoveries == 1 ? "y" : "ies")
+                + " from a dead end (hotter samples, half from scratch)";
         if (!agent.pretrainedNotes().empty())
             note += ". Note: " + agent.pretrainedNotes();
         return note;
@@ -223,9 +232,10 @@ private:
     // The normalizer is the Megatron recipe's throughput (its calls count against the
     // budget); its plan, moved into the space, is the first elite. Without the recipe the
     // normalizer is the first valid plan's throughput.
-    void warmStart()
+    void warmStart(bool pretrained)
     {
-        if (!m_o.warmStart || (m_ev.budget() > 0 && m_ev.budget() < kMinBudgetForRecipe))
+        if (m_o.warmStart == 0 || (m_o.warmStart == 2 && pretrained)
+            || (m_ev.budget() > 0 && m_ev.budget() < kMinBudgetForRecipe))
             return;
         const RecipePlan rp = megatronPlan(m_ctx.simulator);
         m_ev.recordExternal(rp.plan, rp.result, rp.evaluations);
@@ -266,6 +276,7 @@ private:
                 m_learn.push_back(m_o.learnFromRepeats || !m_e.cached);
             }
             fresh += freshThisRound;
+            checkRecovery();
             // A policy that mostly repeats plans it has evaluated (a confident pretrained
             // prior, or one that has converged) samples hotter until it proposes new ones;
             // it cools back toward 1 when most proposals are new.
@@ -273,10 +284,37 @@ private:
             if (share < kLowFreshShare)
                 m_temperature = std::min(kMaxTemperature, m_temperature * 1.6);
             else if (share > kHighFreshShare)
-                m_temperature = std::max(1.0, m_temperature / 1.25);
+                m_temperature = std::max(m_temperatureFloor, m_temperature / 1.25);
         }
         m_ev.setMetric("temperature", m_temperature);
+        m_ev.setMetric("recoveries", m_recoveries);
         return fresh;
+    }
+
+    // No confident dead ends: when the best plan has not improved for the recovery window
+    // (ppo.recover_after of the budget), the samples are drawn hotter (a temperature floor)
+    // and, from the next rollout, half of them from scratch, until a better plan turns up.
+    // Still the policy's own proposals: no other algorithm, every call counted.
+    void checkRecovery()
+    {
+        if (m_o.recoverAfter <= 0 || m_ev.budget() <= 0)
+            return;
+        const double best = m_ev.haveBest() ? m_ev.bestValue() : 0.0;
+        if (best > m_lastBest) {
+            m_lastBest = best;
+            m_improvedAt = m_ev.calls();
+            m_temperatureFloor = 1;
+            m_recoveryScratch = 0;
+            return;
+        }
+        const int window = std::max(kMinRecoveryCalls, static_cast<int>(m_o.recoverAfter * m_ev.budget()));
+        if (m_ev.calls() - m_improvedAt < window)
+            return;
+        ++m_recoveries;
+        m_improvedAt = m_ev.calls();
+        m_temperatureFloor = std::min(kMaxTemperature, std::max(kRecoveryTemperature, m_temperatureFloor * 1.6));
+        m_temperature = std::max(m_temperature, m_temperatureFloor);
+        m_recoveryScratch = kRecoveryScratch;
     }
 
     SearchContext& m_ctx;
@@ -286,6 +324,11 @@ private:
     EliteHistory m_elite;
     double m_norm = 0;
     double m_temperature = 1;
+    double m_temperatureFloor = 1; // raised while recovering from a dead end
+    double m_recoveryScratch = 0;  // least from-scratch share while recovering
+    double m_lastBest = 0;
+    int m_improvedAt = 0;          // calls when the best last improved
+    int m_recoveries = 0;
     Evaluation m_e; // the last evaluation
     std::vector<double> m_rewards;
     std::vector<std::uint8_t> m_learn;
