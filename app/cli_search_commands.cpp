@@ -17,6 +17,7 @@
 #include "runner/run_search.h"
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/ppo_options.h"
+#include "rl/pretrained_policy.h"
 #endif
 
 namespace shardlab::cli {
@@ -150,15 +151,40 @@ std::vector<std::pair<int, double>> thin(const std::vector<std::pair<int, double
 }
 
 // Calls needed to reach 99% of the run's final best (-1 when nothing was found).
-int callsTo99(const SearchOutcome& o)
+int callsTo99(bool found, const std::vector<std::pair<int, double>>& bestCurve)
 {
-    if (!o.found || o.bestCurve.empty())
+    if (!found || bestCurve.empty())
         return -1;
-    const double target = 0.99 * o.bestCurve.back().second;
-    for (const auto& [call, v] : o.bestCurve)
+    const double target = 0.99 * bestCurve.back().second;
+    for (const auto& [call, v] : bestCurve)
         if (v >= target)
             return call;
-    return o.bestCurve.back().first;
+    return bestCurve.back().first;
+}
+int callsTo99(const SearchOutcome& o) { return callsTo99(o.found, o.bestCurve); }
+
+// One bench run, of one pool's plan or, for a disaggregated scenario, of the whole
+// deployment (its split and both pools' plans; tokens/s per GPU of every GPU).
+struct BenchRun {
+    bool found = false, provedOptimal = false;
+    double tokensPerSPerGpu = 0, wallSeconds = 0;
+    int calls = 0, calls99 = -1;
+    std::string message;
+};
+
+BenchRun benchRun(const Scenario& s, const SearchOptions& o, const std::atomic<bool>* stop)
+{
+    BenchRun b;
+    if (s.workload.serving == ServingMode::Disaggregated) {
+        const DisaggregatedSearchOutcome r = runDisaggregatedSearch(s, o, nullptr, stop);
+        b = {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls,
+             callsTo99(r.found, r.bestCurve), r.message};
+        return b;
+    }
+    const SearchOutcome r = runSearch(s, o, nullptr, stop);
+    b = {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls, callsTo99(r),
+         r.message};
+    return b;
 }
 
 ojson curveJson(const std::vector<std::pair<int, double>>& c)
@@ -323,6 +349,12 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             algos.push_back(name);
         }
     }
+#ifdef SHARDLAB_HAVE_RL
+    // Stale weights still search, less well than the benchmarks they were shipped with.
+    if (std::find(algos.begin(), algos.end(), "ppo") != algos.end())
+        if (const std::string stale = rl::policyStaleness(rl::pretrainedPolicyInfo()); !stale.empty())
+            err << "shardlab-cli: note: " << stale << "\n";
+#endif
     long long seeds = 5, budget = 4000;
     std::string error;
     if (!intValue(a, "--seeds", 1, 1000, seeds, error) || !intValue(a, "--budget", 1, 100000000, budget, error))
@@ -363,27 +395,27 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         const Scenario& s = scenarios[si];
         SearchOptions eo;
         eo.algorithm = "exact";
-        const SearchOutcome ex = runSearch(s, eo, nullptr, stop);
-        const double ref = ex.found ? ex.bestResult.tokensPerSPerGpu : 0;
+        const BenchRun ex = benchRun(s, eo, stop);
+        const double ref = ex.tokensPerSPerGpu;
         std::vector<AlgoRow> rows;
         for (const std::string& name : algos) {
             AlgoRow row;
             row.name = name;
             const int runs = name == "exact" ? 1 : static_cast<int>(seeds);
             for (int k = 0; k < runs; ++k) {
-                SearchOutcome r = ex;
+                BenchRun r = ex;
                 if (name != "exact") {
                     SearchOptions o;
                     o.algorithm = name;
                     o.budget = static_cast<int>(budget);
                     o.seed = static_cast<std::uint64_t>(k + 1);
                     o.extra = knobs;
-                    r = runSearch(s, o, nullptr, stop);
+                    r = benchRun(s, o, stop);
                 }
                 row.found += r.found;
-                row.ratios.push_back(r.found && ref > 0 ? r.bestResult.tokensPerSPerGpu / ref : 0.0);
+                row.ratios.push_back(r.found && ref > 0 ? r.tokensPerSPerGpu / ref : 0.0);
                 if (r.found)
-                    row.calls99.push_back(callsTo99(r));
+                    row.calls99.push_back(r.calls99);
                 row.wall.push_back(r.wallSeconds);
             }
             rows.push_back(row);
@@ -428,13 +460,15 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             }
             if (!row.calls99.empty())
                 calls = formatNumber("%.0f", median(row.calls99));
-            out << padRight(s.name, 22) << padRight(row.name, 10) << padRight(ratio, 12) << padRight(range, 16) << padRight(calls, 14)
+            out << padRight(s.name, std::max<size_t>(22, s.name.size() + 2)) << padRight(row.name, 10) << padRight(ratio, 12) << padRight(range, 16) << padRight(calls, 14)
                 << padRight(formatNumber("%.3f", median(row.wall)), 9) << row.found << "/" << row.ratios.size() << "\n";
         }
-        out << padRight(s.name, 22) << padRight("(exact", 10) << padRight(ex.found ? formatNumber("%.1f", ref) : std::string("none"), 12)
+        out << padRight(s.name, std::max<size_t>(22, s.name.size() + 2)) << padRight("(exact", 10) << padRight(ex.found ? formatNumber("%.1f", ref) : std::string("none"), 12)
             << padRight("tokens/s/GPU,", 16) << padRight(std::to_string(ex.calls) + " calls,", 14)
             << padRight(formatNumber("%.3f", ex.wallSeconds), 9) << (ex.provedOptimal ? "proved optimal)" : "NOT proved optimal)")
             << "\n";
+        if (!ex.found && !ex.message.empty())
+            out << "  exact: " << ex.message << "\n";
     }
     const bool interrupted = stopSignalled();
     if (json) {
@@ -472,7 +506,8 @@ void addSearchCommands(std::vector<Command>& v)
                   "compare search algorithms with the exact optimum over a directory of scenarios",
                   "Per scenario and algorithm: the median over seeds 1..K of the best tokens/s per GPU as a ratio to "
                   "exact's, the calls needed to reach 99% of each run's final best, and wall seconds. Exact runs "
-                  "once per scenario. Ctrl-C (SIGINT) or SIGTERM stops it: the scenarios completed so far are "
+                  "once per scenario. A disaggregated scenario is searched as a deployment (the split and both "
+                  "pools' plans; tokens/s per GPU of every GPU), as search does. Ctrl-C (SIGINT) or SIGTERM stops it: the scenarios completed so far are "
                   "reported, marked as interrupted, and the exit code is 130.",
                   withKnobs({{"--scenarios", "DIR", "directory of scenario files (*.json)"},
                    {"--algos", "LIST", "comma-separated algorithms of " + algorithms + " (default megatron,random,anneal,genetic)"},
