@@ -1,18 +1,32 @@
 #!/usr/bin/env python3
-"""Search quality of ppo against annealing and the exact optimum on a set of scenarios
-(docs/benchmarks.md, "Pretrained ppo"). Runs `shardlab-cli bench-search --json` once per
-configuration and budget, and prints one table per budget: per scenario the median over
-seeds of best/exact, then the summary rows.
+"""Search quality of ppo against the other searches and the exact optimum on a set of
+scenarios (docs/benchmarks.md, "Pretrained ppo" and "The paper's comparison"). Runs
+`shardlab-cli bench-search --json` once per configuration and budget, and prints one table
+per budget: per scenario the median over seeds of best/exact, then the summary rows. With
+--operator-share it also prints, per scenario, exact's optimum with every operator held to
+the Megatron recipe's layout (degrees free) over the free optimum: what per-operator
+sharding adds. The first lines record the date, the commit and the machine.
 
   scripts/ppo_eval.py --scenarios resources/benchmarks/held-out --budgets 1000,4000 --seeds 5
+  scripts/ppo_eval.py --scenarios resources/scenarios --configs megatron,random,anneal,genetic,ppo --operator-share
 """
 import argparse
+import datetime
 import json
+import os
+import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 
 CONFIGS = {
+    "megatron": ("megatron", ""),
+    "random": ("random", ""),
+    "genetic": ("genetic", ""),
+    "ppo-no-recovery": ("ppo", "ppo.recover_after=0"),
+    "ppo-recover-0.2": ("ppo", "ppo.recover_after=0.2"),
+    "ppo-recover-0.3": ("ppo", "ppo.recover_after=0.3"),
     "anneal": ("anneal", ""),
     "ppo": ("ppo", ""),
     "ppo-scratch": ("ppo", "ppo.pretrained=0"),
@@ -34,6 +48,55 @@ def run(cli, scenarios, algo, sets, budget, seeds):
     return res
 
 
+def provenance():
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    print(f"Generated {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC by scripts/ppo_eval.py "
+          f"{' '.join(sys.argv[1:])}; commit {commit}{' (with local changes)' if dirty else ''}; "
+          f"{os.cpu_count()} cores, {cpu}")
+
+
+def exact_value(cli, scenario_path):
+    out = subprocess.run([cli, "search", "--scenario", scenario_path, "--algo", "exact", "--json"], check=True,
+                         capture_output=True, text=True).stdout
+    d = json.loads(out)
+    return d["evaluation"]["tokens_per_s_per_gpu"] if d["found"] else 0.0, d["proved_optimal"]
+
+
+def operator_share(cli, scenarios):
+    """Per scenario: exact with every operator held to the recipe's layout, over exact free."""
+    print("\n### Per-operator sharding: the optimum with the Megatron recipe's operator layouts "
+          "(degrees free) over the free optimum\n")
+    print("| scenario | free optimum | Megatron layouts | ratio |")
+    print("|---|---|---|---|")
+    for name in sorted(os.listdir(scenarios)):
+        if not name.endswith(".json"):
+            continue
+        path = os.path.join(scenarios, name)
+        free, _ = exact_value(cli, path)
+        rec = json.loads(subprocess.run([cli, "megatron", "--scenario", path, "--json"], check=True,
+                                        capture_output=True, text=True).stdout)
+        ops = rec["evaluation"]["plan"]["operators"]
+        with open(path) as f:
+            sc = json.load(f)
+        sc.setdefault("constraints", {})["operators"] = ops
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as t:
+            json.dump(sc, t)
+        try:
+            held, _ = exact_value(cli, t.name)
+        finally:
+            os.unlink(t.name)
+        print(f"| {name[:-5]} | {free:.1f} | {held:.1f} | {held / free if free else 0:.3f} |")
+        sys.stdout.flush()
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cli", default="build/app/shardlab-cli")
@@ -41,8 +104,12 @@ def main():
     p.add_argument("--budgets", default="1000,4000")
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--configs", default="anneal,ppo,ppo-scratch,ppo-no-elite")
+    p.add_argument("--operator-share", action="store_true")
     a = p.parse_args()
     configs = a.configs.split(",")
+    provenance()
+    if a.operator_share:
+        operator_share(a.cli, a.scenarios)
     for budget in [int(b) for b in a.budgets.split(",")]:
         table = {c: run(a.cli, a.scenarios, *CONFIGS[c], budget, a.seeds) for c in configs}
         names = sorted(table[configs[0]])

@@ -134,6 +134,12 @@ QString PolicyView::statusText() const
     QString s = m_pretrained == 1
         ? tr("<b>Pretrained</b> policy, fine-tuned here by PPO (<a href=\"curve\">pretraining curves</a>).")
         : tr("<b>From scratch</b> (ppo.pretrained=0): trained on this scenario only, as in the paper.");
+#ifdef SHARDLAB_HAVE_RL
+    // Weights trained against another space or cost model still search, less well: say so.
+    static const std::string stale = rl::policyStaleness(rl::pretrainedPolicyInfo());
+    if (m_pretrained == 1 && !stale.empty())
+        s += QLatin1Char(' ') + tr("<span style=\"color:#b00\"><b>Stale:</b> %1</span>").arg(QString::fromStdString(stale).toHtmlEscaped());
+#endif
     s += QLatin1Char(' ')
         + tr("Temperature %1; elite unchanged for %2 update(s).").arg(m_temperature, 0, 'f', 2).arg(m_eliteAge);
     return s;

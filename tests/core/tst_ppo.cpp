@@ -17,6 +17,7 @@
 #include "rl/pretrained_policy.h"
 #include "rl/ppo_search.h"
 #include "runner/run_search.h"
+#include "search/training_fingerprint.h"
 
 using namespace shardlab;
 
@@ -55,6 +56,42 @@ public:
 private:
     int m_stopAfter;
 };
+
+// A weights file (magic line, header, then name/values records) with the parameter `drop`
+// left out and a parameter `add` of 3 values appended.
+std::string rewriteParameters(const std::string& w, const std::string& drop, const std::string& add)
+{
+    auto get32 = [&](size_t at) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, w.data() + at, 4);
+        return v;
+    };
+    auto put32 = [](std::string& out, std::uint32_t v) { out.append(reinterpret_cast<const char*>(&v), 4); };
+    size_t at = w.find('\n') + 1;
+    at += 4 + get32(at);
+    const std::uint32_t count = get32(at);
+    std::string records;
+    std::uint32_t kept = 0;
+    size_t p = at + 4;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const std::uint32_t nameLen = get32(p);
+        const std::string name = w.substr(p + 4, nameLen);
+        const size_t size = 4 + nameLen + 4 + size_t(get32(p + 4 + nameLen)) * 4;
+        if (name != drop) {
+            records += w.substr(p, size);
+            ++kept;
+        }
+        p += size;
+    }
+    put32(records, static_cast<std::uint32_t>(add.size()));
+    records += add;
+    put32(records, 3);
+    const float values[3] = {1, 2, 3};
+    records.append(reinterpret_cast<const char*>(values), sizeof values);
+    std::string out = w.substr(0, at);
+    put32(out, kept + 1);
+    return out + records;
+}
 
 SearchOptions ppoOptions(int budget, std::uint64_t seed)
 {
@@ -379,6 +416,64 @@ private Q_SLOTS:
         QVERIFY(!rl::ppoExtraFromJson("{", "p.json", extra).empty());
         rl::PpoOptions round;
         QVERIFY(rl::parsePpoOptions(rl::ppoOptionsToExtra(rl::PpoOptions{}), round).empty());
+    }
+
+    // The shipped weights were trained against this build's search space and cost model:
+    // a change of either lands with retrained weights (docs/ppo.md, "Retraining").
+    void shippedWeightsMatchThisBuild()
+    {
+        const rl::PretrainedPolicyInfo info = rl::pretrainedPolicyInfo();
+        QVERIFY2(info.available, info.error.c_str());
+        const TrainingFingerprint& f = trainingFingerprint();
+        QVERIFY2(f.probes >= 100, std::to_string(f.probes).c_str());
+        QCOMPARE(static_cast<int>(f.hash.size()), 16);
+        QCOMPARE(&trainingFingerprint(), &f); // computed once per process
+        const std::string stale = rl::policyStaleness(info);
+        QVERIFY2(info.fingerprint == f.hash && stale.empty(), stale.c_str());
+        // Weights with another fingerprint are reported stale, with the command that retrains.
+        rl::PretrainedPolicyInfo other = info;
+        other.fingerprint = "0000000000000000";
+        const std::string why = rl::policyStaleness(other);
+        QVERIFY2(why.find("another search space or cost model") != std::string::npos
+                     && why.find("shardlab-pretrain") != std::string::npos,
+                 why.c_str());
+    }
+
+    // A network grown by a part still loads the weights it shares: a parameter the file
+    // lacks keeps its initial value, one the network lacks is ignored, both are named.
+    void weightsWithMissingOrExtraPartsLoad()
+    {
+        const std::string& shipped = rl::pretrainedPolicyBytes();
+        if (shipped.empty())
+            QSKIP("this build has no pretrained policy");
+        const std::string edited = rewriteParameters(shipped, "value_out.weight", "a_future_part");
+        QVERIFY(edited != shipped);
+        rl::PpoOptions o;
+        std::string notes;
+        QCOMPARE(rl::policyWeightsProblem(edited, o, &notes), std::string());
+        QVERIFY2(notes.find("value_out.weight") != std::string::npos && notes.find("a_future_part") != std::string::npos,
+                 notes.c_str());
+        notes.clear();
+        QCOMPARE(rl::policyWeightsProblem(shipped, o, &notes), std::string());
+        QCOMPARE(notes, std::string());
+    }
+
+    // Values are described by what they mean, not only by name: a value list the policy
+    // was never trained on (every batch from 3 to 2000 in steps of 7) still loads and
+    // decodes into valid plans, sampled and greedy.
+    void unseenValueListsDecode()
+    {
+        const Scenario s = preset("deepseek-v3-256gpu");
+        SearchSpaceOptions so;
+        for (int b = 3; b <= 2000; b += 7)
+            so.batchValues.push_back(b);
+        const SearchSpace space(s, so);
+        rl::PpoOptions o;
+        rl::PpoAgent agent(space, rl::scenarioFeatures(s), o, 3);
+        QVERIFY(agent.pretrained());
+        QVERIFY(space.isValid(agent.greedy().choice.data()));
+        for (const std::vector<int>& c : agent.sample(64))
+            QVERIFY(space.isValid(c.data()));
     }
 
     // Damaged weights are refused by name, never loaded: a bad header, a truncated file and
