@@ -9,6 +9,8 @@ sharding adds. The first lines record the date, the commit and the machine.
 
   scripts/ppo_eval.py --scenarios resources/benchmarks/held-out --budgets 1000,4000 --seeds 5
   scripts/ppo_eval.py --scenarios resources/scenarios --configs megatron,random,anneal,genetic,ppo --operator-share
+  scripts/ppo_eval.py --scenarios resources/examples/disaggregation,resources/benchmarks/disaggregated \
+      --name-filter disaggregated --budgets 4000 --configs random,ppo
 """
 import argparse
 import datetime
@@ -34,17 +36,21 @@ CONFIGS = {
 }
 
 
-def run(cli, scenarios, algo, sets, budget, seeds):
-    cmd = [cli, "bench-search", "--scenarios", scenarios, "--algos", algo, "--seeds", str(seeds),
-           "--budget", str(budget), "--json"]
-    if sets:
-        cmd += ["--set", sets]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    d = json.loads(out)
+def run(cli, scenarios, algo, sets, budget, seeds, name_filter=""):
+    """bench-search over each of the comma-separated directories; rows whose scenario name
+    contains `name_filter`."""
     res = {}
-    for s in d["scenarios"]:
-        a = s["algorithms"][0]
-        res[s["name"]] = (a["median_ratio_to_exact"], a["min_ratio_to_exact"], a["median_wall_seconds"])
+    for directory in scenarios.split(","):
+        cmd = [cli, "bench-search", "--scenarios", directory, "--algos", algo, "--seeds", str(seeds),
+               "--budget", str(budget), "--json"]
+        if sets:
+            cmd += ["--set", sets]
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        for s in json.loads(out)["scenarios"]:
+            a = s["algorithms"][0]
+            if name_filter in s["name"]:
+                res[s["name"]] = (a["median_ratio_to_exact"] or 0.0, a["min_ratio_to_exact"] or 0.0,
+                                  a["median_wall_seconds"])
     return res
 
 
@@ -110,13 +116,14 @@ def main():
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--configs", default="anneal,ppo,ppo-scratch,ppo-no-elite")
     p.add_argument("--operator-share", action="store_true")
+    p.add_argument("--name-filter", default="", help="only scenarios whose name contains this")
     a = p.parse_args()
     configs = a.configs.split(",")
     provenance()
     if a.operator_share:
         operator_share(a.cli, a.scenarios)
     for budget in [int(b) for b in a.budgets.split(",")]:
-        table = {c: run(a.cli, a.scenarios, *CONFIGS[c], budget, a.seeds) for c in configs}
+        table = {c: run(a.cli, a.scenarios, *CONFIGS[c], budget, a.seeds, a.name_filter) for c in configs}
         names = sorted(table[configs[0]])
         print(f"\n### {budget} simulator calls, {a.seeds} seeds: median best/exact per scenario\n")
         print("| scenario | " + " | ".join(configs) + " |")
