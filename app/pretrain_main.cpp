@@ -16,6 +16,7 @@ int usage(const std::string& why)
     std::cerr << "shardlab-pretrain: " << why << "\n"
               << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
                  "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
+                 "                         [--prefill-every 0]\n"
                  "                         [--threads 1]\n";
     return 2;
 }
@@ -53,7 +54,7 @@ int main(int argc, char** argv)
         };
         static const Num nums[] = {{"--seed", 0, 1e15},        {"--train", 1, 100000},    {"--validation", 0, 100000},
                                    {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
-                                   {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000},   {"--threads", 1, 64}};
+                                   {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},   {"--threads", 1, 64}};
         if (a == "--out") {
             out = v;
             continue;
@@ -82,6 +83,8 @@ int main(int argc, char** argv)
             o.ownRounds = static_cast<int>(x);
         else if (a == "--own-every")
             o.ownEvery = static_cast<int>(x);
+        else if (a == "--prefill-every")
+            o.prefillEvery = static_cast<int>(x);
         else
             o.threads = static_cast<int>(x);
     }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <random>
 
+#include "model/disaggregated_plan.h"
 #include "rl/policy_net.h"
 #include "rl/ppo_search.h"
 #include "runner/run_search.h"
@@ -181,6 +182,11 @@ std::vector<Item> certify(const PretrainOptions& o, int first, int count, std::m
     for (int i = first; i < first + count; ++i) {
         Item it;
         it.scenario = generateScenario(o.seed, i);
+        if (o.prefillEvery > 0 && i % o.prefillEvery == o.prefillEvery - 1
+            && it.scenario.workload.serving == ServingMode::Aggregated) {
+            it.scenario.workload.serving = ServingMode::Disaggregated;
+            it.scenario = poolScenario(it.scenario, PoolRole::Prefill, static_cast<int>(it.scenario.cluster.totalGpus()));
+        }
         const Prepared p = prepare(it, rng, o.exactWorkLimit);
         if (p != Prepared::Ready) {
             ++(p == Prepared::Infeasible ? result.skippedInfeasible : result.skippedLimit);
@@ -311,6 +317,7 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
                            {"own_rounds", o.ownRounds},
                            {"own_every", o.ownEvery},
                            {"own_proposals_added", ownAdded},
+                           {"prefill_every", o.prefillEvery},
                            {"epochs", o.epochs},
                            {"learning_rate", o.learningRate},
                            {"command", o.command},

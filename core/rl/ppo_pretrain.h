@@ -36,6 +36,11 @@ struct PretrainOptions {
     // drawn from, so it learns to reach the optimum from the plans it would itself find.
     int ownRounds = 0;
     int ownEvery = 4;
+    // Every n-th generated scenario serving aggregated becomes the prefill pool of a
+    // disaggregated deployment over its cluster (0: none): the disaggregated search's
+    // prefill-pool searches run the policy on such scenarios, which the generator's own
+    // aggregated and decode-only mix does not contain.
+    int prefillEvery = 0;
     std::string command;           // recorded in the weights' header
 };
 
