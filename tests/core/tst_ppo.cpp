@@ -245,6 +245,31 @@ private Q_SLOTS:
         QVERIFY2(r.calls >= 300 && r.calls <= 301, qPrintable(QString::number(r.calls)));
     }
 
+    // A search whose best stops improving recovers (hotter samples, half from scratch) and
+    // says so; with ppo.recover_after=0 it never does. Llama-3-70B's optimum is found early,
+    // so the rest of a 1500-call budget is a long stretch without improvement.
+    void recoversFromADeadEnd()
+    {
+        const Scenario s = preset("llama3-70b-8gpu");
+        SearchOptions o = ppoOptions(1500, 1);
+        o.extra["ppo.tau"] = 1; // no early exit: the budget runs out
+        CountingObserver on;
+        const SearchOutcome a = runSearch(s, o, &on);
+        auto metric = [](const SearchProgress& p, const std::string& name) {
+            for (const auto& [k, v] : p.metrics)
+                if (k == name)
+                    return v;
+            return -1.0;
+        };
+        QVERIFY2(metric(on.last, "recoveries") >= 1, a.message.c_str());
+        QVERIFY2(a.message.find("from a dead end") != std::string::npos, a.message.c_str());
+        o.extra["ppo.recover_after"] = 0;
+        CountingObserver off;
+        const SearchOutcome b = runSearch(s, o, &off);
+        QCOMPARE(metric(off.last, "recoveries"), 0.0);
+        QVERIFY2(b.message.find("dead end") == std::string::npos, b.message.c_str());
+    }
+
     void earlyExitOnConfidence()
     {
         const Scenario s = preset("llama3-70b-8gpu");
