@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <new>
 #include <sstream>
 #include <stdexcept>
@@ -412,17 +411,6 @@ std::vector<float> scenarioFeatures(const Scenario& s)
 std::unique_ptr<SearchAlgorithm> makePpoSearch()
 {
     return std::make_unique<PpoSearch>();
-}
-
-void registerPpoSearch()
-{
-    static std::once_flag once;
-    std::call_once(once, [] {
-        registerSearchAlgorithm({"ppo",
-                                 "Learn to Shard: PPO with an attention policy over the elite history (LibTorch); "
-                                 "knobs ppo.* (docs/ppo.md)",
-                                 true, true, [] { return std::unique_ptr<SearchAlgorithm>(new PpoSearch); }});
-    });
 }
 
 } // namespace shardlab::rl

@@ -12,15 +12,11 @@
 
 namespace shardlab::rl {
 
-// Adds "ppo" to the search registry (shardlab::registerSearchAlgorithm). Call once at
-// start-up from the composition root, before any search runs; later calls do nothing.
-void registerPpoSearch();
-
 // A new ppo search (what the plugin's entry point hands out, core/plugin/rl_plugin.h).
 std::unique_ptr<SearchAlgorithm> makePpoSearch();
 
-// A plan moved into the space: degrees kept where the space has them, batch and
-// micro-batches rounded down to the space's values, then repaired by the masks.
+// A plan moved into the space: every slot's value (space.planValue) kept where the space
+// has it, ordered values rounded down to the space's, then repaired by the masks.
 std::vector<int> choiceNear(const SearchSpace& space, const Plan& p);
 
 // What the policy knows of the scenario (PpoAgent::kScenarioFeatures values, each
