@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "model/disaggregated_plan.h"
 #include "search/scenario_generator.h"
 #include "search/search_space.h"
 #include "sim/megatron.h"
@@ -54,40 +55,54 @@ private:
     std::uint64_t m_h = 1469598103934665603ull;
 };
 
+// The slots of one probe scenario and the figures of its plans: the recipe's (valid where a
+// valid plan is easy to find) and random ones (mostly over some limit: their figures are
+// priced all the same).
+void probe(const Scenario& s, std::uint64_t seed, Hash& h, int& probes)
+{
+    const SearchSpace space(s);
+    const Simulator sim(s);
+    for (const Slot& slot : space.slots()) {
+        h.add(static_cast<std::uint64_t>(slot.kind));
+        h.add(slot.name);
+        h.add(static_cast<std::uint64_t>(slot.values.size()));
+        for (int v : slot.values)
+            h.add(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
+    }
+    if (!space.hasDegrees())
+        return;
+    std::vector<Plan> plans;
+    const RecipePlan recipe = megatronPlan(sim);
+    if (recipe.found)
+        plans.push_back(recipe.plan);
+    std::mt19937_64 rng(seed);
+    for (int j = 0; j < kRandomPlans; ++j)
+        plans.push_back(space.randomPlan(rng));
+    for (const Plan& p : plans) {
+        SimResult r;
+        sim.evaluate(p, r, false);
+        h.add(static_cast<std::uint64_t>(r.valid));
+        h.add(static_cast<std::uint64_t>(r.violations));
+        for (double v : {r.tokensPerSPerGpu, r.tpotMs, r.ttftMs, r.memory.totalGb, r.stageStepUs})
+            h.addFigure(v);
+        ++probes;
+    }
+}
+
 TrainingFingerprint compute()
 {
     TrainingFingerprint f;
     Hash h;
     for (int i = 0; i < kProbeScenarios; ++i) {
-        const Scenario s = generateScenario(kProbeSeed, i);
-        const SearchSpace space(s);
-        const Simulator sim(s);
-        for (const Slot& slot : space.slots()) {
-            h.add(static_cast<std::uint64_t>(slot.kind));
-            h.add(slot.name);
-            h.add(static_cast<std::uint64_t>(slot.values.size()));
-            for (int v : slot.values)
-                h.add(static_cast<std::uint64_t>(static_cast<std::int64_t>(v)));
-        }
-        if (!space.hasDegrees())
-            continue;
-        // The recipe's plan (valid where a valid plan is easy to find) and random plans
-        // (mostly over some limit: their figures are priced all the same).
-        std::vector<Plan> plans;
-        const RecipePlan recipe = megatronPlan(sim);
-        if (recipe.found)
-            plans.push_back(recipe.plan);
-        std::mt19937_64 rng(kProbeSeed + static_cast<std::uint64_t>(i));
-        for (int j = 0; j < kRandomPlans; ++j)
-            plans.push_back(space.randomPlan(rng));
-        for (const Plan& p : plans) {
-            SimResult r;
-            sim.evaluate(p, r, false);
-            h.add(static_cast<std::uint64_t>(r.valid));
-            h.add(static_cast<std::uint64_t>(r.violations));
-            for (double v : {r.tokensPerSPerGpu, r.tpotMs, r.ttftMs, r.memory.totalGb, r.stageStepUs})
-                h.addFigure(v);
-            ++f.probes;
+        Scenario s = generateScenario(kProbeSeed, i);
+        probe(s, kProbeSeed + static_cast<std::uint64_t>(i), h, f.probes);
+        // Every third aggregated scenario again as a prefill pool over its cluster: the
+        // disaggregated search's pool searches run the policy on such scenarios, and
+        // pretraining trains on them (rl/ppo_pretrain.h, prefillEvery).
+        if (i % 3 == 2 && s.workload.serving == ServingMode::Aggregated) {
+            s.workload.serving = ServingMode::Disaggregated;
+            probe(poolScenario(s, PoolRole::Prefill, static_cast<int>(s.cluster.totalGpus())),
+                  ~(kProbeSeed + static_cast<std::uint64_t>(i)), h, f.probes);
         }
     }
     char hex[17];

@@ -1,6 +1,7 @@
 // What a learned policy is trained against, as one hash (docs/ppo.md, "The fingerprint"):
 // the search space's slots (kind, name, value list) and the simulator's figures, rounded,
-// on fixed (scenario, plan) probes drawn from the scenario generator. A policy whose
+// on fixed (scenario, plan) probes drawn from the scenario generator, some of them as the
+// prefill pool of a disaggregated deployment. A policy whose
 // recorded fingerprint differs from the running build's was trained on another space or
 // another cost model: still usable, but stale, and retraining it is due.
 #pragma once
