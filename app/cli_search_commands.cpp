@@ -161,7 +161,6 @@ int callsTo99(bool found, const std::vector<std::pair<int, double>>& bestCurve)
             return call;
     return bestCurve.back().first;
 }
-int callsTo99(const SearchOutcome& o) { return callsTo99(o.found, o.bestCurve); }
 
 // One bench run, of one pool's plan or, for a disaggregated scenario, of the whole
 // deployment (its split and both pools' plans; tokens/s per GPU of every GPU).
@@ -174,17 +173,14 @@ struct BenchRun {
 
 BenchRun benchRun(const Scenario& s, const SearchOptions& o, const std::atomic<bool>* stop)
 {
-    BenchRun b;
     if (s.workload.serving == ServingMode::Disaggregated) {
         const DisaggregatedSearchOutcome r = runDisaggregatedSearch(s, o, nullptr, stop);
-        b = {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls,
-             callsTo99(r.found, r.bestCurve), r.message};
-        return b;
+        return {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls,
+                callsTo99(r.found, r.bestCurve), r.message};
     }
     const SearchOutcome r = runSearch(s, o, nullptr, stop);
-    b = {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls, callsTo99(r),
-         r.message};
-    return b;
+    return {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls,
+            callsTo99(r.found, r.bestCurve), r.message};
 }
 
 ojson curveJson(const std::vector<std::pair<int, double>>& c)

@@ -346,8 +346,8 @@ Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& featur
     c.anchorInput = net->anchorIn->forward(memory);
     c.copy = (s.proximity * net->copyTable->forward(L.slotIndex).unsqueeze(1)).sum(-1); // [M, S, V]
     c.slotInput = net->slotTable->forward(L.slotIndex);
-    c.valueOut = net->valueOut->forward(L.features);
-    c.outW = net->outTable->forward(L.tokenIndex) + c.valueOut;
+    // A value's output direction: its name's row plus what it means.
+    c.outW = net->outTable->forward(L.tokenIndex) + net->valueOut->forward(L.features);
     c.outB = net->outBiasTable->forward(L.tokenIndex).squeeze(-1);
     c.memory = net->slotAttention->project(memory, s.present);
     return c;

@@ -97,7 +97,6 @@ struct Context {
     torch::Tensor slotInput;    // [S, d]: the slots' own embeddings
     torch::Tensor outW;         // [S, V, d]
     torch::Tensor outB;         // [S, V]
-    torch::Tensor valueOut;     // [S, V, d]: the values' meaning, as output directions
     torch::Tensor attention;    // [M]: the context's attention over the memory (mean of heads)
     EliteAttentionImpl::Memory memory;
 };

@@ -75,7 +75,6 @@ Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
     it.features = torch::tensor(f).view({1, 1, PpoAgent::kScenarioFeatures});
     const RecipePlan rp = megatronPlan(*it.simulator);
     it.norm = rp.found ? rp.result.tokensPerSPerGpu : it.optimum;
-    const double norm = it.norm;
     // The pool: mutations of the optimum (1-3 slots) and random plans, valid ones only.
     std::vector<std::vector<int>> cands;
     for (int i = 0; i < 32; ++i) {
@@ -96,7 +95,7 @@ Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
     for (const auto& c : cands) {
         const double v = evaluateChoice(it, c);
         if (v > 0 && c != it.target)
-            it.pool.push_back({c, v / norm});
+            it.pool.push_back({c, v / it.norm});
     }
     std::sort(it.pool.begin(), it.pool.end(), [](const EliteEntry& a, const EliteEntry& b) { return a.reward > b.reward; });
     const std::vector<std::uint8_t> m = net::pathMask(*it.space, it.L, it.target);
@@ -105,7 +104,6 @@ Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
                         .to(torch::kBool);
     return Prepared::Ready;
 }
-
 
 // An elite history for one example: 0..elite plans drawn from the pool's better half.
 std::vector<EliteEntry> drawElites(const Item& it, int elite, std::mt19937_64& rng)
@@ -184,13 +182,11 @@ std::vector<Item> certify(const PretrainOptions& o, int first, int count, std::m
         it.scenario = generateScenario(o.seed, i);
         if (o.prefillEvery > 0 && i % o.prefillEvery == o.prefillEvery - 1
             && it.scenario.workload.serving == ServingMode::Aggregated) {
-            it.scenario.workload.serving = ServingMode::Disaggregated;
             it.scenario = poolScenario(it.scenario, PoolRole::Prefill, static_cast<int>(it.scenario.cluster.totalGpus()));
         }
         const Prepared p = prepare(it, rng, o.exactWorkLimit);
         if (p != Prepared::Ready) {
             ++(p == Prepared::Infeasible ? result.skippedInfeasible : result.skippedLimit);
-            ++result.skipped;
             continue;
         }
         out.push_back(std::move(it));

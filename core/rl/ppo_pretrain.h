@@ -47,7 +47,6 @@ struct PretrainOptions {
 struct PretrainResult {
     std::string weights; // the file's bytes (rl/policy_net.h format)
     PretrainedPolicyInfo info;
-    int skipped = 0;     // scenarios without a valid plan or over the exact work limit
     int skippedInfeasible = 0; // exact proved that no valid plan exists
     int skippedLimit = 0;      // exact's proof needed more than exactWorkLimit
 };

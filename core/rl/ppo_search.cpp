@@ -191,7 +191,6 @@ public:
                 exit = "converged: the policy proposes only plans evaluated before";
                 break;
             }
-
             const std::vector<std::int64_t> anchors = agent.latestAnchors();
             const PpoUpdateMetrics m = agent.update(m_rewards, m_learn);
             ++updates;
@@ -228,9 +227,10 @@ public:
     }
 
 private:
-    // The normalizer is the Megatron recipe's throughput (its calls count against the
-    // budget); its plan, moved into the space, is the first elite. Without the recipe the
-    // normalizer is the first valid plan's throughput.
+    // With the recipe (ppo.warm_start 1, or 2 from scratch, and a budget that pays for it)
+    // the normalizer is its throughput (its calls count against the budget) and its plan,
+    // moved into the space, the first elite. Otherwise the normalizer is the first valid
+    // plan's throughput.
     void warmStart(bool pretrained)
     {
         if (m_o.warmStart == 0 || (m_o.warmStart == 2 && pretrained)

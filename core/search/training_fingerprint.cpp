@@ -94,16 +94,14 @@ TrainingFingerprint compute()
     TrainingFingerprint f;
     Hash h;
     for (int i = 0; i < kProbeScenarios; ++i) {
-        Scenario s = generateScenario(kProbeSeed, i);
+        const Scenario s = generateScenario(kProbeSeed, i);
         probe(s, kProbeSeed + static_cast<std::uint64_t>(i), h, f.probes);
         // Every third aggregated scenario again as a prefill pool over its cluster: the
         // disaggregated search's pool searches run the policy on such scenarios, and
         // pretraining trains on them (rl/ppo_pretrain.h, prefillEvery).
-        if (i % 3 == 2 && s.workload.serving == ServingMode::Aggregated) {
-            s.workload.serving = ServingMode::Disaggregated;
+        if (i % 3 == 2 && s.workload.serving == ServingMode::Aggregated)
             probe(poolScenario(s, PoolRole::Prefill, static_cast<int>(s.cluster.totalGpus())),
                   ~(kProbeSeed + static_cast<std::uint64_t>(i)), h, f.probes);
-        }
     }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h.value()));
