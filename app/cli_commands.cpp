@@ -12,6 +12,7 @@ const std::vector<Command>& commands()
         std::vector<Command> v;
         addScenarioCommands(v);
         addSimCommands(v);
+        addExplainCommands(v);
         addSearchCommands(v);
         addChoicesCommands(v);
         addExportCommands(v);

@@ -27,6 +27,7 @@ const std::vector<Command>& commands();
 // Registered by each command group (cli_commands*.cpp).
 void addScenarioCommands(std::vector<Command>& out);
 void addSimCommands(std::vector<Command>& out);
+void addExplainCommands(std::vector<Command>& out); // explain, compare
 void addSearchCommands(std::vector<Command>& out);
 void addExportCommands(std::vector<Command>& out);
 void addChoicesCommands(std::vector<Command>& out); // pareto, size, sweep

@@ -1,5 +1,7 @@
 #include "compare_view.h"
 
+#include "report/text_format.h"
+
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -191,7 +193,7 @@ void CompareView::refresh()
     m_resB = m_sim->evaluate(B.plan);
     const bool okA = m_resA.structureChecks == 0, okB = m_resB.structureChecks == 0;
     if (okA && okB)
-        m_cmp = comparePlans(*m_sim, A.plan, m_resA, B.plan, m_resB, B.name);
+        m_cmp = comparePlans(m_scenario, A.plan, m_resA, B.plan, m_resB, A.name, B.name);
 
     auto line = [this](const QString& name, const Plan& p, const SimResult& r) {
         if (r.structureChecks != 0)
@@ -203,11 +205,13 @@ void CompareView::refresh()
     };
     QString html = line(QStringLiteral("A · ") + A.name, A.plan, m_resA) + QStringLiteral("<br>")
         + line(QStringLiteral("B · ") + B.name, B.plan, m_resB);
-    if (m_cmp.comparable && m_resB.tokensPerSPerGpu > 0)
-        html += tr("<br>A reaches <b>%1×</b> B's throughput per GPU: %2 vs %3 GPU·µs per generated token (compared per "
-                   "token, since the plans' steps carry different numbers of sequences on different GPUs).")
-                    .arg(formatNumber(m_resA.tokensPerSPerGpu / m_resB.tokensPerSPerGpu, 3),
-                         formatNumber(m_cmp.thisPerToken, 0), formatNumber(m_cmp.refPerToken, 0));
+    if (m_cmp.comparable && m_cmp.ratio > 0)
+        html += tr("<br>A reaches <b>%1×</b> B's throughput per GPU: %2 vs %3 GPU·µs per %4 (each the inverse of "
+                   "its throughput per GPU, compared per token since the plans' steps carry different numbers of "
+                   "sequences on different GPUs).")
+                    .arg(QString::fromStdString(groupedNumber(m_cmp.ratio, 3)),
+                         QString::fromStdString(perTokenText(m_cmp.thisPerToken)),
+                         QString::fromStdString(perTokenText(m_cmp.refPerToken)), QString::fromStdString(m_cmp.unit));
     for (const NamedPlan* p : {&A, &B})
         if (!p->note.isEmpty())
             html += QStringLiteral("<br><span style='color:#546e7a'>%1: %2</span>")
@@ -270,7 +274,7 @@ void CompareView::refresh()
     m_links->resizeColumnsToContents();
 
     QString expl;
-    for (const QString& s : m_cmp.sentences)
+    for (const QString& s : comparisonParagraphs(m_cmp))
         expl += QStringLiteral("<p>%1</p>").arg(s);
     m_explanation->setText(expl);
 }

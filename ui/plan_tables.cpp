@@ -108,8 +108,8 @@ void CollectivesTable::setPlan(const Scenario& s, const Plan& plan, const SimRes
         const int row = rowCount();
         insertRow(row);
         setItem(row, Operator, text(latin(opName(id)), latin(opInfo(id).label)));
-        setItem(row, LayoutChange, text(describeLayouts(conv), describeLayouts(conv)));
-        setItem(row, Kind, text(conv.empty() ? latin(collectiveName(o.collective)) : describeCollectives(conv)));
+        setItem(row, LayoutChange, text(QString::fromStdString(describeLayouts(conv)), QString::fromStdString(describeLayouts(conv))));
+        setItem(row, Kind, text(conv.empty() ? latin(collectiveName(o.collective)) : QString::fromStdString(describeCollectives(conv))));
         const bool once = id == OpId::Embedding || id == OpId::LmHead;
         setItem(row, PerLayer, number(once ? tr("once") : QString::number(o.collectivesPerLayer)));
         const double inter = plotSafe(o.commInterBytes);
@@ -152,14 +152,21 @@ void CompareTable::setComparison(const Plan& plan, const Plan& ref, const PlanCo
     }
     const double threshold = 0.001 * std::max(1.0, c.refPerToken);
     double sumThis = 0, sumRef = 0, sumThisComm = 0, sumRefComm = 0;
-    for (const OpComparison& r : c.rows) {
+    for (const ComparedPart& r : c.parts) {
         const int row = rowCount();
         insertRow(row);
-        if (r.id == OpId::Count) {
+        if (r.kind == CostPartKind::PipelineBubble) {
             setItem(row, Operator,
                     text(tr("pipeline bubble + transfers"),
                          tr("Idle time of the busiest stage per micro-batch step, and stage-to-stage sends.")));
             setItem(row, Sharding, text(tr("PP %1 / %2").arg(plan.pipelineParallel).arg(ref.pipelineParallel)));
+        } else if (r.kind == CostPartKind::Overlap) {
+            setItem(row, Operator,
+                    text(tr("two-batch overlap"),
+                         tr("Step time hidden by running one half-batch's communication beside the other's compute "
+                            "(negative: it is subtracted from the operators above).")));
+            setItem(row, Sharding, text(tr("%1 / %2").arg(plan.twoBatchOverlap ? tr("on") : tr("off"),
+                                                         ref.twoBatchOverlap ? tr("on") : tr("off"))));
         } else {
             setItem(row, Operator, text(latin(opName(r.id)), latin(opInfo(r.id).label)));
             const int o = plan.option(r.id), ro = ref.option(r.id);
@@ -177,12 +184,12 @@ void CompareTable::setComparison(const Plan& plan, const Plan& ref, const PlanCo
         // An operator outside the busiest stage (embedding or LM head under PP) costs that
         // stage nothing: a dash, not a zero that reads like a measurement.
         const QString absent = tr("not in the busiest pipeline stage");
-        setItem(row, ThisTime,
-                r.inThis ? number(formatMs((r.thisUs + r.thisCommUs) / 1000)) : number(QStringLiteral("—"), absent));
-        setItem(row, ThisComm, r.inThis ? number(formatMs(r.thisCommUs / 1000)) : number(QStringLiteral("—"), absent));
-        setItem(row, RefTime,
-                r.inRef ? number(formatMs((r.refUs + r.refCommUs) / 1000)) : number(QStringLiteral("—"), absent));
-        setItem(row, RefComm, r.inRef ? number(formatMs(r.refCommUs / 1000)) : number(QStringLiteral("—"), absent));
+        const bool inThis = r.kind != CostPartKind::Operator || r.inThis;
+        const bool inRef = r.kind != CostPartKind::Operator || r.inRef;
+        setItem(row, ThisTime, inThis ? number(formatMs(r.thisStepUs / 1000)) : number(QStringLiteral("—"), absent));
+        setItem(row, ThisComm, inThis ? number(formatMs(r.thisCommUs / 1000)) : number(QStringLiteral("—"), absent));
+        setItem(row, RefTime, inRef ? number(formatMs(r.refStepUs / 1000)) : number(QStringLiteral("—"), absent));
+        setItem(row, RefComm, inRef ? number(formatMs(r.refCommUs / 1000)) : number(QStringLiteral("—"), absent));
         QTableWidgetItem* step = delta(r.deltaStepUs(), formatSigned(r.deltaStepUs() / 1000, 3), 0.5);
         if (!c.sameWorkPerStep) {
             step->setForeground(QColor(0x9e, 0x9e, 0x9e));
@@ -190,8 +197,8 @@ void CompareTable::setComparison(const Plan& plan, const Plan& ref, const PlanCo
         }
         setItem(row, DeltaStep, step);
         setItem(row, DeltaToken, delta(r.deltaPerToken(), formatSigned(r.deltaPerToken(), 1), threshold));
-        sumThis += r.thisUs + r.thisCommUs;
-        sumRef += r.refUs + r.refCommUs;
+        sumThis += r.thisStepUs;
+        sumRef += r.refStepUs;
         sumThisComm += r.thisCommUs;
         sumRefComm += r.refCommUs;
     }

@@ -314,7 +314,7 @@ void PlanView::updateDeployment()
                         .arg(m_poolsReference.plan.prefill.gpus())
                         .arg(m_poolsReference.plan.decode.gpus());
     }
-    const std::vector<std::string> reasons = disaggregatedReasons(m_full, m_pools, d);
+    const std::vector<std::string> reasons = deploymentOutcome(m_full, m_pools, d).reasons;
     if (!reasons.empty()) {
         html += QStringLiteral("<ul style='margin-top:2px; margin-bottom:0; -qt-list-indent:1; color:#b71c1c'>");
         for (const std::string& r : reasons)
@@ -337,6 +337,7 @@ void PlanView::showNoScenario(const QString& why)
 {
     m_result = SimResult{};
     m_sentences.clear();
+    m_comparison = PlanComparison{};
     m_editor->setEnabled(false);
     m_headline->setText(why);
     m_breakdown->showMessage(tr("No scenario to evaluate."));
@@ -383,9 +384,10 @@ void PlanView::evaluateAndShow()
 
     PlanComparison cmp;
     if (!structural && refUsable)
-        cmp = comparePlans(*m_sim, m_plan, m_result, m_reference.plan, ref, kReferenceName);
-    m_sentences = cmp.sentences;
-    updateHeadline(reasons, cmp.headline);
+        cmp = comparePlans(m_scenario, m_plan, m_result, m_reference.plan, ref, tr("This plan"), kReferenceName);
+    m_comparison = cmp;
+    m_sentences = comparisonParagraphs(cmp);
+    updateHeadline(reasons, QString::fromStdString(cmp.headline).toHtmlEscaped());
 
     if (structural) {
         const QString why =

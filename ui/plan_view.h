@@ -9,6 +9,7 @@
 
 #include <memory>
 
+#include "plan_explain.h"
 #include "sim/disaggregated.h"
 #include "sim/megatron.h"
 
@@ -64,6 +65,8 @@ public:
     // The headline and the explanation as plain text (status bars, tests).
     QString headlineText() const;
     QStringList explanation() const { return m_sentences; }
+    // The comparison with the recipe behind the headline, the table and the sentences.
+    const PlanComparison& comparison() const { return m_comparison; }
 
     // Saves the breakdown plot: PNG or PDF by the extension. False on another extension
     // or a failed write, with "FILE: reason" in *error.
@@ -107,6 +110,7 @@ private:
     QString m_title;
     QString m_baseTitle; // title before what-if edits
     QStringList m_sentences;
+    PlanComparison m_comparison;
 
     QLabel* m_headline = nullptr;
     PlanEditor* m_editor = nullptr;

@@ -14,13 +14,6 @@ using ojson = nlohmann::ordered_json;
 namespace {
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
-std::string fmt(const char* f, double a, double b)
-{
-    char buf[200];
-    std::snprintf(buf, sizeof buf, f, a, b);
-    return buf;
-}
-
 ojson opsJson(const Scenario& s, const Plan& p, const std::array<OpBreakdown, kOpCount>& ops)
 {
     ojson arr = ojson::array();
@@ -47,47 +40,24 @@ ojson opsJson(const Scenario& s, const Plan& p, const std::array<OpBreakdown, kO
 }
 } // namespace
 
-std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, const SimResult& r)
-{
-    std::vector<std::string> out;
-    for (int b = 0; b < kPlanCheckCount; ++b)
-        if (r.structureChecks & (1u << b))
-            out.push_back(describePlanCheck(static_cast<PlanCheck>(b), p, s).reason);
-    if (r.violates(Violation::Memory))
-        out.push_back(fmt("memory: needs %.1f GB per GPU, the GPU has %.0f GB", r.memory.totalGb, r.memory.capacityGb));
-    if (r.violates(Violation::TtftSlo))
-        out.push_back(fmt(s.workload.serving == ServingMode::Prefill
-                              ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds the limit of %g ms"
-                              : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
-                          r.ttftMs, s.workload.ttftSloMs));
-    if (r.violates(Violation::TpotSlo))
-        out.push_back(fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs));
-    if (r.violates(Violation::TokenBudget) && s.workload.serving == ServingMode::Prefill) {
-        char buf[300];
-        std::snprintf(buf, sizeof buf,
-                      "token budget: a prefill pass carries %.0f tokens (%.0f prompts of %d), above max_num_tokens %d; "
-                      "use fewer prompts per pass or more micro-batches",
-                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches), s.workload.promptTokens,
-                      s.workload.maxNumTokens);
-        out.push_back(buf);
-    } else if (r.violates(Violation::TokenBudget)) {
-        char buf[300];
-        std::snprintf(buf, sizeof buf,
-                      "token budget: an engine step carries %.0f tokens (%.0f decoding sequences, each bringing %.2f "
-                      "prompt tokens per step), above max_num_tokens %d; use a smaller batch or more micro-batches",
-                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches),
-                      double(s.workload.promptTokens) / std::max(1, s.workload.outputTokens), s.workload.maxNumTokens);
-        out.push_back(buf);
-    }
-    return out;
-}
 
 namespace {
-ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
+
+// The headline figures, for a deployment and for each pool alike.
+void writeFigures(ojson& j, bool costed, double outputTokensPerS, double tokensPerSPerGpu, double ttftMs, double tpotMs,
+                  double e2eMs)
 {
-    ojson j;
-    j["scenario"] = s.name;
-    j["profile"] = profileOf(s.cluster).name; // the kernel profile that priced it (docs/profiles.md)
+    j["output_tokens_per_s"] = costed ? finite(outputTokensPerS) : 0.0;
+    j["output_tokens_per_s_per_gpu"] = costed ? finite(tokensPerSPerGpu) : 0.0;
+    j["tpot_ms"] = costed ? finite(tpotMs) : 0.0;
+    j["ttft_ms"] = costed ? finite(ttftMs) : 0.0;
+    j["e2e_ms"] = costed ? finite(e2eMs) : 0.0;
+    j["tokens_per_s_per_user"] = costed && tpotMs > 0 ? finite(1e3 / tpotMs) : 0.0;
+    j["gpu_us_per_token"] = costed && tokensPerSPerGpu > 0 ? finite(1e6 / tokensPerSPerGpu) : 0.0;
+}
+
+ojson planObject(const Scenario& s, const Plan& p)
+{
     ojson plan = {{"tensor_parallel", p.tensorParallel}, {"expert_parallel", p.expertParallel},
                   {"pipeline_parallel", p.pipelineParallel}, {"data_parallel", p.dataParallel},
                   {"batch", p.batch}, {"micro_batches", p.microBatches}};
@@ -103,22 +73,28 @@ ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
             ops[opName(id)] = opInfo(id).options[p.option(id)].name;
     }
     plan["operators"] = ops;
-    j["plan"] = plan;
+    return plan;
+}
+
+// One pool's evaluation on the scenario it is priced on.
+ojson poolObject(const PoolOutcome& pool)
+{
+    const Scenario& s = pool.scenario;
+    const SimResult& r = pool.result;
+    ojson j;
+    j["scenario"] = s.name;
+    j["profile"] = profileOf(s.cluster).name; // the kernel profile that priced it (docs/profiles.md)
+    j["plan"] = planObject(s, pool.plan);
     j["valid"] = r.valid;
     ojson v = ojson::array();
     for (int b = 0; b < kViolationCount; ++b)
         if (r.violations & (1u << b))
             v.push_back(violationName(static_cast<Violation>(b)));
     j["violations"] = v;
-    j["reasons"] = violationReasons(s, p, r);
-    const bool costed = r.structureChecks == 0;
+    j["reasons"] = pool.reasons;
+    const bool costed = pool.costed();
     j["serving"] = servingModeName(s.workload.serving);
-    j["output_tokens_per_s"] = costed ? finite(r.outputTokensPerS) : 0.0;
-    j["output_tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
-    j["tpot_ms"] = costed ? finite(r.tpotMs) : 0.0;
-    j["ttft_ms"] = costed ? finite(r.ttftMs) : 0.0;
-    j["e2e_ms"] = costed ? finite(r.e2eMs) : 0.0;
-    j["tokens_per_s_per_user"] = costed && r.tpotMs > 0 ? finite(1e3 / r.tpotMs) : 0.0;
+    writeFigures(j, costed, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
     j["step_tokens"] = costed ? finite(r.stepTokens) : 0.0;
     // Names of v1, kept for scripts: the same figures as output_tokens_per_s(_per_gpu).
     j["decode_tokens_per_s"] = costed ? finite(r.outputTokensPerS) : 0.0;
@@ -139,69 +115,147 @@ ojson evaluationObject(const Scenario& s, const Plan& p, const SimResult& r)
         j["kv_transfer_ms"] = costed ? finite(r.kvTransferMs) : 0.0;
     }
     if (costed) {
-        j["decode_operators"] = opsJson(s, p, r.decode);
-        j["prefill_operators"] = opsJson(s, p, r.prefill);
+        j["decode_operators"] = opsJson(s, pool.plan, r.decode);
+        j["prefill_operators"] = opsJson(s, pool.plan, r.prefill);
     }
     return j;
 }
+
+ojson deploymentObject(const DeploymentOutcome& o)
+{
+    if (!o.twoPools()) {
+        ojson j = o.pools.empty() ? ojson::object() : poolObject(o.pools.front());
+        j["valid"] = o.valid;
+        j["reasons"] = o.reasons;
+        return j;
+    }
+    const Scenario& s = o.pools[1].scenario;
+    ojson j;
+    j["scenario"] = s.name;
+    j["profile"] = profileOf(s.cluster).name;
+    j["serving"] = servingModeName(ServingMode::Disaggregated);
+    j["valid"] = o.valid;
+    j["reasons"] = o.reasons;
+    writeFigures(j, o.costed, o.outputTokensPerS, o.tokensPerSPerGpu, o.ttftMs, o.tpotMs, o.e2eMs);
+    j["requests_per_s"] = o.costed ? finite(o.requestsPerS) : 0.0;
+    j["gpus"] = o.gpus;
+    j["limited_by"] = disaggLimitName(o.limitedBy);
+    j["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
+    j["kv_bytes_per_request"] = finite(o.kvBytesPerRequest);
+    j["kv_link_requests_per_s"] = o.costed ? finite(o.kvLinkRequestsPerS) : 0.0;
+    j["kv_link_load"] = o.costed ? finite(o.kvLinkLoad) : 0.0;
+    if (o.costed)
+        for (const PoolOutcome& pool : o.pools) {
+            ojson x = poolObject(pool);
+            x["gpus"] = pool.gpus;
+            x["requests_per_s"] = finite(pool.requestsPerS);
+            j[poolRoleName(pool.role)] = x;
+        }
+    return j;
+}
+
+ojson accountObject(const PoolOutcome& pool)
+{
+    const CostAccount a = costAccount(pool);
+    ojson j = {{"pool", pool.name()}, {"costed", a.costed}, {"unit", a.unit},
+               {"gpu_us_per_token", finite(a.gpuUsPerToken)}, {"tokens_per_step", finite(a.tokensPerStep)},
+               {"gpu_us_per_token_per_step_us", finite(a.perStepUs)}, {"bubble_share", finite(a.bubbleShare)},
+               {"overlap_share", finite(a.overlapShare)}, {"launch_share", finite(a.launchShare)},
+               {"communication_share", finite(a.commShare)}};
+    ojson parts = ojson::array();
+    for (const CostPart& p : a.parts)
+        parts.push_back({{"name", p.name}, {"kind", costPartKindName(p.kind)}, {"in_busiest_stage", p.inBusiestStage},
+                         {"step_us", finite(p.stepUs)}, {"comm_us", finite(p.commUs)},
+                         {"launch_us", finite(p.launchUs)}, {"gpu_us_per_token", finite(p.gpuUsPerToken)}});
+    j["parts"] = parts;
+    return j;
+}
+
+ojson comparisonObject(const PlanComparison& c)
+{
+    ojson j = {{"this", c.thisName}, {"reference", c.refName}, {"unit", c.unit}, {"comparable", c.comparable},
+               {"identical", c.identical}, {"same_work_per_step", c.sameWorkPerStep}, {"ratio", finite(c.ratio)},
+               {"this_tokens_per_s_per_gpu", finite(c.thisTokensPerSPerGpu)},
+               {"reference_tokens_per_s_per_gpu", finite(c.refTokensPerSPerGpu)},
+               {"this_gpu_us_per_token", finite(c.thisPerToken)},
+               {"reference_gpu_us_per_token", finite(c.refPerToken)}, {"headline", c.headline}};
+    ojson parts = ojson::array();
+    for (const ComparedPart& p : c.parts)
+        parts.push_back({{"name", p.name}, {"kind", costPartKindName(p.kind)},
+                         {"this_step_us", finite(p.thisStepUs)}, {"this_comm_us", finite(p.thisCommUs)},
+                         {"reference_step_us", finite(p.refStepUs)}, {"reference_comm_us", finite(p.refCommUs)},
+                         {"this_gpu_us_per_token", finite(p.thisPerToken)},
+                         {"reference_gpu_us_per_token", finite(p.refPerToken)}});
+    j["parts"] = parts;
+    ojson lines = ojson::array();
+    for (const ExplainLine& l : c.lines)
+        lines.push_back({{"lead", l.lead}, {"text", l.text}});
+    j["lines"] = lines;
+    return j;
+}
+
+ojson deploymentComparisonObject(const DeploymentComparison& c)
+{
+    ojson j = {{"this", c.thisName}, {"reference", c.refName}, {"ratio", finite(c.ratio)},
+               {"this_tokens_per_s_per_gpu", finite(c.thisTokensPerSPerGpu)},
+               {"reference_tokens_per_s_per_gpu", finite(c.refTokensPerSPerGpu)},
+               {"this_gpu_us_per_token", finite(c.thisPerToken)}, {"reference_gpu_us_per_token", finite(c.refPerToken)},
+               {"headline", c.headline}};
+    ojson pools = ojson::array();
+    for (size_t i = 0; i < c.pools.size(); ++i) {
+        ojson p = comparisonObject(c.pools[i]);
+        p["pool"] = c.poolNames[i];
+        pools.push_back(p);
+    }
+    j["pools"] = pools;
+    return j;
+}
+
 } // namespace
+
+std::string deploymentToJson(const DeploymentOutcome& o, int indent) { return deploymentObject(o).dump(indent); }
 
 std::string evaluationToJson(const Scenario& s, const Plan& p, const SimResult& r, int indent)
 {
-    return evaluationObject(s, p, r).dump(indent);
-}
-
-std::vector<std::string> disaggregatedReasons(const Scenario& s, const DisaggregatedPlan& p,
-                                              const DisaggregatedResult& r)
-{
-    std::vector<std::string> out;
-    for (const FieldError& e : r.structure)
-        out.push_back(e.where + ": " + e.reason);
-    if (!r.structure.empty())
-        return out;
-    const int gp = static_cast<int>(p.prefill.gpus()), gd = static_cast<int>(p.decode.gpus());
-    for (const std::string& x : violationReasons(poolScenario(s, PoolRole::Prefill, gp), p.prefill, r.prefill))
-        out.push_back("prefill pool: " + x);
-    for (const std::string& x : violationReasons(poolScenario(s, PoolRole::Decode, gd), p.decode, r.decode))
-        out.push_back("decode pool: " + x);
-    return out;
+    return deploymentToJson(deploymentOutcome(s, p, r), indent);
 }
 
 std::string disaggregatedEvaluationToJson(const Scenario& s, const DisaggregatedPlan& p, const DisaggregatedResult& r,
                                           int indent)
 {
+    return deploymentToJson(deploymentOutcome(s, p, r), indent);
+}
+
+std::string explanationToJson(const DeploymentOutcome& o, const DeploymentOutcome* recipe,
+                              const std::string& recipeExplanation, int indent)
+{
     ojson j;
-    j["scenario"] = s.name;
-    j["profile"] = profileOf(s.cluster).name;
-    j["serving"] = servingModeName(ServingMode::Disaggregated);
-    j["valid"] = r.valid;
-    j["reasons"] = disaggregatedReasons(s, p, r);
-    const bool costed = r.structure.empty();
-    const double osl = std::max(1, s.workload.outputTokens);
-    j["output_tokens_per_s"] = costed ? finite(r.outputTokensPerS) : 0.0;
-    j["output_tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
-    j["ttft_ms"] = costed ? finite(r.ttftMs) : 0.0;
-    j["tpot_ms"] = costed ? finite(r.tpotMs) : 0.0;
-    j["e2e_ms"] = costed ? finite(r.e2eMs) : 0.0;
-    j["tokens_per_s_per_user"] = costed && r.tpotMs > 0 ? finite(1e3 / r.tpotMs) : 0.0;
-    j["requests_per_s"] = costed ? finite(r.outputTokensPerS / osl) : 0.0;
-    j["gpus"] = p.prefill.gpus() + p.decode.gpus();
-    j["limited_by"] = disaggLimitName(r.limitedBy);
-    j["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
-    j["kv_bytes_per_request"] = finite(r.kvBytesPerRequest);
-    j["kv_link_requests_per_s"] = costed ? finite(r.kvLinkRequestsPerS) : 0.0;
-    j["kv_link_load"] = costed ? finite(r.kvLinkLoad) : 0.0;
-    if (costed) {
-        const int gp = static_cast<int>(p.prefill.gpus()), gd = static_cast<int>(p.decode.gpus());
-        ojson pre = evaluationObject(poolScenario(s, PoolRole::Prefill, gp), p.prefill, r.prefill);
-        pre["gpus"] = gp;
-        pre["requests_per_s"] = finite(r.prefillRequestsPerS);
-        ojson dec = evaluationObject(poolScenario(s, PoolRole::Decode, gd), p.decode, r.decode);
-        dec["gpus"] = gd;
-        dec["requests_per_s"] = finite(r.decodeRequestsPerS);
-        j["prefill"] = pre;
-        j["decode"] = dec;
+    j["evaluation"] = deploymentObject(o);
+    ojson cost = {{"gpu_us_per_token", finite(o.gpuUsPerToken())}};
+    ojson pools = ojson::array();
+    for (const PoolOutcome& pool : o.pools)
+        pools.push_back(accountObject(pool));
+    cost["pools"] = pools;
+    if (o.twoPools()) {
+        ojson split = ojson::array();
+        for (const DeploymentAccount::Pool& p : deploymentAccount(o).pools)
+            split.push_back({{"pool", p.name}, {"gpus", p.gpus}, {"gpu_us_per_token", finite(p.gpuUsPerToken)},
+                             {"busy_share", finite(p.busyShare)}});
+        cost["deployment"] = split;
     }
+    j["cost"] = cost;
+    j["recipe"] = {{"explanation", recipeExplanation}, {"found", recipe != nullptr && recipe->valid}};
+    if (recipe)
+        j["versus_recipe"] = deploymentComparisonObject(compareDeployments(o, *recipe, "this plan", "the Megatron recipe"));
+    return j.dump(indent);
+}
+
+std::string comparisonToJson(const DeploymentOutcome& a, const DeploymentOutcome& b, const DeploymentComparison& c,
+                             int indent)
+{
+    ojson j = deploymentComparisonObject(c);
+    j["a"] = deploymentObject(a);
+    j["b"] = deploymentObject(b);
     return j.dump(indent);
 }
 

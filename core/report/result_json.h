@@ -1,26 +1,34 @@
-// JSON form of a simulator result (the CLI's --json output and the GUI's exports).
+// JSON form of what the simulator says of a deployment (the CLI's --json output and the
+// window's exports), of a cost account, and of a comparison. The headline figures
+// (output_tokens_per_s, ..._per_gpu, ttft_ms, tpot_ms, e2e_ms, gpu_us_per_token) are
+// written by one function for the deployment and for each pool. Never contains NaN or Inf.
 #pragma once
 
 #include <string>
 
-#include "sim/disaggregated.h"
-#include "sim/simulator.h"
+#include "report/cost_account.h"
+#include "report/deployment.h"
+#include "report/plan_comparison.h"
 
 namespace shardlab {
 
-// A JSON object with the plan, validity and violations with reasons, throughput, TTFT,
-// TPOT, memory breakdown and the per-operator breakdown. Never contains NaN or Inf.
+// One pool: the plan, validity and violations with reasons, throughput, TTFT, TPOT, memory
+// breakdown and the per-operator breakdown at the top level. Two pools: the deployment's
+// figures, "limited_by", the KV links' figures, and "prefill" and "decode" objects, each a
+// pool's evaluation on its own pool scenario with its "gpus" and "requests_per_s".
+std::string deploymentToJson(const DeploymentOutcome& o, int indent = 2);
 std::string evaluationToJson(const Scenario& s, const Plan& p, const SimResult& r, int indent = 2);
-
-// A disaggregated plan's evaluation: the deployment's figures (the same names as above),
-// "limited_by", the KV links' figures, and "prefill" and "decode" objects, each a pool's
-// evaluation on its own pool scenario with its "gpus" and "requests_per_s".
 std::string disaggregatedEvaluationToJson(const Scenario& s, const DisaggregatedPlan& p, const DisaggregatedResult& r,
                                           int indent = 2);
-std::vector<std::string> disaggregatedReasons(const Scenario& s, const DisaggregatedPlan& p,
-                                              const DisaggregatedResult& r);
 
-// Human-readable reasons for a result's violations, one per line.
-std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, const SimResult& r);
+// `shardlab-cli explain`: "evaluation" (as above), "cost" (each pool's account, and for two
+// pools the deployment's split between them), "versus_recipe" (the comparison with the
+// recipe's deployment, when it has one) and "recipe" (its explanation).
+std::string explanationToJson(const DeploymentOutcome& o, const DeploymentOutcome* recipe,
+                              const std::string& recipeExplanation, int indent = 2);
+// `shardlab-cli compare`: "a" and "b" (evaluations), "ratio", the GPU·µs per token of each,
+// "headline", and "pools" (one comparison per pool).
+std::string comparisonToJson(const DeploymentOutcome& a, const DeploymentOutcome& b, const DeploymentComparison& c,
+                             int indent = 2);
 
 } // namespace shardlab

@@ -199,11 +199,15 @@ void TestPlanView::perTokenRowsSumToInverseThroughput()
     p.setOption(OpId::FfnNorm, optionFromName(OpId::FfnNorm, "sequence"));
     const SimResult r = sim.evaluate(p), rr = sim.evaluate(ref.plan);
     QCOMPARE(r.structureChecks, 0u);
-    const auto c = shardlab::ui::comparePlans(sim, p, r, ref.plan, rr, QStringLiteral("Megatron"));
+    const auto c = shardlab::ui::comparePlans(s, p, r, ref.plan, rr, QStringLiteral("This plan"), QStringLiteral("Megatron"));
     QVERIFY(c.comparable);
     QVERIFY(std::fabs(c.thisPerToken * r.tokensPerSPerGpu / 1e6 - 1) < 1e-9);
     QVERIFY(std::fabs(c.refPerToken * rr.tokensPerSPerGpu / 1e6 - 1) < 1e-9);
-    QVERIFY(!c.sentences.isEmpty());
+    QVERIFY(!c.lines.empty());
+    double sum = 0;
+    for (const auto& part : c.parts)
+        sum += part.thisPerToken;
+    QVERIFY(std::fabs(sum / c.thisPerToken - 1) < 1e-9);
 }
 
 void TestPlanView::mlaTokenAttentionIsExplained()

@@ -1,0 +1,257 @@
+// explain, compare: what the window's Plan and Compare tabs show, from the same core
+// outcome (report/deployment.h), cost account (report/cost_account.h) and comparison
+// (report/plan_comparison.h).
+#include <cstdio>
+#include <ostream>
+
+#include "cli_commands.h"
+#include "io/input_file.h"
+#include "report/result_json.h"
+#include "report/text_format.h"
+#include "sim/megatron.h"
+
+namespace shardlab::cli {
+
+namespace {
+
+struct LoadedDeployment {
+    Scenario scenario;
+    Deployment deployment;
+};
+
+// A plan file of either shape, with the scenario it is used with (scenarioForPlan's rules).
+Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
+{
+    Parsed<LoadedDeployment> r;
+    auto text = readTextFile(file);
+    if (!text.ok()) {
+        r.errors.push_back(text.error());
+        return r;
+    }
+    PlanDocument shape;
+    if (isDisaggregatedPlanText(text.value())) {
+        auto d = parseDisaggregatedPlanDocument(text.value(), inputLabel(file));
+        if (!d.ok()) {
+            r.errors = d.errors;
+            return r;
+        }
+        shape.scenario = d.value.scenario;
+        shape.scenarioName = d.value.scenarioName;
+        r.value.deployment = Deployment::twoPools(d.value.plan);
+    } else {
+        auto p = parsePlanDocument(text.value(), inputLabel(file));
+        if (!p.ok()) {
+            r.errors = p.errors;
+            return r;
+        }
+        shape = p.value;
+        r.value.deployment = Deployment::onePool(p.value.plan);
+    }
+    auto s = scenarioForPlan(a, shape, inputLabel(file));
+    if (!s.ok()) {
+        r.errors = s.errors;
+        return r;
+    }
+    r.value.scenario = s.value;
+    if (const std::string why = deploymentShapeError(s.value, r.value.deployment); !why.empty())
+        r.errors.push_back({displayText(file), "", why});
+    return r;
+}
+
+// The recipe's deployment of the scenario (the reference the Plan tab compares with).
+DeploymentOutcome recipeOutcome(const Scenario& s, std::string& explanation)
+{
+    if (s.workload.serving == ServingMode::Disaggregated) {
+        const DisaggregatedSimulator sim(s);
+        const DisaggregatedRecipe rp = megatronDisaggregated(sim);
+        explanation = rp.explanation;
+        return evaluateDeployment(s, Deployment::twoPools(rp.plan));
+    }
+    const Simulator sim(s);
+    const RecipePlan rp = megatronPlan(sim);
+    explanation = rp.explanation;
+    return evaluateDeployment(s, Deployment::onePool(rp.plan));
+}
+
+std::string planLine(const PoolOutcome& p)
+{
+    const Plan& x = p.plan;
+    return "TP " + std::to_string(x.tensorParallel) + ", EP " + std::to_string(x.expertParallel) + ", PP "
+        + std::to_string(x.pipelineParallel) + ", DP " + std::to_string(x.dataParallel) + ", batch "
+        + std::to_string(x.batch) + ", " + std::to_string(x.microBatches) + " micro-batch(es)"
+        + moePlanSuffix(p.scenario.model, x);
+}
+
+void printHeadline(std::ostream& out, const DeploymentOutcome& o)
+{
+    out << (o.valid ? "Valid" : "INVALID") << ": " << groupedNumber(o.tokensPerSPerGpu, 1)
+        << " output tokens/s per GPU (" << groupedNumber(o.outputTokensPerS, 0) << " on " << o.gpus << " GPUs), TTFT "
+        << msText(o.ttftMs) << " ms, TPOT " << msText(o.tpotMs) << " ms; a token costs "
+        << perTokenText(o.gpuUsPerToken()) << " GPU·µs (1e6 / tokens/s per GPU)\n";
+    for (const std::string& why : o.reasons)
+        out << "  - " << why << "\n";
+}
+
+void printAccount(std::ostream& out, const PoolOutcome& pool)
+{
+    const CostAccount a = costAccount(pool);
+    out << "\n" << (pool.whole ? std::string("Plan") : "The " + pool.name()) << " (" << pool.gpus
+        << " GPUs): " << planLine(pool) << "\n";
+    if (!a.costed) {
+        out << "  not costed: the degrees do not fit the scenario\n";
+        return;
+    }
+    out << "  Where a " << a.unit << "'s " << perTokenText(a.gpuUsPerToken) << " GPU·µs go (busiest stage, one "
+        << "micro-batch step carrying " << groupedNumber(a.tokensPerStep, 1) << " tokens; 1 µs of step = "
+        << groupedNumber(a.perStepUs, 3) << " GPU·µs per token):\n";
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-30s %-15s %10s %10s %12s %8s\n", "part", "sharding", "step us", "comm us",
+                  "GPU·us/token", "share");
+    out << line;
+    for (const CostPart& p : a.parts) {
+        if (p.kind == CostPartKind::Overlap && p.stepUs == 0)
+            continue;
+        const std::string sharding = p.kind == CostPartKind::Operator ? opOption(p.id, pool.plan.option(p.id)).name : "";
+        std::snprintf(line, sizeof line, "  %-30s %-15s %10s %10s %12s %8s\n", p.name.c_str(), sharding.c_str(),
+                      p.inBusiestStage ? groupedNumber(p.stepUs, 1).c_str() : "-", groupedNumber(p.commUs, 1).c_str(),
+                      groupedNumber(p.gpuUsPerToken, 2).c_str(), percentText(p.gpuUsPerToken / a.gpuUsPerToken).c_str());
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "  %-30s %-15s %10s %10s %12s %8s\n", "total", "", "", "",
+                  groupedNumber(a.gpuUsPerToken, 2).c_str(), "100.0 %");
+    out << line;
+    out << "  Named causes: pipeline bubble and transfers " << percentText(a.bubbleShare) << ", two-batch overlap "
+        << signedText(a.overlapShare * 100, 1) << " %, kernel launch overheads " << percentText(a.launchShare)
+        << ", communication " << percentText(a.commShare) << "\n";
+}
+
+void printComparison(std::ostream& out, const PlanComparison& c)
+{
+    if (!c.comparable) {
+        out << "  no per-operator comparison: one of the plans is not costed\n";
+        return;
+    }
+    char line[220];
+    std::snprintf(line, sizeof line, "  %-30s %12s %12s %14s %14s\n", "part", "this us/step", "ref us/step",
+                  "this GPU·us/tok", "ref GPU·us/tok");
+    out << line;
+    for (const ComparedPart& p : c.parts) {
+        std::snprintf(line, sizeof line, "  %-30s %12s %12s %14s %14s\n", p.name.c_str(),
+                      groupedNumber(p.thisStepUs, 1).c_str(), groupedNumber(p.refStepUs, 1).c_str(),
+                      groupedNumber(p.thisPerToken, 2).c_str(), groupedNumber(p.refPerToken, 2).c_str());
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "  %-30s %12s %12s %14s %14s\n", "total", "", "",
+                  groupedNumber(c.thisPerToken, 2).c_str(), groupedNumber(c.refPerToken, 2).c_str());
+    out << line;
+    for (const ExplainLine& l : c.lines)
+        out << "  * " << l.plain() << "\n";
+}
+
+void printDeploymentComparison(std::ostream& out, const DeploymentComparison& c)
+{
+    out << c.headline << "\n";
+    for (size_t i = 0; i < c.pools.size(); ++i) {
+        out << "\n" << (c.poolNames[i] == "plan" ? std::string("Per operator") : "The " + c.poolNames[i]) << " ("
+            << c.pools[i].unit << "s): " << c.pools[i].headline << "\n";
+        printComparison(out, c.pools[i]);
+    }
+}
+
+int runExplain(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto d = loadDeployment(a, a.positional.front());
+    if (!d.ok())
+        return reportFieldErrors(err, d.errors);
+    const Scenario& s = d.value.scenario;
+    const DeploymentOutcome o = evaluateDeployment(s, d.value.deployment);
+    std::string recipeWhy;
+    const DeploymentOutcome recipe = recipeOutcome(s, recipeWhy);
+    const bool haveRecipe = recipe.costed;
+    if (a.flag("--json")) {
+        out << explanationToJson(o, haveRecipe ? &recipe : nullptr, recipeWhy) << "\n";
+        return kExitOk;
+    }
+    out << "Scenario " << s.name << " (" << servingModeName(s.workload.serving) << ")\n";
+    printHeadline(out, o);
+    if (o.twoPools() && o.costed) {
+        out << "\nThe deployment's " << perTokenText(o.gpuUsPerToken()) << " GPU·µs per output token, by pool (limited "
+            << "by " << disaggLimitName(o.limitedBy) << "):\n";
+        for (const DeploymentAccount::Pool& p : deploymentAccount(o).pools)
+            out << "  " << padRight(p.name, 14) << p.gpus << " GPUs: " << perTokenText(p.gpuUsPerToken)
+                << " GPU·µs per output token, busy " << percentText(p.busyShare) << " of the time\n";
+    }
+    for (const PoolOutcome& pool : o.pools)
+        printAccount(out, pool);
+    out << "\nVersus the Megatron recipe (" << recipeWhy << "):\n";
+    if (haveRecipe)
+        printDeploymentComparison(out, compareDeployments(o, recipe, "this plan", "the Megatron recipe"));
+    else
+        out << "  the recipe has no costed plan here\n";
+    return kExitOk;
+}
+
+int runCompare(const Args& a, std::ostream& out, std::ostream& err)
+{
+    auto A = loadDeployment(a, a.positional[0]);
+    if (!A.ok())
+        return reportFieldErrors(err, A.errors);
+    auto B = loadDeployment(a, a.positional[1]);
+    if (!B.ok())
+        return reportFieldErrors(err, B.errors);
+    if (!a.has("--scenario")) {
+        const std::vector<std::string> diff = scenarioDifferences(A.value.scenario, B.value.scenario);
+        if (!diff.empty())
+            return reportErrors(err, {displayText(a.positional[1]) + ": its scenario differs from "
+                                      + displayText(a.positional[0]) + "'s (" + diff.front()
+                                      + (diff.size() > 1 ? ", ..." : "")
+                                      + "); pass --scenario S (and --ignore-embedded) to compare both on S"});
+    }
+    const Scenario& s = A.value.scenario;
+    const DeploymentOutcome oa = evaluateDeployment(s, A.value.deployment);
+    const DeploymentOutcome ob = evaluateDeployment(s, B.value.deployment);
+    const std::string na = a.value("--name-a", "A"), nb = a.value("--name-b", "B");
+    const DeploymentComparison c = compareDeployments(oa, ob, na, nb);
+    if (a.flag("--json")) {
+        out << comparisonToJson(oa, ob, c) << "\n";
+        return kExitOk;
+    }
+    out << "Scenario " << s.name << " (" << servingModeName(s.workload.serving) << ")\n" << na << ": ";
+    printHeadline(out, oa);
+    out << nb << ": ";
+    printHeadline(out, ob);
+    out << "\n";
+    printDeploymentComparison(out, c);
+    return kExitOk;
+}
+
+} // namespace
+
+void addExplainCommands(std::vector<Command>& v)
+{
+    v.push_back({{"explain", "P.json [--scenario S.json] [--ignore-embedded] [--json]",
+                  "where a plan's token cost goes, by operator and cause, and how it differs from the Megatron recipe",
+                  "What the window's Plan tab shows. The GPU·µs a token costs (1e6 / output tokens/s per GPU, the "
+                  "headline's inverse) split into the busiest pipeline stage's operators, the pipeline bubble and "
+                  "stage transfers, and what two-batch overlap hides; the named causes' shares; then the comparison "
+                  "with the recipe's deployment of the same scenario. Disaggregated plans: the deployment's cost by "
+                  "pool, then each pool's account (the prefill pool per prompt token). JSON: evaluation, cost, "
+                  "recipe, versus_recipe.",
+                  {kPlanScenarioOption, kProfileOption, kIgnoreEmbeddedOption, kJsonOption},
+                  1, 1},
+                 runExplain});
+    v.push_back({{"compare", "A.json B.json [--scenario S.json] [--name-a A] [--name-b B] [--json]",
+                  "compare two plans of one scenario: throughput ratio and where the per-token cost differs",
+                  "What the window's Compare tab shows. Both plans are evaluated on one scenario: --scenario, or "
+                  "the one embedded in A (B's embedded scenario must agree). The per-token costs are the inverses "
+                  "of the throughputs per GPU, so their ratio is the headline ratio. JSON: a, b (evaluations), "
+                  "ratio, this_gpu_us_per_token, reference_gpu_us_per_token, headline, pools (per pool: parts and "
+                  "lines).",
+                  {kPlanScenarioOption, kProfileOption, kIgnoreEmbeddedOption,
+                   {"--name-a", "NAME", "what to call plan A (default A)"},
+                   {"--name-b", "NAME", "what to call plan B (default B)"}, kJsonOption},
+                  2, 2},
+                 runCompare});
+}
+
+} // namespace shardlab::cli

@@ -1,0 +1,103 @@
+#include "report/cost_account.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace shardlab {
+
+const char* costPartKindName(CostPartKind k)
+{
+    switch (k) {
+    case CostPartKind::Operator: return "operator";
+    case CostPartKind::PipelineBubble: return "pipeline_bubble";
+    case CostPartKind::Overlap: return "overlap";
+    }
+    return "?";
+}
+
+namespace {
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+} // namespace
+
+CostAccount costAccount(const PoolOutcome& pool)
+{
+    CostAccount a;
+    const Scenario& s = pool.scenario;
+    const Plan& p = pool.plan;
+    const SimResult& r = pool.result;
+    const bool prompts = s.workload.serving == ServingMode::Prefill;
+    a.unit = prompts ? "prompt token" : "output token";
+    const double tokensPerCycle =
+        double(p.batch) * p.dataParallel * (prompts ? std::max(1, s.workload.promptTokens) : 1);
+    if (!pool.costed() || tokensPerCycle <= 0 || !(r.outputTokensPerS > 0) || !std::isfinite(r.outputTokensPerS))
+        return a;
+    const double gpus = double(s.cluster.totalGpus());
+    const double mb = std::max(1, p.microBatches);
+    // The cycle as the headline's throughput says: batch x DP sequences (a prefill pool:
+    // prompts, each worth the workload's output tokens) per cycle.
+    const double sequencesPerS = r.outputTokensPerS / (prompts ? std::max(1, s.workload.outputTokens) : 1);
+    const double cycle = 1e6 * double(p.batch) * p.dataParallel / sequencesPerS;
+    a.costed = true;
+    a.perStepUs = mb * gpus / tokensPerCycle;
+    a.tokensPerStep = tokensPerCycle / mb;
+    a.gpuUsPerToken = a.perStepUs * cycle / mb;
+    double opsUs = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const OpBreakdown& o = r.decode[i];
+        if (!opPresent(s.model, id))
+            continue;
+        CostPart part;
+        part.kind = CostPartKind::Operator;
+        part.id = id;
+        part.name = opName(id);
+        part.inBusiestStage = o.present;
+        part.stepUs = finite(o.timeUs) + finite(o.commUs);
+        part.commUs = finite(o.commUs);
+        part.launchUs = std::max(0.0, finite(o.timeUs) - std::max(finite(o.computeUs), finite(o.memoryUs)));
+        part.gpuUsPerToken = part.stepUs * a.perStepUs;
+        opsUs += part.stepUs;
+        a.launchShare += part.launchUs;
+        a.commShare += part.commUs;
+        a.parts.push_back(part);
+    }
+    // The stage step is the operators less what two-batch overlap hides; the cycle is
+    // micro-batches of it plus the bubble.
+    CostPart overlap;
+    overlap.kind = CostPartKind::Overlap;
+    overlap.name = "two-batch overlap";
+    overlap.stepUs = finite(r.stageStepUs) - opsUs;
+    CostPart bubble;
+    bubble.kind = CostPartKind::PipelineBubble;
+    bubble.name = "pipeline bubble + transfers";
+    bubble.stepUs = cycle / mb - finite(r.stageStepUs); // >= 0: the cycle holds mb stage steps
+    for (CostPart* x : {&bubble, &overlap}) {
+        x->gpuUsPerToken = x->stepUs * a.perStepUs;
+        a.parts.push_back(*x);
+    }
+    const double total = a.gpuUsPerToken;
+    a.bubbleShare = bubble.gpuUsPerToken / total;
+    a.overlapShare = overlap.gpuUsPerToken / total;
+    a.launchShare = a.launchShare * a.perStepUs / total;
+    a.commShare = a.commShare * a.perStepUs / total;
+    return a;
+}
+
+DeploymentAccount deploymentAccount(const DeploymentOutcome& o)
+{
+    DeploymentAccount d;
+    d.gpuUsPerToken = o.gpuUsPerToken();
+    if (d.gpuUsPerToken <= 0)
+        return d;
+    for (const PoolOutcome& pool : o.pools) {
+        DeploymentAccount::Pool x;
+        x.name = pool.name();
+        x.gpus = pool.gpus;
+        x.gpuUsPerToken = double(pool.gpus) * 1e6 / o.outputTokensPerS;
+        x.busyShare = pool.requestsPerS > 0 ? std::min(1.0, o.requestsPerS / pool.requestsPerS) : 0;
+        d.pools.push_back(x);
+    }
+    return d;
+}
+
+} // namespace shardlab

@@ -1,0 +1,190 @@
+#include "report/deployment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace shardlab {
+
+namespace {
+std::string fmt(const char* f, double a, double b)
+{
+    char buf[200];
+    std::snprintf(buf, sizeof buf, f, a, b);
+    return buf;
+}
+
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+PoolOutcome pricedPool(const Scenario& priced, const Plan& p, const SimResult& r, bool whole, PoolRole role)
+{
+    PoolOutcome o;
+    o.whole = whole;
+    o.role = role;
+    o.scenario = priced;
+    o.plan = p;
+    o.result = r;
+    o.gpus = p.gpus();
+    o.reasons = violationReasons(priced, p, r);
+    return o;
+}
+} // namespace
+
+std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, const SimResult& r)
+{
+    std::vector<std::string> out;
+    for (int b = 0; b < kPlanCheckCount; ++b)
+        if (r.structureChecks & (1u << b))
+            out.push_back(describePlanCheck(static_cast<PlanCheck>(b), p, s).reason);
+    if (r.violates(Violation::Memory))
+        out.push_back(fmt("memory: needs %.1f GB per GPU, the GPU has %.0f GB", r.memory.totalGb, r.memory.capacityGb));
+    if (r.violates(Violation::TtftSlo))
+        out.push_back(fmt(s.workload.serving == ServingMode::Prefill
+                              ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds the limit of %g ms"
+                              : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
+                          r.ttftMs, s.workload.ttftSloMs));
+    if (r.violates(Violation::TpotSlo))
+        out.push_back(fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs));
+    if (r.violates(Violation::TokenBudget) && s.workload.serving == ServingMode::Prefill) {
+        char buf[300];
+        std::snprintf(buf, sizeof buf,
+                      "token budget: a prefill pass carries %.0f tokens (%.0f prompts of %d), above max_num_tokens %d; "
+                      "use fewer prompts per pass or more micro-batches",
+                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches), s.workload.promptTokens,
+                      s.workload.maxNumTokens);
+        out.push_back(buf);
+    } else if (r.violates(Violation::TokenBudget)) {
+        char buf[300];
+        std::snprintf(buf, sizeof buf,
+                      "token budget: an engine step carries %.0f tokens (%.0f decoding sequences, each bringing %.2f "
+                      "prompt tokens per step), above max_num_tokens %d; use a smaller batch or more micro-batches",
+                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches),
+                      double(s.workload.promptTokens) / std::max(1, s.workload.outputTokens), s.workload.maxNumTokens);
+        out.push_back(buf);
+    }
+    return out;
+}
+
+PoolOutcome poolOutcome(const Scenario& priced, const Plan& p, const SimResult& r)
+{
+    return pricedPool(priced, p, r, true, PoolRole::Decode);
+}
+
+std::string PoolOutcome::name() const
+{
+    if (whole)
+        return "plan";
+    return role == PoolRole::Prefill ? "prefill pool" : "decode pool";
+}
+
+double DeploymentOutcome::gpuUsPerToken() const
+{
+    return costed && tokensPerSPerGpu > 0 && std::isfinite(tokensPerSPerGpu) ? 1e6 / tokensPerSPerGpu : 0.0;
+}
+
+Deployment DeploymentOutcome::deployment() const
+{
+    if (twoPools())
+        return Deployment::twoPools({pools[0].plan, pools[1].plan});
+    return Deployment::onePool(pools.empty() ? Plan{} : pools[0].plan);
+}
+
+DeploymentOutcome deploymentOutcome(const Scenario& s, const Plan& p, const SimResult& r)
+{
+    DeploymentOutcome o;
+    o.serving = s.workload.serving;
+    o.pools.push_back(pricedPool(s, p, r, true, PoolRole::Decode));
+    o.reasons = o.pools[0].reasons;
+    o.gpus = s.cluster.totalGpus();
+    o.costed = r.structureChecks == 0;
+    o.valid = r.valid;
+    if (!o.costed)
+        return o;
+    const double osl = std::max(1, s.workload.outputTokens);
+    o.outputTokensPerS = finite(r.outputTokensPerS);
+    o.tokensPerSPerGpu = finite(r.tokensPerSPerGpu);
+    o.ttftMs = finite(r.ttftMs);
+    o.tpotMs = finite(r.tpotMs);
+    o.e2eMs = finite(r.e2eMs);
+    o.requestsPerS = o.outputTokensPerS / osl;
+    o.pools[0].requestsPerS = o.requestsPerS;
+    return o;
+}
+
+DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& p, const DisaggregatedResult& r)
+{
+    DeploymentOutcome o;
+    o.serving = ServingMode::Disaggregated;
+    o.gpus = p.prefill.gpus() + p.decode.gpus();
+    for (const FieldError& e : r.structure)
+        o.reasons.push_back(e.where + ": " + e.reason);
+    if (!r.structure.empty()) {
+        // The split does not fit the cluster: the pools are shown as planned, not priced.
+        for (PoolRole role : {PoolRole::Prefill, PoolRole::Decode}) {
+            PoolOutcome pool;
+            pool.whole = false;
+            pool.role = role;
+            pool.scenario = s;
+            pool.plan = role == PoolRole::Prefill ? p.prefill : p.decode;
+            pool.gpus = pool.plan.gpus();
+            pool.result.structureChecks = 1u << static_cast<int>(PlanCheck::Tiling);
+            o.pools.push_back(pool);
+        }
+        return o;
+    }
+    const int gp = static_cast<int>(p.prefill.gpus()), gd = static_cast<int>(p.decode.gpus());
+    o.pools.push_back(pricedPool(poolScenario(s, PoolRole::Prefill, gp), p.prefill, r.prefill, false, PoolRole::Prefill));
+    o.pools.push_back(pricedPool(poolScenario(s, PoolRole::Decode, gd), p.decode, r.decode, false, PoolRole::Decode));
+    o.pools[0].requestsPerS = finite(r.prefillRequestsPerS);
+    o.pools[1].requestsPerS = finite(r.decodeRequestsPerS);
+    for (const PoolOutcome& pool : o.pools)
+        for (const std::string& x : pool.reasons)
+            o.reasons.push_back(pool.name() + ": " + x);
+    o.costed = o.pools[0].costed() && o.pools[1].costed();
+    o.valid = r.valid;
+    o.limitedBy = r.limitedBy;
+    o.kvBytesPerRequest = finite(r.kvBytesPerRequest);
+    if (!o.costed)
+        return o;
+    const double osl = std::max(1, s.workload.outputTokens);
+    o.outputTokensPerS = finite(r.outputTokensPerS);
+    o.tokensPerSPerGpu = finite(r.tokensPerSPerGpu);
+    o.ttftMs = finite(r.ttftMs);
+    o.tpotMs = finite(r.tpotMs);
+    o.e2eMs = finite(r.e2eMs);
+    o.requestsPerS = o.outputTokensPerS / osl;
+    o.kvLinkRequestsPerS = finite(r.kvLinkRequestsPerS);
+    o.kvLinkLoad = finite(r.kvLinkLoad);
+    return o;
+}
+
+std::string deploymentShapeError(const Scenario& s, const Deployment& d)
+{
+    const bool disaggregated = s.workload.serving == ServingMode::Disaggregated;
+    if (d.pools && !disaggregated)
+        return "a plan with a prefill and a decode pool needs a scenario whose workload.serving is \"disaggregated\"; "
+               "scenario '" + s.name + "' is " + servingModeName(s.workload.serving);
+    if (!d.pools && disaggregated)
+        return "scenario '" + s.name + "' serves disaggregated: its plans have a \"prefill\" and a \"decode\" pool";
+    return {};
+}
+
+DeploymentOutcome evaluateDeployment(const Scenario& s, const Deployment& d, SimConstants constants)
+{
+    DeploymentOutcome o;
+    if (d.pools) {
+        const DisaggregatedSimulator sim(s, constants);
+        o = deploymentOutcome(s, *d.pools, sim.evaluate(*d.pools));
+    } else {
+        const Simulator sim(s, constants);
+        o = deploymentOutcome(s, d.plan, sim.evaluate(d.plan));
+    }
+    const std::string shape = deploymentShapeError(s, d);
+    if (!shape.empty()) {
+        o.valid = false;
+        o.reasons.insert(o.reasons.begin(), shape);
+    }
+    return o;
+}
+
+} // namespace shardlab

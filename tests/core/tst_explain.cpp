@@ -1,0 +1,244 @@
+// The one deployment outcome and what is explained from it: every cost account sums to
+// the headline's inverse (two-batch overlap and the pipeline bubble included), a
+// comparison's per-token ratio is its throughput ratio, a two-pool deployment's cost
+// splits over its pools, and the JSON writes each figure from the same outcome.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "report/result_json.h"
+#include "report/text_format.h"
+#include "runner/run_search.h"
+#include "sim/megatron.h"
+#include "tst_search_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+
+namespace {
+
+bool close(double a, double b, double rel = 1e-9) { return std::fabs(a - b) <= rel * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+
+double partsSum(const CostAccount& a)
+{
+    double sum = 0;
+    for (const CostPart& p : a.parts)
+        sum += p.gpuUsPerToken;
+    return sum;
+}
+
+Plan searched(const Scenario& s, const char* algo, int budget)
+{
+    SearchOptions o;
+    o.algorithm = algo;
+    o.budget = budget;
+    o.seed = 1;
+    const SearchOutcome out = runSearch(s, o);
+    return out.found ? out.best : megatronPlan(Simulator(s)).plan;
+}
+
+} // namespace
+
+class TestExplain : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void accountSumsToTheHeadline_data();
+    void accountSumsToTheHeadline();
+    void comparisonRatioIsTheThroughputRatio();
+    void twoPoolDeploymentSplitsOverItsPools();
+    void jsonFiguresComeFromTheOutcome();
+    void shapeMismatchIsInvalidWithAReason();
+    void numbersInWords();
+};
+
+void TestExplain::accountSumsToTheHeadline_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<QString>("plan");
+    for (const char* s : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"})
+        for (const char* p : {"megatron", "anneal", "overlap", "pipeline"})
+            QTest::newRow(qPrintable(QStringLiteral("%1 %2").arg(QLatin1String(s), QLatin1String(p))))
+                << QString::fromLatin1(s) << QString::fromLatin1(p);
+}
+
+void TestExplain::accountSumsToTheHeadline()
+{
+    QFETCH(QString, scenario);
+    QFETCH(QString, plan);
+    const Scenario s = presetScenario(scenario.toLatin1().constData());
+    const Simulator sim(s);
+    Plan p = plan == QLatin1String("anneal") ? searched(s, "anneal", 400) : megatronPlan(sim).plan;
+    if (plan == QLatin1String("overlap")) { // two-batch overlap on the recipe's plan (MoE only)
+        if (!s.model.isMoe())
+            QSKIP("two-batch overlap is an MoE slot");
+        p.twoBatchOverlap = true;
+    }
+    if (plan == QLatin1String("pipeline")) { // a bubble: PP 2 with one micro-batch
+        p.pipelineParallel *= 2;
+        p.dataParallel = std::max(1, p.dataParallel / 2);
+        if (p.gpus() != s.cluster.totalGpus()) {
+            p.pipelineParallel /= 2;
+            p.tensorParallel = std::max(1, p.tensorParallel / 2);
+            p.pipelineParallel *= 2;
+        }
+    }
+    const DeploymentOutcome o = evaluateDeployment(s, Deployment::onePool(p));
+    QVERIFY2(o.costed, qPrintable(QString::fromStdString(o.reasons.empty() ? "" : o.reasons.front())));
+    QVERIFY(o.tokensPerSPerGpu > 0);
+    const CostAccount a = costAccount(o.pools.front());
+    QVERIFY(a.costed);
+    QCOMPARE(a.unit, std::string("output token"));
+    // The account is the headline's inverse, and its parts add up to it.
+    QVERIFY2(close(a.gpuUsPerToken, 1e6 / o.tokensPerSPerGpu), qPrintable(QString::number(a.gpuUsPerToken)));
+    QVERIFY(close(o.gpuUsPerToken(), a.gpuUsPerToken));
+    QVERIFY2(close(partsSum(a), a.gpuUsPerToken), qPrintable(QString::number(partsSum(a) - a.gpuUsPerToken)));
+    // The overlap part is exactly what the simulator says two-batch overlap hides; nothing
+    // without it. The bubble is never negative.
+    const SimResult& r = o.pools.front().result;
+    const CostPart* overlap = nullptr;
+    const CostPart* bubble = nullptr;
+    for (const CostPart& x : a.parts) {
+        if (x.kind == CostPartKind::Overlap)
+            overlap = &x;
+        if (x.kind == CostPartKind::PipelineBubble)
+            bubble = &x;
+    }
+    QVERIFY(overlap && bubble);
+    QVERIFY2(close(overlap->stepUs, -r.overlapHiddenUs, 1e-6),
+             qPrintable(QStringLiteral("%1 vs %2").arg(overlap->stepUs).arg(r.overlapHiddenUs)));
+    if (p.twoBatchOverlap)
+        QVERIFY(r.overlapHiddenUs > 0);
+    QVERIFY(bubble->stepUs >= -1e-6 * r.stageStepUs);
+    if (p.pipelineParallel > 1 && p.microBatches == 1)
+        QVERIFY(bubble->gpuUsPerToken > 0);
+    QVERIFY(close(a.bubbleShare * a.gpuUsPerToken, bubble->gpuUsPerToken));
+    QVERIFY(close(a.overlapShare * a.gpuUsPerToken, overlap->gpuUsPerToken));
+}
+
+void TestExplain::comparisonRatioIsTheThroughputRatio()
+{
+    const Scenario s = presetScenario("deepseek-v3-256gpu");
+    const Simulator sim(s);
+    Plan p = searched(s, "anneal", 400);
+    p.twoBatchOverlap = true; // the case the per-token figures used to leave out
+    const DeploymentOutcome a = evaluateDeployment(s, Deployment::onePool(p));
+    const DeploymentOutcome b = evaluateDeployment(s, Deployment::onePool(megatronPlan(sim).plan));
+    QVERIFY(a.costed && b.costed);
+    const DeploymentComparison d = compareDeployments(a, b, "A", "B");
+    QVERIFY(close(d.ratio, a.tokensPerSPerGpu / b.tokensPerSPerGpu));
+    QVERIFY(close(d.refPerToken / d.thisPerToken, d.ratio));
+    QCOMPARE(d.pools.size(), size_t(1));
+    const PlanComparison& c = d.pools.front();
+    QVERIFY(c.comparable);
+    QVERIFY(close(c.refPerToken / c.thisPerToken, c.ratio));
+    double sumA = 0, sumB = 0;
+    for (const ComparedPart& x : c.parts) {
+        sumA += x.thisPerToken;
+        sumB += x.refPerToken;
+    }
+    QVERIFY(close(sumA, c.thisPerToken));
+    QVERIFY(close(sumB, c.refPerToken));
+    // The sentence states the ratio its own figures give.
+    QVERIFY(c.lines.size() >= 2);
+    QVERIFY2(c.lines.front().text.find(groupedNumber(c.ratio, 3) + "x") != std::string::npos,
+             c.lines.front().text.c_str());
+    QVERIFY(c.lines.front().text.find(perTokenText(c.thisPerToken) + " GPU") != std::string::npos);
+}
+
+void TestExplain::twoPoolDeploymentSplitsOverItsPools()
+{
+    Scenario s = presetScenario("deepseek-v3-256gpu");
+    s.workload.serving = ServingMode::Disaggregated;
+    const DisaggregatedSimulator sim(s);
+    const DisaggregatedRecipe rp = megatronDisaggregated(sim);
+    QVERIFY(rp.found);
+    const DeploymentOutcome o = evaluateDeployment(s, Deployment::twoPools(rp.plan));
+    QVERIFY(o.valid && o.twoPools());
+    QVERIFY(close(o.tokensPerSPerGpu, rp.result.tokensPerSPerGpu));
+    const DeploymentAccount d = deploymentAccount(o);
+    QCOMPARE(d.pools.size(), size_t(2));
+    QVERIFY(close(d.pools[0].gpuUsPerToken + d.pools[1].gpuUsPerToken, o.gpuUsPerToken()));
+    // The limiting pool works all the time; the other idles for part of it.
+    const int limiting = o.limitedBy == DisaggLimit::Prefill ? 0 : 1;
+    if (o.limitedBy != DisaggLimit::KvLink)
+        QVERIFY(close(d.pools[limiting].busyShare, 1.0));
+    QVERIFY(d.pools[1 - limiting].busyShare <= 1.0);
+    // A prefill pool's token is a prompt token: its account is GPUs over prompt tokens/s.
+    const PoolOutcome& pre = o.pools[0];
+    const CostAccount a = costAccount(pre);
+    QVERIFY(a.costed);
+    QCOMPARE(a.unit, std::string("prompt token"));
+    QVERIFY(close(a.gpuUsPerToken, 1e6 * double(pre.gpus) / (pre.requestsPerS * s.workload.promptTokens), 1e-9));
+    QVERIFY(close(partsSum(a), a.gpuUsPerToken));
+    const CostAccount dec = costAccount(o.pools[1]);
+    QVERIFY(close(dec.gpuUsPerToken, 1e6 / o.pools[1].result.tokensPerSPerGpu));
+}
+
+void TestExplain::jsonFiguresComeFromTheOutcome()
+{
+    Scenario s = presetScenario("mixtral-8x22b-64gpu");
+    const Simulator sim(s);
+    const Plan p = megatronPlan(sim).plan;
+    const DeploymentOutcome one = evaluateDeployment(s, Deployment::onePool(p));
+    const auto j = nlohmann::json::parse(deploymentToJson(one));
+    // The names scripts read: a contract.
+    for (const char* key : {"scenario", "profile", "plan", "valid", "violations", "reasons", "serving",
+                            "output_tokens_per_s", "output_tokens_per_s_per_gpu", "tpot_ms", "ttft_ms", "e2e_ms",
+                            "tokens_per_s_per_user", "gpu_us_per_token", "step_tokens", "decode_tokens_per_s",
+                            "tokens_per_s_per_gpu", "memory_gb", "decode_operators", "prefill_operators"})
+        QVERIFY2(j.contains(key), key);
+    QCOMPARE(j["output_tokens_per_s_per_gpu"].get<double>(), one.tokensPerSPerGpu);
+    QVERIFY(close(j["gpu_us_per_token"].get<double>(), one.gpuUsPerToken()));
+    QCOMPARE(j["valid"].get<bool>(), one.valid);
+
+    s.workload.serving = ServingMode::Disaggregated;
+    const DisaggregatedSimulator dsim(s);
+    const DisaggregatedRecipe rp = megatronDisaggregated(dsim);
+    const DeploymentOutcome two = evaluateDeployment(s, Deployment::twoPools(rp.plan));
+    const auto k = nlohmann::json::parse(deploymentToJson(two));
+    QCOMPARE(k["output_tokens_per_s_per_gpu"].get<double>(), two.tokensPerSPerGpu);
+    QCOMPARE(k["tpot_ms"].get<double>(), two.tpotMs);
+    QCOMPARE(k["gpus"].get<long long>(), two.gpus);
+    for (const char* pool : {"prefill", "decode"}) {
+        QVERIFY2(k.contains(pool), pool);
+        QVERIFY(k[pool].contains("gpu_us_per_token"));
+        QVERIFY(k[pool].contains("requests_per_s"));
+    }
+    QCOMPARE(k["decode"]["tpot_ms"].get<double>(), two.pools[1].result.tpotMs);
+    // explain's JSON carries the same evaluation and an account per pool.
+    const auto e = nlohmann::json::parse(explanationToJson(two, nullptr, "none"));
+    QCOMPARE(e["evaluation"], k);
+    QCOMPARE(e["cost"]["pools"].size(), size_t(2));
+    QCOMPARE(e["cost"]["pools"][0]["unit"].get<std::string>(), std::string("prompt token"));
+}
+
+void TestExplain::shapeMismatchIsInvalidWithAReason()
+{
+    const Scenario s = presetScenario("llama3-70b-8gpu");
+    const Simulator sim(s);
+    const Plan p = megatronPlan(sim).plan;
+    QVERIFY(deploymentShapeError(s, Deployment::onePool(p)).empty());
+    const DeploymentOutcome o = evaluateDeployment(s, Deployment::twoPools({p, p}));
+    QVERIFY(!o.valid);
+    QVERIFY(!o.reasons.empty());
+    QVERIFY(o.reasons.front().find("disaggregated") != std::string::npos);
+}
+
+void TestExplain::numbersInWords()
+{
+    QCOMPARE(groupedNumber(3376.4, 0), std::string("3,376"));
+    QCOMPARE(groupedNumber(-1234567.891, 2), std::string("-1,234,567.89"));
+    QCOMPARE(groupedNumber(999.96, 1), std::string("1,000.0"));
+    QCOMPARE(groupedNumber(-0.001, 1), std::string("0.0"));
+    QCOMPARE(signedText(-0.25, 2), std::string("\xE2\x88\x92" "0.25"));
+    QCOMPARE(signedText(0.0001, 1), std::string("0.0"));
+    QCOMPARE(msText(0.042), std::string("0.042"));
+    QCOMPARE(msText(1204.4), std::string("1,204"));
+    QCOMPARE(bytesText(1.25e6), std::string("1.25 MB"));
+    QCOMPARE(groupedNumber(std::nan(""), 1), std::string("\xE2\x80\x94"));
+}
+
+QTEST_GUILESS_MAIN(TestExplain)
+#include "tst_explain.moc"
