@@ -8,7 +8,6 @@
 #include "io/input_file.h"
 #include "report/result_json.h"
 #include "report/text_format.h"
-#include "sim/megatron.h"
 
 namespace shardlab::cli {
 
@@ -58,21 +57,6 @@ Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
     return r;
 }
 
-// The recipe's deployment of the scenario (the reference the Plan tab compares with).
-DeploymentOutcome recipeOutcome(const Scenario& s, std::string& explanation)
-{
-    if (s.workload.serving == ServingMode::Disaggregated) {
-        const DisaggregatedSimulator sim(s);
-        const DisaggregatedRecipe rp = megatronDisaggregated(sim);
-        explanation = rp.explanation;
-        return evaluateDeployment(s, Deployment::twoPools(rp.plan));
-    }
-    const Simulator sim(s);
-    const RecipePlan rp = megatronPlan(sim);
-    explanation = rp.explanation;
-    return evaluateDeployment(s, Deployment::onePool(rp.plan));
-}
-
 std::string planLine(const PoolOutcome& p)
 {
     const Plan& x = p.plan;
@@ -92,9 +76,8 @@ void printHeadline(std::ostream& out, const DeploymentOutcome& o)
         out << "  - " << why << "\n";
 }
 
-void printAccount(std::ostream& out, const PoolOutcome& pool)
+void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount& a)
 {
-    const CostAccount a = costAccount(pool);
     out << "\n" << (pool.whole ? std::string("Plan") : "The " + pool.name()) << " (" << pool.gpus
         << " GPUs): " << planLine(pool) << "\n";
     if (!a.costed) {
@@ -164,16 +147,19 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
     if (!d.ok())
         return reportFieldErrors(err, d.errors);
     const Scenario& s = d.value.scenario;
-    const DeploymentOutcome o = evaluateDeployment(s, d.value.deployment);
-    std::string recipeWhy;
-    const DeploymentOutcome recipe = recipeOutcome(s, recipeWhy);
-    const bool haveRecipe = recipe.costed;
+    const DeploymentExplanation e = explainDeployment(s, d.value.deployment);
     if (a.flag("--json")) {
-        out << explanationToJson(o, haveRecipe ? &recipe : nullptr, recipeWhy) << "\n";
+        out << explanationToJson(e) << "\n";
         return kExitOk;
     }
+    const DeploymentOutcome& o = e.outcome;
     out << "Scenario " << s.name << " (" << servingModeName(s.workload.serving) << ")\n";
     printHeadline(out, o);
+    if (e.recipe)
+        out << groupedNumber(e.ratioToRecipe, 3) << "x the Megatron recipe's " << groupedNumber(e.recipe->tokensPerSPerGpu, 1)
+            << " tokens/s per GPU (" << e.recipeExplanation << ")\n";
+    else
+        out << "The Megatron recipe has no costed deployment here (" << e.recipeExplanation << ")\n";
     if (o.twoPools() && o.costed) {
         out << "\nThe deployment's " << perTokenText(o.gpuUsPerToken()) << " GPU·µs per output token, by pool (limited "
             << "by " << disaggLimitName(o.limitedBy) << "):\n";
@@ -181,13 +167,15 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
             out << "  " << padRight(p.name, 14) << p.gpus << " GPUs: " << perTokenText(p.gpuUsPerToken)
                 << " GPU·µs per output token, busy " << percentText(p.busyShare) << " of the time\n";
     }
-    for (const PoolOutcome& pool : o.pools)
-        printAccount(out, pool);
-    out << "\nVersus the Megatron recipe (" << recipeWhy << "):\n";
-    if (haveRecipe)
-        printDeploymentComparison(out, compareDeployments(o, recipe, "this plan", "the Megatron recipe"));
-    else
-        out << "  the recipe has no costed plan here\n";
+    for (size_t i = 0; i < o.pools.size(); ++i) {
+        printAccount(out, o.pools[i], e.accounts[i]);
+        const PlanComparison& c = e.versusRecipe[i];
+        if (!c.comparable)
+            continue;
+        out << "\n  Versus the Megatron recipe on " << (o.pools[i].whole ? "this scenario" : "this pool") << ": "
+            << c.headline << "\n";
+        printComparison(out, c);
+    }
     return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 #include "plan_view.h"
 
+#include "report/text_format.h"
+
 #include <QComboBox>
 #include <QDateTime>
 #include <QHBoxLayout>
@@ -48,7 +50,7 @@ QString versus(double value, double limit)
              ok ? QStringLiteral("≤") : QStringLiteral(">"), formatNumber(limit, limit < 10 ? 2 : 0));
 }
 
-const QString kReferenceName = QStringLiteral("Megatron");
+const QString kReferenceName = QString::fromLatin1(kRecipeName);
 } // namespace
 
 PlanView::PlanView(QWidget* parent) : QWidget(parent)
@@ -285,7 +287,7 @@ void PlanView::applyPool()
 void PlanView::updateDeployment()
 {
     m_deployment = m_dsim->evaluate(m_pools);
-    const DisaggregatedResult& d = m_deployment;
+    const DeploymentOutcome o = deploymentOutcome(m_full, m_pools, m_deployment);
     const WorkloadSpec& w = m_full.workload;
     const long long gp = m_pools.prefill.gpus(), gd = m_pools.decode.gpus();
     m_poolSelect->setItemText(0, tr("Prefill pool · %n GPU(s)", nullptr, int(gp)));
@@ -294,30 +296,38 @@ void PlanView::updateDeployment()
                        .arg(m_poolsTitle.toHtmlEscaped())
                        .arg(gp)
                        .arg(gd);
-    if (d.structure.empty()) {
-        html += d.valid ? tr("&nbsp;<span style='background:#2e7d32; color:white'>&nbsp;VALID&nbsp;</span>")
+    if (o.costed) {
+        html += o.valid ? tr("&nbsp;<span style='background:#2e7d32; color:white'>&nbsp;VALID&nbsp;</span>")
                         : tr("&nbsp;<span style='background:#c62828; color:white'>&nbsp;INVALID&nbsp;</span>");
         html += tr("<br><b>%1</b> output tokens/s per GPU of both pools (%2 total) · TTFT %3 · TPOT %4 · limited by %5 "
                    "· KV links at %6 of capacity (%7 per request over %8)")
-                    .arg(formatNumber(d.tokensPerSPerGpu, 1), formatNumber(d.outputTokensPerS, 0),
-                         versus(d.ttftMs, w.ttftSloMs), versus(d.tpotMs, w.tpotSloMs),
-                         d.limitedBy == DisaggLimit::Prefill  ? tr("the prefill pool")
-                         : d.limitedBy == DisaggLimit::Decode ? tr("the decode pool")
+                    .arg(formatNumber(o.tokensPerSPerGpu, 1), formatNumber(o.outputTokensPerS, 0),
+                         versus(o.ttftMs, w.ttftSloMs), versus(o.tpotMs, w.tpotSloMs),
+                         o.limitedBy == DisaggLimit::Prefill  ? tr("the prefill pool")
+                         : o.limitedBy == DisaggLimit::Decode ? tr("the decode pool")
                                                               : tr("the KV links"),
-                         formatPercent(d.kvLinkLoad), formatBytes(d.kvBytesPerRequest),
+                         formatPercent(o.kvLinkLoad), formatBytes(o.kvBytesPerRequest),
                          w.kvTransfer == KvLink::NvLink ? tr("NVLink") : tr("the inter-node links"));
-        if (m_poolsReference.found && m_poolsReference.result.tokensPerSPerGpu > 0 && d.valid)
+        // Where an output token's GPU time goes: each pool's GPUs, busy or waiting for the other.
+        QStringList split;
+        for (const DeploymentAccount::Pool& p : deploymentAccount(o).pools)
+            split << tr("%1 %2 (busy %3)").arg(QString::fromStdString(p.name),
+                                               QString::fromStdString(perTokenText(p.gpuUsPerToken)),
+                                               formatPercent(p.busyShare));
+        if (!split.isEmpty())
+            html += tr("<br>An output token costs %1 GPU·µs: %2")
+                        .arg(QString::fromStdString(perTokenText(o.gpuUsPerToken())), split.join(QStringLiteral(" + ")));
+        if (m_poolsReference.found && m_poolsReference.result.tokensPerSPerGpu > 0 && o.valid)
             html += tr("<br><span style='color:#455a64'>%1× the Megatron recipe's pools (%2 tok/s/GPU at %3 + %4 "
                        "GPUs)</span>")
-                        .arg(formatNumber(d.tokensPerSPerGpu / m_poolsReference.result.tokensPerSPerGpu, 3),
+                        .arg(formatNumber(o.tokensPerSPerGpu / m_poolsReference.result.tokensPerSPerGpu, 3),
                              formatNumber(m_poolsReference.result.tokensPerSPerGpu, 1))
                         .arg(m_poolsReference.plan.prefill.gpus())
                         .arg(m_poolsReference.plan.decode.gpus());
     }
-    const std::vector<std::string> reasons = deploymentOutcome(m_full, m_pools, d).reasons;
-    if (!reasons.empty()) {
+    if (!o.reasons.empty()) {
         html += QStringLiteral("<ul style='margin-top:2px; margin-bottom:0; -qt-list-indent:1; color:#b71c1c'>");
-        for (const std::string& r : reasons)
+        for (const std::string& r : o.reasons)
             html += QStringLiteral("<li>%1</li>").arg(plainNumbers(str(r)).toHtmlEscaped());
         html += QStringLiteral("</ul>");
     }
@@ -384,7 +394,7 @@ void PlanView::evaluateAndShow()
 
     PlanComparison cmp;
     if (!structural && refUsable)
-        cmp = comparePlans(m_scenario, m_plan, m_result, m_reference.plan, ref, tr("This plan"), kReferenceName);
+        cmp = comparePlans(m_scenario, m_plan, m_result, m_reference.plan, ref, QString::fromLatin1(kThisPlanName), kReferenceName);
     m_comparison = cmp;
     m_sentences = comparisonParagraphs(cmp);
     updateHeadline(reasons, QString::fromStdString(cmp.headline).toHtmlEscaped());
@@ -479,6 +489,13 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                          versus(r.tpotMs, w.tpotSloMs), versus(r.ttftMs, w.ttftSloMs),
                          formatNumber(r.memory.totalGb, 1), formatNumber(r.memory.capacityGb, 0),
                          servingDescription(r.serving));
+    }
+    if (r.structureChecks == 0) {
+        const CostAccount account = costAccount(poolOutcome(m_scenario, p, r));
+        if (account.costed)
+            html += tr(" · a %1 costs %2 GPU·µs")
+                        .arg(QString::fromStdString(account.unit),
+                             QString::fromStdString(perTokenText(account.gpuUsPerToken)));
     }
     html += QStringLiteral("<br>") + degrees;
     if (!comparison.isEmpty())

@@ -15,6 +15,11 @@
 
 namespace shardlab {
 
+// What explanations call a plan and the recipe it is compared with (the CLI's explain and
+// the window's Plan tab alike).
+inline constexpr const char* kThisPlanName = "This plan";
+inline constexpr const char* kRecipeName = "Megatron";
+
 struct ComparedPart {
     CostPartKind kind = CostPartKind::Operator;
     OpId id = OpId::Count;

@@ -154,9 +154,8 @@ ojson deploymentObject(const DeploymentOutcome& o)
     return j;
 }
 
-ojson accountObject(const PoolOutcome& pool)
+ojson accountObject(const PoolOutcome& pool, const CostAccount& a)
 {
-    const CostAccount a = costAccount(pool);
     ojson j = {{"pool", pool.name()}, {"costed", a.costed}, {"unit", a.unit},
                {"gpu_us_per_token", finite(a.gpuUsPerToken)}, {"tokens_per_step", finite(a.tokensPerStep)},
                {"gpu_us_per_token_per_step_us", finite(a.perStepUs)}, {"bubble_share", finite(a.bubbleShare)},
@@ -226,15 +225,15 @@ std::string disaggregatedEvaluationToJson(const Scenario& s, const Disaggregated
     return deploymentToJson(deploymentOutcome(s, p, r), indent);
 }
 
-std::string explanationToJson(const DeploymentOutcome& o, const DeploymentOutcome* recipe,
-                              const std::string& recipeExplanation, int indent)
+std::string explanationToJson(const DeploymentExplanation& e, int indent)
 {
+    const DeploymentOutcome& o = e.outcome;
     ojson j;
     j["evaluation"] = deploymentObject(o);
     ojson cost = {{"gpu_us_per_token", finite(o.gpuUsPerToken())}};
     ojson pools = ojson::array();
-    for (const PoolOutcome& pool : o.pools)
-        pools.push_back(accountObject(pool));
+    for (size_t i = 0; i < o.pools.size(); ++i)
+        pools.push_back(accountObject(o.pools[i], e.accounts[i]));
     cost["pools"] = pools;
     if (o.twoPools()) {
         ojson split = ojson::array();
@@ -244,9 +243,18 @@ std::string explanationToJson(const DeploymentOutcome& o, const DeploymentOutcom
         cost["deployment"] = split;
     }
     j["cost"] = cost;
-    j["recipe"] = {{"explanation", recipeExplanation}, {"found", recipe != nullptr && recipe->valid}};
-    if (recipe)
-        j["versus_recipe"] = deploymentComparisonObject(compareDeployments(o, *recipe, "this plan", "the Megatron recipe"));
+    j["recipe"] = {{"explanation", e.recipeExplanation},
+                   {"costed", e.recipe.has_value()},
+                   {"valid", e.recipe && e.recipe->valid},
+                   {"output_tokens_per_s_per_gpu", e.recipe ? finite(e.recipe->tokensPerSPerGpu) : 0.0},
+                   {"ratio", finite(e.ratioToRecipe)}};
+    ojson versus = ojson::array();
+    for (size_t i = 0; i < e.versusRecipe.size(); ++i) {
+        ojson c = comparisonObject(e.versusRecipe[i]);
+        c["pool"] = o.pools[i].name();
+        versus.push_back(c);
+    }
+    j["versus_recipe"] = versus;
     return j.dump(indent);
 }
 

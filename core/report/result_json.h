@@ -8,6 +8,7 @@
 
 #include "report/cost_account.h"
 #include "report/deployment.h"
+#include "report/explanation.h"
 #include "report/plan_comparison.h"
 
 namespace shardlab {
@@ -22,10 +23,10 @@ std::string disaggregatedEvaluationToJson(const Scenario& s, const Disaggregated
                                           int indent = 2);
 
 // `shardlab-cli explain`: "evaluation" (as above), "cost" (each pool's account, and for two
-// pools the deployment's split between them), "versus_recipe" (the comparison with the
-// recipe's deployment, when it has one) and "recipe" (its explanation).
-std::string explanationToJson(const DeploymentOutcome& o, const DeploymentOutcome* recipe,
-                              const std::string& recipeExplanation, int indent = 2);
+// pools the deployment's split between them), "recipe" (its explanation, whether it has a
+// costed deployment, its tokens/s per GPU and the ratio to it) and "versus_recipe" (per
+// pool, the comparison with the recipe on that pool).
+std::string explanationToJson(const DeploymentExplanation& e, int indent = 2);
 // `shardlab-cli compare`: "a" and "b" (evaluations), "ratio", the GPU·µs per token of each,
 // "headline", and "pools" (one comparison per pool).
 std::string comparisonToJson(const DeploymentOutcome& a, const DeploymentOutcome& b, const DeploymentComparison& c,

@@ -208,10 +208,14 @@ void TestExplain::jsonFiguresComeFromTheOutcome()
     }
     QCOMPARE(k["decode"]["tpot_ms"].get<double>(), two.pools[1].result.tpotMs);
     // explain's JSON carries the same evaluation and an account per pool.
-    const auto e = nlohmann::json::parse(explanationToJson(two, nullptr, "none"));
-    QCOMPARE(e["evaluation"], k);
+    const DeploymentExplanation ex = explainDeployment(s, Deployment::twoPools(rp.plan));
+    const auto e = nlohmann::json::parse(explanationToJson(ex));
+    QVERIFY(e["evaluation"] == k);
     QCOMPARE(e["cost"]["pools"].size(), size_t(2));
     QCOMPARE(e["cost"]["pools"][0]["unit"].get<std::string>(), std::string("prompt token"));
+    // Each pool against the recipe on that pool; the recipe's own pools compare equal.
+    QCOMPARE(e["versus_recipe"].size(), size_t(2));
+    QVERIFY(close(e["recipe"]["ratio"].get<double>(), 1.0));
 }
 
 void TestExplain::shapeMismatchIsInvalidWithAReason()

@@ -1,0 +1,44 @@
+#include "report/explanation.h"
+
+#include "sim/megatron.h"
+
+namespace shardlab {
+
+DeploymentExplanation explainDeployment(const Scenario& s, const Deployment& d)
+{
+    DeploymentExplanation e;
+    e.outcome = evaluateDeployment(s, d);
+    for (const PoolOutcome& pool : e.outcome.pools)
+        e.accounts.push_back(costAccount(pool));
+    DeploymentOutcome recipe;
+    if (s.workload.serving == ServingMode::Disaggregated) {
+        const DisaggregatedSimulator sim(s);
+        const DisaggregatedRecipe rp = megatronDisaggregated(sim);
+        e.recipeExplanation = rp.explanation;
+        recipe = evaluateDeployment(s, Deployment::twoPools(rp.plan));
+    } else {
+        const Simulator sim(s);
+        const RecipePlan rp = megatronPlan(sim);
+        e.recipeExplanation = rp.explanation;
+        recipe = evaluateDeployment(s, Deployment::onePool(rp.plan));
+    }
+    if (recipe.costed) {
+        e.ratioToRecipe = recipe.tokensPerSPerGpu > 0 ? e.outcome.tokensPerSPerGpu / recipe.tokensPerSPerGpu : 0;
+        e.recipe = recipe;
+    }
+    // Each pool against the recipe on the same pool: one pool, the recipe's plan; two pools,
+    // the recipe applied to this pool's scenario (its GPUs), as the Plan tab compares.
+    for (const PoolOutcome& pool : e.outcome.pools) {
+        if (!pool.costed()) {
+            e.versusRecipe.emplace_back();
+            continue;
+        }
+        const Simulator sim(pool.scenario);
+        const RecipePlan rp = megatronPlan(sim);
+        const PoolOutcome ref = poolOutcome(pool.scenario, rp.plan, sim.evaluate(rp.plan));
+        e.versusRecipe.push_back(comparePools(pool, ref, kThisPlanName, kRecipeName));
+    }
+    return e;
+}
+
+} // namespace shardlab
