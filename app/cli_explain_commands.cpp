@@ -1,70 +1,17 @@
 // explain, compare: what the window's Plan and Compare tabs show, from the same core
-// outcome (report/deployment.h), cost account (report/cost_account.h) and comparison
+// outcome (sim/deployment.h), cost account (report/cost_account.h) and comparison
 // (report/plan_comparison.h).
 #include <cstdio>
 #include <ostream>
 
 #include "cli_commands.h"
-#include "io/input_file.h"
+#include "cli_deployment.h"
 #include "report/result_json.h"
 #include "report/text_format.h"
 
 namespace shardlab::cli {
 
 namespace {
-
-struct LoadedDeployment {
-    Scenario scenario;
-    Deployment deployment;
-};
-
-// A plan file of either shape, with the scenario it is used with (scenarioForPlan's rules).
-Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
-{
-    Parsed<LoadedDeployment> r;
-    auto text = readTextFile(file);
-    if (!text.ok()) {
-        r.errors.push_back(text.error());
-        return r;
-    }
-    PlanDocument shape;
-    if (isDisaggregatedPlanText(text.value())) {
-        auto d = parseDisaggregatedPlanDocument(text.value(), inputLabel(file));
-        if (!d.ok()) {
-            r.errors = d.errors;
-            return r;
-        }
-        shape.scenario = d.value.scenario;
-        shape.scenarioName = d.value.scenarioName;
-        r.value.deployment = Deployment::twoPools(d.value.plan);
-    } else {
-        auto p = parsePlanDocument(text.value(), inputLabel(file));
-        if (!p.ok()) {
-            r.errors = p.errors;
-            return r;
-        }
-        shape = p.value;
-        r.value.deployment = Deployment::onePool(p.value.plan);
-    }
-    auto s = scenarioForPlan(a, shape, inputLabel(file));
-    if (!s.ok()) {
-        r.errors = s.errors;
-        return r;
-    }
-    r.value.scenario = s.value;
-    if (const std::string why = deploymentShapeError(s.value, r.value.deployment); !why.empty())
-        r.errors.push_back({displayText(file), "", why});
-    return r;
-}
-
-std::string planLine(const PoolOutcome& p)
-{
-    const Plan& x = p.plan;
-    return "TP " + std::to_string(x.tensorParallel) + ", EP " + std::to_string(x.expertParallel) + ", PP "
-        + std::to_string(x.pipelineParallel) + ", DP " + std::to_string(x.dataParallel) + ", batch "
-        + std::to_string(x.batch) + ", " + std::to_string(x.microBatches) + " micro-batch(es)"
-        + moePlanSuffix(p.scenario.model, x);
-}
 
 void printHeadline(std::ostream& out, const DeploymentOutcome& o)
 {
@@ -79,12 +26,12 @@ void printHeadline(std::ostream& out, const DeploymentOutcome& o)
 void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount& a)
 {
     out << "\n" << (pool.whole ? std::string("Plan") : "The " + pool.name()) << " (" << pool.gpus
-        << " GPUs): " << planLine(pool) << "\n";
+        << " GPUs): " << planLine(pool.scenario.model, pool.plan) << "\n";
     if (!a.costed) {
         out << "  not costed: the degrees do not fit the scenario\n";
         return;
     }
-    out << "  Where a " << a.unit << "'s " << perTokenText(a.gpuUsPerToken) << " GPU·µs go (busiest stage, one "
+    out << "  Where " << (a.unit[0] == 'o' ? "an " : "a ") << a.unit << "'s " << perTokenText(a.gpuUsPerToken) << " GPU·µs go (busiest stage, one "
         << "micro-batch step carrying " << groupedNumber(a.tokensPerStep, 1) << " tokens; 1 µs of step = "
         << groupedNumber(a.perStepUs, 3) << " GPU·µs per token):\n";
     char line[200];
@@ -92,8 +39,6 @@ void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount&
                   "GPU·us/token", "share");
     out << line;
     for (const CostPart& p : a.parts) {
-        if (p.kind == CostPartKind::Overlap && p.stepUs == 0)
-            continue;
         const std::string sharding = p.kind == CostPartKind::Operator ? opOption(p.id, pool.plan.option(p.id)).name : "";
         std::snprintf(line, sizeof line, "  %-30s %-15s %10s %10s %12s %8s\n", p.name.c_str(), sharding.c_str(),
                       p.inBusiestStage ? groupedNumber(p.stepUs, 1).c_str() : "-", groupedNumber(p.commUs, 1).c_str(),
@@ -103,8 +48,10 @@ void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount&
     std::snprintf(line, sizeof line, "  %-30s %-15s %10s %10s %12s %8s\n", "total", "", "", "",
                   groupedNumber(a.gpuUsPerToken, 2).c_str(), "100.0 %");
     out << line;
-    out << "  Named causes: pipeline bubble and transfers " << percentText(a.bubbleShare) << ", two-batch overlap "
-        << signedText(a.overlapShare * 100, 1) << " %, kernel launch overheads " << percentText(a.launchShare)
+    out << "  Named causes: pipeline bubble and transfers " << percentText(a.bubbleShare);
+    if (pool.plan.twoBatchOverlap)
+        out << ", two-batch overlap " << signedText(a.overlapShare * 100, 1) << " %";
+    out << ", kernel launch overheads " << percentText(a.launchShare)
         << ", communication " << percentText(a.commShare) << "\n";
 }
 

@@ -2,6 +2,7 @@
 #include <ostream>
 
 #include "cli_commands.h"
+#include "cli_deployment.h"
 #include "model/names.h"
 #include "report/launch_config.h"
 
@@ -44,36 +45,12 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     if (a.has("--out"))
         o.companionPrefix = companionPrefixFor(a.value("--out"));
 
-    auto text = readTextFile(a.value("--plan"));
-    if (!text.ok())
-        return reportFieldErrors(err, {text.error()});
     const std::string planFile = inputLabel(a.value("--plan"));
-    Parsed<Scenario> s;
-    Result<LaunchConfig> c = FieldError{};
-    if (isDisaggregatedPlanText(text.value())) {
-        // Prefill and decode pools: the plan file embeds its scenario as a one-pool plan does.
-        auto d = parseDisaggregatedPlanDocument(text.value(), planFile);
-        if (!d.ok())
-            return reportFieldErrors(err, d.errors);
-        PlanDocument shape;
-        shape.scenario = d.value.scenario;
-        shape.scenarioName = d.value.scenarioName;
-        s = scenarioForPlan(a, shape, planFile);
-        if (!s.ok())
-            return reportFieldErrors(err, s.errors);
-        c = exportDisaggregatedLaunchConfig(s.value, d.value.plan, o);
-    } else {
-        auto p = parsePlanDocument(text.value(), planFile);
-        if (!p.ok())
-            return reportFieldErrors(err, p.errors);
-        s = scenarioForPlan(a, p.value, planFile);
-        if (!s.ok())
-            return reportFieldErrors(err, s.errors);
-        if (s.value.workload.serving == ServingMode::Disaggregated)
-            return reportErrors(err, {"--plan: scenario '" + s.value.name + "' serves disaggregated: its plans have a "
-                                      "\"prefill\" and a \"decode\" pool (write one with megatron --out or search --out)"});
-        c = exportLaunchConfig(s.value, p.value.plan, o);
-    }
+    auto d = loadDeployment(a, a.value("--plan"));
+    if (!d.ok())
+        return reportFieldErrors(err, d.errors);
+    const Scenario& scenario = d.value.scenario;
+    const Result<LaunchConfig> c = exportLaunchConfig(scenario, d.value.deployment, o);
     if (!c.ok()) {
         FieldError e = c.error();
         if (e.file.empty() && e.where.rfind("--", 0) != 0)
@@ -87,12 +64,12 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
             return reportErrors(err, {st.error->toString()});
     }
     if (a.flag("--json")) {
-        out << launchConfigToJson(lc, s.value.name);
+        out << launchConfigToJson(lc, scenario.name);
         return kExitOk;
     }
     const EngineInfo& e = engineInfo(lc.engine);
     out << "# " << e.label << " " << lc.engineVersion << " launch configuration for " << displayText(planFile)
-        << " on scenario '" << displayText(s.value.name) << "'\n"
+        << " on scenario '" << displayText(scenario.name) << "'\n"
         << lc.command;
     for (const LaunchFile& f : lc.files)
         out << "\n# " << f.name << ":\n" << f.contents;

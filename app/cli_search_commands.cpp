@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "cli_commands.h"
-#include "cli_disaggregated.h"
+#include "cli_deployment.h"
 #include "cli_signals.h"
 #include "plugin/rl_plugin.h"
 #include "report/result_json.h"
@@ -173,14 +173,9 @@ struct BenchRun {
 
 BenchRun benchRun(const Scenario& s, const SearchOptions& o, const std::atomic<bool>* stop)
 {
-    if (s.workload.serving == ServingMode::Disaggregated) {
-        const DisaggregatedSearchOutcome r = runDisaggregatedSearch(s, o, nullptr, stop);
-        return {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls,
-                callsTo99(r.found, r.bestCurve), r.message};
-    }
     const SearchOutcome r = runSearch(s, o, nullptr, stop);
-    return {r.found, r.provedOptimal, r.found ? r.bestResult.tokensPerSPerGpu : 0.0, r.wallSeconds, r.calls,
-            callsTo99(r.found, r.bestCurve), r.message};
+    return {r.found, r.provedOptimal, r.bestTokensPerSPerGpu(), r.wallSeconds, r.calls, callsTo99(r.found, r.bestCurve),
+            r.message};
 }
 
 ojson curveJson(const std::vector<std::pair<int, double>>& c)
@@ -191,21 +186,31 @@ ojson curveJson(const std::vector<std::pair<int, double>>& c)
     return a;
 }
 
-void printPlan(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r)
+ojson splitsJson(const std::vector<DisaggregatedSplit>& splits)
 {
-    out << "Best plan: TP " << p.tensorParallel << ", EP " << p.expertParallel;
-    if (r.expertTensorParallel > 0)
-        out << " (expert TP " << r.expertTensorParallel << ")";
-    out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
-        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << "\n";
-    printServingFigures(out, s, r, "  ");
-    printMoeFigures(out, s, p, r, "  ");
-    const MemoryBreakdown& m = r.memory;
-    out << "  memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb) << " GB (weights "
-        << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb) << ", activations "
-        << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb) << ")\n";
-    out << "  ";
-    printOperators(out, s.model, p, "    ");
+    ojson a = ojson::array();
+    for (const DisaggregatedSplit& sp : splits)
+        a.push_back({{"prefill_gpus", sp.prefillGpus},
+                     {"decode_gpus", sp.decodeGpus},
+                     {"searched", sp.searched},
+                     {"prefill_found", sp.prefillFound},
+                     {"decode_found", sp.decodeFound},
+                     {"prefill_output_tokens_per_s", sp.prefillTokensPerS},
+                     {"decode_output_tokens_per_s", sp.decodeTokensPerS},
+                     {"kv_link_output_tokens_per_s", sp.kvLinkTokensPerS},
+                     {"output_tokens_per_s_per_gpu", sp.tokensPerSPerGpu},
+                     {"note", sp.note}});
+    return a;
+}
+
+void printSplits(std::ostream& out, const std::vector<DisaggregatedSplit>& splits)
+{
+    out << "Splits (prefill + decode GPUs: best tokens/s per GPU):";
+    int shown = 0;
+    for (const DisaggregatedSplit& sp : splits)
+        if (sp.tokensPerSPerGpu > 0 && shown++ < 12)
+            out << "  " << sp.prefillGpus << "+" << sp.decodeGpus << ": " << formatNumber("%.1f", sp.tokensPerSPerGpu);
+    out << (shown == 0 ? "  none valid" : "") << "\n";
 }
 
 int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
@@ -232,8 +237,6 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     if (!knobValues(a, o.extra, error) || !pluginReady(o.algorithm, error))
         return reportErrors(err, {error});
 
-    if (s.value.workload.serving == ServingMode::Disaggregated)
-        return searchDisaggregatedCommand(a, s.value, o, info.budgeted, out, err);
     // Ctrl-C (or SIGTERM) ends the search through its stop token; what it found is
     // still printed and saved, marked as interrupted.
     const SearchOutcome r = runSearch(s.value, o, nullptr, stop);
@@ -247,12 +250,13 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         return reportErrors(err, {r.message});
     }
     if (r.found && a.has("--out")) {
-        Status st = savePlanFile(a.value("--out"), r.best, &s.value);
+        Status st = saveDeploymentFile(a.value("--out"), r.deployment.deployment(), s.value);
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});
     }
     if (a.flag("--json")) {
         ojson j = {{"scenario", s.value.name},
+                   {"serving", servingModeName(s.value.workload.serving)},
                    {"algorithm", r.algorithm},
                    {"seed", o.seed},
                    {"budget", info.budgeted ? o.budget : 0},
@@ -268,21 +272,27 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                    {"calls", r.calls},
                    {"wall_seconds", r.wallSeconds},
                    {"best_curve", curveJson(r.bestCurve)}};
+        if (s.value.workload.serving == ServingMode::Disaggregated)
+            j["splits"] = splitsJson(r.splits);
         j["evaluation"] = nullptr;
         if (r.found) {
-            ojson ev = ojson::parse(evaluationToJson(s.value, r.best, r.bestResult), nullptr, false);
+            ojson ev = ojson::parse(deploymentToJson(r.deployment), nullptr, false);
             if (!ev.is_discarded())
                 j["evaluation"] = ev;
         }
         out << j.dump(2) << "\n";
     } else {
-        out << "Search '" << r.algorithm << "' on " << s.value.name << ": search space of 10^"
-            << formatNumber("%.1f", r.log10SpaceSize) << " plans";
+        const bool pools = s.value.workload.serving == ServingMode::Disaggregated;
+        out << "Search '" << r.algorithm << "' on " << s.value.name;
+        if (pools)
+            out << " (disaggregated: the prefill:decode split and each pool's plan)";
+        else
+            out << ": search space of 10^" << formatNumber("%.1f", r.log10SpaceSize) << " plans";
         if (info.budgeted)
             out << ", budget " << o.budget << " simulator calls, seed " << o.seed;
         out << "\n";
         if (r.found)
-            printPlan(out, s.value, r.best, r.bestResult);
+            printDeployment(out, r.deployment, false, "Best plan");
         else
             out << "No valid plan.\n";
         out << "Simulator calls: " << r.calls << "; wall " << formatNumber("%.3f", r.wallSeconds) << " s"
@@ -293,6 +303,8 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                 out << "  " << call << ": " << formatNumber("%.1f", v);
             out << "\n";
         }
+        if (pools)
+            printSplits(out, r.splits);
         if (!r.message.empty())
             out << "Note: " << r.message << "\n";
         if (interrupted)

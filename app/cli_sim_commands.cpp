@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli_commands.h"
-#include "cli_disaggregated.h"
+#include "cli_deployment.h"
 #include "io/presets.h"
 #include "io/profile_json.h"
 #include "report/result_json.h"
@@ -20,45 +20,6 @@
 namespace shardlab::cli {
 
 namespace {
-
-void printEvaluation(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r)
-{
-    out << "Plan: TP " << p.tensorParallel << ", EP " << p.expertParallel;
-    if (r.expertTensorParallel > 0)
-        out << " (expert TP " << r.expertTensorParallel << ")";
-    out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
-        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << "\n";
-    out << (r.valid ? "Valid" : "INVALID") << "\n";
-    for (const std::string& why : violationReasons(s, p, r))
-        out << "  - " << why << "\n";
-    if (r.structureChecks)
-        return;
-    printServingFigures(out, s, r, "");
-    printMoeFigures(out, s, p, r, "");
-    if (p.pipelineParallel > 1)
-        out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage " << formatNumber("%.1f", r.p2pUs)
-            << " us, bubble " << formatNumber("%.0f", r.pipelineBubble * 100) << "%\n";
-    const MemoryBreakdown& m = r.memory;
-    out << "Memory per GPU: " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb) << " GB (weights "
-        << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb) << ", activations "
-        << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb) << ")\n";
-    out << "\nDecode step, busiest stage, per GPU (us):\n";
-    char line[200];
-    std::snprintf(line, sizeof line, "  %-14s %-15s %9s %9s %9s %-7s %9s  %s\n", "operator", "sharding", "time",
-                  "compute", "memory", "bound", "comm", "collective");
-    out << line;
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        const OpBreakdown& o = r.decode[i];
-        if (!opPresent(s.model, id) || !o.present)
-            continue;
-        std::snprintf(line, sizeof line, "  %-14s %-15s %9.1f %9.1f %9.1f %-7s %9.1f  %s\n", opName(id),
-                      opInfo(id).options[p.option(id)].name, o.timeUs, o.computeUs, o.memoryUs,
-                      o.bound == Bound::Compute ? "compute" : "memory", o.commUs,
-                      o.collective == Collective::None ? "-" : collectiveName(o.collective));
-        out << line;
-    }
-}
 
 } // namespace
 
@@ -167,38 +128,14 @@ int runEvaluate(const Args& a, std::ostream& out, std::ostream& err)
 {
     if (!a.has("--plan"))
         return reportErrors(err, {"--plan: required (a plan file)"});
-    // Read once (the plan may be "-"), then parse as the kind of plan it is.
-    const std::string planFile = a.value("--plan");
-    auto text = readTextFile(planFile);
-    if (!text.ok())
-        return reportFieldErrors(err, {text.error()});
-    if (isDisaggregatedPlanText(text.value())) {
-        auto d = parseDisaggregatedPlanDocument(text.value(), inputLabel(planFile));
-        if (!d.ok())
-            return reportFieldErrors(err, d.errors);
-        PlanDocument shape;
-        shape.scenario = d.value.scenario;
-        shape.scenarioName = d.value.scenarioName;
-        auto s = scenarioForPlan(a, shape, inputLabel(planFile));
-        if (!s.ok())
-            return reportFieldErrors(err, s.errors);
-        return evaluateDisaggregated(a, d.value, s.value, out, err);
-    }
-    auto p = parsePlanDocument(text.value(), inputLabel(planFile));
-    if (!p.ok())
-        return reportFieldErrors(err, p.errors);
-    auto s = scenarioForPlan(a, p.value, inputLabel(planFile));
-    if (!s.ok())
-        return reportFieldErrors(err, s.errors);
-    if (s.value.workload.serving == ServingMode::Disaggregated)
-        return reportErrors(err, {"--plan: scenario '" + s.value.name + "' serves disaggregated: its plans have a "
-                                  "\"prefill\" and a \"decode\" pool (write one with megatron --out or search --out)"});
-    const Simulator sim(s.value);
-    const SimResult r = sim.evaluate(p.value.plan);
+    auto d = loadDeployment(a, a.value("--plan"));
+    if (!d.ok())
+        return reportFieldErrors(err, d.errors);
+    const DeploymentOutcome o = evaluateDeployment(d.value.scenario, d.value.deployment);
     if (a.flag("--json"))
-        out << evaluationToJson(s.value, p.value.plan, r) << "\n";
+        out << deploymentToJson(o) << "\n";
     else
-        printEvaluation(out, s.value, p.value.plan, r);
+        printDeployment(out, o, true);
     return kExitOk; // an invalid plan is a result, not an input error; "valid" says which
 }
 
@@ -207,26 +144,22 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
     auto s = loadScenarioArg(a);
     if (!s.ok())
         return reportFieldErrors(err, s.errors);
-    if (s.value.workload.serving == ServingMode::Disaggregated)
-        return megatronDisaggregatedCommand(a, s.value, out, err);
-    const Simulator sim(s.value);
-    const RecipePlan rp = megatronPlan(sim);
+    const DeploymentRecipe rp = megatronDeployment(s.value);
     // No valid recipe plan (within the constraints): the reason, exit 1, nothing written.
     if (!rp.found)
         err << "error: the recipe has no valid plan for this scenario"
             << (a.has("--out") ? " (--out not written)" : "") << ": " << rp.explanation << "\n";
     if (a.has("--out") && rp.found) {
-        Status st = savePlanFile(a.value("--out"), rp.plan, &s.value);
+        Status st = saveDeploymentFile(a.value("--out"), rp.deployment, s.value);
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});
     }
     if (a.flag("--json")) {
         out << "{\"explanation\": " << nlohmann::json(rp.explanation).dump() << ", \"found\": "
-            << (rp.found ? "true" : "false") << ", \"evaluation\": " << evaluationToJson(s.value, rp.plan, rp.result)
-            << "}\n";
+            << (rp.found ? "true" : "false") << ", \"evaluation\": " << deploymentToJson(rp.outcome) << "}\n";
     } else {
         out << "Megatron recipe for " << s.value.name << ": " << rp.explanation << "\n\n";
-        printEvaluation(out, s.value, rp.plan, rp.result);
+        printDeployment(out, rp.outcome, true);
         if (a.has("--out") && rp.found)
             out << "\nwrote " << displayText(a.value("--out")) << "\n";
     }

@@ -41,22 +41,10 @@ void FeasibilityCheck::check(const Scenario& s)
         SearchOptions o;
         o.algorithm = "exact";
         // Disaggregated: proved over every prefill:decode split.
-        bool provedInfeasible = false, found = false;
-        std::string message;
-        double seconds = 0;
-        if (s.workload.serving == ServingMode::Disaggregated) {
-            const DisaggregatedSearchOutcome out = runDisaggregatedSearch(s, o, nullptr, stop.get());
-            provedInfeasible = out.provedInfeasible;
-            found = out.found;
-            message = out.message;
-            seconds = out.wallSeconds;
-        } else {
-            const SearchOutcome out = runSearch(s, o, nullptr, stop.get());
-            provedInfeasible = out.provedInfeasible;
-            found = out.found;
-            message = out.message;
-            seconds = out.wallSeconds;
-        }
+        const SearchOutcome out = runSearch(s, o, nullptr, stop.get());
+        const bool provedInfeasible = out.provedInfeasible, found = out.found;
+        const std::string message = out.message;
+        const double seconds = out.wallSeconds;
         if (stop->load())
             return;
         const bool infeasible = provedInfeasible && !found;

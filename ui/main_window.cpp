@@ -792,26 +792,27 @@ void MainWindow::onFinished(const JobResult& r)
     const SearchOutcome& o = r.outcome;
     if (o.found) {
         const QString title = tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm));
-        if (r.pools && m_planView->isDisaggregated())
-            m_planView->showPools(title, r.pools->best);
+        const Deployment best = o.deployment.deployment();
+        if (best.pools && m_planView->isDisaggregated())
+            m_planView->showPools(title, *best.pools);
         else
             m_planView->showPlan(title, o.best);
         QString text = tr("%1 found %2 tok/s/GPU in %3 simulator calls and %4 s")
                            .arg(QString::fromStdString(o.algorithm))
-                           .arg(o.bestResult.tokensPerSPerGpu, 0, 'f', 1)
+                           .arg(o.bestTokensPerSPerGpu(), 0, 'f', 1)
                            .arg(o.calls)
                            .arg(o.wallSeconds, 0, 'f', 2);
-        if (r.pools) {
+        if (best.pools) {
             text += tr(" with a prefill pool of %1 GPUs and a decode pool of %2")
-                        .arg(r.pools->best.prefill.gpus())
-                        .arg(r.pools->best.decode.gpus());
+                        .arg(best.pools->prefill.gpus())
+                        .arg(best.pools->decode.gpus());
             if (!o.provedOptimal) // what was searched; a proof says it below
-                text += QStringLiteral(" (%1)").arg(QString::fromStdString(r.pools->message));
+                text += QStringLiteral(" (%1)").arg(QString::fromStdString(o.message));
         }
         if (m_megatronValue > 0)
-            text += tr(" (%1x the Megatron recipe)").arg(o.bestResult.tokensPerSPerGpu / m_megatronValue, 0, 'f', 3);
+            text += tr(" (%1x the Megatron recipe)").arg(o.bestTokensPerSPerGpu() / m_megatronValue, 0, 'f', 3);
         if (o.provedOptimal)
-            text += r.pools ? tr("; proved optimal under the simulator over every split")
+            text += best.pools ? tr("; proved optimal under the simulator over every split")
                             : tr("; proved optimal under the simulator");
         if (o.stopped)
             text += tr("; stopped early");
@@ -1005,9 +1006,7 @@ bool MainWindow::exportPlan(const QString& path, QString* error)
     // would evaluate the shipped one and disagree with the window.
     if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
         s.name += " (edited)";
-    const Status st = m_planView->isDisaggregated()
-        ? saveDisaggregatedPlanFile(localPath(path), m_planView->currentPools(), &s)
-        : savePlanFile(localPath(path), m_planView->currentPlan(), &s);
+    const Status st = saveDeploymentFile(localPath(path), m_planView->currentDeployment(), s);
     if (!st.ok()) {
         if (error)
             *error = QString::fromStdString(st.error->toString());
@@ -1038,8 +1037,7 @@ bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QS
     o.companionPrefix = companionPrefixFor(localPath(path));
     const Scenario s = m_editor->scenario();
     // Disaggregated: both pools, their role flags and the router (docs/launch.md).
-    auto c = m_planView->isDisaggregated() ? exportDisaggregatedLaunchConfig(s, m_planView->currentPools(), o)
-                                           : shardlab::exportLaunchConfig(s, m_planView->currentPlan(), o);
+    auto c = shardlab::exportLaunchConfig(s, m_planView->currentDeployment(), o);
     Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
     if (!st.ok()) {
         if (error)

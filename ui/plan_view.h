@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "plan_explain.h"
+#include "sim/deployment.h"
 #include "sim/disaggregated.h"
 #include "sim/megatron.h"
 
@@ -46,6 +47,11 @@ public:
     bool isDisaggregated() const { return m_dsim != nullptr; }
     PoolRole currentPool() const { return m_role; }
     DisaggregatedPlan currentPools() const { return m_pools; }
+    // What is on show as a deployment: both pools, or the one plan.
+    Deployment currentDeployment() const
+    {
+        return isDisaggregated() ? Deployment::twoPools(m_pools) : Deployment::onePool(m_plan);
+    }
     DisaggregatedResult deploymentResult() const { return m_deployment; }
     // The recipe's pools at its best split (found = false without a valid pair).
     const DisaggregatedRecipe& poolsReference() const { return m_poolsReference; }

@@ -666,18 +666,19 @@ void SearchPanel::finishRun(const JobResult& r)
     run.calls = o.calls;
     run.found = o.found;
     if (o.found) {
-        run.best_ = o.best;
-        run.bestValue = o.bestResult.tokensPerSPerGpu;
-        if (r.pools && r.pools->found)
-            run.prefill = r.pools->best.prefill;
+        // Two pools: the run keeps the decode pool's plan and the prefill pool beside it.
+        run.best_ = o.twoPools() ? o.deployment.pools[1].plan : o.best;
+        run.bestValue = o.bestTokensPerSPerGpu();
+        if (o.twoPools())
+            run.prefill = o.deployment.pools[0].plan;
     }
     for (const auto& [call, value] : o.bestCurve)
         if (finite(value))
             run.best->addData(call, value);
-    if (o.found && finite(o.bestResult.tokensPerSPerGpu)) {
-        run.best->addData(std::max(o.calls, 1), o.bestResult.tokensPerSPerGpu);
+    if (o.found && finite(o.bestTokensPerSPerGpu())) {
+        run.best->addData(std::max(o.calls, 1), o.bestTokensPerSPerGpu());
         run.best->setName(legendName(run));
-        m_maxValue = std::max(m_maxValue, o.bestResult.tokensPerSPerGpu);
+        m_maxValue = std::max(m_maxValue, o.bestTokensPerSPerGpu());
     }
     m_maxCalls = std::max(m_maxCalls, o.calls);
     if (!r.elites.empty())
@@ -688,11 +689,11 @@ void SearchPanel::finishRun(const JobResult& r)
     m_resizeColumns = true;
     if (m_selected == runCount() - 1) {
         updateHeatmap(nullptr);
-        if (o.found && !r.pools)
+        if (o.found && !o.twoPools())
             updateEquivalents(o.best);
     }
     if (o.provedOptimal && o.found)
-        setOptimumReference(o.bestResult.tokensPerSPerGpu);
+        setOptimumReference(o.bestTokensPerSPerGpu());
     fillRunsTable();
     replot();
     Q_EMIT runsChanged();

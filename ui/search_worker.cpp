@@ -55,31 +55,6 @@ private:
     std::vector<EliteEntry> m_elites;
 };
 
-// A disaggregated search as the one-pool outcome the curve and the runs table read: the
-// deployment's figures (tokens/s per GPU over both pools, TTFT, TPOT) with the decode
-// pool's plan and per-operator result.
-SearchOutcome deploymentOutcome(const DisaggregatedSearchOutcome& d)
-{
-    SearchOutcome o;
-    o.algorithm = d.algorithm;
-    o.found = d.found;
-    o.best = d.best.decode;
-    o.bestResult = d.bestResult.decode;
-    o.bestResult.valid = d.bestResult.valid;
-    o.bestResult.tokensPerSPerGpu = d.bestResult.tokensPerSPerGpu;
-    o.bestResult.outputTokensPerS = d.bestResult.outputTokensPerS;
-    o.bestResult.ttftMs = d.bestResult.ttftMs;
-    o.bestResult.tpotMs = d.bestResult.tpotMs;
-    o.calls = d.calls;
-    o.wallSeconds = d.wallSeconds;
-    o.bestCurve = d.bestCurve;
-    o.message = d.message;
-    o.stopped = d.stopped;
-    o.provedOptimal = d.provedOptimal;
-    o.provedInfeasible = d.provedInfeasible;
-    return o;
-}
-
 } // namespace
 
 void registerSearchMetaTypes()
@@ -95,16 +70,11 @@ void SearchWorker::run(const SearchRequest& request)
         Observer observer(*this, request.jobId);
         JobResult result;
         result.jobId = request.jobId;
-        if (request.scenario.workload.serving == ServingMode::Disaggregated) {
-            // Two pools per plan: the elite table of one-pool plans stays empty.
-            result.pools = runDisaggregatedSearch(request.scenario, request.options, &observer, request.stop.get());
-            result.outcome = deploymentOutcome(*result.pools);
-            Q_EMIT searchFinished(result);
-            return;
-        }
         result.outcome = runSearch(request.scenario, request.options, &observer, request.stop.get());
-        result.elites = observer.elites();
-        if (result.outcome.found && result.elites.empty()) {
+        // Two pools per plan: the elite table of one-pool plans stays empty.
+        if (!result.outcome.twoPools())
+            result.elites = observer.elites();
+        if (result.outcome.found && !result.outcome.twoPools() && result.elites.empty()) {
             const SimResult& r = result.outcome.bestResult;
             result.elites.push_back({result.outcome.best, result.outcome.calls, true, r.tokensPerSPerGpu, r.tpotMs,
                                      r.ttftMs, r.memory.totalGb});

@@ -42,11 +42,10 @@ struct LiveProgress {
 
 struct JobResult {
     int jobId = 0;
-    // For a disaggregated scenario, the deployment's figures with the decode pool's plan as
-    // `best` (what the curve and the runs table read); `pools` holds both pools and splits.
+    // One pool or two: outcome.deployment is the best deployment, its headline what the
+    // curve and the runs table read.
     SearchOutcome outcome;
     std::vector<EliteEntry> elites;
-    std::optional<DisaggregatedSearchOutcome> pools;
 };
 
 struct SearchRequest {

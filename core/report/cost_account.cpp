@@ -73,11 +73,14 @@ CostAccount costAccount(const PoolOutcome& pool)
     bubble.stepUs = cycle / mb - finite(r.stageStepUs); // >= 0: the cycle holds mb stage steps
     for (CostPart* x : {&bubble, &overlap}) {
         x->gpuUsPerToken = x->stepUs * a.perStepUs;
-        a.parts.push_back(*x);
+        // Without two-batch overlap the stage step is the operators' sum: what is left is
+        // rounding, and no part of its own.
+        if (x != &overlap || p.twoBatchOverlap)
+            a.parts.push_back(*x);
     }
     const double total = a.gpuUsPerToken;
     a.bubbleShare = bubble.gpuUsPerToken / total;
-    a.overlapShare = overlap.gpuUsPerToken / total;
+    a.overlapShare = p.twoBatchOverlap ? overlap.gpuUsPerToken / total : 0.0;
     a.launchShare = a.launchShare * a.perStepUs / total;
     a.commShare = a.commShare * a.perStepUs / total;
     return a;

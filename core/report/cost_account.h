@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "report/deployment.h"
+#include "sim/deployment.h"
 
 namespace shardlab {
 
@@ -42,7 +42,9 @@ struct CostAccount {
     double gpuUsPerToken = 0; // 1e6 / the pool's tokens/s per GPU, in `unit`s
     double perStepUs = 0;     // GPU·µs per token for one µs of the busiest stage's step
     double tokensPerStep = 0; // tokens one micro-batch step carries over the pool
-    std::vector<CostPart> parts; // present operators in graph order, then the bubble, then the overlap
+    // The model's operators in graph order, then the bubble, then (with two-batch overlap)
+    // the overlap.
+    std::vector<CostPart> parts;
     // Named causes as shares of gpuUsPerToken (overlap negative: time saved).
     double bubbleShare = 0;
     double overlapShare = 0;

@@ -10,18 +10,9 @@ DeploymentExplanation explainDeployment(const Scenario& s, const Deployment& d)
     e.outcome = evaluateDeployment(s, d);
     for (const PoolOutcome& pool : e.outcome.pools)
         e.accounts.push_back(costAccount(pool));
-    DeploymentOutcome recipe;
-    if (s.workload.serving == ServingMode::Disaggregated) {
-        const DisaggregatedSimulator sim(s);
-        const DisaggregatedRecipe rp = megatronDisaggregated(sim);
-        e.recipeExplanation = rp.explanation;
-        recipe = evaluateDeployment(s, Deployment::twoPools(rp.plan));
-    } else {
-        const Simulator sim(s);
-        const RecipePlan rp = megatronPlan(sim);
-        e.recipeExplanation = rp.explanation;
-        recipe = evaluateDeployment(s, Deployment::onePool(rp.plan));
-    }
+    const DeploymentRecipe rp = megatronDeployment(s);
+    e.recipeExplanation = rp.explanation;
+    const DeploymentOutcome& recipe = rp.outcome;
     if (recipe.costed) {
         e.ratioToRecipe = recipe.tokensPerSPerGpu > 0 ? e.outcome.tokensPerSPerGpu / recipe.tokensPerSPerGpu : 0;
         e.recipe = recipe;

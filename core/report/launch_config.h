@@ -16,6 +16,7 @@
 #include "model/error.h"
 #include "model/plan.h"
 #include "model/specs.h"
+#include "sim/deployment.h"
 #include "sim/disaggregated.h"
 
 namespace shardlab {
@@ -103,6 +104,10 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const 
 // are prefixed "prefill: " / "decode: ".
 Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const DisaggregatedPlan& p,
                                                      const LaunchOptions& o);
+
+// Either of the above by the deployment's shape; a shape that does not suit the scenario
+// (deploymentShapeError) is an error naming "plan".
+Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, const LaunchOptions& o);
 
 // {"engine", "engine_version", "scenario", "model", "command", "files": {name: contents},
 //  "warnings": [...], "pools": [{"role", "gpus", "command", "files": [names]}]}

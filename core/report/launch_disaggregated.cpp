@@ -280,4 +280,11 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
     return c;
 }
 
+Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, const LaunchOptions& o)
+{
+    if (const std::string why = deploymentShapeError(s, d); !why.empty())
+        return FieldError{{}, "plan", why};
+    return d.pools ? exportDisaggregatedLaunchConfig(s, *d.pools, o) : exportLaunchConfig(s, d.plan, o);
+}
+
 } // namespace shardlab

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "report/cost_account.h"
-#include "report/deployment.h"
+#include "sim/deployment.h"
 #include "report/explanation.h"
 #include "report/plan_comparison.h"
 

@@ -9,11 +9,49 @@ namespace shardlab {
 
 namespace {
 
+// The search's running state: the best pair of pools so far and every split's record.
+struct PoolsSearch {
+    std::string algorithm;
+    bool found = false;
+    DisaggregatedPlan best;
+    DisaggregatedResult bestResult; // with both pools' per-operator breakdowns at the end
+    int calls = 0;                  // simulator calls, every pool search and the recipe
+    double wallSeconds = 0;
+    std::vector<std::pair<int, double>> bestCurve; // (calls, deployment tokens/s per GPU)
+    std::string message;
+    bool stopped = false;
+    bool provedOptimal = false;
+    bool provedInfeasible = false;
+    bool failed = false; // a pool search could not run (SearchOutcome::failed): message says why
+    using Split = DisaggregatedSplit;
+    std::vector<Split> splits;
+};
+
+// The outcome runSearch reports: the common fields, and the best pools as the deployment.
+SearchOutcome searchOutcome(const Scenario& s, const PoolsSearch& in)
+{
+    SearchOutcome out;
+    out.algorithm = in.algorithm;
+    out.found = in.found;
+    if (in.found)
+        out.deployment = deploymentOutcome(s, in.best, in.bestResult);
+    out.splits = in.splits;
+    out.calls = in.calls;
+    out.wallSeconds = in.wallSeconds;
+    out.bestCurve = in.bestCurve;
+    out.message = in.message;
+    out.stopped = in.stopped;
+    out.provedOptimal = in.provedOptimal;
+    out.provedInfeasible = in.provedInfeasible;
+    out.failed = in.failed;
+    return out;
+}
+
 // Reports a pool search's progress as the deployment search's: calls and fraction over
 // the whole run, the best deployment so far (its decode plan as `bestPlan`).
 class PoolObserver final : public SearchObserver {
 public:
-    PoolObserver(SearchObserver* outer, const DisaggregatedSearchOutcome& out, int searches)
+    PoolObserver(SearchObserver* outer, const PoolsSearch& out, int searches)
         : m_outer(outer), m_out(out), m_searches(std::max(1, searches))
     {
     }
@@ -37,7 +75,7 @@ public:
         q.metrics.push_back({"pool search", double(m_index + 1)});
         m_outer->progress(q);
     }
-    void finish(const DisaggregatedSearchOutcome& out)
+    void finish(const PoolsSearch& out)
     {
         if (!m_outer)
             return;
@@ -56,7 +94,7 @@ public:
 
 private:
     SearchObserver* m_outer;
-    const DisaggregatedSearchOutcome& m_out;
+    const PoolsSearch& m_out;
     int m_searches;
     int m_index = 0, m_callsBefore = 0;
     std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
@@ -70,11 +108,11 @@ struct RankedSplit {
 
 } // namespace
 
-DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptions& options,
-                                                  SearchObserver* observer, const std::atomic<bool>* stop)
+SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer,
+                                     const std::atomic<bool>* stop)
 {
     const auto start = std::chrono::steady_clock::now();
-    DisaggregatedSearchOutcome out;
+    PoolsSearch out;
     out.algorithm = options.algorithm;
     FieldErrors errors = validateSearchOptions(options);
     for (const FieldError& e : validateScenario(scenario))
@@ -91,7 +129,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
                               + std::to_string(kMaxDisaggregatedSplits) + " (use a budgeted algorithm, or fewer nodes)"});
     if (!errors.empty()) {
         out.message = errors.front().toString();
-        return out;
+        return searchOutcome(scenario, out);
     }
     auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -166,7 +204,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
 
     if (options.algorithm == "megatron") {
         for (const RankedSplit& r : ranked) {
-            DisaggregatedSearchOutcome::Split sp;
+            PoolsSearch::Split sp;
             sp.prefillGpus = r.prefillGpus;
             sp.decodeGpus = static_cast<int>(N - r.prefillGpus);
             sp.searched = true;
@@ -192,7 +230,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
             const int remaining = options.budget - out.calls;
             if (remaining < 2) {
                 const int ranking = out.calls;
-                out = DisaggregatedSearchOutcome{};
+                out = PoolsSearch{};
                 out.algorithm = options.algorithm;
                 out.failed = true;
                 out.message = "budget: " + std::to_string(options.budget) + " simulator calls do not cover the "
@@ -201,7 +239,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
                     + " (or --algo megatron for the recipe alone)";
                 out.wallSeconds = elapsed();
                 PoolObserver(observer, out, 1).finish(out);
-                return out;
+                return searchOutcome(scenario, out);
             }
             K = std::clamp(remaining / 1000, 1, S);
             poolBudget = std::max(1, remaining / (2 * K));
@@ -212,7 +250,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
         int searches = 0;
         for (int i = 0; i < S; ++i) {
             const RankedSplit& r = ranked[i];
-            DisaggregatedSearchOutcome::Split sp;
+            PoolsSearch::Split sp;
             sp.prefillGpus = r.prefillGpus;
             sp.decodeGpus = static_cast<int>(N - r.prefillGpus);
             const Simulator& ps = dsim.pool(PoolRole::Prefill, sp.prefillGpus);
@@ -250,13 +288,13 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
                 so = runSearch(dsim.pool(role, gpus).scenario(), o, &obs, stop);
                 out.calls += so.calls;
                 if (so.failed) { // the same for every pool: the deployment search cannot run
-                    out = DisaggregatedSearchOutcome{};
+                    out = PoolsSearch{};
                     out.algorithm = options.algorithm;
                     out.failed = true;
                     out.message = so.message;
                     out.wallSeconds = elapsed();
                     PoolObserver(observer, out, 1).finish(out);
-                    return out;
+                    return searchOutcome(scenario, out);
                 }
                 (role == PoolRole::Prefill ? sp.prefillFound : sp.decodeFound) = so.found;
                 const double tokens = so.found ? so.bestResult.outputTokensPerS : 0;
@@ -314,7 +352,7 @@ DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, cons
     }
     out.wallSeconds = elapsed();
     PoolObserver(observer, out, 1).finish(out);
-    return out;
+    return searchOutcome(scenario, out);
 }
 
 } // namespace shardlab

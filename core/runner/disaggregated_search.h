@@ -31,33 +31,10 @@ namespace shardlab {
 // exact, which must examine every split to prove anything, refuses.
 constexpr int kMaxDisaggregatedSplits = 1024;
 
-struct DisaggregatedSearchOutcome {
-    std::string algorithm;
-    bool found = false;
-    DisaggregatedPlan best;
-    DisaggregatedResult bestResult; // with both pools' per-operator breakdowns
-    int calls = 0;                  // simulator calls, every pool search and the recipe
-    double wallSeconds = 0;
-    std::vector<std::pair<int, double>> bestCurve; // (calls, deployment tokens/s per GPU)
-    std::string message;
-    bool stopped = false;
-    bool provedOptimal = false;
-    bool provedInfeasible = false;
-    bool failed = false; // a pool search could not run (SearchOutcome::failed): message says why
-    // What happened at each split, in the order the search examined them.
-    struct Split {
-        int prefillGpus = 0, decodeGpus = 0;
-        bool searched = false;      // pool searches ran (exact skips splits it proves worse)
-        double prefillTokensPerS = 0, decodeTokensPerS = 0, kvLinkTokensPerS = 0; // best of each
-        double tokensPerSPerGpu = 0; // the split's best deployment (0: none valid, or pruned)
-        bool prefillFound = false, decodeFound = false; // each pool's search found a valid plan
-        std::string note;
-    };
-    std::vector<Split> splits;
-};
-
-DisaggregatedSearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptions& options,
-                                                  SearchObserver* observer = nullptr,
-                                                  const std::atomic<bool>* stop = nullptr);
+// The search of a disaggregated scenario, as runSearch's outcome: `deployment` holds the
+// best two pools (their split is their GPU counts) and `splits` every split examined.
+// runSearch calls it for a disaggregated scenario.
+SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptions& options,
+                                     SearchObserver* observer = nullptr, const std::atomic<bool>* stop = nullptr);
 
 } // namespace shardlab

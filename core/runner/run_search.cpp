@@ -1,5 +1,7 @@
 #include "runner/run_search.h"
 
+#include "runner/disaggregated_search.h"
+
 #include <algorithm>
 #include <exception>
 #include <new>
@@ -142,10 +144,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         errors.push_back({{}, "scenario." + e.where, e.reason});
     for (const FieldError& e : checkConstraints(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
-    if (scenario.workload.serving == ServingMode::Disaggregated)
-        errors.push_back({{}, "scenario.workload.serving",
-                          "\"disaggregated\": its plans have a prefill and a decode pool, which `shardlab-cli search` "
-                          "searches (runDisaggregatedSearch); the window does not yet"});
+    if (errors.empty() && scenario.workload.serving == ServingMode::Disaggregated)
+        return runDisaggregatedSearch(scenario, options, observer, stop);
     if (!errors.empty()) {
         out.message = errors.front().toString();
         return out;
@@ -195,6 +195,7 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
             // The search ran on the simulator's fast path; the report wants the
             // per-operator breakdown: one more evaluation of the same plan, not charged.
             out.bestResult = sim.evaluate(out.best);
+            out.deployment = deploymentOutcome(scenario, out.best, out.bestResult);
         }
         out.calls = ev.calls();
         out.wallSeconds = ev.elapsedS();

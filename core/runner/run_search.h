@@ -14,17 +14,36 @@
 #include <vector>
 
 #include "search/search.h"
+#include "sim/deployment.h"
 
 namespace shardlab {
 
 // Problems with the options (unknown algorithm, budget out of range), by field name.
 FieldErrors validateSearchOptions(const SearchOptions& o);
 
+// What happened at one prefill:decode split of a disaggregated search, in the order the
+// search examined them.
+struct DisaggregatedSplit {
+    int prefillGpus = 0, decodeGpus = 0;
+    bool searched = false;      // pool searches ran (exact skips splits it proves worse)
+    double prefillTokensPerS = 0, decodeTokensPerS = 0, kvLinkTokensPerS = 0; // best of each
+    double tokensPerSPerGpu = 0; // the split's best deployment (0: none valid, or pruned)
+    bool prefillFound = false, decodeFound = false; // each pool's search found a valid plan
+    std::string note;
+};
+
+// A search's result, for one pool and for a disaggregated scenario's two pools alike.
 struct SearchOutcome {
     std::string algorithm;
     bool found = false;             // a valid plan was found
+    // The best deployment (one pool or two) and what the simulator says of it, per-operator
+    // breakdowns included: the headline every front reports. Set when `found`.
+    DeploymentOutcome deployment;
+    // One pool: the best plan and its result (deployment's only pool). Two pools: unset;
+    // the pools are in `deployment`.
     Plan best;
-    SimResult bestResult;           // with the per-operator breakdown
+    SimResult bestResult;
+    std::vector<DisaggregatedSplit> splits; // two pools: every split examined
     int calls = 0;                  // simulator calls spent
     double wallSeconds = 0;
     // (call index at which the best valid plan improved, its tokens/s per GPU).
@@ -38,6 +57,9 @@ struct SearchOutcome {
     bool provedInfeasible = false;  // exact: no plan of the space is valid
     double log10SpaceSize = 0;
     int refinedFromBatch = 0;       // > 0: the best plan's batch was raised from this value
+
+    bool twoPools() const { return deployment.twoPools(); }
+    double bestTokensPerSPerGpu() const { return found ? deployment.tokensPerSPerGpu : 0.0; }
 };
 
 // Calls of a budget held back from a budgeted algorithm for runSearch's final batch
@@ -45,6 +67,8 @@ struct SearchOutcome {
 // are at most its budget and, when the space has room, at least the budget minus this.
 int refinementReserve(int budget);
 
+// Searches the scenario: one pool's plan, or for a disaggregated scenario the split and
+// both pools' plans (runner/disaggregated_search.h).
 SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer = nullptr,
                         const std::atomic<bool>* stop = nullptr);
 

@@ -81,7 +81,7 @@ private Q_SLOTS:
     void exactEqualsBruteForceOverEverySplit_data();
     void exactEqualsBruteForceOverEverySplit();
     void searchesAreDeterministicAndValid();
-    void plainSearchRefusesADisaggregatedScenario();
+    void runSearchSearchesBothPools();
     void workedExamplesHold_data();
     void workedExamplesHold();
 };
@@ -96,7 +96,7 @@ void TestDisaggregated::budgetCoversTheRecipeRanking()
         SearchOptions o;
         o.algorithm = "random";
         o.budget = budget;
-        const DisaggregatedSearchOutcome out = runDisaggregatedSearch(s, o);
+        const SearchOutcome out = runSearch(s, o);
         if (out.failed) { // only a budget below one split's ranking and a pool search
             QVERIFY2(budget < 100 && out.message.find("give at least") != std::string::npos, out.message.c_str());
             continue;
@@ -338,13 +338,13 @@ void TestDisaggregated::exactEqualsBruteForceOverEverySplit()
     QVERIFY2(best > 0, "the row should have a valid deployment");
     SearchOptions o;
     o.algorithm = "exact";
-    const DisaggregatedSearchOutcome out = runDisaggregatedSearch(scenario, o);
+    const SearchOutcome out = runSearch(scenario, o);
     QVERIFY2(out.found && out.provedOptimal, out.message.c_str());
-    QVERIFY(out.bestResult.valid);
-    QVERIFY2(close(out.bestResult.tokensPerSPerGpu, best, 1e-9),
-             qPrintable(QString("exact %1, brute force %2").arg(out.bestResult.tokensPerSPerGpu, 0, 'g', 17).arg(best, 0, 'g', 17)));
+    QVERIFY(out.deployment.valid);
+    QVERIFY2(close(out.deployment.tokensPerSPerGpu, best, 1e-9),
+             qPrintable(QString("exact %1, brute force %2").arg(out.deployment.tokensPerSPerGpu, 0, 'g', 17).arg(best, 0, 'g', 17)));
     // The plan re-evaluates to its figure.
-    QCOMPARE(DisaggregatedSimulator(scenario).evaluate(out.best).tokensPerSPerGpu, out.bestResult.tokensPerSPerGpu);
+    QCOMPARE(DisaggregatedSimulator(scenario).evaluate(*out.deployment.deployment().pools).tokensPerSPerGpu, out.deployment.tokensPerSPerGpu);
     QCOMPARE(out.splits.size(), disaggregatedSplits(scenario).size());
 }
 
@@ -353,31 +353,39 @@ void TestDisaggregated::searchesAreDeterministicAndValid()
     const Scenario s = disaggregated(presetScenario("mixtral-8x22b-64gpu"));
     SearchOptions exact;
     exact.algorithm = "exact";
-    const DisaggregatedSearchOutcome best = runDisaggregatedSearch(s, exact);
+    const SearchOutcome best = runSearch(s, exact);
     QVERIFY2(best.provedOptimal, best.message.c_str());
     for (const char* algo : {"megatron", "random", "anneal", "genetic"}) {
         SearchOptions o;
         o.algorithm = algo;
         o.budget = 3000;
         o.seed = 7;
-        const DisaggregatedSearchOutcome a = runDisaggregatedSearch(s, o);
-        const DisaggregatedSearchOutcome b = runDisaggregatedSearch(s, o);
+        const SearchOutcome a = runSearch(s, o);
+        const SearchOutcome b = runSearch(s, o);
         QVERIFY2(a.found, (std::string(algo) + ": " + a.message).c_str());
-        QVERIFY(a.best == b.best);
+        QVERIFY(a.deployment.deployment() == b.deployment.deployment());
+        QVERIFY(a.twoPools());
         QCOMPARE(a.calls, b.calls);
-        QVERIFY(a.bestResult.valid);
-        QVERIFY2(a.bestResult.tokensPerSPerGpu <= best.bestResult.tokensPerSPerGpu * (1 + 1e-9), algo);
+        QVERIFY(a.deployment.valid);
+        QVERIFY2(a.deployment.tokensPerSPerGpu <= best.deployment.tokensPerSPerGpu * (1 + 1e-9), algo);
         QVERIFY(!a.provedOptimal);
     }
 }
 
-void TestDisaggregated::plainSearchRefusesADisaggregatedScenario()
+void TestDisaggregated::runSearchSearchesBothPools()
 {
+    // One entry point for both shapes: runSearch on a disaggregated scenario is the split
+    // search, its outcome the two-pool deployment.
     SearchOptions o;
     o.algorithm = "exact";
-    const SearchOutcome out = runSearch(disaggregated(presetScenario("llama3-70b-8gpu")), o);
-    QVERIFY(!out.found);
-    QVERIFY(QString::fromStdString(out.message).contains("disaggregated"));
+    const Scenario s = disaggregated(presetScenario("llama3-70b-8gpu"));
+    const SearchOutcome out = runSearch(s, o);
+    QVERIFY2(out.found && out.provedOptimal, out.message.c_str());
+    QVERIFY(out.twoPools());
+    QVERIFY(!out.splits.empty());
+    const SearchOutcome direct = runDisaggregatedSearch(s, o);
+    QVERIFY(out.deployment.deployment() == direct.deployment.deployment());
+    QCOMPARE(out.bestTokensPerSPerGpu(), DisaggregatedSimulator(s).evaluate(*out.deployment.deployment().pools).tokensPerSPerGpu);
 }
 
 void TestDisaggregated::workedExamplesHold_data()
@@ -408,10 +416,10 @@ void TestDisaggregated::workedExamplesHold()
     SearchOptions o;
     o.algorithm = "exact";
     const SearchOutcome a = runSearch(agg.value, o);
-    const DisaggregatedSearchOutcome d = runDisaggregatedSearch(dis.value, o);
+    const SearchOutcome d = runSearch(dis.value, o);
     QVERIFY2(a.provedOptimal, a.message.c_str());
     QVERIFY2(d.provedOptimal, d.message.c_str());
-    const double ratio = d.bestResult.tokensPerSPerGpu / a.bestResult.tokensPerSPerGpu;
+    const double ratio = d.deployment.tokensPerSPerGpu / a.deployment.tokensPerSPerGpu;
     // A win is 5% or more (1000/1000: 1.11 with the GEMM model, 1.097 with the decode-attention kernel).
     const bool holds = winner > 0 ? ratio > 1.05 : winner < 0 ? ratio < 0.97 : std::abs(ratio - 1) <= 0.03;
     QVERIFY2(holds, qPrintable(QString("disaggregated / aggregated = %1").arg(ratio)));

@@ -72,20 +72,21 @@ private Q_SLOTS:
         MainWindow w;
         QVERIFY(w.openScenarioFile(kLong));
         QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
-        QVERIFY(w.lastResult() && w.lastResult()->pools);
-        const DisaggregatedSearchOutcome& pools = *w.lastResult()->pools;
+        QVERIFY(w.lastResult() && w.lastResult()->outcome.twoPools());
+        const SearchOutcome& pools = w.lastResult()->outcome;
         QVERIFY(pools.provedOptimal);
 
         // The same search run by the core directly: the window adds nothing and loses nothing.
         SearchOptions o;
         o.algorithm = "exact";
-        const DisaggregatedSearchOutcome direct = runDisaggregatedSearch(w.scenario(), o);
-        QCOMPARE(pools.best, direct.best);
-        QCOMPARE(w.lastResult()->outcome.bestResult.tokensPerSPerGpu, direct.bestResult.tokensPerSPerGpu);
+        const SearchOutcome direct = shardlab::runSearch(w.scenario(), o);
+        const DisaggregatedPlan directPools = *direct.deployment.deployment().pools;
+        QVERIFY(pools.deployment.deployment() == direct.deployment.deployment());
+        QCOMPARE(pools.deployment.tokensPerSPerGpu, direct.deployment.tokensPerSPerGpu);
 
         ui::PlanView* pv = w.planView();
-        QCOMPARE(pv->currentPools(), direct.best);
-        QCOMPARE(pv->deploymentResult().tokensPerSPerGpu, direct.bestResult.tokensPerSPerGpu);
+        QCOMPARE(pv->currentPools(), directPools);
+        QCOMPARE(pv->deploymentResult().tokensPerSPerGpu, direct.deployment.tokensPerSPerGpu);
         QVERIFY(pv->deploymentResult().valid);
         QVERIFY2(w.statusText().contains(QStringLiteral("proved optimal under the simulator over every split")),
                  qPrintable(w.statusText()));
@@ -93,10 +94,10 @@ private Q_SLOTS:
         // Each pool on its pool scenario: its GPUs, its plan, its own figures.
         for (PoolRole role : {PoolRole::Prefill, PoolRole::Decode}) {
             pv->selectPool(role);
-            const Plan& plan = role == PoolRole::Prefill ? direct.best.prefill : direct.best.decode;
+            const Plan& plan = direct.deployment.pools[role == PoolRole::Prefill ? 0 : 1].plan;
             QCOMPARE(pv->currentPlan(), plan);
             QCOMPARE(pv->currentScenario().cluster.totalGpus(), plan.gpus());
-            const SimResult& expected = role == PoolRole::Prefill ? direct.bestResult.prefill : direct.bestResult.decode;
+            const SimResult& expected = direct.deployment.pools[role == PoolRole::Prefill ? 0 : 1].result;
             QCOMPARE(pv->currentResult().outputTokensPerS, expected.outputTokensPerS);
             QVERIFY2(pv->headlineText().contains(role == PoolRole::Prefill ? QStringLiteral("prompts/s")
                                                                            : QStringLiteral("TPOT")),
@@ -164,7 +165,7 @@ private Q_SLOTS:
             MainWindow w;
             QVERIFY(w.openScenarioFile(kLong));
             QVERIFY(runSearch(w, QStringLiteral("megatron"), 1000));
-            best = w.lastResult()->pools->best;
+            best = *w.lastResult()->outcome.deployment.deployment().pools;
             QVERIFY(w.close());
         }
         MainWindow w2;

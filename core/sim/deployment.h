@@ -15,6 +15,7 @@
 
 #include "model/disaggregated_plan.h"
 #include "sim/disaggregated.h"
+#include "sim/megatron.h"
 #include "sim/simulator.h"
 
 namespace shardlab {
@@ -64,6 +65,9 @@ struct DeploymentOutcome {
     Deployment deployment() const;
 };
 
+// Writes a deployment's plan file (atomically, io/scenario_json.h), its scenario embedded.
+Status saveDeploymentFile(const std::string& path, const Deployment& d, const Scenario& s);
+
 // Why the deployment's shape does not suit the scenario (two pools need disaggregated
 // serving, and disaggregated serving needs two pools); "" when it does.
 std::string deploymentShapeError(const Scenario& s, const Deployment& d);
@@ -73,6 +77,17 @@ DeploymentOutcome evaluateDeployment(const Scenario& s, const Deployment& d, Sim
 // The outcome of results already computed (the searches', the window's simulators).
 DeploymentOutcome deploymentOutcome(const Scenario& s, const Plan& p, const SimResult& r);
 DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& p, const DisaggregatedResult& r);
+
+// The Megatron recipe for the scenario's deployment: one plan (sim/megatron.h), or for
+// disaggregated serving the recipe on each pool at the best split (sim/disaggregated.h).
+struct DeploymentRecipe {
+    Deployment deployment;
+    DeploymentOutcome outcome; // with the per-operator breakdowns
+    bool found = false;        // a valid deployment within the scenario's constraints
+    int evaluations = 0;
+    std::string explanation;
+};
+DeploymentRecipe megatronDeployment(const Scenario& s);
 
 // A plan's result on the scenario it was priced on, as one pool (the window's simulators).
 PoolOutcome poolOutcome(const Scenario& priced, const Plan& p, const SimResult& r);

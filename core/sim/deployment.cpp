@@ -1,4 +1,6 @@
-#include "report/deployment.h"
+#include "sim/deployment.h"
+
+#include "io/scenario_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -158,12 +160,17 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& 
     return o;
 }
 
+Status saveDeploymentFile(const std::string& path, const Deployment& d, const Scenario& s)
+{
+    return d.pools ? saveDisaggregatedPlanFile(path, *d.pools, &s) : savePlanFile(path, d.plan, &s);
+}
+
 std::string deploymentShapeError(const Scenario& s, const Deployment& d)
 {
     const bool disaggregated = s.workload.serving == ServingMode::Disaggregated;
     if (d.pools && !disaggregated)
-        return "a plan with a prefill and a decode pool needs a scenario whose workload.serving is \"disaggregated\"; "
-               "scenario '" + s.name + "' is " + servingModeName(s.workload.serving);
+        return "a disaggregated plan (prefill and decode pools) needs a scenario whose workload.serving is "
+               "\"disaggregated\"; scenario '" + s.name + "' is " + servingModeName(s.workload.serving);
     if (!d.pools && disaggregated)
         return "scenario '" + s.name + "' serves disaggregated: its plans have a \"prefill\" and a \"decode\" pool";
     return {};
@@ -185,6 +192,29 @@ DeploymentOutcome evaluateDeployment(const Scenario& s, const Deployment& d, Sim
         o.reasons.insert(o.reasons.begin(), shape);
     }
     return o;
+}
+
+DeploymentRecipe megatronDeployment(const Scenario& s)
+{
+    DeploymentRecipe r;
+    if (s.workload.serving == ServingMode::Disaggregated) {
+        const DisaggregatedSimulator sim(s);
+        const DisaggregatedRecipe rp = megatronDisaggregated(sim);
+        r.deployment = Deployment::twoPools(rp.plan);
+        r.outcome = deploymentOutcome(s, rp.plan, rp.result);
+        r.found = rp.found;
+        r.evaluations = rp.evaluations;
+        r.explanation = rp.explanation;
+        return r;
+    }
+    const Simulator sim(s);
+    const RecipePlan rp = megatronPlan(sim);
+    r.deployment = Deployment::onePool(rp.plan);
+    r.outcome = deploymentOutcome(s, rp.plan, sim.evaluate(rp.plan)); // with the breakdown
+    r.found = rp.found;
+    r.evaluations = rp.evaluations;
+    r.explanation = rp.explanation;
+    return r;
 }
 
 } // namespace shardlab

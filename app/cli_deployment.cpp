@@ -1,0 +1,192 @@
+#include "cli_deployment.h"
+
+#include <cstdio>
+#include <ostream>
+
+#include "cli_commands.h"
+#include "io/input_file.h"
+#include "report/result_json.h"
+
+namespace shardlab::cli {
+
+Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
+{
+    Parsed<LoadedDeployment> r;
+    auto text = readTextFile(file);
+    if (!text.ok()) {
+        r.errors.push_back(text.error());
+        return r;
+    }
+    PlanDocument shape;
+    if (isDisaggregatedPlanText(text.value())) {
+        auto d = parseDisaggregatedPlanDocument(text.value(), inputLabel(file));
+        if (!d.ok()) {
+            r.errors = d.errors;
+            return r;
+        }
+        shape.scenario = d.value.scenario;
+        shape.scenarioName = d.value.scenarioName;
+        r.value.deployment = Deployment::twoPools(d.value.plan);
+    } else {
+        auto p = parsePlanDocument(text.value(), inputLabel(file));
+        if (!p.ok()) {
+            r.errors = p.errors;
+            return r;
+        }
+        shape = p.value;
+        r.value.deployment = Deployment::onePool(p.value.plan);
+    }
+    auto s = scenarioForPlan(a, shape, inputLabel(file));
+    if (!s.ok()) {
+        r.errors = s.errors;
+        return r;
+    }
+    r.value.scenario = s.value;
+    if (const std::string why = deploymentShapeError(s.value, r.value.deployment); !why.empty())
+        r.errors.push_back({inputLabel(file), "serving",
+                            why + (r.value.deployment.pools ? "" : " (write one with megatron --out or search --out)")});
+    return r;
+}
+
+std::string planLine(const ModelSpec& m, const Plan& p)
+{
+    return "TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel) + ", PP "
+        + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel) + ", batch "
+        + std::to_string(p.batch) + ", " + std::to_string(p.microBatches) + " micro-batch"
+        + (p.microBatches > 1 ? "es" : "") + moePlanSuffix(m, p);
+}
+
+namespace {
+
+void printMemory(std::ostream& out, const MemoryBreakdown& m, const std::string& indent)
+{
+    out << indent << "memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb)
+        << " GB (weights " << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb)
+        << ", activations " << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb)
+        << ")\n";
+}
+
+void printOperatorTable(std::ostream& out, const PoolOutcome& pool)
+{
+    const Scenario& s = pool.scenario;
+    const Plan& p = pool.plan;
+    const SimResult& r = pool.result;
+    out << "\nDecode step, busiest stage, per GPU (us):\n";
+    char line[200];
+    std::snprintf(line, sizeof line, "  %-14s %-15s %9s %9s %9s %-7s %9s  %s\n", "operator", "sharding", "time",
+                  "compute", "memory", "bound", "comm", "collective");
+    out << line;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const OpBreakdown& o = r.decode[i];
+        if (!opPresent(s.model, id) || !o.present)
+            continue;
+        std::snprintf(line, sizeof line, "  %-14s %-15s %9.1f %9.1f %9.1f %-7s %9.1f  %s\n", opName(id),
+                      opInfo(id).options[p.option(id)].name, o.timeUs, o.computeUs, o.memoryUs,
+                      o.bound == Bound::Compute ? "compute" : "memory", o.commUs,
+                      o.collective == Collective::None ? "-" : collectiveName(o.collective));
+        out << line;
+    }
+}
+
+// One pool serving the whole scenario.
+void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTable, const char* label)
+{
+    const PoolOutcome& pool = o.pools.front();
+    const Scenario& s = pool.scenario;
+    const Plan& p = pool.plan;
+    const SimResult& r = pool.result;
+    out << label << ": TP " << p.tensorParallel << ", EP " << p.expertParallel;
+    if (r.expertTensorParallel > 0)
+        out << " (expert TP " << r.expertTensorParallel << ")";
+    out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
+        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << "\n";
+    out << (o.valid ? "Valid" : "INVALID") << "\n";
+    for (const std::string& why : o.reasons)
+        out << "  - " << why << "\n";
+    if (!o.costed)
+        return;
+    printServingFigures(out, s, r, "");
+    out << "GPU time per token  " << formatNumber("%.1f", o.gpuUsPerToken())
+        << " GPU-us  -- 1e6 / output tokens/s per GPU (shardlab-cli explain splits it)\n";
+    printMoeFigures(out, s, p, r, "");
+    if (p.pipelineParallel > 1)
+        out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage "
+            << formatNumber("%.1f", r.p2pUs) << " us, bubble " << formatNumber("%.0f", r.pipelineBubble * 100) << "%\n";
+    printMemory(out, r.memory, "Memory: ");
+    if (operatorTable)
+        printOperatorTable(out, pool);
+    else
+        printOperators(out, s.model, p, "  ");
+}
+
+void printPool(std::ostream& out, const PoolOutcome& pool)
+{
+    const Plan& p = pool.plan;
+    const SimResult& r = pool.result;
+    const bool prefill = pool.role == PoolRole::Prefill;
+    out << "  " << (prefill ? "Prefill" : "Decode") << " pool, " << pool.gpus << " GPUs: TP " << p.tensorParallel
+        << ", EP " << p.expertParallel << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch "
+        << p.batch << (prefill ? " prompts per pass" : " per replica") << ", " << p.microBatches << " micro-batch"
+        << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(pool.scenario.model, p) << " -- "
+        << (r.valid ? "valid" : "INVALID") << "\n";
+    for (const std::string& why : pool.reasons)
+        out << "      - " << why << "\n";
+    if (!pool.costed())
+        return;
+    if (prefill)
+        out << "      " << formatNumber("%.2f", pool.requestsPerS) << " prompts/s; a prompt waits for a pass and runs its "
+            << "own in " << formatNumber("%.1f", r.passMs) << " ms, its KV cache crosses in "
+            << formatNumber("%.2f", r.kvTransferMs) << " ms\n";
+    else
+        out << "      " << formatNumber("%.2f", pool.requestsPerS) << " requests/s finished; decode step (TPOT) "
+            << formatNumber("%.2f", r.tpotMs) << " ms\n";
+    printMemory(out, r.memory, "      ");
+    out << "      ";
+    printOperators(out, pool.scenario.model, p, "        ");
+}
+
+// A prefill pool and a decode pool.
+void printTwoPools(std::ostream& out, const DeploymentOutcome& o)
+{
+    const WorkloadSpec& w = o.pools[1].scenario.workload;
+    out << "Serving: disaggregated (a prefill pool and a decode pool, each with its own plan; the prompt's KV "
+        << "cache crosses the " << (w.kvTransfer == KvLink::NvLink ? "NVLink" : "inter-node") << " links)\n";
+    out << (o.valid ? "Valid" : "INVALID") << "\n";
+    if (o.pools[0].scenario.workload.serving != ServingMode::Prefill) {
+        for (const std::string& why : o.reasons) // the split does not fit the cluster: no pool was priced
+            out << "  - " << why << "\n";
+        return;
+    }
+    out << "  output tokens/s  " << formatNumber("%.0f", o.outputTokensPerS) << " total, "
+        << formatNumber("%.1f", o.tokensPerSPerGpu) << " per GPU of all " << o.gpus
+        << "  -- the lesser of the pools' request rates (and the KV links'), x " << w.outputTokens
+        << " output tokens; limited by the "
+        << (o.limitedBy == DisaggLimit::KvLink ? "KV links" : disaggLimitName(o.limitedBy))
+        << (o.limitedBy == DisaggLimit::KvLink ? "" : " pool") << "\n";
+    out << "  TTFT             " << formatNumber("%.1f", o.ttftMs) << " ms (limit " << formatNumber("%g", w.ttftSloMs)
+        << ")  -- wait for a prefill pass, the pass, the KV transfer\n";
+    out << "  TPOT             " << formatNumber("%.2f", o.tpotMs) << " ms (limit " << formatNumber("%g", w.tpotSloMs)
+        << ")  -- the decode pool's step, no prompt chunks beside it ("
+        << formatNumber("%.1f", o.tpotMs > 0 ? 1e3 / o.tpotMs : 0) << " tokens/s per user)\n";
+    out << "  end-to-end       " << formatNumber("%.0f", o.e2eMs) << " ms  -- TTFT + (output tokens - 1) x TPOT\n";
+    out << "  GPU time         " << formatNumber("%.1f", o.gpuUsPerToken())
+        << " GPU-us per output token  -- 1e6 / output tokens/s per GPU of both pools\n";
+    out << "  KV links         " << formatNumber("%.1f", o.kvBytesPerRequest / 1e6) << " MB per request; they carry "
+        << formatNumber("%.2f", o.kvLinkRequestsPerS) << " requests/s, " << formatNumber("%.0f", o.kvLinkLoad * 100)
+        << "% used\n";
+    for (const PoolOutcome& pool : o.pools)
+        printPool(out, pool);
+}
+
+} // namespace
+
+void printDeployment(std::ostream& out, const DeploymentOutcome& o, bool operatorTable, const char* label)
+{
+    if (o.twoPools())
+        printTwoPools(out, o);
+    else if (!o.pools.empty())
+        printOnePool(out, o, operatorTable, label);
+}
+
+} // namespace shardlab::cli

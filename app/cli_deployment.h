@@ -1,0 +1,34 @@
+// The CLI's deployments, one pool or two (sim/deployment.h): reading a plan file of either
+// shape with the scenario it is used with, writing one, and printing an outcome. evaluate,
+// megatron, search, explain and compare all go through these.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "cli_args.h"
+#include "io/scenario_json.h"
+#include "sim/deployment.h"
+
+namespace shardlab::cli {
+
+struct LoadedDeployment {
+    Scenario scenario;
+    Deployment deployment;
+};
+
+// A plan file of either shape ("-" for standard input), with the scenario it is used
+// with (scenarioForPlan's rules); an error naming the file and "serving" when its shape
+// does not suit the scenario.
+Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file);
+
+// "TP 8, EP 1, PP 1, DP 4, batch 64, 1 micro-batch" and the MoE suffix.
+std::string planLine(const ModelSpec& m, const Plan& p);
+
+// Human output of an outcome: validity and reasons, the figures with what they mean,
+// memory, and for one pool with `operatorTable` the per-operator decode table (else the
+// operators' options), its first line "<label>: TP ..."; two pools: the deployment, the
+// KV links and each pool.
+void printDeployment(std::ostream& out, const DeploymentOutcome& o, bool operatorTable, const char* label = "Plan");
+
+} // namespace shardlab::cli
