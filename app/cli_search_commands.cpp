@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "cli_signals.h"
 #include "plugin/rl_plugin.h"
 #include "report/result_json.h"
+#include "runner/latency_floor.h"
 #include "runner/run_search.h"
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/ppo_options.h"
@@ -249,6 +251,10 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                 << "\n";
         return reportErrors(err, {r.message});
     }
+    // Proved infeasible: where the TPOT limit is out of reach, by how much (proved).
+    std::optional<TpotFloor> floor;
+    if (r.provedInfeasible && !interrupted)
+        floor = shortestTpot(s.value, s.value.workload.tpotSloMs, 0.01, 24, stop);
     if (r.found && a.has("--out")) {
         Status st = saveDeploymentFile(a.value("--out"), r.deployment.deployment(), s.value);
         if (!st.ok())
@@ -274,6 +280,11 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                    {"best_curve", curveJson(r.bestCurve)}};
         if (s.value.workload.serving == ServingMode::Disaggregated)
             j["splits"] = splitsJson(r.splits);
+        if (floor)
+            j["tpot_floor"] = {{"reached", floor->reached}, {"reached_ms", floor->reachedMs},
+                               {"unreachable_ms", floor->unreachableMs}, {"proved", floor->proved},
+                               {"searches", floor->searches},
+                               {"message", describeTpotFloor(*floor, s.value.workload.tpotSloMs)}};
         j["evaluation"] = nullptr;
         if (r.found) {
             ojson ev = ojson::parse(deploymentToJson(r.deployment), nullptr, false);
@@ -307,6 +318,9 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
             printSplits(out, r.splits);
         if (!r.message.empty())
             out << "Note: " << r.message << "\n";
+        if (floor && floor->reached)
+            out << "TPOT: " << describeTpotFloor(*floor, s.value.workload.tpotSloMs) << " (" << floor->searches
+                << " exact searches)\n";
         if (interrupted)
             out << "Interrupted by a signal after " << r.calls << " simulator calls: "
                 << (r.found ? "the best plan found so far is shown" : "no valid plan had been found") << ".\n";

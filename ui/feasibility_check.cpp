@@ -3,7 +3,7 @@
 #include <QMetaObject>
 #include <QPointer>
 
-#include "runner/disaggregated_search.h"
+#include "runner/latency_floor.h"
 #include "runner/run_search.h"
 
 namespace shardlab::ui {
@@ -43,15 +43,23 @@ void FeasibilityCheck::check(const Scenario& s)
         // Disaggregated: proved over every prefill:decode split.
         const SearchOutcome out = runSearch(s, o, nullptr, stop.get());
         const bool provedInfeasible = out.provedInfeasible, found = out.found;
-        const std::string message = out.message;
         const double seconds = out.wallSeconds;
         if (stop->load())
             return;
         const bool infeasible = provedInfeasible && !found;
-        QString why = QString::fromStdString(message);
+        QString why = QString::fromStdString(out.message);
         const QString prefix = QStringLiteral("no valid plan exists: ");
         if (why.startsWith(prefix))
             why.remove(0, prefix.size());
+        // When the TPOT limit is what is out of reach, the proved minimum says by how much
+        // (exact's own note can give only a lower bound from its tables).
+        if (infeasible) {
+            const TpotFloor floor = shortestTpot(s, s.workload.tpotSloMs, 0.01, 24, stop.get());
+            if (stop->load())
+                return;
+            if (floor.reached)
+                why = QString::fromStdString(describeTpotFloor(floor, s.workload.tpotSloMs));
+        }
         // Queued to the GUI thread; the destructor joins this thread first, so `self`
         // outlives the call or the queued call is dropped with it.
         QMetaObject::invokeMethod(

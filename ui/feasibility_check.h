@@ -28,8 +28,10 @@ public:
     bool isRunning() const { return m_running; }
 
 Q_SIGNALS:
-    // infeasible: exact proved no plan is valid; `why` is its explanation ("the shortest
-    // time per output token any plan reaches is 8.37 ms, the SLO is 0.5 ms").
+    // infeasible: exact proved no plan is valid; `why` is its explanation: where TPOT is the
+    // limit out of reach, the proved minimum (runner/latency_floor.h: "the shortest time per
+    // output token any plan reaches is 13.9 ms (proved by exact: no plan reaches 13.8 ms),
+    // the SLO is 0.5 ms").
     void checked(bool infeasible, const QString& why, double seconds);
 
 private:

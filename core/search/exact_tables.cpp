@@ -454,11 +454,11 @@ std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, 
         why << "every plan needs at least " << std::round(minMemGb * 10) / 10 << " GB per GPU, the GPU has "
             << s.cluster.gpu.hbmGb << " GB";
     else if (minTtftMs > w.ttftSloMs)
-        why << "the shortest time to first token any plan reaches is " << std::round(minTtftMs) << " ms, the SLO is "
-            << w.ttftSloMs << " ms";
+        why << "every plan's time to first token is at least " << std::round(minTtftMs)
+            << " ms (a lower bound from exact's tables), the SLO is " << w.ttftSloMs << " ms";
     else if (minTpotMs > w.tpotSloMs)
-        why << "the shortest time per output token any plan reaches is " << std::round(minTpotMs * 100) / 100
-            << " ms, the SLO is " << w.tpotSloMs << " ms";
+        why << "every plan's time per output token is at least " << std::round(minTpotMs * 100) / 100
+            << " ms (a lower bound from exact's tables), the SLO is " << w.tpotSloMs << " ms";
     else
         why << "no plan meets the memory, TTFT and TPOT limits at the same time";
     return why.str();

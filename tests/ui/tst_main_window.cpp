@@ -32,6 +32,7 @@
 #include "plan_topology.h"
 #include "breakdown_plot.h"
 #include "compare_view.h"
+#include "runner/latency_floor.h"
 #include "sim/megatron.h"
 #include "topology_view.h"
 #include <QTableWidget>
@@ -581,6 +582,10 @@ void TestMainWindow::impossibleSloIsCaughtBeforeStart()
     QCOMPARE(checked.back().front().toBool(), true);
     QVERIFY(w.isProvedInfeasible());
     QVERIFY2(w.statusText().contains(QStringLiteral("time per output token")), qPrintable(w.statusText()));
+    // The figure stated is the proved minimum (runner/latency_floor.h), not a table's bound.
+    const TpotFloor floor = shortestTpot(w.scenario(), 0.5);
+    QVERIFY(floor.proved);
+    QVERIFY2(w.statusText().contains(QString::fromStdString(describeTpotFloor(floor, 0.5))), qPrintable(w.statusText()));
     QVERIFY(!w.startSearch());
     QVERIFY(!w.isSearching());
     tpot->setValue(50);
