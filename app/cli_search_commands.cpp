@@ -280,6 +280,11 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                    {"best_curve", curveJson(r.bestCurve)}};
         if (s.value.workload.serving == ServingMode::Disaggregated)
             j["splits"] = splitsJson(r.splits);
+        if (r.refinement.ran)
+            j["refinement"] = {{"first_call", r.refinement.firstCall}, {"calls", r.refinement.calls},
+                               {"from_batch", r.refinement.fromBatch}, {"to_batch", r.refinement.toBatch},
+                               {"from_tokens_per_s_per_gpu", r.refinement.fromValue},
+                               {"to_tokens_per_s_per_gpu", r.refinement.toValue}};
         if (floor)
             j["tpot_floor"] = {{"reached", floor->reached}, {"reached_ms", floor->reachedMs},
                                {"unreachable_ms", floor->unreachableMs}, {"proved", floor->proved},
@@ -313,6 +318,16 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
             for (const auto& [call, v] : thin(r.bestCurve, 12))
                 out << "  " << call << ": " << formatNumber("%.1f", v);
             out << "\n";
+        }
+        if (r.refinement.ran) {
+            const BatchRefinement& f = r.refinement;
+            out << "Batch refinement (the last step, calls " << f.firstCall + 1 << "-" << f.firstCall + f.calls << "): ";
+            if (f.improved())
+                out << "batch " << f.fromBatch << " -> " << f.toBatch << ", " << formatNumber("%.1f", f.fromValue)
+                    << " -> " << formatNumber("%.1f", f.toValue) << " tokens/s per GPU";
+            else
+                out << "batch " << f.fromBatch << " is already the largest valid";
+            out << ", " << f.calls << " simulator call" << (f.calls == 1 ? "" : "s") << "\n";
         }
         if (pools)
             printSplits(out, r.splits);

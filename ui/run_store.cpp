@@ -74,7 +74,8 @@ QByteArray SearchPanel::runsToJson() const
                                       {QStringLiteral("tokens_per_s_per_gpu"), e.tokensPerSPerGpu},
                                       {QStringLiteral("tpot_ms"), e.tpotMs},
                                       {QStringLiteral("ttft_ms"), e.ttftMs},
-                                      {QStringLiteral("memory_gb"), e.memoryGb}});
+                                      {QStringLiteral("memory_gb"), e.memoryGb},
+                                      {QStringLiteral("refinement"), e.refinement}});
         o[QStringLiteral("elites")] = elites;
         runs.append(o);
     }
@@ -133,6 +134,7 @@ void SearchPanel::restoreRun(const QJsonObject& o, const Scenario& s)
         entry.tpotMs = e.value(QStringLiteral("tpot_ms")).toDouble();
         entry.ttftMs = e.value(QStringLiteral("ttft_ms")).toDouble();
         entry.memoryGb = e.value(QStringLiteral("memory_gb")).toDouble();
+        entry.refinement = e.value(QStringLiteral("refinement")).toBool(); // absent in older files: false
         run.elites.push_back(entry);
     }
     run.best->setName(legendName(run));

@@ -137,6 +137,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
 
     auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
     m_table = new QTableWidget(hsplit);
+    m_table->setObjectName(QStringLiteral("eliteTable"));
     m_table->setColumnCount(11);
     m_table->setHorizontalHeaderLabels({tr("tok/s/GPU"), tr("TP"), tr("EP"), tr("PP"), tr("DP"), tr("batch"),
                                         tr("µbatch"), tr("TPOT ms"), tr("TTFT ms"), tr("mem GB"), tr("found at")});
@@ -317,6 +318,12 @@ SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& varia
     run.best->setName(legendName(run));
     run.best->setLineStyle(QCPGraph::lsStepLeft);
     run.best->setPen(QPen(run.color, 2));
+    run.refine = m_curve->addGraph();
+    run.refine->setLineStyle(QCPGraph::lsLine);
+    run.refine->setPen(QPen(run.color, 2, Qt::DashLine));
+    run.refine->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, run.color, Qt::white, 8));
+    run.refine->setName(tr("batch refinement (last step)"));
+    run.refine->removeFromLegend();
     m_runs.push_back(run);
     return m_runs.back();
 }
@@ -377,6 +384,7 @@ void SearchPanel::applyVisibility(int i, bool visible)
     Run& r = m_runs[i];
     r.visible = visible;
     r.best->setVisible(visible);
+    r.refine->setVisible(visible);
     if (visible)
         r.best->addToLegend();
     else
@@ -420,6 +428,7 @@ bool SearchPanel::deleteRun(int i)
         return false;
     m_curve->removeGraph(m_runs[i].best);
     m_curve->removeGraph(m_runs[i].samples);
+    m_curve->removeGraph(m_runs[i].refine);
     m_runs.erase(m_runs.begin() + i);
     if (m_selected == i)
         m_selected = runCount() - 1;
@@ -675,6 +684,13 @@ void SearchPanel::finishRun(const JobResult& r)
     for (const auto& [call, value] : o.bestCurve)
         if (finite(value))
             run.best->addData(call, value);
+    // The batch refinement as its own step: from the search's best to the refined one.
+    if (o.found && o.refinement.improved() && finite(o.refinement.fromValue) && finite(o.refinement.toValue)) {
+        run.refine->addData(o.refinement.firstCall, o.refinement.fromValue);
+        run.refine->addData(o.refinement.firstCall + o.refinement.calls, o.refinement.toValue);
+        run.refine->setVisible(run.visible);
+        run.refine->addToLegend();
+    }
     if (o.found && finite(o.bestTokensPerSPerGpu())) {
         run.best->addData(std::max(o.calls, 1), o.bestTokensPerSPerGpu());
         run.best->setName(legendName(run));
@@ -753,7 +769,16 @@ void SearchPanel::fillEliteTable()
         m_table->setItem(r, 7, item(QString::number(e.tpotMs, 'f', 2)));
         m_table->setItem(r, 8, item(QString::number(e.ttftMs, 'f', 1)));
         m_table->setItem(r, 9, item(QString::number(e.memoryGb, 'f', 1)));
-        m_table->setItem(r, 10, item(QString::number(e.call)));
+        m_table->setItem(r, 10, item(e.refinement ? tr("%1 (batch refinement)").arg(e.call) : QString::number(e.call)));
+        if (e.refinement)
+            for (int c = 0; c < m_table->columnCount(); ++c)
+                if (QTableWidgetItem* it = m_table->item(r, c)) {
+                    it->setToolTip(tr("The search's last step: the best plan's batch raised as far as it stays valid "
+                                      "(its calls are charged to the budget)."));
+                    QFont f = it->font();
+                    f.setItalic(true);
+                    it->setFont(f);
+                }
     }
 }
 

@@ -107,6 +107,7 @@ private:
         QString label;
         QCPGraph* best = nullptr;
         QCPGraph* samples = nullptr;
+        QCPGraph* refine = nullptr; // the final batch refinement: a dashed step of its own
         int samplePoints = 0;
         int bucket = 1; // samples are kept as the lowest and highest per `bucket` calls
         QString variant, variantNote, status;

@@ -79,6 +79,15 @@ void SearchWorker::run(const SearchRequest& request)
             result.elites.push_back({result.outcome.best, result.outcome.calls, true, r.tokensPerSPerGpu, r.tpotMs,
                                      r.ttftMs, r.memory.totalGb});
         }
+        // The batch refinement is the search's last step: its plan heads the table, marked.
+        const SearchOutcome& o = result.outcome;
+        if (o.found && !o.twoPools() && o.refinement.improved()) {
+            const SimResult& r = o.bestResult;
+            result.elites.insert(result.elites.begin(), {o.best, o.refinement.firstCall + o.refinement.calls, true,
+                                                         r.tokensPerSPerGpu, r.tpotMs, r.ttftMs, r.memory.totalGb, true});
+            if (int(result.elites.size()) > LiveProgress::kEliteRows)
+                result.elites.resize(LiveProgress::kEliteRows);
+        }
         Q_EMIT searchFinished(result);
     } catch (const std::exception& e) {
         Q_EMIT searchFailed(request.jobId, QString::fromUtf8(e.what()));

@@ -31,6 +31,7 @@ struct EliteEntry {
     double tpotMs = 0;
     double ttftMs = 0;
     double memoryGb = 0;
+    bool refinement = false;    // the final batch refinement's plan (its own step)
 };
 
 struct LiveProgress {

@@ -175,9 +175,17 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         }
         const std::string stall = ev.stallReason(); // against the algorithm's share of the budget
         ev.setBudget(budget);
-        const int unrefinedBatch = info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest()
-            ? refineBatch(ev, space)
-            : 0;
+        const bool refine = info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest();
+        out.refinement.ran = refine;
+        out.refinement.firstCall = ev.calls();
+        out.refinement.fromValue = ev.bestValue();
+        const int unrefinedBatch = refine ? refineBatch(ev, space) : 0;
+        if (refine) {
+            out.refinement.calls = ev.calls() - out.refinement.firstCall;
+            out.refinement.fromBatch = unrefinedBatch;
+            out.refinement.toBatch = ev.best().batch;
+            out.refinement.toValue = ev.bestValue();
+        }
         ev.finish();
 
         if (!rep.error.empty() && !outOfMemory) {

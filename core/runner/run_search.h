@@ -32,6 +32,17 @@ struct DisaggregatedSplit {
     std::string note;
 };
 
+// The last step of a budgeted search: the best plan's batch raised as far as it stays
+// valid (a gallop and bisection over the batches, charged to the budget).
+struct BatchRefinement {
+    bool ran = false;      // a budgeted search with a best plan to refine
+    int firstCall = 0;     // simulator calls before it
+    int calls = 0;         // simulator calls it spent
+    int fromBatch = 0, toBatch = 0;
+    double fromValue = 0, toValue = 0; // best tokens/s per GPU before and after it
+    bool improved() const { return ran && toValue > fromValue; }
+};
+
 // A search's result, for one pool and for a disaggregated scenario's two pools alike.
 struct SearchOutcome {
     std::string algorithm;
@@ -57,6 +68,7 @@ struct SearchOutcome {
     bool provedInfeasible = false;  // exact: no plan of the space is valid
     double log10SpaceSize = 0;
     int refinedFromBatch = 0;       // > 0: the best plan's batch was raised from this value
+    BatchRefinement refinement;     // one pool: the final batch refinement, as its own step
 
     bool twoPools() const { return deployment.twoPools(); }
     double bestTokensPerSPerGpu() const { return found ? deployment.tokensPerSPerGpu : 0.0; }

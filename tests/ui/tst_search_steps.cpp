@@ -1,0 +1,78 @@
+// The search's last step is shown as a step: the final batch refinement's plan heads the
+// elite table (marked), its dashed segment joins the curve from the search's best to the
+// refined one, and its calls are counted in the run's.
+#include <QtTest>
+
+#include <QTableWidget>
+
+#include "io/presets.h"
+#include "qcp.h"
+#include "search_panel.h"
+#include "search_worker.h"
+
+using namespace shardlab;
+using namespace shardlab::ui;
+
+class TestSearchSteps : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void refinementIsItsOwnStep();
+};
+
+void TestSearchSteps::refinementIsItsOwnStep()
+{
+    auto s = scenarioPreset("deepseek-v3-256gpu");
+    QVERIFY(s.ok());
+    SearchRequest request;
+    request.jobId = 1;
+    request.scenario = s.value;
+    request.options.algorithm = "anneal";
+    request.options.budget = 1000;
+    request.options.seed = 1;
+    request.stop = std::make_shared<std::atomic<bool>>(false);
+    SearchWorker worker;
+    JobResult result;
+    connect(&worker, &SearchWorker::searchFinished, this, [&](const JobResult& r) { result = r; });
+    worker.run(request); // on this thread: the signal is delivered directly
+    const SearchOutcome& o = result.outcome;
+    QVERIFY(o.found);
+    const BatchRefinement& f = o.refinement;
+    QVERIFY(f.ran);
+    QVERIFY2(f.improved(), "this seed's refinement raises the batch (48 to 57 when written)");
+    QCOMPARE(f.toBatch, o.best.batch);
+    QCOMPARE(f.toValue, o.bestResult.tokensPerSPerGpu);
+    QCOMPARE(f.firstCall + f.calls, o.calls); // the last step, its calls counted
+    QVERIFY(f.calls <= refinementReserve(1000));
+
+    // The table: the reported best is its first row, marked as the refinement.
+    QVERIFY(!result.elites.empty());
+    const EliteEntry& top = result.elites.front();
+    QVERIFY(top.refinement);
+    QVERIFY(top.plan == o.best);
+    QCOMPARE(top.tokensPerSPerGpu, o.bestResult.tokensPerSPerGpu);
+    for (const EliteEntry& e : result.elites)
+        QVERIFY(e.tokensPerSPerGpu <= top.tokensPerSPerGpu);
+
+    SearchPanel panel;
+    panel.setScenario(s.value);
+    panel.beginRun(QStringLiteral("anneal"));
+    panel.finishRun(result);
+    auto* table = panel.findChild<QTableWidget*>(QStringLiteral("eliteTable"));
+    QVERIFY(table);
+    QTRY_VERIFY(table->rowCount() > 0);
+    QVERIFY2(table->item(0, 10)->text().contains(QStringLiteral("batch refinement")), qPrintable(table->item(0, 10)->text()));
+    QCOMPARE(table->item(0, 0)->text(), QString::number(o.bestResult.tokensPerSPerGpu, 'f', 1));
+    // The curve: a segment of its own from the search's best to the refined best.
+    QCPGraph* step = nullptr;
+    for (int i = 0; i < panel.curvePlot()->graphCount(); ++i)
+        if (panel.curvePlot()->graph(i)->name() == QStringLiteral("batch refinement (last step)"))
+            step = panel.curvePlot()->graph(i);
+    QVERIFY(step);
+    QCOMPARE(step->data()->size(), 2);
+    QCOMPARE(step->data()->at(0)->value, f.fromValue);
+    QCOMPARE(step->data()->at(1)->value, f.toValue);
+    QCOMPARE(int(step->data()->at(1)->key), o.calls);
+}
+
+QTEST_MAIN(TestSearchSteps)
+#include "tst_search_steps.moc"
