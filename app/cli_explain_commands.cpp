@@ -31,7 +31,7 @@ void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount&
         out << "  not costed: the degrees do not fit the scenario\n";
         return;
     }
-    out << "  Where " << (a.unit[0] == 'o' ? "an " : "a ") << a.unit << "'s " << perTokenText(a.gpuUsPerToken) << " GPU·µs go (busiest stage, one "
+    out << "  Where " << withArticle(a.unit) << "'s " << perTokenText(a.gpuUsPerToken) << " GPU·µs go (busiest stage, one "
         << "micro-batch step carrying " << groupedNumber(a.tokensPerStep, 1) << " tokens; 1 µs of step = "
         << groupedNumber(a.perStepUs, 3) << " GPU·µs per token):\n";
     char line[200];

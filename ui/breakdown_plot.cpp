@@ -1,5 +1,7 @@
 #include "breakdown_plot.h"
 
+#include "report/cost_account.h"
+
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -145,21 +147,23 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
                             const QString& referenceName, const Plan* referencePlan)
 {
     clearData();
-    // Sequences one decode step of one micro-batch carries, and the GPUs of one replica
-    // (TP x PP x ... = all GPUs / DP). Beside a reference, a step is charged to its tokens:
-    // GPU time per output token = step time x GPUs of the replica / sequences, which is what
-    // tokens/s per GPU inverts (pipeline stages work on different micro-batches at once).
+    // Beside a reference, a step is charged to its tokens by the core's cost account
+    // (report/cost_account.h): one µs of the busiest stage's step costs `perStepUs` GPU·µs
+    // per token (micro-batches x GPUs / (batch x DP), per prompt token for a prefill pool),
+    // and the account's total is what tokens/s per GPU inverts.
     auto sequences = [](const Plan& p) { return std::max(1.0, double(p.batch) / std::max(1, p.microBatches)); };
-    const double totalGpus = std::max(1.0, double(s.cluster.totalGpus()));
-    auto gpusPerReplica = [totalGpus](const Plan& p) { return totalGpus / std::max(1, p.dataParallel); };
-    const double seqs = sequences(plan), gpus = gpusPerReplica(plan);
-    const double refSeqs = referencePlan ? sequences(*referencePlan) : seqs;
-    const double refGpus = referencePlan ? gpusPerReplica(*referencePlan) : gpus;
+    const double seqs = sequences(plan);
     m_perToken = reference != nullptr;
+    const CostAccount account = costAccount(poolOutcome(s, plan, r));
+    const CostAccount refAccount = reference && referencePlan ? costAccount(poolOutcome(s, *referencePlan, *reference))
+                                                              : CostAccount{};
+    if (m_perToken && (!account.costed || !refAccount.costed))
+        m_perToken = false; // nothing served to charge a step to: per step, as without a reference
     // ms per step -> the unit drawn: GPU·µs per token beside a reference, else ms per step.
-    const double scale = m_perToken ? 1000.0 * gpus / seqs : 1.0;
-    const double refScale = m_perToken ? 1000.0 * refGpus / refSeqs : 1.0;
+    const double scale = m_perToken ? 1000.0 * account.perStepUs : 1.0;
+    const double refScale = m_perToken ? 1000.0 * refAccount.perStepUs : 1.0;
     const QString unit = m_perToken ? tr("GPU·µs") : tr("ms");
+    const QString tokenWord = QString::fromStdString(account.unit);
     setDecorationsVisible(true);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double maxTotal = 0, stepMs = 0;
@@ -229,16 +233,15 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
                         formatNumber(o.flops / 1e9, 2), formatBytes(o.hbmBytes))
                    .arg(unit);
         if (m_perToken)
-            tip += tr("<br>Per output token: this plan's step time × %1 GPUs per replica ÷ %2 sequences.")
-                       .arg(formatNumber(gpus, 0), formatNumber(seqs, 0));
+            tip += tr("<br>Per %1: this plan's step time × %2 (micro-batches × GPUs ÷ the tokens a cycle serves).")
+                       .arg(tokenWord, formatNumber(account.perStepUs, 4));
         if (reference && reference->decode[i].present)
             tip += tr("<br>%1: %2 %3%4")
                        .arg(referenceName,
                             formatMs((plotSafe(reference->decode[i].timeUs) + plotSafe(reference->decode[i].commUs))
                                      / 1000 * refScale),
                             unit,
-                            m_perToken ? tr(" (its step time × %1 GPUs ÷ %2 sequences)")
-                                             .arg(formatNumber(refGpus, 0), formatNumber(refSeqs, 0))
+                            m_perToken ? tr(" (its step time × %1)").arg(formatNumber(refAccount.perStepUs, 4))
                                        : QString());
         m_tips.push_back(tip);
         ++key;
@@ -256,7 +259,8 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
     fitLegend(m_plot, width());
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(-0.6, key - 0.4);
-    m_plot->xAxis->setLabel(m_perToken ? tr("GPU·µs per output token (lower is better)") : tr("ms per decode step, busiest stage"));
+    m_plot->xAxis->setLabel(m_perToken ? tr("GPU·µs per %1 (lower is better)").arg(tokenWord)
+                                       : tr("ms per decode step, busiest stage"));
     // Enough height for every operator's label, the title and the legend below (the view
     // scrolls rather than overlap them).
     m_keys = key;
@@ -270,18 +274,26 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
             l.item->setPadding(QMargins(4, 0, 0, 0));
         }
     if (m_perToken) {
-        double refStepMs = 0;
-        for (int i = 0; i < kOpCount; ++i)
-            if (opPresent(s.model, static_cast<OpId>(i)) && reference->decode[i].present)
-                refStepMs += (plotSafe(reference->decode[i].timeUs) + plotSafe(reference->decode[i].commUs)) / 1000;
+        // The bars are the operators; the total also counts what two-batch overlap hides
+        // and the pipeline bubble, so it is the headline's inverse.
+        auto total = [](const CostAccount& a) {
+            double ops = 0, bubble = 0, overlap = 0;
+            for (const CostPart& p : a.parts)
+                (p.kind == CostPartKind::Operator ? ops : p.kind == CostPartKind::Overlap ? overlap : bubble) +=
+                    p.gpuUsPerToken;
+            QString t = formatNumber(a.gpuUsPerToken, 0);
+            if (overlap < 0 || bubble > 0.005 * a.gpuUsPerToken) {
+                t += tr(" = operators %1").arg(formatNumber(ops, 0));
+                if (overlap < 0)
+                    t += tr(" − overlap %1").arg(formatNumber(-overlap, 0));
+                if (bubble > 0.005 * a.gpuUsPerToken)
+                    t += tr(" + bubble %1").arg(formatNumber(bubble, 0));
+            }
+            return t;
+        };
         // Short lines: the plot may be under 300 px wide beside the what-if editor.
-        m_title->setText(tr("GPU·µs per output token, busiest stage\n"
-                            "this plan %1 = %2 ms × %3 GPUs ÷ %4 seq.\n"
-                            "%5 %6 = %7 ms × %8 GPUs ÷ %9 seq.")
-                             .arg(formatNumber(stepMs, 0), formatMs(stepMs / scale),
-                                  formatNumber(gpus, 0), formatNumber(seqs, 0), referenceName,
-                                  formatNumber(refStepMs * refScale, 0), formatMs(refStepMs), formatNumber(refGpus, 0),
-                                  formatNumber(refSeqs, 0)));
+        m_title->setText(tr("GPU·µs per %1 (1e6 / tokens/s per GPU)\nthis plan %2\n%3 %4")
+                             .arg(tokenWord, total(account), referenceName, total(refAccount)));
         m_title->setFont(font());
     } else {
         m_title->setFont(titleFont(font()));

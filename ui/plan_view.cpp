@@ -493,8 +493,8 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
     if (r.structureChecks == 0) {
         const CostAccount account = costAccount(poolOutcome(m_scenario, p, r));
         if (account.costed)
-            html += tr(" · a %1 costs %2 GPU·µs")
-                        .arg(QString::fromStdString(account.unit),
+            html += tr(" · %1 costs %2 GPU·µs")
+                        .arg(QString::fromStdString(withArticle(account.unit)),
                              QString::fromStdString(perTokenText(account.gpuUsPerToken)));
     }
     html += QStringLiteral("<br>") + degrees;

@@ -270,7 +270,7 @@ PlanComparison comparePools(const PoolOutcome& pa, const PoolOutcome& pb, const 
     c.lines.push_back(
         {thisName + ": " + groupedNumber(c.thisTokensPerSPerGpu, 1) + " tokens/s per GPU; " + refName + ": "
              + groupedNumber(c.refTokensPerSPerGpu, 1) + " (" + gainText + ")",
-         std::string(c.unit[0] == 'o' ? "An " : "A ") + c.unit + " costs " + perTokenText(c.thisPerToken) + " GPU\xC2\xB7\xC2\xB5s here and "
+         capitalised(withArticle(c.unit)) + " costs " + perTokenText(c.thisPerToken) + " GPU\xC2\xB7\xC2\xB5s here and "
              + perTokenText(c.refPerToken) + " GPU\xC2\xB7\xC2\xB5s under " + refName
              + " (the inverse of throughput per GPU; their ratio is " + groupedNumber(c.ratio, 3)
              + "x); the table splits that cost by operator, pipeline bubble and two-batch overlap."});

@@ -74,4 +74,10 @@ std::string signedText(double v, int decimals)
 
 std::string perTokenText(double gpuUs) { return groupedNumber(gpuUs, gpuUs < 10 ? 2 : (gpuUs < 100 ? 1 : 0)); }
 
+std::string withArticle(const std::string& noun)
+{
+    const bool vowel = !noun.empty() && std::string("aeiouAEIOU").find(noun[0]) != std::string::npos;
+    return (vowel ? "an " : "a ") + noun;
+}
+
 } // namespace shardlab
