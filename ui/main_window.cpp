@@ -976,10 +976,12 @@ bool MainWindow::saveScenarioAs()
     QString note;
     if (!m_path.isEmpty() && isProtectedScenarioPath(m_path))
         note = tr(" (%1 is a shipped or read-only file: save a copy)").arg(QFileInfo(m_path).fileName());
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
-                                                      tr("ShardLab scenario (*.json)"));
+    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
+                                                tr("ShardLab scenario (*.json)"));
     if (path.isEmpty())
         return false;
+    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
+        path += QStringLiteral(".json");
     return saveScenarioTo(path);
 }
 
@@ -1017,10 +1019,12 @@ bool MainWindow::exportPlan(const QString& path, QString* error)
 
 void MainWindow::exportPlanDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), QStringLiteral("plan.json"),
-                                                      tr("ShardLab plan (*.json)"));
+    QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), QStringLiteral("plan.json"),
+                                                tr("ShardLab plan (*.json)"));
     if (path.isEmpty())
         return;
+    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
+        path += QStringLiteral(".json");
     QString error;
     if (exportPlan(path, &error))
         showMessage(tr("Exported the plan in the Plan tab to %1 (shardlab-cli evaluate accepts it).").arg(path), false);

@@ -430,7 +430,7 @@ QWidget* ScenarioEditor::buildWorkloadSection()
                                      tr("Time-per-output-token limit: plans whose engine step (decode tokens "
                                         "and, in aggregated serving, the prompt chunks beside them) is slower "
                                         "are invalid."),
-                                     1e10, 2, [](Scenario& s) -> double& { return s.workload.tpotSloMs; }, tr(" ms")));
+                                     1e10, 3, [](Scenario& s) -> double& { return s.workload.tpotSloMs; }, tr(" ms")));
     auto* serving = new FieldComboBox;
     serving->setFocusPolicy(Qt::StrongFocus);
     narrowCombo(serving);

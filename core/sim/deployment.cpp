@@ -18,6 +18,18 @@ std::string fmt(const char* f, double a, double b)
 
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
+// The headline figures, for one pool and two alike (finite; 0 where not priced).
+void setHeadline(DeploymentOutcome& o, const Scenario& s, double outputTokensPerS, double tokensPerSPerGpu,
+                 double ttftMs, double tpotMs, double e2eMs)
+{
+    o.outputTokensPerS = finite(outputTokensPerS);
+    o.tokensPerSPerGpu = finite(tokensPerSPerGpu);
+    o.ttftMs = finite(ttftMs);
+    o.tpotMs = finite(tpotMs);
+    o.e2eMs = finite(e2eMs);
+    o.requestsPerS = o.outputTokensPerS / std::max(1, s.workload.outputTokens);
+}
+
 PoolOutcome pricedPool(const Scenario& priced, const Plan& p, const SimResult& r, bool whole, PoolRole role)
 {
     PoolOutcome o;
@@ -102,13 +114,7 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const Plan& p, const SimR
     o.valid = r.valid;
     if (!o.costed)
         return o;
-    const double osl = std::max(1, s.workload.outputTokens);
-    o.outputTokensPerS = finite(r.outputTokensPerS);
-    o.tokensPerSPerGpu = finite(r.tokensPerSPerGpu);
-    o.ttftMs = finite(r.ttftMs);
-    o.tpotMs = finite(r.tpotMs);
-    o.e2eMs = finite(r.e2eMs);
-    o.requestsPerS = o.outputTokensPerS / osl;
+    setHeadline(o, s, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
     o.pools[0].requestsPerS = o.requestsPerS;
     return o;
 }
@@ -148,13 +154,7 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& 
     o.kvBytesPerRequest = finite(r.kvBytesPerRequest);
     if (!o.costed)
         return o;
-    const double osl = std::max(1, s.workload.outputTokens);
-    o.outputTokensPerS = finite(r.outputTokensPerS);
-    o.tokensPerSPerGpu = finite(r.tokensPerSPerGpu);
-    o.ttftMs = finite(r.ttftMs);
-    o.tpotMs = finite(r.tpotMs);
-    o.e2eMs = finite(r.e2eMs);
-    o.requestsPerS = o.outputTokensPerS / osl;
+    setHeadline(o, s, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
     o.kvLinkRequestsPerS = finite(r.kvLinkRequestsPerS);
     o.kvLinkLoad = finite(r.kvLinkLoad);
     return o;
