@@ -170,6 +170,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
         r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
         r.passMs = r.kvTransferMs = 0;
         r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
+        r.p2pCrossesNodes = false;
         r.expertTensorParallel = 0;
         r.expertLoadImbalance = 1;
         r.overlapHiddenUs = 0;

@@ -365,19 +365,45 @@ void TestSimulator::invalidPlansSayWhy()
 
 void TestSimulator::fastPathEqualsFullEvaluation()
 {
-    const Scenario s = preset("deepseek-v3-256gpu");
-    const Simulator sim(s);
-    const SearchSpace space(s);
-    std::mt19937_64 rng(11);
-    SimResult fast;
-    for (int i = 0; i < 500; ++i) {
-        const Plan p = space.randomPlan(rng);
-        sim.evaluate(p, fast, false);
-        const SimResult full = sim.evaluate(p);
-        QCOMPARE(fast.valid, full.valid);
-        QCOMPARE(fast.violations, full.violations);
-        QCOMPARE(fast.tokensPerSPerGpu, full.tokensPerSPerGpu);
-        QCOMPARE(fast.memory.totalGb, full.memory.totalGb);
+    // One SimResult reused on the fast path, as the searches do: every summary field must
+    // equal a fresh full evaluation's, whatever the plan before it left there (structurally
+    // invalid plans return early). Aggregated, a prefill pool and a decode pool, dense and MoE.
+    Scenario dis = preset("deepseek-v3-256gpu");
+    dis.workload.serving = ServingMode::Disaggregated;
+    const std::vector<Scenario> scenarios = {preset("deepseek-v3-256gpu"), preset("llama3-70b-8gpu"),
+                                             poolScenario(dis, PoolRole::Prefill, 64),
+                                             poolScenario(dis, PoolRole::Decode, 192)};
+    for (const Scenario& s : scenarios) {
+        const Simulator sim(s);
+        const SearchSpace space(s);
+        std::mt19937_64 rng(11);
+        SimResult fast;
+        for (int i = 0; i < 400; ++i) {
+            Plan p = space.randomPlan(rng);
+            if (i % 7 == 3)
+                p.tensorParallel = 3; // structurally invalid: the early return
+            sim.evaluate(p, fast, false);
+            const SimResult full = sim.evaluate(p);
+            const std::string at = s.name + " plan " + std::to_string(i);
+            QVERIFY2(fast.valid == full.valid && fast.violations == full.violations
+                         && fast.structureChecks == full.structureChecks && fast.serving == full.serving,
+                     at.c_str());
+            const double a[] = {fast.tpotMs, fast.ttftMs, fast.e2eMs, fast.outputTokensPerS, fast.stepTokens,
+                                fast.passMs, fast.kvTransferMs, fast.tokensPerSPerGpu, fast.stageStepUs,
+                                fast.pipelineBubble, fast.p2pUs, fast.expertLoadImbalance, fast.overlapHiddenUs,
+                                fast.memory.weightsGb, fast.memory.kvCacheGb, fast.memory.activationGb,
+                                fast.memory.reserveGb, fast.memory.totalGb, fast.memory.capacityGb};
+            const double b[] = {full.tpotMs, full.ttftMs, full.e2eMs, full.outputTokensPerS, full.stepTokens,
+                                full.passMs, full.kvTransferMs, full.tokensPerSPerGpu, full.stageStepUs,
+                                full.pipelineBubble, full.p2pUs, full.expertLoadImbalance, full.overlapHiddenUs,
+                                full.memory.weightsGb, full.memory.kvCacheGb, full.memory.activationGb,
+                                full.memory.reserveGb, full.memory.totalGb, full.memory.capacityGb};
+            for (size_t k = 0; k < std::size(a); ++k)
+                QVERIFY2(a[k] == b[k], (at + ", field " + std::to_string(k)).c_str());
+            QVERIFY2(fast.sizeCappedCollectives == full.sizeCappedCollectives && fast.p2pCrossesNodes == full.p2pCrossesNodes
+                         && fast.expertTensorParallel == full.expertTensorParallel,
+                     at.c_str());
+        }
     }
 }
 
