@@ -119,18 +119,27 @@ namespace {
 // curve), so every algorithm's figure compares with exact's. The evaluator keeps the best
 // plan it has seen, so a larger batch that serves less (an engine's all-reduce size limit
 // crossed, docs/search.md) never replaces it. Returns the batch it started from.
-int refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
+// Raises the best plan's batch as far as it stays valid, through the evaluator (charged),
+// and records the step.
+BatchRefinement refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
 {
+    BatchRefinement f;
+    f.ran = true;
+    f.firstCall = ev.calls();
+    f.fromValue = ev.bestValue();
     Plan p = ev.best();
-    const int from = p.batch;
-    largestValidBatch(from, space.batchMax(), [&](int b) {
+    f.fromBatch = p.batch;
+    largestValidBatch(f.fromBatch, space.batchMax(), [&](int b) {
         p.batch = b;
         Evaluation e;
         if (!ev.evaluate(p, e))
             return -1;
         return e.valid ? 1 : 0;
     });
-    return from;
+    f.calls = ev.calls() - f.firstCall;
+    f.toBatch = ev.best().batch;
+    f.toValue = ev.bestValue();
+    return f;
 }
 } // namespace
 
@@ -175,17 +184,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         }
         const std::string stall = ev.stallReason(); // against the algorithm's share of the budget
         ev.setBudget(budget);
-        const bool refine = info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest();
-        out.refinement.ran = refine;
-        out.refinement.firstCall = ev.calls();
-        out.refinement.fromValue = ev.bestValue();
-        const int unrefinedBatch = refine ? refineBatch(ev, space) : 0;
-        if (refine) {
-            out.refinement.calls = ev.calls() - out.refinement.firstCall;
-            out.refinement.fromBatch = unrefinedBatch;
-            out.refinement.toBatch = ev.best().batch;
-            out.refinement.toValue = ev.bestValue();
-        }
+        if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest())
+            out.refinement = refineBatch(ev, space);
         ev.finish();
 
         if (!rep.error.empty() && !outOfMemory) {
@@ -198,8 +198,6 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         out.found = ev.haveBest();
         if (out.found) {
             out.best = ev.best();
-            if (unrefinedBatch != out.best.batch)
-                out.refinedFromBatch = unrefinedBatch; // 0 when nothing was refined
             // The search ran on the simulator's fast path; the report wants the
             // per-operator breakdown: one more evaluation of the same plan, not charged.
             out.bestResult = sim.evaluate(out.best);
@@ -223,8 +221,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         if (!out.found && !out.provedInfeasible && rep.note.find("no valid plan") == std::string::npos)
             msg += (msg.empty() ? "" : "; ") + std::string("no valid plan found in ") + std::to_string(out.calls)
                 + " simulator calls";
-        if (out.refinedFromBatch > 0)
-            msg += (msg.empty() ? "" : "; ") + std::string("batch refined from ") + std::to_string(out.refinedFromBatch)
+        if (out.refinedFromBatch() > 0)
+            msg += (msg.empty() ? "" : "; ") + std::string("batch refined from ") + std::to_string(out.refinedFromBatch())
                 + " to " + std::to_string(out.best.batch) + " (charged to the budget)";
         if (!rep.note.empty() && !(out.stopped && info.name == "exact"))
             msg += (msg.empty() ? "" : "; ") + rep.note;

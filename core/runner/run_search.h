@@ -67,10 +67,14 @@ struct SearchOutcome {
     bool provedOptimal = false;     // exact: no valid plan of the space scores higher
     bool provedInfeasible = false;  // exact: no plan of the space is valid
     double log10SpaceSize = 0;
-    int refinedFromBatch = 0;       // > 0: the best plan's batch was raised from this value
     BatchRefinement refinement;     // one pool: the final batch refinement, as its own step
 
     bool twoPools() const { return deployment.twoPools(); }
+    // > 0: the best plan's batch was raised from this value by the refinement.
+    int refinedFromBatch() const
+    {
+        return found && refinement.ran && refinement.toBatch != refinement.fromBatch ? refinement.fromBatch : 0;
+    }
     double bestTokensPerSPerGpu() const { return found ? deployment.tokensPerSPerGpu : 0.0; }
 };
 

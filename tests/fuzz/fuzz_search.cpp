@@ -150,8 +150,8 @@ void checkOutcome(const Scenario& s, const SearchOutcome& o, bool budgeted)
             "best plan's throughput differs when simulated again");
     require(!o.bestCurve.empty(), "a best plan without a best-so-far curve");
     // The curve records the search's own calls; a best plan whose batch was refined
-    // afterwards (refinedFromBatch) can only be better than the curve's end.
-    if (o.refinedFromBatch == 0)
+    // afterwards (refinedFromBatch()) can only be better than the curve's end.
+    if (o.refinedFromBatch() == 0)
         require(std::fabs(o.bestCurve.back().second - o.bestResult.tokensPerSPerGpu)
                     <= 1e-9 * o.bestResult.tokensPerSPerGpu,
                 "best-so-far curve does not end at the best plan");
