@@ -168,6 +168,20 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
     checkPositive(e, p + ".ttft_slo_ms", w.ttftSloMs, 1e9);
     checkPositive(e, p + ".tpot_slo_ms", w.tpotSloMs, 1e9);
     checkRange(e, p + ".max_num_tokens", w.maxNumTokens, 1, kMaxNumTokensLimit);
+    const LoadSpec& l = w.load;
+    const std::string at = p + ".load";
+    if (l.protocol == LoadProtocol::Concurrency)
+        checkRange(e, at + ".concurrency", l.concurrency, 1, kMaxLoadConcurrency);
+    if (l.protocol == LoadProtocol::RequestRate && !(l.requestRate > 0)) // +inf: all at once
+        e.push_back({{}, at + ".request_rate", "must be above 0 requests/s (or \"inf\": all at once)"});
+    checkRange(e, at + ".requests", l.requests, 0, kMaxLoadRequests);
+    checkRange(e, at + ".warmup_requests", l.warmupRequests, -1, kMaxLoadRequests);
+    // The request-level model runs one engine with in-flight batching and chunked prefill;
+    // two pools and a prefill-free decode step are steady states only.
+    if (!l.steady() && w.serving != ServingMode::Aggregated)
+        e.push_back({{}, at + ".protocol",
+                     std::string("a load protocol is modelled for aggregated serving only (workload.serving is \"")
+                         + servingModeName(w.serving) + "\")"});
     return e;
 }
 
@@ -187,6 +201,26 @@ bool servingModeFromName(const std::string& name, ServingMode& out)
     for (ServingMode m : {ServingMode::Aggregated, ServingMode::Decode, ServingMode::Disaggregated})
         if (name == servingModeName(m)) {
             out = m;
+            return true;
+        }
+    return false;
+}
+
+const char* loadProtocolName(LoadProtocol p)
+{
+    switch (p) {
+    case LoadProtocol::Steady: return "steady";
+    case LoadProtocol::Concurrency: return "concurrency";
+    case LoadProtocol::RequestRate: return "request_rate";
+    }
+    return "?";
+}
+
+bool loadProtocolFromName(const std::string& name, LoadProtocol& out)
+{
+    for (LoadProtocol p : {LoadProtocol::Steady, LoadProtocol::Concurrency, LoadProtocol::RequestRate})
+        if (name == loadProtocolName(p)) {
+            out = p;
             return true;
         }
     return false;

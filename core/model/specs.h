@@ -138,6 +138,41 @@ bool collectiveEngineFromName(const std::string& name, CollectiveEngine& out);
 std::string knownCollectiveEngines();
 constexpr int kMaxNumTokensLimit = 1 << 22; // token budget per step: 4 M tokens is no engine
 
+// How a benchmark drives the engine (docs/simulator.md §4, "Serving under load").
+//   Steady:      every request in flight all the time (the plan's batch): the steady state
+//                that searches optimise, as trtllm-bench's max-throughput runs measure it.
+//   Concurrency: a closed loop: `concurrency` requests in flight, a new one sent as one
+//                finishes, all started at once (InferenceX, vLLM bench serve
+//                --max-concurrency C --request-rate inf).
+//   RequestRate: an open loop: requests arrive as a Poisson process at `requestRate` per
+//                second (aiperf / vLLM bench serve --request-rate); infinite: all at once.
+enum class LoadProtocol : std::uint8_t { Steady, Concurrency, RequestRate };
+const char* loadProtocolName(LoadProtocol p); // "steady", "concurrency", "request_rate"
+bool loadProtocolFromName(const std::string& name, LoadProtocol& out);
+constexpr int kMaxLoadRequests = 200000;
+constexpr int kMaxLoadConcurrency = 65536;
+struct LoadSpec {
+    LoadProtocol protocol = LoadProtocol::Steady;
+    int concurrency = 0;      // closed loop: requests in flight
+    double requestRate = 0;   // open loop: requests per second (+infinity: all at t = 0)
+    int requests = 0;         // measured requests; 0: 10 x concurrency (closed), 500 (open)
+    int warmupRequests = -1;  // finished before measuring; -1: 2 x concurrency (closed), 0 (open)
+    // Input and output lengths each uniform in [0.8 L, L] (InferenceX); else exactly L.
+    bool uniformLengths = false;
+    std::uint64_t seed = 1;   // arrivals and lengths
+
+    bool steady() const { return protocol == LoadProtocol::Steady; }
+    int measuredRequests() const
+    {
+        return requests > 0 ? requests : protocol == LoadProtocol::Concurrency ? 10 * concurrency : 500;
+    }
+    int warmup() const
+    {
+        return warmupRequests >= 0 ? warmupRequests : protocol == LoadProtocol::Concurrency ? 2 * concurrency : 0;
+    }
+    bool operator==(const LoadSpec&) const = default;
+};
+
 struct WorkloadSpec {
     int promptTokens = 0;
     int outputTokens = 0;
@@ -147,6 +182,7 @@ struct WorkloadSpec {
     int maxNumTokens = 8192; // tokens per engine step (max_num_tokens / max-num-batched-tokens)
     KvLink kvTransfer = KvLink::InterNode; // disaggregated: the links the KV cache crosses
     CollectiveEngine engine = CollectiveEngine::Nccl; // whose collectives price the plan
+    LoadSpec load{};       // how a benchmark drives it (steady state unless said)
 
     // Context a decode step sees on average, and at its longest (KV cache sizing).
     double meanDecodeContext() const { return promptTokens + outputTokens / 2.0; }

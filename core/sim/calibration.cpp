@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "io/presets.h"
 #include "sim/batch.h"
@@ -28,6 +29,102 @@ constexpr const char* kHeldOut = "TensorRT-LLM perf-overview v1.0 tables (NVIDIA
 
 // Engines keep at most this many sequences in flight (TensorRT-LLM's max_batch_size).
 constexpr int kMaxEngineBatch = 2048;
+
+constexpr const char* kTrtQps = "TensorRT-LLM perf-overview online serving table (NVIDIA/TensorRT-LLM@258c7540c0, "
+                                "v0.14.0 + Triton backend, Llama-3.1-70B BF16 TP4, ISL 467 / OSL 256, 500 requests)";
+constexpr const char* kTrtTp = "TensorRT-LLM perf-overview max throughput by TP (NVIDIA/TensorRT-LLM@258c7540c0, "
+                               "v0.17 engine flow, trtllm-bench, FP8 weights and KV, KV fraction 0.95)";
+constexpr const char* kTrtR1 = "TensorRT-LLM blog Best_perf_practice_on_DeepSeek-R1 (NVIDIA/TensorRT-LLM@01c4ece911eb, "
+                               "PyTorch flow, FP8 weights, 8x H200)";
+
+CalibrationCase tpRow(const std::string& id, const char* model, const char* gpu, int tp, int isl, int osl,
+                      double published, const char* set)
+{
+    CalibrationCase c{id, model, "TensorRT-LLM 0.17", true, tp, 1, isl, osl, 0, CalibrationMetric::OutputTokensPerS,
+                      published, kTrtTp};
+    c.gpu = gpu;
+    c.set = set;
+    return c;
+}
+
+// measurements: "Serving at load, MoE by TP, and speculative decoding". The split into sets
+// was fixed before the request-level model was written: the H100 request-rate sweep is
+// what the load model may be fitted on; the H200 sweep and the H200 columns of the TP
+// tables are held out; the rest checks.
+std::vector<CalibrationCase> servingAtLoadCases()
+{
+    using M = CalibrationMetric;
+    std::vector<CalibrationCase> v;
+    const double inf = std::numeric_limits<double>::infinity();
+    const double rates[] = {2, 4, 8, 16, 32, inf};
+    const char* rateNames[] = {"2", "4", "8", "16", "32", "inf"};
+    struct Sweep {
+        const char* gpu;
+        const char* set;
+        double ttft[6], itl[6], tput[6]; // 0: not published
+    };
+    const Sweep sweeps[] = {
+        {"h100", "fit", {62, 68, 92, 175, 1229, 9123}, {21, 24, 32, 66, 86, 85}, {498, 973, 1860, 3164, 4083, 4103}},
+        {"h200", "held_out", {58, 63, 84, 165, 1279, 9222}, {18, 20, 27, 60, 83, 83}, {499, 0, 0, 0, 0, 4185}},
+    };
+    for (const Sweep& s : sweeps)
+        for (int i = 0; i < 6; ++i) {
+            const std::string tag = std::string(s.gpu[1] == '1' ? "Q1" : "Q2") + "-" + rateNames[i];
+            const std::pair<M, double> metrics[] = {{M::TtftMs, s.ttft[i]}, {M::TpotMs, s.itl[i]},
+                                                    {M::OutputTokensPerS, s.tput[i]}};
+            for (const auto& [metric, value] : metrics) {
+                if (value <= 0)
+                    continue;
+                const char* suffix = metric == M::TtftMs ? "t" : metric == M::TpotMs ? "i" : "x";
+                CalibrationCase c{tag + suffix, "llama3-70b", "TensorRT-LLM 0.14 + Triton", false, 4, 1, 467, 256, 0,
+                                  metric, value, kTrtQps};
+                c.gpu = s.gpu;
+                c.set = s.set;
+                c.load.protocol = LoadProtocol::RequestRate;
+                c.load.requestRate = rates[i];
+                c.load.requests = 500;
+                v.push_back(c);
+            }
+        }
+    // Max throughput by TP, ISL/OSL 1000/1000 (A9 and A17 are this table's TP4 and 8x22B
+    // H100 cells, already in the fit set).
+    const struct {
+        const char* model;
+        const char* gpu;
+        const char* set;
+        double tp[4]; // TP1, TP2, TP4, TP8; 0: in another row or not published
+    } tables[] = {
+        {"llama3-70b", "h100", "check", {840.0, 4390.5, 0, 11451.2}},
+        {"llama3-70b", "h200", "held_out", {2823.5, 5164.8, 8911.3, 13181.2}},
+        {"mixtral-8x7b", "h100", "check", {6868.5, 15770.9, 27784.7, 40631.7}},
+        {"mixtral-8x7b", "h200", "held_out", {10371.4, 19151.2, 33580.9, 44705.5}},
+        {"mixtral-8x22b", "h200", "held_out", {0, 0, 0, 19712.4}},
+    };
+    int n = 0;
+    for (const auto& t : tables)
+        for (int k = 0; k < 4; ++k)
+            if (t.tp[k] > 0)
+                v.push_back(tpRow("T" + std::to_string(++n), t.model, t.gpu, 1 << k, 1000, 1000, t.tp[k], t.set));
+    const double at2048[] = {343, 773, 1303, 1923}, at20000[] = {0, 443, 920, 1513};
+    for (int k = 0; k < 4; ++k)
+        v.push_back(tpRow("T" + std::to_string(++n), "llama3-70b", "h100", 1 << k, 2048, 128, at2048[k], "check"));
+    for (int k = 1; k < 4; ++k)
+        v.push_back(tpRow("T" + std::to_string(++n), "llama3-70b", "h100", 1 << k, 20000, 2000, at20000[k], "held_out"));
+    // DeepSeek-R1 (DeepSeek-V3's architecture) on 8 H200.
+    CalibrationCase r1{"R1", "deepseek-v3", "TensorRT-LLM (PyTorch flow)", true, 8, 8, 1024, 2048, 1024,
+                       M::OutputTokensPerS, 11489.3, kTrtR1, 0, "h200", true, "check"};
+    r1.maxNumTokens = 8 * 1151; // max_num_tokens 1151 on each of the 8 attention-DP ranks
+    r1.load.protocol = LoadProtocol::Concurrency;
+    r1.load.concurrency = 1024;
+    r1.load.requests = 5120;
+    r1.load.warmupRequests = 0;
+    v.push_back(r1);
+    CalibrationCase r2{"R2", "deepseek-v3", "TensorRT-LLM (PyTorch flow)", true, 8, 4, 1024, 2048, 1,
+                       M::TpotMs, 1000.0 / 158.1, kTrtR1, 0, "h200", false, "check"};
+    r2.excluded = "speculative decoding (MTP, 3 draft tokens) is not modelled";
+    v.push_back(r2);
+    return v;
+}
 } // namespace
 
 const std::vector<CalibrationCase>& calibrationCases()
@@ -103,7 +200,13 @@ const std::vector<CalibrationCase>& calibrationCases()
         {"H28", "llama3-70b", "TensorRT-LLM 1.0", true, 1, 1, 2048, 128, 0, M::OutputTokensPerS, 442, kHeldOut, 0, "h200", false, "held_out"},
         {"H29", "llama3-70b", "TensorRT-LLM 1.0", true, 1, 1, 2048, 2048, 0, M::OutputTokensPerS, 2003, kHeldOut, 0, "h200", false, "held_out"},
     };
-    return cases;
+    static const std::vector<CalibrationCase> all = [] {
+        std::vector<CalibrationCase> v = cases;
+        for (const CalibrationCase& c : servingAtLoadCases())
+            v.push_back(c);
+        return v;
+    }();
+    return all;
 }
 
 std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
@@ -113,6 +216,11 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
     for (const CalibrationCase& c : calibrationCases()) {
         CalibrationRow row;
         row.c = c;
+        if (!c.excluded.empty()) {
+            row.error = "excluded: " + c.excluded;
+            rows.push_back(row);
+            continue;
+        }
         auto model = modelPreset(c.modelPreset);
         if (!model.ok() || (c.gpu == "h200" && !h200.ok())) {
             row.error = model.ok() ? h200.firstError() : model.firstError();
@@ -142,6 +250,10 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
         // other request's prompt chunk beside it: the decode mode's figures.
         s.workload.serving = throughput ? ServingMode::Aggregated : ServingMode::Decode;
         s.workload.engine = c.collectives;
+        if (c.maxNumTokens > 0)
+            s.workload.maxNumTokens = c.maxNumTokens;
+        if (!c.load.steady()) // a run under load: in-flight batching as at max throughput
+            s.workload.serving = ServingMode::Aggregated;
 
         Plan p;
         applyMegatronSharding(p);

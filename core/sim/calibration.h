@@ -34,6 +34,10 @@ struct CalibrationCase {
     std::string set = "fit";
     // Whose collectives: every published row so far is TensorRT-LLM's (NIM runs it too).
     CollectiveEngine collectives = CollectiveEngine::TrtLlm;
+    int maxNumTokens = 0;      // the engine's token budget per step (0: 8192)
+    LoadSpec load{};           // how the benchmark drove the engine (steady: max throughput)
+    // Set when the row needs a mechanism the simulator does not have: listed, not predicted.
+    std::string excluded{};
 };
 
 struct CalibrationRow {
@@ -42,7 +46,7 @@ struct CalibrationRow {
     double ratio = 0;        // predicted / published
     int batchUsed = 0;
     double boundTokensPerS = 0; // physical upper bound (weights / HBM peak) for throughput rows
-    std::string error;       // set when the case could not be built
+    std::string error;       // set when the case could not be built or is excluded (c.excluded)
 };
 
 const std::vector<CalibrationCase>& calibrationCases();

@@ -376,7 +376,7 @@ CostModel CostModel::withSizeCapsLifted() const
     return out;
 }
 
-void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
+void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepLoad* load) const
 {
     const ModelSpec& m = m_scenario.model;
     const WorkloadSpec& w = m_scenario.workload;
@@ -401,9 +401,11 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph) const
         ph.tokens = double(w.promptTokens) * ph.seqs;
         ph.ctx = w.promptTokens / 2.0; // causal: the mean query sees half the prompt
     } else {
-        // The mean micro-batch: batch / micro_batches sequences (uneven splits average out).
-        ph.seqs = double(p.batch) / std::max(1, p.microBatches);
-        ph.chunkTokens = ph.seqs * chunkPerSequence();
+        // The mean micro-batch: batch / micro_batches sequences (uneven splits average out),
+        // with the steady state's prompt tokens beside them, or the given step's.
+        const double mb = std::max(1, p.microBatches);
+        ph.seqs = load ? load->seqs / mb : double(p.batch) / mb;
+        ph.chunkTokens = load ? load->chunkTokens / mb : ph.seqs * chunkPerSequence();
         ph.chunkCtx = w.promptTokens / 2.0;
         ph.tokens = ph.seqs + ph.chunkTokens;
         ph.ctx = w.meanDecodeContext();

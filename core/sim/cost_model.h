@@ -185,6 +185,14 @@ struct OpConversion {
 };
 std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId id);
 
+// One engine step as a request-level run composes it (sim/serving_load.h): the decoding
+// sequences and the prompt tokens it carries, per replica (all its micro-batches together).
+// Without one, a decode step is the steady state's mean step (chunkPerSequence).
+struct StepLoad {
+    double seqs = 0;
+    double chunkTokens = 0;
+};
+
 class CostModel {
 public:
     CostModel(const Scenario& s, const SimConstants& constants);
@@ -208,7 +216,7 @@ public:
 
     // Uses the plan's degrees, batch, micro-batches, redundant experts and two-batch
     // overlap (not its options).
-    void phase(const Plan& degrees, bool prefill, PhaseContext& out) const;
+    void phase(const Plan& degrees, bool prefill, PhaseContext& out, const StepLoad* load = nullptr) const;
     // A phase no plan with these degrees and a redundant-expert count in
     // [degrees.redundantExperts, redundantHigh] prices below: the fewest expert slots per
     // rank (the range's start) and expertLoadImbalanceFloor. Every price is non-decreasing

@@ -160,7 +160,7 @@ LayerTotals walkFixed(const CostModel& cm, bool head, bool lastLayerMoe, const P
 
 } // namespace
 
-void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
+void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const StepLoad* load) const
 {
     if (breakdown) {
         r = SimResult{};
@@ -202,7 +202,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown) const
     r.expertTensorParallel = m.isMoe() ? expertTensorParallel(p) : 0;
 
     PhaseContext dec, pre;
-    m_costs.phase(p, false, dec);
+    m_costs.phase(p, false, dec, load);
     m_costs.phase(p, true, pre);
 
     // Scratch breakdowns live in thread-local storage: no allocation, no 8 KB of zeroing

@@ -84,7 +84,9 @@ public:
 
     // With breakdown = false the per-operator arrays stay empty: the searches' fast path
     // (every other field is identical).
-    void evaluate(const Plan& plan, SimResult& out, bool breakdown = true) const;
+    // With `load`, the decode step is that step (decoding sequences and prompt tokens of one
+    // replica) instead of the steady state's mean step: tpotMs is then its cycle.
+    void evaluate(const Plan& plan, SimResult& out, bool breakdown = true, const StepLoad* load = nullptr) const;
     SimResult evaluate(const Plan& plan) const
     {
         SimResult r;

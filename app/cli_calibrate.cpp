@@ -1,0 +1,145 @@
+// calibrate: the published rows the simulator is judged on, and the fit to a user's runs.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+
+#include "cli_commands.h"
+#include "io/presets.h"
+#include "sim/calibration.h"
+
+namespace shardlab::cli {
+namespace {
+
+const char* metricLabel(CalibrationMetric m)
+{
+    return m == CalibrationMetric::TpotMs ? "TPOT ms" : m == CalibrationMetric::TtftMs ? "TTFT ms" : "out tok/s";
+}
+
+// How the row's benchmark drove the engine: "steady" (max throughput), "QPS 8", "conc 64".
+std::string loadLabel(const LoadSpec& l)
+{
+    char buf[48];
+    switch (l.protocol) {
+    case LoadProtocol::Steady: return "steady";
+    case LoadProtocol::Concurrency: std::snprintf(buf, sizeof buf, "conc %d", l.concurrency); return buf;
+    case LoadProtocol::RequestRate:
+        if (std::isinf(l.requestRate))
+            return "QPS inf";
+        std::snprintf(buf, sizeof buf, "QPS %g", l.requestRate);
+        return buf;
+    }
+    return "?";
+}
+
+// The fidelity target of a metric: TTFT within 30 %, TPOT and throughput within 20 %.
+double tolerance(CalibrationMetric m) { return m == CalibrationMetric::TtftMs ? 0.3 : 0.2; }
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void printCalibrationTable(const std::vector<CalibrationRow>& rows, std::ostream& out)
+{
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10s | %10s | %5s | %-8s |\n", "id",
+                  "model", "prec", "GPUs", "in/out", "load", "batch", "metric", "published", "predicted", "ratio", "set");
+    out << line << "|---------|------------------|-------|-----------|-------------|----------|----------|-----------|-"
+                   "-----------|------------|-------|----------|\n";
+    for (const auto& r : rows) {
+        if (!r.error.empty()) {
+            out << "| " << r.c.id << " | " << r.error << " (" << metricLabel(r.c.metric) << " " << r.c.published
+                << ", set " << r.c.set << ")\n";
+            continue;
+        }
+        const std::string lens = std::to_string(r.c.promptTokens) + "/" + std::to_string(r.c.outputTokens);
+        const std::string batch = r.c.batch == 0 ? "max " + std::to_string(r.batchUsed) : std::to_string(r.batchUsed);
+        const std::string gpus = std::to_string(r.c.tensorParallel) + "x " + (r.c.gpu == "h200" ? "H200" : "H100");
+        std::snprintf(line, sizeof line,
+                      "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-8s |\n",
+                      r.c.id.c_str(), r.c.modelPreset.c_str(), r.c.fp8 ? "FP8" : "BF16", gpus.c_str(), lens.c_str(),
+                      loadLabel(r.c.load).c_str(), batch.c_str(), metricLabel(r.c.metric), r.c.published, r.predicted,
+                      r.ratio, r.c.set.c_str());
+        out << line;
+    }
+    // Each set on its own: "fit" chose the knobs, the others were never tuned on.
+    out << "\n| set | metric | rows | within target | median ratio | median |ratio − 1| |\n|---|---|---|---|---|---|\n";
+    for (const char* set : {"fit", "check", "held_out"})
+        for (CalibrationMetric m :
+             {CalibrationMetric::OutputTokensPerS, CalibrationMetric::TpotMs, CalibrationMetric::TtftMs}) {
+            std::vector<double> ratios, errors;
+            for (const auto& r : rows)
+                if (r.error.empty() && r.c.set == set && r.c.metric == m) {
+                    ratios.push_back(r.ratio);
+                    errors.push_back(std::fabs(r.ratio - 1));
+                }
+            if (ratios.empty())
+                continue;
+            const double tol = tolerance(m);
+            const long within = std::count_if(errors.begin(), errors.end(), [&](double e) { return e <= tol; });
+            std::snprintf(line, sizeof line, "| %s | %s | %zu | %ld of %zu (±%.0f%%) | %.2f | %.2f |\n", set,
+                          metricLabel(m), ratios.size(), within, ratios.size(), tol * 100, median(ratios),
+                          median(errors));
+            out << line;
+        }
+}
+
+int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
+{
+    if (a.has("--measurements"))
+        return runCalibrateMeasurements(a, out, err);
+    if (a.has("--out"))
+        return reportErrors(err, {"--out: only with --measurements (the fitted profile is written there)"});
+    if (a.has("--out-cluster"))
+        return reportErrors(err, {"--out-cluster: only with --measurements (the fitted cluster is written there)"});
+    const std::string name = a.value("--cluster", "h100-8");
+    auto c = clusterPreset(name);
+    if (!c.ok())
+        return reportErrors(err, {"--cluster: " + c.errors.front().reason});
+    if (FieldErrors errors; !applyProfileArg(a, c.value, errors)) // another kernel profile (docs/profiles.md)
+        return reportFieldErrors(err, errors);
+    const auto rows = runCalibration(c.value);
+    if (a.flag("--json")) {
+        nlohmann::ordered_json j = nlohmann::ordered_json::array();
+        for (const auto& r : rows)
+            j.push_back({{"id", r.c.id}, {"model", r.c.modelPreset}, {"engine", r.c.engine},
+                         {"precision", r.c.fp8 ? "fp8" : "bf16"}, {"tp", r.c.tensorParallel},
+                         {"ep", r.c.expertParallel}, {"prompt", r.c.promptTokens}, {"output", r.c.outputTokens},
+                         {"batch", r.batchUsed}, {"published", r.c.published}, {"predicted", r.predicted},
+                         {"ratio", r.ratio}, {"gpu", r.c.gpu}, {"set", r.c.set}, {"source", r.c.source},
+                         {"error", r.error}, {"metric", metricLabel(r.c.metric)},
+                         {"load", loadLabel(r.c.load)}});
+        out << j.dump(2) << "\n";
+        return kExitOk;
+    }
+    printCalibrationTable(rows, out);
+    return kExitOk;
+}
+} // namespace
+
+void addCalibrationCommand(std::vector<Command>& v)
+{
+    v.push_back({{"calibrate", "[--cluster h100-8] [--measurements FILE [--out PROFILE.json] [--out-cluster CLUSTER.json]] [--json]",
+                  "predict published H100 measurements and print the ratios, or fit the knobs to your own runs",
+                  "Without --measurements: the published rows of docs/simulator.md §8 and a summary per set. With "
+                  "--measurements FILE (format in docs/simulator.md §8): compute, HBM, NVLink and inter-node "
+                  "efficiency and the kernel floor fitted to your rows by least squares on log(predicted / "
+                  "measured), every row's error before and after; --out writes the first row's kernel profile with "
+                  "the fitted knobs (docs/profiles.md), --out-cluster its cluster. JSON: fitted (by knob name), before, not_determined, rms_log_error_before/after, "
+                  "rows.",
+                  {{"--cluster", "PRESET", "cluster preset whose GPU and efficiencies to use (default h100-8)"},
+                   {"--measurements", "FILE", "your measured rows (shardlab-measurements JSON)"},
+                   {"--out", "PROFILE.json", "with --measurements: write the fitted kernel profile (atomically)"},
+                   {"--out-cluster", "CLUSTER.json", "with --measurements: write the fitted cluster (atomically)"},
+                   kProfileOption,
+                   {"--json", "", "machine-readable JSON on stdout"}},
+                  0, 0},
+                 runCalibrate});
+}
+} // namespace shardlab::cli

@@ -1,0 +1,58 @@
+// Serving under load (docs/simulator.md §4, "Serving under load"): a request-level run of
+// one engine replica driven by a benchmark protocol (workload.load), each engine step
+// priced by the cost model as the step it is (its decoding sequences and prompt chunk),
+// not as the steady state's mean step. Deterministic for a seed.
+//
+// The engine, as vLLM, SGLang and TensorRT-LLM schedule aggregated serving: in-flight
+// batching of at most the plan's `batch` sequences per replica; each step first gives
+// every running sequence past its prompt one decode token, then fills the token budget
+// (max_num_tokens) with prompt chunks of the admitted requests in arrival order; a request
+// waits in a FIFO queue while `batch` sequences run. A request's first token comes at the
+// end of the step that finishes its prompt. The DP replicas share the load evenly (the
+// router's split of a Poisson stream is Poisson at the share's rate).
+#pragma once
+
+#include <string>
+
+#include "sim/simulator.h"
+
+namespace shardlab {
+
+struct LoadFigures {
+    LoadProtocol protocol = LoadProtocol::Steady;
+    int requests = 0;             // measured (after the warm-up), over the whole deployment
+    // Per request, over the measured requests: time to first token (queueing included) and
+    // TPOT as aiperf defines it, (end-to-end - TTFT) / (output tokens - 1).
+    double ttftMeanMs = 0, ttftP50Ms = 0, ttftP90Ms = 0, ttftP99Ms = 0;
+    double tpotMeanMs = 0, tpotP50Ms = 0, tpotP90Ms = 0, tpotP99Ms = 0;
+    double e2eMeanMs = 0;
+    // Output tokens of the measured requests over the time from the first one's arrival to
+    // the last one's finish, whole deployment (what benchmark tools print).
+    double outputTokensPerS = 0;
+    double tokensPerSPerGpu = 0;
+    double meanRunning = 0;       // sequences in a replica's steps, mean over steps
+    double meanQueued = 0;        // requests waiting for a slot at a step, mean over steps
+    // The plan's steady-state request rate at its batch (output tokens/s / output tokens):
+    // what an open loop may offer before its queue grows without bound.
+    double capacityRequestsPerS = 0;
+    double offeredRequestsPerS = 0; // open loop: the rate (infinite: all at once)
+    // An open loop offering more than the capacity: TTFT grows with the run's length; the
+    // figures above are this run's (its `requests`), not a steady state.
+    bool saturated = false;
+    double durationS = 0;         // one replica's simulated time
+    long long steps = 0;          // one replica's engine steps
+    long long pricedSteps = 0;    // distinct step compositions priced by the cost model
+};
+
+// Runs `plan` (valid for `sim`'s scenario, aggregated serving) under the scenario's load
+// protocol, or under `load` when given. `steady` is the plan's steady-state evaluation
+// (its capacity). Returns an error text instead when the protocol cannot run the plan.
+struct LoadRun {
+    LoadFigures figures;
+    std::string error;
+    bool ok() const { return error.empty(); }
+};
+LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& steady);
+LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& steady, const LoadSpec& load);
+
+} // namespace shardlab
