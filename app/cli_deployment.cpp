@@ -1,10 +1,12 @@
 #include "cli_deployment.h"
 
 #include <cstdio>
+#include <limits>
 #include <ostream>
 
 #include "cli_commands.h"
 #include "io/input_file.h"
+#include "report/load_text.h"
 #include "report/result_json.h"
 
 namespace shardlab::cli {
@@ -46,6 +48,76 @@ Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
         r.errors.push_back({inputLabel(file), "serving",
                             why + (r.value.deployment.pools ? "" : " (write one with megatron --out or search --out)")});
     return r;
+}
+
+const std::vector<OptionSpec>& loadOptions()
+{
+    static const std::vector<OptionSpec> v = {
+        {"--concurrency", "N", "run under a closed loop of N requests in flight (docs/simulator.md §4, serving under load)"},
+        {"--request-rate", "R", "run under an open loop: R requests/s arriving as a Poisson process, or inf (all at once)"},
+        {"--requests", "N", "with a protocol: measured requests (default 10 x concurrency, or 500)"},
+        {"--warmup-requests", "N", "with a protocol: requests finished before measuring (default 2 x concurrency, or 0)"},
+        {"--uniform-lengths", "", "with a protocol: input and output lengths each uniform in [0.8 L, L] (InferenceX)"}};
+    return v;
+}
+
+bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors)
+{
+    const bool closed = a.has("--concurrency"), open = a.has("--request-rate");
+    if (closed && open) {
+        errors.push_back("--concurrency and --request-rate: give one protocol, not both");
+        return false;
+    }
+    std::string error;
+    LoadSpec l = s.workload.load;
+    long long n = 0;
+    if (closed) {
+        if (!intValue(a, "--concurrency", 1, kMaxLoadConcurrency, n, error)) {
+            errors.push_back(error);
+            return false;
+        }
+        l = LoadSpec{};
+        l.protocol = LoadProtocol::Concurrency;
+        l.concurrency = static_cast<int>(n);
+    }
+    if (open) {
+        l = LoadSpec{};
+        l.protocol = LoadProtocol::RequestRate;
+        if (a.value("--request-rate") == "inf") {
+            l.requestRate = std::numeric_limits<double>::infinity();
+        } else if (!numberValue(a, "--request-rate", 1e-9, 1e9, l.requestRate, error)) {
+            errors.push_back(error);
+            return false;
+        }
+    }
+    for (const char* flag : {"--requests", "--warmup-requests", "--uniform-lengths"})
+        if ((a.has(flag) || a.flag(flag)) && l.steady()) {
+            errors.push_back(std::string(flag) + ": only with a load protocol (--concurrency, --request-rate, or the "
+                                                 "scenario's workload.load)");
+            return false;
+        }
+    if (!intValue(a, "--requests", 1, kMaxLoadRequests, n, error)) {
+        errors.push_back(error);
+        return false;
+    }
+    if (a.has("--requests"))
+        l.requests = static_cast<int>(n);
+    if (!intValue(a, "--warmup-requests", 0, kMaxLoadRequests, n, error)) {
+        errors.push_back(error);
+        return false;
+    }
+    if (a.has("--warmup-requests"))
+        l.warmupRequests = static_cast<int>(n);
+    if (a.flag("--uniform-lengths"))
+        l.uniformLengths = true;
+    if (!l.steady() && s.workload.serving != ServingMode::Aggregated) {
+        errors.push_back(std::string("--concurrency/--request-rate: a load protocol is modelled for aggregated serving "
+                                     "only (the scenario's workload.serving is \"")
+                         + servingModeName(s.workload.serving) + "\")");
+        return false;
+    }
+    s.workload.load = l;
+    return true;
 }
 
 std::string planLine(const ModelSpec& m, const Plan& p)
@@ -114,6 +186,8 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
         out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage "
             << formatNumber("%.1f", r.p2pUs) << " us, bubble " << formatNumber("%.0f", r.pipelineBubble * 100) << "%\n";
     printMemory(out, r.memory, "Memory: ");
+    for (const std::string& line : describeLoad(o))
+        out << line << "\n";
     if (operatorTable)
         printOperatorTable(out, pool);
     else

@@ -5,6 +5,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "cli_args.h"
 #include "io/scenario_json.h"
@@ -21,6 +22,12 @@ struct LoadedDeployment {
 // with (scenarioForPlan's rules); an error naming the file and "serving" when its shape
 // does not suit the scenario.
 Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file);
+
+// The load-protocol options (--concurrency, --request-rate, --requests, --warmup-requests,
+// --uniform-lengths) and their effect: the scenario's workload.load replaced or adjusted;
+// false with a message naming the flag when they do not make sense.
+const std::vector<OptionSpec>& loadOptions();
+bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors);
 
 // "TP 8, EP 1, PP 1, DP 4, batch 64, 1 micro-batch" and the MoE suffix.
 std::string planLine(const ModelSpec& m, const Plan& p);

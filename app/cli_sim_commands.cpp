@@ -124,6 +124,12 @@ Parsed<Scenario> scenarioForPlan(const Args& a, const PlanDocument& plan, const 
 
 namespace {
 
+std::vector<OptionSpec> withOptions(std::vector<OptionSpec> v, const std::vector<OptionSpec>& more)
+{
+    v.insert(v.end(), more.begin(), more.end());
+    return v;
+}
+
 int runEvaluate(const Args& a, std::ostream& out, std::ostream& err)
 {
     if (!a.has("--plan"))
@@ -131,6 +137,8 @@ int runEvaluate(const Args& a, std::ostream& out, std::ostream& err)
     auto d = loadDeployment(a, a.value("--plan"));
     if (!d.ok())
         return reportFieldErrors(err, d.errors);
+    if (std::vector<std::string> errors; !applyLoadArgs(a, d.value.scenario, errors))
+        return reportErrors(err, errors);
     const DeploymentOutcome o = evaluateDeployment(d.value.scenario, d.value.deployment);
     if (a.flag("--json"))
         out << deploymentToJson(o) << "\n";
@@ -232,15 +240,18 @@ void addCollectiveCommand(std::vector<Command>& v); // cli_collective_commands.c
 
 void addSimCommands(std::vector<Command>& v)
 {
-    v.push_back({{"evaluate", "--plan P.json [--scenario S.json] [--ignore-embedded] [--json]",
+    v.push_back({{"evaluate", "--plan P.json [--scenario S.json] [--ignore-embedded] [--concurrency N | --request-rate R] [--json]",
                   "simulate a plan: validity, throughput, TTFT, TPOT, memory, per-operator breakdown",
                   "The plan is evaluated on the scenario embedded in it (search --out, megatron --out and the window "
                   "write it there); --scenario must then agree with it, or --ignore-embedded says to use --scenario "
                   "instead. Older plans without an embedded scenario need --scenario. An invalid plan is reported "
                   "with every violated constraint and exits 0; unreadable or malformed input, or a scenario that "
-                  "differs from the plan's, exits 1.",
-                  {{"--plan", "P.json", "plan file (shardlab-plan format; - for standard input)"}, kPlanScenarioOption, kProfileOption,
-                   kIgnoreEmbeddedOption, kJsonOption},
+                  "differs from the plan's, exits 1. Under a load protocol (the scenario's workload.load, or "
+                  "--concurrency / --request-rate) the plan is also run request by request: TTFT and TPOT mean and "
+                  "percentiles, throughput, and saturation (JSON: load).",
+                  withOptions({{"--plan", "P.json", "plan file (shardlab-plan format; - for standard input)"},
+                               kPlanScenarioOption, kProfileOption, kIgnoreEmbeddedOption, kJsonOption},
+                              loadOptions()),
                   0, 0},
                  runEvaluate});
     v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",

@@ -28,6 +28,7 @@ struct Field {
     bool* flag = nullptr;
     double lo = 0, hi = kBig;
     double scale = 1; // struct value = file value x scale
+    bool optional = false; // absent: the struct keeps 0 (a field added after files were written)
 };
 
 std::vector<Field> fields(KernelProfile& p)
@@ -81,6 +82,8 @@ std::vector<Field> fields(KernelProfile& p)
         f.push_back({at + "eager_copy_us", &ar->eagerCopyS, nullptr, nullptr, 0, 1e6, us});
         ar->present = true;
     }
+    f.push_back({"engines.trtllm.step_overhead_us", &p.trtllmStepOverheadS, nullptr, nullptr, 0, 1e6, us, true});
+    f.push_back({"engines.vllm.step_overhead_us", &p.vllmStepOverheadS, nullptr, nullptr, 0, 1e6, us, true});
     return f;
 }
 
@@ -139,6 +142,8 @@ void readInto(const json& doc, KernelProfile& p, FieldErrors& errors)
     rejectUnknown(doc, table, errors);
     for (const Field& f : table) {
         const json* v = at(doc, f.path);
+        if (!v && f.optional)
+            continue;
         if (!v) {
             errors.push_back({{}, f.path, "missing required field ({\"value\": ..., \"source\": \"...\"})"});
             continue;

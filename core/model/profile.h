@@ -89,6 +89,11 @@ struct KernelProfile {
     NcclParams nccl;
     CustomAllReduceParams trtllm; // TensorRT-LLM
     CustomAllReduceParams vllm;   // vLLM (SGLang runs vLLM's kernel; vllm_eager adds eagerCopyS)
+    // The engine's host work per engine step (scheduling, input preparation), in seconds:
+    // added to every micro-batch step. TensorRT-LLM's, and vLLM's (SGLang and vLLM eager
+    // take vLLM's). The one optional number: 0 when a profile file predates it.
+    double trtllmStepOverheadS = 0;
+    double vllmStepOverheadS = 0;
     // Where each number comes from, by JSON path ("gemm.stream_bf16" -> "TensorRT-LLM ...").
     std::map<std::string, std::string> sources;
 };

@@ -121,12 +121,48 @@ ojson poolObject(const PoolOutcome& pool)
     return j;
 }
 
+// The request-level run under the scenario's load protocol (sim/serving_load.h).
+ojson loadObject(const DeploymentOutcome& o, const LoadSpec& spec)
+{
+    const LoadFigures& f = o.load;
+    ojson j;
+    j["protocol"] = loadProtocolName(spec.protocol);
+    if (spec.protocol == LoadProtocol::Concurrency)
+        j["concurrency"] = spec.concurrency;
+    else
+        j["request_rate"] = std::isinf(spec.requestRate) ? ojson("inf") : ojson(spec.requestRate);
+    if (!o.loadError.empty()) {
+        j["error"] = o.loadError;
+        return j;
+    }
+    auto stats = [](double mean, double p50, double p90, double p99) {
+        return ojson{{"mean", finite(mean)}, {"p50", finite(p50)}, {"p90", finite(p90)}, {"p99", finite(p99)}};
+    };
+    j["requests"] = f.requests;
+    j["ttft_ms"] = stats(f.ttftMeanMs, f.ttftP50Ms, f.ttftP90Ms, f.ttftP99Ms);
+    j["tpot_ms"] = stats(f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms);
+    j["e2e_ms_mean"] = finite(f.e2eMeanMs);
+    j["output_tokens_per_s"] = finite(f.outputTokensPerS);
+    j["output_tokens_per_s_per_gpu"] = finite(f.tokensPerSPerGpu);
+    j["capacity_requests_per_s"] = finite(f.capacityRequestsPerS);
+    j["offered_requests_per_s"] = std::isinf(f.offeredRequestsPerS) ? ojson("inf") : ojson(finite(f.offeredRequestsPerS));
+    j["saturated"] = f.saturated;
+    if (f.ttftAt90Ms > 0 || f.ttftAt110Ms > 0)
+        j["ttft_ms_mean_at_rate_x0.9_x1.1"] = {finite(f.ttftAt90Ms), finite(f.ttftAt110Ms)};
+    j["mean_running"] = finite(f.meanRunning);
+    j["mean_queued"] = finite(f.meanQueued);
+    j["steps"] = f.steps;
+    return j;
+}
+
 ojson deploymentObject(const DeploymentOutcome& o)
 {
     if (!o.twoPools()) {
         ojson j = o.pools.empty() ? ojson::object() : poolObject(o.pools.front());
         j["valid"] = o.valid;
         j["reasons"] = o.reasons;
+        if (o.underLoad && !o.pools.empty())
+            j["load"] = loadObject(o, o.pools.front().scenario.workload.load);
         return j;
     }
     const Scenario& s = o.pools[1].scenario;

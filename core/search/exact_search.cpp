@@ -174,7 +174,8 @@ bool ExactSearch::boundDegrees(Entry& e)
     auto figuresAt = [&](int b, PipelineFigures& f) {
         const LayerSums lb = m_t->lowerBound(1, b);
         f = m_t->figures(1, b, m_t->decodeAt(1, b).dec, lb);
-        f.cycleS = f.stageStepS + f.p2pDecS; // the cycle's floor over every micro-batch count
+        // The cycle's floor over every micro-batch count (one step's host work included).
+        f.cycleS = f.stageStepS + f.p2pDecS + cm.stepOverheadS();
         const bool prefillPool = s.workload.serving == ServingMode::Prefill;
         f.tpotMs = prefillPool ? 0 : f.cycleS * 1e3;
         const double perRequest = prefillPool ? s.workload.outputTokens : 1; // output tokens per sequence

@@ -6,6 +6,7 @@
 
 #include "io/presets.h"
 #include "sim/batch.h"
+#include "sim/serving_load.h"
 #include "sim/simulator.h"
 
 namespace shardlab {
@@ -209,6 +210,45 @@ const std::vector<CalibrationCase>& calibrationCases()
     return all;
 }
 
+namespace {
+// The published setup as a scenario: the model in the row's precision, one TP group of the
+// row's GPU kind (the H200's with the given cluster's efficiencies), its lengths, its engine.
+Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, const ClusterSpec& baseCluster,
+                             const ClusterSpec& h200)
+{
+    Scenario s;
+    s.name = "calibration " + c.id;
+    s.model = model;
+    if (c.fp8) {
+        s.model.weightPrecision = Precision::FP8;
+        s.model.kvPrecision = Precision::FP8;
+    }
+    if (c.vocabOverride > 0)
+        s.model.vocabSize = c.vocabOverride;
+    s.cluster = baseCluster;
+    if (c.gpu == "h200") { // the H200 preset with the given cluster's efficiencies
+        s.cluster.gpu = h200.gpu;
+        s.cluster.gpu.efficiency = baseCluster.gpu.efficiency;
+        s.cluster.gpu.kernelOverheadUs = baseCluster.gpu.kernelOverheadUs;
+    }
+    s.cluster.nodes = 1;
+    s.cluster.gpusPerNode = c.tensorParallel;
+    s.workload = {c.promptTokens, c.outputTokens, 1e9, 1e9};
+    const bool throughput = c.metric == CalibrationMetric::OutputTokensPerS;
+    // A max-throughput run is aggregated serving; a lone request's TPOT or TTFT has no
+    // other request's prompt chunk beside it: the decode mode's figures.
+    s.workload.serving = throughput ? ServingMode::Aggregated : ServingMode::Decode;
+    s.workload.engine = c.collectives;
+    if (c.maxNumTokens > 0)
+        s.workload.maxNumTokens = c.maxNumTokens;
+    if (!c.load.steady()) // a run under load: in-flight batching as at max throughput
+        s.workload.serving = ServingMode::Aggregated;
+
+    return s;
+}
+
+} // namespace
+
 std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
 {
     std::vector<CalibrationRow> rows;
@@ -227,34 +267,7 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
             rows.push_back(row);
             continue;
         }
-        Scenario s;
-        s.name = "calibration " + c.id;
-        s.model = model.value;
-        if (c.fp8) {
-            s.model.weightPrecision = Precision::FP8;
-            s.model.kvPrecision = Precision::FP8;
-        }
-        if (c.vocabOverride > 0)
-            s.model.vocabSize = c.vocabOverride;
-        s.cluster = baseCluster;
-        if (c.gpu == "h200") { // the H200 preset with the given cluster's efficiencies
-            s.cluster.gpu = h200.value.gpu;
-            s.cluster.gpu.efficiency = baseCluster.gpu.efficiency;
-            s.cluster.gpu.kernelOverheadUs = baseCluster.gpu.kernelOverheadUs;
-        }
-        s.cluster.nodes = 1;
-        s.cluster.gpusPerNode = c.tensorParallel;
-        s.workload = {c.promptTokens, c.outputTokens, 1e9, 1e9};
-        const bool throughput = c.metric == CalibrationMetric::OutputTokensPerS;
-        // A max-throughput run is aggregated serving; a lone request's TPOT or TTFT has no
-        // other request's prompt chunk beside it: the decode mode's figures.
-        s.workload.serving = throughput ? ServingMode::Aggregated : ServingMode::Decode;
-        s.workload.engine = c.collectives;
-        if (c.maxNumTokens > 0)
-            s.workload.maxNumTokens = c.maxNumTokens;
-        if (!c.load.steady()) // a run under load: in-flight batching as at max throughput
-            s.workload.serving = ServingMode::Aggregated;
-
+        const Scenario s = calibrationScenario(c, model.value, baseCluster, h200.value);
         Plan p;
         applyMegatronSharding(p);
         p.tensorParallel = c.tensorParallel;
@@ -273,6 +286,20 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
         p.batch = batch;
         row.batchUsed = batch;
         const SimResult r = sim.evaluate(p);
+        if (!c.load.steady()) { // a benchmark's run under load: the request-level model
+            const LoadRun run = simulateLoad(sim, p, r, c.load);
+            if (!run.ok()) {
+                row.error = run.error;
+            } else {
+                const LoadFigures& f = run.figures;
+                row.predicted = c.metric == CalibrationMetric::TpotMs ? f.tpotMeanMs
+                    : c.metric == CalibrationMetric::TtftMs            ? f.ttftMeanMs
+                                                                       : f.outputTokensPerS;
+                row.ratio = c.published > 0 ? row.predicted / c.published : 0;
+            }
+            rows.push_back(row);
+            continue;
+        }
         switch (c.metric) {
         case CalibrationMetric::TpotMs:
             row.predicted = r.tpotMs;

@@ -77,6 +77,13 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
     m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
     const KernelProfile& prof = profileOf(c);
     m_gemm = gemmModel(c.gpu, prof.gemm);
+    switch (m_scenario.workload.engine) {
+    case CollectiveEngine::TrtLlm: m_stepOverheadS = prof.trtllmStepOverheadS; break;
+    case CollectiveEngine::Vllm:
+    case CollectiveEngine::VllmEager:
+    case CollectiveEngine::Sglang: m_stepOverheadS = prof.vllmStepOverheadS; break;
+    case CollectiveEngine::Nccl: m_stepOverheadS = 0; break; // no engine named: none modelled
+    }
     {
         const AttentionDecodeParams& a = prof.attentionDecode;
         const double hbmScale = prof.gemm.refHbm > 0 ? c.gpu.efficiency.hbm / prof.gemm.refHbm : 1.0;
@@ -499,8 +506,9 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.p2pDecS = PP > 1 ? lat + dec.stepTokens * m_hiddenBytes / p.tensorParallel / bw : 0;
     const double p2pPre = PP > 1 ? lat + pre.stepTokens * m_hiddenBytes / p.tensorParallel / bw : 0;
 
+    // The engine's host work (scheduling, input preparation) runs once per micro-batch step.
     const double mb = std::max(1, p.microBatches);
-    f.cycleS = std::max(mb * (maxDec + f.p2pDecS), sumDec + PP * f.p2pDecS);
+    f.cycleS = std::max(mb * (maxDec + f.p2pDecS), sumDec + PP * f.p2pDecS) + mb * m_stepOverheadS;
     f.stageStepS = maxDec;
     f.bubble = f.cycleS > 0 ? std::max(0.0, 1.0 - mb * maxDec / f.cycleS) : 0;
     f.tpotMs = f.cycleS * 1e3;
@@ -541,56 +549,6 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.finite = std::isfinite(f.tpotMs) && std::isfinite(f.ttftMs) && std::isfinite(f.tokensPerSPerGpu)
         && std::isfinite(f.memoryGb) && std::isfinite(f.e2eMs);
     return f;
-}
-
-double CostModel::chunkPerSequence() const
-{
-    const WorkloadSpec& w = m_scenario.workload;
-    return w.serving == ServingMode::Aggregated ? double(w.promptTokens) / std::max(1, w.outputTokens) : 0.0;
-}
-
-double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const
-{
-    const WorkloadSpec& w = m_scenario.workload;
-    // A step whose decode tokens fill the budget is refused by the budget check; the
-    // prompt then gets one token per step, which keeps TTFT finite and monotone.
-    const double freeBudget = std::max(1.0, w.maxNumTokens - seqsPerStep);
-    return (0.5 + std::max(1.0, w.promptTokens / freeBudget)) * cycleS * 1e3;
-}
-
-bool CostModel::withinLimits(const PipelineFigures& f, double slack) const
-{
-    const Scenario& s = m_scenario;
-    return f.finite && f.memoryGb <= s.cluster.gpu.hbmGb * (1 + slack)
-        && f.ttftMs <= s.workload.ttftSloMs * (1 + slack) && f.tpotMs <= s.workload.tpotSloMs * (1 + slack)
-        && f.stepTokens <= tokenBudget() * (1 + slack);
-}
-
-double CostModel::tokenBudget() const
-{
-    const WorkloadSpec& w = m_scenario.workload;
-    // A prefill pool chunks a prompt longer than the budget over several steps (about the
-    // same work as one pass); a pass of several prompts must fit the budget.
-    return w.serving == ServingMode::Prefill ? std::max(w.maxNumTokens, w.promptTokens) : w.maxNumTokens;
-}
-
-double CostModel::kvBytesPerRequest() const
-{
-    return m_kvPerTokenLayer * m_scenario.model.layers * m_scenario.workload.promptTokens;
-}
-
-double CostModel::kvLinkBytesPerS() const
-{
-    return m_scenario.workload.kvTransfer == KvLink::NvLink ? m_link.intraBytesPerS : m_link.interBytesPerS;
-}
-
-double CostModel::kvTransferMs(const Plan& p) const
-{
-    // Every GPU of the prefill replica sends its share of the prompt's KV cache over its
-    // own link (the decode side is assumed to receive as fast: docs/simulator.md).
-    const double lat = m_scenario.workload.kvTransfer == KvLink::NvLink ? m_link.intraLatencyS : m_link.interLatencyS;
-    const double senders = double(p.tensorParallel) * p.pipelineParallel;
-    return (lat + kvBytesPerRequest() / (senders * kvLinkBytesPerS())) * 1e3;
 }
 
 } // namespace shardlab

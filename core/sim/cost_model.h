@@ -207,6 +207,8 @@ public:
     // no price above this model's, none jumping up with the size.
     CostModel withSizeCapsLifted() const;
     const GemmModel& gemm() const { return m_gemm; }
+    // The engine's host work per micro-batch step, seconds (part of every cycle).
+    double stepOverheadS() const { return m_stepOverheadS; }
     // The MoE dispatch/combine kernel a phase runs (moe_all_to_all.h): by the engine, and
     // whether the step carries prompt tokens.
     MoeKernel moeKernel(const PhaseContext& ph) const
@@ -274,6 +276,7 @@ private:
     LinkModel m_link;
     GemmModel m_gemm;
     double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
+    double m_stepOverheadS = 0;   // the engine's host work per micro-batch step (kernel profile)
     // The decode attention kernel (profile's attention_decode, knobs as multipliers).
     double m_attnFixedS = 0, m_attnStream = 0, m_attnFlops = 0, m_attnPerHeadS = 0;
     double m_kvPerTokenLayer = 0;

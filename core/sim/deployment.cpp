@@ -116,6 +116,12 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const Plan& p, const SimR
         return o;
     setHeadline(o, s, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
     o.pools[0].requestsPerS = o.requestsPerS;
+    if (!s.workload.load.steady()) {
+        o.underLoad = true;
+        const LoadRun run = simulateLoad(Simulator(s), p, r);
+        o.load = run.figures;
+        o.loadError = run.error;
+    }
     return o;
 }
 

@@ -16,6 +16,7 @@
 #include "model/disaggregated_plan.h"
 #include "sim/disaggregated.h"
 #include "sim/megatron.h"
+#include "sim/serving_load.h"
 #include "sim/simulator.h"
 
 namespace shardlab {
@@ -57,6 +58,12 @@ struct DeploymentOutcome {
     // Two pools: what limits the served rate, and the KV links between the pools.
     DisaggLimit limitedBy = DisaggLimit::Prefill;
     double kvBytesPerRequest = 0, kvLinkRequestsPerS = 0, kvLinkLoad = 0;
+    // Under the scenario's load protocol (workload.load, not the steady state): the
+    // request-level run of the plan (sim/serving_load.h), or why it could not run. The
+    // headline above stays the steady state that searches optimise.
+    bool underLoad = false;
+    LoadFigures load;
+    std::string loadError;
 
     bool twoPools() const { return pools.size() == 2; }
     // GPU·µs one output token costs the deployment: 1e6 / (tokens/s per GPU); 0 when it

@@ -39,6 +39,9 @@ struct LoadFigures {
     // An open loop offering more than the capacity: TTFT grows with the run's length; the
     // figures above are this run's (its `requests`), not a steady state.
     bool saturated = false;
+    // Near capacity (an open loop offering 0.8-1.25 of it), mean TTFT of the same run at 0.9
+    // and 1.1 times the rate: how sharply the queue answers the load there. 0 elsewhere.
+    double ttftAt90Ms = 0, ttftAt110Ms = 0;
     double durationS = 0;         // one replica's simulated time
     long long steps = 0;          // one replica's engine steps
     long long pricedSteps = 0;    // distinct step compositions priced by the cost model

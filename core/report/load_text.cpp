@@ -1,0 +1,63 @@
+#include "report/load_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace shardlab {
+
+namespace {
+std::string fmt(const char* f, double a, double b = 0, double c = 0, double d = 0)
+{
+    char buf[256];
+    std::snprintf(buf, sizeof buf, f, a, b, c, d);
+    return buf;
+}
+} // namespace
+
+std::string describeProtocol(const LoadSpec& l)
+{
+    const int n = l.measuredRequests();
+    if (l.protocol == LoadProtocol::Concurrency)
+        return fmt("concurrency %.0f (closed loop, all started at once), %.0f requests after %.0f warm-up", l.concurrency,
+                   n, l.warmup())
+            + (l.uniformLengths ? ", lengths uniform in [0.8 L, L]" : "");
+    if (l.protocol == LoadProtocol::RequestRate)
+        return (std::isinf(l.requestRate) ? std::string("every request at once")
+                                          : fmt("%.3g requests/s (Poisson)", l.requestRate))
+            + fmt(", %.0f requests", n) + (l.uniformLengths ? ", lengths uniform in [0.8 L, L]" : "");
+    return "steady state";
+}
+
+std::vector<std::string> describeLoad(const DeploymentOutcome& o)
+{
+    std::vector<std::string> lines;
+    if (!o.underLoad || o.pools.empty())
+        return lines;
+    const LoadSpec& spec = o.pools.front().scenario.workload.load;
+    lines.push_back("Under load: " + describeProtocol(spec));
+    if (!o.loadError.empty()) {
+        lines.push_back("  not run: " + o.loadError);
+        return lines;
+    }
+    const LoadFigures& f = o.load;
+    lines.push_back(fmt("  TTFT  mean %.1f ms, p50 %.1f, p90 %.1f, p99 %.1f", f.ttftMeanMs, f.ttftP50Ms, f.ttftP90Ms,
+                        f.ttftP99Ms));
+    lines.push_back(fmt("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",
+                        f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
+    lines.push_back(fmt("  output %.1f tokens/s (%.2f per GPU); %.1f sequences running and %.1f queued per replica step",
+                        f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
+    if (f.saturated)
+        lines.push_back(
+            fmt("  SATURATED: %.3g requests/s offered, capacity %.3g requests/s (steady state at this batch); TTFT "
+                "grows without bound as a longer run goes on (the figures above are this run's %.0f requests)",
+                f.offeredRequestsPerS, f.capacityRequestsPerS, f.requests));
+    else if (spec.protocol == LoadProtocol::RequestRate)
+        lines.push_back(fmt("  load %.0f%% of capacity (%.3g requests/s)", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS,
+                            f.capacityRequestsPerS));
+    if (f.ttftAt90Ms > 0 || f.ttftAt110Ms > 0)
+        lines.push_back(fmt("  near capacity: mean TTFT %.1f ms at 0.9x this rate, %.1f ms at 1.1x", f.ttftAt90Ms,
+                            f.ttftAt110Ms));
+    return lines;
+}
+
+} // namespace shardlab

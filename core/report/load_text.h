@@ -1,0 +1,18 @@
+// The request-level run under a load protocol in words (sim/serving_load.h), for the CLI
+// and the window alike.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/deployment.h"
+
+namespace shardlab {
+
+// "32 requests/s (Poisson), 500 requests" or "concurrency 64 (closed loop), 640 requests".
+std::string describeProtocol(const LoadSpec& l);
+// Lines: the protocol, TTFT, TPOT, throughput, and saturation or the queue's sensitivity
+// near capacity; empty when the outcome was not run under load.
+std::vector<std::string> describeLoad(const DeploymentOutcome& o);
+
+} // namespace shardlab

@@ -1,0 +1,60 @@
+// The cost model's serving-mode figures (cost_model.h): the prompt chunk a steady step
+// carries, the aggregated TTFT's wait, the limits, and the disaggregated KV transfer.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/cost_model.h"
+
+namespace shardlab {
+
+double CostModel::chunkPerSequence() const
+{
+    const WorkloadSpec& w = m_scenario.workload;
+    return w.serving == ServingMode::Aggregated ? double(w.promptTokens) / std::max(1, w.outputTokens) : 0.0;
+}
+
+double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const
+{
+    const WorkloadSpec& w = m_scenario.workload;
+    // A step whose decode tokens fill the budget is refused by the budget check; the
+    // prompt then gets one token per step, which keeps TTFT finite and monotone.
+    const double freeBudget = std::max(1.0, w.maxNumTokens - seqsPerStep);
+    return (0.5 + std::max(1.0, w.promptTokens / freeBudget)) * cycleS * 1e3;
+}
+
+bool CostModel::withinLimits(const PipelineFigures& f, double slack) const
+{
+    const Scenario& s = m_scenario;
+    return f.finite && f.memoryGb <= s.cluster.gpu.hbmGb * (1 + slack)
+        && f.ttftMs <= s.workload.ttftSloMs * (1 + slack) && f.tpotMs <= s.workload.tpotSloMs * (1 + slack)
+        && f.stepTokens <= tokenBudget() * (1 + slack);
+}
+
+double CostModel::tokenBudget() const
+{
+    const WorkloadSpec& w = m_scenario.workload;
+    // A prefill pool chunks a prompt longer than the budget over several steps (about the
+    // same work as one pass); a pass of several prompts must fit the budget.
+    return w.serving == ServingMode::Prefill ? std::max(w.maxNumTokens, w.promptTokens) : w.maxNumTokens;
+}
+
+double CostModel::kvBytesPerRequest() const
+{
+    return m_kvPerTokenLayer * m_scenario.model.layers * m_scenario.workload.promptTokens;
+}
+
+double CostModel::kvLinkBytesPerS() const
+{
+    return m_scenario.workload.kvTransfer == KvLink::NvLink ? m_link.intraBytesPerS : m_link.interBytesPerS;
+}
+
+double CostModel::kvTransferMs(const Plan& p) const
+{
+    // Every GPU of the prefill replica sends its share of the prompt's KV cache over its
+    // own link (the decode side is assumed to receive as fast: docs/simulator.md).
+    const double lat = m_scenario.workload.kvTransfer == KvLink::NvLink ? m_link.intraLatencyS : m_link.interLatencyS;
+    const double senders = double(p.tensorParallel) * p.pipelineParallel;
+    return (lat + kvBytesPerRequest() / (senders * kvLinkBytesPerS())) * 1e3;
+}
+
+} // namespace shardlab

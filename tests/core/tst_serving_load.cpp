@@ -1,0 +1,178 @@
+// Serving under load (sim/serving_load.h): each step is priced as the cost model prices
+// that step, a lone request sees the unloaded prices, the queue answers the load, an
+// overloaded open loop says it is saturated, runs are deterministic per seed, and the
+// protocol reads from and writes to scenario files.
+#include <QtTest>
+
+#include <cmath>
+#include <limits>
+
+#include "io/scenario_json.h"
+#include "sim/megatron.h"
+#include "sim/serving_load.h"
+#include "tst_search_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+
+namespace {
+struct Setup {
+    Scenario s;
+    Plan plan;
+    SimResult steady;
+};
+Setup recipe(const char* name)
+{
+    Setup x;
+    x.s = presetScenario(name);
+    const RecipePlan m = megatronPlan(Simulator(x.s));
+    x.plan = m.plan;
+    x.steady = Simulator(x.s).evaluate(x.plan);
+    return x;
+}
+LoadSpec rate(double r, int requests)
+{
+    LoadSpec l;
+    l.protocol = LoadProtocol::RequestRate;
+    l.requestRate = r;
+    l.requests = requests;
+    return l;
+}
+} // namespace
+
+class TestServingLoad : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void steadyCompositionIsTheSteadyStep_data();
+    void steadyCompositionIsTheSteadyStep();
+    void loneRequestSeesUnloadedSteps();
+    void ttftGrowsWithLoadAndSaturates();
+    void deterministicPerSeed();
+    void protocolRoundTripsAndBadFieldsAreNamed();
+};
+
+void TestServingLoad::steadyCompositionIsTheSteadyStep_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::newRow("dense") << QStringLiteral("llama3-70b-8gpu");
+    QTest::newRow("moe") << QStringLiteral("mixtral-8x22b-64gpu");
+    QTest::newRow("mla") << QStringLiteral("deepseek-v3-256gpu");
+}
+
+// A step composed as the steady state's mean step (batch sequences, batch x ISL/OSL prompt
+// tokens) is priced exactly as the steady state: one cost model, two ways to drive it.
+void TestServingLoad::steadyCompositionIsTheSteadyStep()
+{
+    QFETCH(QString, scenario);
+    const Setup x = recipe(scenario.toLatin1().constData());
+    QVERIFY(x.steady.valid);
+    const Simulator sim(x.s);
+    const WorkloadSpec& w = x.s.workload;
+    const StepLoad mean{double(x.plan.batch), double(x.plan.batch) * w.promptTokens / w.outputTokens};
+    SimResult r;
+    sim.evaluate(x.plan, r, false, &mean);
+    QCOMPARE(r.tpotMs, x.steady.tpotMs);
+    const StepLoad decodeOnly{double(x.plan.batch), 0};
+    sim.evaluate(x.plan, r, false, &decodeOnly);
+    QVERIFY(r.tpotMs < x.steady.tpotMs); // the prompt chunk costs something
+}
+
+// One request at a time: its first token comes after one step carrying its whole prompt
+// (within the budget), its other tokens one decode step of one sequence apart.
+void TestServingLoad::loneRequestSeesUnloadedSteps()
+{
+    const Setup x = recipe("llama3-70b-8gpu");
+    const Simulator sim(x.s);
+    LoadSpec l;
+    l.protocol = LoadProtocol::Concurrency;
+    l.concurrency = 1;
+    l.requests = 3;
+    l.warmupRequests = 0;
+    const LoadRun run = simulateLoad(sim, x.plan, x.steady, l);
+    QVERIFY2(run.ok(), run.error.c_str());
+    QVERIFY(x.s.workload.promptTokens <= x.s.workload.maxNumTokens);
+    SimResult r;
+    const StepLoad prefill{0, double(x.s.workload.promptTokens)}, decode{1, 0};
+    sim.evaluate(x.plan, r, false, &prefill);
+    const double prefillMs = r.tpotMs;
+    sim.evaluate(x.plan, r, false, &decode);
+    const double decodeMs = r.tpotMs;
+    QCOMPARE(run.figures.requests, 3);
+    QVERIFY(std::fabs(run.figures.ttftMeanMs - prefillMs) < 1e-6 * prefillMs);
+    QVERIFY(std::fabs(run.figures.tpotMeanMs - decodeMs) < 1e-6 * decodeMs);
+    QCOMPARE(run.figures.ttftP99Ms, run.figures.ttftP50Ms);
+    QVERIFY(!run.figures.saturated);
+}
+
+// Mean TTFT rises with the offered rate; above the capacity the open loop is saturated and
+// a longer run waits longer.
+void TestServingLoad::ttftGrowsWithLoadAndSaturates()
+{
+    const Setup x = recipe("llama3-70b-8gpu");
+    const Simulator sim(x.s);
+    const double cap = simulateLoad(sim, x.plan, x.steady, rate(1, 50)).figures.capacityRequestsPerS;
+    QVERIFY(cap > 0);
+    double previous = 0;
+    for (double share : {0.2, 0.6, 0.95}) {
+        const LoadRun run = simulateLoad(sim, x.plan, x.steady, rate(share * cap, 400));
+        QVERIFY2(run.ok(), run.error.c_str());
+        QVERIFY2(run.figures.ttftMeanMs > previous, qPrintable(QString::number(share)));
+        QVERIFY(!run.figures.saturated);
+        QVERIFY(run.figures.ttftP99Ms >= run.figures.ttftP90Ms && run.figures.ttftP90Ms >= run.figures.ttftP50Ms);
+        previous = run.figures.ttftMeanMs;
+    }
+    const LoadRun shortRun = simulateLoad(sim, x.plan, x.steady, rate(2 * cap, 200));
+    const LoadRun longRun = simulateLoad(sim, x.plan, x.steady, rate(2 * cap, 800));
+    QVERIFY(shortRun.figures.saturated && longRun.figures.saturated);
+    QVERIFY(longRun.figures.ttftMeanMs > 1.5 * shortRun.figures.ttftMeanMs);
+    // Served output never beats the steady state's capacity by more than the tail's slack.
+    QVERIFY(longRun.figures.outputTokensPerS <= 1.05 * x.steady.outputTokensPerS);
+}
+
+void TestServingLoad::deterministicPerSeed()
+{
+    const Setup x = recipe("mixtral-8x22b-64gpu");
+    const Simulator sim(x.s);
+    LoadSpec l = rate(5, 300);
+    l.uniformLengths = true;
+    const LoadRun a = simulateLoad(sim, x.plan, x.steady, l), b = simulateLoad(sim, x.plan, x.steady, l);
+    QVERIFY(a.ok() && b.ok());
+    QCOMPARE(a.figures.ttftMeanMs, b.figures.ttftMeanMs);
+    QCOMPARE(a.figures.tpotP99Ms, b.figures.tpotP99Ms);
+    QCOMPARE(a.figures.steps, b.figures.steps);
+    l.seed = 2;
+    const LoadRun c = simulateLoad(sim, x.plan, x.steady, l);
+    QVERIFY(c.figures.ttftMeanMs != a.figures.ttftMeanMs);
+}
+
+void TestServingLoad::protocolRoundTripsAndBadFieldsAreNamed()
+{
+    Scenario s = presetScenario("llama3-70b-8gpu");
+    s.workload.load.protocol = LoadProtocol::Concurrency;
+    s.workload.load.concurrency = 64;
+    s.workload.load.uniformLengths = true;
+    auto back = parseScenario(scenarioToJson(s), "mem");
+    QVERIFY(back.ok());
+    QVERIFY(back.value.workload.load == s.workload.load);
+    s.workload.load = rate(std::numeric_limits<double>::infinity(), 500);
+    back = parseScenario(scenarioToJson(s), "mem");
+    QVERIFY(back.ok());
+    QVERIFY(std::isinf(back.value.workload.load.requestRate));
+
+    std::string text = scenarioToJson(s);
+    const std::string from = "\"request_rate\": \"inf\"";
+    const size_t at = text.find(from);
+    QVERIFY(at != std::string::npos);
+    text.replace(at, from.size(), "\"request_rate\": \"fast\"");
+    auto bad = parseScenario(text, "bad.json");
+    QVERIFY(!bad.ok());
+    QVERIFY(bad.errors.front().where == "workload.load.request_rate");
+
+    s.workload.serving = ServingMode::Decode;
+    const FieldErrors errors = validateWorkload(s.workload, "workload");
+    QVERIFY(!errors.empty());
+    QCOMPARE(QString::fromStdString(errors.back().where), QStringLiteral("workload.load.protocol"));
+}
+
+QTEST_APPLESS_MAIN(TestServingLoad)
+#include "tst_serving_load.moc"
