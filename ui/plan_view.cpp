@@ -19,6 +19,7 @@
 #include "plan_editor.h"
 #include "plan_explain.h"
 #include "plan_tables.h"
+#include "report/load_text.h"
 #include "report/result_json.h"
 #include "ui_format.h"
 
@@ -397,6 +398,15 @@ void PlanView::evaluateAndShow()
         cmp = comparePlans(m_scenario, m_plan, m_result, m_reference.plan, ref, QString::fromLatin1(kThisPlanName), kReferenceName);
     m_comparison = cmp;
     m_sentences = comparisonParagraphs(cmp);
+    // Under the scenario's load protocol this plan also runs request by request.
+    m_loadLines.clear();
+    m_loadSummary.clear();
+    if (!m_dsim && !structural && !m_scenario.workload.load.steady()) {
+        const DeploymentOutcome o = deploymentOutcome(m_scenario, m_plan, m_result);
+        for (const std::string& line : describeLoad(o))
+            m_loadLines << QString::fromStdString(line).toHtmlEscaped();
+        m_loadSummary = QString::fromStdString(summarizeLoad(o));
+    }
     updateHeadline(reasons, QString::fromStdString(cmp.headline).toHtmlEscaped());
 
     if (structural) {
@@ -429,6 +439,8 @@ void PlanView::evaluateAndShow()
                     .arg(tr("The recipe finds no valid plan here; the comparison uses its smallest configuration."));
     for (const QString& s : m_sentences)
         html += QStringLiteral("<p>%1</p>").arg(s);
+    if (!m_loadLines.isEmpty()) // the scenario's load protocol: the CLI's lines
+        html = QStringLiteral("<p>%1</p>").arg(m_loadLines.join(QStringLiteral("<br>"))) + html;
     m_explanation->setText(html);
     Q_EMIT currentPlanChanged();
 }
@@ -497,6 +509,8 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                         .arg(QString::fromStdString(withArticle(account.unit)),
                              QString::fromStdString(perTokenText(account.gpuUsPerToken)));
     }
+    if (!m_loadSummary.isEmpty())
+        html += QStringLiteral("<br>") + m_loadSummary.toHtmlEscaped();
     html += QStringLiteral("<br>") + degrees;
     if (!comparison.isEmpty())
         html += QStringLiteral("<br><span style='color:#455a64'>%1</span>")
@@ -509,6 +523,13 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
         html += QStringLiteral("</ul>");
     }
     m_headline->setText(html);
+}
+
+QString PlanView::explanationText() const
+{
+    QTextDocument doc;
+    doc.setHtml(m_explanation->text());
+    return doc.toPlainText();
 }
 
 QString PlanView::headlineText() const

@@ -70,6 +70,8 @@ public:
 
     // The headline and the explanation as plain text (status bars, tests).
     QString headlineText() const;
+    // The explanation panel as plain text (the recipe, the comparison, the load run).
+    QString explanationText() const;
     QStringList explanation() const { return m_sentences; }
     // The comparison with the recipe behind the headline, the table and the sentences.
     const PlanComparison& comparison() const { return m_comparison; }
@@ -124,6 +126,8 @@ private:
     BreakdownPlot* m_breakdown = nullptr;
     MemoryPlot* m_memory = nullptr;
     QLabel* m_explanation = nullptr;
+    QStringList m_loadLines; // the request-level run under the scenario's load protocol
+    QString m_loadSummary;   // its one-line summary for the headline
     CompareTable* m_compare = nullptr;
     CollectivesTable* m_collectives = nullptr;
 };

@@ -60,4 +60,24 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
     return lines;
 }
 
+std::string summarizeLoad(const DeploymentOutcome& o)
+{
+    if (!o.underLoad || o.pools.empty())
+        return "";
+    const LoadSpec& spec = o.pools.front().scenario.workload.load;
+    const std::string head = "Under load (" + describeProtocol(spec) + "): ";
+    if (!o.loadError.empty())
+        return head + "not run: " + o.loadError;
+    const LoadFigures& f = o.load;
+    std::string line = head
+        + fmt("TTFT mean %.1f ms, p99 %.1f · TPOT mean %.2f ms, p99 %.2f", f.ttftMeanMs, f.ttftP99Ms, f.tpotMeanMs,
+              f.tpotP99Ms);
+    if (f.saturated)
+        return line + fmt(" · SATURATED (%.3g requests/s offered, capacity %.3g)", f.offeredRequestsPerS,
+                          f.capacityRequestsPerS);
+    if (spec.protocol == LoadProtocol::RequestRate && f.capacityRequestsPerS > 0)
+        line += fmt(" · %.0f%% of capacity", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS);
+    return line;
+}
+
 } // namespace shardlab

@@ -226,6 +226,10 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
                 + " to " + std::to_string(out.best.batch) + " (charged to the budget)";
         if (!rep.note.empty() && !(out.stopped && info.name == "exact"))
             msg += (msg.empty() ? "" : "; ") + rep.note;
+        if (out.found && !scenario.workload.load.steady())
+            msg += (msg.empty() ? "" : "; ") + std::string("searched for the steady state")
+                + (out.provedOptimal ? " (the proof covers it, not the load protocol)" : "")
+                + "; the load protocol's figures are this plan's, not searched over";
         out.message = msg;
     } catch (const std::exception& e) {
         // Only resource exhaustion can get here (the core throws nothing itself): while

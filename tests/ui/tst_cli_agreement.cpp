@@ -95,6 +95,7 @@ private Q_SLOTS:
     void planTabIsExplain();
     void compareTabIsCompare();
     void disaggregatedDeploymentIsExplain();
+    void underLoadIsEvaluate();
 };
 
 void TestCliAgreement::planTabIsExplain_data()
@@ -140,6 +141,36 @@ void TestCliAgreement::planTabIsExplain()
         QCOMPARE(plain(shown[i]), QString::fromStdString(lead.empty() ? text : lead + ": " + text));
     }
     checkTable(v.findChild<CompareTable*>(), cj["parts"]);
+}
+
+// Under a load protocol the Plan tab shows the request-level run `evaluate` prints.
+void TestCliAgreement::underLoadIsEvaluate()
+{
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.load.protocol = LoadProtocol::RequestRate;
+    s.workload.load.requestRate = 3;
+    s.workload.load.requests = 120;
+    const Plan p = megatronPlan(Simulator(s)).plan;
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("plan.json"));
+    QVERIFY(savePlanFile(file.toStdString(), p, &s).ok());
+    const json j = runCli({QStringLiteral("evaluate"), QStringLiteral("--plan"), file, QStringLiteral("--json")});
+    const json& load = j["load"];
+    QCOMPARE(load["requests"].get<int>(), 120);
+    PlanView v;
+    v.setScenario(s);
+    v.showPlan(QStringLiteral("recipe"), p);
+    const QString shown = v.explanationText();
+    QVERIFY2(shown.contains(QStringLiteral("Under load: 3 requests/s (Poisson), 120 requests")), qPrintable(shown));
+    const QString ttft = QString::asprintf("TTFT  mean %.1f ms", load["ttft_ms"]["mean"].get<double>());
+    const QString tpot = QString::asprintf("TPOT  mean %.2f ms", load["tpot_ms"]["mean"].get<double>());
+    // (rich text shows runs of spaces as one)
+    QVERIFY2(shown.simplified().contains(ttft.simplified()) && shown.simplified().contains(tpot.simplified()),
+             qPrintable(shown));
+    const QString headline = v.headlineText();
+    QVERIFY2(headline.contains(QStringLiteral("Under load (3 requests/s (Poisson), 120 requests): ")
+                               + QString::asprintf("TTFT mean %.1f ms", load["ttft_ms"]["mean"].get<double>())),
+             qPrintable(headline));
 }
 
 void TestCliAgreement::compareTabIsCompare()
