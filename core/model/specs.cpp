@@ -176,12 +176,9 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
         e.push_back({{}, at + ".request_rate", "must be above 0 requests/s (or \"inf\": all at once)"});
     checkRange(e, at + ".requests", l.requests, 0, kMaxLoadRequests);
     checkRange(e, at + ".warmup_requests", l.warmupRequests, -1, kMaxLoadRequests);
-    // The request-level model runs one engine with in-flight batching and chunked prefill;
-    // two pools and a prefill-free decode step are steady states only.
-    if (!l.steady() && w.serving != ServingMode::Aggregated)
-        e.push_back({{}, at + ".protocol",
-                     std::string("a load protocol is modelled for aggregated serving only (workload.serving is \"")
-                         + servingModeName(w.serving) + "\")"});
+    // (A protocol under another serving mode is kept, not refused: the request-level run
+    // then says it does not model that mode, and switching back to aggregated serving in
+    // the window finds it again.)
     return e;
 }
 

@@ -161,6 +161,10 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& 
     if (!o.costed)
         return o;
     setHeadline(o, s, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
+    if (!s.workload.load.steady()) {
+        o.underLoad = true;
+        o.loadError = "a load protocol is modelled for aggregated serving only (this is two pools)";
+    }
     o.kvLinkRequestsPerS = finite(r.kvLinkRequestsPerS);
     o.kvLinkLoad = finite(r.kvLinkLoad);
     return o;
