@@ -162,7 +162,7 @@ WorkloadSpec readWorkload(JsonReader r)
         return w;
     r.rejectUnknownKeys(
         {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "kv_transfer", "engine",
-         "load", "description"});
+         "runnable", "load", "description"});
     w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
     w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
     w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, 1e9);
@@ -180,6 +180,7 @@ WorkloadSpec readWorkload(JsonReader r)
     if (!collectiveEngineFromName(engine, w.engine))
         r.fail(r.path("engine"), "unknown engine \"" + engine + "\" for the collectives (known: "
                                      + knownCollectiveEngines() + ")");
+    w.runnable = r.booleanOr("runnable", false);
     if (r.has("load"))
         w.load = io::readLoad(r.child("load"));
     return w;
@@ -650,6 +651,8 @@ ojson scenarioJson(const Scenario& s)
         j["workload"]["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
     if (s.workload.engine != CollectiveEngine::Nccl)
         j["workload"]["engine"] = collectiveEngineName(s.workload.engine);
+    if (s.workload.runnable)
+        j["workload"]["runnable"] = true;
     if (!s.workload.load.steady())
         j["workload"]["load"] = io::loadJson(s.workload.load);
     if (!s.constraints.empty())

@@ -176,6 +176,9 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
         e.push_back({{}, at + ".request_rate", "must be above 0 requests/s (or \"inf\": all at once)"});
     checkRange(e, at + ".requests", l.requests, 0, kMaxLoadRequests);
     checkRange(e, at + ".warmup_requests", l.warmupRequests, -1, kMaxLoadRequests);
+    if (w.runnable && w.engine == CollectiveEngine::Nccl)
+        e.push_back({{}, p + ".runnable", "restricts plans to what the serving engine runs: name the engine in "
+                                          "workload.engine (vllm, sglang or trtllm)"});
     // (A protocol under another serving mode is kept, not refused: the request-level run
     // then says it does not model that mode, and switching back to aggregated serving in
     // the window finds it again.)

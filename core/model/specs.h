@@ -182,6 +182,9 @@ struct WorkloadSpec {
     int maxNumTokens = 8192; // tokens per engine step (max_num_tokens / max-num-batched-tokens)
     KvLink kvTransfer = KvLink::InterNode; // disaggregated: the links the KV cache crosses
     CollectiveEngine engine = CollectiveEngine::Nccl; // whose collectives price the plan
+    // Plans restricted to what `engine` runs (model/engine_caps.h): every search, exact's
+    // certificate and the recipe stay inside the engine's layouts. Needs a named engine.
+    bool runnable = false;
     LoadSpec load{};       // how a benchmark drives it (steady state unless said)
 
     // Context a decode step sees on average, and at its longest (KV cache sizing).

@@ -19,12 +19,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-const std::vector<EngineInfo> kEngines = {
-    {Engine::Vllm, "vllm", "vLLM", "0.11"},
-    {Engine::Sglang, "sglang", "SGLang", "0.5"},
-    {Engine::TrtLlm, "trtllm", "TensorRT-LLM", "1.0"},
-};
-
 // Checkpoints of the shipped model presets (by the model's name) and how they store their
 // weights: DeepSeek-V3 ships FP8 (block-wise), the others BF16. MoE-1.6T is synthetic.
 struct KnownCheckpoint {
@@ -153,37 +147,6 @@ std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayou
 }
 
 } // namespace launch
-
-const std::vector<EngineInfo>& launchEngines() { return kEngines; }
-
-const EngineInfo& engineInfo(Engine e)
-{
-    for (const EngineInfo& i : kEngines)
-        if (i.engine == e)
-            return i;
-    return kEngines.front();
-}
-
-bool engineFromName(const std::string& name, Engine& out)
-{
-    for (const EngineInfo& i : kEngines)
-        if (name == i.name) {
-            out = i.engine;
-            return true;
-        }
-    return false;
-}
-
-std::string knownEngines()
-{
-    std::string s;
-    for (const EngineInfo& i : kEngines) {
-        if (!s.empty())
-            s += ", ";
-        s += i.name;
-    }
-    return s;
-}
 
 Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const LaunchOptions& o)
 {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "model/engine_caps.h"
 #include "model/error.h"
 #include "model/plan.h"
 #include "model/specs.h"
@@ -21,19 +22,7 @@
 
 namespace shardlab {
 
-enum class Engine : std::uint8_t { Vllm, Sglang, TrtLlm };
-
-struct EngineInfo {
-    Engine engine;
-    const char* name;    // what --engine takes: "vllm"
-    const char* label;   // "vLLM"
-    const char* version; // the release whose flags were checked: "0.11"
-};
-
-const std::vector<EngineInfo>& launchEngines();
-const EngineInfo& engineInfo(Engine e);
-bool engineFromName(const std::string& name, Engine& out);
-std::string knownEngines(); // "vllm, sglang, trtllm"
+// Engine, EngineInfo, launchEngines, engineInfo, engineFromName, knownEngines: model/engine_caps.h
 
 // Scheduler token budget per step when the scenario names none: large enough for a whole
 // 8k prompt chunk, the engines' usual recommendation for throughput serving.

@@ -441,6 +441,13 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
         rOk(space.widestSlot()), oOk(space.widestSlot()), iOk(space.widestSlot());
     std::priority_queue<Entry> queue;
     long long order = 0;
+    // A slot's mask, or the one value of a slot the model has not (-1).
+    auto maskOr = [&](int slot, std::vector<std::uint8_t>& ok) {
+        if (slot < 0)
+            ok[0] = 1;
+        else
+            space.mask(slot, choice.data(), ok.data());
+    };
     space.mask(space.tpSlot(), choice.data(), tpOk.data());
     for (size_t ti = 0; ti < slots[0].values.size(); ++ti) {
         if (!tpOk[ti])
@@ -456,24 +463,13 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                 if (!epOk[ei])
                     continue;
                 choice[2] = static_cast<int>(ei);
-                // A dense model has none of these slots: one entry, no redundancy, no
-                // overlap, one engine instance.
+                // A dense model has none of these slots: one entry, no redundancy, no overlap, one instance.
                 static const std::vector<int> kNone{0}, kOne{1};
                 const std::vector<int>& rValues = rs >= 0 ? slots[rs].values : kNone;
                 const std::vector<int>& oValues = os >= 0 ? slots[os].values : kNone;
-                if (rs >= 0)
-                    space.mask(rs, choice.data(), rOk.data());
-                else
-                    rOk[0] = 1;
-                if (os >= 0)
-                    space.mask(os, choice.data(), oOk.data());
-                else
-                    oOk[0] = 1;
+                maskOr(rs, rOk);
+                maskOr(os, oOk);
                 const std::vector<int>& iValues = is >= 0 ? slots[is].values : kOne;
-                if (is >= 0)
-                    space.mask(is, choice.data(), iOk.data());
-                else
-                    iOk[0] = 1;
                 // The counts this EP allows, ascending in steps of EP. One EP rank holds
                 // every slot: redundant slots balance nothing and only add weights to hold
                 // and read, so r = 0 dominates there (docs/search.md).
@@ -482,9 +478,14 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                 for (size_t ri = 0; ri < rValues.size(); ++ri)
                     if (rOk[ri] && (ep > 1 || rValues[ri] == 0))
                         counts.push_back(rValues[ri]);
-                for (size_t ii = 0; ii < iValues.size(); ++ii)
-                    for (size_t oi = 0; oi < oValues.size(); ++oi) {
-                        if (!oOk[oi] || !iOk[ii])
+                for (size_t oi = 0; oi < oValues.size(); ++oi) {
+                    if (!oOk[oi])
+                        continue;
+                    if (os >= 0) // the instances an engine runs depend on the overlap
+                        choice[os] = static_cast<int>(oi);
+                    maskOr(is, iOk);
+                    for (size_t ii = 0; ii < iValues.size(); ++ii) {
+                        if (!iOk[ii])
                             continue;
                         if (halted())
                             return report;
@@ -496,14 +497,18 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
                         e.d.tbo = oValues[oi] != 0;
                         e.d.instances = iValues[ii];
                         m_degrees += static_cast<long long>(counts.size());
-                        for (const auto& [lo, hi] : countRanges(counts, ep)) {
-                            e.d.redundant = lo;
-                            e.d.redundantHigh = hi;
-                            e.order = order++;
-                            if (boundDegrees(e))
-                                queue.push(e);
+                        for (int mode : entryModes(space, e.d)) {
+                            e.d.mode = mode;
+                            for (const auto& [lo, hi] : countRanges(counts, ep)) {
+                                e.d.redundant = lo;
+                                e.d.redundantHigh = hi;
+                                e.order = order++;
+                                if (boundDegrees(e))
+                                    queue.push(e);
+                            }
                         }
                     }
+                }
             }
             m_ev->setFraction(0.3 * (ti + double(pi) / slots[1].values.size()) / slots[0].values.size());
             m_ev->tick();
@@ -524,7 +529,8 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
         queue.pop();
         if (e.micro == 0) {
             m_t->setDegrees(e.d);
-            for (int m = 1; m <= std::min(e.d.pp, e.batchHi); ++m) {
+            // An engine keeps one micro-batch per stage in flight (the space's rule).
+            for (int m = space.engine() ? e.d.pp : 1; m <= std::min(e.d.pp, e.batchHi); ++m) {
                 Entry s = e;
                 s.micro = m;
                 s.order = order++;
@@ -566,12 +572,13 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exists" << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
+             << engineWords(ctx.space)
              << ": " << explainNoPlan(ctx.scenario, m_minMemGb, m_minTtftMs, m_minTpotMs) << " (" << m_degrees
              << " combinations of " << kDegreesWord << " checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;
         note << "optimal over every plan the simulator accepts"
-             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
+             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints") << engineWords(ctx.space)
              << (ctx.scenario.model.isMoe() ? ", every redundant-expert count the plan rules allow" : "") << ": "
              << m_degrees
              << " combinations of " << kDegreesWord << ", every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()

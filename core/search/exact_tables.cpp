@@ -90,7 +90,8 @@ void GroupTables::setDegrees(const Degrees& d)
     for (int sl = m_space.firstOpSlot(); sl < m_space.slotCount(); ++sl) {
         const Slot& slot = m_space.slots()[sl];
         for (int o : slot.values)
-            if (m_space.optionAllowed(slot.op, o, d.tp, etp))
+            if (m_space.optionAllowed(slot.op, o, d.tp, etp)
+                && (d.mode < 0 || engineOptionAllowed(*m_space.engine(), m, p, d.mode, slot.op, o)))
                 m_allowed[idx(slot.op)].push_back(o);
         // An option that cannot matter with these degrees (canonicalPlan, model/plan_checks.h:
         // every option of it evaluates the same, tst_simulator checks it) is searched once:
@@ -462,6 +463,36 @@ std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, 
     else
         why << "no plan meets the memory, TTFT and TPOT limits at the same time";
     return why.str();
+}
+
+// The engine modes an entry of these degrees is solved in: each mode the engine runs them
+// in (its operators' options differ), or -1 (every option) when the space has no engine.
+std::vector<int> entryModes(const SearchSpace& space, const Degrees& d)
+{
+    if (!space.engine())
+        return {-1};
+    Plan p;
+    p.tensorParallel = d.tp;
+    p.pipelineParallel = d.pp;
+    p.expertParallel = d.ep;
+    p.dataParallel = d.dp;
+    p.twoBatchOverlap = d.tbo;
+    p.instances = d.instances;
+    std::vector<int> out;
+    const unsigned bits = space.engineModeBits(p);
+    for (int m = 0; m < kEngineModes; ++m)
+        if (bits >> m & 1u)
+            out.push_back(m);
+    return out;
+}
+
+// ", among the plans vLLM 0.11 runs" for a runnable scenario; empty otherwise.
+std::string engineWords(const SearchSpace& space)
+{
+    if (!space.engine())
+        return {};
+    const EngineInfo& e = engineInfo(*space.engine());
+    return std::string(", among the plans ") + e.label + " " + e.version + " runs (docs/engines.md)";
 }
 
 } // namespace shardlab::exact

@@ -39,6 +39,9 @@ struct Degrees {
     int redundant = 0;
     int redundantHigh = 0;
     bool tbo = false;
+    // A runnable scenario's engine mode (model/engine_caps.h): operators take only its
+    // options. -1: no engine, every option.
+    int mode = -1;
     bool isRange() const { return redundantHigh > redundant; }
 };
 
@@ -146,5 +149,11 @@ int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok);
 // (the exact search's pass over every degree records them): one sentence naming the
 // limit that no plan meets.
 std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, double minTpotMs);
+
+// The engine modes an entry of these degrees is solved in: each mode the space's engine
+// runs them in (their operators' options differ), or -1 (every option) without an engine.
+std::vector<int> entryModes(const SearchSpace& space, const Degrees& d);
+// ", among the plans vLLM 0.11 runs (docs/engines.md)" for a runnable scenario; empty otherwise.
+std::string engineWords(const SearchSpace& space);
 
 } // namespace shardlab::exact

@@ -58,6 +58,11 @@ std::vector<int> constrained(const std::vector<int>& all, const std::vector<int>
             kept.push_back(v);
     return kept.empty() ? cleanValues(allowed, {1}, 1 << 16) : kept;
 }
+int indexOf(const std::vector<int>& values, int v)
+{
+    const auto it = std::find(values.begin(), values.end(), v);
+    return it == values.end() ? -1 : static_cast<int>(it - values.begin());
+}
 bool contains(const std::vector<int>& allowed, long long v)
 {
     return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
@@ -82,7 +87,7 @@ bool isRedundantExpertCount(int experts, int ep, int redundant)
 }
 
 SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
-    : m_scenario(s), m_moe(s.model.isMoe())
+    : m_scenario(s), m_engine(runnableEngine(s)), m_moe(s.model.isMoe())
 {
     const ModelSpec& m = s.model;
     const long long N = s.cluster.totalGpus();
@@ -167,6 +172,8 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
 
     for (const Slot& sl : m_slots)
         m_widest = std::max(m_widest, static_cast<int>(sl.values.size()));
+    if (m_engine)
+        buildEngineTables();
 
     // Exact size: enumerate the coarse degrees; operators multiply their allowed options.
     double total = 0;
@@ -190,28 +197,36 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
                     continue;
                 choice[2] = static_cast<int>(c);
                 double combos = 0;
+                mask(3, choice.data(), valid);
+                const std::vector<std::uint8_t> batchOk(valid, valid + m_slots[3].values.size());
                 for (size_t bi = 0; bi < m_slots[3].values.size(); ++bi) {
                     choice[3] = static_cast<int>(bi);
-                    combos += mask(4, choice.data(), valid);
+                    combos += batchOk[bi] ? mask(4, choice.data(), valid) : 0;
                 }
-                for (int sl = microSlot() + 1; sl < firstOpSlot() && sl != instancesSlot(); ++sl)
-                    combos *= mask(sl, choice.data(), valid);
-                // Operators' options depend on the instances (expert-TP): summed over them.
+                if (m_moe)
+                    combos *= mask(redundantSlot(), choice.data(), valid);
+                // Operators' options depend on the instances (expert-TP) and, under an
+                // engine, on the overlap: summed over both.
                 double perInstances = 0;
-                const int is = instancesSlot();
+                const int is = instancesSlot(), os = overlapSlot();
                 const size_t nInst = is < 0 ? 1 : m_slots[is].values.size();
-                for (size_t ii = 0; ii < nInst; ++ii) {
-                    if (is >= 0) {
-                        choice[is] = 0;
-                        mask(is, choice.data(), valid);
-                        if (!valid[ii])
+                const size_t nOverlap = os < 0 ? 1 : m_slots[os].values.size();
+                for (size_t oi = 0; oi < nOverlap; ++oi) {
+                    if (os >= 0) {
+                        mask(os, choice.data(), valid);
+                        if (!valid[oi])
                             continue;
-                        choice[is] = static_cast<int>(ii);
+                        choice[os] = static_cast<int>(oi);
                     }
-                    double ops = 1;
-                    for (int sl = firstOpSlot(); sl < slotCount(); ++sl)
-                        ops *= mask(sl, choice.data(), valid);
-                    perInstances += ops;
+                    for (size_t ii = 0; ii < nInst; ++ii) {
+                        if (is >= 0) {
+                            mask(is, choice.data(), valid);
+                            if (!valid[ii])
+                                continue;
+                            choice[is] = static_cast<int>(ii);
+                        }
+                        perInstances += operatorCombos(choice.data(), valid);
+                    }
                 }
                 combos *= perInstances;
                 total += combos;
@@ -249,6 +264,7 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
         }
     }
     int count = 0;
+    unsigned modes = kModesUnknown; // operator slots under an engine: computed on first use
     for (int i = 0; i < n; ++i) {
         const int v = sl.values[i];
         bool ok = true;
@@ -286,10 +302,23 @@ int SearchSpace::mask(int slot, const int* choice, std::uint8_t* valid) const
             ok = optionAllowed(sl.op, v, d.tensorParallel, etp);
             break;
         }
+        ok = ok && (!m_engine || engineAllows(slot, i, choice, d, modes));
         valid[i] = ok ? 1 : 0;
         count += ok;
     }
     return count;
+}
+
+unsigned SearchSpace::engineModeBits(const Plan& p) const
+{
+    if (!m_engine)
+        return m_moe ? 0xFu : 0x1u;
+    const int ti = indexOf(m_slots[0].values, p.tensorParallel), pi = indexOf(m_slots[1].values, p.pipelineParallel);
+    const int ei = indexOf(m_slots[2].values, p.expertParallel);
+    const int ii = m_moe ? indexOf(m_slots[instancesSlot()].values, p.instances) : 0;
+    if (ti < 0 || pi < 0 || ei < 0 || ii < 0)
+        return 0;
+    return m_engineModes[engineIndex(ti, pi, ei, p.twoBatchOverlap ? 1 : 0, ii)];
 }
 
 bool SearchSpace::degreesViable(int tp, int pp) const
@@ -300,6 +329,11 @@ bool SearchSpace::degreesViable(int tp, int pp) const
         return false;
     if (!contains(c.dataParallel, N / (static_cast<long long>(tp) * pp)))
         return false;
+    if (m_engine) {
+        const int ti = indexOf(m_slots[0].values, tp), pi = indexOf(m_slots[1].values, pp);
+        if (ti < 0 || pi < 0 || !m_enginePp[static_cast<size_t>(ti) * m_slots[1].values.size() + pi])
+            return false;
+    }
     if (!m_scenario.model.isMoe() || (c.expertParallel.empty() && c.instances.empty()))
         return true;
     const long long side = N / pp;
@@ -329,7 +363,8 @@ bool SearchSpace::instancesFit(int tp, int dp, int ep) const
 bool SearchSpace::tpViable(int tp) const
 {
     const PlanConstraints& c = m_scenario.constraints;
-    if (c.dataParallel.empty() && c.expertParallel.empty() && c.pipelineParallel.empty() && c.instances.empty())
+    if (!m_engine && c.dataParallel.empty() && c.expertParallel.empty() && c.pipelineParallel.empty()
+        && c.instances.empty())
         return true;
     const long long N = m_scenario.cluster.totalGpus();
     for (int pp : m_slots[1].values)
@@ -350,15 +385,23 @@ bool SearchSpace::withinConstraints(const Plan& p) const
         if (op >= 0 && op < kOpCount && opPresent(m_scenario.model, static_cast<OpId>(op))
             && !contains(allowed, p.option(static_cast<OpId>(op))))
             return false;
-    return true;
+    return !m_engine || engineViolations(*m_engine, p, m_scenario.model).empty();
 }
 
 FieldErrors checkConstraints(const Scenario& s)
 {
     FieldErrors out = checkConstraintValues(s);
     const PlanConstraints& c = s.constraints;
-    if (c.empty() || !out.empty())
+    if ((c.empty() && !runnableEngine(s)) || !out.empty())
         return out;
+    if (c.empty()) {
+        if (!SearchSpace(s).hasDegrees())
+            out.push_back({{}, "workload.runnable",
+                           std::string("no plan ") + engineInfo(*runnableEngine(s)).label + " runs tiles "
+                               + std::to_string(s.cluster.totalGpus()) + " GPUs with this model's heads, FFN and "
+                               "experts (docs/engines.md)"});
+        return out;
+    }
     const long long N = s.cluster.totalGpus();
     auto list = [](const std::vector<int>& v) {
         std::string t;

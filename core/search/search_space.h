@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "model/engine_caps.h"
 #include "model/plan.h"
 
 namespace shardlab {
@@ -120,6 +122,16 @@ public:
     // False when the constraints leave no (TP, PP, EP) at all (checkConstraints says why).
     bool hasDegrees() const { return m_hasDegrees; }
 
+    // The engine a runnable scenario restricts the space to (model/engine_caps.h); none
+    // otherwise. Its rules are masks like the others: batch and micro-batches one per
+    // pipeline stage, the degrees, overlap and instances it runs, and operators' options
+    // in one of its modes.
+    const std::optional<Engine>& engine() const { return m_engine; }
+    // The engine modes (bit m: mode m) that run these degrees, overlap and instances; every
+    // mode (0b1111 for MoE, 0b1 for a dense model) when the space has no engine, 0 when the
+    // degrees are outside the space.
+    unsigned engineModeBits(const Plan& degrees) const;
+
 private:
     // Whether (TP, PP) has some allowed DP and EP, whether TP has some such PP.
     bool degreesViable(int tp, int pp) const;
@@ -127,7 +139,26 @@ private:
     // MoE: some instance count of the slot divides DP and leaves EP dividing an instance.
     bool instancesFit(int tp, int dp, int ep) const;
 
+    // The engine's modes per (TP, PP, EP, overlap, instances) index, and whether some mode
+    // runs a (TP, PP) and a (TP, PP, EP) with any later choice.
+    void buildEngineTables();
+    size_t engineIndex(int ti, int pi, int ei, int oi, int ii) const;
+    size_t engineEpIndex(int ti, int pi, int ei) const;
+    int engineInstances() const { return m_moe ? static_cast<int>(m_slots[instancesSlot()].values.size()) : 1; }
+    // The engine's rule for value i of a slot (mask); `modes` caches operatorModes per call.
+    static constexpr unsigned kModesUnknown = 0x100;
+    bool engineAllows(int slot, int i, const int* choice, const Plan& d, unsigned& modes) const;
+    // The modes left for an operator slot: those of the degrees, consistent with the
+    // earlier operators' choices.
+    unsigned operatorModes(int slot, const int* choice, const Plan& d) const;
+    // The operator options' combinations for the degrees in `choice` (its operator slots
+    // are not read); `valid` is a mask buffer.
+    double operatorCombos(int* choice, std::uint8_t* valid) const;
+
     Scenario m_scenario;
+    std::optional<Engine> m_engine;
+    std::vector<std::uint8_t> m_engineModes; // engineIndex -> mode bits
+    std::vector<std::uint8_t> m_enginePp, m_engineEp; // any mode for (ti, pi), (ti, pi, ei)
     bool m_moe = false;
     std::vector<Slot> m_slots;
     int m_batchMin = 1, m_batchMax = 1;

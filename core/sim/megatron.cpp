@@ -1,5 +1,6 @@
 #include "sim/megatron.h"
 
+#include "model/engine_caps.h"
 #include "model/plan_checks.h"
 #include "sim/batch.h"
 
@@ -117,6 +118,52 @@ bool recipeExperts(const Scenario& s, Plan& p)
     return true;
 }
 
+// Under a runnable scenario's engine: the recipe's degrees moved to ones the engine runs,
+// in the engines' own recipes' order (docs/engines.md): as they are; experts parallel over
+// all of a stage's ranks (vLLM's and SGLang's --enable-expert-parallel / --ep-size =
+// --tp-size); one engine per tensor-parallel group (TensorRT-LLM's tp_size is the stage);
+// experts tensor-parallel (EP 1). Then the options of the engine's first mode for them and
+// one micro-batch per stage. False when none of these is allowed and runs.
+bool fitEngine(const Scenario& s, Engine e, Plan& p, std::string& note)
+{
+    const ModelSpec& m = s.model;
+    const PlanConstraints& c = s.constraints;
+    auto runs = [&](const Plan& q) {
+        if (!allowed(c.expertParallel, q.expertParallel) || !allowed(c.instances, q.instances))
+            return false;
+        if (m.isMoe() && (expertTensorParallel(q) <= 0 || !redundantExpertsFit(m.moe.experts, q.redundantExperts,
+                                                                                 q.expertParallel)))
+            return false;
+        for (int mode = 0; mode < kEngineModes; ++mode)
+            if (engineDegreesRefusal(e, m, q, mode) == EngineRefusal::None)
+                return true;
+        return false;
+    };
+    auto withEp = [&](Plan q, int instances, bool allRanks) {
+        q.instances = instances;
+        const int ranks = expertGroupRanks(q);
+        q.expertParallel = allRanks ? ranks : 1;
+        q.redundantExperts = allRanks && ranks > 0 ? (ranks - m.moe.experts % ranks) % ranks : 0;
+        return q;
+    };
+    std::vector<Plan> candidates{p};
+    if (m.isMoe())
+        for (int instances : {p.instances, p.dataParallel})
+            for (bool allRanks : {true, false})
+                candidates.push_back(withEp(p, instances, allRanks));
+    for (const Plan& q : candidates)
+        if (runs(q)) {
+            if (!(q == p))
+                note += std::string("; ") + engineInfo(e).label + " runs EP " + std::to_string(q.expertParallel)
+                    + (q.instances > 1 ? " in each of " + std::to_string(q.instances) + " engine instances" : "")
+                    + " where the recipe has EP " + std::to_string(p.expertParallel);
+            p = q;
+            applyEngineLayout(e, m, p);
+            return true;
+        }
+    return false;
+}
+
 // The fitted recipe's DP, EP (its redundant slots and engine instances) and batch, in words.
 std::string fittedSummary(const Scenario& s, const Plan& p, int batchHi)
 {
@@ -144,8 +191,9 @@ RecipePlan megatronPlan(const Simulator& sim)
     const long long N = s.cluster.totalGpus();
     RecipePlan out;
     Plan p;
-    std::string constrainedNote;
+    std::string constrainedNote, engineNote;
     recipeSharding(c, p, constrainedNote);
+    const std::optional<Engine> engine = runnableEngine(s);
     std::string why;
     const int tp = recipeTensorParallel(s, p, why);
     p.tensorParallel = std::max(tp, 1);
@@ -161,10 +209,14 @@ RecipePlan megatronPlan(const Simulator& sim)
             continue;
         p.pipelineParallel = static_cast<int>(pp);
         p.dataParallel = static_cast<int>(N / tp / pp);
-        if (!recipeExperts(s, p))
+        std::string fitNote;
+        if (!recipeExperts(s, p) || (engine && !fitEngine(s, *engine, p, fitNote)))
             continue;
+        engineNote = fitNote;
         p.microBatches = static_cast<int>(std::min<long long>(pp, batchHi));
         p.batch = std::max(p.microBatches, batchLo);
+        if (engine && p.microBatches < pp)
+            continue; // the engine keeps a micro-batch per stage: the batch range is too small
         if (!inside)
             inside = p;
         SimResult r;
@@ -205,7 +257,7 @@ RecipePlan megatronPlan(const Simulator& sim)
     }
     out.plan = p;
     out.found = fitted;
-    out.explanation = why + constrainedNote + ".";
+    out.explanation = why + engineNote + constrainedNote + ".";
     return out;
 }
 

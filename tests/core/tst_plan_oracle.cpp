@@ -19,6 +19,7 @@
 #include <set>
 
 #include "model/disaggregated_plan.h"
+#include "model/engine_caps.h"
 #include "model/placement.h"
 #include "model/plan_checks.h"
 #include "runner/run_search.h"
@@ -87,8 +88,9 @@ std::vector<int> key(const Plan& p)
     return k;
 }
 
-// Every option combination the constraints leave, operator by operator.
-void forEachOptions(const Scenario& s, Plan& p, int op, const std::function<void()>& f)
+// Every option combination the constraints leave (and `keep` allows), operator by operator.
+void forEachOptions(const Scenario& s, Plan& p, int op, const std::function<void()>& f,
+                    const std::function<bool(OpId, int)>& keep = {})
 {
     if (op == kOpCount) {
         f();
@@ -101,17 +103,21 @@ void forEachOptions(const Scenario& s, Plan& p, int op, const std::function<void
         for (const auto& [cop, allowed] : s.constraints.operatorOptions)
             if (cop == op)
                 ok = ok && allows(allowed, o);
-        if (ok)
+        if (ok && (!keep || !opPresent(s.model, id) || keep(id, o)))
             options.push_back(o);
     }
     for (int o : options) {
         p.setOption(id, o);
-        forEachOptions(s, p, op + 1, f);
+        forEachOptions(s, p, op + 1, f, keep);
     }
 }
 
+// Under a runnable scenario's engine, a plan is judged only when the engine runs it
+// (engineViolations, the rule the search space's masks encode): options are drawn per
+// engine mode, and micro-batches are one per stage with at least that many sequences.
 OracleBest oracle(const Scenario& s)
 {
+    const std::optional<Engine> engine = runnableEngine(s);
     const Simulator sim(s);
     const ModelSpec& m = s.model;
     const PlanConstraints& c = s.constraints;
@@ -142,7 +148,7 @@ OracleBest oracle(const Scenario& s)
                         p.instances = inst;
                         p.batch = 1;
                         p.microBatches = 1;
-                        forEachOptions(s, p, 0, [&] {
+                        auto judge = [&] {
                             // Plans equal up to options a one-rank group makes irrelevant
                             // evaluate alike (canonicalPlan): each is judged once.
                             if (planStructureViolations(p, s) != 0 || !seen.insert(key(canonicalPlan(p))).second)
@@ -150,10 +156,21 @@ OracleBest oracle(const Scenario& s)
                             for (int micro = 1; micro <= pp; ++micro) {
                                 Plan q = p;
                                 q.microBatches = micro;
+                                q.batch = micro;
+                                if (engine && !engineViolations(*engine, q, m).empty())
+                                    continue;
                                 ++best.plans;
                                 bestBatches(sim, s, q, best);
                             }
-                        });
+                        };
+                        if (!engine) {
+                            forEachOptions(s, p, 0, judge);
+                            continue;
+                        }
+                        for (int mode = 0; mode < kEngineModes; ++mode)
+                            forEachOptions(s, p, 0, judge, [&](OpId id, int o) {
+                                return engineOptionAllowed(*engine, m, p, mode, id, o);
+                            });
                     }
         }
     return best;
@@ -219,6 +236,7 @@ class TestPlanOracle : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void exactEqualsTheOracle();
+    void exactEqualsTheOracleUnderEachEngine();
 };
 
 void TestPlanOracle::exactEqualsTheOracle()
@@ -264,6 +282,55 @@ void TestPlanOracle::exactEqualsTheOracle()
         QVERIFY(crossing >= 10);
         QVERIFY(moe >= 15 && pools >= 10 && multiNode >= 5 && straddling >= 5);
     }
+}
+
+// A runnable scenario: exact certifies the best plan the engine runs, and brute force
+// over the engine's rule finds the same figure.
+void TestPlanOracle::exactEqualsTheOracleUnderEachEngine()
+{
+    const int scenarios = quickTests() ? 6 : 60;
+    const CollectiveEngine engines[] = {CollectiveEngine::Vllm, CollectiveEngine::Sglang, CollectiveEngine::TrtLlm};
+    int compared = 0, moe = 0, found = 0, attentionDp = 0, allToAll = 0, overlap = 0;
+    long long plans = 0;
+    for (int i = 0; i < scenarios; ++i) {
+        Scenario s = generated(5000 + static_cast<std::uint64_t>(i));
+        s.workload.engine = engines[i % 3];
+        s.workload.runnable = true;
+        s.constraints.operatorOptions.clear(); // the engine's layouts are the restriction here
+        if (!checkConstraints(s).empty())
+            continue;
+        const OracleBest o = oracle(s);
+        SearchOptions opt;
+        opt.algorithm = "exact";
+        const SearchOutcome e = runSearch(s, opt);
+        const QString where = QString("scenario %1 (%2, %3 GPUs, %4)")
+                                  .arg(i)
+                                  .arg(engineInfo(*runnableEngine(s)).name)
+                                  .arg(s.cluster.totalGpus())
+                                  .arg(s.model.isMoe() ? "MoE" : "dense");
+        QVERIFY2(e.provedOptimal || e.provedInfeasible, qPrintable(where + ": " + QString::fromStdString(e.message)));
+        QVERIFY2(e.found == (o.value > 0), qPrintable(where + ": exact and the oracle disagree on feasibility"));
+        if (e.found) {
+            QVERIFY2(std::abs(e.bestResult.tokensPerSPerGpu - o.value) <= 1e-9 * std::max(1.0, o.value),
+                     qPrintable(where + QString(": exact %1, oracle %2").arg(e.bestResult.tokensPerSPerGpu, 0, 'g', 15)
+                                            .arg(o.value, 0, 'g', 15)));
+            const FieldErrors v = engineViolations(*runnableEngine(s), e.best, s.model);
+            QVERIFY2(v.empty(), qPrintable(where + ": exact's plan breaks "
+                                           + (v.empty() ? QString() : QString::fromStdString(v.front().toString()))));
+            ++found;
+            attentionDp += planEngineMode(s.model, o.plan) >= 2;
+            allToAll += planEngineMode(s.model, o.plan) % 2 == 1;
+            overlap += o.plan.twoBatchOverlap;
+        }
+        ++compared;
+        moe += s.model.isMoe();
+        plans += o.plans;
+    }
+    qInfo("%d runnable scenarios compared (%d MoE, %d with a runnable plan; best plans with attention DP %d, all-to-all "
+          "%d, overlap %d); %lld plans",
+          compared, moe, found, attentionDp, allToAll, overlap, plans);
+    if (!quickTests())
+        QVERIFY(compared >= 40 && moe >= 10 && found >= 30);
 }
 
 QTEST_APPLESS_MAIN(TestPlanOracle)

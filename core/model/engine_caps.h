@@ -1,0 +1,85 @@
+// What each serving engine can run (docs/engines.md, every capability with its source):
+// the engines ShardLab exports to, at the versions whose arguments were checked, and their
+// capabilities as rules over the one plan space. A runnable scenario (workload.runnable)
+// restricts every search, exact's certificate and the recipe to these rules through the
+// search space's masks; export refuses a plan that breaks them, naming each rule.
+//
+// An engine runs a plan's operators in one of a few layouts ("modes"): attention split by
+// heads over the tensor-parallel group (every engine's tensor parallelism), or, for an MoE
+// model, sequences split over it (attention data parallelism); and the MoE token exchange
+// as an all-to-all (DeepEP) or as an all-gather with a reduce-scatter. A mode fixes each
+// operator's option (a few operators have two); the degrees decide which modes exist.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/error.h"
+#include "model/plan.h"
+#include "model/specs.h"
+
+namespace shardlab {
+
+enum class Engine : std::uint8_t { Vllm, Sglang, TrtLlm };
+
+struct EngineInfo {
+    Engine engine;
+    const char* name;    // what --engine takes: "vllm"
+    const char* label;   // "vLLM"
+    const char* version; // the release whose flags and capabilities were checked: "0.11"
+};
+
+const std::vector<EngineInfo>& launchEngines();
+const EngineInfo& engineInfo(Engine e);
+bool engineFromName(const std::string& name, Engine& out);
+std::string knownEngines(); // "vllm, sglang, trtllm"
+
+// The engine whose collectives a workload names (vllm_eager is vLLM); none for nccl.
+std::optional<Engine> engineOfCollectives(CollectiveEngine c);
+// The engine a runnable scenario's plans are restricted to; none when it is not runnable.
+std::optional<Engine> runnableEngine(const Scenario& s);
+
+// Modes: index = 2 x attentionDp + allToAll.
+constexpr int kEngineModes = 4;
+struct EngineMode {
+    bool attentionDp = false; // sequences split over the TP group (MoE only)
+    bool allToAll = false;    // MoE dispatch and combine as all-to-all; else all-gather + reduce-scatter
+};
+inline EngineMode engineMode(int index) { return {(index & 2) != 0, (index & 1) != 0}; }
+std::string engineModeName(int index); // "attention by heads, all-gather / reduce-scatter"
+
+// Why an engine does not run some degrees in a mode (None: it does).
+enum class EngineRefusal : std::uint8_t {
+    None,
+    AttentionDp,        // attention data parallelism the engine has not (or not for a dense model)
+    ExpertParallelAll,  // vLLM: EP over all of a stage's ranks or none
+    AllToAllBackend,    // no all-to-all backend for this layout
+    AttentionTp,        // TensorRT-LLM: attention TP is the whole stage or 1
+    DenseUnderDp,       // SGLang: dense FFN or shared expert split over a DP-attention stage
+    Overlap,            // two-batch overlap the engine cannot run here
+    Redundant,          // redundant experts without expert parallelism
+    Layout,             // some operator has no option of this mode that divides the model
+};
+// The degrees rule: whether `e` runs the plan's degrees, redundant experts, overlap and
+// instances in mode `mode` (operators' options and micro-batches aside). Cheap: the search
+// space's masks ask it.
+EngineRefusal engineDegreesRefusal(Engine e, const ModelSpec& m, const Plan& degrees, int mode);
+// Whether `e` runs option `o` of operator `id` in mode `mode` with these degrees.
+bool engineOptionAllowed(Engine e, const ModelSpec& m, const Plan& degrees, int mode, OpId id, int o);
+// The micro-batch rule: engines keep one micro-batch per pipeline stage in flight.
+inline bool engineMicroBatchesRun(const Plan& p) { return p.microBatches == p.pipelineParallel && p.batch >= p.pipelineParallel; }
+
+// The mode a plan's options are in: by its attention (sequences split: attention DP) and
+// its dispatch (all-to-all).
+int planEngineMode(const ModelSpec& m, const Plan& p);
+// Every rule of `e` the plan breaks, by plan field (tensor_parallel, operators.qkv_proj,
+// ...), each with the engine's reason. Empty when the engine runs the plan as it is.
+FieldErrors engineViolations(Engine e, const Plan& p, const ModelSpec& m);
+// The engine's own layout for a plan's degrees: the recipe's options moved into the first
+// mode `e` runs them in (attention by heads; all-gather / reduce-scatter unless only the
+// all-to-all exists) and micro-batches one per stage. Degrees are kept.
+void applyEngineLayout(Engine e, const ModelSpec& m, Plan& p);
+
+} // namespace shardlab
