@@ -11,7 +11,7 @@ PACKAGES=(
   libtorch-dev libopenblas0-pthread
   nlohmann-json3-dev
   xvfb xauth fonts-dejavu-core
-  shellcheck dash poppler-utils python3
+  shellcheck dash poppler-utils python3 python3-yaml
 )
 
 missing=()

@@ -118,4 +118,6 @@ if ! shellcheck "${scripts[@]}" >"$out/shellcheck.txt" 2>&1; then
 fi
 [ -e pwned ] && { echo "export_corpus: a payload ran while writing the corpus" >&2; fail=1; }
 echo "export corpus: ${#scripts[@]} scripts; bash -n, dash -n and shellcheck: $([ $fail = 0 ] && echo clean || echo FAILED)"
+# Every engine command and options file against the engines' own argument definitions.
+python3 "$repo/tests/export/check_engine_args.py" "$repo/tests/data/engine_args" "$out" || fail=1
 exit $fail
