@@ -333,6 +333,7 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         a.add("--pipeline-parallel-size", L.pp);
     if (L.attnDp > 1)
         a.add("--data-parallel-size", L.attnDp);
+    EngineLayout run = L; // its environment gains the all-to-all backend
     if (L.moe && L.stage > 1) {
         // vLLM splits experts one of two ways over the stage's TP x DP ranks: expert
         // parallel over all of them (--enable-expert-parallel), or tensor parallel over all.
@@ -344,9 +345,11 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
                             + num(L.stage) + " (whole experts per rank)");
             // The all-to-all backend matters only between DP ranks (vLLM uses it when
             // data parallel and expert parallel are both on).
+            // vLLM 0.11 reads the backend from VLLM_ALL2ALL_BACKEND (the --all2all-backend
+            // flag came after 0.11.0; tests/data/engine_args/vllm.json).
             if (L.attnDp > 1) {
                 const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
-                a.add("--all2all-backend", a2a ? "deepep_low_latency" : "allgather_reducescatter");
+                run.env.push_back({"VLLM_ALL2ALL_BACKEND", a2a ? "deepep_low_latency" : "allgather_reducescatter"});
                 if (a2a)
                     w.push_back("operators.dispatch: all_to_all - exported as vLLM's deepep_low_latency backend, "
                                 "which needs DeepEP installed (vLLM's expert-parallel deployment guide)");
@@ -390,7 +393,7 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
 
     // Placement: one vLLM engine (a DP rank) spans attnTp x PP GPUs.
     const int engineGpus = L.attnTp * L.pp;
-    const std::string program = withEnv(L, "vllm serve " + shellWord(model));
+    const std::string program = withEnv(run, "vllm serve " + shellWord(model));
     if (L.gpus <= L.gpusPerNode) {
         pool.command = render(program, a);
         pool.environment = varNames(a.reads);

@@ -202,7 +202,7 @@ void TestLaunchConfig::flags_data()
     const Plan wide = deepseekWideEp();
     QTest::newRow("vllm deepseek wide EP") << "deepseek-v3-256gpu" << wide << vllm << ""
         << QStringList{"vllm serve deepseek-ai/DeepSeek-V3", "--data-parallel-size 256", "--enable-expert-parallel",
-                       "--all2all-backend deepep_low_latency", "--max-num-seqs 64", "--data-parallel-size-local 8",
+                       "VLLM_ALL2ALL_BACKEND=deepep_low_latency", "--max-num-seqs 64", "--data-parallel-size-local 8",
                        "--data-parallel-address \"$HEAD_IP\"", "--headless",
                        "--data-parallel-start-rank \"$((NODE_RANK * 8))\""}
         << QStringList{"--tensor-parallel-size", "--quantization", "expert_parallel"}
