@@ -347,7 +347,7 @@ void addChoicesCommands(std::vector<Command>& v)
                   "gaps of the front (its knees) in tokens/s per user (docs/choices.md). The Megatron recipe's front "
                   "under the same limits is printed beside it. Progress goes to stderr; Ctrl-C stops it and prints "
                   "the points so far (exit 130). Aggregated and decode serving.",
-                  {kScenarioOption, kProfileOption,
+                  {kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
                    {"--points", "N", "distinct front points wanted, 2..200 (default 16)"},
                    {"--max-searches", "N", "exact searches at most (default 4 x points + 16)"},
                    {"--threads", "N", "exact searches run at once while resolving knees, 1..8 (default 2)"},
@@ -360,7 +360,7 @@ void addChoicesCommands(std::vector<Command>& v)
                   "plan's output tokens/s divided by the output tokens per request. Counts are whole nodes (with "
                   "--any-count also 1 .. GPUs per node - 1); the count doubles until R is met, then bisects; exact "
                   "proves that one node (or GPU) fewer cannot serve R. The curve lists every count searched.",
-                  {kScenarioOption, kProfileOption,
+                  {kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
                    {"--rate", "R", "requests per second to serve (positive)"},
                    {"--any-count", "", "also counts that are part of one node"},
                    {"--max-gpus", "N", "largest GPU count tried (default 16384)"},
@@ -371,7 +371,7 @@ void addChoicesCommands(std::vector<Command>& v)
                   "best tokens/s per GPU and its plan at each cluster size (same GPU and links)",
                   "For each GPU count (whole nodes, or part of one node) exact finds the certified best plan: where "
                   "returns diminish and which degrees change.",
-                  {kScenarioOption, kProfileOption,
+                  {kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
                    {"--gpus", "LIST", "comma-separated GPU counts"},
                    kJsonOption, kCsv, kQuiet},
                   0, 0},

@@ -37,6 +37,10 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
 // Shared helpers for command implementations.
 extern const OptionSpec kJsonOption;     // --json
 extern const OptionSpec kScenarioOption; // --scenario (file or preset name)
+// --engine NAME and --runnable: the scenario's workload.engine and workload.runnable
+// (loadScenarioArg applies them).
+extern const OptionSpec kEngineScenarioOption;
+extern const OptionSpec kRunnableOption;
 extern const OptionSpec kProfileOption;  // --profile (kernel profile file or preset name)
 std::string formatCount(double v); // 70.55 B, 1.20 T, 512 M
 std::string formatNumber(const char* printfFormat, double v);

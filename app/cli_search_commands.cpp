@@ -530,7 +530,7 @@ void addSearchCommands(std::vector<Command>& v)
                   "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists). "
                   "Ctrl-C (SIGINT) or SIGTERM stops the search: the best plan so far is printed (and written "
                   "with --out), marked as interrupted, and the exit code is 130; a second signal exits at once.",
-                  withKnobs({kScenarioOption, kProfileOption,
+                  withKnobs({kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
                    {"--algo", "NAME", "search algorithm (" + algorithms + ")"},
                    kBudget,
                    {"--seed", "K", "seed of the stochastic algorithms (default 0)"},

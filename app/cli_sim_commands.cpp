@@ -64,9 +64,38 @@ Parsed<Scenario> loadScenarioArgBare(const Args& a)
 }
 } // namespace
 
+const OptionSpec kEngineScenarioOption{
+    "--engine", "NAME", "the serving engine whose collectives price the plans (workload.engine: nccl, vllm, "
+                        "vllm_eager, sglang, trtllm)"};
+const OptionSpec kRunnableOption{
+    "--runnable", "", "only plans the scenario's engine runs (workload.runnable; docs/engines.md): every search, "
+                      "exact's proof and the recipe"};
+
+namespace {
+// --engine and --runnable over the scenario's workload; false with a message naming the flag.
+bool applyEngineArgs(const Args& a, Scenario& s, FieldErrors& errors)
+{
+    if (a.has("--engine") && !collectiveEngineFromName(a.value("--engine"), s.workload.engine)) {
+        errors.push_back({{}, "--engine", "unknown engine '" + displayText(a.value("--engine")) + "' (known: "
+                                              + knownCollectiveEngines() + ")"});
+        return false;
+    }
+    if (a.flag("--runnable"))
+        s.workload.runnable = true;
+    if (s.workload.runnable && s.workload.engine == CollectiveEngine::Nccl) {
+        errors.push_back({{}, "--runnable", "needs a serving engine: the scenario's workload.engine is nccl (give "
+                                            "--engine vllm, sglang or trtllm)"});
+        return false;
+    }
+    return true;
+}
+} // namespace
+
 Parsed<Scenario> loadScenarioArg(const Args& a)
 {
     Parsed<Scenario> r = loadScenarioArgBare(a);
+    if (r.ok() && !applyEngineArgs(a, r.value, r.errors))
+        return r;
     if (r.ok()) {
         r.errors = checkConstraints(r.value); // whether the constraints together leave a plan
         for (FieldError& e : r.errors)
@@ -256,7 +285,8 @@ void addSimCommands(std::vector<Command>& v)
                  runEvaluate});
     v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",
                   "build and evaluate the Megatron-recipe plan (a starting point)", "",
-                  {kScenarioOption, kProfileOption, {"--out", "P.json", "write the plan, its scenario embedded (atomically)"}, kJsonOption},
+                  {kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
+                   {"--out", "P.json", "write the plan, its scenario embedded (atomically)"}, kJsonOption},
                   0, 0},
                  runMegatron});
     v.push_back({{"bench-sim", "--scenario S.json [--seconds 2] [--seed 1] [--json]",
