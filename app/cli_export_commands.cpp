@@ -5,10 +5,32 @@
 #include "cli_deployment.h"
 #include "model/names.h"
 #include "report/launch_config.h"
+#include "runner/runnable_plan.h"
+#include "sim/simulator.h"
 
 namespace shardlab::cli {
 
 namespace {
+
+// Why export refuses a plan: each engine rule it breaks, and the best runnable plan near it.
+std::vector<std::string> refusal(const std::string& planFile, const Scenario& s, const Plan& p,
+                                 const FieldErrors& broken, const NearestRunnable& n, Engine e)
+{
+    const EngineInfo& info = engineInfo(e);
+    std::vector<std::string> lines{planFile + ": " + info.label + " " + info.version
+                                   + " does not run this plan as planned; export never changes a plan:"};
+    for (const FieldError& b : broken)
+        lines.push_back("  " + b.where + ": " + b.reason);
+    const SimResult mine = Simulator(n.found ? n.scenario : s).evaluate(p); // priced alike
+    if (n.found)
+        lines.push_back("the best plan " + std::string(info.label) + " runs near it (exact, " + n.kept + " kept): "
+                        + planLine(s.model, n.plan) + ", " + formatNumber("%.1f", n.result.tokensPerSPerGpu)
+                        + " tokens/s per GPU (this plan: " + formatNumber("%.1f", mine.tokensPerSPerGpu)
+                        + "); --write-nearest exports it instead");
+    else
+        lines.push_back("no plan " + std::string(info.label) + " runs is valid for this scenario");
+    return lines;
+}
 
 int runExport(const Args& a, std::ostream& out, std::ostream& err)
 {
@@ -49,15 +71,33 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     auto d = loadDeployment(a, a.value("--plan"));
     if (!d.ok())
         return reportFieldErrors(err, d.errors);
-    const Scenario& scenario = d.value.scenario;
-    const Result<LaunchConfig> c = exportLaunchConfig(scenario, d.value.deployment, o);
+    Scenario scenario = d.value.scenario;
+    Deployment deployment = d.value.deployment;
+    std::string replaced; // the refused plan's summary when --write-nearest exported another
+    if (!deployment.pools) {
+        if (const FieldErrors broken = engineViolations(o.engine, deployment.plan, scenario.model); !broken.empty()) {
+            const NearestRunnable n = nearestRunnablePlan(scenario, deployment.plan, o.engine);
+            if (!a.flag("--write-nearest") || !n.found)
+                return reportErrors(err, refusal(planFile, scenario, deployment.plan, broken, n, o.engine));
+            replaced = planLine(scenario.model, deployment.plan);
+            scenario = n.scenario;
+            deployment = Deployment::onePool(n.plan);
+        }
+    }
+    const Result<LaunchConfig> c = exportLaunchConfig(scenario, deployment, o);
     if (!c.ok()) {
         FieldError e = c.error();
         if (e.file.empty() && e.where.rfind("--", 0) != 0)
             e.file = planFile;
         return reportErrors(err, {e.toString()});
     }
-    const LaunchConfig& lc = c.value();
+    LaunchConfig lc = c.value();
+    if (!replaced.empty())
+        lc.warnings.insert(lc.warnings.begin(),
+                           "--write-nearest: exported the best plan " + std::string(engineInfo(o.engine).label)
+                               + " runs near the plan (" + planLine(scenario.model, deployment.plan) + ", "
+                               + formatNumber("%.1f", Simulator(scenario).evaluate(deployment.plan).tokensPerSPerGpu) + " tokens/s per GPU), not the plan "
+                               + "itself (" + replaced + "), which it does not run as planned");
     if (a.has("--out")) {
         const Status st = writeLaunchConfig(lc, a.value("--out"));
         if (!st.ok())
@@ -93,12 +133,14 @@ void addExportCommands(std::vector<Command>& v)
 {
     v.push_back({{"export",
                   "--plan P.json [--scenario S.json] --engine vllm|sglang|trtllm [--model ID|PATH] [--checkpoint bf16|fp8] "
-                  "[--max-num-tokens N] [--memory-fraction F] [--out FILE] [--json]",
+                  "[--max-num-tokens N] [--memory-fraction F] [--write-nearest] [--out FILE] [--json]",
                   "write a plan as a serving engine's launch configuration (vLLM, SGLang, TensorRT-LLM)",
                   "The command line (vLLM 0.11, SGLang 0.5) or the trtllm-serve command plus its "
                   "--extra_llm_api_options YAML (TensorRT-LLM 1.0): model, dtype and quantization, KV-cache dtype, "
                   "tensor/pipeline/data/expert parallel sizes, attention data parallelism, sequences in flight, token "
-                  "budget per step, memory fraction. Plan choices the engine cannot express are listed as warnings. "
+                  "budget per step, memory fraction. A plan the engine does not run as planned is refused with each "
+                  "rule it breaks and the best plan the engine runs near it (docs/engines.md); --write-nearest "
+                  "exports that one instead. "
                   "A disaggregated plan (prefill and decode pools) gives one command per pool with the engine's "
                   "disaggregation flags, placed prefill-first, and the engine's router where it ships one. "
                   "The plan's embedded scenario is used unless --scenario is given (it must agree, or "
@@ -108,6 +150,8 @@ void addExportCommands(std::vector<Command>& v)
                    kPlanScenarioOption, kProfileOption,
                    kIgnoreEmbeddedOption,
                    {"--engine", "NAME", "vllm, sglang or trtllm"},
+                   {"--write-nearest", "", "when the engine does not run the plan as planned, export the best plan it "
+                                           "runs near it (exact under the engine's rules) instead of refusing"},
                    {"--model", "ID|PATH", "checkpoint to serve (default: the preset's HuggingFace id)"},
                    {"--checkpoint", "bf16|fp8", "how the checkpoint stores its weights (bf16 with an fp8 plan: quantize "
                                                 "on load)"},

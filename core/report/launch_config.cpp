@@ -50,6 +50,15 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         e.reason = "the plan does not fit scenario '" + s.name + "': " + e.reason;
         return e;
     }
+    // Export never changes the plan: one the engine does not run as planned is refused,
+    // each rule it breaks named (model/engine_caps.h).
+    if (const FieldErrors broken = engineViolations(o.engine, p, s.model); !broken.empty()) {
+        std::string why;
+        for (const FieldError& b : broken)
+            why += (why.empty() ? "" : "; ") + b.where + ": " + b.reason;
+        return FieldError{{}, "plan", std::string(engineInfo(o.engine).label) + " " + engineInfo(o.engine).version
+                                          + " does not run this plan as planned (" + why + ")"};
+    }
     if (o.maxNumTokens < 0 || o.maxNumTokens > (1 << 24))
         return FieldError{{}, "--max-num-tokens", "must be between 1 and 16777216 (got " + num(o.maxNumTokens) + ")"};
     if (!(o.memoryFraction >= 0) || o.memoryFraction > 1)
@@ -71,9 +80,6 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     const int attention = p.option(OpId::Attention);
     const std::string attn = opOption(OpId::Attention, attention).name;
     L.attnTp = attn == "head" ? L.tp : 1;
-    if (attn == "replicated" && L.tp > 1)
-        w.push_back("operators.attention: replicated (every rank attends for every sequence) - no engine repeats "
-                    "attention work; exported as attention data parallelism (sequences split over the TP group)");
     L.attnDp = L.stage / L.attnTp;
     L.seqsPerReplica = static_cast<int>((static_cast<long long>(p.batch) * L.dp + L.attnDp - 1) / L.attnDp);
     L.gpusPerNode = s.cluster.gpusPerNode;
@@ -107,9 +113,6 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         w.push_back("the plan is not valid for scenario '" + s.name + "' (" + why
                     + "): the configuration is exported as planned");
     }
-    if (p.pipelineParallel > 1 && p.microBatches != p.pipelineParallel)
-        w.push_back("micro_batches " + num(p.microBatches) + ": the engines keep one micro-batch per pipeline stage in "
-                    "flight (" + num(p.pipelineParallel) + "), not the plan's count");
     return L;
 }
 

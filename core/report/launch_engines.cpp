@@ -115,123 +115,6 @@ namespace {
 
 const char* optName(const Plan& p, OpId id) { return opInfo(id).options[p.option(id)].name; }
 
-// --- per-operator expressibility ------------------------------------------------------------
-
-// What an engine does with one operator in this layout: the ShardLab options that match it
-// (empty: the operator's choice cannot matter here) and a sentence for the warning.
-struct Expect {
-    std::vector<const char*> options;
-    std::string does;
-};
-
-bool attentionDataParallel(const EngineLayout& L) { return L.attnTp == 1 && L.tp > 1; }
-
-Expect expected(Engine e, OpId id, const EngineLayout& L, bool sglangDpAttention)
-{
-    const std::string name = engineInfo(e).label;
-    const bool adp = attentionDataParallel(L);
-    switch (id) {
-    case OpId::Embedding:
-        if (adp || sglangDpAttention)
-            return {{"replicated"}, name + " keeps the whole embedding table on every attention-DP rank"};
-        return {{"vocab"}, name + " splits the embedding's vocabulary over the tensor-parallel group"};
-    case OpId::AttnNorm:
-    case OpId::FfnNorm:
-        if (adp)
-            return {{"sequence"}, name + " normalizes each attention-DP rank's own tokens"};
-        return {{"replicated"}, name + " normalizes every token on every tensor-parallel rank (no sequence "
-                                       "parallelism in the exported configuration)"};
-    case OpId::QkvProj:
-        if (adp)
-            return {{"token"}, name + " gives each attention-DP rank its own sequences with whole weights"};
-        return {{"column"}, name + " column-splits the QKV projection by heads"};
-    case OpId::Attention:
-        if (adp) // "replicated" was said when the layout was made
-            return {{"token", "replicated"}, name + " splits sequences over attention-DP ranks"};
-        return {{"head"}, name + " splits attention by heads"};
-    case OpId::OutProj:
-        if (adp)
-            return {{"token"}, name + " gives each attention-DP rank whole o_proj weights for its own tokens"};
-        return {{"row"}, name + " always row-splits o_proj (partial sums, then an all-reduce)"};
-    case OpId::GateUp:
-    case OpId::Down: {
-        const bool column = id == OpId::GateUp;
-        if (e == Engine::Sglang && L.moe && sglangDpAttention)
-            return {{"token"}, "SGLang splits an MoE model's dense layers over all --tp-size ranks, or keeps them "
-                               "whole per DP rank with --moe-dense-tp-size 1 (exported when the plan says token)"};
-        if (e == Engine::TrtLlm && L.moe && adp)
-            return {{}, ""}; // said once, below: TensorRT-LLM decides under attention DP
-        if (adp)
-            return {{"token"}, name + " runs dense layers whole on each attention-DP rank"};
-        return {{column ? "column" : "row"},
-                name + (column ? " column-splits gate_up_proj" : " row-splits down_proj")};
-    }
-    case OpId::Router:
-        if (adp)
-            return {{"token"}, name + " routes each attention-DP rank's own tokens"};
-        return {{"replicated"}, name + " computes the router (gate) on every tensor-parallel rank"};
-    case OpId::SharedExpert:
-        if (e == Engine::Sglang && sglangDpAttention)
-            return {{"-"}, "SGLang fuses the shared expert into the routed experts (DeepSeek-style models) or "
-                           "splits it over --tp-size; neither is the plan's"};
-        if (e == Engine::TrtLlm && adp)
-            return {{}, ""};
-        if (adp)
-            return {{"token"}, name + " runs the shared expert whole on each attention-DP rank"};
-        return {{"column_row"}, name + " splits the shared expert like a dense MLP (column, then row)"};
-    case OpId::LmHead:
-        if (adp)
-            return {{"token"}, name + (e == Engine::Sglang ? " (with --enable-dp-lm-head)" : "")
-                                   + " keeps the whole LM head on each attention-DP rank"};
-        return {{"column"}, name + " splits the LM head's vocabulary over the tensor-parallel group"
-                                + (sglangDpAttention ? " (with --enable-dp-lm-head)" : "")};
-    case OpId::ExpertUp:
-        return {{"column"}, name + " splits each expert's ffn dimension over its expert-TP ranks"};
-    case OpId::ExpertDown:
-        return {{"row"}, name + " row-splits each expert's down projection over its expert-TP ranks"};
-    case OpId::Dispatch:
-    case OpId::Combine:
-        return {{}, ""}; // engine-specific flags: see dispatchFlags()
-    case OpId::Count:
-        break;
-    }
-    return {{}, ""};
-}
-
-bool relevant(OpId id, const EngineLayout& L)
-{
-    if (!opPresent(L.s->model, id))
-        return false;
-    switch (id) {
-    case OpId::ExpertUp:
-    case OpId::ExpertDown:
-        return L.moe && L.etp > 1;
-    case OpId::Dispatch:
-    case OpId::Combine:
-        return L.moe && L.stage > 1;
-    default:
-        return L.tp > 1;
-    }
-}
-
-void checkOperators(Engine e, const EngineLayout& L, bool sglangDpAttention, std::vector<std::string>& warnings)
-{
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        if (!relevant(id, L))
-            continue;
-        const Expect x = expected(e, id, L, sglangDpAttention);
-        if (x.options.empty())
-            continue;
-        const char* chosen = optName(L.plan, id);
-        if (std::find_if(x.options.begin(), x.options.end(), [&](const char* o) { return std::string(o) == chosen; })
-            != x.options.end())
-            continue;
-        warnings.push_back(std::string("operators.") + opName(id) + ": " + chosen + " ("
-                           + opOption(id, L.plan.option(id)).summary + ") - " + x.does);
-    }
-}
-
 // --- engines ---------------------------------------------------------------------------------
 
 const char* kHeadNote = "HEAD_IP: the address of node 0, where the API server runs";
@@ -255,68 +138,34 @@ double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o)
 namespace {
 // Redundant experts and two-batch overlap (docs/launch.md, "Redundant experts and
 // two-batch overlap", with where each flag was checked).
-bool dispatchAllToAll(const EngineLayout& L) { return std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all"; }
-
-// The EP ranks an engine splits the experts over must divide experts + redundant slots.
-void checkSlots(const EngineLayout& L, int engineEp, const std::string& engine, std::vector<std::string>& w)
-{
-    const long long slots = static_cast<long long>(L.s->model.moe.experts) + L.plan.redundantExperts;
-    if (engineEp > 1 && slots % engineEp != 0)
-        w.push_back("redundant_experts " + num(L.plan.redundantExperts) + ": " + engine + " splits the " + num(slots)
-                    + " expert slots over " + num(engineEp) + " ranks, which does not divide them; choose "
-                      "redundant_experts so that experts + redundant_experts is a multiple of " + num(engineEp));
-}
 
 // vLLM 0.11: --enable-eplb with --eplb-config '{"num_redundant_experts": N}' (expert
 // parallel deployment guide, "Expert Parallel Load Balancer"); --enable-dbo (design doc
 // "Dual Batch Overlap": needs --data-parallel-size > 1, --enable-expert-parallel, DeepEP).
-void vllmMoeBalance(const EngineLayout& L, Args& a, std::vector<std::string>& w)
+void vllmMoeBalance(const EngineLayout& L, Args& a)
 {
     if (!L.moe)
         return;
-    const bool ep = L.stage > 1 && L.ep > 1;
     if (L.plan.redundantExperts > 0) {
-        if (ep) {
-            a.add("--enable-eplb");
-            a.add("--eplb-config", "{\"num_redundant_experts\":" + num(L.plan.redundantExperts) + "}");
-            checkSlots(L, L.stage, "vLLM", w);
-        } else {
-            w.push_back("redundant_experts " + num(L.plan.redundantExperts)
-                        + ": vLLM's load balancer (--enable-eplb) needs --enable-expert-parallel; not exported");
-        }
+        a.add("--enable-eplb");
+        a.add("--eplb-config", "{\"num_redundant_experts\":" + num(L.plan.redundantExperts) + "}");
     }
-    if (L.plan.twoBatchOverlap) {
-        if (ep && L.attnDp > 1 && dispatchAllToAll(L))
-            a.add("--enable-dbo");
-        else
-            w.push_back("two_batch_overlap: vLLM's dual-batch overlap (--enable-dbo) needs --data-parallel-size > 1, "
-                        "--enable-expert-parallel and a DeepEP all-to-all (operators.dispatch all_to_all); not "
-                        "exported for this layout");
-    }
+    if (L.plan.twoBatchOverlap)
+        a.add("--enable-dbo");
 }
 
 // SGLang 0.5: --ep-num-redundant-experts N with --enable-eplb; --enable-two-batch-overlap
 // (server arguments, "MoE" and "Optimization/debug options"); TBO runs on DeepEP.
-void sglangMoeBalance(const EngineLayout& L, Args& a, std::vector<std::string>& w)
+void sglangMoeBalance(const EngineLayout& L, Args& a)
 {
     if (!L.moe)
         return;
     if (L.plan.redundantExperts > 0) {
-        if (L.ep > 1) {
-            a.add("--ep-num-redundant-experts", L.plan.redundantExperts);
-            a.add("--enable-eplb");
-            checkSlots(L, L.ep, "SGLang", w);
-        } else {
-            w.push_back("redundant_experts " + num(L.plan.redundantExperts)
-                        + ": SGLang's load balancer needs --ep-size > 1; not exported");
-        }
+        a.add("--ep-num-redundant-experts", L.plan.redundantExperts);
+        a.add("--enable-eplb");
     }
-    if (L.plan.twoBatchOverlap) {
+    if (L.plan.twoBatchOverlap)
         a.add("--enable-two-batch-overlap");
-        if (!(L.stage > 1 && L.ep > 1 && dispatchAllToAll(L)))
-            w.push_back("two_batch_overlap: SGLang overlaps DeepEP's dispatch and combine (--moe-a2a-backend deepep, "
-                        "expert parallelism); this layout has no all-to-all to hide");
-    }
 }
 } // namespace
 
@@ -334,45 +183,21 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
     if (L.attnDp > 1)
         a.add("--data-parallel-size", L.attnDp);
     EngineLayout run = L; // its environment gains the all-to-all backend
-    if (L.moe && L.stage > 1) {
-        // vLLM splits experts one of two ways over the stage's TP x DP ranks: expert
-        // parallel over all of them (--enable-expert-parallel), or tensor parallel over all.
-        if (L.ep > 1) {
-            a.add("--enable-expert-parallel");
-            if (L.ep != L.stage)
-                w.push_back("expert_parallel " + num(L.ep) + " x expert-TP " + num(L.etp) + ": vLLM has expert "
-                            "parallelism over all " + num(L.stage) + " ranks of a stage or none; exported as EP "
-                            + num(L.stage) + " (whole experts per rank)");
-            // The all-to-all backend matters only between DP ranks (vLLM uses it when
-            // data parallel and expert parallel are both on).
-            // vLLM 0.11 reads the backend from VLLM_ALL2ALL_BACKEND (the --all2all-backend
-            // flag came after 0.11.0; tests/data/engine_args/vllm.json).
-            if (L.attnDp > 1) {
-                const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
-                run.env.push_back({"VLLM_ALL2ALL_BACKEND", a2a ? "deepep_low_latency" : "allgather_reducescatter"});
-                if (a2a)
-                    w.push_back("operators.dispatch: all_to_all - exported as vLLM's deepep_low_latency backend, "
-                                "which needs DeepEP installed (vLLM's expert-parallel deployment guide)");
-                if ((std::string(optName(L.plan, OpId::Combine)) == "all_to_all") != a2a)
-                    w.push_back(std::string("operators.combine: ") + optName(L.plan, OpId::Combine)
-                                + " - vLLM returns expert outputs with the dispatch backend's own collective");
-            }
-        } else {
-            for (OpId id : {OpId::Dispatch, OpId::Combine}) {
-                const std::string want = id == OpId::Dispatch ? "all_gather" : "reduce_scatter";
-                if (optName(L.plan, id) != want)
-                    w.push_back(std::string("operators.") + opName(id) + ": " + optName(L.plan, id)
-                                + " - with experts tensor-parallel over the stage, vLLM gathers tokens (all-gather) "
-                                  "and reduce-scatters the outputs");
-            }
+    if (L.moe && L.stage > 1 && L.ep > 1) {
+        // Experts parallel over all of the stage's ranks (the engine rules allow no other
+        // EP); without it they are tensor-parallel over them. Between DP ranks vLLM 0.11
+        // reads its all-to-all backend from VLLM_ALL2ALL_BACKEND (the --all2all-backend
+        // flag came after 0.11.0).
+        a.add("--enable-expert-parallel");
+        if (L.attnDp > 1) {
+            const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
+            run.env.push_back({"VLLM_ALL2ALL_BACKEND", a2a ? "deepep_low_latency" : "allgather_reducescatter"});
+            if (a2a)
+                w.push_back("operators.dispatch: all_to_all - vLLM's deepep_low_latency backend needs DeepEP installed "
+                            "(vLLM's expert-parallel deployment guide)");
         }
     }
-    vllmMoeBalance(L, a, w);
-    // With --enable-expert-parallel every rank holds whole experts: the plan's expert-TP
-    // options cannot be expressed at all, which the EP warning above already says.
-    EngineLayout checked = L;
-    if (L.moe && L.ep > 1)
-        checked.etp = 1;
+    vllmMoeBalance(L, a);
     a.add("--max-num-seqs", L.seqsPerReplica);
     a.add("--max-num-batched-tokens", L.tokenBudget);
     a.add("--max-model-len", L.maxModelLen);
@@ -382,7 +207,6 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         a.add("--quantization", "fp8");
     if (s.model.kvPrecision == Precision::FP8)
         a.add("--kv-cache-dtype", "fp8");
-    checkOperators(Engine::Vllm, checked, false, w);
 
     if (L.role) {
         // NixlConnector moves the KV cache (UCX underneath: NVLink within a node, RDMA
@@ -465,17 +289,14 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         a.add("--pp-size", L.pp);
     if (L.moe && L.stage > 1) {
         const bool a2a = std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all";
-        if (a2a) {
+        if (a2a)
             a.add("--moe-a2a-backend", "deepep");
-            if (L.etp > 1)
-                w.push_back("operators.dispatch: all_to_all with expert-TP " + num(L.etp)
-                            + " - SGLang's DeepEP backend expects expert parallelism over the whole --tp-size");
-        }
-        if ((std::string(optName(L.plan, OpId::Combine)) == "all_to_all") != a2a)
-            w.push_back(std::string("operators.combine: ") + optName(L.plan, OpId::Combine)
-                        + " - SGLang returns expert outputs with the dispatch backend's own collective");
     }
-    sglangMoeBalance(L, a, w);
+    sglangMoeBalance(L, a);
+    // The shared expert as the plan runs it (split like a dense MLP, or whole per DP
+    // rank), not fused into the routed experts as SGLang does for DeepSeek models.
+    if (L.moe && L.s->model.moe.sharedExperts > 0)
+        a.add("--disable-shared-experts-fusion");
     if (dpAttention) {
         if (L.s->model.denseLayerCount() > 0 && std::string(optName(L.plan, OpId::GateUp)) == "token")
             a.add("--moe-dense-tp-size", 1);
@@ -494,7 +315,6 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         a.add("--quantization", "fp8");
     if (s.model.kvPrecision == Precision::FP8)
         a.add("--kv-cache-dtype", "fp8_e4m3");
-    checkOperators(Engine::Sglang, L, dpAttention, w);
 
     std::string program = "python3 -m sglang.launch_server";
     if (L.role) {
@@ -547,15 +367,9 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     // trtllm-serve's tp_size is the world of a pipeline stage. An MoE model spans the
     // stage; attention is either tensor parallel over all of it or, with
     // enable_attention_dp, data parallel over all of it (attention TP 1).
-    int tpSize = L.moe ? L.stage : L.attnTp;
-    bool attentionDp = false;
-    if (L.moe && L.attnDp > 1) {
-        attentionDp = true;
-        if (L.attnTp > 1)
-            w.push_back("attention: tensor parallel " + num(L.attnTp) + " inside " + num(L.attnDp)
-                        + " data-parallel groups - TensorRT-LLM's attention DP has attention TP 1; exported as "
-                          "attention DP over all " + num(L.stage) + " ranks");
-    }
+    const int tpSize = L.moe ? L.stage : L.attnTp;
+    // (The engine rules leave attention TP 1 whenever the stage has several DP ranks.)
+    const bool attentionDp = L.moe && L.attnDp > 1;
     Args a;
     a.add("--backend", "pytorch");
     if (tpSize > 1)
@@ -597,12 +411,7 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
             yaml += "  load_balancer:\n";
             yaml += "    num_slots: " + num(static_cast<long long>(L.s->model.moe.experts) + L.plan.redundantExperts) + "\n";
             yaml += "    layer_updates_per_iter: 1\n";
-            checkSlots(L, L.ep, "TensorRT-LLM", w);
         }
-        if (L.plan.twoBatchOverlap)
-            w.push_back("two_batch_overlap: TensorRT-LLM " + std::string(engineInfo(Engine::TrtLlm).version)
-                        + " has no option that splits a step into two overlapping half-batches (its overlap scheduler "
-                          "overlaps CPU scheduling, not MoE communication); not exported - the plan's figures assume it");
     }
     yaml += "kv_cache_config:\n";
     yaml += "  free_gpu_memory_fraction: " + fr + "\n";
@@ -623,17 +432,6 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     if (L.quantizeOnLoad)
         w.push_back("weights: fp8 with a bf16 checkpoint - trtllm-serve does not quantize on load; serve an FP8 "
                     "checkpoint (e.g. quantized with NVIDIA ModelOpt)");
-    if (L.moe && L.stage > 1) {
-        if (std::string(optName(L.plan, OpId::Dispatch)) == "all_to_all")
-            w.push_back("operators.dispatch: all_to_all - TensorRT-LLM picks its MoE communication from "
-                        "moe_config.backend (all-to-all with WIDEEP, documented for GB200 NVL72 at EP > 8); not set "
-                        "by this export");
-        if (attentionDp && (L.s->model.denseLayerCount() > 0 || L.s->model.moe.sharedExperts > 0))
-            w.push_back("operators.gate_up/down/shared_expert: TensorRT-LLM decides how dense layers and the shared "
-                        "expert are split under attention DP; the plan's choices are not set");
-    }
-    checkOperators(Engine::TrtLlm, L, false, w);
-
     const int world = tpSize * L.pp;
     if (world > L.gpusPerNode)
         w.push_back("placement: one trtllm-serve spans " + num(world) + " GPUs over " + num(world / L.gpusPerNode)
