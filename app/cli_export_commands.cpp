@@ -32,28 +32,44 @@ std::vector<std::string> refusal(const std::string& planFile, const Scenario& s,
     return lines;
 }
 
-int runExport(const Args& a, std::ostream& out, std::ostream& err)
+// The plan export writes: the plan itself when the engine runs it as planned (or when it
+// does not fit the scenario: the export's own error says so); with --write-nearest the best
+// plan the engine runs near it, `s` and `d` replaced and `replaced` its summary; else the
+// refusal's lines.
+std::vector<std::string> planToWrite(const Args& a, const std::string& planFile, Engine e, Scenario& s, Deployment& d,
+                                     std::string& replaced)
 {
-    if (!a.has("--plan"))
-        return reportErrors(err, {"--plan: required (a plan file, e.g. from search --out)"});
-    if (!a.has("--engine"))
-        return reportErrors(err, {"--engine: required (one of " + knownEngines() + ")"});
-    LaunchOptions o;
+    if (d.pools || !validatePlan(d.plan, s).empty())
+        return {};
+    const FieldErrors broken = engineViolations(e, d.plan, s.model);
+    if (broken.empty())
+        return {};
+    const NearestRunnable n = nearestRunnablePlan(s, d.plan, e);
+    if (!a.flag("--write-nearest") || !n.found)
+        return refusal(planFile, s, d.plan, broken, n, e);
+    replaced = planLine(s.model, d.plan);
+    s = n.scenario;
+    d = Deployment::onePool(n.plan);
+    return {};
+}
+
+// The export options (--engine, --model, --checkpoint, --max-num-tokens, --memory-fraction,
+// --out's companion prefix) into `o`; the errors, each naming its flag.
+std::vector<std::string> launchOptions(const Args& a, LaunchOptions& o)
+{
     if (!engineFromName(a.value("--engine"), o.engine))
-        return reportErrors(err, {"--engine: unknown engine '" + displayText(a.value("--engine")) + "' (known: "
-                                  + knownEngines() + ")"});
+        return {"--engine: unknown engine '" + displayText(a.value("--engine")) + "' (known: " + knownEngines() + ")"};
     o.model = a.value("--model");
     // It goes into JSON and a shell script: UTF-8 text on one line, or refused.
     if (displayText(o.model) != o.model)
-        return reportErrors(err, {"--model: must be UTF-8 text without control characters (got '"
-                                  + excerpt(displayText(o.model)) + "')"});
+        return {"--model: must be UTF-8 text without control characters (got '" + excerpt(displayText(o.model)) + "')"};
     if (auto why = nameProblem(o.model))
-        return reportErrors(err, {"--model: " + *why});
+        return {"--model: " + *why};
     if (a.has("--checkpoint")) {
         const std::string c = a.value("--checkpoint");
         if (c != "bf16" && c != "fp8")
-            return reportErrors(err, {"--checkpoint: must be bf16 or fp8 (how the checkpoint stores its weights), got '"
-                                      + displayText(c) + "'"});
+            return {"--checkpoint: must be bf16 or fp8 (how the checkpoint stores its weights), got '" + displayText(c)
+                    + "'"};
         o.checkpoint = c == "fp8" ? Precision::FP8 : Precision::BF16;
     }
     long long tokens = 0;
@@ -61,11 +77,23 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     std::string error;
     if (!intValue(a, "--max-num-tokens", 1, 1 << 24, tokens, error)
         || !numberValue(a, "--memory-fraction", 0.05, 1.0, memory, error))
-        return reportErrors(err, {error});
+        return {error};
     o.maxNumTokens = static_cast<int>(tokens);
     o.memoryFraction = memory;
     if (a.has("--out"))
         o.companionPrefix = companionPrefixFor(a.value("--out"));
+    return {};
+}
+
+int runExport(const Args& a, std::ostream& out, std::ostream& err)
+{
+    if (!a.has("--plan"))
+        return reportErrors(err, {"--plan: required (a plan file, e.g. from search --out)"});
+    if (!a.has("--engine"))
+        return reportErrors(err, {"--engine: required (one of " + knownEngines() + ")"});
+    LaunchOptions o;
+    if (const std::vector<std::string> bad = launchOptions(a, o); !bad.empty())
+        return reportErrors(err, bad);
 
     const std::string planFile = inputLabel(a.value("--plan"));
     auto d = loadDeployment(a, a.value("--plan"));
@@ -74,16 +102,8 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     Scenario scenario = d.value.scenario;
     Deployment deployment = d.value.deployment;
     std::string replaced; // the refused plan's summary when --write-nearest exported another
-    if (!deployment.pools) {
-        if (const FieldErrors broken = engineViolations(o.engine, deployment.plan, scenario.model); !broken.empty()) {
-            const NearestRunnable n = nearestRunnablePlan(scenario, deployment.plan, o.engine);
-            if (!a.flag("--write-nearest") || !n.found)
-                return reportErrors(err, refusal(planFile, scenario, deployment.plan, broken, n, o.engine));
-            replaced = planLine(scenario.model, deployment.plan);
-            scenario = n.scenario;
-            deployment = Deployment::onePool(n.plan);
-        }
-    }
+    if (const auto refused = planToWrite(a, planFile, o.engine, scenario, deployment, replaced); !refused.empty())
+        return reportErrors(err, refused);
     const Result<LaunchConfig> c = exportLaunchConfig(scenario, deployment, o);
     if (!c.ok()) {
         FieldError e = c.error();

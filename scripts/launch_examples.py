@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Regenerates docs/launch-examples.md (from its first example on) with this build:
-the exact optimum of each shipped scenario, exported for every engine, then the exact
-optimum of the 64-GPU disaggregated example (prefill and decode pools) likewise.
+"""Regenerates docs/launch-examples.md (from its first example on) with this build: for
+each shipped scenario and each engine, the best plan that engine runs (exact under its rules,
+`search --engine E --runnable`) exported for it; then the 64-GPU disaggregated example
+(prefill and decode pools) likewise.
 Usage: scripts/launch_examples.py build/app/shardlab-cli docs/launch-examples.md"""
 import datetime, json, os, platform, subprocess, sys, tempfile
 
@@ -14,51 +15,56 @@ def run(*args):
 out = []
 tmp = tempfile.mkdtemp()
 
-def export_all(plan):
-    for engine, label in ENGINES:
-        x = run("export", "--plan", plan, "--engine", engine, "--json")
-        out.append(f"**{label} {x['engine_version']}**\n")
-        out.append("```sh\n" + x["command"].rstrip("\n") + "\n```\n")
-        for name, text in x.get("files", {}).items():
-            out.append(f"`{name}`:\n")
-            out.append("```yaml\n" + text.rstrip("\n") + "\n```\n")
-        if x["warnings"]:
-            out.append("Warnings:\n")
-            out.append("\n".join("- " + w for w in x["warnings"]) + "\n")
+def export_one(plan, engine, label):
+    x = run("export", "--plan", plan, "--engine", engine, "--json")
+    out.append(f"**{label} {x['engine_version']}**\n")
+    out.append("```sh\n" + x["command"].rstrip("\n") + "\n```\n")
+    for name, text in x.get("files", {}).items():
+        out.append(f"`{name}`:\n")
+        out.append("```yaml\n" + text.rstrip("\n") + "\n```\n")
+    if x["warnings"]:
+        out.append("Warnings:\n")
+        out.append("\n".join("- " + w for w in x["warnings"]) + "\n")
+
+def one_pool_line(e, scen, label):
+    p = e["plan"]
+    ep = f"EP {p['expert_parallel']}" + (f" (expert TP {e['expert_tensor_parallel']})" if e["expert_tensor_parallel"] else "")
+    return (f"Best plan {label} runs ({e['serving']} serving, proved): TP {p['tensor_parallel']}, {ep}, "
+            f"PP {p['pipeline_parallel']}, DP {p['data_parallel']}, batch {p['batch']} per replica, "
+            f"{p['micro_batches']} micro-batch{'es' if p['micro_batches'] > 1 else ''}"
+            f"{', %d redundant experts' % p['redundant_experts'] if p.get('redundant_experts') else ''}"
+            f"{', two-batch overlap' if p.get('two_batch_overlap') else ''}"
+            f"{', %d engine instances' % p['instances'] if p.get('instances', 1) > 1 else ''}"
+            f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
+            f"({e['output_tokens_per_s']:.0f} total); TPOT {e['tpot_ms']:.2f} ms (limit {scen['tpot_slo_ms']:g}); "
+            f"TTFT {e['ttft_ms']:.1f} ms (limit {scen['ttft_slo_ms']:g}).\n")
 
 for sc in ["llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"]:
-    plan = os.path.join(tmp, sc + ".json")
-    s = run("search", "--scenario", sc, "--algo", "exact", "--out", plan, "--json")
-    e, p = s["evaluation"], s["evaluation"]["plan"]
-    ep = f"EP {p['expert_parallel']}" + (f" (expert TP {e['expert_tensor_parallel']})" if e["expert_tensor_parallel"] else "")
-    scen = json.load(open(plan))["scenario"]["workload"]
     out.append(f"### {sc}\n")
-    out.append(f"Exact optimum ({e['serving']} serving): TP {p['tensor_parallel']}, {ep}, PP {p['pipeline_parallel']}, "
-               f"DP {p['data_parallel']}, batch {p['batch']} per replica, {p['micro_batches']} micro-batch"
-               f"{'es' if p['micro_batches'] > 1 else ''}"
-               f"{', %d redundant experts' % p['redundant_experts'] if p.get('redundant_experts') else ''}"
-               f"{', two-batch overlap' if p.get('two_batch_overlap') else ''}"
-               f"{', %d engine instances' % p['instances'] if p.get('instances', 1) > 1 else ''}"
-               f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
-               f"({e['output_tokens_per_s']:.0f} total); TPOT {e['tpot_ms']:.2f} ms (limit {scen['tpot_slo_ms']:g}); "
-               f"TTFT {e['ttft_ms']:.1f} ms (limit {scen['ttft_slo_ms']:g}).")
-    out.append("Operators: " + "  ".join(f"{k}={v}" for k, v in p["operators"].items()) + ".\n")
-    export_all(plan)
+    for engine, label in ENGINES:
+        plan = os.path.join(tmp, f"{sc}.{engine}.json")
+        e = run("search", "--scenario", sc, "--engine", engine, "--runnable", "--algo", "exact", "--out", plan,
+                "--json")["evaluation"]
+        scen = json.load(open(plan))["scenario"]["workload"]
+        out.append(one_pool_line(e, scen, label))
+        export_one(plan, engine, label)
 dis = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "resources", "examples", "disaggregation",
                    "llama3-70b-64gpu-8000-1000-disaggregated.json")
-plan = os.path.join(tmp, "disaggregated.json")
-e = run("search", "--scenario", dis, "--algo", "exact", "--out", plan, "--json")["evaluation"]
 out.append("### llama3-70b-64gpu-8000-1000-disaggregated (disaggregated serving)\n")
-pools = []
-for role in ("prefill", "decode"):
-    p = e[role]["plan"]
-    pools.append(f"{role} pool {e[role]['gpus']} GPUs: TP {p['tensor_parallel']}, PP {p['pipeline_parallel']}, "
-                 f"DP {p['data_parallel']}, batch {p['batch']}")
-out.append(f"Exact optimum (`resources/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json`): "
-           + "; ".join(pools) + f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
-           f"({e['output_tokens_per_s']:.0f} total); TTFT {e['ttft_ms']:.1f} ms; TPOT {e['tpot_ms']:.2f} ms; "
-           f"limited by the {e['limited_by']} pool.\n")
-export_all(plan)
+for engine, label in ENGINES:
+    plan = os.path.join(tmp, f"disaggregated.{engine}.json")
+    e = run("search", "--scenario", dis, "--engine", engine, "--runnable", "--algo", "exact", "--out", plan,
+            "--json")["evaluation"]
+    pools = []
+    for role in ("prefill", "decode"):
+        p = e[role]["plan"]
+        pools.append(f"{role} pool {e[role]['gpus']} GPUs: TP {p['tensor_parallel']}, PP {p['pipeline_parallel']}, "
+                     f"DP {p['data_parallel']}, batch {p['batch']}")
+    out.append(f"Best plan {label} runs (`resources/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json`, "
+               "proved): " + "; ".join(pools) + f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
+               f"({e['output_tokens_per_s']:.0f} total); TTFT {e['ttft_ms']:.1f} ms; TPOT {e['tpot_ms']:.2f} ms; "
+               f"limited by the {e['limited_by']} pool.\n")
+    export_one(plan, engine, label)
 def provenance():
     """When, from which commit and on which machine these examples were generated."""
     git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True).stdout.strip()

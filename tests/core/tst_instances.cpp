@@ -189,9 +189,10 @@ void TestInstances::exactCoversInstances()
 void TestInstances::exportStartsOneInstanceOfEach()
 {
     const Scenario s = preset("deepseek-v3-256gpu");
+    // vLLM runs it as planned: TP 8 x DP 2 per instance, EP 16 over all of its ranks.
     const Plan p = sixteenInstances();
     LaunchOptions lo;
-    lo.engine = Engine::Sglang;
+    lo.engine = Engine::Vllm;
     const auto out = exportLaunchConfig(s, p, lo);
     QVERIFY2(out.ok(), out.ok() ? "" : out.error().toString().c_str());
     bool said = false;
@@ -200,9 +201,9 @@ void TestInstances::exportStartsOneInstanceOfEach()
     QVERIFY(said);
     // One instance is two nodes: 16 ranks, attention TP 8 x DP 2, EP 16.
     const std::string& cmd = out.value().command;
-    QVERIFY2(QString::fromStdString(cmd).contains("--tp-size 16"), cmd.c_str());
-    QVERIFY2(QString::fromStdString(cmd).contains("--dp-size 2"), cmd.c_str());
-    QVERIFY2(QString::fromStdString(cmd).contains("--ep-size 16"), cmd.c_str());
+    QVERIFY2(QString::fromStdString(cmd).contains("--tensor-parallel-size 8"), cmd.c_str());
+    QVERIFY2(QString::fromStdString(cmd).contains("--data-parallel-size 2"), cmd.c_str());
+    QVERIFY2(QString::fromStdString(cmd).contains("--enable-expert-parallel"), cmd.c_str());
     QCOMPARE(out.value().pools.front().gpus, 16LL);
 }
 

@@ -13,6 +13,7 @@
 #include "report/launch_config.h"
 #include "runner/run_search.h"
 #include "search/search_space.h"
+#include "sim/megatron.h"
 #include "sim/simulator.h"
 
 using namespace shardlab;
@@ -576,16 +577,32 @@ void TestMoeBalance::enginesGetTheirFlags()
     QVERIFY2(sglang.contains("--ep-num-redundant-experts 32") && sglang.contains("--enable-eplb")
                  && sglang.contains("--enable-two-batch-overlap"),
              qPrintable(sglang));
-    const QString trt = text(Engine::TrtLlm);
-    QVERIFY2(trt.contains("num_slots: 288") && trt.contains("warning: two_batch_overlap"), qPrintable(trt));
-    // Nothing of the kind for a plan without them.
-    Plan plain = p;
-    plain.redundantExperts = 0;
-    plain.twoBatchOverlap = false;
-    plain.expertParallel = 8;
+    // TensorRT-LLM 1.0 runs neither the overlap nor the all-to-all exchange: the plan is
+    // refused (export never changes a plan); gathered and without overlap it runs, with
+    // its load balancer.
+    LaunchOptions to;
+    to.engine = Engine::TrtLlm;
+    const auto refused = exportLaunchConfig(s, p, to);
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().reason.find("does not run this plan as planned") != std::string::npos,
+             refused.error().reason.c_str());
+    Plan gathered = p;
+    gathered.twoBatchOverlap = false;
+    gathered.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_gather"));
+    gathered.setOption(OpId::Combine, optionFromName(OpId::Combine, "reduce_scatter"));
+    to.engine = Engine::TrtLlm;
+    const auto trt = exportLaunchConfig(s, gathered, to);
+    QVERIFY2(trt.ok(), trt.ok() ? "" : trt.error().toString().c_str());
+    QVERIFY(trt.value().files.front().contents.find("num_slots: 288") != std::string::npos);
+    // Nothing of the kind for a plan without them: the recipe vLLM runs on Mixtral-8x22B.
+    Scenario mixtral = preset("mixtral-8x22b-64gpu");
+    mixtral.workload.engine = CollectiveEngine::Vllm;
+    mixtral.workload.runnable = true;
+    const Plan plain = megatronPlan(Simulator(mixtral)).plan;
+    QVERIFY(plain.redundantExperts == 0 && !plain.twoBatchOverlap);
     LaunchOptions o;
-    auto c = exportLaunchConfig(s, plain, o);
-    QVERIFY(c.ok());
+    auto c = exportLaunchConfig(mixtral, plain, o);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
     QVERIFY(!QString::fromStdString(c.value().command).contains("eplb"));
     QVERIFY(!QString::fromStdString(c.value().command).contains("dbo"));
 }

@@ -18,10 +18,15 @@ mkdir -p "$out/plans" "$out/scripts"
 
 scenarios=("$repo"/resources/scenarios/*.json "$repo"/resources/examples/disaggregation/*.json
            "$repo/resources/examples/moe/deepseek-v3-72gpu.json")
+engines=(vllm sglang trtllm)
+# Each engine's certified runnable optimum and its recipe: the plans export accepts (it
+# refuses a plan the engine does not run as planned).
 for sc in "${scenarios[@]}"; do
   b=$(basename "$sc" .json)
-  "$cli" search --scenario "$sc" --algo exact --out "$out/plans/$b.exact.json" >/dev/null
-  "$cli" megatron --scenario "$sc" --out "$out/plans/$b.megatron.json" >/dev/null
+  for engine in "${engines[@]}"; do
+    "$cli" search --scenario "$sc" --engine "$engine" --runnable --algo exact --out "$out/plans/$b.exact.$engine.json" >/dev/null
+    "$cli" megatron --scenario "$sc" --engine "$engine" --runnable --out "$out/plans/$b.megatron.$engine.json" >/dev/null
+  done
 done
 
 export_one() { # plan engine name [export options...]
@@ -34,15 +39,15 @@ export_one() { # plan engine name [export options...]
   fi
 }
 
-engines=(vllm sglang trtllm)
 for plan in "$out"/plans/*.json; do
-  for engine in "${engines[@]}"; do
-    export_one "$plan" "$engine" "$(basename "$plan" .json).$engine"
-  done
+  engine=${plan%.json}
+  engine=${engine##*.}
+  export_one "$plan" "$engine" "$(basename "$plan" .json)"
 done
 
-# The shipped example plan carries no scenario: it is exported with its own.
-for engine in "${engines[@]}"; do
+# The shipped example plan carries no scenario: it is exported with its own, by the engines
+# that run it as planned (TensorRT-LLM's export has no all-to-all exchange).
+for engine in vllm sglang; do
   export_one "$repo/resources/examples/moe/deepseek-v3-72gpu-ep72.plan.json" "$engine" "deepseek-v3-72gpu-ep72.$engine" \
     --scenario "$repo/resources/examples/moe/deepseek-v3-72gpu.json"
 done
@@ -79,7 +84,7 @@ i=0
 for p in "${payloads[@]}"; do
   for c in "${carriers[@]}"; do
     for engine in "${engines[@]}"; do
-      export_one "$out/plans/$c.json" "$engine" "payload$i.$c.$engine" --model "$p"
+      export_one "$out/plans/$c.$engine.json" "$engine" "payload$i.$c.$engine" --model "$p"
     done
   done
   # The same payload as a HuggingFace config's _name_or_path: the imported model names
@@ -97,9 +102,9 @@ s = json.load(open(sys.argv[1]))
 s["model"] = json.load(open(sys.argv[2]))
 json.dump(s, open(sys.argv[3], "w"))
 PY
-  "$cli" megatron --scenario "$out/hf$i.scenario.json" --out "$out/hf$i.plan.json" >/dev/null
   for engine in "${engines[@]}"; do
-    export_one "$out/hf$i.plan.json" "$engine" "hf$i.$engine"
+    "$cli" megatron --scenario "$out/hf$i.scenario.json" --engine "$engine" --runnable --out "$out/hf$i.$engine.plan.json" >/dev/null
+    export_one "$out/hf$i.$engine.plan.json" "$engine" "hf$i.$engine"
   done
   i=$((i + 1))
 done

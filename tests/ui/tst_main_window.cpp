@@ -170,6 +170,11 @@ void TestMainWindow::finishedSearchFillsViews()
 void TestMainWindow::exportedPlanEvaluatesThroughCli()
 {
     MainWindow w;
+    // Plans TensorRT-LLM runs (export refuses others): the search stays inside them.
+    Scenario runnable = w.scenario();
+    runnable.workload.engine = CollectiveEngine::TrtLlm;
+    runnable.workload.runnable = true;
+    w.setScenario(runnable);
     w.setAlgorithm(QStringLiteral("random"));
     w.setBudget(500);
     QSignalSpy done(&w, &MainWindow::searchDone);
