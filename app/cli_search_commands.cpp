@@ -312,7 +312,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         else
             out << "No valid plan.\n";
         out << "Simulator calls: " << r.calls << "; wall " << formatNumber("%.3f", r.wallSeconds) << " s"
-            << (r.provedOptimal ? "; proved optimal" : "") << "\n";
+            << (r.provedOptimal ? "; proved optimal" + runnableSpaceWords(s.value) : "") << "\n";
         if (!r.bestCurve.empty()) {
             out << "Best so far (call: tokens/s per GPU):";
             for (const auto& [call, v] : thin(r.bestCurve, 12))

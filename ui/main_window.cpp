@@ -812,8 +812,9 @@ void MainWindow::onFinished(const JobResult& r)
         if (m_megatronValue > 0)
             text += tr(" (%1x the Megatron recipe)").arg(o.bestTokensPerSPerGpu() / m_megatronValue, 0, 'f', 3);
         if (o.provedOptimal)
-            text += best.pools ? tr("; proved optimal under the simulator over every split")
-                            : tr("; proved optimal under the simulator");
+            text += (best.pools ? tr("; proved optimal under the simulator over every split")
+                                : tr("; proved optimal under the simulator"))
+                + QString::fromStdString(runnableSpaceWords(o.deployment.pools.front().scenario));
         if (o.stopped)
             text += tr("; stopped early");
         showMessage(text + QLatin1Char('.'), false);

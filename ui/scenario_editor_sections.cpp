@@ -492,6 +492,19 @@ QWidget* ScenarioEditor::buildWorkloadSection()
         userEdited();
     });
     form->addRow(tr("Collectives"), engine);
+    auto* runnable = new QCheckBox(tr("Only plans this engine runs"));
+    setFieldToolTip(runnable, tr("workload.runnable: every search, exact's proof and the recipe stay inside the layouts "
+                                 "the engine above runs (vLLM 0.11, SGLang 0.5, TensorRT-LLM 1.0; docs/engines.md), so "
+                                 "the plan exports as it is. Needs an engine other than NCCL."));
+    registerField(QStringLiteral("workload.runnable"), runnable, [this, runnable] {
+        const QSignalBlocker block(runnable);
+        runnable->setChecked(m_scenario.workload.runnable);
+    });
+    connect(runnable, &QCheckBox::clicked, this, [this](bool on) {
+        m_scenario.workload.runnable = on;
+        userEdited();
+    });
+    form->addRow(runnable);
     addInt(
         form, QStringLiteral("workload.max_num_tokens"), tr("Token budget"),
         tr("Tokens one engine step may carry (max_num_tokens in TensorRT-LLM, max-num-batched-tokens in vLLM, "

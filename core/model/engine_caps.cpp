@@ -152,6 +152,15 @@ std::optional<Engine> runnableEngine(const Scenario& s)
     return engineOfCollectives(s.workload.engine);
 }
 
+std::string runnableSpaceWords(const Scenario& s)
+{
+    const std::optional<Engine> e = runnableEngine(s);
+    if (!e)
+        return {};
+    return std::string(", among the plans ") + engineInfo(*e).label + " " + engineInfo(*e).version
+        + " runs (docs/engines.md)";
+}
+
 std::string engineModeName(int index)
 {
     const EngineMode md = engineMode(index);

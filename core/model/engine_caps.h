@@ -41,6 +41,10 @@ std::optional<Engine> engineOfCollectives(CollectiveEngine c);
 // The engine a runnable scenario's plans are restricted to; none when it is not runnable.
 std::optional<Engine> runnableEngine(const Scenario& s);
 
+// ", among the plans vLLM 0.11 runs (docs/engines.md)" for a runnable scenario, empty
+// otherwise: what every "proved optimal" names as its space.
+std::string runnableSpaceWords(const Scenario& s);
+
 // Modes: index = 2 x attentionDp + allToAll.
 constexpr int kEngineModes = 4;
 struct EngineMode {

@@ -582,7 +582,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
              << (ctx.scenario.model.isMoe() ? ", every redundant-expert count the plan rules allow" : "") << ": "
              << m_degrees
              << " combinations of " << kDegreesWord << ", every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()
-             << " and micro-batch count (" << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
+             << (space.engine() ? " with one micro-batch per stage (" : " and micro-batch count (") << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
              << m_leaves << " plans evaluated, " << m_work << " units of work)";
     }
     if (m_mismatches > 0)

@@ -487,12 +487,6 @@ std::vector<int> entryModes(const SearchSpace& space, const Degrees& d)
 }
 
 // ", among the plans vLLM 0.11 runs" for a runnable scenario; empty otherwise.
-std::string engineWords(const SearchSpace& space)
-{
-    if (!space.engine())
-        return {};
-    const EngineInfo& e = engineInfo(*space.engine());
-    return std::string(", among the plans ") + e.label + " " + e.version + " runs (docs/engines.md)";
-}
+std::string engineWords(const SearchSpace& space) { return runnableSpaceWords(space.scenario()); }
 
 } // namespace shardlab::exact
