@@ -149,7 +149,8 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
                 << " tokens/s per user (TPOT " << formatNumber("%.3g", 1000 / f.unreachableTokensPerSPerUser)
                 << " ms): proved by exact.\n";
         out << f.searches << " exact searches, " << formatNumber("%.2f", f.wallSeconds) << " s; "
-            << (f.allProved ? "every point proved optimal" : "NOT every point proved optimal") << "\n";
+            << (f.allProved ? "every point proved optimal" + runnableSpaceWords(s.value) : "NOT every point proved optimal")
+            << "\n";
         if (!f.message.empty())
             out << "Note: " << f.message << "\n";
         if (interrupted)

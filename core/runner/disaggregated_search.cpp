@@ -328,8 +328,9 @@ SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptio
             for (const auto& s : out.splits)
                 searched += s.searched;
             if (out.provedOptimal)
-                msg << "optimal over every split (" << S << ") and every pair of plans the simulator accepts ("
-                    << searched << " splits searched, the others proved worse by a bound)";
+                msg << "optimal over every split (" << S << ") and every pair of plans the simulator accepts"
+                    << runnableSpaceWords(scenario) << " (" << searched
+                    << " splits searched, the others proved worse by a bound)";
             else if (out.provedInfeasible)
                 msg << "no valid pair of pools exists at any of the " << S << " splits";
             else if (!out.stopped)
