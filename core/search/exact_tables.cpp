@@ -127,21 +127,23 @@ void GroupTables::setDegrees(const Degrees& d)
             }
 }
 
-Plan GroupTables::degreesPlan(int micro, int batch) const
+Plan planOfDegrees(const Degrees& d, int micro, int batch)
 {
     Plan p;
     applyMegatronSharding(p);
-    p.tensorParallel = m_d.tp;
-    p.pipelineParallel = m_d.pp;
-    p.expertParallel = m_d.ep;
-    p.dataParallel = m_d.dp;
-    p.redundantExperts = m_d.redundant;
-    p.twoBatchOverlap = m_d.tbo;
-    p.instances = m_d.instances;
+    p.tensorParallel = d.tp;
+    p.pipelineParallel = d.pp;
+    p.expertParallel = d.ep;
+    p.dataParallel = d.dp;
+    p.redundantExperts = d.redundant;
+    p.twoBatchOverlap = d.tbo;
+    p.instances = d.instances;
     p.batch = batch;
     p.microBatches = micro;
     return p;
 }
+
+Plan GroupTables::degreesPlan(int micro, int batch) const { return planOfDegrees(m_d, micro, batch); }
 
 bool GroupTables::empty() const
 {
@@ -471,15 +473,8 @@ std::vector<int> entryModes(const SearchSpace& space, const Degrees& d)
 {
     if (!space.engine())
         return {-1};
-    Plan p;
-    p.tensorParallel = d.tp;
-    p.pipelineParallel = d.pp;
-    p.expertParallel = d.ep;
-    p.dataParallel = d.dp;
-    p.twoBatchOverlap = d.tbo;
-    p.instances = d.instances;
     std::vector<int> out;
-    const unsigned bits = space.engineModeBits(p);
+    const unsigned bits = space.engineModeBits(planOfDegrees(d, 1, 1));
     for (int m = 0; m < kEngineModes; ++m)
         if (bits >> m & 1u)
             out.push_back(m);

@@ -45,6 +45,9 @@ struct Degrees {
     bool isRange() const { return redundantHigh > redundant; }
 };
 
+// The degrees as a plan with the recipe's options, `micro` micro-batches and batch `batch`.
+Plan planOfDegrees(const Degrees& d, int micro, int batch);
+
 // One choice of options for every operator of a group.
 struct Combo {
     std::vector<std::uint8_t> options; // parallel to OpGroup::ops
