@@ -145,6 +145,16 @@ std::optional<Engine> engineOfCollectives(CollectiveEngine c)
     return std::nullopt;
 }
 
+CollectiveEngine collectivesOf(Engine e)
+{
+    switch (e) {
+    case Engine::Vllm: return CollectiveEngine::Vllm;
+    case Engine::Sglang: return CollectiveEngine::Sglang;
+    case Engine::TrtLlm: return CollectiveEngine::TrtLlm;
+    }
+    return CollectiveEngine::Nccl;
+}
+
 std::optional<Engine> runnableEngine(const Scenario& s)
 {
     if (!s.workload.runnable)

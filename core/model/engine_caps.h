@@ -38,6 +38,8 @@ std::string knownEngines(); // "vllm, sglang, trtllm"
 
 // The engine whose collectives a workload names (vllm_eager is vLLM); none for nccl.
 std::optional<Engine> engineOfCollectives(CollectiveEngine c);
+// Its inverse: the workload.engine value that names an engine's collectives.
+CollectiveEngine collectivesOf(Engine e);
 // The engine a runnable scenario's plans are restricted to; none when it is not runnable.
 std::optional<Engine> runnableEngine(const Scenario& s);
 

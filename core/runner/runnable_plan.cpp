@@ -7,16 +7,6 @@
 
 namespace shardlab {
 
-CollectiveEngine collectivesOf(Engine e)
-{
-    switch (e) {
-    case Engine::Vllm: return CollectiveEngine::Vllm;
-    case Engine::Sglang: return CollectiveEngine::Sglang;
-    case Engine::TrtLlm: return CollectiveEngine::TrtLlm;
-    }
-    return CollectiveEngine::Nccl;
-}
-
 NearestRunnable nearestRunnablePlan(const Scenario& s, const Plan& p, Engine e)
 {
     Scenario r = s;

@@ -24,7 +24,4 @@ struct NearestRunnable {
 // constraints stay.
 NearestRunnable nearestRunnablePlan(const Scenario& s, const Plan& p, Engine e);
 
-// The collectives an engine runs (the workload.engine value that names it).
-CollectiveEngine collectivesOf(Engine e);
-
 } // namespace shardlab

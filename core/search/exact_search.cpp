@@ -572,13 +572,13 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     } else if (!m_ev->haveBest()) {
         report.provedInfeasible = m_mismatches == 0;
         note << "no valid plan exists" << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints")
-             << engineWords(ctx.space)
+             << runnableSpaceWords(ctx.scenario)
              << ": " << explainNoPlan(ctx.scenario, m_minMemGb, m_minTtftMs, m_minTpotMs) << " (" << m_degrees
              << " combinations of " << kDegreesWord << " checked, every batch and micro-batch count)";
     } else {
         report.provedOptimal = m_mismatches == 0;
         note << "optimal over every plan the simulator accepts"
-             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints") << engineWords(ctx.space)
+             << (ctx.scenario.constraints.empty() ? "" : " within the scenario's constraints") << runnableSpaceWords(ctx.scenario)
              << (ctx.scenario.model.isMoe() ? ", every redundant-expert count the plan rules allow" : "") << ": "
              << m_degrees
              << " combinations of " << kDegreesWord << ", every batch " << ctx.space.batchMin() << " to " << ctx.space.batchMax()

@@ -481,7 +481,4 @@ std::vector<int> entryModes(const SearchSpace& space, const Degrees& d)
     return out;
 }
 
-// ", among the plans vLLM 0.11 runs" for a runnable scenario; empty otherwise.
-std::string engineWords(const SearchSpace& space) { return runnableSpaceWords(space.scenario()); }
-
 } // namespace shardlab::exact

@@ -156,7 +156,5 @@ std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, 
 // The engine modes an entry of these degrees is solved in: each mode the space's engine
 // runs them in (their operators' options differ), or -1 (every option) without an engine.
 std::vector<int> entryModes(const SearchSpace& space, const Degrees& d);
-// ", among the plans vLLM 0.11 runs (docs/engines.md)" for a runnable scenario; empty otherwise.
-std::string engineWords(const SearchSpace& space);
 
 } // namespace shardlab::exact

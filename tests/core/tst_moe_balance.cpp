@@ -590,7 +590,6 @@ void TestMoeBalance::enginesGetTheirFlags()
     gathered.twoBatchOverlap = false;
     gathered.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_gather"));
     gathered.setOption(OpId::Combine, optionFromName(OpId::Combine, "reduce_scatter"));
-    to.engine = Engine::TrtLlm;
     const auto trt = exportLaunchConfig(s, gathered, to);
     QVERIFY2(trt.ok(), trt.ok() ? "" : trt.error().toString().c_str());
     QVERIFY(trt.value().files.front().contents.find("num_slots: 288") != std::string::npos);

@@ -230,6 +230,21 @@ Scenario generated(std::uint64_t seed)
     return s;
 }
 
+// Exact on `s` (into `e`) against the oracle: proved optimal or infeasible, agreeing on
+// feasibility and, when a plan exists, on its tokens/s per GPU to 1e-9.
+void exactAgrees(const Scenario& s, const OracleBest& o, const QString& where, SearchOutcome& e)
+{
+    SearchOptions opt;
+    opt.algorithm = "exact";
+    e = runSearch(s, opt);
+    QVERIFY2(e.provedOptimal || e.provedInfeasible, qPrintable(where + ": " + QString::fromStdString(e.message)));
+    QVERIFY2(e.found == (o.value > 0), qPrintable(where + ": exact and the oracle disagree on feasibility"));
+    if (e.found)
+        QVERIFY2(std::abs(e.bestResult.tokensPerSPerGpu - o.value) <= 1e-9 * std::max(1.0, o.value),
+                 qPrintable(where + QString(": exact %1, oracle %2").arg(e.bestResult.tokensPerSPerGpu, 0, 'g', 15)
+                                        .arg(o.value, 0, 'g', 15)));
+}
+
 } // namespace
 
 class TestPlanOracle : public QObject {
@@ -250,17 +265,12 @@ void TestPlanOracle::exactEqualsTheOracle()
         if (!checkConstraints(s).empty())
             continue;
         const OracleBest o = oracle(s);
-        SearchOptions opt;
-        opt.algorithm = "exact";
-        const SearchOutcome e = runSearch(s, opt);
         const QString where = QString("scenario %1 (%2 GPUs, %3)").arg(i).arg(s.cluster.totalGpus()).arg(
             s.model.isMoe() ? "MoE" : "dense");
-        QVERIFY2(e.provedOptimal || e.provedInfeasible, qPrintable(where + ": " + QString::fromStdString(e.message)));
-        QVERIFY2(e.found == (o.value > 0), qPrintable(where + ": exact and the oracle disagree on feasibility"));
-        if (e.found)
-            QVERIFY2(std::abs(e.bestResult.tokensPerSPerGpu - o.value) <= 1e-9 * std::max(1.0, o.value),
-                     qPrintable(where + QString(": exact %1, oracle %2").arg(e.bestResult.tokensPerSPerGpu, 0, 'g', 15)
-                                            .arg(o.value, 0, 'g', 15)));
+        SearchOutcome e;
+        exactAgrees(s, o, where, e);
+        if (QTest::currentTestFailed())
+            return;
         ++compared;
         plans += o.plans;
         evaluations += o.evaluations;
@@ -300,20 +310,16 @@ void TestPlanOracle::exactEqualsTheOracleUnderEachEngine()
         if (!checkConstraints(s).empty())
             continue;
         const OracleBest o = oracle(s);
-        SearchOptions opt;
-        opt.algorithm = "exact";
-        const SearchOutcome e = runSearch(s, opt);
         const QString where = QString("scenario %1 (%2, %3 GPUs, %4)")
                                   .arg(i)
                                   .arg(engineInfo(*runnableEngine(s)).name)
                                   .arg(s.cluster.totalGpus())
                                   .arg(s.model.isMoe() ? "MoE" : "dense");
-        QVERIFY2(e.provedOptimal || e.provedInfeasible, qPrintable(where + ": " + QString::fromStdString(e.message)));
-        QVERIFY2(e.found == (o.value > 0), qPrintable(where + ": exact and the oracle disagree on feasibility"));
+        SearchOutcome e;
+        exactAgrees(s, o, where, e);
+        if (QTest::currentTestFailed())
+            return;
         if (e.found) {
-            QVERIFY2(std::abs(e.bestResult.tokensPerSPerGpu - o.value) <= 1e-9 * std::max(1.0, o.value),
-                     qPrintable(where + QString(": exact %1, oracle %2").arg(e.bestResult.tokensPerSPerGpu, 0, 'g', 15)
-                                            .arg(o.value, 0, 'g', 15)));
             const FieldErrors v = engineViolations(*runnableEngine(s), e.best, s.model);
             QVERIFY2(v.empty(), qPrintable(where + ": exact's plan breaks "
                                            + (v.empty() ? QString() : QString::fromStdString(v.front().toString()))));
