@@ -263,4 +263,21 @@ void printDeployment(std::ostream& out, const DeploymentOutcome& o, bool operato
         printOnePool(out, o, operatorTable, label);
 }
 
+const OptionSpec kNoEngineGapOption{
+    "--no-engine-gap", "", "skip the comparison with the other space (the per-operator optimum beside the best "
+                           "plan the scenario's engine runs; exact, up to ~20 s; docs/engines.md)"};
+
+EngineGap engineGapFor(const Args& a, const Scenario& s, const SearchOutcome* result, const std::atomic<bool>* stop)
+{
+    if (a.flag("--no-engine-gap") || (stop && stop->load()))
+        return {};
+    return measureEngineGap(s, result, stop);
+}
+
+void printEngineGap(std::ostream& out, const EngineGap& g)
+{
+    for (const std::string& line : engineGapLines(g))
+        out << line << "\n";
+}
+
 } // namespace shardlab::cli

@@ -3,12 +3,14 @@
 // megatron, search, explain and compare all go through these.
 #pragma once
 
+#include <atomic>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "cli_args.h"
 #include "io/scenario_json.h"
+#include "report/engine_gap.h"
 #include "sim/deployment.h"
 
 namespace shardlab::cli {
@@ -37,5 +39,12 @@ std::string planLine(const ModelSpec& m, const Plan& p);
 // operators' options), its first line "<label>: TP ..."; two pools: the deployment, the
 // KV links and each pool.
 void printDeployment(std::ostream& out, const DeploymentOutcome& o, bool operatorTable, const char* label = "Plan");
+
+// A result's engine gap (report/engine_gap.h): measured unless --no-engine-gap is given,
+// the scenario names no engine, or the run was interrupted; printed as its headline and
+// causes, one per line.
+extern const OptionSpec kNoEngineGapOption;
+EngineGap engineGapFor(const Args& a, const Scenario& s, const SearchOutcome* result, const std::atomic<bool>* stop);
+void printEngineGap(std::ostream& out, const EngineGap& g);
 
 } // namespace shardlab::cli

@@ -242,6 +242,9 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     // Ctrl-C (or SIGTERM) ends the search through its stop token; what it found is
     // still printed and saved, marked as interrupted.
     const SearchOutcome r = runSearch(s.value, o, nullptr, stop);
+    // A scenario that names an engine: the best plan it runs beside the per-operator
+    // optimum (the other side from exact), so both answers come with every result.
+    const EngineGap gap = r.failed ? EngineGap{} : engineGapFor(a, s.value, &r, stop);
     const QuietSignals wholeReport(out); // the report is written whole
     const bool interrupted = stopSignalled();
     if (r.failed) { // it did not run as asked: an error, and no plan is this search's
@@ -290,6 +293,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                                {"unreachable_ms", floor->unreachableMs}, {"proved", floor->proved},
                                {"searches", floor->searches},
                                {"message", describeTpotFloor(*floor, s.value.workload.tpotSloMs)}};
+        j["engine_gap"] = gap.applies ? ojson::parse(engineGapToJson(gap)) : ojson(nullptr);
         j["evaluation"] = nullptr;
         if (r.found) {
             ojson ev = ojson::parse(deploymentToJson(r.deployment), nullptr, false);
@@ -333,6 +337,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
             printSplits(out, r.splits);
         if (!r.message.empty())
             out << "Note: " << r.message << "\n";
+        printEngineGap(out, gap);
         if (floor && floor->reached)
             out << "TPOT: " << describeTpotFloor(*floor, s.value.workload.tpotSloMs) << " (" << floor->searches
                 << " exact searches)\n";
@@ -530,7 +535,7 @@ void addSearchCommands(std::vector<Command>& v)
                   "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists). "
                   "Ctrl-C (SIGINT) or SIGTERM stops the search: the best plan so far is printed (and written "
                   "with --out), marked as interrupted, and the exit code is 130; a second signal exits at once.",
-                  withKnobs({kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
+                  withKnobs({kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption, kNoEngineGapOption,
                    {"--algo", "NAME", "search algorithm (" + algorithms + ")"},
                    kBudget,
                    {"--seed", "K", "seed of the stochastic algorithms (default 0)"},

@@ -182,6 +182,7 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
     if (!s.ok())
         return reportFieldErrors(err, s.errors);
     const DeploymentRecipe rp = megatronDeployment(s.value);
+    const EngineGap gap = engineGapFor(a, s.value, nullptr, nullptr);
     // No valid recipe plan (within the constraints): the reason, exit 1, nothing written.
     if (!rp.found)
         err << "error: the recipe has no valid plan for this scenario"
@@ -193,10 +194,14 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
     }
     if (a.flag("--json")) {
         out << "{\"explanation\": " << nlohmann::json(rp.explanation).dump() << ", \"found\": "
-            << (rp.found ? "true" : "false") << ", \"evaluation\": " << deploymentToJson(rp.outcome) << "}\n";
+            << (rp.found ? "true" : "false") << ", \"evaluation\": " << deploymentToJson(rp.outcome);
+        out << ", \"engine_gap\": " << engineGapToJson(gap) << "}\n";
     } else {
         out << "Megatron recipe for " << s.value.name << ": " << rp.explanation << "\n\n";
         printDeployment(out, rp.outcome, true);
+        if (gap.applies)
+            out << "\n";
+        printEngineGap(out, gap);
         if (a.has("--out") && rp.found)
             out << "\nwrote " << displayText(a.value("--out")) << "\n";
     }
@@ -285,7 +290,7 @@ void addSimCommands(std::vector<Command>& v)
                  runEvaluate});
     v.push_back({{"megatron", "--scenario S.json [--out P.json] [--json]",
                   "build and evaluate the Megatron-recipe plan (a starting point)", "",
-                  {kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
+                  {kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption, kNoEngineGapOption,
                    {"--out", "P.json", "write the plan, its scenario embedded (atomically)"}, kJsonOption},
                   0, 0},
                  runMegatron});

@@ -303,4 +303,50 @@ std::string comparisonToJson(const DeploymentOutcome& a, const DeploymentOutcome
     return j.dump(indent);
 }
 
+namespace {
+ojson gapSideObject(const EngineGapSide& side)
+{
+    ojson j = {{"found", side.found},
+               {"proved_optimal", side.found && side.proved},
+               {"proved_none", !side.found && side.proved},
+               {"from_result", side.fromResult},
+               {"output_tokens_per_s_per_gpu", finite(side.tokensPerSPerGpu())}};
+    if (!side.found) {
+        j["plan"] = nullptr;
+        j["message"] = side.message;
+    } else if (side.deployment.pools.size() == 1) {
+        j["plan"] = planObject(side.deployment.pools[0].scenario, side.deployment.pools[0].plan);
+    } else {
+        ojson pools = ojson::object();
+        for (const PoolOutcome& p : side.deployment.pools)
+            pools[p.role == PoolRole::Prefill ? "prefill" : "decode"] = planObject(p.scenario, p.plan);
+        j["plan"] = pools;
+    }
+    return j;
+}
+} // namespace
+
+std::string engineGapToJson(const EngineGap& g, int indent)
+{
+    if (!g.applies)
+        return "null";
+    ojson rules = ojson::array(), causes = ojson::array();
+    for (const FieldError& f : g.rulesBroken)
+        rules.push_back({{"field", f.where}, {"reason", f.reason}});
+    for (const ExplainLine& l : g.causes)
+        causes.push_back({{"lead", l.lead}, {"text", l.text}});
+    ojson j = {{"engine", engineInfo(g.engine).name},
+               {"engine_label", g.engineName},
+               {"scenario_runnable", g.scenarioRunnable},
+               {"runnable", gapSideObject(g.runnable)},
+               {"per_operator", gapSideObject(g.perOperator)},
+               {"gain", finite(g.gain)},
+               {"bound", gapBoundName(g.bound)},
+               {"stopped", g.stopped},
+               {"headline", g.headline},
+               {"rules_broken", rules},
+               {"causes", causes}};
+    return j.dump(indent);
+}
+
 } // namespace shardlab

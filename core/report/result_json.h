@@ -9,6 +9,7 @@
 #include "report/cost_account.h"
 #include "sim/deployment.h"
 #include "report/explanation.h"
+#include "report/engine_gap.h"
 #include "report/plan_comparison.h"
 
 namespace shardlab {
@@ -31,5 +32,13 @@ std::string explanationToJson(const DeploymentExplanation& e, int indent = 2);
 // "headline", and "pools" (one comparison per pool).
 std::string comparisonToJson(const DeploymentOutcome& a, const DeploymentOutcome& b, const DeploymentComparison& c,
                              int indent = 2);
+
+// The engine gap of a result that names an engine (report/engine_gap.h): "engine",
+// "engine_label", "scenario_runnable", "runnable" and "per_operator" (each: found,
+// proved_optimal, proved_none, from_result, output_tokens_per_s_per_gpu, plan), "gain"
+// (per-operator / runnable), "bound" (exact, at_least, at_most, estimate, none), "stopped",
+// "headline", "rules_broken" (field, reason) and "causes" (lead, text). "null" when the
+// scenario names no engine.
+std::string engineGapToJson(const EngineGap& g, int indent = 2);
 
 } // namespace shardlab
