@@ -120,6 +120,17 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
             meg.push_back(pointJson(p));
         j["points"] = pts;
         j["megatron_points"] = meg;
+        j["engine_front"] = nullptr;
+        if (!f.engineName.empty()) {
+            ojson other = ojson::array();
+            for (const ParetoPoint& p : f.otherPoints)
+                other.push_back(pointJson(p));
+            j["engine_front"] = {{"engine", collectiveEngineName(s.value.workload.engine)},
+                                 {"engine_label", f.engineName},
+                                 {"space", f.otherRunnable ? "runnable" : "per_operator"},
+                                 {"points", other},
+                                 {"gain_at_slo", finite(paretoGainAtSlo(f))}};
+        }
         j["all_proved"] = f.allProved;
         j["unreachable_tokens_per_s_per_user"] = finite(f.unreachableTokensPerSPerUser);
         j["exact_searches"] = f.searches;
@@ -134,7 +145,7 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
             << "Each exact point is the certified optimum with TPOT at or below its limit (TTFT limit "
             << formatNumber("%g", s.value.workload.ttftSloMs) << " ms and memory kept; the slowest point is the "
             << "optimum at the scenario's TPOT SLO of " << formatNumber("%g", s.value.workload.tpotSloMs) << " ms).\n";
-        auto table = [&](const std::vector<ParetoPoint>& v, const char* title) {
+        auto table = [&](const std::vector<ParetoPoint>& v, const std::string& title) {
             out << title << "\n  tok/s/user  tok/s/GPU   TPOT ms   TTFT ms  proved  plan\n";
             for (const ParetoPoint& p : v)
                 out << "  " << padRight(formatNumber("%.1f", p.tokensPerSPerUser), 11)
@@ -142,7 +153,17 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
                     << padRight(formatNumber("%.2f", p.tpotMs), 10) << padRight(formatNumber("%.0f", p.ttftMs), 9)
                     << padRight(p.provedOptimal ? "yes" : "no", 8) << degrees(p.plan) << "\n";
         };
-        table(f.points, "Exact front (certified optima):");
+        const std::string runs = "among the plans " + f.engineName + " runs";
+        table(f.points, f.engineName.empty() ? std::string("Exact front (certified optima):")
+                        : f.otherRunnable    ? std::string("Exact front (certified optima, per-operator):")
+                                             : "Exact front (certified optima, " + runs + "):");
+        if (!f.engineName.empty()) {
+            table(f.otherPoints, f.otherRunnable ? "Exact front " + runs + ", under the same limits:"
+                                                 : std::string("Exact per-operator front, under the same limits:"));
+            if (const double g = paretoGainAtSlo(f); g > 0)
+                out << "At the TPOT SLO the per-operator optimum is " << formatNumber("%.3f", g) << "x the best plan "
+                    << f.engineName << " runs.\n";
+        }
         table(f.megatronPoints, "Megatron recipe under the same limits (not optimized, not proved):");
         if (f.unreachableTokensPerSPerUser > 0)
             out << "No plan reaches " << formatNumber("%.1f", f.unreachableTokensPerSPerUser)

@@ -5,9 +5,11 @@
 #include <cstdio>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <system_error>
 #include <thread>
 
+#include "model/engine_caps.h"
 #include "sim/megatron.h"
 
 namespace shardlab {
@@ -50,6 +52,63 @@ std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> v)
     }
     std::reverse(out.begin(), out.end());
     return out;
+}
+
+// The point a search found under a per-user speed limit u.
+ParetoPoint pointOf(const SearchOutcome& r, double u)
+{
+    ParetoPoint p;
+    p.plan = r.best;
+    p.outputTokensPerSPerGpu = r.bestResult.tokensPerSPerGpu;
+    p.tpotMs = r.bestResult.tpotMs;
+    p.ttftMs = r.bestResult.ttftMs;
+    p.tokensPerSPerUser = r.bestResult.tpotMs > 0 ? 1000.0 / r.bestResult.tpotMs : 0;
+    p.tpotLimitMs = 1000.0 / u;
+    p.provedOptimal = r.provedOptimal;
+    return p;
+}
+
+// The other space's front (ParetoFront::otherPoints): exact with workload.runnable flipped
+// at each limit, `threads` at once, answers kept in the limits' order. False when stopped.
+bool otherFront(const Scenario& s, const std::vector<double>& limitsU, int threads, const std::atomic<bool>* stop,
+                std::vector<ParetoPoint>& out)
+{
+    Scenario other = s;
+    other.workload.runnable = !s.workload.runnable;
+    std::vector<SearchOutcome> results(limitsU.size());
+    auto run = [&](size_t i) {
+        SearchOptions so;
+        so.algorithm = "exact";
+        results[i] = runSearch(withTpotLimit(other, 1000.0 / limitsU[i]), so, nullptr, stop);
+    };
+    const size_t k = static_cast<size_t>(std::clamp(threads, 1, 8));
+    for (size_t first = 0; first < limitsU.size(); first += k) {
+        std::vector<std::thread> workers;
+        const size_t last = std::min(limitsU.size(), first + k);
+        try {
+            for (size_t i = first + 1; i < last; ++i)
+                workers.emplace_back(run, i);
+        } catch (const std::system_error&) {
+            // No thread to be had: the rest run here, one after another.
+        }
+        run(first);
+        for (std::thread& w : workers)
+            w.join();
+        for (size_t i = first + 1 + workers.size(); i < last; ++i)
+            run(i);
+    }
+    bool stopped = false;
+    std::vector<ParetoPoint> found;
+    for (size_t i = 0; i < results.size(); ++i) {
+        stopped = stopped || results[i].stopped;
+        bool dup = false;
+        for (const ParetoPoint& q : found)
+            dup = dup || q.plan == results[i].best;
+        if (results[i].found && !dup)
+            found.push_back(pointOf(results[i], limitsU[i]));
+    }
+    out = nonDominated(found);
+    return !stopped;
 }
 
 } // namespace
@@ -122,13 +181,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
                     k = &kn;
             if (!k) {
                 Known n;
-                n.p.plan = r.best;
-                n.p.outputTokensPerSPerGpu = r.bestResult.tokensPerSPerGpu;
-                n.p.tpotMs = r.bestResult.tpotMs;
-                n.p.ttftMs = r.bestResult.ttftMs;
-                n.p.tokensPerSPerUser = r.bestResult.tpotMs > 0 ? 1000.0 / r.bestResult.tpotMs : 0;
-                n.p.tpotLimitMs = 1000.0 / u;
-                n.p.provedOptimal = r.provedOptimal;
+                n.p = pointOf(r, u);
                 known.push_back(n);
                 k = &known.back();
             }
@@ -275,6 +328,15 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
             recipe.push_back(p);
     }
     out.megatronPoints = nonDominated(recipe);
+    if (const std::optional<Engine> e = engineOfCollectives(s.workload.engine); e && !stopAsked()) {
+        out.engineName = std::string(engineInfo(*e).label) + " " + engineInfo(*e).version;
+        out.otherRunnable = !s.workload.runnable;
+        std::vector<double> limits = limitsSolved;
+        if (std::isfinite(infeasibleU))
+            limits.push_back(infeasibleU); // the other space may reach what this one cannot
+        if (!otherFront(s, limits, o.threads, stop, out.otherPoints))
+            out.stopped = true;
+    }
     out.stopped = out.stopped || stopAsked();
     out.unreachableTokensPerSPerUser = infeasibleProved ? infeasibleU : 0;
     out.allProved = allProved && infeasibleProved && !out.stopped;
@@ -300,6 +362,16 @@ std::string num(double v)
 }
 } // namespace
 
+double paretoGainAtSlo(const ParetoFront& f)
+{
+    if (f.engineName.empty() || f.points.empty() || f.otherPoints.empty())
+        return 0;
+    // The slowest point of each front is the optimum at the SLO: the most tokens/s per GPU.
+    const double own = f.points.front().outputTokensPerSPerGpu, other = f.otherPoints.front().outputTokensPerSPerGpu;
+    const double perOperator = f.otherRunnable ? own : other, runnable = f.otherRunnable ? other : own;
+    return runnable > 0 ? perOperator / runnable : 0;
+}
+
 std::string paretoCsv(const ParetoFront& f)
 {
     std::string out = "front,tokens_per_s_per_user,output_tokens_per_s_per_gpu,tpot_ms,ttft_ms,tpot_limit_ms,"
@@ -317,6 +389,7 @@ std::string paretoCsv(const ParetoFront& f)
     };
     rows(f.points, "exact");
     rows(f.megatronPoints, "megatron");
+    rows(f.otherPoints, f.otherRunnable ? "runnable" : "per_operator");
     return out;
 }
 

@@ -48,6 +48,13 @@ struct ParetoFront {
     bool ok = false;                    // false: nothing computed, `message` says why
     std::vector<ParetoPoint> points;    // sorted by tokens/s per user, ascending; non-dominated
     std::vector<ParetoPoint> megatronPoints; // the recipe under the same limits, non-dominated
+    // A scenario that names an engine: the front of the other space under the same TPOT
+    // limits (and the fastest limit `points` proved out of reach): the best plans the
+    // engine runs when `points` are per-operator, the per-operator optima when the scenario
+    // is runnable. Exact at each limit; non-dominated. Empty without an engine.
+    std::vector<ParetoPoint> otherPoints;
+    bool otherRunnable = false;         // otherPoints are plans the engine runs
+    std::string engineName;             // "vLLM 0.11" when the scenario names an engine
     int searches = 0;
     double wallSeconds = 0;
     bool stopped = false;
@@ -70,7 +77,12 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
                                const std::function<void(const ParetoProgress&)>& progress = {},
                                const std::atomic<bool>* stop = nullptr);
 
-// CSV of both fronts, one row per point: front (exact|megatron), the figures, the degrees.
+// The per-operator optimum over the best plan the engine runs at the scenario's TPOT SLO
+// (each front's slowest point); 0 without an engine or when either front is empty.
+double paretoGainAtSlo(const ParetoFront& f);
+
+// CSV of the fronts, one row per point: front (exact|megatron|runnable|per_operator: the
+// other space's front, "runnable" when `points` are per-operator), the figures, the degrees.
 std::string paretoCsv(const ParetoFront& f);
 
 // The scenario with its TPOT limit replaced (every other limit kept).
