@@ -30,6 +30,7 @@ namespace {
 
 const QColor kExactColour{0x2f, 0x5f, 0x9e};
 const QColor kRecipeColour{0xe0, 0x7b, 0x1f};
+const QColor kOtherColour{0x3a, 0x8f, 0x4c}; // the other space's front under an engine
 
 
 QCPGraph* addFront(QCustomPlot* plot, const QString& name, const QColor& colour, QCPScatterStyle::ScatterShape shape)
@@ -86,6 +87,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     addFront(m_frontPlot, tr("exact (each point proved optimal under its TPOT limit)"), kExactColour,
              QCPScatterStyle::ssCircle);
     addFront(m_frontPlot, tr("Megatron recipe under the same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
+    addFront(m_frontPlot, QString(), kOtherColour, QCPScatterStyle::ssDiamond)->removeFromLegend();
     placeLegendBelow(m_frontPlot, 2);
     m_frontPlot->setMinimumHeight(220);
     m_frontPlot->setMouseTracking(true);
@@ -376,7 +378,8 @@ void ParetoView::onDone()
                           .arg(m_front.searches)
                           .arg(m_front.wallSeconds, 0, 'f', 2)
                           .arg(m_front.allProved ? tr("every point proved optimal")
-                                                 : tr("NOT every point proved optimal")));
+                                                 : tr("NOT every point proved optimal"))
+                      + engineGapText());
     } else if (m_job == Job::Sizing) {
         ok = m_sizing.ok;
         showScaling(m_sizing.curve, tr("best rate per GPU count searched"));
@@ -435,6 +438,17 @@ bool ParetoView::computeAll()
     return true;
 }
 
+// Under an engine: what per-operator sharding is worth at the SLO, from both fronts.
+QString ParetoView::engineGapText() const
+{
+    const double gain = paretoGainAtSlo(m_front);
+    if (!(gain > 0))
+        return QString();
+    return tr(" At the TPOT SLO the per-operator optimum is %1x the best plan %2 runs (the green front is the other space).")
+        .arg(gain, 0, 'f', 3)
+        .arg(QString::fromStdString(m_front.engineName));
+}
+
 void ParetoView::showFront()
 {
     auto fill = [](QCPGraph* g, const std::vector<ParetoPoint>& v) {
@@ -447,6 +461,22 @@ void ParetoView::showFront()
     };
     fill(m_frontPlot->graph(0), m_front.points);
     fill(m_frontPlot->graph(1), m_front.megatronPoints);
+    // Under an engine both spaces are drawn: the scenario's own front and the other one.
+    QCPGraph* other = m_frontPlot->graph(2);
+    fill(other, m_front.otherPoints);
+    const QString engine = QString::fromStdString(m_front.engineName);
+    m_frontPlot->graph(0)->setName(
+        engine.isEmpty()          ? tr("exact (each point proved optimal under its TPOT limit)")
+        : m_front.otherRunnable ? tr("exact, per-operator sharding (each point proved optimal under its TPOT limit)")
+                                : tr("exact, among the plans %1 runs (each point proved optimal under its TPOT limit)")
+                                      .arg(engine));
+    other->setName(m_front.otherRunnable ? tr("exact, among the plans %1 runs, under the same limits").arg(engine)
+                                         : tr("exact, per-operator sharding, under the same limits"));
+    if (m_front.otherPoints.empty())
+        other->removeFromLegend();
+    else
+        other->addToLegend();
+    placeLegendBelow(m_frontPlot, 2);
     if (!m_front.points.empty()) {
         m_frontPlot->rescaleAxes();
         const QCPRange x = m_frontPlot->xAxis->range(), y = m_frontPlot->yAxis->range();
@@ -476,32 +506,33 @@ void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const 
     m_scalePlot->replot();
 }
 
-bool ParetoView::pointAt(const QPointF& pos, ParetoPoint& out, bool& megatron) const
+bool ParetoView::pointAt(const QPointF& pos, ParetoPoint& out, FrontKind& kind) const
 {
     double best = 12 * 12;
     bool found = false;
-    auto scan = [&](const std::vector<ParetoPoint>& v, bool isRecipe) {
+    auto scan = [&](const std::vector<ParetoPoint>& v, FrontKind k) {
         for (const ParetoPoint& p : v) {
             const double dx = m_frontPlot->xAxis->coordToPixel(p.tokensPerSPerUser) - pos.x();
             const double dy = m_frontPlot->yAxis->coordToPixel(p.outputTokensPerSPerGpu) - pos.y();
             if (dx * dx + dy * dy < best) {
                 best = dx * dx + dy * dy;
                 out = p;
-                megatron = isRecipe;
+                kind = k;
                 found = true;
             }
         }
     };
-    scan(m_front.points, false);
-    scan(m_front.megatronPoints, true);
+    scan(m_front.points, FrontKind::Own);
+    scan(m_front.megatronPoints, FrontKind::Recipe);
+    scan(m_front.otherPoints, FrontKind::Other);
     return found;
 }
 
 void ParetoView::onFrontMouseMove(QMouseEvent* e)
 {
     ParetoPoint p;
-    bool recipe = false;
-    if (!pointAt(e->position(), p, recipe)) {
+    FrontKind kind = FrontKind::Own;
+    if (!pointAt(e->position(), p, kind)) {
         QToolTip::hideText();
         return;
     }
@@ -509,25 +540,40 @@ void ParetoView::onFrontMouseMove(QMouseEvent* e)
         e->globalPosition().toPoint(),
         tr("<b>%1</b><br>%2<br>%3 output tokens/s per GPU, %4 tokens/s per user<br>TPOT %5 ms (limit %6), TTFT %7 "
            "ms<br>%8<br><i>Click to open it in the Plan tab.</i>")
-            .arg(recipe ? tr("Megatron recipe") : tr("Exact optimum"))
+            .arg(frontName(kind))
             .arg(planDegrees(p.plan))
             .arg(p.outputTokensPerSPerGpu, 0, 'f', 1)
             .arg(p.tokensPerSPerUser, 0, 'f', 1)
             .arg(p.tpotMs, 0, 'f', 2)
             .arg(p.tpotLimitMs, 0, 'g', 4)
             .arg(p.ttftMs, 0, 'f', 0)
-            .arg(p.provedOptimal ? tr("proved optimal under its TPOT limit") : tr("not proved (the recipe)")),
+            .arg(p.provedOptimal ? tr("proved optimal under its TPOT limit")
+                                 : kind == FrontKind::Recipe ? tr("not proved (the recipe)") : tr("NOT proved")),
         m_frontPlot);
 }
 
 void ParetoView::onFrontClick(QMouseEvent* e)
 {
     ParetoPoint p;
-    bool recipe = false;
-    if (!pointAt(e->position(), p, recipe))
+    FrontKind kind = FrontKind::Own;
+    if (!pointAt(e->position(), p, kind))
         return;
-    Q_EMIT planActivated(p.plan, recipe ? tr("Megatron recipe at TPOT <= %1 ms").arg(p.tpotLimitMs, 0, 'g', 4)
-                                        : tr("Pareto optimum at TPOT <= %1 ms").arg(p.tpotLimitMs, 0, 'g', 4));
+    Q_EMIT planActivated(p.plan, tr("%1 at TPOT <= %2 ms").arg(frontName(kind)).arg(p.tpotLimitMs, 0, 'g', 4));
+}
+
+QString ParetoView::frontName(FrontKind kind) const
+{
+    const QString engine = QString::fromStdString(m_front.engineName);
+    const bool runnable = kind == FrontKind::Other ? m_front.otherRunnable : (!engine.isEmpty() && !m_front.otherRunnable);
+    switch (kind) {
+    case FrontKind::Recipe: return tr("Megatron recipe");
+    case FrontKind::Own:
+    case FrontKind::Other:
+        if (engine.isEmpty())
+            return tr("Exact optimum");
+        return runnable ? tr("Best plan %1 runs").arg(engine) : tr("Per-operator optimum");
+    }
+    return QString();
 }
 
 bool ParetoView::exportFront(const QString& path, QString* error)

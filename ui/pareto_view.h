@@ -54,8 +54,14 @@ public:
     // PNG or PDF of the plot, or CSV of its data, by the extension.
     bool exportFront(const QString& path, QString* error = nullptr);
     bool exportScaling(const QString& path, QString* error = nullptr);
+    // Which front a point is on: the scenario's own, the recipe's, or (under an engine) the
+    // other space's (ParetoFront::otherPoints).
+    enum class FrontKind { Own, Recipe, Other };
     // The plan of the point nearest to (x, y) pixels of the front plot within 12 px.
-    bool pointAt(const QPointF& pos, ParetoPoint& out, bool& megatron) const;
+    bool pointAt(const QPointF& pos, ParetoPoint& out, FrontKind& kind) const;
+    QString frontName(FrontKind kind) const; // "Best plan vLLM 0.11 runs", "Megatron recipe", ...
+    // " At the TPOT SLO the per-operator optimum is 1.005x ..." under an engine, else empty.
+    QString engineGapText() const;
 
 Q_SIGNALS:
     // A front point was clicked: show this plan in the Plan tab.

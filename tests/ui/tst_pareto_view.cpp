@@ -38,6 +38,7 @@ private Q_SLOTS:
     void init();
     void frontHoverClickAndExport();
     void sizingAndSweepFillThePanels();
+    void bothFrontsUnderAnEngine();
     void stopEndsALongFrontAndEditsClearResults();
     void constraintsAreEditedAndHonoured();
 };
@@ -77,9 +78,11 @@ void TestParetoView::frontHoverClickAndExport()
     const QPoint pos(int(v->frontPlot()->xAxis->coordToPixel(target.tokensPerSPerUser)),
                      int(v->frontPlot()->yAxis->coordToPixel(target.outputTokensPerSPerGpu)));
     ParetoPoint found;
-    bool recipe = true;
-    QVERIFY(v->pointAt(QPointF(pos), found, recipe));
-    QVERIFY(!recipe);
+    ParetoView::FrontKind kind = ParetoView::FrontKind::Recipe;
+    QVERIFY(v->pointAt(QPointF(pos), found, kind));
+    QVERIFY(kind == ParetoView::FrontKind::Own);
+    QCOMPARE(v->frontPlot()->graph(2)->dataCount(), 0); // no engine named: one exact front
+    QVERIFY(v->engineGapText().isEmpty());
     QVERIFY(found.plan == target.plan);
     QSignalSpy activated(v, &ParetoView::planActivated);
     QTest::mouseClick(v->frontPlot(), Qt::LeftButton, {}, pos);
@@ -100,6 +103,42 @@ void TestParetoView::frontHoverClickAndExport()
         else
             QVERIFY(head.size() > 8);
     }
+}
+
+// An engine named: the other space's front is drawn beside the scenario's own, named in the
+// legend and the tooltip, and the status says what per-operator sharding is worth at the SLO.
+void TestParetoView::bothFrontsUnderAnEngine()
+{
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    Scenario s = preset("mixtral-8x22b-64gpu");
+    s.workload.engine = CollectiveEngine::Vllm;
+    w.setScenario(s);
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    ParetoView* v = w.paretoView();
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeFront());
+    QVERIFY(done.wait(60000));
+    const ParetoFront core = computeParetoFront(s, {});
+    QVERIFY(core.otherRunnable);
+    QVERIFY(!core.otherPoints.empty());
+    QCOMPARE(v->frontPlot()->graph(2)->dataCount(), int(core.otherPoints.size()));
+    QVERIFY(v->frontPlot()->graph(2)->name().contains(QStringLiteral("among the plans vLLM 0.11 runs")));
+    QVERIFY(v->frontPlot()->graph(0)->name().contains(QStringLiteral("per-operator")));
+    QVERIFY2(v->statusText().contains(QStringLiteral("the per-operator optimum is 1.0")), qPrintable(v->statusText()));
+    QTest::qWait(50);
+    v->frontPlot()->replot();
+    // The other front's fastest point is where the two part: hover names it.
+    const ParetoPoint& target = v->front().otherPoints.back();
+    const QPoint pos(int(v->frontPlot()->xAxis->coordToPixel(target.tokensPerSPerUser)),
+                     int(v->frontPlot()->yAxis->coordToPixel(target.outputTokensPerSPerGpu)));
+    ParetoPoint found;
+    ParetoView::FrontKind kind = ParetoView::FrontKind::Own;
+    QVERIFY(v->pointAt(QPointF(pos), found, kind));
+    QVERIFY(kind == ParetoView::FrontKind::Other);
+    QVERIFY(found.plan == target.plan);
+    QCOMPARE(v->frontName(kind), QStringLiteral("Best plan vLLM 0.11 runs"));
 }
 
 void TestParetoView::sizingAndSweepFillThePanels()
