@@ -165,6 +165,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(&m_controller, &SearchController::progressAvailable, this, &MainWindow::onProgress);
     connect(&m_controller, &SearchController::searchFinished, this, &MainWindow::onFinished);
     connect(&m_controller, &SearchController::searchFailed, this, &MainWindow::onFailed);
+    connect(&m_controller, &SearchController::engineGapReady, this, &MainWindow::onEngineGap);
     connect(&m_controller, &SearchController::runningChanged, this, &MainWindow::onRunningChanged);
     connect(m_panel, &SearchPanel::eliteSelected, this, [this](const Plan& p, const QString& title) {
         m_planView->showPlan(title, p);
@@ -780,6 +781,7 @@ void MainWindow::onFinished(const JobResult& r)
 {
     m_lastResult = r;
     m_haveResult = true;
+    m_lastGap = EngineGap{}; // the new result's both answers follow (onEngineGap)
     m_panel->finishRun(r);
     // Honest on Stop: the bar stays where the search was stopped and says so.
     if (r.outcome.stopped) {
@@ -827,6 +829,30 @@ void MainWindow::onFinished(const JobResult& r)
                                .arg(o.wallSeconds, 0, 'f', 2)
                                .arg(m_controller.longestStallMs(), 0, 'f', 1));
     Q_EMIT searchDone(o.found);
+}
+
+// Both answers under the scenario's engine: the headline beside the search's, the causes
+// in the Plan tab's explanation.
+void MainWindow::onEngineGap(const EngineGap& g)
+{
+    m_lastGap = g;
+    m_planView->setEngineGap(&g);
+    if (m_message->isHidden() || !g.applies)
+        return;
+    const QString engine = QString::fromStdString(g.engineName);
+    const QString proof = g.bound == GapBound::Exact ? tr("both proved") : tr("not both proved");
+    QString text;
+    if (g.differs())
+        text = tr("Per-operator optimum %1x the best plan %2 runs (%3 tok/s/GPU; %4; the Plan tab says why).")
+                   .arg(g.gain, 0, 'f', 3)
+                   .arg(engine)
+                   .arg(g.runnable.tokensPerSPerGpu(), 0, 'f', 1)
+                   .arg(proof);
+    else if (g.gain > 0)
+        text = tr("%1 runs a plan as good as the per-operator optimum (%2).").arg(engine, proof);
+    else
+        text = QString::fromStdString(g.headline) + QLatin1Char('.');
+    m_message->setText(m_message->text() + QLatin1Char(' ') + text);
 }
 
 void MainWindow::onFailed(const QString& reason)

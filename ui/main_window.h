@@ -69,6 +69,7 @@ public:
     void stopSearch();
     bool isSearching() const;
     const JobResult* lastResult() const { return m_haveResult ? &m_lastResult : nullptr; }
+    const EngineGap& lastEngineGap() const { return m_lastGap; }
     double longestStallMs() const;
     bool exportPlan(const QString& path, QString* error = nullptr);
     // The plan in the Plan tab as `engine`'s launch script, with any options file beside
@@ -118,6 +119,7 @@ private:
     void onRunSelected(int index);
     void onProgress(const LiveProgress& p);
     void onFinished(const JobResult& r);
+    void onEngineGap(const EngineGap& g);
     void onFailed(const QString& reason);
     void onRunningChanged(bool running);
     void refreshStartState();
@@ -192,6 +194,7 @@ private:
     QString m_infeasibleWhy; // the message line holds the "cannot run" text
     bool m_certifying = false;
     JobResult m_lastResult;
+    EngineGap m_lastGap; // the last search's both answers (applies false: none yet)
     bool m_haveResult = false;
     double m_megatronValue = 0;
 };

@@ -1,5 +1,9 @@
 #include "plan_explain.h"
 
+#include <QObject>
+
+#include "model/engine_caps.h"
+
 namespace shardlab::ui {
 
 namespace {
@@ -20,6 +24,42 @@ QStringList comparisonParagraphs(const PlanComparison& c)
         const QString text = str(l.text).toHtmlEscaped();
         out << (l.lead.empty() ? text : QStringLiteral("<b>%1</b>: %2").arg(str(l.lead).toHtmlEscaped(), text));
     }
+    return out;
+}
+
+QStringList engineParagraphs(const Scenario& s, const Plan& plan, const EngineGap* gap)
+{
+    QStringList out;
+    const std::optional<Engine> e = engineOfCollectives(s.workload.engine);
+    if (!e)
+        return out;
+    const QString name = QStringLiteral("%1 %2").arg(QLatin1String(engineInfo(*e).label), QLatin1String(engineInfo(*e).version));
+    const FieldErrors broken = engineViolations(*e, plan, s.model);
+    if (broken.empty()) {
+        out << QObject::tr("<b>%1</b>: runs this plan as planned (docs/engines.md).").arg(name.toHtmlEscaped());
+    } else {
+        QStringList rules;
+        for (const FieldError& f : broken)
+            rules << QStringLiteral("<b>%1</b>: %2").arg(str(f.where).toHtmlEscaped(), str(f.reason).toHtmlEscaped());
+        out << QObject::tr("<b>%1</b> does not run this plan as planned, so export refuses it and offers the nearest "
+                           "plan it runs:<br>%2")
+                   .arg(name.toHtmlEscaped(), rules.join(QStringLiteral("<br>")));
+    }
+    if (!gap || !gap->applies)
+        return out;
+    QString head = str(gap->headline).toHtmlEscaped();
+    if (!head.isEmpty())
+        head[0] = head[0].toUpper();
+    QStringList causes;
+    for (const FieldError& f : gap->rulesBroken)
+        causes << QStringLiteral("<b>%1</b>: %2").arg(str(f.where).toHtmlEscaped(), str(f.reason).toHtmlEscaped());
+    for (const ExplainLine& l : gap->causes)
+        causes << (l.lead.empty() ? str(l.text).toHtmlEscaped()
+                                  : QStringLiteral("<b>%1</b>: %2").arg(str(l.lead).toHtmlEscaped(),
+                                                                        str(l.text).toHtmlEscaped()));
+    out << QObject::tr("<b>Both answers</b> (exact, for the last search's scenario): %1.").arg(head)
+            + (causes.isEmpty() ? QString()
+                                : QObject::tr("<br>The difference comes from:<br>%1").arg(causes.join(QStringLiteral("<br>"))));
     return out;
 }
 

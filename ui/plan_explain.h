@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "report/engine_gap.h"
 #include "report/plan_comparison.h"
 
 namespace shardlab::ui {
@@ -17,5 +18,10 @@ PlanComparison comparePlans(const Scenario& s, const Plan& plan, const SimResult
 
 // The comparison's sentences as paragraphs of rich text, each lead in bold.
 QStringList comparisonParagraphs(const PlanComparison& c);
+
+// Under a scenario that names an engine: whether the engine runs `plan` as planned (each
+// rule it breaks otherwise), then, once measured, both answers of the last search (the
+// gap's headline and causes). Empty without an engine.
+QStringList engineParagraphs(const Scenario& s, const Plan& plan, const EngineGap* gap);
 
 } // namespace shardlab::ui

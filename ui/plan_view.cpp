@@ -169,8 +169,18 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
 
 PlanView::~PlanView() = default;
 
+void PlanView::setEngineGap(const EngineGap* gap)
+{
+    m_engineGap.reset();
+    if (gap && gap->applies)
+        m_engineGap = *gap;
+    if (m_sim)
+        evaluateAndShow();
+}
+
 void PlanView::setScenario(const Scenario& s)
 {
+    m_engineGap.reset();
     m_scenario = m_full = s;
     m_dsim.reset();
     m_poolsReference = DisaggregatedRecipe{};
@@ -438,6 +448,8 @@ void PlanView::evaluateAndShow()
         html += QStringLiteral("<p style='color:#c62828'>%1</p>")
                     .arg(tr("The recipe finds no valid plan here; the comparison uses its smallest configuration."));
     for (const QString& s : m_sentences)
+        html += QStringLiteral("<p>%1</p>").arg(s);
+    for (const QString& s : engineParagraphs(m_scenario, m_plan, m_engineGap ? &*m_engineGap : nullptr))
         html += QStringLiteral("<p>%1</p>").arg(s);
     if (!m_loadLines.isEmpty()) // the scenario's load protocol: the CLI's lines
         html = QStringLiteral("<p>%1</p>").arg(m_loadLines.join(QStringLiteral("<br>"))) + html;

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 #include "plan_explain.h"
 #include "sim/deployment.h"
@@ -39,6 +40,9 @@ public:
     // Evaluates and shows `plan` under `title` ("Best plan (ppo)", "Elite #2", …). With a
     // disaggregated scenario, `plan` replaces the pool on show.
     void showPlan(const QString& title, const Plan& plan);
+    // Both answers of the last search under the scenario's engine (report/engine_gap.h),
+    // shown in the explanation until the scenario changes; nullptr clears them.
+    void setEngineGap(const EngineGap* gap);
     // A disaggregated scenario's plan: the deployment line above, and one pool at a time
     // below (selected with the pool selector or selectPool), each on its pool scenario.
     void showPools(const QString& title, const DisaggregatedPlan& pools);
@@ -119,6 +123,7 @@ private:
     QString m_baseTitle; // title before what-if edits
     QStringList m_sentences;
     PlanComparison m_comparison;
+    std::optional<EngineGap> m_engineGap;
 
     QLabel* m_headline = nullptr;
     PlanEditor* m_editor = nullptr;

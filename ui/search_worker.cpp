@@ -62,6 +62,8 @@ void registerSearchMetaTypes()
     qRegisterMetaType<shardlab::ui::LiveProgress>();
     qRegisterMetaType<shardlab::ui::JobResult>();
     qRegisterMetaType<shardlab::ui::SearchRequest>();
+    qRegisterMetaType<shardlab::ui::GapResult>();
+    qRegisterMetaType<shardlab::EngineGap>();
 }
 
 void SearchWorker::run(const SearchRequest& request)
@@ -89,6 +91,16 @@ void SearchWorker::run(const SearchRequest& request)
                 result.elites.resize(LiveProgress::kEliteRows);
         }
         Q_EMIT searchFinished(result);
+        // Both answers under an engine, after the result is on screen; a new search's stop
+        // flag (set by start) ends it early.
+        if (!o.failed && !o.stopped && engineOfCollectives(request.scenario.workload.engine)
+            && !request.stop->load()) {
+            GapResult gap;
+            gap.jobId = request.jobId;
+            gap.gap = measureEngineGap(request.scenario, &o, request.stop.get());
+            if (!gap.gap.stopped)
+                Q_EMIT engineGapReady(gap);
+        }
     } catch (const std::exception& e) {
         Q_EMIT searchFailed(request.jobId, QString::fromUtf8(e.what()));
     } catch (...) {
@@ -106,6 +118,7 @@ SearchController::SearchController(QObject* parent) : QObject(parent)
     connect(m_worker, &SearchWorker::progressAvailable, this, &SearchController::onProgress, Qt::QueuedConnection);
     connect(m_worker, &SearchWorker::searchFinished, this, &SearchController::onFinished, Qt::QueuedConnection);
     connect(m_worker, &SearchWorker::searchFailed, this, &SearchController::onFailed, Qt::QueuedConnection);
+    connect(m_worker, &SearchWorker::engineGapReady, this, &SearchController::onGap, Qt::QueuedConnection);
     m_thread.setObjectName(QStringLiteral("search"));
     m_thread.start();
 
@@ -184,6 +197,12 @@ void SearchController::onFinished(const JobResult& r)
     m_stallTimer.stop();
     setRunning(false);
     Q_EMIT searchFinished(r);
+}
+
+void SearchController::onGap(const GapResult& r)
+{
+    if (r.jobId == m_job && !m_running)
+        Q_EMIT engineGapReady(r.gap);
 }
 
 void SearchController::onFailed(int jobId, const QString& reason)

@@ -17,6 +17,7 @@
 
 #include <optional>
 
+#include "report/engine_gap.h"
 #include "runner/disaggregated_search.h"
 #include "runner/run_search.h"
 
@@ -49,6 +50,13 @@ struct JobResult {
     std::vector<EliteEntry> elites;
 };
 
+// A finished search's engine gap (report/engine_gap.h), measured on the worker after the
+// result was handed over, so the result shows at once and the comparison follows.
+struct GapResult {
+    int jobId = 0;
+    EngineGap gap;
+};
+
 struct SearchRequest {
     int jobId = 0;
     Scenario scenario;
@@ -64,6 +72,7 @@ public Q_SLOTS:
 Q_SIGNALS:
     void progressAvailable(const shardlab::ui::LiveProgress& progress);
     void searchFinished(const shardlab::ui::JobResult& result);
+    void engineGapReady(const shardlab::ui::GapResult& result);
     void searchFailed(int jobId, const QString& reason);
 };
 
@@ -90,6 +99,9 @@ public:
 Q_SIGNALS:
     void progressAvailable(const shardlab::ui::LiveProgress& progress);
     void searchFinished(const shardlab::ui::JobResult& result);
+    // After searchFinished, for a scenario that names an engine: both answers (the last
+    // job's only; a new search drops it).
+    void engineGapReady(const shardlab::EngineGap& gap);
     void searchFailed(const QString& reason);
     void runningChanged(bool running);
     // Internal: queued hand-off to the worker thread.
@@ -98,6 +110,7 @@ Q_SIGNALS:
 private:
     void onProgress(const LiveProgress& p);
     void onFinished(const JobResult& r);
+    void onGap(const GapResult& r);
     void onFailed(int jobId, const QString& reason);
     void setRunning(bool running);
 
@@ -120,3 +133,5 @@ void registerSearchMetaTypes();
 Q_DECLARE_METATYPE(shardlab::ui::LiveProgress)
 Q_DECLARE_METATYPE(shardlab::ui::JobResult)
 Q_DECLARE_METATYPE(shardlab::ui::SearchRequest)
+Q_DECLARE_METATYPE(shardlab::ui::GapResult)
+Q_DECLARE_METATYPE(shardlab::EngineGap)

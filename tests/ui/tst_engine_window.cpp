@@ -1,0 +1,79 @@
+// The window under a scenario that names an engine: after a search, both answers (the
+// best plan the engine runs and the per-operator optimum, report/engine_gap.h) arrive
+// beside the result, with the core's figures; the Plan tab says whether the engine runs the
+// plan on show, and where the difference comes from.
+#include <QtTest>
+
+#include "window_fixtures.h"
+#include "io/presets.h"
+#include "main_window.h"
+#include "plan_editor.h"
+#include "plan_view.h"
+#include "report/engine_gap.h"
+
+using namespace shardlab;
+using shardlab::ui::MainWindow;
+
+namespace {
+
+Scenario mixtralUnder(CollectiveEngine e, bool runnable)
+{
+    auto s = scenarioPreset("mixtral-8x22b-64gpu");
+    if (!s.ok())
+        qFatal("%s", s.firstError().c_str());
+    s.value.workload.engine = e;
+    s.value.workload.runnable = runnable;
+    return s.value;
+}
+
+} // namespace
+
+class TestEngineWindow : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { startFreshSession(); }
+
+    void bothAnswersFollowASearch()
+    {
+        MainWindow w;
+        const Scenario s = mixtralUnder(CollectiveEngine::Vllm, false);
+        w.setScenario(s);
+        QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
+        QTRY_VERIFY_WITH_TIMEOUT(w.lastEngineGap().applies, 60000);
+        const EngineGap core = measureEngineGap(s);
+        const EngineGap& shown = w.lastEngineGap();
+        QCOMPARE(shown.gain, core.gain);
+        QCOMPARE(shown.bound, GapBound::Exact);
+        QVERIFY(shown.perOperator.fromResult); // exact's proved result is its own side
+        const QString said = QStringLiteral("Per-operator optimum %1x the best plan vLLM 0.11 runs (%2 tok/s/GPU; both proved")
+                                 .arg(core.gain, 0, 'f', 3)
+                                 .arg(core.runnable.tokensPerSPerGpu(), 0, 'f', 1);
+        QVERIFY2(w.statusText().contains(said), qPrintable(w.statusText()));
+        // The exact optimum on show splits attention by sequences, which vLLM does not run.
+        const QString why = w.planView()->explanationText();
+        QVERIFY2(why.contains(QStringLiteral("vLLM 0.11 does not run this plan as planned")), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("Both answers")), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("The difference comes from:")), qPrintable(why));
+        // The best plan vLLM runs, on show, runs as planned.
+        w.planView()->showPlan(QStringLiteral("vLLM's best"), core.runnable.deployment.pools.front().plan);
+        QVERIFY2(w.planView()->explanationText().contains(QStringLiteral("vLLM 0.11: runs this plan as planned")),
+                 qPrintable(w.planView()->explanationText()));
+        // A new scenario clears them.
+        w.setScenario(mixtralUnder(CollectiveEngine::Nccl, false));
+        QVERIFY(!w.planView()->explanationText().contains(QStringLiteral("Both answers")));
+    }
+
+    // No engine: nothing is measured and nothing said.
+    void noEngineNoAnswers()
+    {
+        MainWindow w;
+        w.setScenario(mixtralUnder(CollectiveEngine::Nccl, false));
+        QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
+        QTest::qWait(300);
+        QVERIFY(!w.lastEngineGap().applies);
+        QVERIFY(!w.planView()->explanationText().contains(QStringLiteral("runs this plan")));
+    }
+};
+
+QTEST_MAIN(TestEngineWindow)
+#include "tst_engine_window.moc"

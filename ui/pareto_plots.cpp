@@ -1,0 +1,186 @@
+// The Pareto tab's plots: drawing the fronts (the scenario's own, the recipe's and, under an
+// engine, the other space's) and the scaling curve, finding the point under the mouse for
+// its tooltip and click, and exporting either plot as PNG, PDF or CSV.
+#include "pareto_view.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMouseEvent>
+#include <QToolTip>
+
+#include "file_export.h"
+#include "io/scenario_json.h"
+#include "plot_style.h"
+#include "qcp.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+QString ParetoView::engineGapText() const
+{
+    const double gain = paretoGainAtSlo(m_front);
+    if (!(gain > 0))
+        return QString();
+    return tr(" At the TPOT SLO the per-operator optimum is %1x the best plan %2 runs (the green front is the other space).")
+        .arg(gain, 0, 'f', 3)
+        .arg(QString::fromStdString(m_front.engineName));
+}
+
+void ParetoView::showFront()
+{
+    auto fill = [](QCPGraph* g, const std::vector<ParetoPoint>& v) {
+        QVector<double> x, y;
+        for (const ParetoPoint& p : v) {
+            x.push_back(p.tokensPerSPerUser);
+            y.push_back(p.outputTokensPerSPerGpu);
+        }
+        g->setData(x, y, true);
+    };
+    fill(m_frontPlot->graph(0), m_front.points);
+    fill(m_frontPlot->graph(1), m_front.megatronPoints);
+    // Under an engine both spaces are drawn: the scenario's own front and the other one.
+    QCPGraph* other = m_frontPlot->graph(2);
+    fill(other, m_front.otherPoints);
+    const QString engine = QString::fromStdString(m_front.engineName);
+    m_frontPlot->graph(0)->setName(
+        engine.isEmpty()          ? tr("exact (each point proved optimal under its TPOT limit)")
+        : m_front.otherRunnable ? tr("exact, per-operator sharding (each point proved optimal under its TPOT limit)")
+                                : tr("exact, among the plans %1 runs (each point proved optimal under its TPOT limit)")
+                                      .arg(engine));
+    other->setName(m_front.otherRunnable ? tr("exact, among the plans %1 runs, under the same limits").arg(engine)
+                                         : tr("exact, per-operator sharding, under the same limits"));
+    if (m_front.otherPoints.empty())
+        other->removeFromLegend();
+    else
+        other->addToLegend();
+    placeLegendBelow(m_frontPlot, 2);
+    if (!m_front.points.empty()) {
+        m_frontPlot->rescaleAxes();
+        const QCPRange x = m_frontPlot->xAxis->range(), y = m_frontPlot->yAxis->range();
+        m_frontPlot->xAxis->setRange(0, x.upper * 1.05);
+        m_frontPlot->yAxis->setRange(0, y.upper * 1.08);
+    }
+    m_frontPlot->replot();
+}
+
+void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const QString& title)
+{
+    m_scaleShown = points;
+    QVector<double> x, y;
+    for (const ClusterSizePoint& p : points)
+        if (p.found) {
+            x.push_back(double(p.gpus));
+            y.push_back(p.tokensPerSPerGpu);
+        }
+    m_scalePlot->graph(0)->setData(x, y, true);
+    m_scalePlot->graph(0)->setName(title);
+    if (!x.isEmpty()) {
+        m_scalePlot->rescaleAxes();
+        const QCPRange r = m_scalePlot->xAxis->range(), v = m_scalePlot->yAxis->range();
+        m_scalePlot->xAxis->setRange(0, r.upper * 1.08);
+        m_scalePlot->yAxis->setRange(0, v.upper * 1.1);
+    }
+    m_scalePlot->replot();
+}
+
+bool ParetoView::pointAt(const QPointF& pos, ParetoPoint& out, FrontKind& kind) const
+{
+    double best = 12 * 12;
+    bool found = false;
+    auto scan = [&](const std::vector<ParetoPoint>& v, FrontKind k) {
+        for (const ParetoPoint& p : v) {
+            const double dx = m_frontPlot->xAxis->coordToPixel(p.tokensPerSPerUser) - pos.x();
+            const double dy = m_frontPlot->yAxis->coordToPixel(p.outputTokensPerSPerGpu) - pos.y();
+            if (dx * dx + dy * dy < best) {
+                best = dx * dx + dy * dy;
+                out = p;
+                kind = k;
+                found = true;
+            }
+        }
+    };
+    scan(m_front.points, FrontKind::Own);
+    scan(m_front.megatronPoints, FrontKind::Recipe);
+    scan(m_front.otherPoints, FrontKind::Other);
+    return found;
+}
+
+void ParetoView::onFrontMouseMove(QMouseEvent* e)
+{
+    ParetoPoint p;
+    FrontKind kind = FrontKind::Own;
+    if (!pointAt(e->position(), p, kind)) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(
+        e->globalPosition().toPoint(),
+        tr("<b>%1</b><br>%2<br>%3 output tokens/s per GPU, %4 tokens/s per user<br>TPOT %5 ms (limit %6), TTFT %7 "
+           "ms<br>%8<br><i>Click to open it in the Plan tab.</i>")
+            .arg(frontName(kind))
+            .arg(planDegrees(p.plan))
+            .arg(p.outputTokensPerSPerGpu, 0, 'f', 1)
+            .arg(p.tokensPerSPerUser, 0, 'f', 1)
+            .arg(p.tpotMs, 0, 'f', 2)
+            .arg(p.tpotLimitMs, 0, 'g', 4)
+            .arg(p.ttftMs, 0, 'f', 0)
+            .arg(p.provedOptimal ? tr("proved optimal under its TPOT limit")
+                                 : kind == FrontKind::Recipe ? tr("not proved (the recipe)") : tr("NOT proved")),
+        m_frontPlot);
+}
+
+void ParetoView::onFrontClick(QMouseEvent* e)
+{
+    ParetoPoint p;
+    FrontKind kind = FrontKind::Own;
+    if (!pointAt(e->position(), p, kind))
+        return;
+    Q_EMIT planActivated(p.plan, tr("%1 at TPOT <= %2 ms").arg(frontName(kind)).arg(p.tpotLimitMs, 0, 'g', 4));
+}
+
+QString ParetoView::frontName(FrontKind kind) const
+{
+    const QString engine = QString::fromStdString(m_front.engineName);
+    const bool runnable = kind == FrontKind::Other ? m_front.otherRunnable : (!engine.isEmpty() && !m_front.otherRunnable);
+    switch (kind) {
+    case FrontKind::Recipe: return tr("Megatron recipe");
+    case FrontKind::Own:
+    case FrontKind::Other:
+        if (engine.isEmpty())
+            return tr("Exact optimum");
+        return runnable ? tr("Best plan %1 runs").arg(engine) : tr("Per-operator optimum");
+    }
+    return QString();
+}
+
+bool ParetoView::exportFront(const QString& path, QString* error)
+{
+    if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
+        return writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error);
+    return savePlot(m_frontPlot, path, 1200, 800, 2, error,
+                    tr("Pareto front: %1 (%2 serving)")
+                        .arg(shownName(m_scenario.name), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
+}
+
+bool ParetoView::exportScaling(const QString& path, QString* error)
+{
+    if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
+        return writeFileBytes(path, QByteArray::fromStdString(clusterSizesCsv(m_scaleShown)), error);
+    return savePlot(m_scalePlot, path, 1000, 600, 2, error,
+                    tr("Best tokens/s per GPU per cluster size: %1").arg(shownName(m_scenario.name)));
+}
+
+void ParetoView::exportDialog(bool front)
+{
+    const QString path = QFileDialog::getSaveFileName(this, front ? tr("Export the front") : tr("Export the scaling plot"),
+                                                      front ? QStringLiteral("pareto.png") : QStringLiteral("scaling.png"),
+                                                      tr("PNG (*.png);;PDF (*.pdf);;CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (!(front ? exportFront(path, &error) : exportScaling(path, &error)))
+        setStatus(error, true);
+    else
+        setStatus(tr("Wrote %1").arg(path));
+}
+
+} // namespace shardlab::ui
