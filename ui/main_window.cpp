@@ -22,6 +22,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QProgressBar>
 #include <QSettings>
 #include <QSpinBox>
@@ -45,6 +46,7 @@
 #include "compare_view.h"
 #include "plan_topology.h"
 #include "plan_view.h"
+#include "runner/runnable_plan.h"
 #include "scenario_draft.h"
 #include "scenario_editor.h"
 #include "ui_format.h"
@@ -1060,13 +1062,31 @@ void MainWindow::exportPlanDialog()
 }
 
 bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QString& model, QString* error,
-                                    QStringList* warnings)
+                                    QStringList* warnings, bool nearest)
 {
     LaunchOptions o;
     o.engine = engine;
     o.model = model.trimmed().toStdString();
     o.companionPrefix = companionPrefixFor(localPath(path));
-    const Scenario s = m_editor->scenario();
+    Scenario s = m_editor->scenario();
+    if (nearest && !m_planView->isDisaggregated()) {
+        const Plan p = m_planView->currentPlan();
+        if (!engineViolations(engine, p, s.model).empty()) {
+            const NearestRunnable n = nearestRunnablePlan(s, p, engine);
+            if (!n.found) {
+                if (error)
+                    *error = tr("%1 runs no valid plan near this one (exact under its rules found none).")
+                                 .arg(QString::fromUtf8(engineInfo(engine).label));
+                return false;
+            }
+            // The plan on show is the plan exported; the script's estimate prices it with the
+            // engine's collectives (n.scenario), as `export --write-nearest` does.
+            m_planView->showPlan(tr("Nearest plan %1 runs (keeps %2)")
+                                     .arg(QString::fromUtf8(engineInfo(engine).label), QString::fromStdString(n.kept)),
+                                 n.plan);
+            s = n.scenario;
+        }
+    }
     // Disaggregated: both pools, their role flags and the router (docs/launch.md).
     auto c = shardlab::exportLaunchConfig(s, m_planView->currentDeployment(), o);
     Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
@@ -1078,6 +1098,29 @@ bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QS
     if (warnings)
         for (const std::string& w : c.value().warnings)
             *warnings << QString::fromStdString(w);
+    return true;
+}
+
+std::optional<bool> MainWindow::askExportNearest(Engine e, const QString& engineName)
+{
+    if (m_planView->isDisaggregated())
+        return false; // the core refuses a pool the engine does not run, naming the rule
+    const FieldErrors broken = engineViolations(e, m_planView->currentPlan(), m_editor->scenario().model);
+    if (broken.empty())
+        return false;
+    QStringList rules;
+    for (const FieldError& f : broken)
+        rules << QString::fromStdString(f.where + ": " + f.reason);
+    QMessageBox box(QMessageBox::Warning, tr("Export launch config"),
+                    tr("%1 does not run this plan as planned, so it is not exported as it is:\n• %2\n\n"
+                       "Export the best plan %1 runs near it instead (exact under the engine's rules, this plan's "
+                       "degrees kept where possible)? It is shown in the Plan tab.")
+                        .arg(engineName, rules.join(QStringLiteral("\n• "))),
+                    QMessageBox::Cancel, this);
+    const QPushButton* accept = box.addButton(tr("Export the nearest plan"), QMessageBox::AcceptRole);
+    box.exec();
+    if (box.clickedButton() != accept)
+        return std::nullopt;
     return true;
 }
 
@@ -1101,6 +1144,10 @@ void MainWindow::exportLaunchConfigDialog()
     if (dialog.exec() != QDialog::Accepted)
         return;
     const Engine e = static_cast<Engine>(engine->currentData().toInt());
+    // A plan the engine does not run: say why, and offer the nearest plan it runs.
+    const std::optional<bool> nearest = askExportNearest(e, engine->currentText());
+    if (!nearest)
+        return;
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export launch config"), QStringLiteral("launch-%1.sh").arg(QString::fromUtf8(engineInfo(e).name)),
         tr("Shell script (*.sh)"));
@@ -1108,14 +1155,14 @@ void MainWindow::exportLaunchConfigDialog()
         return;
     QString error;
     QStringList warnings;
-    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings)) {
+    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings, *nearest)) {
         showMessage(error, true);
         return;
     }
     QString text = tr("Wrote the %1 launch config for the plan in the Plan tab to %2.")
                        .arg(engine->currentText(), path);
     if (!warnings.isEmpty())
-        text += QLatin1Char(' ') + tr("%n thing(s) the engine cannot express (also in the script):", nullptr,
+        text += QLatin1Char(' ') + tr("%n note(s) for the serving team (also in the script):", nullptr,
                                       int(warnings.size()))
             + QStringLiteral("\n• ") + warnings.join(QStringLiteral("\n• "));
     showMessage(text, false);

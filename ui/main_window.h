@@ -4,6 +4,8 @@
 #pragma once
 
 #include <QMainWindow>
+
+#include <optional>
 #include <QHash>
 #include <QPointer>
 
@@ -75,8 +77,11 @@ public:
     // The plan in the Plan tab as `engine`'s launch script, with any options file beside
     // it (core/report/launch_config.h, the core's write path). `warnings` receives what the
     // engine cannot express. `model` empty: the checkpoint ShardLab knows for the model.
+    // A plan the engine does not run as planned is refused (error names each rule), unless
+    // `nearest`: then the best plan the engine runs near it (runner/runnable_plan.h) is
+    // shown in the Plan tab and exported instead, so the estimate on show is the script's.
     bool exportLaunchConfig(const QString& path, Engine engine, const QString& model = {}, QString* error = nullptr,
-                            QStringList* warnings = nullptr);
+                            QStringList* warnings = nullptr, bool nearest = false);
     SearchPanel* searchPanel() const { return m_panel; }
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
@@ -138,6 +143,9 @@ private:
     void openDialog();
     void exportPlanDialog();
     void exportLaunchConfigDialog();
+    // Before exporting for `e`: false when the engine runs the plan on show; true when it
+    // does not and the user chose to export the nearest plan it runs; none: cancelled.
+    std::optional<bool> askExportNearest(Engine e, const QString& engineName);
     void exportPlotsDialog();
     void certifyOptimum();
     void addRecent(const QString& path);

@@ -4,12 +4,15 @@
 // plan on show, and where the difference comes from.
 #include <QtTest>
 
+#include <QTemporaryDir>
+
 #include "window_fixtures.h"
 #include "io/presets.h"
 #include "main_window.h"
 #include "plan_editor.h"
 #include "plan_view.h"
 #include "report/engine_gap.h"
+#include "runner/runnable_plan.h"
 
 using namespace shardlab;
 using shardlab::ui::MainWindow;
@@ -61,6 +64,34 @@ private Q_SLOTS:
         // A new scenario clears them.
         w.setScenario(mixtralUnder(CollectiveEngine::Nccl, false));
         QVERIFY(!w.planView()->explanationText().contains(QStringLiteral("Both answers")));
+    }
+
+    // Export from the window follows the CLI's rule: a plan the engine does not run is
+    // refused with its rules and nothing written; asked for, the nearest plan the engine
+    // runs is shown in the Plan tab and exported instead.
+    void exportRefusesAndOffersTheNearestPlan()
+    {
+        MainWindow w;
+        const Scenario s = mixtralUnder(CollectiveEngine::Nccl, false);
+        w.setScenario(s);
+        QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
+        const Plan best = w.planView()->currentPlan();
+        QVERIFY(!engineViolations(Engine::Vllm, best, s.model).empty());
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("launch.sh"));
+        QString error;
+        QVERIFY(!w.exportLaunchConfig(path, Engine::Vllm, {}, &error));
+        QVERIFY2(error.contains(QStringLiteral("does not run this plan as planned")), qPrintable(error));
+        QVERIFY(!QFile::exists(path));
+        QVERIFY(w.planView()->currentPlan() == best); // refused: nothing changed
+        QVERIFY2(w.exportLaunchConfig(path, Engine::Vllm, {}, &error, nullptr, true), qPrintable(error));
+        QVERIFY(QFile::exists(path));
+        const NearestRunnable n = nearestRunnablePlan(s, best, Engine::Vllm);
+        QVERIFY(n.found);
+        QVERIFY(w.planView()->currentPlan() == n.plan);
+        QVERIFY(engineViolations(Engine::Vllm, n.plan, s.model).empty());
+        QVERIFY(w.planView()->currentTitle().startsWith(QStringLiteral("Nearest plan vLLM runs")));
+        QCOMPARE(w.scenario().workload.engine, CollectiveEngine::Nccl); // the user's scenario is kept
     }
 
     // No engine: nothing is measured and nothing said.
