@@ -7,6 +7,7 @@
 #include "cli_commands.h"
 #include "cli_deployment.h"
 #include "report/result_json.h"
+#include "report/step_timeline.h"
 #include "report/text_format.h"
 
 namespace shardlab::cli {
@@ -95,8 +96,19 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
         return reportFieldErrors(err, d.errors);
     const Scenario& s = d.value.scenario;
     const DeploymentExplanation e = explainDeployment(s, d.value.deployment);
+    const bool timeline = a.flag("--timeline");
     if (a.flag("--json")) {
-        out << explanationToJson(e) << "\n";
+        if (!timeline) {
+            out << explanationToJson(e) << "\n";
+            return kExitOk;
+        }
+        // The timelines go beside the explanation, one per pool, as "timelines".
+        std::string j = explanationToJson(e);
+        std::string pools;
+        for (const PoolOutcome& pool : e.outcome.pools)
+            pools += (pools.empty() ? "" : ", ") + timelineToJson(stepTimeline(pool), pool.name());
+        j.insert(j.rfind('}'), ",\n  \"timelines\": [" + pools + "]\n");
+        out << j << "\n";
         return kExitOk;
     }
     const DeploymentOutcome& o = e.outcome;
@@ -117,6 +129,11 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
     for (size_t i = 0; i < o.pools.size(); ++i) {
         printAccount(out, o.pools[i], e.accounts[i]);
         const PlanComparison& c = e.versusRecipe[i];
+        if (timeline) {
+            out << "\n";
+            for (const std::string& line : timelineText(stepTimeline(o.pools[i])))
+                out << "  " << line << "\n";
+        }
         if (!c.comparable)
             continue;
         out << "\n  Versus the Megatron recipe on " << (o.pools[i].whole ? "this scenario" : "this pool") << ": "
@@ -164,15 +181,19 @@ int runCompare(const Args& a, std::ostream& out, std::ostream& err)
 
 void addExplainCommands(std::vector<Command>& v)
 {
-    v.push_back({{"explain", "P.json [--scenario S.json] [--ignore-embedded] [--json]",
+    v.push_back({{"explain", "P.json [--scenario S.json] [--ignore-embedded] [--timeline] [--json]",
                   "where a plan's token cost goes, by operator and cause, and how it differs from the Megatron recipe",
                   "What the window's Plan tab shows. The GPU·µs a token costs (1e6 / output tokens/s per GPU, the "
                   "headline's inverse) split into the busiest pipeline stage's operators, the pipeline bubble and "
                   "stage transfers, and what two-batch overlap hides; the named causes' shares; then the comparison "
                   "with the recipe's deployment of the same scenario. Disaggregated plans: the deployment's cost by "
-                  "pool, then each pool's account (the prefill pool per prompt token). JSON: evaluation, cost, "
-                  "recipe, versus_recipe.",
-                  {kPlanScenarioOption, kProfileOption, kIgnoreEmbeddedOption, kJsonOption},
+                  "pool, then each pool's account (the prefill pool per prompt token). --timeline adds each pool's "
+                  "step timeline (docs/explain.md): the busiest stage's micro-batch step operator by operator "
+                  "(roofline, launch, collectives on their link, what two-batch overlap hides) and that stage over "
+                  "one cycle (steps, hand-offs, the wait). JSON: evaluation, cost, recipe, versus_recipe, and with "
+                  "--timeline timelines.",
+                  {kPlanScenarioOption, kProfileOption, kIgnoreEmbeddedOption,
+                   {"--timeline", "", "also each pool's step timeline"}, kJsonOption},
                   1, 1},
                  runExplain});
     v.push_back({{"compare", "A.json B.json [--scenario S.json] [--name-a A] [--name-b B] [--json]",

@@ -1,4 +1,5 @@
 #include "plan_view.h"
+#include "timeline_view.h"
 
 #include "report/text_format.h"
 
@@ -135,6 +136,8 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
 
     m_collectives = new CollectivesTable;
     m_tabs->addTab(m_collectives, tr("Collectives"));
+    m_timeline = new TimelineView;
+    m_tabs->addTab(m_timeline, tr("Step timeline"));
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);
@@ -366,6 +369,7 @@ void PlanView::showNoScenario(const QString& why)
     m_explanation->setText(QString());
     m_compare->showMessage(tr("No scenario to evaluate."));
     m_collectives->showMessage(tr("No scenario to evaluate."));
+    m_timeline->showMessage(tr("No scenario to evaluate."));
     Q_EMIT currentPlanChanged();
 }
 
@@ -425,6 +429,7 @@ void PlanView::evaluateAndShow()
         m_breakdown->showMessage(why);
         m_memory->showMessage(why);
         m_collectives->showMessage(why);
+        m_timeline->showMessage(why);
         m_compare->showMessage(why);
         m_explanation->setText(
             tr("<p>The simulator does not cost a plan whose degrees do not tile the cluster or divide "
@@ -437,6 +442,7 @@ void PlanView::evaluateAndShow()
                          kReferenceName, &m_reference.plan);
     m_memory->setMemory(m_result.memory, refUsable ? &ref.memory : nullptr, kReferenceName);
     m_collectives->setPlan(m_scenario, m_plan, m_result);
+    m_timeline->setTimeline(stepTimeline(poolOutcome(m_scenario, m_plan, m_result)));
     if (cmp.comparable)
         m_compare->setComparison(m_plan, m_reference.plan, cmp, kReferenceName);
     else

@@ -21,6 +21,8 @@ class QTabWidget;
 
 namespace shardlab::ui {
 
+class TimelineView;
+
 class BreakdownPlot;
 class CollectivesTable;
 class CompareTable;
@@ -76,6 +78,7 @@ public:
     QString headlineText() const;
     // The explanation panel as plain text (the recipe, the comparison, the load run).
     QString explanationText() const;
+    TimelineView* timelineView() const { return m_timeline; }
     QStringList explanation() const { return m_sentences; }
     // The comparison with the recipe behind the headline, the table and the sentences.
     const PlanComparison& comparison() const { return m_comparison; }
@@ -135,6 +138,7 @@ private:
     QString m_loadSummary;   // its one-line summary for the headline
     CompareTable* m_compare = nullptr;
     CollectivesTable* m_collectives = nullptr;
+    TimelineView* m_timeline = nullptr;
 };
 
 } // namespace shardlab::ui

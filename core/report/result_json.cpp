@@ -349,4 +349,29 @@ std::string engineGapToJson(const EngineGap& g, int indent)
     return j.dump(indent);
 }
 
+std::string timelineToJson(const StepTimeline& t, const std::string& pool, int indent)
+{
+    auto lane = [](const std::vector<TimelineBar>& bars) {
+        ojson a = ojson::array();
+        for (const TimelineBar& b : bars)
+            a.push_back({{"kind", barKindName(b.kind)},
+                         {"operator", b.id == OpId::Count ? ojson(nullptr) : ojson(opName(b.id))},
+                         {"label", b.label},
+                         {"link", b.link},
+                         {"start_us", finite(b.startUs)},
+                         {"duration_us", finite(b.durationUs)}});
+        return a;
+    };
+    ojson j = {{"pool", pool},
+               {"ok", t.ok},
+               {"unit", t.unit},
+               {"stages", t.stages},
+               {"micro_batches", t.microBatches},
+               {"step_us", finite(t.stepUs)},
+               {"cycle_us", finite(t.cycleUs)},
+               {"step", lane(t.step)},
+               {"cycle", lane(t.cycle)}};
+    return j.dump(indent);
+}
+
 } // namespace shardlab

@@ -11,6 +11,7 @@
 #include "report/explanation.h"
 #include "report/engine_gap.h"
 #include "report/plan_comparison.h"
+#include "report/step_timeline.h"
 
 namespace shardlab {
 
@@ -40,5 +41,10 @@ std::string comparisonToJson(const DeploymentOutcome& a, const DeploymentOutcome
 // "headline", "rules_broken" (field, reason) and "causes" (lead, text). "null" when the
 // scenario names no engine.
 std::string engineGapToJson(const EngineGap& g, int indent = 2);
+
+// A pool's step timeline (report/step_timeline.h): "pool", "unit", "stages",
+// "micro_batches", "step_us", "cycle_us", and "step" and "cycle" lanes of bars (kind,
+// operator or null, label, link, start_us, duration_us). ok false: the pool is not costed.
+std::string timelineToJson(const StepTimeline& t, const std::string& pool, int indent = -1);
 
 } // namespace shardlab

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 
@@ -19,6 +20,8 @@
 #include "plan_explain.h"
 #include "plan_tables.h"
 #include "plan_view.h"
+#include "report/step_timeline.h"
+#include "timeline_view.h"
 
 using namespace shardlab;
 using shardlab::ui::PlanView;
@@ -80,7 +83,47 @@ private Q_SLOTS:
     void exportsPngAndPdf();
     void breakdownComparesPerTokenNotPerStep();
     void exportedPlotsCarryTitleScenarioPlanAndDate();
+    void stepTimelineFollowsThePlan();
 };
+
+// The Step timeline tab draws the core's timeline of the plan on show, follows what-if
+// edits, names each bar on hover, and says why when the plan is not costed.
+void TestPlanView::stepTimelineFollowsThePlan()
+{
+    PlanView v;
+    v.resize(1200, 800);
+    v.show();
+    const Scenario s = preset("mixtral-8x22b-64gpu");
+    v.setScenario(s);
+    shardlab::ui::TimelineView* tv = v.timelineView();
+    QVERIFY(tv);
+    const StepTimeline core = stepTimeline(poolOutcome(s, v.currentPlan(), v.currentResult()));
+    QVERIFY(tv->timeline().ok);
+    QCOMPARE(tv->timeline().step.size(), core.step.size());
+    QCOMPARE(tv->timeline().cycleUs, core.cycleUs);
+    auto* tabs = v.findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    tabs->setCurrentWidget(tv);
+    QTest::qWait(20);
+    // Hover: the first bar is the first operator's roofline time.
+    const TimelineBar& first = tv->timeline().step.front();
+    const double x = 92 + (first.durationUs / 2) / (tv->timeline().step.back().startUs
+                                                     + tv->timeline().step.back().durationUs) * (tv->width() - 104);
+    int lane = -1, index = -1;
+    QVERIFY(tv->barAt(QPointF(x, 28 + 10), lane, index));
+    QCOMPARE(lane, 0);
+    QCOMPARE(index, 0);
+    QVERIFY(tv->barText(0, 0).contains(QString::fromStdString(first.label)));
+    // A what-if: twice the batch, a longer step.
+    Plan p = v.currentPlan();
+    p.batch *= 2;
+    v.showPlan(QStringLiteral("twice the batch"), p);
+    QVERIFY(tv->timeline().stepUs > core.stepUs);
+    // Degrees that do not fit: no timeline, the reason instead.
+    p.tensorParallel = 3;
+    v.showPlan(QStringLiteral("TP 3"), p);
+    QVERIFY(!tv->timeline().ok);
+}
 
 void TestPlanView::megatronForLlamaIsValidWithTwoAllReducesPerLayer()
 {

@@ -1,0 +1,147 @@
+// The step timeline (report/step_timeline.h): built from the cost account, its step lane
+// adds up to the busiest stage's step and its cycle lane to the cycle the headline's
+// throughput implies, on one-pool plans with and without pipelines and two-batch overlap,
+// and on both pools of a disaggregated deployment.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "io/presets.h"
+#include "io/scenario_json.h"
+#include "report/result_json.h"
+#include "report/step_timeline.h"
+#include "runner/run_search.h"
+#include "sim/megatron.h"
+
+using namespace shardlab;
+
+namespace {
+
+Scenario preset(const char* name)
+{
+    auto s = scenarioPreset(name);
+    if (!s.ok())
+        qFatal("%s", s.firstError().c_str());
+    return s.value;
+}
+
+DeploymentOutcome exactBest(const Scenario& s)
+{
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome r = runSearch(s, o);
+    if (!r.found)
+        qFatal("exact found no plan");
+    return r.deployment;
+}
+
+bool near(double a, double b) { return std::fabs(a - b) <= 1e-6 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+
+// The lanes' arithmetic: contiguous bars, the step's parts less the hidden time equal the
+// stage step, the cycle equals micro-batches x (step + the account's bubble share).
+void checkLanes(const PoolOutcome& pool)
+{
+    const StepTimeline t = stepTimeline(pool);
+    QVERIFY(t.ok);
+    QVERIFY(!t.step.empty() && !t.cycle.empty());
+    double end = 0, hidden = 0;
+    for (const TimelineBar& b : t.step) {
+        QVERIFY(b.durationUs > 0);
+        if (b.kind == BarKind::Overlap) {
+            hidden += b.durationUs;
+            continue;
+        }
+        QVERIFY2(near(b.startUs, end), b.label.c_str());
+        end = b.startUs + b.durationUs;
+        if (b.kind == BarKind::Comm) {
+            const OpBreakdown& o = pool.result.decode[static_cast<int>(b.id)];
+            QCOMPARE(b.link == "inter-node fabric", o.commInterBytes > 0);
+        }
+    }
+    QCOMPARE(hidden > 0, pool.plan.twoBatchOverlap && pool.result.overlapHiddenUs > 0);
+    QVERIFY2(near(end - hidden, pool.result.stageStepUs), qPrintable(QString::number(end - hidden)));
+    QVERIFY(near(t.stepUs, pool.result.stageStepUs));
+    double c = 0;
+    int steps = 0;
+    for (const TimelineBar& b : t.cycle) {
+        QVERIFY(near(b.startUs, c));
+        c += b.durationUs;
+        steps += b.kind == BarKind::Step;
+    }
+    QCOMPARE(steps, std::max(1, pool.plan.microBatches));
+    QVERIFY(near(c, t.cycleUs));
+    // The cycle the headline implies: batch x DP sequences per cycle.
+    const CostAccount a = costAccount(pool);
+    QVERIFY(near(t.cycleUs * a.perStepUs / std::max(1, pool.plan.microBatches), a.gpuUsPerToken));
+}
+
+} // namespace
+
+class TestStepTimeline : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void lanesAddUpOnShippedPlans()
+    {
+        for (const char* name : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu"}) {
+            const Scenario s = preset(name);
+            checkLanes(exactBest(s).pools.front());
+            const RecipePlan rp = megatronPlan(Simulator(s));
+            QVERIFY(rp.found);
+            checkLanes(poolOutcome(s, rp.plan, rp.result));
+        }
+    }
+
+    // DeepSeek-V3's optimum overlaps two half-batches: the hidden time is drawn over the
+    // step's end, and the aggregated cycle is the TPOT.
+    void overlapAndCycle()
+    {
+        const Scenario s = preset("deepseek-v3-256gpu");
+        const PoolOutcome pool = exactBest(s).pools.front();
+        QVERIFY(pool.plan.twoBatchOverlap);
+        const StepTimeline t = stepTimeline(pool);
+        QCOMPARE(t.step.back().kind, BarKind::Overlap);
+        QVERIFY(near(t.step.back().durationUs, pool.result.overlapHiddenUs));
+        QVERIFY(near(t.cycleUs / 1000, pool.result.tpotMs));
+        const auto text = timelineText(t);
+        QVERIFY(text.size() == t.step.size() + t.cycle.size() + 4);
+        const nlohmann::json j = nlohmann::json::parse(timelineToJson(t, "plan"));
+        QCOMPARE(j["step"].size(), t.step.size());
+        QCOMPARE(j["cycle_us"].get<double>(), t.cycleUs);
+    }
+
+    // A pipeline hands each micro-batch to the next stage and waits for the others.
+    void pipelineTransfersAndWait()
+    {
+        Scenario s = preset("llama3-70b-8gpu");
+        Plan p = megatronPlan(Simulator(s)).plan;
+        p.tensorParallel = 4;
+        p.pipelineParallel = 2;
+        p.dataParallel = 1;
+        p.microBatches = 2;
+        const SimResult r = Simulator(s).evaluate(p);
+        QVERIFY(r.structureChecks == 0);
+        const PoolOutcome pool = poolOutcome(s, p, r);
+        checkLanes(pool);
+        const StepTimeline t = stepTimeline(pool);
+        int transfers = 0;
+        for (const TimelineBar& b : t.cycle)
+            transfers += b.kind == BarKind::Transfer;
+        QCOMPARE(transfers, 2);
+    }
+
+    // Both pools of a disaggregated deployment, the prefill pool per prompt token.
+    void disaggregatedPools()
+    {
+        auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
+                                  + "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
+        QVERIFY(s.ok());
+        const DeploymentOutcome o = exactBest(s.value);
+        QCOMPARE(int(o.pools.size()), 2);
+        for (const PoolOutcome& pool : o.pools)
+            checkLanes(pool);
+        QCOMPARE(QString::fromStdString(stepTimeline(o.pools.front()).unit), QString("prompt token"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestStepTimeline)
+#include "tst_step_timeline.moc"
