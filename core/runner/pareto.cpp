@@ -54,19 +54,20 @@ std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> v)
     return out;
 }
 
-// The point a search found under a per-user speed limit u.
-ParetoPoint pointOf(const SearchOutcome& r, double u)
+// A plan's point under a per-user speed limit u.
+ParetoPoint pointOf(const Plan& plan, const SimResult& r, double u, bool proved)
 {
     ParetoPoint p;
-    p.plan = r.best;
-    p.outputTokensPerSPerGpu = r.bestResult.tokensPerSPerGpu;
-    p.tpotMs = r.bestResult.tpotMs;
-    p.ttftMs = r.bestResult.ttftMs;
-    p.tokensPerSPerUser = r.bestResult.tpotMs > 0 ? 1000.0 / r.bestResult.tpotMs : 0;
+    p.plan = plan;
+    p.outputTokensPerSPerGpu = r.tokensPerSPerGpu;
+    p.tpotMs = r.tpotMs;
+    p.ttftMs = r.ttftMs;
+    p.tokensPerSPerUser = r.tpotMs > 0 ? 1000.0 / r.tpotMs : 0;
     p.tpotLimitMs = 1000.0 / u;
-    p.provedOptimal = r.provedOptimal;
+    p.provedOptimal = proved;
     return p;
 }
+ParetoPoint pointOf(const SearchOutcome& r, double u) { return pointOf(r.best, r.bestResult, u, r.provedOptimal); }
 
 // The other space's front (ParetoFront::otherPoints): exact with workload.runnable flipped
 // at each limit, `threads` at once, answers kept in the limits' order. False when stopped.
@@ -314,13 +315,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
         const RecipePlan rp = megatronPlan(sim);
         if (!rp.found)
             continue;
-        ParetoPoint p;
-        p.plan = rp.plan;
-        p.outputTokensPerSPerGpu = rp.result.tokensPerSPerGpu;
-        p.tpotMs = rp.result.tpotMs;
-        p.ttftMs = rp.result.ttftMs;
-        p.tokensPerSPerUser = rp.result.tpotMs > 0 ? 1000.0 / rp.result.tpotMs : 0;
-        p.tpotLimitMs = 1000.0 / u;
+        const ParetoPoint p = pointOf(rp.plan, rp.result, u, false);
         bool dup = false;
         for (const ParetoPoint& q : recipe)
             dup = dup || q.plan == p.plan;
