@@ -5,6 +5,7 @@
 #include "report/launch_config.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,35 @@ const KnownCheckpoint kCheckpoints[] = {
 namespace launch {
 
 // --- layout ------------------------------------------------------------------------------
+
+namespace {
+
+// Every sequence in flight decodes one token per step: a per-step token budget below the
+// sequences one engine rank schedules is refused by the engines (vLLM checks
+// max_num_batched_tokens >= max_num_seqs) and could never run the plan's batch. Compared
+// per rank as the engine reads its flags (schedulerLimits: SGLang divides both totals by its
+// DP-attention ranks). A budget the user gave is refused; the scenario's is raised, with a
+// warning.
+std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w)
+{
+    const SchedulerLimits limits = schedulerLimits(o.engine, L);
+    const long long seqs = limits.sequencesPerRank();
+    if (limits.tokensPerRank() >= seqs)
+        return std::nullopt;
+    const std::string flags = std::string(engineInfo(o.engine).label) + "'s " + limits.sequencesFlag + " "
+        + num(limits.sequences) + " against " + limits.tokensFlag + " " + num(limits.tokens)
+        + (limits.ranks > 1 ? ", both over " + num(limits.ranks) + " DP-attention ranks" : "");
+    if (o.maxNumTokens > 0)
+        return FieldError{{}, "--max-num-tokens", "is " + num(L.tokenBudget) + ", below the " + num(seqs)
+                              + " sequences one engine replica runs at once (" + flags
+                              + "): each needs a token per step"};
+    w.push_back("max-num-tokens: raised from workload.max_num_tokens " + num(L.tokenBudget) + " to " + num(seqs)
+                + ", the sequences one engine replica runs at once (each decodes a token per step)");
+    L.tokenBudget = static_cast<int>(seqs);
+    return std::nullopt;
+}
+
+} // namespace
 
 Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOptions& o, std::vector<std::string>& w)
 {
@@ -91,20 +121,8 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
                     "load-balancing router");
     L.maxModelLen = s.workload.maxContext();
     L.tokenBudget = o.maxNumTokens > 0 ? o.maxNumTokens : s.workload.maxNumTokens;
-    // Every sequence in flight decodes one token per step: a smaller per-step budget than
-    // the sequences an engine replica holds is refused by the engines (vLLM checks
-    // max_num_batched_tokens >= max_num_seqs) and could never run the plan's batch. A
-    // budget the user gave is refused; the scenario's is raised, with a warning.
-    if (L.tokenBudget < L.seqsPerReplica) {
-        if (o.maxNumTokens > 0)
-            return FieldError{{}, "--max-num-tokens", "is " + num(L.tokenBudget) + ", below the "
-                                  + num(L.seqsPerReplica) + " sequences one engine replica runs at once "
-                                  "(max-num-seqs): each needs a token per step"};
-        w.push_back("max-num-tokens: raised from workload.max_num_tokens " + num(L.tokenBudget) + " to "
-                    + num(L.seqsPerReplica) + ", the sequences one engine replica runs at once (each decodes a "
-                    "token per step)");
-        L.tokenBudget = L.seqsPerReplica;
-    }
+    if (std::optional<FieldError> e = fitTokenBudget(o, L, w))
+        return *e;
     L.sim = Simulator(s).evaluate(p);
     if (!L.sim.valid) {
         std::string why;

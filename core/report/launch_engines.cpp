@@ -135,6 +135,40 @@ double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o)
     return std::clamp(std::floor(f * 100 + 1e-9) / 100, 0.5, 0.98);
 }
 
+SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L)
+{
+    SchedulerLimits out;
+    out.tokens = L.tokenBudget;
+    switch (e) {
+    case Engine::Vllm:
+        out.sequences = L.seqsPerReplica;
+        out.sequencesFlag = "--max-num-seqs";
+        out.tokensFlag = "--max-num-batched-tokens";
+        break;
+    case Engine::Sglang:
+        out.sequences = L.seqsPerReplica;
+        if (L.moe && L.attnDp > 1) { // --enable-dp-attention: totals over the attnDp ranks
+            out.ranks = L.attnDp;
+            out.sequences *= L.attnDp;
+            out.tokens *= L.attnDp;
+        }
+        out.sequencesFlag = "--max-running-requests";
+        out.tokensFlag = "--chunked-prefill-size";
+        break;
+    case Engine::TrtLlm: {
+        // Under attention DP each of the stage's ranks schedules its own share of the
+        // stage's sequences; otherwise one MoE stage, or one dense replica, holds them.
+        const long long stageSeqs = static_cast<long long>(L.plan.batch) * L.dp;
+        const bool attentionDp = L.moe && L.attnDp > 1;
+        out.sequences = attentionDp ? (stageSeqs + L.stage - 1) / L.stage : (L.moe ? stageSeqs : L.plan.batch);
+        out.sequencesFlag = "--max_batch_size";
+        out.tokensFlag = "--max_num_tokens";
+        break;
+    }
+    }
+    return out;
+}
+
 namespace {
 // Redundant experts and two-batch overlap (docs/launch.md, "Redundant experts and
 // two-batch overlap", with where each flag was checked).
@@ -198,8 +232,9 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         }
     }
     vllmMoeBalance(L, a);
-    a.add("--max-num-seqs", L.seqsPerReplica);
-    a.add("--max-num-batched-tokens", L.tokenBudget);
+    const SchedulerLimits limits = schedulerLimits(Engine::Vllm, L);
+    a.add(limits.sequencesFlag, limits.sequences);
+    a.add(limits.tokensFlag, limits.tokens);
     a.add("--max-model-len", L.maxModelLen);
     a.add("--gpu-memory-utilization", fraction(memoryFraction(Engine::Vllm, s, o)));
     a.add("--dtype", "bfloat16");
@@ -304,10 +339,10 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         if ((lm == "token" && L.attnTp == 1) || (lm == "column" && L.attnTp > 1))
             a.add("--enable-dp-lm-head");
     }
-    // SGLang counts running requests over all DP-attention ranks (its CUDA-graph batch
-    // sizes are max_running_requests // dp_size): the whole stage's sequences.
-    a.add("--max-running-requests", dpAttention ? static_cast<long long>(L.plan.batch) * L.dp : L.seqsPerReplica);
-    a.add("--chunked-prefill-size", L.tokenBudget);
+    // Under DP attention both are totals over the DP-attention ranks (schedulerLimits).
+    const SchedulerLimits limits = schedulerLimits(Engine::Sglang, L);
+    a.add(limits.sequencesFlag, limits.sequences);
+    a.add(limits.tokensFlag, limits.tokens);
     a.add("--context-length", L.maxModelLen);
     a.add("--mem-fraction-static", fraction(memoryFraction(Engine::Sglang, s, o)));
     a.add("--dtype", "bfloat16");
@@ -378,12 +413,10 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
         a.add("--pp_size", L.pp);
     if (L.moe && L.ep > 1)
         a.add("--ep_size", L.ep);
-    // Under attention DP each of the stage's ranks schedules its own batch.
-    const long long stageSeqs = static_cast<long long>(L.plan.batch) * L.dp;
-    const int batch = attentionDp ? static_cast<int>((stageSeqs + L.stage - 1) / L.stage)
-                                  : (L.moe ? static_cast<int>(stageSeqs) : L.plan.batch);
-    a.add("--max_batch_size", batch);
-    a.add("--max_num_tokens", L.tokenBudget);
+    // Under attention DP each of the stage's ranks schedules its own batch (schedulerLimits).
+    const SchedulerLimits limits = schedulerLimits(Engine::TrtLlm, L);
+    a.add(limits.sequencesFlag, limits.sequences);
+    a.add(limits.tokensFlag, limits.tokens);
     a.add("--max_seq_len", L.maxModelLen);
     const std::string fr = fraction(memoryFraction(Engine::TrtLlm, s, o));
     a.add("--kv_cache_free_gpu_memory_fraction", fr);

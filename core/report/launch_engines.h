@@ -120,6 +120,25 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
 std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w);
 double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o);
 
+// What one pool's command tells the engine's scheduler, as written: its limit on sequences
+// in flight and its token budget per step, each a total over `ranks` ranks that the engine
+// divides it by. vLLM: --max-num-seqs and --max-num-batched-tokens per data-parallel engine.
+// SGLang: --max-running-requests and --chunked-prefill-size; under --enable-dp-attention
+// both are totals that server_args divides by --dp-size (each DP-attention rank schedules
+// max_running_requests // dp_size requests and chunks of chunked_prefill_size // dp_size
+// tokens), so both are written as the per-rank figure times the ranks. TensorRT-LLM:
+// --max_batch_size and --max_num_tokens per rank (its attention-DP ranks schedule alone).
+struct SchedulerLimits {
+    long long sequences = 0;
+    long long tokens = 0;
+    int ranks = 1;
+    const char* sequencesFlag = "";
+    const char* tokensFlag = "";
+    long long sequencesPerRank() const { return (sequences + ranks - 1) / ranks; }
+    long long tokensPerRank() const { return tokens / ranks; }
+};
+SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L);
+
 // One pool each: role "serve", or the layout's role with that role's disaggregation flags
 // appended to the same command.
 LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o,

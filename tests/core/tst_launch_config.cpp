@@ -1,7 +1,7 @@
 // Launch configurations (core/report/launch_config.h): the engine flags a plan maps
-// to, the warnings for what an engine cannot express, errors for plans that do not fit,
-// and, over random plans of the shipped scenarios, that every engine's degrees account for
-// every GPU.
+// to, the warnings for what an engine cannot express, errors for plans that do not fit, the
+// JSON and script, and disaggregated pools. What each engine is given for the plan's batch
+// (GPUs, sequences, tokens, memory) is tst_launch_limits.
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -12,66 +12,17 @@
 #include <regex>
 
 #include <algorithm>
-#include <random>
 
 #include "io/presets.h"
 #include "report/launch_config.h"
-#include "runner/runnable_plan.h"
-#include "search/search_space.h"
+#include "tst_launch_fixtures.h"
 
 using namespace shardlab;
+using namespace shardlab::testing;
 
 Q_DECLARE_METATYPE(shardlab::Plan)
 
 namespace {
-
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
-
-Plan megatronLike(int tp, int pp, int dp, int ep, int batch)
-{
-    Plan p;
-    applyMegatronSharding(p);
-    p.tensorParallel = tp;
-    p.pipelineParallel = pp;
-    p.dataParallel = dp;
-    p.expertParallel = ep;
-    p.batch = batch;
-    p.microBatches = pp;
-    return p;
-}
-
-// DeepSeek's wide-EP layout: attention data parallel over the TP group (token-split
-// attention side), experts over all 256 ranks, all-to-all dispatch.
-Plan deepseekWideEp()
-{
-    Plan p = megatronLike(2, 1, 128, 256, 128);
-    for (OpId id : {OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::GateUp, OpId::Down, OpId::Router,
-                    OpId::SharedExpert, OpId::LmHead})
-        p.setOption(id, optionFromName(id, "token"));
-    p.setOption(OpId::AttnNorm, optionFromName(OpId::AttnNorm, "sequence"));
-    p.setOption(OpId::FfnNorm, optionFromName(OpId::FfnNorm, "sequence"));
-    p.setOption(OpId::Embedding, optionFromName(OpId::Embedding, "replicated"));
-    return p;
-}
-
-// The same stage as one vLLM or TensorRT-LLM deployment runs it: attention data parallel
-// over all 256 ranks is TP 1 x DP 256 (each rank its own sequences, 64 of them); TensorRT-LLM
-// exchanges tokens by all-gather and reduce-scatter (its all-to-all backend is not exported).
-Plan deepseekWideEpTp1(bool allToAll)
-{
-    Plan p = megatronLike(1, 1, 256, 256, 64);
-    if (!allToAll) {
-        p.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_gather"));
-        p.setOption(OpId::Combine, optionFromName(OpId::Combine, "reduce_scatter"));
-    }
-    return p;
-}
 
 QString all(const LaunchConfig& c)
 {
@@ -89,19 +40,10 @@ QString warnings(const LaunchConfig& c)
     return s;
 }
 
-// The integer after "flag " in a command ("--tp-size 8"), or `fallback` when absent.
-long long flagValue(const std::string& text, const std::string& flag, long long fallback)
-{
-    const auto at = text.find(flag + " ");
-    if (at == std::string::npos)
-        return fallback;
-    return std::atoll(text.c_str() + at + flag.size() + 1);
-}
-
 // Llama-3-70B on `nodes` H100 nodes, 8000/1000 tokens, served disaggregated.
 Scenario disaggregatedScenario(int nodes, KvLink link)
 {
-    Scenario s = preset("llama3-70b-8gpu");
+    Scenario s = launchPreset("llama3-70b-8gpu");
     s.name = "llama3-70b-pd";
     s.cluster.nodes = nodes;
     s.workload.promptTokens = 8000;
@@ -154,8 +96,6 @@ private Q_SLOTS:
     void flags_data();
     void flags();
     void planThatDoesNotFitIsAnError();
-    void everyGpuIsAccountedFor_data();
-    void everyGpuIsAccountedFor();
     void jsonAndScript();
     void disaggregated_data();
     void disaggregated();
@@ -285,7 +225,7 @@ void TestLaunchConfig::flags()
     o.engine = static_cast<Engine>(engine);
     if (!checkpoint.isEmpty())
         o.checkpoint = checkpoint == "fp8" ? Precision::FP8 : Precision::BF16;
-    const Scenario s = preset(scenario.toUtf8().constData());
+    const Scenario s = launchPreset(scenario.toUtf8().constData());
     auto c = exportLaunchConfig(s, plan, o);
     // "refused: <text>": the engine does not run the plan as planned; export refuses it,
     // naming each rule (the text, and any further entries, are in the error).
@@ -314,7 +254,7 @@ void TestLaunchConfig::flags()
 
 void TestLaunchConfig::planThatDoesNotFitIsAnError()
 {
-    const Scenario s = preset("llama3-70b-8gpu");
+    const Scenario s = launchPreset("llama3-70b-8gpu");
     auto c = exportLaunchConfig(s, megatronLike(4, 1, 1, 1, 16), LaunchOptions{});
     QVERIFY(!c.ok());
     QCOMPARE(QString::fromStdString(c.error().where), QString("tensor_parallel"));
@@ -327,87 +267,9 @@ void TestLaunchConfig::planThatDoesNotFitIsAnError()
     QCOMPARE(QString::fromStdString(f.error().where), QString("--memory-fraction"));
 }
 
-void TestLaunchConfig::everyGpuIsAccountedFor_data()
-{
-    QTest::addColumn<QString>("scenario");
-    for (const char* s : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"})
-        QTest::newRow(s) << s;
-}
-
-// Whatever the plan, each engine's sizes times its instances cover the scenario's GPUs:
-// vLLM TP x PP x DP; SGLang --tp-size x --pp-size (x --dp-size for dense replicas, x the
-// instances a warning asks for); TensorRT-LLM tp_size x pp_size x instances.
-void TestLaunchConfig::everyGpuIsAccountedFor()
-{
-    QFETCH(QString, scenario);
-    // Random plans each engine runs (its runnable space: export refuses the others).
-    for (const EngineInfo& e : launchEngines()) {
-    Scenario s = preset(scenario.toUtf8().constData());
-    s.workload.engine = collectivesOf(e.engine);
-    s.workload.runnable = true;
-    const SearchSpace space(s);
-    std::mt19937_64 rng(11);
-    for (int i = 0; i < 200; ++i) {
-        const Plan p = space.randomPlan(rng);
-        {
-            LaunchOptions o;
-            o.engine = e.engine;
-            auto c = exportLaunchConfig(s, p, o);
-            QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
-            const std::string cmd = c.value().command;
-            long long gpus = 0;
-            switch (e.engine) {
-            case Engine::Vllm:
-                gpus = flagValue(cmd, "--tensor-parallel-size", 1) * flagValue(cmd, "--pipeline-parallel-size", 1)
-                    * flagValue(cmd, "--data-parallel-size", 1);
-                break;
-            case Engine::Sglang: {
-                const bool dpAttention = cmd.find("--enable-dp-attention") != std::string::npos;
-                gpus = flagValue(cmd, "--tp-size", 1) * flagValue(cmd, "--pp-size", 1)
-                    * (dpAttention ? 1 : flagValue(cmd, "--dp-size", 1));
-                // Dense replicas beyond one node: "run this on each of N nodes".
-                for (const std::string& w : c.value().warnings) {
-                    const auto at = w.find("run this on each of ");
-                    if (at != std::string::npos)
-                        gpus *= std::atoll(w.c_str() + at + 20);
-                    const auto per = w.find("start this once per replica");
-                    if (per != std::string::npos)
-                        gpus *= std::atoll(w.c_str() + w.find("placement: ") + 11);
-                }
-                break;
-            }
-            case Engine::TrtLlm: {
-                gpus = flagValue(cmd, "--tp_size", 1) * flagValue(cmd, "--pp_size", 1);
-                for (const std::string& w : c.value().warnings) {
-                    const auto at = w.find("independent trtllm-serve instances");
-                    if (at != std::string::npos)
-                        gpus *= std::atoll(w.c_str() + w.find("placement: ") + 11);
-                }
-                break;
-            }
-            }
-            // Several engine instances: the command is one instance's, started n times.
-            for (const std::string& w : c.value().warnings)
-                if (w.rfind("instances ", 0) == 0 && w.find("start ") != std::string::npos)
-                    gpus *= std::atoll(w.c_str() + w.find("start ") + 6);
-            QVERIFY2(gpus == s.cluster.totalGpus(),
-                     qPrintable(QString("%1: %2 GPUs of %3 for TP %4 PP %5 DP %6 EP %7:\n%8")
-                                    .arg(e.name)
-                                    .arg(gpus)
-                                    .arg(s.cluster.totalGpus())
-                                    .arg(p.tensorParallel)
-                                    .arg(p.pipelineParallel)
-                                    .arg(p.dataParallel)
-                                    .arg(p.expertParallel)
-                                    .arg(QString::fromStdString(cmd))));
-        }
-    }
-    }
-}
-
 void TestLaunchConfig::jsonAndScript()
 {
-    const Scenario s = preset("llama3-70b-8gpu");
+    const Scenario s = launchPreset("llama3-70b-8gpu");
     LaunchOptions o;
     o.engine = Engine::TrtLlm;
     o.model = "/models/llama 3";
@@ -594,7 +456,7 @@ void TestLaunchConfig::disaggregatedPoolsThatDoNotFit()
     QVERIFY2(sum.error().reason.find("the pools do not fit scenario 'llama3-70b-pd'") != std::string::npos,
              sum.error().reason.c_str());
     // A disaggregated plan on an aggregated scenario.
-    auto serving = exportDisaggregatedLaunchConfig(preset("llama3-70b-8gpu"),
+    auto serving = exportDisaggregatedLaunchConfig(launchPreset("llama3-70b-8gpu"),
                                                    {megatronLike(2, 1, 1, 1, 2), megatronLike(2, 1, 3, 1, 16)}, o);
     QVERIFY(!serving.ok());
     QCOMPARE(QString::fromStdString(serving.error().where), QString("serving"));

@@ -1,0 +1,199 @@
+// What each engine's launch configuration gives the plan's batch (core/report/launch_config.h):
+// over random plans each engine runs on the shipped scenarios, the engine's degrees account
+// for every GPU, its sequence limit holds the sequences the plan runs per engine replica, and
+// its token budget per step is at least that many; a --max-num-tokens below the sequences is
+// refused for each engine, read from its own flags.
+#include <QtTest>
+
+#include <random>
+#include <string>
+
+#include "report/launch_config.h"
+#include "search/search_space.h"
+#include "tst_launch_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+
+Q_DECLARE_METATYPE(shardlab::Plan)
+
+namespace {
+
+// The sequences one engine replica of the plan holds, from the plan alone: one instance's
+// batch x DP over its attention replicas (TP x DP / attention TP; attention TP is 1 when
+// attention is split by sequences).
+long long planSequencesPerReplica(const Scenario& s, const Plan& p)
+{
+    const int instances = s.model.isMoe() ? std::max(1, p.instances) : 1;
+    const long long dp = p.dataParallel / instances;
+    const bool headSplit = std::string(opOption(OpId::Attention, p.option(OpId::Attention)).name) == "head";
+    const long long attnDp = p.tensorParallel * dp / (headSplit ? p.tensorParallel : 1);
+    return (p.batch * dp + attnDp - 1) / attnDp;
+}
+
+// What one rank of the engine schedules, read from the command as the engine reads it:
+// SGLang divides --max-running-requests and --chunked-prefill-size by --dp-size under
+// --enable-dp-attention (server_args); vLLM's and TensorRT-LLM's flags are per rank.
+struct PerRank {
+    long long sequences = 0, tokens = 0;
+};
+
+PerRank perRank(Engine e, const std::string& cmd)
+{
+    switch (e) {
+    case Engine::Vllm: return {flagValue(cmd, "--max-num-seqs", -1), flagValue(cmd, "--max-num-batched-tokens", -1)};
+    case Engine::Sglang: {
+        const long long ranks =
+            cmd.find("--enable-dp-attention") != std::string::npos ? flagValue(cmd, "--dp-size", 1) : 1;
+        return {flagValue(cmd, "--max-running-requests", -1) / ranks, flagValue(cmd, "--chunked-prefill-size", -1) / ranks};
+    }
+    case Engine::TrtLlm: return {flagValue(cmd, "--max_batch_size", -1), flagValue(cmd, "--max_num_tokens", -1)};
+    }
+    return {};
+}
+
+// The GPUs one command's sizes cover, times the instances its warnings ask for: vLLM TP x PP
+// x DP; SGLang --tp-size x --pp-size (x --dp-size for dense replicas, x the nodes a warning
+// repeats it on); TensorRT-LLM tp_size x pp_size x independent instances.
+long long gpusOf(Engine e, const LaunchConfig& c)
+{
+    const std::string& cmd = c.command;
+    long long gpus = 0;
+    const auto countAfter = [](const std::string& w, const std::string& key) {
+        return std::atoll(w.c_str() + w.find(key) + key.size());
+    };
+    switch (e) {
+    case Engine::Vllm:
+        gpus = flagValue(cmd, "--tensor-parallel-size", 1) * flagValue(cmd, "--pipeline-parallel-size", 1)
+            * flagValue(cmd, "--data-parallel-size", 1);
+        break;
+    case Engine::Sglang: {
+        const bool dpAttention = cmd.find("--enable-dp-attention") != std::string::npos;
+        gpus = flagValue(cmd, "--tp-size", 1) * flagValue(cmd, "--pp-size", 1)
+            * (dpAttention ? 1 : flagValue(cmd, "--dp-size", 1));
+        for (const std::string& w : c.warnings) {
+            if (w.find("run this on each of ") != std::string::npos)
+                gpus *= countAfter(w, "run this on each of ");
+            if (w.find("start this once per replica") != std::string::npos)
+                gpus *= countAfter(w, "placement: ");
+        }
+        break;
+    }
+    case Engine::TrtLlm:
+        gpus = flagValue(cmd, "--tp_size", 1) * flagValue(cmd, "--pp_size", 1);
+        for (const std::string& w : c.warnings)
+            if (w.find("independent trtllm-serve instances") != std::string::npos)
+                gpus *= countAfter(w, "placement: ");
+        break;
+    }
+    // Several engine instances: the command is one instance's, started n times.
+    for (const std::string& w : c.warnings)
+        if (w.rfind("instances ", 0) == 0 && w.find("start ") != std::string::npos)
+            gpus *= countAfter(w, "start ");
+    return gpus;
+}
+
+} // namespace
+
+class TestLaunchLimits : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyEngineHoldsThePlan_data();
+    void everyEngineHoldsThePlan();
+    void tokenBudgetBelowSequences_data();
+    void tokenBudgetBelowSequences();
+};
+
+void TestLaunchLimits::everyEngineHoldsThePlan_data()
+{
+    QTest::addColumn<QString>("scenario");
+    for (const char* s : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"})
+        QTest::newRow(s) << s;
+}
+
+// Random plans each engine runs (its runnable space: export refuses the others).
+void TestLaunchLimits::everyEngineHoldsThePlan()
+{
+    QFETCH(QString, scenario);
+    for (const EngineInfo& e : launchEngines()) {
+        Scenario s = launchPreset(scenario.toUtf8().constData());
+        s.workload.engine = collectivesOf(e.engine);
+        s.workload.runnable = true;
+        const SearchSpace space(s);
+        std::mt19937_64 rng(11);
+        for (int i = 0; i < 200; ++i) {
+            const Plan p = space.randomPlan(rng);
+            LaunchOptions o;
+            o.engine = e.engine;
+            auto c = exportLaunchConfig(s, p, o);
+            const QString what = QString("%1: TP %2 PP %3 DP %4 EP %5 batch %6")
+                                     .arg(e.name)
+                                     .arg(p.tensorParallel)
+                                     .arg(p.pipelineParallel)
+                                     .arg(p.dataParallel)
+                                     .arg(p.expertParallel)
+                                     .arg(p.batch);
+            QVERIFY2(c.ok(), qPrintable(what + ": " + QString::fromStdString(c.ok() ? "" : c.error().toString())));
+            const std::string& cmd = c.value().command;
+            const QString detail = what + ":\n" + QString::fromStdString(cmd);
+            QVERIFY2(gpusOf(e.engine, c.value()) == s.cluster.totalGpus(), qPrintable(detail));
+            const PerRank rank = perRank(e.engine, cmd);
+            QVERIFY2(rank.sequences >= planSequencesPerReplica(s, p), qPrintable(detail));
+            QVERIFY2(rank.tokens >= rank.sequences, qPrintable(detail));
+        }
+    }
+}
+
+void TestLaunchLimits::tokenBudgetBelowSequences_data()
+{
+    QTest::addColumn<QString>("scenario");
+    QTest::addColumn<Plan>("plan");
+    QTest::addColumn<int>("engine");
+    QTest::addColumn<int>("sequences"); // what one rank runs: the least budget accepted
+    QTest::addColumn<QString>("flags"); // the engine's flags the refusal names
+    const Plan tp8 = megatronLike(8, 1, 1, 1, 64);
+    QTest::newRow("vllm") << "llama3-70b-8gpu" << tp8 << int(Engine::Vllm) << 64
+                          << "vLLM's --max-num-seqs 64 against --max-num-batched-tokens 63";
+    QTest::newRow("sglang") << "llama3-70b-8gpu" << tp8 << int(Engine::Sglang) << 64
+                            << "SGLang's --max-running-requests 64 against --chunked-prefill-size 63";
+    // DP attention: SGLang divides both totals by its 256 DP-attention ranks.
+    QTest::newRow("sglang dp attention") << "deepseek-v3-256gpu" << deepseekWideEp() << int(Engine::Sglang) << 64
+        << "SGLang's --max-running-requests 16384 against --chunked-prefill-size 16128, both over 256 DP-attention ranks";
+    QTest::newRow("trtllm") << "llama3-70b-8gpu" << tp8 << int(Engine::TrtLlm) << 64
+                            << "TensorRT-LLM's --max_batch_size 64 against --max_num_tokens 63";
+    QTest::newRow("trtllm attention dp") << "deepseek-v3-256gpu" << deepseekWideEpTp1(false) << int(Engine::TrtLlm)
+                                         << 64 << "TensorRT-LLM's --max_batch_size 64 against --max_num_tokens 63";
+}
+
+// --max-num-tokens one below what a rank runs is refused, naming the engine's flags; exactly
+// that many is written so that each rank gets it.
+void TestLaunchLimits::tokenBudgetBelowSequences()
+{
+    QFETCH(QString, scenario);
+    QFETCH(Plan, plan);
+    QFETCH(int, engine);
+    QFETCH(int, sequences);
+    QFETCH(QString, flags);
+    const Scenario s = launchPreset(scenario.toUtf8().constData());
+    LaunchOptions o;
+    o.engine = static_cast<Engine>(engine);
+    o.maxNumTokens = sequences - 1;
+    auto refused = exportLaunchConfig(s, plan, o);
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().where, std::string("--max-num-tokens"));
+    const QString reason = QString::fromStdString(refused.error().reason);
+    QVERIFY2(reason.startsWith(QString("is %1, below the %2 sequences one engine replica runs at once (")
+                                   .arg(sequences - 1)
+                                   .arg(sequences)),
+             qPrintable(reason));
+    QVERIFY2(reason.contains(flags), qPrintable(reason));
+    o.maxNumTokens = sequences;
+    auto ok = exportLaunchConfig(s, plan, o);
+    QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().toString().c_str());
+    const PerRank rank = perRank(o.engine, ok.value().command);
+    QCOMPARE(rank.sequences, static_cast<long long>(sequences));
+    QCOMPARE(rank.tokens, static_cast<long long>(sequences));
+}
+
+QTEST_APPLESS_MAIN(TestLaunchLimits)
+#include "tst_launch_limits.moc"
