@@ -176,7 +176,7 @@ void addExportCommands(std::vector<Command>& v)
                    {"--checkpoint", "bf16|fp8", "how the checkpoint stores its weights (bf16 with an fp8 plan: quantize "
                                                 "on load)"},
                    {"--max-num-tokens", "N", "scheduler token budget per step (default 8192)"},
-                   {"--memory-fraction", "F", "engine memory fraction (default: from the plan's memory budget)"},
+                   {"--memory-fraction", "F", "engine memory fraction (default: derived from the plan's memory breakdown; one too small for the plan's batch is refused)"},
                    {"--out", "FILE", "write the launch script (and options files beside it), atomically"},
                    kJsonOption},
                   0, 0},

@@ -5,6 +5,7 @@
 #include "report/launch_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,25 @@ const KnownCheckpoint kCheckpoints[] = {
     {"Mixtral-8x7B", "mistralai/Mixtral-8x7B-Instruct-v0.1", Precision::BF16},
     {"Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B", Precision::BF16},
 };
+
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+
+// One pool's memory setting with the terms it was derived from, so that a reader can redo
+// the engine's arithmetic (docs/launch.md, "Memory settings").
+ojson memoryJson(const LaunchMemory& m)
+{
+    return {{"flag", memoryFractionFlag(m.engine)},
+            {"user_given", m.userGiven},
+            {"needed_fraction", finite(m.neededFraction)},
+            {"written_fraction", m.writtenFraction},
+            {"largest_fraction", finite(m.largestFraction)},
+            {"kv_needed_gb", finite(m.kvNeededGb)},
+            {"kv_room_gb", finite(m.kvRoomGb)},
+            {"weights_gb", finite(m.terms.weightsGb)},
+            {"activations_gb", finite(m.terms.activationGb)},
+            {"reserve_gb", finite(m.terms.reserveGb)},
+            {"capacity_gb", finite(m.terms.capacityGb)}};
+}
 
 } // namespace
 
@@ -131,6 +151,13 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         w.push_back("the plan is not valid for scenario '" + s.name + "' (" + why
                     + "): the configuration is exported as planned");
     }
+    // The engine's memory fraction must leave the KV cache room for the plan's batch.
+    Result<LaunchMemory> memory =
+        launchMemory(o.engine, L.sim.memory, o.memoryFraction,
+                     num(L.seqsPerReplica) + " sequences per engine replica, up to " + num(L.maxModelLen) + " tokens each", w);
+    if (!memory.ok())
+        return memory.error();
+    L.memory = memory.value();
     return L;
 }
 
@@ -209,7 +236,10 @@ std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenari
         ojson names = ojson::array();
         for (const LaunchFile& f : p.files)
             names.push_back(f.name);
-        j["pools"].push_back({{"role", p.role}, {"gpus", p.gpus}, {"command", p.command}, {"files", names}});
+        ojson pool = {{"role", p.role}, {"gpus", p.gpus}, {"command", p.command}, {"files", names}};
+        if (p.memory)
+            pool["memory"] = memoryJson(*p.memory);
+        j["pools"].push_back(pool);
     }
     return j.dump(2) + "\n";
 }

@@ -17,6 +17,7 @@
 #include "model/error.h"
 #include "model/plan.h"
 #include "model/specs.h"
+#include "report/launch_memory.h"
 #include "sim/deployment.h"
 #include "sim/disaggregated.h"
 
@@ -37,7 +38,9 @@ struct LaunchOptions {
     // else as the plan assumes. BF16 with an FP8 plan means "quantize on load".
     std::optional<Precision> checkpoint;
     int maxNumTokens = 0;      // per-step token budget; 0: the scenario's workload.max_num_tokens
-    double memoryFraction = 0; // 0: derived from the plan's memory budget (docs/launch.md)
+    // The engine's memory fraction; 0: derived from the plan's memory breakdown
+    // (launchMemory, docs/launch.md "Memory settings"). Either way it must hold the plan's batch.
+    double memoryFraction = 0;
     // Files written beside the script are named "<companionPrefix>.<name>" so that scripts
     // exported into one directory never share (or overwrite) one; empty: "<name>" alone.
     // writeLaunchConfig requires companionPrefixFor(its path).
@@ -65,6 +68,7 @@ struct LaunchPool {
     std::string command;
     std::vector<LaunchFile> files;
     std::vector<std::string> environment; // variables the command reads, set per node (HEAD_IP, NODE_RANK, ...)
+    std::optional<LaunchMemory> memory;   // an engine pool's memory fraction and what it holds (not a router)
 };
 
 struct LaunchConfig {
@@ -81,7 +85,8 @@ struct LaunchConfig {
 };
 
 // The plan must fit the scenario's structure (tiling, divisibility): otherwise the error
-// names the plan field. A plan that breaks memory or the SLOs is exported with a warning.
+// names the plan field. A plan that breaks the SLOs is exported with a warning; one whose
+// batch the engine's memory fraction cannot hold is refused (launchMemory).
 Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const LaunchOptions& o);
 
 // A disaggregated plan (sim/disaggregated.h): each pool exported on its pool scenario
@@ -99,7 +104,10 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
 Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, const LaunchOptions& o);
 
 // {"engine", "engine_version", "scenario", "model", "command", "files": {name: contents},
-//  "warnings": [...], "pools": [{"role", "gpus", "command", "files": [names]}]}
+//  "warnings": [...], "pools": [{"role", "gpus", "command", "files": [names], "memory"}]}; an
+// engine pool's "memory" is {"flag", "user_given", "needed_fraction", "written_fraction",
+// "largest_fraction", "kv_needed_gb", "kv_room_gb", "weights_gb", "activations_gb",
+// "reserve_gb", "capacity_gb"} (docs/launch.md, "Memory settings").
 std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenarioName);
 
 // A POSIX shell script: the warnings as comments, then the command, run from the script's

@@ -28,6 +28,23 @@ struct PoolOut {
     long long nodes = 1;
 };
 
+// A pool's plan laid out on its pool scenario; an error names the pool: as the prefix of a
+// plan field ("decode.expert_parallel"), or, for an option or engine flag (the same for both
+// pools), in the reason ("decode pool: ...").
+Result<launch::EngineLayout> poolLayout(const Scenario& scenario, const Plan& plan, const LaunchOptions& o,
+                                        const std::string& name, std::vector<std::string>& w)
+{
+    Result<launch::EngineLayout> layout = launch::makeLayout(scenario, plan, o, w);
+    if (layout.ok())
+        return layout;
+    FieldError e = layout.error();
+    if (e.where.rfind("--", 0) != 0)
+        e.where = name + (e.where.empty() ? "" : "." + e.where);
+    else
+        e.reason = name + " pool: " + e.reason;
+    return e;
+}
+
 std::string gpuList(long long first, long long count)
 {
     std::string out;
@@ -225,13 +242,9 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
         const std::string name = poolRoleName(role);
         PoolOut out{role, poolScenario(s, role, static_cast<int>(plan.gpus())), {}, {}, 1, 0, 0, 1};
         std::vector<std::string> w;
-        Result<launch::EngineLayout> layout = launch::makeLayout(out.scenario, plan, o, w);
-        if (!layout.ok()) {
-            FieldError e = layout.error();
-            if (e.where.rfind("--", 0) != 0)
-                e.where = name + (e.where.empty() ? "" : "." + e.where);
-            return e;
-        }
+        Result<launch::EngineLayout> layout = poolLayout(out.scenario, plan, o, name, w);
+        if (!layout.ok())
+            return layout.error();
         out.layout = layout.value();
         out.layout.role = launch::PoolRoleInfo{role, launch::rolePort(o.engine, role), multiNode, s.workload.kvTransfer,
                                                s.workload.promptTokens};

@@ -12,13 +12,6 @@
 
 namespace shardlab::launch {
 
-std::string fraction(double f)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.2f", f);
-    return buf;
-}
-
 const char* shellVarName(ShellVar v)
 {
     switch (v) {
@@ -121,20 +114,6 @@ const char* kHeadNote = "HEAD_IP: the address of node 0, where the API server ru
 
 } // namespace
 
-// Memory fraction: vLLM's --gpu-memory-utilization and SGLang's --mem-fraction-static are
-// the share of the GPU the engine may use; ShardLab budgets everything but its reserve
-// (CUDA context, NCCL buffers), so the plan's KV cache fits at 1 - reserve/capacity.
-// TensorRT-LLM's fraction is of the memory left after the weights: 0.90 of it.
-double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o)
-{
-    if (o.memoryFraction > 0)
-        return o.memoryFraction;
-    if (e == Engine::TrtLlm)
-        return 0.90;
-    const double f = 1.0 - s.cluster.gpu.memoryReserveGb / s.cluster.gpu.hbmGb;
-    return std::clamp(std::floor(f * 100 + 1e-9) / 100, 0.5, 0.98);
-}
-
 SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L)
 {
     SchedulerLimits out;
@@ -236,7 +215,7 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
     a.add(limits.sequencesFlag, limits.sequences);
     a.add(limits.tokensFlag, limits.tokens);
     a.add("--max-model-len", L.maxModelLen);
-    a.add("--gpu-memory-utilization", fraction(memoryFraction(Engine::Vllm, s, o)));
+    a.add(memoryFractionFlag(Engine::Vllm), memoryFractionText(L.memory.writtenFraction));
     a.add("--dtype", "bfloat16");
     if (L.quantizeOnLoad)
         a.add("--quantization", "fp8");
@@ -344,7 +323,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
     a.add(limits.sequencesFlag, limits.sequences);
     a.add(limits.tokensFlag, limits.tokens);
     a.add("--context-length", L.maxModelLen);
-    a.add("--mem-fraction-static", fraction(memoryFraction(Engine::Sglang, s, o)));
+    a.add(memoryFractionFlag(Engine::Sglang), memoryFractionText(L.memory.writtenFraction));
     a.add("--dtype", "bfloat16");
     if (L.quantizeOnLoad)
         a.add("--quantization", "fp8");
@@ -418,8 +397,8 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     a.add(limits.sequencesFlag, limits.sequences);
     a.add(limits.tokensFlag, limits.tokens);
     a.add("--max_seq_len", L.maxModelLen);
-    const std::string fr = fraction(memoryFraction(Engine::TrtLlm, s, o));
-    a.add("--kv_cache_free_gpu_memory_fraction", fr);
+    const std::string fr = memoryFractionText(L.memory.writtenFraction);
+    a.add(memoryFractionFlag(Engine::TrtLlm), fr);
     const std::string optionsFile = companionName(
         o, L.role ? std::string(poolRoleName(L.role->role)) + "_extra_llm_api_options.yaml"
                   : std::string("extra_llm_api_options.yaml"));
@@ -517,12 +496,14 @@ int rolePort(Engine e, PoolRole r)
 LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model, const LaunchOptions& o,
                       std::vector<std::string>& w)
 {
+    LaunchPool pool;
     switch (e) {
-    case Engine::Vllm: return vllmPool(L, model, o, w);
-    case Engine::Sglang: return sglangPool(L, model, o, w);
-    case Engine::TrtLlm: return trtllmPool(L, model, o, w);
+    case Engine::Vllm: pool = vllmPool(L, model, o, w); break;
+    case Engine::Sglang: pool = sglangPool(L, model, o, w); break;
+    case Engine::TrtLlm: pool = trtllmPool(L, model, o, w); break;
     }
-    return vllmPool(L, model, o, w);
+    pool.memory = L.memory;
+    return pool;
 }
 
 } // namespace shardlab::launch

@@ -17,7 +17,6 @@
 namespace shardlab::launch {
 
 inline std::string num(long long v) { return std::to_string(v); }
-std::string fraction(double f); // "0.92"
 
 // A pool's part in a disaggregated deployment: its role and what the role adds to the
 // engine's command (docs/launch.md, "Disaggregated plans").
@@ -45,6 +44,7 @@ struct EngineLayout {
     int maxModelLen = 0;
     int tokenBudget = 0;
     SimResult sim;
+    LaunchMemory memory; // the engine's memory fraction for the plan's batch (launchMemory)
     bool checkpointFp8 = false;
     bool quantizeOnLoad = false; // FP8 plan, BF16 checkpoint
     std::optional<PoolRoleInfo> role; // a disaggregated plan's pool: its role flags are added
@@ -118,7 +118,6 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
                                 std::vector<std::string>& w);
 // The checkpoint the command loads (--model, or the preset's id) and how it stores weights.
 std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w);
-double memoryFraction(Engine e, const Scenario& s, const LaunchOptions& o);
 
 // What one pool's command tells the engine's scheduler, as written: its limit on sequences
 // in flight and its token budget per step, each a total over `ranks` ranks that the engine

@@ -2,7 +2,9 @@
 // over random plans each engine runs on the shipped scenarios, the engine's degrees account
 // for every GPU, its sequence limit holds the sequences the plan runs per engine replica, and
 // its token budget per step is at least that many; a --max-num-tokens below the sequences is
-// refused for each engine, read from its own flags.
+// refused for each engine, read from its own flags; the memory fraction it writes leaves the
+// KV cache room for the plan's batch by the memory model, and only a plan over memory is
+// refused for want of one.
 #include <QtTest>
 
 #include <random>
@@ -10,6 +12,7 @@
 
 #include "report/launch_config.h"
 #include "search/search_space.h"
+#include "sim/simulator.h"
 #include "tst_launch_fixtures.h"
 
 using namespace shardlab;
@@ -29,6 +32,19 @@ long long planSequencesPerReplica(const Scenario& s, const Plan& p)
     const bool headSplit = std::string(opOption(OpId::Attention, p.option(OpId::Attention)).name) == "head";
     const long long attnDp = p.tensorParallel * dp / (headSplit ? p.tensorParallel : 1);
     return (p.batch * dp + attnDp - 1) / attnDp;
+}
+
+// The KV cache engine e allocates per GPU at fraction f, as each engine documents it
+// (docs/launch.md, "Memory settings"), written out here apart from the core's copy.
+double engineKvRoomGb(Engine e, const MemoryBreakdown& m, double f)
+{
+    switch (e) {
+    case Engine::Vllm: return f * m.capacityGb - m.weightsGb - m.activationGb; // share of the GPU: all but KV first
+    case Engine::Sglang: return f * m.capacityGb - m.weightsGb;                 // static share: weights and KV pool
+    case Engine::TrtLlm: // share of what is free after weights, activations and the runtime's own memory
+        return f * (m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb);
+    }
+    return 0;
 }
 
 // What one rank of the engine schedules, read from the command as the engine reads it:
@@ -115,6 +131,7 @@ void TestLaunchLimits::everyEngineHoldsThePlan_data()
 void TestLaunchLimits::everyEngineHoldsThePlan()
 {
     QFETCH(QString, scenario);
+    int exported = 0, overMemory = 0;
     for (const EngineInfo& e : launchEngines()) {
         Scenario s = launchPreset(scenario.toUtf8().constData());
         s.workload.engine = collectivesOf(e.engine);
@@ -133,15 +150,27 @@ void TestLaunchLimits::everyEngineHoldsThePlan()
                                      .arg(p.dataParallel)
                                      .arg(p.expertParallel)
                                      .arg(p.batch);
+            const MemoryBreakdown m = Simulator(s).evaluate(p).memory;
+            if (!c.ok() && c.error().where == memoryFractionFlag(e.engine)) {
+                // Refused because no fraction holds the batch: only a plan over memory is.
+                QVERIFY2(m.totalGb > m.capacityGb, qPrintable(what + ": " + QString::fromStdString(c.error().toString())));
+                ++overMemory;
+                continue;
+            }
             QVERIFY2(c.ok(), qPrintable(what + ": " + QString::fromStdString(c.ok() ? "" : c.error().toString())));
             const std::string& cmd = c.value().command;
+            ++exported;
             const QString detail = what + ":\n" + QString::fromStdString(cmd);
             QVERIFY2(gpusOf(e.engine, c.value()) == s.cluster.totalGpus(), qPrintable(detail));
             const PerRank rank = perRank(e.engine, cmd);
             QVERIFY2(rank.sequences >= planSequencesPerReplica(s, p), qPrintable(detail));
             QVERIFY2(rank.tokens >= rank.sequences, qPrintable(detail));
+            const double written = flagNumber(cmd, memoryFractionFlag(e.engine));
+            QVERIFY2(engineKvRoomGb(e.engine, m, written) >= m.kvCacheGb - 1e-6, qPrintable(detail));
         }
     }
+    // Both kinds occur among the random plans: the check above is not vacuous.
+    QVERIFY2(exported > 0 && overMemory > 0, qPrintable(QString("%1 exported, %2 over memory").arg(exported).arg(overMemory)));
 }
 
 void TestLaunchLimits::tokenBudgetBelowSequences_data()

@@ -39,16 +39,28 @@ export_one() { # plan engine name [export options...]
   fi
 }
 
+# Each plan's export and evaluation as JSON, for the memory check at the end.
+mkdir -p "$out/memory"
+memory_one() { # plan engine name [options...]
+  local plan=$1 engine=$2 name=$3
+  shift 3
+  "$cli" export --plan "$plan" --engine "$engine" --json "$@" >"$out/memory/$name.export.json"
+  "$cli" evaluate --plan "$plan" --json "$@" >"$out/memory/$name.eval.json"
+}
+
 for plan in "$out"/plans/*.json; do
   engine=${plan%.json}
   engine=${engine##*.}
   export_one "$plan" "$engine" "$(basename "$plan" .json)"
+  memory_one "$plan" "$engine" "$(basename "$plan" .json)"
 done
 
 # The shipped example plan carries no scenario: it is exported with its own, by the engines
 # that run it as planned (TensorRT-LLM's export has no all-to-all exchange).
 for engine in vllm sglang; do
   export_one "$repo/resources/examples/moe/deepseek-v3-72gpu-ep72.plan.json" "$engine" "deepseek-v3-72gpu-ep72.$engine" \
+    --scenario "$repo/resources/examples/moe/deepseek-v3-72gpu.json"
+  memory_one "$repo/resources/examples/moe/deepseek-v3-72gpu-ep72.plan.json" "$engine" "deepseek-v3-72gpu-ep72.$engine" \
     --scenario "$repo/resources/examples/moe/deepseek-v3-72gpu.json"
 done
 
@@ -125,4 +137,18 @@ fi
 echo "export corpus: ${#scripts[@]} scripts; bash -n, dash -n and shellcheck: $([ $fail = 0 ] && echo clean || echo FAILED)"
 # Every engine command and options file against the engines' own argument definitions.
 python3 "$repo/tests/export/check_engine_args.py" "$repo/tests/data/engine_args" "$out" || fail=1
+# Every pool's memory fraction holds its plan's batch by the memory model, and its token
+# budget covers the sequences a rank runs (docs/launch.md, "Memory settings").
+python3 "$repo/tests/export/check_memory.py" "$out/memory" || fail=1
+# The memory check itself sees a fraction too small for the batch: one export with its
+# fraction lowered in the command must fail it.
+mkdir -p "$out/memory-tampered"
+victim=$(ls "$out/memory"/*.exact.vllm.export.json | head -1)
+cp "${victim%.export.json}.eval.json" "$out/memory-tampered/"
+sed -E 's/--gpu-memory-utilization [0-9.]+/--gpu-memory-utilization 0.10/g; s/"written_fraction": [0-9.]+/"written_fraction": 0.1/' \
+  "$victim" >"$out/memory-tampered/$(basename "$victim")"
+if python3 "$repo/tests/export/check_memory.py" "$out/memory-tampered" >/dev/null 2>&1; then
+  echo "export_corpus: check_memory.py accepted a fraction of 0.10" >&2
+  fail=1
+fi
 exit $fail

@@ -94,6 +94,14 @@ def flag_value(call, flag):
 TOKEN_FLAG = {"vllm": b"--max-num-batched-tokens", "sglang": b"--chunked-prefill-size", "trtllm": b"--max_num_tokens"}
 
 
+def expected_tokens(call, engine, tokens):
+    """The token flag's value for a per-rank budget `tokens`: SGLang divides
+    --chunked-prefill-size by --dp-size under --enable-dp-attention, so it is written times that."""
+    if engine == "sglang" and b"--enable-dp-attention" in call:
+        return str(int(tokens) * int(flag_value(call, b"--dp-size"))).encode()
+    return tokens.encode()
+
+
 class Fuzz:
     def __init__(self, cli, repo, work, seed):
         self.cli, self.repo, self.work, self.seed = cli, repo, work, seed
@@ -190,7 +198,7 @@ class Fuzz:
         for c in loads:
             if model_of(c) != model.encode():
                 self.fail(f"iteration {i}: {shell}: the engine got {model_of(c)!r}, not {model!r}")
-            if tokens is not None and flag_value(c, TOKEN_FLAG[engine]) != tokens.encode():
+            if tokens is not None and flag_value(c, TOKEN_FLAG[engine]) != expected_tokens(c, engine, tokens):
                 self.fail(f"iteration {i}: {shell}: token budget {flag_value(c, TOKEN_FLAG[engine])!r}, not {tokens}")
         for root, _, files in os.walk(self.work):
             for f in files:
