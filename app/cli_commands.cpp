@@ -34,13 +34,6 @@ std::string formatNumber(const char* printfFormat, double v)
     return buf;
 }
 
-std::string padRight(std::string s, size_t width)
-{
-    if (s.size() < width)
-        s.resize(width, ' ');
-    return s;
-}
-
 int reportFieldErrors(std::ostream& err, const FieldErrors& errors)
 {
     std::vector<std::string> lines;

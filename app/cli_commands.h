@@ -9,6 +9,7 @@
 
 #include "cli_args.h"
 #include "io/scenario_json.h"
+#include "report/text_format.h" // padRight, shared with core's text output
 #include "sim/simulator.h"
 
 namespace shardlab::cli {
@@ -47,7 +48,6 @@ std::string formatNumber(const char* printfFormat, double v);
 // The serving mode and one line per figure saying what it means (and which benchmark
 // reports it), each line starting with `indent`.
 void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent);
-std::string padRight(std::string s, size_t width);
 // ", 32 redundant experts, two-batch overlap" for an MoE plan that sets them, else "".
 std::string moePlanSuffix(const ModelSpec& m, const Plan& p);
 // An MoE plan's load imbalance and what two-batch overlap hides, one line after `indent`

@@ -25,13 +25,6 @@ const char* barKindName(BarKind k)
 
 namespace {
 
-std::string padded(std::string s, size_t width)
-{
-    if (s.size() < width)
-        s.append(width - s.size(), ' ');
-    return s;
-}
-
 const char* linkOf(double interBytes) { return interBytes > 0 ? "inter-node fabric" : "NVLink"; }
 
 void add(std::vector<TimelineBar>& lane, double& t, BarKind kind, OpId id, const std::string& label,
@@ -110,13 +103,13 @@ std::vector<std::string> timelineText(const StepTimeline& t, int width)
             std::string bar(static_cast<size_t>(std::clamp(from, 0, width)), ' ');
             bar += std::string(static_cast<size_t>(std::clamp(len, 1, width + 1 - std::min(from, width))),
                                b.kind == BarKind::Overlap ? '-' : b.kind == BarKind::Wait ? '.' : '#');
-            out.push_back("  " + padded(msText(b.startUs / 1000), 9) + padded(msText(b.durationUs / 1000), 9)
-                          + padded(barKindName(b.kind), 9) + padded(bar, static_cast<size_t>(width + 2)) + b.label
+            out.push_back("  " + padRight(msText(b.startUs / 1000), 9) + padRight(msText(b.durationUs / 1000), 9)
+                          + padRight(barKindName(b.kind), 9) + padRight(bar, static_cast<size_t>(width + 2)) + b.label
                           + (b.link.empty() ? "" : ", " + b.link));
         }
     };
     out.push_back("One micro-batch step of the busiest stage: " + msText(t.stepUs / 1000) + " ms");
-    const std::string header = "  " + padded("start ms", 9) + padded("dur ms", 9) + padded("kind", 9);
+    const std::string header = "  " + padRight("start ms", 9) + padRight("dur ms", 9) + padRight("kind", 9);
     out.push_back(header);
     lane(t.step);
     out.push_back("That stage over one cycle (" + std::to_string(t.microBatches) + " micro-batch"

@@ -80,4 +80,11 @@ std::string withArticle(const std::string& noun)
     return (vowel ? "an " : "a ") + noun;
 }
 
+std::string padRight(std::string s, size_t width)
+{
+    if (s.size() < width)
+        s.resize(width, ' ');
+    return s;
+}
+
 } // namespace shardlab

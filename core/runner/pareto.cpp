@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <system_error>
@@ -69,6 +70,27 @@ ParetoPoint pointOf(const Plan& plan, const SimResult& r, double u, bool proved)
 }
 ParetoPoint pointOf(const SearchOutcome& r, double u) { return pointOf(r.best, r.bestResult, u, r.provedOptimal); }
 
+// Runs run(first) .. run(last - 1) at once: the first here, the others on their own
+// threads (one after another here when no thread is to be had). Each writes its own slot,
+// so the caller merges the answers in index order, whichever finishes first.
+void runAtOnce(size_t first, size_t last, const std::function<void(size_t)>& run)
+{
+    if (first >= last)
+        return;
+    std::vector<std::thread> workers;
+    try {
+        for (size_t i = first + 1; i < last; ++i)
+            workers.emplace_back(run, i);
+    } catch (const std::system_error&) {
+        // No thread to be had: the rest run here, one after another.
+    }
+    run(first);
+    for (std::thread& w : workers)
+        w.join();
+    for (size_t i = first + 1 + workers.size(); i < last; ++i)
+        run(i);
+}
+
 // The other space's front (ParetoFront::otherPoints): exact with workload.runnable flipped
 // at each limit, `threads` at once, answers kept in the limits' order. False when stopped.
 bool otherFront(const Scenario& s, const std::vector<double>& limitsU, int threads, const std::atomic<bool>* stop,
@@ -83,21 +105,8 @@ bool otherFront(const Scenario& s, const std::vector<double>& limitsU, int threa
         results[i] = runSearch(withTpotLimit(other, 1000.0 / limitsU[i]), so, nullptr, stop);
     };
     const size_t k = static_cast<size_t>(std::clamp(threads, 1, 8));
-    for (size_t first = 0; first < limitsU.size(); first += k) {
-        std::vector<std::thread> workers;
-        const size_t last = std::min(limitsU.size(), first + k);
-        try {
-            for (size_t i = first + 1; i < last; ++i)
-                workers.emplace_back(run, i);
-        } catch (const std::system_error&) {
-            // No thread to be had: the rest run here, one after another.
-        }
-        run(first);
-        for (std::thread& w : workers)
-            w.join();
-        for (size_t i = first + 1 + workers.size(); i < last; ++i)
-            run(i);
-    }
+    for (size_t first = 0; first < limitsU.size(); first += k)
+        runAtOnce(first, std::min(limitsU.size(), first + k), run);
     bool stopped = false;
     std::vector<ParetoPoint> found;
     for (size_t i = 0; i < results.size(); ++i) {
@@ -285,18 +294,7 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
                                    static_cast<size_t>(o.points - static_cast<int>(known.size())),
                                    static_cast<size_t>(maxSearches - out.searches)});
         std::vector<SearchOutcome> results(k);
-        std::vector<std::thread> workers;
-        try {
-            for (size_t j = 1; j < k; ++j)
-                workers.emplace_back([&, j] { results[j] = search(gaps[j].u, gaps[j].floor); });
-        } catch (const std::system_error&) {
-            // No thread to be had: the rest run here, one after another.
-        }
-        results[0] = search(gaps[0].u, gaps[0].floor);
-        for (std::thread& t : workers)
-            t.join();
-        for (size_t j = workers.size() + 1; j < k; ++j)
-            results[j] = search(gaps[j].u, gaps[j].floor);
+        runAtOnce(0, k, [&](size_t j) { results[j] = search(gaps[j].u, gaps[j].floor); });
         for (size_t j = 0; j < k; ++j)
             merge(gaps[j].u, gaps[j].floor, results[j]);
     }
