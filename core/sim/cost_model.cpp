@@ -181,10 +181,10 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
         const double Fe = e.expertFfnHidden, k = e.expertsPerToken;
         // Expert popularity: lognormal with mean 1 and the constant's squared CV; the
         // busiest of E experts at Blom's plotting position (docs/simulator.md §2).
-        m_logSlotIdle = std::log1p(-std::min(double(e.expertsPerToken) / e.experts, 0.999999));
         m_popularitySigma = std::sqrt(std::log1p(std::max(0.0, m_constants.expertPopularityCv2)));
         m_hottestExpert = std::exp(-0.5 * m_popularitySigma * m_popularitySigma
                                    + m_popularitySigma * expectedMaxOfNormals(e.experts));
+        setPopularityStrata();
         auto& r = m_ops[idx(OpId::Router)];
         r.weightBytes = h * e.experts * 2; // routers stay in BF16
         r.flopsPerToken = 2 * h * e.experts;
@@ -436,6 +436,15 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
     ph.tokensPerRank = ph.tp > 1 ? std::max(1.0, ph.tokens * ph.invTp) : ph.tokens;
     ph.seqsPerRank = ph.tp > 1 ? std::max(1.0, ph.seqs * ph.invTp) : ph.seqs;
     ph.chunkPerRank = ph.chunkTokens * ph.invTp;
+    ph.ctxTokenRank = ph.ctx;
+    if (!ph.prefill && ph.tp > 1) {
+        // The scheduler spreads the sequences evenly over the ranks, but not their lengths:
+        // in steady state a decoding sequence is anywhere in its output, so its context
+        // spreads by OSL / sqrt(12) around the mean, and the busiest of TP ranks' mean
+        // context lies Blom's expected maximum of that spread over its sequences above it.
+        const double spread = w.outputTokens / std::sqrt(12.0);
+        ph.ctxTokenRank = ph.ctx + expectedMaxOfRanks(ph.tp) * spread / std::sqrt(ph.seqsPerRank);
+    }
     if (m.isMoe()) {
         ph.moeRanks = std::max(1, expertGroupRanks(p));
         ph.ep = p.expertParallel;
@@ -446,15 +455,11 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
         // its instance's replicas route their tokens over the instance's experts.
         ph.stageTokens = ph.tokens * (p.dataParallel / std::max(1, p.instances));
         const double stageTokens = ph.stageTokens;
-        const double E = m.moe.experts, k = m.moe.expertsPerToken;
-        const double slots = E + std::max(0, p.redundantExperts); // each EP rank holds slots / EP
+        const double slots = double(m.moe.experts) + std::max(0, p.redundantExperts); // each EP rank holds slots / EP
         ph.localExperts = slots / ph.ep;
+        // A slot no token reaches is not read; the busiest rank's reads set the step.
+        ph.expertsTouched = busiestRankActiveSlots(ph.ep, p.redundantExperts, stageTokens);
         setRoutedLoad(ph, stageTokens, expertLoadImbalance(ph.ep, p.redundantExperts, stageTokens));
-        // P(a slot gets no token) = (1 - k/slots)^tokens (a token reaches each of its k
-        // experts through one of its replicas): its weights are not read.
-        const double logIdle = p.redundantExperts > 0 ? std::log1p(-std::min(k / slots, 0.999999)) : m_logSlotIdle;
-        const double pIdle = std::exp(stageTokens * logIdle);
-        ph.activeLocalExperts = std::min(ph.localExperts, ph.localExperts * (1 - pIdle));
         ph.invEtp = 1.0 / ph.etp;
     }
 }

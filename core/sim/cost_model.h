@@ -31,6 +31,8 @@ struct SimConstants {
 // The expected largest of n independent standard normals (Blom's plotting position;
 // expert_balance.cpp, which also defines the load-imbalance members of CostModel).
 double expectedMaxOfNormals(double n);
+// The same for n ranks, remembered per thread (the hot path asks for a few degrees).
+double expectedMaxOfRanks(int n);
 
 // Static per-operator costs (one layer, one token, unsharded).
 struct OpStatic {
@@ -57,6 +59,9 @@ struct PhaseContext {
     double chunkTokens = 0;   // aggregated decode step: prompt tokens prefilled beside them
     double chunkCtx = 0;      // the mean prefix those prompt tokens attend to
     double ctx = 0;           // cached tokens each query attends to (mean)
+    // Decode on sequence-split (attention data-parallel) ranks: the mean context on the
+    // busiest rank, whose cache read sets the step (ctx when one rank holds every sequence).
+    double ctxTokenRank = 0;
     double batchSeqs = 0;     // sequences whose KV cache a replica holds (memory)
     double maxCtx = 0;
     int tp = 1, etp = 1, ep = 1, moeRanks = 1, dp = 1;
@@ -70,7 +75,10 @@ struct PhaseContext {
     double routedPerEpRank = 0;  // token-expert pairs landing on one EP rank (busiest)
     double routedPerEtpRank = 0; // routedPerEpRank / expert TP (an expectation)
     double localExperts = 0;       // expert slots per EP rank: (experts + redundant) / EP
-    double activeLocalExperts = 0; // of those, how many see at least one token
+    // Of those, how many the busiest EP rank reads: expertsTouched, but no more than the
+    // routed pairs it receives (each slot it reads serves at least one).
+    double activeLocalExperts = 0;
+    double expertsTouched = 0;     // the busiest rank's slots with a token (busiestRankActiveSlots)
     double loadImbalance = 1;      // busiest EP rank's routed pairs / the mean (expertLoadImbalance)
     // Two-batch overlap: 2, and every per-token field above is one half-batch's (each
     // operator runs once per half); 1 otherwise. stepTokens / stepSeqs are the whole
@@ -238,6 +246,15 @@ public:
     // The load of the busiest expert slot over the mean expert's, after the load balancer
     // gives `redundant` replicas to the busiest experts (0: the busiest expert itself).
     double hottestSlotLoad(int redundant) const;
+    // The expected number of the experts + `redundant` slots that receive at least one of
+    // `stageTokens` tokens' top-k picks, with the experts' popularity skewed as the load
+    // imbalance assumes (docs/simulator.md §2, "Experts a step reads"). Non-decreasing in
+    // `redundant` and in the tokens; k at one token, every slot as the tokens grow.
+    double expectedActiveSlots(int redundant, double stageTokens) const;
+    // Of those, the slots the busiest of `ep` ranks reads (each rank holds slots / ep): the
+    // mean rank's share plus the expected largest deviation of a sum of Bernoulli draws,
+    // at most every slot the rank holds. Non-decreasing in `redundant` and the tokens.
+    double busiestRankActiveSlots(int ep, int redundant, double stageTokens) const;
     OpCost op(OpId id, int option, const PhaseContext& ph) const;
     // The conversion of edge `e` from layout `from` to `to` (kind None when free).
     CollectiveCost edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const;
@@ -270,6 +287,8 @@ private:
     // The routed token-expert pairs of the busiest EP rank (and per expert-TP rank) from
     // the stage's tokens and the imbalance over the mean rank.
     void setRoutedLoad(PhaseContext& ph, double stageTokens, double imbalance) const;
+    // Fills m_stratumLogIdle from the model's experts and the popularity's spread.
+    void setPopularityStrata();
     Scenario m_scenario;
     SimConstants m_constants;
     std::array<OpStatic, kOpCount> m_ops{};
@@ -281,9 +300,12 @@ private:
     double m_attnFixedS = 0, m_attnStream = 0, m_attnFlops = 0, m_attnPerHeadS = 0;
     double m_kvPerTokenLayer = 0;
     double m_hiddenBytes = 0;   // one token's hidden vector in the activation precision
-    double m_logSlotIdle = 0;     // log(1 - top_k / experts): P(slot idle) = exp(tokens * this), no redundancy
     double m_popularitySigma = 0; // lognormal sigma of the experts' popularity
     double m_hottestExpert = 0;   // hottestSlotLoad(0)
+    // The popularity in kPopularityStrata equal-probability strata of its lognormal (mean 1):
+    // log(1 - top_k x popularity / experts), a token's chance of missing an expert of each.
+    static constexpr int kPopularityStrata = 32;
+    std::array<double, kPopularityStrata> m_stratumLogIdle{};
     std::uint64_t m_id = 0;       // distinct per constructed model (hottestSlotLoad's cache)
 };
 

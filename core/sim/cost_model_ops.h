@@ -54,13 +54,14 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     }
     default: {
         const double g = ph.tp;
-        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs, chunk = ph.chunkTokens;
+        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs, chunk = ph.chunkTokens, ctx = ph.ctx;
         if (opt.split == Split::Weights)
             wf = ph.invTp;
         else if (opt.split == Split::Tokens) {
             tok = ph.tokensPerRank;
             seqs = ph.seqsPerRank;
             chunk = ph.chunkPerRank;
+            ctx = ph.ctxTokenRank;
         }
         // Logits are computed for the last position of each sequence only: the decoding
         // sequences, or each prompt of a prefill, never a prompt chunk's other tokens.
@@ -84,9 +85,9 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
                 }
             } else {
-                const double decodeFlops = seqs * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                const double decodeFlops = seqs * ctx * s.attnFlopsDecodePerCtx * wf;
                 flops += decodeFlops;
-                bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
+                bytes += seqs * ctx * s.kvBytesPerCtx * kvFrac;
                 double chunkFlops = 0;
                 if (chunk > 0) {
                     // The prompt chunk beside them: causal attention over the prompt's

@@ -72,6 +72,7 @@ double expectedMaxNormalOf(int ep)
 } // namespace
 
 double expectedMaxOfNormals(double n) { return expectedMaxNormal(n); }
+double expectedMaxOfRanks(int n) { return expectedMaxNormalOf(n); }
 
 double CostModel::hottestSlotLoad(int redundant) const
 {
@@ -187,6 +188,64 @@ void CostModel::setRoutedLoad(PhaseContext& ph, double stageTokens, double imbal
     ph.loadImbalance = imbalance;
     ph.routedPerEpRank = stageTokens * m_scenario.model.moe.expertsPerToken / ph.ep * imbalance;
     ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
+    // Every slot the rank reads serves at least one of its routed pairs.
+    ph.activeLocalExperts = std::min(ph.expertsTouched, ph.routedPerEpRank);
+}
+
+void CostModel::setPopularityStrata()
+{
+    // Stratum j holds the popularities between the lognormal's j/N and (j+1)/N quantiles,
+    // represented by its middle; the strata are rescaled to mean 1 so that one token picks
+    // exactly top-k experts on average.
+    const MoeDims& e = m_scenario.model.moe;
+    const double sg = m_popularitySigma, N = kPopularityStrata;
+    std::array<double, kPopularityStrata> pop{};
+    double sum = 0;
+    for (int j = 0; j < kPopularityStrata; ++j) {
+        pop[j] = std::exp(-0.5 * sg * sg + sg * normalQuantile((j + 0.5) / N));
+        sum += pop[j];
+    }
+    const double pick = double(e.expertsPerToken) / std::max(1, e.experts);
+    for (int j = 0; j < kPopularityStrata; ++j)
+        m_stratumLogIdle[j] = std::log1p(-std::min(pick * pop[j] * N / sum, 0.999999));
+}
+
+double CostModel::expectedActiveSlots(int redundant, double stageTokens) const
+{
+    const MoeDims& e = m_scenario.model.moe;
+    if (e.experts <= 0)
+        return 0;
+    // An expert of popularity p misses all of T tokens' picks with probability
+    // (1 - k p / E)^T; over the popularity's strata the expected share of idle experts.
+    const double T = std::max(0.0, stageTokens);
+    double idle = 0;
+    for (double logIdle : m_stratumLogIdle)
+        idle += std::exp(T * logIdle);
+    idle /= kPopularityStrata;
+    const double E = e.experts, r = std::max(0, redundant);
+    double active = E * (1 - idle);
+    if (r > 0) {
+        // The load balancer replicates the hottest experts; a replica is idle when none of
+        // its expert's tokens is sent its way, (1 - k / slots)^T at the mean slot's share
+        // (r times that is non-decreasing in r: concave in the share, zero at none).
+        const double k = e.expertsPerToken;
+        active += r * (1 - std::exp(T * std::log1p(-std::min(k / (E + r), 0.999999))));
+    }
+    return std::min(E + r, active);
+}
+
+double CostModel::busiestRankActiveSlots(int ep, int redundant, double stageTokens) const
+{
+    const double slots = double(m_scenario.model.moe.experts) + std::max(0, redundant);
+    const double n = slots / std::max(1, ep);
+    const double a = expectedActiveSlots(redundant, stageTokens) / std::max(1, ep);
+    if (ep <= 1 || n <= 0)
+        return a;
+    // A rank's active slots: n draws of "has a token" at the mean rate a / n (the rank's
+    // experts are a draw from the popularity); the busiest of ep ranks sits at Blom's
+    // expected maximum of that sum's spread.
+    const double spread = std::sqrt(std::max(0.0, a * (1 - a / n)));
+    return std::min(n, a + expectedMaxNormalOf(ep) * spread);
 }
 
 void CostModel::phaseFloor(const Plan& p, int redundantHigh, bool prefill, PhaseContext& ph) const
