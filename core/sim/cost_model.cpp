@@ -98,7 +98,9 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
 
     const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), kvb = bytesPerElement(m.kvPrecision);
     const double ab = kActBytes, H = m.attentionHeads;
-    const bool fp8 = m.weightPrecision == Precision::FP8;
+    // GEMM math by the stored format and the GPU (gemmMath): FP8's curves for FP8 and FP4.
+    const GemmMath math = gemmMath(m.weightPrecision, c.gpu);
+    const bool fp8 = math != GemmMath::Bf16;
     m_hiddenBytes = h * ab;
 
     auto& emb = m_ops[idx(OpId::Embedding)];
@@ -195,19 +197,24 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
             o.actBytesPerToken = 2 * k * h * ab; // permute / unpermute the top-k copies
             o.outBytesPerToken = h * ab;
         }
-        // Expert ops: weightBytes is ONE expert's; per routed token-expert pair.
+        // Expert ops: weightBytes is ONE expert's; per routed token-expert pair. The routed
+        // experts may be stored in their own precision (ModelSpec::expertPrecision).
+        const double we = bytesPerElement(m.routedExpertPrecision());
+        const GemmMath expertMath = gemmMath(m.routedExpertPrecision(), c.gpu);
         auto& eu = m_ops[idx(OpId::ExpertUp)];
-        eu.weightBytes = 2 * h * Fe * wb;
+        eu.weightBytes = 2 * h * Fe * we;
         eu.flopsPerToken = 4 * h * Fe;
         eu.actBytesPerToken = (h + 3 * Fe) * ab;
         eu.outBytesPerToken = Fe * ab;
-        eu.fp8 = fp8;
+        eu.fp8 = expertMath != GemmMath::Bf16;
+        eu.fp4 = expertMath == GemmMath::Fp4;
         auto& ed = m_ops[idx(OpId::ExpertDown)];
-        ed.weightBytes = Fe * h * wb;
+        ed.weightBytes = Fe * h * we;
         ed.flopsPerToken = 2 * Fe * h;
         ed.actBytesPerToken = (Fe + h) * ab;
         ed.outBytesPerToken = h * ab;
-        ed.fp8 = fp8;
+        ed.fp8 = eu.fp8;
+        ed.fp4 = eu.fp4;
         auto& se = m_ops[idx(OpId::SharedExpert)];
         const double Fs = double(e.sharedExperts) * e.sharedExpertFfnHidden;
         se.weightBytes = 3 * h * Fs * wb;
@@ -224,13 +231,82 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
     head.outBytesPerToken = double(m.vocabSize) * ab;
     head.fp8 = fp8;
 
+    if (m.attentionMix.any())
+        setAttentionMix(m_ops[idx(OpId::QkvProj)], att, out);
+
     // GEMM operators: priced by size and precision (gemm_model.h); n x k from the weights.
+    const double expertBytes = bytesPerElement(m.routedExpertPrecision());
     for (OpId id : {OpId::QkvProj, OpId::OutProj, OpId::GateUp, OpId::Down, OpId::ExpertUp, OpId::ExpertDown,
                     OpId::SharedExpert, OpId::LmHead}) {
         auto& o = m_ops[idx(id)];
         o.gemm = true;
-        o.weightElems = (id == OpId::LmHead ? double(m.vocabSize) * h : o.weightBytes / wb);
+        if (id != OpId::ExpertUp && id != OpId::ExpertDown)
+            o.fp4 = fp8 && math == GemmMath::Fp4;
+        const double elementBytes = id == OpId::ExpertUp || id == OpId::ExpertDown ? expertBytes : wb;
+        o.weightElems = (id == OpId::LmHead ? double(m.vocabSize) * h : o.weightBytes / elementBytes);
     }
+}
+
+// Constants of the gated delta rule's operation counts (docs/simulator.md §1, "Attention
+// layer mix"): per value head and token, the recurrent form's decay, S k, rank-one update
+// and S q over the dk x dv state; the chunked form's state terms and its intra-chunk
+// products over chunks of 64 tokens (flash-linear-attention's chunk size).
+namespace {
+constexpr double kDeltaRuleDecodeFlops = 8;   // x dk dv
+constexpr double kDeltaRulePrefillFlops = 6;  // x dk dv, plus the intra-chunk terms
+constexpr double kDeltaRuleChunk = 64;
+} // namespace
+
+void CostModel::setAttentionMix(OpStatic& qkv, OpStatic& att, OpStatic& out)
+{
+    const ModelSpec& m = m_scenario.model;
+    const AttentionMix& x = m.attentionMix;
+    const double L = m.layers, wb = bytesPerElement(m.weightPrecision), ab = kActBytes, h = m.hiddenSize;
+    att.mixed = true;
+    att.slidingShare = x.slidingLayers / L;
+    att.linearShare = x.linearLayers / L;
+    att.fullShare = 1 - att.slidingShare - att.linearShare;
+    att.window = x.slidingWindow;
+    if (x.linearLayers == 0)
+        return; // sliding-window layers have full attention's weights and kernel
+    // Linear layers: their own projections (in: q, k, v, z, beta, alpha; out: the value
+    // heads back to the hidden size); the layer mix's mean is priced.
+    const LinearAttentionDims& d = x.linear;
+    const double keys = double(d.keyHeads) * d.keyHeadDim, values = double(d.valueHeads) * d.valueHeadDim;
+    const double inWidth = 2 * keys + 2 * values + 2.0 * d.valueHeads, convWidth = 2 * keys + values;
+    const double a = 1 - att.linearShare, l = att.linearShare;
+    const double qkvWidth = qkv.outBytesPerToken / ab, outWidth = out.flopsPerToken / (2 * h);
+    qkv.weightBytes = a * qkv.weightBytes + l * h * inWidth * wb;
+    qkv.flopsPerToken = a * qkv.flopsPerToken + l * 2 * h * inWidth;
+    qkv.outBytesPerToken = (a * qkvWidth + l * inWidth) * ab;
+    qkv.actBytesPerToken = h * ab + qkv.outBytesPerToken;
+    out.weightBytes = a * out.weightBytes + l * values * h * wb;
+    out.flopsPerToken = a * out.flopsPerToken + l * 2 * values * h;
+    out.actBytesPerToken = (a * outWidth + l * values + h) * ab;
+    att.weightBytes = l * convWidth * d.convKernel * wb;
+    att.actBytesPerToken = qkv.outBytesPerToken + (a * outWidth + l * values) * ab;
+    att.outBytesPerToken = (a * outWidth + l * values) * ab;
+    // The state (BF16): value heads x dk x dv, and the convolution's last kernel - 1 inputs.
+    const double state = double(d.valueHeads) * d.keyHeadDim * d.valueHeadDim + (d.convKernel - 1) * convWidth;
+    att.stateBytes = l * state * ab;
+    att.stateFlopsDecode = l * d.valueHeads * kDeltaRuleDecodeFlops * d.keyHeadDim * d.valueHeadDim;
+    att.stateFlopsPrefill = l * d.valueHeads
+        * (kDeltaRulePrefillFlops * d.keyHeadDim * d.valueHeadDim
+           + kDeltaRuleChunk * (6.0 * d.keyHeadDim + 4.0 * d.valueHeadDim));
+    att.stateFloor = 1.0 / d.valueHeads;
+}
+
+double windowedContext(double meanCtx, double window, bool causalPrompt)
+{
+    if (!causalPrompt)
+        return std::min(meanCtx, window);
+    const double prompt = 2 * meanCtx;
+    return prompt <= window ? meanCtx : window - window * window / (2 * prompt);
+}
+
+double attendedContext(const OpStatic& a, double meanCtx, bool causalPrompt)
+{
+    return a.fullShare * meanCtx + a.slidingShare * windowedContext(meanCtx, a.window, causalPrompt);
 }
 
 
