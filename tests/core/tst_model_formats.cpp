@@ -41,7 +41,7 @@ QString firstErrors(const FieldErrors& e)
 
 class TestModelFormats : public QObject {
     Q_OBJECT
-private slots:
+private Q_SLOTS:
     void bytesPerElementIncludeTheScales();
     void namesRoundTrip();
     void gemmMathByGpu();
@@ -221,7 +221,7 @@ void TestModelFormats::jsonFieldsAndErrorsByPath()
         return firstErrors(e);
     };
     QVERIFY(bad(R"("expert_precision": "fp3")").contains("expert_precision: must be one of bf16, fp8, mxfp4"));
-    QVERIFY(bad(R"("kv_precision": "nvfp4")").contains("model.kv_precision: must be bf16 or fp8"));
+    QVERIFY(bad(R"("kv_precision": "nvfp4")").contains("kv_precision: must be bf16 or fp8"));
     QVERIFY(bad(R"("sliding_window": {"layers": 2})").contains("sliding_window.window: missing"));
     QVERIFY(bad(R"("sliding_window": {"layers": 9, "window": 128})").contains("sliding_window.layers"));
     QVERIFY(bad(R"("linear_attention": {"layers": 4, "key_heads": 2, "value_heads": 2, "key_head_dim": 8, "value_head_dim": 8})")
