@@ -224,8 +224,8 @@ void TestModelFormats::jsonFieldsAndErrorsByPath()
     QVERIFY(bad(R"("kv_precision": "nvfp4")").contains("kv_precision: must be bf16 or fp8"));
     QVERIFY(bad(R"("sliding_window": {"layers": 2})").contains("sliding_window.window: missing"));
     QVERIFY(bad(R"("sliding_window": {"layers": 9, "window": 128})").contains("sliding_window.layers"));
-    QVERIFY(bad(R"("linear_attention": {"layers": 4, "key_heads": 2, "value_heads": 2, "key_head_dim": 8, "value_head_dim": 8})")
-                .contains("model.linear_attention.layers"));
+    QVERIFY(bad(R"("sliding_window": {"layers": 2, "window": 8}, "linear_attention": {"layers": 4, "key_heads": 2, "value_heads": 2, "key_head_dim": 8, "value_head_dim": 8})")
+                .contains("linear_attention.layers: must leave room"));
     QVERIFY(bad(R"("linear_attention": {"layers": 1, "key_heads": 2, "value_heads": 2, "key_head_dim": 8, "value_head_dim": 8, "bogus": 1})")
                 .contains("bogus"));
     auto gpu = parseCluster(R"({"name": "g", "gpu": {"name": "x", "peak_tflops_bf16": 1, "peak_tflops_fp8": 2, "peak_tflops_fp4": -1,
