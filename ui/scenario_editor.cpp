@@ -83,7 +83,7 @@ FieldErrors editorChecks(const Scenario& s, bool moeTicked)
     const ClusterSpec& c = s.cluster;
     const double usablePerGpu = c.gpu.hbmGb - c.gpu.memoryReserveGb;
     const double gpus = double(c.totalGpus());
-    const double weightsGb = countParameters(m).total * bytesPerElement(m.weightPrecision) / 1e9;
+    const double weightsGb = weightBytes(m) / 1e9;
     // Every weight lives on at least one GPU, so the cluster's usable memory bounds the
     // model from above whatever the plan: no search can succeed past this.
     if (gpus >= 1 && usablePerGpu > 0 && std::isfinite(weightsGb) && weightsGb > usablePerGpu * gpus) {
@@ -92,7 +92,7 @@ FieldErrors editorChecks(const Scenario& s, bool moeTicked)
             buf, sizeof buf,
             "the model's weights (%.0f GB in %s) exceed the usable memory of all %.0f GPUs (%.0f GB after the "
             "reserve): no plan can fit; add nodes, use a larger GPU or FP8 weights",
-            weightsGb, m.weightPrecision == Precision::FP8 ? "FP8" : "BF16", gpus, usablePerGpu * gpus);
+            weightsGb, precisionName(m.weightPrecision), gpus, usablePerGpu * gpus);
         e.push_back({{}, "cluster.nodes", buf});
     }
     return e;
@@ -408,8 +408,10 @@ void ScenarioEditor::refreshDerived()
 {
     const ModelSpec& m = m_scenario.model;
     const ParameterCounts pc = countParameters(m);
-    const double weightsGb = pc.total * bytesPerElement(m.weightPrecision) / 1e9;
-    const QString precision = m.weightPrecision == Precision::FP8 ? tr("FP8") : tr("BF16");
+    const double weightsGb = weightBytes(m) / 1e9;
+    QString precision = QString::fromLatin1(precisionName(m.weightPrecision)).toUpper();
+    if (m.isMoe() && m.routedExpertPrecision() != m.weightPrecision)
+        precision += tr(", routed experts in %1").arg(QString::fromLatin1(precisionName(m.routedExpertPrecision())).toUpper());
     if (m.isMoe())
         m_paramLabel->setText(tr("<b>%1 total, %2 active</b><br>%3 of weights in %4")
                                   .arg(formatParams(pc.total), formatParams(pc.active),

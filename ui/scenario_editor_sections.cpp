@@ -161,6 +161,13 @@ QComboBox* ScenarioEditor::makePrecision(const QString& path, const QString& tip
     narrowCombo(box);
     box->addItem(tr("BF16 (2 bytes)"), int(Precision::BF16));
     box->addItem(tr("FP8 (1 byte)"), int(Precision::FP8));
+    if (path.endsWith(QLatin1String("weight_precision"))) {
+        // 4-bit formats, their block scales included (weights only; the KV cache is BF16 or FP8).
+        box->addItem(tr("MXFP4 (4.25 bits)"), int(Precision::MXFP4));
+        box->addItem(tr("NVFP4 (4.5 bits)"), int(Precision::NVFP4));
+        box->addItem(tr("INT4, groups of 128 (4.125 bits)"), int(Precision::INT4));
+        box->addItem(tr("INT4, groups of 32 (4.5 bits)"), int(Precision::INT4_G32));
+    }
     setFieldToolTip(box, tip);
     registerField(path, box, [this, box, ref] {
         const QSignalBlocker block(box);
@@ -276,7 +283,8 @@ QWidget* ScenarioEditor::buildModelSection()
     });
     form->addRow(tie);
     form->addRow(tr("Weights"), makePrecision(QStringLiteral("model.weight_precision"),
-                                              tr("Precision of the weights; FP8 GEMMs run at the FP8 peak."),
+                                              tr("Precision of the weights; FP8 GEMMs run at the FP8 peak, 4-bit ones as docs/simulator.md §3 says "
+                                                 "(a model file's expert_precision keeps routed experts apart)."),
                                               [](Scenario& s) -> Precision& { return s.model.weightPrecision; }));
     form->addRow(tr("KV cache"), makePrecision(QStringLiteral("model.kv_precision"),
                                                tr("Precision of the cached keys/values (or MLA latents)."),

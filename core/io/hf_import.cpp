@@ -1,5 +1,6 @@
 #include "io/hf_import.h"
 
+#include "io/hf_precision.h"
 #include "io/json_reader.h"
 
 #include <sys/stat.h>
@@ -43,46 +44,6 @@ std::string nameFrom(const json& doc, const std::string& file)
     return displayText(nameFromFile(file));
 }
 
-std::string upper(std::string s)
-{
-    for (char& c : s)
-        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    return s;
-}
-
-// ModelOpt's algorithm names (quant_algo, kv_cache_quant_algo) as ShardLab precisions.
-// FP8 variants are FP8; INT8 ones have FP8's bytes; 4-bit ones (NVFP4, MXFP4, AWQ) have no
-// ShardLab precision and map to FP8, the nearest, which overstates their bytes 2x.
-// Unknown names are errors: their size cannot be guessed.
-struct AlgoPrecision {
-    bool known = false;
-    Precision precision = Precision::BF16;
-    std::string note; // non-empty: the warning for an approximate mapping
-};
-
-AlgoPrecision precisionOfAlgo(const std::string& algo, const char* what)
-{
-    const std::string a = upper(algo);
-    AlgoPrecision r;
-    r.known = true;
-    r.precision = Precision::FP8;
-    if (a.rfind("FP8", 0) == 0)
-        return r;
-    if (a.rfind("INT8", 0) == 0 || a.rfind("W8A8", 0) == 0) {
-        r.note = std::string(what) + " " + algo + " (8-bit integer) modelled as FP8: same bytes, FP8 tensor-core rate";
-        return r;
-    }
-    if (a.find("FP4") != std::string::npos || a.find("AWQ") != std::string::npos || a.rfind("W4A", 0) == 0
-        || a.rfind("INT4", 0) == 0) {
-        r.note = std::string(what) + " " + algo
-            + " is 4-bit; ShardLab has BF16 and FP8 only, so it is modelled as FP8 (the nearest): weight or cache "
-              "bytes are overstated 2x and memory-bound steps read as slower than on the real checkpoint";
-        return r;
-    }
-    r.known = false;
-    return r;
-}
-
 // ShardLab's model fields and the config.json keys they are read from, per family.
 std::vector<std::pair<std::string, std::string>> hfKeyNames(const std::string& type)
 {
@@ -94,14 +55,20 @@ std::vector<std::pair<std::string, std::string>> hfKeyNames(const std::string& t
         {"q_lora_rank", "q_lora_rank"},         {"kv_lora_rank", "kv_lora_rank"},
         {"qk_nope_head_dim", "qk_nope_head_dim"}, {"qk_rope_head_dim", "qk_rope_head_dim"},
         {"v_head_dim", "v_head_dim"},           {"name", "_name_or_path"}};
-    if (type == "mixtral") {
+    if (type == "mixtral" || type == "gpt_oss") {
         k.push_back({"experts", "num_local_experts"});
         k.push_back({"expert_ffn_hidden", "intermediate_size"});
-    } else if (type == "qwen3_moe" || type == "qwen2_moe") {
+        k.push_back({"window", "sliding_window"});
+    } else if (type == "qwen3_moe" || type == "qwen2_moe" || type == "qwen3_next") {
         k.push_back({"experts", "num_experts"});
         k.push_back({"expert_ffn_hidden", "moe_intermediate_size"});
         k.push_back({"shared_experts", "shared_expert_intermediate_size"});
         k.push_back({"shared_expert_ffn_hidden", "shared_expert_intermediate_size"});
+        k.push_back({"key_heads", "linear_num_key_heads"});
+        k.push_back({"value_heads", "linear_num_value_heads"});
+        k.push_back({"key_head_dim", "linear_key_head_dim"});
+        k.push_back({"value_head_dim", "linear_value_head_dim"});
+        k.push_back({"conv_kernel", "linear_conv_kernel_dim"});
     } else {
         k.push_back({"experts", "n_routed_experts"});
         k.push_back({"expert_ffn_hidden", "moe_intermediate_size"});
@@ -145,125 +112,73 @@ void renameToHfKeys(FieldError& e, const std::string& type, bool hasHeadDim)
     e.reason = out;
 }
 
+// layer_types (transformers' per-layer attention kinds: "full_attention",
+// "sliding_attention", "linear_attention") counted into the attention layer mix; without it
+// Qwen3-Next's full_attention_interval (every n-th layer full, the others linear).
+void readLayerTypes(const json& doc, JsonReader& r, ModelSpec& m, const std::string& type)
+{
+    AttentionMix& x = m.attentionMix;
+    auto types = doc.find("layer_types");
+    if (types != doc.end() && !types->is_null()) {
+        if (!types->is_array() || int(types->size()) != m.layers) {
+            r.fail("layer_types", "must be an array of num_hidden_layers (" + std::to_string(m.layers)
+                                      + ") layer kinds");
+            return;
+        }
+        for (const auto& t : *types) {
+            const std::string kind = t.is_string() ? t.get<std::string>() : std::string();
+            if (kind == "sliding_attention")
+                ++x.slidingLayers;
+            else if (kind == "linear_attention")
+                ++x.linearLayers;
+            else if (kind != "full_attention") {
+                r.fail("layer_types", "unknown layer kind \"" + displayText(kind)
+                                          + "\" (known: full_attention, sliding_attention, linear_attention)");
+                return;
+            }
+        }
+    } else if (type == "qwen3_next") {
+        const int every = r.integerOr("full_attention_interval", 4, 1, 1000);
+        x.linearLayers = m.layers - m.layers / every;
+    } else if (type == "gpt_oss") {
+        x.slidingLayers = m.layers / 2; // transformers' default: even layers sliding
+    }
+    if (x.slidingLayers > 0)
+        x.slidingWindow = r.integer("sliding_window", 1, 1 << 24);
+    if (x.linearLayers > 0) {
+        x.linear.keyHeads = r.integer("linear_num_key_heads", 1, 4096);
+        x.linear.valueHeads = r.integer("linear_num_value_heads", 1, 4096);
+        x.linear.keyHeadDim = r.integer("linear_key_head_dim", 1, 4096);
+        x.linear.valueHeadDim = r.integer("linear_value_head_dim", 1, 4096);
+        x.linear.convKernel = r.integerOr("linear_conv_kernel_dim", 4, 1, 64);
+    }
+}
+
+// Qwen's MoE families: routed experts, one optional shared expert, every layer MoE.
+void readQwenMoe(const json& doc, JsonReader& r, ModelSpec& m)
+{
+    m.moe.experts = r.integer("num_experts", 1, 65536);
+    m.moe.expertsPerToken = r.integer("num_experts_per_tok", 1, 65536);
+    m.moe.expertFfnHidden = r.integer("moe_intermediate_size", 1, 1 << 22);
+    m.ffnHidden = r.integerOr("intermediate_size", 0, 0, 1 << 22);
+    const int shared = r.integerOr("shared_expert_intermediate_size", 0, 0, 1 << 22);
+    if (shared > 0) {
+        m.moe.sharedExperts = 1;
+        m.moe.sharedExpertFfnHidden = shared;
+    }
+    const int step = r.integerOr("decoder_sparse_step", 1, 1, 1000);
+    if (step != 1)
+        r.fail("decoder_sparse_step", "only 1 (every layer MoE) is supported, got " + std::to_string(step));
+    auto mlpOnly = doc.find("mlp_only_layers");
+    if (mlpOnly != doc.end() && !mlpOnly->is_array() && !mlpOnly->is_null())
+        r.fail("mlp_only_layers", "must be an array of layer indices, got " + std::string(mlpOnly->type_name()));
+    else if (mlpOnly != doc.end() && mlpOnly->is_array() && !mlpOnly->empty())
+        r.fail("mlp_only_layers", "dense layers interleaved with MoE layers are not supported");
+}
+
 } // namespace
 
 namespace {
-
-// Weights and KV precisions from config.json: torch_dtype / dtype, then quantization_config.
-void readConfigPrecisions(const json& doc, JsonReader& r, HfImport& out)
-{
-    ModelSpec& m = out.model;
-    m.weightPrecision = Precision::BF16;
-    m.kvPrecision = Precision::BF16;
-    const char* dtypeKey = doc.contains("torch_dtype") ? "torch_dtype" : doc.contains("dtype") ? "dtype" : nullptr;
-    if (dtypeKey && !doc[dtypeKey].is_null()) {
-        const std::string d = r.string(dtypeKey);
-        if (d == "float32")
-            out.warnings.push_back(std::string(dtypeKey)
-                                   + " float32: modelled as 2-byte weights (engines serve float32 checkpoints in "
-                                     "bf16/fp16 with --dtype auto)");
-        else if (d == "float8_e4m3fn" || d == "float8_e5m2")
-            m.weightPrecision = Precision::FP8;
-        else if (!d.empty() && d != "bfloat16" && d != "float16")
-            out.warnings.push_back(std::string(dtypeKey) + " \"" + d + "\" is not a precision ShardLab knows: "
-                                   "modelled as bf16");
-    }
-    auto q = doc.find("quantization_config");
-    if (q == doc.end() || q->is_null())
-        return;
-    JsonReader qr = r.child("quantization_config");
-    if (!qr.requireObject())
-        return;
-    const std::string method = qr.stringOr("quant_method", "");
-    if (method == "fp8") {
-        // DeepSeek-V3 style: FP8 weights (block-wise scales), activations quantized at run time.
-        m.weightPrecision = Precision::FP8;
-        out.weightsQuantized = true;
-        return;
-    }
-    if (method == "modelopt") {
-        // Newer ModelOpt exports put hf_quant_config.json's content here, flat or under "quantization".
-        const json& body = q->contains("quantization") && (*q)["quantization"].is_object() ? (*q)["quantization"] : *q;
-        JsonReader br = body.is_object() && &body != &*q ? qr.child("quantization") : qr;
-        auto readAlgo = [&](const char* key, bool kv) {
-            if (!body.contains(key) || body[key].is_null())
-                return;
-            const std::string algo = br.string(key);
-            const AlgoPrecision ap = precisionOfAlgo(algo, kv ? "KV cache" : "weights");
-            if (!ap.known) {
-                br.fail(br.path(key), "unknown ModelOpt algorithm \"" + algo + "\" (ShardLab reads FP8*, INT8*, "
-                                      "NVFP4*, MXFP4, W4A*, *AWQ)");
-                return;
-            }
-            (kv ? m.kvPrecision : m.weightPrecision) = ap.precision;
-            (kv ? out.kvQuantized : out.weightsQuantized) = true;
-            if (!ap.note.empty())
-                out.warnings.push_back(ap.note);
-        };
-        readAlgo("quant_algo", false);
-        readAlgo("kv_cache_quant_algo", true);
-        return;
-    }
-    if (method.empty())
-        return;
-    // GPTQ, AWQ, bitsandbytes, compressed-tensors, ...: their bit widths vary per file.
-    out.warnings.push_back("quantization_config.quant_method \"" + method
-                           + "\" is not read: weights modelled as " + precisionName(m.weightPrecision)
-                           + "; set weight_precision by hand if the checkpoint is smaller");
-}
-
-// hf_quant_config.json (ModelOpt): {"quantization": {"quant_algo": ..., "kv_cache_quant_algo": ...}}.
-void readQuantConfig(const std::string& text, const std::string& file, HfImport& out, FieldErrors& errors)
-{
-    json doc;
-    FieldError perr;
-    if (!io::parseJsonText(text, doc, perr)) {
-        perr.file = file;
-        errors.push_back(perr);
-        return;
-    }
-    FieldErrors local;
-    JsonReader r(doc, "", local);
-    if (r.requireObject()) {
-        if (!r.has("quantization"))
-            r.fail("quantization", "missing required field (a ModelOpt hf_quant_config.json has "
-                                   "quantization.quant_algo and quantization.kv_cache_quant_algo)");
-        else {
-            JsonReader q = r.child("quantization");
-            if (q.requireObject()) {
-                auto readAlgo = [&](const char* key, bool kv) {
-                    if (!q.has(key) || q.json()[key].is_null())
-                        return;
-                    const std::string algo = q.string(key);
-                    if (algo.empty())
-                        return;
-                    const AlgoPrecision ap = precisionOfAlgo(algo, kv ? "KV cache" : "weights");
-                    if (!ap.known) {
-                        q.fail(q.path(key), "unknown ModelOpt algorithm \"" + algo
-                                                + "\" (ShardLab reads FP8*, INT8*, NVFP4*, MXFP4, W4A*, *AWQ)");
-                        return;
-                    }
-                    Precision& target = kv ? out.model.kvPrecision : out.model.weightPrecision;
-                    bool& flag = kv ? out.kvQuantized : out.weightsQuantized;
-                    if (flag && target != ap.precision)
-                        out.warnings.push_back(file + ": quantization." + key + " " + algo
-                                               + " overrides config.json's quantization_config");
-                    target = ap.precision;
-                    flag = true;
-                    if (!ap.note.empty())
-                        out.warnings.push_back(ap.note);
-                };
-                readAlgo("quant_algo", false);
-                readAlgo("kv_cache_quant_algo", true);
-            }
-        }
-    }
-    for (FieldError& e : local) {
-        e.file = file;
-        errors.push_back(std::move(e));
-    }
-    out.quantFile = file;
-}
 
 bool isDirectory(const std::string& path)
 {
@@ -302,10 +217,11 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     ModelSpec& m = result.value.model;
     const std::string type = r.string("model_type");
     const bool llamaLike = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3";
-    const bool deepseek = type == "deepseek_v3" || type == "deepseek_v2";
-    const bool known = llamaLike || deepseek || type == "mixtral" || type == "qwen3_moe" || type == "qwen2_moe";
-    const char* supported = " (supported: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, "
-                            "deepseek_v2, deepseek_v3)";
+    const bool deepseek = type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2";
+    const bool known = llamaLike || deepseek || type == "mixtral" || type == "qwen3_moe" || type == "qwen2_moe"
+        || type == "qwen3_next" || type == "gpt_oss";
+    const char* supported = " (supported: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, qwen3_next, mixtral, "
+                            "gpt_oss, deepseek_v2, deepseek_v3, kimi_k2)";
     // The family decides how every other key is read: without it a MoE or MLA model would
     // be read as a dense one of the wrong size.
     if (r.has("model_type") && doc["model_type"].is_string()) { // else JsonReader::string has said why
@@ -341,31 +257,21 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
                                + "): give head_dim");
     m.vocabSize = r.integer("vocab_size", 1, 10'000'000);
     m.tieEmbeddings = r.booleanOr("tie_word_embeddings", false);
-    readConfigPrecisions(doc, r, result.value);
+    hf::readConfigPrecisions(doc, r, result.value);
 
     if (type == "mixtral") {
         m.moe.experts = r.integer("num_local_experts", 1, 65536);
         m.moe.expertsPerToken = r.integer("num_experts_per_tok", 1, 65536);
         m.moe.expertFfnHidden = r.integer("intermediate_size", 1, 1 << 22);
         m.ffnHidden = 0;
-    } else if (type == "qwen3_moe" || type == "qwen2_moe") {
-        m.moe.experts = r.integer("num_experts", 1, 65536);
-        m.moe.expertsPerToken = r.integer("num_experts_per_tok", 1, 65536);
-        m.moe.expertFfnHidden = r.integer("moe_intermediate_size", 1, 1 << 22);
-        m.ffnHidden = r.integerOr("intermediate_size", 0, 0, 1 << 22);
-        const int shared = r.integerOr("shared_expert_intermediate_size", 0, 0, 1 << 22);
-        if (shared > 0) {
-            m.moe.sharedExperts = 1;
-            m.moe.sharedExpertFfnHidden = shared;
-        }
-        const int step = r.integerOr("decoder_sparse_step", 1, 1, 1000);
-        if (step != 1)
-            r.fail("decoder_sparse_step", "only 1 (every layer MoE) is supported, got " + std::to_string(step));
-        auto mlpOnly = doc.find("mlp_only_layers");
-        if (mlpOnly != doc.end() && !mlpOnly->is_array() && !mlpOnly->is_null())
-            r.fail("mlp_only_layers", "must be an array of layer indices, got " + std::string(mlpOnly->type_name()));
-        else if (mlpOnly != doc.end() && mlpOnly->is_array() && !mlpOnly->empty())
-            r.fail("mlp_only_layers", "dense layers interleaved with MoE layers are not supported");
+    } else if (type == "gpt_oss") {
+        m.moe.experts = r.integer("num_local_experts", 1, 65536);
+        m.moe.expertsPerToken = r.has("num_experts_per_tok") ? r.integer("num_experts_per_tok", 1, 65536)
+                                                              : r.integer("experts_per_token", 1, 65536);
+        m.moe.expertFfnHidden = r.integer("intermediate_size", 1, 1 << 22);
+        m.ffnHidden = 0;
+    } else if (type == "qwen3_moe" || type == "qwen2_moe" || type == "qwen3_next") {
+        readQwenMoe(doc, r, m);
     } else if (deepseek) {
         m.attention = AttentionKind::MLA;
         m.mla.qLoraRank = doc.contains("q_lora_rank") && doc["q_lora_rank"].is_null()
@@ -391,6 +297,12 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     } else {
         m.ffnHidden = r.integer("intermediate_size", 1, 1 << 22);
     }
+    if (type == "gpt_oss" || type == "qwen3_next" || (llamaLike && doc.contains("layer_types")))
+        readLayerTypes(doc, r, m, type);
+    if (m.expertPrecision && !m.isMoe()) { // quantized MLPs of a dense model: every weight, as modelled
+        m.weightPrecision = *m.expertPrecision;
+        m.expertPrecision.reset();
+    }
     if (out.errors.empty()) {
         // The semantic checks speak of ShardLab's fields; the user wrote the config's keys.
         out.errors = validateModel(m, "model");
@@ -401,7 +313,7 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
         e.file = file;
     result.errors = std::move(out.errors);
     if (result.errors.empty() && quantText)
-        readQuantConfig(*quantText, quantFile, result.value, result.errors);
+        hf::readQuantConfig(*quantText, quantFile, result.value, result.errors);
     return result;
 }
 

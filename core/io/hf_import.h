@@ -1,14 +1,16 @@
 // Import of HuggingFace transformers checkpoints into a ModelSpec. Supported families
 // (field names differ between them): llama, mistral, qwen2, qwen3, qwen3_moe, qwen2_moe,
-// mixtral, deepseek_v2, deepseek_v3.
+// qwen3_next, mixtral, gpt_oss, deepseek_v2, deepseek_v3, kimi_k2.
 //
 // Precisions come from the checkpoint (docs/presets.md, "HuggingFace import"):
 // - config.json: torch_dtype (or dtype) for unquantized weights; quantization_config for
-//   quantized ones (quant_method "fp8", e.g. DeepSeek-V3's block-wise FP8; "modelopt").
+//   quantized ones (quant_method "fp8", e.g. DeepSeek-V3's block-wise FP8; "mxfp4", gpt-oss;
+//   "compressed-tensors", e.g. Kimi-K2-Thinking's INT4 experts; "modelopt"); layer_types for
+//   sliding-window and linear-attention layers.
 // - hf_quant_config.json beside config.json (NVIDIA ModelOpt exports):
 //   quantization.quant_algo for the weights and quantization.kv_cache_quant_algo for the
-//   KV cache. ShardLab has BF16 and FP8: 4-bit formats (NVFP4, AWQ) map to FP8, the nearest,
-//   with a warning saying so.
+//   KV cache. 4-bit weight formats (NVFP4, MXFP4, AWQ) are read as themselves; a 4-bit KV
+//   cache maps to FP8, with a warning saying so.
 #pragma once
 
 #include <optional>

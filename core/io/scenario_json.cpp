@@ -4,6 +4,7 @@
 #include "io/constraints_json.h"
 #include "io/json_reader.h"
 #include "io/load_json.h"
+#include "io/model_json.h"
 #include "io/presets.h"
 #include "io/profile_json.h"
 #include "model/constraint_checks.h"
@@ -14,6 +15,8 @@ namespace shardlab {
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 using io::JsonReader;
+using io::modelJson;
+using io::readModel;
 
 namespace {
 
@@ -44,75 +47,6 @@ void checkFormat(JsonReader& r, const char* expected, bool required)
                                       + std::to_string(kFormatVersion) + ")");
 }
 
-Precision readPrecision(JsonReader& r, const char* key)
-{
-    const std::string s = r.stringOr(key, "bf16");
-    if (s == "bf16" || s == "fp16")
-        return Precision::BF16;
-    if (s == "fp8")
-        return Precision::FP8;
-    r.fail(r.path(key), "must be \"bf16\" or \"fp8\", got \"" + s + "\"");
-    return Precision::BF16;
-}
-
-ModelSpec readModel(JsonReader r)
-{
-    ModelSpec m;
-    if (!r.requireObject())
-        return m;
-    r.rejectUnknownKeys({"format", "version", "name", "description", "layers", "hidden_size", "attention_heads",
-                         "kv_heads", "head_dim", "ffn_hidden", "vocab_size", "tie_embeddings", "attention", "mla",
-                         "moe", "weight_precision", "kv_precision", "source"});
-    m.name = r.string("name");
-    m.layers = r.integer("layers", 1, 1000);
-    m.hiddenSize = r.integer("hidden_size", 1, 1 << 20);
-    m.attentionHeads = r.integer("attention_heads", 1, 4096);
-    m.vocabSize = r.integer("vocab_size", 1, 10'000'000);
-    m.tieEmbeddings = r.booleanOr("tie_embeddings", false);
-    const std::string attn = r.stringOr("attention", "gqa");
-    if (attn == "mla") {
-        m.attention = AttentionKind::MLA;
-        JsonReader d = r.child("mla");
-        if (!r.has("mla"))
-            r.fail(r.path("mla"), "missing required field (attention is \"mla\")");
-        else if (d.requireObject()) {
-            d.rejectUnknownKeys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-            m.mla.qLoraRank = d.integerOr("q_lora_rank", 0, 0, 1 << 16);
-            m.mla.kvLoraRank = d.integer("kv_lora_rank", 1, 1 << 16);
-            m.mla.qkNopeHeadDim = d.integer("qk_nope_head_dim", 1, 4096);
-            m.mla.qkRopeHeadDim = d.integer("qk_rope_head_dim", 0, 4096);
-            m.mla.vHeadDim = d.integer("v_head_dim", 1, 4096);
-        }
-        m.kvHeads = r.integerOr("kv_heads", m.attentionHeads, 1, 4096);
-        m.headDim = r.integerOr("head_dim", m.mla.vHeadDim, 1, 4096);
-    } else {
-        if (attn != "gqa")
-            r.fail(r.path("attention"), "must be \"gqa\" or \"mla\", got \"" + attn + "\"");
-        m.kvHeads = r.integer("kv_heads", 1, 4096);
-        m.headDim = r.integer("head_dim", 1, 4096);
-    }
-    if (r.has("moe")) {
-        JsonReader e = r.child("moe");
-        if (e.requireObject()) {
-            e.rejectUnknownKeys({"experts", "experts_per_token", "expert_ffn_hidden", "shared_experts",
-                                 "shared_expert_ffn_hidden", "dense_layers"});
-            m.moe.experts = e.integer("experts", 1, 65536);
-            m.moe.expertsPerToken = e.integer("experts_per_token", 1, 65536);
-            m.moe.expertFfnHidden = e.integer("expert_ffn_hidden", 1, 1 << 22);
-            m.moe.sharedExperts = e.integerOr("shared_experts", 0, 0, 64);
-            m.moe.sharedExpertFfnHidden = e.integerOr("shared_expert_ffn_hidden",
-                                                      m.moe.sharedExperts > 0 ? m.moe.expertFfnHidden : 0, 0,
-                                                      1 << 22);
-            m.moe.denseLayers = e.integerOr("dense_layers", 0, 0, 1000);
-        }
-    }
-    const bool needsFfn = !m.isMoe() || m.moe.denseLayers > 0;
-    m.ffnHidden = needsFfn ? r.integer("ffn_hidden", 1, 1 << 22) : r.integerOr("ffn_hidden", 0, 0, 1 << 22);
-    m.weightPrecision = readPrecision(r, "weight_precision");
-    m.kvPrecision = readPrecision(r, "kv_precision");
-    return m;
-}
-
 ClusterSpec readCluster(JsonReader r)
 {
     ClusterSpec c;
@@ -126,11 +60,12 @@ ClusterSpec readCluster(JsonReader r)
     if (!r.has("gpu"))
         r.fail(r.path("gpu"), "missing required field");
     else if (g.requireObject()) {
-        g.rejectUnknownKeys({"name", "peak_tflops_bf16", "peak_tflops_fp8", "hbm_gb", "hbm_tb_per_s",
+        g.rejectUnknownKeys({"name", "peak_tflops_bf16", "peak_tflops_fp8", "peak_tflops_fp4", "hbm_gb", "hbm_tb_per_s",
                              "memory_reserve_gb", "kernel_overhead_us", "efficiency"});
         c.gpu.name = g.string("name");
         c.gpu.peakTflopsBf16 = g.number("peak_tflops_bf16", 1e-9, 1e6);
         c.gpu.peakTflopsFp8 = g.number("peak_tflops_fp8", 1e-9, 1e6);
+        c.gpu.peakTflopsFp4 = g.numberOr("peak_tflops_fp4", 0, 0, 1e6); // 0: no FP4 tensor cores
         c.gpu.hbmGb = g.number("hbm_gb", 1e-9, 1e5);
         c.gpu.hbmTbps = g.number("hbm_tb_per_s", 1e-12, 1e4);
         c.gpu.memoryReserveGb = g.number("memory_reserve_gb", 0, 1e5);
@@ -202,41 +137,6 @@ Parsed<T> parseWith(const std::string& text, const std::string& file, Fn&& body)
     return out;
 }
 
-ojson modelJson(const ModelSpec& m)
-{
-    ojson j;
-    j["name"] = m.name;
-    j["layers"] = m.layers;
-    j["hidden_size"] = m.hiddenSize;
-    j["attention_heads"] = m.attentionHeads;
-    j["attention"] = m.attention == AttentionKind::MLA ? "mla" : "gqa";
-    if (m.attention == AttentionKind::MLA) {
-        j["mla"] = {{"q_lora_rank", m.mla.qLoraRank},
-                    {"kv_lora_rank", m.mla.kvLoraRank},
-                    {"qk_nope_head_dim", m.mla.qkNopeHeadDim},
-                    {"qk_rope_head_dim", m.mla.qkRopeHeadDim},
-                    {"v_head_dim", m.mla.vHeadDim}};
-    } else {
-        j["kv_heads"] = m.kvHeads;
-        j["head_dim"] = m.headDim;
-    }
-    if (m.denseLayerCount() > 0 || m.ffnHidden > 0)
-        j["ffn_hidden"] = m.ffnHidden;
-    j["vocab_size"] = m.vocabSize;
-    j["tie_embeddings"] = m.tieEmbeddings;
-    if (m.isMoe()) {
-        j["moe"] = {{"experts", m.moe.experts},
-                    {"experts_per_token", m.moe.expertsPerToken},
-                    {"expert_ffn_hidden", m.moe.expertFfnHidden},
-                    {"shared_experts", m.moe.sharedExperts},
-                    {"shared_expert_ffn_hidden", m.moe.sharedExpertFfnHidden},
-                    {"dense_layers", m.moe.denseLayers}};
-    }
-    j["weight_precision"] = precisionName(m.weightPrecision);
-    j["kv_precision"] = precisionName(m.kvPrecision);
-    return j;
-}
-
 ojson clusterJson(const ClusterSpec& c)
 {
     const GpuSpec& g = c.gpu;
@@ -244,16 +144,17 @@ ojson clusterJson(const ClusterSpec& c)
     j["name"] = c.name;
     j["gpu"] = {{"name", g.name},
                 {"peak_tflops_bf16", g.peakTflopsBf16},
-                {"peak_tflops_fp8", g.peakTflopsFp8},
-                {"hbm_gb", g.hbmGb},
-                {"hbm_tb_per_s", g.hbmTbps},
-                {"memory_reserve_gb", g.memoryReserveGb},
-                {"kernel_overhead_us", g.kernelOverheadUs},
-                {"efficiency",
-                 {{"compute", g.efficiency.compute},
-                  {"hbm", g.efficiency.hbm},
-                  {"nvlink", g.efficiency.nvlink},
-                  {"inter_node", g.efficiency.interNode}}}};
+                {"peak_tflops_fp8", g.peakTflopsFp8}};
+    if (g.peakTflopsFp4 > 0) // written only for GPUs with FP4 tensor cores
+        j["gpu"]["peak_tflops_fp4"] = g.peakTflopsFp4;
+    j["gpu"]["hbm_gb"] = g.hbmGb;
+    j["gpu"]["hbm_tb_per_s"] = g.hbmTbps;
+    j["gpu"]["memory_reserve_gb"] = g.memoryReserveGb;
+    j["gpu"]["kernel_overhead_us"] = g.kernelOverheadUs;
+    j["gpu"]["efficiency"] = {{"compute", g.efficiency.compute},
+                              {"hbm", g.efficiency.hbm},
+                              {"nvlink", g.efficiency.nvlink},
+                              {"inter_node", g.efficiency.interNode}};
     j["gpus_per_node"] = c.gpusPerNode;
     j["nodes"] = c.nodes;
     j["nvlink_gb_per_s"] = c.nvlinkGBps;

@@ -6,14 +6,94 @@
 
 namespace shardlab {
 
+namespace {
+struct PrecisionInfo {
+    Precision precision;
+    const char* name;
+    double bits; // per element, block scales included
+};
+// 4-bit formats: 4 bits per element plus the block's scale spread over its elements.
+constexpr PrecisionInfo kPrecisions[] = {
+    {Precision::BF16, "bf16", 16},
+    {Precision::FP8, "fp8", 8},
+    {Precision::MXFP4, "mxfp4", 4 + 8.0 / 32},     // E8M0 scale per 32 (OCP MX v1.0)
+    {Precision::NVFP4, "nvfp4", 4 + 8.0 / 16},     // E4M3 scale per 16
+    {Precision::INT4, "int4", 4 + 16.0 / 128},     // BF16 scale per 128 (symmetric)
+    {Precision::INT4_G32, "int4_g32", 4 + 16.0 / 32}, // BF16 scale per 32 (symmetric)
+};
+const PrecisionInfo& infoOf(Precision p)
+{
+    for (const PrecisionInfo& i : kPrecisions)
+        if (i.precision == p)
+            return i;
+    return kPrecisions[0];
+}
+} // namespace
+
 const char* precisionName(Precision p)
 {
-    return p == Precision::FP8 ? "fp8" : "bf16";
+    return infoOf(p).name;
+}
+
+bool precisionFromName(const std::string& name, Precision& out)
+{
+    if (name == "fp16") {
+        out = Precision::BF16;
+        return true;
+    }
+    for (const PrecisionInfo& i : kPrecisions)
+        if (name == i.name) {
+            out = i.precision;
+            return true;
+        }
+    return false;
+}
+
+std::string knownPrecisions()
+{
+    std::string s;
+    for (const PrecisionInfo& i : kPrecisions)
+        s += (s.empty() ? "" : ", ") + std::string(i.name);
+    return s;
 }
 
 double bytesPerElement(Precision p)
 {
-    return p == Precision::FP8 ? 1.0 : 2.0;
+    // BF16 and FP8 exactly as before the 4-bit formats (2 and 1).
+    if (p == Precision::FP8)
+        return 1.0;
+    if (p == Precision::BF16)
+        return 2.0;
+    return infoOf(p).bits / 8.0;
+}
+
+bool isFourBit(Precision p)
+{
+    return p != Precision::BF16 && p != Precision::FP8;
+}
+
+GemmMath gemmMath(Precision weights, const GpuSpec& gpu)
+{
+    switch (weights) {
+    case Precision::BF16: return GemmMath::Bf16;
+    case Precision::FP8: return GemmMath::Fp8;
+    case Precision::NVFP4: return gpu.peakTflopsFp4 > 0 ? GemmMath::Fp4 : GemmMath::Bf16;
+    case Precision::MXFP4: return gpu.peakTflopsFp4 > 0 ? GemmMath::Fp8 : GemmMath::Bf16;
+    case Precision::INT4:
+    case Precision::INT4_G32: return GemmMath::Bf16;
+    }
+    return GemmMath::Bf16;
+}
+
+double linearAttentionParams(const ModelSpec& m)
+{
+    const LinearAttentionDims& d = m.attentionMix.linear;
+    const double h = m.hiddenSize;
+    const double keys = double(d.keyHeads) * d.keyHeadDim, values = double(d.valueHeads) * d.valueHeadDim;
+    const double inProj = h * (2 * keys + 2 * values + 2.0 * d.valueHeads); // q, k, v, z; beta, alpha
+    const double conv = (2 * keys + values) * d.convKernel;
+    const double outProj = values * h;
+    return h + inProj + conv + outProj + 2.0 * d.valueHeads + d.valueHeadDim; // + A, dt bias, gated norm
 }
 
 ParameterCounts countParameters(const ModelSpec& m)
@@ -40,6 +120,14 @@ ParameterCounts countParameters(const ModelSpec& m)
         attn += h * q + 2.0 * h * kv + q * h;
     }
     c.attentionPerLayer = attn;
+    double layersAttn = m.layers * attn;
+    if (m.attentionMix.linearLayers > 0) {
+        // Linear-attention layers have their own projections instead (the per-layer figure
+        // is then the mean over the layers).
+        const int lin = m.attentionMix.linearLayers;
+        layersAttn = (m.layers - lin) * attn + lin * linearAttentionParams(m);
+        c.attentionPerLayer = layersAttn / m.layers;
+    }
     c.denseFfnPerLayer = h + 3.0 * h * m.ffnHidden; // post-attention norm + SwiGLU
 
     if (m.isMoe()) {
@@ -50,12 +138,20 @@ ParameterCounts countParameters(const ModelSpec& m)
         c.moePerLayer = h + router + e.experts * expert + shared;
         c.moeActivePerLayer = h + router + e.expertsPerToken * expert + shared;
     }
-    const double layersAttn = m.layers * attn;
     const double dense = m.denseLayerCount() * c.denseFfnPerLayer;
     const double fixed = c.embedding + lmHead + h; // + final norm
     c.total = fixed + layersAttn + dense + m.moeLayers() * c.moePerLayer;
     c.active = fixed + layersAttn + dense + m.moeLayers() * c.moeActivePerLayer;
     return c;
+}
+
+double weightBytes(const ModelSpec& m)
+{
+    const ParameterCounts pc = countParameters(m);
+    if (!m.expertPrecision)
+        return pc.total * bytesPerElement(m.weightPrecision);
+    const double routed = double(m.moeLayers()) * m.moe.experts * 3.0 * m.hiddenSize * m.moe.expertFfnHidden;
+    return (pc.total - routed) * bytesPerElement(m.weightPrecision) + routed * bytesPerElement(*m.expertPrecision);
 }
 
 namespace {
@@ -86,6 +182,27 @@ void checkName(FieldErrors& e, const std::string& where, const std::string& name
 {
     if (auto why = nameProblem(name))
         e.push_back({{}, where, *why});
+}
+
+void validateAttentionMix(FieldErrors& e, const ModelSpec& m, const std::string& p)
+{
+    const AttentionMix& x = m.attentionMix;
+    if (x.slidingLayers != 0 || x.slidingWindow != 0) {
+        checkRange(e, p + ".sliding_window.layers", x.slidingLayers, 1, std::max(1, m.layers));
+        checkRange(e, p + ".sliding_window.window", x.slidingWindow, 1, 1 << 24);
+    }
+    if (x.linearLayers == 0)
+        return;
+    const std::string q = p + ".linear_attention";
+    checkRange(e, q + ".layers", x.linearLayers, 1, std::max(1, m.layers - x.slidingLayers),
+               "must leave room for the sliding-window layers:");
+    if (m.attention != AttentionKind::GQA)
+        e.push_back({{}, q, "is modelled beside GQA attention only (attention is mla)"});
+    checkRange(e, q + ".key_heads", x.linear.keyHeads, 1, 4096);
+    checkRange(e, q + ".value_heads", x.linear.valueHeads, 1, 4096);
+    checkRange(e, q + ".key_head_dim", x.linear.keyHeadDim, 1, 4096);
+    checkRange(e, q + ".value_head_dim", x.linear.valueHeadDim, 1, 4096);
+    checkRange(e, q + ".conv_kernel", x.linear.convKernel, 1, 64);
 }
 
 } // namespace
@@ -127,6 +244,12 @@ FieldErrors validateModel(const ModelSpec& m, const std::string& p)
     } else if (m.moe.experts < 0) {
         e.push_back({{}, p + ".moe.experts", "must not be negative"});
     }
+    if (isFourBit(m.kvPrecision))
+        e.push_back({{}, p + ".kv_precision", "must be bf16 or fp8 (a 4-bit KV cache is not modelled), got "
+                                                  + std::string(precisionName(m.kvPrecision))});
+    if (m.expertPrecision && !m.isMoe())
+        e.push_back({{}, p + ".expert_precision", "is for the routed experts of an MoE model; this model has none"});
+    validateAttentionMix(e, m, p);
     return e;
 }
 
@@ -138,6 +261,7 @@ FieldErrors validateCluster(const ClusterSpec& c, const std::string& p)
     checkName(e, g + ".name", c.gpu.name);
     checkPositive(e, g + ".peak_tflops_bf16", c.gpu.peakTflopsBf16, 1e6);
     checkPositive(e, g + ".peak_tflops_fp8", c.gpu.peakTflopsFp8, 1e6);
+    checkRange(e, g + ".peak_tflops_fp4", c.gpu.peakTflopsFp4, 0, 1e6, "must be 0 (no FP4 tensor cores) or");
     checkPositive(e, g + ".hbm_gb", c.gpu.hbmGb, 1e5);
     checkPositive(e, g + ".hbm_tb_per_s", c.gpu.hbmTbps, 1e4);
     checkRange(e, g + ".memory_reserve_gb", c.gpu.memoryReserveGb, 0,

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,10 +12,20 @@
 
 namespace shardlab {
 
-enum class Precision : std::uint8_t { BF16, FP8 };
+// How weights (or the KV cache) are stored (docs/simulator.md §3, "Weight formats"). The
+// 4-bit formats' bytes include their block scales: MXFP4 (OCP Microscaling: 32 E2M1 values
+// share one E8M0 scale, 4.25 bits), NVFP4 (16 E2M1 values share one E4M3 scale, 4.5 bits;
+// the per-tensor FP32 scale is negligible), INT4 (weight-only, symmetric, a BF16 scale per
+// group of 128: 4.125 bits) and INT4_G32 (the same with groups of 32, as Kimi-K2-Thinking:
+// 4.5 bits). The KV cache is BF16 or FP8.
+enum class Precision : std::uint8_t { BF16, FP8, MXFP4, NVFP4, INT4, INT4_G32 };
 
-const char* precisionName(Precision p);
+const char* precisionName(Precision p); // "bf16", "fp8", "mxfp4", "nvfp4", "int4", "int4_g32"
+// A precision by its name ("fp16" reads as bf16: the same bytes); false if unknown.
+bool precisionFromName(const std::string& name, Precision& out);
+std::string knownPrecisions(); // "bf16, fp8, mxfp4, nvfp4, int4, int4_g32"
 double bytesPerElement(Precision p);
+bool isFourBit(Precision p);
 
 enum class AttentionKind : std::uint8_t { GQA, MLA };
 
@@ -37,6 +48,31 @@ struct MoeDims {
     int denseLayers = 0;        // leading layers with a dense FFN instead of MoE
 };
 
+// Gated DeltaNet linear attention (Qwen3-Next): per sequence and layer a fixed-size state
+// of valueHeads x keyHeadDim x valueHeadDim and a short convolution's last convKernel - 1
+// inputs, whatever the context.
+struct LinearAttentionDims {
+    int keyHeads = 0;
+    int valueHeads = 0;
+    int keyHeadDim = 0;
+    int valueHeadDim = 0;
+    int convKernel = 0;
+};
+
+// Layers whose attention is not full attention over the whole context; the other layers
+// are (docs/simulator.md §1, "Attention layer mix"). Sliding-window layers attend to, and
+// cache, the last slidingWindow tokens (gpt-oss); linear-attention layers (GQA models only)
+// replace attention by a recurrent state (Qwen3-Next). Priced as the layers' mean.
+struct AttentionMix {
+    int slidingLayers = 0;
+    int slidingWindow = 0;
+    int linearLayers = 0;
+    LinearAttentionDims linear;
+
+    bool any() const { return slidingLayers > 0 || linearLayers > 0; }
+    int fullLayers(int layers) const { return layers - slidingLayers - linearLayers; }
+};
+
 // A decoder-only transformer. Dense when moe.experts == 0.
 struct ModelSpec {
     std::string name;
@@ -51,9 +87,14 @@ struct ModelSpec {
     AttentionKind attention = AttentionKind::GQA;
     MlaDims mla;
     MoeDims moe;
+    AttentionMix attentionMix;
     Precision weightPrecision = Precision::BF16;
     Precision kvPrecision = Precision::BF16;
+    // The routed experts' weights, when they differ from weightPrecision (gpt-oss: MXFP4
+    // experts beside BF16 attention; Kimi-K2-Thinking: INT4 experts). Unset: weightPrecision.
+    std::optional<Precision> expertPrecision;
 
+    Precision routedExpertPrecision() const { return expertPrecision.value_or(weightPrecision); }
     bool isMoe() const { return moe.experts > 0; }
     int moeLayers() const { return isMoe() ? layers - moe.denseLayers : 0; }
     int denseLayerCount() const { return layers - moeLayers(); }
@@ -70,6 +111,12 @@ struct ParameterCounts {
     double moeActivePerLayer = 0;
 };
 ParameterCounts countParameters(const ModelSpec& m);
+// One linear-attention layer's weights (input projections q, k, v, z, beta, alpha; the
+// convolution; output projection; norms and per-head decay).
+double linearAttentionParams(const ModelSpec& m);
+// Bytes of every weight as stored: the routed experts in routedExpertPrecision(), the rest
+// in weightPrecision (norms and routers counted at that precision too, as the counts are).
+double weightBytes(const ModelSpec& m);
 
 // Per-GPU calibration knobs: achieved fraction of the datasheet peaks. See docs/simulator.md.
 struct KernelProfile; // model/profile.h
@@ -85,12 +132,20 @@ struct GpuSpec {
     std::string name;
     double peakTflopsBf16 = 0;   // dense, no sparsity
     double peakTflopsFp8 = 0;    // dense, no sparsity
+    double peakTflopsFp4 = 0;    // dense, no sparsity; 0: no FP4 tensor cores (Hopper, Ampere)
     double hbmGb = 0;            // capacity, GB (1e9 bytes)
     double hbmTbps = 0;          // bandwidth, TB/s (1e12 bytes/s)
     double memoryReserveGb = 0;  // CUDA context, NCCL buffers, fragmentation
     double kernelOverheadUs = 0; // fixed cost per fused operator launch (CUDA graphs assumed)
     Efficiency efficiency;
 };
+
+// The tensor-core math of a GEMM whose weights are stored in `weights`, on `gpu`
+// (docs/simulator.md §3, "Weight formats"): BF16 and FP8 as stored; NVFP4 at the FP4 peak
+// where the GPU has one (W4A4), MXFP4 at the FP8 peak there (MXFP4 x MXFP8); every 4-bit
+// format elsewhere, and INT4 everywhere, dequantized to BF16 (weight-only kernels).
+enum class GemmMath : std::uint8_t { Bf16, Fp8, Fp4 };
+GemmMath gemmMath(Precision weights, const GpuSpec& gpu);
 
 // A homogeneous cluster: nodes of gpusPerNode GPUs joined by NVLink inside the node
 // (one NVLink domain per node) and one inter-node port per GPU.

@@ -36,6 +36,11 @@ const KnownCheckpoint kCheckpoints[] = {
     {"Mixtral-8x22B", "mistralai/Mixtral-8x22B-Instruct-v0.1", Precision::BF16},
     {"Mixtral-8x7B", "mistralai/Mixtral-8x7B-Instruct-v0.1", Precision::BF16},
     {"Qwen3-235B-A22B", "Qwen/Qwen3-235B-A22B", Precision::BF16},
+    {"Qwen3-Next-80B-A3B", "Qwen/Qwen3-Next-80B-A3B-Instruct", Precision::BF16},
+    // Their routed experts are 4-bit in the checkpoint (MXFP4, INT4): engines read it from
+    // its quantization_config, no flag.
+    {"gpt-oss-120b", "openai/gpt-oss-120b", Precision::BF16},
+    {"Kimi-K2-Thinking", "moonshotai/Kimi-K2-Thinking", Precision::BF16},
 };
 
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
@@ -188,6 +193,11 @@ std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayou
     if (m.weightPrecision == Precision::BF16 && stored == Precision::FP8)
         w.push_back("weights: the plan assumes bf16 but the checkpoint stores fp8; engines serve it in fp8 (less "
                     "memory and time than planned)");
+    const Precision experts = m.routedExpertPrecision();
+    if (isFourBit(m.weightPrecision) || (m.isMoe() && isFourBit(experts)))
+        w.push_back(std::string("weights: ") + precisionName(isFourBit(m.weightPrecision) ? m.weightPrecision : experts)
+                    + " assumed stored in the checkpoint (engines read 4-bit formats from its quantization config and "
+                      "do not quantize to them on load)");
     if (m.weightPrecision == Precision::FP8 && !o.checkpoint && !(known && o.model.empty()))
         w.push_back("weights: fp8 assumed stored in the checkpoint (engines read its quantization config); for a bf16 "
                     "checkpoint pass --checkpoint bf16 to quantize on load");

@@ -98,7 +98,9 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
 
     const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), kvb = bytesPerElement(m.kvPrecision);
     const double ab = kActBytes, H = m.attentionHeads;
-    const bool fp8 = m.weightPrecision == Precision::FP8;
+    // GEMM math by the stored format and the GPU (gemmMath): FP8's curves for FP8 and FP4.
+    const GemmMath math = gemmMath(m.weightPrecision, c.gpu);
+    const bool fp8 = math != GemmMath::Bf16;
     m_hiddenBytes = h * ab;
 
     auto& emb = m_ops[idx(OpId::Embedding)];
@@ -195,19 +197,24 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
             o.actBytesPerToken = 2 * k * h * ab; // permute / unpermute the top-k copies
             o.outBytesPerToken = h * ab;
         }
-        // Expert ops: weightBytes is ONE expert's; per routed token-expert pair.
+        // Expert ops: weightBytes is ONE expert's; per routed token-expert pair. The routed
+        // experts may be stored in their own precision (ModelSpec::expertPrecision).
+        const double we = bytesPerElement(m.routedExpertPrecision());
+        const GemmMath expertMath = gemmMath(m.routedExpertPrecision(), c.gpu);
         auto& eu = m_ops[idx(OpId::ExpertUp)];
-        eu.weightBytes = 2 * h * Fe * wb;
+        eu.weightBytes = 2 * h * Fe * we;
         eu.flopsPerToken = 4 * h * Fe;
         eu.actBytesPerToken = (h + 3 * Fe) * ab;
         eu.outBytesPerToken = Fe * ab;
-        eu.fp8 = fp8;
+        eu.fp8 = expertMath != GemmMath::Bf16;
+        eu.fp4 = expertMath == GemmMath::Fp4;
         auto& ed = m_ops[idx(OpId::ExpertDown)];
-        ed.weightBytes = Fe * h * wb;
+        ed.weightBytes = Fe * h * we;
         ed.flopsPerToken = 2 * Fe * h;
         ed.actBytesPerToken = (Fe + h) * ab;
         ed.outBytesPerToken = h * ab;
-        ed.fp8 = fp8;
+        ed.fp8 = eu.fp8;
+        ed.fp4 = eu.fp4;
         auto& se = m_ops[idx(OpId::SharedExpert)];
         const double Fs = double(e.sharedExperts) * e.sharedExpertFfnHidden;
         se.weightBytes = 3 * h * Fs * wb;
@@ -224,12 +231,19 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
     head.outBytesPerToken = double(m.vocabSize) * ab;
     head.fp8 = fp8;
 
+    if (m.attentionMix.any())
+        setAttentionMix(m_ops[idx(OpId::QkvProj)], att, out);
+
     // GEMM operators: priced by size and precision (gemm_model.h); n x k from the weights.
+    const double expertBytes = bytesPerElement(m.routedExpertPrecision());
     for (OpId id : {OpId::QkvProj, OpId::OutProj, OpId::GateUp, OpId::Down, OpId::ExpertUp, OpId::ExpertDown,
                     OpId::SharedExpert, OpId::LmHead}) {
         auto& o = m_ops[idx(id)];
         o.gemm = true;
-        o.weightElems = (id == OpId::LmHead ? double(m.vocabSize) * h : o.weightBytes / wb);
+        if (id != OpId::ExpertUp && id != OpId::ExpertDown)
+            o.fp4 = fp8 && math == GemmMath::Fp4;
+        const double elementBytes = id == OpId::ExpertUp || id == OpId::ExpertDown ? expertBytes : wb;
+        o.weightElems = (id == OpId::LmHead ? double(m.vocabSize) * h : o.weightBytes / elementBytes);
     }
 }
 

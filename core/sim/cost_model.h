@@ -44,11 +44,31 @@ struct OpStatic {
     double attnFlopsDecodePerCtx = 0;
     double attnFlopsPrefillPerCtx = 0;
     double kvFloor = 0;          // attention: smallest KV fraction one rank can hold
-    bool fp8 = false;            // runs at the FP8 peak
+    bool fp8 = false;            // runs at the FP8 peak (a GEMM: FP8's curves)
+    bool fp4 = false;            // a GEMM at the FP4 peak with FP8's curves (fp8 is set too)
     bool gemm = false;           // priced as a GEMM kernel (gemm_model.h) by size and precision
     double weightElems = 0;      // the GEMM's n x k (one layer; experts: one expert), unsharded
     double queryHeads = 0;       // attention of a GQA/MHA model: the decode kernel of the profile
+    // Attention of a model with an attention layer mix (ModelSpec::attentionMix), priced as
+    // the mean of its layers: shares of full, sliding-window and linear-attention layers;
+    // the window; a linear layer's state per sequence (recurrent + convolution, times the
+    // linear share) and its FLOPs per token (recurrent form in decode, chunked in prefill,
+    // times the share); the smallest share of a state one rank holds (one value head).
+    bool mixed = false;
+    double fullShare = 1, slidingShare = 0, linearShare = 0;
+    double window = 0;
+    double stateBytes = 0;
+    double stateFlopsDecode = 0, stateFlopsPrefill = 0;
+    double stateFloor = 1;
 };
+
+// The mean number of tokens a query of a sliding-window layer attends to when full
+// attention's mean is `meanCtx`: in decode min(meanCtx, window); over a causal prompt
+// (queries at every position of a prompt of 2 meanCtx tokens) the mean of min(i, window).
+double windowedContext(double meanCtx, double window, bool causalPrompt);
+// The mean over an attention layer mix's layers of the cached tokens a query attends to
+// (linear layers: none; their state is priced apart).
+double attendedContext(const OpStatic& attention, double meanCtx, bool causalPrompt);
 
 // Everything about one phase (a decode step of one micro-batch, or one prefill) that
 // depends on the degrees, batch and micro-batches but not on the operator options.
@@ -259,8 +279,12 @@ public:
     // The conversion of edge `e` from layout `from` to `to` (kind None when free).
     CollectiveCost edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const;
     // KV cache bytes one GPU holds for one layer: every sequence of the replica at the
-    // longest context, split as the attention option splits it.
+    // longest context, split as the attention option splits it. With an attention layer
+    // mix the layers' mean: sliding-window layers hold at most the window, linear layers
+    // their fixed state.
     double kvBytesPerLayer(int attentionOption, const PhaseContext& decode) const;
+    // One sequence's cache of one layer at `ctx` tokens, unsplit (the layers' mean).
+    double cacheBytesPerSequence(double ctx) const;
     PipelineFigures pipeline(const Plan& degrees, const StageShapes& stages, const PhaseContext& dec,
                              const PhaseContext& pre, const LayerSums& sums) const;
     // Figures within the scenario's memory, TTFT, TPOT and token-budget limits, each
@@ -289,6 +313,9 @@ private:
     void setRoutedLoad(PhaseContext& ph, double stageTokens, double imbalance) const;
     // Fills m_stratumLogIdle from the model's experts and the popularity's spread.
     void setPopularityStrata();
+    // The attention layer mix's mean layer: shares, window, linear layers' projections and
+    // state (constructor; ModelSpec::attentionMix).
+    void setAttentionMix(OpStatic& qkv, OpStatic& attention, OpStatic& out);
     Scenario m_scenario;
     SimConstants m_constants;
     std::array<OpStatic, kOpCount> m_ops{};

@@ -76,26 +76,46 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
             bytes = s.weightBytes * wf + tok * s.actBytesPerToken;
         if (id == OpId::Attention) {
             const double kvFrac = opt.split == Split::Weights ? std::max(wf, s.kvFloor) : 1.0;
+            // An attention layer mix (OpStatic::mixed): the layers' mean attended context,
+            // the cache written by the layers that keep one, and linear layers' state.
+            const double cached = s.mixed ? 1 - s.linearShare : 1.0;
+            const double stateFrac = opt.split == Split::Weights ? std::max(wf, s.stateFloor) : 1.0;
             if (ph.prefill) {
-                flops += tok * ph.ctx * s.attnFlopsPrefillPerCtx * wf;
-                bytes += tok * s.kvBytesPerCtx * kvFrac; // the cache is written once
+                const double promptCtx = s.mixed ? attendedContext(s, ph.ctx, true) : ph.ctx;
+                flops += tok * promptCtx * s.attnFlopsPrefillPerCtx * wf;
+                bytes += tok * s.kvBytesPerCtx * kvFrac * cached; // the cache is written once
+                if (s.stateBytes > 0) {
+                    flops += tok * s.stateFlopsPrefill * wf;
+                    bytes += seqs * s.stateBytes * stateFrac; // each prompt's final state written
+                }
                 if (opt.split == Split::Tokens && g > 1) {
                     // Sequence-split prefill: every rank needs the keys/values of the
                     // earlier chunks: all-gather them.
                     c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
                 }
             } else {
-                const double decodeFlops = seqs * ctx * s.attnFlopsDecodePerCtx * wf;
+                const double attended = s.mixed ? attendedContext(s, ctx, false) : ctx;
+                const double decodeFlops = seqs * attended * s.attnFlopsDecodePerCtx * wf;
                 flops += decodeFlops;
-                bytes += seqs * ctx * s.kvBytesPerCtx * kvFrac;
-                double chunkFlops = 0;
+                bytes += seqs * attended * s.kvBytesPerCtx * kvFrac;
+                double chunkFlops = 0; // at the BF16 peak: the chunk's and linear layers' state
                 if (chunk > 0) {
                     // The prompt chunk beside them: causal attention over the prompt's
                     // prefix; it writes its keys/values and reads about half as much again
-                    // of the earlier chunks'.
-                    chunkFlops = chunk * ph.chunkCtx * s.attnFlopsPrefillPerCtx * wf;
+                    // of the earlier chunks' (with a layer mix: as much as they attend to).
+                    const double chunkCtx = s.mixed ? attendedContext(s, ph.chunkCtx, true) : ph.chunkCtx;
+                    const double chunkKv = s.mixed ? cached + 0.5 * chunkCtx / std::max(1.0, ph.chunkCtx) : 1.5;
+                    chunkFlops = chunk * chunkCtx * s.attnFlopsPrefillPerCtx * wf;
                     flops += chunkFlops;
-                    bytes += 1.5 * chunk * s.kvBytesPerCtx * kvFrac;
+                    bytes += chunkKv * chunk * s.kvBytesPerCtx * kvFrac;
+                }
+                if (s.stateBytes > 0) {
+                    // Linear layers: every decoding sequence reads and writes its state once
+                    // per token, whatever its context; a prompt chunk runs the chunked form.
+                    const double stateFlops = (seqs * s.stateFlopsDecode + chunk * s.stateFlopsPrefill) * wf;
+                    chunkFlops += stateFlops;
+                    flops += stateFlops;
+                    bytes += 2 * seqs * s.stateBytes * stateFrac;
                 }
                 if (s.queryHeads > 0) {
                     // GQA/MHA decode attention: the profile's kernel (docs/kernels.md, "Decode
@@ -106,6 +126,14 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.hbmBytes = bytes;
                     c.computeS = decodeFlops / m_attnFlops + chunkFlops / m_peakBf16;
                     c.memoryS = bytes / m_attnStream;
+                    if (s.linearShare > 0) {
+                        // Only the attention layers run the attention kernel; linear
+                        // layers run their own (one launch each).
+                        const double a = 1 - s.linearShare;
+                        c.timeS = a * m_attnFixedS + s.linearShare * m_overheadS + std::max(c.computeS, c.memoryS)
+                            + a * m_attnPerHeadS * seqs * s.queryHeads * wf;
+                        return c;
+                    }
                     c.timeS = m_attnFixedS + std::max(c.computeS, c.memoryS) + m_attnPerHeadS * seqs * s.queryHeads * wf;
                     return c;
                 }
@@ -118,7 +146,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     c.hbmBytes = bytes;
     if (s.gemm) {
         // By size and precision, with the per-kernel fixed cost (gemm_model.h).
-        c.computeS = m_gemm.computeS(s.fp8, flops, gemmElems);
+        c.computeS = s.fp4 ? m_gemm.computeSFp4(flops, gemmElems) : m_gemm.computeS(s.fp8, flops, gemmElems);
         c.memoryS = m_gemm.memoryS(s.fp8, bytes);
         c.timeS = std::max(c.computeS, c.memoryS) + m_gemm.fixedS(s.fp8);
         return c;
@@ -145,12 +173,28 @@ inline double CostModel::kvBytesPerLayer(int attentionOption, const PhaseContext
     const OpStatic& att = m_ops[static_cast<int>(OpId::Attention)];
     const Split split = opOption(OpId::Attention, attentionOption).split;
     const double g = ph.tp;
+    if (att.mixed) {
+        // Sliding-window layers hold at most the window; linear layers their state.
+        const double kv = att.kvBytesPerCtx * (att.fullShare * ph.maxCtx + att.slidingShare * std::min(ph.maxCtx, att.window));
+        if (split == Split::Weights)
+            return ph.batchSeqs * (kv * std::max(1.0 / g, att.kvFloor) + att.stateBytes * std::max(1.0 / g, att.stateFloor));
+        const double seqs = split == Split::Tokens ? std::ceil(ph.batchSeqs / g) : ph.batchSeqs;
+        return seqs * (kv + att.stateBytes);
+    }
     const double kv = att.kvBytesPerCtx * ph.maxCtx;
     if (split == Split::Weights)
         return ph.batchSeqs * kv * std::max(1.0 / g, att.kvFloor);
     if (split == Split::Tokens)
         return std::ceil(ph.batchSeqs / g) * kv; // whole sequences per rank
     return ph.batchSeqs * kv;
+}
+
+inline double CostModel::cacheBytesPerSequence(double ctx) const
+{
+    const OpStatic& att = m_ops[static_cast<int>(OpId::Attention)];
+    if (!att.mixed)
+        return att.kvBytesPerCtx * ctx;
+    return att.kvBytesPerCtx * (att.fullShare * ctx + att.slidingShare * std::min(ctx, att.window)) + att.stateBytes;
 }
 
 } // namespace shardlab

@@ -40,6 +40,8 @@ double CostModel::tokenBudget() const
 
 double CostModel::kvBytesPerRequest() const
 {
+    if (m_scenario.model.attentionMix.any()) // sliding windows and linear layers' state
+        return cacheBytesPerSequence(m_scenario.workload.promptTokens) * m_scenario.model.layers;
     return m_kvPerTokenLayer * m_scenario.model.layers * m_scenario.workload.promptTokens;
 }
 

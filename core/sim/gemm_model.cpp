@@ -17,6 +17,7 @@ GemmModel gemmModel(const GpuSpec& gpu, const GemmParams& kGemm)
     GemmModel g;
     g.peakBf16 = gpu.peakTflopsBf16 * 1e12;
     g.peakFp8 = gpu.peakTflopsFp8 * 1e12;
+    g.peakFp4 = gpu.peakTflopsFp4 * 1e12;
     g.computeScale = gpu.efficiency.compute / kGemm.refCompute;
     g.computeBf16 = kGemm.computeBf16;
     g.computeFp8 = kGemm.computeFp8;

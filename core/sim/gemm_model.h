@@ -23,6 +23,7 @@ const GemmParams& gemmParams();
 // One GPU's GEMM figures, from its datasheet and knobs.
 struct GemmModel {
     double peakBf16 = 0, peakFp8 = 0;        // FLOP/s, datasheet
+    double peakFp4 = 0;                      // FLOP/s, datasheet; 0: no FP4 tensor cores
     double computeScale = 1;                 // efficiency.compute / refCompute
     double streamBf16 = 0, streamFp8 = 0;    // achieved bytes/s streaming weights
     double fixedBf16S = 0, fixedFp8S = 0;    // per-kernel fixed cost (the floor)
@@ -43,6 +44,12 @@ struct GemmModel {
     double computeS(bool fp8, double flops, double weightElems) const
     {
         return flops / ((fp8 ? peakFp8 : peakBf16) * computeEfficiency(fp8, std::max(1.0, weightElems)));
+    }
+    // A GEMM on FP4 tensor cores: the FP4 peak with FP8's efficiency curve (no FP4 GEMM was
+    // measured; docs/simulator.md §3, "Weight formats").
+    double computeSFp4(double flops, double weightElems) const
+    {
+        return flops / (peakFp4 * computeEfficiency(true, std::max(1.0, weightElems)));
     }
     double memoryS(bool fp8, double bytes) const { return bytes / (fp8 ? streamFp8 : streamBf16); }
     double fixedS(bool fp8) const { return fp8 ? fixedFp8S : fixedBf16S; }

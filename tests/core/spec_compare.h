@@ -54,6 +54,17 @@ inline void compareModelDims(const ModelSpec& a, const ModelSpec& b, const QStri
     SL_COMPARE_FIELD("moe.denseLayers", a.moe.denseLayers, b.moe.denseLayers);
     SL_COMPARE_FIELD("weightPrecision", int(a.weightPrecision), int(b.weightPrecision));
     SL_COMPARE_FIELD("kvPrecision", int(a.kvPrecision), int(b.kvPrecision));
+    SL_COMPARE_FIELD("routedExpertPrecision()", int(a.routedExpertPrecision()), int(b.routedExpertPrecision()));
+    SL_COMPARE_FIELD("expertPrecision set", a.expertPrecision.has_value(), b.expertPrecision.has_value());
+    const AttentionMix &x = a.attentionMix, &y = b.attentionMix;
+    SL_COMPARE_FIELD("attentionMix.slidingLayers", x.slidingLayers, y.slidingLayers);
+    SL_COMPARE_FIELD("attentionMix.slidingWindow", x.slidingWindow, y.slidingWindow);
+    SL_COMPARE_FIELD("attentionMix.linearLayers", x.linearLayers, y.linearLayers);
+    SL_COMPARE_FIELD("attentionMix.linear.keyHeads", x.linear.keyHeads, y.linear.keyHeads);
+    SL_COMPARE_FIELD("attentionMix.linear.valueHeads", x.linear.valueHeads, y.linear.valueHeads);
+    SL_COMPARE_FIELD("attentionMix.linear.keyHeadDim", x.linear.keyHeadDim, y.linear.keyHeadDim);
+    SL_COMPARE_FIELD("attentionMix.linear.valueHeadDim", x.linear.valueHeadDim, y.linear.valueHeadDim);
+    SL_COMPARE_FIELD("attentionMix.linear.convKernel", x.linear.convKernel, y.linear.convKernel);
 }
 
 // Every field, as a save/load round trip must preserve it.
@@ -70,6 +81,7 @@ inline void compareCluster(const ClusterSpec& a, const ClusterSpec& b, const QSt
     SL_COMPARE_FIELD("gpu.name", qs(a.gpu.name), qs(b.gpu.name));
     SL_COMPARE_FIELD("gpu.peakTflopsBf16", a.gpu.peakTflopsBf16, b.gpu.peakTflopsBf16);
     SL_COMPARE_FIELD("gpu.peakTflopsFp8", a.gpu.peakTflopsFp8, b.gpu.peakTflopsFp8);
+    SL_COMPARE_FIELD("gpu.peakTflopsFp4", a.gpu.peakTflopsFp4, b.gpu.peakTflopsFp4);
     SL_COMPARE_FIELD("gpu.hbmGb", a.gpu.hbmGb, b.gpu.hbmGb);
     SL_COMPARE_FIELD("gpu.hbmTbps", a.gpu.hbmTbps, b.gpu.hbmTbps);
     SL_COMPARE_FIELD("gpu.memoryReserveGb", a.gpu.memoryReserveGb, b.gpu.memoryReserveGb);
