@@ -65,7 +65,8 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
         // Logits are computed for the last position of each sequence only: the decoding
         // sequences, or each prompt of a prefill, never a prompt chunk's other tokens.
         if (id == OpId::LmHead)
-            tok = seqs;
+            tok = seqs * ph.queriesPerSeq; // speculative decoding: every verified position
+
         c.weightBytes = s.weightBytes * wf;
         gemmElems = s.weightElems * wf;
         flops = tok * s.flopsPerToken * wf;
@@ -84,7 +85,8 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
                 }
             } else {
-                const double decodeFlops = seqs * ph.ctx * s.attnFlopsDecodePerCtx * wf;
+                // Speculative decoding's k + 1 queries per sequence share one read of its cache.
+                const double decodeFlops = seqs * ph.queriesPerSeq * ph.ctx * s.attnFlopsDecodePerCtx * wf;
                 flops += decodeFlops;
                 bytes += seqs * ph.ctx * s.kvBytesPerCtx * kvFrac;
                 double chunkFlops = 0;
@@ -105,7 +107,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.hbmBytes = bytes;
                     c.computeS = decodeFlops / m_attnFlops + chunkFlops / m_peakBf16;
                     c.memoryS = bytes / m_attnStream;
-                    c.timeS = m_attnFixedS + std::max(c.computeS, c.memoryS) + m_attnPerHeadS * seqs * s.queryHeads * wf;
+                    c.timeS = m_attnFixedS + std::max(c.computeS, c.memoryS) + m_attnPerHeadS * seqs * ph.queriesPerSeq * s.queryHeads * wf;
                     return c;
                 }
             }
