@@ -5,6 +5,7 @@
 #include "io/json_reader.h"
 #include "io/load_json.h"
 #include "io/model_json.h"
+#include "io/speculative_json.h"
 #include "io/presets.h"
 #include "io/profile_json.h"
 #include "model/constraint_checks.h"
@@ -97,7 +98,7 @@ WorkloadSpec readWorkload(JsonReader r)
         return w;
     r.rejectUnknownKeys(
         {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "kv_transfer", "engine",
-         "runnable", "load", "description"});
+         "runnable", "load", "speculative", "description"});
     w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
     w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
     w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, 1e9);
@@ -118,6 +119,8 @@ WorkloadSpec readWorkload(JsonReader r)
     w.runnable = r.booleanOr("runnable", false);
     if (r.has("load"))
         w.load = io::readLoad(r.child("load"));
+    if (r.has("speculative"))
+        w.speculative = io::readSpeculative(r.child("speculative"));
     return w;
 }
 
@@ -556,6 +559,8 @@ ojson scenarioJson(const Scenario& s)
         j["workload"]["runnable"] = true;
     if (!s.workload.load.steady())
         j["workload"]["load"] = io::loadJson(s.workload.load);
+    if (s.workload.speculative.method != SpeculativeMethod::None)
+        j["workload"]["speculative"] = io::speculativeJson(s.workload.speculative);
     if (!s.constraints.empty())
         j["constraints"] = io::constraintsJson(s.constraints);
     return j;

@@ -300,6 +300,8 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
         e.push_back({{}, at + ".request_rate", "must be above 0 requests/s (or \"inf\": all at once)"});
     checkRange(e, at + ".requests", l.requests, 0, kMaxLoadRequests);
     checkRange(e, at + ".warmup_requests", l.warmupRequests, -1, kMaxLoadRequests);
+    for (auto& err : validateSpeculative(w.speculative, nullptr, p + ".speculative"))
+        e.push_back(std::move(err));
     if (w.runnable && w.engine == CollectiveEngine::Nccl)
         e.push_back({{}, p + ".runnable", "restricts plans to what the serving engine runs: name the engine in "
                                           "workload.engine (vllm, sglang or trtllm)"});
@@ -396,6 +398,10 @@ FieldErrors validateScenario(const Scenario& s)
         all.push_back(std::move(e));
     for (auto& e : validateWorkload(s.workload, "workload"))
         all.push_back(std::move(e));
+    // The acceptance rate's default depends on the model (the range errors are above).
+    if (s.workload.speculative.on())
+        for (auto& e : validateSpeculative(s.workload.speculative, &s.model, "workload.speculative"))
+            all.push_back(std::move(e));
     return all;
 }
 

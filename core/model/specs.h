@@ -228,6 +228,36 @@ struct LoadSpec {
     bool operator==(const LoadSpec&) const = default;
 };
 
+// Speculative decoding (docs/simulator.md §4, "Speculative decoding"): each decode step
+// verifies `draftTokens` drafted tokens per sequence beside its own (k + 1 queries per
+// sequence), and drafts the next step's k tokens.
+//   Mtp: DeepSeek-V3's multi-token-prediction module (one transformer block of the model's
+//        last layer kind and a 2d -> d projection; embedding and LM head shared) run k times
+//        per step, as TensorRT-LLM's "MTP Eagle", vLLM's and SGLang's MTP/NextN run it.
+enum class SpeculativeMethod : std::uint8_t { None, Mtp };
+const char* speculativeMethodName(SpeculativeMethod m); // "none", "mtp"
+bool speculativeMethodFromName(const std::string& name, SpeculativeMethod& out);
+constexpr int kMaxDraftTokens = 16;
+
+struct SpeculativeSpec {
+    SpeculativeMethod method = SpeculativeMethod::None;
+    int draftTokens = 0;          // k: tokens drafted per sequence per step
+    double acceptanceRate = -1;   // per drafted token, in [0, 1]; < 0: the model family's published rate
+    bool on() const { return method != SpeculativeMethod::None && draftTokens > 0; }
+    bool operator==(const SpeculativeSpec&) const = default;
+};
+// Expected tokens a sequence emits per step with k drafts each accepted with probability a
+// (given the earlier ones were): 1 + a + ... + a^k = (1 - a^(k+1)) / (1 - a); 1 when off.
+double speculativeTokensPerStep(double acceptanceRate, int draftTokens);
+// The published per-token MTP acceptance rate of a model's family, or < 0 when none is
+// published (docs/simulator.md §4, "Speculative decoding", sources).
+double publishedMtpAcceptance(const ModelSpec& m);
+// The acceptance rate a workload runs `m` with: its own, else the family's (< 0: neither).
+double speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m);
+// Ranges at `prefix` ("workload.speculative"); with a model, also that an acceptance rate
+// is given or published for it.
+FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, const std::string& prefix);
+
 struct WorkloadSpec {
     int promptTokens = 0;
     int outputTokens = 0;
@@ -241,6 +271,7 @@ struct WorkloadSpec {
     // certificate and the recipe stay inside the engine's layouts. Needs a named engine.
     bool runnable = false;
     LoadSpec load{};       // how a benchmark drives it (steady state unless said)
+    SpeculativeSpec speculative{}; // draft tokens verified per step (off unless said)
 
     // Context a decode step sees on average, and at its longest (KV cache sizing).
     double meanDecodeContext() const { return promptTokens + outputTokens / 2.0; }

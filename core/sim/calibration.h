@@ -36,6 +36,7 @@ struct CalibrationCase {
     CollectiveEngine collectives = CollectiveEngine::TrtLlm;
     int maxNumTokens = 0;      // the engine's token budget per step (0: 8192)
     LoadSpec load{};           // how the benchmark drove the engine (steady: max throughput)
+    SpeculativeSpec speculative{}; // speculative decoding as run (acceptance: the published default)
     // Set when the row needs a mechanism the simulator does not have: listed, not predicted.
     std::string excluded{};
 };

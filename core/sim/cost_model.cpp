@@ -406,7 +406,7 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
     ph.prefill = prefill;
     ph.tp = p.tensorParallel;
     ph.dp = p.dataParallel;
-    ph.maxCtx = w.maxContext();
+    ph.maxCtx = w.maxContext() + (speculative() ? w.speculative.draftTokens : 0); // draft positions' cache
     ph.batchSeqs = p.batch;
     if (w.serving == ServingMode::Prefill) {
         // A prefill pool's step is a prefill pass of its micro-batch's prompts (both the
@@ -424,11 +424,14 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
     } else {
         // The mean micro-batch: batch / micro_batches sequences (uneven splits average out),
         // with the steady state's prompt tokens beside them, or the given step's.
+        // Speculative decoding: each sequence carries its drafted tokens to verify (a drafting
+        // pass: one token each).
         const double mb = std::max(1, p.microBatches);
         ph.seqs = load ? load->seqs / mb : double(p.batch) / mb;
         ph.chunkTokens = load ? load->chunkTokens / mb : ph.seqs * chunkPerSequence();
         ph.chunkCtx = w.promptTokens / 2.0;
-        ph.tokens = ph.seqs + ph.chunkTokens;
+        ph.queriesPerSeq = load && load->draftPass ? 1.0 : queriesPerSequence();
+        ph.tokens = ph.seqs * ph.queriesPerSeq + ph.chunkTokens;
         ph.ctx = w.meanDecodeContext();
     }
     ph.stepTokens = ph.tokens;
@@ -494,7 +497,7 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
         double tDec = st.dense * lDec[0] + st.moe * lDec[1];
         double tPre = st.dense * lPre[0] + st.moe * lPre[1];
         double w = st.dense * v.weights[0] + st.moe * v.weights[1];
-        const double kv = st.dense * v.kv[0] + st.moe * v.kv[1];
+        double kv = st.dense * v.kv[0] + st.moe * v.kv[1];
         if (st.first) {
             tDec += lDec[2];
             tPre += lPre[2];
@@ -504,6 +507,7 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
             tDec += lDec[3];
             tPre += lPre[3];
             w += v.weights[3];
+            kv += v.kv[3]; // a speculative-decoding MTP module's cache (0 otherwise)
         }
         sumDec += st.count * tDec;
         sumPre += st.count * tPre;
@@ -530,16 +534,19 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.cycleS = std::max(mb * (maxDec + f.p2pDecS), sumDec + PP * f.p2pDecS) + mb * m_stepOverheadS;
     f.stageStepS = maxDec;
     f.bubble = f.cycleS > 0 ? std::max(0.0, 1.0 - mb * maxDec / f.cycleS) : 0;
-    f.tpotMs = f.cycleS * 1e3;
+    // Each decoding sequence emits tokensPerStep() tokens per step (1 without speculative
+    // decoding).
+    const double emitted = tokensPerStep();
+    f.tpotMs = f.cycleS * 1e3 / emitted;
     f.stepTokens = dec.stepTokens;
     const double seqsInFlight = double(p.batch) * p.dataParallel;
-    f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS : 0;
+    f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS * emitted : 0;
     switch (m_scenario.workload.serving) {
     case ServingMode::Aggregated:
         // The steps that carry the prompt's chunks are longer than the mean step by the
         // prompt's own prefill work: one prompt through every stage.
         f.prefillMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
-        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.stepSeqs) + f.prefillMs;
+        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.stepSeqs * dec.queriesPerSeq) + f.prefillMs;
         break;
     case ServingMode::Prefill:
         // A prompt waits half a pass cycle for a slot, runs its own pass through the
@@ -562,7 +569,7 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     const bool pool = m_scenario.workload.serving == ServingMode::Prefill;
     const double promptTokens = (pool ? dec.stepTokens : pre.stepTokens) / std::max(1, pool ? dec.halves : pre.halves);
     f.activationBytes = std::max(promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
-                                 p.batch * m_hiddenBytes * m_constants.decodeWorkspaceFactor);
+                                 p.batch * dec.queriesPerSeq * m_hiddenBytes * m_constants.decodeWorkspaceFactor);
     const double gb = 1e-9;
     f.memoryGb = f.weightsBytes * gb + f.kvBytes * gb + f.activationBytes * gb + m_scenario.cluster.gpu.memoryReserveGb;
     f.finite = std::isfinite(f.tpotMs) && std::isfinite(f.ttftMs) && std::isfinite(f.tokensPerSPerGpu)

@@ -75,7 +75,8 @@ double attendedContext(const OpStatic& attention, double meanCtx, bool causalPro
 struct PhaseContext {
     bool prefill = false;
     double tokens = 0;        // attention side, per replica per micro-batch (decode + prompt chunk)
-    double seqs = 0;          // decoding sequences (decode: one token each)
+    double seqs = 0;          // decoding sequences (decode: queriesPerSeq tokens each)
+    double queriesPerSeq = 1; // decode: 1, or 1 + draft tokens when speculative decoding verifies them
     double chunkTokens = 0;   // aggregated decode step: prompt tokens prefilled beside them
     double chunkCtx = 0;      // the mean prefix those prompt tokens attend to
     double ctx = 0;           // cached tokens each query attends to (mean)
@@ -219,6 +220,7 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
 struct StepLoad {
     double seqs = 0;
     double chunkTokens = 0;
+    bool draftPass = false; // speculative decoding: one drafting pass (one token per sequence)
 };
 
 class CostModel {
@@ -301,6 +303,17 @@ public:
     double aggregatedTtftMs(double cycleS, double seqsPerStep) const;
     // Tokens an engine step may carry: max_num_tokens (a prefill pool: at least one prompt).
     double tokenBudget() const;
+    // Speculative decoding (docs/simulator.md §4; sim/speculative_cost.cpp). Tokens a decoding
+    // sequence carries per step (1 + draft tokens, else 1); the tokens it emits per step
+    // (speculativeTokensPerStep; 1 when off and in a prefill pool); the drafting passes per
+    // step (0 when off); one drafting pass's phase (each sequence one token, no prompt chunk;
+    // `load`: that step's sequences); and the MTP module's 2d -> d projection in that phase.
+    bool speculative() const;
+    double queriesPerSequence() const;
+    double tokensPerStep() const;
+    int draftPasses() const;
+    void draftPhase(const Plan& degrees, PhaseContext& out, const StepLoad* load = nullptr) const;
+    OpCost mtpProjection(const Plan& degrees, const PhaseContext& draft) const;
     // Disaggregated serving: one prompt's KV cache (every layer), the bytes per second one
     // GPU's `kv_transfer` link carries, and the transfer time from a prefill replica.
     double kvBytesPerRequest() const;

@@ -66,7 +66,8 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
         // Logits are computed for the last position of each sequence only: the decoding
         // sequences, or each prompt of a prefill, never a prompt chunk's other tokens.
         if (id == OpId::LmHead)
-            tok = seqs;
+            tok = seqs * ph.queriesPerSeq; // speculative decoding: every verified position
+
         c.weightBytes = s.weightBytes * wf;
         gemmElems = s.weightElems * wf;
         flops = tok * s.flopsPerToken * wf;
@@ -94,8 +95,9 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
                 }
             } else {
+                // Speculative decoding's k + 1 queries per sequence share one read of its cache.
                 const double attended = s.mixed ? attendedContext(s, ctx, false) : ctx;
-                const double decodeFlops = seqs * attended * s.attnFlopsDecodePerCtx * wf;
+                const double decodeFlops = seqs * ph.queriesPerSeq * attended * s.attnFlopsDecodePerCtx * wf;
                 flops += decodeFlops;
                 bytes += seqs * attended * s.kvBytesPerCtx * kvFrac;
                 double chunkFlops = 0; // at the BF16 peak: the chunk's and linear layers' state
@@ -112,7 +114,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                 if (s.stateBytes > 0) {
                     // Linear layers: every decoding sequence reads and writes its state once
                     // per token, whatever its context; a prompt chunk runs the chunked form.
-                    const double stateFlops = (seqs * s.stateFlopsDecode + chunk * s.stateFlopsPrefill) * wf;
+                    const double stateFlops = (seqs * ph.queriesPerSeq * s.stateFlopsDecode + chunk * s.stateFlopsPrefill) * wf;
                     chunkFlops += stateFlops;
                     flops += stateFlops;
                     bytes += 2 * seqs * s.stateBytes * stateFrac;
@@ -126,15 +128,16 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
                     c.hbmBytes = bytes;
                     c.computeS = decodeFlops / m_attnFlops + chunkFlops / m_peakBf16;
                     c.memoryS = bytes / m_attnStream;
+                    const double perHead = m_attnPerHeadS * seqs * ph.queriesPerSeq * s.queryHeads * wf;
                     if (s.linearShare > 0) {
                         // Only the attention layers run the attention kernel; linear
                         // layers run their own (one launch each).
                         const double a = 1 - s.linearShare;
                         c.timeS = a * m_attnFixedS + s.linearShare * m_overheadS + std::max(c.computeS, c.memoryS)
-                            + a * m_attnPerHeadS * seqs * s.queryHeads * wf;
+                            + a * perHead;
                         return c;
                     }
-                    c.timeS = m_attnFixedS + std::max(c.computeS, c.memoryS) + m_attnPerHeadS * seqs * s.queryHeads * wf;
+                    c.timeS = m_attnFixedS + std::max(c.computeS, c.memoryS) + perHead;
                     return c;
                 }
             }

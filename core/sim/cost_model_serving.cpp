@@ -10,7 +10,11 @@ namespace shardlab {
 double CostModel::chunkPerSequence() const
 {
     const WorkloadSpec& w = m_scenario.workload;
-    return w.serving == ServingMode::Aggregated ? double(w.promptTokens) / std::max(1, w.outputTokens) : 0.0;
+    // A request takes OSL / tokensPerStep() steps (speculative decoding emits more than one
+    // token per step), so its prompt is spread over fewer of them.
+    return w.serving == ServingMode::Aggregated
+        ? double(w.promptTokens) / std::max(1, w.outputTokens) * tokensPerStep()
+        : 0.0;
 }
 
 double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const

@@ -19,7 +19,8 @@ constexpr long long kMaxSteps = 50'000'000;
 struct Request {
     double arrivalS = 0;
     int prompt = 0, output = 0;
-    int prefilled = 0, generated = 0;
+    int prefilled = 0;
+    double generated = 0; // output tokens out (speculative decoding: the expected count)
     double firstTokenS = -1, finishS = -1;
     bool measured = false;
 };
@@ -37,7 +38,8 @@ public:
             return it->second;
         const StepLoad load{double(seqs), double(chunk)};
         m_sim.evaluate(m_plan, m_scratch, false, &load);
-        const double s = std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * 1e-3 : 1e300;
+        // The step is the cycle: TPOT times the tokens a sequence emits per step.
+        const double s = std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3 : 1e300;
         m_cache.emplace(key, s);
         return s;
     }
@@ -81,11 +83,19 @@ struct ReplicaResult {
     std::string error;
 };
 
+// What a decoding sequence takes and gives per step: its tokens in the step (1 + draft
+// tokens with speculative decoding) and the tokens it emits (the expected accepted ones).
+struct PerStep {
+    int queries = 1;
+    double emitted = 1;
+};
+
 // The engine loop of one replica (the scheduling described in serving_load.h).
 class Replica {
 public:
-    Replica(const WorkloadSpec& w, const LoadSpec& load, const Share& share, int batch, std::uint64_t seed)
-        : m_w(w), m_load(load), m_share(share), m_batch(std::max(1, batch)), m_draws(seed),
+    Replica(const WorkloadSpec& w, const LoadSpec& load, const Share& share, int batch, std::uint64_t seed,
+            PerStep perStep)
+        : m_w(w), m_load(load), m_share(share), m_batch(std::max(1, batch)), m_perStep(perStep), m_draws(seed),
           m_closed(load.protocol == LoadProtocol::Concurrency), m_total(share.warmup + share.measured)
     {
         m_reqs.reserve(m_total);
@@ -160,14 +170,15 @@ private:
             m_queue.pop_front();
         }
     }
-    // One decode token per sequence past its prompt, then prompt chunks in admission order
-    // within the token budget. Returns the decoding sequences; m_chunks gets the chunks.
+    // One decode token (with speculative decoding: 1 + draft tokens) per sequence past its
+    // prompt, then prompt chunks in admission order within the token budget. Returns the
+    // decoding sequences; m_chunks gets the chunks.
     int compose()
     {
         int decoding = 0;
         for (int i : m_running)
             decoding += m_reqs[i].prefilled == m_reqs[i].prompt ? 1 : 0;
-        int room = std::max(0, std::max(1, m_w.maxNumTokens) - decoding);
+        int room = std::max(0, std::max(1, m_w.maxNumTokens) - decoding * m_perStep.queries);
         m_chunks.clear();
         for (int i : m_running) {
             const Request& r = m_reqs[i];
@@ -191,7 +202,7 @@ private:
     {
         for (int i : m_running) {
             Request& r = m_reqs[i];
-            if (r.prefilled == r.prompt && ++r.generated >= r.output)
+            if (r.prefilled == r.prompt && (r.generated += m_perStep.emitted) >= r.output)
                 finish(r);
         }
         for (const auto& [i, take] : m_chunks) {
@@ -214,6 +225,7 @@ private:
     const LoadSpec& m_load;
     Share m_share;
     int m_batch;
+    PerStep m_perStep;
     Draws m_draws;
     bool m_closed;
     int m_total;
@@ -378,10 +390,11 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
     }
 
     StepPricer price(sim, plan);
+    const PerStep perStep{static_cast<int>(sim.costs().queriesPerSequence()), sim.costs().tokensPerStep()};
     Totals totals;
     for (size_t gi = 0; gi < groups.size(); ++gi) {
         const ReplicaGroup& g = groups[gi];
-        ReplicaResult r = Replica(w, load, g.share, plan.batch, load.seed + 7919 * gi).run(price);
+        ReplicaResult r = Replica(w, load, g.share, plan.batch, load.seed + 7919 * gi, perStep).run(price);
         if (!r.error.empty()) {
             run.error = r.error;
             return run;

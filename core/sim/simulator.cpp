@@ -158,6 +158,39 @@ LayerTotals walkFixed(const CostModel& cm, bool head, bool lastLayerMoe, const P
     return t;
 }
 
+// Speculative decoding's drafting passes of one step (docs/simulator.md §4): k passes of
+// the MTP module on the last stage, each one block of the last layer's kind, its input
+// projection, and the shared embedding lookup and LM head, over one token per sequence.
+// Time of the whole step (both halves under two-batch overlap); the block's and
+// projection's weights and the block's KV cache per GPU.
+struct DraftTotals {
+    double timeS = 0, weightBytes = 0, kvBytes = 0;
+};
+DraftTotals walkDraft(const CostModel& cm, bool shared, const Plan& p, const StepLoad* load)
+{
+    DraftTotals t;
+    const int passes = cm.draftPasses();
+    if (passes == 0)
+        return t;
+    const bool moe = cm.scenario().model.isMoe();
+    const int ch = moe ? 1 : 0;
+    PhaseContext ph;
+    cm.draftPhase(p, ph, load);
+    LayerTotals d, unused;
+    walkLayer(cm, moe ? LayerKind::Moe : LayerKind::Dense, shared, p, ph, ph, nullptr, nullptr, d, unused);
+    LayerSums block;
+    block.dec[ch] = d.timeS;
+    block.moeDec = d.parts;
+    const LayerTotals emb = walkFixed(cm, false, moe, p, ph, nullptr);
+    const LayerTotals head = walkFixed(cm, true, moe, p, ph, nullptr);
+    const OpCost proj = cm.mtpProjection(p, ph);
+    const double pass = layerSeconds(block, ch, false, ph.halves) + ph.halves * (emb.timeS + head.timeS + proj.timeS);
+    t.timeS = passes * pass;
+    t.weightBytes = d.weightBytes + proj.weightBytes;
+    t.kvBytes = d.kvBytes;
+    return t;
+}
+
 } // namespace
 
 void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const StepLoad* load) const
@@ -174,6 +207,8 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         r.expertTensorParallel = 0;
         r.expertLoadImbalance = 1;
         r.overlapHiddenUs = 0;
+        r.draftUs = 0;
+        r.tokensPerStep = 1;
         r.sizeCappedCollectives = 0;
         r.memory = MemoryBreakdown{};
         for (int i = 0; i < kOpCount; ++i)
@@ -244,6 +279,15 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         r.sizeCappedCollectives += d.sizeCapped + q.sizeCapped;
         sums.weights[2 + h] = d.weightBytes;
     }
+
+    const DraftTotals draft = walkDraft(m_costs, shared, p, load);
+    if (draft.timeS > 0) { // on the last stage, with the LM head
+        sums.dec[3] += draft.timeS / dec.halves;
+        sums.weights[3] += draft.weightBytes;
+        sums.kv[3] += draft.kvBytes;
+    }
+    r.draftUs = draft.timeS * 1e6;
+    r.tokensPerStep = m_costs.tokensPerStep();
 
     const PipelineFigures f = m_costs.pipeline(p, stagesFor(p.pipelineParallel), dec, pre, sums);
     r.expertLoadImbalance = dec.loadImbalance;

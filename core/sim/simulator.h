@@ -69,6 +69,10 @@ struct SimResult {
     int expertTensorParallel = 0;
     double expertLoadImbalance = 1;    // decode: busiest EP rank's routed tokens / the mean
     double overlapHiddenUs = 0;        // two-batch overlap: busiest stage's decode step time hidden
+    // Speculative decoding: the drafting passes' time in one micro-batch's step (last stage)
+    // and the tokens a decoding sequence emits per step (1 when off).
+    double draftUs = 0;
+    double tokensPerStep = 1;
     MemoryBreakdown memory;
     std::array<OpBreakdown, kOpCount> decode{};
     std::array<OpBreakdown, kOpCount> prefill{};
