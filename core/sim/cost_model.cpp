@@ -463,21 +463,9 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
         ph.ctxTokenRank = ph.ctx + expectedMaxOfRanks(ph.tp) * spread / std::sqrt(ph.seqsPerRank);
     }
     if (m.isMoe()) {
-        ph.moeRanks = std::max(1, expertGroupRanks(p));
-        ph.ep = p.expertParallel;
-        ph.etp = std::max(1, expertTensorParallel(p));
         ph.etpGroup = placed.expertTensor;
         ph.moeGroup = placed.expertExchange;
-        // Every replica of an instance runs the same phase in lock step (symmetric load);
-        // its instance's replicas route their tokens over the instance's experts.
-        ph.stageTokens = ph.tokens * (p.dataParallel / std::max(1, p.instances));
-        const double stageTokens = ph.stageTokens;
-        const double slots = double(m.moe.experts) + std::max(0, p.redundantExperts); // each EP rank holds slots / EP
-        ph.localExperts = slots / ph.ep;
-        // A slot no token reaches is not read; the busiest rank's reads set the step.
-        ph.expertsTouched = busiestRankActiveSlots(ph.ep, p.redundantExperts, stageTokens);
-        setRoutedLoad(ph, stageTokens, expertLoadImbalance(ph.ep, p.redundantExperts, stageTokens));
-        ph.invEtp = 1.0 / ph.etp;
+        setExpertLoad(p, ph);
     }
 }
 

@@ -324,6 +324,9 @@ private:
     // The routed token-expert pairs of the busiest EP rank (and per expert-TP rank) from
     // the stage's tokens and the imbalance over the mean rank.
     void setRoutedLoad(PhaseContext& ph, double stageTokens, double imbalance) const;
+    // An MoE phase's expert side from the plan's degrees and the phase's tokens: ranks,
+    // slots per EP rank, the slots the busiest rank reads and its routed pairs.
+    void setExpertLoad(const Plan& degrees, PhaseContext& ph) const;
     // Fills m_stratumLogIdle from the model's experts and the popularity's spread.
     void setPopularityStrata();
     // The attention layer mix's mean layer: shares, window, linear layers' projections and

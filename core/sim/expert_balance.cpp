@@ -4,6 +4,8 @@
 // replication. Part of CostModel (cost_model.h), kept apart from the operator prices.
 #include "sim/cost_model.h"
 
+#include "model/plan_checks.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -190,6 +192,22 @@ void CostModel::setRoutedLoad(PhaseContext& ph, double stageTokens, double imbal
     ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp; // an expectation, not a count
     // Every slot the rank reads serves at least one of its routed pairs.
     ph.activeLocalExperts = std::min(ph.expertsTouched, ph.routedPerEpRank);
+}
+
+void CostModel::setExpertLoad(const Plan& p, PhaseContext& ph) const
+{
+    ph.moeRanks = std::max(1, expertGroupRanks(p));
+    ph.ep = p.expertParallel;
+    ph.etp = std::max(1, expertTensorParallel(p));
+    ph.invEtp = 1.0 / ph.etp;
+    // Every replica of an instance runs the same phase in lock step (symmetric load); its
+    // instance's replicas route their tokens over the instance's experts.
+    ph.stageTokens = ph.tokens * (p.dataParallel / std::max(1, p.instances));
+    const double slots = double(m_scenario.model.moe.experts) + std::max(0, p.redundantExperts);
+    ph.localExperts = slots / ph.ep; // each EP rank holds slots / EP
+    // A slot no token reaches is not read; the busiest rank's reads set the step.
+    ph.expertsTouched = busiestRankActiveSlots(ph.ep, p.redundantExperts, ph.stageTokens);
+    setRoutedLoad(ph, ph.stageTokens, expertLoadImbalance(ph.ep, p.redundantExperts, ph.stageTokens));
 }
 
 void CostModel::setPopularityStrata()

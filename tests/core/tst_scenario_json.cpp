@@ -389,7 +389,7 @@ void TestScenarioJson::badInput_data()
     sc("heads not divisible by kv heads", replaceOnce(S, "\"kv_heads\": 8", "\"kv_heads\": 7"), "model.kv_heads",
        "attention_heads (64) must be divisible by kv_heads (7)");
     sc("unknown precision", replaceOnce(S, "\"weight_precision\": \"bf16\"", "\"weight_precision\": \"fp4\""),
-       "model.weight_precision", "must be \"bf16\" or \"fp8\", got \"fp4\"");
+       "model.weight_precision", "must be one of bf16, fp8, mxfp4, nvfp4, int4, int4_g32, got \"fp4\"");
     sc("unknown attention kind", replaceOnce(S, "\"head_dim\": 128,", "\"head_dim\": 128, \"attention\": \"mqa\","),
        "model.attention", "must be \"gqa\" or \"mla\", got \"mqa\"");
     sc("mla without its dimensions", replaceOnce(S, "\"head_dim\": 128,", "\"head_dim\": 128, \"attention\": \"mla\","),

@@ -128,10 +128,22 @@ private Q_SLOTS:
 
     void exportedPlanEvaluatesThroughCli()
     {
-        MainWindow w;
-        QVERIFY(w.openScenarioFile(kLong));
-        QVERIFY(runSearch(w, QStringLiteral("anneal"), 2000));
+        // The scenario restricted to the plans SGLang runs, so that the searched pools export.
         QTemporaryDir dir;
+        QJsonObject scenario = QJsonDocument::fromJson(fileBytes(kLong)).object();
+        QJsonObject workload = scenario.value(QStringLiteral("workload")).toObject();
+        workload.insert(QStringLiteral("engine"), QStringLiteral("sglang"));
+        workload.insert(QStringLiteral("runnable"), true);
+        scenario.insert(QStringLiteral("workload"), workload);
+        const QString scenarioPath = dir.filePath(QStringLiteral("sglang.json"));
+        {
+            QFile f(scenarioPath);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(QJsonDocument(scenario).toJson());
+        }
+        MainWindow w;
+        QVERIFY(w.openScenarioFile(scenarioPath));
+        QVERIFY(runSearch(w, QStringLiteral("anneal"), 2000));
         const QString plan = dir.filePath(QStringLiteral("pd.json"));
         QString error;
         QVERIFY2(w.exportPlan(plan, &error), qPrintable(error));
