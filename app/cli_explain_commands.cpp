@@ -52,6 +52,8 @@ void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount&
     out << "  Named causes: pipeline bubble and transfers " << percentText(a.bubbleShare);
     if (pool.plan.twoBatchOverlap)
         out << ", two-batch overlap " << signedText(a.overlapShare * 100, 1) << " %";
+    if (a.draftShare > 0)
+        out << ", speculative drafting " << percentText(a.draftShare);
     out << ", kernel launch overheads " << percentText(a.launchShare)
         << ", communication " << percentText(a.commShare) << "\n";
 }

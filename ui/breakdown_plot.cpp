@@ -277,13 +277,17 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
         // The bars are the operators; the total also counts what two-batch overlap hides
         // and the pipeline bubble, so it is the headline's inverse.
         auto total = [](const CostAccount& a) {
-            double ops = 0, bubble = 0, overlap = 0;
+            double ops = 0, bubble = 0, overlap = 0, drafting = 0;
             for (const CostPart& p : a.parts)
-                (p.kind == CostPartKind::Operator ? ops : p.kind == CostPartKind::Overlap ? overlap : bubble) +=
-                    p.gpuUsPerToken;
+                (p.kind == CostPartKind::Operator   ? ops
+                     : p.kind == CostPartKind::Overlap  ? overlap
+                     : p.kind == CostPartKind::Drafting ? drafting
+                                                        : bubble) += p.gpuUsPerToken;
             QString t = formatNumber(a.gpuUsPerToken, 0);
-            if (overlap < 0 || bubble > 0.005 * a.gpuUsPerToken) {
+            if (overlap < 0 || bubble > 0.005 * a.gpuUsPerToken || drafting > 0) {
                 t += tr(" = operators %1").arg(formatNumber(ops, 0));
+                if (drafting > 0)
+                    t += tr(" + drafting %1").arg(formatNumber(drafting, 0));
                 if (overlap < 0)
                     t += tr(" − overlap %1").arg(formatNumber(-overlap, 0));
                 if (bubble > 0.005 * a.gpuUsPerToken)

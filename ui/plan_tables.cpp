@@ -141,6 +141,43 @@ CompareTable::CompareTable(QWidget* parent) : QTableWidget(parent)
 
 void CompareTable::showMessage(const QString& m) { message(this, m); }
 
+// The row's first two cells: what the part is and how each plan shards it.
+void CompareTable::setPartLabels(int row, const ComparedPart& r, const Plan& plan, const Plan& ref)
+{
+    if (r.kind == CostPartKind::PipelineBubble) {
+        setItem(row, Operator,
+                text(tr("pipeline bubble + transfers"),
+                     tr("Idle time of the busiest stage per micro-batch step, and stage-to-stage sends.")));
+        setItem(row, Sharding, text(tr("PP %1 / %2").arg(plan.pipelineParallel).arg(ref.pipelineParallel)));
+    } else if (r.kind == CostPartKind::Drafting) {
+        setItem(row, Operator,
+                text(tr("speculative drafting"),
+                     tr("Speculative decoding: the MTP module's passes that draft the next tokens, on the last "
+                        "stage after the LM head.")));
+        setItem(row, Sharding, text(tr("as the last layer")));
+    } else if (r.kind == CostPartKind::Overlap) {
+        setItem(row, Operator,
+                text(tr("two-batch overlap"),
+                     tr("Step time hidden by running one half-batch's communication beside the other's compute "
+                        "(negative: it is subtracted from the operators above).")));
+        setItem(row, Sharding, text(tr("%1 / %2").arg(plan.twoBatchOverlap ? tr("on") : tr("off"),
+                                                     ref.twoBatchOverlap ? tr("on") : tr("off"))));
+    } else {
+        setItem(row, Operator, text(latin(opName(r.id)), latin(opInfo(r.id).label)));
+        const int o = plan.option(r.id), ro = ref.option(r.id);
+        QString sharding = latin(opOption(r.id, o).name);
+        if (o != ro)
+            sharding += QStringLiteral("  (%1)").arg(latin(opOption(r.id, ro).name));
+        QTableWidgetItem* item = text(sharding, latin(opOption(r.id, o).summary));
+        if (o != ro) {
+            QFont f = item->font();
+            f.setBold(true);
+            item->setFont(f);
+        }
+        setItem(row, Sharding, item);
+    }
+}
+
 void CompareTable::setComparison(const Plan& plan, const Plan& ref, const PlanComparison& c, const QString& refName)
 {
     clearSpans();
@@ -155,37 +192,13 @@ void CompareTable::setComparison(const Plan& plan, const Plan& ref, const PlanCo
     for (const ComparedPart& r : c.parts) {
         const int row = rowCount();
         insertRow(row);
-        if (r.kind == CostPartKind::PipelineBubble) {
-            setItem(row, Operator,
-                    text(tr("pipeline bubble + transfers"),
-                         tr("Idle time of the busiest stage per micro-batch step, and stage-to-stage sends.")));
-            setItem(row, Sharding, text(tr("PP %1 / %2").arg(plan.pipelineParallel).arg(ref.pipelineParallel)));
-        } else if (r.kind == CostPartKind::Overlap) {
-            setItem(row, Operator,
-                    text(tr("two-batch overlap"),
-                         tr("Step time hidden by running one half-batch's communication beside the other's compute "
-                            "(negative: it is subtracted from the operators above).")));
-            setItem(row, Sharding, text(tr("%1 / %2").arg(plan.twoBatchOverlap ? tr("on") : tr("off"),
-                                                         ref.twoBatchOverlap ? tr("on") : tr("off"))));
-        } else {
-            setItem(row, Operator, text(latin(opName(r.id)), latin(opInfo(r.id).label)));
-            const int o = plan.option(r.id), ro = ref.option(r.id);
-            QString sharding = latin(opOption(r.id, o).name);
-            if (o != ro)
-                sharding += QStringLiteral("  (%1)").arg(latin(opOption(r.id, ro).name));
-            QTableWidgetItem* item = text(sharding, latin(opOption(r.id, o).summary));
-            if (o != ro) {
-                QFont f = item->font();
-                f.setBold(true);
-                item->setFont(f);
-            }
-            setItem(row, Sharding, item);
-        }
+        setPartLabels(row, r, plan, ref);
         // An operator outside the busiest stage (embedding or LM head under PP) costs that
         // stage nothing: a dash, not a zero that reads like a measurement.
         const QString absent = tr("not in the busiest pipeline stage");
-        const bool inThis = r.kind != CostPartKind::Operator || r.inThis;
-        const bool inRef = r.kind != CostPartKind::Operator || r.inRef;
+        const bool perStage = r.kind == CostPartKind::Operator || r.kind == CostPartKind::Drafting;
+        const bool inThis = !perStage || r.inThis;
+        const bool inRef = !perStage || r.inRef;
         setItem(row, ThisTime, inThis ? number(formatMs(r.thisStepUs / 1000)) : number(QStringLiteral("—"), absent));
         setItem(row, ThisComm, inThis ? number(formatMs(r.thisCommUs / 1000)) : number(QStringLiteral("—"), absent));
         setItem(row, RefTime, inRef ? number(formatMs(r.refStepUs / 1000)) : number(QStringLiteral("—"), absent));

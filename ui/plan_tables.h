@@ -30,6 +30,9 @@ public:
     explicit CompareTable(QWidget* parent = nullptr);
     void setComparison(const Plan& plan, const Plan& ref, const PlanComparison& c, const QString& refName);
     void showMessage(const QString& text);
+
+private:
+    void setPartLabels(int row, const ComparedPart& r, const Plan& plan, const Plan& ref);
 };
 
 } // namespace shardlab::ui

@@ -88,6 +88,8 @@ private:
     QWidget* buildClusterSection();
     QWidget* buildWorkloadSection();
     QWidget* buildConstraintsSection(); // scenario_constraints_section.cpp
+    // Speculative decoding's draft tokens and acceptance rate (workload form).
+    void addSpeculativeFields(QFormLayout* form);
     QSpinBox* addInt(QFormLayout* form, const QString& path, const QString& label, const QString& tip, int maximum,
                      int& (*ref)(Scenario&), const QString& suffix = {});
     QSpinBox* makeInt(const QString& path, const QString& tip, int maximum, int& (*ref)(Scenario&),

@@ -26,6 +26,7 @@ QColor colourOf(const TimelineBar& b)
     case BarKind::Overlap: return {0x3a, 0x8f, 0x4c};
     case BarKind::Step: return {0x2f, 0x5f, 0x9e};
     case BarKind::Wait: return {0xe0, 0xe0, 0xe0};
+    case BarKind::Draft: return {0x7b, 0x4f, 0x9e};
     }
     return Qt::gray;
 }
@@ -42,6 +43,7 @@ QString kindWords(const TimelineBar& b)
     case BarKind::Step: return QObject::tr("one micro-batch step of this stage");
     case BarKind::Transfer: return QObject::tr("hidden states to the next stage over %1").arg(QString::fromStdString(b.link));
     case BarKind::Wait: return QObject::tr("waiting for the other stages (pipeline bubble)");
+    case BarKind::Draft: return QObject::tr("speculative decoding: the MTP module drafting the next tokens");
     }
     return {};
 }

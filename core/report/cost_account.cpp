@@ -11,6 +11,7 @@ const char* costPartKindName(CostPartKind k)
     case CostPartKind::Operator: return "operator";
     case CostPartKind::PipelineBubble: return "pipeline_bubble";
     case CostPartKind::Overlap: return "overlap";
+    case CostPartKind::Drafting: return "drafting";
     }
     return "?";
 }
@@ -27,15 +28,17 @@ CostAccount costAccount(const PoolOutcome& pool)
     const SimResult& r = pool.result;
     const bool prompts = s.workload.serving == ServingMode::Prefill;
     a.unit = prompts ? "prompt token" : "output token";
-    const double tokensPerCycle =
-        double(p.batch) * p.dataParallel * (prompts ? std::max(1, s.workload.promptTokens) : 1);
+    // A decoding sequence emits r.tokensPerStep tokens per step (1 without speculative decoding).
+    const double perSequence = prompts ? std::max(1, s.workload.promptTokens) : finite(r.tokensPerStep);
+    const double tokensPerCycle = double(p.batch) * p.dataParallel * perSequence;
     if (!pool.costed() || tokensPerCycle <= 0 || !(r.outputTokensPerS > 0) || !std::isfinite(r.outputTokensPerS))
         return a;
     const double gpus = double(s.cluster.totalGpus());
     const double mb = std::max(1, p.microBatches);
     // The cycle as the headline's throughput says: batch x DP sequences (a prefill pool:
     // prompts, each worth the workload's output tokens) per cycle.
-    const double sequencesPerS = r.outputTokensPerS / (prompts ? std::max(1, s.workload.outputTokens) : 1);
+    const double sequencesPerS =
+        r.outputTokensPerS / (prompts ? std::max(1, s.workload.outputTokens) : std::max(1.0, finite(r.tokensPerStep)));
     const double cycle = 1e6 * double(p.batch) * p.dataParallel / sequencesPerS;
     a.costed = true;
     a.perStepUs = mb * gpus / tokensPerCycle;
@@ -61,6 +64,18 @@ CostAccount costAccount(const PoolOutcome& pool)
         a.commShare += part.commUs;
         a.parts.push_back(part);
     }
+    // Speculative decoding's drafting passes run on the last stage after its operators: a
+    // part of the busiest stage's step when that stage holds the LM head, else of the wait.
+    CostPart drafting;
+    drafting.kind = CostPartKind::Drafting;
+    drafting.name = "speculative drafting";
+    drafting.inBusiestStage = r.decode[static_cast<int>(OpId::LmHead)].present;
+    drafting.stepUs = drafting.inBusiestStage ? finite(r.draftUs) : 0.0;
+    drafting.gpuUsPerToken = drafting.stepUs * a.perStepUs;
+    if (r.draftUs > 0) {
+        opsUs += drafting.stepUs;
+        a.parts.push_back(drafting);
+    }
     // The stage step is the operators less what two-batch overlap hides; the cycle is
     // micro-batches of it plus the bubble.
     CostPart overlap;
@@ -83,6 +98,7 @@ CostAccount costAccount(const PoolOutcome& pool)
     a.overlapShare = p.twoBatchOverlap ? overlap.gpuUsPerToken / total : 0.0;
     a.launchShare = a.launchShare * a.perStepUs / total;
     a.commShare = a.commShare * a.perStepUs / total;
+    a.draftShare = drafting.gpuUsPerToken / total;
     return a;
 }
 

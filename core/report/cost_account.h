@@ -22,8 +22,9 @@ enum class CostPartKind : std::uint8_t {
     PipelineBubble, // the cycle minus micro-batches x the stage step: waiting and stage-to-stage sends
     Overlap,        // two-batch overlap: step time hidden by running one half's communication
                     // beside the other's compute (negative)
+    Drafting,       // speculative decoding: the MTP module's drafting passes (last stage)
 };
-const char* costPartKindName(CostPartKind k); // "operator", "pipeline_bubble", "overlap"
+const char* costPartKindName(CostPartKind k); // "operator", "pipeline_bubble", "overlap", "drafting"
 
 struct CostPart {
     CostPartKind kind = CostPartKind::Operator;
@@ -41,15 +42,16 @@ struct CostAccount {
     std::string unit;         // "output token" or "prompt token"
     double gpuUsPerToken = 0; // 1e6 / the pool's tokens/s per GPU, in `unit`s
     double perStepUs = 0;     // GPU·µs per token for one µs of the busiest stage's step
-    double tokensPerStep = 0; // tokens one micro-batch step carries over the pool
-    // The model's operators in graph order, then the bubble, then (with two-batch overlap)
-    // the overlap.
+    double tokensPerStep = 0; // tokens one micro-batch step emits over the pool (drafts accepted included)
+    // The model's operators in graph order, then (speculative decoding) the drafting passes,
+    // then the bubble, then (with two-batch overlap) the overlap.
     std::vector<CostPart> parts;
     // Named causes as shares of gpuUsPerToken (overlap negative: time saved).
     double bubbleShare = 0;
     double overlapShare = 0;
     double launchShare = 0;
     double commShare = 0;
+    double draftShare = 0;
 };
 
 CostAccount costAccount(const PoolOutcome& pool);

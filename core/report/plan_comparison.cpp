@@ -148,7 +148,7 @@ std::vector<ComparedPart> pairParts(const CostAccount& a, const CostAccount& b)
             c.refCommUs = y->commUs;
             c.refPerToken = y->gpuUsPerToken;
         }
-        if (x.kind == CostPartKind::Operator && !c.inThis && !c.inRef)
+        if ((x.kind == CostPartKind::Operator || x.kind == CostPartKind::Drafting) && !c.inThis && !c.inRef)
             continue;
         if (x.kind == CostPartKind::Overlap && c.thisStepUs == 0 && c.refStepUs == 0)
             continue;
@@ -169,6 +169,9 @@ std::string partLine(const PlanComparison& c, const ComparedPart& r, const PoolO
             + std::to_string(plan.microBatches) + " micro-batch(es) stages wait for each other (bubble "
             + percentText(pa.result.pipelineBubble) + " here, " + percentText(pb.result.pipelineBubble) + " under "
             + c.refName + ").";
+    if (r.kind == CostPartKind::Drafting)
+        return perTok + ": speculative decoding's MTP module drafts the next tokens on the last stage ("
+            + msText(r.refStepUs / 1000) + " \xE2\x86\x92 " + msText(r.thisStepUs / 1000) + " ms per step).";
     if (r.kind == CostPartKind::Overlap)
         return perTok + ": two-batch overlap runs one half-batch's expert communication beside the other's compute, "
                         "hiding " + (r.thisStepUs < 0 ? msText(-r.thisStepUs / 1000) + " ms" : std::string("nothing"))

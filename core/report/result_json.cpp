@@ -196,7 +196,7 @@ ojson accountObject(const PoolOutcome& pool, const CostAccount& a)
                {"gpu_us_per_token", finite(a.gpuUsPerToken)}, {"tokens_per_step", finite(a.tokensPerStep)},
                {"gpu_us_per_token_per_step_us", finite(a.perStepUs)}, {"bubble_share", finite(a.bubbleShare)},
                {"overlap_share", finite(a.overlapShare)}, {"launch_share", finite(a.launchShare)},
-               {"communication_share", finite(a.commShare)}};
+               {"communication_share", finite(a.commShare)}, {"drafting_share", finite(a.draftShare)}};
     ojson parts = ojson::array();
     for (const CostPart& p : a.parts)
         parts.push_back({{"name", p.name}, {"kind", costPartKindName(p.kind)}, {"in_busiest_stage", p.inBusiestStage},

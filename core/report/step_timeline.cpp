@@ -19,6 +19,7 @@ const char* barKindName(BarKind k)
     case BarKind::Step: return "step";
     case BarKind::Transfer: return "transfer";
     case BarKind::Wait: return "wait";
+    case BarKind::Draft: return "draft";
     }
     return "?";
 }
@@ -62,6 +63,10 @@ StepTimeline stepTimeline(const PoolOutcome& pool)
         }
         if (!part.inBusiestStage)
             continue;
+        if (part.kind == CostPartKind::Drafting) {
+            add(tl.step, t, BarKind::Draft, OpId::Count, part.name, part.stepUs);
+            continue;
+        }
         const OpBreakdown& o = r.decode[static_cast<int>(part.id)];
         const double roofline = part.stepUs - part.commUs - part.launchUs;
         add(tl.step, t, o.bound == Bound::Compute ? BarKind::Compute : BarKind::Memory, part.id, part.name, roofline);

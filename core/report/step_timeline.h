@@ -29,8 +29,9 @@ enum class BarKind : std::uint8_t {
     Step,     // cycle lane: one micro-batch step of the stage
     Transfer, // cycle lane: a micro-batch's hidden states to the next stage
     Wait,     // cycle lane: waiting for the other stages (pipeline bubble)
+    Draft,    // speculative decoding's drafting passes (MTP module, last stage)
 };
-const char* barKindName(BarKind k); // "compute", "memory", "launch", "comm", "overlap", "step", "transfer", "wait"
+const char* barKindName(BarKind k); // "compute", "memory", "launch", "comm", "overlap", "step", "transfer", "wait", "draft"
 
 struct TimelineBar {
     BarKind kind = BarKind::Compute;

@@ -18,12 +18,10 @@
 //    cost model's phase floor (CostModel::phaseFloor); a range whose branch and bound
 //    reaches the best plan is halved, a single count is solved as above. With one EP
 //    rank, redundant slots only add weights: r = 0 dominates (docs/search.md).
-// 3. The tables price with the engines' all-reduce size limits lifted, so their figures
-//    bound the simulator's at every batch. Every leaf's plan is evaluated with
-//    Simulator::evaluate, only its verdict counts, over its batch segments (leafSegment):
-//    between two batches where no collective crosses a size limit, its best batch is the
-//    largest valid one. A disagreement with the tables' prediction is reported and the
-//    result is then not claimed optimal.
+// 3. The tables price with the engines' all-reduce size limits lifted (a bound at every
+//    batch). Each leaf's plan is judged by Simulator::evaluate over its batch segments
+//    (leafSegment): the largest valid batch between two size-limit crossings. A disagreement
+//    with the tables, or drafting they leave out, is reported, and no optimum is claimed.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -268,7 +266,7 @@ const ExactSearch::LeafBatch* ExactSearch::leafAt(int batch)
     // The tables' figure bounds the simulator's; with no size limit crossed they are the
     // same prices, so the two must agree.
     const double tol = kMismatchTolerance * std::max(1.0, r.tokensPerSPerGpu);
-    const bool exactPrices = r.sizeCappedCollectives == 0;
+    const bool exactPrices = r.sizeCappedCollectives == 0 && m_t->pricesExactly();
     const bool disagree = r.valid ? r.tokensPerSPerGpu > f.tokensPerSPerGpu + tol
                                         || (exactPrices && std::abs(r.tokensPerSPerGpu - f.tokensPerSPerGpu) > tol)
                                   : exactPrices && m_t->within(f, -kSlack);
@@ -585,7 +583,10 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
              << (space.engine() ? " with one micro-batch per stage (" : " and micro-batch count (") << m_solved << " solved in detail, " << m_nodes << " branch-and-bound nodes, "
              << m_leaves << " plans evaluated, " << m_work << " units of work)";
     }
-    if (m_mismatches > 0)
+    if (!tables.pricesExactly()) { // drafting is the simulator's alone: no proof (docs/search.md)
+        report.provedOptimal = report.provedInfeasible = false;
+        note << "; NOT CERTIFIED: speculative decoding's drafting passes are not in exact's tables";
+    } else if (m_mismatches > 0)
         note << "; NOT CERTIFIED: the exact search's tables disagree with the simulator on " << m_mismatches
              << " plan(s), e.g. " << m_mismatchExample;
     report.note = note.str();

@@ -103,6 +103,10 @@ public:
 
     PipelineFigures figures(int micro, int batch, const PhaseContext& dec, const LayerSums& s) const;
     bool within(const PipelineFigures& f, double slack) const { return m_cm.withinLimits(f, slack); }
+    // Whether the tables price a plan as the simulator does (short of the engines' size
+    // caps): speculative decoding's drafting passes (time, weights and cache on the last
+    // stage) are priced by the simulator alone, and exact then claims no proof.
+    bool pricesExactly() const { return m_cm.draftPasses() == 0; }
 
     // The plan for the current degrees with these options.
     Plan makePlan(int micro, int batch, int a, int f, const std::vector<OpGroup>& groups, const int* pick) const;

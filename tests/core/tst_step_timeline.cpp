@@ -129,6 +129,37 @@ private Q_SLOTS:
         QCOMPARE(transfers, 2);
     }
 
+    // Speculative decoding: a step emits the accepted drafts too, and the MTP module's
+    // drafting passes are a part of the account and a bar of the step; both still add up
+    // to the headline.
+    void speculativeDrafting()
+    {
+        Scenario s = preset("deepseek-v3-256gpu");
+        s.workload.speculative.method = SpeculativeMethod::Mtp;
+        s.workload.speculative.draftTokens = 2;
+        const RecipePlan rp = megatronPlan(Simulator(s));
+        QVERIFY(rp.found);
+        QVERIFY(rp.result.draftUs > 0 && rp.result.tokensPerStep > 1);
+        const PoolOutcome pool = poolOutcome(s, rp.plan, rp.result);
+        checkLanes(pool);
+        const CostAccount a = costAccount(pool);
+        double sum = 0, drafting = 0;
+        for (const CostPart& part : a.parts) {
+            sum += part.gpuUsPerToken;
+            if (part.kind == CostPartKind::Drafting)
+                drafting += part.stepUs;
+            QVERIFY2(part.kind != CostPartKind::PipelineBubble || part.stepUs > -1e-6, "no negative bubble");
+        }
+        QVERIFY(near(sum, a.gpuUsPerToken));
+        QVERIFY(near(a.gpuUsPerToken, 1e6 / rp.result.tokensPerSPerGpu));
+        QVERIFY(near(drafting, rp.result.draftUs));
+        QVERIFY(a.draftShare > 0);
+        int bars = 0;
+        for (const TimelineBar& b : stepTimeline(pool).step)
+            bars += b.kind == BarKind::Draft && near(b.durationUs, rp.result.draftUs);
+        QCOMPARE(bars, 1);
+    }
+
     // Both pools of a disaggregated deployment, the prefill pool per prompt token.
     void disaggregatedPools()
     {

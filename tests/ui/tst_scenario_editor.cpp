@@ -57,6 +57,7 @@ private Q_SLOTS:
     void problemsMapToTheirWidget();
     void modelPresetFillsFields();
     void collectivesEngineIsAWorkloadField();
+    void speculativeDecodingIsAWorkloadField();
     void clusterPresetFillsFieldsAndTopology();
     void nvl72DrawsOneDomainOf72();
     void mixtureOfExpertsCheckboxShowsExpertFields();
@@ -209,6 +210,31 @@ void TestScenarioEditor::collectivesEngineIsAWorkloadField()
     s.workload.engine = CollectiveEngine::VllmEager;
     ed.setScenario(s);
     QCOMPARE(box->currentData().toInt(), int(CollectiveEngine::VllmEager));
+}
+
+// Draft tokens switch MTP speculative decoding on and off; the acceptance field's lowest
+// value stands for the family's published rate (absent in the file).
+void TestScenarioEditor::speculativeDecodingIsAWorkloadField()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("deepseek-v3-256gpu"));
+    auto* drafts = ed.findChild<QSpinBox*>(QStringLiteral("workload.speculative.draft_tokens"));
+    auto* accept = ed.findChild<QDoubleSpinBox*>(QStringLiteral("workload.speculative.acceptance_rate"));
+    QVERIFY(drafts && accept);
+    QCOMPARE(drafts->value(), 0);
+    QVERIFY(!accept->isEnabled());
+    drafts->setValue(3);
+    QVERIFY(ed.scenario().workload.speculative.on());
+    QCOMPARE(ed.scenario().workload.speculative.method, SpeculativeMethod::Mtp);
+    QCOMPARE(ed.scenario().workload.speculative.draftTokens, 3);
+    QVERIFY(accept->isEnabled());
+    QVERIFY(ed.scenario().workload.speculative.acceptanceRate < 0);
+    accept->setValue(0.6);
+    QCOMPARE(ed.scenario().workload.speculative.acceptanceRate, 0.6);
+    accept->setValue(0);
+    QVERIFY(ed.scenario().workload.speculative.acceptanceRate < 0);
+    drafts->setValue(0);
+    QVERIFY(!ed.scenario().workload.speculative.on());
 }
 
 void TestScenarioEditor::clusterPresetFillsFieldsAndTopology()
