@@ -7,20 +7,26 @@
 
 #include <cmath>
 
-#include "io/presets.h"
 #include "sim/cost_model.h"
 #include "sim/megatron.h"
+#include "tst_search_fixtures.h"
 
 using namespace shardlab;
+using shardlab::testing::presetScenario;
 
 namespace {
 
-Scenario preset(const char* name)
+Scenario preset(const char* name) { return presetScenario(name); }
+
+// The recipe's operator options at these degrees.
+Plan recipePlan(int tp, int ep, int dp)
 {
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = tp;
+    p.expertParallel = ep;
+    p.dataParallel = dp;
+    return p;
 }
 
 // E (1 - (1 - k/E)^T): every expert equally popular.
@@ -112,11 +118,7 @@ void TestExpertReads::readsNeverExceedRoutedPairs()
 {
     const Scenario s = preset("moe-1.6t-1024gpu");
     const CostModel cm(s, SimConstants{});
-    Plan p;
-    applyMegatronSharding(p);
-    p.tensorParallel = 8;
-    p.expertParallel = 64;
-    p.dataParallel = 8;
+    Plan p = recipePlan(8, 64, 8);
     for (int batch : {1, 2, 8, 64, 512}) {
         p.batch = batch;
         PhaseContext ph;
@@ -131,11 +133,7 @@ void TestExpertReads::floorHoldsOverRedundantRanges()
 {
     const Scenario s = preset("moe-1.6t-1024gpu");
     const CostModel cm(s, SimConstants{});
-    Plan p;
-    applyMegatronSharding(p);
-    p.tensorParallel = 8;
-    p.expertParallel = 32;
-    p.dataParallel = 4;
+    Plan p = recipePlan(8, 32, 4);
     for (int batch : {1, 16, 256}) {
         p.batch = batch;
         for (int low : {0, 32}) {
