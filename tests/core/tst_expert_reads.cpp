@@ -2,11 +2,15 @@
 // experts' popularity skewed as the load imbalance assumes, fewer distinct experts receive a
 // token than under uniform routing; the busiest EP rank reads more than the mean rank; and
 // the figures keep the properties exact's bounds rest on (non-decreasing in the redundant
-// slots and in the tokens, a floor over a range of redundant counts).
+// slots and in the tokens, a floor over a range of redundant counts). With the busiest
+// attention-DP rank's context too, exact chooses attention DP with expert parallelism at
+// high concurrency and head-split attention with expert TP at low, as engines' recipes do.
 #include <QtTest>
 
 #include <cmath>
 
+#include "io/presets.h"
+#include "runner/run_search.h"
 #include "sim/cost_model.h"
 #include "sim/megatron.h"
 #include "tst_search_fixtures.h"
@@ -44,6 +48,7 @@ private Q_SLOTS:
     void busiestRankReadsMoreThanTheMean();
     void readsNeverExceedRoutedPairs();
     void floorHoldsOverRedundantRanges();
+    void attentionDpByConcurrency();
 };
 
 void TestExpertReads::oneTokenReadsTopK()
@@ -150,6 +155,30 @@ void TestExpertReads::floorHoldsOverRedundantRanges()
             }
         }
     }
+}
+
+void TestExpertReads::attentionDpByConcurrency()
+{
+    auto model = modelPreset("qwen3-235b-a22b");
+    auto cluster = clusterPreset("h100-8");
+    QVERIFY(model.ok() && cluster.ok());
+    Scenario s;
+    s.name = "qwen3-fp8-8xh100";
+    s.model = model.value;
+    s.model.weightPrecision = s.model.kvPrecision = Precision::FP8;
+    s.cluster = cluster.value;
+    s.workload = {1000, 1000, 10000, 50};
+    SearchOptions o;
+    o.algorithm = "exact";
+    auto attention = [&](double tpotMs) {
+        s.workload.tpotSloMs = tpotMs;
+        const SearchOutcome r = runSearch(s, o);
+        if (!r.found || !r.provedOptimal)
+            qFatal("exact: %s", r.message.c_str());
+        return std::string(opOption(OpId::Attention, r.best.option(OpId::Attention)).name);
+    };
+    QCOMPARE(attention(50), std::string("token")); // many sequences in flight: attention DP
+    QCOMPARE(attention(20), std::string("head"));  // a few: heads split over TP
 }
 
 QTEST_GUILESS_MAIN(TestExpertReads)
