@@ -301,8 +301,13 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
         m_title->setFont(font());
     } else {
         m_title->setFont(titleFont(font()));
-        m_title->setText(tr("Busiest stage: %1 ms per decode step of %2 sequences")
-                             .arg(formatMs(stepMs), formatNumber(seqs, 0)));
+        // Speculative decoding's drafting passes follow the last stage's operators (no bar).
+        const double draftMs = r.decode[static_cast<int>(OpId::LmHead)].present ? plotSafe(r.draftUs) / 1000 : 0.0;
+        QString title = tr("Busiest stage: %1 ms per decode step of %2 sequences")
+                            .arg(formatMs(stepMs + draftMs), formatNumber(seqs, 0));
+        if (draftMs > 0)
+            title += tr("\n%1 ms of it speculative drafting").arg(formatMs(draftMs));
+        m_title->setText(title);
     }
     m_plot->replot();
 }
