@@ -59,12 +59,7 @@ std::string knownPrecisions()
 
 double bytesPerElement(Precision p)
 {
-    // BF16 and FP8 exactly as before the 4-bit formats (2 and 1).
-    if (p == Precision::FP8)
-        return 1.0;
-    if (p == Precision::BF16)
-        return 2.0;
-    return infoOf(p).bits / 8.0;
+    return infoOf(p).bits / 8.0; // 16 / 8 and 8 / 8 are exact: BF16 2, FP8 1
 }
 
 bool isFourBit(Precision p)

@@ -12,18 +12,13 @@
 #include "report/step_timeline.h"
 #include "runner/run_search.h"
 #include "sim/megatron.h"
+#include "tst_search_fixtures.h"
 
 using namespace shardlab;
 
 namespace {
 
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
+Scenario preset(const char* name) { return testing::presetScenario(name); }
 
 DeploymentOutcome exactBest(const Scenario& s)
 {
