@@ -54,61 +54,26 @@
 
 namespace shardlab::ui {
 
-namespace {
-
-QStringList changedPaths(const Scenario& a, const Scenario& b)
-{
-    QStringList paths;
-    for (const std::string& d : scenarioDifferences(a, b))
-        paths << QString::fromStdString(d.substr(0, d.find(':')));
-    return paths;
-}
-
-// One scenario edit on the undo stack. Edits of the same fields within two seconds merge
-// (typing "16" is one step, not two), names and descriptions included.
-class ScenarioEditCommand : public QUndoCommand {
-public:
-    ScenarioEditCommand(MainWindow* w, Scenario before, Scenario after)
-        : m_w(w), m_before(std::move(before)), m_after(std::move(after)), m_paths(changedPaths(m_before, m_after)),
-          m_time(QDateTime::currentMSecsSinceEpoch())
-    {
-        setText(m_paths.isEmpty() ? QObject::tr("rename") : m_paths.join(QStringLiteral(", ")));
-    }
-    void redo() override
-    {
-        if (m_first) { // the edit is already in the editor
-            m_first = false;
-            return;
-        }
-        m_w->applyScenarioState(m_after);
-    }
-    void undo() override { m_w->applyScenarioState(m_before); }
-    int id() const override { return 16; }
-    bool mergeWith(const QUndoCommand* other) override
-    {
-        const auto* o = static_cast<const ScenarioEditCommand*>(other);
-        if (o->m_paths != m_paths || o->m_time - m_time > 2000)
-            return false;
-        m_after = o->m_after;
-        m_time = o->m_time;
-        return true;
-    }
-
-private:
-    MainWindow* m_w;
-    Scenario m_before, m_after;
-    QStringList m_paths;
-    qint64 m_time;
-    bool m_first = true;
-};
-} // namespace
-
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
     setObjectName(QStringLiteral("MainWindow"));
     setWindowTitle(tr("ShardLab"));
     ui::installWheelGuard(); // the wheel scrolls the docks; it edits a field only when meant
 
+    buildTabs();
+    buildEditorDock();
+    m_document = new DocumentController(this, m_editor, this);
+    buildActions();
+    buildToolbar();
+    connectDocument();
+    connectSearch();
+    buildFeasibilityCheck();
+    resize(1440, 900);
+    startSession();
+}
+
+void MainWindow::buildTabs()
+{
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -150,7 +115,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
+}
 
+void MainWindow::buildEditorDock()
+{
     m_editor = new ScenarioEditor(this);
     auto* dock = new QDockWidget(tr("Scenario"), this);
     dock->setObjectName(QStringLiteral("ScenarioDock"));
@@ -158,12 +126,41 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     resizeDocks({dock}, {400}, Qt::Horizontal);
+}
 
-    m_undo = new QUndoStack(this);
-    buildActions();
-    buildToolbar();
+// The document changes the editor; the search and the views follow here.
+void MainWindow::connectDocument()
+{
+    connect(m_document, &DocumentController::aboutToReplaceScenario, this, [this] {
+        if (m_controller.isRunning())
+            m_panel->abandonRun(tr("cancelled"));
+        m_controller.cancel();
+        m_openedPlans.clear();
+    });
+    connect(m_document, &DocumentController::scenarioReplaced, this, &MainWindow::onScenarioReplaced);
+    connect(m_document, &DocumentController::draftValuesRestored, this, [this](const Scenario& s) {
+        m_panel->setScenario(s);
+        refreshReferences();
+        scheduleFeasibilityCheck();
+        refreshStartState();
+    });
+    connect(m_document, &DocumentController::scenarioEdited, this, &MainWindow::onScenarioEdited);
+    connect(m_document, &DocumentController::message, this, &MainWindow::showMessage);
+    connect(m_document, &DocumentController::problemsMessage, this, [this](const QString& text) {
+        showMessage(text, true);
+        m_cannotRunShown = true; // cleared once the scenario can run
+    });
+    connect(m_panel, &SearchPanel::loadVariantRequested, this, [this](int i) {
+        const SearchPanel::RunInfo run = m_panel->runInfo(i);
+        if (!m_document->applyEdit(run.scenario))
+            return;
+        showMessage(tr("Loaded variant %1 (of run %2) into the editor; Edit > Undo goes back.").arg(run.variant, run.name),
+                    false);
+    });
+}
 
-    connect(m_editor, &ScenarioEditor::scenarioEdited, this, &MainWindow::onScenarioEdited);
+void MainWindow::connectSearch()
+{
     connect(&m_controller, &SearchController::progressAvailable, this, &MainWindow::onProgress);
     connect(&m_controller, &SearchController::searchFinished, this, &MainWindow::onFinished);
     connect(&m_controller, &SearchController::searchFailed, this, &MainWindow::onFailed);
@@ -174,17 +171,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
     connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::onRunSelected);
     connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshCompareCandidates);
-    connect(m_panel, &SearchPanel::loadVariantRequested, this, [this](int i) {
-        const SearchPanel::RunInfo run = m_panel->runInfo(i);
-        if (scenarioDifferences(run.scenario, m_editor->scenario()).empty() && run.scenario.name == m_editor->scenario().name)
-            return;
-        const Scenario before = m_editor->scenario();
-        m_undo->push(new ScenarioEditCommand(this, before, run.scenario));
-        applyScenarioState(run.scenario);
-        showMessage(tr("Loaded variant %1 (of run %2) into the editor; Edit > Undo goes back.").arg(run.variant, run.name),
-                    false);
-    });
+}
 
+void MainWindow::buildFeasibilityCheck()
+{
     m_feasibility = new FeasibilityCheck(this);
     connect(m_feasibility, &FeasibilityCheck::checked, this, &MainWindow::onFeasibilityChecked);
     m_feasibilityTimer = new QTimer(this);
@@ -194,19 +184,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         if (m_editor->isRunnable())
             m_feasibility->check(m_editor->scenario());
     });
-
-    resize(1440, 900);
-    // Saved as it changes: runs, the scenario (its edits, its file), the search settings.
-    m_session = new SessionStore([this] { saveSession(); }, this);
-    restoreSettings();
-    connect(m_panel, &SearchPanel::runsChanged, m_session, &SessionStore::changed);
-    connect(this, &MainWindow::scenarioChanged, m_session, &SessionStore::changed);
-    connect(m_algo, &QComboBox::currentTextChanged, m_session, &SessionStore::changed);
-    connect(m_budget, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
-    connect(m_seed, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
-    // The Pareto tab computes on the scenario in the editor, as it is when asked.
-    connect(this, &MainWindow::scenarioChanged, this, [this] { m_pareto->setScenario(m_editor->scenario()); });
-    m_pareto->setScenario(m_editor->scenario());
 }
 
 MainWindow::~MainWindow()
@@ -251,19 +228,15 @@ void MainWindow::buildActions()
     for (const PresetFile& f : scenarioPresetFiles()) {
         const QString name = QString::fromStdString(f.name);
         presets->addAction(name, this, [this, name] {
-            if (!maybeSave())
-                return;
-            auto s = scenarioPreset(name.toStdString());
-            if (s.ok())
-                setScenario(s.value);
+            m_document->newFromPreset(name);
         });
     }
-    file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("&Open scenario…"), QKeySequence::Open, m_document, &DocumentController::openDialog);
     file->addAction(tr("Open p&lan to compare…"), this, &MainWindow::openPlanDialog);
-    file->addAction(tr("Load kernel p&rofile…"), this, &MainWindow::loadProfileDialog);
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addAction(tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveScenario);
-    file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, &MainWindow::saveScenarioAs);
+    file->addAction(tr("Load kernel p&rofile…"), m_document, &DocumentController::loadProfileDialog);
+    m_document->setRecentMenu(file->addMenu(tr("Open &recent")));
+    file->addAction(tr("&Save scenario"), QKeySequence::Save, m_document, &DocumentController::saveScenario);
+    file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, m_document, &DocumentController::saveScenarioAs);
     file->addSeparator();
     file->addAction(tr("&Export plan JSON…"), this, &MainWindow::exportPlanDialog);
     file->addAction(tr("Export &launch config…"), this, &MainWindow::exportLaunchConfigDialog);
@@ -272,9 +245,9 @@ void MainWindow::buildActions()
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_undo->createUndoAction(this, tr("&Undo scenario edit"));
+    QAction* undo = undoStack()->createUndoAction(this, tr("&Undo scenario edit"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = m_undo->createRedoAction(this, tr("&Redo scenario edit"));
+    QAction* redo = undoStack()->createRedoAction(this, tr("&Redo scenario edit"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
@@ -369,38 +342,16 @@ SearchOptions MainWindow::currentOptions() const
 
 Scenario MainWindow::scenario() const { return m_editor->scenario(); }
 
-void MainWindow::setScenario(const Scenario& s, const QString& path)
+void MainWindow::onScenarioReplaced(const Scenario& s)
 {
-    if (m_controller.isRunning())
-        m_panel->abandonRun(tr("cancelled"));
-    m_controller.cancel();
-    m_openedPlans.clear();
-    m_editor->setScenario(s);
-    m_shownScenario = s;
-    m_undo->clear(); // another scenario: its edits start here
-    m_path = path;
-    m_modified = false;
     m_haveResult = false;
     m_panel->setScenario(s);
     refreshReferences();
-    updateTitle();
     m_cannotRunShown = false;
     showMessage(tr("Scenario %1 ready: press Start (Ctrl+R) to search.").arg(shownName(s.name)), false);
     scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
-}
-
-void MainWindow::updateTitle()
-{
-    // "[*]" is where Qt puts the "*" of windowModified.
-    const QString name = shownName(m_editor->scenario().name);
-    setWindowTitle(tr("ShardLab — %1%2[*]")
-                       .arg(name.isEmpty() ? tr("(unnamed)") : name,
-                            m_path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(m_path).fileName())));
-    setWindowModified(m_modified);
-    if (m_session)
-        m_session->changed(); // the file, its edits or the name changed
 }
 
 void MainWindow::refreshCompareCandidates()
@@ -447,43 +398,11 @@ void MainWindow::refreshCompareCandidates()
 
 void MainWindow::openPlanDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan to compare"), QFileInfo(m_path).path(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan to compare"),
+                                                      QFileInfo(m_document->currentPath()).path(),
                                                       tr("ShardLab plan (*.json)"));
     if (!path.isEmpty())
         openPlanFile(path);
-}
-
-void MainWindow::loadProfileDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load kernel profile"), QFileInfo(m_path).path(),
-                                                      tr("ShardLab kernel profile (*.json)"));
-    if (!path.isEmpty())
-        loadProfile(path);
-}
-
-bool MainWindow::loadProfile(const QString& path)
-{
-    auto p = loadProfileFile(localPath(path));
-    if (!p.ok()) {
-        QStringList lines;
-        for (const FieldError& e : p.errors)
-            lines << plainNumbers(QString::fromStdString(e.toString()));
-        showMessage(lines.join(QLatin1Char('\n')), true);
-        return false;
-    }
-    // The profile's kernel tables and knobs replace the scenario's (docs/profiles.md): one
-    // undoable edit, so the previous figures are one Ctrl+Z away.
-    const Scenario before = m_editor->scenario();
-    Scenario now = before;
-    const QString name = QString::fromStdString(p.value.name);
-    applyProfile(now.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
-    m_undo->push(new ScenarioEditCommand(this, before, now));
-    applyScenarioState(now);
-    showMessage(tr("Kernel profile %1 loaded from %2: its kernel tables and efficiencies now price every plan "
-                   "(Edit > Undo restores the previous ones)")
-                    .arg(name, path),
-                false);
-    return true;
 }
 
 bool MainWindow::openPlanFile(const QString& path)
@@ -542,29 +461,8 @@ void MainWindow::refreshReferences()
         m_panel->setMegatronReference(m_megatronValue);
 }
 
-void MainWindow::onScenarioEdited()
+void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
 {
-    const Scenario before = m_shownScenario;
-    const Scenario now = m_editor->scenario();
-    if (!m_applyingUndo)
-        m_undo->push(new ScenarioEditCommand(this, before, now));
-    applyScenarioChange(before, now);
-}
-
-void MainWindow::applyScenarioState(const Scenario& s)
-{
-    m_applyingUndo = true;
-    const Scenario before = m_shownScenario;
-    m_editor->setScenario(s);
-    applyScenarioChange(before, s);
-    m_applyingUndo = false;
-}
-
-void MainWindow::applyScenarioChange(const Scenario& before, const Scenario& now)
-{
-    m_shownScenario = now;
-    m_modified = true;
-    updateTitle();
     // Names and descriptions change no figure: the search goes on, the views stay.
     if (scenarioDifferences(before, now).empty() && m_editor->isRunnable() == validateScenario(before).empty()) {
         Q_EMIT scenarioChanged();
@@ -591,33 +489,6 @@ void MainWindow::applyScenarioChange(const Scenario& before, const Scenario& now
     scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
-}
-
-QString MainWindow::variantFor(const Scenario& s, QString* note)
-{
-    for (const Variant& v : m_variants)
-        if (scenarioDifferences(v.scenario, s).empty()) {
-            if (note)
-                note->clear();
-            return v.name;
-        }
-    Variant v;
-    v.name = tr("V%1").arg(m_variants.size() + 1);
-    v.scenario = s;
-    QString text;
-    if (m_variants.empty()) {
-        text = tr("%1 as first run").arg(shownName(s.name));
-    } else {
-        QStringList lines;
-        for (const std::string& d : scenarioDifferences(m_variants.back().scenario, s))
-            lines << plainNumbers(QString::fromStdString(d)).replace(QStringLiteral(" vs "), QStringLiteral(" → "));
-        text = tr("vs %1: %2").arg(m_variants.back().name, lines.join(QStringLiteral("; ")));
-    }
-    m_variants.push_back(v);
-    if (note)
-        *note = text;
-    m_variantNotes[v.name] = text;
-    return v.name;
 }
 
 void MainWindow::onRunSelected(int index)
@@ -733,9 +604,9 @@ bool MainWindow::startSearch()
     m_certifying = false;
     m_haveResult = false;
     QString note;
-    const QString variant = variantFor(m_editor->scenario(), &note);
+    const QString variant = m_document->variantFor(m_editor->scenario(), &note);
     m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()), variant,
-                      note.isEmpty() ? m_variantNotes.value(variant) : note);
+                      note.isEmpty() ? m_document->variantNote(variant) : note);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
@@ -751,8 +622,8 @@ void MainWindow::certifyOptimum()
     o.algorithm = "exact";
     m_certifying = true;
     QString note;
-    const QString variant = variantFor(m_editor->scenario(), &note);
-    m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_variantNotes.value(variant) : note);
+    const QString variant = m_document->variantFor(m_editor->scenario(), &note);
+    m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_document->variantNote(variant) : note);
     m_progress->setValue(0);
     m_progress->setFormat(QStringLiteral("%p%"));
     m_controller.start(m_editor->scenario(), o);
@@ -880,155 +751,6 @@ void MainWindow::showMessage(const QString& text, bool error)
 }
 
 QString MainWindow::statusText() const { return m_message->isHidden() ? QString() : m_message->text(); }
-
-bool MainWindow::openScenarioFile(const QString& path)
-{
-    const auto text = readTextFile(localPath(path));
-    if (!text.ok()) {
-        showMessage(QString::fromStdString(text.error().toString()), true);
-        return false;
-    }
-    const ScenarioLoad load = readScenarioForEditor(text.value(), inputLabel(localPath(path)));
-    if (!applyLoad(load, path, path))
-        return false;
-    addRecent(path);
-    return true;
-}
-
-bool MainWindow::applyLoad(const ScenarioLoad& load, const QString& path, const QString& source)
-{
-    if (!load.ok) {
-        showMessage(load.errors.join(QLatin1Char('\n')), true);
-        return false;
-    }
-    setScenario(load.scenario, path);
-    if (!load.draft)
-        return true;
-    for (const auto& [field, value] : load.rawValues)
-        m_editor->setFieldValue(field, value);
-    // The values put back change the scenario: the panel and plan view follow.
-    m_shownScenario = m_editor->scenario();
-    m_panel->setScenario(m_editor->scenario());
-    refreshReferences();
-    scheduleFeasibilityCheck();
-    updateTitle();
-    refreshStartState();
-    showMessage(tr("Opened %1 as saved, with %n problem(s) marked in the scenario editor: fix them to run a "
-                   "search.",
-                   nullptr, int(m_editor->problems().size()))
-                    .arg(source),
-                true);
-    m_cannotRunShown = true; // cleared once the problems are fixed
-    return true;
-}
-
-void MainWindow::openDialog()
-{
-    if (!maybeSave())
-        return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QFileInfo(m_path).path(),
-                                                      tr("ShardLab scenario (*.json)"));
-    if (!path.isEmpty())
-        openScenarioFile(path);
-}
-
-bool MainWindow::isProtectedScenarioPath(const QString& path)
-{
-    const QFileInfo fi(path);
-    if (fi.exists() && !fi.isWritable())
-        return true;
-    // A shipped preset: resources/scenarios/NAME.json where NAME is a preset's name.
-    const QDir dir = fi.absoluteDir();
-    if (dir.dirName() != QLatin1String("scenarios") || QFileInfo(dir.absolutePath()).dir().dirName() != QLatin1String("resources"))
-        return false;
-    for (const PresetFile& f : scenarioPresetFiles())
-        if (fi.completeBaseName() == QString::fromStdString(f.name))
-            return true;
-    return false;
-}
-
-QString MainWindow::suggestedScenarioPath() const
-{
-    QString dir;
-    if (!m_path.isEmpty() && !isProtectedScenarioPath(m_path))
-        dir = QFileInfo(m_path).absolutePath();
-    else
-        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    QString base = QString::fromStdString(m_editor->scenario().name).trimmed();
-    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-    if (base.isEmpty() || base == QLatin1String("-"))
-        base = QStringLiteral("scenario");
-    return QDir(dir).filePath(base + QStringLiteral(".json"));
-}
-
-bool MainWindow::saveScenarioTo(const QString& requested, QString* error)
-{
-    QString path = requested;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += QStringLiteral(".json");
-    // Saved as it is, problems included: the file reopens in the editor with them marked.
-    const Status st = saveScenarioFile(localPath(path), m_editor->scenario());
-    if (!st.ok()) {
-        const QString text = QString::fromStdString(st.error->toString());
-        if (error)
-            *error = text;
-        showMessage(text, true);
-        return false;
-    }
-    m_path = path;
-    m_modified = false;
-    updateTitle();
-    addRecent(m_path);
-    const int problems = int(m_editor->problems().size());
-    if (problems == 0)
-        showMessage(tr("Saved %1").arg(m_path), false);
-    else {
-        showMessage(tr("Saved %1 with %n problem(s): it reopens in the scenario editor with them marked, and "
-                       "cannot run until they are fixed.",
-                       nullptr, problems)
-                        .arg(m_path),
-                    true);
-        m_cannotRunShown = true;
-    }
-    return true;
-}
-
-bool MainWindow::saveScenario()
-{
-    if (m_path.isEmpty() || isProtectedScenarioPath(m_path))
-        return saveScenarioAs();
-    return saveScenarioTo(m_path);
-}
-
-bool MainWindow::saveScenarioAs()
-{
-    QString note;
-    if (!m_path.isEmpty() && isProtectedScenarioPath(m_path))
-        note = tr(" (%1 is a shipped or read-only file: save a copy)").arg(QFileInfo(m_path).fileName());
-    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
-                                                tr("ShardLab scenario (*.json)"));
-    if (path.isEmpty())
-        return false;
-    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
-        path += QStringLiteral(".json");
-    return saveScenarioTo(path);
-}
-
-bool MainWindow::maybeSave()
-{
-    if (!m_modified)
-        return true;
-    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
-                                              tr("The scenario has unsaved changes. Save them first?"),
-                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-    if (answer == QMessageBox::Save)
-        return saveScenario();
-    if (answer == QMessageBox::Discard) {
-        m_modified = false; // the next start reopens the file, not the discarded edits
-        return true;
-    }
-    return false;
-}
 
 bool MainWindow::exportPlan(const QString& path, QString* error)
 {
