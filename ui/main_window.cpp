@@ -1,56 +1,40 @@
 #include "main_window.h"
-#include "wheel_guard.h"
-#include "pareto_view.h"
 
 #include <QAction>
-#include <QApplication>
-#include <QCloseEvent>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
-#include <QDir>
-
-#include <algorithm>
 #include <QFileInfo>
-#include <QRegularExpression>
-#include <QFormLayout>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
-#include <QMessageBox>
-#include <QPushButton>
 #include <QProgressBar>
-#include <QSettings>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
-#include <QUndoStack>
-#include <QUndoCommand>
-#include <functional>
-#include <QDateTime>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
+#include "compare_view.h"
+#include "export_controller.h"
 #include "feasibility_check.h"
 #include "file_export.h"
-#include "io/presets.h"
-#include "io/profile_json.h"
-#include "io/scenario_json.h"
 #include "io/input_file.h"
-#include "compare_view.h"
+#include "io/presets.h"
+#include "io/scenario_json.h"
+#include "model/engine_caps.h"
+#include "pareto_view.h"
 #include "plan_topology.h"
 #include "plan_view.h"
-#include "runner/runnable_plan.h"
-#include "scenario_draft.h"
 #include "scenario_editor.h"
-#include "ui_format.h"
 #include "search_panel.h"
+#include "ui_format.h"
+#include "wheel_guard.h"
 
 namespace shardlab::ui {
 
@@ -63,6 +47,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildTabs();
     buildEditorDock();
     m_document = new DocumentController(this, m_editor, this);
+    m_exports = new ExportController(this, m_editor, m_planView, m_panel, this);
+    connect(m_exports, &ExportController::message, this, &MainWindow::showMessage);
     buildActions();
     buildToolbar();
     connectDocument();
@@ -238,9 +224,9 @@ void MainWindow::buildActions()
     file->addAction(tr("&Save scenario"), QKeySequence::Save, m_document, &DocumentController::saveScenario);
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, m_document, &DocumentController::saveScenarioAs);
     file->addSeparator();
-    file->addAction(tr("&Export plan JSON…"), this, &MainWindow::exportPlanDialog);
-    file->addAction(tr("Export &launch config…"), this, &MainWindow::exportLaunchConfigDialog);
-    file->addAction(tr("Export &plots (PNG/PDF)…"), this, &MainWindow::exportPlotsDialog);
+    file->addAction(tr("&Export plan JSON…"), m_exports, &ExportController::exportPlanDialog);
+    file->addAction(tr("Export &launch config…"), m_exports, &ExportController::exportLaunchConfigDialog);
+    file->addAction(tr("Export &plots (PNG/PDF)…"), m_exports, &ExportController::exportPlotsDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -751,158 +737,5 @@ void MainWindow::showMessage(const QString& text, bool error)
 }
 
 QString MainWindow::statusText() const { return m_message->isHidden() ? QString() : m_message->text(); }
-
-bool MainWindow::exportPlan(const QString& path, QString* error)
-{
-    Scenario s = m_editor->scenario();
-    // An edited preset must not travel under the preset's name: `evaluate --scenario NAME`
-    // would evaluate the shipped one and disagree with the window.
-    if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
-        s.name += " (edited)";
-    const Status st = saveDeploymentFile(localPath(path), m_planView->currentDeployment(), s);
-    if (!st.ok()) {
-        if (error)
-            *error = QString::fromStdString(st.error->toString());
-        return false;
-    }
-    return true;
-}
-
-void MainWindow::exportPlanDialog()
-{
-    QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), QStringLiteral("plan.json"),
-                                                tr("ShardLab plan (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
-        path += QStringLiteral(".json");
-    QString error;
-    if (exportPlan(path, &error))
-        showMessage(tr("Exported the plan in the Plan tab to %1 (shardlab-cli evaluate accepts it).").arg(path), false);
-    else
-        showMessage(error, true);
-}
-
-bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QString& model, QString* error,
-                                    QStringList* warnings, bool nearest)
-{
-    LaunchOptions o;
-    o.engine = engine;
-    o.model = model.trimmed().toStdString();
-    o.companionPrefix = companionPrefixFor(localPath(path));
-    Scenario s = m_editor->scenario();
-    if (nearest && !m_planView->isDisaggregated()) {
-        const Plan p = m_planView->currentPlan();
-        if (!engineViolations(engine, p, s.model).empty()) {
-            const NearestRunnable n = nearestRunnablePlan(s, p, engine);
-            if (!n.found) {
-                if (error)
-                    *error = tr("%1 runs no valid plan near this one (exact under its rules found none).")
-                                 .arg(QString::fromUtf8(engineInfo(engine).label));
-                return false;
-            }
-            // The plan on show is the plan exported; the script's estimate prices it with the
-            // engine's collectives (n.scenario), as `export --write-nearest` does.
-            m_planView->showPlan(tr("Nearest plan %1 runs (keeps %2)")
-                                     .arg(QString::fromUtf8(engineInfo(engine).label), QString::fromStdString(n.kept)),
-                                 n.plan);
-            s = n.scenario;
-        }
-    }
-    // Disaggregated: both pools, their role flags and the router (docs/launch.md).
-    auto c = shardlab::exportLaunchConfig(s, m_planView->currentDeployment(), o);
-    Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
-    if (!st.ok()) {
-        if (error)
-            *error = QString::fromStdString(st.error->toString());
-        return false;
-    }
-    if (warnings)
-        for (const std::string& w : c.value().warnings)
-            *warnings << QString::fromStdString(w);
-    return true;
-}
-
-std::optional<bool> MainWindow::askExportNearest(Engine e, const QString& engineName)
-{
-    if (m_planView->isDisaggregated())
-        return false; // the core refuses a pool the engine does not run, naming the rule
-    const FieldErrors broken = engineViolations(e, m_planView->currentPlan(), m_editor->scenario().model);
-    if (broken.empty())
-        return false;
-    QStringList rules;
-    for (const FieldError& f : broken)
-        rules << QString::fromStdString(f.where + ": " + f.reason);
-    QMessageBox box(QMessageBox::Warning, tr("Export launch config"),
-                    tr("%1 does not run this plan as planned, so it is not exported as it is:\n• %2\n\n"
-                       "Export the best plan %1 runs near it instead (exact under the engine's rules, this plan's "
-                       "degrees kept where possible)? It is shown in the Plan tab.")
-                        .arg(engineName, rules.join(QStringLiteral("\n• "))),
-                    QMessageBox::Cancel, this);
-    const QPushButton* accept = box.addButton(tr("Export the nearest plan"), QMessageBox::AcceptRole);
-    box.exec();
-    if (box.clickedButton() != accept)
-        return std::nullopt;
-    return true;
-}
-
-void MainWindow::exportLaunchConfigDialog()
-{
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Export launch config"));
-    auto* form = new QFormLayout(&dialog);
-    auto* engine = new QComboBox(&dialog);
-    for (const EngineInfo& e : launchEngines())
-        engine->addItem(QStringLiteral("%1 %2").arg(QString::fromUtf8(e.label), QString::fromUtf8(e.version)),
-                        static_cast<int>(e.engine));
-    form->addRow(tr("Engine"), engine);
-    auto* model = new QLineEdit(&dialog);
-    model->setPlaceholderText(tr("HuggingFace id or path (default: the preset's checkpoint)"));
-    form->addRow(tr("Checkpoint"), model);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    const Engine e = static_cast<Engine>(engine->currentData().toInt());
-    // A plan the engine does not run: say why, and offer the nearest plan it runs.
-    const std::optional<bool> nearest = askExportNearest(e, engine->currentText());
-    if (!nearest)
-        return;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export launch config"), QStringLiteral("launch-%1.sh").arg(QString::fromUtf8(engineInfo(e).name)),
-        tr("Shell script (*.sh)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    QStringList warnings;
-    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings, *nearest)) {
-        showMessage(error, true);
-        return;
-    }
-    QString text = tr("Wrote the %1 launch config for the plan in the Plan tab to %2.")
-                       .arg(engine->currentText(), path);
-    if (!warnings.isEmpty())
-        text += QLatin1Char(' ') + tr("%n note(s) for the serving team (also in the script):", nullptr,
-                                      int(warnings.size()))
-            + QStringLiteral("\n• ") + warnings.join(QStringLiteral("\n• "));
-    showMessage(text, false);
-}
-
-void MainWindow::exportPlotsDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"), QStringLiteral("shardlab.png"),
-                                                      tr("PNG image (*.png);;PDF document (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    const QFileInfo fi(path);
-    const QString curve = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-throughput.")
-        + fi.suffix();
-    const QString plan = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-plan.") + fi.suffix();
-    QString error;
-    const bool ok = m_panel->exportCurve(curve, &error) && m_planView->exportPlots(plan, &error);
-    showMessage(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not export the plots: %1").arg(error), !ok);
-}
 
 } // namespace shardlab::ui

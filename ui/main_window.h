@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "document_controller.h"
+#include "export_controller.h"
 #include "model/specs.h"
 #include "report/launch_config.h"
 #include "search_worker.h"
@@ -67,15 +68,15 @@ public:
     const JobResult* lastResult() const { return m_haveResult ? &m_lastResult : nullptr; }
     const EngineGap& lastEngineGap() const { return m_lastGap; }
     double longestStallMs() const;
-    bool exportPlan(const QString& path, QString* error = nullptr);
-    // The plan in the Plan tab as `engine`'s launch script, with any options file beside
-    // it (core/report/launch_config.h, the core's write path). `warnings` receives what the
-    // engine cannot express. `model` empty: the checkpoint ShardLab knows for the model.
-    // A plan the engine does not run as planned is refused (error names each rule), unless
-    // `nearest`: then the best plan the engine runs near it (runner/runnable_plan.h) is
-    // shown in the Plan tab and exported instead, so the estimate on show is the script's.
+    // The plan file, launch config and plot exports (export_controller.h); the two calls
+    // below are its, kept here for scripted runs and tests.
+    ExportController* exports() const { return m_exports; }
+    bool exportPlan(const QString& path, QString* error = nullptr) { return m_exports->exportPlan(path, error); }
     bool exportLaunchConfig(const QString& path, Engine engine, const QString& model = {}, QString* error = nullptr,
-                            QStringList* warnings = nullptr, bool nearest = false);
+                            QStringList* warnings = nullptr, bool nearest = false)
+    {
+        return m_exports->exportLaunchConfig(path, engine, model, error, warnings, nearest);
+    }
     SearchPanel* searchPanel() const { return m_panel; }
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
@@ -130,12 +131,6 @@ private:
     void refreshCompareCandidates();
     void openPlanDialog();
     void showMessage(const QString& text, bool error);
-    void exportPlanDialog();
-    void exportLaunchConfigDialog();
-    // Before exporting for `e`: false when the engine runs the plan on show; true when it
-    // does not and the user chose to export the nearest plan it runs; none: cancelled.
-    std::optional<bool> askExportNearest(Engine e, const QString& engineName);
-    void exportPlotsDialog();
     void certifyOptimum();
     // The session (main_window_session.cpp): restored at start, saved as it changes.
     void startSession();
@@ -148,6 +143,7 @@ private:
 
     SearchController m_controller;
     DocumentController* m_document = nullptr;
+    ExportController* m_exports = nullptr;
     ScenarioEditor* m_editor = nullptr;
     SearchPanel* m_panel = nullptr;
     PlanView* m_planView = nullptr;
