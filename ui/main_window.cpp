@@ -1,20 +1,14 @@
 #include "main_window.h"
 
 #include <QAction>
-#include <QCheckBox>
-#include <QComboBox>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
 #include <QMenuBar>
-#include <QProgressBar>
-#include <QSpinBox>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
-#include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
 
@@ -33,6 +27,7 @@
 #include "plan_view.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
+#include "search_toolbar.h"
 #include "ui_format.h"
 #include "wheel_guard.h"
 
@@ -50,7 +45,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_exports = new ExportController(this, m_editor, m_planView, m_panel, this);
     connect(m_exports, &ExportController::message, this, &MainWindow::showMessage);
     buildActions();
-    buildToolbar();
+    m_toolbar = new SearchToolbar(m_startAction, m_stopAction, this);
+    addToolBar(m_toolbar);
+    m_statusLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_statusLabel, 1);
     connectDocument();
     connectSearch();
     buildFeasibilityCheck();
@@ -249,81 +247,6 @@ void MainWindow::buildActions()
         m_panel->clearRuns();
         refreshReferences();
     });
-}
-
-void MainWindow::buildToolbar()
-{
-    auto* tb = addToolBar(tr("Search"));
-    tb->setObjectName(QStringLiteral("SearchToolbar"));
-    tb->addWidget(new QLabel(tr(" Algorithm "), tb));
-    m_algo = new QComboBox(tb);
-    for (const SearchAlgorithmInfo& a : searchAlgorithms()) {
-        m_algo->addItem(QString::fromStdString(a.name));
-        m_algo->setItemData(m_algo->count() - 1, QString::fromStdString(a.summary), Qt::ToolTipRole);
-    }
-    tb->addWidget(m_algo);
-    tb->addWidget(new QLabel(tr("  Budget "), tb));
-    m_budget = new QSpinBox(tb);
-    m_budget->setRange(1, 1'000'000);
-    m_budget->setValue(4000);
-    m_budget->setSuffix(tr(" calls"));
-    m_budget->setToolTip(tr("Simulator calls the search may spend (exact ignores it)"));
-    tb->addWidget(m_budget);
-    tb->addWidget(new QLabel(tr("  Seed "), tb));
-    m_seed = new QSpinBox(tb);
-    m_seed->setRange(0, 1'000'000'000);
-    tb->addWidget(m_seed);
-    tb->addWidget(new QLabel(tr("  PPO elite T "), tb));
-    m_eliteSize = new QSpinBox(tb);
-    m_eliteSize->setRange(0, 16);
-    m_eliteSize->setValue(3);
-    m_eliteSize->setToolTip(tr("Plans of the elite history the policy attends to (0 = none)"));
-    tb->addWidget(m_eliteSize);
-    tb->addWidget(new QLabel(tr(" τ "), tb));
-    m_tau = new QDoubleSpinBox(tb);
-    m_tau->setRange(0.5, 1.0);
-    m_tau->setSingleStep(0.01);
-    m_tau->setDecimals(3);
-    m_tau->setValue(0.95);
-    m_tau->setToolTip(tr("Early exit once the policy's confidence passes this threshold"));
-    tb->addWidget(m_tau);
-    m_pretrained = new QCheckBox(tr("pretrained"), tb);
-    m_pretrained->setChecked(true);
-    m_pretrained->setToolTip(tr("Start ppo from the shipped pretrained policy (trained offline over generated "
-                                "scenarios) and fine-tune it here; unchecked: from scratch, as in the paper "
-                                "(ppo.pretrained=0)"));
-    tb->addWidget(m_pretrained);
-    tb->addSeparator();
-    tb->addAction(m_startAction);
-    tb->addAction(m_stopAction);
-    m_progress = new QProgressBar(tb);
-    m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(220);
-    m_progress->setFormat(QStringLiteral("%p%"));
-    tb->addWidget(m_progress);
-    m_statusLabel = new QLabel(tb);
-    statusBar()->addPermanentWidget(m_statusLabel, 1);
-
-    auto ppoOnly = [this] {
-        const bool ppo = m_algo->currentText() == QLatin1String("ppo");
-        m_eliteSize->setEnabled(ppo);
-        m_tau->setEnabled(ppo);
-        m_pretrained->setEnabled(ppo);
-    };
-    connect(m_algo, &QComboBox::currentTextChanged, this, ppoOnly);
-    ppoOnly();
-}
-
-SearchOptions MainWindow::currentOptions() const
-{
-    SearchOptions o;
-    o.algorithm = m_algo->currentText().toStdString();
-    o.budget = m_budget->value();
-    o.seed = static_cast<std::uint64_t>(m_seed->value());
-    o.extra["ppo.elite"] = m_eliteSize->value();
-    o.extra["ppo.tau"] = m_tau->value();
-    o.extra["ppo.pretrained"] = m_pretrained->isChecked() ? 1 : 0;
-    return o;
 }
 
 Scenario MainWindow::scenario() const { return m_editor->scenario(); }
@@ -559,18 +482,6 @@ QString MainWindow::currentTabName() const
                              : QStringLiteral("topology");
 }
 
-bool MainWindow::setAlgorithm(const QString& name)
-{
-    const int i = m_algo->findText(name);
-    if (i < 0)
-        return false;
-    m_algo->setCurrentIndex(i);
-    return true;
-}
-
-void MainWindow::setSeed(int seed) { m_seed->setValue(seed); }
-void MainWindow::setBudget(int budget) { m_budget->setValue(budget); }
-
 bool MainWindow::startSearch()
 {
     if (!m_editor->isRunnable() || m_infeasible) {
@@ -581,7 +492,7 @@ bool MainWindow::startSearch()
         }
         return false;
     }
-    const SearchOptions o = currentOptions();
+    const SearchOptions o = m_toolbar->options();
     const FieldErrors bad = validateSearchOptions(o);
     if (!bad.empty()) {
         showMessage(QString::fromStdString(bad.front().toString()), true);
@@ -591,12 +502,11 @@ bool MainWindow::startSearch()
     m_haveResult = false;
     QString note;
     const QString variant = m_document->variantFor(m_editor->scenario(), &note);
-    m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()), variant,
+    m_panel->beginRun(tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed()), variant,
                       note.isEmpty() ? m_document->variantNote(variant) : note);
-    m_progress->setValue(0);
-    m_progress->setFormat(QStringLiteral("%p%"));
+    m_toolbar->showStarted();
     m_controller.start(m_editor->scenario(), o);
-    showMessage(tr("Searching with %1…").arg(m_algo->currentText()), false);
+    showMessage(tr("Searching with %1…").arg(m_toolbar->algorithm()), false);
     return true;
 }
 
@@ -610,8 +520,7 @@ void MainWindow::certifyOptimum()
     QString note;
     const QString variant = m_document->variantFor(m_editor->scenario(), &note);
     m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_document->variantNote(variant) : note);
-    m_progress->setValue(0);
-    m_progress->setFormat(QStringLiteral("%p%"));
+    m_toolbar->showStarted();
     m_controller.start(m_editor->scenario(), o);
     showMessage(tr("Certifying the optimum with the exact search…"), false);
 }
@@ -628,7 +537,7 @@ void MainWindow::onProgress(const LiveProgress& p)
 {
     m_panel->addProgress(p);
     m_session->changed(); // the running run's curve so far
-    m_progress->setValue(static_cast<int>(std::clamp(p.core.fraction, 0.0, 1.0) * 1000));
+    m_toolbar->showProgress(p.core.fraction);
     m_statusLabel->setText(tr("%1 simulator calls · %2 s · best %3 tok/s/GPU")
                                .arg(p.core.calls)
                                .arg(p.core.elapsedS, 0, 'f', 1)
@@ -642,14 +551,7 @@ void MainWindow::onFinished(const JobResult& r)
     m_haveResult = true;
     m_lastGap = EngineGap{}; // the new result's both answers follow (onEngineGap)
     m_panel->finishRun(r);
-    // Honest on Stop: the bar stays where the search was stopped and says so.
-    if (r.outcome.stopped) {
-        if (r.outcome.calls > 0 && m_budget->value() > 0 && m_algo->currentText() != QLatin1String("exact"))
-            m_progress->setValue(static_cast<int>(std::clamp(double(r.outcome.calls) / m_budget->value(), 0.0, 1.0) * 1000));
-        m_progress->setFormat(tr("stopped at %p%"));
-    } else {
-        m_progress->setValue(1000);
-    }
+    m_toolbar->showFinished(r.outcome);
     const SearchOutcome& o = r.outcome;
     if (o.found) {
         const QString title = tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm));
@@ -723,7 +625,7 @@ void MainWindow::onFailed(const QString& reason)
 void MainWindow::onRunningChanged(bool)
 {
     refreshStartState();
-    m_algo->setEnabled(!m_controller.isRunning());
+    m_toolbar->setAlgorithmEnabled(!m_controller.isRunning());
 }
 
 void MainWindow::showMessage(const QString& text, bool error)

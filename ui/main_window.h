@@ -1,6 +1,8 @@
 // ShardLab's main window: scenario editor (left), live search views and the plan view
 // (tabs), search controls (toolbar). A view over core: every action goes through the
-// same core calls the CLI uses.
+// same core calls the CLI uses. The window runs the searches and wires its parts: the
+// scenario as a document (document_controller.h), the exports (export_controller.h), the
+// search settings (search_toolbar.h) and the views.
 #pragma once
 
 #include <QMainWindow>
@@ -14,16 +16,13 @@
 #include "export_controller.h"
 #include "model/specs.h"
 #include "report/launch_config.h"
+#include "search_toolbar.h"
 #include "search_worker.h"
 #include "session_store.h"
 
 class QAction;
-class QComboBox;
-class QCheckBox;
-class QDoubleSpinBox;
 class QLabel;
 class QProgressBar;
-class QSpinBox;
 class QTabWidget;
 class QTimer;
 class QUndoStack;
@@ -59,9 +58,9 @@ public:
     QString statusText() const;
 
     // Search control, also used by scripted runs and tests.
-    bool setAlgorithm(const QString& name);
-    void setSeed(int seed);
-    void setBudget(int budget);
+    bool setAlgorithm(const QString& name) { return m_toolbar->setAlgorithm(name); }
+    void setSeed(int seed) { m_toolbar->setSeed(seed); }
+    void setBudget(int budget) { m_toolbar->setBudget(budget); }
     bool startSearch();
     void stopSearch();
     bool isSearching() const;
@@ -94,7 +93,7 @@ public:
     QString currentTabName() const;
     bool isModified() const { return m_document->isModified(); }
     bool isProvedInfeasible() const { return m_infeasible; }
-    QProgressBar* progressBar() const { return m_progress; }
+    QProgressBar* progressBar() const { return m_toolbar->progressBar(); }
     // "search", "plan", "topology", "compare" or "pareto"; false for another name.
     bool showTab(const QString& name);
 
@@ -112,7 +111,6 @@ private:
     void buildTabs();
     void buildEditorDock();
     void buildActions();
-    void buildToolbar();
     void connectDocument();
     void connectSearch();
     void buildFeasibilityCheck();
@@ -139,7 +137,6 @@ private:
     QString restoreSavedRuns(const QByteArray& runs, bool* unreadable);
     void reportRestore(const QStringList& restored, const QStringList& problems, const QDateTime& savedAt);
     void saveSession();
-    SearchOptions currentOptions() const;
 
     SearchController m_controller;
     DocumentController* m_document = nullptr;
@@ -157,15 +154,9 @@ private:
     SessionStore* m_session = nullptr;
     QString m_sessionError; // the last save failure, said once
 
-    QComboBox* m_algo = nullptr;
-    QSpinBox* m_budget = nullptr;
-    QSpinBox* m_seed = nullptr;
-    QSpinBox* m_eliteSize = nullptr;
-    QDoubleSpinBox* m_tau = nullptr;
-    QCheckBox* m_pretrained = nullptr;
+    SearchToolbar* m_toolbar = nullptr;
     QAction* m_startAction = nullptr;
     QAction* m_stopAction = nullptr;
-    QProgressBar* m_progress = nullptr;
     QLabel* m_statusLabel = nullptr;
 
     bool m_cannotRunShown = false;

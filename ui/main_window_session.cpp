@@ -4,10 +4,8 @@
 // once a second, so a kill loses at most the last second; the next start says what it
 // restored, and a session file it cannot read is set aside, never overwritten.
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QLabel>
 #include <QSettings>
-#include <QSpinBox>
 
 #include "document_controller.h"
 #include "io/presets.h"
@@ -17,6 +15,7 @@
 #include "scenario_draft.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
+#include "search_toolbar.h"
 #include "session_store.h"
 #include "ui_format.h"
 
@@ -42,9 +41,7 @@ void MainWindow::startSession()
     restoreSettings();
     connect(m_panel, &SearchPanel::runsChanged, m_session, &SessionStore::changed);
     connect(this, &MainWindow::scenarioChanged, m_session, &SessionStore::changed);
-    connect(m_algo, &QComboBox::currentTextChanged, m_session, &SessionStore::changed);
-    connect(m_budget, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
-    connect(m_seed, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
+    connect(m_toolbar, &SearchToolbar::settingsChanged, m_session, &SessionStore::changed);
     // The Pareto tab computes on the scenario in the editor, as it is when asked.
     connect(this, &MainWindow::scenarioChanged, this, [this] { m_pareto->setScenario(m_editor->scenario()); });
     m_pareto->setScenario(m_editor->scenario());
@@ -59,9 +56,9 @@ void MainWindow::restoreSettings()
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
-    setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
-    m_budget->setValue(settings.value(QStringLiteral("budget"), 4000).toInt());
-    m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
+    m_toolbar->setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
+    m_toolbar->setBudget(settings.value(QStringLiteral("budget"), 4000).toInt());
+    m_toolbar->setSeed(settings.value(QStringLiteral("seed"), 0).toInt());
     m_document->rebuildRecentMenu();
 
     QString error;
@@ -185,9 +182,9 @@ void MainWindow::saveSession()
     QSettings settings;
     const std::pair<QString, QVariant> prefs[] = {{QStringLiteral("geometry"), saveGeometry()},
                                                   {QStringLiteral("windowState"), saveState()},
-                                                  {QStringLiteral("algorithm"), m_algo->currentText()},
-                                                  {QStringLiteral("budget"), m_budget->value()},
-                                                  {QStringLiteral("seed"), m_seed->value()}};
+                                                  {QStringLiteral("algorithm"), m_toolbar->algorithm()},
+                                                  {QStringLiteral("budget"), m_toolbar->budget()},
+                                                  {QStringLiteral("seed"), m_toolbar->seed()}};
     for (const auto& [key, value] : prefs)
         if (settings.value(key) != value)
             settings.setValue(key, value);
