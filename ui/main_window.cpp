@@ -12,13 +12,10 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
-#include <algorithm>
-
+#include "compare_candidates.h"
 #include "compare_view.h"
 #include "export_controller.h"
 #include "feasibility_check.h"
-#include "file_export.h"
-#include "io/input_file.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "model/engine_caps.h"
@@ -41,6 +38,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 
     buildTabs();
     buildEditorDock();
+    m_candidates = new CompareCandidates(m_compare, m_planView, m_panel, m_editor, this);
     m_document = new DocumentController(this, m_editor, this);
     m_exports = new ExportController(this, m_editor, m_planView, m_panel, this);
     connect(m_exports, &ExportController::message, this, &MainWindow::showMessage);
@@ -119,7 +117,7 @@ void MainWindow::connectDocument()
         if (m_controller.isRunning())
             m_panel->abandonRun(tr("cancelled"));
         m_controller.cancel();
-        m_openedPlans.clear();
+        m_candidates->clearKept();
     });
     connect(m_document, &DocumentController::scenarioReplaced, this, &MainWindow::onScenarioReplaced);
     connect(m_document, &DocumentController::draftValuesRestored, this, [this](const Scenario& s) {
@@ -265,44 +263,8 @@ void MainWindow::onScenarioReplaced(const Scenario& s)
 
 void MainWindow::refreshCompareCandidates()
 {
-    if (!m_compare)
-        return;
-    std::vector<NamedPlan> c;
-    // Disaggregated: plans of the pool on show, compared on that pool's GPUs.
-    const bool pools = m_planView->isDisaggregated();
-    const bool prefillShown = pools && m_planView->currentPool() == PoolRole::Prefill;
-    if (pools) // the pool on show may have changed; one-pool scenarios are set by refreshReferences
-        m_compare->setScenario(m_planView->currentScenario());
-    const RecipePlan& rp = m_planView->reference();
-    if (rp.found || rp.result.structureChecks == 0)
-        c.push_back({pools ? tr("Megatron recipe (this pool)") : tr("Megatron recipe"), rp.plan, {}});
-    if (m_haveResult && m_lastResult.outcome.found && !pools)
-        c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(m_lastResult.outcome.algorithm)),
-                     m_lastResult.outcome.best, {}});
-    for (int i = 0; i < m_panel->runCount(); ++i) {
-        const SearchPanel::RunInfo run = m_panel->runInfo(i);
-        if (run.found && pools != run.prefill.has_value())
-            continue; // one-pool plans beside pool plans would be compared on the wrong GPUs
-        if (run.found)
-            c.push_back({tr("Best of %1 [%2]").arg(run.name, run.variant), prefillShown ? *run.prefill : run.best,
-                         scenarioDifferences(run.scenario, m_editor->scenario()).empty()
-                             ? QString()
-                             : tr("found on variant %1 (%2)").arg(run.variant, run.variantNote)});
-    }
-    const auto& elites = m_panel->elites();
-    for (size_t i = 0; i < elites.size() && i < 20; ++i)
-        c.push_back({tr("Elite #%1 (%2 tok/s/GPU)").arg(i + 1).arg(elites[i].tokensPerSPerGpu, 0, 'f', 1), elites[i].plan, {}});
-    const QString shown = m_planView->currentTitle();
-    if (!shown.isEmpty()) {
-        bool known = false;
-        for (const NamedPlan& p : c)
-            known = known || p.plan == m_planView->currentPlan();
-        if (!known)
-            c.push_back({tr("Plan view: %1").arg(shown), m_planView->currentPlan(), {}});
-    }
-    for (const NamedPlan& p : m_openedPlans)
-        c.push_back(p);
-    m_compare->setCandidates(c);
+    if (m_candidates)
+        m_candidates->refresh(lastResult());
 }
 
 void MainWindow::openPlanDialog()
@@ -316,35 +278,12 @@ void MainWindow::openPlanDialog()
 
 bool MainWindow::openPlanFile(const QString& path)
 {
-    auto doc = loadPlanDocument(localPath(path));
-    if (!doc.ok()) {
-        QStringList lines;
-        for (const FieldError& e : doc.errors)
-            lines << plainNumbers(QString::fromStdString(e.toString()));
-        showMessage(lines.join(QLatin1Char('\n')), true);
+    QString error;
+    const QString name = m_candidates->addPlanFile(path, &error);
+    if (name.isEmpty()) {
+        showMessage(error, true);
         return false;
     }
-    const Scenario s = m_editor->scenario();
-    const FieldErrors fit = checkPlanAgainstScenario(doc.value.plan, s, inputLabel(localPath(path)));
-    if (!fit.empty()) {
-        QStringList lines;
-        for (const FieldError& e : fit)
-            lines << plainNumbers(QString::fromStdString(e.toString()));
-        showMessage(tr("The plan does not fit the current scenario: %1").arg(lines.join(QStringLiteral("; "))), true);
-        return false;
-    }
-    QString note = tr("from %1").arg(path);
-    if (doc.value.scenario) {
-        const auto diff = scenarioDifferences(*doc.value.scenario, s);
-        if (!diff.empty())
-            note += tr("; made for scenario %1, which differs from the current one (%2): evaluated on the current one")
-                        .arg(QString::fromStdString(doc.value.scenario->name))
-                        .arg(QString::fromStdString(diff.front()) + (diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()));
-    }
-    QString name = QFileInfo(path).fileName();
-    for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
-        name = QStringLiteral("%1 (%2)").arg(QFileInfo(path).fileName()).arg(n);
-    m_openedPlans.push_back({name, doc.value.plan, note});
     refreshCompareCandidates();
     m_compare->compare(name, m_compare->candidates().front().name);
     m_tabs->setCurrentWidget(m_compare);
@@ -383,15 +322,8 @@ void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
         showMessage(tr("The search was cancelled because the scenario changed; its curve stays in the runs table."),
                     false);
     }
-    // A what-if is work: keep it as a plan to compare instead of dropping it with the view.
-    const QString title = m_planView->currentTitle();
-    if (title.endsWith(tr(" — what-if"))) {
-        QString name = tr("What-if kept (%1)").arg(title.left(title.size() - tr(" — what-if").size()));
-        for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
-            name = tr("What-if kept %1").arg(n);
-        m_openedPlans.push_back({name, m_planView->currentPlan(), tr("made on the scenario before the edit")});
-        showMessage(tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(name), false);
-    }
+    if (const QString kept = m_candidates->keepWhatIf(); !kept.isEmpty())
+        showMessage(tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(kept), false);
     m_haveResult = false;
     m_panel->setScenario(now);
     refreshReferences();

@@ -29,11 +29,11 @@ class QUndoStack;
 
 namespace shardlab::ui {
 
+class CompareCandidates;
 class CompareView;
 class FeasibilityCheck;
 class ParetoView;
 class PlanTopologyView;
-struct NamedPlan;
 class ScenarioEditor;
 class SearchPanel;
 class PlanView;
@@ -147,7 +147,7 @@ private:
     PlanTopologyView* m_topology = nullptr;
     CompareView* m_compare = nullptr;
     ParetoView* m_pareto = nullptr;
-    std::vector<NamedPlan> m_openedPlans; // File > Open plan, kept until the scenario is replaced
+    CompareCandidates* m_candidates = nullptr;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_message = nullptr;
     bool m_messageIsError = false;
