@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "file_export.h"
+#include "heatmap_values.h"
 #include "heatmap_widget.h"
 #include "policy_view.h"
 #include "io/scenario_json.h"
@@ -636,30 +637,8 @@ void SearchPanel::updateEquivalents(const Plan& best)
     if (m_haveEquivalents && best == m_equivalentsOf)
         return;
     m_heatmap->setHighlight(best);
-    HeatmapWidget::Flags eq{};
-    for (auto& row : eq)
-        row.fill(false);
-    if (m_sim) {
-        // Swap one operator's option at a time: the same throughput means the choice does not
-        // matter for this plan (e.g. every sharding of a norm at TP 1).
-        const SimResult base = m_sim->evaluate(best);
-        if (base.valid && base.structureChecks == 0)
-            for (int i = 0; i < kOpCount; ++i) {
-                const OpId id = static_cast<OpId>(i);
-                if (!opPresent(m_scenario.model, id))
-                    continue;
-                for (int o = 0; o < opInfo(id).optionCount; ++o) {
-                    if (o == best.option(id))
-                        continue;
-                    Plan p = best;
-                    p.sharding[i] = static_cast<std::uint8_t>(o);
-                    const SimResult r = m_sim->evaluate(p);
-                    eq[i][o] = r.valid && r.structureChecks == 0
-                        && std::fabs(r.tokensPerSPerGpu - base.tokensPerSPerGpu) <= 1e-9 * std::fabs(base.tokensPerSPerGpu);
-                }
-            }
-    }
-    m_heatmap->setEquivalent(eq);
+    HeatmapWidget::Flags none{};
+    m_heatmap->setEquivalent(m_sim ? equivalentOptions(*m_sim, m_scenario.model, best) : none);
     m_equivalentsOf = best;
     m_haveEquivalents = true;
 }
@@ -717,39 +696,15 @@ void SearchPanel::finishRun(const JobResult& r)
 
 void SearchPanel::updateHeatmap(const SearchProgress* core)
 {
-    std::array<std::array<double, kMaxOptions>, kOpCount> values;
-    for (auto& row : values)
-        row.fill(std::nan(""));
-    // PPO reports its per-slot probabilities as metrics "p:operators.<op>:<option>".
-    bool fromPolicy = false;
-    if (core) {
-        for (const auto& [name, value] : core->metrics) {
-            if (name.rfind("p:operators.", 0) != 0)
-                continue;
-            const auto colon = name.rfind(':');
-            OpId id;
-            if (colon == std::string::npos || !opFromName(name.substr(12, colon - 12), id))
-                continue;
-            const int o = std::atoi(name.c_str() + colon + 1);
-            if (o >= 0 && o < kMaxOptions && finite(value)) {
-                values[static_cast<int>(id)][o] = value;
-                fromPolicy = true;
-            }
+    if (core)
+        if (const auto policy = policyOptionProbabilities(core->metrics)) {
+            m_heatmap->setValues(*policy, tr("Policy probability of each sharding option (ppo)"));
+            return;
         }
-    }
-    if (fromPolicy) {
-        m_heatmap->setValues(values, tr("Policy probability of each sharding option (ppo)"));
-        return;
-    }
     if (m_elites.empty())
         return;
-    for (int i = 0; i < kOpCount; ++i)
-        for (int o = 0; o < opInfo(static_cast<OpId>(i)).optionCount; ++o)
-            values[i][o] = 0;
-    for (const EliteEntry& e : m_elites)
-        for (int i = 0; i < kOpCount; ++i)
-            values[i][e.plan.option(static_cast<OpId>(i))] += 1.0 / m_elites.size();
-    m_heatmap->setValues(values, tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
+    m_heatmap->setValues(eliteOptionShares(m_elites),
+                         tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
     updateEquivalents(m_elites.front().plan);
 }
 
