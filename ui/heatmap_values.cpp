@@ -19,6 +19,15 @@ HeatmapWidget::Grid noData()
 
 } // namespace
 
+std::vector<OpId> presentOperators(const ModelSpec& model)
+{
+    std::vector<OpId> ops;
+    for (int i = 0; i < kOpCount; ++i)
+        if (opPresent(model, static_cast<OpId>(i)))
+            ops.push_back(static_cast<OpId>(i));
+    return ops;
+}
+
 std::optional<HeatmapWidget::Grid> policyOptionProbabilities(const std::vector<std::pair<std::string, double>>& metrics)
 {
     static const std::string kPrefix = "p:operators.";

@@ -18,6 +18,9 @@ class Simulator;
 
 namespace shardlab::ui {
 
+// The operators `model` has, in OpId order: the heatmap's rows.
+std::vector<OpId> presentOperators(const ModelSpec& model);
+
 // ppo's probability of each operator's sharding options, given the greedy choices before
 // it. SearchProgress carries only named values, so ppo publishes them among its metrics as
 // "p:operators.<op>:<option>" (core/rl/ppo_search.cpp, publishMetrics); this is the one
