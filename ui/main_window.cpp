@@ -1,107 +1,34 @@
 #include "main_window.h"
-#include "wheel_guard.h"
-#include "pareto_view.h"
 
 #include <QAction>
-#include <QApplication>
-#include <QCloseEvent>
-#include <QCheckBox>
-#include <QComboBox>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
 #include <QFileDialog>
-#include <QDir>
-
-#include <algorithm>
 #include <QFileInfo>
-#include <QRegularExpression>
-#include <QFormLayout>
 #include <QLabel>
-#include <QLineEdit>
 #include <QMenuBar>
-#include <QMessageBox>
-#include <QPushButton>
-#include <QProgressBar>
-#include <QSettings>
-#include <QSpinBox>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QUndoStack>
-#include <QUndoCommand>
-#include <functional>
-#include <QDateTime>
-#include <QToolBar>
 #include <QVBoxLayout>
 
-#include "feasibility_check.h"
-#include "file_export.h"
-#include "io/presets.h"
-#include "io/profile_json.h"
-#include "io/scenario_json.h"
-#include "io/input_file.h"
+#include "compare_candidates.h"
 #include "compare_view.h"
+#include "export_controller.h"
+#include "feasibility_check.h"
+#include "io/presets.h"
+#include "io/scenario_json.h"
+#include "model/engine_caps.h"
+#include "pareto_view.h"
 #include "plan_topology.h"
 #include "plan_view.h"
-#include "runner/runnable_plan.h"
-#include "scenario_draft.h"
 #include "scenario_editor.h"
-#include "ui_format.h"
 #include "search_panel.h"
+#include "search_toolbar.h"
+#include "ui_format.h"
+#include "wheel_guard.h"
 
 namespace shardlab::ui {
-
-namespace {
-
-QStringList changedPaths(const Scenario& a, const Scenario& b)
-{
-    QStringList paths;
-    for (const std::string& d : scenarioDifferences(a, b))
-        paths << QString::fromStdString(d.substr(0, d.find(':')));
-    return paths;
-}
-
-// One scenario edit on the undo stack. Edits of the same fields within two seconds merge
-// (typing "16" is one step, not two), names and descriptions included.
-class ScenarioEditCommand : public QUndoCommand {
-public:
-    ScenarioEditCommand(MainWindow* w, Scenario before, Scenario after)
-        : m_w(w), m_before(std::move(before)), m_after(std::move(after)), m_paths(changedPaths(m_before, m_after)),
-          m_time(QDateTime::currentMSecsSinceEpoch())
-    {
-        setText(m_paths.isEmpty() ? QObject::tr("rename") : m_paths.join(QStringLiteral(", ")));
-    }
-    void redo() override
-    {
-        if (m_first) { // the edit is already in the editor
-            m_first = false;
-            return;
-        }
-        m_w->applyScenarioState(m_after);
-    }
-    void undo() override { m_w->applyScenarioState(m_before); }
-    int id() const override { return 16; }
-    bool mergeWith(const QUndoCommand* other) override
-    {
-        const auto* o = static_cast<const ScenarioEditCommand*>(other);
-        if (o->m_paths != m_paths || o->m_time - m_time > 2000)
-            return false;
-        m_after = o->m_after;
-        m_time = o->m_time;
-        return true;
-    }
-
-private:
-    MainWindow* m_w;
-    Scenario m_before, m_after;
-    QStringList m_paths;
-    qint64 m_time;
-    bool m_first = true;
-};
-} // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 {
@@ -109,6 +36,26 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     setWindowTitle(tr("ShardLab"));
     ui::installWheelGuard(); // the wheel scrolls the docks; it edits a field only when meant
 
+    buildTabs();
+    buildEditorDock();
+    m_candidates = new CompareCandidates(m_compare, m_planView, m_panel, m_editor, this);
+    m_document = new DocumentController(this, m_editor, this);
+    m_exports = new ExportController(this, m_editor, m_planView, m_panel, this);
+    connect(m_exports, &ExportController::message, this, &MainWindow::showMessage);
+    buildActions();
+    m_toolbar = new SearchToolbar(m_startAction, m_stopAction, this);
+    addToolBar(m_toolbar);
+    m_statusLabel = new QLabel(this);
+    statusBar()->addPermanentWidget(m_statusLabel, 1);
+    connectDocument();
+    connectSearch();
+    buildFeasibilityCheck();
+    resize(1440, 900);
+    startSession();
+}
+
+void MainWindow::buildTabs()
+{
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -150,7 +97,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
     layout->addWidget(m_tabs, 1);
     setCentralWidget(central);
+}
 
+void MainWindow::buildEditorDock()
+{
     m_editor = new ScenarioEditor(this);
     auto* dock = new QDockWidget(tr("Scenario"), this);
     dock->setObjectName(QStringLiteral("ScenarioDock"));
@@ -158,12 +108,41 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, dock);
     resizeDocks({dock}, {400}, Qt::Horizontal);
+}
 
-    m_undo = new QUndoStack(this);
-    buildActions();
-    buildToolbar();
+// The document changes the editor; the search and the views follow here.
+void MainWindow::connectDocument()
+{
+    connect(m_document, &DocumentController::aboutToReplaceScenario, this, [this] {
+        if (m_controller.isRunning())
+            m_panel->abandonRun(tr("cancelled"));
+        m_controller.cancel();
+        m_candidates->clearKept();
+    });
+    connect(m_document, &DocumentController::scenarioReplaced, this, &MainWindow::onScenarioReplaced);
+    connect(m_document, &DocumentController::draftValuesRestored, this, [this](const Scenario& s) {
+        m_panel->setScenario(s);
+        refreshReferences();
+        scheduleFeasibilityCheck();
+        refreshStartState();
+    });
+    connect(m_document, &DocumentController::scenarioEdited, this, &MainWindow::onScenarioEdited);
+    connect(m_document, &DocumentController::message, this, &MainWindow::showMessage);
+    connect(m_document, &DocumentController::problemsMessage, this, [this](const QString& text) {
+        showMessage(text, true);
+        m_cannotRunShown = true; // cleared once the scenario can run
+    });
+    connect(m_panel, &SearchPanel::loadVariantRequested, this, [this](int i) {
+        const SearchPanel::RunInfo run = m_panel->runInfo(i);
+        if (!m_document->applyEdit(run.scenario))
+            return;
+        showMessage(tr("Loaded variant %1 (of run %2) into the editor; Edit > Undo goes back.").arg(run.variant, run.name),
+                    false);
+    });
+}
 
-    connect(m_editor, &ScenarioEditor::scenarioEdited, this, &MainWindow::onScenarioEdited);
+void MainWindow::connectSearch()
+{
     connect(&m_controller, &SearchController::progressAvailable, this, &MainWindow::onProgress);
     connect(&m_controller, &SearchController::searchFinished, this, &MainWindow::onFinished);
     connect(&m_controller, &SearchController::searchFailed, this, &MainWindow::onFailed);
@@ -174,17 +153,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     });
     connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::onRunSelected);
     connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshCompareCandidates);
-    connect(m_panel, &SearchPanel::loadVariantRequested, this, [this](int i) {
-        const SearchPanel::RunInfo run = m_panel->runInfo(i);
-        if (scenarioDifferences(run.scenario, m_editor->scenario()).empty() && run.scenario.name == m_editor->scenario().name)
-            return;
-        const Scenario before = m_editor->scenario();
-        m_undo->push(new ScenarioEditCommand(this, before, run.scenario));
-        applyScenarioState(run.scenario);
-        showMessage(tr("Loaded variant %1 (of run %2) into the editor; Edit > Undo goes back.").arg(run.variant, run.name),
-                    false);
-    });
+}
 
+void MainWindow::buildFeasibilityCheck()
+{
     m_feasibility = new FeasibilityCheck(this);
     connect(m_feasibility, &FeasibilityCheck::checked, this, &MainWindow::onFeasibilityChecked);
     m_feasibilityTimer = new QTimer(this);
@@ -194,19 +166,6 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         if (m_editor->isRunnable())
             m_feasibility->check(m_editor->scenario());
     });
-
-    resize(1440, 900);
-    // Saved as it changes: runs, the scenario (its edits, its file), the search settings.
-    m_session = new SessionStore([this] { saveSession(); }, this);
-    restoreSettings();
-    connect(m_panel, &SearchPanel::runsChanged, m_session, &SessionStore::changed);
-    connect(this, &MainWindow::scenarioChanged, m_session, &SessionStore::changed);
-    connect(m_algo, &QComboBox::currentTextChanged, m_session, &SessionStore::changed);
-    connect(m_budget, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
-    connect(m_seed, &QSpinBox::valueChanged, m_session, &SessionStore::changed);
-    // The Pareto tab computes on the scenario in the editor, as it is when asked.
-    connect(this, &MainWindow::scenarioChanged, this, [this] { m_pareto->setScenario(m_editor->scenario()); });
-    m_pareto->setScenario(m_editor->scenario());
 }
 
 MainWindow::~MainWindow()
@@ -251,30 +210,26 @@ void MainWindow::buildActions()
     for (const PresetFile& f : scenarioPresetFiles()) {
         const QString name = QString::fromStdString(f.name);
         presets->addAction(name, this, [this, name] {
-            if (!maybeSave())
-                return;
-            auto s = scenarioPreset(name.toStdString());
-            if (s.ok())
-                setScenario(s.value);
+            m_document->newFromPreset(name);
         });
     }
-    file->addAction(tr("&Open scenario…"), QKeySequence::Open, this, &MainWindow::openDialog);
+    file->addAction(tr("&Open scenario…"), QKeySequence::Open, m_document, &DocumentController::openDialog);
     file->addAction(tr("Open p&lan to compare…"), this, &MainWindow::openPlanDialog);
-    file->addAction(tr("Load kernel p&rofile…"), this, &MainWindow::loadProfileDialog);
-    m_recentMenu = file->addMenu(tr("Open &recent"));
-    file->addAction(tr("&Save scenario"), QKeySequence::Save, this, &MainWindow::saveScenario);
-    file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, this, &MainWindow::saveScenarioAs);
+    file->addAction(tr("Load kernel p&rofile…"), m_document, &DocumentController::loadProfileDialog);
+    m_document->setRecentMenu(file->addMenu(tr("Open &recent")));
+    file->addAction(tr("&Save scenario"), QKeySequence::Save, m_document, &DocumentController::saveScenario);
+    file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, m_document, &DocumentController::saveScenarioAs);
     file->addSeparator();
-    file->addAction(tr("&Export plan JSON…"), this, &MainWindow::exportPlanDialog);
-    file->addAction(tr("Export &launch config…"), this, &MainWindow::exportLaunchConfigDialog);
-    file->addAction(tr("Export &plots (PNG/PDF)…"), this, &MainWindow::exportPlotsDialog);
+    file->addAction(tr("&Export plan JSON…"), m_exports, &ExportController::exportPlanDialog);
+    file->addAction(tr("Export &launch config…"), m_exports, &ExportController::exportLaunchConfigDialog);
+    file->addAction(tr("Export &plots (PNG/PDF)…"), m_exports, &ExportController::exportPlotsDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_undo->createUndoAction(this, tr("&Undo scenario edit"));
+    QAction* undo = undoStack()->createUndoAction(this, tr("&Undo scenario edit"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = m_undo->createRedoAction(this, tr("&Redo scenario edit"));
+    QAction* redo = undoStack()->createRedoAction(this, tr("&Redo scenario edit"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
@@ -292,98 +247,13 @@ void MainWindow::buildActions()
     });
 }
 
-void MainWindow::buildToolbar()
-{
-    auto* tb = addToolBar(tr("Search"));
-    tb->setObjectName(QStringLiteral("SearchToolbar"));
-    tb->addWidget(new QLabel(tr(" Algorithm "), tb));
-    m_algo = new QComboBox(tb);
-    for (const SearchAlgorithmInfo& a : searchAlgorithms()) {
-        m_algo->addItem(QString::fromStdString(a.name));
-        m_algo->setItemData(m_algo->count() - 1, QString::fromStdString(a.summary), Qt::ToolTipRole);
-    }
-    tb->addWidget(m_algo);
-    tb->addWidget(new QLabel(tr("  Budget "), tb));
-    m_budget = new QSpinBox(tb);
-    m_budget->setRange(1, 1'000'000);
-    m_budget->setValue(4000);
-    m_budget->setSuffix(tr(" calls"));
-    m_budget->setToolTip(tr("Simulator calls the search may spend (exact ignores it)"));
-    tb->addWidget(m_budget);
-    tb->addWidget(new QLabel(tr("  Seed "), tb));
-    m_seed = new QSpinBox(tb);
-    m_seed->setRange(0, 1'000'000'000);
-    tb->addWidget(m_seed);
-    tb->addWidget(new QLabel(tr("  PPO elite T "), tb));
-    m_eliteSize = new QSpinBox(tb);
-    m_eliteSize->setRange(0, 16);
-    m_eliteSize->setValue(3);
-    m_eliteSize->setToolTip(tr("Plans of the elite history the policy attends to (0 = none)"));
-    tb->addWidget(m_eliteSize);
-    tb->addWidget(new QLabel(tr(" τ "), tb));
-    m_tau = new QDoubleSpinBox(tb);
-    m_tau->setRange(0.5, 1.0);
-    m_tau->setSingleStep(0.01);
-    m_tau->setDecimals(3);
-    m_tau->setValue(0.95);
-    m_tau->setToolTip(tr("Early exit once the policy's confidence passes this threshold"));
-    tb->addWidget(m_tau);
-    m_pretrained = new QCheckBox(tr("pretrained"), tb);
-    m_pretrained->setChecked(true);
-    m_pretrained->setToolTip(tr("Start ppo from the shipped pretrained policy (trained offline over generated "
-                                "scenarios) and fine-tune it here; unchecked: from scratch, as in the paper "
-                                "(ppo.pretrained=0)"));
-    tb->addWidget(m_pretrained);
-    tb->addSeparator();
-    tb->addAction(m_startAction);
-    tb->addAction(m_stopAction);
-    m_progress = new QProgressBar(tb);
-    m_progress->setRange(0, 1000);
-    m_progress->setMaximumWidth(220);
-    m_progress->setFormat(QStringLiteral("%p%"));
-    tb->addWidget(m_progress);
-    m_statusLabel = new QLabel(tb);
-    statusBar()->addPermanentWidget(m_statusLabel, 1);
-
-    auto ppoOnly = [this] {
-        const bool ppo = m_algo->currentText() == QLatin1String("ppo");
-        m_eliteSize->setEnabled(ppo);
-        m_tau->setEnabled(ppo);
-        m_pretrained->setEnabled(ppo);
-    };
-    connect(m_algo, &QComboBox::currentTextChanged, this, ppoOnly);
-    ppoOnly();
-}
-
-SearchOptions MainWindow::currentOptions() const
-{
-    SearchOptions o;
-    o.algorithm = m_algo->currentText().toStdString();
-    o.budget = m_budget->value();
-    o.seed = static_cast<std::uint64_t>(m_seed->value());
-    o.extra["ppo.elite"] = m_eliteSize->value();
-    o.extra["ppo.tau"] = m_tau->value();
-    o.extra["ppo.pretrained"] = m_pretrained->isChecked() ? 1 : 0;
-    return o;
-}
-
 Scenario MainWindow::scenario() const { return m_editor->scenario(); }
 
-void MainWindow::setScenario(const Scenario& s, const QString& path)
+void MainWindow::onScenarioReplaced(const Scenario& s)
 {
-    if (m_controller.isRunning())
-        m_panel->abandonRun(tr("cancelled"));
-    m_controller.cancel();
-    m_openedPlans.clear();
-    m_editor->setScenario(s);
-    m_shownScenario = s;
-    m_undo->clear(); // another scenario: its edits start here
-    m_path = path;
-    m_modified = false;
     m_haveResult = false;
     m_panel->setScenario(s);
     refreshReferences();
-    updateTitle();
     m_cannotRunShown = false;
     showMessage(tr("Scenario %1 ready: press Start (Ctrl+R) to search.").arg(shownName(s.name)), false);
     scheduleFeasibilityCheck();
@@ -391,132 +261,29 @@ void MainWindow::setScenario(const Scenario& s, const QString& path)
     Q_EMIT scenarioChanged();
 }
 
-void MainWindow::updateTitle()
-{
-    // "[*]" is where Qt puts the "*" of windowModified.
-    const QString name = shownName(m_editor->scenario().name);
-    setWindowTitle(tr("ShardLab — %1%2[*]")
-                       .arg(name.isEmpty() ? tr("(unnamed)") : name,
-                            m_path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(m_path).fileName())));
-    setWindowModified(m_modified);
-    if (m_session)
-        m_session->changed(); // the file, its edits or the name changed
-}
-
 void MainWindow::refreshCompareCandidates()
 {
-    if (!m_compare)
-        return;
-    std::vector<NamedPlan> c;
-    // Disaggregated: plans of the pool on show, compared on that pool's GPUs.
-    const bool pools = m_planView->isDisaggregated();
-    const bool prefillShown = pools && m_planView->currentPool() == PoolRole::Prefill;
-    if (pools) // the pool on show may have changed; one-pool scenarios are set by refreshReferences
-        m_compare->setScenario(m_planView->currentScenario());
-    const RecipePlan& rp = m_planView->reference();
-    if (rp.found || rp.result.structureChecks == 0)
-        c.push_back({pools ? tr("Megatron recipe (this pool)") : tr("Megatron recipe"), rp.plan, {}});
-    if (m_haveResult && m_lastResult.outcome.found && !pools)
-        c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(m_lastResult.outcome.algorithm)),
-                     m_lastResult.outcome.best, {}});
-    for (int i = 0; i < m_panel->runCount(); ++i) {
-        const SearchPanel::RunInfo run = m_panel->runInfo(i);
-        if (run.found && pools != run.prefill.has_value())
-            continue; // one-pool plans beside pool plans would be compared on the wrong GPUs
-        if (run.found)
-            c.push_back({tr("Best of %1 [%2]").arg(run.name, run.variant), prefillShown ? *run.prefill : run.best,
-                         scenarioDifferences(run.scenario, m_editor->scenario()).empty()
-                             ? QString()
-                             : tr("found on variant %1 (%2)").arg(run.variant, run.variantNote)});
-    }
-    const auto& elites = m_panel->elites();
-    for (size_t i = 0; i < elites.size() && i < 20; ++i)
-        c.push_back({tr("Elite #%1 (%2 tok/s/GPU)").arg(i + 1).arg(elites[i].tokensPerSPerGpu, 0, 'f', 1), elites[i].plan, {}});
-    const QString shown = m_planView->currentTitle();
-    if (!shown.isEmpty()) {
-        bool known = false;
-        for (const NamedPlan& p : c)
-            known = known || p.plan == m_planView->currentPlan();
-        if (!known)
-            c.push_back({tr("Plan view: %1").arg(shown), m_planView->currentPlan(), {}});
-    }
-    for (const NamedPlan& p : m_openedPlans)
-        c.push_back(p);
-    m_compare->setCandidates(c);
+    if (m_candidates)
+        m_candidates->refresh(lastResult());
 }
 
 void MainWindow::openPlanDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan to compare"), QFileInfo(m_path).path(),
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open plan to compare"),
+                                                      QFileInfo(m_document->currentPath()).path(),
                                                       tr("ShardLab plan (*.json)"));
     if (!path.isEmpty())
         openPlanFile(path);
 }
 
-void MainWindow::loadProfileDialog()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Load kernel profile"), QFileInfo(m_path).path(),
-                                                      tr("ShardLab kernel profile (*.json)"));
-    if (!path.isEmpty())
-        loadProfile(path);
-}
-
-bool MainWindow::loadProfile(const QString& path)
-{
-    auto p = loadProfileFile(localPath(path));
-    if (!p.ok()) {
-        QStringList lines;
-        for (const FieldError& e : p.errors)
-            lines << plainNumbers(QString::fromStdString(e.toString()));
-        showMessage(lines.join(QLatin1Char('\n')), true);
-        return false;
-    }
-    // The profile's kernel tables and knobs replace the scenario's (docs/profiles.md): one
-    // undoable edit, so the previous figures are one Ctrl+Z away.
-    const Scenario before = m_editor->scenario();
-    Scenario now = before;
-    const QString name = QString::fromStdString(p.value.name);
-    applyProfile(now.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
-    m_undo->push(new ScenarioEditCommand(this, before, now));
-    applyScenarioState(now);
-    showMessage(tr("Kernel profile %1 loaded from %2: its kernel tables and efficiencies now price every plan "
-                   "(Edit > Undo restores the previous ones)")
-                    .arg(name, path),
-                false);
-    return true;
-}
-
 bool MainWindow::openPlanFile(const QString& path)
 {
-    auto doc = loadPlanDocument(localPath(path));
-    if (!doc.ok()) {
-        QStringList lines;
-        for (const FieldError& e : doc.errors)
-            lines << plainNumbers(QString::fromStdString(e.toString()));
-        showMessage(lines.join(QLatin1Char('\n')), true);
+    QString error;
+    const QString name = m_candidates->addPlanFile(path, &error);
+    if (name.isEmpty()) {
+        showMessage(error, true);
         return false;
     }
-    const Scenario s = m_editor->scenario();
-    const FieldErrors fit = checkPlanAgainstScenario(doc.value.plan, s, inputLabel(localPath(path)));
-    if (!fit.empty()) {
-        QStringList lines;
-        for (const FieldError& e : fit)
-            lines << plainNumbers(QString::fromStdString(e.toString()));
-        showMessage(tr("The plan does not fit the current scenario: %1").arg(lines.join(QStringLiteral("; "))), true);
-        return false;
-    }
-    QString note = tr("from %1").arg(path);
-    if (doc.value.scenario) {
-        const auto diff = scenarioDifferences(*doc.value.scenario, s);
-        if (!diff.empty())
-            note += tr("; made for scenario %1, which differs from the current one (%2): evaluated on the current one")
-                        .arg(QString::fromStdString(doc.value.scenario->name))
-                        .arg(QString::fromStdString(diff.front()) + (diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()));
-    }
-    QString name = QFileInfo(path).fileName();
-    for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
-        name = QStringLiteral("%1 (%2)").arg(QFileInfo(path).fileName()).arg(n);
-    m_openedPlans.push_back({name, doc.value.plan, note});
     refreshCompareCandidates();
     m_compare->compare(name, m_compare->candidates().front().name);
     m_tabs->setCurrentWidget(m_compare);
@@ -542,29 +309,8 @@ void MainWindow::refreshReferences()
         m_panel->setMegatronReference(m_megatronValue);
 }
 
-void MainWindow::onScenarioEdited()
+void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
 {
-    const Scenario before = m_shownScenario;
-    const Scenario now = m_editor->scenario();
-    if (!m_applyingUndo)
-        m_undo->push(new ScenarioEditCommand(this, before, now));
-    applyScenarioChange(before, now);
-}
-
-void MainWindow::applyScenarioState(const Scenario& s)
-{
-    m_applyingUndo = true;
-    const Scenario before = m_shownScenario;
-    m_editor->setScenario(s);
-    applyScenarioChange(before, s);
-    m_applyingUndo = false;
-}
-
-void MainWindow::applyScenarioChange(const Scenario& before, const Scenario& now)
-{
-    m_shownScenario = now;
-    m_modified = true;
-    updateTitle();
     // Names and descriptions change no figure: the search goes on, the views stay.
     if (scenarioDifferences(before, now).empty() && m_editor->isRunnable() == validateScenario(before).empty()) {
         Q_EMIT scenarioChanged();
@@ -576,48 +322,14 @@ void MainWindow::applyScenarioChange(const Scenario& before, const Scenario& now
         showMessage(tr("The search was cancelled because the scenario changed; its curve stays in the runs table."),
                     false);
     }
-    // A what-if is work: keep it as a plan to compare instead of dropping it with the view.
-    const QString title = m_planView->currentTitle();
-    if (title.endsWith(tr(" — what-if"))) {
-        QString name = tr("What-if kept (%1)").arg(title.left(title.size() - tr(" — what-if").size()));
-        for (int n = 2; std::any_of(m_openedPlans.begin(), m_openedPlans.end(), [&](const NamedPlan& p) { return p.name == name; }); ++n)
-            name = tr("What-if kept %1").arg(n);
-        m_openedPlans.push_back({name, m_planView->currentPlan(), tr("made on the scenario before the edit")});
-        showMessage(tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(name), false);
-    }
+    if (const QString kept = m_candidates->keepWhatIf(); !kept.isEmpty())
+        showMessage(tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(kept), false);
     m_haveResult = false;
     m_panel->setScenario(now);
     refreshReferences();
     scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
-}
-
-QString MainWindow::variantFor(const Scenario& s, QString* note)
-{
-    for (const Variant& v : m_variants)
-        if (scenarioDifferences(v.scenario, s).empty()) {
-            if (note)
-                note->clear();
-            return v.name;
-        }
-    Variant v;
-    v.name = tr("V%1").arg(m_variants.size() + 1);
-    v.scenario = s;
-    QString text;
-    if (m_variants.empty()) {
-        text = tr("%1 as first run").arg(shownName(s.name));
-    } else {
-        QStringList lines;
-        for (const std::string& d : scenarioDifferences(m_variants.back().scenario, s))
-            lines << plainNumbers(QString::fromStdString(d)).replace(QStringLiteral(" vs "), QStringLiteral(" → "));
-        text = tr("vs %1: %2").arg(m_variants.back().name, lines.join(QStringLiteral("; ")));
-    }
-    m_variants.push_back(v);
-    if (note)
-        *note = text;
-    m_variantNotes[v.name] = text;
-    return v.name;
 }
 
 void MainWindow::onRunSelected(int index)
@@ -702,18 +414,6 @@ QString MainWindow::currentTabName() const
                              : QStringLiteral("topology");
 }
 
-bool MainWindow::setAlgorithm(const QString& name)
-{
-    const int i = m_algo->findText(name);
-    if (i < 0)
-        return false;
-    m_algo->setCurrentIndex(i);
-    return true;
-}
-
-void MainWindow::setSeed(int seed) { m_seed->setValue(seed); }
-void MainWindow::setBudget(int budget) { m_budget->setValue(budget); }
-
 bool MainWindow::startSearch()
 {
     if (!m_editor->isRunnable() || m_infeasible) {
@@ -724,7 +424,7 @@ bool MainWindow::startSearch()
         }
         return false;
     }
-    const SearchOptions o = currentOptions();
+    const SearchOptions o = m_toolbar->options();
     const FieldErrors bad = validateSearchOptions(o);
     if (!bad.empty()) {
         showMessage(QString::fromStdString(bad.front().toString()), true);
@@ -733,13 +433,12 @@ bool MainWindow::startSearch()
     m_certifying = false;
     m_haveResult = false;
     QString note;
-    const QString variant = variantFor(m_editor->scenario(), &note);
-    m_panel->beginRun(tr("%1 seed %2").arg(m_algo->currentText()).arg(m_seed->value()), variant,
-                      note.isEmpty() ? m_variantNotes.value(variant) : note);
-    m_progress->setValue(0);
-    m_progress->setFormat(QStringLiteral("%p%"));
+    const QString variant = m_document->variantFor(m_editor->scenario(), &note);
+    m_panel->beginRun(tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed()), variant,
+                      note.isEmpty() ? m_document->variantNote(variant) : note);
+    m_toolbar->showStarted();
     m_controller.start(m_editor->scenario(), o);
-    showMessage(tr("Searching with %1…").arg(m_algo->currentText()), false);
+    showMessage(tr("Searching with %1…").arg(m_toolbar->algorithm()), false);
     return true;
 }
 
@@ -751,10 +450,9 @@ void MainWindow::certifyOptimum()
     o.algorithm = "exact";
     m_certifying = true;
     QString note;
-    const QString variant = variantFor(m_editor->scenario(), &note);
-    m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_variantNotes.value(variant) : note);
-    m_progress->setValue(0);
-    m_progress->setFormat(QStringLiteral("%p%"));
+    const QString variant = m_document->variantFor(m_editor->scenario(), &note);
+    m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_document->variantNote(variant) : note);
+    m_toolbar->showStarted();
     m_controller.start(m_editor->scenario(), o);
     showMessage(tr("Certifying the optimum with the exact search…"), false);
 }
@@ -771,7 +469,7 @@ void MainWindow::onProgress(const LiveProgress& p)
 {
     m_panel->addProgress(p);
     m_session->changed(); // the running run's curve so far
-    m_progress->setValue(static_cast<int>(std::clamp(p.core.fraction, 0.0, 1.0) * 1000));
+    m_toolbar->showProgress(p.core.fraction);
     m_statusLabel->setText(tr("%1 simulator calls · %2 s · best %3 tok/s/GPU")
                                .arg(p.core.calls)
                                .arg(p.core.elapsedS, 0, 'f', 1)
@@ -785,14 +483,7 @@ void MainWindow::onFinished(const JobResult& r)
     m_haveResult = true;
     m_lastGap = EngineGap{}; // the new result's both answers follow (onEngineGap)
     m_panel->finishRun(r);
-    // Honest on Stop: the bar stays where the search was stopped and says so.
-    if (r.outcome.stopped) {
-        if (r.outcome.calls > 0 && m_budget->value() > 0 && m_algo->currentText() != QLatin1String("exact"))
-            m_progress->setValue(static_cast<int>(std::clamp(double(r.outcome.calls) / m_budget->value(), 0.0, 1.0) * 1000));
-        m_progress->setFormat(tr("stopped at %p%"));
-    } else {
-        m_progress->setValue(1000);
-    }
+    m_toolbar->showFinished(r.outcome);
     const SearchOutcome& o = r.outcome;
     if (o.found) {
         const QString title = tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm));
@@ -866,7 +557,7 @@ void MainWindow::onFailed(const QString& reason)
 void MainWindow::onRunningChanged(bool)
 {
     refreshStartState();
-    m_algo->setEnabled(!m_controller.isRunning());
+    m_toolbar->setAlgorithmEnabled(!m_controller.isRunning());
 }
 
 void MainWindow::showMessage(const QString& text, bool error)
@@ -880,307 +571,5 @@ void MainWindow::showMessage(const QString& text, bool error)
 }
 
 QString MainWindow::statusText() const { return m_message->isHidden() ? QString() : m_message->text(); }
-
-bool MainWindow::openScenarioFile(const QString& path)
-{
-    const auto text = readTextFile(localPath(path));
-    if (!text.ok()) {
-        showMessage(QString::fromStdString(text.error().toString()), true);
-        return false;
-    }
-    const ScenarioLoad load = readScenarioForEditor(text.value(), inputLabel(localPath(path)));
-    if (!applyLoad(load, path, path))
-        return false;
-    addRecent(path);
-    return true;
-}
-
-bool MainWindow::applyLoad(const ScenarioLoad& load, const QString& path, const QString& source)
-{
-    if (!load.ok) {
-        showMessage(load.errors.join(QLatin1Char('\n')), true);
-        return false;
-    }
-    setScenario(load.scenario, path);
-    if (!load.draft)
-        return true;
-    for (const auto& [field, value] : load.rawValues)
-        m_editor->setFieldValue(field, value);
-    // The values put back change the scenario: the panel and plan view follow.
-    m_shownScenario = m_editor->scenario();
-    m_panel->setScenario(m_editor->scenario());
-    refreshReferences();
-    scheduleFeasibilityCheck();
-    updateTitle();
-    refreshStartState();
-    showMessage(tr("Opened %1 as saved, with %n problem(s) marked in the scenario editor: fix them to run a "
-                   "search.",
-                   nullptr, int(m_editor->problems().size()))
-                    .arg(source),
-                true);
-    m_cannotRunShown = true; // cleared once the problems are fixed
-    return true;
-}
-
-void MainWindow::openDialog()
-{
-    if (!maybeSave())
-        return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QFileInfo(m_path).path(),
-                                                      tr("ShardLab scenario (*.json)"));
-    if (!path.isEmpty())
-        openScenarioFile(path);
-}
-
-bool MainWindow::isProtectedScenarioPath(const QString& path)
-{
-    const QFileInfo fi(path);
-    if (fi.exists() && !fi.isWritable())
-        return true;
-    // A shipped preset: resources/scenarios/NAME.json where NAME is a preset's name.
-    const QDir dir = fi.absoluteDir();
-    if (dir.dirName() != QLatin1String("scenarios") || QFileInfo(dir.absolutePath()).dir().dirName() != QLatin1String("resources"))
-        return false;
-    for (const PresetFile& f : scenarioPresetFiles())
-        if (fi.completeBaseName() == QString::fromStdString(f.name))
-            return true;
-    return false;
-}
-
-QString MainWindow::suggestedScenarioPath() const
-{
-    QString dir;
-    if (!m_path.isEmpty() && !isProtectedScenarioPath(m_path))
-        dir = QFileInfo(m_path).absolutePath();
-    else
-        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    QString base = QString::fromStdString(m_editor->scenario().name).trimmed();
-    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-    if (base.isEmpty() || base == QLatin1String("-"))
-        base = QStringLiteral("scenario");
-    return QDir(dir).filePath(base + QStringLiteral(".json"));
-}
-
-bool MainWindow::saveScenarioTo(const QString& requested, QString* error)
-{
-    QString path = requested;
-    if (QFileInfo(path).suffix().isEmpty())
-        path += QStringLiteral(".json");
-    // Saved as it is, problems included: the file reopens in the editor with them marked.
-    const Status st = saveScenarioFile(localPath(path), m_editor->scenario());
-    if (!st.ok()) {
-        const QString text = QString::fromStdString(st.error->toString());
-        if (error)
-            *error = text;
-        showMessage(text, true);
-        return false;
-    }
-    m_path = path;
-    m_modified = false;
-    updateTitle();
-    addRecent(m_path);
-    const int problems = int(m_editor->problems().size());
-    if (problems == 0)
-        showMessage(tr("Saved %1").arg(m_path), false);
-    else {
-        showMessage(tr("Saved %1 with %n problem(s): it reopens in the scenario editor with them marked, and "
-                       "cannot run until they are fixed.",
-                       nullptr, problems)
-                        .arg(m_path),
-                    true);
-        m_cannotRunShown = true;
-    }
-    return true;
-}
-
-bool MainWindow::saveScenario()
-{
-    if (m_path.isEmpty() || isProtectedScenarioPath(m_path))
-        return saveScenarioAs();
-    return saveScenarioTo(m_path);
-}
-
-bool MainWindow::saveScenarioAs()
-{
-    QString note;
-    if (!m_path.isEmpty() && isProtectedScenarioPath(m_path))
-        note = tr(" (%1 is a shipped or read-only file: save a copy)").arg(QFileInfo(m_path).fileName());
-    QString path = QFileDialog::getSaveFileName(this, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
-                                                tr("ShardLab scenario (*.json)"));
-    if (path.isEmpty())
-        return false;
-    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
-        path += QStringLiteral(".json");
-    return saveScenarioTo(path);
-}
-
-bool MainWindow::maybeSave()
-{
-    if (!m_modified)
-        return true;
-    const auto answer = QMessageBox::question(this, tr("Unsaved changes"),
-                                              tr("The scenario has unsaved changes. Save them first?"),
-                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-    if (answer == QMessageBox::Save)
-        return saveScenario();
-    if (answer == QMessageBox::Discard) {
-        m_modified = false; // the next start reopens the file, not the discarded edits
-        return true;
-    }
-    return false;
-}
-
-bool MainWindow::exportPlan(const QString& path, QString* error)
-{
-    Scenario s = m_editor->scenario();
-    // An edited preset must not travel under the preset's name: `evaluate --scenario NAME`
-    // would evaluate the shipped one and disagree with the window.
-    if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
-        s.name += " (edited)";
-    const Status st = saveDeploymentFile(localPath(path), m_planView->currentDeployment(), s);
-    if (!st.ok()) {
-        if (error)
-            *error = QString::fromStdString(st.error->toString());
-        return false;
-    }
-    return true;
-}
-
-void MainWindow::exportPlanDialog()
-{
-    QString path = QFileDialog::getSaveFileName(this, tr("Export plan"), QStringLiteral("plan.json"),
-                                                tr("ShardLab plan (*.json)"));
-    if (path.isEmpty())
-        return;
-    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
-        path += QStringLiteral(".json");
-    QString error;
-    if (exportPlan(path, &error))
-        showMessage(tr("Exported the plan in the Plan tab to %1 (shardlab-cli evaluate accepts it).").arg(path), false);
-    else
-        showMessage(error, true);
-}
-
-bool MainWindow::exportLaunchConfig(const QString& path, Engine engine, const QString& model, QString* error,
-                                    QStringList* warnings, bool nearest)
-{
-    LaunchOptions o;
-    o.engine = engine;
-    o.model = model.trimmed().toStdString();
-    o.companionPrefix = companionPrefixFor(localPath(path));
-    Scenario s = m_editor->scenario();
-    if (nearest && !m_planView->isDisaggregated()) {
-        const Plan p = m_planView->currentPlan();
-        if (!engineViolations(engine, p, s.model).empty()) {
-            const NearestRunnable n = nearestRunnablePlan(s, p, engine);
-            if (!n.found) {
-                if (error)
-                    *error = tr("%1 runs no valid plan near this one (exact under its rules found none).")
-                                 .arg(QString::fromUtf8(engineInfo(engine).label));
-                return false;
-            }
-            // The plan on show is the plan exported; the script's estimate prices it with the
-            // engine's collectives (n.scenario), as `export --write-nearest` does.
-            m_planView->showPlan(tr("Nearest plan %1 runs (keeps %2)")
-                                     .arg(QString::fromUtf8(engineInfo(engine).label), QString::fromStdString(n.kept)),
-                                 n.plan);
-            s = n.scenario;
-        }
-    }
-    // Disaggregated: both pools, their role flags and the router (docs/launch.md).
-    auto c = shardlab::exportLaunchConfig(s, m_planView->currentDeployment(), o);
-    Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
-    if (!st.ok()) {
-        if (error)
-            *error = QString::fromStdString(st.error->toString());
-        return false;
-    }
-    if (warnings)
-        for (const std::string& w : c.value().warnings)
-            *warnings << QString::fromStdString(w);
-    return true;
-}
-
-std::optional<bool> MainWindow::askExportNearest(Engine e, const QString& engineName)
-{
-    if (m_planView->isDisaggregated())
-        return false; // the core refuses a pool the engine does not run, naming the rule
-    const FieldErrors broken = engineViolations(e, m_planView->currentPlan(), m_editor->scenario().model);
-    if (broken.empty())
-        return false;
-    QStringList rules;
-    for (const FieldError& f : broken)
-        rules << QString::fromStdString(f.where + ": " + f.reason);
-    QMessageBox box(QMessageBox::Warning, tr("Export launch config"),
-                    tr("%1 does not run this plan as planned, so it is not exported as it is:\n• %2\n\n"
-                       "Export the best plan %1 runs near it instead (exact under the engine's rules, this plan's "
-                       "degrees kept where possible)? It is shown in the Plan tab.")
-                        .arg(engineName, rules.join(QStringLiteral("\n• "))),
-                    QMessageBox::Cancel, this);
-    const QPushButton* accept = box.addButton(tr("Export the nearest plan"), QMessageBox::AcceptRole);
-    box.exec();
-    if (box.clickedButton() != accept)
-        return std::nullopt;
-    return true;
-}
-
-void MainWindow::exportLaunchConfigDialog()
-{
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Export launch config"));
-    auto* form = new QFormLayout(&dialog);
-    auto* engine = new QComboBox(&dialog);
-    for (const EngineInfo& e : launchEngines())
-        engine->addItem(QStringLiteral("%1 %2").arg(QString::fromUtf8(e.label), QString::fromUtf8(e.version)),
-                        static_cast<int>(e.engine));
-    form->addRow(tr("Engine"), engine);
-    auto* model = new QLineEdit(&dialog);
-    model->setPlaceholderText(tr("HuggingFace id or path (default: the preset's checkpoint)"));
-    form->addRow(tr("Checkpoint"), model);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    form->addRow(buttons);
-    if (dialog.exec() != QDialog::Accepted)
-        return;
-    const Engine e = static_cast<Engine>(engine->currentData().toInt());
-    // A plan the engine does not run: say why, and offer the nearest plan it runs.
-    const std::optional<bool> nearest = askExportNearest(e, engine->currentText());
-    if (!nearest)
-        return;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export launch config"), QStringLiteral("launch-%1.sh").arg(QString::fromUtf8(engineInfo(e).name)),
-        tr("Shell script (*.sh)"));
-    if (path.isEmpty())
-        return;
-    QString error;
-    QStringList warnings;
-    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings, *nearest)) {
-        showMessage(error, true);
-        return;
-    }
-    QString text = tr("Wrote the %1 launch config for the plan in the Plan tab to %2.")
-                       .arg(engine->currentText(), path);
-    if (!warnings.isEmpty())
-        text += QLatin1Char(' ') + tr("%n note(s) for the serving team (also in the script):", nullptr,
-                                      int(warnings.size()))
-            + QStringLiteral("\n• ") + warnings.join(QStringLiteral("\n• "));
-    showMessage(text, false);
-}
-
-void MainWindow::exportPlotsDialog()
-{
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export plots"), QStringLiteral("shardlab.png"),
-                                                      tr("PNG image (*.png);;PDF document (*.pdf)"));
-    if (path.isEmpty())
-        return;
-    const QFileInfo fi(path);
-    const QString curve = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-throughput.")
-        + fi.suffix();
-    const QString plan = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-plan.") + fi.suffix();
-    QString error;
-    const bool ok = m_panel->exportCurve(curve, &error) && m_planView->exportPlots(plan, &error);
-    showMessage(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not export the plots: %1").arg(error), !ok);
-}
 
 } // namespace shardlab::ui

@@ -1,43 +1,41 @@
 // ShardLab's main window: scenario editor (left), live search views and the plan view
 // (tabs), search controls (toolbar). A view over core: every action goes through the
-// same core calls the CLI uses.
+// same core calls the CLI uses. The window runs the searches and wires its parts: the
+// scenario as a document (document_controller.h), the exports (export_controller.h), the
+// search settings (search_toolbar.h) and the views.
 #pragma once
 
 #include <QMainWindow>
 
 #include <optional>
-#include <QHash>
 #include <QPointer>
 
 #include <vector>
 
+#include "document_controller.h"
+#include "export_controller.h"
 #include "model/specs.h"
 #include "report/launch_config.h"
+#include "search_toolbar.h"
 #include "search_worker.h"
 #include "session_store.h"
 
 class QAction;
-class QComboBox;
-class QCheckBox;
-class QDoubleSpinBox;
 class QLabel;
-class QMenu;
 class QProgressBar;
-class QSpinBox;
 class QTabWidget;
 class QTimer;
 class QUndoStack;
 
 namespace shardlab::ui {
 
+class CompareCandidates;
 class CompareView;
 class FeasibilityCheck;
 class ParetoView;
 class PlanTopologyView;
-struct NamedPlan;
 class ScenarioEditor;
 class SearchPanel;
-struct ScenarioLoad;
 class PlanView;
 
 class MainWindow : public QMainWindow {
@@ -46,42 +44,38 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // The scenario as a document (document_controller.h): its file, unsaved edits, undo
+    // stack and variants. The calls below are its, kept here for scripted runs and tests.
+    DocumentController* document() const { return m_document; }
     // Loads a scenario file; on failure shows the error inline and keeps the current one.
-    // A file whose values do not validate (saved as a draft) opens with its problems marked.
-    bool openScenarioFile(const QString& path);
-    // Writes the editor's scenario to `path` as it is, valid or not (".json" is added when
-    // the name has no extension). Becomes the current file on success.
-    bool saveScenarioTo(const QString& path, QString* error = nullptr);
-    // A shipped preset file (resources/scenarios/NAME.json) or a file that cannot be
-    // written: Save goes to Save As instead of overwriting it.
-    static bool isProtectedScenarioPath(const QString& path);
-    // Where Save As proposes to write: beside the current file (unless protected), named
-    // after the scenario.
-    QString suggestedScenarioPath() const;
-    QString currentPath() const { return m_path; }
-    void setScenario(const Scenario& s, const QString& path = {});
+    bool openScenarioFile(const QString& path) { return m_document->openScenarioFile(path); }
+    bool saveScenarioTo(const QString& path, QString* error = nullptr) { return m_document->saveScenarioTo(path, error); }
+    static bool isProtectedScenarioPath(const QString& path) { return DocumentController::isProtectedScenarioPath(path); }
+    QString suggestedScenarioPath() const { return m_document->suggestedScenarioPath(); }
+    QString currentPath() const { return m_document->currentPath(); }
+    void setScenario(const Scenario& s, const QString& path = {}) { m_document->setScenario(s, path); }
     Scenario scenario() const;
     QString statusText() const;
 
     // Search control, also used by scripted runs and tests.
-    bool setAlgorithm(const QString& name);
-    void setSeed(int seed);
-    void setBudget(int budget);
+    bool setAlgorithm(const QString& name) { return m_toolbar->setAlgorithm(name); }
+    void setSeed(int seed) { m_toolbar->setSeed(seed); }
+    void setBudget(int budget) { m_toolbar->setBudget(budget); }
     bool startSearch();
     void stopSearch();
     bool isSearching() const;
     const JobResult* lastResult() const { return m_haveResult ? &m_lastResult : nullptr; }
     const EngineGap& lastEngineGap() const { return m_lastGap; }
     double longestStallMs() const;
-    bool exportPlan(const QString& path, QString* error = nullptr);
-    // The plan in the Plan tab as `engine`'s launch script, with any options file beside
-    // it (core/report/launch_config.h, the core's write path). `warnings` receives what the
-    // engine cannot express. `model` empty: the checkpoint ShardLab knows for the model.
-    // A plan the engine does not run as planned is refused (error names each rule), unless
-    // `nearest`: then the best plan the engine runs near it (runner/runnable_plan.h) is
-    // shown in the Plan tab and exported instead, so the estimate on show is the script's.
+    // The plan file, launch config and plot exports (export_controller.h); the two calls
+    // below are its, kept here for scripted runs and tests.
+    ExportController* exports() const { return m_exports; }
+    bool exportPlan(const QString& path, QString* error = nullptr) { return m_exports->exportPlan(path, error); }
     bool exportLaunchConfig(const QString& path, Engine engine, const QString& model = {}, QString* error = nullptr,
-                            QStringList* warnings = nullptr, bool nearest = false);
+                            QStringList* warnings = nullptr, bool nearest = false)
+    {
+        return m_exports->exportLaunchConfig(path, engine, model, error, warnings, nearest);
+    }
     SearchPanel* searchPanel() const { return m_panel; }
     ScenarioEditor* scenarioEditor() const { return m_editor; }
     PlanView* planView() const { return m_planView; }
@@ -92,17 +86,14 @@ public:
     // candidate of the Compare tab, evaluated on the current scenario. False, with the
     // reasons in the message line, when it cannot be read or does not fit the scenario.
     bool openPlanFile(const QString& path);
-    // A kernel profile file applied to the scenario's cluster (undoable); false with an inline message.
-    bool loadProfile(const QString& path);
-    // Scenario variants runs ran on: "V1", "V2", … with what changed against the previous.
-    QString variantFor(const Scenario& s, QString* note = nullptr);
-    QUndoStack* undoStack() const { return m_undo; }
-    // Applies a scenario from undo/redo or "Load its variant" (GUI path of an edit).
-    void applyScenarioState(const Scenario& s);
+    bool loadProfile(const QString& path) { return m_document->loadProfile(path); }
+    QString variantFor(const Scenario& s, QString* note = nullptr) { return m_document->variantFor(s, note); }
+    QUndoStack* undoStack() const { return m_document->undoStack(); }
+    void applyScenarioState(const Scenario& s) { m_document->applyScenarioState(s); }
     QString currentTabName() const;
-    bool isModified() const { return m_modified; }
+    bool isModified() const { return m_document->isModified(); }
     bool isProvedInfeasible() const { return m_infeasible; }
-    QProgressBar* progressBar() const { return m_progress; }
+    QProgressBar* progressBar() const { return m_toolbar->progressBar(); }
     // "search", "plan", "topology", "compare" or "pareto"; false for another name.
     bool showTab(const QString& name);
 
@@ -117,10 +108,14 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    void buildTabs();
+    void buildEditorDock();
     void buildActions();
-    void buildToolbar();
-    void onScenarioEdited();
-    void applyScenarioChange(const Scenario& before, const Scenario& now);
+    void connectDocument();
+    void connectSearch();
+    void buildFeasibilityCheck();
+    void onScenarioReplaced(const Scenario& s);
+    void onScenarioEdited(const Scenario& before, const Scenario& now);
     void onRunSelected(int index);
     void onProgress(const LiveProgress& p);
     void onFinished(const JobResult& r);
@@ -133,68 +128,37 @@ private:
     void refreshReferences();
     void refreshCompareCandidates();
     void openPlanDialog();
-    void loadProfileDialog();
     void showMessage(const QString& text, bool error);
-    void updateTitle();
-    bool applyLoad(const ScenarioLoad& load, const QString& path, const QString& source);
-    bool maybeSave();
-    bool saveScenario();
-    bool saveScenarioAs();
-    void openDialog();
-    void exportPlanDialog();
-    void exportLaunchConfigDialog();
-    // Before exporting for `e`: false when the engine runs the plan on show; true when it
-    // does not and the user chose to export the nearest plan it runs; none: cancelled.
-    std::optional<bool> askExportNearest(Engine e, const QString& engineName);
-    void exportPlotsDialog();
     void certifyOptimum();
-    void addRecent(const QString& path);
-    void rebuildRecentMenu();
     // The session (main_window_session.cpp): restored at start, saved as it changes.
+    void startSession();
     void restoreSettings();
     QString restoreScenario(const std::optional<SessionStore::Draft>& draft);
     QString restoreSavedRuns(const QByteArray& runs, bool* unreadable);
     void reportRestore(const QStringList& restored, const QStringList& problems, const QDateTime& savedAt);
     void saveSession();
-    SearchOptions currentOptions() const;
 
     SearchController m_controller;
+    DocumentController* m_document = nullptr;
+    ExportController* m_exports = nullptr;
     ScenarioEditor* m_editor = nullptr;
     SearchPanel* m_panel = nullptr;
     PlanView* m_planView = nullptr;
     PlanTopologyView* m_topology = nullptr;
     CompareView* m_compare = nullptr;
     ParetoView* m_pareto = nullptr;
-    std::vector<NamedPlan> m_openedPlans; // File > Open plan, kept until the scenario is replaced
-    struct Variant {
-        QString name;
-        Scenario scenario;
-    };
-    std::vector<Variant> m_variants;
-    QHash<QString, QString> m_variantNotes; // variant -> what changed against the one before
-    Scenario m_shownScenario; // what the views show: the "before" of the next edit
-    QUndoStack* m_undo = nullptr;
-    bool m_applyingUndo = false;
+    CompareCandidates* m_candidates = nullptr;
     QTabWidget* m_tabs = nullptr;
     QLabel* m_message = nullptr;
     bool m_messageIsError = false;
     SessionStore* m_session = nullptr;
     QString m_sessionError; // the last save failure, said once
 
-    QComboBox* m_algo = nullptr;
-    QSpinBox* m_budget = nullptr;
-    QSpinBox* m_seed = nullptr;
-    QSpinBox* m_eliteSize = nullptr;
-    QDoubleSpinBox* m_tau = nullptr;
-    QCheckBox* m_pretrained = nullptr;
+    SearchToolbar* m_toolbar = nullptr;
     QAction* m_startAction = nullptr;
     QAction* m_stopAction = nullptr;
-    QProgressBar* m_progress = nullptr;
     QLabel* m_statusLabel = nullptr;
-    QMenu* m_recentMenu = nullptr;
 
-    QString m_path;
-    bool m_modified = false;
     bool m_cannotRunShown = false;
     FeasibilityCheck* m_feasibility = nullptr;
     QTimer* m_feasibilityTimer = nullptr;

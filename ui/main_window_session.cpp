@@ -4,21 +4,18 @@
 // once a second, so a kill loses at most the last second; the next start says what it
 // restored, and a session file it cannot read is set aside, never overwritten.
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QFileInfo>
 #include <QLabel>
-#include <QMenu>
 #include <QSettings>
-#include <QSpinBox>
 
-#include <algorithm>
-
+#include "document_controller.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "main_window.h"
+#include "pareto_view.h"
 #include "scenario_draft.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
+#include "search_toolbar.h"
 #include "session_store.h"
 #include "ui_format.h"
 
@@ -26,7 +23,6 @@ namespace shardlab::ui {
 
 namespace {
 
-constexpr int kMaxRecent = 8;
 const char* kDefaultScenario = "llama3-70b-8gpu";
 
 // Keys the window wrote before the session files existed: read once, then removed.
@@ -37,28 +33,18 @@ const QString kLegacyModified = QStringLiteral("lastScenarioModified");
 
 } // namespace
 
-void MainWindow::addRecent(const QString& path)
+void MainWindow::startSession()
 {
-    QSettings settings;
-    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent)
-        recent.removeLast();
-    settings.setValue(QStringLiteral("recentFiles"), recent);
-    rebuildRecentMenu();
-}
-
-void MainWindow::rebuildRecentMenu()
-{
-    m_recentMenu->clear();
-    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
-    for (const QString& path : recent)
-        m_recentMenu->addAction(path, this, [this, path] {
-            if (maybeSave())
-                openScenarioFile(path);
-        });
-    m_recentMenu->setEnabled(!recent.isEmpty());
+    // Saved as it changes: runs, the scenario (its edits, its file), the search settings.
+    m_session = new SessionStore([this] { saveSession(); }, this);
+    connect(m_document, &DocumentController::documentChanged, m_session, &SessionStore::changed);
+    restoreSettings();
+    connect(m_panel, &SearchPanel::runsChanged, m_session, &SessionStore::changed);
+    connect(this, &MainWindow::scenarioChanged, m_session, &SessionStore::changed);
+    connect(m_toolbar, &SearchToolbar::settingsChanged, m_session, &SessionStore::changed);
+    // The Pareto tab computes on the scenario in the editor, as it is when asked.
+    connect(this, &MainWindow::scenarioChanged, this, [this] { m_pareto->setScenario(m_editor->scenario()); });
+    m_pareto->setScenario(m_editor->scenario());
 }
 
 void MainWindow::restoreSettings()
@@ -70,10 +56,10 @@ void MainWindow::restoreSettings()
     QSettings settings;
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
-    setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
-    m_budget->setValue(settings.value(QStringLiteral("budget"), 4000).toInt());
-    m_seed->setValue(settings.value(QStringLiteral("seed"), 0).toInt());
-    rebuildRecentMenu();
+    m_toolbar->setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
+    m_toolbar->setBudget(settings.value(QStringLiteral("budget"), 4000).toInt());
+    m_toolbar->setSeed(settings.value(QStringLiteral("seed"), 0).toInt());
+    m_document->rebuildRecentMenu();
 
     QString error;
     std::optional<SessionStore::Draft> draft = SessionStore::readDraft(&error);
@@ -119,10 +105,7 @@ QString MainWindow::restoreSavedRuns(const QByteArray& runs, bool* unreadable)
         return {};
     for (int i = 0; i < m_panel->runCount(); ++i) {
         const SearchPanel::RunInfo r = m_panel->runInfo(i);
-        if (std::none_of(m_variants.begin(), m_variants.end(), [&](const Variant& v) { return v.name == r.variant; })) {
-            m_variants.push_back({r.variant, r.scenario});
-            m_variantNotes[r.variant] = r.variantNote;
-        }
+        m_document->addKnownVariant(r.variant, r.scenario, r.variantNote);
     }
     QString note = m_panel->runCount() == 1 ? tr("1 run") : tr("%1 runs").arg(m_panel->runCount());
     if (!m_panel->restoreNote().isEmpty())
@@ -137,18 +120,16 @@ QString MainWindow::restoreScenario(const std::optional<SessionStore::Draft>& dr
 {
     QString failure;
     if (draft && !draft->path.isEmpty() && !draft->modified) {
-        if (openScenarioFile(draft->path))
+        if (m_document->openScenarioFile(draft->path))
             return tr("reopened %1").arg(draft->path);
         failure = tr("Could not reopen the last scenario, %1: %2").arg(draft->path, statusText());
     }
     if (draft && !draft->scenarioJson.isEmpty()) {
         const ScenarioLoad load = readScenarioForEditor(draft->scenarioJson.toStdString(), "(last session)");
         if (load.ok) {
-            applyLoad(load, draft->modified ? draft->path : QString(), tr("the last session's scenario"));
-            if (draft->modified) {
-                m_modified = true; // still not saved to its file
-                updateTitle();
-            }
+            m_document->applyLoad(load, draft->modified ? draft->path : QString(), tr("the last session's scenario"));
+            if (draft->modified)
+                m_document->setModified(true); // still not saved to its file
             if (!failure.isEmpty())
                 showMessage(failure + tr("; showing the last session's copy instead."), true);
             const QString name = shownName(load.scenario.name);
@@ -162,7 +143,7 @@ QString MainWindow::restoreScenario(const std::optional<SessionStore::Draft>& dr
     }
     auto s = scenarioPreset(kDefaultScenario);
     if (s.ok())
-        setScenario(s.value);
+        m_document->setScenario(s.value);
     if (!failure.isEmpty())
         showMessage(failure + tr(" Showing the preset %1 instead.").arg(QString::fromLatin1(kDefaultScenario)), true);
     return {};
@@ -191,7 +172,7 @@ void MainWindow::reportRestore(const QStringList& restored, const QStringList& p
 // only when it changed). A failure is said once, not at every tick.
 void MainWindow::saveSession()
 {
-    const SessionStore::Draft draft{m_path, m_modified, QByteArray::fromStdString(scenarioToJson(m_editor->scenario())), {}};
+    const SessionStore::Draft draft{m_document->currentPath(), m_document->isModified(), QByteArray::fromStdString(scenarioToJson(m_editor->scenario())), {}};
     QString error;
     const bool ok = m_session->writeIfChanged(SessionStore::runsPath(), m_panel->runsToJson(), &error)
         && m_session->writeIfChanged(SessionStore::draftPath(), SessionStore::draftJson(draft), &error);
@@ -201,9 +182,9 @@ void MainWindow::saveSession()
     QSettings settings;
     const std::pair<QString, QVariant> prefs[] = {{QStringLiteral("geometry"), saveGeometry()},
                                                   {QStringLiteral("windowState"), saveState()},
-                                                  {QStringLiteral("algorithm"), m_algo->currentText()},
-                                                  {QStringLiteral("budget"), m_budget->value()},
-                                                  {QStringLiteral("seed"), m_seed->value()}};
+                                                  {QStringLiteral("algorithm"), m_toolbar->algorithm()},
+                                                  {QStringLiteral("budget"), m_toolbar->budget()},
+                                                  {QStringLiteral("seed"), m_toolbar->seed()}};
     for (const auto& [key, value] : prefs)
         if (settings.value(key) != value)
             settings.setValue(key, value);
@@ -218,7 +199,7 @@ void MainWindow::saveSession()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (!maybeSave()) {
+    if (!m_document->maybeSave()) {
         event->ignore();
         return;
     }

@@ -1,54 +1,37 @@
 #include "search_panel.h"
 
-#include "model/names.h"
-
+#include <QDateTime>
 #include <QHBoxLayout>
-#include <QHeaderView>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QLabel>
 #include <QPushButton>
 #include <QShortcut>
 #include <QSignalBlocker>
-#include <QLabel>
 #include <QSplitter>
-#include <QTableWidget>
 #include <QVBoxLayout>
-#include "qcp.h"
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "file_export.h"
+#include "heatmap_values.h"
 #include "heatmap_widget.h"
-#include "policy_view.h"
 #include "io/scenario_json.h"
-#include "sim/simulator.h"
+#include "model/names.h"
 #include "plot_style.h"
+#include "policy_view.h"
+#include "qcp.h"
+#include "search_plots.h"
+#include "search_tables.h"
+#include "sim/simulator.h"
 #include "ui_format.h"
-
-#include <QDateTime>
 
 namespace shardlab::ui {
 
 namespace {
-// Plots are bounded: beyond this many sample points a run's scatter is downsampled to the
-// lowest and highest sample per bucket of calls, buckets doubling in width, so the whole
-// run keeps an even density (early samples are not thinned more than late ones).
-constexpr int kMaxSamplePoints = 2000;
-
 const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
                              QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
 
 bool finite(double v) { return std::isfinite(v); }
-
-QTableWidgetItem* item(const QString& text, bool number = true)
-{
-    auto* i = new QTableWidgetItem(text);
-    i->setTextAlignment(number ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
-    return i;
-}
 } // namespace
 
 SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
@@ -56,43 +39,53 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     auto* vsplit = new QSplitter(Qt::Vertical, this);
-
-    m_curve = new QCustomPlot(vsplit);
-    m_curve->setObjectName(QStringLiteral("throughputCurve"));
-    m_curve->setMinimumHeight(180);
-    // An explicit minimum: QCustomPlot's own hint includes the legend laid out on one row,
-    // which pinned the window wider than 1024 px.
-    m_curve->setMinimumWidth(280);
-    m_curve->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
-    m_curve->xAxis->setLabel(tr("simulator calls"));
-    m_curve->yAxis->setLabel(tr("tokens/s per GPU"));
-    // The legend in its own row below the plot: inside the axis rect it hid the curve's end.
-    placeLegendBelow(m_curve, 4);
-    m_curve->legend->setFont(QFont(font().family(), 8));
-    m_curve->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    // Replots happen on the GUI thread while a search runs: keep each one cheap (software
-    // rendering under Xvfb made antialiased scatter points the longest event-loop stall).
-    m_curve->setNotAntialiasedElements(QCP::aeAll);
-    m_curve->setPlottingHint(QCP::phFastPolylines, true);
+    m_curve = makeThroughputCurve(vsplit);
     // The curve and, beside it, the runs table: every run with its scenario variant.
     auto* top = new QSplitter(Qt::Horizontal, vsplit);
     top->addWidget(m_curve);
-    auto* runsBox = new QWidget(top);
+    top->addWidget(buildRunsBox(top));
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 1);
+    top->setSizes({3000, 1100});
+    vsplit->addWidget(top);
+
+    auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
+    m_table = new EliteTable(hsplit);
+    hsplit->addWidget(m_table);
+    hsplit->addWidget(buildPolicyBox(hsplit));
+    hsplit->setStretchFactor(0, 3);
+    hsplit->setStretchFactor(1, 2);
+    vsplit->addWidget(hsplit);
+    vsplit->setStretchFactor(0, 3);
+    vsplit->setStretchFactor(1, 2);
+    // Proportions, not size hints: the curve grows with the window (it stayed ~150 px
+    // tall at 2560x1440 while the heatmap took the rest).
+    vsplit->setSizes({3000, 2000});
+    hsplit->setSizes({3000, 2000});
+    layout->addWidget(vsplit);
+
+    m_replotTimer.setSingleShot(true);
+    m_replotTimer.setInterval(40);
+    connect(&m_replotTimer, &QTimer::timeout, this, &SearchPanel::replot);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_table->selectionModel()->selectedRows();
+        if (rows.isEmpty())
+            return;
+        const int r = rows.front().row();
+        if (r >= 0 && r < static_cast<int>(m_elites.size()))
+            Q_EMIT eliteSelected(m_elites[r].plan, tr("Elite #%1").arg(r + 1));
+    });
+}
+
+// The runs table with its Delete and Load variant buttons: ticking, renaming, deleting
+// and selecting a run go through the panel's own calls.
+QWidget* SearchPanel::buildRunsBox(QWidget* parent)
+{
+    auto* runsBox = new QWidget(parent);
     auto* runsLayout = new QVBoxLayout(runsBox);
     runsLayout->setContentsMargins(0, 0, 0, 0);
     runsLayout->setSpacing(2);
-    m_runsTable = new QTableWidget(runsBox);
-    m_runsTable->setObjectName(QStringLiteral("runsTable"));
-    m_runsTable->setColumnCount(4);
-    m_runsTable->setHorizontalHeaderLabels({tr("Run"), tr("Variant"), tr("best"), tr("calls")});
-    m_runsTable->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_runsTable->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_runsTable->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
-    m_runsTable->verticalHeader()->setVisible(false);
-    m_runsTable->horizontalHeader()->setStretchLastSection(true);
-    m_runsTable->setToolTip(tr("Runs, each on the scenario variant it ran on. Tick to show on the curve, double-click "
-                               "the name to rename, Delete to remove; the elites and heatmap follow the selection."));
-    m_runsTable->setMinimumWidth(150);
+    m_runsTable = new RunsTable(runsBox);
     runsLayout->addWidget(m_runsTable, 1);
     auto* buttons = new QHBoxLayout;
     auto* del = new QPushButton(tr("Delete"), runsBox);
@@ -104,11 +97,6 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     buttons->addWidget(del);
     buttons->addWidget(load);
     runsLayout->addLayout(buttons);
-    top->addWidget(runsBox);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 1);
-    top->setSizes({3000, 1100});
-    vsplit->addWidget(top);
     connect(del, &QPushButton::clicked, this, [this] { deleteRun(m_selected); });
     connect(load, &QPushButton::clicked, this, [this] {
         if (m_selected >= 0 && m_selected < runCount())
@@ -134,44 +122,18 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
         if (!rows.isEmpty() && rows.front().row() != m_selected)
             selectRun(rows.front().row());
     });
+    return runsBox;
+}
 
-    auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
-    m_table = new QTableWidget(hsplit);
-    m_table->setObjectName(QStringLiteral("eliteTable"));
-    m_table->setColumnCount(11);
-    m_table->setHorizontalHeaderLabels({tr("tok/s/GPU"), tr("TP"), tr("EP"), tr("PP"), tr("DP"), tr("batch"),
-                                        tr("µbatch"), tr("TPOT ms"), tr("TTFT ms"), tr("mem GB"), tr("found at")});
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->verticalHeader()->setVisible(false);
-    // Column widths are measured once per run, not on every refresh: ResizeToContents
-    // re-lays out every cell's text and was the largest event-loop stall during searches.
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_table->setToolTip(tr("Elite strategies: the best valid plans found so far. Select one to open it in the plan view."));
-    hsplit->addWidget(m_table);
-
-    auto* right = new QWidget(hsplit);
+// The heatmap above the policy's confidence and entropy and the policy view.
+QWidget* SearchPanel::buildPolicyBox(QWidget* parent)
+{
+    auto* right = new QWidget(parent);
     auto* rl = new QVBoxLayout(right);
     rl->setContentsMargins(0, 0, 0, 0);
     m_heatmap = new HeatmapWidget(right);
     rl->addWidget(m_heatmap, 3);
-    m_policy = new QCustomPlot(right);
-    m_policy->setMinimumHeight(120);
-    m_policy->setMinimumWidth(200);
-    m_policy->xAxis->setLabel(tr("simulator calls"));
-    m_policy->yAxis->setLabel(tr("confidence"));
-    m_policy->yAxis2->setVisible(true);
-    m_policy->yAxis2->setLabel(tr("entropy (nats)"));
-    m_policy->yAxis->setRange(0, 1.05);
-    m_policy->addGraph(m_policy->xAxis, m_policy->yAxis)->setName(tr("confidence"));
-    m_policy->graph(0)->setPen(QPen(QColor(31, 119, 180), 2));
-    m_policy->addGraph(m_policy->xAxis, m_policy->yAxis2)->setName(tr("entropy"));
-    m_policy->graph(1)->setPen(QPen(QColor(214, 39, 40), 1.5));
-    placeLegendBelow(m_policy, 2); // outside the data, like the curve's
-    m_policy->legend->setFont(QFont(font().family(), 8));
-    m_policy->setNotAntialiasedElements(QCP::aeAll);
-    m_policy->setPlottingHint(QCP::phFastPolylines, true);
+    m_policy = makePolicyPlot(right);
     rl->addWidget(m_policy, 2);
     m_policyNote = new QLabel(tr("Policy confidence and entropy appear here for ppo searches."), right);
     m_policyNote->setWordWrap(true);
@@ -179,29 +141,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     m_policyView = new PolicyView(right);
     rl->addWidget(m_policyView, 1);
     m_policyView->setVisible(false);
-    hsplit->addWidget(right);
-    hsplit->setStretchFactor(0, 3);
-    hsplit->setStretchFactor(1, 2);
-    vsplit->addWidget(hsplit);
-    vsplit->setStretchFactor(0, 3);
-    vsplit->setStretchFactor(1, 2);
-    // Proportions, not size hints: the curve grows with the window (it stayed ~150 px
-    // tall at 2560x1440 while the heatmap took the rest).
-    vsplit->setSizes({3000, 2000});
-    hsplit->setSizes({3000, 2000});
-    layout->addWidget(vsplit);
-
-    m_replotTimer.setSingleShot(true);
-    m_replotTimer.setInterval(40);
-    connect(&m_replotTimer, &QTimer::timeout, this, &SearchPanel::replot);
-    connect(m_table, &QTableWidget::itemSelectionChanged, this, [this] {
-        const auto rows = m_table->selectionModel()->selectedRows();
-        if (rows.isEmpty())
-            return;
-        const int r = rows.front().row();
-        if (r >= 0 && r < static_cast<int>(m_elites.size()))
-            Q_EMIT eliteSelected(m_elites[r].plan, tr("Elite #%1").arg(r + 1));
-    });
+    return right;
 }
 
 void SearchPanel::setScenario(const Scenario& s)
@@ -215,11 +155,7 @@ void SearchPanel::setScenario(const Scenario& s)
     if (validateScenario(s).empty())
         m_sim = std::make_unique<Simulator>(s);
     m_haveEquivalents = false;
-    std::vector<OpId> ops;
-    for (int i = 0; i < kOpCount; ++i)
-        if (opPresent(s.model, static_cast<OpId>(i)))
-            ops.push_back(static_cast<OpId>(i));
-    m_heatmap->setOperators(ops);
+    m_heatmap->setOperators(presentOperators(s.model));
     // Earlier runs stay: each keeps the variant it ran on. The reference lines belonged to
     // the previous scenario.
     m_megatron.reset();
@@ -235,10 +171,7 @@ void SearchPanel::setScenario(const Scenario& s)
     // The axis fits the runs that remain, not the old scenario's reference lines.
     m_maxValue = 1;
     for (const Run& r : m_runs)
-        for (const QCPGraph* g : {r.best, r.samples})
-            for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it)
-                if (finite(it->value))
-                    m_maxValue = std::max(m_maxValue, it->value);
+        m_maxValue = std::max({m_maxValue, highestValue(r.best), highestValue(r.samples)});
     scheduleReplot();
 }
 
@@ -255,8 +188,7 @@ void SearchPanel::clearRuns()
     fillRunsTable();
     m_heatmap->clearValues();
     m_haveEquivalents = false;
-    m_policy->graph(0)->data()->clear();
-    m_policy->graph(1)->data()->clear();
+    clearPolicyPlot(m_policy);
     m_policyView->clear();
     m_maxCalls = 1;
     m_maxValue = 1;
@@ -271,15 +203,7 @@ void SearchPanel::addReferenceLine(std::optional<double> value, QCPGraph*& graph
 {
     if (!value || !finite(*value))
         return;
-    if (!graph) {
-        graph = m_curve->addGraph();
-        QPen pen(c, 1.5, style);
-        graph->setPen(pen);
-    }
-    graph->setName(name);
-    graph->data()->clear();
-    graph->addData(0, *value);
-    graph->addData(std::max(1, m_maxCalls), *value);
+    setReferenceLine(m_curve, graph, *value, name, c, style, m_maxCalls);
     m_maxValue = std::max(m_maxValue, *value);
 }
 
@@ -308,22 +232,11 @@ SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& varia
     run.variantNote = note;
     run.scenario = scenario;
     run.color = kRunColors[m_colorIndex++ % std::size(kRunColors)];
-    run.samples = m_curve->addGraph();
-    run.samples->setLineStyle(QCPGraph::lsNone);
-    QColor light = run.color;
-    light.setAlpha(70);
-    run.samples->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, light, light, 3));
-    run.samples->removeFromLegend();
-    run.best = m_curve->addGraph();
+    const RunGraphs g = addRunGraphs(m_curve, run.color);
+    run.samples = g.samples;
+    run.best = g.best;
+    run.refine = g.refine;
     run.best->setName(legendName(run));
-    run.best->setLineStyle(QCPGraph::lsStepLeft);
-    run.best->setPen(QPen(run.color, 2));
-    run.refine = m_curve->addGraph();
-    run.refine->setLineStyle(QCPGraph::lsLine);
-    run.refine->setPen(QPen(run.color, 2, Qt::DashLine));
-    run.refine->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, run.color, Qt::white, 8));
-    run.refine->setName(tr("batch refinement (last step)"));
-    run.refine->removeFromLegend();
     m_runs.push_back(run);
     return m_runs.back();
 }
@@ -341,8 +254,7 @@ void SearchPanel::beginRun(const QString& label, const QString& variant, const Q
     m_selected = int(m_runs.size()) - 1;
     m_elites.clear();
     m_tableDirty = true;
-    m_policy->graph(0)->data()->clear();
-    m_policy->graph(1)->data()->clear();
+    clearPolicyPlot(m_policy);
     m_policyView->clear();
     fillRunsTable();
     scheduleReplot();
@@ -361,22 +273,11 @@ void SearchPanel::abandonRun(const QString& why)
 
 SearchPanel::RunInfo SearchPanel::runInfo(int i) const
 {
-    RunInfo info;
     if (i < 0 || i >= runCount())
-        return info;
+        return {};
     const Run& r = m_runs[i];
-    info.name = r.label;
-    info.variant = r.variant;
-    info.variantNote = r.variantNote;
-    info.status = r.status;
-    info.scenario = r.scenario;
-    info.found = r.found;
-    info.best = r.best_;
-    info.prefill = r.prefill;
-    info.bestValue = r.bestValue;
-    info.calls = r.calls;
-    info.visible = r.visible;
-    return info;
+    return {r.label, r.variant, r.variantNote, r.status, r.scenario, r.found, r.best_, r.prefill, r.bestValue, r.calls,
+            r.visible};
 }
 
 void SearchPanel::applyVisibility(int i, bool visible)
@@ -485,35 +386,13 @@ void SearchPanel::showRunElites(int i)
 
 void SearchPanel::fillRunsTable()
 {
-    const QSignalBlocker block(m_runsTable);
-    m_runsTable->setRowCount(runCount());
-    for (int r = 0; r < runCount(); ++r) {
-        const Run& run = m_runs[r];
-        auto* name = new QTableWidgetItem(run.label);
-        name->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsEditable | Qt::ItemIsUserCheckable);
-        name->setCheckState(run.visible ? Qt::Checked : Qt::Unchecked);
-        name->setForeground(run.color);
-        name->setToolTip(tr("%1 (%2). Tick to show on the curve; double-click to rename.").arg(run.label, run.status));
-        m_runsTable->setItem(r, 0, name);
-        auto* variant = new QTableWidgetItem(run.variant);
-        variant->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-        variant->setToolTip(run.variantNote.isEmpty() ? shownName(run.scenario.name)
-                                                      : run.variantNote);
-        m_runsTable->setItem(r, 1, variant);
-        QTableWidgetItem* best = item(run.found ? QString::number(run.bestValue, 'f', 1) : run.status);
-        best->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-        m_runsTable->setItem(r, 2, best);
-        QTableWidgetItem* calls = item(QString::number(run.calls));
-        calls->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-        m_runsTable->setItem(r, 3, calls);
-    }
-    if (m_selected >= 0 && m_selected < runCount())
-        m_runsTable->selectRow(m_selected);
-    m_runsTable->resizeColumnsToContents();
-    // A long run name is elided in its cell (the tooltip and the editor hold all of it).
-    constexpr int kMaxNameColumn = 320;
-    if (m_runsTable->columnWidth(0) > kMaxNameColumn)
-        m_runsTable->setColumnWidth(0, kMaxNameColumn);
+    std::vector<RunsTable::Row> rows;
+    rows.reserve(m_runs.size());
+    for (const Run& run : m_runs)
+        rows.push_back({run.label, run.status, run.variant,
+                        run.variantNote.isEmpty() ? shownName(run.scenario.name) : run.variantNote, run.color,
+                        run.visible, run.found, run.bestValue, run.calls});
+    m_runsTable->setRuns(rows, m_selected);
 }
 
 QString SearchPanel::legendName(const Run& r)
@@ -541,14 +420,7 @@ void SearchPanel::addProgress(const LiveProgress& p)
         m_maxValue = std::max(m_maxValue, c.bestTokensPerSPerGpu);
     }
     m_maxCalls = std::max({m_maxCalls, c.calls, c.budget});
-    for (const auto& [name, value] : c.metrics) {
-        if (!finite(value))
-            continue;
-        if (name == "confidence")
-            m_policy->graph(0)->addData(c.calls, value);
-        else if (name == "entropy")
-            m_policy->graph(1)->addData(c.calls, value);
-    }
+    addPolicyPoints(m_policy, c.calls, c.metrics);
     if (m_selected == runCount() - 1)
         m_policyView->setMetrics(c.metrics);
     const bool changed = p.elites.size() != run.elites.size()
@@ -572,50 +444,7 @@ void SearchPanel::addSample(Run& run, double call, double value)
     run.samples->addData(call, value);
     ++run.samplePoints;
     if (run.samplePoints > kMaxSamplePoints)
-        downsample(run);
-}
-
-void SearchPanel::downsample(Run& run)
-{
-    // Re-bucket the whole run (the samples added since the last pass are raw) and double the
-    // bucket until it fits: every bucket keeps its lowest and highest sample, so the spread
-    // of values over the whole run stays visible at one density.
-    auto data = run.samples->data();
-    for (bool first = true; first || run.samplePoints > kMaxSamplePoints / 2; first = false) {
-        if (!first || run.bucket == 1)
-            run.bucket *= 2;
-        QVector<QCPGraphData> kept;
-        long current = -1;
-        QCPGraphData lo, hi;
-        auto flush = [&] {
-            if (current < 0)
-                return;
-            if (lo.key <= hi.key) {
-                kept.push_back(lo);
-                if (hi.key != lo.key || hi.value != lo.value)
-                    kept.push_back(hi);
-            } else {
-                kept.push_back(hi);
-                kept.push_back(lo);
-            }
-        };
-        for (auto it = data->constBegin(); it != data->constEnd(); ++it) {
-            const long b = long(it->key) / run.bucket;
-            if (b != current) {
-                flush();
-                current = b;
-                lo = hi = *it;
-            } else {
-                if (it->value < lo.value)
-                    lo = *it;
-                if (it->value >= hi.value)
-                    hi = *it;
-            }
-        }
-        flush();
-        data->set(kept, true);
-        run.samplePoints = kept.size();
-    }
+        downsampleSamples(run.samples, run.bucket, run.samplePoints);
 }
 
 int SearchPanel::samplePointCount() const { return m_runs.empty() ? 0 : m_runs.back().samplePoints; }
@@ -636,30 +465,8 @@ void SearchPanel::updateEquivalents(const Plan& best)
     if (m_haveEquivalents && best == m_equivalentsOf)
         return;
     m_heatmap->setHighlight(best);
-    HeatmapWidget::Flags eq{};
-    for (auto& row : eq)
-        row.fill(false);
-    if (m_sim) {
-        // Swap one operator's option at a time: the same throughput means the choice does not
-        // matter for this plan (e.g. every sharding of a norm at TP 1).
-        const SimResult base = m_sim->evaluate(best);
-        if (base.valid && base.structureChecks == 0)
-            for (int i = 0; i < kOpCount; ++i) {
-                const OpId id = static_cast<OpId>(i);
-                if (!opPresent(m_scenario.model, id))
-                    continue;
-                for (int o = 0; o < opInfo(id).optionCount; ++o) {
-                    if (o == best.option(id))
-                        continue;
-                    Plan p = best;
-                    p.sharding[i] = static_cast<std::uint8_t>(o);
-                    const SimResult r = m_sim->evaluate(p);
-                    eq[i][o] = r.valid && r.structureChecks == 0
-                        && std::fabs(r.tokensPerSPerGpu - base.tokensPerSPerGpu) <= 1e-9 * std::fabs(base.tokensPerSPerGpu);
-                }
-            }
-    }
-    m_heatmap->setEquivalent(eq);
+    HeatmapWidget::Flags none{};
+    m_heatmap->setEquivalent(m_sim ? equivalentOptions(*m_sim, m_scenario.model, best) : none);
     m_equivalentsOf = best;
     m_haveEquivalents = true;
 }
@@ -717,69 +524,16 @@ void SearchPanel::finishRun(const JobResult& r)
 
 void SearchPanel::updateHeatmap(const SearchProgress* core)
 {
-    std::array<std::array<double, kMaxOptions>, kOpCount> values;
-    for (auto& row : values)
-        row.fill(std::nan(""));
-    // PPO reports its per-slot probabilities as metrics "p:operators.<op>:<option>".
-    bool fromPolicy = false;
-    if (core) {
-        for (const auto& [name, value] : core->metrics) {
-            if (name.rfind("p:operators.", 0) != 0)
-                continue;
-            const auto colon = name.rfind(':');
-            OpId id;
-            if (colon == std::string::npos || !opFromName(name.substr(12, colon - 12), id))
-                continue;
-            const int o = std::atoi(name.c_str() + colon + 1);
-            if (o >= 0 && o < kMaxOptions && finite(value)) {
-                values[static_cast<int>(id)][o] = value;
-                fromPolicy = true;
-            }
+    if (core)
+        if (const auto policy = policyOptionProbabilities(core->metrics)) {
+            m_heatmap->setValues(*policy, tr("Policy probability of each sharding option (ppo)"));
+            return;
         }
-    }
-    if (fromPolicy) {
-        m_heatmap->setValues(values, tr("Policy probability of each sharding option (ppo)"));
-        return;
-    }
     if (m_elites.empty())
         return;
-    for (int i = 0; i < kOpCount; ++i)
-        for (int o = 0; o < opInfo(static_cast<OpId>(i)).optionCount; ++o)
-            values[i][o] = 0;
-    for (const EliteEntry& e : m_elites)
-        for (int i = 0; i < kOpCount; ++i)
-            values[i][e.plan.option(static_cast<OpId>(i))] += 1.0 / m_elites.size();
-    m_heatmap->setValues(values, tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
+    m_heatmap->setValues(eliteOptionShares(m_elites),
+                         tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
     updateEquivalents(m_elites.front().plan);
-}
-
-void SearchPanel::fillEliteTable()
-{
-    m_table->setRowCount(static_cast<int>(m_elites.size()));
-    for (int r = 0; r < static_cast<int>(m_elites.size()); ++r) {
-        const EliteEntry& e = m_elites[r];
-        const Plan& p = e.plan;
-        m_table->setItem(r, 0, item(QString::number(e.tokensPerSPerGpu, 'f', 1)));
-        m_table->setItem(r, 1, item(QString::number(p.tensorParallel)));
-        m_table->setItem(r, 2, item(QString::number(p.expertParallel)));
-        m_table->setItem(r, 3, item(QString::number(p.pipelineParallel)));
-        m_table->setItem(r, 4, item(QString::number(p.dataParallel)));
-        m_table->setItem(r, 5, item(QString::number(p.batch)));
-        m_table->setItem(r, 6, item(QString::number(p.microBatches)));
-        m_table->setItem(r, 7, item(QString::number(e.tpotMs, 'f', 2)));
-        m_table->setItem(r, 8, item(QString::number(e.ttftMs, 'f', 1)));
-        m_table->setItem(r, 9, item(QString::number(e.memoryGb, 'f', 1)));
-        m_table->setItem(r, 10, item(e.refinement ? tr("%1 (batch refinement)").arg(e.call) : QString::number(e.call)));
-        if (e.refinement)
-            for (int c = 0; c < m_table->columnCount(); ++c)
-                if (QTableWidgetItem* it = m_table->item(r, c)) {
-                    it->setToolTip(tr("The search's last step: the best plan's batch raised as far as it stays valid "
-                                      "(its calls are charged to the budget)."));
-                    QFont f = it->font();
-                    f.setItalic(true);
-                    it->setFont(f);
-                }
-    }
 }
 
 void SearchPanel::scheduleReplot()
@@ -792,12 +546,7 @@ void SearchPanel::scheduleReplot()
 void SearchPanel::replot()
 {
     if (m_tableDirty) {
-        // Keep the user's selection stable while rows refresh.
-        const QSignalBlocker block(m_table);
-        const bool firstRows = m_table->rowCount() == 0 && !m_elites.empty();
-        fillEliteTable();
-        if (firstRows || m_resizeColumns)
-            m_table->resizeColumnsToContents();
+        m_table->setElites(m_elites, m_resizeColumns);
         m_resizeColumns = false;
         m_tableDirty = false;
     }
@@ -809,17 +558,9 @@ void SearchPanel::replot()
     m_curve->xAxis->setRange(0, std::max(10, m_maxCalls) * 1.02);
     m_curve->yAxis->setRange(0, m_maxValue * 1.12);
     m_curve->replot(QCustomPlot::rpQueuedReplot);
-    const bool policy = !m_policy->graph(0)->data()->isEmpty();
-    m_policy->setVisible(policy);
     m_policyNote->setVisible(false); // the space goes to the heatmap; the plot's tooltip explains
     m_policyView->setVisible(m_policyView->hasPolicy());
-    if (policy) {
-        m_policy->xAxis->setRange(0, std::max(10, m_maxCalls));
-        bool ok = false;
-        const QCPRange er = m_policy->graph(1)->data()->valueRange(ok);
-        m_policy->yAxis2->setRange(0, ok ? std::max(0.1, er.upper * 1.1) : 1.0);
-        m_policy->replot(QCustomPlot::rpQueuedReplot);
-    }
+    replotPolicy(m_policy, m_maxCalls);
     m_dirty = false;
 }
 

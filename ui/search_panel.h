@@ -22,7 +22,9 @@ class QLabel;
 
 namespace shardlab::ui {
 
+class EliteTable;
 class HeatmapWidget;
+class RunsTable;
 
 class PolicyView;
 
@@ -126,14 +128,14 @@ private:
     static QString legendName(const Run& r);
     void applyVisibility(int i, bool visible); // the curve and legend only: no table refill
     void restoreRun(const QJsonObject& o, const Scenario& s);
+    QWidget* buildRunsBox(QWidget* parent);
+    QWidget* buildPolicyBox(QWidget* parent);
     void fillRunsTable();
     void showRunElites(int i);
     void addSample(Run& run, double call, double value);
-    void downsample(Run& run);
     void updateEquivalents(const Plan& best);
     void scheduleReplot();
     void replot();
-    void fillEliteTable();
     void updateHeatmap(const SearchProgress* core);
     void addReferenceLine(std::optional<double> value, QCPGraph*& graph, const QString& name, const QColor& c,
                           Qt::PenStyle style);
@@ -145,8 +147,8 @@ private:
     bool m_haveEquivalents = false;
     QCustomPlot* m_curve = nullptr;
     QCustomPlot* m_policy = nullptr;
-    QTableWidget* m_table = nullptr;
-    QTableWidget* m_runsTable = nullptr;
+    EliteTable* m_table = nullptr;
+    RunsTable* m_runsTable = nullptr;
     int m_selected = -1;
     bool m_running = false; // m_runs.back() is being searched
     int m_colorIndex = 0;

@@ -1,0 +1,396 @@
+#include "document_controller.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QUndoCommand>
+#include <QUndoStack>
+#include <QWidget>
+
+#include <algorithm>
+
+#include "file_export.h"
+#include "io/input_file.h"
+#include "io/presets.h"
+#include "io/profile_json.h"
+#include "io/scenario_json.h"
+#include "scenario_draft.h"
+#include "scenario_editor.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+QStringList changedPaths(const Scenario& a, const Scenario& b)
+{
+    QStringList paths;
+    for (const std::string& d : scenarioDifferences(a, b))
+        paths << QString::fromStdString(d.substr(0, d.find(':')));
+    return paths;
+}
+
+// One scenario edit on the undo stack. Edits of the same fields within two seconds merge
+// (typing "16" is one step, not two), names and descriptions included.
+class ScenarioEditCommand : public QUndoCommand {
+public:
+    ScenarioEditCommand(DocumentController* d, Scenario before, Scenario after)
+        : m_d(d), m_before(std::move(before)), m_after(std::move(after)), m_paths(changedPaths(m_before, m_after)),
+          m_time(QDateTime::currentMSecsSinceEpoch())
+    {
+        setText(m_paths.isEmpty() ? QObject::tr("rename") : m_paths.join(QStringLiteral(", ")));
+    }
+    void redo() override
+    {
+        if (m_first) { // the edit is already in the editor
+            m_first = false;
+            return;
+        }
+        m_d->applyScenarioState(m_after);
+    }
+    void undo() override { m_d->applyScenarioState(m_before); }
+    int id() const override { return 16; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* o = static_cast<const ScenarioEditCommand*>(other);
+        if (o->m_paths != m_paths || o->m_time - m_time > 2000)
+            return false;
+        m_after = o->m_after;
+        m_time = o->m_time;
+        return true;
+    }
+
+private:
+    DocumentController* m_d;
+    Scenario m_before, m_after;
+    QStringList m_paths;
+    qint64 m_time;
+    bool m_first = true;
+};
+
+} // namespace
+
+DocumentController::DocumentController(QWidget* window, ScenarioEditor* editor, QObject* parent)
+    : QObject(parent), m_window(window), m_editor(editor), m_undo(new QUndoStack(this))
+{
+    connect(m_editor, &ScenarioEditor::scenarioEdited, this, &DocumentController::onEditorEdited);
+}
+
+void DocumentController::setScenario(const Scenario& s, const QString& path)
+{
+    Q_EMIT aboutToReplaceScenario();
+    m_editor->setScenario(s);
+    m_shownScenario = s;
+    m_undo->clear(); // another scenario: its edits start here
+    m_path = path;
+    m_modified = false;
+    updateTitle();
+    Q_EMIT scenarioReplaced(s);
+}
+
+void DocumentController::setModified(bool modified)
+{
+    m_modified = modified;
+    updateTitle();
+}
+
+void DocumentController::updateTitle()
+{
+    // "[*]" is where Qt puts the "*" of windowModified.
+    const QString name = shownName(m_editor->scenario().name);
+    m_window->setWindowTitle(
+        tr("ShardLab — %1%2[*]")
+            .arg(name.isEmpty() ? tr("(unnamed)") : name,
+                 m_path.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(QFileInfo(m_path).fileName())));
+    m_window->setWindowModified(m_modified);
+    Q_EMIT documentChanged(); // the file, its edits or the name changed
+}
+
+void DocumentController::onEditorEdited()
+{
+    const Scenario before = m_shownScenario;
+    const Scenario now = m_editor->scenario();
+    if (!m_applyingUndo)
+        m_undo->push(new ScenarioEditCommand(this, before, now));
+    applyScenarioChange(before, now);
+}
+
+void DocumentController::applyScenarioState(const Scenario& s)
+{
+    m_applyingUndo = true;
+    const Scenario before = m_shownScenario;
+    m_editor->setScenario(s);
+    applyScenarioChange(before, s);
+    m_applyingUndo = false;
+}
+
+bool DocumentController::applyEdit(const Scenario& now)
+{
+    const Scenario before = m_editor->scenario();
+    if (scenarioDifferences(now, before).empty() && now.name == before.name)
+        return false;
+    m_undo->push(new ScenarioEditCommand(this, before, now));
+    applyScenarioState(now);
+    return true;
+}
+
+void DocumentController::applyScenarioChange(const Scenario& before, const Scenario& now)
+{
+    m_shownScenario = now;
+    m_modified = true;
+    updateTitle();
+    Q_EMIT scenarioEdited(before, now);
+}
+
+void DocumentController::loadProfileDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Load kernel profile"), QFileInfo(m_path).path(),
+                                                      tr("ShardLab kernel profile (*.json)"));
+    if (!path.isEmpty())
+        loadProfile(path);
+}
+
+bool DocumentController::loadProfile(const QString& path)
+{
+    auto p = loadProfileFile(localPath(path));
+    if (!p.ok()) {
+        QStringList lines;
+        for (const FieldError& e : p.errors)
+            lines << plainNumbers(QString::fromStdString(e.toString()));
+        Q_EMIT message(lines.join(QLatin1Char('\n')), true);
+        return false;
+    }
+    // The profile's kernel tables and knobs replace the scenario's (docs/profiles.md): one
+    // undoable edit, so the previous figures are one Ctrl+Z away.
+    const Scenario before = m_editor->scenario();
+    Scenario now = before;
+    const QString name = QString::fromStdString(p.value.name);
+    applyProfile(now.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
+    m_undo->push(new ScenarioEditCommand(this, before, now));
+    applyScenarioState(now);
+    Q_EMIT message(tr("Kernel profile %1 loaded from %2: its kernel tables and efficiencies now price every plan "
+                      "(Edit > Undo restores the previous ones)")
+                       .arg(name, path),
+                   false);
+    return true;
+}
+
+QString DocumentController::variantFor(const Scenario& s, QString* note)
+{
+    for (const Variant& v : m_variants)
+        if (scenarioDifferences(v.scenario, s).empty()) {
+            if (note)
+                note->clear();
+            return v.name;
+        }
+    Variant v;
+    v.name = tr("V%1").arg(m_variants.size() + 1);
+    v.scenario = s;
+    QString text;
+    if (m_variants.empty()) {
+        text = tr("%1 as first run").arg(shownName(s.name));
+    } else {
+        QStringList lines;
+        for (const std::string& d : scenarioDifferences(m_variants.back().scenario, s))
+            lines << plainNumbers(QString::fromStdString(d)).replace(QStringLiteral(" vs "), QStringLiteral(" → "));
+        text = tr("vs %1: %2").arg(m_variants.back().name, lines.join(QStringLiteral("; ")));
+    }
+    m_variants.push_back(v);
+    if (note)
+        *note = text;
+    m_variantNotes[v.name] = text;
+    return v.name;
+}
+
+void DocumentController::addKnownVariant(const QString& name, const Scenario& s, const QString& note)
+{
+    if (std::any_of(m_variants.begin(), m_variants.end(), [&](const Variant& v) { return v.name == name; }))
+        return;
+    m_variants.push_back({name, s});
+    m_variantNotes[name] = note;
+}
+
+void DocumentController::newFromPreset(const QString& name)
+{
+    if (!maybeSave())
+        return;
+    auto s = scenarioPreset(name.toStdString());
+    if (s.ok())
+        setScenario(s.value);
+}
+
+bool DocumentController::openScenarioFile(const QString& path)
+{
+    const auto text = readTextFile(localPath(path));
+    if (!text.ok()) {
+        Q_EMIT message(QString::fromStdString(text.error().toString()), true);
+        return false;
+    }
+    const ScenarioLoad load = readScenarioForEditor(text.value(), inputLabel(localPath(path)));
+    if (!applyLoad(load, path, path))
+        return false;
+    addRecent(path);
+    return true;
+}
+
+bool DocumentController::applyLoad(const ScenarioLoad& load, const QString& path, const QString& source)
+{
+    if (!load.ok) {
+        Q_EMIT message(load.errors.join(QLatin1Char('\n')), true);
+        return false;
+    }
+    setScenario(load.scenario, path);
+    if (!load.draft)
+        return true;
+    for (const auto& [field, value] : load.rawValues)
+        m_editor->setFieldValue(field, value);
+    // The values put back change the scenario: the panel and plan view follow.
+    m_shownScenario = m_editor->scenario();
+    Q_EMIT draftValuesRestored(m_shownScenario);
+    updateTitle();
+    // Cleared once the problems are fixed.
+    Q_EMIT problemsMessage(tr("Opened %1 as saved, with %n problem(s) marked in the scenario editor: fix them to run "
+                              "a search.",
+                              nullptr, int(m_editor->problems().size()))
+                               .arg(source));
+    return true;
+}
+
+void DocumentController::openDialog()
+{
+    if (!maybeSave())
+        return;
+    const QString path = QFileDialog::getOpenFileName(m_window, tr("Open scenario"), QFileInfo(m_path).path(),
+                                                      tr("ShardLab scenario (*.json)"));
+    if (!path.isEmpty())
+        openScenarioFile(path);
+}
+
+bool DocumentController::isProtectedScenarioPath(const QString& path)
+{
+    const QFileInfo fi(path);
+    if (fi.exists() && !fi.isWritable())
+        return true;
+    // A shipped preset: resources/scenarios/NAME.json where NAME is a preset's name.
+    const QDir dir = fi.absoluteDir();
+    if (dir.dirName() != QLatin1String("scenarios") || QFileInfo(dir.absolutePath()).dir().dirName() != QLatin1String("resources"))
+        return false;
+    for (const PresetFile& f : scenarioPresetFiles())
+        if (fi.completeBaseName() == QString::fromStdString(f.name))
+            return true;
+    return false;
+}
+
+QString DocumentController::suggestedScenarioPath() const
+{
+    QString dir;
+    if (!m_path.isEmpty() && !isProtectedScenarioPath(m_path))
+        dir = QFileInfo(m_path).absolutePath();
+    else
+        dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    QString base = QString::fromStdString(m_editor->scenario().name).trimmed();
+    base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
+    if (base.isEmpty() || base == QLatin1String("-"))
+        base = QStringLiteral("scenario");
+    return QDir(dir).filePath(base + QStringLiteral(".json"));
+}
+
+bool DocumentController::saveScenarioTo(const QString& requested, QString* error)
+{
+    QString path = requested;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".json");
+    // Saved as it is, problems included: the file reopens in the editor with them marked.
+    const Status st = saveScenarioFile(localPath(path), m_editor->scenario());
+    if (!st.ok()) {
+        const QString text = QString::fromStdString(st.error->toString());
+        if (error)
+            *error = text;
+        Q_EMIT message(text, true);
+        return false;
+    }
+    m_path = path;
+    m_modified = false;
+    updateTitle();
+    addRecent(m_path);
+    const int problems = int(m_editor->problems().size());
+    if (problems == 0)
+        Q_EMIT message(tr("Saved %1").arg(m_path), false);
+    else
+        Q_EMIT problemsMessage(tr("Saved %1 with %n problem(s): it reopens in the scenario editor with them marked, "
+                                  "and cannot run until they are fixed.",
+                                  nullptr, problems)
+                                   .arg(m_path));
+    return true;
+}
+
+bool DocumentController::saveScenario()
+{
+    if (m_path.isEmpty() || isProtectedScenarioPath(m_path))
+        return saveScenarioAs();
+    return saveScenarioTo(m_path);
+}
+
+bool DocumentController::saveScenarioAs()
+{
+    QString note;
+    if (!m_path.isEmpty() && isProtectedScenarioPath(m_path))
+        note = tr(" (%1 is a shipped or read-only file: save a copy)").arg(QFileInfo(m_path).fileName());
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
+                                                tr("ShardLab scenario (*.json)"));
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
+        path += QStringLiteral(".json");
+    return saveScenarioTo(path);
+}
+
+bool DocumentController::maybeSave()
+{
+    if (!m_modified)
+        return true;
+    const auto answer = QMessageBox::question(m_window, tr("Unsaved changes"),
+                                              tr("The scenario has unsaved changes. Save them first?"),
+                                              QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Save)
+        return saveScenario();
+    if (answer == QMessageBox::Discard) {
+        m_modified = false; // the next start reopens the file, not the discarded edits
+        return true;
+    }
+    return false;
+}
+
+void DocumentController::addRecent(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value(QStringLiteral("recentFiles")).toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QStringLiteral("recentFiles"), recent);
+    rebuildRecentMenu();
+}
+
+void DocumentController::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+    for (const QString& path : recent)
+        m_recentMenu->addAction(path, this, [this, path] {
+            if (maybeSave())
+                openScenarioFile(path);
+        });
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+} // namespace shardlab::ui

@@ -1,0 +1,184 @@
+#include "export_controller.h"
+
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
+
+#include "file_export.h"
+#include "io/presets.h"
+#include "io/scenario_json.h"
+#include "plan_view.h"
+#include "runner/runnable_plan.h"
+#include "scenario_editor.h"
+#include "search_panel.h"
+
+namespace shardlab::ui {
+
+ExportController::ExportController(QWidget* window, ScenarioEditor* editor, PlanView* planView, SearchPanel* panel,
+                                   QObject* parent)
+    : QObject(parent), m_window(window), m_editor(editor), m_planView(planView), m_panel(panel)
+{
+}
+
+bool ExportController::exportPlan(const QString& path, QString* error)
+{
+    Scenario s = m_editor->scenario();
+    // An edited preset must not travel under the preset's name: `evaluate --scenario NAME`
+    // would evaluate the shipped one and disagree with the window.
+    if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
+        s.name += " (edited)";
+    const Status st = saveDeploymentFile(localPath(path), m_planView->currentDeployment(), s);
+    if (!st.ok()) {
+        if (error)
+            *error = QString::fromStdString(st.error->toString());
+        return false;
+    }
+    return true;
+}
+
+void ExportController::exportPlanDialog()
+{
+    QString path = QFileDialog::getSaveFileName(m_window, tr("Export plan"), QStringLiteral("plan.json"),
+                                                tr("ShardLab plan (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
+        path += QStringLiteral(".json");
+    QString error;
+    if (exportPlan(path, &error))
+        Q_EMIT message(tr("Exported the plan in the Plan tab to %1 (shardlab-cli evaluate accepts it).").arg(path),
+                       false);
+    else
+        Q_EMIT message(error, true);
+}
+
+bool ExportController::exportLaunchConfig(const QString& path, Engine engine, const QString& model, QString* error,
+                                          QStringList* warnings, bool nearest)
+{
+    LaunchOptions o;
+    o.engine = engine;
+    o.model = model.trimmed().toStdString();
+    o.companionPrefix = companionPrefixFor(localPath(path));
+    Scenario s = m_editor->scenario();
+    if (nearest && !m_planView->isDisaggregated()) {
+        const Plan p = m_planView->currentPlan();
+        if (!engineViolations(engine, p, s.model).empty()) {
+            const NearestRunnable n = nearestRunnablePlan(s, p, engine);
+            if (!n.found) {
+                if (error)
+                    *error = tr("%1 runs no valid plan near this one (exact under its rules found none).")
+                                 .arg(QString::fromUtf8(engineInfo(engine).label));
+                return false;
+            }
+            // The plan on show is the plan exported; the script's estimate prices it with the
+            // engine's collectives (n.scenario), as `export --write-nearest` does.
+            m_planView->showPlan(tr("Nearest plan %1 runs (keeps %2)")
+                                     .arg(QString::fromUtf8(engineInfo(engine).label), QString::fromStdString(n.kept)),
+                                 n.plan);
+            s = n.scenario;
+        }
+    }
+    // Disaggregated: both pools, their role flags and the router (docs/launch.md).
+    auto c = shardlab::exportLaunchConfig(s, m_planView->currentDeployment(), o);
+    Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
+    if (!st.ok()) {
+        if (error)
+            *error = QString::fromStdString(st.error->toString());
+        return false;
+    }
+    if (warnings)
+        for (const std::string& w : c.value().warnings)
+            *warnings << QString::fromStdString(w);
+    return true;
+}
+
+std::optional<bool> ExportController::askExportNearest(Engine e, const QString& engineName)
+{
+    if (m_planView->isDisaggregated())
+        return false; // the core refuses a pool the engine does not run, naming the rule
+    const FieldErrors broken = engineViolations(e, m_planView->currentPlan(), m_editor->scenario().model);
+    if (broken.empty())
+        return false;
+    QStringList rules;
+    for (const FieldError& f : broken)
+        rules << QString::fromStdString(f.where + ": " + f.reason);
+    QMessageBox box(QMessageBox::Warning, tr("Export launch config"),
+                    tr("%1 does not run this plan as planned, so it is not exported as it is:\n• %2\n\n"
+                       "Export the best plan %1 runs near it instead (exact under the engine's rules, this plan's "
+                       "degrees kept where possible)? It is shown in the Plan tab.")
+                        .arg(engineName, rules.join(QStringLiteral("\n• "))),
+                    QMessageBox::Cancel, m_window);
+    const QPushButton* accept = box.addButton(tr("Export the nearest plan"), QMessageBox::AcceptRole);
+    box.exec();
+    if (box.clickedButton() != accept)
+        return std::nullopt;
+    return true;
+}
+
+void ExportController::exportLaunchConfigDialog()
+{
+    QDialog dialog(m_window);
+    dialog.setWindowTitle(tr("Export launch config"));
+    auto* form = new QFormLayout(&dialog);
+    auto* engine = new QComboBox(&dialog);
+    for (const EngineInfo& e : launchEngines())
+        engine->addItem(QStringLiteral("%1 %2").arg(QString::fromUtf8(e.label), QString::fromUtf8(e.version)),
+                        static_cast<int>(e.engine));
+    form->addRow(tr("Engine"), engine);
+    auto* model = new QLineEdit(&dialog);
+    model->setPlaceholderText(tr("HuggingFace id or path (default: the preset's checkpoint)"));
+    form->addRow(tr("Checkpoint"), model);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const Engine e = static_cast<Engine>(engine->currentData().toInt());
+    // A plan the engine does not run: say why, and offer the nearest plan it runs.
+    const std::optional<bool> nearest = askExportNearest(e, engine->currentText());
+    if (!nearest)
+        return;
+    const QString path = QFileDialog::getSaveFileName(
+        m_window, tr("Export launch config"), QStringLiteral("launch-%1.sh").arg(QString::fromUtf8(engineInfo(e).name)),
+        tr("Shell script (*.sh)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    QStringList warnings;
+    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings, *nearest)) {
+        Q_EMIT message(error, true);
+        return;
+    }
+    QString text = tr("Wrote the %1 launch config for the plan in the Plan tab to %2.")
+                       .arg(engine->currentText(), path);
+    if (!warnings.isEmpty())
+        text += QLatin1Char(' ') + tr("%n note(s) for the serving team (also in the script):", nullptr,
+                                      int(warnings.size()))
+            + QStringLiteral("\n• ") + warnings.join(QStringLiteral("\n• "));
+    Q_EMIT message(text, false);
+}
+
+void ExportController::exportPlotsDialog()
+{
+    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export plots"), QStringLiteral("shardlab.png"),
+                                                      tr("PNG image (*.png);;PDF document (*.pdf)"));
+    if (path.isEmpty())
+        return;
+    const QFileInfo fi(path);
+    const QString curve = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-throughput.")
+        + fi.suffix();
+    const QString plan = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-plan.") + fi.suffix();
+    QString error;
+    const bool ok = m_panel->exportCurve(curve, &error) && m_planView->exportPlots(plan, &error);
+    Q_EMIT message(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not export the plots: %1").arg(error),
+                   !ok);
+}
+
+} // namespace shardlab::ui

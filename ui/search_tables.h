@@ -1,0 +1,45 @@
+// The search panel's two tables: the runs (each with its scenario variant, shown or
+// hidden on the curve, renamed in place) and the elite strategies of the selected run.
+// Each sets up its columns and fills its rows; what a selection or an edit means is the
+// panel's.
+#pragma once
+
+#include <QColor>
+#include <QTableWidget>
+
+#include <vector>
+
+#include "search_worker.h"
+
+namespace shardlab::ui {
+
+class EliteTable : public QTableWidget {
+    Q_OBJECT
+public:
+    explicit EliteTable(QWidget* parent = nullptr);
+    // One row per plan, best first; the batch refinement's plan in italics. The columns
+    // are fitted to the rows when the first rows arrive or `fitColumns`. Emits no signal.
+    void setElites(const std::vector<EliteEntry>& elites, bool fitColumns);
+};
+
+class RunsTable : public QTableWidget {
+    Q_OBJECT
+public:
+    // One run as its row shows it.
+    struct Row {
+        QString label;
+        QString status; // "running", "finished", "stopped", "cancelled"
+        QString variant;
+        QString variantTip; // what changed against the variant before, else the scenario's name
+        QColor color;       // the run's colour on the curve
+        bool visible = true;
+        bool found = false;
+        double bestValue = 0;
+        int calls = 0;
+    };
+    explicit RunsTable(QWidget* parent = nullptr);
+    // Refills every row without emitting itemChanged, `selected` selected.
+    void setRuns(const std::vector<Row>& rows, int selected);
+};
+
+} // namespace shardlab::ui

@@ -1,0 +1,57 @@
+// The window's search toolbar: the algorithm, its budget and seed, ppo's elite size,
+// early-exit threshold and pretrained start (enabled for ppo only), the Start and Stop
+// actions, and the progress bar, which stays where a stopped search stopped. The settings
+// make the SearchOptions a search starts with.
+#pragma once
+
+#include <QToolBar>
+
+#include "runner/run_search.h"
+
+class QAction;
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QProgressBar;
+class QSpinBox;
+
+namespace shardlab::ui {
+
+class SearchToolbar : public QToolBar {
+    Q_OBJECT
+public:
+    // `start` and `stop` follow the settings.
+    SearchToolbar(QAction* start, QAction* stop, QWidget* parent = nullptr);
+
+    SearchOptions options() const;
+    QString algorithm() const;
+    // False for an algorithm that is not registered.
+    bool setAlgorithm(const QString& name);
+    int budget() const;
+    void setBudget(int budget);
+    int seed() const;
+    void setSeed(int seed);
+    // Another algorithm is not chosen while a search runs.
+    void setAlgorithmEnabled(bool enabled);
+
+    QProgressBar* progressBar() const { return m_progress; }
+    void showStarted();
+    void showProgress(double fraction);
+    // Honest on Stop: the bar stays where the search was stopped and says so.
+    void showFinished(const SearchOutcome& o);
+
+Q_SIGNALS:
+    // The algorithm, the budget or the seed changed (the session keeps them).
+    void settingsChanged();
+
+private:
+    QComboBox* m_algo = nullptr;
+    QSpinBox* m_budget = nullptr;
+    QSpinBox* m_seed = nullptr;
+    QSpinBox* m_eliteSize = nullptr;
+    QDoubleSpinBox* m_tau = nullptr;
+    QCheckBox* m_pretrained = nullptr;
+    QProgressBar* m_progress = nullptr;
+};
+
+} // namespace shardlab::ui
