@@ -452,16 +452,7 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
     // half-batch of one sequence has.)
     ph.tokensPerRank = ph.tp > 1 ? std::max(1.0, ph.tokens * ph.invTp) : ph.tokens;
     ph.seqsPerRank = ph.tp > 1 ? std::max(1.0, ph.seqs * ph.invTp) : ph.seqs;
-    ph.chunkPerRank = ph.chunkTokens * ph.invTp;
-    ph.ctxTokenRank = ph.ctx;
-    if (!ph.prefill && ph.tp > 1) {
-        // The scheduler spreads the sequences evenly over the ranks, but not their lengths:
-        // in steady state a decoding sequence is anywhere in its output, so its context
-        // spreads by OSL / sqrt(12) around the mean, and the busiest of TP ranks' mean
-        // context lies Blom's expected maximum of that spread over its sequences above it.
-        const double spread = w.outputTokens / std::sqrt(12.0);
-        ph.ctxTokenRank = ph.ctx + expectedMaxOfRanks(ph.tp) * spread / std::sqrt(ph.seqsPerRank);
-    }
+    setBusiestOwners(p, ph);
     if (m.isMoe()) {
         ph.etpGroup = placed.expertTensor;
         ph.moeGroup = placed.expertExchange;

@@ -33,6 +33,13 @@ struct SimConstants {
 double expectedMaxOfNormals(double n);
 // The same for n ranks, remembered per thread (the hot path asks for a few degrees).
 double expectedMaxOfRanks(int n);
+// The expected largest of `ranks` independent Poisson counts of the given mean, exact on a
+// grid of means up to 64 and interpolated between (attention_dp.cpp).
+double expectedMaxPoisson(int ranks, double mean);
+// The prompt tokens the busiest of `ranks` sequence-owning ranks prefills in a step that
+// carries `chunkTokens` over all of them, each rank at most `rankBudget` tokens, prompts of
+// `promptTokens` (attention_dp.cpp).
+double busiestRankChunk(double chunkTokens, int ranks, double rankBudget, double promptTokens);
 
 // Static per-operator costs (one layer, one token, unsharded).
 struct OpStatic {
@@ -80,8 +87,13 @@ struct PhaseContext {
     double chunkTokens = 0;   // aggregated decode step: prompt tokens prefilled beside them
     double chunkCtx = 0;      // the mean prefix those prompt tokens attend to
     double ctx = 0;           // cached tokens each query attends to (mean)
-    // Decode on sequence-split (attention data-parallel) ranks: the mean context on the
-    // busiest rank, whose cache read sets the step (ctx when one rank holds every sequence).
+    // Decode: the lock-step group's busiest owner of sequences sets the step (attention_dp.cpp).
+    // A replica (the replicas of one MoE engine instance wait for each other): its mean
+    // context, prompt chunk, and tokens in all; ctx, chunkTokens and tokens when alone.
+    double ctxReplica = 0;
+    double chunkReplica = 0;
+    double tokensReplica = 0;
+    // A sequence-split (attention data-parallel) rank of those replicas: its mean context.
     double ctxTokenRank = 0;
     double batchSeqs = 0;     // sequences whose KV cache a replica holds (memory)
     double maxCtx = 0;
@@ -90,7 +102,12 @@ struct PhaseContext {
     // one token (a rank with work pays for a whole one). See docs "batch property".
     double tokensPerRank = 0;
     double seqsPerRank = 0;
-    double chunkPerRank = 0;
+    // Sequence-split ranks own whole prompts: the busiest rank's prompt chunk
+    // (busiestRankChunk) and its tokens in all (its decoding sequences' and that chunk).
+    // Its decoding sequences are the mean rank's (tokensPerRank: an even split, as the
+    // dispatch of a head-split replica's tokens is).
+    double chunkBusiestRank = 0;
+    double tokensBusiestRank = 0;
     double invTp = 1, invEtp = 1;
     double stageTokens = 0;      // tokens one instance's stage routes in one step, its every replica's
     double routedPerEpRank = 0;  // token-expert pairs landing on one EP rank (busiest)
@@ -327,6 +344,8 @@ private:
     // An MoE phase's expert side from the plan's degrees and the phase's tokens: ranks,
     // slots per EP rank, the slots the busiest rank reads and its routed pairs.
     void setExpertLoad(const Plan& degrees, PhaseContext& ph) const;
+    // The busiest owner of sequences' context and prompt chunk (attention_dp.cpp).
+    void setBusiestOwners(const Plan& p, PhaseContext& ph) const;
     // Fills m_stratumLogIdle from the model's experts and the popularity's spread.
     void setPopularityStrata();
     // The attention layer mix's mean layer: shares, window, linear layers' projections and

@@ -54,13 +54,13 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     }
     default: {
         const double g = ph.tp;
-        double tok = ph.tokens, wf = 1.0, seqs = ph.seqs, chunk = ph.chunkTokens, ctx = ph.ctx;
+        double tok = ph.tokensReplica, wf = 1.0, seqs = ph.seqs, chunk = ph.chunkReplica, ctx = ph.ctxReplica;
         if (opt.split == Split::Weights)
             wf = ph.invTp;
         else if (opt.split == Split::Tokens) {
-            tok = ph.tokensPerRank;
+            tok = ph.tokensBusiestRank;
             seqs = ph.seqsPerRank;
-            chunk = ph.chunkPerRank;
+            chunk = ph.chunkBusiestRank;
             ctx = ph.ctxTokenRank;
         }
         // Logits are computed for the last position of each sequence only: the decoding
@@ -167,7 +167,7 @@ inline CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to
     const Group& g = expert ? ph.etpGroup : ph.tpGroup;
     if (kind == Collective::None || kind == Collective::LocalSlice || g.size <= 1)
         return {};
-    const double tokens = expert ? ph.routedPerEpRank : ph.tokens;
+    const double tokens = expert ? ph.routedPerEpRank : ph.tokensReplica;
     return collectiveCost(kind, tokens * m_ops[static_cast<int>(e.from)].outBytesPerToken, g, m_link);
 }
 

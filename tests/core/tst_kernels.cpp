@@ -334,9 +334,9 @@ private Q_SLOTS:
             PhaseContext ph;
             cm.phase(p, false, ph);
             ph.seqs = r.batch;
-            ph.tokens = r.batch;
-            ph.ctx = r.cached;
-            ph.chunkTokens = 0;
+            ph.tokens = ph.tokensReplica = r.batch;
+            ph.ctx = ph.ctxReplica = r.cached;
+            ph.chunkTokens = ph.chunkReplica = 0;
             const double us = cm.op(OpId::Attention, p.option(OpId::Attention), ph).timeS * 1e6;
             const double ratio = us / r.us;
             QVERIFY2(ratio >= 0.7 && ratio <= 1.3,

@@ -191,7 +191,7 @@ void TestModelFormats::linearStateIndependentOfContext()
     PhaseContext a, b;
     m.phase(p, false, a);
     b = a;
-    b.ctx = a.ctx * 2;
+    b.ctx = b.ctxReplica = a.ctx * 2;
     const double grow = m.op(OpId::Attention, 0, b).hbmBytes - m.op(OpId::Attention, 0, a).hbmBytes;
     QCOMPARE(grow, 16 * a.ctx * 0.25 * att.kvBytesPerCtx);
     // And the model runs: the recipe finds a valid plan.

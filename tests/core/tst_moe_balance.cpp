@@ -13,6 +13,7 @@
 #include "report/launch_config.h"
 #include "runner/run_search.h"
 #include "search/search_space.h"
+#include "sim/batch.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"
 
@@ -142,20 +143,33 @@ void TestMoeBalance::imbalanceFloorIsBelowEveryCountOfItsRange()
 
 // Plans the simulator accepts that exact missed while it tried only a few redundant counts
 // (up to experts / 8): Mixtral-8x22B with one redundant slot per expert, the 1.6 T MoE with
-// 256 on EP 256 and two-batch overlap. Exact certifies a plan at least as good.
+// 256 on EP 256 and two-batch overlap. Each is priced here at its largest valid batch, and
+// exact certifies a plan at least as good.
 void TestMoeBalance::exactCoversEveryRedundantCount_data()
 {
+    // tp, ep, pp, dp, redundant, two-batch overlap, instances
     QTest::addColumn<QString>("scenario");
-    QTest::addColumn<double>("beaten");
-    QTest::newRow("mixtral-8x22b TP4 EP8 +8 redundant") << QStringLiteral("mixtral-8x22b-64gpu") << 1083.8;
-    QTest::newRow("moe-1.6t EP256 +256 redundant, overlap") << QStringLiteral("moe-1.6t-1024gpu") << 370.6;
+    QTest::addColumn<QVector<int>>("degrees");
+    QTest::newRow("mixtral-8x22b TP4 EP8 +8 redundant") << QStringLiteral("mixtral-8x22b-64gpu")
+                                                        << QVector<int>{4, 8, 8, 2, 8, 0, 1};
+    QTest::newRow("moe-1.6t EP256 +256 redundant, overlap") << QStringLiteral("moe-1.6t-1024gpu")
+                                                             << QVector<int>{2, 256, 2, 256, 256, 1, 2};
 }
 
 void TestMoeBalance::exactCoversEveryRedundantCount()
 {
     QFETCH(QString, scenario);
-    QFETCH(double, beaten);
+    QFETCH(QVector<int>, degrees);
     const Scenario s = preset(scenario.toUtf8().constData());
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = degrees[0], p.expertParallel = degrees[1], p.pipelineParallel = degrees[2];
+    p.dataParallel = degrees[3], p.redundantExperts = degrees[4], p.twoBatchOverlap = degrees[5] != 0;
+    p.instances = degrees[6];
+    SimResult r;
+    int evaluations = 0;
+    QVERIFY(largestValidBatch(Simulator(s), p, 1, r, evaluations) > 0);
+    const double beaten = r.tokensPerSPerGpu;
     SearchOptions o;
     o.algorithm = "exact";
     const SearchOutcome out = runSearch(s, o);

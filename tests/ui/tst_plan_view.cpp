@@ -257,9 +257,13 @@ void TestPlanView::mlaTokenAttentionIsExplained()
 {
     // DeepSeek-V3 under Megatron splits attention by heads over TP 8; MLA's latent cache
     // is shared by all heads, so every rank reads all of it. Token-split attention avoids
-    // that: the explanation must say so, with attention as the largest difference.
+    // that: the explanation must say so, with attention as the largest difference. (Decode
+    // steps: with prompt chunks beside them, the recipe's 13 sequences per replica leave
+    // one or two per rank, and the rank prefilling a chunk would set the step.)
     PlanView v;
-    v.setScenario(preset("deepseek-v3-256gpu"));
+    Scenario s = preset("deepseek-v3-256gpu");
+    s.workload.serving = ServingMode::Decode;
+    v.setScenario(s);
     const double before = v.currentResult().tokensPerSPerGpu;
     Plan p = v.currentPlan();
     p.setOption(OpId::Attention, optionFromName(OpId::Attention, "token"));
