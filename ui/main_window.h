@@ -8,7 +8,6 @@
 #include <QMainWindow>
 
 #include <optional>
-#include <QPointer>
 
 #include <vector>
 

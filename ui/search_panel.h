@@ -17,7 +17,6 @@
 
 class QCustomPlot;
 class QCPGraph;
-class QTableWidget;
 class QLabel;
 
 namespace shardlab::ui {
