@@ -6,7 +6,6 @@
 #include <cstdio>
 #include <ostream>
 #include <random>
-#include <sys/stat.h>
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
@@ -49,15 +48,11 @@ Parsed<Scenario> loadScenarioArgBare(const Args& a)
         r.errors.push_back({{}, "--scenario", "required (a scenario file or preset name)"});
         return r;
     }
-    // Something that exists, or that is spelled like a path, is a file: its error then names
-    // the file ("cannot open: no such file") rather than the presets.
-    struct stat st {};
-    const bool pathLike = v.find('/') != std::string::npos || v.ends_with(".json");
-    if (v == "-" || pathLike || ::stat(v.c_str(), &st) == 0)
-        return loadScenarioFile(v);
-    for (const PresetFile& p : scenarioPresetFiles())
-        if (p.name == v)
-            return scenarioPreset(v);
+    switch (classifyScenarioArg(v)) {
+    case ScenarioArg::File: return loadScenarioFile(v);
+    case ScenarioArg::Preset: return scenarioPreset(v);
+    case ScenarioArg::Unknown: break;
+    }
     r.errors.push_back({{}, "--scenario", "no such file, and no scenario preset named '" + v + "' (presets: "
                                               + knownNames(scenarioPresetFiles()) + ")"});
     return r;

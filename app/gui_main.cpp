@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "file_export.h"
+#include "io/presets.h"
 #include "main_window.h"
 #include "pareto_view.h"
 #include "plan_view.h"
@@ -76,7 +77,7 @@ int main(int argc, char** argv)
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Find how to shard LLM inference across a GPU cluster."));
     parser.addHelpOption();
-    const QCommandLineOption scenarioOpt(QStringLiteral("scenario"), QStringLiteral("Scenario file to open."),
+    const QCommandLineOption scenarioOpt(QStringLiteral("scenario"), QStringLiteral("Scenario file to open, or a shipped scenario's name (shardlab-cli presets)."),
                                          QStringLiteral("S.json"));
     const QCommandLineOption algoOpt(QStringLiteral("algo"), QStringLiteral("Search algorithm."), QStringLiteral("NAME"));
     const QCommandLineOption seedOpt(QStringLiteral("seed"), QStringLiteral("Search seed."), QStringLiteral("N"));
@@ -111,9 +112,15 @@ int main(int argc, char** argv)
 
     shardlab::ui::MainWindow window;
     QTextStream err(stderr);
-    if (parser.isSet(scenarioOpt) && !window.openScenarioFile(parser.value(scenarioOpt))) {
-        err << "shardlab: " << window.statusText() << "\n";
-        return 1;
+    if (parser.isSet(scenarioOpt)) {
+        // A file, or a shipped scenario's name as the CLI takes it (opened without a path).
+        const std::string arg = parser.value(scenarioOpt).toStdString();
+        if (shardlab::classifyScenarioArg(arg) == shardlab::ScenarioArg::Preset)
+            window.setScenario(shardlab::scenarioPreset(arg).value);
+        else if (!window.openScenarioFile(parser.value(scenarioOpt))) {
+            err << "shardlab: " << window.statusText() << "\n";
+            return 1;
+        }
     }
     if (parser.isSet(algoOpt) && !window.setAlgorithm(parser.value(algoOpt))) {
         err << "shardlab: --algo: unknown algorithm '" << parser.value(algoOpt) << "'\n";

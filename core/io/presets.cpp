@@ -1,5 +1,7 @@
 #include "io/presets.h"
 
+#include <sys/stat.h>
+
 #include "presets_data.h"
 
 namespace shardlab {
@@ -83,6 +85,15 @@ Parsed<Scenario> scenarioPreset(const std::string& name)
     if (!f)
         return unknown<Scenario>("scenario", name, scenarioPresetFiles());
     return parseScenario(f->text, "resources/scenarios/" + name + ".json");
+}
+
+ScenarioArg classifyScenarioArg(const std::string& arg)
+{
+    struct stat st {};
+    const bool pathLike = arg == "-" || arg.find('/') != std::string::npos || arg.ends_with(".json");
+    if (pathLike || ::stat(arg.c_str(), &st) == 0)
+        return ScenarioArg::File;
+    return find(scenarioPresetFiles(), arg) ? ScenarioArg::Preset : ScenarioArg::Unknown;
 }
 
 } // namespace shardlab

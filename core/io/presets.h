@@ -23,6 +23,11 @@ const std::vector<PresetFile>& profilePresetFiles(); // kernel profiles (io/prof
 Parsed<ModelSpec> modelPreset(const std::string& name);
 Parsed<ClusterSpec> clusterPreset(const std::string& name);
 Parsed<Scenario> scenarioPreset(const std::string& name);
+// What a `--scenario` argument names. Something that exists or is spelled like a path ("-",
+// a '/', a ".json" ending) is a file, so that its error names the file ("cannot open: no such
+// file") rather than the presets; otherwise a shipped scenario's name, or nothing known.
+enum class ScenarioArg { File, Preset, Unknown };
+ScenarioArg classifyScenarioArg(const std::string& arg);
 
 std::string knownNames(const std::vector<PresetFile>& files);
 
