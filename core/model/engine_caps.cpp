@@ -16,9 +16,6 @@ const std::vector<EngineInfo> kEngines = {
 
 bool is(OpId id, int o, const char* name) { return std::strcmp(opOption(id, o).name, name) == 0; }
 
-// A stage of one engine instance's data-parallel replicas (the plan's DP over instances).
-int localDataParallel(const Plan& p) { return p.instances > 0 ? p.dataParallel / p.instances : p.dataParallel; }
-
 // Whether the options of the mode give every present operator one that divides the model.
 bool layoutFits(Engine e, const ModelSpec& m, const Plan& d, int mode)
 {
@@ -64,7 +61,7 @@ std::string refusalText(Engine e, EngineRefusal r, const ModelSpec& m, const Pla
     case EngineRefusal::AttentionTp:
         return "TensorRT-LLM's attention is tensor-parallel over the whole stage (tp_size) or data-parallel over it "
                "(enable_attention_dp, attention TP 1); tensor_parallel " + std::to_string(p.tensorParallel)
-            + " inside " + std::to_string(localDataParallel(p)) + " data-parallel groups is neither";
+            + " inside " + std::to_string(replicasPerInstance(p)) + " data-parallel groups is neither";
     case EngineRefusal::DenseUnderDp:
         return "SGLang's DP attention splits dense layers and the shared expert over the whole --tp-size (" + ranks
             + " ranks) or keeps them whole per rank, not over the plan's tensor_parallel "
@@ -182,7 +179,7 @@ EngineRefusal engineDegreesRefusal(Engine e, const ModelSpec& m, const Plan& d, 
 {
     const EngineMode md = engineMode(mode);
     const int tp = d.tensorParallel, ep = d.expertParallel, ranks = expertGroupRanks(d);
-    const int localDp = localDataParallel(d);
+    const int localDp = replicasPerInstance(d);
     if (!m.isMoe()) {
         // A dense model: heads over TP, its replicas independent (one mode).
         if (md.attentionDp)
@@ -229,7 +226,7 @@ bool engineOptionAllowed(Engine e, const ModelSpec& m, const Plan& d, int mode, 
 {
     const EngineMode md = engineMode(mode);
     const bool adp = md.attentionDp;
-    const bool dpAttention = m.isMoe() && localDataParallel(d) > 1; // SGLang --enable-dp-attention
+    const bool dpAttention = m.isMoe() && replicasPerInstance(d) > 1; // SGLang --enable-dp-attention
     switch (id) {
     case OpId::Embedding:
         // Attention-DP ranks keep the whole table (SGLang under DP attention too).
@@ -249,7 +246,7 @@ bool engineOptionAllowed(Engine e, const ModelSpec& m, const Plan& d, int mode, 
         // plan's TP when the stage has one data-parallel group.
         if (adp)
             return is(id, o, "token")
-                || (e == Engine::Sglang && localDataParallel(d) == 1 && is(id, o, id == OpId::GateUp ? "column" : "row"));
+                || (e == Engine::Sglang && replicasPerInstance(d) == 1 && is(id, o, id == OpId::GateUp ? "column" : "row"));
         return is(id, o, id == OpId::GateUp ? "column" : "row");
     case OpId::Router:
         return is(id, o, adp ? "token" : "replicated");

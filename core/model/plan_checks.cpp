@@ -9,11 +9,13 @@ namespace {
 std::string num(long long v) { return std::to_string(v); }
 } // namespace
 
+int replicasPerInstance(const Plan& p) { return p.instances > 0 ? p.dataParallel / p.instances : p.dataParallel; }
+
 int expertGroupRanks(const Plan& p)
 {
     if (p.instances < 1 || p.dataParallel % p.instances != 0)
         return 0;
-    return static_cast<int>(static_cast<long long>(p.tensorParallel) * (p.dataParallel / p.instances));
+    return static_cast<int>(static_cast<long long>(p.tensorParallel) * replicasPerInstance(p));
 }
 
 int expertTensorParallel(const Plan& p)

@@ -49,6 +49,9 @@ FieldError describePlanCheck(PlanCheck c, const Plan& p, const Scenario& s);
 // asks, so it cannot disagree with the plan checks.
 bool tensorParallelFits(const ModelSpec& m, const Plan& p, int tp);
 
+// The data-parallel replicas one engine instance runs: DP / instances (DP when instances is
+// not positive). A MoE instance's replicas exchange tokens every MoE layer, in lock step.
+int replicasPerInstance(const Plan& p);
 // The ranks of one stage of one engine instance: TP x DP / instances (0 when the instances
 // do not divide DP). They exchange tokens with each other (MoE dispatch and combine).
 int expertGroupRanks(const Plan& p);

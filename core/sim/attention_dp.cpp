@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/plan_checks.h"
 #include "sim/cost_model.h"
 
 namespace shardlab {
@@ -92,7 +93,7 @@ void CostModel::setBusiestOwners(const Plan& p, PhaseContext& ph) const
     const WorkloadSpec& w = m_scenario.workload;
     // The replicas one engine instance runs in lock step (their MoE layers exchange tokens
     // every layer); a dense model's replicas never wait for each other.
-    const int replicas = m_scenario.model.isMoe() ? std::max(1, p.dataParallel / std::max(1, p.instances)) : 1;
+    const int replicas = m_scenario.model.isMoe() ? std::max(1, replicasPerInstance(p)) : 1;
     ph.ctxReplica = ph.ctxTokenRank = ph.ctx;
     ph.chunkReplica = ph.chunkTokens;
     ph.chunkBusiestRank = ph.chunkTokens * ph.invTp;

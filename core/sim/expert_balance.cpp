@@ -202,7 +202,7 @@ void CostModel::setExpertLoad(const Plan& p, PhaseContext& ph) const
     ph.invEtp = 1.0 / ph.etp;
     // Every replica of an instance runs the same phase in lock step (symmetric load); its
     // instance's replicas route their tokens over the instance's experts.
-    ph.stageTokens = ph.tokens * (p.dataParallel / std::max(1, p.instances));
+    ph.stageTokens = ph.tokens * replicasPerInstance(p);
     const double slots = double(m_scenario.model.moe.experts) + std::max(0, p.redundantExperts);
     ph.localExperts = slots / ph.ep; // each EP rank holds slots / EP
     // A slot no token reaches is not read; the busiest rank's reads set the step.
