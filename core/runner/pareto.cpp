@@ -243,14 +243,25 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
         out.allProved = false;
         return out;
     }
-    // 2. Faster users: double the per-user speed until exact proves no plan reaches it.
+    // 2. Faster users: 2, 4, 8, ... times the SLO optimum's per-user speed until exact
+    // proves no plan reaches one. The limits do not depend on the answers, so as many run
+    // at once as threads allow, merged in order: the same limits for any thread count.
     stage = "fastest users";
-    while (!out.stopped && !stopAsked() && out.searches < maxSearches && infeasibleU == kInf) {
-        const double u = 2 * rightmost().p.tokensPerSPerUser;
-        if (!(u > 0) || !std::isfinite(u))
+    const double u0 = rightmost().p.tokensPerSPerUser;
+    for (int doubling = 1; !out.stopped && !stopAsked() && out.searches < maxSearches && infeasibleU == kInf
+         && u0 > 0 && doubling < 60;) {
+        const size_t k = std::min<size_t>(std::clamp(o.threads, 1, 8), maxSearches - out.searches);
+        std::vector<double> limits(k);
+        for (size_t j = 0; j < k; ++j)
+            limits[j] = std::ldexp(u0, doubling++);
+        std::vector<SearchOutcome> results(k);
+        runAtOnce(0, k, [&](size_t j) { results[j] = search(limits[j], 0); });
+        bool probing = true;
+        for (size_t j = 0; j < k; ++j)
+            if (!merge(limits[j], 0, results[j]) && !out.stopped && infeasibleU == kInf)
+                probing = false; // neither a plan nor a proof: stop probing
+        if (!probing)
             break;
-        if (!solve(u, 0) && !out.stopped && infeasibleU == kInf)
-            break; // neither a plan nor a proof: stop probing
     }
     // 3. Knees: bisect the gap with the largest normalized box until enough points.
     stage = "knees";

@@ -187,6 +187,52 @@ const DecodeTable& GroupTables::decodeAt(int micro, int batch)
     return t;
 }
 
+// Appends to `g` the combo of its operators' options in `option`: its fixed sums (prefill,
+// weights) and its decode terms (ops and the edges in `edges`).
+void GroupTables::addCombo(OpGroup& g, const std::vector<const EdgeRef*>& edges, const std::array<int, kOpCount>& option) const
+{
+    Combo c;
+    c.firstTerm = static_cast<std::uint32_t>(g.terms.size());
+    auto term = [&](int target, int vi) {
+        g.terms.push_back({static_cast<std::uint8_t>(target), static_cast<std::uint16_t>(vi)});
+    };
+    auto part = [&](OverlapPart x, int vi) {
+        c.fixed.moePre[static_cast<int>(x)] += m_preValues[vi];
+        term(Term::kPartTarget + static_cast<int>(x), vi);
+    };
+    for (OpId id : g.ops) {
+        const int o = option[idx(id)];
+        g.options.push_back(static_cast<std::uint8_t>(o));
+        const int vi = opIndex(id, o);
+        for (int ch = 0; ch < 4; ++ch)
+            if (m_opChannels[idx(id)] & (1 << ch)) {
+                c.fixed.pre[ch] += m_preValues[vi];
+                c.fixed.weights[ch] += m_weights[vi];
+                term(ch, vi);
+            }
+        if (m_opChannels[idx(id)] & (1 << 1)) {
+            part(overlapPart(id, o, false), computeIndex(id, o));
+            part(overlapPart(id, o, true), ownIndex(id, o));
+        }
+    }
+    for (const EdgeRef* e : edges) {
+        const int vi = edgeIndex(*e, option[idx(e->edge.from)], option[idx(e->edge.to)]);
+        c.fixed.pre[e->channel] += m_preValues[vi];
+        term(e->channel, vi);
+        if (e->channel == 1)
+            part(overlapPart(e->edge), vi);
+    }
+    if (std::find(g.ops.begin(), g.ops.end(), OpId::Attention) != g.ops.end()) {
+        c.hasKv = true;
+        c.kvOption = static_cast<std::uint8_t>(option[idx(OpId::Attention)]);
+        for (int ch = 0; ch < 2; ++ch)
+            if (m_opChannels[idx(OpId::Attention)] & (1 << ch))
+                c.kvChannels[c.kvChannelCount++] = static_cast<std::uint8_t>(ch);
+    }
+    c.termCount = static_cast<std::uint32_t>(g.terms.size()) - c.firstTerm;
+    g.combos.push_back(c);
+}
+
 void GroupTables::buildGroups(int a, int f, std::vector<OpGroup>& out) const
 {
     out.clear();
@@ -198,55 +244,26 @@ void GroupTables::buildGroups(int a, int f, std::vector<OpGroup>& out) const
         for (const EdgeRef& e : m_edges)
             if (inGroup(e.edge.from) || inGroup(e.edge.to))
                 edges.push_back(&e);
-        const bool hasAttention = inGroup(OpId::Attention);
-        std::vector<int> pick(ops.size(), 0);
+        size_t count = 1;
+        for (OpId id : ops)
+            count *= m_allowed[idx(id)].size();
+        g.combos.reserve(count);
+        g.options.reserve(count * ops.size());
         std::array<int, kOpCount> option{};
         option[idx(OpId::AttnNorm)] = a;
         option[idx(OpId::FfnNorm)] = f;
-        std::function<void(size_t)> rec = [&](size_t j) {
-            if (j < ops.size()) {
-                for (int o : m_allowed[idx(ops[j])]) {
-                    option[idx(ops[j])] = o;
-                    rec(j + 1);
-                }
-                return;
+        // Every combination of the ops' allowed options, the last op fastest (an odometer).
+        std::vector<size_t> digit(ops.size(), 0);
+        for (size_t n = 0; n < count; ++n) {
+            for (size_t j = 0; j < ops.size(); ++j)
+                option[idx(ops[j])] = m_allowed[idx(ops[j])][digit[j]];
+            for (size_t j = ops.size(); j-- > 0;) {
+                if (++digit[j] < m_allowed[idx(ops[j])].size())
+                    break;
+                digit[j] = 0;
             }
-            Combo c;
-            auto part = [&](OverlapPart x, int vi) {
-                c.fixed.moePre[static_cast<int>(x)] += m_preValues[vi];
-                c.partTerms.push_back({static_cast<std::uint8_t>(x), static_cast<std::uint16_t>(vi)});
-            };
-            for (OpId id : ops) {
-                c.options.push_back(static_cast<std::uint8_t>(option[idx(id)]));
-                const int vi = opIndex(id, option[idx(id)]);
-                for (int ch = 0; ch < 4; ++ch)
-                    if (m_opChannels[idx(id)] & (1 << ch)) {
-                        c.fixed.pre[ch] += m_preValues[vi];
-                        c.fixed.weights[ch] += m_weights[vi];
-                        c.decTerms.push_back({static_cast<std::uint8_t>(ch), static_cast<std::uint16_t>(vi)});
-                    }
-                if (m_opChannels[idx(id)] & (1 << 1)) {
-                    part(overlapPart(id, option[idx(id)], false), computeIndex(id, option[idx(id)]));
-                    part(overlapPart(id, option[idx(id)], true), ownIndex(id, option[idx(id)]));
-                }
-            }
-            for (const EdgeRef* e : edges) {
-                const int vi = edgeIndex(*e, option[idx(e->edge.from)], option[idx(e->edge.to)]);
-                c.fixed.pre[e->channel] += m_preValues[vi];
-                c.decTerms.push_back({static_cast<std::uint8_t>(e->channel), static_cast<std::uint16_t>(vi)});
-                if (e->channel == 1)
-                    part(overlapPart(e->edge), vi);
-            }
-            if (hasAttention) {
-                c.hasKv = true;
-                c.kvOption = static_cast<std::uint8_t>(option[idx(OpId::Attention)]);
-                for (int ch = 0; ch < 2; ++ch)
-                    if (m_opChannels[idx(OpId::Attention)] & (1 << ch))
-                        c.kvChannels[c.kvChannelCount++] = static_cast<std::uint8_t>(ch);
-            }
-            g.combos.push_back(std::move(c));
-        };
-        rec(0);
+            addCombo(g, edges, option);
+        }
         out.push_back(std::move(g));
     }
     // With two-batch overlap the MoE block's parts decide the layer's schedule, and the
@@ -261,13 +278,16 @@ void GroupTables::buildGroups(int a, int f, std::vector<OpGroup>& out) const
     }
 }
 
-LayerSums GroupTables::comboSums(const Combo& c, const DecodeTable& t) const
+LayerSums GroupTables::comboSums(const OpGroup& g, const Combo& c, const DecodeTable& t) const
 {
     LayerSums s = c.fixed;
-    for (const auto& [ch, vi] : c.decTerms)
-        s.dec[ch] += t.values[vi];
-    for (const auto& [part, vi] : c.partTerms)
-        s.moeDec[part] += t.values[vi];
+    const Term* term = g.terms.data() + c.firstTerm;
+    for (std::uint32_t i = 0; i < c.termCount; ++i, ++term) {
+        if (term->target < Term::kPartTarget)
+            s.dec[term->target] += t.values[term->index];
+        else
+            s.moeDec[term->target - Term::kPartTarget] += t.values[term->index];
+    }
     for (int i = 0; i < c.kvChannelCount; ++i)
         s.kv[c.kvChannels[i]] += t.kvPerLayer[c.kvOption];
     return s;
@@ -299,16 +319,29 @@ void GroupTables::addParts(OpId id, int o, const std::vector<double>& v, std::ar
     parts[static_cast<int>(overlapPart(id, o, true))] += v[ownIndex(id, o)];
 }
 
-LayerSums GroupTables::lowerBound(int micro, int batch)
+LayerSums GroupTables::lowerBound(int micro, int batch, int a, int f)
 {
     const DecodeTable& t = decodeAt(micro, batch);
+    // The allowed options of operator i, the norms' narrowed to (a, f) when given.
+    struct Options {
+        const int *first, *last;
+        const int* begin() const { return first; }
+        const int* end() const { return last; }
+    };
+    auto allowedOf = [&](int i) -> Options {
+        if (a >= 0 && i == idx(OpId::AttnNorm))
+            return {&a, &a + 1};
+        if (f >= 0 && i == idx(OpId::FfnNorm))
+            return {&f, &f + 1};
+        return {m_allowed[i].data(), m_allowed[i].data() + m_allowed[i].size()};
+    };
     LayerSums s;
     constexpr double kInf = std::numeric_limits<double>::infinity();
     for (int i = 0; i < kOpCount; ++i) {
         if (!m_present[i] || m_opChannels[i] == 0)
             continue;
         double d = kInf, q = kInf, w = kInf;
-        for (int o : m_allowed[i]) {
+        for (int o : allowedOf(i)) {
             const int vi = opIndex(static_cast<OpId>(i), o);
             d = std::min(d, t.values[vi]);
             q = std::min(q, m_preValues[vi]);
@@ -328,7 +361,7 @@ LayerSums GroupTables::lowerBound(int micro, int batch)
             std::array<double, kOverlapParts> dm, qm;
             dm.fill(kInf);
             qm.fill(kInf);
-            for (int o : m_allowed[i]) {
+            for (int o : allowedOf(i)) {
                 std::array<double, kOverlapParts> dp{}, qp{};
                 addParts(id, o, t.values, dp);
                 addParts(id, o, m_preValues, qp);
@@ -345,10 +378,10 @@ LayerSums GroupTables::lowerBound(int micro, int batch)
     }
     for (const EdgeRef& e : m_edges) {
         double d = kInf, q = kInf;
-        for (int f : m_allowed[idx(e.edge.from)])
-            for (int to : m_allowed[idx(e.edge.to)]) {
-                d = std::min(d, t.values[edgeIndex(e, f, to)]);
-                q = std::min(q, m_preValues[edgeIndex(e, f, to)]);
+        for (int from : allowedOf(idx(e.edge.from)))
+            for (int to : allowedOf(idx(e.edge.to))) {
+                d = std::min(d, t.values[edgeIndex(e, from, to)]);
+                q = std::min(q, m_preValues[edgeIndex(e, from, to)]);
             }
         s.dec[e.channel] += d;
         s.pre[e.channel] += q;
@@ -402,9 +435,8 @@ Plan GroupTables::makePlan(int micro, int batch, int a, int f, const std::vector
     p.setOption(OpId::AttnNorm, a);
     p.setOption(OpId::FfnNorm, f);
     for (size_t g = 0; g < groups.size(); ++g) {
-        const Combo& c = groups[g].combos[pick[g]];
         for (size_t j = 0; j < groups[g].ops.size(); ++j)
-            p.setOption(groups[g].ops[j], c.options[j]);
+            p.setOption(groups[g].ops[j], groups[g].option(pick[g], j));
     }
     return p;
 }
@@ -422,26 +454,58 @@ std::vector<std::pair<int, int>> countRanges(const std::vector<int>& counts, int
     return out;
 }
 
-// Largest b in [lo, hi] with ok(b), for ok true on a prefix; 0 when none.
-int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok)
+int largestFeasible(int lo, int hi, const std::function<int(int)>& ok, int hint)
 {
-    if (hi < lo || !ok(lo))
+    if (hi < lo)
         return 0;
-    if (ok(hi))
-        return hi;
-    // ok(lo), !ok(hi): gallop down from hi first (children sit near their parent's batch).
-    int bad = hi, step = 1;
-    while (bad - step > lo) {
-        if (ok(bad - step)) {
-            lo = bad - step;
-            break;
+    // hi first: it is often known already (a parent's batch) and may end the search.
+    if (const int top = ok(hi); top != 0)
+        return top > 0 ? hi : 0;
+    int bad = hi;
+    if (hint >= lo && hint < hi) {
+        // Gallop from the hint towards the answer, then bisect the last step.
+        const int v = ok(hint);
+        if (v < 0)
+            return 0;
+        int step = 1;
+        if (v > 0) {
+            lo = hint;
+            while (lo + step < bad) {
+                const int w = ok(lo + step);
+                if (w < 0)
+                    return 0;
+                if (w == 0) {
+                    bad = lo + step;
+                    break;
+                }
+                lo += step;
+                step *= 2;
+            }
+        } else {
+            bad = hint;
+            if (ok(lo) <= 0)
+                return 0;
+            while (bad - step > lo) {
+                const int w = ok(bad - step);
+                if (w < 0)
+                    return 0;
+                if (w > 0) {
+                    lo = bad - step;
+                    break;
+                }
+                bad -= step;
+                step *= 2;
+            }
         }
-        bad -= step;
-        step *= 2;
+    } else if (ok(lo) <= 0) {
+        return 0;
     }
     while (bad - lo > 1) {
         const int mid = lo + (bad - lo) / 2;
-        if (ok(mid))
+        const int v = ok(mid);
+        if (v < 0)
+            return 0;
+        if (v > 0)
             lo = mid;
         else
             bad = mid;
@@ -449,23 +513,6 @@ int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok)
     return lo;
 }
 
-std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, double minTpotMs)
-{
-    const WorkloadSpec& w = s.workload;
-    std::ostringstream why;
-    if (minMemGb > s.cluster.gpu.hbmGb)
-        why << "every plan needs at least " << std::round(minMemGb * 10) / 10 << " GB per GPU, the GPU has "
-            << s.cluster.gpu.hbmGb << " GB";
-    else if (minTtftMs > w.ttftSloMs)
-        why << "every plan's time to first token is at least " << std::round(minTtftMs)
-            << " ms (a lower bound from exact's tables), the SLO is " << w.ttftSloMs << " ms";
-    else if (minTpotMs > w.tpotSloMs)
-        why << "every plan's time per output token is at least " << std::round(minTpotMs * 100) / 100
-            << " ms (a lower bound from exact's tables), the SLO is " << w.tpotSloMs << " ms";
-    else
-        why << "no plan meets the memory, TTFT and TPOT limits at the same time";
-    return why.str();
-}
 
 // The engine modes an entry of these degrees is solved in: each mode the engine runs them
 // in (its operators' options differ), or -1 (every option) when the space has no engine.

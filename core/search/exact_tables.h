@@ -48,15 +48,22 @@ struct Degrees {
 // The degrees as a plan with the recipe's options, `micro` micro-batches and batch `batch`.
 Plan planOfDegrees(const Degrees& d, int micro, int batch);
 
-// One choice of options for every operator of a group.
+// A decode term of a combo: the price at `index` of DecodeTable::values, added to channel
+// `target` of LayerSums::dec (0-3) or, from kPartTarget on, to overlap part
+// target - kPartTarget of LayerSums::moeDec (the MoE layer's terms by overlap part; their
+// prefill twins are in Combo::fixed.moePre).
+struct Term {
+    static constexpr std::uint8_t kPartTarget = 4;
+    std::uint8_t target = 0;
+    std::uint16_t index = 0;
+};
+
+// One choice of options for every operator of a group. Its options and decode terms live
+// in the group's flat arrays (one allocation per group, not per combo: a solve builds
+// thousands of combos and prunes most of them at once).
 struct Combo {
-    std::vector<std::uint8_t> options; // parallel to OpGroup::ops
     LayerSums fixed;                   // prefill and weights: independent of the batch
-    // Decode terms: (channel, index into DecodeTable::values), summed at a batch.
-    std::vector<std::pair<std::uint8_t, std::uint16_t>> decTerms;
-    // The MoE layer's decode terms by overlap part: (part, index), into LayerSums::moeDec
-    // (their prefill twins are in fixed.moePre).
-    std::vector<std::pair<std::uint8_t, std::uint16_t>> partTerms;
+    std::uint32_t firstTerm = 0, termCount = 0; // into OpGroup::terms
     bool hasKv = false;                // the group holds attention: kv of option kvOption
     std::uint8_t kvOption = 0;
     std::array<std::uint8_t, 2> kvChannels{}; // channels (dense, MoE) whose layers hold the KV
@@ -66,6 +73,9 @@ struct Combo {
 struct OpGroup {
     std::vector<OpId> ops;
     std::vector<Combo> combos;
+    std::vector<std::uint8_t> options; // combo i's option of ops[j] at i * ops.size() + j
+    std::vector<Term> terms;
+    int option(size_t combo, size_t op) const { return options[combo * ops.size() + op]; }
 };
 
 // Decode-phase prices at one (micro-batches, batch): every allowed option of every
@@ -94,12 +104,13 @@ public:
 
     // Decode prices at (micro, batch), cached for the current degrees (bounded cache).
     const DecodeTable& decodeAt(int micro, int batch);
-    LayerSums comboSums(const Combo& c, const DecodeTable& t) const;
+    LayerSums comboSums(const OpGroup& g, const Combo& c, const DecodeTable& t) const;
 
     // A lower bound of every plan's sums at (micro, batch): per operator and per edge
     // the cheapest allowed choice, independently (with two-batch overlap, the MoE layer's
     // overlapped time at the best pair of dispatch/combine options, as parts).
-    LayerSums lowerBound(int micro, int batch);
+    // With a >= 0 and f >= 0, the norms take those options only (a solve's norm pair).
+    LayerSums lowerBound(int micro, int batch, int a = -1, int f = -1);
 
     PipelineFigures figures(int micro, int batch, const PhaseContext& dec, const LayerSums& s) const;
     bool within(const PipelineFigures& f, double slack) const { return m_cm.withinLimits(f, slack); }
@@ -127,6 +138,7 @@ private:
     // Adds operator `id`'s option `o` to the parts of an MoE layer (values from `v`).
     void addParts(OpId id, int o, const std::vector<double>& v, std::array<double, kOverlapParts>& parts) const;
     int edgeIndex(const EdgeRef& e, int from, int to) const { return e.base + from * kMaxOptions + to; }
+    void addCombo(OpGroup& g, const std::vector<const EdgeRef*>& edges, const std::array<int, kOpCount>& option) const;
 
     const Simulator& m_sim;
     const CostModel m_cm; // the simulator's with the size caps lifted: every price a floor
@@ -149,13 +161,13 @@ private:
 
 // Ascending redundant counts as maximal runs in steps of `step`: (first, last) of each.
 std::vector<std::pair<int, int>> countRanges(const std::vector<int>& counts, int step);
-// Largest b in [lo, hi] with ok(b), for ok true on a prefix; 0 when none.
-int largestFeasible(int lo, int hi, const std::function<bool(int)>& ok);
+// Largest b in [lo, hi] with ok(b) > 0, for ok positive on a prefix; 0 when none. ok(b) < 0
+// says b fails and no batch below it is wanted either (its bound is already below the best
+// plan): the search stops with 0. `hint`: where the answer is expected (a branch's child
+// near its parent's batch, a micro-batch count near the previous one's); the search
+// gallops from there before bisecting. Without one (-1) it bisects [lo, hi].
+int largestFeasible(int lo, int hi, const std::function<int(int)>& ok, int hint = -1);
 
-// Why no plan exists, from the least memory, TTFT and TPOT any plan of the space needs
-// (the exact search's pass over every degree records them): one sentence naming the
-// limit that no plan meets.
-std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, double minTpotMs);
 
 // The engine modes an entry of these degrees is solved in: each mode the space's engine
 // runs them in (their operators' options differ), or -1 (every option) without an engine.
