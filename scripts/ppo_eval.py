@@ -27,6 +27,7 @@ CONFIGS = {
     "random": ("random", ""),
     "genetic": ("genetic", ""),
     "ppo-no-recovery": ("ppo", "ppo.recover_after=0"),
+    "ppo-no-near": ("ppo", "ppo.near=0"),
     "anneal": ("anneal", ""),
     "ppo": ("ppo", ""),
     "ppo-scratch": ("ppo", "ppo.pretrained=0"),

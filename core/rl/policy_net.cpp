@@ -61,7 +61,6 @@ std::string valueName(const Slot& s, int v)
     return std::to_string(v);
 }
 
-constexpr const char* kMagic = "SHARDLAB-PPO-WEIGHTS 1\n";
 
 } // namespace
 
@@ -376,35 +375,28 @@ std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayou
     return {chosen, entropy};
 }
 
-Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int n, bool greedy,
-             std::mt19937_64& rng, std::vector<double>* anchorProbs, std::vector<std::vector<double>>* probs,
-             float temperature)
+namespace {
+
+// The slots of `out`'s n samples in order, each drawn from the policy given the anchors in
+// out.anchors and the earlier choices. With `near`, sample i keeps near->choice's value at
+// every slot but its free ones (where the mask still allows it) and draws each free slot
+// from the policy without near->choice's own value there (when another is allowed).
+struct Near {
+    const std::vector<int>* choice = nullptr;
+    std::vector<std::vector<int>> free; // per sample: its free slots
+};
+
+void decodeSlots(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, Batch& out,
+                 bool greedy, std::mt19937_64& rng, std::vector<std::vector<double>>* probs, float temperature,
+                 const Near* near)
 {
-    torch::NoGradGuard noGrad;
-    const int places = static_cast<int>(c.anchorProb.size(0));
-    Batch out;
-    out.choices.assign(n, std::vector<int>(L.slots, 0));
-    out.masks.assign(static_cast<size_t>(n) * L.slots * L.widest, 0);
-    out.temperature.assign(n, temperature);
-    {
-        const auto pa = c.anchorProb.contiguous();
-        const float* p = pa.data_ptr<float>();
-        const auto la = c.anchorLogits.contiguous();
-        const float* lp = la.data_ptr<float>();
-        std::vector<std::uint8_t> present(places);
-        for (int m = 0; m < places; ++m)
-            present[m] = lp[m] > kMaskedLogit / 2;
-        for (int i = 0; i < n; ++i)
-            out.anchors.push_back(std::max(0, greedy ? argmaxAllowed(p, present.data(), places)
-                                                     : drawAllowed(p, present.data(), places, rng)));
-        if (anchorProbs)
-            anchorProbs->assign(p, p + places);
-    }
+    const int n = static_cast<int>(out.anchors.size());
     const auto anchors = torch::tensor(out.anchors, torch::kLong);
     const auto base = c.context.view({1, net->hidden}) + c.anchorInput.index_select(0, anchors); // [n, d]
     const auto copy = c.copy.index_select(0, anchors);                                           // [n, S, V]
     auto prefix = torch::zeros({n, net->hidden});
     std::vector<std::int64_t> chosen(n, 0);
+    std::vector<std::uint8_t> without(L.widest);
     const int64_t rowStride = static_cast<int64_t>(L.slots) * L.widest;
     for (int k = 0; k < L.slots; ++k) {
         const auto h = net->decoder(prefix + c.slotInput[k] + base).view({n, 1, net->hidden});
@@ -421,7 +413,22 @@ Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, con
         for (int i = 0; i < n; ++i) {
             const float* row = pp + static_cast<size_t>(i) * L.widest;
             const std::uint8_t* ok = out.masks.data() + i * rowStride + k * L.widest;
-            const int pick = greedy ? argmaxAllowed(row, ok, L.count[k]) : drawAllowed(row, ok, L.count[k], rng);
+            int pick = -1;
+            if (near) {
+                const int keep = (*near->choice)[k];
+                const auto& f = near->free[i];
+                if (std::find(f.begin(), f.end(), k) == f.end()) {
+                    pick = keep >= 0 && keep < L.count[k] && ok[keep] ? keep : -1;
+                } else {
+                    std::copy(ok, ok + L.widest, without.begin());
+                    if (keep >= 0 && keep < L.count[k])
+                        without[keep] = 0;
+                    if (std::any_of(without.begin(), without.begin() + L.count[k], [](std::uint8_t v) { return v != 0; }))
+                        pick = drawAllowed(row, without.data(), L.count[k], rng);
+                }
+            }
+            if (pick < 0)
+                pick = greedy ? argmaxAllowed(row, ok, L.count[k]) : drawAllowed(row, ok, L.count[k], rng);
             out.choices[i][k] = std::max(pick, 0); // pick < 0 only if the slot has no allowed value
             chosen[i] = out.choices[i][k];
             if (probs && i == 0)
@@ -429,6 +436,64 @@ Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, con
         }
         prefix = prefix + c.tokens[k].index_select(0, torch::tensor(chosen, torch::kLong));
     }
+}
+
+Batch emptyBatch(const SpaceLayout& L, int n, float temperature)
+{
+    Batch out;
+    out.choices.assign(n, std::vector<int>(L.slots, 0));
+    out.masks.assign(static_cast<size_t>(n) * L.slots * L.widest, 0);
+    out.temperature.assign(n, temperature);
+    return out;
+}
+
+} // namespace
+
+Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int n, bool greedy,
+             std::mt19937_64& rng, std::vector<double>* anchorProbs, std::vector<std::vector<double>>* probs,
+             float temperature)
+{
+    torch::NoGradGuard noGrad;
+    const int places = static_cast<int>(c.anchorProb.size(0));
+    Batch out = emptyBatch(L, n, temperature);
+    {
+        const auto pa = c.anchorProb.contiguous();
+        const float* p = pa.data_ptr<float>();
+        const auto la = c.anchorLogits.contiguous();
+        const float* lp = la.data_ptr<float>();
+        std::vector<std::uint8_t> present(places);
+        for (int m = 0; m < places; ++m)
+            present[m] = lp[m] > kMaskedLogit / 2;
+        for (int i = 0; i < n; ++i)
+            out.anchors.push_back(std::max(0, greedy ? argmaxAllowed(p, present.data(), places)
+                                                     : drawAllowed(p, present.data(), places, rng)));
+        if (anchorProbs)
+            anchorProbs->assign(p, p + places);
+    }
+    decodeSlots(net, space, L, c, out, greedy, rng, probs, temperature, nullptr);
+    return out;
+}
+
+Batch decodeNear(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int place,
+                 const std::vector<int>& choice, int n, std::mt19937_64& rng, float temperature)
+{
+    torch::NoGradGuard noGrad;
+    Batch out = emptyBatch(L, n, temperature);
+    const int places = static_cast<int>(c.anchorProb.size(0));
+    out.anchors.assign(n, std::clamp(place, 0, places - 1));
+    std::vector<int> open; // slots with a choice to make
+    for (int k = 0; k < L.slots; ++k)
+        if (L.count[k] > 1)
+            open.push_back(k);
+    Near near;
+    near.choice = &choice;
+    near.free.resize(n);
+    for (int i = 0; i < n && !open.empty(); ++i) {
+        const int count = 1 + static_cast<int>(rng() % 2); // one slot, or a pair that only pays together
+        for (int j = 0; j < count; ++j)
+            near.free[i].push_back(open[rng() % open.size()]);
+    }
+    decodeSlots(net, space, L, c, out, false, rng, nullptr, temperature, &near);
     return out;
 }
 
@@ -438,132 +503,6 @@ std::vector<std::uint8_t> pathMask(const SearchSpace& space, const SpaceLayout& 
     for (int k = 0; k < L.slots; ++k)
         space.mask(k, choice.data(), m.data() + static_cast<size_t>(k) * L.widest);
     return m;
-}
-
-std::string saveWeights(PolicyNet& net, const std::string& metadataJson)
-{
-    std::ostringstream out(std::ios::binary);
-    out << kMagic;
-    auto put32 = [&](std::uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
-    put32(static_cast<std::uint32_t>(metadataJson.size()));
-    out << metadataJson;
-    const auto params = net->named_parameters(true);
-    put32(static_cast<std::uint32_t>(params.size()));
-    for (const auto& p : params) {
-        const torch::Tensor t = p.value().detach().contiguous().to(torch::kFloat);
-        put32(static_cast<std::uint32_t>(p.key().size()));
-        out << p.key();
-        put32(static_cast<std::uint32_t>(t.numel()));
-        out.write(reinterpret_cast<const char*>(t.data_ptr<float>()), static_cast<std::streamsize>(t.numel() * 4));
-    }
-    return out.str();
-}
-
-namespace {
-
-struct Record {
-    std::string name;
-    std::vector<float> values;
-};
-
-// Every parameter record of a weights file, the header skipped; false with `error` when
-// the file is not one or is cut short.
-bool readRecords(const std::string& bytes, std::vector<Record>& out, std::string& error)
-{
-    size_t at = 0;
-    auto need = [&](size_t n) { return at + n <= bytes.size(); };
-    auto get32 = [&](std::uint32_t& v) {
-        if (!need(4))
-            return false;
-        std::memcpy(&v, bytes.data() + at, 4);
-        at += 4;
-        return true;
-    };
-    const size_t magic = std::strlen(kMagic);
-    if (bytes.compare(0, magic, kMagic) != 0) {
-        error = "not a ShardLab policy weights file (bad header)";
-        return false;
-    }
-    at = magic;
-    std::uint32_t metaLen = 0, count = 0;
-    if (!get32(metaLen) || !need(metaLen)) {
-        error = "truncated header";
-        return false;
-    }
-    at += metaLen;
-    if (!get32(count)) {
-        error = "truncated parameter table";
-        return false;
-    }
-    for (std::uint32_t i = 0; i < count; ++i) {
-        std::uint32_t nameLen = 0, numel = 0;
-        if (!get32(nameLen) || !need(nameLen)) {
-            error = "truncated parameter name";
-            return false;
-        }
-        Record r{bytes.substr(at, nameLen), {}};
-        at += nameLen;
-        if (!get32(numel) || !need(static_cast<size_t>(numel) * 4)) {
-            error = "truncated values of " + r.name;
-            return false;
-        }
-        r.values.resize(numel);
-        std::memcpy(r.values.data(), bytes.data() + at, static_cast<size_t>(numel) * 4);
-        at += static_cast<size_t>(numel) * 4;
-        out.push_back(std::move(r));
-    }
-    return true;
-}
-
-std::string listNames(const char* what, const std::vector<std::string>& names)
-{
-    std::string s;
-    for (size_t i = 0; i < names.size(); ++i)
-        s += (i ? ", " : " ") + names[i];
-    return names.empty() ? std::string() : what + s;
-}
-
-} // namespace
-
-bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error, std::string* notes)
-{
-    std::vector<Record> records;
-    if (!readRecords(bytes, records, error))
-        return false;
-    auto params = net->named_parameters(true);
-    // Check everything first: a damaged file changes nothing.
-    std::vector<std::string> ignored, seen;
-    for (const Record& r : records) {
-        torch::Tensor* t = params.find(r.name);
-        if (!t) {
-            ignored.push_back(r.name);
-            continue;
-        }
-        if (t->numel() != static_cast<int64_t>(r.values.size())) {
-            error = "parameter " + r.name + " has " + std::to_string(r.values.size()) + " values, the network's "
-                + std::to_string(t->numel());
-            return false;
-        }
-        if (!std::all_of(r.values.begin(), r.values.end(), [](float x) { return std::isfinite(x); })) {
-            error = "parameter " + r.name + " holds a value that is not finite (NaN or inf): the weights are damaged";
-            return false;
-        }
-        seen.push_back(r.name);
-    }
-    torch::NoGradGuard g;
-    for (const Record& r : records)
-        if (torch::Tensor* t = params.find(r.name))
-            t->copy_(torch::tensor(r.values).view(t->sizes()));
-    std::vector<std::string> fresh;
-    for (const auto& p : params)
-        if (std::find(seen.begin(), seen.end(), p.key()) == seen.end())
-            fresh.push_back(p.key());
-    if (notes) {
-        const std::string a = listNames("kept their initial values (not in the file):", fresh);
-        const std::string b = listNames("ignored (not in this network):", ignored);
-        *notes = a + (a.empty() || b.empty() ? "" : "; ") + b;
-    }
-    return true;
 }
 
 } // namespace shardlab::rl::net

@@ -127,6 +127,14 @@ Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, con
              std::mt19937_64& rng, std::vector<double>* anchorProbs, std::vector<std::vector<double>>* probs,
              float temperature = 1.0f);
 
+// Decodes n samples near `choice` (an elite's slot values, at memory place `place`): each
+// keeps choice's values but at one or two free slots, drawn at random, where the policy
+// draws a value other than choice's (given the slots before it; a later slot whose value
+// the mask no longer allows is drawn from the policy too). Exploration from an elite that
+// stays the policy's own proposal: the free slots' values are the policy's choices.
+Batch decodeNear(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int place,
+                 const std::vector<int>& choice, int n, std::mt19937_64& rng, float temperature = 1.0f);
+
 // Teacher-forcing masks of a given choice path: [S, V] bytes.
 std::vector<std::uint8_t> pathMask(const SearchSpace& space, const SpaceLayout& L, const std::vector<int>& choice);
 

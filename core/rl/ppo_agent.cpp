@@ -303,6 +303,24 @@ const std::vector<std::vector<int>>& PpoAgent::sample(int n)
     });
 }
 
+const std::vector<std::vector<int>>& PpoAgent::sampleNearBest(int n)
+{
+    return guarded([&]() -> const std::vector<std::vector<int>>& {
+        Impl& d = *m_impl;
+        if (d.pending.choices.empty())
+            d.snapshot = d.makeSnapshot();
+        if (d.snapshot.count == 0 || d.elites.empty()) {
+            d.latest.clear();
+            return d.latest.choices;
+        }
+        torch::NoGradGuard noGrad;
+        d.latest = net::decodeNear(d.policy, d.space, d.L, d.encode(d.snapshot), 1, d.elites.front().choice,
+                                   std::max(1, n), d.rng, static_cast<float>(d.temperature));
+        d.pending.append(d.latest);
+        return d.latest.choices;
+    });
+}
+
 const std::vector<std::int64_t>& PpoAgent::latestAnchors() const { return m_impl->latest.anchors; }
 
 PpoUpdateMetrics PpoAgent::update(const std::vector<double>& rewards, const std::vector<std::uint8_t>& learn)

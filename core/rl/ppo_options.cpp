@@ -47,6 +47,7 @@ const Field kFields[] = {
     SHARDLAB_PPO_FIELD("copy_init", copyInit, 0, 20, false, "initial copy-from-anchor strength"),
     SHARDLAB_PPO_FIELD("recover_after", recoverAfter, 0, 1, false,
                        "budget fraction without a better plan before sampling hotter and from scratch (0 = never)"),
+    SHARDLAB_PPO_FIELD("near", nearShare, 0, 1, false, "share of samples drawn near the best plan (0 = none)"),
     SHARDLAB_PPO_FIELD("hidden", hidden, 8, 512, true, "network width"),
     SHARDLAB_PPO_FIELD("heads", heads, 1, 16, true, "attention heads (must divide hidden)"),
     SHARDLAB_PPO_FIELD("threads", threads, 1, 64, true, "LibTorch threads during the search"),

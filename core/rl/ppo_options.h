@@ -41,6 +41,10 @@ struct PpoOptions {
     // the budget (at least kMinRecoveryCalls calls), the next samples are drawn hotter and
     // half of them from scratch (docs/ppo.md, "No confident dead ends"). 0: never.
     double recoverAfter = 0.1;
+    // Share of each round's samples drawn near the best elite (one or two slots redrawn by
+    // the policy, the rest kept: net::decodeNear): the neighbours a confident policy
+    // rarely proposes itself (docs/ppo.md, "Proposals near the best plan"). 0: none.
+    double nearShare = 0.25;
     // The network and LibTorch.
     int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)

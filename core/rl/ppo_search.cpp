@@ -72,6 +72,8 @@ public:
             m_entries.pop_back();
     }
 
+    bool empty() const { return m_entries.empty(); }
+
     std::vector<EliteEntry> forPolicy(double norm) const
     {
         std::vector<EliteEntry> out;
@@ -266,13 +268,24 @@ private:
         for (int round = 0; round < kMaxRounds && fresh < m_o.samplesPerUpdate; ++round) {
             agent.setTemperature(m_temperature);
             int freshThisRound = 0, drawn = 0;
-            for (const std::vector<int>& c : agent.sample(m_o.samplesPerUpdate)) {
-                if (!consider(c))
-                    return -1;
-                ++drawn;
-                freshThisRound += !m_e.cached;
-                m_rewards.push_back(reward(m_e, m_norm > 0 ? m_norm : 1.0, m_o.invalidPenalty));
-                m_learn.push_back(m_o.learnFromRepeats || !m_e.cached);
+            // Some of the round near the best plan once there is one; those are not the
+            // policy's distribution, so PPO does not learn from them (their plans do enter
+            // the elite history, which the policy attends to).
+            const int nearCount = m_elite.empty() ? 0 : static_cast<int>(std::lround(m_o.nearShare * m_o.samplesPerUpdate));
+            for (int part = 0; part < 2; ++part) {
+                const bool nearPart = part == 1;
+                if (nearPart && nearCount == 0)
+                    continue;
+                const auto& drawnPlans = nearPart ? agent.sampleNearBest(nearCount)
+                                                  : agent.sample(std::max(1, m_o.samplesPerUpdate - nearCount));
+                for (const std::vector<int>& c : drawnPlans) {
+                    if (!consider(c))
+                        return -1;
+                    ++drawn;
+                    freshThisRound += !m_e.cached;
+                    m_rewards.push_back(reward(m_e, m_norm > 0 ? m_norm : 1.0, m_o.invalidPenalty));
+                    m_learn.push_back(!nearPart && (m_o.learnFromRepeats || !m_e.cached));
+                }
             }
             fresh += freshThisRound;
             checkRecovery();

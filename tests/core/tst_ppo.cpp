@@ -201,6 +201,39 @@ private Q_SLOTS:
         }
     }
 
+    void nearSamplesStayNearTheBestElite_data() { masksHoldUnderSampling_data(); }
+    // Samples near the best elite: none without an elite; with one, every sample passes the
+    // masks and the plan checks, is anchored on that elite, and most differ from it in one
+    // or two slots (a later slot the mask no longer allows may differ too).
+    void nearSamplesStayNearTheBestElite()
+    {
+        QFETCH(QString, scenario);
+        const Scenario s = preset(scenario.toLatin1().constData());
+        const SearchSpace space(s);
+        rl::PpoAgent agent(space, rl::scenarioFeatures(s), rl::PpoOptions{}, 3);
+        QVERIFY(agent.sampleNearBest(8).empty());
+        std::mt19937_64 rng(9);
+        std::vector<int> best(space.slotCount());
+        space.randomPlan(rng, best.data());
+        agent.setElites({{best, 1.0}});
+        const auto batch = agent.sampleNearBest(64);
+        QCOMPARE(static_cast<int>(batch.size()), 64);
+        int near = 0, same = 0;
+        for (const auto& c : batch) {
+            QVERIFY(space.isValid(c.data()));
+            const FieldErrors e = validatePlan(space.decode(c.data()), s);
+            QVERIFY2(e.empty(), e.empty() ? "" : e.front().toString().c_str());
+            int differ = 0;
+            for (int k = 0; k < space.slotCount(); ++k)
+                differ += c[k] != best[k];
+            near += differ >= 1 && differ <= 2;
+            same += differ == 0;
+        }
+        for (std::int64_t a : agent.latestAnchors())
+            QCOMPARE(a, std::int64_t(1));
+        QVERIFY2(near >= 32, qPrintable(QString("%1 of 64 within two slots, %2 repeats").arg(near).arg(same)));
+    }
+
     void sameSeedSameResult()
     {
         const Scenario s = preset("mixtral-8x22b-64gpu");
