@@ -1,6 +1,7 @@
 #include "cli_commands.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -29,6 +30,8 @@ const OptionSpec kProfileOption{"--profile", "P.json",
 
 std::string formatNumber(const char* printfFormat, double v)
 {
+    if (!std::isfinite(v)) // an unbounded figure (SimResult::unbounded) is said, not printed
+        return v > 0 ? "unbounded" : "not a number";
     char buf[64];
     std::snprintf(buf, sizeof buf, printfFormat, v);
     return buf;

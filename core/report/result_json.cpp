@@ -92,6 +92,7 @@ ojson poolObject(const PoolOutcome& pool)
             v.push_back(violationName(static_cast<Violation>(b)));
     j["violations"] = v;
     j["reasons"] = pool.reasons;
+    j["unbounded"] = r.unbounded; // figures that overflowed are written as 0 (SimResult::unbounded)
     const bool costed = pool.costed();
     j["serving"] = servingModeName(s.workload.serving);
     writeFigures(j, costed, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);

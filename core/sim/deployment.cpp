@@ -50,15 +50,27 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
     for (int b = 0; b < kPlanCheckCount; ++b)
         if (r.structureChecks & (1u << b))
             out.push_back(describePlanCheck(static_cast<PlanCheck>(b), p, s).reason);
+    // An unbounded figure (SimResult::unbounded) is said in words, not printed.
+    const std::string kUnboundedWhy = "unbounded (a bandwidth or peak of the scenario is effectively zero)";
+    auto unboundedAgainst = [&](const char* what, double limitMs) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, ", the limit is %g ms", limitMs);
+        return std::string(what) + ": " + kUnboundedWhy + buf;
+    };
     if (r.violates(Violation::Memory))
-        out.push_back(fmt("memory: needs %.1f GB per GPU, the GPU has %.0f GB", r.memory.totalGb, r.memory.capacityGb));
+        out.push_back(std::isfinite(r.memory.totalGb)
+                          ? fmt("memory: needs %.1f GB per GPU, the GPU has %.0f GB", r.memory.totalGb, r.memory.capacityGb)
+                          : "memory: " + kUnboundedWhy);
     if (r.violates(Violation::TtftSlo))
-        out.push_back(fmt(s.workload.serving == ServingMode::Prefill
-                              ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds the limit of %g ms"
-                              : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
-                          r.ttftMs, s.workload.ttftSloMs));
+        out.push_back(!std::isfinite(r.ttftMs)
+                          ? unboundedAgainst("TTFT SLO", s.workload.ttftSloMs)
+                          : fmt(s.workload.serving == ServingMode::Prefill
+                                    ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds the limit of %g ms"
+                                    : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
+                                r.ttftMs, s.workload.ttftSloMs));
     if (r.violates(Violation::TpotSlo))
-        out.push_back(fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs));
+        out.push_back(std::isfinite(r.tpotMs) ? fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs)
+                                              : unboundedAgainst("TPOT SLO", s.workload.tpotSloMs));
     if (r.violates(Violation::TokenBudget) && s.workload.serving == ServingMode::Prefill) {
         char buf[300];
         std::snprintf(buf, sizeof buf,

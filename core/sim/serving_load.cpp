@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdint>
 #include <deque>
 #include <random>
@@ -39,7 +40,7 @@ public:
         const StepLoad load{double(seqs), double(chunk)};
         m_sim.evaluate(m_plan, m_scratch, false, &load);
         // The step is the cycle: TPOT times the tokens a sequence emits per step.
-        const double s = std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3 : 1e300;
+        const double s = std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3 : std::numeric_limits<double>::infinity();
         m_cache.emplace(key, s);
         return s;
     }
@@ -140,7 +141,7 @@ public:
             advance();
         }
         out.durationS = m_t;
-        out.firstMeasuredArrivalS = 1e300;
+        out.firstMeasuredArrivalS = std::numeric_limits<double>::infinity();
         for (const Request& r : m_reqs)
             if (r.measured) {
                 out.measured.push_back(r);

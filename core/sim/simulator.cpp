@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace shardlab {
 
@@ -199,6 +200,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         r = SimResult{};
     } else { // fast path: reset the summary; the breakdown arrays are only marked absent
         r.valid = false;
+        r.unbounded = false;
         r.violations = r.structureChecks = 0;
         r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
         r.passMs = r.kvTransferMs = 0;
@@ -364,18 +366,19 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
     if (r.stepTokens > m_costs.tokenBudget())
         r.violations |= 1u << static_cast<int>(Violation::TokenBudget);
     if (!f.finite) {
-        // Absurd inputs (bandwidth 1e-12 GB/s) overflow to Inf: report them as SLO misses.
+        // Absurd inputs (bandwidth 1e-12 GB/s) overflow somewhere in the step: its times are
+        // unbounded (+infinity, never NaN or a 300-digit number), the plan misses the TPOT
+        // SLO, and nothing is served. Memory does not depend on time: it stays unless it
+        // overflowed itself.
+        constexpr double kUnbounded = std::numeric_limits<double>::infinity();
+        r.unbounded = true;
         r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
-        if (!std::isfinite(r.tpotMs))
-            r.tpotMs = 1e300;
-        if (!std::isfinite(r.ttftMs))
-            r.ttftMs = 1e300;
-        if (!std::isfinite(r.e2eMs))
-            r.e2eMs = 1e300;
-        if (!std::isfinite(r.tokensPerSPerGpu))
-            r.tokensPerSPerGpu = r.outputTokensPerS = 0;
+        r.tpotMs = r.ttftMs = r.e2eMs = kUnbounded;
+        if (r.ttftMs > wl.ttftSloMs)
+            r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
         if (!std::isfinite(mem.totalGb))
-            mem.totalGb = 1e300;
+            mem.totalGb = kUnbounded;
+        r.tokensPerSPerGpu = r.outputTokensPerS = 0;
     }
     r.valid = r.violations == 0;
 }

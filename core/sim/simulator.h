@@ -58,6 +58,10 @@ struct SimResult {
     double passMs = 0;                 // prefill pool: one prompt's pass through the stages
     double kvTransferMs = 0;           // prefill pool: its KV cache to the decode pool
     double tokensPerSPerGpu = 0;
+    // Some figure overflowed (absurd inputs: a link of 1e-12 GB/s, a peak of ~0): each such
+    // figure of tpotMs, ttftMs, e2eMs and memory.totalGb is +infinity, throughput is 0 and
+    // the plan is invalid. Writers say "unbounded" instead of printing the figure.
+    bool unbounded = false;
     // Collective kinds (one per layer kind, operator and phase) that run without one of the
     // engine's custom all-reduce kernels because the size is above its limit: never falls
     // as the batch grows; where it rises the step time can jump (exact's batch segments).

@@ -27,10 +27,13 @@ bool finiteJson(const nlohmann::json& j)
     return true;
 }
 
+// Every figure finite, or flagged unbounded: then +infinity (never NaN), the plan invalid
+// and nothing served.
 bool finite(const SimResult& r)
 {
-    return std::isfinite(r.tpotMs) && std::isfinite(r.ttftMs) && std::isfinite(r.tokensPerSPerGpu)
-        && std::isfinite(r.memory.totalGb) && r.tokensPerSPerGpu >= 0;
+    auto ok = [&](double v) { return std::isfinite(v) || (r.unbounded && std::isinf(v) && v > 0); };
+    return ok(r.tpotMs) && ok(r.ttftMs) && ok(r.memory.totalGb) && std::isfinite(r.tokensPerSPerGpu)
+        && r.tokensPerSPerGpu >= 0 && !(r.unbounded && (r.valid || r.tokensPerSPerGpu > 0));
 }
 } // namespace
 
@@ -50,6 +53,7 @@ void TestRobustness::absurdScenarios_data()
     QTest::newRow("1-token prompt") << "one-token" << true;
     QTest::newRow("1,000,000-token context") << "million-context" << false;
     QTest::newRow("bandwidth 1e-9 GB/s") << "slow-links" << false; // every sharded plan waits ~years
+    QTest::newRow("bandwidth 1e-300 GB/s") << "absurd-links" << false; // the figures overflow: unbounded
     // Regressions: expert counts with more divisors up to the GPU count than the search
     // space's old fixed 64-entry mask buffer held (55,440 crashed every search; 20,160
     // silently corrupted the stack).
@@ -75,9 +79,8 @@ void TestRobustness::absurdScenarios()
     } else if (what.startsWith(QLatin1String("experts-"))) {
         s.model.moe.experts = what.mid(8).toInt();
         s.model.moe.expertFfnHidden = 16; // about the stand-in's total expert width
-    } else if (what == QLatin1String("slow-links")) {
-        s.cluster.nvlinkGBps = 1e-9;
-        s.cluster.interNodeGBps = 1e-9;
+    } else if (what == QLatin1String("slow-links") || what == QLatin1String("absurd-links")) {
+        s.cluster.nvlinkGBps = s.cluster.interNodeGBps = what == QLatin1String("slow-links") ? 1e-9 : 1e-300;
         s.workload.ttftSloMs = 1e9; // generous limits: still no plan, the model needs sharding
         s.workload.tpotSloMs = 1e9;
     }
@@ -93,13 +96,26 @@ void TestRobustness::absurdScenarios()
     const SearchSpace space(s);
     QVERIFY(std::isfinite(space.log10Size()));
     std::mt19937_64 rng(3);
+    int unbounded = 0;
     for (int i = 0; i < 300; ++i) {
         const Plan p = space.randomPlan(rng);
         const SimResult r = sim.evaluate(p);
         QVERIFY(finite(r));
         if (!r.valid)
             QVERIFY(!violationReasons(s, p, r).empty());
+        if (r.unbounded) { // said in words, never printed as a number
+            ++unbounded;
+            std::string all;
+            for (const std::string& reason : violationReasons(s, p, r))
+                all += reason + "\n";
+            QVERIFY2(all.find("unbounded") != std::string::npos && all.find("inf") == std::string::npos, all.c_str());
+            const nlohmann::json j = nlohmann::json::parse(evaluationToJson(s, p, r));
+            QVERIFY(finiteJson(j));
+            QVERIFY(j.dump().find("\"unbounded\":true") != std::string::npos);
+        }
     }
+    if (what == QLatin1String("absurd-links"))
+        QVERIFY(unbounded > 0); // the overflowing plans were among those checked
 
     for (const char* algo : {"random", "anneal", "genetic", "exact"}) {
         SearchOptions o;
