@@ -3,7 +3,7 @@
 generators (scripts/regenerate_docs.py) into a temporary copy of README.md and docs/, and
 compares every generated block ("<!-- NAME -->" ... "<!-- /NAME -->") with the committed one.
 
-    scripts/check_doc_figures.py build/app/shardlab-cli [--keep DIR]
+    scripts/check_doc_figures.py build/app/shardlab-cli [--keep DIR] [--only GEN,...] [--committed DIR]
 
 Ignored in the comparison: each block's stamp line (date, commit, machine), and what depends
 on the machine rather than on the build, listed below with the reason (EXCLUDED: whole
@@ -77,29 +77,29 @@ def doc_files(root):
     return out
 
 
-def copy_docs(dest):
-    shutil.copy(os.path.join(REPO, "README.md"), dest)
-    shutil.copytree(os.path.join(REPO, "docs"), os.path.join(dest, "docs"), ignore=shutil.ignore_patterns("images"))
+def copy_docs(src, dest):
+    shutil.copy(os.path.join(src, "README.md"), dest)
+    shutil.copytree(os.path.join(src, "docs"), os.path.join(dest, "docs"), ignore=shutil.ignore_patterns("images"))
 
 
-def check_known(written):
+def check_known(written, committed):
     """Every block in the docs is written by a generator or excluded with a reason."""
     problems = []
-    for doc in doc_files(REPO):
-        for name in blocks(os.path.join(REPO, doc)):
+    for doc in doc_files(committed):
+        for name in blocks(os.path.join(committed, doc)):
             if (doc, name) not in written and name not in EXCLUDED:
                 problems.append(f"{doc}, block {name}: no generator writes it and it is not excluded "
                                 f"(scripts/regenerate_docs.py, scripts/check_doc_figures.py)")
     for doc, name in sorted(written):
-        if name not in blocks(os.path.join(REPO, doc)):
+        if name not in blocks(os.path.join(committed, doc)):
             problems.append(f"{doc}, block {name}: a generator writes it but the doc has no such markers")
     return problems
 
 
-def compare(root, checked):
+def compare(root, checked, committed):
     problems = []
     for doc, name in sorted(checked):
-        old, new = blocks(os.path.join(REPO, doc)).get(name), blocks(os.path.join(root, doc)).get(name)
+        old, new = blocks(os.path.join(committed, doc)).get(name), blocks(os.path.join(root, doc)).get(name)
         if old is None or new is None:
             continue  # reported by check_known
         a, b = normalized(name, old), normalized(name, new)
@@ -119,16 +119,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("cli")
     ap.add_argument("--keep", help="regenerate into this directory and keep it (default: a temporary one)")
+    ap.add_argument("--only", default="", help="rerun only these generators (comma-separated)")
+    ap.add_argument("--committed", default=REPO, help="the tree whose README.md and docs/ are checked")
     a = ap.parse_args()
-    cli = os.path.abspath(a.cli)
-    gens = [g for g in regenerate_docs.GENERATORS if not all(b in EXCLUDED for b in g.blocks)]
+    cli, committed = os.path.abspath(a.cli), os.path.abspath(a.committed)
+    only = [x for x in a.only.split(",") if x]
+    gens = [g for g in regenerate_docs.select(only, []) if not all(b in EXCLUDED for b in g.blocks)]
     written = {(g.doc, b) for g in regenerate_docs.GENERATORS for b in g.blocks}
     checked = {(g.doc, b) for g in gens for b in g.blocks if b not in EXCLUDED}
-    problems = check_known(written)
+    problems = check_known(written, committed)
     root = a.keep or tempfile.mkdtemp(prefix="doc-figures-")
     try:
         os.makedirs(root, exist_ok=True)
-        copy_docs(root)
+        copy_docs(committed, root)
         opts = argparse.Namespace(old_cli=None, old_label=None, engine_gap_count=0)
         for g in gens:
             code, secs, err = regenerate_docs.run(g, cli, root, opts)
@@ -136,7 +139,7 @@ def main():
             if code != 0:
                 problems.append(f"{g.doc}: generator {g.name} failed (exit {code}):\n{err}")
                 checked -= {(g.doc, b) for b in g.blocks}
-        problems += compare(root, checked)
+        problems += compare(root, checked, committed)
     finally:
         if not a.keep:
             shutil.rmtree(root, ignore_errors=True)
