@@ -24,6 +24,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -98,7 +99,10 @@ def run(gen, cli, root, opts):
     doc = os.path.join(root, gen.doc)
     cmd = [sys.executable, os.path.join(REPO, "scripts", gen.script)] + gen.args(cli, doc, opts)
     t0 = time.monotonic()
-    r = subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    # The generators leave their plan files in temporary directories: under one that goes.
+    with tempfile.TemporaryDirectory(prefix="regenerate-docs-") as tmp:
+        r = subprocess.run(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           env=dict(os.environ, TMPDIR=tmp))
     return r.returncode, time.monotonic() - t0, r.stderr
 
 
