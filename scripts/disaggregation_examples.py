@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Prints docs/simulator.md's "Worked examples: when disaggregation wins and when it loses"
-table with this build: exact on each aggregated and disaggregated scenario of
-resources/examples/disaggregation/.
-Usage: scripts/disaggregation_examples.py build/app/shardlab-cli"""
+"""Regenerates docs/simulator.md's "Worked examples: when disaggregation wins and when it
+loses" table (the block between its "<!-- disaggregation-examples -->" markers) with this
+build: exact on each aggregated and disaggregated scenario of resources/examples/disaggregation/.
+Usage: scripts/disaggregation_examples.py build/app/shardlab-cli [docs/simulator.md]
+Without a doc the table goes to standard output."""
 import json, os, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 cli = sys.argv[1]
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "resources", "examples", "disaggregation")
@@ -13,8 +16,9 @@ def plan_text(p, micro=True):
     t = f"TP{p['tensor_parallel']} PP{p['pipeline_parallel']} DP{p['data_parallel']}"
     return t
 
-print("| GPUs | ISL/OSL | TTFT/TPOT limit (ms) | mode | tok/s per GPU | TTFT ms | TPOT ms | best plan |")
-print("|---|---|---|---|---|---|---|---|")
+out = []
+out.append("| GPUs | ISL/OSL | TTFT/TPOT limit (ms) | mode | tok/s per GPU | TTFT ms | TPOT ms | best plan |")
+out.append("|---|---|---|---|---|---|---|---|")
 for gpus, lens in ROWS:
     figures = {}
     for mode in ("aggregated", "disaggregated"):
@@ -30,7 +34,7 @@ for gpus, lens in ROWS:
         j, w = figures[mode]
         head = f"| {gpus} | {lens.replace('-', '/')} | {w['ttft_slo_ms']:g}/{w['tpot_slo_ms']:g} | {mode} |"
         if not j["found"]:
-            print(head + " no valid plan | | | |")
+            out.append(head + " no valid plan | | | |")
             continue
         e = j["evaluation"]
         v = f"{e['output_tokens_per_s_per_gpu']:.1f}"
@@ -42,4 +46,10 @@ for gpus, lens in ROWS:
             pre, dec = e["prefill"], e["decode"]
             desc = (f"prefill {pre['gpus']} GPUs {plan_text(pre['plan'])} ({pre['plan']['batch']} prompts per pass); "
                     f"decode {dec['gpus']} GPUs {plan_text(dec['plan'])} batch {dec['plan']['batch']}; limited by {e['limited_by']}")
-        print(f"{head} {v} | {e['ttft_ms']:.0f} | {e['tpot_ms']:.2f} | {desc} |")
+        out.append(f"{head} {v} | {e['ttft_ms']:.0f} | {e['tpot_ms']:.2f} | {desc} |")
+body = "\n".join(out) + "\n"
+if len(sys.argv) > 2:
+    from doc_block import write_block
+    write_block(sys.argv[2], "disaggregation-examples", "scripts/disaggregation_examples.py", body)
+else:
+    sys.stdout.write(body)

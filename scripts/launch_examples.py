@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Regenerates docs/launch-examples.md (from its first example on) with this build: for
+"""Regenerates the examples of docs/launch-examples.md (the block between its
+"<!-- launch-examples -->" markers) with this build: for
 each shipped scenario and each engine, the best plan that engine runs (exact under its rules,
 `search --engine E --runnable`) exported for it; then the 64-GPU disaggregated example
 (prefill and decode pools) likewise.
 Usage: scripts/launch_examples.py build/app/shardlab-cli docs/launch-examples.md"""
-import datetime, json, os, platform, subprocess, sys, tempfile
+import json, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_block import write_block  # noqa: E402
 
 cli, doc = sys.argv[1], sys.argv[2]
 ENGINES = [("vllm", "vLLM"), ("sglang", "SGLang"), ("trtllm", "TensorRT-LLM")]
@@ -65,16 +69,4 @@ for engine, label in ENGINES:
                f"({e['output_tokens_per_s']:.0f} total); TTFT {e['ttft_ms']:.1f} ms; TPOT {e['tpot_ms']:.2f} ms; "
                f"limited by the {e['limited_by']} pool.\n")
     export_one(plan, engine, label)
-def provenance():
-    """When, from which commit and on which machine these examples were generated."""
-    git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True).stdout.strip()
-    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    return (f"_Generated {datetime.date.today().isoformat()} at commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
-            f" on {platform.node() or 'an unnamed machine'} ({platform.machine()}, {os.cpu_count()} cores)._\n\n")
-
-text = open(doc).read()
-start = text.index("### llama3-70b-8gpu")
-head = text[:start]
-if "_Generated " in head:
-    head = head[:head.index("_Generated ")] + head[head.index("._\n\n", head.index("_Generated ")) + 4:]
-open(doc, "w").write(head + provenance() + "\n".join(out))
+write_block(doc, "launch-examples", "scripts/launch_examples.py", "\n".join(out))

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates docs/launch-memory.md with this build: for each shipped scenario and example
+"""Regenerates the table of docs/launch-memory.md (the block between its "<!-- launch-memory -->"
+markers) with this build: for each shipped scenario and example
 (the export corpus's), each engine's best plan (exact under its rules, `search --engine E
 --runnable`), exported with `export --json`: per pool, the plan's KV cache per GPU, the
 fraction the engine needs for it, the fraction written now and the KV room it gives, beside
@@ -7,7 +8,10 @@ the fraction the earlier fixed rule wrote (vLLM and SGLang 1 - reserve/capacity 
 within [0.5, 0.98]; TensorRT-LLM 0.90) and the KV room that gave, by the same arithmetic
 (docs/launch.md, "Memory settings").
 Usage: scripts/launch_memory.py build/app/shardlab-cli docs/launch-memory.md"""
-import datetime, glob, json, math, os, platform, subprocess, sys, tempfile
+import glob, json, math, os, subprocess, sys, tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_block import write_block  # noqa: E402
 
 cli, doc = sys.argv[1], sys.argv[2]
 repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -68,34 +72,13 @@ def rows():
     return out, counts
 
 
-def provenance():
-    """When, from which commit and on which machine these figures were generated."""
-    git = lambda *a: subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True).stdout.strip()
-    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    return (f"_Generated {datetime.date.today().isoformat()} at commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
-            f" on {platform.node() or 'an unnamed machine'} ({platform.machine()}, {os.cpu_count()} cores)._\n")
-
-
 table, counts = rows()
 summary = "\n".join(f"- {label}: {counts[e][0]} pools; the earlier rule left the KV cache short in {counts[e][1]}; "
                     f"the fraction written now is higher than that rule's in {counts[e][2]}, lower in {counts[e][3]}."
                     for e, label in ENGINES)
-text = f"""# Memory fractions of the shipped scenarios' exports
-
-Generated with this build by `scripts/launch_memory.py build/app/shardlab-cli
-docs/launch-memory.md`; do not edit by hand. For each shipped scenario and example (those of
-the export corpus), each engine's best plan (exact under the engine's rules) is exported with
-`export --json`; each engine pool's `memory` figures are listed. "needed" is the least fraction
-whose KV room holds the plan's KV cache (per GPU of its fullest stage); "earlier" is the
-fraction the previous fixed rule wrote (vLLM and SGLang 1 - reserve/capacity rounded down,
-TensorRT-LLM 0.90) and the KV room it gave by the engine's arithmetic; "now" is what the export
-writes. How each engine reads its fraction, and the rules, are in
-[launch.md](launch.md#memory-settings).
-
-{provenance()}
-{summary}
+body = summary + """
 
 | scenario (pool) | engine | KV needed GB | needed | earlier | KV room GB | now | KV room GB |
 |---|---|---|---|---|---|---|---|
 """ + "\n".join(table) + "\n"
-open(doc, "w").write(text)
+write_block(doc, "launch-memory", "scripts/launch_memory.py", body)

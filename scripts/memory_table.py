@@ -2,16 +2,26 @@
 """Peak resident memory of `shardlab-cli search` against its budget, for docs/memory.md.
 
 Runs each (algorithm, budget) on the 1.6 T-parameter MoE scenario under /usr/bin/time -v
-and writes the table with when, from which commit and on which machine it was measured.
+and writes the table between the "<!-- memory-table -->" markers of the doc, stamped with
+when, from which commit and on which machine it was measured.
 
-    scripts/memory_table.py [BUILD_DIR] [--quick]
+    scripts/memory_table.py [BUILD_DIR] [--quick] [--doc DOC]
 
---quick measures the small budgets only (a minute instead of ~15).
+--quick measures the small budgets only (a minute instead of ~15). DOC defaults to the
+repository's docs/memory.md. A build without the RL library has no ppo: its row then says
+so instead of a measurement.
 """
-import datetime, json, os, platform, re, subprocess, sys
+import argparse, json, os, re, subprocess, sys
 
-build = next((a for a in sys.argv[1:] if not a.startswith("--")), "build")
-quick = "--quick" in sys.argv
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from doc_block import write_block  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("build", nargs="?", default="build")
+ap.add_argument("--quick", action="store_true")
+ap.add_argument("--doc", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "memory.md"))
+args = ap.parse_args()
+build, quick = args.build, args.quick
 cli = os.path.join(build, "app", "shardlab-cli")
 scenario = "moe-1.6t-1024gpu"
 rows = [("random", 100), ("random", 200_000), ("random", 2_000_000), ("random", 20_000_000),
@@ -32,27 +42,27 @@ def measure(algo, budget):
             "rc": p.returncode, "error": out.get("error", "")}
 
 
-def provenance():
-    git = lambda *a: subprocess.run(["git", *a], capture_output=True, text=True).stdout.strip()
-    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "--untracked-files=no") else ""
-    mem = next((l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal")), "?")
-    return (f"_Measured {datetime.date.today().isoformat()} at commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
-            f" on {platform.node() or 'an unnamed machine'} ({platform.machine()}, {os.cpu_count()} cores,"
-            f" {int(mem) // 1024 // 1024} GB; load average {os.getloadavg()[0]:.1f} at the start)"
-            f" by `scripts/memory_table.py`._\n")
+def has_ppo():
+    """Whether this build's search registry lists ppo (built with the RL library)."""
+    return " ppo " in subprocess.run([cli, "--help"], capture_output=True, text=True).stdout
 
 
-lines = ["# Peak memory of a search", "", provenance(),
+mem = next((l.split()[1] for l in open("/proc/meminfo") if l.startswith("MemTotal")), "0")
+lines = [f"{int(mem) // 1024 // 1024} GB of memory; load average {os.getloadavg()[0]:.1f} at the start.", "",
          f"`/usr/bin/time -v shardlab-cli search --scenario {scenario} --algo A --budget N --seed 0 --json`,",
          "\"Maximum resident set size\"; Release build. The CLI does not link LibTorch: ppo loads",
          "the RL plugin (and LibTorch with it) when it runs, so only its row carries LibTorch.", "",
          "| algorithm | budget | calls made | peak RSS | wall time | note |", "|---|---|---|---|---|---|"]
+ppo = has_ppo()
 for algo, budget in rows:
+    if algo == "ppo" and not ppo:
+        lines.append(f"| {algo} | {budget:,} | — | — | — | not measured: this build has no ppo (SHARDLAB_BUILD_RL=OFF) |")
+        print(lines[-1], file=sys.stderr)
+        continue
     r = measure(algo, budget)
     note = r["error"] or r["stop"] or ("exit %d" % r["rc"] if r["rc"] else "")
     calls = f"{r['calls']:,}" if isinstance(r["calls"], int) else "—"
     lines.append(f"| {algo} | {budget:,} | {calls} | {r['rss_mb']:.0f} MB | {r['wall']} | {note} |")
     print(lines[-1], file=sys.stderr)
-doc = os.path.join("docs", "memory.md")
-open(doc, "w").write("\n".join(lines) + "\n")
-print(f"wrote {doc}")
+write_block(args.doc, "memory-table", "scripts/memory_table.py", "\n".join(lines) + "\n")
+print(f"wrote {args.doc}")

@@ -11,9 +11,16 @@ sharding adds. The first lines record the date, the commit and the machine.
   scripts/ppo_eval.py --scenarios resources/scenarios --configs megatron,random,anneal,genetic,ppo --operator-share
   scripts/ppo_eval.py --scenarios resources/examples/disaggregation,resources/benchmarks/disaggregated \
       --name-filter disaggregated --budgets 4000 --configs random,ppo
+
+With --doc DOC --block NAME the output also replaces the block between DOC's "<!-- NAME -->"
+markers (scripts/regenerate_docs.py gives the arguments of each block in docs/benchmarks.md).
+A build without the RL library has no ppo: asked for a ppo configuration, it says so and
+exits 2 without writing anything.
 """
 import argparse
+import contextlib
 import datetime
+import io
 import json
 import os
 import platform
@@ -116,8 +123,34 @@ def main():
     p.add_argument("--configs", default="anneal,ppo,ppo-scratch,ppo-no-elite")
     p.add_argument("--operator-share", action="store_true")
     p.add_argument("--name-filter", default="", help="only scenarios whose name contains this")
+    p.add_argument("--doc", help="also write the output into this doc's block")
+    p.add_argument("--block", help="the block's name (with --doc)")
     a = p.parse_args()
     configs = a.configs.split(",")
+    if any(CONFIGS[c][0] == "ppo" for c in configs) and not has_ppo(a.cli):
+        print("ppo_eval: this build has no ppo (built with SHARDLAB_BUILD_RL=OFF); nothing measured",
+              file=sys.stderr)
+        sys.exit(2)
+    if a.doc:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            tables(a, configs)
+        sys.stdout.write(buf.getvalue())
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from doc_block import write_block
+        # In the doc the tables sit under a section of their own: one heading level down.
+        body = "\n".join("#" + l if l.startswith("### ") else l for l in buf.getvalue().strip("\n").split("\n"))
+        write_block(a.doc, a.block, "scripts/ppo_eval.py", body + "\n")
+    else:
+        tables(a, configs)
+
+
+def has_ppo(cli):
+    """Whether this build's search registry lists ppo (built with the RL library)."""
+    return " ppo " in subprocess.run([cli, "--help"], capture_output=True, text=True).stdout
+
+
+def tables(a, configs):
     provenance()
     if a.operator_share:
         operator_share(a.cli, a.scenarios)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times exact and the Pareto front on the 1.6 T scenario, this build against an older one,
-and writes the table into docs/choices.md (block "speed-targets"), with this build's front
-(block "pareto-output").
+and writes the table into docs/choices.md (block "speed-targets"). The front itself (block
+"pareto-output") is scripts/choices_examples.py's, which needs no older build.
 
     scripts/speed_table.py build/app/shardlab-cli OLD/build/app/shardlab-cli 9c5b491 [--runs 3]
 
@@ -57,32 +57,6 @@ def result_words(cli, args):
     return f"{ev.get('output_tokens_per_s_per_gpu', 0):.1f} tokens/s per GPU"
 
 
-def front_block(cli):
-    """This build's front as the CLI prints it, the middle rows of each table left out."""
-    out = subprocess.run([cli, "pareto", "--scenario", SCENARIO, "--quiet"], capture_output=True, text=True).stdout
-    lines, kept, table = out.splitlines(), [], []
-
-    def flush():
-        kept.extend(table if len(table) <= 6 else table[:4] + ["  ..."] + table[-2:])
-        table.clear()
-
-    for line in lines:
-        if line.startswith("  ") and not line.startswith("  tok/s"):
-            table.append(line)
-            continue
-        flush()
-        kept.append(line)
-    flush()
-    j = json.loads(subprocess.run([cli, "pareto", "--scenario", SCENARIO, "--quiet", "--json"],
-                                  capture_output=True, text=True).stdout)
-    best = max(p["output_tokens_per_s_per_gpu"] for p in j["points"])
-    recipe = max((p["output_tokens_per_s_per_gpu"] for p in j["megatron_points"]), default=0)
-    proved = "every one proved" if j["all_proved"] else "NOT every one proved"
-    return ("```\n$ shardlab-cli pareto --scenario " + SCENARIO + " --quiet\n" + "\n".join(kept) + "\n```\n\n"
-            f"{len(j['points'])} points from {j['exact_searches']} exact searches, {proved}. The recipe's best "
-            f"under the same limits is {100 * recipe / best:.0f}% of the optimum at the SLO.\n")
-
-
 def span(xs):
     return f"{statistics.median(xs):.2f} s ({min(xs):.2f}-{max(xs):.2f})"
 
@@ -115,7 +89,6 @@ def main():
                               f"Commands: `shardlab-cli search --scenario {SCENARIO} --algo exact` and "
                               f"`shardlab-cli pareto --scenario {SCENARIO} --quiet`.\n")
     write_block(a.doc, "speed-targets", "scripts/speed_table.py", body)
-    write_block(a.doc, "pareto-output", "scripts/speed_table.py", front_block(a.new_cli))
 
 
 if __name__ == "__main__":
