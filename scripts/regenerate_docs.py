@@ -29,9 +29,9 @@ import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 PPO_SHIPPED = ["--scenarios", "resources/scenarios", "--budgets", "1000,4000", "--seeds", "5",
-               "--configs", "megatron,random,anneal,genetic,ppo,ppo-no-recovery", "--operator-share"]
+               "--configs", "megatron,random,anneal,genetic,ppo,ppo-no-recovery,ppo-no-near", "--operator-share"]
 PPO_HELD_OUT = ["--scenarios", "resources/benchmarks/held-out", "--budgets", "1000,4000", "--seeds", "5",
-                "--configs", "megatron,random,anneal,genetic,ppo,ppo-no-recovery", "--operator-share"]
+                "--configs", "megatron,random,anneal,genetic,ppo,ppo-no-recovery,ppo-no-near", "--operator-share"]
 PPO_DISAGGREGATED = ["--scenarios", "resources/examples/disaggregation,resources/benchmarks/disaggregated",
                      "--name-filter", "disaggregated", "--budgets", "1000,4000", "--seeds", "5",
                      "--configs", "random,anneal,ppo"]
