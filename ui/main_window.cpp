@@ -148,6 +148,7 @@ void MainWindow::connectSearch()
     connect(&m_controller, &SearchController::searchFailed, this, &MainWindow::onFailed);
     connect(&m_controller, &SearchController::engineGapReady, this, &MainWindow::onEngineGap);
     connect(&m_controller, &SearchController::runningChanged, this, &MainWindow::onRunningChanged);
+    connect(&m_controller, &SearchController::workerIdle, this, &MainWindow::searchSettled);
     connect(m_panel, &SearchPanel::eliteSelected, this, [this](const Plan& p, const QString& title) {
         m_planView->showPlan(title, p);
     });

@@ -102,6 +102,9 @@ Q_SIGNALS:
     // The background exact check of the current scenario ended (infeasible: proved that no
     // plan meets its limits; Start stays disabled and the message says which to relax).
     void feasibilityChecked(bool infeasible);
+    // The worker finished the last search it was given (or the cancelled one) with every
+    // answer it sends after the result: nothing more arrives for it.
+    void searchSettled();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
