@@ -30,6 +30,7 @@ namespace shardlab::ui {
 
 class CompareCandidates;
 class CompareView;
+class ElidedLabel;
 class FeasibilityCheck;
 class ParetoView;
 class PlanTopologyView;
@@ -151,7 +152,7 @@ private:
     ParetoView* m_pareto = nullptr;
     CompareCandidates* m_candidates = nullptr;
     QTabWidget* m_tabs = nullptr;
-    QLabel* m_message = nullptr;
+    ElidedLabel* m_message = nullptr;
     bool m_messageIsError = false;
     SessionStore* m_session = nullptr;
     QString m_sessionError; // the last save failure, said once
