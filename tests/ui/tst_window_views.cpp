@@ -210,7 +210,22 @@ void TestWindowViews::scriptedTopologyAndParetoTabs()
         QCOMPARE(image.size(), QSize(1024, 700));
         // The Pareto tab computes the scenario's front before the screenshot (tst_pareto_view).
         QVERIFY2(!err.contains(QStringLiteral("not available yet")), qPrintable(err));
+        if (tab == QLatin1String("pareto"))
+            QVERIFY(gui.readAllStandardOutput().contains("Pareto front: "));
     }
+    // --autostart on the Pareto tab starts what that tab shows: the front, not a search.
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.path());
+    gui.setProcessEnvironment(env);
+    gui.start(QStringLiteral(SHARDLAB_GUI), {QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"),
+                                             QStringLiteral("--tab"), QStringLiteral("pareto"),
+                                             QStringLiteral("--autostart"), QStringLiteral("--quit-when-done")});
+    QVERIFY(gui.waitForFinished(60000));
+    const QByteArray out = gui.readAllStandardOutput();
+    QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
+    QVERIFY2(out.contains("Pareto front: ") && !out.contains("during the search"), out.constData());
 }
 
 // The Compare tab opens on the best run against the recipe, also after a restart (runs
