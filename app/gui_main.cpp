@@ -68,6 +68,37 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
 
 } // namespace
 
+// The Pareto tab scripted: compute its front, sweep and sizing, then take the screenshot
+// and quit if asked.
+void runParetoScript(shardlab::ui::MainWindow& window, Script& script, QTextStream& err)
+{
+    // The tab shows the scenario's front, a sweep and a sizing: compute them, then take
+    // the screenshot.
+    QObject::connect(window.paretoView(), &shardlab::ui::ParetoView::allFinished, &window,
+                     [&window, &script, &err](bool ok) {
+        QTimer::singleShot(300, &window, [&window, &script, &err, ok] {
+            QString error;
+            const bool shot = script.screenshot.isEmpty()
+                || shardlab::ui::saveScreenshot(&window, script.screenshot, &error);
+            if (!shot)
+                err << "shardlab: --screenshot: " << error << "\n";
+            if (!ok)
+                err << "shardlab: --tab pareto: " << window.paretoView()->statusText() << "\n";
+            else
+                QTextStream(stdout) << "Pareto front: " << window.paretoView()->front().points.size()
+                                    << " points\n";
+            if (script.quitWhenDone)
+                QApplication::exit(shot && ok ? 0 : 1);
+        });
+    });
+    QTimer::singleShot(200, &window, [&window, &err] {
+        if (!window.paretoView()->computeAll()) {
+            err << "shardlab: --tab pareto: " << window.paretoView()->statusText() << "\n";
+            QApplication::exit(1);
+        }
+    });
+}
+
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
@@ -177,7 +208,11 @@ int main(int argc, char** argv)
         }
     }
 
-    if (script.autostart) {
+    // --tab pareto: what the tab shows (the front, a sweep, a sizing) is what
+    // --autostart starts, as the search is on the other tabs.
+    if (paretoTab && (script.autostart || script.quitWhenDone || !script.screenshot.isEmpty())) {
+        runParetoScript(window, script, err);
+    } else if (script.autostart) {
         QObject::connect(&window, &shardlab::ui::MainWindow::searchDone, &window, [&](bool found) {
             // Let the last repaint land before the screenshot.
             QTimer::singleShot(300, &window, [&, found] {
@@ -200,28 +235,6 @@ int main(int argc, char** argv)
                         script.failed = true; // the run's exit code says so too
                     }
                 });
-        });
-    } else if (paretoTab && (script.quitWhenDone || !script.screenshot.isEmpty())) {
-        // The tab shows the scenario's front, a sweep and a sizing: compute them, then take
-        // the screenshot.
-        QObject::connect(window.paretoView(), &shardlab::ui::ParetoView::allFinished, &window, [&](bool ok) {
-            QTimer::singleShot(300, &window, [&, ok] {
-                QString error;
-                const bool shot = script.screenshot.isEmpty()
-                    || shardlab::ui::saveScreenshot(&window, script.screenshot, &error);
-                if (!shot)
-                    err << "shardlab: --screenshot: " << error << "\n";
-                if (!ok)
-                    err << "shardlab: --tab pareto: " << window.paretoView()->statusText() << "\n";
-                if (script.quitWhenDone)
-                    QApplication::exit(shot && ok ? 0 : 1);
-            });
-        });
-        QTimer::singleShot(200, &window, [&] {
-            if (!window.paretoView()->computeAll()) {
-                err << "shardlab: --tab pareto: " << window.paretoView()->statusText() << "\n";
-                QApplication::exit(1);
-            }
         });
     } else if (script.quitWhenDone || !script.screenshot.isEmpty()) {
         QTimer::singleShot(500, &window, [&] {

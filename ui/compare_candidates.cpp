@@ -32,7 +32,8 @@ void CompareCandidates::refresh(const JobResult* last)
     if (rp.found || rp.result.structureChecks == 0)
         c.push_back({pools ? tr("Megatron recipe (this pool)") : tr("Megatron recipe"), rp.plan, {}});
     if (last && last->outcome.found && !pools)
-        c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(last->outcome.algorithm)), last->outcome.best, {}});
+        c.push_back({tr("Best plan (%1)").arg(QString::fromStdString(last->outcome.algorithm)), last->outcome.best, {},
+                     last->outcome.bestTokensPerSPerGpu()});
     for (int i = 0; i < m_panel->runCount(); ++i) {
         const SearchPanel::RunInfo run = m_panel->runInfo(i);
         if (run.found && pools != run.prefill.has_value())
@@ -41,7 +42,8 @@ void CompareCandidates::refresh(const JobResult* last)
             c.push_back({tr("Best of %1 [%2]").arg(run.name, run.variant), prefillShown ? *run.prefill : run.best,
                          scenarioDifferences(run.scenario, m_editor->scenario()).empty()
                              ? QString()
-                             : tr("found on variant %1 (%2)").arg(run.variant, run.variantNote)});
+                             : tr("found on variant %1 (%2)").arg(run.variant, run.variantNote),
+                         run.bestValue});
     }
     const auto& elites = m_panel->elites();
     for (size_t i = 0; i < elites.size() && i < 20; ++i)

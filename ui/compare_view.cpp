@@ -147,11 +147,26 @@ void CompareView::fillCombos()
                            Qt::ToolTipRole);
         }
     }
-    // Keep the user's picks; by default the newest plan of interest (the second candidate:
-    // a run's best when there is one) against the first (the Megatron recipe).
+    // Keep the user's picks; by default the best search result (a run's best on the
+    // scenario in the editor before one found on another variant) against the first
+    // candidate (the Megatron recipe), else the second candidate against it.
     const int ia = m_pickedA ? m_a->findText(a) : -1, ib = m_pickedB ? m_b->findText(b) : -1;
-    m_a->setCurrentIndex(ia >= 0 ? ia : std::min(1, m_a->count() - 1));
+    m_a->setCurrentIndex(ia >= 0 ? ia : defaultFirst());
     m_b->setCurrentIndex(ib >= 0 ? ib : 0);
+}
+
+int CompareView::defaultFirst() const
+{
+    int best = -1;
+    auto better = [this](const NamedPlan& p, const NamedPlan& q) {
+        if (p.note.isEmpty() != q.note.isEmpty())
+            return p.note.isEmpty(); // found on the scenario in the editor
+        return p.searchedValue > q.searchedValue;
+    };
+    for (int i = 1; i < int(m_candidates.size()); ++i)
+        if (m_candidates[i].searchedValue > 0 && (best < 0 || better(m_candidates[i], m_candidates[best])))
+            best = i;
+    return best >= 0 ? best : std::min(1, int(m_candidates.size()) - 1);
 }
 
 bool CompareView::compare(const QString& a, const QString& b)
@@ -165,6 +180,9 @@ bool CompareView::compare(const QString& a, const QString& b)
     refresh();
     return true;
 }
+
+QString CompareView::pickedA() const { return m_a->currentText(); }
+QString CompareView::pickedB() const { return m_b->currentText(); }
 
 QString CompareView::headlineText() const
 {
@@ -208,7 +226,11 @@ void CompareView::refresh()
     };
     QString html = line(QStringLiteral("A · ") + A.name, A.plan, m_resA) + QStringLiteral("<br>")
         + line(QStringLiteral("B · ") + B.name, B.plan, m_resB);
-    if (m_cmp.comparable && m_cmp.ratio > 0)
+    if (ia == ib)
+        html += tr("<br><span style='color:#546e7a'>The same plan on both sides: run a search, or open a plan file "
+                   "(File &gt; Open plan), to compare %1 with another.</span>")
+                    .arg(A.name.toHtmlEscaped());
+    else if (m_cmp.comparable && m_cmp.ratio > 0)
         html += tr("<br>A reaches <b>%1×</b> B's throughput per GPU: %2 vs %3 GPU·µs per %4 (each the inverse of "
                    "its throughput per GPU, compared per token since the plans' steps carry different numbers of "
                    "sequences on different GPUs).")

@@ -27,6 +27,9 @@ struct NamedPlan {
     QString name; // "Best plan (anneal seed 0)", "Elite #3", "plan.json"
     Plan plan;
     QString note; // where it comes from (a file, the scenario it was made for)
+    // A search's best: its tok/s/GPU where it was found (0 for other plans). The tab opens
+    // on the best of these against the recipe.
+    double searchedValue = 0;
 };
 
 class CompareView : public QWidget {
@@ -44,6 +47,8 @@ public:
 
     // What the view shows, for tests and the status bar.
     QString headlineText() const;
+    QString pickedA() const;
+    QString pickedB() const;
     const PlanComparison& comparison() const { return m_cmp; }
     QTableWidget* linkTable() const { return m_links; }
     BreakdownPlot* breakdown() const { return m_breakdown; }
@@ -53,6 +58,7 @@ public:
 private:
     void refresh();
     void fillCombos();
+    int defaultFirst() const; // the first combo's default: the best search result
 
     Scenario m_scenario;
     std::unique_ptr<Simulator> m_sim;

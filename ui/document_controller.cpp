@@ -39,7 +39,8 @@ QStringList changedPaths(const Scenario& a, const Scenario& b)
 }
 
 // One scenario edit on the undo stack. Edits of the same fields within two seconds merge
-// (typing "16" is one step, not two), names and descriptions included.
+// (typing "16" is one step, not two), names and descriptions included; a step once undone
+// or redone takes no more edits.
 class ScenarioEditCommand : public QUndoCommand {
 public:
     ScenarioEditCommand(DocumentController* d, Scenario before, Scenario after)
@@ -54,14 +55,19 @@ public:
             m_first = false;
             return;
         }
+        m_closed = true;
         m_d->applyScenarioState(m_after);
     }
-    void undo() override { m_d->applyScenarioState(m_before); }
+    void undo() override
+    {
+        m_closed = true;
+        m_d->applyScenarioState(m_before);
+    }
     int id() const override { return 16; }
     bool mergeWith(const QUndoCommand* other) override
     {
         const auto* o = static_cast<const ScenarioEditCommand*>(other);
-        if (o->m_paths != m_paths || o->m_time - m_time > 2000)
+        if (m_closed || o->m_paths != m_paths || o->m_time - m_time > 2000)
             return false;
         m_after = o->m_after;
         m_time = o->m_time;
@@ -74,6 +80,7 @@ private:
     QStringList m_paths;
     qint64 m_time;
     bool m_first = true;
+    bool m_closed = false; // undone or redone: a step of its own, a new edit starts another
 };
 
 } // namespace

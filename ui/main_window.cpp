@@ -14,6 +14,7 @@
 
 #include "compare_candidates.h"
 #include "compare_view.h"
+#include "elided_label.h"
 #include "export_controller.h"
 #include "feasibility_check.h"
 #include "io/presets.h"
@@ -59,10 +60,11 @@ void MainWindow::buildTabs()
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(4, 4, 4, 4);
-    m_message = new QLabel(central);
-    m_message->setWordWrap(true);
+    // Two lines at most, always there: a long message is elided (all of it in the
+    // tooltip) instead of pushing the tabs down, and a new message never moves them.
+    m_message = new ElidedLabel(2, central);
+    m_message->setObjectName(QStringLiteral("messageLine"));
     m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_message->hide();
     layout->addWidget(m_message);
     m_tabs = new QTabWidget(central);
     m_panel = new SearchPanel(m_tabs);
@@ -148,6 +150,7 @@ void MainWindow::connectSearch()
     connect(&m_controller, &SearchController::searchFailed, this, &MainWindow::onFailed);
     connect(&m_controller, &SearchController::engineGapReady, this, &MainWindow::onEngineGap);
     connect(&m_controller, &SearchController::runningChanged, this, &MainWindow::onRunningChanged);
+    connect(&m_controller, &SearchController::workerIdle, this, &MainWindow::searchSettled);
     connect(m_panel, &SearchPanel::eliteSelected, this, [this](const Plan& p, const QString& title) {
         m_planView->showPlan(title, p);
     });
@@ -366,6 +369,10 @@ void MainWindow::refreshStartState()
     const bool running = m_controller.isRunning();
     m_startAction->setEnabled(runnable && !running);
     m_stopAction->setEnabled(running);
+    m_editor->setStartBlocked(m_editor->isRunnable() && m_infeasible
+                                  ? tr("no plan can meet the limits (%1)").arg(plainNumbers(m_infeasibleWhy))
+                                  : QString(),
+                              running);
     if (m_editor->isRunnable() && m_infeasible) {
         m_startAction->setToolTip(tr("Cannot start: no plan can meet the limits (%1)").arg(plainNumbers(m_infeasibleWhy)));
     } else if (!runnable) {
@@ -530,7 +537,7 @@ void MainWindow::onEngineGap(const EngineGap& g)
 {
     m_lastGap = g;
     m_planView->setEngineGap(&g);
-    if (m_message->isHidden() || !g.applies)
+    if (m_message->fullText().isEmpty() || !g.applies)
         return;
     const QString engine = QString::fromStdString(g.engineName);
     const QString proof = g.bound == GapBound::Exact ? tr("both proved") : tr("not both proved");
@@ -545,7 +552,7 @@ void MainWindow::onEngineGap(const EngineGap& g)
         text = tr("%1 runs a plan as good as the per-operator optimum (%2).").arg(engine, proof);
     else
         text = QString::fromStdString(g.headline) + QLatin1Char('.');
-    m_message->setText(m_message->text() + QLatin1Char(' ') + text);
+    m_message->setFullText(m_message->fullText() + QLatin1Char(' ') + text);
 }
 
 void MainWindow::onFailed(const QString& reason)
@@ -563,13 +570,12 @@ void MainWindow::onRunningChanged(bool)
 void MainWindow::showMessage(const QString& text, bool error)
 {
     m_cannotRunShown = false; // refreshStartState sets it again after its own message
-    m_message->setText(text);
+    m_message->setFullText(text);
     m_message->setStyleSheet(error ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
                                    : QStringLiteral("QLabel { color: palette(text); }"));
-    m_message->setVisible(!text.isEmpty());
     m_messageIsError = error;
 }
 
-QString MainWindow::statusText() const { return m_message->isHidden() ? QString() : m_message->text(); }
+QString MainWindow::statusText() const { return m_message->fullText(); }
 
 } // namespace shardlab::ui

@@ -30,6 +30,7 @@ namespace shardlab::ui {
 
 class CompareCandidates;
 class CompareView;
+class ElidedLabel;
 class FeasibilityCheck;
 class ParetoView;
 class PlanTopologyView;
@@ -102,6 +103,9 @@ Q_SIGNALS:
     // The background exact check of the current scenario ended (infeasible: proved that no
     // plan meets its limits; Start stays disabled and the message says which to relax).
     void feasibilityChecked(bool infeasible);
+    // The worker finished the last search it was given (or the cancelled one) with every
+    // answer it sends after the result: nothing more arrives for it.
+    void searchSettled();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -148,7 +152,7 @@ private:
     ParetoView* m_pareto = nullptr;
     CompareCandidates* m_candidates = nullptr;
     QTabWidget* m_tabs = nullptr;
-    QLabel* m_message = nullptr;
+    ElidedLabel* m_message = nullptr;
     bool m_messageIsError = false;
     SessionStore* m_session = nullptr;
     QString m_sessionError; // the last save failure, said once

@@ -316,45 +316,6 @@ bool ScenarioEditor::applyClusterPreset(const QString& name)
     return false;
 }
 
-void ScenarioEditor::chooseHfFile()
-{
-    const QString path = QFileDialog::getOpenFileName(this, tr("Import HuggingFace config.json"), QString(),
-                                                      tr("HuggingFace config (config.json *.json);;All files (*)"));
-    if (!path.isEmpty())
-        importHfConfig(path);
-}
-
-bool ScenarioEditor::importHfConfig(const QString& path)
-{
-    Parsed<HfImport> m = importHfModel(localPath(path));
-    if (!m.ok()) {
-        QStringList lines;
-        for (const FieldError& e : m.errors)
-            lines << str(e.toString());
-        m_importError->setText(tr("Import failed:\n%1").arg(lines.join(QLatin1Char('\n'))));
-        m_importError->show();
-        return false;
-    }
-    // A quantized checkpoint (quantization_config, hf_quant_config.json) fixes its
-    // precisions; otherwise they are a deployment choice: keep the user's.
-    ModelSpec model = m.value.model;
-    if (!m.value.weightsQuantized)
-        model.weightPrecision = m_scenario.model.weightPrecision;
-    if (!m.value.kvQuantized)
-        model.kvPrecision = m_scenario.model.kvPrecision;
-    m_scenario.model = model;
-    setScenario(m_scenario);
-    if (!m.value.warnings.empty()) {
-        QStringList lines;
-        for (const std::string& w : m.value.warnings)
-            lines << str(w);
-        m_importError->setText(tr("Imported, with approximations:\n%1").arg(lines.join(QLatin1Char('\n'))));
-        m_importError->show();
-    }
-    Q_EMIT scenarioEdited();
-    return true;
-}
-
 void ScenarioEditor::setMoeEnabled(bool on)
 {
     ModelSpec& m = m_scenario.model;
@@ -505,6 +466,25 @@ void ScenarioEditor::revalidate()
     for (const Field& f : m_fields)
         markFieldError(f.widget, labelFor(f.widget), reasons.value(f.widget).join(QLatin1Char('\n')));
 
+    refreshStatus();
+}
+
+QString ScenarioEditor::statusHtml() const { return m_status->text(); }
+
+void ScenarioEditor::setStartBlocked(const QString& why, bool running)
+{
+    if (why == m_startBlocked && running == m_searchRunning)
+        return;
+    m_startBlocked = why;
+    m_searchRunning = running;
+    refreshStatus();
+}
+
+// The banner above the form: the problems that block a run, or that the scenario is
+// valid, and then whether Start can run it now (the window's check of the limits, a
+// search already running), so it never says "ready" while Start is disabled.
+void ScenarioEditor::refreshStatus()
+{
     QString warningHtml;
     if (!m_warnings.empty()) {
         warningHtml = QStringLiteral("<ul style='margin:0; -qt-list-indent:1'>");
@@ -513,10 +493,20 @@ void ScenarioEditor::revalidate()
                                .arg(str(e.where).toHtmlEscaped(), str(e.reason).toHtmlEscaped());
         warningHtml += QStringLiteral("</ul>");
     }
+    if (m_problems.empty() && !m_startBlocked.isEmpty()) {
+        m_status->setText(tr("<b>Cannot start: %1</b>").arg(m_startBlocked.toHtmlEscaped()) + warningHtml);
+        m_status->setStyleSheet(QStringLiteral(
+            "QLabel { color: #b71c1c; background: #fdecea; border: 1px solid #ef9a9a; border-radius: 3px; }"));
+        return;
+    }
     if (m_problems.empty()) {
-        QString html = tr("<span style='color:#2e7d32'>&#10003; Ready to run: %1 on %2 GPUs.</span>")
-                           .arg(str(m_scenario.model.name).toHtmlEscaped())
-                           .arg(m_scenario.cluster.totalGpus());
+        const QString what = tr("%1 on %2 GPUs").arg(str(m_scenario.model.name).toHtmlEscaped())
+                                 .arg(m_scenario.cluster.totalGpus());
+        QString html = m_searchRunning
+                           ? tr("<span style='color:#2e7d32'>&#10003; Valid: %1. A search is running; Stop "
+                                "(Esc) ends it.</span>")
+                                 .arg(what)
+                           : tr("<span style='color:#2e7d32'>&#10003; Ready to run: %1.</span>").arg(what);
         if (!warningHtml.isEmpty())
             html += QStringLiteral("<br><b style='color:#8a5a00'>%1</b>")
                         .arg(tr("Check %n value(s):", nullptr, int(m_warnings.size())))

@@ -58,7 +58,18 @@ public:
 
     // User-level actions, also reachable from the editor's own controls. They emit
     // scenarioEdited() on success; failures are shown inline and return false.
+    // Imports a HuggingFace config; the model takes the checkpoint's precisions unless
+    // setKeepPrecisionOnImport(true). importNote() says which it got and from where.
     bool importHfConfig(const QString& path);
+    void setKeepPrecisionOnImport(bool keep);
+    QString importNote() const;
+
+    // What keeps Start disabled although the scenario is valid (no plan can meet its
+    // limits), or empty; `running`: a search is running. The banner says so instead of
+    // "Ready to run".
+    void setStartBlocked(const QString& why, bool running);
+    // The banner's text (HTML), as the user reads it.
+    QString statusHtml() const;
     bool applyModelPreset(const QString& name);
     bool applyClusterPreset(const QString& name);
 
@@ -88,6 +99,7 @@ private:
     QWidget* buildClusterSection();
     QWidget* buildWorkloadSection();
     QWidget* buildConstraintsSection(); // scenario_constraints_section.cpp
+    void buildImportRow(QFormLayout* form); // scenario_hf_import.cpp
     // Speculative decoding's draft tokens and acceptance rate (workload form).
     void addSpeculativeFields(QFormLayout* form);
     QSpinBox* addInt(QFormLayout* form, const QString& path, const QString& label, const QString& tip, int maximum,
@@ -107,12 +119,15 @@ private:
     void loadAllFields();
     void refreshDerived();
     void revalidate();
+    void refreshStatus();
     void matchPresets();
     void chooseHfFile();
 
     Scenario m_scenario;
     FieldErrors m_problems;
     FieldErrors m_warnings;
+    QString m_startBlocked; // setStartBlocked
+    bool m_searchRunning = false;
     bool m_quiet = false; // setFieldValue: field handlers write the value but emit nothing
     std::vector<Field> m_fields;
     std::vector<NamedModel> m_modelPresets;
@@ -129,6 +144,8 @@ private:
     QComboBox* m_clusterPreset = nullptr;
     QLabel* m_paramLabel = nullptr;
     QLabel* m_importError = nullptr;
+    QLabel* m_importNote = nullptr;
+    QCheckBox* m_keepPrecision = nullptr;
     QComboBox* m_attention = nullptr;
     QCheckBox* m_moeCheck = nullptr;
     QFormLayout* m_modelForm = nullptr;

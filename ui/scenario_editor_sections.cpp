@@ -193,18 +193,7 @@ QWidget* ScenarioEditor::buildModelSection()
     m_modelPreset->setToolTip(tr("Fill every model field from a shipped preset (resources/models)."));
     form->addRow(tr("Preset"), m_modelPreset);
 
-    auto* import = new QPushButton(tr("Import HuggingFace config.json…"));
-    import->setToolTip(tr("Read num_hidden_layers, heads, experts, MLA ranks … from a transformers config.json "
-                          "(llama, mistral, qwen2/3, qwen MoE, mixtral, deepseek v2/v3)."));
-    connect(import, &QPushButton::clicked, this, &ScenarioEditor::chooseHfFile);
-    form->addRow(import);
-    m_importError = new QLabel;
-    m_importError->setObjectName(QStringLiteral("importError"));
-    m_importError->setWordWrap(true);
-    m_importError->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_importError->setStyleSheet(QStringLiteral("color: #b71c1c;"));
-    m_importError->hide();
-    form->addRow(m_importError);
+    buildImportRow(form);
 
     m_paramLabel = new QLabel;
     m_paramLabel->setObjectName(QStringLiteral("parameterCount"));

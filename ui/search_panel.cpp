@@ -565,6 +565,7 @@ void SearchPanel::replot()
 }
 
 int SearchPanel::eliteRowCount() const { return m_table->rowCount(); }
+bool SearchPanel::isReplotPending() const { return m_replotTimer.isActive(); }
 
 int SearchPanel::curvePointCount() const
 {

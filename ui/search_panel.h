@@ -79,6 +79,8 @@ public:
 
     int eliteRowCount() const;
     int curvePointCount() const; // points of the current run's best-so-far curve
+    // True while a merged repaint of the curve and the elite table is still to come.
+    bool isReplotPending() const;
     const std::vector<EliteEntry>& elites() const { return m_elites; }
     // The throughput curve as PNG or PDF (by the extension), with a title naming the
     // scenario and the runs, and the date; false with "FILE: reason" in *error if it could

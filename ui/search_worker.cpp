@@ -106,6 +106,7 @@ void SearchWorker::run(const SearchRequest& request)
     } catch (...) {
         Q_EMIT searchFailed(request.jobId, QStringLiteral("unknown error in the search"));
     }
+    Q_EMIT jobEnded(request.jobId);
 }
 
 SearchController::SearchController(QObject* parent) : QObject(parent)
@@ -119,6 +120,7 @@ SearchController::SearchController(QObject* parent) : QObject(parent)
     connect(m_worker, &SearchWorker::searchFinished, this, &SearchController::onFinished, Qt::QueuedConnection);
     connect(m_worker, &SearchWorker::searchFailed, this, &SearchController::onFailed, Qt::QueuedConnection);
     connect(m_worker, &SearchWorker::engineGapReady, this, &SearchController::onGap, Qt::QueuedConnection);
+    connect(m_worker, &SearchWorker::jobEnded, this, &SearchController::workerIdle, Qt::QueuedConnection);
     m_thread.setObjectName(QStringLiteral("search"));
     m_thread.start();
 

@@ -74,6 +74,8 @@ Q_SIGNALS:
     void searchFinished(const shardlab::ui::JobResult& result);
     void engineGapReady(const shardlab::ui::GapResult& result);
     void searchFailed(int jobId, const QString& reason);
+    // The job and everything computed after its result (the engine's answers) are done.
+    void jobEnded(int jobId);
 };
 
 class SearchController : public QObject {
@@ -104,6 +106,9 @@ Q_SIGNALS:
     void engineGapReady(const shardlab::EngineGap& gap);
     void searchFailed(const QString& reason);
     void runningChanged(bool running);
+    // The worker finished a job, the current one or a cancelled one, with every answer it
+    // sends after the result: nothing more arrives for it.
+    void workerIdle();
     // Internal: queued hand-off to the worker thread.
     void requestRun(const shardlab::ui::SearchRequest& request);
 

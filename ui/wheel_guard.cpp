@@ -49,7 +49,7 @@ bool WheelGuard::eventFilter(QObject* watched, QEvent* event)
         }
         return false;
     }
-    const bool scrolling = m_scrolled && m_lastScroll.elapsed() < kGestureMs;
+    const bool scrolling = isScrolling();
     if (field->hasFocus() && !scrolling)
         return false; // the user means the field
     // Not meant for the field: the scroll area around it scrolls instead.
@@ -63,9 +63,14 @@ bool WheelGuard::eventFilter(QObject* watched, QEvent* event)
     return true;
 }
 
+namespace {
+WheelGuard* guard = nullptr;
+}
+
+const WheelGuard* wheelGuard() { return guard; }
+
 void installWheelGuard()
 {
-    static WheelGuard* guard = nullptr;
     if (!guard && qApp) {
         guard = new WheelGuard(qApp);
         qApp->installEventFilter(guard);

@@ -17,6 +17,8 @@ public:
     explicit WheelGuard(QObject* parent = nullptr);
     // Wheel events within this many ms of one that scrolled an area continue that scroll.
     static constexpr int kGestureMs = 600;
+    // True while a wheel event would continue a scroll of an area (within kGestureMs of it).
+    bool isScrolling() const { return m_scrolled && m_lastScroll.elapsed() < kGestureMs; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -29,5 +31,7 @@ private:
 
 // Installs one guard on the application (idempotent).
 void installWheelGuard();
+// The installed guard, or null.
+const WheelGuard* wheelGuard();
 
 } // namespace shardlab::ui

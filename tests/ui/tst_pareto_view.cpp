@@ -72,7 +72,7 @@ void TestParetoView::frontHoverClickAndExport()
     QCOMPARE(v->frontPlot()->graph(1)->dataCount(), int(core.megatronPoints.size()));
 
     // Hover: the point under the mouse; click: its plan in the Plan tab.
-    QTest::qWait(50);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
     v->frontPlot()->replot();
     const ParetoPoint& target = v->front().points.back();
     const QPoint pos(int(v->frontPlot()->xAxis->coordToPixel(target.tokensPerSPerUser)),
@@ -131,7 +131,7 @@ void TestParetoView::bothFrontsUnderAnEngine()
     QVERIFY(gain >= 1 - 1e-9);
     const QString said = QStringLiteral("the per-operator optimum is %1x").arg(gain, 0, 'f', 3);
     QVERIFY2(v->statusText().contains(said), qPrintable(v->statusText()));
-    QTest::qWait(50);
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
     v->frontPlot()->replot();
     // The other front's fastest point is where the two part: hover names it.
     const ParetoPoint& target = v->front().otherPoints.back();
@@ -183,7 +183,8 @@ void TestParetoView::stopEndsALongFrontAndEditsClearResults()
     ParetoView* v = w.paretoView();
     QVERIFY(v->computeFront());
     QVERIFY(v->isRunning());
-    QTest::qWait(300);
+    const QString started = v->statusText();
+    QTRY_VERIFY_WITH_TIMEOUT(v->statusText() != started || !v->isRunning(), 30000); // part-way
     QElapsedTimer t;
     t.start();
     v->stop();

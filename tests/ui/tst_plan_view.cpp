@@ -104,7 +104,7 @@ void TestPlanView::stepTimelineFollowsThePlan()
     auto* tabs = v.findChild<QTabWidget*>();
     QVERIFY(tabs);
     tabs->setCurrentWidget(tv);
-    QTest::qWait(20);
+    QTRY_VERIFY(tv->isVisible() && tv->width() > 104); // laid out in its tab
     // Hover: the first bar is the first operator's roofline time.
     const TimelineBar& first = tv->timeline().step.front();
     const double x = 92 + (first.durationUs / 2) / (tv->timeline().step.back().startUs

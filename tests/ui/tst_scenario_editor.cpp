@@ -64,6 +64,7 @@ private Q_SLOTS:
     void weightsLargerThanTheClusterAreAProblem();
     void mlaShowsLatentFields();
     void hfImportFillsModelAndReportsErrorsInline();
+    void hfImportTakesTheCheckpointsPrecisionUnlessKept();
     void rowsStayVisibleAfterAnMlaModel();
     void implausibleHardwareWarnsWithoutBlocking();
     void problemsShowPlainNumbers();
@@ -374,6 +375,38 @@ void TestScenarioEditor::hfImportFillsModelAndReportsErrorsInline()
     QVERIFY(error->isHidden());
     QCOMPARE(ed.scenario().model.moe.experts, 8);
     QCOMPARE(ed.findChild<QSpinBox*>(QStringLiteral("model.moe.experts"))->value(), 8);
+}
+
+// A bf16 checkpoint imported over an FP8 model is bf16 (the note says so), unless the
+// user keeps the current precisions; a quantized checkpoint's precision always wins.
+void TestScenarioEditor::hfImportTakesTheCheckpointsPrecisionUnlessKept()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("deepseek-v3-256gpu"));
+    QCOMPARE(ed.scenario().model.weightPrecision, Precision::FP8);
+    const QString qwen = QStringLiteral(SHARDLAB_TEST_DATA "/hf/qwen3-235b-a22b.config.json");
+
+    QVERIFY(ed.importHfConfig(qwen));
+    QCOMPARE(ed.scenario().model.weightPrecision, Precision::BF16);
+    QVERIFY2(ed.importNote().contains(QStringLiteral("weights BF16")), qPrintable(ed.importNote()));
+    QVERIFY2(ed.importNote().contains(QStringLiteral("weights BF16 (from the checkpoint)")), qPrintable(ed.importNote()));
+    auto* params = ed.findChild<QLabel*>(QStringLiteral("parameterCount"));
+    QVERIFY2(!params->text().contains(QStringLiteral("FP8")), qPrintable(params->text()));
+
+    QVERIFY(ed.applyModelPreset(QStringLiteral("deepseek-v3")));
+    ed.setKeepPrecisionOnImport(true);
+    QVERIFY(ed.importHfConfig(qwen));
+    QCOMPARE(ed.scenario().model.weightPrecision, Precision::FP8);
+    QVERIFY2(ed.importNote().contains(QStringLiteral("weights FP8 (kept, as chosen; the checkpoint's is BF16)")),
+             qPrintable(ed.importNote()));
+
+    // DeepSeek-V3's checkpoint declares FP8 weights: kept or not, FP8 over a bf16 model.
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    QCOMPARE(ed.scenario().model.weightPrecision, Precision::BF16);
+    QVERIFY(ed.importHfConfig(QStringLiteral(SHARDLAB_TEST_DATA "/hf/deepseek-v3.config.json")));
+    QCOMPARE(ed.scenario().model.weightPrecision, Precision::FP8);
+    QVERIFY2(ed.importNote().contains(QStringLiteral("weights FP8 (quantized in the checkpoint)")),
+             qPrintable(ed.importNote()));
 }
 
 // Loading an MLA model (preset or HF import) and then a GQA one, or a failed import,

@@ -171,7 +171,8 @@ private Q_SLOTS:
         wheel(nvlink, -1);
         QCOMPARE(nvlink->value(), before);
         // Focused, and the wheel starts on it (no scroll in progress): the user means it.
-        QTest::qWait(WheelGuard::kGestureMs + 50);
+        QVERIFY(ui::wheelGuard() && ui::wheelGuard()->isScrolling());
+        QTRY_VERIFY_WITH_TIMEOUT(!ui::wheelGuard()->isScrolling(), 10 * WheelGuard::kGestureMs);
         wheel(nvlink, 1);
         QVERIFY(nvlink->value() != before);
     }

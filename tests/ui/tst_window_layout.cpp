@@ -1,0 +1,112 @@
+// What a user sees of the window at 1024x700 (a laptop) offscreen: the message line keeps
+// its height whatever it says, and Start is never disabled under a "Ready to run" banner.
+#include <QtTest>
+
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QTabWidget>
+
+#include "elided_label.h"
+#include "io/presets.h"
+#include "main_window.h"
+#include "scenario_editor.h"
+#include "window_fixtures.h"
+
+using namespace shardlab;
+using shardlab::ui::MainWindow;
+
+class TestWindowLayout : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void init() { startFreshSession(); }
+    void longMessageKeepsTheTabsInPlace();
+    void readyToRunOnlyWhenStartIsEnabled();
+};
+
+namespace {
+
+Scenario preset(const char* name)
+{
+    auto s = scenarioPreset(name);
+    return s.value;
+}
+
+QPoint topLeftIn(QWidget* w, QWidget* top) { return w->mapTo(top, QPoint(0, 0)); }
+
+} // namespace
+
+// A scenario with many problems says them all, in the tooltip: the line stays two lines
+// high and the tabs below it do not move.
+void TestWindowLayout::longMessageKeepsTheTabsInPlace()
+{
+    MainWindow w;
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* tabs = w.findChild<QTabWidget*>();
+    auto* line = w.findChild<ui::ElidedLabel*>(QStringLiteral("messageLine"));
+    QVERIFY(tabs && line);
+    const QPoint before = topLeftIn(tabs, &w);
+    const int height = line->height();
+
+    Scenario bad = w.scenario();
+    bad.model.layers = 0;
+    bad.model.hiddenSize = 0;
+    bad.cluster.nodes = 0;
+    bad.workload.tpotSloMs = -1;
+    bad.workload.outputTokens = 0;
+    w.setScenario(bad);
+    QCoreApplication::processEvents();
+    QVERIFY2(w.statusText().size() > 300, qPrintable(w.statusText()));
+    QCOMPARE(line->toolTip(), w.statusText());
+    QVERIFY(line->isElided());
+    QCOMPARE(line->height(), height);
+    QVERIFY(line->text().count(QLatin1Char('\n')) <= 1);
+    QCOMPARE(topLeftIn(tabs, &w), before);
+
+    w.setScenario(preset("llama3-70b-8gpu"));
+    QCoreApplication::processEvents();
+    QCOMPARE(line->height(), height);
+    QCOMPARE(topLeftIn(tabs, &w), before);
+}
+
+// Start disabled by a proof that no plan meets the limits: the editor's banner says
+// "Cannot start" and why, not "Ready to run"; relaxing the limit brings "Ready" back.
+void TestWindowLayout::readyToRunOnlyWhenStartIsEnabled()
+{
+    MainWindow w;
+    QSignalSpy checked(&w, &MainWindow::feasibilityChecked);
+    Scenario s = w.scenario();
+    s.workload.tpotSloMs = 0.5;
+    w.scenarioEditor()->setScenario(s); // as loaded; the edit below is the user's
+    auto* tpot = w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("workload.tpot_slo_ms"));
+    QVERIFY(tpot);
+    tpot->setValue(0.6);
+    QVERIFY(checked.wait(20000));
+    QVERIFY(w.isProvedInfeasible());
+    QVERIFY(!w.startSearch());
+    const QString banner = w.scenarioEditor()->statusHtml();
+    QVERIFY2(!banner.contains(QStringLiteral("Ready to run")), qPrintable(banner));
+    QVERIFY2(banner.contains(QStringLiteral("Cannot start")), qPrintable(banner));
+    QVERIFY2(banner.contains(QStringLiteral("time per output token")), qPrintable(banner));
+
+    tpot->setValue(50);
+    QVERIFY(checked.wait(20000));
+    QVERIFY(!w.isProvedInfeasible());
+    QVERIFY2(w.scenarioEditor()->statusHtml().contains(QStringLiteral("Ready to run")),
+             qPrintable(w.scenarioEditor()->statusHtml()));
+    // While a search runs, Start is disabled: the banner says a search is running.
+    w.setAlgorithm(QStringLiteral("random"));
+    w.setBudget(1000000);
+    QVERIFY(w.startSearch());
+    QVERIFY2(w.scenarioEditor()->statusHtml().contains(QStringLiteral("A search is running")),
+             qPrintable(w.scenarioEditor()->statusHtml()));
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    w.stopSearch();
+    QVERIFY(done.wait(20000));
+    QVERIFY2(w.scenarioEditor()->statusHtml().contains(QStringLiteral("Ready to run")),
+             qPrintable(w.scenarioEditor()->statusHtml()));
+}
+
+QTEST_MAIN(TestWindowLayout)
+#include "tst_window_layout.moc"
