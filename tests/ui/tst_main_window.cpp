@@ -100,12 +100,7 @@ void TestMainWindow::startStopTwentyTimes()
 void TestMainWindow::finishedSearchFillsViews()
 {
     MainWindow w;
-    w.setAlgorithm(QStringLiteral("anneal"));
-    w.setBudget(1500);
-    QSignalSpy done(&w, &MainWindow::searchDone);
-    QVERIFY(w.startSearch());
-    QVERIFY(done.wait(60000));
-    QCOMPARE(done.front().front().toBool(), true);
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 1500)); // finished with a plan
     QTRY_VERIFY(!w.searchPanel()->isReplotPending()); // the merged repaint ran
     QVERIFY(w.searchPanel()->eliteRowCount() > 0);
     QVERIFY(w.searchPanel()->curvePointCount() > 0);

@@ -66,11 +66,7 @@ void TestWindowViews::init()
 void TestWindowViews::heatmapMarksEquivalentOptionsAndExplainsCells()
 {
     MainWindow w;
-    w.setAlgorithm(QStringLiteral("anneal"));
-    w.setBudget(1500);
-    QSignalSpy done(&w, &MainWindow::searchDone);
-    QVERIFY(w.startSearch());
-    QVERIFY(done.wait(60000));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 1500));
     QTRY_VERIFY(!w.searchPanel()->isReplotPending());
     const Plan best = w.lastResult()->outcome.best;
     const Scenario s = w.scenario();
@@ -266,11 +262,7 @@ void TestWindowViews::compareOpensOnTheBestRun()
 void TestWindowViews::compareTwoPlans()
 {
     MainWindow w;
-    w.setAlgorithm(QStringLiteral("anneal"));
-    w.setBudget(1500);
-    QSignalSpy done(&w, &MainWindow::searchDone);
-    QVERIFY(w.startSearch());
-    QVERIFY(done.wait(60000));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 1500));
     QTRY_VERIFY(!w.searchPanel()->isReplotPending());
     ui::CompareView* c = w.compareView();
     QStringList names;
