@@ -367,15 +367,13 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         r.violations |= 1u << static_cast<int>(Violation::TokenBudget);
     if (!f.finite) {
         // Absurd inputs (bandwidth 1e-12 GB/s) overflow somewhere in the step: its times are
-        // unbounded (+infinity, never NaN or a 300-digit number), the plan misses the TPOT
-        // SLO, and nothing is served. Memory does not depend on time: it stays unless it
+        // unbounded (+infinity, never NaN or a 300-digit number), the plan misses both
+        // latency SLOs, and nothing is served. Memory does not depend on time: it stays unless it
         // overflowed itself.
         constexpr double kUnbounded = std::numeric_limits<double>::infinity();
         r.unbounded = true;
-        r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
         r.tpotMs = r.ttftMs = r.e2eMs = kUnbounded;
-        if (r.ttftMs > wl.ttftSloMs)
-            r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
+        r.violations |= 1u << static_cast<int>(Violation::TpotSlo) | 1u << static_cast<int>(Violation::TtftSlo);
         if (!std::isfinite(mem.totalGb))
             mem.totalGb = kUnbounded;
         r.tokensPerSPerGpu = r.outputTokensPerS = 0;
