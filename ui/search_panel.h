@@ -154,7 +154,6 @@ private:
     bool m_running = false; // m_runs.back() is being searched
     int m_colorIndex = 0;
     HeatmapWidget* m_heatmap = nullptr;
-    QLabel* m_policyNote = nullptr;
     PolicyView* m_policyView = nullptr;
     std::vector<Run> m_runs;
     std::vector<EliteEntry> m_elites;
