@@ -443,7 +443,11 @@ bool MainWindow::startSearch()
     m_haveResult = false;
     QString note;
     const QString variant = m_document->variantFor(m_editor->scenario(), &note);
-    m_panel->beginRun(tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed()), variant,
+    // The exact search is deterministic: it has no seed to name.
+    const QString label = m_toolbar->algorithm() == QLatin1String("exact")
+                              ? m_toolbar->algorithm()
+                              : tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed());
+    m_panel->beginRun(label, variant,
                       note.isEmpty() ? m_document->variantNote(variant) : note);
     m_toolbar->showStarted();
     m_controller.start(m_editor->scenario(), o);

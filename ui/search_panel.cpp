@@ -242,7 +242,10 @@ void SearchPanel::addProgress(const LiveProgress& p)
     if (c.haveBest && finite(c.bestTokensPerSPerGpu)) {
         run.best->addData(c.calls, c.bestTokensPerSPerGpu);
         m_maxValue = std::max(m_maxValue, c.bestTokensPerSPerGpu);
+        run.bestValue = std::max(run.bestValue, c.bestTokensPerSPerGpu);
     }
+    // The runs table follows the running search: its calls and best so far.
+    m_runsTable->updateFigures(runCount() - 1, tableRow(run));
     m_maxCalls = std::max({m_maxCalls, c.calls, c.budget});
     addPolicyPoints(m_policy, c.calls, c.metrics);
     if (m_selected == runCount() - 1)
@@ -253,6 +256,11 @@ void SearchPanel::addProgress(const LiveProgress& p)
            });
     if (changed) {
         run.elites = p.elites;
+        for (const EliteEntry& e : p.elites)
+            if (e.valid) { // best first: the best valid plan so far
+                run.bestSoFar = e.plan;
+                break;
+            }
         if (m_selected == runCount() - 1) {
             m_elites = p.elites;
             m_tableDirty = true;

@@ -49,7 +49,14 @@ void SearchPanel::abandonRun(const QString& why)
     if (!m_running || m_runs.empty())
         return;
     m_running = false;
-    m_runs.back().status = why;
+    Run& run = m_runs.back();
+    run.status = why;
+    // What it found before it was cancelled stays its best (on the variant it ran on).
+    if (run.bestSoFar && run.bestValue > 0) {
+        run.found = true;
+        run.best_ = *run.bestSoFar;
+        run.best->setName(legendName(run));
+    }
     fillRunsTable();
     Q_EMIT runsChanged();
 }
@@ -139,14 +146,19 @@ bool SearchPanel::selectRun(int i)
     return true;
 }
 
+RunsTable::Row SearchPanel::tableRow(const Run& run)
+{
+    return {run.label, run.status, run.variant,
+            run.variantNote.isEmpty() ? shownName(run.scenario.name) : run.variantNote, run.color,
+            run.visible, run.found, run.bestValue, run.calls};
+}
+
 void SearchPanel::fillRunsTable()
 {
     std::vector<RunsTable::Row> rows;
     rows.reserve(m_runs.size());
     for (const Run& run : m_runs)
-        rows.push_back({run.label, run.status, run.variant,
-                        run.variantNote.isEmpty() ? shownName(run.scenario.name) : run.variantNote, run.color,
-                        run.visible, run.found, run.bestValue, run.calls});
+        rows.push_back(tableRow(run));
     m_runsTable->setRuns(rows, m_selected);
 }
 
