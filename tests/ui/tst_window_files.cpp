@@ -68,6 +68,7 @@ private Q_SLOTS:
     void exportedPlanOfAnEditedPresetEvaluatesAlone();
     void undoRedoScenarioEdits();
     void menusHaveUniqueMnemonicsHelpAndWords();
+    void invalidPlanIsNotExportedAsALaunchConfig();
 };
 
 namespace {
@@ -547,6 +548,33 @@ void TestWindowFiles::menusHaveUniqueMnemonicsHelpAndWords()
     QVERIFY2(!w.undoStack()->undoText().contains(QLatin1Char('.')) && !w.undoStack()->undoText().contains(QLatin1Char('_')),
              qPrintable(w.undoStack()->undoText()));
     QVERIFY2(w.undoStack()->undoText().startsWith(QStringLiteral("Edit Latency")), qPrintable(w.undoStack()->undoText()));
+}
+
+// A what-if past the scenario's limits (a batch whose KV cache cannot fit) is refused as
+// a launch config, with the reason, and no file is written; a valid plan is exported.
+void TestWindowFiles::invalidPlanIsNotExportedAsALaunchConfig()
+{
+    MainWindow w;
+    Scenario runnable = w.scenario();
+    runnable.workload.engine = CollectiveEngine::TrtLlm;
+    runnable.workload.runnable = true;
+    w.setScenario(runnable);
+    QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
+    Plan bad = w.planView()->currentPlan();
+    bad.batch *= 1000;
+    w.planView()->showPlan(QStringLiteral("What-if"), bad);
+    QVERIFY(!w.planView()->currentResult().valid);
+    QTemporaryDir dir;
+    const QString launch = dir.filePath(QStringLiteral("launch.sh"));
+    QString error;
+    QVERIFY(!w.exportLaunchConfig(launch, Engine::TrtLlm, {}, &error));
+    QVERIFY2(error.contains(QStringLiteral("not valid")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("memory"), Qt::CaseInsensitive) || error.contains(QStringLiteral("TPOT")),
+             qPrintable(error));
+    QVERIFY(!QFile::exists(launch));
+    w.planView()->showPlan(QStringLiteral("Best"), w.lastResult()->outcome.best);
+    QVERIFY2(w.exportLaunchConfig(launch, Engine::TrtLlm, {}, &error), qPrintable(error));
+    QVERIFY(QFile::exists(launch));
 }
 
 QTEST_MAIN(TestWindowFiles)
