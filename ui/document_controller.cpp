@@ -43,11 +43,20 @@ QStringList changedPaths(const Scenario& a, const Scenario& b)
 // or redone takes no more edits.
 class ScenarioEditCommand : public QUndoCommand {
 public:
-    ScenarioEditCommand(DocumentController* d, Scenario before, Scenario after)
+    ScenarioEditCommand(DocumentController* d, Scenario before, Scenario after, const QString& text = {})
         : m_d(d), m_before(std::move(before)), m_after(std::move(after)), m_paths(changedPaths(m_before, m_after)),
           m_time(QDateTime::currentMSecsSinceEpoch())
     {
-        setText(m_paths.isEmpty() ? QObject::tr("rename") : m_paths.join(QStringLiteral(", ")));
+        // The fields in the words of the editor ("Edit TPOT SLO"), not their JSON paths.
+        QStringList words;
+        for (const QString& path : m_paths)
+            if (const QString w = d->fieldWords(path); !words.contains(w))
+                words << w;
+        if (words.size() > 3)
+            words = words.mid(0, 3) << QObject::tr("%n more", nullptr, int(m_paths.size()) - 3);
+        setText(!text.isEmpty()   ? text
+                : words.isEmpty() ? QObject::tr("Rename")
+                                  : QObject::tr("Edit %1").arg(words.join(QStringLiteral(", "))));
     }
     void redo() override
     {
@@ -139,12 +148,14 @@ void DocumentController::applyScenarioState(const Scenario& s)
     m_applyingUndo = false;
 }
 
-bool DocumentController::applyEdit(const Scenario& now)
+QString DocumentController::fieldWords(const QString& path) const { return m_editor->fieldLabel(path); }
+
+bool DocumentController::applyEdit(const Scenario& now, const QString& undoText)
 {
     const Scenario before = m_editor->scenario();
     if (scenarioDifferences(now, before).empty() && now.name == before.name)
         return false;
-    m_undo->push(new ScenarioEditCommand(this, before, now));
+    m_undo->push(new ScenarioEditCommand(this, before, now, undoText));
     applyScenarioState(now);
     return true;
 }
@@ -181,7 +192,7 @@ bool DocumentController::loadProfile(const QString& path)
     Scenario now = before;
     const QString name = QString::fromStdString(p.value.name);
     applyProfile(now.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
-    m_undo->push(new ScenarioEditCommand(this, before, now));
+    m_undo->push(new ScenarioEditCommand(this, before, now, tr("Load kernel profile %1").arg(name)));
     applyScenarioState(now);
     Q_EMIT message(tr("Kernel profile %1 loaded from %2: its kernel tables and efficiencies now price every plan "
                       "(Edit > Undo restores the previous ones)")

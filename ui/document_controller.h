@@ -67,7 +67,11 @@ public:
     void applyScenarioState(const Scenario& s);
     // `now` replaces the editor's scenario as one undoable edit (a run's variant, a kernel
     // profile). False when it changes nothing.
-    bool applyEdit(const Scenario& now);
+    // `undoText` names the step on the Edit menu ("Load variant V2"); by default the
+    // fields it changes, in the editor's words.
+    bool applyEdit(const Scenario& now, const QString& undoText = {});
+    // A JSON path in the editor's words ("TPOT SLO"), for the undo steps' names.
+    QString fieldWords(const QString& path) const;
     // A kernel profile file applied to the scenario's cluster (undoable); false with a message.
     bool loadProfile(const QString& path);
     void loadProfileDialog();

@@ -17,6 +17,8 @@
 #include "runner/runnable_plan.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
+#include "sim/deployment.h"
+#include "ui_format.h"
 
 namespace shardlab::ui {
 
@@ -84,8 +86,23 @@ bool ExportController::exportLaunchConfig(const QString& path, Engine engine, co
             s = n.scenario;
         }
     }
+    // A launch config starts a real deployment: a plan that breaks the scenario's limits
+    // (a what-if past the memory or the TPOT limit) is refused with the reasons, where the
+    // core would only warn.
+    const Deployment d = m_planView->currentDeployment();
+    const DeploymentOutcome check = evaluateDeployment(s, d);
+    if (!check.valid) {
+        QStringList why;
+        for (const std::string& r : check.reasons)
+            why << plainNumbers(QString::fromStdString(r));
+        if (error)
+            *error = tr("Not exported: the plan on show is not valid for this scenario (%1). Export a valid plan, "
+                        "or fix the what-if first.")
+                         .arg(why.isEmpty() ? tr("it does not fit") : why.join(QStringLiteral("; ")));
+        return false;
+    }
     // Disaggregated: both pools, their role flags and the router (docs/launch.md).
-    auto c = shardlab::exportLaunchConfig(s, m_planView->currentDeployment(), o);
+    auto c = shardlab::exportLaunchConfig(s, d, o);
     Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
     if (!st.ok()) {
         if (error)

@@ -19,7 +19,7 @@ QColor scaleColour(double t)
 }
 const QColor kNoData(235, 235, 235);
 const QColor kBest(220, 90, 0);
-constexpr int kLegendLines = 1;
+constexpr int kLegendLines = 2; // the legend's height: room for two lines of items
 } // namespace
 
 HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent)
@@ -38,11 +38,12 @@ void HeatmapWidget::setOperators(const std::vector<OpId>& ops)
     update();
 }
 
-void HeatmapWidget::setValues(const Grid& values, const QString& caption)
+void HeatmapWidget::setValues(const Grid& values, const QString& caption, const QString& about)
 {
     m_values = values;
     m_haveValues = true;
     m_caption = caption;
+    m_about = about;
     update();
 }
 
@@ -71,6 +72,7 @@ void HeatmapWidget::clearValues()
     m_haveValues = false;
     m_haveHighlight = false;
     m_caption.clear();
+    m_about.clear();
     update();
 }
 
@@ -107,7 +109,7 @@ HeatmapWidget::Geometry HeatmapWidget::geometry() const
     g.labelW = labelW + 12;
     g.top = g.captionH;
     const int rows = std::max<int>(1, int(m_ops.size()));
-    const int legendH = kLegendLines * (fm.height() + 4) + 6;
+    const int legendH = legendHeight();
     g.rowH = std::max(fm.height() + 2, (height() - g.top - legendH) / rows);
     g.cols = columnCount();
     g.colW = std::max(24, (width() - g.labelW - 4) / g.cols);
@@ -123,6 +125,12 @@ QRect HeatmapWidget::cellRect(int row, int option) const
 
 QString HeatmapWidget::toolTipAt(const QPoint& pos) const
 {
+    if (pos.y() < geometry().captionH)
+        return m_about.isEmpty() ? m_caption : m_about;
+    if (pos.y() >= geometry().legendTop)
+        return tr("Colour: the share of the plans using the option (0% white, 100% deep blue).<br>Solid frame: the "
+                  "best plan's option. Dashed frame with ≡: an option that gives the best plan exactly the same "
+                  "throughput. Grey: no data yet.");
     for (int r = 0; r < int(m_ops.size()); ++r) {
         const OpId id = m_ops[r];
         const OpInfo& info = opInfo(id);
@@ -135,7 +143,9 @@ QString HeatmapWidget::toolTipAt(const QPoint& pos) const
                                    QString::fromLatin1(o.summary).toHtmlEscaped());
             const double v = m_values[static_cast<int>(id)][c];
             if (m_haveValues && std::isfinite(v))
-                tip += QStringLiteral("<br>%1: <b>%2%</b>").arg(m_caption.toHtmlEscaped()).arg(v * 100, 0, 'f', 1);
+                tip += QStringLiteral("<br>%1: <b>%2%</b>")
+                           .arg((m_about.isEmpty() ? m_caption : m_about).toHtmlEscaped())
+                           .arg(v * 100, 0, 'f', 1);
             else
                 tip += tr("<br>No data yet.");
             if (m_haveHighlight && m_highlight.option(id) == c)
@@ -168,113 +178,167 @@ void HeatmapWidget::paintEvent(QPaintEvent*)
     QPainter p(this);
     p.fillRect(rect(), palette().base());
     p.setRenderHint(QPainter::Antialiasing, false);
-    const QFontMetrics fm = p.fontMetrics();
-    const int rows = static_cast<int>(m_ops.size());
-    if (rows == 0)
+    if (m_ops.empty())
         return;
     const Geometry g = geometry();
-    const QColor text = palette().text().color();
-
-    p.setPen(text);
+    const QFontMetrics fm = p.fontMetrics();
+    p.setPen(palette().text().color());
     const QString caption = m_caption.isEmpty() ? tr("Sharding heatmap: waiting for a search") : m_caption;
     p.drawText(QRect(4, 0, width() - 8, g.captionH), Qt::AlignVCenter | Qt::AlignLeft,
                fm.elidedText(caption, Qt::ElideRight, width() - 8));
+    for (int r = 0; r < int(m_ops.size()); ++r)
+        paintRow(p, g, r);
+    paintLegend(p, g.legendTop);
+}
 
+void HeatmapWidget::paintRow(QPainter& p, const Geometry& g, int r) const
+{
+    const QFontMetrics fm = p.fontMetrics();
+    const QColor text = palette().text().color();
     const bool twoLines = g.rowH >= 2 * fm.height() + 4;
-    for (int r = 0; r < rows; ++r) {
-        const OpId id = m_ops[r];
-        const OpInfo& info = opInfo(id);
-        const int y = g.top + r * g.rowH;
-        p.setPen(text);
-        p.drawText(QRect(4, y, g.labelW - 8, g.rowH), Qt::AlignVCenter | Qt::AlignRight, QString::fromLatin1(info.name));
-        for (int c = 0; c < g.cols; ++c) {
-            const QRect cell = cellRect(r, c);
-            if (c >= info.optionCount) {
-                p.fillRect(cell, palette().window());
-                continue;
+    const OpId id = m_ops[r];
+    const OpInfo& info = opInfo(id);
+    const int y = g.top + r * g.rowH;
+    p.setPen(text);
+    p.drawText(QRect(4, y, g.labelW - 8, g.rowH), Qt::AlignVCenter | Qt::AlignRight, QString::fromLatin1(info.name));
+    for (int c = 0; c < g.cols; ++c) {
+        const QRect cell = cellRect(r, c);
+        if (c >= info.optionCount) {
+            p.fillRect(cell, palette().window());
+            continue;
+        }
+        const double v = m_values[static_cast<int>(id)][c];
+        const bool have = m_haveValues && std::isfinite(v);
+        p.fillRect(cell, have ? scaleColour(v) : kNoData);
+        p.setPen(have && v > 0.55 ? QColor(Qt::white) : QColor(30, 30, 30));
+        const QString name = QString::fromLatin1(info.options[c].name);
+        const QString value = have ? QStringLiteral("%1%").arg(std::lround(v * 100)) : QString();
+        const QRect inner = cell.adjusted(2, 0, -2, 0);
+        if (twoLines) {
+            const QString t = fm.elidedText(name, Qt::ElideRight, inner.width())
+                + (value.isEmpty() ? QString() : QLatin1Char('\n') + value);
+            p.drawText(inner, Qt::AlignCenter, t);
+        } else {
+            // One line when rows are short: the value first, it is what the colour says;
+            // the option's name when it fits (the tooltip always has it).
+            QString t = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
+            if (fm.horizontalAdvance(t) > inner.width() && !value.isEmpty()) {
+                const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
+                t = fm.horizontalAdvance(value) <= inner.width() ? value
+                    : fm.horizontalAdvance(bare) <= inner.width() ? bare
+                                                                  : QString();
             }
-            const double v = m_values[static_cast<int>(id)][c];
-            const bool have = m_haveValues && std::isfinite(v);
-            p.fillRect(cell, have ? scaleColour(v) : kNoData);
-            p.setPen(have && v > 0.55 ? QColor(Qt::white) : QColor(30, 30, 30));
-            const QString name = QString::fromLatin1(info.options[c].name);
-            const QString value = have ? QStringLiteral("%1%").arg(std::lround(v * 100)) : QString();
-            const QRect inner = cell.adjusted(2, 0, -2, 0);
-            if (twoLines) {
-                const QString t = fm.elidedText(name, Qt::ElideRight, inner.width())
-                    + (value.isEmpty() ? QString() : QLatin1Char('\n') + value);
-                p.drawText(inner, Qt::AlignCenter, t);
-            } else {
-                // One line when rows are short: the value first, it is what the colour says;
-                // the option's name when it fits (the tooltip always has it).
-                QString t = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
-                if (fm.horizontalAdvance(t) > inner.width() && !value.isEmpty()) {
-                    const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
-                    t = fm.horizontalAdvance(value) <= inner.width() ? value
-                        : fm.horizontalAdvance(bare) <= inner.width() ? bare
-                                                                      : QString();
-                }
-                p.drawText(inner, Qt::AlignCenter, fm.elidedText(t, Qt::ElideRight, inner.width()));
-            }
-            const bool best = m_haveHighlight && m_highlight.option(id) == c;
-            const bool equivalent = !best && m_haveHighlight && m_equivalent[static_cast<int>(id)][c];
-            if (best) {
-                p.setPen(QPen(kBest, 2));
-                p.drawRect(cell.adjusted(1, 1, -1, -1));
-            } else if (equivalent) {
-                p.setPen(QPen(kBest, 1.5, Qt::DashLine));
-                p.drawRect(cell.adjusted(1, 1, -1, -1));
-                p.setPen(kBest.darker(120));
-                p.drawText(cell.adjusted(3, 1, -3, -1), Qt::AlignTop | Qt::AlignRight, QStringLiteral("≡"));
-            }
+            p.drawText(inner, Qt::AlignCenter, fm.elidedText(t, Qt::ElideRight, inner.width()));
+        }
+        const bool best = m_haveHighlight && m_highlight.option(id) == c;
+        const bool equivalent = !best && m_haveHighlight && m_equivalent[static_cast<int>(id)][c];
+        if (best) {
+            p.setPen(QPen(kBest, 2));
+            p.drawRect(cell.adjusted(1, 1, -1, -1));
+        } else if (equivalent) {
+            p.setPen(QPen(kBest, 1.5, Qt::DashLine));
+            p.drawRect(cell.adjusted(1, 1, -1, -1));
+            p.setPen(kBest.darker(120));
+            p.drawText(cell.adjusted(3, 1, -3, -1), Qt::AlignTop | Qt::AlignRight, QStringLiteral("≡"));
         }
     }
+}
 
-    // Colour scale and legend, below the cells.
+// The legend's items left to right (the colour scale, the best plan's frame, the
+// equivalent frame, no data), each whole: one that does not fit the line starts the next.
+// Full labels when they fit on kLegendLines lines, else short ones (the tooltip over the
+// legend has them in full).
+std::vector<HeatmapWidget::LegendItem> HeatmapWidget::legendLayout(int top) const
+{
+    const QFontMetrics fm = fontMetrics();
     const int lineH = fm.height() + 4;
-    int x = 4, y = g.legendTop;
     const int barW = std::clamp(width() / 4, 60, 160);
-    const QString lo = QStringLiteral("0%"), hi = QStringLiteral("100%");
-    p.setPen(text);
-    p.drawText(QRect(x, y, fm.horizontalAdvance(lo) + 2, lineH), Qt::AlignVCenter, lo);
-    x += fm.horizontalAdvance(lo) + 4;
-    QLinearGradient grad(x, 0, x + barW, 0);
-    for (double t : {0.0, 0.25, 0.5, 0.75, 1.0})
-        grad.setColorAt(t, scaleColour(t));
-    const QRect bar(x, y + 3, barW, lineH - 6);
-    p.fillRect(bar, grad);
-    p.setPen(QColor(150, 150, 150));
-    p.drawRect(bar);
-    x += barW + 4;
-    p.setPen(text);
-    p.drawText(QRect(x, y, fm.horizontalAdvance(hi) + 2, lineH), Qt::AlignVCenter, hi);
-    x += fm.horizontalAdvance(hi) + 12;
-    auto swatch = [&](const QPen& pen, const QString& label, const QString& mark = {}) {
-        const QRect box(x, y + 3, 22, lineH - 6);
-        p.fillRect(box, scaleColour(0.2));
-        p.setPen(pen);
-        p.drawRect(box);
-        if (!mark.isEmpty())
-            p.drawText(box, Qt::AlignCenter, mark);
-        x += 26;
-        p.setPen(text);
-        const int w = fm.horizontalAdvance(label);
-        p.drawText(QRect(x, y, std::max(0, std::min(w + 2, width() - x - 4)), lineH), Qt::AlignVCenter,
-                   fm.elidedText(label, Qt::ElideRight, std::max(0, width() - x - 4)));
-        x += w + 14;
-    };
-    const bool roomy = width() - x > fm.horizontalAdvance(tr("best plan  equivalent (same throughput)  no data")) + 100;
-    swatch(QPen(kBest, 2), roomy ? tr("best plan's option") : tr("best"));
-    swatch(QPen(kBest, 1.5, Qt::DashLine), roomy ? tr("equivalent (same throughput)") : tr("equivalent"),
-           QStringLiteral("≡"));
-    if (x < width() - 60) {
-        const QRect box(x, y + 3, 22, lineH - 6);
-        p.fillRect(box, kNoData);
-        x += 26;
-        p.setPen(text);
-        p.drawText(QRect(x, y, width() - x - 4, lineH), Qt::AlignVCenter,
-                   fm.elidedText(tr("no data"), Qt::ElideRight, std::max(0, width() - x - 4)));
+    const int scaleW =
+        fm.horizontalAdvance(QStringLiteral("0%")) + 4 + barW + 4 + fm.horizontalAdvance(QStringLiteral("100%")) + 2;
+    std::vector<LegendItem> items;
+    for (const bool full : {true, false}) {
+        items = {{LegendItem::Scale, QString(), {}},
+                 {LegendItem::Best, full ? tr("best plan's option") : tr("best"), {}},
+                 {LegendItem::Equivalent, full ? tr("equivalent (same throughput)") : tr("same"), {}},
+                 {LegendItem::NoData, tr("no data"), {}}};
+        int x = 4, y = top;
+        for (LegendItem& it : items) {
+            const int w = it.kind == LegendItem::Scale ? scaleW : 26 + fm.horizontalAdvance(it.label) + 2;
+            if (x > 4 && x + w > width() - 4) {
+                x = 4;
+                y += lineH;
+            }
+            it.rect = QRect(x, y, std::min(w, width() - 8), lineH);
+            x += w + 12;
+        }
+        if (items.back().rect.bottom() < top + kLegendLines * lineH)
+            break;
     }
+    return items;
+}
+
+int HeatmapWidget::legendHeight() const
+{
+    const QFontMetrics fm = fontMetrics();
+    return std::max(kLegendLines * (fm.height() + 4), legendLayout(0).back().rect.bottom() + 1) + 6;
+}
+
+void HeatmapWidget::paintLegend(QPainter& p, int top) const
+{
+    const QFontMetrics fm = p.fontMetrics();
+    const QColor text = palette().text().color();
+    for (const LegendItem& it : legendLayout(top)) {
+        const QRect r = it.rect;
+        if (it.kind == LegendItem::Scale) {
+            const QString lo = QStringLiteral("0%"), hi = QStringLiteral("100%");
+            int x = r.left();
+            p.setPen(text);
+            p.drawText(QRect(x, r.top(), fm.horizontalAdvance(lo) + 2, r.height()), Qt::AlignVCenter, lo);
+            x += fm.horizontalAdvance(lo) + 4;
+            const int barW = r.width() - fm.horizontalAdvance(lo) - fm.horizontalAdvance(hi) - 10;
+            QLinearGradient grad(x, 0, x + barW, 0);
+            for (double t : {0.0, 0.25, 0.5, 0.75, 1.0})
+                grad.setColorAt(t, scaleColour(t));
+            const QRect bar(x, r.top() + 3, barW, r.height() - 6);
+            p.fillRect(bar, grad);
+            p.setPen(QColor(150, 150, 150));
+            p.drawRect(bar);
+            p.setPen(text);
+            p.drawText(QRect(bar.right() + 4, r.top(), fm.horizontalAdvance(hi) + 2, r.height()), Qt::AlignVCenter, hi);
+            continue;
+        }
+        const QRect box(r.left(), r.top() + 3, 22, r.height() - 6);
+        if (it.kind == LegendItem::NoData) {
+            p.fillRect(box, kNoData);
+        } else {
+            p.fillRect(box, scaleColour(0.2));
+            p.setPen(it.kind == LegendItem::Best ? QPen(kBest, 2) : QPen(kBest, 1.5, Qt::DashLine));
+            p.drawRect(box);
+            if (it.kind == LegendItem::Equivalent)
+                p.drawText(box, Qt::AlignCenter, QStringLiteral("≡"));
+        }
+        p.setPen(text);
+        const QRect label(r.left() + 26, r.top(), r.width() - 26, r.height());
+        p.drawText(label, Qt::AlignVCenter, fm.elidedText(it.label, Qt::ElideRight, label.width()));
+    }
+}
+
+bool HeatmapWidget::legendFits() const
+{
+    const QFontMetrics fm = fontMetrics();
+    for (const LegendItem& it : legendLayout(geometry().legendTop)) {
+        const int need = it.kind == LegendItem::Scale ? it.rect.width() : 26 + fm.horizontalAdvance(it.label) + 2;
+        if (it.rect.width() < need || it.rect.right() > width() || it.rect.bottom() > height())
+            return false;
+    }
+    return true;
+}
+
+bool HeatmapWidget::rowsFit() const
+{
+    const Geometry g = geometry();
+    const QFontMetrics fm = fontMetrics();
+    return g.rowH >= fm.height() + 2 && g.top + int(m_ops.size()) * g.rowH <= height();
 }
 
 } // namespace shardlab::ui

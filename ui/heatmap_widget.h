@@ -5,12 +5,15 @@
 // marked equivalent (a frame on a 0% cell then says "as good", not "chosen").
 #pragma once
 
+#include <QRect>
 #include <QWidget>
 
 #include <array>
 #include <vector>
 
 #include "model/plan.h"
+
+class QPainter;
 
 namespace shardlab::ui {
 
@@ -23,18 +26,28 @@ public:
     explicit HeatmapWidget(QWidget* parent = nullptr);
 
     void setOperators(const std::vector<OpId>& ops);
-    // values[op][option] in [0, 1]; non-finite values are drawn as "no data".
-    void setValues(const Grid& values, const QString& caption);
+    // values[op][option] in [0, 1]; non-finite values are drawn as "no data". The caption
+    // is one short line above the cells; `about`, the tooltip of the caption and cells,
+    // says what the values are in full.
+    void setValues(const Grid& values, const QString& caption, const QString& about = {});
     // Marks one option per operator (e.g. the best plan's), drawn with a frame.
     void setHighlight(const Plan& plan);
     // Options that give the highlighted plan the same throughput as its own choice.
     void setEquivalent(const Flags& equivalent);
     void clearValues();
+    const std::vector<OpId>& operators() const { return m_ops; }
+    bool hasValues() const { return m_haveValues; }
+    QString caption() const { return m_caption; }
 
     // For tests and tooltips: the rectangle of a cell, and the tooltip text there.
     QRect cellRect(int row, int option) const;
     QString toolTipAt(const QPoint& pos) const;
     bool isEquivalent(OpId id, int option) const { return m_equivalent[static_cast<int>(id)][option]; }
+
+    // For layout tests: every operator's row is on screen at its least height, and every
+    // legend item is whole (items that do not fit one line wrap to the next).
+    bool rowsFit() const;
+    bool legendFits() const;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -47,7 +60,16 @@ private:
     struct Geometry {
         int captionH, labelW, top, rowH, colW, cols, legendTop;
     };
+    struct LegendItem {
+        enum Kind { Scale, Best, Equivalent, NoData } kind;
+        QString label;
+        QRect rect;
+    };
     Geometry geometry() const;
+    std::vector<LegendItem> legendLayout(int top) const;
+    int legendHeight() const;
+    void paintRow(QPainter& p, const Geometry& g, int row) const;
+    void paintLegend(QPainter& p, int top) const;
     int columnCount() const;
 
     std::vector<OpId> m_ops;
@@ -57,6 +79,7 @@ private:
     Plan m_highlight;
     bool m_haveHighlight = false;
     QString m_caption;
+    QString m_about;
 };
 
 } // namespace shardlab::ui

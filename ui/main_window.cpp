@@ -17,6 +17,7 @@
 #include "elided_label.h"
 #include "export_controller.h"
 #include "feasibility_check.h"
+#include "help_menu.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "model/engine_caps.h"
@@ -136,7 +137,7 @@ void MainWindow::connectDocument()
     });
     connect(m_panel, &SearchPanel::loadVariantRequested, this, [this](int i) {
         const SearchPanel::RunInfo run = m_panel->runInfo(i);
-        if (!m_document->applyEdit(run.scenario))
+        if (!m_document->applyEdit(run.scenario, tr("Load variant %1").arg(run.variant)))
             return;
         showMessage(tr("Loaded variant %1 (of run %2) into the editor; Edit > Undo goes back.").arg(run.variant, run.name),
                     false);
@@ -217,22 +218,22 @@ void MainWindow::buildActions()
         });
     }
     file->addAction(tr("&Open scenario…"), QKeySequence::Open, m_document, &DocumentController::openDialog);
-    file->addAction(tr("Open p&lan to compare…"), this, &MainWindow::openPlanDialog);
-    file->addAction(tr("Load kernel p&rofile…"), m_document, &DocumentController::loadProfileDialog);
+    file->addAction(tr("Open plan to &compare…"), this, &MainWindow::openPlanDialog);
+    file->addAction(tr("Load &kernel profile…"), m_document, &DocumentController::loadProfileDialog);
     m_document->setRecentMenu(file->addMenu(tr("Open &recent")));
     file->addAction(tr("&Save scenario"), QKeySequence::Save, m_document, &DocumentController::saveScenario);
     file->addAction(tr("Save scenario &as…"), QKeySequence::SaveAs, m_document, &DocumentController::saveScenarioAs);
     file->addSeparator();
     file->addAction(tr("&Export plan JSON…"), m_exports, &ExportController::exportPlanDialog);
     file->addAction(tr("Export &launch config…"), m_exports, &ExportController::exportLaunchConfigDialog);
-    file->addAction(tr("Export &plots (PNG/PDF)…"), m_exports, &ExportController::exportPlotsDialog);
+    file->addAction(tr("Export plo&ts (PNG/PDF)…"), m_exports, &ExportController::exportPlotsDialog);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
     auto* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = undoStack()->createUndoAction(this, tr("&Undo scenario edit"));
+    QAction* undo = undoStack()->createUndoAction(this, tr("&Undo:"));
     undo->setShortcut(QKeySequence::Undo);
-    QAction* redo = undoStack()->createRedoAction(this, tr("&Redo scenario edit"));
+    QAction* redo = undoStack()->createRedoAction(this, tr("&Redo:"));
     redo->setShortcut(QKeySequence::Redo);
     edit->addAction(undo);
     edit->addAction(redo);
@@ -248,6 +249,7 @@ void MainWindow::buildActions()
         m_panel->clearRuns();
         refreshReferences();
     });
+    addHelpMenu(this);
 }
 
 Scenario MainWindow::scenario() const { return m_editor->scenario(); }
@@ -441,7 +443,11 @@ bool MainWindow::startSearch()
     m_haveResult = false;
     QString note;
     const QString variant = m_document->variantFor(m_editor->scenario(), &note);
-    m_panel->beginRun(tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed()), variant,
+    // The exact search is deterministic: it has no seed to name.
+    const QString label = m_toolbar->algorithm() == QLatin1String("exact")
+                              ? m_toolbar->algorithm()
+                              : tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed());
+    m_panel->beginRun(label, variant,
                       note.isEmpty() ? m_document->variantNote(variant) : note);
     m_toolbar->showStarted();
     m_controller.start(m_editor->scenario(), o);

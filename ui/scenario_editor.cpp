@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QVBoxLayout>
@@ -275,6 +276,31 @@ QWidget* ScenarioEditor::fieldWidget(const QString& path) const
         if (f.path == path)
             return f.widget;
     return nullptr;
+}
+
+QString ScenarioEditor::fieldLabel(const QString& path) const
+{
+    QWidget* w = fieldWidget(path);
+    const QList<QFormLayout*> forms = findChildren<QFormLayout*>();
+    auto labelText = [&forms](QWidget* field) -> QString {
+        for (QFormLayout* form : forms)
+            if (auto* l = qobject_cast<QLabel*>(form->labelForField(field)))
+                return l->text().remove(QLatin1Char('&')).trimmed();
+        return {};
+    };
+    if (w) {
+        if (const QString own = labelText(w); !own.isEmpty())
+            return own;
+        // One of a pair of fields on one row ("NVLink": bandwidth and latency): the first
+        // phrase of its own tooltip says which.
+        const QString tip = w->property("shardlabBaseToolTip").toString().isEmpty() ? w->toolTip()
+                                                                             : w->property("shardlabBaseToolTip").toString();
+        const QString phrase = tip.section(QRegularExpression(QStringLiteral("[,.;:]")), 0, 0).trimmed();
+        if (!phrase.isEmpty())
+            return phrase;
+    }
+    QString last = path.section(QLatin1Char('.'), -1);
+    return last.replace(QLatin1Char('_'), QLatin1Char(' '));
 }
 
 bool ScenarioEditor::setFieldValue(const QString& path, double value)

@@ -55,6 +55,9 @@ public:
 
     // The input widget of a JSON path ("cluster.nodes"), or nullptr. Its objectName is the path.
     QWidget* fieldWidget(const QString& path) const;
+    // The words a user reads for a JSON path: the field's label ("TPOT SLO"), else the
+    // first phrase of its tooltip, else the path's last part without underscores.
+    QString fieldLabel(const QString& path) const;
 
     // User-level actions, also reachable from the editor's own controls. They emit
     // scenarioEdited() on success; failures are shown inline and return false.

@@ -28,9 +28,6 @@
 namespace shardlab::ui {
 
 namespace {
-const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
-                             QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
-
 bool finite(double v) { return std::isfinite(v); }
 } // namespace
 
@@ -77,54 +74,6 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     });
 }
 
-// The runs table with its Delete and Load variant buttons: ticking, renaming, deleting
-// and selecting a run go through the panel's own calls.
-QWidget* SearchPanel::buildRunsBox(QWidget* parent)
-{
-    auto* runsBox = new QWidget(parent);
-    auto* runsLayout = new QVBoxLayout(runsBox);
-    runsLayout->setContentsMargins(0, 0, 0, 0);
-    runsLayout->setSpacing(2);
-    m_runsTable = new RunsTable(runsBox);
-    runsLayout->addWidget(m_runsTable, 1);
-    auto* buttons = new QHBoxLayout;
-    auto* del = new QPushButton(tr("Delete"), runsBox);
-    del->setToolTip(tr("Delete the selected run (Delete key)."));
-    del->setObjectName(QStringLiteral("deleteRun"));
-    auto* load = new QPushButton(tr("Load variant"), runsBox);
-    load->setObjectName(QStringLiteral("loadVariant"));
-    load->setToolTip(tr("Put the scenario the selected run ran on into the editor (undoable)."));
-    buttons->addWidget(del);
-    buttons->addWidget(load);
-    runsLayout->addLayout(buttons);
-    connect(del, &QPushButton::clicked, this, [this] { deleteRun(m_selected); });
-    connect(load, &QPushButton::clicked, this, [this] {
-        if (m_selected >= 0 && m_selected < runCount())
-            Q_EMIT loadVariantRequested(m_selected);
-    });
-    auto* delShortcut = new QShortcut(QKeySequence::Delete, m_runsTable, nullptr, nullptr, Qt::WidgetShortcut);
-    connect(delShortcut, &QShortcut::activated, this, [this] { deleteRun(m_selected); });
-    connect(m_runsTable, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* it) {
-        const int r = it->row();
-        if (r < 0 || r >= runCount() || it->column() != 0)
-            return;
-        // Read everything first: setRunVisible and renameRun refill the table, which
-        // deletes `it`.
-        const bool visible = it->checkState() == Qt::Checked;
-        const QString name = it->text().trimmed();
-        if (visible != m_runs[r].visible)
-            setRunVisible(r, visible);
-        if (name != m_runs[r].label && !name.isEmpty())
-            renameRun(r, name);
-    });
-    connect(m_runsTable, &QTableWidget::itemSelectionChanged, this, [this] {
-        const auto rows = m_runsTable->selectionModel()->selectedRows();
-        if (!rows.isEmpty() && rows.front().row() != m_selected)
-            selectRun(rows.front().row());
-    });
-    return runsBox;
-}
-
 // The heatmap above the policy's confidence and entropy and the policy view.
 QWidget* SearchPanel::buildPolicyBox(QWidget* parent)
 {
@@ -134,10 +83,8 @@ QWidget* SearchPanel::buildPolicyBox(QWidget* parent)
     m_heatmap = new HeatmapWidget(right);
     rl->addWidget(m_heatmap, 3);
     m_policy = makePolicyPlot(right);
+    m_policy->setVisible(false); // until a ppo search reports its confidence (replotPolicy)
     rl->addWidget(m_policy, 2);
-    m_policyNote = new QLabel(tr("Policy confidence and entropy appear here for ppo searches."), right);
-    m_policyNote->setWordWrap(true);
-    rl->addWidget(m_policyNote);
     m_policyView = new PolicyView(right);
     rl->addWidget(m_policyView, 1);
     m_policyView->setVisible(false);
@@ -155,7 +102,10 @@ void SearchPanel::setScenario(const Scenario& s)
     if (validateScenario(s).empty())
         m_sim = std::make_unique<Simulator>(s);
     m_haveEquivalents = false;
-    m_heatmap->setOperators(presentOperators(s.model));
+    // The heatmap shows the selected run's elites, on that run's model's operators; with
+    // no run selected, the new scenario's operators (and no values yet).
+    if (m_selected < 0 || m_selected >= runCount())
+        m_heatmap->setOperators(presentOperators(s.model));
     // Earlier runs stay: each keeps the variant it ran on. The reference lines belonged to
     // the previous scenario.
     m_megatron.reset();
@@ -223,24 +173,6 @@ void SearchPanel::setOptimumReference(double v)
     scheduleReplot();
 }
 
-SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& variant, const QString& note,
-                                      const Scenario& scenario)
-{
-    Run run;
-    run.label = label;
-    run.variant = variant;
-    run.variantNote = note;
-    run.scenario = scenario;
-    run.color = kRunColors[m_colorIndex++ % std::size(kRunColors)];
-    const RunGraphs g = addRunGraphs(m_curve, run.color);
-    run.samples = g.samples;
-    run.best = g.best;
-    run.refine = g.refine;
-    run.best->setName(legendName(run));
-    m_runs.push_back(run);
-    return m_runs.back();
-}
-
 void SearchPanel::beginRun(const QString& label, const QString& variant, const QString& variantNote)
 {
     // Earlier runs keep their best curves (each in its colour, named with its variant); only
@@ -253,107 +185,16 @@ void SearchPanel::beginRun(const QString& label, const QString& variant, const Q
     m_running = true;
     m_selected = int(m_runs.size()) - 1;
     m_elites.clear();
+    // The previous run's shares stay off the new run's operators until it reports.
+    m_heatmap->setOperators(presentOperators(m_scenario.model));
+    m_heatmap->clearValues();
+    m_haveEquivalents = false;
     m_tableDirty = true;
     clearPolicyPlot(m_policy);
     m_policyView->clear();
     fillRunsTable();
     scheduleReplot();
     Q_EMIT runsChanged();
-}
-
-void SearchPanel::abandonRun(const QString& why)
-{
-    if (!m_running || m_runs.empty())
-        return;
-    m_running = false;
-    m_runs.back().status = why;
-    fillRunsTable();
-    Q_EMIT runsChanged();
-}
-
-SearchPanel::RunInfo SearchPanel::runInfo(int i) const
-{
-    if (i < 0 || i >= runCount())
-        return {};
-    const Run& r = m_runs[i];
-    return {r.label, r.variant, r.variantNote, r.status, r.scenario, r.found, r.best_, r.prefill, r.bestValue, r.calls,
-            r.visible};
-}
-
-void SearchPanel::applyVisibility(int i, bool visible)
-{
-    Run& r = m_runs[i];
-    r.visible = visible;
-    r.best->setVisible(visible);
-    r.refine->setVisible(visible);
-    if (visible)
-        r.best->addToLegend();
-    else
-        r.best->removeFromLegend();
-    if (!visible)
-        r.samples->setVisible(false);
-    else if (i == runCount() - 1)
-        r.samples->setVisible(true);
-}
-
-bool SearchPanel::setRunVisible(int i, bool visible)
-{
-    if (i < 0 || i >= runCount())
-        return false;
-    applyVisibility(i, visible);
-    fillRunsTable();
-    scheduleReplot();
-    return true;
-}
-
-bool SearchPanel::renameRun(int i, const QString& name)
-{
-    if (i < 0 || i >= runCount() || name.trimmed().isEmpty())
-        return false;
-    if (nameProblem(name.trimmed().toStdString())) { // the one rule for names
-        fillRunsTable(); // the table shows the name kept
-        return false;
-    }
-    Run& r = m_runs[i];
-    r.label = name.trimmed();
-    r.best->setName(legendName(r));
-    fillRunsTable();
-    scheduleReplot();
-    Q_EMIT runsChanged();
-    return true;
-}
-
-bool SearchPanel::deleteRun(int i)
-{
-    if (i < 0 || i >= runCount() || (m_running && i == runCount() - 1))
-        return false;
-    m_curve->removeGraph(m_runs[i].best);
-    m_curve->removeGraph(m_runs[i].samples);
-    m_curve->removeGraph(m_runs[i].refine);
-    m_runs.erase(m_runs.begin() + i);
-    if (m_selected == i)
-        m_selected = runCount() - 1;
-    else if (m_selected > i)
-        --m_selected;
-    fillRunsTable();
-    showRunElites(m_selected);
-    scheduleReplot();
-    Q_EMIT runsChanged();
-    return true;
-}
-
-bool SearchPanel::selectRun(int i)
-{
-    if (i < 0 || i >= runCount())
-        return false;
-    m_selected = i;
-    {
-        const QSignalBlocker block(m_runsTable);
-        m_runsTable->selectRow(i);
-    }
-    showRunElites(i);
-    Q_EMIT runSelected(i);
-    return true;
 }
 
 void SearchPanel::showRunElites(int i)
@@ -364,6 +205,7 @@ void SearchPanel::showRunElites(int i)
     m_heatmap->clearValues();
     m_haveEquivalents = false;
     if (i >= 0 && i < runCount()) {
+        m_heatmap->setOperators(presentOperators(m_runs[i].scenario.model));
         // The heatmap's equivalents are judged on the run's own scenario variant.
         std::unique_ptr<Simulator> own;
         if (scenarioDifferences(m_runs[i].scenario, m_scenario).empty() || !validateScenario(m_runs[i].scenario).empty())
@@ -384,24 +226,6 @@ void SearchPanel::showRunElites(int i)
     scheduleReplot();
 }
 
-void SearchPanel::fillRunsTable()
-{
-    std::vector<RunsTable::Row> rows;
-    rows.reserve(m_runs.size());
-    for (const Run& run : m_runs)
-        rows.push_back({run.label, run.status, run.variant,
-                        run.variantNote.isEmpty() ? shownName(run.scenario.name) : run.variantNote, run.color,
-                        run.visible, run.found, run.bestValue, run.calls});
-    m_runsTable->setRuns(rows, m_selected);
-}
-
-QString SearchPanel::legendName(const Run& r)
-{
-    const QString base =
-        r.variant.isEmpty() ? shownName(r.label) : QStringLiteral("%1 [%2]").arg(shownName(r.label), shownName(r.variant));
-    return r.found ? QStringLiteral("%1: %2").arg(base).arg(r.bestValue, 0, 'f', 1) : base;
-}
-
 void SearchPanel::addProgress(const LiveProgress& p)
 {
     if (m_runs.empty() || !m_running)
@@ -418,7 +242,10 @@ void SearchPanel::addProgress(const LiveProgress& p)
     if (c.haveBest && finite(c.bestTokensPerSPerGpu)) {
         run.best->addData(c.calls, c.bestTokensPerSPerGpu);
         m_maxValue = std::max(m_maxValue, c.bestTokensPerSPerGpu);
+        run.bestValue = std::max(run.bestValue, c.bestTokensPerSPerGpu);
     }
+    // The runs table follows the running search: its calls and best so far.
+    m_runsTable->updateFigures(runCount() - 1, tableRow(run));
     m_maxCalls = std::max({m_maxCalls, c.calls, c.budget});
     addPolicyPoints(m_policy, c.calls, c.metrics);
     if (m_selected == runCount() - 1)
@@ -429,6 +256,11 @@ void SearchPanel::addProgress(const LiveProgress& p)
            });
     if (changed) {
         run.elites = p.elites;
+        for (const EliteEntry& e : p.elites)
+            if (e.valid) { // best first: the best valid plan so far
+                run.bestSoFar = e.plan;
+                break;
+            }
         if (m_selected == runCount() - 1) {
             m_elites = p.elites;
             m_tableDirty = true;
@@ -531,8 +363,10 @@ void SearchPanel::updateHeatmap(const SearchProgress* core)
         }
     if (m_elites.empty())
         return;
-    m_heatmap->setValues(eliteOptionShares(m_elites),
-                         tr("Share of the %1 elite plans using each sharding option").arg(m_elites.size()));
+    const QString run = m_selected >= 0 && m_selected < runCount() ? m_runs[m_selected].label : QString();
+    m_heatmap->setValues(eliteOptionShares(m_elites), tr("Options of %n elite plan(s)", nullptr, int(m_elites.size())),
+                         tr("Share of the %n elite plan(s)%1 using each sharding option", nullptr, int(m_elites.size()))
+                             .arg(run.isEmpty() ? QString() : tr(" of run %1").arg(run)));
     updateEquivalents(m_elites.front().plan);
 }
 
@@ -558,7 +392,6 @@ void SearchPanel::replot()
     m_curve->xAxis->setRange(0, std::max(10, m_maxCalls) * 1.02);
     m_curve->yAxis->setRange(0, m_maxValue * 1.12);
     m_curve->replot(QCustomPlot::rpQueuedReplot);
-    m_policyNote->setVisible(false); // the space goes to the heatmap; the plot's tooltip explains
     m_policyView->setVisible(m_policyView->hasPolicy());
     replotPolicy(m_policy, m_maxCalls);
     m_dirty = false;

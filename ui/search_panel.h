@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "search_tables.h"
 #include "search_worker.h"
 
 class QCustomPlot;
@@ -23,7 +24,6 @@ namespace shardlab::ui {
 
 class EliteTable;
 class HeatmapWidget;
-class RunsTable;
 
 class PolicyView;
 
@@ -118,6 +118,7 @@ private:
         std::vector<EliteEntry> elites;
         bool found = false;
         Plan best_;
+        std::optional<Plan> bestSoFar; // while running: the best valid elite reported
         std::optional<Plan> prefill; // disaggregated: best_ is the decode pool
         double bestValue = 0;
         int calls = 0;
@@ -132,6 +133,7 @@ private:
     QWidget* buildRunsBox(QWidget* parent);
     QWidget* buildPolicyBox(QWidget* parent);
     void fillRunsTable();
+    static RunsTable::Row tableRow(const Run& run);
     void showRunElites(int i);
     void addSample(Run& run, double call, double value);
     void updateEquivalents(const Plan& best);
@@ -154,7 +156,6 @@ private:
     bool m_running = false; // m_runs.back() is being searched
     int m_colorIndex = 0;
     HeatmapWidget* m_heatmap = nullptr;
-    QLabel* m_policyNote = nullptr;
     PolicyView* m_policyView = nullptr;
     std::vector<Run> m_runs;
     std::vector<EliteEntry> m_elites;

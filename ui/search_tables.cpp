@@ -98,12 +98,7 @@ void RunsTable::setRuns(const std::vector<Row>& rows, int selected)
         variant->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
         variant->setToolTip(run.variantTip);
         setItem(r, 1, variant);
-        QTableWidgetItem* best = cell(run.found ? QString::number(run.bestValue, 'f', 1) : run.status);
-        best->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-        setItem(r, 2, best);
-        QTableWidgetItem* calls = cell(QString::number(run.calls));
-        calls->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
-        setItem(r, 3, calls);
+        updateFigures(r, run);
     }
     if (selected >= 0 && selected < count)
         selectRow(selected);
@@ -112,6 +107,21 @@ void RunsTable::setRuns(const std::vector<Row>& rows, int selected)
     constexpr int kMaxNameColumn = 320;
     if (columnWidth(0) > kMaxNameColumn)
         setColumnWidth(0, kMaxNameColumn);
+}
+
+void RunsTable::updateFigures(int row, const Row& run)
+{
+    if (row < 0 || row >= rowCount())
+        return;
+    const QSignalBlocker block(this);
+    // The best so far while running, cancelled or stopped; the status while there is none.
+    QTableWidgetItem* best = cell(run.found || run.bestValue > 0 ? QString::number(run.bestValue, 'f', 1) : run.status);
+    best->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    best->setToolTip(run.status);
+    setItem(row, 2, best);
+    QTableWidgetItem* calls = cell(QString::number(run.calls));
+    calls->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
+    setItem(row, 3, calls);
 }
 
 } // namespace shardlab::ui

@@ -40,6 +40,9 @@ public:
     explicit RunsTable(QWidget* parent = nullptr);
     // Refills every row without emitting itemChanged, `selected` selected.
     void setRuns(const std::vector<Row>& rows, int selected);
+    // The best and calls cells of one row, as a running search reports (the rest of the
+    // row, a name being edited included, is left alone).
+    void updateFigures(int row, const Row& run);
 };
 
 } // namespace shardlab::ui

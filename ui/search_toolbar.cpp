@@ -21,6 +21,10 @@ SearchToolbar::SearchToolbar(QAction* start, QAction* stop, QWidget* parent) : Q
         m_algo->addItem(QString::fromStdString(a.name));
         m_algo->setItemData(m_algo->count() - 1, QString::fromStdString(a.summary), Qt::ToolTipRole);
     }
+    // The closed combo says what the chosen algorithm does (each item's tooltip too).
+    auto describe = [this] { m_algo->setToolTip(m_algo->currentData(Qt::ToolTipRole).toString()); };
+    connect(m_algo, &QComboBox::currentIndexChanged, this, describe);
+    describe();
     addWidget(m_algo);
     addWidget(new QLabel(tr("  Budget "), this));
     m_budget = new QSpinBox(this);

@@ -56,6 +56,7 @@ private Q_SLOTS:
     void staleCannotRunMessageIsCleared();
     void impossibleSloIsCaughtBeforeStart();
     void progressStaysWhereStopped();
+    void runsTableFollowsARunningSearch();
     void longRunsAreDownsampledEvenly();
     void variantsKeptAcrossAnEdit();
     void cosmeticEditCancelsNothing();
@@ -346,6 +347,35 @@ void TestMainWindow::runsPersistAcrossRestart()
     QVERIFY(runSearch(w2, QStringLiteral("random"), 200));
     QCOMPARE(panel->runCount(), 2);
     QCOMPARE(panel->runInfo(1).variant, r.variant);
+}
+
+// The runs table while a search runs: its calls and best so far, not "calls 0"; a run
+// cancelled by an edit keeps the best it found; an exact run is not named with a seed.
+void TestMainWindow::runsTableFollowsARunningSearch()
+{
+    MainWindow w;
+    auto* table = w.searchPanel()->findChild<QTableWidget*>(QStringLiteral("runsTable"));
+    QVERIFY(table);
+    w.setAlgorithm(QStringLiteral("random"));
+    w.setBudget(1000000);
+    QVERIFY(w.startSearch());
+    QTRY_VERIFY_WITH_TIMEOUT(table->item(0, 3) && table->item(0, 3)->text().toInt() > 0, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(table->item(0, 2)->text().toDouble() > 0, 20000);
+    QVERIFY(w.isSearching());
+    QTRY_VERIFY_WITH_TIMEOUT(w.searchPanel()->eliteRowCount() > 0, 20000);
+    Scenario s = w.scenario();
+    s.workload.tpotSloMs += 1;
+    w.setScenario(s); // cancels the search
+    QVERIFY(!w.isSearching());
+    const ui::SearchPanel::RunInfo run = w.searchPanel()->runInfo(0);
+    QCOMPARE(run.status, QStringLiteral("cancelled"));
+    QVERIFY(run.found);
+    QVERIFY(run.bestValue > 0);
+    QCOMPARE(table->item(0, 2)->text(), QString::number(run.bestValue, 'f', 1));
+
+    QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
+    const QString exact = w.searchPanel()->runInfo(w.searchPanel()->runCount() - 1).name;
+    QVERIFY2(!exact.contains(QStringLiteral("seed")), qPrintable(exact));
 }
 
 QTEST_MAIN(TestMainWindow)

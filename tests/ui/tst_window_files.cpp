@@ -3,6 +3,10 @@
 // keep the old file, the restored session, undo of scenario edits.
 #include <QtTest>
 
+#include <QComboBox>
+#include <QMenuBar>
+#include <QToolBar>
+
 #include <nlohmann/json.hpp>
 
 #include <QElapsedTimer>
@@ -23,6 +27,7 @@
 #include "io/profile_json.h"
 #include "io/scenario_json.h"
 #include "file_export.h"
+#include "help_menu.h"
 #include "main_window.h"
 #include "ui_format.h"
 #include "scenario_editor.h"
@@ -62,6 +67,8 @@ private Q_SLOTS:
     void failedRestoreSaysSo();
     void exportedPlanOfAnEditedPresetEvaluatesAlone();
     void undoRedoScenarioEdits();
+    void menusHaveUniqueMnemonicsHelpAndWords();
+    void invalidPlanIsNotExportedAsALaunchConfig();
 };
 
 namespace {
@@ -492,6 +499,82 @@ void TestWindowFiles::undoRedoScenarioEdits()
     nodes->setValue(16);
     w.undoStack()->undo();
     QCOMPARE(w.scenario().cluster.nodes, 2);
+}
+
+namespace {
+QChar mnemonic(const QString& text)
+{
+    const int i = text.indexOf(QLatin1Char('&'));
+    return i >= 0 && i + 1 < text.size() ? text.at(i + 1).toLower() : QChar();
+}
+} // namespace
+
+// Every menu's items have distinct mnemonics (Alt+F, L opens one item), there is a Help
+// menu with the version, the algorithm choice says what it does, and undo steps are
+// named in the editor's words, not JSON paths.
+void TestWindowFiles::menusHaveUniqueMnemonicsHelpAndWords()
+{
+    MainWindow w;
+    QStringList titles;
+    for (QAction* top : w.menuBar()->actions()) {
+        titles << top->text();
+        QMenu* menu = top->menu();
+        QVERIFY(menu);
+        QSet<QChar> seen;
+        for (QAction* a : menu->actions()) {
+            if (a->isSeparator())
+                continue;
+            const QChar m = mnemonic(a->text());
+            QVERIFY2(!m.isNull(), qPrintable(a->text()));
+            QVERIFY2(!seen.contains(m), qPrintable(top->text() + QStringLiteral(": ") + a->text()));
+            seen.insert(m);
+        }
+    }
+    QVERIFY2(titles.contains(QStringLiteral("&Help")), qPrintable(titles.join(QLatin1Char(' '))));
+    QVERIFY(ui::aboutText().contains(QStringLiteral(SHARDLAB_VERSION_TEXT)));
+    QVERIFY(ui::howToReadText().contains(QStringLiteral("heatmap")));
+
+    auto* algo = w.findChild<QToolBar*>(QStringLiteral("SearchToolbar"))->findChild<QComboBox*>();
+    QVERIFY(algo);
+    QVERIFY(!algo->toolTip().isEmpty());
+    for (int i = 0; i < algo->count(); ++i)
+        QVERIFY2(!algo->itemData(i, Qt::ToolTipRole).toString().isEmpty(), qPrintable(algo->itemText(i)));
+
+    auto* tpot = w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("workload.tpot_slo_ms"));
+    tpot->setValue(tpot->value() + 5);
+    QCOMPARE(w.undoStack()->undoText(), QStringLiteral("Edit TPOT SLO"));
+    auto* latency = w.scenarioEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("cluster.nvlink_latency_us"));
+    latency->setValue(latency->value() + 1);
+    QVERIFY2(!w.undoStack()->undoText().contains(QLatin1Char('.')) && !w.undoStack()->undoText().contains(QLatin1Char('_')),
+             qPrintable(w.undoStack()->undoText()));
+    QVERIFY2(w.undoStack()->undoText().startsWith(QStringLiteral("Edit Latency")), qPrintable(w.undoStack()->undoText()));
+}
+
+// A what-if past the scenario's limits (a batch whose KV cache cannot fit) is refused as
+// a launch config, with the reason, and no file is written; a valid plan is exported.
+void TestWindowFiles::invalidPlanIsNotExportedAsALaunchConfig()
+{
+    MainWindow w;
+    Scenario runnable = w.scenario();
+    runnable.workload.engine = CollectiveEngine::TrtLlm;
+    runnable.workload.runnable = true;
+    w.setScenario(runnable);
+    QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
+    Plan bad = w.planView()->currentPlan();
+    bad.batch *= 1000;
+    w.planView()->showPlan(QStringLiteral("What-if"), bad);
+    QVERIFY(!w.planView()->currentResult().valid);
+    QTemporaryDir dir;
+    const QString launch = dir.filePath(QStringLiteral("launch.sh"));
+    QString error;
+    QVERIFY(!w.exportLaunchConfig(launch, Engine::TrtLlm, {}, &error));
+    QVERIFY2(error.contains(QStringLiteral("not valid")), qPrintable(error));
+    QVERIFY2(error.contains(QStringLiteral("memory"), Qt::CaseInsensitive) || error.contains(QStringLiteral("TPOT")),
+             qPrintable(error));
+    QVERIFY(!QFile::exists(launch));
+    w.planView()->showPlan(QStringLiteral("Best"), w.lastResult()->outcome.best);
+    QVERIFY2(w.exportLaunchConfig(launch, Engine::TrtLlm, {}, &error), qPrintable(error));
+    QVERIFY(QFile::exists(launch));
 }
 
 QTEST_MAIN(TestWindowFiles)

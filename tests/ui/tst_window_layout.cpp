@@ -7,6 +7,9 @@
 #include <QTabWidget>
 
 #include "elided_label.h"
+#include "heatmap_values.h"
+#include "heatmap_widget.h"
+#include "search_panel.h"
 #include "io/presets.h"
 #include "main_window.h"
 #include "scenario_editor.h"
@@ -21,6 +24,8 @@ private Q_SLOTS:
     void init() { startFreshSession(); }
     void longMessageKeepsTheTabsInPlace();
     void readyToRunOnlyWhenStartIsEnabled();
+    void searchTabFitsAt1024x700();
+    void heatmapShowsTheSelectedRunsOperators();
 };
 
 namespace {
@@ -106,6 +111,62 @@ void TestWindowLayout::readyToRunOnlyWhenStartIsEnabled()
     QVERIFY(done.wait(20000));
     QVERIFY2(w.scenarioEditor()->statusHtml().contains(QStringLiteral("Ready to run")),
              qPrintable(w.scenarioEditor()->statusHtml()));
+}
+
+// DeepSeek-V3 (15 operator rows) at 1024x700: the window is not forced taller than the
+// screen, and every heatmap row and legend item is on screen, whole.
+void TestWindowLayout::searchTabFitsAt1024x700()
+{
+    MainWindow w;
+    w.setScenario(preset("deepseek-v3-256gpu"));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.size(), QSize(1024, 700));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 800));
+    QTRY_VERIFY(!w.searchPanel()->isReplotPending());
+    QCOMPARE(w.size(), QSize(1024, 700));
+    ui::HeatmapWidget* h = w.searchPanel()->heatmap();
+    QCOMPARE(h->operators(), ui::presentOperators(w.scenario().model));
+    QVERIFY(h->operators().size() >= 15); // lm_head the last row
+    QVERIFY(h->isVisible());
+    QVERIFY2(h->rowsFit(), qPrintable(QStringLiteral("heatmap %1 px high").arg(h->height())));
+    QVERIFY(h->legendFits());
+    QVERIFY(h->mapTo(&w, QPoint(0, h->height())).y() <= w.height());
+}
+
+// The heatmap is about the selected run: its model's operators and its elites. A new run
+// starts empty on its own operators instead of showing the previous run's shares.
+void TestWindowLayout::heatmapShowsTheSelectedRunsOperators()
+{
+    MainWindow w;
+    ui::SearchPanel* panel = w.searchPanel();
+    ui::HeatmapWidget* h = panel->heatmap();
+    w.setScenario(preset("llama3-70b-8gpu"));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
+    const size_t dense = h->operators().size();
+    QTRY_VERIFY(h->hasValues());
+    QVERIFY2(h->caption().contains(QStringLiteral("elite")), qPrintable(h->caption()));
+
+    w.setScenario(preset("deepseek-v3-256gpu"));
+    // The selected run is still the Llama one: its operators, its values.
+    QCOMPARE(h->operators().size(), dense);
+    QVERIFY(h->hasValues());
+    // A new run on DeepSeek: its operators, and no values until it reports.
+    w.setAlgorithm(QStringLiteral("random"));
+    w.setBudget(1000000);
+    QVERIFY(w.startSearch());
+    const std::vector<OpId> moe = ui::presentOperators(w.scenario().model);
+    QVERIFY(moe.size() > dense);
+    QCOMPARE(h->operators(), moe);
+    QVERIFY(!h->hasValues());
+    QSignalSpy done(&w, &MainWindow::searchDone);
+    w.stopSearch();
+    QVERIFY(done.wait(20000));
+    QVERIFY(panel->selectRun(0));
+    QCOMPARE(h->operators().size(), dense);
+    QVERIFY(panel->selectRun(1));
+    QCOMPARE(h->operators(), moe);
 }
 
 QTEST_MAIN(TestWindowLayout)

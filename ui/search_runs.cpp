@@ -1,0 +1,220 @@
+// The search panel's runs: each run's curves in its colour, its row in the runs table,
+// and what the user does with it (select, show or hide, rename, delete).
+#include "search_panel.h"
+
+#include <QHBoxLayout>
+#include <QPushButton>
+#include <QShortcut>
+#include <QSignalBlocker>
+#include <QVBoxLayout>
+
+#include <iterator>
+
+#include "heatmap_values.h"
+#include "heatmap_widget.h"
+#include "io/scenario_json.h"
+#include "model/names.h"
+#include "qcp.h"
+#include "search_plots.h"
+#include "search_tables.h"
+#include "ui_format.h"
+
+namespace shardlab::ui {
+
+namespace {
+const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
+                             QColor(148, 103, 189), QColor(255, 127, 14), QColor(23, 190, 207)};
+} // namespace
+
+SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& variant, const QString& note,
+                                      const Scenario& scenario)
+{
+    Run run;
+    run.label = label;
+    run.variant = variant;
+    run.variantNote = note;
+    run.scenario = scenario;
+    run.color = kRunColors[m_colorIndex++ % std::size(kRunColors)];
+    const RunGraphs g = addRunGraphs(m_curve, run.color);
+    run.samples = g.samples;
+    run.best = g.best;
+    run.refine = g.refine;
+    run.best->setName(legendName(run));
+    m_runs.push_back(run);
+    return m_runs.back();
+}
+
+void SearchPanel::abandonRun(const QString& why)
+{
+    if (!m_running || m_runs.empty())
+        return;
+    m_running = false;
+    Run& run = m_runs.back();
+    run.status = why;
+    // What it found before it was cancelled stays its best (on the variant it ran on).
+    if (run.bestSoFar && run.bestValue > 0) {
+        run.found = true;
+        run.best_ = *run.bestSoFar;
+        run.best->setName(legendName(run));
+    }
+    fillRunsTable();
+    Q_EMIT runsChanged();
+}
+
+SearchPanel::RunInfo SearchPanel::runInfo(int i) const
+{
+    if (i < 0 || i >= runCount())
+        return {};
+    const Run& r = m_runs[i];
+    return {r.label, r.variant, r.variantNote, r.status, r.scenario, r.found, r.best_, r.prefill, r.bestValue, r.calls,
+            r.visible};
+}
+
+void SearchPanel::applyVisibility(int i, bool visible)
+{
+    Run& r = m_runs[i];
+    r.visible = visible;
+    r.best->setVisible(visible);
+    r.refine->setVisible(visible);
+    if (visible)
+        r.best->addToLegend();
+    else
+        r.best->removeFromLegend();
+    if (!visible)
+        r.samples->setVisible(false);
+    else if (i == runCount() - 1)
+        r.samples->setVisible(true);
+}
+
+bool SearchPanel::setRunVisible(int i, bool visible)
+{
+    if (i < 0 || i >= runCount())
+        return false;
+    applyVisibility(i, visible);
+    fillRunsTable();
+    scheduleReplot();
+    return true;
+}
+
+bool SearchPanel::renameRun(int i, const QString& name)
+{
+    if (i < 0 || i >= runCount() || name.trimmed().isEmpty())
+        return false;
+    if (nameProblem(name.trimmed().toStdString())) { // the one rule for names
+        fillRunsTable(); // the table shows the name kept
+        return false;
+    }
+    Run& r = m_runs[i];
+    r.label = name.trimmed();
+    r.best->setName(legendName(r));
+    fillRunsTable();
+    scheduleReplot();
+    Q_EMIT runsChanged();
+    return true;
+}
+
+bool SearchPanel::deleteRun(int i)
+{
+    if (i < 0 || i >= runCount() || (m_running && i == runCount() - 1))
+        return false;
+    m_curve->removeGraph(m_runs[i].best);
+    m_curve->removeGraph(m_runs[i].samples);
+    m_curve->removeGraph(m_runs[i].refine);
+    m_runs.erase(m_runs.begin() + i);
+    if (m_selected == i)
+        m_selected = runCount() - 1;
+    else if (m_selected > i)
+        --m_selected;
+    fillRunsTable();
+    showRunElites(m_selected);
+    scheduleReplot();
+    Q_EMIT runsChanged();
+    return true;
+}
+
+bool SearchPanel::selectRun(int i)
+{
+    if (i < 0 || i >= runCount())
+        return false;
+    m_selected = i;
+    {
+        const QSignalBlocker block(m_runsTable);
+        m_runsTable->selectRow(i);
+    }
+    showRunElites(i);
+    Q_EMIT runSelected(i);
+    return true;
+}
+
+RunsTable::Row SearchPanel::tableRow(const Run& run)
+{
+    return {run.label, run.status, run.variant,
+            run.variantNote.isEmpty() ? shownName(run.scenario.name) : run.variantNote, run.color,
+            run.visible, run.found, run.bestValue, run.calls};
+}
+
+void SearchPanel::fillRunsTable()
+{
+    std::vector<RunsTable::Row> rows;
+    rows.reserve(m_runs.size());
+    for (const Run& run : m_runs)
+        rows.push_back(tableRow(run));
+    m_runsTable->setRuns(rows, m_selected);
+}
+
+QString SearchPanel::legendName(const Run& r)
+{
+    const QString base =
+        r.variant.isEmpty() ? shownName(r.label) : QStringLiteral("%1 [%2]").arg(shownName(r.label), shownName(r.variant));
+    return r.found ? QStringLiteral("%1: %2").arg(base).arg(r.bestValue, 0, 'f', 1) : base;
+}
+
+// The runs table with its Delete and Load variant buttons: ticking, renaming, deleting
+// and selecting a run go through the panel's own calls.
+QWidget* SearchPanel::buildRunsBox(QWidget* parent)
+{
+    auto* runsBox = new QWidget(parent);
+    auto* runsLayout = new QVBoxLayout(runsBox);
+    runsLayout->setContentsMargins(0, 0, 0, 0);
+    runsLayout->setSpacing(2);
+    m_runsTable = new RunsTable(runsBox);
+    runsLayout->addWidget(m_runsTable, 1);
+    auto* buttons = new QHBoxLayout;
+    auto* del = new QPushButton(tr("Delete"), runsBox);
+    del->setToolTip(tr("Delete the selected run (Delete key)."));
+    del->setObjectName(QStringLiteral("deleteRun"));
+    auto* load = new QPushButton(tr("Load variant"), runsBox);
+    load->setObjectName(QStringLiteral("loadVariant"));
+    load->setToolTip(tr("Put the scenario the selected run ran on into the editor (undoable)."));
+    buttons->addWidget(del);
+    buttons->addWidget(load);
+    runsLayout->addLayout(buttons);
+    connect(del, &QPushButton::clicked, this, [this] { deleteRun(m_selected); });
+    connect(load, &QPushButton::clicked, this, [this] {
+        if (m_selected >= 0 && m_selected < runCount())
+            Q_EMIT loadVariantRequested(m_selected);
+    });
+    auto* delShortcut = new QShortcut(QKeySequence::Delete, m_runsTable, nullptr, nullptr, Qt::WidgetShortcut);
+    connect(delShortcut, &QShortcut::activated, this, [this] { deleteRun(m_selected); });
+    connect(m_runsTable, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* it) {
+        const int r = it->row();
+        if (r < 0 || r >= runCount() || it->column() != 0)
+            return;
+        // Read everything first: setRunVisible and renameRun refill the table, which
+        // deletes `it`.
+        const bool visible = it->checkState() == Qt::Checked;
+        const QString name = it->text().trimmed();
+        if (visible != m_runs[r].visible)
+            setRunVisible(r, visible);
+        if (name != m_runs[r].label && !name.isEmpty())
+            renameRun(r, name);
+    });
+    connect(m_runsTable, &QTableWidget::itemSelectionChanged, this, [this] {
+        const auto rows = m_runsTable->selectionModel()->selectedRows();
+        if (!rows.isEmpty() && rows.front().row() != m_selected)
+            selectRun(rows.front().row());
+    });
+    return runsBox;
+}
+
+} // namespace shardlab::ui
