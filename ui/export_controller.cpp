@@ -86,21 +86,9 @@ bool ExportController::exportLaunchConfig(const QString& path, Engine engine, co
             s = n.scenario;
         }
     }
-    // A launch config starts a real deployment: a plan that breaks the scenario's limits
-    // (a what-if past the memory or the TPOT limit) is refused with the reasons, where the
-    // core would only warn.
+    // The core refuses a deployment that breaks the scenario's limits (a what-if past the
+    // memory or the TPOT limit), with the reasons: a launch config starts a real deployment.
     const Deployment d = m_planView->currentDeployment();
-    const DeploymentOutcome check = evaluateDeployment(s, d);
-    if (!check.valid) {
-        QStringList why;
-        for (const std::string& r : check.reasons)
-            why << plainNumbers(QString::fromStdString(r));
-        if (error)
-            *error = tr("Not exported: the plan on show is not valid for this scenario (%1). Export a valid plan, "
-                        "or fix the what-if first.")
-                         .arg(why.isEmpty() ? tr("it does not fit") : why.join(QStringLiteral("; ")));
-        return false;
-    }
     // Disaggregated: both pools, their role flags and the router (docs/launch.md).
     auto c = shardlab::exportLaunchConfig(s, d, o);
     Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());

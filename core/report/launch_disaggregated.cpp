@@ -7,6 +7,7 @@
 
 #include "report/launch_config.h"
 #include "report/launch_engines.h"
+#include "sim/deployment.h"
 
 namespace shardlab {
 
@@ -297,6 +298,18 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, 
 {
     if (const std::string why = deploymentShapeError(s, d); !why.empty())
         return FieldError{{}, "plan", why};
+    // A plan whose degrees do not fit is refused below with its field; one that fits but
+    // breaks a limit is refused here with every violation.
+    if (!o.allowInvalid) {
+        const DeploymentOutcome check = evaluateDeployment(s, d);
+        if (check.costed && !check.valid) {
+            std::string why;
+            for (const std::string& r : check.reasons)
+                why += (why.empty() ? "" : "; ") + r;
+            return FieldError{{}, "plan", "not valid for scenario '" + s.name + "' (" + why
+                                              + "): not exported, since a launch config starts a real deployment"};
+        }
+    }
     return d.pools ? exportDisaggregatedLaunchConfig(s, *d.pools, o) : exportLaunchConfig(s, d.plan, o);
 }
 
