@@ -4,14 +4,17 @@
   judged on, with its set (fit, check, held_out), its load protocol, the prediction and the
   ratio, and the summary per set and metric (`shardlab-cli calibrate`);
 - the block between its "<!-- calibration-measurements -->" markers: the knobs fitted to the
-  example measurement file (`shardlab-cli calibrate --measurements`).
+  example measurement file (`shardlab-cli calibrate --measurements`);
+- the block between its "<!-- calibration-in-step -->" markers: every row under the shipped
+  profile against the in-step kernel floors (resources/examples/profiles/h100-sxm-in-step.json).
 Usage: scripts/calibration_table.py build/app/shardlab-cli docs/simulator.md"""
-import os, subprocess, sys
+import json, os, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from doc_block import write_block  # noqa: E402
 
 MEASUREMENTS = "resources/examples/measurements/published-decode-steps.json"
+IN_STEP = "resources/examples/profiles/h100-sxm-in-step.json"
 REPO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
@@ -28,3 +31,37 @@ cli, doc = os.path.abspath(sys.argv[1]), sys.argv[2]
 write_block(doc, "calibration", "scripts/calibration_table.py", shown(cli, ["calibrate"]))
 write_block(doc, "calibration-measurements", "scripts/calibration_table.py",
             shown(cli, ["calibrate", "--measurements", MEASUREMENTS]))
+
+
+def rows(cli, extra):
+    r = subprocess.run([cli, "calibrate", "--json"] + extra, capture_output=True, text=True, cwd=REPO)
+    if r.returncode != 0:
+        sys.exit(f"calibrate {' '.join(extra)}: exit {r.returncode}: {r.stderr}")
+    return {x["id"]: x for x in json.loads(r.stdout)}
+
+
+def within(x):
+    return abs(x["ratio"] - 1) <= (0.3 if x["metric"] == "TTFT ms" else 0.2)
+
+
+def in_step_comparison(cli):
+    """The shipped profile against the in-step kernel floors: each set and metric within its
+    target, and every row whose ratio moves by more than 0.04."""
+    a, b = rows(cli, []), rows(cli, ["--profile", IN_STEP])
+    out = ["```", "$ shardlab-cli calibrate --json", "$ shardlab-cli calibrate --profile " + IN_STEP + " --json", "```", "",
+           "| set | metric | rows | within target, h100-sxm | within target, in-step |", "|---|---|---|---|---|"]
+    groups = {}
+    for k, x in a.items():
+        if x["ratio"] > 0:
+            groups.setdefault((x["set"], x["metric"]), []).append(k)
+    for (st, metric), ids in sorted(groups.items()):
+        out.append(f"| {st} | {metric} | {len(ids)} | {sum(within(a[i]) for i in ids)} | "
+                   f"{sum(within(b[i]) for i in ids)} |")
+    out += ["", "| row | model | set | metric | ratio, h100-sxm | ratio, in-step |", "|---|---|---|---|---|---|"]
+    for k, x in a.items():
+        if x["ratio"] > 0 and abs(b[k]["ratio"] - x["ratio"]) > 0.04:
+            out.append(f"| {k} | {x['model']} | {x['set']} | {x['metric']} | {x['ratio']:.2f} | {b[k]['ratio']:.2f} |")
+    return "\n".join(out) + "\n"
+
+
+write_block(doc, "calibration-in-step", "scripts/calibration_table.py", in_step_comparison(cli))

@@ -49,7 +49,7 @@ GENERATORS = [
     Generator("moe-decode-floor", "moe_decode_floor.py", "docs/simulator.md", ["moe-decode-floor"],
               lambda cli, doc, o: [cli, doc]),
     Generator("calibration", "calibration_table.py", "docs/simulator.md",
-              ["calibration", "calibration-measurements"], lambda cli, doc, o: [cli, doc]),
+              ["calibration", "calibration-measurements", "calibration-in-step"], lambda cli, doc, o: [cli, doc]),
     Generator("disaggregation-examples", "disaggregation_examples.py", "docs/simulator.md",
               ["disaggregation-examples"], lambda cli, doc, o: [cli, doc]),
     Generator("explain-examples", "explain_examples.py", "docs/explain.md", ["examples"],

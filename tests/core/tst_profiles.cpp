@@ -67,6 +67,33 @@ private Q_SLOTS:
         QVERIFY(builtinProfile().gemm.streamFp8 > 0 && builtinProfile().nccl.ll128 > 0 && builtinProfile().deepEp.launchS > 0);
     }
 
+    // The in-step example profile is the shipped one with two numbers changed (the per-kernel
+    // floor and the FP8 GEMM's share of it), and it slows a small-batch decode step: more per
+    // kernel, less for FP8's own floor.
+    void inStepProfileChangesOnlyTheKernelFloors()
+    {
+        QFile f(QStringLiteral(SHARDLAB_RESOURCES) + "/examples/profiles/h100-sxm-in-step.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        auto inStep = parseProfile(f.readAll().toStdString(), "h100-sxm-in-step.json");
+        QVERIFY2(inStep.ok(), inStep.firstError().c_str());
+        auto shipped = nlohmann::json::parse(profileToJson(builtinProfile()));
+        auto other = nlohmann::json::parse(profileToJson(inStep.value));
+        QCOMPARE(other["knobs"]["kernel_overhead_us"]["value"].get<double>(), 12.0);
+        QCOMPARE(other["gemm"]["fp8_fixed_ratio"]["value"].get<double>(), 1.0);
+        for (auto* j : {&shipped, &other}) {
+            (*j)["knobs"].erase("kernel_overhead_us");
+            (*j)["gemm"].erase("fp8_fixed_ratio");
+            j->erase("name");
+            j->erase("description");
+        }
+        QCOMPARE(other.dump(), shipped.dump());
+        Scenario s = llamaScenario();
+        const double base = Simulator(s).evaluate(tp8(s, 8)).tpotMs;
+        applyProfile(s.cluster, std::make_shared<KernelProfile>(inStep.value));
+        const double slower = Simulator(s).evaluate(tp8(s, 8)).tpotMs;
+        QVERIFY2(slower > base * 1.1, qPrintable(QStringLiteral("%1 vs %2").arg(slower).arg(base)));
+    }
+
     void writeReadRoundTrip()
     {
         const KernelProfile& b = builtinProfile();
