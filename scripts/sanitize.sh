@@ -50,7 +50,7 @@ case $MODE in
     BUILD=build-tsan
     FLAGS="-fsanitize=thread -fno-omit-frame-pointer"
     OPTS=(-DSHARDLAB_BUILD_GUI=ON -DSHARDLAB_BUILD_RL=ON -DSHARDLAB_BUILD_QT_TESTS=ON)
-    TESTS=(-R "tst_search|tst_ppo|tst_main_window|fuzz.replay.search")
+    TESTS=(-R "tst_search|tst_ppo|tst_main_window|tst_background_job|fuzz.replay.search")
     # Qt itself is not built with TSan: its internal synchronization is invisible to
     # TSan, so reports whose every frame is inside Qt are suppressed (tests/tsan.supp).
     # die_after_fork=0: tst_main_window starts shardlab-cli through QProcess.

@@ -1,7 +1,6 @@
 #include "heatmap_values.h"
 
 #include <cmath>
-#include <cstdlib>
 
 #include "sim/simulator.h"
 
@@ -28,22 +27,22 @@ std::vector<OpId> presentOperators(const ModelSpec& model)
     return ops;
 }
 
-std::optional<HeatmapWidget::Grid> policyOptionProbabilities(const std::vector<std::pair<std::string, double>>& metrics)
+std::optional<HeatmapWidget::Grid>
+policyOptionProbabilities(const std::vector<SearchProgress::SlotDistribution>& distributions)
 {
-    static const std::string kPrefix = "p:operators.";
     HeatmapWidget::Grid values = noData();
     bool any = false;
-    for (const auto& [name, value] : metrics) {
-        if (name.rfind(kPrefix, 0) != 0)
+    for (const SearchProgress::SlotDistribution& d : distributions) {
+        const Slot& slot = d.slot;
+        if (slot.kind != SlotKind::Operator || slot.op == OpId::Count)
             continue;
-        const auto colon = name.rfind(':');
-        OpId id;
-        if (colon == std::string::npos || !opFromName(name.substr(kPrefix.size(), colon - kPrefix.size()), id))
-            continue;
-        const int o = std::atoi(name.c_str() + colon + 1);
-        if (o >= 0 && o < kMaxOptions && std::isfinite(value)) {
-            values[static_cast<int>(id)][o] = value;
-            any = true;
+        // An operator slot's values are its option indices.
+        for (size_t v = 0; v < slot.values.size() && v < d.probabilities.size(); ++v) {
+            const int o = slot.values[v];
+            if (o >= 0 && o < kMaxOptions && std::isfinite(d.probabilities[v])) {
+                values[static_cast<int>(slot.op)][o] = d.probabilities[v];
+                any = true;
+            }
         }
     }
     if (!any)

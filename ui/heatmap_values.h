@@ -1,5 +1,5 @@
 // What the search panel's sharding heatmap shows, read from what a search delivers: ppo's
-// probability of each operator's options (decoded from its progress metrics), else the
+// probability of each operator's options (its progress's slot distributions), else the
 // share of the elite plans choosing each option; and the options that give a plan the
 // same throughput as its own choice (marked "as good" on the map).
 #pragma once
@@ -22,11 +22,11 @@ namespace shardlab::ui {
 std::vector<OpId> presentOperators(const ModelSpec& model);
 
 // ppo's probability of each operator's sharding options, given the greedy choices before
-// it. SearchProgress carries only named values, so ppo publishes them among its metrics as
-// "p:operators.<op>:<option>" (core/rl/ppo_search.cpp, publishMetrics); this is the one
-// place that reads those names back. Cells without a probability are NaN; none when the
-// metrics hold none (another algorithm).
-std::optional<HeatmapWidget::Grid> policyOptionProbabilities(const std::vector<std::pair<std::string, double>>& metrics);
+// it: the operator slots of SearchProgress::slotDistributions (the other slots, degrees
+// and batch, are not on the map). Cells without a probability are NaN; none when no
+// operator slot has one (another algorithm).
+std::optional<HeatmapWidget::Grid>
+policyOptionProbabilities(const std::vector<SearchProgress::SlotDistribution>& distributions);
 
 // The share of `elites` choosing each option of each operator; NaN past an operator's
 // options. `elites` is not empty.

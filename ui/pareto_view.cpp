@@ -6,8 +6,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMouseEvent>
-#include <QMetaObject>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -146,6 +144,11 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     connect(exportScale, &QPushButton::clicked, this, [this] { exportDialog(false); });
     connect(m_frontPlot, &QCustomPlot::mouseMove, this, &ParetoView::onFrontMouseMove);
     connect(m_frontPlot, &QCustomPlot::mousePress, this, &ParetoView::onFrontClick);
+    connect(&m_jobs, &BackgroundJob::failed, this, &ParetoView::onJobFailed);
+    connect(&m_jobs, &BackgroundJob::ended, this, [this](int generation) {
+        if (m_jobs.isCurrent(generation))
+            onDone();
+    });
     setStatus(tr("Compute the front of the scenario in the editor (aggregated or decode serving)."));
 }
 
@@ -172,7 +175,7 @@ void ParetoView::setScenario(const Scenario& s)
     m_scenario = s;
     m_haveScenario = true;
     m_queue.clear();
-    if (m_running)
+    if (isRunning())
         stop();
     // The sweep's default: an eighth, a quarter, half and all of the scenario's GPUs.
     QStringList counts;
@@ -196,53 +199,46 @@ void ParetoView::stop()
 {
     m_queue.clear();
     m_chained = false;
-    ++m_generation;
-    if (m_stop)
-        m_stop->store(true);
-    if (m_thread.joinable())
-        m_thread.join();
-    if (m_running) {
-        m_running = false;
+    // Nothing the job still posts is shown. Its thread ends when the core call notices
+    // the stop flag (within one exact search) and is joined then, by the next job, or
+    // on destruction.
+    if (isRunning())
         setStatus(tr("Stopped."));
-    }
+    m_jobs.cancel();
     m_frontButton->setEnabled(true);
     m_sizeButton->setEnabled(true);
     m_sweepButton->setEnabled(true);
     m_stopButton->setEnabled(false);
 }
 
-bool ParetoView::startJob(Job job, std::function<void(const std::atomic<bool>*)> work)
+bool ParetoView::startJob(Job job, BackgroundJob::Work work)
 {
     stop();
     m_job = job;
-    m_running = true;
-    m_stop = std::make_shared<std::atomic<bool>>(false);
     m_progress->setValue(0);
     m_frontButton->setEnabled(false);
     m_sizeButton->setEnabled(false);
     m_sweepButton->setEnabled(false);
     m_stopButton->setEnabled(true);
-    const int generation = m_generation;
-    m_thread = std::thread([this, generation, work = std::move(work), stop = m_stop] {
-        work(stop.get());
-        post(generation, [this] { onDone(); });
-    });
+    m_jobs.start(std::move(work));
     return true;
 }
 
-void ParetoView::post(int generation, std::function<void()> fn)
+// A core call that throws ends its job like one that fails: the reason is its result's
+// message, which onDone (next) shows.
+void ParetoView::onJobFailed(const QString& reason)
 {
-    // Called on the worker thread. stop() joins the worker before the view goes away, so
-    // `this` is alive here; the queued call is dropped with the view, or when a newer job
-    // (another generation) has started since.
-    QPointer<ParetoView> self(this);
-    QMetaObject::invokeMethod(
-        this,
-        [self, generation, fn = std::move(fn)] {
-            if (self && generation == self->m_generation)
-                fn();
-        },
-        Qt::QueuedConnection);
+    const std::string message = reason.isEmpty() ? std::string("the computation failed") : reason.toStdString();
+    if (m_job == Job::Front) {
+        m_front = ParetoFront{};
+        m_front.message = message;
+    } else if (m_job == Job::Sizing) {
+        m_sizing = SizingResult{};
+        m_sizing.message = message;
+    } else if (m_job == Job::Sweep) {
+        m_sweep = SweepResult{};
+        m_sweep.message = message;
+    }
 }
 
 void ParetoView::onProgress(const QString& text, double fraction)
@@ -262,8 +258,7 @@ bool ParetoView::computeFront()
     }
     setStatus(tr("Computing the front…"));
     const Scenario s = m_scenario;
-    const int generation = m_generation + 1; // startJob's stop() increments it
-    startJob(Job::Front, [=](const std::atomic<bool>* stop) {
+    startJob(Job::Front, [=](const BackgroundJob::Context& job) {
         ParetoFront f = computeParetoFront(
             s, o,
             [&](const ParetoProgress& p) {
@@ -274,10 +269,10 @@ bool ParetoView::computeFront()
                                          .arg(p.elapsedS, 0, 'f', 1)
                                          .arg(QString::fromStdString(p.stage));
                 const double fraction = std::max(double(p.points) / o.points, double(p.searches) / p.maxSearches);
-                post(generation, [this, text, fraction] { onProgress(text, fraction); });
+                job.post([this, text, fraction] { onProgress(text, fraction); });
             },
-            stop);
-        post(generation, [this, f = std::move(f)] { m_front = f; });
+            job.stopFlag());
+        job.post([this, f = std::move(f)] { m_front = f; });
     });
     return true;
 }
@@ -293,17 +288,16 @@ bool ParetoView::computeSizing()
     }
     setStatus(tr("Sizing…"));
     const Scenario s = m_scenario;
-    const int generation = m_generation + 1;
-    startJob(Job::Sizing, [=](const std::atomic<bool>* stop) {
+    startJob(Job::Sizing, [=](const BackgroundJob::Context& job) {
         SizingResult r = sizeCluster(
             s, o,
             [&](const ScaleProgress& p) {
                 const QString text =
                     tr("%1 cluster sizes searched (%2 GPUs), %3 s").arg(p.searches).arg(p.gpus).arg(p.elapsedS, 0, 'f', 1);
-                post(generation, [this, text] { onProgress(text, 0.5); });
+                job.post([this, text] { onProgress(text, 0.5); });
             },
-            stop);
-        post(generation, [this, r = std::move(r)] { m_sizing = r; });
+            job.stopFlag());
+        job.post([this, r = std::move(r)] { m_sizing = r; });
     });
     return true;
 }
@@ -329,27 +323,24 @@ bool ParetoView::computeSweep()
     }
     setStatus(tr("Sweeping cluster sizes…"));
     const Scenario s = m_scenario;
-    const int generation = m_generation + 1;
-    startJob(Job::Sweep, [=](const std::atomic<bool>* stop) {
+    startJob(Job::Sweep, [=](const BackgroundJob::Context& job) {
         SweepResult r = sweepClusterSizes(
             s, gpus,
             [&](const ScaleProgress& p) {
                 const QString text = tr("%1 of %2 cluster sizes, %3 s").arg(p.searches).arg(p.plannedSearches).arg(
                     p.elapsedS, 0, 'f', 1);
                 const double fraction = double(p.searches) / std::max(1, p.plannedSearches);
-                post(generation, [this, text, fraction] { onProgress(text, fraction); });
+                job.post([this, text, fraction] { onProgress(text, fraction); });
             },
-            stop);
-        post(generation, [this, r = std::move(r)] { m_sweep = r; });
+            job.stopFlag());
+        job.post([this, r = std::move(r)] { m_sweep = r; });
     });
     return true;
 }
 
+// The current job's thread has ended, and everything it posted has arrived.
 void ParetoView::onDone()
 {
-    if (m_thread.joinable())
-        m_thread.join();
-    m_running = false;
     m_frontButton->setEnabled(true);
     m_sizeButton->setEnabled(true);
     m_sweepButton->setEnabled(true);

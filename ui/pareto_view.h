@@ -8,11 +8,7 @@
 
 #include <QWidget>
 
-#include <atomic>
-#include <functional>
-#include <memory>
-#include <thread>
-
+#include "background_job.h"
 #include "runner/pareto.h"
 #include "runner/sizing.h"
 
@@ -44,7 +40,7 @@ public:
     // the sweep (scripted screenshots); allFinished at the end.
     bool computeAll();
     void stop();
-    bool isRunning() const { return m_running; }
+    bool isRunning() const { return m_jobs.isRunning(); }
     const ParetoFront& front() const { return m_front; }
     const SizingResult& sizing() const { return m_sizing; }
     const SweepResult& sweep() const { return m_sweep; }
@@ -72,10 +68,11 @@ Q_SIGNALS:
 
 private:
     enum class Job { None, Front, Sizing, Sweep };
-    bool startJob(Job job, std::function<void(const std::atomic<bool>*)> work);
-    // Runs `fn` on the GUI thread if the job of `generation` is still the current one.
-    void post(int generation, std::function<void()> fn);
+    // Stops the job under way and runs `work` on the background job; it posts its
+    // progress and result with the context, and onDone follows when it ends.
+    bool startJob(Job job, BackgroundJob::Work work);
     void onProgress(const QString& text, double fraction);
+    void onJobFailed(const QString& reason);
     void onDone();
     void showFront();
     void showScaling(const std::vector<ClusterSizePoint>& points, const QString& title);
@@ -109,10 +106,8 @@ private:
     bool m_rateTouched = false;
     bool m_chained = false;      // computeAll under way
     QString m_frontSummary;
-    bool m_running = false;
-    int m_generation = 0;
-    std::thread m_thread;
-    std::shared_ptr<std::atomic<bool>> m_stop;
+    // Declared last: destroyed first, so its thread has ended before the members above go.
+    BackgroundJob m_jobs;
 };
 
 } // namespace shardlab::ui

@@ -384,8 +384,10 @@ QStringList PlanView::reasonsFor(const Plan& p, const SimResult& r) const
         // Shape errors already said it more precisely than the micro-batch check does.
         if (!shape.empty() && l.contains(QLatin1String("micro_batches")))
             continue;
-        // Absurd inputs (a link of 1e-300 GB/s) give the simulator's 1e300 sentinel, which
-        // the core prints digit by digit: say what it means instead.
+        // Absurd inputs give figures the form cannot show: +infinity where the simulator
+        // overflowed (SimResult::unbounded), or finite but astronomical ones it does not
+        // flag (a link of 1e-300 GB/s: a TTFT near 1e189 ms, which the core prints digit
+        // by digit). isPlottable catches both: say what they mean instead.
         if (l.startsWith(QLatin1String("TTFT SLO")) && !isPlottable(r.ttftMs))
             l = tr("TTFT SLO: unbounded (a bandwidth or peak is effectively zero), the limit is %1 ms")
                     .arg(formatNumber(m_scenario.workload.ttftSloMs, 0));

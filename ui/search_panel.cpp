@@ -357,7 +357,7 @@ void SearchPanel::finishRun(const JobResult& r)
 void SearchPanel::updateHeatmap(const SearchProgress* core)
 {
     if (core)
-        if (const auto policy = policyOptionProbabilities(core->metrics)) {
+        if (const auto policy = policyOptionProbabilities(core->slotDistributions)) {
             m_heatmap->setValues(*policy, tr("Policy probability of each sharding option (ppo)"));
             return;
         }

@@ -5,17 +5,16 @@
 #include "model/plan_checks.h"
 
 #include <algorithm>
-#include <exception>
 
 namespace shardlab::ui {
 
 namespace {
 
-// Core observer on the worker thread: keeps the elite set (top plans by throughput,
+// Core observer on the job's thread: keeps the elite set (top plans by throughput,
 // deduplicated) from every evaluation and forwards the core's throttled progress.
 class Observer : public SearchObserver {
 public:
-    Observer(SearchWorker& worker, int jobId) : m_worker(worker), m_jobId(jobId) {}
+    Observer(const std::function<void(const LiveProgress&)>& sink, int jobId) : m_sink(sink), m_jobId(jobId) {}
 
     void evaluated(int call, const Plan& plan, const SimResult& r) override
     {
@@ -40,17 +39,19 @@ public:
 
     void progress(const SearchProgress& p) override
     {
+        if (!m_sink)
+            return;
         LiveProgress lp;
         lp.jobId = m_jobId;
         lp.core = p;
         lp.elites = m_elites;
-        Q_EMIT m_worker.progressAvailable(lp);
+        m_sink(lp);
     }
 
     const std::vector<EliteEntry>& elites() const { return m_elites; }
 
 private:
-    SearchWorker& m_worker;
+    const std::function<void(const LiveProgress&)>& m_sink;
     int m_jobId;
     std::vector<EliteEntry> m_elites;
 };
@@ -61,68 +62,43 @@ void registerSearchMetaTypes()
 {
     qRegisterMetaType<shardlab::ui::LiveProgress>();
     qRegisterMetaType<shardlab::ui::JobResult>();
-    qRegisterMetaType<shardlab::ui::SearchRequest>();
-    qRegisterMetaType<shardlab::ui::GapResult>();
     qRegisterMetaType<shardlab::EngineGap>();
 }
 
-void SearchWorker::run(const SearchRequest& request)
+JobResult runSearchJob(const SearchRequest& request, const std::atomic<bool>* stop,
+                       const std::function<void(const LiveProgress&)>& progress)
 {
-    try {
-        Observer observer(*this, request.jobId);
-        JobResult result;
-        result.jobId = request.jobId;
-        result.outcome = runSearch(request.scenario, request.options, &observer, request.stop.get());
-        // Two pools per plan: the elite table of one-pool plans stays empty.
-        if (!result.outcome.twoPools())
-            result.elites = observer.elites();
-        if (result.outcome.found && !result.outcome.twoPools() && result.elites.empty()) {
-            const SimResult& r = result.outcome.bestResult;
-            result.elites.push_back({result.outcome.best, result.outcome.calls, true, r.tokensPerSPerGpu, r.tpotMs,
-                                     r.ttftMs, r.memory.totalGb});
-        }
-        // The batch refinement is the search's last step: its plan heads the table, marked.
-        const SearchOutcome& o = result.outcome;
-        if (o.found && !o.twoPools() && o.refinement.improved()) {
-            const SimResult& r = o.bestResult;
-            result.elites.insert(result.elites.begin(), {o.best, o.refinement.firstCall + o.refinement.calls, true,
-                                                         r.tokensPerSPerGpu, r.tpotMs, r.ttftMs, r.memory.totalGb, true});
-            if (int(result.elites.size()) > LiveProgress::kEliteRows)
-                result.elites.resize(LiveProgress::kEliteRows);
-        }
-        Q_EMIT searchFinished(result);
-        // Both answers under an engine, after the result is on screen; a new search's stop
-        // flag (set by start) ends it early.
-        if (!o.failed && !o.stopped && engineOfCollectives(request.scenario.workload.engine)
-            && !request.stop->load()) {
-            GapResult gap;
-            gap.jobId = request.jobId;
-            gap.gap = measureEngineGap(request.scenario, &o, request.stop.get());
-            if (!gap.gap.stopped)
-                Q_EMIT engineGapReady(gap);
-        }
-    } catch (const std::exception& e) {
-        Q_EMIT searchFailed(request.jobId, QString::fromUtf8(e.what()));
-    } catch (...) {
-        Q_EMIT searchFailed(request.jobId, QStringLiteral("unknown error in the search"));
+    Observer observer(progress, request.jobId);
+    JobResult result;
+    result.jobId = request.jobId;
+    result.outcome = runSearch(request.scenario, request.options, &observer, stop);
+    // Two pools per plan: the elite table of one-pool plans stays empty.
+    if (!result.outcome.twoPools())
+        result.elites = observer.elites();
+    if (result.outcome.found && !result.outcome.twoPools() && result.elites.empty()) {
+        const SimResult& r = result.outcome.bestResult;
+        result.elites.push_back({result.outcome.best, result.outcome.calls, true, r.tokensPerSPerGpu, r.tpotMs,
+                                 r.ttftMs, r.memory.totalGb});
     }
-    Q_EMIT jobEnded(request.jobId);
+    // The batch refinement is the search's last step: its plan heads the table, marked.
+    const SearchOutcome& o = result.outcome;
+    if (o.found && !o.twoPools() && o.refinement.improved()) {
+        const SimResult& r = o.bestResult;
+        result.elites.insert(result.elites.begin(), {o.best, o.refinement.firstCall + o.refinement.calls, true,
+                                                     r.tokensPerSPerGpu, r.tpotMs, r.ttftMs, r.memory.totalGb, true});
+        if (int(result.elites.size()) > LiveProgress::kEliteRows)
+            result.elites.resize(LiveProgress::kEliteRows);
+    }
+    return result;
 }
 
 SearchController::SearchController(QObject* parent) : QObject(parent)
 {
     registerSearchMetaTypes();
-    m_worker = new SearchWorker;
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(this, &SearchController::requestRun, m_worker, &SearchWorker::run, Qt::QueuedConnection);
-    connect(m_worker, &SearchWorker::progressAvailable, this, &SearchController::onProgress, Qt::QueuedConnection);
-    connect(m_worker, &SearchWorker::searchFinished, this, &SearchController::onFinished, Qt::QueuedConnection);
-    connect(m_worker, &SearchWorker::searchFailed, this, &SearchController::onFailed, Qt::QueuedConnection);
-    connect(m_worker, &SearchWorker::engineGapReady, this, &SearchController::onGap, Qt::QueuedConnection);
-    connect(m_worker, &SearchWorker::jobEnded, this, &SearchController::workerIdle, Qt::QueuedConnection);
-    m_thread.setObjectName(QStringLiteral("search"));
-    m_thread.start();
+    connect(&m_job, &BackgroundJob::failed, this, [this](const QString& reason) {
+        onFailed(reason.isEmpty() ? QStringLiteral("unknown error in the search") : reason);
+    });
+    connect(&m_job, &BackgroundJob::ended, this, &SearchController::workerIdle);
 
     m_stallTimer.setInterval(5);
     m_stallClock.start();
@@ -141,46 +117,53 @@ SearchController::~SearchController()
 
 void SearchController::shutdown()
 {
-    if (m_stop)
-        m_stop->store(true);
-    if (m_thread.isRunning()) {
-        m_thread.quit();
-        m_thread.wait();
-    }
+    m_job.requestStop();
+    m_job.wait();
     m_stallTimer.stop();
 }
 
 int SearchController::start(const Scenario& scenario, const SearchOptions& options)
 {
     cancel();
-    SearchRequest req;
-    req.jobId = ++m_job;
-    req.scenario = scenario;
-    req.options = options;
-    req.stop = std::make_shared<std::atomic<bool>>(false);
-    m_stop = req.stop;
     m_longestStallMs = 0;
     m_lastTickNs = 0;
     m_stallTimer.start();
     setRunning(true);
-    Q_EMIT requestRun(req);
-    return req.jobId;
+    const SearchRequest request{0, scenario, options};
+    // Waits for a cancelled search's thread to notice its stop flag (within one
+    // evaluation batch) before this one starts.
+    return m_job.start([this, request](const BackgroundJob::Context& job) { run(job, request); });
+}
+
+void SearchController::run(const BackgroundJob::Context& job, const SearchRequest& request)
+{
+    SearchRequest r = request;
+    r.jobId = job.generation();
+    const JobResult result = runSearchJob(r, job.stopFlag(), [this, &job](const LiveProgress& p) {
+        job.post([this, p] { onProgress(p); });
+    });
+    job.post([this, result] { onFinished(result); });
+    // Both answers under an engine, after the result is on screen; a new search (or
+    // cancel) sets the stop flag and ends it early.
+    const SearchOutcome& o = result.outcome;
+    if (!o.failed && !o.stopped && engineOfCollectives(r.scenario.workload.engine) && !job.stopRequested()) {
+        const EngineGap gap = measureEngineGap(r.scenario, &o, job.stopFlag());
+        if (!gap.stopped)
+            job.post([this, gap] { onGap(gap); });
+    }
 }
 
 void SearchController::stop()
 {
-    if (m_stop)
-        m_stop->store(true);
+    m_job.requestStop();
 }
 
 void SearchController::cancel()
 {
-    if (m_stop)
-        m_stop->store(true);
-    // Late progress and the outcome of this job are dropped by their job id; the worker
-    // finishes it within one evaluation batch.
+    // Whatever the job still sends (progress, outcome, engine gap) is dropped; its thread
+    // ends within one evaluation batch and is joined by the next start.
+    m_job.cancel();
     if (m_running) {
-        ++m_job;
         m_stallTimer.stop();
         setRunning(false);
     }
@@ -188,29 +171,27 @@ void SearchController::cancel()
 
 void SearchController::onProgress(const LiveProgress& p)
 {
-    if (p.jobId == m_job && m_running)
+    if (m_running)
         Q_EMIT progressAvailable(p);
 }
 
 void SearchController::onFinished(const JobResult& r)
 {
-    if (r.jobId != m_job || !m_running)
+    if (!m_running)
         return;
     m_stallTimer.stop();
     setRunning(false);
     Q_EMIT searchFinished(r);
 }
 
-void SearchController::onGap(const GapResult& r)
+void SearchController::onGap(const EngineGap& gap)
 {
-    if (r.jobId == m_job && !m_running)
-        Q_EMIT engineGapReady(r.gap);
+    if (!m_running)
+        Q_EMIT engineGapReady(gap);
 }
 
-void SearchController::onFailed(int jobId, const QString& reason)
+void SearchController::onFailed(const QString& reason)
 {
-    if (jobId != m_job)
-        return;
     m_stallTimer.stop();
     setRunning(false);
     Q_EMIT searchFailed(reason);

@@ -1,22 +1,21 @@
-// Runs core searches on a worker thread and hands batched progress to the GUI thread.
+// Runs core searches on a background job (background_job.h) and hands batched progress to
+// the GUI thread.
 //
-// Threading: SearchController lives in the GUI thread and owns one QThread with a
-// SearchWorker in it. A job's only shared state is its std::atomic<bool> stop flag.
-// Results travel as value types through queued signals; a job id drops late results of a
-// job that was stopped or replaced. Exceptions never cross the event loop.
+// Threading: SearchController lives in the GUI thread and runs each search as a
+// BackgroundJob: the job's stop flag is the only state shared with the search, results
+// travel as value types through the job's queued posts, and a search that was cancelled or
+// replaced delivers nothing more. Exceptions never cross the event loop.
 #pragma once
 
 #include <QElapsedTimer>
 #include <QObject>
-#include <QThread>
 #include <QTimer>
 
 #include <atomic>
-#include <memory>
+#include <functional>
 #include <vector>
 
-#include <optional>
-
+#include "background_job.h"
 #include "report/engine_gap.h"
 #include "runner/disaggregated_search.h"
 #include "runner/run_search.h"
@@ -50,33 +49,17 @@ struct JobResult {
     std::vector<EliteEntry> elites;
 };
 
-// A finished search's engine gap (report/engine_gap.h), measured on the worker after the
-// result was handed over, so the result shows at once and the comparison follows.
-struct GapResult {
-    int jobId = 0;
-    EngineGap gap;
-};
-
 struct SearchRequest {
     int jobId = 0;
     Scenario scenario;
     SearchOptions options;
-    std::shared_ptr<std::atomic<bool>> stop;
 };
 
-class SearchWorker : public QObject {
-    Q_OBJECT
-public Q_SLOTS:
-    void run(const shardlab::ui::SearchRequest& request);
-
-Q_SIGNALS:
-    void progressAvailable(const shardlab::ui::LiveProgress& progress);
-    void searchFinished(const shardlab::ui::JobResult& result);
-    void engineGapReady(const shardlab::ui::GapResult& result);
-    void searchFailed(int jobId, const QString& reason);
-    // The job and everything computed after its result (the engine's answers) are done.
-    void jobEnded(int jobId);
-};
+// Runs `request`'s search on the calling thread (a background job's) until it ends or
+// `stop` is set, keeping the elite table from every evaluation; `progress` (may be empty)
+// receives the core's throttled reports on that thread. Throws what the search throws.
+JobResult runSearchJob(const SearchRequest& request, const std::atomic<bool>* stop,
+                       const std::function<void(const LiveProgress&)>& progress);
 
 class SearchController : public QObject {
     Q_OBJECT
@@ -92,10 +75,11 @@ public:
     // Ends the running search and drops everything it still sends (the scenario changed).
     void cancel();
     bool isRunning() const { return m_running; }
-    int currentJob() const { return m_job; }
+    int currentJob() const { return m_job.generation(); }
     // Longest gap between GUI event-loop ticks during the last search (ms).
     double longestStallMs() const { return m_longestStallMs; }
-    // Blocks until the worker thread is idle; for shutdown and tests.
+    // Stops the running search and blocks until its thread has ended; for shutdown and
+    // tests. Its outcome (stopped) is still delivered if the event loop runs.
     void shutdown();
 
 Q_SIGNALS:
@@ -106,29 +90,28 @@ Q_SIGNALS:
     void engineGapReady(const shardlab::EngineGap& gap);
     void searchFailed(const QString& reason);
     void runningChanged(bool running);
-    // The worker finished a job, the current one or a cancelled one, with every answer it
-    // sends after the result: nothing more arrives for it.
+    // A search's job ended, the current one or a cancelled one, with every answer it sends
+    // after the result: nothing more arrives for it.
     void workerIdle();
-    // Internal: queued hand-off to the worker thread.
-    void requestRun(const shardlab::ui::SearchRequest& request);
 
 private:
+    // On the job's thread: runs the search and the engine gap, and posts each answer to
+    // the slot below that takes it on the GUI thread. Reads no member.
+    void run(const BackgroundJob::Context& job, const SearchRequest& request);
     void onProgress(const LiveProgress& p);
     void onFinished(const JobResult& r);
-    void onGap(const GapResult& r);
-    void onFailed(int jobId, const QString& reason);
+    void onGap(const EngineGap& gap);
+    void onFailed(const QString& reason);
     void setRunning(bool running);
 
-    QThread m_thread;
-    SearchWorker* m_worker = nullptr;
-    int m_job = 0;
     bool m_running = false;
-    std::shared_ptr<std::atomic<bool>> m_stop;
     // Stall meter: a 5 ms timer; the gap between its ticks beyond 5 ms is a stall.
     QTimer m_stallTimer;
     QElapsedTimer m_stallClock;
     qint64 m_lastTickNs = 0;
     double m_longestStallMs = 0;
+    // Declared last: destroyed first, so its thread has ended before the members above go.
+    BackgroundJob m_job;
 };
 
 void registerSearchMetaTypes();
@@ -137,6 +120,4 @@ void registerSearchMetaTypes();
 
 Q_DECLARE_METATYPE(shardlab::ui::LiveProgress)
 Q_DECLARE_METATYPE(shardlab::ui::JobResult)
-Q_DECLARE_METATYPE(shardlab::ui::SearchRequest)
-Q_DECLARE_METATYPE(shardlab::ui::GapResult)
 Q_DECLARE_METATYPE(shardlab::EngineGap)

@@ -1,6 +1,7 @@
 // Number formatting and plot-value guards shared by the scenario editor and plan view.
-// Every number a widget shows or plots passes through here, so NaN, Inf and the
-// simulator's 1e300 "unbounded" sentinel never reach a label or a QCustomPlot.
+// Every number a widget shows or plots passes through here, so NaN, Inf (an unbounded
+// figure of the simulator is +infinity, SimResult::unbounded) and absurdly large values
+// never reach a label or a QCustomPlot.
 #pragma once
 
 #include <QString>
@@ -10,7 +11,9 @@
 
 namespace shardlab::ui {
 
-// Finite and small enough to plot (the simulator reports 1e300 for "unbounded").
+// Finite and small enough to plot (below 1e15 in magnitude): absurd inputs give finite
+// figures the simulator does not flag unbounded (a TTFT near 1e189 ms for a link of 1e-300
+// GB/s).
 bool isPlottable(double v);
 // The value when plottable, else 0: for plot data only, never for labels.
 double plotSafe(double v);

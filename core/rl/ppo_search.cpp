@@ -125,8 +125,9 @@ double reward(const Evaluation& e, double norm, double penalty)
     return -penalty * std::min(1.0, 0.1 + e.excess);
 }
 
-// Named values for the progress reports (the GUI plots confidence and entropy, and shows
-// the "p:<slot>:<value>" probabilities of the operator slots as a heatmap).
+// Named values for the progress reports (the GUI plots confidence and entropy), and each
+// slot's probabilities along the greedy plan (SearchProgress::slotDistributions: the GUI
+// shows the operator slots' as a heatmap).
 // "attention:<i>" is the scenario context's attention over memory place i (0 = the
 // no-elite token, i = elite i) and "anchor:<i>" the share of the last rollout's proposals
 // drawn from place i: which elite each proposal came from.
@@ -152,11 +153,10 @@ void publishMetrics(BudgetedEvaluator& ev, const SearchSpace& space, const PpoUp
     ev.setMetric("confidence", g.confidence);
     ev.setMetric("from_scratch", g.anchorProbabilities.empty() ? 1.0 : g.anchorProbabilities[0]);
     // Per slot, the probability of each value given the greedy choices before it.
-    for (int k = 0; k < space.slotCount(); ++k) {
-        const Slot& slot = space.slots()[k];
-        for (size_t v = 0; v < g.probabilities[k].size(); ++v)
-            ev.setMetric("p:" + slot.name + ":" + std::to_string(slot.values[v]), g.probabilities[k][v]);
-    }
+    std::vector<SearchProgress::SlotDistribution> slots(space.slotCount());
+    for (int k = 0; k < space.slotCount(); ++k)
+        slots[k] = {space.slots()[k], g.probabilities[k]};
+    ev.setSlotDistributions(std::move(slots));
 }
 
 // One run of the ppo search over a SearchContext.

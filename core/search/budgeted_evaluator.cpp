@@ -254,6 +254,11 @@ void BudgetedEvaluator::setElites(std::vector<SearchProgress::ElitePlan> elites)
     m_elites = std::move(elites);
 }
 
+void BudgetedEvaluator::setSlotDistributions(std::vector<SearchProgress::SlotDistribution> distributions)
+{
+    m_slotDistributions = std::move(distributions);
+}
+
 void BudgetedEvaluator::maybeReport(bool force)
 {
     if (!m_observer) {
@@ -274,6 +279,7 @@ void BudgetedEvaluator::maybeReport(bool force)
     pr.finished = m_finished;
     pr.metrics = m_metrics;
     pr.elites = m_elites;
+    pr.slotDistributions = m_slotDistributions;
     // Thin evenly to the cap, always keeping the newest sample.
     const size_t n = m_recent.size(), cap = SearchProgress::kMaxRecentSamples;
     if (n <= cap) {

@@ -77,6 +77,9 @@ public:
     // A learning algorithm's elite history (SearchProgress::elites), copied into every
     // later report.
     void setElites(std::vector<SearchProgress::ElitePlan> elites);
+    // A learning algorithm's per-slot probabilities (SearchProgress::slotDistributions),
+    // copied into every later report.
+    void setSlotDistributions(std::vector<SearchProgress::SlotDistribution> distributions);
     // Lets an algorithm that rarely calls the simulator still report (time-throttled).
     void tick() { maybeReport(false); }
     // Sends the final report (finished = true). Idempotent.
@@ -149,6 +152,7 @@ private:
     std::vector<std::pair<int, double>> m_recent;
     std::vector<std::pair<std::string, double>> m_metrics;
     std::vector<SearchProgress::ElitePlan> m_elites;
+    std::vector<SearchProgress::SlotDistribution> m_slotDistributions;
 };
 
 } // namespace shardlab

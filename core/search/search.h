@@ -78,12 +78,21 @@ struct SearchProgress {
     static constexpr int kMaxRecentSamples = 256;
 
     // The elite history a learning search (ppo) attends to, best first; empty for the
-    // other algorithms. (ppo's per-slot probabilities are metrics "p:<slot>:<value>".)
+    // other algorithms.
     struct ElitePlan {
         Plan plan;
         double tokensPerSPerGpu = 0;
     };
     std::vector<ElitePlan> elites;
+
+    // A learning search's (ppo's) policy along its greedy plan: for each slot of the
+    // search space, in slot order, the probability of each of its values given the greedy
+    // choices before it; empty for the other algorithms.
+    struct SlotDistribution {
+        Slot slot;                         // name, kind, operator (for an operator slot), values
+        std::vector<double> probabilities; // one per slot.values (0 where masked)
+    };
+    std::vector<SlotDistribution> slotDistributions;
 };
 
 // Receives progress at a bounded rate: at most once per 1% of the budget or per 50 ms

@@ -398,8 +398,9 @@ private Q_SLOTS:
         QVERIFY(!lines.empty());
     }
 
-    // The GUI's live views: confidence and entropy, per-slot probabilities as metrics
-    // "p:<slot>:<value>" (each slot's sum to 1), and the elite history, best first.
+    // The GUI's live views: confidence and entropy, per-slot probabilities (one
+    // distribution per slot of the space, in slot order, each summing to 1), and the elite
+    // history, best first.
     void progressCarriesPolicyViews()
     {
         const Scenario s = preset("mixtral-8x22b-64gpu");
@@ -408,16 +409,22 @@ private Q_SLOTS:
         QVERIFY(r.found);
         const SearchProgress& p = obs.last;
         const SearchSpace space(s);
-        std::map<std::string, double> sums;
         std::set<std::string> names;
         for (const auto& [name, value] : p.metrics) {
             names.insert(name);
-            if (name.rfind("p:", 0) == 0)
-                sums[name.substr(2, name.rfind(':') - 2)] += value;
+            QVERIFY2(name.rfind("p:", 0) != 0, name.c_str()); // probabilities are typed, not named
         }
-        QCOMPARE(static_cast<int>(sums.size()), space.slotCount());
-        for (const auto& [slot, sum] : sums)
-            QVERIFY2(std::abs(sum - 1) < 1e-3, slot.c_str());
+        QCOMPARE(static_cast<int>(p.slotDistributions.size()), space.slotCount());
+        for (int k = 0; k < space.slotCount(); ++k) {
+            const SearchProgress::SlotDistribution& d = p.slotDistributions[k];
+            QCOMPARE(d.slot.name, space.slots()[k].name);
+            QVERIFY(d.slot.values == space.slots()[k].values);
+            QCOMPARE(d.probabilities.size(), d.slot.values.size());
+            double sum = 0;
+            for (double v : d.probabilities)
+                sum += v;
+            QVERIFY2(std::abs(sum - 1) < 1e-3, d.slot.name.c_str());
+        }
         for (const char* n : {"confidence", "entropy", "policy_loss", "approx_kl", "clip_fraction", "pretrained",
                               "elite_age", "attention:0", "anchor:0"})
             QVERIFY2(names.count(n), n);

@@ -1,6 +1,7 @@
 // What the search panel's heatmap shows, read from what a search delivers: ppo's
-// per-option probabilities decoded from its "p:operators.<op>:<option>" metrics (names it
-// cannot read are skipped), else the elite plans' share of each option.
+// per-option probabilities from the operator slots of its slot distributions (slots that
+// are not an operator's, options past the operator's and non-finite values are skipped),
+// else the elite plans' share of each option.
 #include <QtTest>
 
 #include <cmath>
@@ -13,24 +14,48 @@ using namespace shardlab::ui;
 class TestHeatmapValues : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void policyProbabilitiesAreDecoded();
-    void otherMetricsGiveNoProbabilities();
+    void policyProbabilitiesAreRead();
+    void noOperatorSlotGivesNoProbabilities();
     void eliteSharesCountEachOption();
 };
 
-void TestHeatmapValues::policyProbabilitiesAreDecoded()
+namespace {
+
+SearchProgress::SlotDistribution operatorSlot(OpId op, std::vector<int> options, std::vector<double> probabilities)
+{
+    SearchProgress::SlotDistribution d;
+    d.slot.name = std::string("operators.") + opName(op);
+    d.slot.kind = SlotKind::Operator;
+    d.slot.op = op;
+    d.slot.values = std::move(options);
+    d.probabilities = std::move(probabilities);
+    return d;
+}
+
+SearchProgress::SlotDistribution degreeSlot(const char* name, SlotKind kind, std::vector<int> values)
+{
+    SearchProgress::SlotDistribution d;
+    d.slot.name = name;
+    d.slot.kind = kind;
+    d.slot.values = std::move(values);
+    d.probabilities.assign(d.slot.values.size(), 1.0 / d.slot.values.size());
+    return d;
+}
+
+} // namespace
+
+void TestHeatmapValues::policyProbabilitiesAreRead()
 {
     const OpId op = OpId::LmHead;
-    const std::string prefix = std::string("p:operators.") + opName(op) + ":";
-    const std::vector<std::pair<std::string, double>> metrics = {
-        {"confidence", 0.9},
-        {prefix + "0", 0.75},
-        {prefix + "1", 0.25},
-        {prefix + "9", 1.0},                  // no such option
-        {"p:operators.no_such_op:0", 1.0},    // no such operator
-        {std::string("p:operators.") + opName(OpId::Combine) + ":0", std::nan("")},
+    SearchProgress::SlotDistribution noOperator = operatorSlot(OpId::LmHead, {0}, {1.0});
+    noOperator.slot.op = OpId::Count; // an operator slot that names no operator
+    const std::vector<SearchProgress::SlotDistribution> distributions = {
+        degreeSlot("tensor_parallel", SlotKind::TensorParallel, {1, 2, 4, 8}), // not an operator: not on the map
+        operatorSlot(op, {0, 1, 9}, {0.75, 0.25, 1.0}),                       // option 9: no such option
+        noOperator,
+        operatorSlot(OpId::Combine, {0}, {std::nan("")}),
     };
-    const auto grid = policyOptionProbabilities(metrics);
+    const auto grid = policyOptionProbabilities(distributions);
     QVERIFY(grid.has_value());
     QCOMPARE((*grid)[int(op)][0], 0.75);
     QCOMPARE((*grid)[int(op)][1], 0.25);
@@ -43,9 +68,9 @@ void TestHeatmapValues::policyProbabilitiesAreDecoded()
     QCOMPARE(known, 2);
 }
 
-void TestHeatmapValues::otherMetricsGiveNoProbabilities()
+void TestHeatmapValues::noOperatorSlotGivesNoProbabilities()
 {
-    QVERIFY(!policyOptionProbabilities({{"temperature", 0.5}, {"confidence", 0.9}}).has_value());
+    QVERIFY(!policyOptionProbabilities({degreeSlot("batch", SlotKind::Batch, {16, 32, 64})}).has_value());
     QVERIFY(!policyOptionProbabilities({}).has_value());
 }
 

@@ -29,11 +29,7 @@ void TestSearchSteps::refinementIsItsOwnStep()
     request.options.algorithm = "anneal";
     request.options.budget = 1000;
     request.options.seed = 1;
-    request.stop = std::make_shared<std::atomic<bool>>(false);
-    SearchWorker worker;
-    JobResult result;
-    connect(&worker, &SearchWorker::searchFinished, this, [&](const JobResult& r) { result = r; });
-    worker.run(request); // on this thread: the signal is delivered directly
+    const JobResult result = runSearchJob(request, nullptr, {}); // on this thread, as a job runs it
     const SearchOutcome& o = result.outcome;
     QVERIFY(o.found);
     const BatchRefinement& f = o.refinement;
