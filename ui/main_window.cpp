@@ -42,6 +42,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildEditorDock();
     m_candidates = new CompareCandidates(m_compare, m_planView, m_panel, m_editor, this);
     m_document = new DocumentController(this, m_editor, this);
+    // Run deletions are undone with the scenario's edits, in one history.
+    m_panel->setUndoStack(m_document->undoStack());
     m_exports = new ExportController(this, m_editor, m_planView, m_panel, this);
     connect(m_exports, &ExportController::message, this, &MainWindow::showMessage);
     buildActions();
