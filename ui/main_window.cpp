@@ -42,7 +42,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildEditorDock();
     m_candidates = new CompareCandidates(m_compare, m_planView, m_panel, m_editor, this);
     m_document = new DocumentController(this, m_editor, this);
-    // Run deletions are undone with the scenario's edits, in one history.
+    // Plan edits and run deletions are undone with the scenario's edits, in one history.
+    m_planView->setUndoStack(m_document->undoStack());
     m_panel->setUndoStack(m_document->undoStack());
     m_exports = new ExportController(this, m_editor, m_planView, m_panel, this);
     connect(m_exports, &ExportController::message, this, &MainWindow::showMessage);
@@ -159,6 +160,9 @@ void MainWindow::connectSearch()
     });
     connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::onRunSelected);
     connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshCompareCandidates);
+    // "Back to searched plan" in the what-if editor: the selected run's best.
+    connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::refreshSearchedPlan);
+    connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshSearchedPlan);
 }
 
 void MainWindow::buildFeasibilityCheck()
@@ -320,6 +324,9 @@ void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
 {
     // Names and descriptions change no figure: the search goes on, the views stay.
     if (scenarioDifferences(before, now).empty() && m_editor->isRunnable() == validateScenario(before).empty()) {
+        // The names still follow: exports and captions name the scenario as it is now.
+        m_panel->setScenarioNames(now);
+        m_planView->setScenarioNames(now);
         Q_EMIT scenarioChanged();
         return;
     }
@@ -365,6 +372,17 @@ void MainWindow::onRunSelected(int index)
                         .arg(run.name, run.variant, plainNumbers(QString::fromStdString(diff.front())),
                              diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()),
                     false);
+}
+
+void MainWindow::refreshSearchedPlan()
+{
+    const SearchPanel::RunInfo run = m_panel->runInfo(m_panel->selectedRun());
+    if (!run.found) {
+        m_planView->setSearchedPlan({}, std::nullopt);
+        return;
+    }
+    m_planView->setSearchedPlan(tr("Best of %1").arg(run.name),
+                                run.prefill ? Deployment::twoPools({*run.prefill, run.best}) : Deployment::onePool(run.best));
 }
 
 void MainWindow::refreshStartState()

@@ -213,7 +213,7 @@ bool ParetoView::exportFront(const QString& path, QString* error)
         return writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error);
     return savePlot(m_frontPlot, path, 1200, 800, 2, error,
                     tr("Pareto front: %1 (%2 serving)")
-                        .arg(shownName(m_scenario.name), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
+                        .arg(scenarioTitle(m_scenario), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
 }
 
 bool ParetoView::exportScaling(const QString& path, QString* error)
@@ -221,7 +221,7 @@ bool ParetoView::exportScaling(const QString& path, QString* error)
     if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
         return writeFileBytes(path, QByteArray::fromStdString(clusterSizesCsv(m_scaleShown)), error);
     return savePlot(m_scalePlot, path, 1000, 600, 2, error,
-                    tr("Best tokens/s per GPU per cluster size: %1").arg(shownName(m_scenario.name)));
+                    tr("Best tokens/s per GPU per cluster size: %1").arg(scenarioTitle(m_scenario)));
 }
 
 void ParetoView::exportDialog(bool front)

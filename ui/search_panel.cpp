@@ -417,10 +417,8 @@ QString SearchPanel::exportCaption() const
     for (const Run& r : m_runs)
         runs << r.best->name();
     const QString caption =
-        tr("Best throughput during the search, %6\nScenario %1: %2 on %3 GPUs, %4\n%5")
-            .arg(shownName(m_scenario.name), shownName(m_scenario.model.name))
-            .arg(m_scenario.cluster.totalGpus())
-            .arg(servingDescription(m_scenario.workload.serving))
+        tr("Best throughput during the search, %4\n%1, %2\n%3")
+            .arg(scenarioCaption(m_scenario), servingDescription(m_scenario.workload.serving))
             .arg(runs.isEmpty() ? tr("no run yet") : tr("runs: %1").arg(runs.join(QStringLiteral(", "))))
             .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     return caption;

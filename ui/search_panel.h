@@ -37,6 +37,8 @@ public:
     // The scenario new runs run on. Earlier runs stay (each keeps the scenario variant it
     // ran on); the reference lines are the new scenario's.
     void setScenario(const Scenario& s);
+    // The scenario renamed (no figure changed): the exported curve's caption follows.
+    void setScenarioNames(const Scenario& s) { copyNames(s, m_scenario); }
     void setMegatronReference(double tokensPerSPerGpu);
     void setOptimumReference(double tokensPerSPerGpu);
     // A new run on the current scenario, named `label`, of scenario variant `variant`
