@@ -38,8 +38,11 @@ EliteTable::EliteTable(QWidget* parent) : QTableWidget(parent)
 namespace {
 
 // The figures a row shows, as it shows them: plans that read the same are one strategy.
+// The batch refinement's row stands alone but for its own plan found again.
 bool sameFigures(const EliteEntry& a, const EliteEntry& b)
 {
+    if (a.plan == b.plan)
+        return true;
     return a.valid == b.valid && !a.refinement && !b.refinement
         && std::abs(a.tokensPerSPerGpu - b.tokensPerSPerGpu) <= 0.005 * std::max(a.tokensPerSPerGpu, b.tokensPerSPerGpu)
         && QString::number(a.tpotMs, 'f', 2) == QString::number(b.tpotMs, 'f', 2)
@@ -73,6 +76,19 @@ QString planDifference(const Plan& base, const Plan& p)
                             QString::fromLatin1(opOption(id, p.option(id)).name));
     }
     return out.isEmpty() ? QObject::tr("the same plan") : out.join(QStringLiteral(", "));
+}
+
+// What the plans of a group after its first have in common with it, and how they differ.
+QString groupTip(const std::vector<EliteEntry>& elites, const std::vector<int>& group)
+{
+    QStringList lines{QObject::tr("%n more plan(s) with the same figures (tokens/s per GPU within 0.5 %, TPOT, TTFT "
+                                  "and memory as shown), which differ from this one in:",
+                                  nullptr, int(group.size() - 1))};
+    for (size_t k = 1; k < group.size(); ++k)
+        lines << QObject::tr("• %1 tok/s/GPU: %2")
+                     .arg(elites[group[k]].tokensPerSPerGpu, 0, 'f', 1)
+                     .arg(planDifference(elites[group.front()].plan, elites[group[k]].plan));
+    return lines.join(QLatin1Char('\n'));
 }
 
 } // namespace
@@ -115,26 +131,23 @@ void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumn
         setItem(r, 8, cell(QString::number(e.ttftMs, 'f', 1)));
         setItem(r, 9, cell(QString::number(e.memoryGb, 'f', 1)));
         setItem(r, 10, cell(e.refinement ? tr("%1 (batch refinement)").arg(e.call) : QString::number(e.call)));
-        if (group.size() > 1) {
-            QStringList lines{tr("%n more plan(s) with the same figures (tokens/s per GPU within 0.5 %, TPOT, TTFT "
-                                 "and memory as shown), which differ from this one in:",
-                                 nullptr, int(group.size() - 1))};
-            for (size_t k = 1; k < group.size(); ++k)
-                lines << tr("• %1 tok/s/GPU: %2")
-                             .arg(elites[group[k]].tokensPerSPerGpu, 0, 'f', 1)
-                             .arg(planDifference(p, elites[group[k]].plan));
-            for (int c = 0; c < columnCount(); ++c)
-                item(r, c)->setToolTip(lines.join(QLatin1Char('\n')));
-        }
+        // The refinement's row says what it is; a group's row how its plans differ.
+        QStringList tip;
         if (e.refinement)
-            for (int c = 0; c < columnCount(); ++c)
-                if (QTableWidgetItem* it = item(r, c)) {
-                    it->setToolTip(tr("The search's last step: the best plan's batch raised as far as it stays valid "
-                                      "(its calls are charged to the budget)."));
-                    QFont f = it->font();
-                    f.setItalic(true);
-                    it->setFont(f);
-                }
+            tip << tr("The search's last step: the best plan's batch raised as far as it stays valid (its calls are "
+                      "charged to the budget).");
+        if (group.size() > 1)
+            tip << groupTip(elites, group);
+        for (int c = 0; c < columnCount(); ++c) {
+            QTableWidgetItem* it = item(r, c);
+            if (!tip.isEmpty())
+                it->setToolTip(tip.join(QStringLiteral("\n\n")));
+            if (e.refinement) {
+                QFont f = it->font();
+                f.setItalic(true);
+                it->setFont(f);
+            }
+        }
     }
     if (firstRows || fitColumns)
         resizeColumnsToContents();

@@ -177,9 +177,10 @@ void TestWindowEdits::runsKeepTheirColourAndDeletionIsUndone()
             && older.runColor(1) != older.runColor(2));
 }
 
-// Four elites: two within 0.5 % with the same TPOT, TTFT and memory that differ in EP and
-// an operator's option, one as fast with another TPOT, one 1 % slower. Three rows; the
-// first says ×2 and its tooltip how the second plan differs; selecting it opens the best.
+// The batch refinement's plan (found again), then four elites: two within 0.5 % with the
+// same TPOT, TTFT and memory that differ in EP and an operator's option, one as fast with
+// another TPOT, one 1 % slower. Four rows: the refinement's and the pair's say ×2 (the
+// pair's tooltip how the second plan differs); selecting a row opens its best plan.
 void TestWindowEdits::eliteTableGroupsPlansThatReadTheSame()
 {
     const Scenario s = preset("deepseek-v3-256gpu");
@@ -198,28 +199,37 @@ void TestWindowEdits::eliteTableGroupsPlansThatReadTheSame()
     Plan d = a;
     d.pipelineParallel = 2;
     d.dataParallel = 16;
+    Plan refined = a;
+    refined.batch = 80;
     JobResult r;
     r.outcome.algorithm = "anneal";
-    r.elites = {elite(a, 1000.0, 40.00, 500.0, 60.0, 10), elite(b, 997.0, 40.00, 500.0, 60.0, 20),
-                elite(c, 996.0, 45.00, 600.0, 70.0, 30), elite(d, 990.0, 40.00, 500.0, 60.0, 40)};
+    // The batch refinement's plan first; the same plan found again is its row's.
+    EliteEntry last = elite(refined, 1100.0, 49.00, 520.0, 66.0, 60);
+    last.refinement = true;
+    r.elites = {last, elite(refined, 1100.0, 49.00, 520.0, 66.0, 60), elite(a, 1000.0, 40.00, 500.0, 60.0, 10),
+                elite(b, 997.0, 40.00, 500.0, 60.0, 20), elite(c, 996.0, 45.00, 600.0, 70.0, 30),
+                elite(d, 990.0, 40.00, 500.0, 60.0, 40)};
     panel.beginRun(QStringLiteral("anneal"));
     panel.finishRun(r);
     auto* table = panel.findChild<QTableWidget*>(QStringLiteral("eliteTable"));
     QVERIFY(table);
-    QTRY_COMPARE(table->rowCount(), 3);
-    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("1000.0 ×2"));
-    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("996.0"));
-    QCOMPARE(table->item(2, 0)->text(), QStringLiteral("990.0"));
-    const QString tip = table->item(0, 0)->toolTip();
+    QTRY_COMPARE(table->rowCount(), 4);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("1100.0 ×2"));
+    QVERIFY(table->item(0, 10)->text().contains(QStringLiteral("batch refinement")));
+    QVERIFY2(table->item(0, 0)->toolTip().contains(QStringLiteral("the same plan")), qPrintable(table->item(0, 0)->toolTip()));
+    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("1000.0 ×2"));
+    QCOMPARE(table->item(2, 0)->text(), QStringLiteral("996.0"));
+    QCOMPARE(table->item(3, 0)->text(), QStringLiteral("990.0"));
+    const QString tip = table->item(1, 0)->toolTip();
     QVERIFY2(tip.contains(QStringLiteral("EP 32 → 64")), qPrintable(tip));
     QVERIFY2(tip.contains(QLatin1String(opInfo(OpId::LmHead).name)), qPrintable(tip));
     QSignalSpy selected(&panel, &SearchPanel::eliteSelected);
-    table->selectRow(2);
+    table->selectRow(3);
     QCOMPARE(selected.count(), 1);
     QVERIFY(selected.front().front().value<Plan>() == d);
-    QVERIFY2(selected.front().at(1).toString().contains(QStringLiteral("#4")), qPrintable(selected.front().at(1).toString()));
+    QVERIFY2(selected.front().at(1).toString().contains(QStringLiteral("#6")), qPrintable(selected.front().at(1).toString()));
     // The run keeps every elite: the grouping is the table's.
-    QCOMPARE(panel.elites().size(), size_t(4));
+    QCOMPARE(panel.elites().size(), size_t(6));
 }
 
 // Through the editor's buttons: DP rebalanced to the cluster, the batch fitted to the
