@@ -121,7 +121,7 @@ void DocumentController::setModified(bool modified)
 void DocumentController::updateTitle()
 {
     // "[*]" is where Qt puts the "*" of windowModified.
-    const QString name = shownName(m_editor->scenario().name);
+    const QString name = scenarioTitle(m_editor->scenario());
     m_window->setWindowTitle(
         tr("ShardLab — %1%2[*]")
             .arg(name.isEmpty() ? tr("(unnamed)") : name,
@@ -314,9 +314,12 @@ QString DocumentController::suggestedScenarioPath() const
         dir = QFileInfo(m_path).absolutePath();
     else
         dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-    QString base = QString::fromStdString(m_editor->scenario().name).trimmed();
+    // Named as the title shows it: an edited preset suggests "NAME-edited", not the preset.
+    QString base = QString::fromStdString(shownScenarioName(m_editor->scenario())).trimmed();
     base.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._-]+")), QStringLiteral("-"));
-    if (base.isEmpty() || base == QLatin1String("-"))
+    while (base.endsWith(QLatin1Char('-')))
+        base.chop(1);
+    if (base.isEmpty())
         base = QStringLiteral("scenario");
     return QDir(dir).filePath(base + QStringLiteral(".json"));
 }

@@ -10,6 +10,9 @@
 #include <QMessageBox>
 #include <QPushButton>
 
+#include <functional>
+#include <utility>
+
 #include "file_export.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
@@ -33,8 +36,7 @@ bool ExportController::exportPlan(const QString& path, QString* error)
     Scenario s = m_editor->scenario();
     // An edited preset must not travel under the preset's name: `evaluate --scenario NAME`
     // would evaluate the shipped one and disagree with the window.
-    if (auto shipped = scenarioPreset(s.name); shipped.ok() && !scenarioDifferences(shipped.value, s).empty())
-        s.name += " (edited)";
+    s.name = shownScenarioName(s);
     const Status st = saveDeploymentFile(localPath(path), m_planView->currentDeployment(), s);
     if (!st.ok()) {
         if (error)
@@ -170,19 +172,39 @@ void ExportController::exportLaunchConfigDialog()
     Q_EMIT message(text, false);
 }
 
+bool ExportController::exportPlots(const QString& path, QStringList* written, QString* error)
+{
+    const QFileInfo fi(path);
+    auto beside = [&](const char* part) -> QString {
+        return fi.path() + QLatin1Char('/') + fi.completeBaseName() + QLatin1Char('-') + QLatin1String(part)
+            + QLatin1Char('.') + fi.suffix();
+    };
+    const std::pair<QString, std::function<bool(const QString&, QString*)>> parts[] = {
+        {beside("throughput"), [this](const QString& p, QString* e) { return m_panel->exportCurve(p, e); }},
+        {beside("plan"), [this](const QString& p, QString* e) { return m_planView->exportPlots(p, e); }},
+        {beside("memory"), [this](const QString& p, QString* e) { return m_planView->exportMemoryPlot(p, e); }},
+        {beside("comparison"), [this](const QString& p, QString* e) { return m_planView->exportComparisonTable(p, e); }},
+    };
+    for (const auto& [file, write] : parts) {
+        if (!write(file, error))
+            return false;
+        if (written)
+            *written << file;
+    }
+    return true;
+}
+
 void ExportController::exportPlotsDialog()
 {
     const QString path = QFileDialog::getSaveFileName(m_window, tr("Export plots"), QStringLiteral("shardlab.png"),
                                                       tr("PNG image (*.png);;PDF document (*.pdf)"));
     if (path.isEmpty())
         return;
-    const QFileInfo fi(path);
-    const QString curve = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-throughput.")
-        + fi.suffix();
-    const QString plan = fi.path() + QLatin1Char('/') + fi.completeBaseName() + QStringLiteral("-plan.") + fi.suffix();
+    QStringList written;
     QString error;
-    const bool ok = m_panel->exportCurve(curve, &error) && m_planView->exportPlots(plan, &error);
-    Q_EMIT message(ok ? tr("Exported %1 and %2").arg(curve, plan) : tr("Could not export the plots: %1").arg(error),
+    const bool ok = exportPlots(path, &written, &error);
+    Q_EMIT message(ok ? tr("Exported %1").arg(written.join(QStringLiteral(", ")))
+                      : tr("Could not export the plots: %1").arg(error),
                    !ok);
 }
 

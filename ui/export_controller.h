@@ -39,6 +39,11 @@ public:
     bool exportLaunchConfig(const QString& path, Engine engine, const QString& model = {}, QString* error = nullptr,
                             QStringList* warnings = nullptr, bool nearest = false);
 
+    // Every plot beside `path` (shardlab.png: shardlab-throughput.png, -plan, -memory and
+    // -comparison, the Plan tab's comparison table with the recipe), PNG or PDF by its
+    // extension. *written lists the files written; false with the reason at the first failure.
+    bool exportPlots(const QString& path, QStringList* written = nullptr, QString* error = nullptr);
+
     // File > Export dialogs: each says what it wrote, or why not, through message().
     void exportPlanDialog();
     void exportLaunchConfigDialog();

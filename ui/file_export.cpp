@@ -6,8 +6,13 @@
 #include <QImageWriter>
 #include <QPageLayout>
 #include <QPageSize>
+#include <QPainter>
 #include <QPdfWriter>
+#include <QTableWidget>
 #include <QWidget>
+
+#include <algorithm>
+#include <vector>
 
 #include "io/atomic_file.h"
 #include "qcp.h"
@@ -63,6 +68,83 @@ QByteArray pdfBytes(QCustomPlot* plot, int width, int height)
         painter.end();
     }
     return bytes;
+}
+
+// A table's text laid out for a page: each column as wide as its widest text.
+struct TableLayout {
+    QStringList caption;
+    std::vector<int> widths;
+    int rowHeight = 0, headerHeight = 0, width = 0, height = 0;
+    static constexpr int kPad = 6;
+};
+
+TableLayout layOut(const QTableWidget* t, const QString& caption, const QFont& font)
+{
+    TableLayout l;
+    const QFontMetrics fm(font);
+    QFont bold = font;
+    bold.setBold(true);
+    const QFontMetrics bm(bold);
+    l.caption = caption.split(QLatin1Char('\n'));
+    l.rowHeight = fm.height() + 2 * TableLayout::kPad;
+    int captionWidth = 0;
+    for (const QString& line : l.caption)
+        captionWidth = std::max(captionWidth, fm.horizontalAdvance(line));
+    int headerLines = 1;
+    for (int c = 0; c < t->columnCount(); ++c) {
+        const QTableWidgetItem* h = t->horizontalHeaderItem(c);
+        int w = 0;
+        const QStringList lines = h ? h->text().split(QLatin1Char('\n')) : QStringList();
+        for (const QString& line : lines)
+            w = std::max(w, bm.horizontalAdvance(line));
+        headerLines = std::max(headerLines, int(lines.size()));
+        for (int r = 0; r < t->rowCount(); ++r)
+            if (const QTableWidgetItem* it = t->item(r, c))
+                w = std::max(w, QFontMetrics(it->font()).horizontalAdvance(it->text()));
+        l.widths.push_back(w + 2 * TableLayout::kPad);
+    }
+    int sum = 0;
+    for (int w : l.widths)
+        sum += w;
+    l.width = std::max(sum, captionWidth) + 2 * TableLayout::kPad;
+    l.headerHeight = headerLines * bm.height() + 2 * TableLayout::kPad;
+    l.height = int(l.caption.size()) * fm.height() + TableLayout::kPad * 2 + l.headerHeight + t->rowCount() * l.rowHeight;
+    return l;
+}
+
+void paintTable(QPainter& p, const QTableWidget* t, const TableLayout& l, const QFont& font)
+{
+    p.fillRect(QRect(0, 0, l.width, l.height), Qt::white);
+    p.setFont(font);
+    p.setPen(QColor(0x37, 0x47, 0x4f));
+    const int lineH = QFontMetrics(font).height();
+    int y = TableLayout::kPad;
+    for (const QString& line : l.caption) {
+        p.drawText(QRect(TableLayout::kPad, y, l.width, lineH), Qt::AlignLeft | Qt::AlignVCenter, line);
+        y += lineH;
+    }
+    y += TableLayout::kPad;
+    QFont bold = font;
+    bold.setBold(true);
+    for (int r = -1; r < t->rowCount(); ++r) {
+        int x = TableLayout::kPad;
+        for (int c = 0; c < t->columnCount(); ++c) {
+            const QTableWidgetItem* it = r < 0 ? t->horizontalHeaderItem(c) : t->item(r, c);
+            const QRect cell(x, y, l.widths[c], r < 0 ? l.headerHeight : l.rowHeight);
+            p.setPen(QColor(0xd5, 0xdb, 0xe0));
+            p.drawRect(cell);
+            if (it) {
+                p.setFont(r < 0 ? bold : it->font());
+                const QVariant fg = it->data(Qt::ForegroundRole);
+                p.setPen(r >= 0 && fg.isValid() ? fg.value<QBrush>().color() : QColor(Qt::black));
+                const int align = r < 0 ? int(Qt::AlignCenter) : it->textAlignment();
+                p.drawText(cell.adjusted(TableLayout::kPad, 0, -TableLayout::kPad, 0),
+                           (align ? align : int(Qt::AlignLeft)) | Qt::AlignVCenter, it->text());
+            }
+            x += l.widths[c];
+        }
+        y += r < 0 ? l.headerHeight : l.rowHeight;
+    }
 }
 
 } // namespace
@@ -133,6 +215,43 @@ bool saveScreenshot(QWidget* widget, const QString& path, QString* error)
     const QByteArray bytes = imageBytes(widget->grab().toImage(), format);
     if (bytes.isEmpty())
         return failWith(error, shownPath(path) + QStringLiteral(": could not encode the screenshot"));
+    return writeFileBytes(path, bytes, error);
+}
+
+bool saveTable(const QTableWidget* table, const QString& path, const QString& caption, QString* error)
+{
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (ext != QLatin1String("png") && ext != QLatin1String("pdf"))
+        return failWith(error, shownPath(path) + QStringLiteral(": tables are saved as .png or .pdf"));
+    const QFont font = table->font();
+    const TableLayout l = layOut(table, caption, font);
+    QByteArray bytes;
+    if (ext == QLatin1String("png")) {
+        QImage image(l.width * 2, l.height * 2, QImage::Format_RGB32);
+        image.setDevicePixelRatio(2);
+        QPainter p(&image);
+        paintTable(p, table, l, font);
+        p.end();
+        bytes = imageBytes(image, "PNG");
+    } else {
+        // As pdfBytes: 96 dpi and a page of the table's pixels, so text keeps its share.
+        QBuffer buffer(&bytes);
+        buffer.open(QIODevice::WriteOnly);
+        QPdfWriter writer(&buffer);
+        writer.setCreator(QStringLiteral("ShardLab"));
+        writer.setResolution(96);
+        writer.setPageLayout(QPageLayout(QPageSize(QSizeF(l.width * 0.75, l.height * 0.75), QPageSize::Point, QString(),
+                                                   QPageSize::ExactMatch),
+                                         QPageLayout::Portrait, QMarginsF(0, 0, 0, 0), QPageLayout::Point));
+        QPainter p;
+        if (p.begin(&writer)) {
+            p.setWindow(QRect(0, 0, l.width, l.height));
+            paintTable(p, table, l, font);
+            p.end(); // writes the whole document into `bytes`
+        }
+    }
+    if (bytes.isEmpty())
+        return failWith(error, shownPath(path) + QStringLiteral(": could not render the table"));
     return writeFileBytes(path, bytes, error);
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 class QCustomPlot;
+class QTableWidget;
 class QWidget;
 
 namespace shardlab::ui {
@@ -26,6 +27,11 @@ bool writeFileBytes(const QString& path, const QByteArray& bytes, QString* error
 // only; the plot on screen is left as it was.
 bool savePlot(QCustomPlot* plot, const QString& path, int width, int height, double pngScale,
               QString* error = nullptr, const QString& caption = {});
+
+// A table as a PNG or PDF page by the extension: `caption` on top, then the header and every
+// row (none scrolled off), each cell as the table shows it (its text, alignment, font and
+// colour), columns as wide as their widest text. False with the reason otherwise.
+bool saveTable(const QTableWidget* table, const QString& path, const QString& caption, QString* error = nullptr);
 
 // A PNG (or another image format Qt writes, by the extension) of the widget as shown.
 bool saveScreenshot(QWidget* widget, const QString& path, QString* error = nullptr);

@@ -42,6 +42,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildEditorDock();
     m_candidates = new CompareCandidates(m_compare, m_planView, m_panel, m_editor, this);
     m_document = new DocumentController(this, m_editor, this);
+    // Plan edits and run deletions are undone with the scenario's edits, in one history.
+    m_planView->setUndoStack(m_document->undoStack());
+    m_panel->setUndoStack(m_document->undoStack());
     m_exports = new ExportController(this, m_editor, m_planView, m_panel, this);
     connect(m_exports, &ExportController::message, this, &MainWindow::showMessage);
     buildActions();
@@ -157,6 +160,9 @@ void MainWindow::connectSearch()
     });
     connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::onRunSelected);
     connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshCompareCandidates);
+    // "Back to searched plan" in the what-if editor: the selected run's best.
+    connect(m_panel, &SearchPanel::runSelected, this, &MainWindow::refreshSearchedPlan);
+    connect(m_panel, &SearchPanel::runsChanged, this, &MainWindow::refreshSearchedPlan);
 }
 
 void MainWindow::buildFeasibilityCheck()
@@ -318,6 +324,9 @@ void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
 {
     // Names and descriptions change no figure: the search goes on, the views stay.
     if (scenarioDifferences(before, now).empty() && m_editor->isRunnable() == validateScenario(before).empty()) {
+        // The names still follow: exports and captions name the scenario as it is now.
+        m_panel->setScenarioNames(now);
+        m_planView->setScenarioNames(now);
         Q_EMIT scenarioChanged();
         return;
     }
@@ -363,6 +372,17 @@ void MainWindow::onRunSelected(int index)
                         .arg(run.name, run.variant, plainNumbers(QString::fromStdString(diff.front())),
                              diff.size() > 1 ? tr(" and %n more", nullptr, int(diff.size() - 1)) : QString()),
                     false);
+}
+
+void MainWindow::refreshSearchedPlan()
+{
+    const SearchPanel::RunInfo run = m_panel->runInfo(m_panel->selectedRun());
+    if (!run.found) {
+        m_planView->setSearchedPlan({}, std::nullopt);
+        return;
+    }
+    m_planView->setSearchedPlan(tr("Best of %1").arg(run.name),
+                                run.prefill ? Deployment::twoPools({*run.prefill, run.best}) : Deployment::onePool(run.best));
 }
 
 void MainWindow::refreshStartState()
@@ -421,156 +441,6 @@ QString MainWindow::currentTabName() const
            : w == m_compare  ? QStringLiteral("compare")
            : w == m_pareto   ? QStringLiteral("pareto")
                              : QStringLiteral("topology");
-}
-
-bool MainWindow::startSearch()
-{
-    if (!m_editor->isRunnable() || m_infeasible) {
-        refreshStartState();
-        if (m_infeasible) {
-            showMessage(tr("No plan can meet this scenario's limits: %1.").arg(plainNumbers(m_infeasibleWhy)), true);
-            m_cannotRunShown = true;
-        }
-        return false;
-    }
-    const SearchOptions o = m_toolbar->options();
-    const FieldErrors bad = validateSearchOptions(o);
-    if (!bad.empty()) {
-        showMessage(QString::fromStdString(bad.front().toString()), true);
-        return false;
-    }
-    m_certifying = false;
-    m_haveResult = false;
-    QString note;
-    const QString variant = m_document->variantFor(m_editor->scenario(), &note);
-    // The exact search is deterministic: it has no seed to name.
-    const QString label = m_toolbar->algorithm() == QLatin1String("exact")
-                              ? m_toolbar->algorithm()
-                              : tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed());
-    m_panel->beginRun(label, variant,
-                      note.isEmpty() ? m_document->variantNote(variant) : note);
-    m_toolbar->showStarted();
-    m_controller.start(m_editor->scenario(), o);
-    showMessage(tr("Searching with %1…").arg(m_toolbar->algorithm()), false);
-    return true;
-}
-
-void MainWindow::certifyOptimum()
-{
-    if (!m_editor->isRunnable())
-        return;
-    SearchOptions o;
-    o.algorithm = "exact";
-    m_certifying = true;
-    QString note;
-    const QString variant = m_document->variantFor(m_editor->scenario(), &note);
-    m_panel->beginRun(tr("exact"), variant, note.isEmpty() ? m_document->variantNote(variant) : note);
-    m_toolbar->showStarted();
-    m_controller.start(m_editor->scenario(), o);
-    showMessage(tr("Certifying the optimum with the exact search…"), false);
-}
-
-void MainWindow::stopSearch()
-{
-    m_controller.stop();
-}
-
-bool MainWindow::isSearching() const { return m_controller.isRunning(); }
-double MainWindow::longestStallMs() const { return m_controller.longestStallMs(); }
-
-void MainWindow::onProgress(const LiveProgress& p)
-{
-    m_panel->addProgress(p);
-    m_session->changed(); // the running run's curve so far
-    m_toolbar->showProgress(p.core.fraction);
-    m_statusLabel->setText(tr("%1 simulator calls · %2 s · best %3 tok/s/GPU")
-                               .arg(p.core.calls)
-                               .arg(p.core.elapsedS, 0, 'f', 1)
-                               .arg(p.core.haveBest ? QString::number(p.core.bestTokensPerSPerGpu, 'f', 1)
-                                                    : QStringLiteral("—")));
-}
-
-void MainWindow::onFinished(const JobResult& r)
-{
-    m_lastResult = r;
-    m_haveResult = true;
-    m_lastGap = EngineGap{}; // the new result's both answers follow (onEngineGap)
-    m_panel->finishRun(r);
-    m_toolbar->showFinished(r.outcome);
-    const SearchOutcome& o = r.outcome;
-    if (o.found) {
-        const QString title = tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm));
-        const Deployment best = o.deployment.deployment();
-        if (best.pools && m_planView->isDisaggregated())
-            m_planView->showPools(title, *best.pools);
-        else
-            m_planView->showPlan(title, o.best);
-        QString text = tr("%1 found %2 tok/s/GPU in %3 simulator calls and %4 s")
-                           .arg(QString::fromStdString(o.algorithm))
-                           .arg(o.bestTokensPerSPerGpu(), 0, 'f', 1)
-                           .arg(o.calls)
-                           .arg(o.wallSeconds, 0, 'f', 2);
-        if (best.pools) {
-            text += tr(" with a prefill pool of %1 GPUs and a decode pool of %2")
-                        .arg(best.pools->prefill.gpus())
-                        .arg(best.pools->decode.gpus());
-            if (!o.provedOptimal) // what was searched; a proof says it below
-                text += QStringLiteral(" (%1)").arg(QString::fromStdString(o.message));
-        }
-        if (m_megatronValue > 0)
-            text += tr(" (%1x the Megatron recipe)").arg(o.bestTokensPerSPerGpu() / m_megatronValue, 0, 'f', 3);
-        if (o.provedOptimal)
-            text += (best.pools ? tr("; proved optimal under the simulator over every split")
-                                : tr("; proved optimal under the simulator"))
-                + QString::fromStdString(runnableSpaceWords(o.deployment.pools.front().scenario));
-        if (o.stopped)
-            text += tr("; stopped early");
-        showMessage(text + QLatin1Char('.'), false);
-    } else {
-        showMessage(tr("No valid plan: %1").arg(QString::fromStdString(o.message)), true);
-    }
-    refreshCompareCandidates();
-    m_statusLabel->setText(tr("%1 simulator calls · %2 s · longest UI stall %3 ms")
-                               .arg(o.calls)
-                               .arg(o.wallSeconds, 0, 'f', 2)
-                               .arg(m_controller.longestStallMs(), 0, 'f', 1));
-    Q_EMIT searchDone(o.found);
-}
-
-// Both answers under the scenario's engine: the headline beside the search's, the causes
-// in the Plan tab's explanation.
-void MainWindow::onEngineGap(const EngineGap& g)
-{
-    m_lastGap = g;
-    m_planView->setEngineGap(&g);
-    if (m_message->fullText().isEmpty() || !g.applies)
-        return;
-    const QString engine = QString::fromStdString(g.engineName);
-    const QString proof = g.bound == GapBound::Exact ? tr("both proved") : tr("not both proved");
-    QString text;
-    if (g.differs())
-        text = tr("Per-operator optimum %1x the best plan %2 runs (%3 tok/s/GPU; %4; the Plan tab says why).")
-                   .arg(g.gain, 0, 'f', 3)
-                   .arg(engine)
-                   .arg(g.runnable.tokensPerSPerGpu(), 0, 'f', 1)
-                   .arg(proof);
-    else if (g.gain > 0)
-        text = tr("%1 runs a plan as good as the per-operator optimum (%2).").arg(engine, proof);
-    else
-        text = QString::fromStdString(g.headline) + QLatin1Char('.');
-    m_message->setFullText(m_message->fullText() + QLatin1Char(' ') + text);
-}
-
-void MainWindow::onFailed(const QString& reason)
-{
-    showMessage(tr("The search failed: %1").arg(reason), true);
-    Q_EMIT searchDone(false);
-}
-
-void MainWindow::onRunningChanged(bool)
-{
-    refreshStartState();
-    m_toolbar->setAlgorithmEnabled(!m_controller.isRunning());
 }
 
 void MainWindow::showMessage(const QString& text, bool error)

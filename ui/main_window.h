@@ -126,6 +126,7 @@ private:
     void onFailed(const QString& reason);
     void onRunningChanged(bool running);
     void refreshStartState();
+    void refreshSearchedPlan();
     void scheduleFeasibilityCheck();
     void onFeasibilityChecked(bool infeasible, const QString& why, double seconds);
     void refreshReferences();

@@ -5,7 +5,9 @@
 
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLayout>
 #include <QMouseEvent>
+#include <QResizeEvent>
 #include <QToolTip>
 
 #include "file_export.h"
@@ -53,6 +55,7 @@ void ParetoView::showFront()
     else
         other->addToLegend();
     placeLegendBelow(m_frontPlot, 2);
+    fitLegend(m_frontPlot, m_frontPlot->width());
     if (!m_front.points.empty()) {
         m_frontPlot->rescaleAxes();
         const QCPRange x = m_frontPlot->xAxis->range(), y = m_frontPlot->yAxis->range();
@@ -60,6 +63,16 @@ void ParetoView::showFront()
         m_frontPlot->yAxis->setRange(0, y.upper * 1.08);
     }
     m_frontPlot->replot();
+}
+
+// The front's legend wraps to the plot's width: its long entries never run past the plot.
+void ParetoView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // The plot spans the view but for the layout's margins; it is resized after this.
+    const QMargins m = layout()->contentsMargins();
+    fitLegend(m_frontPlot, event->size().width() - m.left() - m.right());
+    m_frontPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const QString& title)
@@ -128,6 +141,48 @@ void ParetoView::onFrontMouseMove(QMouseEvent* e)
         m_frontPlot);
 }
 
+bool ParetoView::scalePointAt(const QPointF& pos, ClusterSizePoint& out) const
+{
+    double best = 12 * 12;
+    bool found = false;
+    for (const ClusterSizePoint& p : m_scaleShown) {
+        if (!p.found)
+            continue;
+        const double dx = m_scalePlot->xAxis->coordToPixel(double(p.gpus)) - pos.x();
+        const double dy = m_scalePlot->yAxis->coordToPixel(p.tokensPerSPerGpu) - pos.y();
+        if (dx * dx + dy * dy < best) {
+            best = dx * dx + dy * dy;
+            out = p;
+            found = true;
+        }
+    }
+    return found;
+}
+
+QString ParetoView::scalePointText(const ClusterSizePoint& p) const
+{
+    return tr("<b>%1 GPUs</b><br>%2<br>%3 output tokens/s per GPU, %4 in all (%5 requests/s)<br>TPOT %6 ms, TTFT %7 "
+              "ms<br>%8")
+        .arg(p.gpus)
+        .arg(planDegrees(p.plan))
+        .arg(p.tokensPerSPerGpu, 0, 'f', 1)
+        .arg(p.outputTokensPerS, 0, 'f', 0)
+        .arg(p.requestsPerS, 0, 'f', 2)
+        .arg(p.tpotMs, 0, 'f', 2)
+        .arg(p.ttftMs, 0, 'f', 0)
+        .arg(p.provedOptimal ? tr("proved optimal on this many GPUs") : tr("NOT proved"));
+}
+
+void ParetoView::onScaleMouseMove(QMouseEvent* e)
+{
+    ClusterSizePoint p;
+    if (!scalePointAt(e->position(), p)) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(e->globalPosition().toPoint(), scalePointText(p), m_scalePlot);
+}
+
 void ParetoView::onFrontClick(QMouseEvent* e)
 {
     ParetoPoint p;
@@ -158,7 +213,7 @@ bool ParetoView::exportFront(const QString& path, QString* error)
         return writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error);
     return savePlot(m_frontPlot, path, 1200, 800, 2, error,
                     tr("Pareto front: %1 (%2 serving)")
-                        .arg(shownName(m_scenario.name), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
+                        .arg(scenarioTitle(m_scenario), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
 }
 
 bool ParetoView::exportScaling(const QString& path, QString* error)
@@ -166,7 +221,7 @@ bool ParetoView::exportScaling(const QString& path, QString* error)
     if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
         return writeFileBytes(path, QByteArray::fromStdString(clusterSizesCsv(m_scaleShown)), error);
     return savePlot(m_scalePlot, path, 1000, 600, 2, error,
-                    tr("Best tokens/s per GPU per cluster size: %1").arg(shownName(m_scenario.name)));
+                    tr("Best tokens/s per GPU per cluster size: %1").arg(scenarioTitle(m_scenario)));
 }
 
 void ParetoView::exportDialog(bool front)

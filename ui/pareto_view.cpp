@@ -78,19 +78,20 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     m_frontPlot->setObjectName(QStringLiteral("paretoPlot"));
     stylePlot(m_frontPlot);
     m_frontPlot->xAxis->setLabel(tr("tokens/s per user (1000 / TPOT ms)"));
-    m_frontPlot->yAxis->setLabel(tr("output tokens/s per GPU"));
+    m_frontPlot->yAxis->setLabel(tr("output tok/s per GPU")); // short: the plot is ~150 px high at 1024x700
     addFront(m_frontPlot, tr("exact (each point proved optimal under its TPOT limit)"), kExactColour,
              QCPScatterStyle::ssCircle);
     addFront(m_frontPlot, tr("Megatron recipe under the same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
     addFront(m_frontPlot, QString(), kOtherColour, QCPScatterStyle::ssDiamond)->removeFromLegend();
     placeLegendBelow(m_frontPlot, 2);
-    m_frontPlot->setMinimumHeight(220);
+    m_frontPlot->setMinimumHeight(200);
     m_frontPlot->setMouseTracking(true);
     layout->addWidget(m_frontPlot, 5);
 
     auto* lower = new QHBoxLayout;
     auto* sizeBox = new QGroupBox(tr("Sizing: the fewest GPUs for a load"), this);
     auto* sizeLayout = new QVBoxLayout(sizeBox);
+    sizeLayout->setContentsMargins(6, 4, 6, 4);
     auto* sizeRow = new QHBoxLayout;
     sizeRow->addWidget(new QLabel(tr("requests/s"), sizeBox));
     m_rate = new QDoubleSpinBox(sizeBox);
@@ -112,6 +113,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
 
     auto* scaleBox = new QGroupBox(tr("Scaling: best tokens/s per GPU per cluster size"), this);
     auto* scaleLayout = new QVBoxLayout(scaleBox);
+    scaleLayout->setContentsMargins(6, 4, 6, 4);
     auto* scaleRow = new QHBoxLayout;
     scaleRow->addWidget(new QLabel(tr("GPUs"), scaleBox));
     m_gpus = new QLineEdit(QStringLiteral("8,16,32,64"), scaleBox);
@@ -131,7 +133,10 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     QCPGraph* g = m_scalePlot->addGraph();
     g->setPen(QPen(kExactColour, 2));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kExactColour, Qt::white, 7));
-    m_scalePlot->setMinimumHeight(150);
+    // Tall enough to read the curve at 1024x700 (it was squeezed to ~100 px); hovering a
+    // point shows its figures, as on the front.
+    m_scalePlot->setMinimumHeight(200);
+    m_scalePlot->setMouseTracking(true);
     scaleLayout->addWidget(m_scalePlot, 1);
     lower->addWidget(scaleBox, 3);
     layout->addLayout(lower, 2);
@@ -149,6 +154,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
         if (m_jobs.isCurrent(generation))
             onDone();
     });
+    connect(m_scalePlot, &QCustomPlot::mouseMove, this, &ParetoView::onScaleMouseMove);
     setStatus(tr("Compute the front of the scenario in the editor (aggregated or decode serving)."));
 }
 

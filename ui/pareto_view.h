@@ -56,8 +56,14 @@ public:
     // The plan of the point nearest to (x, y) pixels of the front plot within 12 px.
     bool pointAt(const QPointF& pos, ParetoPoint& out, FrontKind& kind) const;
     QString frontName(FrontKind kind) const; // "Best plan vLLM 0.11 runs", "Megatron recipe", ...
+    // The scaling plot's point nearest to (x, y) pixels within 12 px, and what its hover says.
+    bool scalePointAt(const QPointF& pos, ClusterSizePoint& out) const;
+    QString scalePointText(const ClusterSizePoint& p) const;
     // " At the TPOT SLO the per-operator optimum is 1.005x ..." under an engine, else empty.
     QString engineGapText() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 Q_SIGNALS:
     // A front point was clicked: show this plan in the Plan tab.
@@ -78,6 +84,7 @@ private:
     void showScaling(const std::vector<ClusterSizePoint>& points, const QString& title);
     void onFrontMouseMove(QMouseEvent* e);
     void onFrontClick(QMouseEvent* e);
+    void onScaleMouseMove(QMouseEvent* e);
     void exportDialog(bool front);
     void setStatus(const QString& text, bool error = false);
 

@@ -1,14 +1,18 @@
 #include "plan_editor.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QGroupBox>
 #include <QLabel>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include "model/plan_checks.h"
 #include "scenario_fields.h"
@@ -68,7 +72,7 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
                                "EP must divide that sum; at most one per expert."));
     connect(m_redundant, &QSpinBox::valueChanged, this, [this](int v) {
         m_plan.redundantExperts = v;
-        edited();
+        edited(QStringLiteral("redundant_experts"));
     });
     form->addRow(tr("Redundant experts"), m_redundant);
     m_overlap = new QCheckBox(tr("Two-batch overlap"));
@@ -78,7 +82,7 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
                              "(SGLang --enable-two-batch-overlap, vLLM --enable-dbo)."));
     connect(m_overlap, &QCheckBox::toggled, this, [this](bool on) {
         m_plan.twoBatchOverlap = on;
-        edited();
+        edited(QStringLiteral("two_batch_overlap"));
     });
     form->addRow(QString(), m_overlap);
     m_tiling = new QLabel;
@@ -90,6 +94,8 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
     m_slots->setWordWrap(true);
     form->addRow(m_slots);
     layout->addWidget(degrees);
+    // The actions right under the degrees they fit: in view without scrolling at 1024x700.
+    layout->addWidget(buildActions());
 
     auto* ops = new QGroupBox(tr("What-if: operator sharding"));
     m_opForm = compactForm(ops);
@@ -115,7 +121,7 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
         }
         connect(box, &QComboBox::activated, this, [this, id, box](int index) {
             m_plan.setOption(id, box->itemData(index).toInt());
-            edited();
+            edited(box->objectName());
         });
         m_ops[i] = box;
         m_opForm->addRow(latin(info.name), box);
@@ -124,11 +130,6 @@ PlanEditor::PlanEditor(QWidget* parent) : QWidget(parent)
     }
     layout->addWidget(ops);
 
-    auto* reset = new QPushButton(tr("Reset to Megatron"));
-    reset->setObjectName(QStringLiteral("whatIf.reset"));
-    reset->setToolTip(tr("Back to the Megatron recipe's plan for this scenario."));
-    connect(reset, &QPushButton::clicked, this, &PlanEditor::resetRequested);
-    layout->addWidget(reset);
     layout->addStretch(1);
 }
 
@@ -141,9 +142,9 @@ QSpinBox* PlanEditor::addDegree(QFormLayout* form, const QString& name, const QS
     box->setRange(1, maximum);
     box->setToolTip(tip);
     box->setAccelerated(true);
-    connect(box, &QSpinBox::valueChanged, this, [this, field](int v) {
+    connect(box, &QSpinBox::valueChanged, this, [this, field, name](int v) {
         m_plan.*field = v;
-        edited();
+        edited(name);
     });
     form->addRow(label, box);
     return box;
@@ -193,8 +194,87 @@ void PlanEditor::setPlan(const Plan& p)
     refreshHints();
 }
 
-void PlanEditor::edited()
+// Undo, the fits of the plan to the scenario (core's rules, applied by the plan view), the
+// searched plan and the recipe, under the form.
+QWidget* PlanEditor::buildActions()
 {
+    auto* box = new QGroupBox(tr("What-if: actions"));
+    auto* grid = new QGridLayout(box);
+    grid->setContentsMargins(8, 6, 8, 6);
+    grid->setSpacing(4);
+    auto button = [&](const char* name, const QString& text, const QString& tip, void (PlanEditor::*signal)()) {
+        auto* b = new QPushButton(text);
+        b->setObjectName(QStringLiteral("whatIf.") + latin(name));
+        b->setToolTip(tip);
+        connect(b, &QPushButton::clicked, this, signal);
+        return b;
+    };
+    m_rebalance = button("rebalanceDp", tr("Rebalance DP"),
+                         tr("Set data parallel so that TP × PP × DP uses the cluster's GPUs, the other degrees kept."),
+                         &PlanEditor::rebalanceRequested);
+    auto* fit = button("fitBatch", tr("Fit batch"),
+                       tr("The largest batch this plan serves within the scenario's latency limits and memory (the "
+                          "search's final batch refinement)."),
+                       &PlanEditor::fitBatchRequested);
+    m_searched = button("searched", tr("Searched plan"), tr("Back to the selected run's best plan."),
+                        &PlanEditor::searchedPlanRequested);
+    m_searched->setEnabled(false);
+    auto* reset = button("reset", tr("Megatron"), tr("Back to the Megatron recipe's plan for this scenario."),
+                         &PlanEditor::resetRequested);
+    m_undo = new QPushButton(tr("Undo"));
+    m_undo->setObjectName(QStringLiteral("whatIf.undo"));
+    m_undo->setEnabled(false);
+    grid->addWidget(m_rebalance, 0, 0);
+    grid->addWidget(fit, 0, 1);
+    grid->addWidget(m_searched, 1, 0);
+    grid->addWidget(reset, 1, 1);
+    grid->addWidget(m_undo, 2, 0, 1, 2);
+    m_note = new QLabel;
+    m_note->setObjectName(QStringLiteral("whatIf.note"));
+    m_note->setWordWrap(true);
+    grid->addWidget(m_note, 3, 0, 1, 2);
+    return box;
+}
+
+void PlanEditor::setUndoAction(QAction* undo)
+{
+    // The step's name ("Undo Edit Batch") elided to the button: the tooltip holds all of it.
+    auto follow = [this, undo] {
+        const int room = std::max(180, m_undo->width()) - 16;
+        m_undo->setText(m_undo->fontMetrics().elidedText(undo->text(), Qt::ElideRight, room));
+        m_undo->setToolTip(undo->text());
+        m_undo->setEnabled(undo->isEnabled());
+    };
+    connect(undo, &QAction::changed, this, follow);
+    connect(m_undo, &QPushButton::clicked, undo, &QAction::trigger);
+    follow();
+}
+
+void PlanEditor::setSearchedPlan(bool available, const QString& name)
+{
+    m_searched->setEnabled(available);
+    m_searched->setToolTip(available ? tr("Back to %1.").arg(name) : tr("No run with a best plan is selected."));
+}
+
+void PlanEditor::setRebalanceEnabled(bool enabled, const QString& why)
+{
+    m_rebalance->setEnabled(enabled);
+    m_rebalance->setToolTip(enabled ? tr("Set data parallel so that TP × PP × DP uses the cluster's GPUs, the other "
+                                         "degrees kept.")
+                                    : why);
+}
+
+void PlanEditor::setNote(const QString& text, bool error)
+{
+    m_note->setText(text);
+    m_note->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QStringLiteral("color: #546e7a;"));
+}
+
+QString PlanEditor::note() const { return m_note->text(); }
+
+void PlanEditor::edited(const QString& field)
+{
+    m_lastField = field;
     refreshHints();
     Q_EMIT planEdited(m_plan);
 }

@@ -8,10 +8,12 @@
 
 #include "model/plan.h"
 
+class QAction;
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QPushButton;
 class QSpinBox;
 
 namespace shardlab::ui {
@@ -28,16 +30,32 @@ public:
     // Shows `p`; emits nothing.
     void setPlan(const Plan& p);
     Plan plan() const { return m_plan; }
+    // The field the last edit changed ("batch", "op.attention"), to merge its undo steps.
+    QString lastEditedField() const { return m_lastField; }
+
+    // The actions under the form: the undo button shows `undo` (the window's Undo, named
+    // after the step it undoes); "Back to searched plan" is enabled with a searched plan
+    // (its tooltip names it); "Rebalance DP" only where DP is free (not a pool's plan).
+    void setUndoAction(QAction* undo);
+    void setSearchedPlan(bool available, const QString& name);
+    void setRebalanceEnabled(bool enabled, const QString& why);
+    // One line under the actions: what the last action did, or why it did nothing.
+    void setNote(const QString& text, bool error);
+    QString note() const;
 
 Q_SIGNALS:
     void planEdited(const shardlab::Plan& plan);
     void resetRequested();
+    void rebalanceRequested();
+    void fitBatchRequested();
+    void searchedPlanRequested();
 
 private:
     QSpinBox* addDegree(QFormLayout* form, const QString& name, const QString& label, const QString& tip, int maximum,
                         int Plan::*field);
-    void edited();
+    void edited(const QString& field);
     void refreshHints();
+    QWidget* buildActions();
 
     Plan m_plan;
     Plan m_reference;
@@ -52,6 +70,11 @@ private:
     QCheckBox* m_overlap = nullptr;
     QLabel* m_slots = nullptr;
     int m_experts = 0;
+    QString m_lastField;
+    QPushButton* m_undo = nullptr;
+    QPushButton* m_rebalance = nullptr;
+    QPushButton* m_searched = nullptr;
+    QLabel* m_note = nullptr;
 };
 
 } // namespace shardlab::ui

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "breakdown_plot.h"
+#include "file_export.h"
 #include "memory_plot.h"
 #include "plan_editor.h"
 #include "plan_explain.h"
@@ -143,30 +144,11 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
 
-    connect(m_editor, &PlanEditor::planEdited, this, [this](const Plan& p) {
-        m_plan = p;
-        m_title = m_baseTitle + tr(" — what-if");
-        if (m_dsim) {
-            (m_role == PoolRole::Prefill ? m_pools.prefill : m_pools.decode) = p;
-            updateDeployment();
-        }
-        evaluateAndShow();
-        Q_EMIT planEdited(m_plan);
-    });
-    connect(m_editor, &PlanEditor::resetRequested, this, [this] {
-        if (!m_sim)
-            return;
-        if (m_dsim && m_poolsReference.found) {
-            showPools(tr("Megatron recipe"), m_poolsReference.plan);
-            Q_EMIT planEdited(m_plan);
-            return;
-        }
-        m_plan = m_reference.plan;
-        m_title = m_baseTitle = tr("Megatron recipe");
-        m_editor->setPlan(m_plan);
-        evaluateAndShow();
-        Q_EMIT planEdited(m_plan);
-    });
+    connect(m_editor, &PlanEditor::planEdited, this, &PlanView::onEditorEdited);
+    connect(m_editor, &PlanEditor::resetRequested, this, &PlanView::resetToRecipe);
+    connect(m_editor, &PlanEditor::rebalanceRequested, this, &PlanView::rebalanceDataParallel);
+    connect(m_editor, &PlanEditor::fitBatchRequested, this, &PlanView::fitBatchToLimits);
+    connect(m_editor, &PlanEditor::searchedPlanRequested, this, &PlanView::backToSearchedPlan);
     showNoScenario(tr("No scenario yet."));
 }
 
@@ -403,6 +385,7 @@ QStringList PlanView::reasonsFor(const Plan& p, const SimResult& r) const
 
 void PlanView::evaluateAndShow()
 {
+    refreshWhatIfActions();
     m_sim->evaluate(m_plan, m_result, true);
     const bool structural = m_result.structureChecks != 0;
     const QStringList reasons = reasonsFor(m_plan, m_result);
@@ -564,14 +547,23 @@ bool PlanView::exportPlots(const QString& path, QString* error)
     return m_breakdown->save(path, error, exportCaption());
 }
 
+bool PlanView::exportMemoryPlot(const QString& path, QString* error)
+{
+    return savePlot(m_memory->plot(), path, std::max(900, m_memory->width()), 380, 2.0, error,
+                    tr("Memory per GPU: ") + exportCaption());
+}
+
+bool PlanView::exportComparisonTable(const QString& path, QString* error)
+{
+    return saveTable(m_compare, path, tr("Per operator against the Megatron recipe: ") + exportCaption(), error);
+}
+
 QString PlanView::exportCaption() const
 {
     const Plan& p = m_plan;
-    const QString caption = tr("%1, %2\nScenario %3: %4 on %5 GPUs · plan %6")
+    const QString caption = tr("%1, %2\n%3 · plan %4")
                                 .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                                     shownName(m_scenario.name), shownName(m_scenario.model.name))
-                                .arg(m_scenario.cluster.totalGpus())
-                                .arg(planDegrees(p));
+                                     scenarioCaption(m_scenario), planDegrees(p));
     return caption;
 }
 

@@ -18,6 +18,7 @@
 class QComboBox;
 class QLabel;
 class QTabWidget;
+class QUndoStack;
 
 namespace shardlab::ui {
 
@@ -39,6 +40,8 @@ public:
     // scenario that does not validate shows its problems and no plan. A disaggregated
     // scenario shows the recipe's pools (sim/disaggregated.h) and a pool selector.
     void setScenario(const Scenario& s);
+    // The scenario renamed (no figure changed): the headline's and exports' names follow.
+    void setScenarioNames(const Scenario& s);
     // Evaluates and shows `plan` under `title` ("Best plan (ppo)", "Elite #2", …). With a
     // disaggregated scenario, `plan` replaces the pool on show.
     void showPlan(const QString& title, const Plan& plan);
@@ -83,9 +86,28 @@ public:
     // The comparison with the recipe behind the headline, the table and the sentences.
     const PlanComparison& comparison() const { return m_comparison; }
 
+    // What-if editing as steps of the window's undo stack (plan_view_whatif.cpp). Each
+    // returns false with the reason in the editor's note when it changes nothing.
+    void setUndoStack(QUndoStack* stack);
+    // The selected run's best plan (one pool or two), for "Back to searched plan"; none
+    // clears it.
+    void setSearchedPlan(const QString& title, const std::optional<Deployment>& plan);
+    // DP so that the plan tiles the cluster with its TP and PP (sim/batch.h), if the plan is
+    // then structurally valid.
+    bool rebalanceDataParallel();
+    // The largest batch within the scenario's limits and batch range (sim/batch.h, the
+    // search's final refinement).
+    bool fitBatchToLimits();
+    bool backToSearchedPlan();
+    PlanEditor* whatIfEditor() const { return m_editor; }
+
     // Saves the breakdown plot: PNG or PDF by the extension. False on another extension
     // or a failed write, with "FILE: reason" in *error.
     bool exportPlots(const QString& path, QString* error = nullptr);
+    // The memory chart, and the table of the comparison with the recipe (every row), with
+    // the same header: PNG or PDF by the extension.
+    bool exportMemoryPlot(const QString& path, QString* error = nullptr);
+    bool exportComparisonTable(const QString& path, QString* error = nullptr);
     // The header of exported plots: the plan's title, the date, the scenario and the plan.
     QString exportCaption() const;
 
@@ -103,6 +125,22 @@ private:
     QStringList reasonsFor(const Plan& p, const SimResult& r) const;
     void applyPool();
     void updateDeployment();
+    // What a what-if step changes, and puts back on undo.
+    struct WhatIf {
+        QString title, baseTitle, poolsTitle;
+        Plan plan;
+        DisaggregatedPlan pools;
+        PoolRole role = PoolRole::Decode;
+    };
+    friend class WhatIfCommand;
+    WhatIf whatIfState() const;
+    void restoreWhatIf(const WhatIf& w);
+    // `before` became the view's state through a what-if step named `text`; `field`: edits
+    // of the same field in a row merge into one step.
+    void pushWhatIf(const WhatIf& before, const QString& text, const QString& field = {});
+    void onEditorEdited(const Plan& p);
+    void resetToRecipe();
+    void refreshWhatIfActions();
 
     // Disaggregated: the editor's scenario, both pools and the pool on show; m_scenario and
     // m_sim are then the shown pool's.
@@ -127,6 +165,9 @@ private:
     QStringList m_sentences;
     PlanComparison m_comparison;
     std::optional<EngineGap> m_engineGap;
+    QUndoStack* m_undo = nullptr;
+    std::optional<Deployment> m_searched;
+    QString m_searchedTitle;
 
     QLabel* m_headline = nullptr;
     PlanEditor* m_editor = nullptr;

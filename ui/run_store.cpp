@@ -54,6 +54,7 @@ QByteArray SearchPanel::runsToJson() const
         const bool running = m_running && i == runCount() - 1;
         o[QStringLiteral("status")] = running ? tr("interrupted") : r.status;
         o[QStringLiteral("visible")] = r.visible;
+        o[QStringLiteral("color")] = r.color.name(QColor::HexRgb);
         o[QStringLiteral("scenario")] = jsonObject(scenarioToJson(r.scenario));
         o[QStringLiteral("found")] = r.found && !running;
         if (r.found && !running)
@@ -93,8 +94,11 @@ void SearchPanel::restoreRun(const QJsonObject& o, const Scenario& s)
     if (!pools)
         sim.emplace(s);
     auto valid = [&](const Plan& p) { return pools ? validatePlanShape(p).empty() : sim->evaluate(p).valid; };
+    // Its colour as saved; a file from before runs kept theirs (no "color") gets the next one.
+    const QColor saved = QColor::fromString(o.value(QStringLiteral("color")).toString());
     Run& run = newRun(o.value(QStringLiteral("name")).toString(), o.value(QStringLiteral("variant")).toString(),
-                      o.value(QStringLiteral("variant_note")).toString(), s);
+                      o.value(QStringLiteral("variant_note")).toString(), s,
+                      saved.isValid() && saved.alpha() == 255 ? saved : QColor());
     run.samples->setVisible(false);
     run.status = o.value(QStringLiteral("status")).toString();
     run.calls = o.value(QStringLiteral("calls")).toInt();

@@ -244,6 +244,7 @@ ScenarioEditor::~ScenarioEditor() = default;
 void ScenarioEditor::setScenario(const Scenario& s)
 {
     m_scenario = s;
+    m_namedCluster = s.cluster;
     if (s.model.isMoe())
         m_lastMoe = s.model.moe;
     if (s.model.attention == AttentionKind::MLA)
@@ -385,6 +386,16 @@ void ScenarioEditor::loadAllFields()
 
 void ScenarioEditor::userEdited()
 {
+    // A cluster name that only described the cluster (a preset's, "H100 … x 8 (1 node of
+    // 8)") follows the edit instead of naming a cluster that is no longer this one.
+    if (const std::string name = followClusterName(m_namedCluster, m_scenario.cluster); name != m_scenario.cluster.name) {
+        m_scenario.cluster.name = name;
+        if (auto* edit = qobject_cast<QLineEdit*>(fieldWidget(QStringLiteral("cluster.name")))) {
+            const QSignalBlocker block(edit);
+            edit->setText(str(name));
+        }
+    }
+    m_namedCluster = m_scenario.cluster;
     refreshDerived();
     revalidate();
     if (!m_quiet)

@@ -127,6 +127,7 @@ private:
     void chooseHfFile();
 
     Scenario m_scenario;
+    ClusterSpec m_namedCluster; // the cluster its name was last given for (followClusterName)
     FieldErrors m_problems;
     FieldErrors m_warnings;
     QString m_startBlocked; // setStartBlocked

@@ -25,6 +25,13 @@ void narrowCombo(QComboBox* box)
     box->setMinimumContentsLength(8);
 }
 
+// An item short enough for the ~190 px field of the dock's form, its details in its tooltip.
+void addItem(QComboBox* box, const QString& text, const QString& details, int data)
+{
+    box->addItem(text, data);
+    box->setItemData(box->count() - 1, details, Qt::ToolTipRole);
+}
+
 QFormLayout* compactForm(QWidget* parent)
 {
     auto* f = new QFormLayout(parent);
@@ -165,8 +172,10 @@ QComboBox* ScenarioEditor::makePrecision(const QString& path, const QString& tip
         // 4-bit formats, their block scales included (weights only; the KV cache is BF16 or FP8).
         box->addItem(tr("MXFP4 (4.25 bits)"), int(Precision::MXFP4));
         box->addItem(tr("NVFP4 (4.5 bits)"), int(Precision::NVFP4));
-        box->addItem(tr("INT4, groups of 128 (4.125 bits)"), int(Precision::INT4));
-        box->addItem(tr("INT4, groups of 32 (4.5 bits)"), int(Precision::INT4_G32));
+        addItem(box, tr("INT4 g128 (4.125 bits)"), tr("INT4 in groups of 128 weights, one scale each"),
+                int(Precision::INT4));
+        addItem(box, tr("INT4 g32 (4.5 bits)"), tr("INT4 in groups of 32 weights, one scale each"),
+                int(Precision::INT4_G32));
     }
     setFieldToolTip(box, tip);
     registerField(path, box, [this, box, ref] {
@@ -431,9 +440,9 @@ QWidget* ScenarioEditor::buildWorkloadSection()
     auto* serving = new FieldComboBox;
     serving->setFocusPolicy(Qt::StrongFocus);
     narrowCombo(serving);
-    serving->addItem(tr("Aggregated (in-flight batching, chunked prefill)"), int(ServingMode::Aggregated));
-    serving->addItem(tr("Decode only (upper bound, prefill left out)"), int(ServingMode::Decode));
-    serving->addItem(tr("Disaggregated (a prefill pool and a decode pool)"), int(ServingMode::Disaggregated));
+    addItem(serving, tr("Aggregated"), tr("In-flight batching, chunked prefill"), int(ServingMode::Aggregated));
+    addItem(serving, tr("Decode only"), tr("An upper bound: prefill left out"), int(ServingMode::Decode));
+    addItem(serving, tr("Disaggregated"), tr("A prefill pool and a decode pool"), int(ServingMode::Disaggregated));
     setFieldToolTip(serving,
                     tr("How the engine serves requests. Aggregated: every engine step carries the running "
                        "sequences' decode tokens plus prompt tokens up to the token budget, so prefill is inside "
@@ -455,8 +464,8 @@ QWidget* ScenarioEditor::buildWorkloadSection()
     auto* kvLink = new FieldComboBox;
     kvLink->setFocusPolicy(Qt::StrongFocus);
     narrowCombo(kvLink);
-    kvLink->addItem(tr("Inter-node links"), int(KvLink::InterNode));
-    kvLink->addItem(tr("NVLink (pools in one NVLink domain)"), int(KvLink::NvLink));
+    addItem(kvLink, tr("Inter-node links"), tr("The pools on different nodes"), int(KvLink::InterNode));
+    addItem(kvLink, tr("NVLink"), tr("Both pools in one NVLink domain"), int(KvLink::NvLink));
     setFieldToolTip(kvLink, tr("Disaggregated serving: the links a prompt's KV cache crosses from the prefill pool to "
                                "the decode pool. It is charged in TTFT and as link load (docs/simulator.md §4)."));
     registerField(QStringLiteral("workload.kv_transfer"), kvLink, [this, kvLink] {
@@ -472,11 +481,11 @@ QWidget* ScenarioEditor::buildWorkloadSection()
     auto* engine = new FieldComboBox;
     engine->setFocusPolicy(Qt::StrongFocus);
     narrowCombo(engine);
-    engine->addItem(tr("NCCL"), int(CollectiveEngine::Nccl));
-    engine->addItem(tr("TensorRT-LLM (custom all-reduce)"), int(CollectiveEngine::TrtLlm));
-    engine->addItem(tr("vLLM (custom all-reduce, CUDA graphs)"), int(CollectiveEngine::Vllm));
-    engine->addItem(tr("vLLM eager (no CUDA graphs)"), int(CollectiveEngine::VllmEager));
-    engine->addItem(tr("SGLang (vLLM's custom all-reduce)"), int(CollectiveEngine::Sglang));
+    addItem(engine, tr("NCCL"), tr("NCCL alone"), int(CollectiveEngine::Nccl));
+    addItem(engine, tr("TensorRT-LLM"), tr("TensorRT-LLM's custom all-reduce"), int(CollectiveEngine::TrtLlm));
+    addItem(engine, tr("vLLM"), tr("vLLM's custom all-reduce, CUDA graphs"), int(CollectiveEngine::Vllm));
+    addItem(engine, tr("vLLM eager"), tr("vLLM's custom all-reduce without CUDA graphs"), int(CollectiveEngine::VllmEager));
+    addItem(engine, tr("SGLang"), tr("SGLang (vLLM's custom all-reduce)"), int(CollectiveEngine::Sglang));
     setFieldToolTip(engine, tr("Whose collectives price the plan: NCCL alone, or an engine's custom one-shot/two-shot "
                                "all-reduce inside a node beside NCCL, 3-5x faster for the small all-reduces of decode "
                                "(docs/simulator.md §2; shardlab-cli collective shows any one)."));

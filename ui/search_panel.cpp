@@ -68,9 +68,10 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
         const auto rows = m_table->selectionModel()->selectedRows();
         if (rows.isEmpty())
             return;
-        const int r = rows.front().row();
-        if (r >= 0 && r < static_cast<int>(m_elites.size()))
-            Q_EMIT eliteSelected(m_elites[r].plan, tr("Elite #%1").arg(r + 1));
+        // A row stands for a group of equivalent plans: its best one opens.
+        const int e = m_table->eliteAt(rows.front().row());
+        if (e >= 0 && e < static_cast<int>(m_elites.size()))
+            Q_EMIT eliteSelected(m_elites[e].plan, tr("Elite #%1").arg(e + 1));
     });
 }
 
@@ -129,7 +130,6 @@ void SearchPanel::clearRuns()
 {
     m_curve->clearGraphs();
     m_runs.clear();
-    m_colorIndex = 0;
     m_selected = -1;
     m_running = false;
     m_megatronLine = m_optimumLine = nullptr;
@@ -417,10 +417,8 @@ QString SearchPanel::exportCaption() const
     for (const Run& r : m_runs)
         runs << r.best->name();
     const QString caption =
-        tr("Best throughput during the search, %6\nScenario %1: %2 on %3 GPUs, %4\n%5")
-            .arg(shownName(m_scenario.name), shownName(m_scenario.model.name))
-            .arg(m_scenario.cluster.totalGpus())
-            .arg(servingDescription(m_scenario.workload.serving))
+        tr("Best throughput during the search, %4\n%1, %2\n%3")
+            .arg(scenarioCaption(m_scenario), servingDescription(m_scenario.workload.serving))
             .arg(runs.isEmpty() ? tr("no run yet") : tr("runs: %1").arg(runs.join(QStringLiteral(", "))))
             .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")));
     return caption;

@@ -14,11 +14,13 @@
 #include <vector>
 
 #include "search_tables.h"
+#include "ui_format.h"
 #include "search_worker.h"
 
 class QCustomPlot;
 class QCPGraph;
 class QLabel;
+class QUndoStack;
 
 namespace shardlab::ui {
 
@@ -35,6 +37,8 @@ public:
     // The scenario new runs run on. Earlier runs stay (each keeps the scenario variant it
     // ran on); the reference lines are the new scenario's.
     void setScenario(const Scenario& s);
+    // The scenario renamed (no figure changed): the exported curve's caption follows.
+    void setScenarioNames(const Scenario& s) { copyNames(s, m_scenario); }
     void setMegatronReference(double tokensPerSPerGpu);
     void setOptimumReference(double tokensPerSPerGpu);
     // A new run on the current scenario, named `label`, of scenario variant `variant`
@@ -65,7 +69,13 @@ public:
     RunInfo runInfo(int i) const;
     bool setRunVisible(int i, bool visible);
     bool renameRun(int i, const QString& name);
-    bool deleteRun(int i); // not the running run
+    // Not the running run. With an undo stack (setUndoStack) the deletion is a step of it:
+    // undo puts the run back where it was, with its curves, elites and colour.
+    bool deleteRun(int i);
+    void setUndoStack(QUndoStack* stack) { m_undo = stack; }
+    // A run's colour on the curve and in the table: kept with the run (saved in the runs
+    // file), so it never changes after a restart or another run's deletion.
+    QColor runColor(int i) const;
     bool selectRun(int i);
     int selectedRun() const { return m_selected; }
     // The runs (finished or stopped, with their best curves and elites) as JSON, and back:
@@ -96,6 +106,12 @@ public:
     PolicyView* policyView() const { return m_policyView; }
     QCustomPlot* curvePlot() const { return m_curve; }
 
+    // A deleted run, kept by the undo step that can put it back.
+    struct RemovedRun;
+    std::shared_ptr<RemovedRun> takeRun(quint64 id);
+    void insertRun(int index, const RemovedRun& removed);
+    quint64 runId(int i) const;
+
 Q_SIGNALS:
     void eliteSelected(const shardlab::Plan& plan, const QString& title);
     // A run was selected in the runs table (its best plan is `runInfo(i).best`).
@@ -124,8 +140,12 @@ private:
         int calls = 0;
         bool visible = true;
         QColor color;
+        quint64 id = 0; // unique in this window: undo finds a deleted run's place by it
     };
-    Run& newRun(const QString& label, const QString& variant, const QString& note, const Scenario& s);
+    Run& newRun(const QString& label, const QString& variant, const QString& note, const Scenario& s,
+                const QColor& color = {});
+    // The palette colour fewest runs have, the one after the newest run's first on a tie.
+    QColor nextRunColor() const;
     // "name [variant]: best" in the curve's legend, names shortened (ui_format.h shownName).
     static QString legendName(const Run& r);
     void applyVisibility(int i, bool visible); // the curve and legend only: no table refill
@@ -154,7 +174,8 @@ private:
     RunsTable* m_runsTable = nullptr;
     int m_selected = -1;
     bool m_running = false; // m_runs.back() is being searched
-    int m_colorIndex = 0;
+    quint64 m_nextRunId = 1;
+    QUndoStack* m_undo = nullptr;
     HeatmapWidget* m_heatmap = nullptr;
     PolicyView* m_policyView = nullptr;
     std::vector<Run> m_runs;

@@ -77,6 +77,7 @@ double highestValue(const QCPGraph* graph)
 QCustomPlot* makePolicyPlot(QWidget* parent)
 {
     auto* policy = new QCustomPlot(parent);
+    policy->setObjectName(QStringLiteral("policyPlot"));
     policy->setMinimumHeight(120);
     policy->setMinimumWidth(200);
     policy->xAxis->setLabel(QObject::tr("simulator calls"));

@@ -6,8 +6,11 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QSignalBlocker>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <iterator>
 
 #include "heatmap_values.h"
@@ -27,14 +30,15 @@ const QColor kRunColors[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(4
 } // namespace
 
 SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& variant, const QString& note,
-                                      const Scenario& scenario)
+                                      const Scenario& scenario, const QColor& color)
 {
     Run run;
     run.label = label;
     run.variant = variant;
     run.variantNote = note;
     run.scenario = scenario;
-    run.color = kRunColors[m_colorIndex++ % std::size(kRunColors)];
+    run.color = color.isValid() ? color : nextRunColor();
+    run.id = m_nextRunId++;
     const RunGraphs g = addRunGraphs(m_curve, run.color);
     run.samples = g.samples;
     run.best = g.best;
@@ -43,6 +47,29 @@ SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& varia
     m_runs.push_back(run);
     return m_runs.back();
 }
+
+QColor SearchPanel::nextRunColor() const
+{
+    const int n = int(std::size(kRunColors));
+    int start = 0;
+    for (int k = 0; k < n && !m_runs.empty(); ++k)
+        if (kRunColors[k] == m_runs.back().color)
+            start = k + 1;
+    QColor best;
+    qsizetype fewest = -1;
+    for (int k = 0; k < n; ++k) {
+        const QColor c = kRunColors[(start + k) % n];
+        const qsizetype uses = std::count_if(m_runs.begin(), m_runs.end(), [&](const Run& r) { return r.color == c; });
+        if (fewest < 0 || uses < fewest) {
+            fewest = uses;
+            best = c;
+        }
+    }
+    return best;
+}
+
+QColor SearchPanel::runColor(int i) const { return i >= 0 && i < runCount() ? m_runs[i].color : QColor(); }
+quint64 SearchPanel::runId(int i) const { return i >= 0 && i < runCount() ? m_runs[i].id : 0; }
 
 void SearchPanel::abandonRun(const QString& why)
 {
@@ -113,14 +140,63 @@ bool SearchPanel::renameRun(int i, const QString& name)
     return true;
 }
 
+// What a deleted run was: the run and its curves' data (the graphs go with the plot).
+struct SearchPanel::RemovedRun {
+    Run run;
+    QSharedPointer<QCPGraphDataContainer> best, samples, refine;
+    bool samplesVisible = false;
+};
+
+namespace {
+// Deleting a run as an undo step: redo takes it out, undo puts it back where it was.
+class DeleteRunCommand : public QUndoCommand {
+public:
+    DeleteRunCommand(SearchPanel* panel, quint64 id, int index, const QString& name)
+        : QUndoCommand(QObject::tr("Delete run %1").arg(name)), m_panel(panel), m_id(id), m_index(index)
+    {
+    }
+    void redo() override { m_removed = m_panel->takeRun(m_id); }
+    void undo() override
+    {
+        if (m_removed)
+            m_panel->insertRun(m_index, *m_removed);
+    }
+
+private:
+    SearchPanel* m_panel;
+    quint64 m_id;
+    int m_index;
+    std::shared_ptr<SearchPanel::RemovedRun> m_removed;
+};
+} // namespace
+
 bool SearchPanel::deleteRun(int i)
 {
     if (i < 0 || i >= runCount() || (m_running && i == runCount() - 1))
         return false;
-    m_curve->removeGraph(m_runs[i].best);
-    m_curve->removeGraph(m_runs[i].samples);
-    m_curve->removeGraph(m_runs[i].refine);
-    m_runs.erase(m_runs.begin() + i);
+    if (m_undo)
+        m_undo->push(new DeleteRunCommand(this, m_runs[i].id, i, m_runs[i].label));
+    else
+        takeRun(m_runs[i].id);
+    return true;
+}
+
+std::shared_ptr<SearchPanel::RemovedRun> SearchPanel::takeRun(quint64 id)
+{
+    const auto it = std::find_if(m_runs.begin(), m_runs.end(), [&](const Run& r) { return r.id == id; });
+    const int i = int(it - m_runs.begin());
+    if (it == m_runs.end() || (m_running && i == runCount() - 1))
+        return nullptr;
+    auto removed = std::make_shared<RemovedRun>();
+    removed->run = *it;
+    removed->best = it->best->data();
+    removed->samples = it->samples->data();
+    removed->refine = it->refine->data();
+    removed->samplesVisible = it->samples->visible();
+    m_curve->removeGraph(it->best);
+    m_curve->removeGraph(it->samples);
+    m_curve->removeGraph(it->refine);
+    m_runs.erase(it);
     if (m_selected == i)
         m_selected = runCount() - 1;
     else if (m_selected > i)
@@ -129,7 +205,35 @@ bool SearchPanel::deleteRun(int i)
     showRunElites(m_selected);
     scheduleReplot();
     Q_EMIT runsChanged();
-    return true;
+    return removed;
+}
+
+void SearchPanel::insertRun(int index, const RemovedRun& removed)
+{
+    // Before the running run, which stays the last one.
+    index = std::clamp(index, 0, runCount() - (m_running ? 1 : 0));
+    Run run = removed.run;
+    const RunGraphs g = addRunGraphs(m_curve, run.color);
+    run.samples = g.samples;
+    run.best = g.best;
+    run.refine = g.refine;
+    run.samples->setData(removed.samples);
+    run.best->setData(removed.best);
+    run.refine->setData(removed.refine);
+    run.best->setName(legendName(run));
+    if (!removed.refine->isEmpty())
+        run.refine->addToLegend();
+    m_runs.insert(m_runs.begin() + index, run);
+    applyVisibility(index, run.visible);
+    run.samples->setVisible(run.visible && removed.samplesVisible);
+    for (const Run& r : m_runs)
+        m_maxValue = std::max({m_maxValue, highestValue(r.best), highestValue(r.samples)});
+    if (m_selected >= index)
+        ++m_selected;
+    fillRunsTable();
+    selectRun(index); // the run back in view: its elites, heatmap and best plan
+    scheduleReplot();
+    Q_EMIT runsChanged();
 }
 
 bool SearchPanel::selectRun(int i)

@@ -3,6 +3,9 @@
 #include <QHeaderView>
 #include <QSignalBlocker>
 
+#include <algorithm>
+#include <cmath>
+
 namespace shardlab::ui {
 
 namespace {
@@ -32,16 +35,92 @@ EliteTable::EliteTable(QWidget* parent) : QTableWidget(parent)
     setToolTip(tr("Elite strategies: the best valid plans found so far. Select one to open it in the plan view."));
 }
 
+namespace {
+
+// The figures a row shows, as it shows them: plans that read the same are one strategy.
+// The batch refinement's row stands alone but for its own plan found again.
+bool sameFigures(const EliteEntry& a, const EliteEntry& b)
+{
+    if (a.plan == b.plan)
+        return true;
+    return a.valid == b.valid && !a.refinement && !b.refinement
+        && std::abs(a.tokensPerSPerGpu - b.tokensPerSPerGpu) <= 0.005 * std::max(a.tokensPerSPerGpu, b.tokensPerSPerGpu)
+        && QString::number(a.tpotMs, 'f', 2) == QString::number(b.tpotMs, 'f', 2)
+        && QString::number(a.ttftMs, 'f', 1) == QString::number(b.ttftMs, 'f', 1)
+        && QString::number(a.memoryGb, 'f', 1) == QString::number(b.memoryGb, 'f', 1);
+}
+
+// How `p` differs from `base`, field by field: "TP 4 → 8, attention: col → row".
+QString planDifference(const Plan& base, const Plan& p)
+{
+    QStringList out;
+    auto degree = [&](const QString& name, int a, int b) {
+        if (a != b)
+            out << QStringLiteral("%1 %2 → %3").arg(name).arg(a).arg(b);
+    };
+    degree(QObject::tr("TP"), base.tensorParallel, p.tensorParallel);
+    degree(QObject::tr("EP"), base.expertParallel, p.expertParallel);
+    degree(QObject::tr("PP"), base.pipelineParallel, p.pipelineParallel);
+    degree(QObject::tr("DP"), base.dataParallel, p.dataParallel);
+    degree(QObject::tr("batch"), base.batch, p.batch);
+    degree(QObject::tr("micro-batches"), base.microBatches, p.microBatches);
+    degree(QObject::tr("redundant experts"), base.redundantExperts, p.redundantExperts);
+    degree(QObject::tr("instances"), base.instances, p.instances);
+    if (base.twoBatchOverlap != p.twoBatchOverlap)
+        out << (p.twoBatchOverlap ? QObject::tr("two-batch overlap on") : QObject::tr("two-batch overlap off"));
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        if (base.option(id) != p.option(id))
+            out << QStringLiteral("%1: %2 → %3")
+                       .arg(QString::fromLatin1(opInfo(id).name), QString::fromLatin1(opOption(id, base.option(id)).name),
+                            QString::fromLatin1(opOption(id, p.option(id)).name));
+    }
+    return out.isEmpty() ? QObject::tr("the same plan") : out.join(QStringLiteral(", "));
+}
+
+// What the plans of a group after its first have in common with it, and how they differ.
+QString groupTip(const std::vector<EliteEntry>& elites, const std::vector<int>& group)
+{
+    QStringList lines{QObject::tr("%n more plan(s) with the same figures (tokens/s per GPU within 0.5 %, TPOT, TTFT "
+                                  "and memory as shown), which differ from this one in:",
+                                  nullptr, int(group.size() - 1))};
+    for (size_t k = 1; k < group.size(); ++k)
+        lines << QObject::tr("• %1 tok/s/GPU: %2")
+                     .arg(elites[group[k]].tokensPerSPerGpu, 0, 'f', 1)
+                     .arg(planDifference(elites[group.front()].plan, elites[group[k]].plan));
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+int EliteTable::eliteAt(int row) const
+{
+    return row >= 0 && row < int(m_groups.size()) ? m_groups[row].front() : -1;
+}
+
+int EliteTable::groupSize(int row) const { return row >= 0 && row < int(m_groups.size()) ? int(m_groups[row].size()) : 0; }
+
 void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumns)
 {
     // Keep the user's selection stable while rows refresh.
     const QSignalBlocker block(this);
     const bool firstRows = rowCount() == 0 && !elites.empty();
-    setRowCount(static_cast<int>(elites.size()));
-    for (int r = 0; r < static_cast<int>(elites.size()); ++r) {
-        const EliteEntry& e = elites[r];
+    m_groups.clear();
+    for (int i = 0; i < int(elites.size()); ++i) {
+        auto g = std::find_if(m_groups.begin(), m_groups.end(),
+                              [&](const std::vector<int>& group) { return sameFigures(elites[group.front()], elites[i]); });
+        if (g == m_groups.end())
+            m_groups.push_back({i});
+        else
+            g->push_back(i);
+    }
+    setRowCount(static_cast<int>(m_groups.size()));
+    for (int r = 0; r < static_cast<int>(m_groups.size()); ++r) {
+        const std::vector<int>& group = m_groups[r];
+        const EliteEntry& e = elites[group.front()];
         const Plan& p = e.plan;
-        setItem(r, 0, cell(QString::number(e.tokensPerSPerGpu, 'f', 1)));
+        setItem(r, 0, cell(group.size() > 1 ? QStringLiteral("%1 ×%2").arg(e.tokensPerSPerGpu, 0, 'f', 1).arg(group.size())
+                                             : QString::number(e.tokensPerSPerGpu, 'f', 1)));
         setItem(r, 1, cell(QString::number(p.tensorParallel)));
         setItem(r, 2, cell(QString::number(p.expertParallel)));
         setItem(r, 3, cell(QString::number(p.pipelineParallel)));
@@ -52,15 +131,23 @@ void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumn
         setItem(r, 8, cell(QString::number(e.ttftMs, 'f', 1)));
         setItem(r, 9, cell(QString::number(e.memoryGb, 'f', 1)));
         setItem(r, 10, cell(e.refinement ? tr("%1 (batch refinement)").arg(e.call) : QString::number(e.call)));
+        // The refinement's row says what it is; a group's row how its plans differ.
+        QStringList tip;
         if (e.refinement)
-            for (int c = 0; c < columnCount(); ++c)
-                if (QTableWidgetItem* it = item(r, c)) {
-                    it->setToolTip(tr("The search's last step: the best plan's batch raised as far as it stays valid "
-                                      "(its calls are charged to the budget)."));
-                    QFont f = it->font();
-                    f.setItalic(true);
-                    it->setFont(f);
-                }
+            tip << tr("The search's last step: the best plan's batch raised as far as it stays valid (its calls are "
+                      "charged to the budget).");
+        if (group.size() > 1)
+            tip << groupTip(elites, group);
+        for (int c = 0; c < columnCount(); ++c) {
+            QTableWidgetItem* it = item(r, c);
+            if (!tip.isEmpty())
+                it->setToolTip(tip.join(QStringLiteral("\n\n")));
+            if (e.refinement) {
+                QFont f = it->font();
+                f.setItalic(true);
+                it->setFont(f);
+            }
+        }
     }
     if (firstRows || fitColumns)
         resizeColumnsToContents();

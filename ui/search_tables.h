@@ -17,9 +17,18 @@ class EliteTable : public QTableWidget {
     Q_OBJECT
 public:
     explicit EliteTable(QWidget* parent = nullptr);
-    // One row per plan, best first; the batch refinement's plan in italics. The columns
-    // are fitted to the rows when the first rows arrive or `fitColumns`. Emits no signal.
+    // One row per distinct strategy, best first; the batch refinement's plan in italics.
+    // Plans whose tokens/s per GPU are within 0.5 % of a row's and whose TPOT, TTFT and
+    // memory read the same are that row's ("×N", the tooltip lists how they differ). The
+    // columns are fitted to the rows when the first rows arrive or `fitColumns`. Emits no
+    // signal.
     void setElites(const std::vector<EliteEntry>& elites, bool fitColumns);
+    // The elite a row shows (the best of its group), -1 for none; how many it stands for.
+    int eliteAt(int row) const;
+    int groupSize(int row) const;
+
+private:
+    std::vector<std::vector<int>> m_groups; // per row: the elites it stands for, best first
 };
 
 class RunsTable : public QTableWidget {

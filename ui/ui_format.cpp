@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "io/presets.h"
+
 namespace shardlab::ui {
 
 namespace {
@@ -171,5 +173,24 @@ QString shownName(const QString& name, int maxChars)
 }
 
 QString shownName(const std::string& name, int maxChars) { return shownName(QString::fromStdString(name), maxChars); }
+
+QString scenarioTitle(const Scenario& s) { return shownName(shownScenarioName(s)); }
+
+QString scenarioCaption(const Scenario& s)
+{
+    return QObject::tr("Scenario %1: %2 on %3 GPUs (%4)")
+        .arg(scenarioTitle(s), shownName(s.model.name))
+        .arg(s.cluster.totalGpus())
+        .arg(shownName(s.cluster.name));
+}
+
+void copyNames(const Scenario& from, Scenario& to)
+{
+    to.name = from.name;
+    to.description = from.description;
+    to.model.name = from.model.name;
+    to.cluster.name = from.cluster.name;
+    to.cluster.gpu.name = from.cluster.gpu.name;
+}
 
 } // namespace shardlab::ui

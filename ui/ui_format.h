@@ -50,5 +50,13 @@ QString servingDescription(ServingMode m);
 constexpr int kShownNameChars = 48;
 QString shownName(const QString& name, int maxChars = kShownNameChars);
 QString shownName(const std::string& name, int maxChars = kShownNameChars);
+// The scenario's name as titles and exports show it (io/presets.h shownScenarioName: an
+// edited preset is "NAME (edited)"), shortened as shownName does.
+QString scenarioTitle(const Scenario& s);
+// The captions' line about the scenario: "Scenario NAME: MODEL on N GPUs (CLUSTER)".
+QString scenarioCaption(const Scenario& s);
+// Copies what names `from` (scenario, description, model, cluster, GPU) into `to`: a rename
+// changes no figure, so views take the new names without evaluating anything again.
+void copyNames(const Scenario& from, Scenario& to);
 
 } // namespace shardlab::ui

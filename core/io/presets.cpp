@@ -96,4 +96,48 @@ ScenarioArg classifyScenarioArg(const std::string& arg)
     return find(scenarioPresetFiles(), arg) ? ScenarioArg::Preset : ScenarioArg::Unknown;
 }
 
+std::string shownScenarioName(const Scenario& s)
+{
+    if (!find(scenarioPresetFiles(), s.name))
+        return s.name;
+    const Parsed<Scenario> shipped = scenarioPreset(s.name);
+    return shipped.ok() && !scenarioDifferences(shipped.value, s).empty() ? s.name + " (edited)" : s.name;
+}
+
+std::string describeCluster(const ClusterSpec& c)
+{
+    return c.gpu.name + " x " + std::to_string(c.totalGpus()) + " (" + std::to_string(c.nodes)
+        + (c.nodes == 1 ? " node of " : " nodes of ") + std::to_string(c.gpusPerNode) + ")";
+}
+
+std::string followClusterName(const ClusterSpec& before, const ClusterSpec& after)
+{
+    // The shipped clusters by the name they carry, parsed once.
+    static const std::vector<ClusterSpec> shipped = [] {
+        std::vector<ClusterSpec> out;
+        for (const PresetFile& f : clusterPresetFiles())
+            if (Parsed<ClusterSpec> p = parseCluster(f.text, f.name); p.ok())
+                out.push_back(p.value);
+        return out;
+    }();
+    auto shippedNamed = [&](const std::string& name) -> const ClusterSpec* {
+        for (const ClusterSpec& c : shipped)
+            if (c.name == name)
+                return &c;
+        return nullptr;
+    };
+    const std::string described = describeCluster(before);
+    const bool generated = shippedNamed(before.name) || before.name == described || before.name == described + " (edited)";
+    if (!generated || after.name != before.name)
+        return after.name;
+    ClusterSpec unnamed = after;
+    for (const ClusterSpec& c : shipped) {
+        unnamed.name = c.name;
+        if (clusterToJson(unnamed) == clusterToJson(c))
+            return c.name; // back on a shipped cluster
+    }
+    const std::string now = describeCluster(after);
+    return shippedNamed(now) ? now + " (edited)" : now;
+}
+
 } // namespace shardlab

@@ -31,4 +31,17 @@ ScenarioArg classifyScenarioArg(const std::string& arg);
 
 std::string knownNames(const std::vector<PresetFile>& files);
 
+// The name a scenario is shown, saved as and exported under: its own, with " (edited)" when
+// it is a shipped scenario's name and the scenario no longer matches that preset, so an
+// edited preset never travels under the shipped name (`--scenario NAME` would pick the
+// shipped one and disagree).
+std::string shownScenarioName(const Scenario& s);
+// What a cluster's shape says: "H100 SXM5 80GB x 16 (2 nodes of 8)".
+std::string describeCluster(const ClusterSpec& c);
+// The name `after` carries once a cluster edit turned `before` into it. A name that only
+// described `before` (a shipped cluster's name, or describeCluster of it) follows the edit:
+// the matching preset's name, else the new shape's description (" (edited)" added when that
+// is a shipped cluster's name it no longer matches). A name the user chose is kept.
+std::string followClusterName(const ClusterSpec& before, const ClusterSpec& after);
+
 } // namespace shardlab

@@ -1,6 +1,7 @@
 #include "sim/batch.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace shardlab {
 
@@ -48,6 +49,15 @@ int largestValidBatch(const Simulator& sim, Plan plan, int lo, int hi, SimResult
     ++evaluations;
     sim.evaluate(plan, result, false);
     return good;
+}
+
+int tilingDataParallel(const Plan& plan, const Scenario& s)
+{
+    const long long perReplica = static_cast<long long>(plan.tensorParallel) * plan.pipelineParallel;
+    const long long gpus = s.cluster.totalGpus();
+    if (perReplica < 1 || gpus < perReplica || gpus % perReplica != 0 || gpus / perReplica > std::numeric_limits<int>::max())
+        return 0;
+    return static_cast<int>(gpus / perReplica);
 }
 
 } // namespace shardlab

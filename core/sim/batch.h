@@ -21,4 +21,9 @@ int largestValidBatch(const Simulator& sim, Plan plan, int lo, int hi, SimResult
 // Returns 0 when lo is invalid or unanswered.
 int largestValidBatch(int lo, int hi, const std::function<int(int)>& valid);
 
+// Fitting a plan's other free degree to the scenario: the data-parallel degree with which
+// the plan's TP and PP tile the cluster (GPUs = TP x PP x DP, the tiling rule of
+// model/plan_checks.h), 0 when TP x PP does not divide the cluster's GPUs.
+int tilingDataParallel(const Plan& plan, const Scenario& s);
+
 } // namespace shardlab

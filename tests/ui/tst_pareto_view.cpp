@@ -18,6 +18,7 @@
 #include "scenario_editor.h"
 
 #include <QLineEdit>
+#include <QToolTip>
 
 using namespace shardlab;
 using namespace shardlab::ui;
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void bothFrontsUnderAnEngine();
     void stopEndsALongFrontAndEditsClearResults();
     void constraintsAreEditedAndHonoured();
+    void scalingPlotHasRoomAndHover();
 };
 
 void TestParetoView::init()
@@ -237,6 +239,50 @@ void TestParetoView::constraintsAreEditedAndHonoured()
     }
     for (const ParetoPoint& p : v->front().megatronPoints)
         QVERIFY(p.plan.tensorParallel == 2 || p.plan.tensorParallel == 8);
+}
+
+// The scaling plot at 1024x700 is tall enough to read, and hovering a point of the sweep
+// shows that point's figures (its GPUs, plan and throughput), as the front's hover does.
+void TestParetoView::scalingPlotHasRoomAndHover()
+{
+    MainWindow w;
+    w.setScenario(preset("llama3-70b-8gpu"));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    ParetoView* v = w.paretoView();
+    QCustomPlot* plot = v->scalePlot();
+    QTRY_VERIFY(plot->isVisible());
+    QCOMPARE(w.size(), QSize(1024, 700));
+    QVERIFY2(plot->height() >= 200, qPrintable(QStringLiteral("scaling plot %1 px high").arg(plot->height())));
+    QVERIFY(plot->mapTo(&w, QPoint(0, plot->height())).y() <= w.height());
+
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeSweep());
+    QVERIFY(done.wait(60000));
+    QVERIFY(v->sweep().ok);
+    plot->replot();
+    int hovered = 0;
+    for (const ClusterSizePoint& p : v->sweep().points) {
+        if (!p.found)
+            continue;
+        const QPoint pos(int(plot->xAxis->coordToPixel(double(p.gpus))),
+                         int(plot->yAxis->coordToPixel(p.tokensPerSPerGpu)));
+        ClusterSizePoint found;
+        QVERIFY(v->scalePointAt(QPointF(pos), found));
+        QCOMPARE(found.gpus, p.gpus);
+        const QString text = v->scalePointText(found);
+        QVERIFY2(text.contains(QStringLiteral("%1 GPUs").arg(p.gpus)), qPrintable(text));
+        QVERIFY2(text.contains(QString::number(p.tokensPerSPerGpu, 'f', 1)), qPrintable(text));
+        QTest::mouseMove(plot, pos);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QCOMPARE(QToolTip::text(), text);
+        ++hovered;
+    }
+    QCOMPARE(hovered, 3); // 2, 4 and 8 GPUs serve the model
+    ClusterSizePoint none;
+    QVERIFY(!v->scalePointAt(QPointF(2, 2), none));
 }
 
 QTEST_MAIN(TestParetoView)

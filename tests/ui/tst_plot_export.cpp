@@ -9,14 +9,22 @@
 
 #include <algorithm>
 
+#include "export_controller.h"
 #include "file_export.h"
+#include "io/presets.h"
+#include "main_window.h"
+#include "plan_tables.h"
+#include "plan_view.h"
 #include "qcp.h"
+#include "window_fixtures.h"
 
 using namespace shardlab::ui;
+using namespace shardlab;
 
 class TestPlotExport : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void exportedPlotsIncludeMemoryAndComparison();
     void pdfTextMatchesThePng()
     {
         if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
@@ -65,6 +73,53 @@ private Q_SLOTS:
                                 .arg(pdfShare).arg(pngShare).arg(ratio)));
     }
 };
+
+// File > Export plots writes every plot of the window: the throughput curve, the plan's
+// breakdown, its memory chart and its comparison table with the recipe (every row of it,
+// beyond what the tab shows), as PNG and as PDF.
+void TestPlotExport::exportedPlotsIncludeMemoryAndComparison()
+{
+    startFreshSession();
+    MainWindow w;
+    w.setScenario(scenarioPreset("llama3-70b-8gpu").value);
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 300));
+    const auto* table = w.planView()->findChild<CompareTable*>();
+    QVERIFY(table && table->rowCount() > 5);
+    QTemporaryDir dir;
+    for (const char* ext : {"png", "pdf"}) {
+        QStringList written;
+        QString error;
+        const QString base = dir.filePath(QStringLiteral("shardlab.") + QLatin1String(ext));
+        QVERIFY2(w.exports()->exportPlots(base, &written, &error), qPrintable(error));
+        const QStringList parts{QStringLiteral("throughput"), QStringLiteral("plan"), QStringLiteral("memory"),
+                                QStringLiteral("comparison")};
+        QCOMPARE(written.size(), parts.size());
+        for (int i = 0; i < parts.size(); ++i) {
+            QCOMPARE(written[i], dir.filePath(QStringLiteral("shardlab-%1.%2").arg(parts[i], QLatin1String(ext))));
+            QFile f(written[i]);
+            QVERIFY2(f.open(QIODevice::ReadOnly) && f.size() > 1000, qPrintable(written[i]));
+            QVERIFY(f.read(5).startsWith(QLatin1String(ext) == QLatin1String("png") ? "\x89PNG" : "%PDF"));
+        }
+    }
+    // The comparison table's image holds the caption, the header and every row.
+    const QImage image(dir.filePath(QStringLiteral("shardlab-comparison.png")));
+    QVERIFY(!image.isNull());
+    const int rowHeight = table->fontMetrics().height();
+    QVERIFY2(image.height() / 2 > (table->rowCount() + 2) * rowHeight,
+             qPrintable(QStringLiteral("%1 px for %2 rows").arg(image.height()).arg(table->rowCount())));
+    QVERIFY(image.width() > 400);
+    if (QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+        return;
+    QProcess p;
+    p.start(QStringLiteral("pdftotext"), {dir.filePath(QStringLiteral("shardlab-comparison.pdf")), QStringLiteral("-")});
+    QVERIFY(p.waitForFinished(30000) && p.exitCode() == 0);
+    // NFKC: the PDF's text may hold ligatures ("ﬀn_norm").
+    const QString text = QString::fromUtf8(p.readAllStandardOutput()).normalized(QString::NormalizationForm_KC);
+    QVERIFY2(text.contains(QStringLiteral("Megatron")), qPrintable(text.left(400)));
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (const QTableWidgetItem* it = table->item(r, 0); it && !it->text().isEmpty())
+            QVERIFY2(text.contains(it->text().section(QLatin1Char(' '), 0, 0)), qPrintable(it->text()));
+}
 
 QTEST_MAIN(TestPlotExport)
 #include "tst_plot_export.moc"

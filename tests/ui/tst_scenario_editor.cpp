@@ -204,7 +204,7 @@ void TestScenarioEditor::collectivesEngineIsAWorkloadField()
     QVERIFY(box);
     QCOMPARE(box->currentData().toInt(), int(CollectiveEngine::Nccl));
     QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
-    activate(box, QStringLiteral("TensorRT-LLM (custom all-reduce)"));
+    activate(box, QStringLiteral("TensorRT-LLM"));
     QCOMPARE(spy.count(), 1);
     QCOMPARE(ed.scenario().workload.engine, CollectiveEngine::TrtLlm);
     Scenario s = preset("llama3-70b-8gpu");

@@ -2,9 +2,13 @@
 // its height whatever it says, and Start is never disabled under a "Ready to run" banner.
 #include <QtTest>
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QHeaderView>
 #include <QLabel>
+#include <QStyleOptionComboBox>
 #include <QTabWidget>
+#include <QTableWidget>
 
 #include "elided_label.h"
 #include "heatmap_values.h"
@@ -12,6 +16,9 @@
 #include "search_panel.h"
 #include "io/presets.h"
 #include "main_window.h"
+#include "pareto_view.h"
+#include "plan_view.h"
+#include "qcp.h"
 #include "scenario_editor.h"
 #include "window_fixtures.h"
 
@@ -26,6 +33,7 @@ private Q_SLOTS:
     void readyToRunOnlyWhenStartIsEnabled();
     void searchTabFitsAt1024x700();
     void heatmapShowsTheSelectedRunsOperators();
+    void textFitsAt1024x700();
 };
 
 namespace {
@@ -37,6 +45,79 @@ Scenario preset(const char* name)
 }
 
 QPoint topLeftIn(QWidget* w, QWidget* top) { return w->mapTo(top, QPoint(0, 0)); }
+
+// Every header and cell of `t` fits its column: the width the view's delegate asks for the
+// text (with its margins and check box) is at most the column's.
+void verifyColumnsFit(const QTableWidget* t)
+{
+    QVERIFY(t->isVisible());
+    QVERIFY(t->rowCount() > 0);
+    for (int c = 0; c < t->columnCount(); ++c) {
+        const int width = t->columnWidth(c);
+        const QString name = t->horizontalHeaderItem(c) ? t->horizontalHeaderItem(c)->text() : QString();
+        QVERIFY2(t->horizontalHeader()->sectionSizeHint(c) <= width,
+                 qPrintable(QStringLiteral("%1: header \"%2\" needs %3 px, has %4")
+                                .arg(t->objectName(), name)
+                                .arg(t->horizontalHeader()->sectionSizeHint(c))
+                                .arg(width)));
+        for (int r = 0; r < t->rowCount(); ++r) {
+            const QTableWidgetItem* it = t->item(r, c);
+            if (!it)
+                continue;
+            QStyleOptionViewItem opt;
+            opt.initFrom(t);
+            opt.font = it->font();
+            opt.fontMetrics = QFontMetrics(it->font());
+            opt.features = QStyleOptionViewItem::HasDisplay;
+            const int needed = t->itemDelegate()->sizeHint(opt, t->model()->index(r, c)).width();
+            QVERIFY2(needed <= width, qPrintable(QStringLiteral("%1 row %2: \"%3\" needs %4 px, its column %5 has %6")
+                                                     .arg(t->objectName())
+                                                     .arg(r)
+                                                     .arg(it->text())
+                                                     .arg(needed)
+                                                     .arg(name)
+                                                     .arg(width)));
+        }
+    }
+}
+
+// Every visible combo box shows each of its items whole when chosen (all that do not, in
+// one message).
+void verifyCombosFit(QWidget* top)
+{
+    QStringList clipped;
+    for (QComboBox* box : top->findChildren<QComboBox*>()) {
+        if (!box->isVisible())
+            continue;
+        QStyleOptionComboBox opt;
+        opt.initFrom(box);
+        opt.editable = box->isEditable();
+        const QRect field = box->style()->subControlRect(QStyle::CC_ComboBox, &opt, QStyle::SC_ComboBoxEditField, box);
+        for (int i = 0; i < box->count(); ++i) {
+            const int needed = box->fontMetrics().horizontalAdvance(box->itemText(i));
+            if (needed > field.width())
+                clipped << QStringLiteral("%1: \"%2\" needs %3 px, its field has %4")
+                               .arg(box->objectName(), box->itemText(i))
+                               .arg(needed)
+                               .arg(field.width());
+        }
+    }
+    QVERIFY2(clipped.isEmpty(), qPrintable(clipped.join(QStringLiteral("; "))));
+}
+
+// `inner` lies wholly inside `outer`'s widget rectangle.
+void verifyInside(QWidget* inner, QWidget* outer, const QString& what)
+{
+    const QRect r(inner->mapTo(outer, QPoint(0, 0)), inner->size());
+    QVERIFY2(outer->rect().contains(r), qPrintable(QStringLiteral("%1 at %2,%3 %4x%5 is outside %6x%7")
+                                                       .arg(what)
+                                                       .arg(r.x())
+                                                       .arg(r.y())
+                                                       .arg(r.width())
+                                                       .arg(r.height())
+                                                       .arg(outer->width())
+                                                       .arg(outer->height())));
+}
 
 } // namespace
 
@@ -167,6 +248,76 @@ void TestWindowLayout::heatmapShowsTheSelectedRunsOperators()
     QCOMPARE(h->operators().size(), dense);
     QVERIFY(panel->selectRun(1));
     QCOMPARE(h->operators(), moe);
+}
+
+// At 1024x700: the runs and elite tables' headers and cells fit their columns, the
+// confidence plot of a learning search is shown whole, every combo box shows its text,
+// and the Pareto front's legend lies inside the plot.
+void TestWindowLayout::textFitsAt1024x700()
+{
+    MainWindow w;
+    w.setScenario(preset("llama3-70b-8gpu"));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
+    QVERIFY(runSearch(w, QStringLiteral("genetic"), 400));
+    ui::SearchPanel* panel = w.searchPanel();
+    QTRY_VERIFY(!panel->isReplotPending());
+    QCOMPARE(w.size(), QSize(1024, 700));
+    verifyColumnsFit(panel->findChild<QTableWidget*>(QStringLiteral("runsTable")));
+    if (QTest::currentTestFailed())
+        return;
+    verifyColumnsFit(panel->findChild<QTableWidget*>(QStringLiteral("eliteTable")));
+    if (QTest::currentTestFailed())
+        return;
+    verifyCombosFit(&w);
+    if (QTest::currentTestFailed())
+        return;
+
+    // A learning search's confidence and entropy (what ppo reports), under the heatmap.
+    for (int k = 1; k <= 4; ++k) {
+        ui::LiveProgress p;
+        p.core.calls = 100 * k;
+        p.core.budget = 400;
+        p.core.metrics = {{"confidence", 0.2 * k}, {"entropy", 2.0 / k}};
+        panel->addProgress(p);
+    }
+    auto* policy = panel->findChild<QCustomPlot*>(QStringLiteral("policyPlot"));
+    QVERIFY(policy);
+    QTRY_VERIFY(policy->isVisible());
+    QTRY_VERIFY(!panel->isReplotPending());
+    QVERIFY2(policy->height() >= policy->minimumHeight(), qPrintable(QString::number(policy->height())));
+    verifyInside(policy, panel, QStringLiteral("the confidence plot"));
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(policy->mapTo(&w, QPoint(0, policy->height())).y() <= w.height());
+    policy->replot();
+    QVERIFY(policy->rect().contains(policy->legend->outerRect()));
+    QVERIFY(policy->rect().contains(policy->axisRect()->outerRect()));
+
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    QCustomPlot* front = w.paretoView()->frontPlot();
+    QTRY_VERIFY(front->isVisible());
+    front->replot();
+    const QRect legend = front->legend->outerRect();
+    QVERIFY2(front->rect().contains(legend), qPrintable(QStringLiteral("legend %1,%2 %3x%4 in a %5x%6 plot")
+                                                            .arg(legend.x())
+                                                            .arg(legend.y())
+                                                            .arg(legend.width())
+                                                            .arg(legend.height())
+                                                            .arg(front->width())
+                                                            .arg(front->height())));
+    for (int i = 0; i < front->legend->itemCount(); ++i)
+        QVERIFY(legend.contains(front->legend->item(i)->outerRect()));
+    verifyCombosFit(&w);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(w.showTab(QStringLiteral("plan")));
+    QTRY_VERIFY(w.planView()->isVisible());
+    verifyCombosFit(&w);
+    if (QTest::currentTestFailed())
+        return;
 }
 
 QTEST_MAIN(TestWindowLayout)
