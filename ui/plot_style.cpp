@@ -1,5 +1,7 @@
 #include "plot_style.h"
 
+#include <QResizeEvent>
+
 #include "qcp.h"
 
 namespace shardlab::ui {
@@ -84,6 +86,30 @@ void fitLegend(QCustomPlot* plot, int width)
         legend->setWrap(perRow);
         legend->setFillOrder(QCPLegend::foColumnsFirst, true); // re-flow the existing entries
     }
+}
+
+namespace {
+// Resize events of one plot, turned into a legend re-wrap and a queued replot.
+class LegendRefitter : public QObject {
+public:
+    explicit LegendRefitter(QCustomPlot* plot) : QObject(plot), m_plot(plot) { plot->installEventFilter(this); }
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (watched == m_plot && event->type() == QEvent::Resize) {
+            fitLegend(m_plot, static_cast<QResizeEvent*>(event)->size().width());
+            m_plot->replot(QCustomPlot::rpQueuedReplot);
+        }
+        return false;
+    }
+
+private:
+    QCustomPlot* m_plot;
+};
+} // namespace
+
+void refitLegendOnResize(QCustomPlot* plot)
+{
+    new LegendRefitter(plot); // owned by the plot
 }
 
 QFont titleFont(const QFont& base)

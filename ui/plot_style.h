@@ -35,5 +35,8 @@ QCPBars* addStackedBars(QCustomPlot* plot, const QString& name, const QColor& co
 // Re-wraps a legend placed by placeLegendBelow: all entries on one row when they fit in
 // `width` pixels, else two per row. Call from the owner's resizeEvent.
 void fitLegend(QCustomPlot* plot, int width);
+// Re-wraps the plot's legend (fitLegend) whenever the plot is resized, and replots: for
+// plots whose owner has no resizeEvent of its own.
+void refitLegendOnResize(QCustomPlot* plot);
 
 } // namespace shardlab::ui

@@ -22,6 +22,7 @@ QCustomPlot* makeThroughputCurve(QWidget* parent)
     // The legend in its own row below the plot: inside the axis rect it hid the curve's end.
     placeLegendBelow(curve, 4);
     curve->legend->setFont(QFont(parent->font().family(), 8));
+    refitLegendOnResize(curve);
     curve->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     // Replots happen on the GUI thread while a search runs: keep each one cheap (software
     // rendering under Xvfb made antialiased scatter points the longest event-loop stall).

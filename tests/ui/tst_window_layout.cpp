@@ -34,6 +34,7 @@ private Q_SLOTS:
     void searchTabFitsAt1024x700();
     void heatmapShowsTheSelectedRunsOperators();
     void textFitsAt1024x700();
+    void curveLegendRewrapsWhenTheWindowShrinks();
 };
 
 namespace {
@@ -318,6 +319,40 @@ void TestWindowLayout::textFitsAt1024x700()
     verifyCombosFit(&w);
     if (QTest::currentTestFailed())
         return;
+}
+
+// A window searched in at 1600x1000 and then shrunk to 1024x700: the throughput curve's
+// legend re-wraps to the new width, so every run's entry shows its whole label.
+void TestWindowLayout::curveLegendRewrapsWhenTheWindowShrinks()
+{
+    MainWindow w;
+    w.setScenario(preset("llama3-70b-8gpu"));
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
+    QVERIFY(runSearch(w, QStringLiteral("genetic"), 400));
+    ui::SearchPanel* panel = w.searchPanel();
+    QTRY_VERIFY(!panel->isReplotPending());
+    auto* curve = panel->findChild<QCustomPlot*>(QStringLiteral("throughputCurve"));
+    QVERIFY(curve);
+    const int wideWrap = curve->legend->wrap();
+    w.resize(1024, 700);
+    QTRY_COMPARE(w.size(), QSize(1024, 700));
+    QTRY_VERIFY(curve->legend->wrap() < wideWrap);
+    curve->replot();
+    const QFontMetrics fm(curve->legend->font());
+    QVERIFY(curve->rect().contains(curve->legend->outerRect()));
+    for (int i = 0; i < curve->legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(curve->legend->item(i));
+        if (!item)
+            continue;
+        const int needed = fm.horizontalAdvance(item->plottable()->name()) + curve->legend->iconSize().width()
+                           + curve->legend->iconTextPadding();
+        QVERIFY2(item->outerRect().width() >= needed,
+                 qPrintable(QStringLiteral("'%1': %2 px of %3").arg(item->plottable()->name())
+                                .arg(item->outerRect().width()).arg(needed)));
+    }
 }
 
 QTEST_MAIN(TestWindowLayout)
