@@ -7,7 +7,6 @@
 #include <QFileInfo>
 #include <QLayout>
 #include <QMouseEvent>
-#include <QResizeEvent>
 #include <QToolTip>
 
 #include "file_export.h"
@@ -54,7 +53,6 @@ void ParetoView::showFront()
         other->removeFromLegend();
     else
         other->addToLegend();
-    placeLegendBelow(m_frontPlot, 2);
     fitLegend(m_frontPlot, m_frontPlot->width());
     if (!m_front.points.empty()) {
         m_frontPlot->rescaleAxes();
@@ -63,16 +61,6 @@ void ParetoView::showFront()
         m_frontPlot->yAxis->setRange(0, y.upper * 1.08);
     }
     m_frontPlot->replot();
-}
-
-// The front's legend wraps to the plot's width: its long entries never run past the plot.
-void ParetoView::resizeEvent(QResizeEvent* event)
-{
-    QWidget::resizeEvent(event);
-    // The plot spans the view but for the layout's margins; it is resized after this.
-    const QMargins m = layout()->contentsMargins();
-    fitLegend(m_frontPlot, event->size().width() - m.left() - m.right());
-    m_frontPlot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const QString& title)

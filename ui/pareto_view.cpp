@@ -84,6 +84,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     addFront(m_frontPlot, tr("Megatron recipe under the same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
     addFront(m_frontPlot, QString(), kOtherColour, QCPScatterStyle::ssDiamond)->removeFromLegend();
     placeLegendBelow(m_frontPlot, 2);
+    refitLegendOnResize(m_frontPlot); // its long entries wrap to the plot's width
     m_frontPlot->setMinimumHeight(200);
     m_frontPlot->setMouseTracking(true);
     layout->addWidget(m_frontPlot, 5);

@@ -62,9 +62,6 @@ public:
     // " At the TPOT SLO the per-operator optimum is 1.005x ..." under an engine, else empty.
     QString engineGapText() const;
 
-protected:
-    void resizeEvent(QResizeEvent* event) override;
-
 Q_SIGNALS:
     // A front point was clicked: show this plan in the Plan tab.
     void planActivated(const Plan& plan, const QString& title);
