@@ -23,15 +23,6 @@
 using namespace shardlab;
 using namespace shardlab::ui;
 
-namespace {
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
-} // namespace
 
 class TestParetoView : public QObject {
     Q_OBJECT

@@ -31,13 +31,6 @@ using namespace shardlab::ui;
 
 namespace {
 
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
 
 // The runs file without its runs' colours: what a window from before colours were kept wrote.
 QByteArray withoutColours(const QByteArray& json)

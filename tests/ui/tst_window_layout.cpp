@@ -39,11 +39,6 @@ private Q_SLOTS:
 
 namespace {
 
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    return s.value;
-}
 
 QPoint topLeftIn(QWidget* w, QWidget* top) { return w->mapTo(top, QPoint(0, 0)); }
 

@@ -1,4 +1,5 @@
-// What the window tests share: an empty session to start from, and a search run to its end.
+// What the window tests share: an empty session to start from, a shipped scenario, and a
+// search run to its end.
 #pragma once
 
 #include <QDir>
@@ -6,8 +7,18 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 
+#include "io/presets.h"
 #include "main_window.h"
 #include "session_store.h"
+
+// A shipped scenario by name; a missing one ends the test run with the parser's error.
+inline shardlab::Scenario preset(const char* name)
+{
+    auto s = shardlab::scenarioPreset(name);
+    if (!s.ok())
+        qFatal("preset %s: %s", name, s.firstError().c_str());
+    return s.value;
+}
 
 // Each window test starts from an empty session: no settings and no session files (the
 // window saves both as they change, so a test's window would otherwise restore the last
