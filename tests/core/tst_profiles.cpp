@@ -67,19 +67,22 @@ private Q_SLOTS:
         QVERIFY(builtinProfile().gemm.streamFp8 > 0 && builtinProfile().nccl.ll128 > 0 && builtinProfile().deepEp.launchS > 0);
     }
 
-    // The in-step example profile is the shipped one with two numbers changed (the per-kernel
-    // floor and the FP8 GEMM's share of it), and it slows a small-batch decode step: more per
-    // kernel, less for FP8's own floor.
-    void inStepProfileChangesOnlyTheKernelFloors()
+    // The shipped profile prices kernels as they cost inside an engine's step (a 12 us
+    // per-kernel floor, FP8 GEMMs included); the isolated example is the same file with the
+    // floors as kernels are timed alone (4 us, FP8 GEMMs 2.675x it) and nothing else changed.
+    // The in-step floors slow a small-batch decode step.
+    void isolatedProfileChangesOnlyTheKernelFloors()
     {
-        QFile f(QStringLiteral(SHARDLAB_RESOURCES) + "/examples/profiles/h100-sxm-in-step.json");
+        QFile f(QStringLiteral(SHARDLAB_RESOURCES) + "/examples/profiles/h100-sxm-isolated.json");
         QVERIFY(f.open(QIODevice::ReadOnly));
-        auto inStep = parseProfile(f.readAll().toStdString(), "h100-sxm-in-step.json");
-        QVERIFY2(inStep.ok(), inStep.firstError().c_str());
+        auto isolated = parseProfile(f.readAll().toStdString(), "h100-sxm-isolated.json");
+        QVERIFY2(isolated.ok(), isolated.firstError().c_str());
         auto shipped = nlohmann::json::parse(profileToJson(builtinProfile()));
-        auto other = nlohmann::json::parse(profileToJson(inStep.value));
-        QCOMPARE(other["knobs"]["kernel_overhead_us"]["value"].get<double>(), 12.0);
-        QCOMPARE(other["gemm"]["fp8_fixed_ratio"]["value"].get<double>(), 1.0);
+        auto other = nlohmann::json::parse(profileToJson(isolated.value));
+        QCOMPARE(shipped["knobs"]["kernel_overhead_us"]["value"].get<double>(), 12.0);
+        QCOMPARE(shipped["gemm"]["fp8_fixed_ratio"]["value"].get<double>(), 1.0);
+        QCOMPARE(other["knobs"]["kernel_overhead_us"]["value"].get<double>(), 4.0);
+        QCOMPARE(other["gemm"]["fp8_fixed_ratio"]["value"].get<double>(), 2.675);
         for (auto* j : {&shipped, &other}) {
             (*j)["knobs"].erase("kernel_overhead_us");
             (*j)["gemm"].erase("fp8_fixed_ratio");
@@ -87,11 +90,13 @@ private Q_SLOTS:
             j->erase("description");
         }
         QCOMPARE(other.dump(), shipped.dump());
+        // Every shipped cluster carries the shipped profile's floor.
         Scenario s = llamaScenario();
-        const double base = Simulator(s).evaluate(tp8(s, 8)).tpotMs;
-        applyProfile(s.cluster, std::make_shared<KernelProfile>(inStep.value));
-        const double slower = Simulator(s).evaluate(tp8(s, 8)).tpotMs;
-        QVERIFY2(slower > base * 1.1, qPrintable(QStringLiteral("%1 vs %2").arg(slower).arg(base)));
+        QCOMPARE(s.cluster.gpu.kernelOverheadUs, 12.0);
+        const double inStep = Simulator(s).evaluate(tp8(s, 8)).tpotMs;
+        applyProfile(s.cluster, std::make_shared<KernelProfile>(isolated.value));
+        const double alone = Simulator(s).evaluate(tp8(s, 8)).tpotMs;
+        QVERIFY2(inStep > alone * 1.1, qPrintable(QStringLiteral("%1 vs %2").arg(inStep).arg(alone)));
     }
 
     void writeReadRoundTrip()
@@ -132,7 +137,10 @@ private Q_SLOTS:
         Scenario t = s;
         t.cluster.profile = std::make_shared<const KernelProfile>(slow.value);
         const double slower = Simulator(t).evaluate(p).tpotMs;
-        QVERIFY2(slower > base * 1.3, qPrintable(QString("%1 vs %2").arg(slower).arg(base)));
+        // Half the streaming rate (0.696 -> 0.35) doubles the weight reads' time; the
+        // per-kernel floors, attention and all-reduces are unchanged, so the step grows by
+        // well over a fifth but less than twice.
+        QVERIFY2(slower > base * 1.2 && slower < base * 2, qPrintable(QString("%1 vs %2").arg(slower).arg(base)));
 
         auto nccl = parseProfile(withValue(shippedText(), "nccl", "ll128_launch_us", 500), "nccl.json");
         QVERIFY(nccl.ok());
