@@ -380,10 +380,12 @@ namespace {
 // The slots of `out`'s n samples in order, each drawn from the policy given the anchors in
 // out.anchors and the earlier choices. With `near`, sample i keeps near->choice's value at
 // every slot but its free ones (where the mask still allows it) and draws each free slot
-// from the policy without near->choice's own value there (when another is allowed).
+// from the policy without near->choice's own value there (when another is allowed); from
+// slot redrawFrom[i] on, every slot is drawn from the policy given the new prefix.
 struct Near {
     const std::vector<int>* choice = nullptr;
     std::vector<std::vector<int>> free; // per sample: its free slots
+    std::vector<int> redrawFrom;        // per sample: the first slot drawn afresh (slots: none)
 };
 
 void decodeSlots(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, Batch& out,
@@ -417,7 +419,9 @@ void decodeSlots(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L,
             if (near) {
                 const int keep = (*near->choice)[k];
                 const auto& f = near->free[i];
-                if (std::find(f.begin(), f.end(), k) == f.end()) {
+                if (k >= near->redrawFrom[i]) {
+                    pick = -1;
+                } else if (std::find(f.begin(), f.end(), k) == f.end()) {
                     pick = keep >= 0 && keep < L.count[k] && ok[keep] ? keep : -1;
                 } else {
                     std::copy(ok, ok + L.widest, without.begin());
@@ -488,8 +492,19 @@ Batch decodeNear(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L,
     Near near;
     near.choice = &choice;
     near.free.resize(n);
+    near.redrawFrom.assign(n, L.slots);
     for (int i = 0; i < n && !open.empty(); ++i) {
-        const int count = 1 + static_cast<int>(rng() % 2); // one slot, or a pair that only pays together
+        // One sample in three changes one slot and lets the policy redraw every slot after it
+        // given the change: values that only pay together (an expert-parallel degree with its
+        // redundant experts and engine instances) move as one step, the policy choosing them.
+        // The others change one slot, or a pair that only pays together, and keep the rest.
+        if (rng() % 3 == 0) {
+            const int k = open[rng() % open.size()];
+            near.free[i].push_back(k);
+            near.redrawFrom[i] = k + 1;
+            continue;
+        }
+        const int count = 1 + static_cast<int>(rng() % 2);
         for (int j = 0; j < count; ++j)
             near.free[i].push_back(open[rng() % open.size()]);
     }

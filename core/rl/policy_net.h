@@ -130,8 +130,10 @@ Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, con
 // Decodes n samples near `choice` (an elite's slot values, at memory place `place`): each
 // keeps choice's values but at one or two free slots, drawn at random, where the policy
 // draws a value other than choice's (given the slots before it; a later slot whose value
-// the mask no longer allows is drawn from the policy too). Exploration from an elite that
-// stays the policy's own proposal: the free slots' values are the policy's choices.
+// the mask no longer allows is drawn from the policy too); one sample in three instead
+// changes one slot and draws every later slot from the policy given the change (values
+// that only pay together move in one step). Exploration from an elite that stays the
+// policy's own proposal: the free slots' values are the policy's choices.
 Batch decodeNear(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int place,
                  const std::vector<int>& choice, int n, std::mt19937_64& rng, float temperature = 1.0f);
 

@@ -93,8 +93,9 @@ public:
     const std::vector<std::vector<int>>& sample(int n);
 
     // Samples n plans near the best elite (net::decodeNear: one or two slots redrawn by the
-    // policy, the rest kept), appended to the pending rollout like sample()'s; empty while
-    // the elite history is. Their anchor is the best elite's place.
+    // policy and the rest kept, or one slot changed and every later one redrawn), appended
+    // to the pending rollout like sample()'s; empty while the elite history is. Their
+    // anchor is the best elite's place.
     const std::vector<std::vector<int>>& sampleNearBest(int n);
 
     // The memory place each plan of the last sample() call was drawn from (0 = from
