@@ -1,11 +1,13 @@
 // What a user sees of the window at 1024x700 (a laptop) offscreen: the message line keeps
-// its height whatever it says, and Start is never disabled under a "Ready to run" banner.
+// its height whatever it says, Start is never disabled under a "Ready to run" banner, and
+// the search tables show what fits instead of scrolling sideways.
 #include <QtTest>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QStyleOptionComboBox>
 #include <QTabWidget>
 #include <QTableWidget>
@@ -35,6 +37,7 @@ private Q_SLOTS:
     void heatmapShowsTheSelectedRunsOperators();
     void textFitsAt1024x700();
     void curveLegendRewrapsWhenTheWindowShrinks();
+    void tablesShowEveryColumnWhenWide();
 };
 
 namespace {
@@ -42,13 +45,16 @@ namespace {
 
 QPoint topLeftIn(QWidget* w, QWidget* top) { return w->mapTo(top, QPoint(0, 0)); }
 
-// Every header and cell of `t` fits its column: the width the view's delegate asks for the
-// text (with its margins and check box) is at most the column's.
+// Every header and cell of `t` shown fits its column: the width the view's delegate asks
+// for the text (with its margins and check box) is at most the column's. Hidden columns are
+// the fitted tables' (verifyNoSidewaysScrolling checks their text is in the tooltips).
 void verifyColumnsFit(const QTableWidget* t)
 {
     QVERIFY(t->isVisible());
     QVERIFY(t->rowCount() > 0);
     for (int c = 0; c < t->columnCount(); ++c) {
+        if (t->isColumnHidden(c))
+            continue;
         const int width = t->columnWidth(c);
         const QString name = t->horizontalHeaderItem(c) ? t->horizontalHeaderItem(c)->text() : QString();
         QVERIFY2(t->horizontalHeader()->sectionSizeHint(c) <= width,
@@ -75,6 +81,37 @@ void verifyColumnsFit(const QTableWidget* t)
                                                      .arg(width)));
         }
     }
+}
+
+// `T` (RunsTable or EliteTable) shows no horizontal scroll range, keeps the `kept` columns
+// shown, and every cell of a hidden column is in what hovering a kept cell of its row
+// shows (with the column's name); the columns shown fit (verifyColumnsFit).
+template <class T>
+void verifyNoSidewaysScrolling(T* t, const std::vector<int>& kept)
+{
+    QVERIFY(t);
+    QTRY_COMPARE(t->horizontalScrollBar()->maximum(), 0);
+    for (int c : kept)
+        QVERIFY2(!t->isColumnHidden(c), qPrintable(QStringLiteral("%1: column %2 hidden").arg(t->objectName()).arg(c)));
+    int shownWidth = 0;
+    for (int c = 0; c < t->columnCount(); ++c)
+        shownWidth += t->isColumnHidden(c) ? 0 : t->columnWidth(c);
+    QVERIFY2(shownWidth <= t->viewport()->width(), qPrintable(QStringLiteral("%1: %2 px of columns in %3")
+                                                                  .arg(t->objectName())
+                                                                  .arg(shownWidth)
+                                                                  .arg(t->viewport()->width())));
+    for (int c : t->hiddenColumns())
+        for (int r = 0; r < t->rowCount(); ++r)
+            for (int shown : kept) {
+                const QString tip = t->toolTipAt(r, shown);
+                const QString want =
+                    QStringLiteral("%1: %2").arg(t->horizontalHeaderItem(c)->text(), t->item(r, c)->text());
+                QVERIFY2(tip.contains(want), qPrintable(QStringLiteral("%1 row %2: \"%3\" not in \"%4\"")
+                                                            .arg(t->objectName())
+                                                            .arg(r)
+                                                            .arg(want, tip)));
+            }
+    verifyColumnsFit(t);
 }
 
 // Every visible combo box shows each of its items whole when chosen (all that do not, in
@@ -261,10 +298,11 @@ void TestWindowLayout::textFitsAt1024x700()
     ui::SearchPanel* panel = w.searchPanel();
     QTRY_VERIFY(!panel->isReplotPending());
     QCOMPARE(w.size(), QSize(1024, 700));
-    verifyColumnsFit(panel->findChild<QTableWidget*>(QStringLiteral("runsTable")));
+    // The run's name and best, the throughput and the four degrees stay in view.
+    verifyNoSidewaysScrolling(panel->findChild<ui::RunsTable*>(QStringLiteral("runsTable")), {0, 2});
     if (QTest::currentTestFailed())
         return;
-    verifyColumnsFit(panel->findChild<QTableWidget*>(QStringLiteral("eliteTable")));
+    verifyNoSidewaysScrolling(panel->findChild<ui::EliteTable*>(QStringLiteral("eliteTable")), {0, 1, 2, 3, 4});
     if (QTest::currentTestFailed())
         return;
     verifyCombosFit(&w);
@@ -348,6 +386,51 @@ void TestWindowLayout::curveLegendRewrapsWhenTheWindowShrinks()
                  qPrintable(QStringLiteral("'%1': %2 px of %3").arg(item->plottable()->name())
                                 .arg(item->outerRect().width()).arg(needed)));
     }
+}
+
+// At 1600x1000 both tables show every column; shrunk to 1024x700 they hide some instead of
+// scrolling sideways, and grown again they show them all again.
+void TestWindowLayout::tablesShowEveryColumnWhenWide()
+{
+    MainWindow w;
+    w.setScenario(preset("llama3-70b-8gpu"));
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
+    QVERIFY(runSearch(w, QStringLiteral("genetic"), 400));
+    ui::SearchPanel* panel = w.searchPanel();
+    QTRY_VERIFY(!panel->isReplotPending());
+    auto* runs = panel->findChild<ui::RunsTable*>(QStringLiteral("runsTable"));
+    auto* elites = panel->findChild<ui::EliteTable*>(QStringLiteral("eliteTable"));
+    QVERIFY(runs && elites);
+    auto verifyAllShown = [&] {
+        for (QTableWidget* t : {static_cast<QTableWidget*>(runs), static_cast<QTableWidget*>(elites)})
+            for (int c = 0; c < t->columnCount(); ++c)
+                QVERIFY2(!t->isColumnHidden(c), qPrintable(QStringLiteral("%1: \"%2\" hidden at %3 px")
+                                                               .arg(t->objectName(), t->horizontalHeaderItem(c)->text())
+                                                               .arg(t->viewport()->width())));
+        QVERIFY(runs->hiddenColumns().empty() && elites->hiddenColumns().empty());
+    };
+    verifyAllShown();
+    if (QTest::currentTestFailed())
+        return;
+    verifyNoSidewaysScrolling(runs, {0, 1, 2, 3});
+    verifyNoSidewaysScrolling(elites, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+    if (QTest::currentTestFailed())
+        return;
+
+    w.resize(1024, 700);
+    QTRY_COMPARE(w.size(), QSize(1024, 700));
+    QTRY_VERIFY(!elites->hiddenColumns().empty());
+    verifyNoSidewaysScrolling(runs, {0, 2});
+    verifyNoSidewaysScrolling(elites, {0, 1, 2, 3, 4});
+    if (QTest::currentTestFailed())
+        return;
+    w.resize(1600, 1000);
+    QTRY_COMPARE(w.size(), QSize(1600, 1000));
+    QTRY_VERIFY(elites->hiddenColumns().empty() && runs->hiddenColumns().empty());
+    verifyAllShown();
 }
 
 QTEST_MAIN(TestWindowLayout)
