@@ -1,6 +1,7 @@
 // What a user sees of the window at 1024x700 (a laptop) offscreen: the message line keeps
-// its height whatever it says, Start is never disabled under a "Ready to run" banner, and
-// the search tables show what fits instead of scrolling sideways.
+// its height whatever it says, Start is never disabled under a "Ready to run" banner, the
+// search tables show what fits instead of scrolling sideways, and the plan chart's labels
+// do not collide.
 #include <QtTest>
 
 #include <QComboBox>
@@ -12,6 +13,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 
+#include "breakdown_plot.h"
 #include "elided_label.h"
 #include "heatmap_values.h"
 #include "heatmap_widget.h"
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void textFitsAt1024x700();
     void curveLegendRewrapsWhenTheWindowShrinks();
     void tablesShowEveryColumnWhenWide();
+    void planChartIsLegibleAt1024x700();
 };
 
 namespace {
@@ -150,6 +153,68 @@ void verifyInside(QWidget* inner, QWidget* outer, const QString& what)
                                                        .arg(r.height())
                                                        .arg(outer->width())
                                                        .arg(outer->height())));
+}
+
+// The plan chart as drawn: no value label overlaps another or a reference marker or leaves
+// the bars' area, at most a quarter of the bars go without their value (it is in the
+// hover), the operators' rows are at least a line of text apart (their names cannot touch),
+// every line of the title and the axis label fits the plot, and the plot fits its tab.
+void verifyChartLegible(ui::BreakdownPlot* chart)
+{
+    QCustomPlot* plot = chart->plot();
+    // The second replot draws with the tick count the first one fitted to the width, and
+    // fits the same count again (no flip-flop between two layouts).
+    plot->replot();
+    const int tickCount = plot->xAxis->ticker()->tickCount();
+    plot->replot();
+    QCOMPARE(plot->xAxis->ticker()->tickCount(), tickCount);
+    const QRectF area = plot->axisRect()->rect();
+    const std::vector<QRectF> labels = chart->valueLabelRects(), markers = chart->markerRects();
+    const int bars = int(chart->barTotals().size());
+    QVERIFY(bars > 0);
+    QCOMPARE(int(labels.size()) + chart->hiddenValueLabels(), bars);
+    QVERIFY2(chart->hiddenValueLabels() * 4 <= bars,
+             qPrintable(QStringLiteral("%1 of %2 values hidden").arg(chart->hiddenValueLabels()).arg(bars)));
+    auto text = [](const QRectF& r) {
+        return QStringLiteral("%1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+    };
+    for (size_t i = 0; i < labels.size(); ++i) {
+        QVERIFY2(area.contains(labels[i]), qPrintable(text(labels[i]) + QStringLiteral(" outside ") + text(area)));
+        for (size_t j = i + 1; j < labels.size(); ++j)
+            QVERIFY2(!labels[i].intersects(labels[j]), qPrintable(text(labels[i]) + QStringLiteral(" on ") + text(labels[j])));
+        for (const QRectF& m : markers)
+            QVERIFY2(!labels[i].intersects(m), qPrintable(text(labels[i]) + QStringLiteral(" on marker ") + text(m)));
+    }
+    // The value axis's tick labels (centred on their ticks) keep apart.
+    const QVector<double> ticks = plot->xAxis->tickVector();
+    const QVector<QString> tickLabels = plot->xAxis->tickVectorLabels();
+    const QFontMetrics tickFont(plot->xAxis->tickLabelFont());
+    for (int i = 1; i < ticks.size(); ++i) {
+        const double apart = plot->xAxis->coordToPixel(ticks[i]) - plot->xAxis->coordToPixel(ticks[i - 1]);
+        const double needed = (tickFont.horizontalAdvance(tickLabels[i]) + tickFont.horizontalAdvance(tickLabels[i - 1])) / 2.0;
+        QVERIFY2(apart >= needed + 4, qPrintable(QStringLiteral("ticks %1 and %2: %3 px apart")
+                                                     .arg(tickLabels[i - 1], tickLabels[i])
+                                                     .arg(apart)));
+    }
+    const double pitch = std::fabs(plot->yAxis->coordToPixel(1) - plot->yAxis->coordToPixel(0));
+    QVERIFY2(pitch >= QFontMetrics(plot->yAxis->tickLabelFont()).height(), qPrintable(QString::number(pitch)));
+    auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+    QVERIFY(title);
+    for (const QString& line : title->text().split(QLatin1Char('\n')))
+        QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(line) <= plot->width(), qPrintable(line));
+    // The axis label's lines are centred under the bars.
+    const double centre = area.center().x();
+    for (const QString& line : plot->xAxis->label().split(QLatin1Char('\n'))) {
+        const double half = QFontMetrics(plot->xAxis->labelFont()).horizontalAdvance(line) / 2.0;
+        QVERIFY2(centre - half >= 0 && centre + half <= plot->width(), qPrintable(line));
+    }
+    // The tab scrolls up and down only: the chart's right edge is in view.
+    QWidget* viewport = chart->parentWidget()->parentWidget();
+    QVERIFY2(chart->mapTo(viewport, QPoint(chart->width(), 0)).x() <= viewport->width(),
+             qPrintable(QStringLiteral("%1 px wide at %2 in %3")
+                            .arg(chart->width())
+                            .arg(chart->mapTo(viewport, QPoint(0, 0)).x())
+                            .arg(viewport->width())));
 }
 
 } // namespace
@@ -431,6 +496,33 @@ void TestWindowLayout::tablesShowEveryColumnWhenWide()
     QTRY_COMPARE(w.size(), QSize(1600, 1000));
     QTRY_VERIFY(elites->hiddenColumns().empty() && runs->hiddenColumns().empty());
     verifyAllShown();
+}
+
+// DeepSeek-V3's searched plan beside the Megatron recipe at 1024x700 (per output token, a
+// marker on every row), then the recipe alone (per step, no markers): the chart's labels
+// are legible (verifyChartLegible).
+void TestWindowLayout::planChartIsLegibleAt1024x700()
+{
+    MainWindow w;
+    w.setScenario(preset("deepseek-v3-256gpu"));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
+    QVERIFY(w.showTab(QStringLiteral("plan")));
+    auto* chart = w.planView()->findChild<ui::BreakdownPlot*>();
+    QVERIFY(chart);
+    QTRY_VERIFY(chart->isVisible());
+    QCOMPARE(w.size(), QSize(1024, 700));
+    QVERIFY(chart->isPerToken());
+    QVERIFY(!chart->markerRects().empty());
+    verifyChartLegible(chart);
+    if (QTest::currentTestFailed())
+        return;
+    w.planView()->showPlan(QStringLiteral("Megatron recipe"), w.planView()->referencePlan());
+    QVERIFY(!chart->isPerToken());
+    QVERIFY(chart->markerRects().empty());
+    verifyChartLegible(chart);
 }
 
 QTEST_MAIN(TestWindowLayout)
