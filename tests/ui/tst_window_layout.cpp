@@ -1,7 +1,7 @@
 // What a user sees of the window at 1024x700 (a laptop) offscreen: the message line keeps
 // its height whatever it says, Start is never disabled under a "Ready to run" banner, the
-// search tables show what fits instead of scrolling sideways, and the plan chart's labels
-// do not collide.
+// search tables show what fits instead of scrolling sideways, the plan chart's labels do
+// not collide, and the scenario form fits its dock.
 #include <QtTest>
 
 #include <QComboBox>
@@ -11,7 +11,9 @@
 #include <QScrollBar>
 #include <QStyleOptionComboBox>
 #include <QTabWidget>
+#include <QScrollArea>
 #include <QTableWidget>
+#include <QTextDocument>
 
 #include "breakdown_plot.h"
 #include "elided_label.h"
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void curveLegendRewrapsWhenTheWindowShrinks();
     void tablesShowEveryColumnWhenWide();
     void planChartIsLegibleAt1024x700();
+    void scenarioFormFitsTheDockAt1024x700();
 };
 
 namespace {
@@ -523,6 +526,39 @@ void TestWindowLayout::planChartIsLegibleAt1024x700()
     QVERIFY(!chart->isPerToken());
     QVERIFY(chart->markerRects().empty());
     verifyChartLegible(chart);
+}
+
+// At 1024x700 the scenario form fits the dock: no horizontal scroll range, and the
+// parameter summary (a mixture of experts' total and active counts, the weights) wraps
+// within the dock and shows every line.
+void TestWindowLayout::scenarioFormFitsTheDockAt1024x700()
+{
+    MainWindow w;
+    w.setScenario(preset("deepseek-v3-256gpu"));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* area = w.scenarioEditor()->findChild<QScrollArea*>(QStringLiteral("formArea"));
+    QVERIFY(area);
+    QTRY_COMPARE(area->horizontalScrollBar()->maximum(), 0);
+    QVERIFY2(area->widget()->width() <= area->viewport()->width(),
+             qPrintable(QStringLiteral("form %1 px in %2").arg(area->widget()->width()).arg(area->viewport()->width())));
+    auto* summary = w.scenarioEditor()->findChild<QLabel*>(QStringLiteral("parameterCount"));
+    QVERIFY(summary);
+    QVERIFY2(summary->text().contains(QStringLiteral("active")), qPrintable(summary->text()));
+    QVERIFY(summary->mapTo(area->viewport(), QPoint(summary->width(), 0)).x() <= area->viewport()->width());
+    QVERIFY2(summary->heightForWidth(summary->width()) <= summary->height(),
+             qPrintable(QStringLiteral("%1 px high, needs %2")
+                            .arg(summary->height())
+                            .arg(summary->heightForWidth(summary->width()))));
+    // No word sticks out of the label's width.
+    QTextDocument doc;
+    doc.setDefaultFont(summary->font());
+    doc.setDocumentMargin(0);
+    doc.setHtml(summary->text());
+    doc.setTextWidth(summary->contentsRect().width());
+    QVERIFY2(doc.idealWidth() <= summary->contentsRect().width(),
+             qPrintable(QStringLiteral("%1 px of text in %2").arg(doc.idealWidth()).arg(summary->contentsRect().width())));
 }
 
 QTEST_MAIN(TestWindowLayout)
