@@ -17,8 +17,9 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent)
     m_plot = new QCustomPlot(this);
     m_plot->setObjectName(QStringLiteral("memoryPlot"));
     // QCustomPlot's size hint includes the legend laid out for the current width, which
-    // would pin the width it was computed at; the legend re-wraps on resize instead.
-    m_plot->setMinimumWidth(320);
+    // would pin the width it was computed at; the legend re-wraps on resize instead. As
+    // narrow as the breakdown above it (the plan tab at 1024x700).
+    m_plot->setMinimumWidth(260);
     layout->addWidget(m_plot);
     setFixedHeight(150);
     stylePlot(m_plot);

@@ -53,6 +53,7 @@ QWidget* ScenarioEditor::buildConstraintsSection()
     auto* box = new QGroupBox(tr("Constraints"));
     auto* form = new QFormLayout(box);
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows); // as the other sections: never wider than the dock
     form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
     form->setContentsMargins(8, 6, 8, 6);
     form->setVerticalSpacing(4);
@@ -67,7 +68,7 @@ QWidget* ScenarioEditor::buildConstraintsSection()
         {"constraints.expert_parallel", tr("EP allowed"), &PlanConstraints::expertParallel},
         {"constraints.pipeline_parallel", tr("PP allowed"), &PlanConstraints::pipelineParallel},
         {"constraints.data_parallel", tr("DP allowed"), &PlanConstraints::dataParallel},
-        {"constraints.instances", tr("Engine instances allowed"), &PlanConstraints::instances},
+        {"constraints.instances", tr("Instances allowed"), &PlanConstraints::instances},
     };
     for (const Degree& d : degrees) {
         auto* edit = new QLineEdit;
@@ -89,10 +90,13 @@ QWidget* ScenarioEditor::buildConstraintsSection()
         });
         form->addRow(d.label, edit);
     }
+    // As the other number fields: the range's digits must not widen the dock.
     auto* batchMin = new QSpinBox;
+    batchMin->setMinimumWidth(60);
     batchMin->setRange(1, kMaxBatch);
     batchMin->setToolTip(tr("The smallest batch (sequences per replica) a plan may have."));
     auto* batchMax = new QSpinBox;
+    batchMax->setMinimumWidth(60);
     batchMax->setRange(0, kMaxBatch);
     batchMax->setSpecialValueText(tr("no limit"));
     batchMax->setToolTip(tr("The largest batch a plan may have; 0: no limit but the simulator's."));

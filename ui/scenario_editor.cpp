@@ -208,6 +208,7 @@ ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent)
     alignFormLabels(content);
     content->setStyleSheet(QStringLiteral("QGroupBox { font-weight: 600; }"));
     m_scroll = new QScrollArea;
+    m_scroll->setObjectName(QStringLiteral("formArea"));
     m_scroll->setWidget(content);
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);

@@ -36,7 +36,9 @@ QFormLayout* compactForm(QWidget* parent)
 {
     auto* f = new QFormLayout(parent);
     f->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    f->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    // A row whose field does not fit beside the label column goes under its label: a dock
+    // dragged narrow never scrolls sideways (at 1024x700 every row fits beside its label).
+    f->setRowWrapPolicy(QFormLayout::WrapLongRows);
     f->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
     f->setHorizontalSpacing(8);
     f->setVerticalSpacing(4);
@@ -64,24 +66,6 @@ QWidget* pair(QWidget* a, QWidget* b)
     h->setContentsMargins(0, 0, 0, 0);
     h->setSpacing(4);
     h->addWidget(a, 1);
-    h->addWidget(b, 1);
-    return w;
-}
-// Two captioned fields on one row ("compute [0.55]  HBM [0.70]").
-QWidget* captionedPair(const QString& ca, QWidget* a, const QString& cb, QWidget* b)
-{
-    auto* w = new QWidget;
-    auto* h = new QHBoxLayout(w);
-    h->setContentsMargins(0, 0, 0, 0);
-    h->setSpacing(4);
-    auto* la = new QLabel(ca);
-    auto* lb = new QLabel(cb);
-    la->setBuddy(a);
-    lb->setBuddy(b);
-    h->addWidget(la);
-    h->addWidget(a, 1);
-    h->addSpacing(4);
-    h->addWidget(lb);
     h->addWidget(b, 1);
     return w;
 }
@@ -382,28 +366,6 @@ QWidget* ScenarioEditor::buildClusterSection()
                      QStringLiteral("cluster.gpu.peak_tflops_fp8"), tr("Dense FP8 tensor peak (without 2:4 sparsity)."),
                      1e7, 1, [](Scenario& s) -> double& { return s.cluster.gpu.peakTflopsFp8; }, tr(" TFLOP/s")));
 
-    // Efficiencies: the calibration knobs (fraction of each datasheet peak achieved).
-    const QString effTip = tr("Achieved fraction of the datasheet peak, in (0, 1]; see docs/simulator.md §7.");
-    auto eff = [&](const char* path, const QString& what, double& (*ref)(Scenario&)) {
-        QDoubleSpinBox* b =
-            makeDouble(QString::fromLatin1(path), tr("%1 efficiency. %2").arg(what, effTip), 100, 2, ref);
-        b->setMinimumWidth(46);
-        return b;
-    };
-    form->addRow(tr("Efficiency"),
-                 captionedPair(tr("compute"),
-                               eff("cluster.gpu.efficiency.compute", tr("Compute"),
-                                   [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.compute; }),
-                               tr("HBM"), eff("cluster.gpu.efficiency.hbm", tr("HBM"), [](Scenario& s) -> double& {
-                                   return s.cluster.gpu.efficiency.hbm;
-                               })));
-    form->addRow(QString(),
-                 captionedPair(tr("NVLink"),
-                               eff("cluster.gpu.efficiency.nvlink", tr("NVLink"),
-                                   [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.nvlink; }),
-                               tr("inter-node"),
-                               eff("cluster.gpu.efficiency.inter_node", tr("Inter-node"),
-                                   [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.interNode; })));
     form->addRow(tr("Reserve"), makeDouble(
                                     QStringLiteral("cluster.gpu.memory_reserve_gb"),
                                     tr("Memory no plan can use: CUDA context, NCCL buffers, fragmentation."), 1e6, 1,
@@ -413,6 +375,22 @@ QWidget* ScenarioEditor::buildClusterSection()
                      QStringLiteral("cluster.gpu.kernel_overhead_us"),
                      tr("Fixed cost per fused operator launch (CUDA graphs assumed)."), 1e7, 2,
                      [](Scenario& s) -> double& { return s.cluster.gpu.kernelOverheadUs; }, tr(" µs")));
+
+    // Efficiencies: the calibration knobs (fraction of each datasheet peak achieved), one a
+    // row under their own caption: four captioned fields on two rows needed more width
+    // than the dock has at 1024x700.
+    const QString effTip = tr("Achieved fraction of the datasheet peak, in (0, 1]; see docs/simulator.md §7.");
+    addSubheader(form, tr("Efficiency (fraction of peak)"));
+    auto eff = [&](const char* path, const QString& what, double& (*ref)(Scenario&)) {
+        form->addRow(what, makeDouble(QString::fromLatin1(path), tr("%1 efficiency. %2").arg(what, effTip), 100, 2, ref));
+    };
+    eff("cluster.gpu.efficiency.compute", tr("Compute"),
+        [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.compute; });
+    eff("cluster.gpu.efficiency.hbm", tr("HBM"), [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.hbm; });
+    eff("cluster.gpu.efficiency.nvlink", tr("NVLink"),
+        [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.nvlink; });
+    eff("cluster.gpu.efficiency.inter_node", tr("Inter-node"),
+        [](Scenario& s) -> double& { return s.cluster.gpu.efficiency.interNode; });
     return box;
 }
 

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "table_columns.h"
+
 namespace shardlab::ui {
 
 namespace {
@@ -25,13 +27,28 @@ EliteTable::EliteTable(QWidget* parent) : QTableWidget(parent)
     setColumnCount(11);
     setHorizontalHeaderLabels({tr("tok/s/GPU"), tr("TP"), tr("EP"), tr("PP"), tr("DP"), tr("batch"), tr("µbatch"),
                                tr("TPOT ms"), tr("TTFT ms"), tr("mem GB"), tr("found at")});
+    const QString tips[] = {tr("Output tokens per second per GPU (the objective)."),
+                            tr("Tensor parallel degree."),
+                            tr("Expert parallel degree."),
+                            tr("Pipeline parallel degree (stages)."),
+                            tr("Data parallel degree (replicas)."),
+                            tr("Sequences in flight per data-parallel replica."),
+                            tr("Pipeline micro-batches."),
+                            tr("Time per output token, ms."),
+                            tr("Time to first token, ms."),
+                            tr("Peak memory per GPU, GB."),
+                            tr("The simulator call that found the plan.")};
+    for (int c = 0; c < columnCount(); ++c)
+        horizontalHeaderItem(c)->setToolTip(tips[c]);
     setSelectionBehavior(QAbstractItemView::SelectRows);
     setSelectionMode(QAbstractItemView::SingleSelection);
     setEditTriggers(QAbstractItemView::NoEditTriggers);
     verticalHeader()->setVisible(false);
     // Column widths are measured once per run, not on every refresh: ResizeToContents
     // re-lays out every cell's text and was the largest event-loop stall during searches.
-    horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // In a narrow table the throughput and the degrees stay; the latencies, micro-batches,
+    // memory and call number go to the row's tooltip, in that order.
+    m_columns = new FittedColumns(this, {0, 1, 2, 3, 4, 5, 7, 8, 6, 9, 10});
     setToolTip(tr("Elite strategies: the best valid plans found so far. Select one to open it in the plan view."));
 }
 
@@ -150,8 +167,11 @@ void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumn
         }
     }
     if (firstRows || fitColumns)
-        resizeColumnsToContents();
+        m_columns->measure();
 }
+
+std::vector<int> EliteTable::hiddenColumns() const { return m_columns->hiddenColumns(); }
+QString EliteTable::toolTipAt(int row, int column) const { return m_columns->toolTip(row, column); }
 
 RunsTable::RunsTable(QWidget* parent) : QTableWidget(parent)
 {
@@ -162,10 +182,15 @@ RunsTable::RunsTable(QWidget* parent) : QTableWidget(parent)
     setSelectionMode(QAbstractItemView::SingleSelection);
     setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
     verticalHeader()->setVisible(false);
-    horizontalHeader()->setStretchLastSection(true);
     setToolTip(tr("Runs, each on the scenario variant it ran on. Tick to show on the curve, double-click the name to "
                   "rename, Delete to remove; the elites and heatmap follow the selection."));
     setMinimumWidth(150);
+    // The name first and widest (a long one elided: the tooltip and the editor hold all of
+    // it), then the best value; the variant and the calls go to the row's tooltip when
+    // the table is narrow.
+    m_columns = new FittedColumns(this, {0, 2, 1, 3}, 0);
+    constexpr int kMaxNameColumn = 320;
+    m_columns->setMaximumWidth(0, kMaxNameColumn);
 }
 
 void RunsTable::setRuns(const std::vector<Row>& rows, int selected)
@@ -185,21 +210,28 @@ void RunsTable::setRuns(const std::vector<Row>& rows, int selected)
         variant->setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
         variant->setToolTip(run.variantTip);
         setItem(r, 1, variant);
-        updateFigures(r, run);
+        setFigures(r, run);
     }
     if (selected >= 0 && selected < count)
         selectRow(selected);
-    resizeColumnsToContents();
-    // A long run name is elided in its cell (the tooltip and the editor hold all of it).
-    constexpr int kMaxNameColumn = 320;
-    if (columnWidth(0) > kMaxNameColumn)
-        setColumnWidth(0, kMaxNameColumn);
+    m_columns->measure();
 }
 
 void RunsTable::updateFigures(int row, const Row& run)
 {
     if (row < 0 || row >= rowCount())
         return;
+    setFigures(row, run);
+    // "running" becomes a number, the calls gain digits: the columns widen to them.
+    m_columns->cellChanged(row, 2);
+    m_columns->cellChanged(row, 3);
+}
+
+std::vector<int> RunsTable::hiddenColumns() const { return m_columns->hiddenColumns(); }
+QString RunsTable::toolTipAt(int row, int column) const { return m_columns->toolTip(row, column); }
+
+void RunsTable::setFigures(int row, const Row& run)
+{
     const QSignalBlocker block(this);
     // The best so far while running, cancelled or stopped; the status while there is none.
     QTableWidgetItem* best = cell(run.found || run.bestValue > 0 ? QString::number(run.bestValue, 'f', 1) : run.status);

@@ -1,7 +1,8 @@
 // The search panel's two tables: the runs (each with its scenario variant, shown or
 // hidden on the curve, renamed in place) and the elite strategies of the selected run.
 // Each sets up its columns and fills its rows; what a selection or an edit means is the
-// panel's.
+// panel's. Neither scrolls sideways: the columns that do not fit the table's width are
+// hidden, least important first, and read in each row's tooltip (table_columns.h).
 #pragma once
 
 #include <QColor>
@@ -12,6 +13,8 @@
 #include "search_worker.h"
 
 namespace shardlab::ui {
+
+class FittedColumns;
 
 class EliteTable : public QTableWidget {
     Q_OBJECT
@@ -26,9 +29,14 @@ public:
     // The elite a row shows (the best of its group), -1 for none; how many it stands for.
     int eliteAt(int row) const;
     int groupSize(int row) const;
+    // The columns hidden at the table's width, and what hovering a cell shows (the row's
+    // hidden cells, then the cell's own tooltip).
+    std::vector<int> hiddenColumns() const;
+    QString toolTipAt(int row, int column) const;
 
 private:
     std::vector<std::vector<int>> m_groups; // per row: the elites it stands for, best first
+    FittedColumns* m_columns = nullptr;
 };
 
 class RunsTable : public QTableWidget {
@@ -52,6 +60,13 @@ public:
     // The best and calls cells of one row, as a running search reports (the rest of the
     // row, a name being edited included, is left alone).
     void updateFigures(int row, const Row& run);
+    // As EliteTable's: the columns hidden at this width, and a cell's tooltip.
+    std::vector<int> hiddenColumns() const;
+    QString toolTipAt(int row, int column) const;
+
+private:
+    void setFigures(int row, const Row& run); // the best and calls cells, nothing measured
+    FittedColumns* m_columns = nullptr;
 };
 
 } // namespace shardlab::ui

@@ -1,15 +1,21 @@
 // What a user sees of the window at 1024x700 (a laptop) offscreen: the message line keeps
-// its height whatever it says, and Start is never disabled under a "Ready to run" banner.
+// its height whatever it says, Start is never disabled under a "Ready to run" banner, the
+// search tables show what fits instead of scrolling sideways, the plan chart's labels do
+// not collide, and the scenario form fits its dock.
 #include <QtTest>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHeaderView>
 #include <QLabel>
+#include <QScrollBar>
 #include <QStyleOptionComboBox>
 #include <QTabWidget>
+#include <QScrollArea>
 #include <QTableWidget>
+#include <QTextDocument>
 
+#include "breakdown_plot.h"
 #include "elided_label.h"
 #include "heatmap_values.h"
 #include "heatmap_widget.h"
@@ -35,6 +41,9 @@ private Q_SLOTS:
     void heatmapShowsTheSelectedRunsOperators();
     void textFitsAt1024x700();
     void curveLegendRewrapsWhenTheWindowShrinks();
+    void tablesShowEveryColumnWhenWide();
+    void planChartIsLegibleAt1024x700();
+    void scenarioFormFitsTheDockAt1024x700();
 };
 
 namespace {
@@ -42,13 +51,16 @@ namespace {
 
 QPoint topLeftIn(QWidget* w, QWidget* top) { return w->mapTo(top, QPoint(0, 0)); }
 
-// Every header and cell of `t` fits its column: the width the view's delegate asks for the
-// text (with its margins and check box) is at most the column's.
+// Every header and cell of `t` shown fits its column: the width the view's delegate asks
+// for the text (with its margins and check box) is at most the column's. Hidden columns are
+// the fitted tables' (verifyNoSidewaysScrolling checks their text is in the tooltips).
 void verifyColumnsFit(const QTableWidget* t)
 {
     QVERIFY(t->isVisible());
     QVERIFY(t->rowCount() > 0);
     for (int c = 0; c < t->columnCount(); ++c) {
+        if (t->isColumnHidden(c))
+            continue;
         const int width = t->columnWidth(c);
         const QString name = t->horizontalHeaderItem(c) ? t->horizontalHeaderItem(c)->text() : QString();
         QVERIFY2(t->horizontalHeader()->sectionSizeHint(c) <= width,
@@ -75,6 +87,37 @@ void verifyColumnsFit(const QTableWidget* t)
                                                      .arg(width)));
         }
     }
+}
+
+// `T` (RunsTable or EliteTable) shows no horizontal scroll range, keeps the `kept` columns
+// shown, and every cell of a hidden column is in what hovering a kept cell of its row
+// shows (with the column's name); the columns shown fit (verifyColumnsFit).
+template <class T>
+void verifyNoSidewaysScrolling(T* t, const std::vector<int>& kept)
+{
+    QVERIFY(t);
+    QTRY_COMPARE(t->horizontalScrollBar()->maximum(), 0);
+    for (int c : kept)
+        QVERIFY2(!t->isColumnHidden(c), qPrintable(QStringLiteral("%1: column %2 hidden").arg(t->objectName()).arg(c)));
+    int shownWidth = 0;
+    for (int c = 0; c < t->columnCount(); ++c)
+        shownWidth += t->isColumnHidden(c) ? 0 : t->columnWidth(c);
+    QVERIFY2(shownWidth <= t->viewport()->width(), qPrintable(QStringLiteral("%1: %2 px of columns in %3")
+                                                                  .arg(t->objectName())
+                                                                  .arg(shownWidth)
+                                                                  .arg(t->viewport()->width())));
+    for (int c : t->hiddenColumns())
+        for (int r = 0; r < t->rowCount(); ++r)
+            for (int shown : kept) {
+                const QString tip = t->toolTipAt(r, shown);
+                const QString want =
+                    QStringLiteral("%1: %2").arg(t->horizontalHeaderItem(c)->text(), t->item(r, c)->text());
+                QVERIFY2(tip.contains(want), qPrintable(QStringLiteral("%1 row %2: \"%3\" not in \"%4\"")
+                                                            .arg(t->objectName())
+                                                            .arg(r)
+                                                            .arg(want, tip)));
+            }
+    verifyColumnsFit(t);
 }
 
 // Every visible combo box shows each of its items whole when chosen (all that do not, in
@@ -113,6 +156,68 @@ void verifyInside(QWidget* inner, QWidget* outer, const QString& what)
                                                        .arg(r.height())
                                                        .arg(outer->width())
                                                        .arg(outer->height())));
+}
+
+// The plan chart as drawn: no value label overlaps another or a reference marker or leaves
+// the bars' area, at most a quarter of the bars go without their value (it is in the
+// hover), the operators' rows are at least a line of text apart (their names cannot touch),
+// every line of the title and the axis label fits the plot, and the plot fits its tab.
+void verifyChartLegible(ui::BreakdownPlot* chart)
+{
+    QCustomPlot* plot = chart->plot();
+    // The second replot draws with the tick count the first one fitted to the width, and
+    // fits the same count again (no flip-flop between two layouts).
+    plot->replot();
+    const int tickCount = plot->xAxis->ticker()->tickCount();
+    plot->replot();
+    QCOMPARE(plot->xAxis->ticker()->tickCount(), tickCount);
+    const QRectF area = plot->axisRect()->rect();
+    const std::vector<QRectF> labels = chart->valueLabelRects(), markers = chart->markerRects();
+    const int bars = int(chart->barTotals().size());
+    QVERIFY(bars > 0);
+    QCOMPARE(int(labels.size()) + chart->hiddenValueLabels(), bars);
+    QVERIFY2(chart->hiddenValueLabels() * 4 <= bars,
+             qPrintable(QStringLiteral("%1 of %2 values hidden").arg(chart->hiddenValueLabels()).arg(bars)));
+    auto text = [](const QRectF& r) {
+        return QStringLiteral("%1,%2 %3x%4").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+    };
+    for (size_t i = 0; i < labels.size(); ++i) {
+        QVERIFY2(area.contains(labels[i]), qPrintable(text(labels[i]) + QStringLiteral(" outside ") + text(area)));
+        for (size_t j = i + 1; j < labels.size(); ++j)
+            QVERIFY2(!labels[i].intersects(labels[j]), qPrintable(text(labels[i]) + QStringLiteral(" on ") + text(labels[j])));
+        for (const QRectF& m : markers)
+            QVERIFY2(!labels[i].intersects(m), qPrintable(text(labels[i]) + QStringLiteral(" on marker ") + text(m)));
+    }
+    // The value axis's tick labels (centred on their ticks) keep apart.
+    const QVector<double> ticks = plot->xAxis->tickVector();
+    const QVector<QString> tickLabels = plot->xAxis->tickVectorLabels();
+    const QFontMetrics tickFont(plot->xAxis->tickLabelFont());
+    for (int i = 1; i < ticks.size(); ++i) {
+        const double apart = plot->xAxis->coordToPixel(ticks[i]) - plot->xAxis->coordToPixel(ticks[i - 1]);
+        const double needed = (tickFont.horizontalAdvance(tickLabels[i]) + tickFont.horizontalAdvance(tickLabels[i - 1])) / 2.0;
+        QVERIFY2(apart >= needed + 4, qPrintable(QStringLiteral("ticks %1 and %2: %3 px apart")
+                                                     .arg(tickLabels[i - 1], tickLabels[i])
+                                                     .arg(apart)));
+    }
+    const double pitch = std::fabs(plot->yAxis->coordToPixel(1) - plot->yAxis->coordToPixel(0));
+    QVERIFY2(pitch >= QFontMetrics(plot->yAxis->tickLabelFont()).height(), qPrintable(QString::number(pitch)));
+    auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->element(0, 0));
+    QVERIFY(title);
+    for (const QString& line : title->text().split(QLatin1Char('\n')))
+        QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(line) <= plot->width(), qPrintable(line));
+    // The axis label's lines are centred under the bars.
+    const double centre = area.center().x();
+    for (const QString& line : plot->xAxis->label().split(QLatin1Char('\n'))) {
+        const double half = QFontMetrics(plot->xAxis->labelFont()).horizontalAdvance(line) / 2.0;
+        QVERIFY2(centre - half >= 0 && centre + half <= plot->width(), qPrintable(line));
+    }
+    // The tab scrolls up and down only: the chart's right edge is in view.
+    QWidget* viewport = chart->parentWidget()->parentWidget();
+    QVERIFY2(chart->mapTo(viewport, QPoint(chart->width(), 0)).x() <= viewport->width(),
+             qPrintable(QStringLiteral("%1 px wide at %2 in %3")
+                            .arg(chart->width())
+                            .arg(chart->mapTo(viewport, QPoint(0, 0)).x())
+                            .arg(viewport->width())));
 }
 
 } // namespace
@@ -261,10 +366,11 @@ void TestWindowLayout::textFitsAt1024x700()
     ui::SearchPanel* panel = w.searchPanel();
     QTRY_VERIFY(!panel->isReplotPending());
     QCOMPARE(w.size(), QSize(1024, 700));
-    verifyColumnsFit(panel->findChild<QTableWidget*>(QStringLiteral("runsTable")));
+    // The run's name and best, the throughput and the four degrees stay in view.
+    verifyNoSidewaysScrolling(panel->findChild<ui::RunsTable*>(QStringLiteral("runsTable")), {0, 2});
     if (QTest::currentTestFailed())
         return;
-    verifyColumnsFit(panel->findChild<QTableWidget*>(QStringLiteral("eliteTable")));
+    verifyNoSidewaysScrolling(panel->findChild<ui::EliteTable*>(QStringLiteral("eliteTable")), {0, 1, 2, 3, 4});
     if (QTest::currentTestFailed())
         return;
     verifyCombosFit(&w);
@@ -348,6 +454,111 @@ void TestWindowLayout::curveLegendRewrapsWhenTheWindowShrinks()
                  qPrintable(QStringLiteral("'%1': %2 px of %3").arg(item->plottable()->name())
                                 .arg(item->outerRect().width()).arg(needed)));
     }
+}
+
+// At 1600x1000 both tables show every column; shrunk to 1024x700 they hide some instead of
+// scrolling sideways, and grown again they show them all again.
+void TestWindowLayout::tablesShowEveryColumnWhenWide()
+{
+    MainWindow w;
+    w.setScenario(preset("llama3-70b-8gpu"));
+    w.resize(1600, 1000);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
+    QVERIFY(runSearch(w, QStringLiteral("genetic"), 400));
+    ui::SearchPanel* panel = w.searchPanel();
+    QTRY_VERIFY(!panel->isReplotPending());
+    auto* runs = panel->findChild<ui::RunsTable*>(QStringLiteral("runsTable"));
+    auto* elites = panel->findChild<ui::EliteTable*>(QStringLiteral("eliteTable"));
+    QVERIFY(runs && elites);
+    auto verifyAllShown = [&] {
+        for (QTableWidget* t : {static_cast<QTableWidget*>(runs), static_cast<QTableWidget*>(elites)})
+            for (int c = 0; c < t->columnCount(); ++c)
+                QVERIFY2(!t->isColumnHidden(c), qPrintable(QStringLiteral("%1: \"%2\" hidden at %3 px")
+                                                               .arg(t->objectName(), t->horizontalHeaderItem(c)->text())
+                                                               .arg(t->viewport()->width())));
+        QVERIFY(runs->hiddenColumns().empty() && elites->hiddenColumns().empty());
+    };
+    verifyAllShown();
+    if (QTest::currentTestFailed())
+        return;
+    verifyNoSidewaysScrolling(runs, {0, 1, 2, 3});
+    verifyNoSidewaysScrolling(elites, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+    if (QTest::currentTestFailed())
+        return;
+
+    w.resize(1024, 700);
+    QTRY_COMPARE(w.size(), QSize(1024, 700));
+    QTRY_VERIFY(!elites->hiddenColumns().empty());
+    verifyNoSidewaysScrolling(runs, {0, 2});
+    verifyNoSidewaysScrolling(elites, {0, 1, 2, 3, 4});
+    if (QTest::currentTestFailed())
+        return;
+    w.resize(1600, 1000);
+    QTRY_COMPARE(w.size(), QSize(1600, 1000));
+    QTRY_VERIFY(elites->hiddenColumns().empty() && runs->hiddenColumns().empty());
+    verifyAllShown();
+}
+
+// DeepSeek-V3's searched plan beside the Megatron recipe at 1024x700 (per output token, a
+// marker on every row), then the recipe alone (per step, no markers): the chart's labels
+// are legible (verifyChartLegible).
+void TestWindowLayout::planChartIsLegibleAt1024x700()
+{
+    MainWindow w;
+    w.setScenario(preset("deepseek-v3-256gpu"));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
+    QVERIFY(w.showTab(QStringLiteral("plan")));
+    auto* chart = w.planView()->findChild<ui::BreakdownPlot*>();
+    QVERIFY(chart);
+    QTRY_VERIFY(chart->isVisible());
+    QCOMPARE(w.size(), QSize(1024, 700));
+    QVERIFY(chart->isPerToken());
+    QVERIFY(!chart->markerRects().empty());
+    verifyChartLegible(chart);
+    if (QTest::currentTestFailed())
+        return;
+    w.planView()->showPlan(QStringLiteral("Megatron recipe"), w.planView()->referencePlan());
+    QVERIFY(!chart->isPerToken());
+    QVERIFY(chart->markerRects().empty());
+    verifyChartLegible(chart);
+}
+
+// At 1024x700 the scenario form fits the dock: no horizontal scroll range, and the
+// parameter summary (a mixture of experts' total and active counts, the weights) wraps
+// within the dock and shows every line.
+void TestWindowLayout::scenarioFormFitsTheDockAt1024x700()
+{
+    MainWindow w;
+    w.setScenario(preset("deepseek-v3-256gpu"));
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* area = w.scenarioEditor()->findChild<QScrollArea*>(QStringLiteral("formArea"));
+    QVERIFY(area);
+    QTRY_COMPARE(area->horizontalScrollBar()->maximum(), 0);
+    QVERIFY2(area->widget()->width() <= area->viewport()->width(),
+             qPrintable(QStringLiteral("form %1 px in %2").arg(area->widget()->width()).arg(area->viewport()->width())));
+    auto* summary = w.scenarioEditor()->findChild<QLabel*>(QStringLiteral("parameterCount"));
+    QVERIFY(summary);
+    QVERIFY2(summary->text().contains(QStringLiteral("active")), qPrintable(summary->text()));
+    QVERIFY(summary->mapTo(area->viewport(), QPoint(summary->width(), 0)).x() <= area->viewport()->width());
+    QVERIFY2(summary->heightForWidth(summary->width()) <= summary->height(),
+             qPrintable(QStringLiteral("%1 px high, needs %2")
+                            .arg(summary->height())
+                            .arg(summary->heightForWidth(summary->width()))));
+    // No word sticks out of the label's width.
+    QTextDocument doc;
+    doc.setDefaultFont(summary->font());
+    doc.setDocumentMargin(0);
+    doc.setHtml(summary->text());
+    doc.setTextWidth(summary->contentsRect().width());
+    QVERIFY2(doc.idealWidth() <= summary->contentsRect().width(),
+             qPrintable(QStringLiteral("%1 px of text in %2").arg(doc.idealWidth()).arg(summary->contentsRect().width())));
 }
 
 QTEST_MAIN(TestWindowLayout)
