@@ -93,9 +93,10 @@ QSize HeatmapWidget::minimumSizeHint() const
 
 QSize HeatmapWidget::sizeHint() const
 {
-    const QFontMetrics fm = fontMetrics();
-    const int rows = std::max<int>(1, int(m_ops.size()));
-    return {420, fm.height() + 6 + rows * (2 * fm.height() + 6) + kLegendLines * (fm.height() + 4) + 8};
+    // The least legible height is also the preferred one: the search panel's column asks
+    // for exactly this much, so the whole heatmap shows above the policy views (which the
+    // column scrolls to); extra room still stretches the rows.
+    return {420, minimumSizeHint().height()};
 }
 
 HeatmapWidget::Geometry HeatmapWidget::geometry() const

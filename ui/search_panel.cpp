@@ -4,6 +4,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QShortcut>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -54,10 +55,10 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     hsplit->setStretchFactor(1, 2);
     vsplit->addWidget(hsplit);
     vsplit->setStretchFactor(0, 3);
-    vsplit->setStretchFactor(1, 2);
+    vsplit->setStretchFactor(1, 3);
     // Proportions, not size hints: the curve grows with the window (it stayed ~150 px
     // tall at 2560x1440 while the heatmap took the rest).
-    vsplit->setSizes({3000, 2000});
+    vsplit->setSizes({3000, 3000});
     hsplit->setSizes({3000, 2000});
     layout->addWidget(vsplit);
 
@@ -75,13 +76,40 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
     });
 }
 
-// The heatmap above the policy's confidence and entropy and the policy view.
+namespace {
+
+// The heatmap above the policy's confidence and entropy and the policy view, in a column
+// that scrolls when the window is too short for all three at their least legible heights
+// (a ppo search at 1440x900): a layout squeezed below its widgets' minimum heights draws
+// them over each other, and the heatmap's legend vanished under the confidence plot. The
+// column asks for at least the heatmap's own least height, so the heatmap alone never
+// scrolls; what is below it does.
+class PolicyColumn : public QScrollArea {
+public:
+    PolicyColumn(QWidget* parent, const QWidget* heatmap) : QScrollArea(parent), m_heatmap(heatmap) {}
+    QSize minimumSizeHint() const override
+    {
+        const QSize own = QScrollArea::minimumSizeHint();
+        return {own.width(), std::max(own.height(), m_heatmap->minimumSizeHint().height() + 2 * frameWidth())};
+    }
+
+private:
+    const QWidget* m_heatmap;
+};
+
+} // namespace
+
 QWidget* SearchPanel::buildPolicyBox(QWidget* parent)
 {
-    auto* right = new QWidget(parent);
+    auto* right = new QWidget;
+    m_heatmap = new HeatmapWidget(right);
+    auto* scroll = new PolicyColumn(parent, m_heatmap);
+    scroll->setObjectName(QStringLiteral("policyColumn"));
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     auto* rl = new QVBoxLayout(right);
     rl->setContentsMargins(0, 0, 0, 0);
-    m_heatmap = new HeatmapWidget(right);
     rl->addWidget(m_heatmap, 3);
     m_policy = makePolicyPlot(right);
     m_policy->setVisible(false); // until a ppo search reports its confidence (replotPolicy)
@@ -89,7 +117,8 @@ QWidget* SearchPanel::buildPolicyBox(QWidget* parent)
     m_policyView = new PolicyView(right);
     rl->addWidget(m_policyView, 1);
     m_policyView->setVisible(false);
-    return right;
+    scroll->setWidget(right);
+    return scroll;
 }
 
 void SearchPanel::setScenario(const Scenario& s)

@@ -1,12 +1,16 @@
 // The window's policy view: it says whether the policy was pretrained, shows the
 // shipped policy's pretraining curves, and which elite each proposal of the last rollout came
-// from beside the context's attention, from the metric names a real ppo search publishes.
+// from beside the context's attention, from the metric names a real ppo search publishes;
+// in the window, beside a whole heatmap at 1024x700 and 1440x900.
 #include <QtTest>
 
 #include <cmath>
 
+#include "heatmap_widget.h"
 #include "io/presets.h"
 #include "policy_view.h"
+#include "search_panel.h"
+#include "window_fixtures.h"
 #include "qcp.h"
 #include "rl/pretrained_policy.h"
 #include "runner/run_search.h"
@@ -43,6 +47,44 @@ SearchProgress ppoProgress(bool pretrained)
 class TestPolicyView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void initTestCase() { startFreshSession(); }
+
+    // After a ppo search the Search tab's right column holds the heatmap, the confidence
+    // plot and the policy view. Where the window is too short for all three, the column
+    // scrolls: every heatmap row and its legend stay whole, nothing is drawn over anything,
+    // and the confidence plot keeps its legible height.
+    void policyColumnKeepsTheHeatmapWhole_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1024x700") << QSize(1024, 700);
+        QTest::newRow("1440x900") << QSize(1440, 900);
+    }
+    void policyColumnKeepsTheHeatmapWhole()
+    {
+        QFETCH(QSize, size);
+        ui::MainWindow w;
+        w.setScenario(preset("deepseek-v3-256gpu"));
+        w.resize(size);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QVERIFY(runSearch(w, QStringLiteral("ppo"), 1500));
+        ui::SearchPanel* panel = w.searchPanel();
+        QTRY_VERIFY(!panel->isReplotPending());
+        QCOMPARE(w.size(), size);
+        ui::HeatmapWidget* h = panel->heatmap();
+        auto* plot = panel->findChild<QCustomPlot*>(QStringLiteral("policyPlot"));
+        auto* view = panel->findChild<ui::PolicyView*>();
+        QVERIFY(plot && view);
+        QTRY_VERIFY(plot->isVisible() && view->isVisible());
+        QVERIFY2(h->rowsFit(), qPrintable(QStringLiteral("heatmap %1 px high").arg(h->height())));
+        QVERIFY(h->legendFits());
+        QVERIFY2(plot->height() >= plot->minimumHeight(), qPrintable(QString::number(plot->height())));
+        const auto rectIn = [&](QWidget* x) { return QRect(x->mapTo(panel, QPoint(0, 0)), x->size()); };
+        QVERIFY(!rectIn(h).intersects(rectIn(plot)));
+        QVERIFY(!rectIn(plot).intersects(rectIn(view)));
+        QVERIFY(!rectIn(h).intersects(rectIn(view)));
+    }
+
     void showsAPretrainedRun()
     {
         ui::PolicyView v;
