@@ -51,6 +51,19 @@ namespace {
 
 QPoint topLeftIn(QWidget* w, QWidget* top) { return w->mapTo(top, QPoint(0, 0)); }
 
+// `w` at `size` on the Llama preset with two finished runs (anneal and genetic, 400 calls
+// each) and its Search tab replotted: the tables and legends the layout tests measure.
+bool showWithTwoRuns(MainWindow& w, QSize size)
+{
+    w.setScenario(preset("llama3-70b-8gpu"));
+    w.resize(size);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w) || !runSearch(w, QStringLiteral("anneal"), 400)
+        || !runSearch(w, QStringLiteral("genetic"), 400))
+        return false;
+    return QTest::qWaitFor([&] { return !w.searchPanel()->isReplotPending(); }) && w.size() == size;
+}
+
 // Every header and cell of `t` shown fits its column: the width the view's delegate asks
 // for the text (with its margins and check box) is at most the column's. Hidden columns are
 // the fitted tables' (verifyNoSidewaysScrolling checks their text is in the tooltips).
@@ -357,15 +370,8 @@ void TestWindowLayout::heatmapShowsTheSelectedRunsOperators()
 void TestWindowLayout::textFitsAt1024x700()
 {
     MainWindow w;
-    w.setScenario(preset("llama3-70b-8gpu"));
-    w.resize(1024, 700);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
-    QVERIFY(runSearch(w, QStringLiteral("genetic"), 400));
+    QVERIFY(showWithTwoRuns(w, QSize(1024, 700)));
     ui::SearchPanel* panel = w.searchPanel();
-    QTRY_VERIFY(!panel->isReplotPending());
-    QCOMPARE(w.size(), QSize(1024, 700));
     // The run's name and best, the throughput and the four degrees stay in view.
     verifyNoSidewaysScrolling(panel->findChild<ui::RunsTable*>(QStringLiteral("runsTable")), {0, 2});
     if (QTest::currentTestFailed())
@@ -434,14 +440,8 @@ void TestWindowLayout::textFitsAt1024x700()
 void TestWindowLayout::curveLegendRewrapsWhenTheWindowShrinks()
 {
     MainWindow w;
-    w.setScenario(preset("llama3-70b-8gpu"));
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
-    QVERIFY(runSearch(w, QStringLiteral("genetic"), 400));
+    QVERIFY(showWithTwoRuns(w, QSize(1600, 1000)));
     ui::SearchPanel* panel = w.searchPanel();
-    QTRY_VERIFY(!panel->isReplotPending());
     auto* curve = panel->findChild<QCustomPlot*>(QStringLiteral("throughputCurve"));
     QVERIFY(curve);
     const int wideWrap = curve->legend->wrap();
@@ -468,14 +468,8 @@ void TestWindowLayout::curveLegendRewrapsWhenTheWindowShrinks()
 void TestWindowLayout::tablesShowEveryColumnWhenWide()
 {
     MainWindow w;
-    w.setScenario(preset("llama3-70b-8gpu"));
-    w.resize(1600, 1000);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(runSearch(w, QStringLiteral("anneal"), 400));
-    QVERIFY(runSearch(w, QStringLiteral("genetic"), 400));
+    QVERIFY(showWithTwoRuns(w, QSize(1600, 1000)));
     ui::SearchPanel* panel = w.searchPanel();
-    QTRY_VERIFY(!panel->isReplotPending());
     auto* runs = panel->findChild<ui::RunsTable*>(QStringLiteral("runsTable"));
     auto* elites = panel->findChild<ui::EliteTable*>(QStringLiteral("eliteTable"));
     QVERIFY(runs && elites);
