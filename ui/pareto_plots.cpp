@@ -16,6 +16,22 @@
 #include "ui_format.h"
 
 namespace shardlab::ui {
+
+namespace {
+
+// A point answers the mouse within this many pixels (squared).
+constexpr double kHoverRadius2 = 12 * 12;
+
+// Squared pixel distance from `pos` to the data point (x, y) of `plot`.
+double pixelDistance2(const QCustomPlot* plot, double x, double y, const QPointF& pos)
+{
+    const double dx = plot->xAxis->coordToPixel(x) - pos.x();
+    const double dy = plot->yAxis->coordToPixel(y) - pos.y();
+    return dx * dx + dy * dy;
+}
+
+} // namespace
+
 QString ParetoView::engineGapText() const
 {
     const double gain = paretoGainAtSlo(m_front);
@@ -85,14 +101,13 @@ void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const 
 
 bool ParetoView::pointAt(const QPointF& pos, ParetoPoint& out, FrontKind& kind) const
 {
-    double best = 12 * 12;
+    double best = kHoverRadius2;
     bool found = false;
     auto scan = [&](const std::vector<ParetoPoint>& v, FrontKind k) {
         for (const ParetoPoint& p : v) {
-            const double dx = m_frontPlot->xAxis->coordToPixel(p.tokensPerSPerUser) - pos.x();
-            const double dy = m_frontPlot->yAxis->coordToPixel(p.outputTokensPerSPerGpu) - pos.y();
-            if (dx * dx + dy * dy < best) {
-                best = dx * dx + dy * dy;
+            const double d = pixelDistance2(m_frontPlot, p.tokensPerSPerUser, p.outputTokensPerSPerGpu, pos);
+            if (d < best) {
+                best = d;
                 out = p;
                 kind = k;
                 found = true;
@@ -131,15 +146,14 @@ void ParetoView::onFrontMouseMove(QMouseEvent* e)
 
 bool ParetoView::scalePointAt(const QPointF& pos, ClusterSizePoint& out) const
 {
-    double best = 12 * 12;
+    double best = kHoverRadius2;
     bool found = false;
     for (const ClusterSizePoint& p : m_scaleShown) {
         if (!p.found)
             continue;
-        const double dx = m_scalePlot->xAxis->coordToPixel(double(p.gpus)) - pos.x();
-        const double dy = m_scalePlot->yAxis->coordToPixel(p.tokensPerSPerGpu) - pos.y();
-        if (dx * dx + dy * dy < best) {
-            best = dx * dx + dy * dy;
+        const double d = pixelDistance2(m_scalePlot, double(p.gpus), p.tokensPerSPerGpu, pos);
+        if (d < best) {
+            best = d;
             out = p;
             found = true;
         }
