@@ -1,6 +1,5 @@
 #include "document_controller.h"
 
-#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -9,7 +8,6 @@
 #include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
-#include <QUndoCommand>
 #include <QUndoStack>
 #include <QWidget>
 
@@ -20,6 +18,7 @@
 #include "io/presets.h"
 #include "io/profile_json.h"
 #include "io/scenario_json.h"
+#include "live_edit_command.h"
 #include "scenario_draft.h"
 #include "scenario_editor.h"
 #include "ui_format.h"
@@ -38,58 +37,29 @@ QStringList changedPaths(const Scenario& a, const Scenario& b)
     return paths;
 }
 
-// One scenario edit on the undo stack. Edits of the same fields within two seconds merge
-// (typing "16" is one step, not two), names and descriptions included; a step once undone
-// or redone takes no more edits.
-class ScenarioEditCommand : public QUndoCommand {
+// One scenario edit on the undo stack; edits of the same fields merge (LiveEditCommand),
+// names and descriptions included.
+class ScenarioEditCommand : public LiveEditCommand<Scenario, QStringList> {
 public:
-    ScenarioEditCommand(DocumentController* d, Scenario before, Scenario after, const QString& text = {})
-        : m_d(d), m_before(std::move(before)), m_after(std::move(after)), m_paths(changedPaths(m_before, m_after)),
-          m_time(QDateTime::currentMSecsSinceEpoch())
+    ScenarioEditCommand(DocumentController* d, const Scenario& before, const Scenario& after, const QString& text = {})
+        : LiveEditCommand(before, after, changedPaths(before, after), true), m_d(d)
     {
         // The fields in the words of the editor ("Edit TPOT SLO"), not their JSON paths.
         QStringList words;
-        for (const QString& path : m_paths)
+        for (const QString& path : key())
             if (const QString w = d->fieldWords(path); !words.contains(w))
                 words << w;
         if (words.size() > 3)
-            words = words.mid(0, 3) << QObject::tr("%n more", nullptr, int(m_paths.size()) - 3);
+            words = words.mid(0, 3) << QObject::tr("%n more", nullptr, int(key().size()) - 3);
         setText(!text.isEmpty()   ? text
                 : words.isEmpty() ? QObject::tr("Rename")
                                   : QObject::tr("Edit %1").arg(words.join(QStringLiteral(", "))));
     }
-    void redo() override
-    {
-        if (m_first) { // the edit is already in the editor
-            m_first = false;
-            return;
-        }
-        m_closed = true;
-        m_d->applyScenarioState(m_after);
-    }
-    void undo() override
-    {
-        m_closed = true;
-        m_d->applyScenarioState(m_before);
-    }
     int id() const override { return 16; }
-    bool mergeWith(const QUndoCommand* other) override
-    {
-        const auto* o = static_cast<const ScenarioEditCommand*>(other);
-        if (m_closed || o->m_paths != m_paths || o->m_time - m_time > 2000)
-            return false;
-        m_after = o->m_after;
-        m_time = o->m_time;
-        return true;
-    }
 
 private:
+    void apply(const Scenario& s) override { m_d->applyScenarioState(s); }
     DocumentController* m_d;
-    Scenario m_before, m_after;
-    QStringList m_paths;
-    qint64 m_time;
-    bool m_first = true;
-    bool m_closed = false; // undone or redone: a step of its own, a new edit starts another
 };
 
 } // namespace

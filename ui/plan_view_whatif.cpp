@@ -2,10 +2,9 @@
 // scenario (DP rebalanced to the cluster, the batch fitted to the limits: the core's rules,
 // sim/batch.h), the Megatron recipe and the searched plan. Each is a step of the window's
 // undo stack, so Edit > Undo (or the editor's Undo) walks back through them.
-#include <QDateTime>
-#include <QUndoCommand>
 #include <QUndoStack>
 
+#include "live_edit_command.h"
 #include "plan_editor.h"
 #include "plan_view.h"
 #include "search/search_space.h"
@@ -14,48 +13,20 @@
 
 namespace shardlab::ui {
 
-// One what-if step: the view's plan before and after. Edits of the same field within two
-// seconds merge (typing "128" into Batch is one step); a step once undone takes no more.
-class WhatIfCommand : public QUndoCommand {
+// One what-if step: the view's plan before and after; edits of the same editor field merge
+// (LiveEditCommand), the fits and the recipe (no field) are steps of their own.
+class WhatIfCommand : public LiveEditCommand<PlanView::WhatIf, QString> {
 public:
     WhatIfCommand(PlanView* view, PlanView::WhatIf before, PlanView::WhatIf after, const QString& text,
                   const QString& field)
-        : QUndoCommand(text), m_view(view), m_before(std::move(before)), m_after(std::move(after)), m_field(field),
-          m_time(QDateTime::currentMSecsSinceEpoch())
+        : LiveEditCommand(std::move(before), std::move(after), field, !field.isEmpty(), text), m_view(view)
     {
-    }
-    void redo() override
-    {
-        if (m_first) { // the step is already on show
-            m_first = false;
-            return;
-        }
-        m_closed = true;
-        m_view->restoreWhatIf(m_after);
-    }
-    void undo() override
-    {
-        m_closed = true;
-        m_view->restoreWhatIf(m_before);
     }
     int id() const override { return 17; }
-    bool mergeWith(const QUndoCommand* other) override
-    {
-        const auto* o = static_cast<const WhatIfCommand*>(other);
-        if (m_closed || m_field.isEmpty() || o->m_field != m_field || o->m_time - m_time > 2000)
-            return false;
-        m_after = o->m_after;
-        m_time = o->m_time;
-        return true;
-    }
 
 private:
+    void apply(const PlanView::WhatIf& s) override { m_view->restoreWhatIf(s); }
     PlanView* m_view;
-    PlanView::WhatIf m_before, m_after;
-    QString m_field;
-    qint64 m_time;
-    bool m_first = true;
-    bool m_closed = false;
 };
 
 void PlanView::setScenarioNames(const Scenario& s)
