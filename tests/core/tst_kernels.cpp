@@ -23,10 +23,7 @@ namespace {
 const KernelProfile& isolatedProfile()
 {
     static const KernelProfile p = [] {
-        QFile f(QStringLiteral(SHARDLAB_RESOURCES) + "/examples/profiles/h100-sxm-isolated.json");
-        if (!f.open(QIODevice::ReadOnly))
-            qFatal("h100-sxm-isolated.json missing");
-        auto parsed = parseProfile(f.readAll().toStdString(), "h100-sxm-isolated.json");
+        auto parsed = loadProfileFile(SHARDLAB_RESOURCES "/examples/profiles/h100-sxm-isolated.json");
         if (!parsed.ok())
             qFatal("%s", parsed.firstError().c_str());
         return parsed.value;

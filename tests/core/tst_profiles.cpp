@@ -73,9 +73,7 @@ private Q_SLOTS:
     // The in-step floors slow a small-batch decode step.
     void isolatedProfileChangesOnlyTheKernelFloors()
     {
-        QFile f(QStringLiteral(SHARDLAB_RESOURCES) + "/examples/profiles/h100-sxm-isolated.json");
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        auto isolated = parseProfile(f.readAll().toStdString(), "h100-sxm-isolated.json");
+        auto isolated = loadProfileFile(SHARDLAB_RESOURCES "/examples/profiles/h100-sxm-isolated.json");
         QVERIFY2(isolated.ok(), isolated.firstError().c_str());
         auto shipped = nlohmann::json::parse(profileToJson(builtinProfile()));
         auto other = nlohmann::json::parse(profileToJson(isolated.value));
