@@ -35,6 +35,7 @@ CONFIGS = {
     "genetic": ("genetic", ""),
     "ppo-no-recovery": ("ppo", "ppo.recover_after=0"),
     "ppo-no-near": ("ppo", "ppo.near=0"),
+    "ppo-no-batch-repair": ("ppo", "ppo.batch_repair=0"),
     "anneal": ("anneal", ""),
     "ppo": ("ppo", ""),
     "ppo-scratch": ("ppo", "ppo.pretrained=0"),

@@ -45,6 +45,13 @@ struct PpoOptions {
     // the policy, the rest kept: net::decodeNear): the neighbours a confident policy
     // rarely proposes itself (docs/ppo.md, "Proposals near the best plan"). 0: none.
     double nearShare = 0.25;
+    // Batches between the scale's values (docs/ppo.md, "Plans at their largest valid
+    // batch"), every call charged: a sampled plan that narrowly breaks a limit while its
+    // throughput would beat the best plan is priced again at its largest valid batch on the
+    // scale, and the elite plans are priced at their largest valid integer batch before
+    // the budget ends. Without it a move that only pays with a smaller batch is never
+    // seen, and two plans are ranked at scale values where their order can be reversed.
+    bool batchRepair = true;
     // The network and LibTorch.
     int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)

@@ -303,6 +303,30 @@ private Q_SLOTS:
         QVERIFY2(b.message.find("dead end") == std::string::npos, b.message.c_str());
     }
 
+    // DeepSeek-V3 on 256 GPUs: at the batch scale's 1024 the plan with 128 experts' ranks
+    // and 2 instances (345.0 tokens/s per GPU) beats exact's optimum family (EP 64, 4
+    // instances: 343.2), while at each one's largest valid batch the order reverses (401.3
+    // against 424.4). Pricing the elite plans at their largest valid batch finds the
+    // optimum within the same budget; without it the search settles on the other plan.
+    void eliteIsPricedAtItsLargestValidBatch()
+    {
+        const Scenario s = preset("deepseek-v3-256gpu");
+        SearchOptions x;
+        x.algorithm = "exact";
+        const SearchOutcome exact = runSearch(s, x);
+        QVERIFY(exact.provedOptimal);
+        const double optimum = exact.bestResult.tokensPerSPerGpu;
+        SearchOptions o = ppoOptions(1000, 1);
+        const SearchOutcome on = runSearch(s, o);
+        QVERIFY(on.calls <= 1000);
+        QVERIFY2(on.bestResult.tokensPerSPerGpu >= 0.99 * optimum,
+                 qPrintable(QString("%1 of %2").arg(on.bestResult.tokensPerSPerGpu).arg(optimum)));
+        o.extra["ppo.batch_repair"] = 0;
+        const SearchOutcome off = runSearch(s, o);
+        QVERIFY2(off.bestResult.tokensPerSPerGpu < 0.99 * optimum,
+                 qPrintable(QString("%1 of %2").arg(off.bestResult.tokensPerSPerGpu).arg(optimum)));
+    }
+
     void earlyExitOnConfidence()
     {
         const Scenario s = preset("llama3-70b-8gpu");
