@@ -33,6 +33,7 @@ EXCLUDED = {
     "ppo-eval-shipped": "needs ppo (a build with the RL library), many minutes of bench-search, "
                         "and its 'wall s' rows are this machine's timings",
     "ppo-eval-held-out": "as ppo-eval-shipped",
+    "ppo-eval-held-out-2": "as ppo-eval-shipped",
     "ppo-eval-disaggregated": "as ppo-eval-shipped",
 }
 
