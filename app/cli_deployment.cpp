@@ -132,7 +132,7 @@ namespace {
 
 void printMemory(std::ostream& out, const MemoryBreakdown& m, const std::string& indent)
 {
-    out << indent << "memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%.0f", m.capacityGb)
+    out << indent << "memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%g", m.capacityGb)
         << " GB (weights " << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb)
         << ", activations " << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb)
         << ")\n";

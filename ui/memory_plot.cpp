@@ -136,7 +136,7 @@ void MemoryPlot::setMemory(const MemoryBreakdown& plan, const MemoryBreakdown* r
     // Right of the line: the x range always leaves >= 15 % of room there, and bars end left of it.
     capLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     capLabel->setPadding(QMargins(4, 1, 0, 0));
-    capLabel->setText(tr("HBM capacity %1 GB").arg(formatNumber(cap, 0)));
+    capLabel->setText(tr("HBM capacity %1 GB").arg(formatCapacityGb(cap)));
     capLabel->setColor(kLimitColour);
     m_capacityGb = cap;
     m_capacityLabel = capLabel;

@@ -489,20 +489,20 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                     .arg(formatNumber(r.outputTokensPerS / std::max(1, m_full.workload.outputTokens), 2),
                          formatNumber(r.outputTokensPerS, 0), versus(r.ttftMs, m_full.workload.ttftSloMs),
                          formatMs(r.passMs), formatMs(r.kvTransferMs), formatNumber(r.memory.totalGb, 1),
-                         formatNumber(r.memory.capacityGb, 0));
+                         formatCapacityGb(r.memory.capacityGb));
     } else if (r.structureChecks == 0 && m_dsim) {
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
         html += tr("<br><b>%1</b> output tokens/s per GPU of this pool (%2 total, decode steps only: prompts arrive "
                    "prefilled) · TPOT %3 · memory %4 / %5 GB")
                     .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.outputTokensPerS, 0),
                          versus(r.tpotMs, m_full.workload.tpotSloMs), formatNumber(r.memory.totalGb, 1),
-                         formatNumber(r.memory.capacityGb, 0));
+                         formatCapacityGb(r.memory.capacityGb));
     } else if (r.structureChecks == 0) {
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
         html += QStringLiteral("<br><b>%1</b> output tokens/s per GPU (%2 total, %7) · TPOT %3 · TTFT %4 · memory %5 / %6 GB")
                     .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.outputTokensPerS, 0),
                          versus(r.tpotMs, w.tpotSloMs), versus(r.ttftMs, w.ttftSloMs),
-                         formatNumber(r.memory.totalGb, 1), formatNumber(r.memory.capacityGb, 0),
+                         formatNumber(r.memory.totalGb, 1), formatCapacityGb(r.memory.capacityGb),
                          servingDescription(r.serving));
     }
     if (r.structureChecks == 0) {

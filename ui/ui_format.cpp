@@ -28,6 +28,13 @@ QString formatNumber(double v, int decimals)
     return QLocale().toString(v, 'f', decimals);
 }
 
+QString formatCapacityGb(double gb)
+{
+    if (!isPlottable(gb))
+        return kMissing;
+    return QLocale().toString(gb, 'g', QLocale::FloatingPointShortest);
+}
+
 QString formatMs(double ms)
 {
     if (!isPlottable(ms))

@@ -20,6 +20,9 @@ double plotSafe(double v);
 
 // "—" when the value is not plottable; otherwise fixed decimals with group separators.
 QString formatNumber(double v, int decimals);
+// A GPU's memory capacity as the cluster gives it (85.52, 180): rounding it to whole GB could
+// show less than a plan that fits, or more than one that does not.
+QString formatCapacityGb(double gb);
 // Milliseconds with precision that adapts to the magnitude ("49.98", "0.083", "1,204").
 QString formatMs(double ms);
 // Bytes in decimal units (KB = 1e3, MB = 1e6, GB = 1e9), as datasheets count them.

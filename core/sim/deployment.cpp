@@ -59,7 +59,7 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
     };
     if (r.violates(Violation::Memory))
         out.push_back(std::isfinite(r.memory.totalGb)
-                          ? fmt("memory: needs %.1f GB per GPU, the GPU has %.0f GB", r.memory.totalGb, r.memory.capacityGb)
+                          ? fmt("memory: needs %.1f GB per GPU, the GPU has %g GB", r.memory.totalGb, r.memory.capacityGb)
                           : "memory: " + kUnboundedWhy);
     if (r.violates(Violation::TtftSlo))
         out.push_back(!std::isfinite(r.ttftMs)
