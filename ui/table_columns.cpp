@@ -11,7 +11,7 @@
 namespace shardlab::ui {
 
 FittedColumns::FittedColumns(QTableWidget* table, std::vector<int> priority, int stretch)
-    : QObject(table), m_table(table), m_priority(std::move(priority)), m_stretch(stretch)
+    : QObject(table), m_table(table), m_viewport(table->viewport()), m_priority(std::move(priority)), m_stretch(stretch)
 {
     const int n = table->columnCount();
     m_natural.assign(size_t(n), 0);
@@ -24,7 +24,7 @@ FittedColumns::FittedColumns(QTableWidget* table, std::vector<int> priority, int
     // resized behind the fit's back.
     table->horizontalHeader()->setStretchLastSection(false);
     table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    table->viewport()->installEventFilter(this);
+    m_viewport->installEventFilter(this);
 }
 
 void FittedColumns::setMaximumWidth(int column, int width)
@@ -147,7 +147,9 @@ QString FittedColumns::toolTip(int row, int column) const
 
 bool FittedColumns::eventFilter(QObject* watched, QEvent* event)
 {
-    if (watched != m_table->viewport())
+    // The viewport kept from the start, not m_table->viewport(): while the table is being
+    // destroyed its viewport still gets events, and the table is no scroll area any more.
+    if (watched != m_viewport)
         return QObject::eventFilter(watched, event);
     if (event->type() == QEvent::Resize)
         fit();

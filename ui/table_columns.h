@@ -12,6 +12,7 @@
 #include <vector>
 
 class QTableWidget;
+class QWidget;
 
 namespace shardlab::ui {
 
@@ -45,6 +46,7 @@ private:
     void updateHeaderTips();
 
     QTableWidget* m_table;
+    QWidget* m_viewport; // the table's viewport, whose resizes and tooltips are filtered
     std::vector<int> m_priority;
     int m_stretch;
     std::vector<int> m_natural;      // per column: the width its header and cells ask for
