@@ -12,7 +12,6 @@
 #include "rl/ppo_agent.h"
 #include "runner/run_search.h"
 #include "search/budgeted_evaluator.h"
-#include "sim/batch.h"
 #include "sim/megatron.h"
 
 namespace shardlab::rl {
@@ -344,25 +343,17 @@ private:
     // The elite plans were compared at batches of the coarse scale, where the order of two
     // plans can be the reverse of their order at each one's largest valid batch (a plan
     // with more TPOT slack gains more from the batches between two scale values). Each
-    // elite plan is priced at its largest valid integer batch (sim/batch.h, the gallop and
-    // bisection runSearch gives the best plan), best first, every call charged. Once.
+    // elite plan is priced at its largest valid integer batch (raiseBatchThroughEvaluator,
+    // the gallop and bisection runSearch gives the best plan), best first, every call
+    // charged. Once.
     void finishElite()
     {
         m_eliteFinished = true;
         if (!m_o.batchRepair)
             return;
         for (const SearchProgress::ElitePlan& e : m_elite.forProgress(m_space)) {
-            Plan p = e.plan;
             bool refused = false;
-            largestValidBatch(p.batch, m_space.batchMax(), [&](int b) {
-                p.batch = b;
-                Evaluation ev;
-                if (!m_ev.evaluate(p, ev)) {
-                    refused = true;
-                    return -1;
-                }
-                return ev.valid ? 1 : 0;
-            });
+            raiseBatchThroughEvaluator(m_ev, e.plan, m_space.batchMax(), &refused);
             if (refused)
                 break;
         }

@@ -10,7 +10,6 @@
 #include "plugin/rl_plugin.h"
 #include "search/algorithms.h"
 #include "search/budgeted_evaluator.h"
-#include "sim/batch.h"
 
 namespace shardlab {
 
@@ -127,15 +126,8 @@ BatchRefinement refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
     f.ran = true;
     f.firstCall = ev.calls();
     f.fromValue = ev.bestValue();
-    Plan p = ev.best();
-    f.fromBatch = p.batch;
-    largestValidBatch(f.fromBatch, space.batchMax(), [&](int b) {
-        p.batch = b;
-        Evaluation e;
-        if (!ev.evaluate(p, e))
-            return -1;
-        return e.valid ? 1 : 0;
-    });
+    f.fromBatch = ev.best().batch;
+    raiseBatchThroughEvaluator(ev, ev.best(), space.batchMax());
     f.calls = ev.calls() - f.firstCall;
     f.toBatch = ev.best().batch;
     f.toValue = ev.bestValue();

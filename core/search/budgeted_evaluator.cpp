@@ -1,5 +1,7 @@
 #include "search/budgeted_evaluator.h"
 
+#include "sim/batch.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -303,6 +305,22 @@ void BudgetedEvaluator::finish()
     if (m_budget <= 0)
         m_fraction = 1;
     maybeReport(true);
+}
+
+int raiseBatchThroughEvaluator(BudgetedEvaluator& ev, Plan plan, int hi, bool* refused)
+{
+    if (refused)
+        *refused = false;
+    return largestValidBatch(plan.batch, hi, [&](int b) {
+        plan.batch = b;
+        Evaluation e;
+        if (!ev.evaluate(plan, e)) {
+            if (refused)
+                *refused = true;
+            return -1;
+        }
+        return e.valid ? 1 : 0;
+    });
 }
 
 } // namespace shardlab

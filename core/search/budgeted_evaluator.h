@@ -155,4 +155,11 @@ private:
     std::vector<SearchProgress::SlotDistribution> m_slotDistributions;
 };
 
+// Raises `plan`'s batch from its own value towards its largest valid batch within
+// [plan.batch, hi] through `ev` (every call charged, the plans seen enter its best), by
+// the gallop and bisection of sim/batch.h. Returns the largest valid batch found (0 when
+// plan.batch is invalid); `refused` is set when the evaluator refused a call (budget
+// spent or a stop), the bisection then ends with what it had.
+int raiseBatchThroughEvaluator(BudgetedEvaluator& ev, Plan plan, int hi, bool* refused = nullptr);
+
 } // namespace shardlab
