@@ -110,9 +110,9 @@ bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors)
         l.warmupRequests = static_cast<int>(n);
     if (a.flag("--uniform-lengths"))
         l.uniformLengths = true;
-    if (!l.steady() && s.workload.serving != ServingMode::Aggregated) {
-        errors.push_back(std::string("--concurrency/--request-rate: a load protocol is modelled for aggregated serving "
-                                     "only (the scenario's workload.serving is \"")
+    if (!l.steady() && s.workload.serving == ServingMode::Decode) {
+        errors.push_back(std::string("--concurrency/--request-rate: a load protocol is modelled for aggregated and "
+                                     "disaggregated serving (the scenario's workload.serving is \"")
                          + servingModeName(s.workload.serving) + "\")");
         return false;
     }
@@ -251,6 +251,8 @@ void printTwoPools(std::ostream& out, const DeploymentOutcome& o)
         << "% used\n";
     for (const PoolOutcome& pool : o.pools)
         printPool(out, pool);
+    for (const std::string& line : describeLoad(o))
+        out << line << "\n";
 }
 
 } // namespace

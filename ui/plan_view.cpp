@@ -321,6 +321,8 @@ void PlanView::updateDeployment()
                         .arg(m_poolsReference.plan.prefill.gpus())
                         .arg(m_poolsReference.plan.decode.gpus());
     }
+    if (o.underLoad) // the scenario's load protocol run on both pools
+        html += QStringLiteral("<br>") + QString::fromStdString(summarizeLoad(o)).toHtmlEscaped();
     if (!o.reasons.empty()) {
         html += QStringLiteral("<ul style='margin-top:2px; margin-bottom:0; -qt-list-indent:1; color:#b71c1c'>");
         for (const std::string& r : o.reasons)

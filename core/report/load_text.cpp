@@ -44,11 +44,21 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
                         f.ttftP99Ms));
     lines.push_back(fmt("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",
                         f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
-    lines.push_back(fmt("  output %.1f tokens/s (%.2f per GPU); %.1f sequences running and %.1f queued per replica step",
-                        f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
+    if (f.pools) {
+        lines.push_back(fmt("  TTFT's parts (means): %.1f ms waiting for a prefill pass, %.1f ms KV transfer (waiting for "
+                            "the links included), %.1f ms waiting to join a decode step, then that step",
+                            f.prefillWaitMeanMs, f.kvTransferMeanMs, f.decodeWaitMeanMs));
+        lines.push_back(fmt("  output %.1f tokens/s (%.2f per GPU of both pools); %.1f sequences running and %.1f queued "
+                            "per decode replica step",
+                            f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
+    } else {
+        lines.push_back(fmt("  output %.1f tokens/s (%.2f per GPU); %.1f sequences running and %.1f queued per replica "
+                            "step",
+                            f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
+    }
     if (f.saturated)
         lines.push_back(
-            fmt("  SATURATED: %.3g requests/s offered, capacity %.3g requests/s (steady state at this batch); TTFT "
+            fmt("  SATURATED: %.3g requests/s offered, capacity %.3g requests/s (steady state at this plan's batch); TTFT "
                 "grows without bound as a longer run goes on (the figures above are this run's %.0f requests)",
                 f.offeredRequestsPerS, f.capacityRequestsPerS, f.requests));
     else if (spec.protocol == LoadProtocol::RequestRate)
@@ -72,6 +82,8 @@ std::string summarizeLoad(const DeploymentOutcome& o)
     std::string line = head
         + fmt("TTFT mean %.1f ms, p99 %.1f · TPOT mean %.2f ms, p99 %.2f", f.ttftMeanMs, f.ttftP99Ms, f.tpotMeanMs,
               f.tpotP99Ms);
+    if (f.pools)
+        line += fmt(" (prefill wait %.1f ms, KV transfer %.1f ms)", f.prefillWaitMeanMs, f.kvTransferMeanMs);
     if (f.saturated)
         return line + fmt(" · SATURATED (%.3g requests/s offered, capacity %.3g)", f.offeredRequestsPerS,
                           f.capacityRequestsPerS);

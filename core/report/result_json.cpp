@@ -150,6 +150,11 @@ ojson loadObject(const DeploymentOutcome& o, const LoadSpec& spec)
     j["saturated"] = f.saturated;
     if (f.ttftAt90Ms > 0 || f.ttftAt110Ms > 0)
         j["ttft_ms_mean_at_rate_x0.9_x1.1"] = {finite(f.ttftAt90Ms), finite(f.ttftAt110Ms)};
+    if (f.pools) {
+        j["prefill_wait_ms_mean"] = finite(f.prefillWaitMeanMs);
+        j["kv_transfer_ms_mean"] = finite(f.kvTransferMeanMs);
+        j["decode_wait_ms_mean"] = finite(f.decodeWaitMeanMs);
+    }
     j["mean_running"] = finite(f.meanRunning);
     j["mean_queued"] = finite(f.meanQueued);
     j["steps"] = f.steps;
@@ -188,6 +193,8 @@ ojson deploymentObject(const DeploymentOutcome& o)
             x["requests_per_s"] = finite(pool.requestsPerS);
             j[poolRoleName(pool.role)] = x;
         }
+    if (o.underLoad)
+        j["load"] = loadObject(o, s.workload.load);
     return j;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/deployment.h"
 
 #include "io/scenario_json.h"
+#include "sim/serving_load_disaggregated.h"
 
 #include <algorithm>
 #include <cmath>
@@ -175,7 +176,9 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& 
     setHeadline(o, s, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
     if (!s.workload.load.steady()) {
         o.underLoad = true;
-        o.loadError = "a load protocol is modelled for aggregated serving only (this is two pools)";
+        const LoadRun run = simulateDisaggregatedLoad(DisaggregatedSimulator(s), p, r, s.workload.load);
+        o.load = run.figures;
+        o.loadError = run.error;
     }
     o.kvLinkRequestsPerS = finite(r.kvLinkRequestsPerS);
     o.kvLinkLoad = finite(r.kvLinkLoad);

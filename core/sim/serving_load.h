@@ -42,6 +42,11 @@ struct LoadFigures {
     // Near capacity (an open loop offering 0.8-1.25 of it), mean TTFT of the same run at 0.9
     // and 1.1 times the rate: how sharply the queue answers the load there. 0 elsewhere.
     double ttftAt90Ms = 0, ttftAt110Ms = 0;
+    // Disaggregated pools: TTFT's parts, means over the measured requests: waiting for a
+    // prefill pass, the KV cache's transfer (waiting for the prefill replica's links
+    // included), and waiting for a decode slot once the cache has arrived.
+    bool pools = false;
+    double prefillWaitMeanMs = 0, kvTransferMeanMs = 0, decodeWaitMeanMs = 0;
     double durationS = 0;         // one replica's simulated time
     long long steps = 0;          // one replica's engine steps
     long long pricedSteps = 0;    // distinct step compositions priced by the cost model

@@ -203,7 +203,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         r.unbounded = false;
         r.violations = r.structureChecks = 0;
         r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
-        r.passMs = r.kvTransferMs = 0;
+        r.passMs = r.kvTransferMs = r.cycleMs = 0;
         r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
         r.p2pCrossesNodes = false;
         r.expertTensorParallel = 0;
@@ -310,6 +310,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
     r.stepTokens = f.stepTokens;
     r.passMs = f.passMs;
     r.kvTransferMs = f.kvTransferMs;
+    r.cycleMs = f.cycleS * 1e3;
     r.outputTokensPerS = f.tokensPerS;
     r.tokensPerSPerGpu = f.tokensPerSPerGpu;
 

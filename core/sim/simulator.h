@@ -57,6 +57,7 @@ struct SimResult {
     double stepTokens = 0;             // one engine step's tokens (decode + prompt chunk)
     double passMs = 0;                 // prefill pool: one prompt's pass through the stages
     double kvTransferMs = 0;           // prefill pool: its KV cache to the decode pool
+    double cycleMs = 0;                // one engine cycle: every micro-batch's step (a prefill pool: a pass)
     double tokensPerSPerGpu = 0;
     // Some figure overflowed (absurd inputs: a link of 1e-12 GB/s, a peak of ~0): each such
     // figure of tpotMs, ttftMs, e2eMs and memory.totalGb is +infinity, throughput is 0 and

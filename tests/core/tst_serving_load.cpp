@@ -176,7 +176,7 @@ void TestServingLoad::protocolRoundTripsAndBadFieldsAreNamed()
     const Plan p = megatronPlan(Simulator(s)).plan;
     const DeploymentOutcome o = deploymentOutcome(s, p, Simulator(s).evaluate(p));
     QVERIFY(o.underLoad);
-    QVERIFY2(o.loadError.find("aggregated serving only") != std::string::npos, o.loadError.c_str());
+    QVERIFY2(o.loadError.find("aggregated and disaggregated serving") != std::string::npos, o.loadError.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestServingLoad)

@@ -56,7 +56,7 @@ std::vector<std::string> differingFields(const SimResult& a, const SimResult& b,
 #define SL_FIELD(f) field(#f, a.f, b.f)
     SL_FIELD(valid); SL_FIELD(violations); SL_FIELD(structureChecks); SL_FIELD(serving);
     SL_FIELD(tpotMs); SL_FIELD(ttftMs); SL_FIELD(e2eMs); SL_FIELD(outputTokensPerS); SL_FIELD(stepTokens);
-    SL_FIELD(passMs); SL_FIELD(kvTransferMs); SL_FIELD(tokensPerSPerGpu); SL_FIELD(sizeCappedCollectives);
+    SL_FIELD(passMs); SL_FIELD(kvTransferMs); SL_FIELD(cycleMs); SL_FIELD(tokensPerSPerGpu); SL_FIELD(sizeCappedCollectives);
     SL_FIELD(stageStepUs); SL_FIELD(pipelineBubble); SL_FIELD(p2pUs); SL_FIELD(p2pCrossesNodes);
     SL_FIELD(expertTensorParallel); SL_FIELD(expertLoadImbalance); SL_FIELD(overlapHiddenUs);
     SL_FIELD(draftUs); SL_FIELD(tokensPerStep);
@@ -421,7 +421,7 @@ void TestSimulator::fastPathEqualsFullEvaluation()
     // differingFields lists every field: a field added to these structs must be added there.
     static_assert(sizeof(OpBreakdown) == 96 && sizeof(MemoryBreakdown) == 48,
                   "a breakdown field was added: compare it in differingFields");
-    static_assert(sizeof(SimResult) == 152 + 48 + 2 * kOpCount * sizeof(OpBreakdown),
+    static_assert(sizeof(SimResult) == 160 + 48 + 2 * kOpCount * sizeof(OpBreakdown),
                   "a SimResult field was added: compare it in differingFields");
 #endif
     Scenario dis = preset("deepseek-v3-256gpu");

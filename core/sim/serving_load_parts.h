@@ -1,0 +1,187 @@
+// The pieces of a request-level run (sim/serving_load.h) that the aggregated engine and
+// the disaggregated pools share: the request record, the step prices, the deterministic
+// draws and the figures over the measured requests. Internal to sim/serving_load*.cpp.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/serving_load.h"
+
+namespace shardlab::load_detail {
+
+// Engine steps one replica may simulate: far beyond any benchmark (10 x 65536 requests of
+// a few thousand tokens), short of an endless loop.
+constexpr long long kMaxSteps = 50'000'000;
+
+struct Request {
+    double arrivalS = 0;
+    int prompt = 0, output = 0;
+    int prefilled = 0;
+    double generated = 0; // output tokens out (speculative decoding: the expected count)
+    double firstTokenS = -1, finishS = -1;
+    bool measured = false;
+};
+
+// The cost model's price of one replica's engine step with `seqs` decoding sequences and
+// `chunk` prompt tokens; compositions repeat, so each is priced once.
+class StepPricer {
+public:
+    StepPricer(const Simulator& sim, const Plan& plan) : m_sim(sim), m_plan(plan) {}
+    double seconds(int seqs, int chunk)
+    {
+        const std::uint64_t key = (std::uint64_t(seqs) << 32) | std::uint32_t(chunk);
+        auto it = m_cache.find(key);
+        if (it != m_cache.end())
+            return it->second;
+        const StepLoad load{double(seqs), double(chunk)};
+        m_sim.evaluate(m_plan, m_scratch, false, &load);
+        // The step is the cycle: TPOT times the tokens a sequence emits per step.
+        const double s = std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3 : std::numeric_limits<double>::infinity();
+        m_cache.emplace(key, s);
+        return s;
+    }
+    long long priced() const { return static_cast<long long>(m_cache.size()); }
+
+private:
+    const Simulator& m_sim;
+    Plan m_plan;
+    SimResult m_scratch;
+    std::unordered_map<std::uint64_t, double> m_cache;
+};
+
+// Deterministic draws (the standard distributions' algorithms are the library's choice).
+struct Draws {
+    std::mt19937_64 rng;
+    explicit Draws(std::uint64_t seed) : rng(seed) {}
+    double unit() { return (rng() >> 11) * 0x1.0p-53; } // [0, 1)
+    int length(int l, bool uniform)
+    {
+        if (!uniform || l <= 1)
+            return l;
+        const int lo = std::max(1, static_cast<int>(std::ceil(0.8 * l)));
+        return lo + static_cast<int>(rng() % std::uint64_t(l - lo + 1));
+    }
+};
+
+// What a decoding sequence takes and gives per step: its tokens in the step (1 + draft
+// tokens with speculative decoding) and the tokens it emits (the expected accepted ones).
+struct PerStep {
+    int queries = 1;
+    double emitted = 1;
+};
+
+struct ReplicaResult {
+    std::vector<Request> measured;
+    double firstMeasuredArrivalS = 0, lastFinishS = 0;
+    double durationS = 0;
+    long long steps = 0;
+    double sumRunning = 0, sumQueued = 0;
+    std::string error;
+};
+
+// Weighted nearest-rank percentiles of (value, weight) pairs.
+inline double percentile(std::vector<std::pair<double, double>> v, double q)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    double total = 0;
+    for (const auto& x : v)
+        total += x.second;
+    double seen = 0;
+    for (const auto& x : v) {
+        seen += x.second;
+        if (seen >= q * total - 1e-9)
+            return x.first;
+    }
+    return v.back().first;
+}
+
+
+// The measured requests of every replica group, weighted by the group's replicas.
+struct Totals {
+    std::vector<std::pair<double, double>> ttft, tpot; // (ms, weight)
+    double e2eSum = 0, weightSum = 0, outputTokensPerS = 0, span = 0, stepsW = 0, runW = 0, queueW = 0;
+
+    void add(const ReplicaResult& r, int replicas, LoadFigures& f)
+    {
+        const double wgt = replicas;
+        double tokens = 0;
+        for (const Request& q : r.measured) {
+            ttft.emplace_back((q.firstTokenS - q.arrivalS) * 1e3, wgt);
+            if (q.output > 1)
+                tpot.emplace_back((q.finishS - q.firstTokenS) * 1e3 / (q.output - 1), wgt);
+            e2eSum += (q.finishS - q.arrivalS) * 1e3 * wgt;
+            weightSum += wgt;
+            tokens += q.output;
+        }
+        const double window = r.lastFinishS - r.firstMeasuredArrivalS;
+        if (window > 0)
+            outputTokensPerS += wgt * tokens / window; // these replicas' output rate
+        span = std::max(span, r.durationS);
+        f.steps = std::max<long long>(f.steps, r.steps);
+        stepsW += wgt * r.steps;
+        runW += wgt * r.sumRunning;
+        queueW += wgt * r.sumQueued;
+        f.requests += static_cast<int>(r.measured.size()) * replicas;
+    }
+
+    static double mean(const std::vector<std::pair<double, double>>& v)
+    {
+        double s = 0, n = 0;
+        for (const auto& x : v) {
+            s += x.first * x.second;
+            n += x.second;
+        }
+        return n > 0 ? s / n : 0.0;
+    }
+
+    void finish(LoadFigures& f) const
+    {
+        f.ttftMeanMs = mean(ttft);
+        f.ttftP50Ms = percentile(ttft, 0.5);
+        f.ttftP90Ms = percentile(ttft, 0.9);
+        f.ttftP99Ms = percentile(ttft, 0.99);
+        f.tpotMeanMs = mean(tpot);
+        f.tpotP50Ms = percentile(tpot, 0.5);
+        f.tpotP90Ms = percentile(tpot, 0.9);
+        f.tpotP99Ms = percentile(tpot, 0.99);
+        f.e2eMeanMs = weightSum > 0 ? e2eSum / weightSum : 0;
+        f.outputTokensPerS = outputTokensPerS;
+        f.meanRunning = stepsW > 0 ? runW / stepsW : 0;
+        f.meanQueued = stepsW > 0 ? queueW / stepsW : 0;
+        f.durationS = span;
+    }
+};
+
+// A run at the protocol's load and, for an open loop offering 0.8-1.25 of the capacity, the
+// mean TTFT of the same run at 0.9 and 1.1 times the rate (how sharply the queue answers
+// the load there). `runAt` runs one protocol.
+template <class RunAt>
+LoadRun runWithSensitivity(const LoadSpec& load, RunAt runAt)
+{
+    LoadRun run = runAt(load);
+    if (!run.ok())
+        return run;
+    LoadFigures& f = run.figures;
+    const double rho = f.capacityRequestsPerS > 0 ? load.requestRate / f.capacityRequestsPerS : 0;
+    if (load.protocol == LoadProtocol::RequestRate && std::isfinite(load.requestRate) && rho >= 0.8 && rho <= 1.25) {
+        for (double k : {0.9, 1.1}) {
+            LoadSpec near = load;
+            near.requestRate = load.requestRate * k;
+            const LoadRun other = runAt(near);
+            (k < 1 ? f.ttftAt90Ms : f.ttftAt110Ms) = other.ok() ? other.figures.ttftMeanMs : 0;
+        }
+    }
+    return run;
+}
+
+} // namespace shardlab::load_detail
