@@ -57,6 +57,8 @@ GENERATORS = [
               ["calibration", "calibration-measurements", "calibration-in-step"], lambda cli, doc, o: [cli, doc]),
     Generator("disaggregation-examples", "disaggregation_examples.py", "docs/simulator.md",
               ["disaggregation-examples"], lambda cli, doc, o: [cli, doc]),
+    Generator("disaggregated-load", "disaggregated_load.py", "docs/simulator.md", ["disaggregated-load"],
+              lambda cli, doc, o: [cli, doc]),
     Generator("explain-examples", "explain_examples.py", "docs/explain.md", ["examples"],
               lambda cli, doc, o: [cli, doc]),
     Generator("launch-examples", "launch_examples.py", "docs/launch-examples.md", ["launch-examples"],
