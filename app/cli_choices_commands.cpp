@@ -67,6 +67,48 @@ std::string degrees(const Plan& p)
         + (p.instances > 1 ? " " + std::to_string(p.instances) + " instances" : "");
 }
 
+// The answer's plan under Poisson arrivals at the rate (SizingAtRate).
+ojson atRateJson(const SizingAtRate& a)
+{
+    if (!a.ran)
+        return {{"ran", false}, {"error", a.error}};
+    const LoadFigures& f = a.figures;
+    return {{"ran", true},
+            {"ttft_ms_mean", finite(f.ttftMeanMs)},
+            {"ttft_ms_p90", finite(f.ttftP90Ms)},
+            {"tpot_ms_mean", finite(f.tpotMeanMs)},
+            {"tpot_ms_p90", finite(f.tpotP90Ms)},
+            {"saturated", f.saturated},
+            {"capacity_requests_per_s", finite(f.capacityRequestsPerS)},
+            {"within_limits", a.withinLimits}};
+}
+
+void printAtRate(std::ostream& out, const SizingResult& r, double rate)
+{
+    const SizingAtRate& a = r.atRate;
+    if (!a.ran) {
+        out << "Queueing: not run (" << a.error << ")\n";
+        return;
+    }
+    const LoadFigures& f = a.figures;
+    out << "Queueing: under Poisson arrivals at " << formatNumber("%g", rate) << " requests/s (" << f.requests
+        << " requests) the answer's plan gives TTFT mean " << formatNumber("%.1f", f.ttftMeanMs) << " ms, p90 "
+        << formatNumber("%.1f", f.ttftP90Ms) << "; TPOT mean " << formatNumber("%.2f", f.tpotMeanMs) << " ms, p90 "
+        << formatNumber("%.2f", f.tpotP90Ms) << (f.saturated ? "; SATURATED" : "") << " -- "
+        << (a.withinLimits ? "within the limits (p90)" : "over the limits (p90)") << "\n";
+    if (a.withinLimits)
+        return;
+    if (r.queueingGpus > 0)
+        out << "  With queueing: " << r.queueingGpus << " GPUs hold the limits at this rate (p90 TTFT "
+            << formatNumber("%.1f", r.queueingAtRate.figures.ttftP90Ms) << " ms, p90 TPOT "
+            << formatNumber("%.2f", r.queueingAtRate.figures.tpotP90Ms) << " ms) with " << degrees(r.queueingBest.plan)
+            << "; the first count from the answer up whose steady optimum does, not proved minimal\n";
+    else
+        out << "  With queueing: no count up to " << kQueueingCounts
+            << " counts above the answer holds the limits at this rate with its steady optimum\n";
+}
+
+
 std::string servingLine(const Scenario& s)
 {
     return std::string("Serving: ") + servingModeName(s.workload.serving)
@@ -314,6 +356,9 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
         j["smaller_gpus"] = r.smallerGpus;
         j["smaller_requests_per_s"] = finite(r.smallerRequestsPerS);
         j["minimality_proved"] = r.ok && r.smallerProved;
+        j["at_rate"] = atRateJson(r.atRate);
+        j["queueing_gpus"] = r.queueingGpus;
+        j["queueing_plan"] = r.queueingGpus > 0 ? planJson(r.queueingBest.plan) : ojson(nullptr);
         j["curve"] = curve;
         j["wall_seconds"] = finite(r.wallSeconds);
         j["interrupted"] = interrupted;
@@ -337,6 +382,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
                     << (r.smallerProved ? " (exact proved no plan there does better)" : " (NOT proved)") << "\n";
             else
                 out << "Minimal: it is the smallest count there is.\n";
+            printAtRate(out, r, o.requestsPerS);
         }
         out << "Curve (best requests/s per GPU count searched; requests/s = output tokens/s / "
             << s.value.workload.outputTokens << "):\n";

@@ -23,6 +23,28 @@ namespace shardlab::ui {
 
 namespace {
 
+// The sizing's answer under Poisson arrivals at its rate, as the CLI's "Queueing" lines say.
+QString queueingText(const SizingResult& r)
+{
+    const SizingAtRate& a = r.atRate;
+    if (!a.ran)
+        return QObject::tr("<br>Queueing not run: %1").arg(QString::fromStdString(a.error).toHtmlEscaped());
+    const LoadFigures& f = a.figures;
+    QString t = QObject::tr("<br>Under Poisson arrivals at that rate: p90 TTFT %1 ms, p90 TPOT %2 ms%3 — %4.")
+                    .arg(f.ttftP90Ms, 0, 'f', 1)
+                    .arg(f.tpotP90Ms, 0, 'f', 2)
+                    .arg(f.saturated ? QObject::tr(", SATURATED") : QString())
+                    .arg(a.withinLimits ? QObject::tr("within the limits") : QObject::tr("over the limits"));
+    if (a.withinLimits)
+        return t;
+    if (r.queueingGpus > 0)
+        return t + QObject::tr(" <b>%1 GPUs</b> hold them with %2 (the first count up whose optimum does; not proved "
+                               "minimal).")
+                       .arg(r.queueingGpus)
+                       .arg(planDegrees(r.queueingBest.plan));
+    return t + QObject::tr(" No count up to %1 above holds them.").arg(kQueueingCounts);
+}
+
 const QColor kExactColour{0x2f, 0x5f, 0x9e};
 const QColor kRecipeColour{0xe0, 0x7b, 0x1f};
 const QColor kOtherColour{0x3a, 0x8f, 0x4c}; // the other space's front under an engine
@@ -394,7 +416,8 @@ void ParetoView::onDone()
                                    .arg(m_sizing.smallerGpus)
                                    .arg(m_sizing.smallerRequestsPerS, 0, 'f', 2)
                                    .arg(m_sizing.smallerProved ? tr("proved by exact") : tr("NOT proved"))
-                             : tr("It is the smallest count there is.")));
+                             : tr("It is the smallest count there is."))
+                + queueingText(m_sizing));
         }
     } else if (m_job == Job::Sweep) {
         ok = m_sweep.ok;

@@ -44,6 +44,25 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
     return p;
 }
 
+SizingAtRate runAtRate(const Scenario& s, const ClusterSizePoint& p, double rate)
+{
+    SizingAtRate a;
+    Scenario sized;
+    if (!p.found || !withGpuCount(s, p.gpus, sized, &a.error))
+        return a;
+    LoadSpec l = s.workload.load.protocol == LoadProtocol::RequestRate ? s.workload.load : LoadSpec{};
+    l.protocol = LoadProtocol::RequestRate;
+    l.requestRate = rate;
+    const Simulator sim(sized);
+    const LoadRun run = simulateLoad(sim, p.plan, sim.evaluate(p.plan), l);
+    a.ran = run.ok();
+    a.error = run.error;
+    a.figures = run.figures;
+    a.withinLimits = a.ran && !run.figures.saturated && run.figures.ttftP90Ms <= s.workload.ttftSloMs
+        && run.figures.tpotP90Ms <= s.workload.tpotSloMs;
+    return a;
+}
+
 FieldErrors servingErrors(const Scenario& s)
 {
     FieldErrors e;
@@ -233,6 +252,28 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
     } else {
         out.smallerProved = true; // no smaller count exists
     }
+    out.atRate = runAtRate(s, out.best, o.requestsPerS);
+    if (out.atRate.ran && out.atRate.withinLimits) {
+        out.queueingGpus = out.gpus;
+        out.queueingBest = out.best;
+        out.queueingAtRate = out.atRate;
+    } else if (out.atRate.ran) {
+        const size_t last = std::min(counts.size() - 1, static_cast<size_t>(hit) + kQueueingCounts);
+        for (size_t i = static_cast<size_t>(hit) + 1; i <= last && !out.stopped; ++i) {
+            const ClusterSizePoint p = at(i);
+            const SizingAtRate a = runAtRate(s, p, o.requestsPerS);
+            if (a.withinLimits) {
+                out.queueingGpus = p.gpus;
+                out.queueingBest = p;
+                out.queueingAtRate = a;
+                break;
+            }
+        }
+        out.curve.clear();
+        for (const auto& [i, p] : done)
+            out.curve.push_back(p);
+    }
+    out.wallSeconds = elapsed();
     return out;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runner/run_search.h"
+#include "sim/serving_load.h"
 
 namespace shardlab {
 
@@ -63,6 +64,16 @@ struct SizingOptions {
 };
 FieldErrors validateSizingRequest(const Scenario& s, const SizingOptions& o);
 
+// A count's best plan run under Poisson arrivals at the sizing's rate (sim/serving_load.h):
+// the steady capacity ignores queueing, which near the capacity sets TTFT.
+struct SizingAtRate {
+    bool ran = false;
+    std::string error;                // why the run was not possible (decode mode, ...)
+    LoadFigures figures;
+    // Not saturated, and p90 TTFT and p90 TPOT (over requests) within the scenario's limits.
+    bool withinLimits = false;
+};
+
 struct SizingResult {
     bool ok = false;                  // a count meeting the rate was found
     long long gpus = 0;
@@ -72,13 +83,27 @@ struct SizingResult {
     long long smallerGpus = 0;
     bool smallerProved = false;
     double smallerRequestsPerS = 0;   // its best rate (0: no valid plan)
+    // The answer's plan at the rate, and the first count from the answer up whose best plan
+    // keeps p90 TTFT and p90 TPOT within the limits there (0: none within
+    // kQueueingCounts further counts). Not proved minimal: exact's proof covers the steady
+    // state, and another plan on a count might queue less than its steady optimum.
+    SizingAtRate atRate;
+    long long queueingGpus = 0;
+    ClusterSizePoint queueingBest;
+    SizingAtRate queueingAtRate;
     std::vector<ClusterSizePoint> curve; // every count searched, by GPU count
     bool stopped = false;
     double wallSeconds = 0;
     std::string message;
 };
+// Counts above the steady answer searched for one that holds the limits under queueing.
+constexpr int kQueueingCounts = 8;
+
 // Doubles the count until the rate is met, then bisects between the last count that
-// missed it and the first that met it, down to adjacent counts (docs/choices.md).
+// missed it and the first that met it, down to adjacent counts (docs/choices.md). Then runs
+// the answer's plan under Poisson arrivals at the rate (the scenario's workload.load for the
+// requests, warm-up, lengths and seed when it is an open loop; else 500 requests) and, when
+// it breaks a limit there, goes up count by count (at most kQueueingCounts).
 SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleProgressFn& progress = {},
                          const std::atomic<bool>* stop = nullptr);
 

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void paretoFrontOfThe16TScenario();
     void paretoReportsProgressAndStops();
     void sizingIsMinimal();
+    void sizingRunsTheAnswerUnderQueueing();
     void sweepEqualsExactPerCount();
 };
 
@@ -454,6 +455,36 @@ void TestChoices::sizingIsMinimal()
     }
     SizingOptions zero;
     QCOMPARE(QString::fromStdString(validateSizingRequest(s, zero).front().where), QString("--rate"));
+}
+
+// Near the answer's capacity Poisson arrivals queue: the steady answer breaks the p90
+// limits there and a larger count's optimum, re-run at the rate, holds them; well below it
+// the answer itself holds them.
+void TestChoices::sizingRunsTheAnswerUnderQueueing()
+{
+    const Scenario s = presetScenario("llama3-70b-8gpu");
+    SizingOptions o;
+    o.maxGpus = 128;
+    o.requestsPerS = 9.0; // the one-node optimum serves 9.31 in steady state
+    const SizingResult near = sizeCluster(s, o);
+    QVERIFY2(near.ok, near.message.c_str());
+    QCOMPARE(near.gpus, 8LL);
+    QVERIFY2(near.atRate.ran, near.atRate.error.c_str());
+    QVERIFY(!near.atRate.withinLimits);
+    QVERIFY(near.atRate.figures.ttftP90Ms > s.workload.ttftSloMs || near.atRate.figures.tpotP90Ms > s.workload.tpotSloMs);
+    QVERIFY(near.queueingGpus > near.gpus);
+    QVERIFY(near.queueingAtRate.withinLimits);
+    QVERIFY(near.queueingAtRate.figures.ttftP90Ms <= s.workload.ttftSloMs);
+    QVERIFY(near.queueingAtRate.figures.tpotP90Ms <= s.workload.tpotSloMs);
+    bool searched = false; // the count is on the curve, with its steady optimum
+    for (const ClusterSizePoint& p : near.curve)
+        searched = searched || (p.gpus == near.queueingGpus && p.found);
+    QVERIFY(searched);
+
+    o.requestsPerS = 2.0;
+    const SizingResult light = sizeCluster(s, o);
+    QVERIFY(light.ok && light.atRate.withinLimits);
+    QCOMPARE(light.queueingGpus, light.gpus);
 }
 
 void TestChoices::sweepEqualsExactPerCount()
