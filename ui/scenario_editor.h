@@ -105,6 +105,10 @@ private:
     void buildImportRow(QFormLayout* form); // scenario_hf_import.cpp
     // Speculative decoding's draft tokens and acceptance rate (workload form).
     void addSpeculativeFields(QFormLayout* form);
+    // The load protocol: steady state, closed or open loop (scenario_load_fields.cpp).
+    void addLoadFields(QFormLayout* form);
+    void addLoadValueFields(QFormLayout* form, QSpinBox* concurrency, QDoubleSpinBox* rate);
+    void addLoadRunFields(QFormLayout* form, QSpinBox* requests, QCheckBox* uniform);
     QSpinBox* addInt(QFormLayout* form, const QString& path, const QString& label, const QString& tip, int maximum,
                      int& (*ref)(Scenario&), const QString& suffix = {});
     QSpinBox* makeInt(const QString& path, const QString& tip, int maximum, int& (*ref)(Scenario&),

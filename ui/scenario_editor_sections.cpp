@@ -496,6 +496,7 @@ QWidget* ScenarioEditor::buildWorkloadSection()
            "aggregated serving."),
         kMaxNumTokensLimit, [](Scenario& s) -> int& { return s.workload.maxNumTokens; }, tr(" tokens"));
     addSpeculativeFields(form);
+    addLoadFields(form);
     m_workloadInfo = new QLabel;
     m_workloadInfo->setObjectName(QStringLiteral("workloadInfo"));
     m_workloadInfo->setWordWrap(true);

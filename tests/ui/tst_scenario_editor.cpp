@@ -2,6 +2,8 @@
 // problems name their JSON path and mark their widget, presets and HF import fill fields.
 #include <QtTest>
 
+#include <cmath>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -58,6 +60,7 @@ private Q_SLOTS:
     void modelPresetFillsFields();
     void collectivesEngineIsAWorkloadField();
     void speculativeDecodingIsAWorkloadField();
+    void loadProtocolIsAWorkloadField();
     void clusterPresetFillsFieldsAndTopology();
     void nvl72DrawsOneDomainOf72();
     void mixtureOfExpertsCheckboxShowsExpertFields();
@@ -236,6 +239,48 @@ void TestScenarioEditor::speculativeDecodingIsAWorkloadField()
     QVERIFY(ed.scenario().workload.speculative.acceptanceRate < 0);
     drafts->setValue(0);
     QVERIFY(!ed.scenario().workload.speculative.on());
+}
+
+// The load protocol: the steady state leaves its value fields off; a closed loop takes the
+// concurrency field's value at once (the scenario stays valid), an open loop the rate, whose
+// lowest value stands for every request at once; a file's protocol fills the fields.
+void TestScenarioEditor::loadProtocolIsAWorkloadField()
+{
+    ScenarioEditor ed;
+    ed.setScenario(preset("llama3-70b-8gpu"));
+    auto* protocol = ed.findChild<QComboBox*>(QStringLiteral("workload.load.protocol"));
+    auto* concurrency = ed.findChild<QSpinBox*>(QStringLiteral("workload.load.concurrency"));
+    auto* rate = ed.findChild<QDoubleSpinBox*>(QStringLiteral("workload.load.request_rate"));
+    auto* uniform = ed.findChild<QCheckBox*>(QStringLiteral("workload.load.lengths"));
+    QVERIFY(protocol && concurrency && rate && uniform);
+    QVERIFY(!concurrency->isEnabled() && !rate->isEnabled());
+    QSignalSpy spy(&ed, &ScenarioEditor::scenarioEdited);
+    activate(protocol, QStringLiteral("Concurrency"));
+    QCOMPARE(spy.count(), 1);
+    QCOMPARE(ed.scenario().workload.load.protocol, LoadProtocol::Concurrency);
+    QCOMPARE(ed.scenario().workload.load.concurrency, concurrency->value());
+    QVERIFY(concurrency->isEnabled() && !rate->isEnabled());
+    QVERIFY(ed.isRunnable());
+    concurrency->setValue(16);
+    QCOMPARE(ed.scenario().workload.load.concurrency, 16);
+    activate(protocol, QStringLiteral("Request rate"));
+    QCOMPARE(ed.scenario().workload.load.protocol, LoadProtocol::RequestRate);
+    QVERIFY(ed.scenario().workload.load.requestRate > 0);
+    rate->setValue(0);
+    QVERIFY(std::isinf(ed.scenario().workload.load.requestRate));
+    uniform->click();
+    QVERIFY(ed.scenario().workload.load.uniformLengths);
+    QVERIFY(ed.isRunnable());
+
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.load.protocol = LoadProtocol::RequestRate;
+    s.workload.load.requestRate = 7.5;
+    ed.setScenario(s);
+    QCOMPARE(protocol->currentData().toInt(), int(LoadProtocol::RequestRate));
+    QCOMPARE(rate->value(), 7.5);
+    QVERIFY(rate->isEnabled() && !concurrency->isEnabled());
+    activate(protocol, QStringLiteral("Steady state"));
+    QVERIFY(ed.scenario().workload.load.steady());
 }
 
 void TestScenarioEditor::clusterPresetFillsFieldsAndTopology()
