@@ -38,11 +38,8 @@ public:
             return;
         }
         double t = 0;
-        for (int i = 0; i < m_total; ++i) {
-            if (std::isfinite(share.rate))
-                t += -std::log1p(-m_draws.unit()) / share.rate;
-            issue(std::isfinite(share.rate) ? t : 0);
-        }
+        for (int i = 0; i < m_total; ++i)
+            issue(t = nextArrival(m_draws, t, share.rate));
     }
 
     ReplicaResult run(StepPricer& price)
@@ -73,25 +70,14 @@ public:
             advance();
         }
         out.durationS = m_t;
-        out.firstMeasuredArrivalS = std::numeric_limits<double>::infinity();
-        for (const Request& r : m_reqs)
-            if (r.measured) {
-                out.measured.push_back(r);
-                out.firstMeasuredArrivalS = std::min(out.firstMeasuredArrivalS, r.arrivalS);
-                out.lastFinishS = std::max(out.lastFinishS, r.finishS);
-            }
+        collectMeasured(m_reqs, out);
         return out;
     }
 
 private:
     void issue(double at)
     {
-        Request r;
-        r.arrivalS = at;
-        r.prompt = m_draws.length(m_w.promptTokens, m_load.uniformLengths);
-        r.output = m_draws.length(m_w.outputTokens, m_load.uniformLengths);
-        r.measured = static_cast<int>(m_reqs.size()) >= m_share.warmup;
-        m_reqs.push_back(r);
+        m_reqs.push_back(drawRequest(m_draws, m_w, m_load, at, static_cast<int>(m_reqs.size()), m_share.warmup));
     }
     // Arrivals up to now join the queue; the queue's head joins the batch while it has room.
     void admit()

@@ -100,12 +100,8 @@ public:
             return;
         }
         double t = 0;
-        const bool finite = std::isfinite(load.requestRate);
-        for (int i = 0; i < m_total; ++i) {
-            if (finite)
-                t += -std::log1p(-m_draws.unit()) / load.requestRate;
-            issue(finite ? t : 0);
-        }
+        for (int i = 0; i < m_total; ++i)
+            issue(t = nextArrival(m_draws, t, load.requestRate));
     }
 
     ReplicaResult run()
@@ -136,13 +132,7 @@ public:
         out.sumQueued = m_sumQueued;
         for (const DecodeReplica& d : m_decode)
             out.steps += d.steps;
-        out.firstMeasuredArrivalS = std::numeric_limits<double>::infinity();
-        for (const Request& r : m_reqs)
-            if (r.measured) {
-                out.measured.push_back(r);
-                out.firstMeasuredArrivalS = std::min(out.firstMeasuredArrivalS, r.arrivalS);
-                out.lastFinishS = std::max(out.lastFinishS, r.finishS);
-            }
+        collectMeasured(m_reqs, out);
         return out;
     }
 
@@ -177,12 +167,7 @@ private:
     void schedule(double t, Kind kind, int index) { m_events.push(Event{t, m_order++, kind, index}); }
     void issue(double at)
     {
-        Request r;
-        r.arrivalS = at;
-        r.prompt = m_draws.length(m_w.promptTokens, m_load.uniformLengths);
-        r.output = m_draws.length(m_w.outputTokens, m_load.uniformLengths);
-        r.measured = static_cast<int>(m_reqs.size()) >= m_load.warmup();
-        m_reqs.push_back(r);
+        m_reqs.push_back(drawRequest(m_draws, m_w, m_load, at, static_cast<int>(m_reqs.size()), m_load.warmup()));
         m_times.emplace_back();
         schedule(at, Kind::Arrival, static_cast<int>(m_reqs.size()) - 1);
     }

@@ -162,6 +162,38 @@ struct Totals {
     }
 };
 
+// A request arriving at `at`, its lengths drawn for the protocol (after the arrival's own
+// draw: the order keeps runs reproducible), measured when `index` is past the warm-up.
+inline Request drawRequest(Draws& d, const WorkloadSpec& w, const LoadSpec& load, double at, int index, int warmup)
+{
+    Request r;
+    r.arrivalS = at;
+    r.prompt = d.length(w.promptTokens, load.uniformLengths);
+    r.output = d.length(w.outputTokens, load.uniformLengths);
+    r.measured = index >= warmup;
+    return r;
+}
+
+// The Poisson arrival after one at `t` for an open loop at `rate`; every request at t = 0
+// when the rate is infinite.
+inline double nextArrival(Draws& d, double t, double rate)
+{
+    return std::isfinite(rate) ? t - std::log1p(-d.unit()) / rate : 0.0;
+}
+
+// The measured requests of a run and the window from the first one's arrival to the last
+// one's finish.
+inline void collectMeasured(const std::vector<Request>& reqs, ReplicaResult& out)
+{
+    out.firstMeasuredArrivalS = std::numeric_limits<double>::infinity();
+    for (const Request& r : reqs)
+        if (r.measured) {
+            out.measured.push_back(r);
+            out.firstMeasuredArrivalS = std::min(out.firstMeasuredArrivalS, r.arrivalS);
+            out.lastFinishS = std::max(out.lastFinishS, r.finishS);
+        }
+}
+
 // A run at the protocol's load and, for an open loop offering 0.8-1.25 of the capacity, the
 // mean TTFT of the same run at 0.9 and 1.1 times the rate (how sharply the queue answers
 // the load there). `runAt` runs one protocol.

@@ -10,6 +10,17 @@
 
 namespace shardlab::testing {
 
+// An open loop (Poisson arrivals, or every request at once when infinite) of `requests`
+// measured requests.
+inline LoadSpec openLoop(double rate, int requests)
+{
+    LoadSpec l;
+    l.protocol = LoadProtocol::RequestRate;
+    l.requestRate = rate;
+    l.requests = requests;
+    return l;
+}
+
 // Sanitizer runs (scripts/sanitize.sh sets SHARDLAB_QUICK_TESTS) exercise the same code on
 // fewer cases: instrumented code runs 5-20x slower and CI has 90 minutes.
 inline bool quickTests() { return qEnvironmentVariableIsSet("SHARDLAB_QUICK_TESTS"); }

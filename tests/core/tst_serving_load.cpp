@@ -31,14 +31,6 @@ Setup recipe(const char* name)
     x.steady = Simulator(x.s).evaluate(x.plan);
     return x;
 }
-LoadSpec rate(double r, int requests)
-{
-    LoadSpec l;
-    l.protocol = LoadProtocol::RequestRate;
-    l.requestRate = r;
-    l.requests = requests;
-    return l;
-}
 } // namespace
 
 class TestServingLoad : public QObject {
@@ -111,19 +103,19 @@ void TestServingLoad::ttftGrowsWithLoadAndSaturates()
 {
     const Setup x = recipe("llama3-70b-8gpu");
     const Simulator sim(x.s);
-    const double cap = simulateLoad(sim, x.plan, x.steady, rate(1, 50)).figures.capacityRequestsPerS;
+    const double cap = simulateLoad(sim, x.plan, x.steady, openLoop(1, 50)).figures.capacityRequestsPerS;
     QVERIFY(cap > 0);
     double previous = 0;
     for (double share : {0.2, 0.6, 0.95}) {
-        const LoadRun run = simulateLoad(sim, x.plan, x.steady, rate(share * cap, 400));
+        const LoadRun run = simulateLoad(sim, x.plan, x.steady, openLoop(share * cap, 400));
         QVERIFY2(run.ok(), run.error.c_str());
         QVERIFY2(run.figures.ttftMeanMs > previous, qPrintable(QString::number(share)));
         QVERIFY(!run.figures.saturated);
         QVERIFY(run.figures.ttftP99Ms >= run.figures.ttftP90Ms && run.figures.ttftP90Ms >= run.figures.ttftP50Ms);
         previous = run.figures.ttftMeanMs;
     }
-    const LoadRun shortRun = simulateLoad(sim, x.plan, x.steady, rate(2 * cap, 200));
-    const LoadRun longRun = simulateLoad(sim, x.plan, x.steady, rate(2 * cap, 800));
+    const LoadRun shortRun = simulateLoad(sim, x.plan, x.steady, openLoop(2 * cap, 200));
+    const LoadRun longRun = simulateLoad(sim, x.plan, x.steady, openLoop(2 * cap, 800));
     QVERIFY(shortRun.figures.saturated && longRun.figures.saturated);
     QVERIFY(longRun.figures.ttftMeanMs > 1.5 * shortRun.figures.ttftMeanMs);
     // Served output never beats the steady state's capacity by more than the tail's slack.
@@ -134,7 +126,7 @@ void TestServingLoad::deterministicPerSeed()
 {
     const Setup x = recipe("mixtral-8x22b-64gpu");
     const Simulator sim(x.s);
-    LoadSpec l = rate(5, 300);
+    LoadSpec l = openLoop(5, 300);
     l.uniformLengths = true;
     const LoadRun a = simulateLoad(sim, x.plan, x.steady, l), b = simulateLoad(sim, x.plan, x.steady, l);
     QVERIFY(a.ok() && b.ok());
@@ -155,7 +147,7 @@ void TestServingLoad::protocolRoundTripsAndBadFieldsAreNamed()
     auto back = parseScenario(scenarioToJson(s), "mem");
     QVERIFY(back.ok());
     QVERIFY(back.value.workload.load == s.workload.load);
-    s.workload.load = rate(std::numeric_limits<double>::infinity(), 500);
+    s.workload.load = openLoop(std::numeric_limits<double>::infinity(), 500);
     back = parseScenario(scenarioToJson(s), "mem");
     QVERIFY(back.ok());
     QVERIFY(std::isinf(back.value.workload.load.requestRate));

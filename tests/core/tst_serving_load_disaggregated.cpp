@@ -34,14 +34,6 @@ Setup pools()
     x.steady = m.result;
     return x;
 }
-LoadSpec rate(double r, int requests)
-{
-    LoadSpec l;
-    l.protocol = LoadProtocol::RequestRate;
-    l.requestRate = r;
-    l.requests = requests;
-    return l;
-}
 } // namespace
 
 class TestServingLoadDisaggregated : public QObject {
@@ -61,7 +53,7 @@ void TestServingLoadDisaggregated::loneRequestSeesItsParts()
     const Setup x = pools();
     QVERIFY(x.steady.valid);
     const DisaggregatedSimulator sim(x.s);
-    const LoadRun run = simulateDisaggregatedLoad(sim, x.plan, x.steady, rate(1e-3, 5));
+    const LoadRun run = simulateDisaggregatedLoad(sim, x.plan, x.steady, openLoop(1e-3, 5));
     QVERIFY2(run.ok(), run.error.c_str());
     const LoadFigures& f = run.figures;
     QVERIFY(f.pools);
@@ -94,7 +86,7 @@ void TestServingLoadDisaggregated::queueAnswersTheLoadAndSaturates()
     QVERIFY(capacity > 0);
     double last = 0, lastWait = -1;
     for (double share : {0.2, 0.7, 0.95, 2.0}) {
-        const LoadRun run = simulateDisaggregatedLoad(sim, x.plan, x.steady, rate(share * capacity, 400));
+        const LoadRun run = simulateDisaggregatedLoad(sim, x.plan, x.steady, openLoop(share * capacity, 400));
         QVERIFY2(run.ok(), run.error.c_str());
         QVERIFY(run.figures.ttftMeanMs > last);
         QVERIFY(run.figures.prefillWaitMeanMs >= lastWait);
@@ -113,7 +105,7 @@ void TestServingLoadDisaggregated::cachesOfOnePassWaitForTheLinks()
     QVERIFY(x.plan.prefill.batch > 1);
     const DisaggregatedSimulator sim(x.s);
     const LoadRun run = simulateDisaggregatedLoad(sim, x.plan, x.steady,
-                                                  rate(std::numeric_limits<double>::infinity(), 64));
+                                                  openLoop(std::numeric_limits<double>::infinity(), 64));
     QVERIFY2(run.ok(), run.error.c_str());
     QVERIFY(run.figures.kvTransferMeanMs > 1.01 * x.steady.prefill.kvTransferMs);
     QVERIFY(run.figures.saturated);
@@ -148,7 +140,7 @@ void TestServingLoadDisaggregated::closedLoopIsDeterministicAndWithinCapacity()
 void TestServingLoadDisaggregated::outcomeCarriesTheRun()
 {
     Setup x = pools();
-    x.s.workload.load = rate(1.0, 50);
+    x.s.workload.load = openLoop(1.0, 50);
     const DeploymentOutcome o = deploymentOutcome(x.s, x.plan, DisaggregatedSimulator(x.s).evaluate(x.plan));
     QVERIFY(o.underLoad);
     QVERIFY2(o.loadError.empty(), o.loadError.c_str());
