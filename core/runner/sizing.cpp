@@ -44,6 +44,8 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
     return p;
 }
 
+// The count's best plan under Poisson arrivals at `rate` (the scenario's own open-loop
+// settings when it has them), judged by p90 TTFT and p90 TPOT against its limits.
 SizingAtRate runAtRate(const Scenario& s, const ClusterSizePoint& p, double rate)
 {
     SizingAtRate a;
