@@ -208,31 +208,13 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
     LoadFigures& f = run.figures;
     const Scenario& sc = sim.scenario();
     const WorkloadSpec& w = sc.workload;
-    f.protocol = load.protocol;
-    if (load.steady()) {
-        run.error = "the steady state is not a request-level run";
-        return run;
-    }
-    if (w.serving != ServingMode::Aggregated) {
+    run.error = startFigures(f, load, w, steady.outputTokensPerS, {steady.violations});
+    if (run.error.empty() && w.serving != ServingMode::Aggregated)
         run.error = std::string("a load protocol is modelled for aggregated and disaggregated serving (this is ")
             + servingModeName(w.serving) + ")";
+    if (!run.ok())
         return run;
-    }
-    const std::uint32_t blocking = (1u << static_cast<int>(Violation::Tiling))
-        | (1u << static_cast<int>(Violation::Divisibility)) | (1u << static_cast<int>(Violation::Memory));
-    if (steady.violations & blocking) {
-        run.error = "the plan does not fit the scenario (its degrees, or its batch in memory)";
-        return run;
-    }
-    const int dp = std::max(1, plan.dataParallel);
-    const double meanOutput = load.uniformLengths ? 0.9 * w.outputTokens : double(w.outputTokens);
-    f.capacityRequestsPerS = steady.outputTokensPerS / std::max(1.0, meanOutput);
-
-    const std::vector<ReplicaGroup> groups = replicaGroups(load, dp);
-    if (load.protocol == LoadProtocol::RequestRate) {
-        f.offeredRequestsPerS = load.requestRate;
-        f.saturated = load.requestRate > f.capacityRequestsPerS;
-    }
+    const std::vector<ReplicaGroup> groups = replicaGroups(load, std::max(1, plan.dataParallel));
 
     StepPricer price(sim, plan);
     const PerStep perStep{static_cast<int>(sim.costs().queriesPerSequence()), sim.costs().tokensPerStep()};
@@ -247,10 +229,7 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
         totals.add(r, g.replicas, f);
     }
     totals.finish(f);
-    f.tokensPerSPerGpu = f.outputTokensPerS / double(std::max<long long>(1, sc.cluster.totalGpus()));
-    f.pricedSteps = price.priced();
-    if (load.protocol == LoadProtocol::Concurrency)
-        f.offeredRequestsPerS = f.e2eMeanMs > 0 ? load.concurrency / (f.e2eMeanMs * 1e-3) : 0;
+    endFigures(f, load, sc.cluster.totalGpus(), price.priced());
     return run;
 }
 

@@ -281,27 +281,19 @@ LoadRun runPools(const DisaggregatedSimulator& sim, const DisaggregatedPlan& pla
 {
     LoadRun run;
     LoadFigures& f = run.figures;
-    f.protocol = load.protocol;
     f.pools = true;
     const Scenario& sc = sim.scenario();
-    if (load.steady()) {
-        run.error = "the steady state is not a request-level run";
+    if (!steady.structure.empty()) {
+        f.protocol = load.protocol;
+        run.error = "the plan does not fit the scenario (the split between the pools)";
         return run;
     }
-    const std::uint32_t blocking = (1u << static_cast<int>(Violation::Tiling))
-        | (1u << static_cast<int>(Violation::Divisibility)) | (1u << static_cast<int>(Violation::Memory));
-    if (!steady.structure.empty() || (steady.prefill.violations & blocking) || (steady.decode.violations & blocking)) {
-        run.error = "the plan does not fit the scenario (the split, a pool's degrees, or its batch in memory)";
+    run.error = startFigures(f, load, sc.workload, steady.outputTokensPerS,
+                             {steady.prefill.violations, steady.decode.violations});
+    if (!run.ok())
         return run;
-    }
     const Simulator& ps = sim.pool(PoolRole::Prefill, static_cast<int>(plan.prefill.gpus()));
     const Simulator& ds = sim.pool(PoolRole::Decode, static_cast<int>(plan.decode.gpus()));
-    const double meanOutput = load.uniformLengths ? 0.9 * sc.workload.outputTokens : double(sc.workload.outputTokens);
-    f.capacityRequestsPerS = steady.outputTokensPerS / std::max(1.0, meanOutput);
-    if (load.protocol == LoadProtocol::RequestRate) {
-        f.offeredRequestsPerS = load.requestRate;
-        f.saturated = load.requestRate > f.capacityRequestsPerS;
-    }
 
     PoolSetup setup;
     setup.prefillReplicas = std::max(1, plan.prefill.dataParallel);
@@ -323,10 +315,7 @@ LoadRun runPools(const DisaggregatedSimulator& sim, const DisaggregatedPlan& pla
     totals.finish(f);
     engine.parts(f);
     f.steps = engine.mostStepsOfAReplica();
-    f.tokensPerSPerGpu = f.outputTokensPerS / double(std::max<long long>(1, sc.cluster.totalGpus()));
-    f.pricedSteps = step.priced();
-    if (load.protocol == LoadProtocol::Concurrency)
-        f.offeredRequestsPerS = f.e2eMeanMs > 0 ? load.concurrency / (f.e2eMeanMs * 1e-3) : 0;
+    endFigures(f, load, sc.cluster.totalGpus(), step.priced());
     return run;
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -161,6 +162,43 @@ struct Totals {
         f.durationS = span;
     }
 };
+
+// Starts a run's figures from the plan's steady state: the protocol; the capacity (the
+// steady request rate at the protocol's mean output length) and, for an open loop, the
+// offered rate and whether it exceeds the capacity. Returns why the plan cannot be run
+// request by request ("" when it can): the steady state is no protocol, and a plan whose
+// degrees do not tile or divide, or whose batch does not fit in memory (any of
+// `violations`, one SimResult's bits per pool), has nothing to run.
+inline std::string startFigures(LoadFigures& f, const LoadSpec& load, const WorkloadSpec& w,
+                                double steadyOutputTokensPerS, std::initializer_list<std::uint32_t> violations)
+{
+    f.protocol = load.protocol;
+    if (load.steady())
+        return "the steady state is not a request-level run";
+    const std::uint32_t blocking = (1u << static_cast<int>(Violation::Tiling))
+        | (1u << static_cast<int>(Violation::Divisibility)) | (1u << static_cast<int>(Violation::Memory));
+    for (std::uint32_t v : violations)
+        if (v & blocking)
+            return "the plan does not fit the scenario (its degrees, or its batch in memory)";
+    const double meanOutput = load.uniformLengths ? 0.9 * w.outputTokens : double(w.outputTokens);
+    f.capacityRequestsPerS = steadyOutputTokensPerS / std::max(1.0, meanOutput);
+    if (load.protocol == LoadProtocol::RequestRate) {
+        f.offeredRequestsPerS = load.requestRate;
+        f.saturated = load.requestRate > f.capacityRequestsPerS;
+    }
+    return "";
+}
+
+// Ends a run's figures once Totals::finish has set them: output per GPU of the whole
+// deployment, the step compositions priced, and a closed loop's request rate (its
+// concurrency over the mean end-to-end time).
+inline void endFigures(LoadFigures& f, const LoadSpec& load, long long gpus, long long pricedSteps)
+{
+    f.tokensPerSPerGpu = f.outputTokensPerS / double(std::max<long long>(1, gpus));
+    f.pricedSteps = pricedSteps;
+    if (load.protocol == LoadProtocol::Concurrency)
+        f.offeredRequestsPerS = f.e2eMeanMs > 0 ? load.concurrency / (f.e2eMeanMs * 1e-3) : 0;
+}
 
 // A request arriving at `at`, its lengths drawn for the protocol (after the arrival's own
 // draw: the order keeps runs reproducible), measured when `index` is past the warm-up.
