@@ -46,7 +46,7 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
 
 // The count's best plan under Poisson arrivals at `rate` (the scenario's own open-loop
 // settings when it has them), judged by p90 TTFT and p90 TPOT against its limits.
-SizingAtRate runAtRate(const Scenario& s, const ClusterSizePoint& p, double rate)
+SizingAtRate checkAtRate(const Scenario& s, const ClusterSizePoint& p, double rate)
 {
     SizingAtRate a;
     Scenario sized;
@@ -254,7 +254,7 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
     } else {
         out.smallerProved = true; // no smaller count exists
     }
-    out.atRate = runAtRate(s, out.best, o.requestsPerS);
+    out.atRate = checkAtRate(s, out.best, o.requestsPerS);
     if (out.atRate.ran && out.atRate.withinLimits) {
         out.queueingGpus = out.gpus;
         out.queueingBest = out.best;
@@ -263,7 +263,7 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
         const size_t last = std::min(counts.size() - 1, static_cast<size_t>(hit) + kQueueingCounts);
         for (size_t i = static_cast<size_t>(hit) + 1; i <= last && !out.stopped; ++i) {
             const ClusterSizePoint p = at(i);
-            const SizingAtRate a = runAtRate(s, p, o.requestsPerS);
+            const SizingAtRate a = checkAtRate(s, p, o.requestsPerS);
             if (a.withinLimits) {
                 out.queueingGpus = p.gpus;
                 out.queueingBest = p;
