@@ -31,8 +31,9 @@ namespace {
 const OptionSpec kBudget{"--budget", "N", "simulator calls per run (default 4000; exact ignores it)"};
 
 // Knobs of registered algorithms (SearchOptions::extra), e.g. the ppo hyperparameters.
-std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v)
+std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v, const std::vector<OptionSpec>& more = {})
 {
+    v.insert(v.end(), more.begin(), more.end());
     v.push_back({"--set", "K=V[,K=V...]", "algorithm knobs by name, e.g. ppo.elite=0,ppo.lr=0.003 (docs/ppo.md)"});
 #ifdef SHARDLAB_HAVE_RL
     v.push_back({"--ppo-config", "FILE.json", "ppo hyperparameters from a JSON object (docs/ppo.md); --set wins"});
@@ -220,6 +221,9 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     auto s = loadScenarioArg(a);
     if (!s.ok())
         return reportFieldErrors(err, s.errors);
+    std::vector<std::string> loadErrors;
+    if (!applyLoadArgs(a, s.value, loadErrors))
+        return reportErrors(err, loadErrors);
     SearchOptions o;
     o.algorithm = a.value("--algo");
     if (o.algorithm.empty())
@@ -228,6 +232,10 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     if (!findSearchAlgorithm(o.algorithm, info))
         return reportErrors(err, {"--algo: unknown algorithm '" + o.algorithm + "' (known: "
                                   + knownSearchAlgorithms() + ")"});
+    o.underLoad = a.flag("--under-load");
+    if (o.underLoad)
+        if (const std::string why = underLoadError(s.value, o); !why.empty())
+            return reportErrors(err, {"--under-load: " + why});
     long long budget = o.budget, seed = 0;
     std::string error;
     if (!intValue(a, "--budget", 1, 100000000, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error))
@@ -269,6 +277,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
                    {"algorithm", r.algorithm},
                    {"seed", o.seed},
                    {"budget", info.budgeted ? o.budget : 0},
+                   {"objective", r.underLoad ? "load" : "steady"},
                    {"log10_space_size", r.log10SpaceSize},
                    {"found", r.found},
                    {"proved_optimal", r.provedOptimal},
@@ -318,7 +327,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         out << "Simulator calls: " << r.calls << "; wall " << formatNumber("%.3f", r.wallSeconds) << " s"
             << (r.provedOptimal ? "; proved optimal" + runnableSpaceWords(s.value) : "") << "\n";
         if (!r.bestCurve.empty()) {
-            out << "Best so far (call: tokens/s per GPU):";
+            out << "Best so far (call: tokens/s per GPU" << (r.underLoad ? " under load" : "") << "):";
             for (const auto& [call, v] : thin(r.bestCurve, 12))
                 out << "  " << call << ": " << formatNumber("%.1f", v);
             out << "\n";
@@ -529,7 +538,8 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
 void addSearchCommands(std::vector<Command>& v)
 {
     const std::string algorithms = knownSearchAlgorithms(); // the registry's, ppo included
-    v.push_back({{"search", "--scenario S.json --algo NAME [--budget 4000] [--seed 0] [--out P.json] [--json]",
+    v.push_back({{"search", "--scenario S.json --algo NAME [--budget 4000] [--seed 0] [--out P.json] [--under-load "
+                            "[--concurrency N]] [--json]",
                   "search for the best plan with one algorithm: " + algorithms,
                   "Prints the best valid plan, its evaluation, the simulator calls used, wall seconds and the "
                   "best-so-far curve. Exits 1 when no valid plan was found (exact then says why none exists). "
@@ -540,7 +550,9 @@ void addSearchCommands(std::vector<Command>& v)
                    kBudget,
                    {"--seed", "K", "seed of the stochastic algorithms (default 0)"},
                    {"--out", "P.json", "write the best plan with its scenario embedded (evaluate and export read it alone)"},
-                   kJsonOption}),
+                   {"--under-load", "", "rank plans by their run under the load protocol (a closed loop: --concurrency "
+                                        "or the scenario's workload.load), p90 TTFT and TPOT within the limits"},
+                   kJsonOption}, loadOptions()),
                   0, 0},
                  runSearchCommand});
     v.push_back({{"bench-search",

@@ -67,6 +67,10 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
     if (f.ttftAt90Ms > 0 || f.ttftAt110Ms > 0)
         lines.push_back(fmt("  near capacity: mean TTFT %.1f ms at 0.9x this rate, %.1f ms at 1.1x", f.ttftAt90Ms,
                             f.ttftAt110Ms));
+    if (o.loadVerdict.withinLimits)
+        lines.push_back("  within the limits under load (p90 TTFT and p90 TPOT)");
+    for (const std::string& r : o.loadVerdict.reasons)
+        lines.push_back("  breaks a limit under load: " + r);
     return lines;
 }
 
@@ -89,7 +93,7 @@ std::string summarizeLoad(const DeploymentOutcome& o)
                           f.capacityRequestsPerS);
     if (spec.protocol == LoadProtocol::RequestRate && f.capacityRequestsPerS > 0)
         line += fmt(" · %.0f%% of capacity", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS);
-    return line;
+    return line + (o.loadVerdict.withinLimits ? " · p90s within the limits" : " · p90 beyond a limit");
 }
 
 } // namespace shardlab

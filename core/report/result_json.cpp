@@ -148,6 +148,8 @@ ojson loadObject(const DeploymentOutcome& o, const LoadSpec& spec)
     j["capacity_requests_per_s"] = finite(f.capacityRequestsPerS);
     j["offered_requests_per_s"] = std::isinf(f.offeredRequestsPerS) ? ojson("inf") : ojson(finite(f.offeredRequestsPerS));
     j["saturated"] = f.saturated;
+    j["within_limits"] = o.loadVerdict.withinLimits;
+    j["limit_reasons"] = o.loadVerdict.reasons;
     if (f.ttftAt90Ms > 0 || f.ttftAt110Ms > 0)
         j["ttft_ms_mean_at_rate_x0.9_x1.1"] = {finite(f.ttftAt90Ms), finite(f.ttftAt110Ms)};
     if (f.pools) {

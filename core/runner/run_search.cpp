@@ -111,6 +111,24 @@ FieldErrors validateSearchOptions(const SearchOptions& o)
 
 int refinementReserve(int budget) { return std::clamp(budget / 10, 0, 40); }
 
+std::string underLoadError(const Scenario& s, const SearchOptions& o)
+{
+    if (s.workload.load.protocol == LoadProtocol::Steady)
+        return "searching under load needs a load protocol (workload.load, or --concurrency)";
+    if (s.workload.load.protocol != LoadProtocol::Concurrency)
+        return "searching under load needs a closed loop (concurrency): under an open loop the offered rate fixes "
+               "every unsaturated plan's output, so there is no per-GPU throughput to rank plans by (size --rate "
+               "finds the fewest GPUs that hold the limits under queueing)";
+    if (s.workload.serving != ServingMode::Aggregated)
+        return std::string("searching under load covers aggregated serving (the scenario's workload.serving is \"")
+            + servingModeName(s.workload.serving) + "\"): a pool alone has no load run";
+    if (o.algorithm == "exact")
+        return "exact certifies the steady state only: its bounds and tables are steady-state figures, and a "
+               "request-level run (queues, the mix of prompt and decode steps) has none, so it cannot prove an "
+               "optimum under load; search under load with ppo, anneal, genetic or random";
+    return "";
+}
+
 namespace {
 
 // The stochastic searches sample the batch on a coarse scale: the best plan's batch is
@@ -120,6 +138,26 @@ namespace {
 // crossed, docs/search.md) never replaces it. Returns the batch it started from.
 // Raises the best plan's batch as far as it stays valid, through the evaluator (charged),
 // and records the step.
+// A plan searched under a closed loop of C requests with its batch lowered to its
+// replicas' largest share of the loop, ceil(C / DP): no replica ever holds more sequences,
+// so the run is the same (checked: the plan is kept as it is otherwise), and the plan is
+// the one an engine launched with max_num_seqs at that share serves, its steady-state
+// figures those of a full batch it reaches.
+Plan batchAtLoopShare(const Simulator& sim, const Plan& p, const LoadSpec& load)
+{
+    const int dp = std::max(1, p.dataParallel);
+    Plan t = p;
+    t.batch = std::min(p.batch, (load.concurrency + dp - 1) / dp);
+    if (t.batch == p.batch || t.batch < 1)
+        return p;
+    SimResult a, b;
+    sim.evaluate(p, a, false);
+    sim.evaluate(t, b, false);
+    rankUnderLoad(sim, p, a, load);
+    rankUnderLoad(sim, t, b, load);
+    return b.valid && b.tokensPerSPerGpu == a.tokensPerSPerGpu && b.ttftMs == a.ttftMs && b.tpotMs == a.tpotMs ? t : p;
+}
+
 BatchRefinement refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
 {
     BatchRefinement f;
@@ -145,6 +183,9 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         errors.push_back({{}, "scenario." + e.where, e.reason});
     for (const FieldError& e : checkConstraints(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
+    if (options.underLoad)
+        if (const std::string why = underLoadError(scenario, options); !why.empty())
+            errors.push_back({{}, "under_load", why});
     if (errors.empty() && scenario.workload.serving == ServingMode::Disaggregated)
         return runDisaggregatedSearch(scenario, options, observer, stop);
     if (!errors.empty()) {
@@ -163,6 +204,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         const int budget = info.budgeted ? options.budget : 0;
         const int reserve = info.budgeted ? refinementReserve(options.budget) : 0;
         BudgetedEvaluator ev(sim, budget - reserve, StopToken(stop), observer);
+        if (options.underLoad)
+            ev.rankUnderLoad(scenario.workload.load);
         SearchContext ctx{scenario, sim, space, ev, options, options.seed};
         AlgorithmReport rep;
         bool outOfMemory = false;
@@ -176,7 +219,9 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         }
         const std::string stall = ev.stallReason(); // against the algorithm's share of the budget
         ev.setBudget(budget);
-        if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest())
+        // Under a closed loop a replica never holds more than its share of the loop, so a
+        // larger batch changes nothing there: no refinement.
+        if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest() && !options.underLoad)
             out.refinement = refineBatch(ev, space);
         ev.finish();
 
@@ -189,12 +234,13 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         }
         out.found = ev.haveBest();
         if (out.found) {
-            out.best = ev.best();
+            out.best = options.underLoad ? batchAtLoopShare(sim, ev.best(), scenario.workload.load) : ev.best();
             // The search ran on the simulator's fast path; the report wants the
             // per-operator breakdown: one more evaluation of the same plan, not charged.
             out.bestResult = sim.evaluate(out.best);
             out.deployment = deploymentOutcome(scenario, out.best, out.bestResult);
         }
+        out.underLoad = options.underLoad;
         out.calls = ev.calls();
         out.wallSeconds = ev.elapsedS();
         out.bestCurve = ev.bestCurve();
@@ -218,7 +264,12 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
                 + " to " + std::to_string(out.best.batch) + " (charged to the budget)";
         if (!rep.note.empty() && !(out.stopped && info.name == "exact"))
             msg += (msg.empty() ? "" : "; ") + rep.note;
-        if (out.found && !scenario.workload.load.steady())
+        if (out.found && options.underLoad)
+            msg += (msg.empty() ? "" : "; ")
+                + std::string("searched under the load protocol: plans ranked by the run's output tokens/s per GPU, ")
+                + "p90 TTFT and p90 TPOT within the limits; the batch is at most the replicas' share of the loop "
+                + "(the steady-state figures are the plan's at that full batch)";
+        else if (out.found && !scenario.workload.load.steady())
             msg += (msg.empty() ? "" : "; ") + std::string("searched for the steady state")
                 + (out.provedOptimal ? " (the proof covers it, not the load protocol)" : "")
                 + "; the load protocol's figures are this plan's, not searched over";

@@ -75,13 +75,23 @@ struct SearchOutcome {
     {
         return found && refinement.ran && refinement.toBatch != refinement.fromBatch ? refinement.fromBatch : 0;
     }
-    double bestTokensPerSPerGpu() const { return found ? deployment.tokensPerSPerGpu : 0.0; }
+    // Searched under the load protocol (SearchOptions::underLoad): the objective is the
+    // run's output per GPU (deployment.load), not the steady headline.
+    bool underLoad = false;
+    double bestTokensPerSPerGpu() const
+    {
+        return !found ? 0.0 : underLoad ? deployment.load.tokensPerSPerGpu : deployment.tokensPerSPerGpu;
+    }
 };
 
 // Calls of a budget held back from a budgeted algorithm for runSearch's final batch
 // refinement (a gallop and bisection over the batches): min(40, budget / 10). A run's calls
 // are at most its budget and, when the space has room, at least the budget minus this.
 int refinementReserve(int budget);
+
+// Why `o` cannot search `s` under its load protocol (SearchOptions::underLoad): no
+// protocol, an open loop, a serving mode other than aggregated, or exact; "" when it can.
+std::string underLoadError(const Scenario& s, const SearchOptions& o);
 
 // Searches the scenario: one pool's plan, or for a disaggregated scenario the split and
 // both pools' plans (runner/disaggregated_search.h).

@@ -60,8 +60,7 @@ SizingAtRate checkAtRate(const Scenario& s, const ClusterSizePoint& p, double ra
     a.ran = run.ok();
     a.error = run.error;
     a.figures = run.figures;
-    a.withinLimits = a.ran && !run.figures.saturated && run.figures.ttftP90Ms <= s.workload.ttftSloMs
-        && run.figures.tpotP90Ms <= s.workload.tpotSloMs;
+    a.withinLimits = a.ran && judgeLoad(s.workload, run.figures).withinLimits;
     return a;
 }
 

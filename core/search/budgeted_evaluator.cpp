@@ -1,6 +1,7 @@
 #include "search/budgeted_evaluator.h"
 
 #include "sim/batch.h"
+#include "sim/serving_load.h"
 
 #include <algorithm>
 #include <cmath>
@@ -182,7 +183,7 @@ bool BudgetedEvaluator::evaluate(const Plan& p, Evaluation& out, SimResult* full
     const bool seen = m_seen.contains(fp);
     if (!full && seen) {
         // Evaluated before, its evaluation since evicted: simulate again, charge nothing.
-        m_sim.evaluate(p, m_scratch, false);
+        simulate(p, m_scratch);
         ++m_resimulated;
         out = summarize(m_scratch);
         slot = {key, out, true};
@@ -195,7 +196,7 @@ bool BudgetedEvaluator::evaluate(const Plan& p, Evaluation& out, SimResult* full
     if (!seen)
         m_seen.insert(fp);
     SimResult& r = full ? *full : m_scratch;
-    m_sim.evaluate(p, r, false); // fast path: no per-operator breakdown
+    simulate(p, r);
     ++m_calls;
     out = summarize(r);
     slot = {key, out, true};
@@ -219,8 +220,18 @@ void BudgetedEvaluator::growCache()
     m_cache.swap(bigger);
 }
 
-void BudgetedEvaluator::recordExternal(const Plan& p, const SimResult& r, int calls)
+void BudgetedEvaluator::simulate(const Plan& p, SimResult& r) const
 {
+    m_sim.evaluate(p, r, false); // fast path: no per-operator breakdown
+    if (m_load)
+        shardlab::rankUnderLoad(m_sim, p, r, *m_load);
+}
+
+void BudgetedEvaluator::recordExternal(const Plan& p, const SimResult& steady, int calls)
+{
+    SimResult r = steady;
+    if (m_load)
+        shardlab::rankUnderLoad(m_sim, p, r, *m_load);
     m_calls += std::max(0, calls);
     m_recent.emplace_back(m_calls, r.valid ? r.tokensPerSPerGpu : 0.0);
     if (m_observer)

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,11 @@ public:
     // ("converged: ..."), or "" (budget spent, a stop, or the algorithm's own end).
     std::string stallReason() const;
 
+    // Ranks every plan from now on by its run under `load`, a closed loop (rankUnderLoad,
+    // sim/serving_load.h): a search under a load protocol. Call before the first evaluation.
+    void rankUnderLoad(const LoadSpec& load) { m_load = load; }
+    bool rankedUnderLoad() const { return m_load.has_value(); }
+
     // A plan evaluated outside the evaluator by a fixed procedure (the Megatron recipe,
     // which spent `calls` simulator calls); recorded as if those calls went through here.
     void recordExternal(const Plan& p, const SimResult& r, int calls);
@@ -124,6 +130,8 @@ private:
     };
     void growCache();
     Evaluation summarize(const SimResult& r) const;
+    // The simulator's fast path, then the run under the load protocol when ranking by it.
+    void simulate(const Plan& p, SimResult& r) const;
     void consider(const Plan& p, const SimResult& r);
     void maybeReport(bool force);
 
@@ -142,6 +150,7 @@ private:
     std::vector<CacheSlot> m_cache; // direct-mapped by fingerprint, at most m_cacheLimit slots
     long long m_resimulated = 0;
     SimResult m_scratch;
+    std::optional<LoadSpec> m_load; // rank plans by their run under this closed loop
 
     // Progress reporting.
     std::chrono::steady_clock::time_point m_start, m_lastReport;

@@ -57,6 +57,10 @@ struct SearchOptions {
     // branch-and-bound nodes; 0: no limit). A limit on work, not time, so that a bounded run gives the same result
     // on every machine and load (pretraining's labels use it).
     long long exactWorkLimit = 0;
+    // Rank plans by their run under the scenario's load protocol (workload.load, a closed
+    // loop: rankUnderLoad in sim/serving_load.h) instead of the steady state. One pool
+    // only; exact refuses it (its bounds are the steady state's).
+    bool underLoad = false;
 };
 
 // A snapshot for a progress bar and a live chart. Value type: copy it across threads.

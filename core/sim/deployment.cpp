@@ -134,6 +134,8 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const Plan& p, const SimR
         const LoadRun run = simulateLoad(Simulator(s), p, r);
         o.load = run.figures;
         o.loadError = run.error;
+        if (run.ok())
+            o.loadVerdict = judgeLoad(s.workload, run.figures);
     }
     return o;
 }
@@ -179,6 +181,8 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& 
         const LoadRun run = simulateDisaggregatedLoad(DisaggregatedSimulator(s), p, r, s.workload.load);
         o.load = run.figures;
         o.loadError = run.error;
+        if (run.ok())
+            o.loadVerdict = judgeLoad(s.workload, run.figures);
     }
     o.kvLinkRequestsPerS = finite(r.kvLinkRequestsPerS);
     o.kvLinkLoad = finite(r.kvLinkLoad);

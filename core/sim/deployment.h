@@ -64,6 +64,7 @@ struct DeploymentOutcome {
     bool underLoad = false;
     LoadFigures load;
     std::string loadError;
+    LoadVerdict loadVerdict; // whether the run holds the limits (judgeLoad), when it ran
 
     bool twoPools() const { return pools.size() == 2; }
     // GPU·µs one output token costs the deployment: 1e6 / (tokens/s per GPU); 0 when it

@@ -3,6 +3,7 @@
 #include "sim/serving_load_parts.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -238,6 +239,54 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
 LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& steady, const LoadSpec& load)
 {
     return runWithSensitivity(load, [&](const LoadSpec& l) { return runAtRate(sim, plan, steady, l); });
+}
+
+LoadVerdict judgeLoad(const WorkloadSpec& w, const LoadFigures& f)
+{
+    LoadVerdict v;
+    auto ms = [](double x) {
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%.1f ms", x);
+        return std::string(buf);
+    };
+    v.saturated = f.saturated;
+    v.ttftOver = !(f.ttftP90Ms <= w.ttftSloMs);
+    v.tpotOver = !(f.tpotP90Ms <= w.tpotSloMs);
+    if (v.saturated)
+        v.reasons.push_back("saturated: the offered load exceeds the capacity, TTFT grows without bound");
+    if (v.ttftOver)
+        v.reasons.push_back("p90 TTFT under load " + ms(f.ttftP90Ms) + " exceeds the limit of " + ms(w.ttftSloMs));
+    if (v.tpotOver)
+        v.reasons.push_back("p90 TPOT under load " + ms(f.tpotP90Ms) + " exceeds the limit of " + ms(w.tpotSloMs));
+    v.withinLimits = v.reasons.empty();
+    return v;
+}
+
+void rankUnderLoad(const Simulator& sim, const Plan& plan, SimResult& r, const LoadSpec& load)
+{
+    const std::uint32_t sloBits = (1u << static_cast<int>(Violation::TtftSlo)) | (1u << static_cast<int>(Violation::TpotSlo));
+    const std::uint32_t steadyOther = r.violations & ~sloBits;
+    if (r.structureChecks != 0 || steadyOther != 0 || r.unbounded)
+        return; // not runnable: the steady evaluation's reasons stand
+    const LoadRun run = load.protocol == LoadProtocol::Concurrency ? simulateLoad(sim, plan, r, load) : LoadRun{{}, "not a closed loop"};
+    if (!run.ok()) {
+        r.valid = false;
+        r.tokensPerSPerGpu = r.outputTokensPerS = 0;
+        return;
+    }
+    const LoadFigures& f = run.figures;
+    const LoadVerdict v = judgeLoad(sim.scenario().workload, f);
+    r.tokensPerSPerGpu = f.tokensPerSPerGpu;
+    r.outputTokensPerS = f.outputTokensPerS;
+    r.ttftMs = f.ttftP90Ms;
+    r.tpotMs = f.tpotP90Ms;
+    r.e2eMs = f.e2eMeanMs;
+    r.violations = steadyOther;
+    if (v.ttftOver)
+        r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
+    if (v.tpotOver)
+        r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
+    r.valid = r.violations == 0 && v.withinLimits;
 }
 
 } // namespace shardlab

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/simulator.h"
 
@@ -62,5 +63,27 @@ struct LoadRun {
 };
 LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& steady);
 LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& steady, const LoadSpec& load);
+
+// Whether a run holds the workload's limits: not saturated, and p90 TTFT and p90 TPOT
+// (over the measured requests) within the TTFT and TPOT limits. p90 because an SLO is a
+// tail bound (DistServe's attainment); a mean would hide the requests that queue. Sizing
+// under queueing, the searches under a protocol and every outcome's verdict use this one
+// rule. `reasons` says which limit a run breaks, in words.
+struct LoadVerdict {
+    bool withinLimits = false;
+    bool saturated = false, ttftOver = false, tpotOver = false;
+    std::vector<std::string> reasons;
+};
+LoadVerdict judgeLoad(const WorkloadSpec& w, const LoadFigures& f);
+
+// A plan ranked by its run under a closed loop (LoadProtocol::Concurrency), in the terms
+// the searches compare plans by: `r`, the plan's steady evaluation, becomes the run's.
+// tokensPerSPerGpu and outputTokensPerS are the run's output, ttftMs and tpotMs its p90s,
+// e2eMs its mean, and the TTFT and TPOT violations judgeLoad's; memory, structure and the
+// token budget stay the steady evaluation's (a plan that does not fit is not run). A run
+// that cannot be made leaves the plan invalid with no throughput. Only a closed loop:
+// under an open loop the offered rate fixes every unsaturated plan's output, so there is
+// no per-GPU throughput to rank by (sizing answers that question).
+void rankUnderLoad(const Simulator& sim, const Plan& plan, SimResult& r, const LoadSpec& load);
 
 } // namespace shardlab
