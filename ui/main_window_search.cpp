@@ -31,6 +31,11 @@ bool MainWindow::startSearch()
         showMessage(QString::fromStdString(bad.front().toString()), true);
         return false;
     }
+    if (o.underLoad)
+        if (const std::string why = underLoadError(m_editor->scenario(), o); !why.empty()) {
+            showMessage(tr("Under load: %1.").arg(QString::fromStdString(why)), true);
+            return false;
+        }
     m_certifying = false;
     m_haveResult = false;
     QString note;

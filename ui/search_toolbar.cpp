@@ -57,6 +57,12 @@ SearchToolbar::SearchToolbar(QAction* start, QAction* stop, QWidget* parent) : Q
                                 "scenarios) and fine-tune it here; unchecked: from scratch, as in the paper "
                                 "(ppo.pretrained=0)"));
     addWidget(m_pretrained);
+    m_underLoad = new QCheckBox(tr("under load"), this);
+    m_underLoad->setObjectName(QStringLiteral("search.under_load"));
+    m_underLoad->setToolTip(tr("Rank plans by their run under the scenario's closed loop (Load: concurrency, in the "
+                               "scenario dock): output tokens/s per GPU at that concurrency, p90 TTFT and TPOT within "
+                               "the limits. Unchecked: the steady state at the largest batch (search --under-load)"));
+    addWidget(m_underLoad);
     addSeparator();
     addAction(start);
     addAction(stop);
@@ -88,6 +94,7 @@ SearchOptions SearchToolbar::options() const
     o.extra["ppo.elite"] = m_eliteSize->value();
     o.extra["ppo.tau"] = m_tau->value();
     o.extra["ppo.pretrained"] = m_pretrained->isChecked() ? 1 : 0;
+    o.underLoad = m_underLoad->isChecked();
     return o;
 }
 

@@ -1,6 +1,6 @@
 // The window's search toolbar: the algorithm, its budget and seed, ppo's elite size,
-// early-exit threshold and pretrained start (enabled for ppo only), the Start and Stop
-// actions, and the progress bar, which stays where a stopped search stopped. The settings
+// early-exit threshold and pretrained start (enabled for ppo only), whether plans are
+// ranked by their run under the scenario's load protocol, the Start and Stop actions, and the progress bar, which stays where a stopped search stopped. The settings
 // make the SearchOptions a search starts with.
 #pragma once
 
@@ -51,6 +51,7 @@ private:
     QSpinBox* m_eliteSize = nullptr;
     QDoubleSpinBox* m_tau = nullptr;
     QCheckBox* m_pretrained = nullptr;
+    QCheckBox* m_underLoad = nullptr;
     QProgressBar* m_progress = nullptr;
 };
 

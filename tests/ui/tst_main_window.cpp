@@ -7,6 +7,7 @@
 
 #include <QElapsedTimer>
 #include <QProcess>
+#include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void opensOnABenchmarkScenarioReadyToStart();
     void startStopTwentyTimes();
     void finishedSearchFillsViews();
+    void searchUnderLoadRanksByTheRun();
     void editingTheScenarioCancelsTheSearch();
     void stallMeasurementRuns();
     void staleCannotRunMessageIsCleared();
@@ -107,6 +109,38 @@ void TestMainWindow::finishedSearchFillsViews()
     QVERIFY(w.searchPanel()->curvePointCount() > 0);
     QVERIFY(w.lastResult() && w.lastResult()->outcome.found);
     QVERIFY(w.lastResult()->outcome.calls <= 1500);
+}
+
+// The toolbar's "under load" box: the window's search is runSearch with underLoad, the same
+// plan and figures; a scenario without a closed loop is refused before the search starts.
+void TestMainWindow::searchUnderLoadRanksByTheRun()
+{
+    MainWindow w;
+    Scenario s = preset("llama3-70b-8gpu");
+    w.setScenario(s);
+    auto* box = w.findChild<QCheckBox*>(QStringLiteral("search.under_load"));
+    QVERIFY(box);
+    box->setChecked(true);
+    w.setAlgorithm(QStringLiteral("anneal"));
+    QVERIFY(!w.startSearch()); // steady state: nothing to rank by
+    QVERIFY(!w.isSearching());
+
+    s.workload.load.protocol = LoadProtocol::Concurrency;
+    s.workload.load.concurrency = 8;
+    w.setScenario(s);
+    w.setSeed(2);
+    QVERIFY(runSearch(w, QStringLiteral("anneal"), 300));
+    const SearchOutcome& shown = w.lastResult()->outcome;
+    QVERIFY(shown.underLoad);
+    SearchOptions o;
+    o.algorithm = "anneal";
+    o.budget = 300;
+    o.seed = 2;
+    o.underLoad = true;
+    const SearchOutcome core = shardlab::runSearch(s, o);
+    QVERIFY(core.found);
+    QVERIFY(shown.best == core.best);
+    QCOMPARE(shown.bestTokensPerSPerGpu(), core.bestTokensPerSPerGpu());
 }
 
 void TestMainWindow::editingTheScenarioCancelsTheSearch()
