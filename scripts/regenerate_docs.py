@@ -59,6 +59,8 @@ GENERATORS = [
               ["disaggregation-examples"], lambda cli, doc, o: [cli, doc]),
     Generator("disaggregated-load", "disaggregated_load.py", "docs/simulator.md", ["disaggregated-load"],
               lambda cli, doc, o: [cli, doc]),
+    Generator("search-under-load", "search_under_load.py", "docs/search.md", ["search-under-load"],
+              lambda cli, doc, o: [cli, doc]),
     Generator("explain-examples", "explain_examples.py", "docs/explain.md", ["examples"],
               lambda cli, doc, o: [cli, doc]),
     Generator("launch-examples", "launch_examples.py", "docs/launch-examples.md", ["launch-examples"],
