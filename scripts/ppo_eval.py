@@ -36,6 +36,7 @@ CONFIGS = {
     "ppo-no-recovery": ("ppo", "ppo.recover_after=0"),
     "ppo-no-near": ("ppo", "ppo.near=0"),
     "ppo-no-batch-repair": ("ppo", "ppo.batch_repair=0"),
+    "ppo-finish-elite": ("ppo", "ppo.finish=3"),
     "anneal": ("anneal", ""),
     "ppo": ("ppo", ""),
     "ppo-scratch": ("ppo", "ppo.pretrained=0"),

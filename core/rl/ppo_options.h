@@ -52,6 +52,12 @@ struct PpoOptions {
     // the budget ends. Without it a move that only pays with a smaller batch is never
     // seen, and two plans are ranked at scale values where their order can be reversed.
     bool batchRepair = true;
+    // Layouts priced at their largest valid batch before the budget ends (with
+    // batchRepair): the best plan of each of this many (TP, PP, EP) layouts seen, best
+    // first at the scale's batches. More than the elite history holds, because a layout
+    // ranked below the elite at a scale value can overtake it at its own largest batch
+    // (docs/ppo.md, "Plans at their largest valid batch").
+    int finishLayouts = 8;
     // The network and LibTorch.
     int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)

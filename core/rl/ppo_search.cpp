@@ -174,7 +174,8 @@ void publishMetrics(BudgetedEvaluator& ev, const SearchSpace& space, const PpoUp
 class PpoRun {
 public:
     PpoRun(SearchContext& ctx, const PpoOptions& o)
-        : m_ctx(ctx), m_o(o), m_space(ctx.space), m_ev(ctx.evaluator), m_elite(o.elite, o.diverseElite)
+        : m_ctx(ctx), m_o(o), m_space(ctx.space), m_ev(ctx.evaluator), m_elite(o.elite, o.diverseElite),
+          m_layouts(std::max(o.elite, o.finishLayouts), true)
     {
     }
 
@@ -274,8 +275,10 @@ private:
             return false;
         if (m_e.valid && m_norm <= 0)
             m_norm = m_e.tokensPerSPerGpu;
-        if (m_e.valid)
+        if (m_e.valid) {
             m_elite.offer(choice, m_e.tokensPerSPerGpu);
+            m_layouts.offer(choice, m_e.tokensPerSPerGpu);
+        }
         return true;
     }
 
@@ -335,23 +338,23 @@ private:
         if (!m_o.batchRepair || m_ev.budget() <= 0)
             return 0; // no limit
         const int reserve = std::min(static_cast<int>(kMaxFinishShare * m_ev.budget()),
-                                     kCallsPerBatchRefinement * std::max(1, m_o.elite));
+                                     kCallsPerBatchRefinement * std::max({1, m_o.elite, m_o.finishLayouts}));
         return m_ev.budget() - reserve;
     }
     bool samplesSpent() const { return !m_eliteFinished && m_sampleLimit > 0 && m_ev.calls() >= m_sampleLimit; }
 
-    // The elite plans were compared at batches of the coarse scale, where the order of two
-    // plans can be the reverse of their order at each one's largest valid batch (a plan
-    // with more TPOT slack gains more from the batches between two scale values). Each
-    // elite plan is priced at its largest valid integer batch (raiseBatchThroughEvaluator,
-    // the gallop and bisection runSearch gives the best plan), best first, every call
-    // charged. Once.
+    // Plans were compared at batches of the coarse scale, where the order of two plans can
+    // be the reverse of their order at each one's largest valid batch (a plan with more
+    // TPOT slack gains more from the batches between two scale values). The best plan of
+    // each of the top layouts seen (the elite's and up to ppo.finish in all) is priced at
+    // its largest valid integer batch (raiseBatchThroughEvaluator, the gallop and
+    // bisection runSearch gives the best plan), best first, every call charged. Once.
     void finishElite()
     {
         m_eliteFinished = true;
         if (!m_o.batchRepair)
             return;
-        for (const SearchProgress::ElitePlan& e : m_elite.forProgress(m_space)) {
+        for (const SearchProgress::ElitePlan& e : m_layouts.forProgress(m_space)) {
             bool refused = false;
             raiseBatchThroughEvaluator(m_ev, e.plan, m_space.batchMax(), &refused);
             if (refused)
@@ -428,6 +431,7 @@ private:
     const SearchSpace& m_space;
     BudgetedEvaluator& m_ev;
     EliteHistory m_elite;
+    EliteHistory m_layouts; // the best plan of each of the top layouts seen, for finishElite
     double m_norm = 0;
     double m_temperature = 1;
     double m_temperatureFloor = 1; // raised while recovering from a dead end
