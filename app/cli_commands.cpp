@@ -16,6 +16,7 @@ const std::vector<Command>& commands()
         addExplainCommands(v);
         addSearchCommands(v);
         addChoicesCommands(v);
+        addLoadFrontCommand(v);
         addExportCommands(v);
         return v;
     }();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,13 @@ void addExplainCommands(std::vector<Command>& out); // explain, compare
 void addSearchCommands(std::vector<Command>& out);
 void addExportCommands(std::vector<Command>& out);
 void addChoicesCommands(std::vector<Command>& out); // pareto, size, sweep
+void addLoadFrontCommand(std::vector<Command>& out); // load-front
+// The search commands' helpers (cli_search_commands.cpp): the options plus the algorithm
+// knobs (--set, --ppo-config); the knobs' values into `extra`; a plugin algorithm loaded
+// before the run. False with an error naming the flag.
+std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v, const std::vector<OptionSpec>& more = {});
+bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string& error);
+bool pluginReady(const std::string& algorithm, std::string& error);
 // calibrate --measurements (cli_measurements.cpp), called by calibrate.
 int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err);
 

@@ -30,16 +30,6 @@ namespace {
 
 const OptionSpec kBudget{"--budget", "N", "simulator calls per run (default 4000; exact ignores it)"};
 
-// Knobs of registered algorithms (SearchOptions::extra), e.g. the ppo hyperparameters.
-std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v, const std::vector<OptionSpec>& more = {})
-{
-    v.insert(v.end(), more.begin(), more.end());
-    v.push_back({"--set", "K=V[,K=V...]", "algorithm knobs by name, e.g. ppo.elite=0,ppo.lr=0.003 (docs/ppo.md)"});
-#ifdef SHARDLAB_HAVE_RL
-    v.push_back({"--ppo-config", "FILE.json", "ppo hyperparameters from a JSON object (docs/ppo.md); --set wins"});
-#endif
-    return v;
-}
 
 bool knobsAvailable()
 {
@@ -64,83 +54,6 @@ std::string knownKnobs()
     return s.empty() ? std::string("none in this build") : s;
 }
 
-// An algorithm from a plugin (ppo) is loaded before the run, so a missing or broken
-// plugin is an error naming the plugin, not a search that finds nothing.
-bool pluginReady(const std::string& algorithm, std::string& error)
-{
-    for (const SearchAlgorithmInfo& a : pluginSearchAlgorithms()) {
-        if (a.name != algorithm)
-            continue;
-        const auto api = loadRlPlugin();
-        if (!api.ok()) {
-            error = "--algo " + algorithm + ": " + api.error().toString();
-            return false;
-        }
-    }
-    return true;
-}
-
-// --ppo-config, then --set, into `extra`; false with an error that names the flag.
-bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string& error)
-{
-#ifdef SHARDLAB_HAVE_RL
-    if (a.has("--ppo-config")) {
-        const std::string file = a.value("--ppo-config");
-        const auto text = readTextFile(file); // regular files (or -) only, size-limited
-        if (!text.ok()) {
-            error = "--ppo-config: " + text.error().toString();
-            return false;
-        }
-        const FieldErrors e = rl::ppoExtraFromJson(text.value(), inputLabel(file), extra);
-        if (!e.empty()) {
-            error = "--ppo-config: " + e.front().toString();
-            return false;
-        }
-    }
-#endif
-    std::stringstream list(a.value("--set"));
-    std::string item;
-    std::set<std::string> seen;
-    while (std::getline(list, item, ',')) {
-        const auto eq = item.find('=');
-        const std::string key = item.substr(0, eq);
-        if (!seen.insert(key).second) {
-            error = "--set: " + key + ": given more than once";
-            return false;
-        }
-        const std::string prefix = key.substr(0, key.find('.'));
-        SearchAlgorithmInfo info;
-        if (eq == std::string::npos || key.find('.') == std::string::npos || !findSearchAlgorithm(prefix, info)) {
-            error = "--set: '" + item + "' is not ALGORITHM.KNOB=VALUE (algorithms: " + knownSearchAlgorithms() + ")";
-            return false;
-        }
-        // Only ppo reads knobs by name (core/rl/ppo_options.h); anneal and genetic take
-        // theirs as fields of SearchOptions, so "anneal.restarts=4" would be silently
-        // ignored: refuse it and list what is read.
-        if (prefix != "ppo" || !knobsAvailable()) {
-            error = "--set: '" + key + "': no algorithm reads this knob (" + prefix + " takes no knobs by name; known: "
-                + knownKnobs() + ")";
-            return false;
-        }
-        const std::string text = item.substr(eq + 1);
-        char* end = nullptr;
-        const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || *end != '\0' || !std::isfinite(v)) {
-            error = "--set: " + key + ": '" + text + "' is not a number";
-            return false;
-        }
-        extra[key] = v;
-    }
-#ifdef SHARDLAB_HAVE_RL
-    rl::PpoOptions ppo;
-    const FieldErrors e = rl::parsePpoOptions(extra, ppo);
-    if (!e.empty()) {
-        error = "--set: " + e.front().toString();
-        return false;
-    }
-#endif
-    return true;
-}
 
 // At most `n` points of a curve: the first, the last and evenly spaced ones between.
 std::vector<std::pair<int, double>> thin(const std::vector<std::pair<int, double>>& c, size_t n)
@@ -534,6 +447,95 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
 }
 
 } // namespace
+
+// Knobs of registered algorithms (SearchOptions::extra), e.g. the ppo hyperparameters.
+std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v, const std::vector<OptionSpec>& more)
+{
+    v.insert(v.end(), more.begin(), more.end());
+    v.push_back({"--set", "K=V[,K=V...]", "algorithm knobs by name, e.g. ppo.elite=0,ppo.lr=0.003 (docs/ppo.md)"});
+#ifdef SHARDLAB_HAVE_RL
+    v.push_back({"--ppo-config", "FILE.json", "ppo hyperparameters from a JSON object (docs/ppo.md); --set wins"});
+#endif
+    return v;
+}
+
+// An algorithm from a plugin (ppo) is loaded before the run, so a missing or broken
+// plugin is an error naming the plugin, not a search that finds nothing.
+bool pluginReady(const std::string& algorithm, std::string& error)
+{
+    for (const SearchAlgorithmInfo& a : pluginSearchAlgorithms()) {
+        if (a.name != algorithm)
+            continue;
+        const auto api = loadRlPlugin();
+        if (!api.ok()) {
+            error = "--algo " + algorithm + ": " + api.error().toString();
+            return false;
+        }
+    }
+    return true;
+}
+
+// --ppo-config, then --set, into `extra`; false with an error that names the flag.
+bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string& error)
+{
+#ifdef SHARDLAB_HAVE_RL
+    if (a.has("--ppo-config")) {
+        const std::string file = a.value("--ppo-config");
+        const auto text = readTextFile(file); // regular files (or -) only, size-limited
+        if (!text.ok()) {
+            error = "--ppo-config: " + text.error().toString();
+            return false;
+        }
+        const FieldErrors e = rl::ppoExtraFromJson(text.value(), inputLabel(file), extra);
+        if (!e.empty()) {
+            error = "--ppo-config: " + e.front().toString();
+            return false;
+        }
+    }
+#endif
+    std::stringstream list(a.value("--set"));
+    std::string item;
+    std::set<std::string> seen;
+    while (std::getline(list, item, ',')) {
+        const auto eq = item.find('=');
+        const std::string key = item.substr(0, eq);
+        if (!seen.insert(key).second) {
+            error = "--set: " + key + ": given more than once";
+            return false;
+        }
+        const std::string prefix = key.substr(0, key.find('.'));
+        SearchAlgorithmInfo info;
+        if (eq == std::string::npos || key.find('.') == std::string::npos || !findSearchAlgorithm(prefix, info)) {
+            error = "--set: '" + item + "' is not ALGORITHM.KNOB=VALUE (algorithms: " + knownSearchAlgorithms() + ")";
+            return false;
+        }
+        // Only ppo reads knobs by name (core/rl/ppo_options.h); anneal and genetic take
+        // theirs as fields of SearchOptions, so "anneal.restarts=4" would be silently
+        // ignored: refuse it and list what is read.
+        if (prefix != "ppo" || !knobsAvailable()) {
+            error = "--set: '" + key + "': no algorithm reads this knob (" + prefix + " takes no knobs by name; known: "
+                + knownKnobs() + ")";
+            return false;
+        }
+        const std::string text = item.substr(eq + 1);
+        char* end = nullptr;
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !std::isfinite(v)) {
+            error = "--set: " + key + ": '" + text + "' is not a number";
+            return false;
+        }
+        extra[key] = v;
+    }
+#ifdef SHARDLAB_HAVE_RL
+    rl::PpoOptions ppo;
+    const FieldErrors e = rl::parsePpoOptions(extra, ppo);
+    if (!e.empty()) {
+        error = "--set: " + e.front().toString();
+        return false;
+    }
+#endif
+    return true;
+}
 
 void addSearchCommands(std::vector<Command>& v)
 {

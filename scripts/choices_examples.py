@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Regenerates the worked outputs of docs/choices.md with this build, each between its
-markers: the 1.6 T scenario's Pareto front ("pareto-output"), a sizing run ("size-example")
-and a scaling sweep ("sweep-example"), as the CLI prints them. The wall times they print
+markers: the 1.6 T scenario's Pareto front ("pareto-output"), a sizing run ("size-example"),
+a scaling sweep ("sweep-example") and a front under load ("load-front-example"), as the CLI
+prints them. The wall times they print
 are this machine's (scripts/check_doc_figures.py ignores them); every other figure is
 deterministic. The speed table beside them is scripts/speed_table.py's (it needs an older
 build to compare with).
@@ -15,6 +16,7 @@ SCRIPT = "scripts/choices_examples.py"
 PARETO_SCENARIO = "moe-1.6t-1024gpu"
 SIZE = ["size", "--scenario", "llama3-70b-8gpu", "--rate", "8", "--any-count"]
 SWEEP = ["sweep", "--scenario", "mixtral-8x22b-64gpu", "--gpus", "8,16,32,64"]
+LOAD_FRONT = ["load-front", "--scenario", "llama3-70b-8gpu", "--concurrencies", "1,4,16,64,128,256", "--quiet"]
 
 
 def run(cli, args):
@@ -61,6 +63,7 @@ def main():
     write_block(doc, "pareto-output", SCRIPT, front_block(cli))
     write_block(doc, "size-example", SCRIPT, shown(SIZE, run(cli, SIZE)))
     write_block(doc, "sweep-example", SCRIPT, shown(SWEEP, run(cli, SWEEP)))
+    write_block(doc, "load-front-example", SCRIPT, shown(LOAD_FRONT, run(cli, LOAD_FRONT)))
 
 
 if __name__ == "__main__":

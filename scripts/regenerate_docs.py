@@ -10,7 +10,7 @@ the repository's own; scripts/check_doc_figures.py uses it. The generators are i
 each other (each reads the CLI and resources/ and writes only its own blocks), so the order is
 simply cheapest first. Some cannot run everywhere, and then are skipped with the reason, never
 silently:
-  - ppo-eval-*: need the ppo algorithm (a build with SHARDLAB_BUILD_RL=ON);
+  - ppo-eval-*, search-under-load: need the ppo algorithm (a build with SHARDLAB_BUILD_RL=ON);
   - speed-targets: times this build against an older one (--old-cli, --old-label);
   - memory-table: about 15 minutes (anneal at 2*10^7 calls); give --only memory-table or
     leave it out with --skip memory-table.
@@ -60,7 +60,7 @@ GENERATORS = [
     Generator("disaggregated-load", "disaggregated_load.py", "docs/simulator.md", ["disaggregated-load"],
               lambda cli, doc, o: [cli, doc]),
     Generator("search-under-load", "search_under_load.py", "docs/search.md", ["search-under-load"],
-              lambda cli, doc, o: [cli, doc]),
+              lambda cli, doc, o: [cli, doc], needs="ppo"),
     Generator("explain-examples", "explain_examples.py", "docs/explain.md", ["examples"],
               lambda cli, doc, o: [cli, doc]),
     Generator("launch-examples", "launch_examples.py", "docs/launch-examples.md", ["launch-examples"],
@@ -68,7 +68,8 @@ GENERATORS = [
     Generator("launch-memory", "launch_memory.py", "docs/launch-memory.md", ["launch-memory"],
               lambda cli, doc, o: [cli, doc]),
     Generator("choices-examples", "choices_examples.py", "docs/choices.md",
-              ["pareto-output", "size-example", "sweep-example"], lambda cli, doc, o: [cli, doc]),
+              ["pareto-output", "size-example", "sweep-example", "load-front-example"],
+              lambda cli, doc, o: [cli, doc]),
     Generator("engine-gap", "engine_gap.py", "docs/engines.md", ["engine-gap"],
               lambda cli, doc, o: [cli, doc, "--seed", "20261130", "--count", str(o.engine_gap_count),
                                    "--timeout", "60"]),

@@ -37,21 +37,14 @@ bool samePoint(const ParetoPoint& a, const Plan& plan, const SimResult& r)
 }
 
 // Sorted by per-user speed, keeping only points no faster point matches in throughput.
-std::vector<ParetoPoint> nonDominated(std::vector<ParetoPoint> v)
+std::vector<ParetoPoint> nonDominated(const std::vector<ParetoPoint>& v)
 {
-    std::sort(v.begin(), v.end(), [](const ParetoPoint& a, const ParetoPoint& b) {
-        return a.tokensPerSPerUser < b.tokensPerSPerUser
-            || (a.tokensPerSPerUser == b.tokensPerSPerUser && a.outputTokensPerSPerGpu > b.outputTokensPerSPerGpu);
-    });
+    std::vector<std::pair<double, double>> xy;
+    for (const ParetoPoint& p : v)
+        xy.emplace_back(p.tokensPerSPerUser, p.outputTokensPerSPerGpu);
     std::vector<ParetoPoint> out;
-    double bestRight = -1;
-    for (size_t i = v.size(); i-- > 0;) {
-        if (v[i].outputTokensPerSPerGpu > bestRight) {
-            out.push_back(v[i]);
-            bestRight = v[i].outputTokensPerSPerGpu;
-        }
-    }
-    std::reverse(out.begin(), out.end());
+    for (size_t i : nonDominatedIndices(xy))
+        out.push_back(v[i]);
     return out;
 }
 
@@ -128,6 +121,26 @@ Scenario withTpotLimit(const Scenario& s, double tpotMs)
     Scenario t = s;
     t.workload.tpotSloMs = tpotMs;
     return t;
+}
+
+std::vector<size_t> nonDominatedIndices(const std::vector<std::pair<double, double>>& xy)
+{
+    std::vector<size_t> order(xy.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return xy[a].first < xy[b].first || (xy[a].first == xy[b].first && xy[a].second > xy[b].second);
+    });
+    std::vector<size_t> out;
+    double bestRight = -1;
+    for (size_t k = order.size(); k-- > 0;) {
+        if (xy[order[k]].second > bestRight) {
+            out.push_back(order[k]);
+            bestRight = xy[order[k]].second;
+        }
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
 }
 
 FieldErrors validateParetoRequest(const Scenario& s, const ParetoOptions& o)

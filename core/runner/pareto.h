@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runner/run_search.h"
@@ -64,6 +65,11 @@ struct ParetoFront {
     double unreachableTokensPerSPerUser = 0;
     std::string message;
 };
+
+// The non-dominated points of (per-user speed, throughput per GPU) pairs: sorted by speed,
+// those that serve more per GPU than every faster point. Indices into the input, by
+// ascending speed (ties: the higher throughput kept).
+std::vector<size_t> nonDominatedIndices(const std::vector<std::pair<double, double>>& speedAndThroughput);
 
 // Problems with the options or the scenario (by field: "--points", "workload.serving").
 FieldErrors validateParetoRequest(const Scenario& s, const ParetoOptions& o);

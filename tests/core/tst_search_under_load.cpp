@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "runner/load_front.h"
 #include "runner/run_search.h"
 #include "sim/megatron.h"
 #include "sim/serving_load.h"
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void verdictNamesTheLimit();
     void searchBeatsTheSteadyOptimumAtItsConcurrency();
     void searchRefusesWhatItCannotRank();
+    void frontFollowsTheConcurrency();
 };
 
 // The ranked result is the run: its output per GPU, p90s and verdict; a plan that does
@@ -159,6 +161,41 @@ void TestSearchUnderLoad::searchRefusesWhatItCannotRank()
     pools.workload.serving = ServingMode::Disaggregated;
     QVERIFY(refusal(pools, "anneal").find("covers aggregated serving") != std::string::npos);
     QVERIFY(underLoadError(llamaAt(8), SearchOptions{}).empty());
+}
+
+// The front under load: one search per concurrency (each the same as searching under
+// that loop), throughput per GPU rising with the concurrency while the per-user speed
+// falls, the front marked by the one dominance rule, and an impossible concurrency said.
+void TestSearchUnderLoad::frontFollowsTheConcurrency()
+{
+    const Scenario s = presetScenario("llama3-70b-8gpu");
+    SearchOptions o;
+    o.algorithm = "anneal";
+    o.budget = scaled(400);
+    const LoadFront f = computeLoadFront(s, {64, 4, 16, 512}, o);
+    QVERIFY2(f.ok, f.message.c_str());
+    QCOMPARE(int(f.points.size()), 4);
+    QCOMPARE(f.points[0].concurrency, 4); // ascending
+    QVERIFY(!f.points[3].found); // 512 in flight on 8 GPUs breaks the TPOT limit
+    SearchOptions same = o;
+    same.underLoad = true;
+    const SearchOutcome direct = runSearch(llamaAt(16), same);
+    QVERIFY(direct.found && f.points[1].found);
+    QVERIFY(f.points[1].plan == direct.best);
+    QCOMPARE(f.points[1].tokensPerSPerGpu, direct.bestTokensPerSPerGpu());
+    for (int i = 0; i + 1 < 3; ++i) {
+        QVERIFY(f.points[i + 1].tokensPerSPerGpu > f.points[i].tokensPerSPerGpu);
+        QVERIFY(f.points[i + 1].tokensPerSPerUser < f.points[i].tokensPerSPerUser);
+        QVERIFY(f.points[i].onFront); // nothing faster serves as much per GPU
+    }
+    QVERIFY(!f.points[3].onFront);
+    QVERIFY(loadFrontCsv(f).find("512,0,0,") != std::string::npos);
+
+    QVERIFY(!computeLoadFront(s, {}, o).ok);
+    SearchOptions exact = o;
+    exact.algorithm = "exact";
+    const LoadFront refused = computeLoadFront(s, {8}, exact);
+    QVERIFY(!refused.ok && refused.message.find("exact certifies the steady state only") != std::string::npos);
 }
 
 QTEST_GUILESS_MAIN(TestSearchUnderLoad)
