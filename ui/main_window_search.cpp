@@ -41,9 +41,12 @@ bool MainWindow::startSearch()
     QString note;
     const QString variant = m_document->variantFor(m_editor->scenario(), &note);
     // The exact search is deterministic: it has no seed to name.
-    const QString label = m_toolbar->algorithm() == QLatin1String("exact")
-                              ? m_toolbar->algorithm()
-                              : tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed());
+    QString label = m_toolbar->algorithm() == QLatin1String("exact")
+                        ? m_toolbar->algorithm()
+                        : tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed());
+    // A run ranked by the load run's figures says so: its values are not the steady state's.
+    if (o.underLoad)
+        label += tr(" · under load (concurrency %1)").arg(m_editor->scenario().workload.load.concurrency);
     m_panel->beginRun(label, variant,
                       note.isEmpty() ? m_document->variantNote(variant) : note);
     m_toolbar->showStarted();

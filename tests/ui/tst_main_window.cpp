@@ -132,6 +132,9 @@ void TestMainWindow::searchUnderLoadRanksByTheRun()
     QVERIFY(runSearch(w, QStringLiteral("anneal"), 300));
     const SearchOutcome& shown = w.lastResult()->outcome;
     QVERIFY(shown.underLoad);
+    const int last = w.searchPanel()->runCount() - 1;
+    QVERIFY(w.searchPanel()->runInfo(last).name.contains(QStringLiteral("under load (concurrency 8)")));
+    QCOMPARE(w.searchPanel()->runInfo(last).bestValue, shown.bestTokensPerSPerGpu());
     SearchOptions o;
     o.algorithm = "anneal";
     o.budget = 300;
