@@ -51,9 +51,7 @@ ojson pointJson(const LoadFrontPoint& p)
     j["ttft_ms_p90"] = p.load.ttftP90Ms;
     j["tpot_ms_mean"] = p.load.tpotMeanMs;
     j["tpot_ms_p90"] = p.load.tpotP90Ms;
-    j["plan"] = {{"tensor_parallel", p.plan.tensorParallel}, {"expert_parallel", p.plan.expertParallel},
-                 {"pipeline_parallel", p.plan.pipelineParallel}, {"data_parallel", p.plan.dataParallel},
-                 {"batch", p.plan.batch}, {"micro_batches", p.plan.microBatches}, {"instances", p.plan.instances}};
+    j["plan"] = ojson::parse(planToJson(p.plan)); // the plan file's own fields (io/scenario_json.h)
     return j;
 }
 

@@ -131,6 +131,28 @@ std::string underLoadError(const Scenario& s, const SearchOptions& o)
 
 namespace {
 
+// A plan searched under a closed loop of C requests with its batch lowered to its
+// replicas' largest share of the loop, ceil(C / DP): no replica ever holds more sequences,
+// so the run is the same (checked against `ranked`, the plan's own ranked result: the plan
+// is kept as it is otherwise), and the plan is the one an engine launched with
+// max_num_seqs at that share serves, its steady-state figures those of a full batch it
+// reaches.
+Plan batchAtLoopShare(const Simulator& sim, const Plan& p, const SimResult& ranked, const LoadSpec& load)
+{
+    const int dp = std::max(1, p.dataParallel);
+    Plan t = p;
+    t.batch = std::min(p.batch, (load.concurrency + dp - 1) / dp);
+    if (t.batch == p.batch || t.batch < 1)
+        return p;
+    SimResult b;
+    sim.evaluate(t, b, false);
+    rankUnderLoad(sim, t, b, load);
+    return b.valid && b.tokensPerSPerGpu == ranked.tokensPerSPerGpu && b.ttftMs == ranked.ttftMs
+            && b.tpotMs == ranked.tpotMs
+        ? t
+        : p;
+}
+
 // The stochastic searches sample the batch on a coarse scale: the best plan's batch is
 // refined towards its largest valid value through the evaluator (charged, in the best
 // curve), so every algorithm's figure compares with exact's. The evaluator keeps the best
@@ -138,26 +160,6 @@ namespace {
 // crossed, docs/search.md) never replaces it. Returns the batch it started from.
 // Raises the best plan's batch as far as it stays valid, through the evaluator (charged),
 // and records the step.
-// A plan searched under a closed loop of C requests with its batch lowered to its
-// replicas' largest share of the loop, ceil(C / DP): no replica ever holds more sequences,
-// so the run is the same (checked: the plan is kept as it is otherwise), and the plan is
-// the one an engine launched with max_num_seqs at that share serves, its steady-state
-// figures those of a full batch it reaches.
-Plan batchAtLoopShare(const Simulator& sim, const Plan& p, const LoadSpec& load)
-{
-    const int dp = std::max(1, p.dataParallel);
-    Plan t = p;
-    t.batch = std::min(p.batch, (load.concurrency + dp - 1) / dp);
-    if (t.batch == p.batch || t.batch < 1)
-        return p;
-    SimResult a, b;
-    sim.evaluate(p, a, false);
-    sim.evaluate(t, b, false);
-    rankUnderLoad(sim, p, a, load);
-    rankUnderLoad(sim, t, b, load);
-    return b.valid && b.tokensPerSPerGpu == a.tokensPerSPerGpu && b.ttftMs == a.ttftMs && b.tpotMs == a.tpotMs ? t : p;
-}
-
 BatchRefinement refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
 {
     BatchRefinement f;
@@ -234,7 +236,8 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         }
         out.found = ev.haveBest();
         if (out.found) {
-            out.best = options.underLoad ? batchAtLoopShare(sim, ev.best(), scenario.workload.load) : ev.best();
+            out.best = options.underLoad ? batchAtLoopShare(sim, ev.best(), ev.bestResult(), scenario.workload.load)
+                                         : ev.best();
             // The search ran on the simulator's fast path; the report wants the
             // per-operator breakdown: one more evaluation of the same plan, not charged.
             out.bestResult = sim.evaluate(out.best);
