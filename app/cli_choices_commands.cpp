@@ -4,11 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 #include <ostream>
 #include <sstream>
 
 #include "cli_commands.h"
 #include "cli_signals.h"
+#include "io/count_list.h"
 #include "runner/pareto.h"
 #include "runner/sizing.h"
 
@@ -226,21 +228,11 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
 
 bool gpuList(const Args& a, std::vector<long long>& out, std::string& error)
 {
-    std::stringstream ss(a.value("--gpus"));
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (item.empty())
-            continue; // "--gpus ," lists nothing: validateGpuCounts says so
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || errno == ERANGE || v < 1) {
-            error = "--gpus: '" + item + "' is not a positive GPU count (give e.g. --gpus 8,16,32)";
-            return false;
-        }
-        out.push_back(v);
-    }
-    return true;
+    std::string bad;
+    if (parseCountList(a.value("--gpus"), 1, std::numeric_limits<long long>::max(), out, bad))
+        return true; // "--gpus ," lists nothing: validateGpuCounts says so
+    error = "--gpus: '" + bad + "' is not a positive GPU count (give e.g. --gpus 8,16,32)";
+    return false;
 }
 
 int runSweep(const Args& a, std::ostream& out, std::ostream& err)

@@ -4,7 +4,6 @@
 #include <nlohmann/json.hpp>
 
 #include <ostream>
-#include <sstream>
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
@@ -24,17 +23,9 @@ bool concurrencyList(const Args& a, std::vector<int>& out, std::string& error)
         out = defaultFrontConcurrencies();
         return true;
     }
-    std::stringstream list(a.value("--concurrencies"));
-    std::string item;
-    while (std::getline(list, item, ',')) {
-        char* end = nullptr;
-        const long v = std::strtol(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || v < 1 || v > kMaxLoadConcurrency) {
-            error = "--concurrencies: '" + item + "' is not a concurrency (1.." + std::to_string(kMaxLoadConcurrency)
-                + ")";
-            return false;
-        }
-        out.push_back(static_cast<int>(v));
+    if (!parseConcurrencies(a.value("--concurrencies"), out, error)) {
+        error = "--concurrencies: " + error;
+        return false;
     }
     return true;
 }
@@ -82,10 +73,10 @@ int runLoadFront(const Args& a, std::ostream& out, std::ostream& err)
     auto s = loadScenarioArg(a);
     if (!s.ok())
         return reportFieldErrors(err, s.errors);
-    SearchOptions o;
-    o.algorithm = a.has("--algo") ? a.value("--algo") : "anneal";
-    o.budget = 2000;
-    long long budget = o.budget, seed = 0;
+    SearchOptions o = defaultLoadFrontSearch();
+    if (a.has("--algo"))
+        o.algorithm = a.value("--algo");
+    long long budget = o.budget, seed = static_cast<long long>(o.seed);
     std::string error;
     std::vector<int> concurrencies;
     if (!intValue(a, "--budget", 1, 100000000, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error)

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "io/count_list.h"
 #include "runner/pareto.h"
 
 namespace shardlab {
@@ -14,6 +15,27 @@ std::vector<int> defaultFrontConcurrencies()
     for (int c = 1; c <= 1024; c *= 2)
         v.push_back(c);
     return v;
+}
+
+SearchOptions defaultLoadFrontSearch()
+{
+    SearchOptions o;
+    o.algorithm = "anneal";
+    o.budget = 2000;
+    o.seed = 0;
+    return o;
+}
+
+bool parseConcurrencies(const std::string& text, std::vector<int>& out, std::string& why)
+{
+    std::vector<long long> v;
+    std::string bad;
+    const bool ok = parseCountList(text, 1, kMaxLoadConcurrency, v, bad);
+    for (long long c : v)
+        out.push_back(static_cast<int>(c));
+    if (!ok)
+        why = "'" + bad + "' is not a concurrency (1.." + std::to_string(kMaxLoadConcurrency) + ")";
+    return ok;
 }
 
 FieldErrors validateLoadFront(const Scenario& s, const std::vector<int>& concurrencies, const SearchOptions& o)

@@ -37,8 +37,15 @@ struct LoadFront {
     std::string message;
 };
 
-// Concurrencies the CLI and tests sweep when none are given: powers of two, 1 to 1024.
+// Concurrencies the CLI and the window sweep when none are given: powers of two, 1 to 1024.
 std::vector<int> defaultFrontConcurrencies();
+// The search at each point when none is named: anneal, 2000 simulator calls, seed 0 (the
+// CLI's defaults and the window's, so both draw the same front).
+SearchOptions defaultLoadFrontSearch();
+// "1,4,16" as typed (io/count_list.h: blanks trimmed, empty items skipped) into
+// concurrencies; false with `why` naming the item that is not one ("'x' is not a
+// concurrency (1..65536)"), for the caller to prefix with its field.
+bool parseConcurrencies(const std::string& text, std::vector<int>& out, std::string& why);
 
 // Problems with the request (by field: "--concurrencies", "--algo", "workload.serving").
 FieldErrors validateLoadFront(const Scenario& s, const std::vector<int>& concurrencies, const SearchOptions& o);

@@ -1,0 +1,18 @@
+// Comma-separated counts as users type them ("8,16,32", "1, 4 ,16"): GPU counts of a sweep,
+// concurrencies of a load front. One reader for the CLI's flags and the window's fields, so
+// both accept and refuse the same text.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace shardlab {
+
+// Reads `text` into `out` (appended, in the order given). Items are trimmed of blanks and
+// empty items skipped (an empty list is the caller's to refuse, with its own field name).
+// False at the first item that is not a whole number in [lo, hi]; `badItem` is that item,
+// trimmed, and `out` holds the items before it.
+bool parseCountList(const std::string& text, long long lo, long long hi, std::vector<long long>& out,
+                    std::string& badItem);
+
+} // namespace shardlab
