@@ -26,6 +26,7 @@ struct Script {
     shardlab::Engine engine = shardlab::Engine::Vllm;
     QString exportPlots;
     int screenshotDuringMs = -1; // >= 0: screenshot mid-search instead of at the end
+    bool loadFront = false;      // --tab pareto: the front under load after the others
     bool failed = false;         // a mid-search screenshot could not be written
 };
 
@@ -91,8 +92,8 @@ void runParetoScript(shardlab::ui::MainWindow& window, Script& script, QTextStre
                 QApplication::exit(shot && ok ? 0 : 1);
         });
     });
-    QTimer::singleShot(200, &window, [&window, &err] {
-        if (!window.paretoView()->computeAll()) {
+    QTimer::singleShot(200, &window, [&window, &script, &err] {
+        if (!window.paretoView()->computeAll(script.loadFront)) {
             err << "shardlab: --tab pareto: " << window.paretoView()->statusText() << "\n";
             QApplication::exit(1);
         }
@@ -137,8 +138,12 @@ int main(int argc, char** argv)
                                     QStringLiteral("NAME"));
     const QCommandLineOption sizeOpt(QStringLiteral("size"),
                                      QStringLiteral("Window size for screenshots, e.g. 1024x700."), QStringLiteral("WxH"));
+    const QCommandLineOption loadFrontOpt(QStringLiteral("load-front"),
+                                          QStringLiteral("With --tab pareto: also the front under load at these "
+                                                         "closed-loop concurrencies, e.g. 1,4,16,64."),
+                                          QStringLiteral("LIST"));
     parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, launchOpt, engineOpt, plotOpt,
-                       quitOpt, tabOpt, duringOpt, sizeOpt});
+                       quitOpt, tabOpt, duringOpt, sizeOpt, loadFrontOpt});
     parser.process(app);
 
     shardlab::ui::MainWindow window;
@@ -199,6 +204,14 @@ int main(int argc, char** argv)
         err << "shardlab: --engine: unknown engine '" << parser.value(engineOpt) << "' (known: "
             << QString::fromStdString(shardlab::knownEngines()) << ")\n";
         return 2;
+    }
+    if (parser.isSet(loadFrontOpt)) {
+        if (!paretoTab) {
+            err << "shardlab: --load-front: only with --tab pareto\n";
+            return 2;
+        }
+        script.loadFront = true;
+        window.paretoView()->setLoadConcurrencies(parser.value(loadFrontOpt));
     }
     if (parser.isSet(duringOpt)) {
         script.screenshotDuringMs = parser.value(duringOpt).toInt(&ok);

@@ -1,13 +1,16 @@
-// The Pareto tab's plots: drawing the fronts (the scenario's own, the recipe's and, under an
-// engine, the other space's) and the scaling curve, finding the point under the mouse for
+// The Pareto tab's plots: drawing the fronts (the scenario's own, the recipe's, under an
+// engine the other space's, and the front under load) and the scaling curve, finding the point under the mouse for
 // its tooltip and click, and exporting either plot as PNG, PDF or CSV.
 #include "pareto_view.h"
 
 #include <QFileDialog>
+#include <QDir>
 #include <QFileInfo>
 #include <QLayout>
 #include <QMouseEvent>
 #include <QToolTip>
+
+#include <utility>
 
 #include "file_export.h"
 #include "io/scenario_json.h"
@@ -28,6 +31,27 @@ double pixelDistance2(const QCustomPlot* plot, double x, double y, const QPointF
     const double dx = plot->xAxis->coordToPixel(x) - pos.x();
     const double dy = plot->yAxis->coordToPixel(y) - pos.y();
     return dx * dx + dy * dy;
+}
+
+// The found point of `points` nearest to `pos` within kHoverRadius2 pixels, with its data
+// coordinates from `at` (x, y); false when none is that close.
+template <class Point, class At>
+bool nearestFound(const QCustomPlot* plot, const std::vector<Point>& points, const QPointF& pos, At at, Point& out)
+{
+    double best = kHoverRadius2;
+    bool found = false;
+    for (const Point& p : points) {
+        if (!p.found)
+            continue;
+        const auto [x, y] = at(p);
+        const double d = pixelDistance2(plot, x, y, pos);
+        if (d < best) {
+            best = d;
+            out = p;
+            found = true;
+        }
+    }
+    return found;
 }
 
 } // namespace
@@ -79,6 +103,89 @@ void ParetoView::showFront()
     m_frontPlot->replot();
 }
 
+// The front under load on the front's axes: every concurrency where a plan holds the limits,
+// joined in concurrency order and labelled with it, the non-dominated ones filled.
+void ParetoView::showLoadFront()
+{
+    for (QCPItemText* t : m_loadLabels)
+        m_frontPlot->removeItem(t);
+    m_loadLabels.clear();
+    QCPGraph* g = m_frontPlot->graph(3);
+    QVector<double> x, y;
+    for (const LoadFrontPoint& p : m_loadFront.points) {
+        if (!p.found)
+            continue;
+        x.push_back(p.tokensPerSPerUser);
+        y.push_back(p.tokensPerSPerGpu);
+        auto* label = new QCPItemText(m_frontPlot);
+        label->position->setCoords(p.tokensPerSPerUser, p.tokensPerSPerGpu);
+        // Above and below in turn: neighbouring concurrencies at low load sit close together.
+        const bool below = m_loadLabels.size() % 2 == 1;
+        label->setPositionAlignment(Qt::AlignLeft | (below ? Qt::AlignTop : Qt::AlignBottom));
+        label->setText(tr("C %1%2").arg(p.concurrency).arg(p.onFront ? QString() : tr(" (dominated)")));
+        label->setColor(g->pen().color());
+        label->setPadding(below ? QMargins(4, 2, 0, 0) : QMargins(4, 0, 0, 2));
+        m_loadLabels.push_back(label);
+    }
+    g->setData(x, y, false); // in concurrency order: a slower-per-user point may come later
+    if (x.isEmpty()) {
+        g->removeFromLegend();
+    } else {
+        g->setName(tr("under a closed loop at each concurrency: %1, %2 calls each (searched, not proved)")
+                       .arg(QString::fromStdString(m_loadSearch.algorithm))
+                       .arg(m_loadSearch.budget));
+        g->addToLegend();
+    }
+    fitLegend(m_frontPlot, m_frontPlot->width());
+    if (!x.isEmpty()) {
+        m_frontPlot->rescaleAxes(true); // only visible graphs; the exact front keeps its room
+        const QCPRange rx = m_frontPlot->xAxis->range(), ry = m_frontPlot->yAxis->range();
+        m_frontPlot->xAxis->setRange(0, rx.upper * 1.12);
+        m_frontPlot->yAxis->setRange(0, ry.upper * 1.12);
+    }
+    m_frontPlot->replot();
+}
+
+QString ParetoView::loadFrontSummary() const
+{
+    int found = 0, onFront = 0;
+    for (const LoadFrontPoint& p : m_loadFront.points) {
+        found += p.found ? 1 : 0;
+        onFront += p.onFront ? 1 : 0;
+    }
+    const int missing = static_cast<int>(m_loadFront.points.size()) - found;
+    return tr("Front under load: %1 of %2 concurrencies hold the limits (%3 on the front)%4, %5 simulator calls in %6 "
+              "s%7. Hover a point for its run; click to open its plan.")
+        .arg(found)
+        .arg(m_loadFront.points.size())
+        .arg(onFront)
+        .arg(missing > 0 ? tr("; at the others no plan does") : QString())
+        .arg(m_loadFront.calls)
+        .arg(m_loadFront.wallSeconds, 0, 'f', 1)
+        .arg(m_loadFront.stopped ? tr(" (stopped: the points so far)") : QString());
+}
+
+bool ParetoView::loadPointAt(const QPointF& pos, LoadFrontPoint& out) const
+{
+    return nearestFound(m_frontPlot, m_loadFront.points, pos,
+                        [](const LoadFrontPoint& p) { return std::pair(p.tokensPerSPerUser, p.tokensPerSPerGpu); }, out);
+}
+
+QString ParetoView::loadPointText(const LoadFrontPoint& p) const
+{
+    return tr("<b>Concurrency %1</b> (closed loop)<br>%2<br>%3 output tokens/s per GPU, %4 tokens/s per user<br>p90 "
+              "TTFT %5 ms, mean TPOT %6 ms, p90 TPOT %7 ms<br>%8; searched, not proved<br><i>Click to open it in the "
+              "Plan tab.</i>")
+        .arg(p.concurrency)
+        .arg(planDegrees(p.plan))
+        .arg(p.tokensPerSPerGpu, 0, 'f', 1)
+        .arg(p.tokensPerSPerUser, 0, 'f', 1)
+        .arg(p.load.ttftP90Ms, 0, 'f', 0)
+        .arg(p.load.tpotMeanMs, 0, 'f', 2)
+        .arg(p.load.tpotP90Ms, 0, 'f', 2)
+        .arg(p.onFront ? tr("on the front") : tr("dominated: a faster point serves as much per GPU"));
+}
+
 void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const QString& title)
 {
     m_scaleShown = points;
@@ -122,6 +229,11 @@ bool ParetoView::pointAt(const QPointF& pos, ParetoPoint& out, FrontKind& kind) 
 
 void ParetoView::onFrontMouseMove(QMouseEvent* e)
 {
+    LoadFrontPoint lp;
+    if (loadPointAt(e->position(), lp)) {
+        QToolTip::showText(e->globalPosition().toPoint(), loadPointText(lp), m_frontPlot);
+        return;
+    }
     ParetoPoint p;
     FrontKind kind = FrontKind::Own;
     if (!pointAt(e->position(), p, kind)) {
@@ -146,19 +258,8 @@ void ParetoView::onFrontMouseMove(QMouseEvent* e)
 
 bool ParetoView::scalePointAt(const QPointF& pos, ClusterSizePoint& out) const
 {
-    double best = kHoverRadius2;
-    bool found = false;
-    for (const ClusterSizePoint& p : m_scaleShown) {
-        if (!p.found)
-            continue;
-        const double d = pixelDistance2(m_scalePlot, double(p.gpus), p.tokensPerSPerGpu, pos);
-        if (d < best) {
-            best = d;
-            out = p;
-            found = true;
-        }
-    }
-    return found;
+    return nearestFound(m_scalePlot, m_scaleShown, pos,
+                        [](const ClusterSizePoint& p) { return std::pair(double(p.gpus), p.tokensPerSPerGpu); }, out);
 }
 
 QString ParetoView::scalePointText(const ClusterSizePoint& p) const
@@ -187,6 +288,11 @@ void ParetoView::onScaleMouseMove(QMouseEvent* e)
 
 void ParetoView::onFrontClick(QMouseEvent* e)
 {
+    LoadFrontPoint lp;
+    if (loadPointAt(e->position(), lp)) {
+        Q_EMIT planActivated(lp.plan, tr("Best plan under load at concurrency %1").arg(lp.concurrency));
+        return;
+    }
     ParetoPoint p;
     FrontKind kind = FrontKind::Own;
     if (!pointAt(e->position(), p, kind))
@@ -209,10 +315,29 @@ QString ParetoView::frontName(FrontKind kind) const
     return QString();
 }
 
-bool ParetoView::exportFront(const QString& path, QString* error)
+bool ParetoView::exportFront(const QString& path, QString* error, QStringList* written)
 {
-    if (QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0)
-        return writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error);
+    const QFileInfo info(path);
+    if (info.suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0) {
+        // Two fronts have two row shapes (load-front --csv's and pareto --csv's): the front
+        // under load goes to its own file beside the other, or to `path` when it is alone.
+        const bool load = m_loadFront.ok, exact = m_front.ok || !load;
+        const QString loadPath = exact ? info.dir().filePath(info.completeBaseName() + QStringLiteral("-under-load.csv"))
+                                       : path;
+        if (exact && !writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error))
+            return false;
+        if (load && !writeFileBytes(loadPath, QByteArray::fromStdString(loadFrontCsv(m_loadFront)), error))
+            return false;
+        if (written) {
+            if (exact)
+                *written << path;
+            if (load)
+                *written << loadPath;
+        }
+        return true;
+    }
+    if (written)
+        *written << path;
     return savePlot(m_frontPlot, path, 1200, 800, 2, error,
                     tr("Pareto front: %1 (%2 serving)")
                         .arg(scenarioTitle(m_scenario), QString::fromLatin1(servingModeName(m_scenario.workload.serving))));
@@ -234,10 +359,13 @@ void ParetoView::exportDialog(bool front)
     if (path.isEmpty())
         return;
     QString error;
-    if (!(front ? exportFront(path, &error) : exportScaling(path, &error)))
+    QStringList written{path};
+    if (front)
+        written.clear();
+    if (!(front ? exportFront(path, &error, &written) : exportScaling(path, &error)))
         setStatus(error, true);
     else
-        setStatus(tr("Wrote %1").arg(path));
+        setStatus(tr("Wrote %1").arg(written.join(tr(" and "))));
 }
 
 } // namespace shardlab::ui

@@ -48,6 +48,16 @@ QString queueingText(const SizingResult& r)
 const QColor kExactColour{0x2f, 0x5f, 0x9e};
 const QColor kRecipeColour{0xe0, 0x7b, 0x1f};
 const QColor kOtherColour{0x3a, 0x8f, 0x4c}; // the other space's front under an engine
+const QColor kLoadColour{0x7b, 0x3f, 0x9e};  // the front under load
+
+// The concurrencies as the field shows them: "1,2,4,...".
+QString concurrencyText(const std::vector<int>& v)
+{
+    QStringList items;
+    for (int c : v)
+        items << QString::number(c);
+    return items.join(QLatin1Char(','));
+}
 
 
 QCPGraph* addFront(QCustomPlot* plot, const QString& name, const QColor& colour, QCPScatterStyle::ScatterShape shape)
@@ -80,10 +90,30 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     m_stopButton = new QPushButton(tr("Stop"), this);
     m_stopButton->setEnabled(false);
     controls->addWidget(m_frontButton);
+    // "Front under load at [1,2,4,...]": the button names what the field holds, so the row
+    // needs no label of its own and fits beside the others at 1024 px.
+    m_loadButton = new QPushButton(tr("Front under load at"), this);
+    m_loadButton->setObjectName(QStringLiteral("pareto.load_front"));
+    const SearchOptions search = defaultLoadFrontSearch();
+    m_loadButton->setToolTip(tr("At each concurrency, %1 (%2 simulator calls, seed %3) ranks plans by their run under "
+                                "that closed loop, p90 TTFT and p90 TPOT within the scenario's limits: the plan to "
+                                "deploy for that benchmark. Searched, not proved. The CLI's load-front draws the same.")
+                                 .arg(QString::fromStdString(search.algorithm))
+                                 .arg(search.budget)
+                                 .arg(search.seed));
+    controls->addWidget(m_loadButton);
+    m_concurrencies = new QLineEdit(concurrencyText(defaultFrontConcurrencies()), this);
+    m_concurrencies->setObjectName(QStringLiteral("pareto.concurrencies"));
+    m_concurrencies->setMinimumWidth(60); // the row fits 1024 px; the field grows with the window
+    m_concurrencies->setMaximumWidth(170);
+    m_concurrencies->setToolTip(tr("Closed-loop concurrencies, comma-separated: the requests in flight at once, as a "
+                                   "benchmark sweep (InferenceX, vllm bench serve --max-concurrency) runs them."));
+    controls->addWidget(m_concurrencies, 1);
     controls->addWidget(m_stopButton);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
+    m_progress->setMinimumWidth(40);
     m_progress->setMaximumWidth(220);
     controls->addWidget(m_progress);
     controls->addStretch(1);
@@ -105,6 +135,10 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
              QCPScatterStyle::ssCircle);
     addFront(m_frontPlot, tr("Megatron recipe under the same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
     addFront(m_frontPlot, QString(), kOtherColour, QCPScatterStyle::ssDiamond)->removeFromLegend();
+    QCPGraph* load = addFront(m_frontPlot, QString(), kLoadColour, QCPScatterStyle::ssTriangle);
+    load->setLineStyle(QCPGraph::lsLine); // points by concurrency, not a staircase of guarantees
+    load->setPen(QPen(kLoadColour, 2, Qt::DashLine));
+    load->removeFromLegend();
     placeLegendBelow(m_frontPlot, 2);
     refitLegendOnResize(m_frontPlot); // its long entries wrap to the plot's width
     m_frontPlot->setMinimumHeight(200);
@@ -165,6 +199,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     layout->addLayout(lower, 2);
 
     connect(m_frontButton, &QPushButton::clicked, this, [this] { computeFront(); });
+    connect(m_loadButton, &QPushButton::clicked, this, [this] { computeLoadFront(); });
     connect(m_sizeButton, &QPushButton::clicked, this, [this] { computeSizing(); });
     connect(m_sweepButton, &QPushButton::clicked, this, [this] { computeSweep(); });
     connect(m_stopButton, &QPushButton::clicked, this, &ParetoView::stop);
@@ -178,7 +213,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
             onDone();
     });
     connect(m_scalePlot, &QCustomPlot::mouseMove, this, &ParetoView::onScaleMouseMove);
-    setStatus(tr("Compute the front of the scenario in the editor (aggregated or decode serving)."));
+    setStatus(tr("Compute the front of the scenario in the editor (aggregated or decode serving), or its front "
+                 "under load (aggregated)."));
 }
 
 ParetoView::~ParetoView()
@@ -200,7 +236,7 @@ void ParetoView::setScenario(const Scenario& s)
         m_scenario = s; // a new name or description changes no figure
         return;
     }
-    const bool hadResults = !m_front.points.empty() || !m_sweep.points.empty() || m_sizing.ok;
+    const bool hadResults = !m_front.points.empty() || !m_sweep.points.empty() || m_sizing.ok || m_loadFront.ok;
     m_scenario = s;
     m_haveScenario = true;
     m_queue.clear();
@@ -217,7 +253,9 @@ void ParetoView::setScenario(const Scenario& s)
     m_front = ParetoFront{};
     m_sizing = SizingResult{};
     m_sweep = SweepResult{};
+    m_loadFront = LoadFront{};
     showFront();
+    showLoadFront();
     showScaling({}, {});
     m_sizingLabel->setText(tr("Whole nodes; exact proves one node fewer cannot serve the rate."));
     if (hadResults)
@@ -234,10 +272,14 @@ void ParetoView::stop()
     if (isRunning())
         setStatus(tr("Stopped."));
     m_jobs.cancel();
-    m_frontButton->setEnabled(true);
-    m_sizeButton->setEnabled(true);
-    m_sweepButton->setEnabled(true);
-    m_stopButton->setEnabled(false);
+    setIdle(true);
+}
+
+void ParetoView::setIdle(bool idle)
+{
+    for (QPushButton* b : {m_frontButton, m_loadButton, m_sizeButton, m_sweepButton})
+        b->setEnabled(idle);
+    m_stopButton->setEnabled(!idle);
 }
 
 bool ParetoView::startJob(Job job, BackgroundJob::Work work)
@@ -245,10 +287,7 @@ bool ParetoView::startJob(Job job, BackgroundJob::Work work)
     stop();
     m_job = job;
     m_progress->setValue(0);
-    m_frontButton->setEnabled(false);
-    m_sizeButton->setEnabled(false);
-    m_sweepButton->setEnabled(false);
-    m_stopButton->setEnabled(true);
+    setIdle(false);
     m_jobs.start(std::move(work));
     return true;
 }
@@ -267,6 +306,9 @@ void ParetoView::onJobFailed(const QString& reason)
     } else if (m_job == Job::Sweep) {
         m_sweep = SweepResult{};
         m_sweep.message = message;
+    } else if (m_job == Job::LoadFront) {
+        m_loadFront = LoadFront{};
+        m_loadFront.message = message;
     }
 }
 
@@ -367,58 +409,116 @@ bool ParetoView::computeSweep()
     return true;
 }
 
+void ParetoView::setLoadConcurrencies(const QString& text) { m_concurrencies->setText(text); }
+
+bool ParetoView::computeLoadFront()
+{
+    std::vector<int> concurrencies;
+    std::string why;
+    if (!parseConcurrencies(m_concurrencies->text().toStdString(), concurrencies, why)) {
+        setStatus(tr("Front under load at: %1").arg(QString::fromStdString(why)), true);
+        return false;
+    }
+    const SearchOptions o = defaultLoadFrontSearch();
+    const FieldErrors bad = validateLoadFront(m_scenario, concurrencies, o);
+    if (!m_haveScenario || !bad.empty()) {
+        QString text = m_haveScenario ? QString::fromStdString(bad.front().toString()) : tr("No scenario.");
+        text.replace(QStringLiteral("--concurrencies"), tr("Front under load at"));
+        setStatus(text, true);
+        return false;
+    }
+    setStatus(tr("Searching under load at %1 concurrencies…").arg(concurrencies.size()));
+    const Scenario s = m_scenario;
+    m_loadSearch = o;
+    startJob(Job::LoadFront, [=](const BackgroundJob::Context& job) {
+        int done = 0;
+        const int total = static_cast<int>(concurrencies.size());
+        LoadFront f = shardlab::computeLoadFront(
+            s, concurrencies, o,
+            [&](const LoadFrontPoint& p) {
+                ++done;
+                const QString text = tr("Concurrency %1 (%2 of %3): %4")
+                                         .arg(p.concurrency)
+                                         .arg(done)
+                                         .arg(total)
+                                         .arg(p.found ? tr("%1 tokens/s per GPU").arg(p.tokensPerSPerGpu, 0, 'f', 1)
+                                                      : tr("no plan holds the limits"));
+                const double fraction = double(done) / std::max(1, total);
+                job.post([this, text, fraction] { onProgress(text, fraction); });
+            },
+            job.stopFlag());
+        job.post([this, f = std::move(f)] { m_loadFront = f; });
+    });
+    return true;
+}
+
+// The front is in: draw it, propose a sizing rate from it, and say what was proved.
+bool ParetoView::finishFront()
+{
+    const bool ok = m_front.ok;
+    showFront();
+    if (ok && !m_rateTouched && !m_front.points.empty()) {
+        // Half of what the scenario's own cluster serves at its SLO: sizing then says
+        // how few GPUs that load needs.
+        const double rate = 0.5 * m_front.points.front().outputTokensPerSPerGpu
+            * double(m_scenario.cluster.totalGpus()) / std::max(1, m_scenario.workload.outputTokens);
+        m_rate->setValue(std::max(0.01, std::floor(rate * 100) / 100));
+    }
+    if (!ok)
+        setStatus(QString::fromStdString(m_front.message), true);
+    else
+        setStatus(m_frontSummary = tr("%1 points from %2 exact searches in %3 s: %4. Hover a point for its plan; "
+                                      "click to open it in the Plan tab.")
+                      .arg(m_front.points.size())
+                      .arg(m_front.searches)
+                      .arg(m_front.wallSeconds, 0, 'f', 2)
+                      .arg(m_front.allProved ? tr("every point proved optimal")
+                                             : tr("NOT every point proved optimal"))
+                  + engineGapText());
+    return ok;
+}
+
+// The sizing is in: its curve in the scaling plot and its answer in the panel.
+bool ParetoView::finishSizing()
+{
+    const bool ok = m_sizing.ok;
+    showScaling(m_sizing.curve, tr("best rate per GPU count searched"));
+    if (!ok) {
+        setStatus(QString::fromStdString(m_sizing.message), true);
+        m_sizingLabel->setText(QString::fromStdString(m_sizing.message));
+    } else {
+        setStatus(tr("Sizing done in %1 s.").arg(m_sizing.wallSeconds, 0, 'f', 2));
+        m_sizingLabel->setText(
+            tr("<b>%1 GPUs</b> serve %2 requests/s (%3 output tokens/s per GPU) with %4.<br>%5")
+                .arg(m_sizing.gpus)
+                .arg(m_sizing.best.requestsPerS, 0, 'f', 2)
+                .arg(m_sizing.best.tokensPerSPerGpu, 0, 'f', 1)
+                .arg(planDegrees(m_sizing.best.plan))
+                .arg(m_sizing.smallerGpus > 0
+                         ? tr("With %1 GPUs the best plan serves %2 requests/s (%3).")
+                               .arg(m_sizing.smallerGpus)
+                               .arg(m_sizing.smallerRequestsPerS, 0, 'f', 2)
+                               .arg(m_sizing.smallerProved ? tr("proved by exact") : tr("NOT proved"))
+                         : tr("It is the smallest count there is."))
+            + queueingText(m_sizing));
+    }
+    return ok;
+}
+
 // The current job's thread has ended, and everything it posted has arrived.
 void ParetoView::onDone()
 {
-    m_frontButton->setEnabled(true);
-    m_sizeButton->setEnabled(true);
-    m_sweepButton->setEnabled(true);
-    m_stopButton->setEnabled(false);
+    setIdle(true);
     m_progress->setValue(1000);
     bool ok = false;
     if (m_job == Job::Front) {
-        ok = m_front.ok;
-        showFront();
-        if (ok && !m_rateTouched && !m_front.points.empty()) {
-            // Half of what the scenario's own cluster serves at its SLO: sizing then says
-            // how few GPUs that load needs.
-            const double rate = 0.5 * m_front.points.front().outputTokensPerSPerGpu
-                * double(m_scenario.cluster.totalGpus()) / std::max(1, m_scenario.workload.outputTokens);
-            m_rate->setValue(std::max(0.01, std::floor(rate * 100) / 100));
-        }
-        if (!ok)
-            setStatus(QString::fromStdString(m_front.message), true);
-        else
-            setStatus(m_frontSummary = tr("%1 points from %2 exact searches in %3 s: %4. Hover a point for its plan; "
-                                          "click to open it in the Plan tab.")
-                          .arg(m_front.points.size())
-                          .arg(m_front.searches)
-                          .arg(m_front.wallSeconds, 0, 'f', 2)
-                          .arg(m_front.allProved ? tr("every point proved optimal")
-                                                 : tr("NOT every point proved optimal"))
-                      + engineGapText());
+        ok = finishFront();
     } else if (m_job == Job::Sizing) {
-        ok = m_sizing.ok;
-        showScaling(m_sizing.curve, tr("best rate per GPU count searched"));
-        if (!ok) {
-            setStatus(QString::fromStdString(m_sizing.message), true);
-            m_sizingLabel->setText(QString::fromStdString(m_sizing.message));
-        } else {
-            setStatus(tr("Sizing done in %1 s.").arg(m_sizing.wallSeconds, 0, 'f', 2));
-            m_sizingLabel->setText(
-                tr("<b>%1 GPUs</b> serve %2 requests/s (%3 output tokens/s per GPU) with %4.<br>%5")
-                    .arg(m_sizing.gpus)
-                    .arg(m_sizing.best.requestsPerS, 0, 'f', 2)
-                    .arg(m_sizing.best.tokensPerSPerGpu, 0, 'f', 1)
-                    .arg(planDegrees(m_sizing.best.plan))
-                    .arg(m_sizing.smallerGpus > 0
-                             ? tr("With %1 GPUs the best plan serves %2 requests/s (%3).")
-                                   .arg(m_sizing.smallerGpus)
-                                   .arg(m_sizing.smallerRequestsPerS, 0, 'f', 2)
-                                   .arg(m_sizing.smallerProved ? tr("proved by exact") : tr("NOT proved"))
-                             : tr("It is the smallest count there is."))
-                + queueingText(m_sizing));
-        }
+        ok = finishSizing();
+    } else if (m_job == Job::LoadFront) {
+        ok = m_loadFront.ok;
+        showLoadFront();
+        setStatus(ok ? loadFrontSummary() : QString::fromStdString(m_loadFront.message), !ok);
     } else if (m_job == Job::Sweep) {
         ok = m_sweep.ok;
         showScaling(m_sweep.points, tr("best plan per cluster size"));
@@ -432,7 +532,10 @@ void ParetoView::onDone()
         const std::vector<Job> rest(m_queue.begin() + 1, m_queue.end());
         const bool chained = m_chained;
         m_queue.clear();
-        const bool started = next == Job::Front ? computeFront() : next == Job::Sizing ? computeSizing() : computeSweep();
+        const bool started = next == Job::Front ? computeFront()
+            : next == Job::Sizing                ? computeSizing()
+            : next == Job::LoadFront             ? computeLoadFront()
+                                                 : computeSweep();
         if (started) {
             m_queue = rest; // startJob's stop() cleared them
             m_chained = chained;
@@ -441,17 +544,20 @@ void ParetoView::onDone()
         ok = false;
     }
     if (m_chained && ok && m_front.ok)
-        setStatus(m_frontSummary + tr(" Below: sizing at half the scenario's load, and the sweep."));
+        setStatus(m_frontSummary + tr(" Below: sizing at half the scenario's load, and the sweep.")
+                  + (m_job == Job::LoadFront ? QLatin1Char(' ') + loadFrontSummary() : QString()));
     m_chained = false;
     m_queue.clear();
     Q_EMIT allFinished(ok);
 }
 
-bool ParetoView::computeAll()
+bool ParetoView::computeAll(bool underLoad)
 {
     if (!computeFront())
         return false;
     m_queue = {Job::Sizing, Job::Sweep}; // after startJob's stop(), which clears the queue
+    if (underLoad)
+        m_queue.push_back(Job::LoadFront);
     m_chained = true;
     return true;
 }

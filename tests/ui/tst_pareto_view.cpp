@@ -4,6 +4,7 @@
 // a scenario change clears what no longer applies.
 #include <QtTest>
 
+#include "runner/load_front.h"
 #include "runner/sizing.h"
 #include "window_fixtures.h"
 
@@ -34,6 +35,8 @@ private Q_SLOTS:
     void stopEndsALongFrontAndEditsClearResults();
     void constraintsAreEditedAndHonoured();
     void scalingPlotHasRoomAndHover();
+    void frontUnderLoadIsTheCliFront();
+    void frontUnderLoadRefusesInline();
 };
 
 void TestParetoView::init()
@@ -274,6 +277,113 @@ void TestParetoView::scalingPlotHasRoomAndHover()
     QCOMPARE(hovered, 3); // 2, 4 and 8 GPUs serve the model
     ClusterSizePoint none;
     QVERIFY(!v->scalePointAt(QPointF(2, 2), none));
+}
+
+// The front under load in the window is load-front's: the same points from the same search at
+// each concurrency, drawn in concurrency order and labelled; hovering a point names its
+// concurrency and run, clicking opens its plan, and the CSV export writes both fronts' files.
+void TestParetoView::frontUnderLoadIsTheCliFront()
+{
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    const Scenario s = preset("llama3-70b-8gpu");
+    w.setScenario(s);
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    ParetoView* v = w.paretoView();
+    v->setLoadConcurrencies(QStringLiteral(" 16, 4,,256"));
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeLoadFront());
+    QVERIFY(done.wait(120000));
+    QCOMPARE(done.takeFirst().at(0).toBool(), true);
+    const LoadFront core = computeLoadFront(s, {4, 16, 256}, defaultLoadFrontSearch());
+    const LoadFront& shown = v->loadFront();
+    QCOMPARE(shown.points.size(), size_t(3));
+    int found = 0;
+    for (size_t i = 0; i < core.points.size(); ++i) {
+        QCOMPARE(shown.points[i].concurrency, core.points[i].concurrency);
+        QCOMPARE(shown.points[i].found, core.points[i].found);
+        QCOMPARE(shown.points[i].tokensPerSPerGpu, core.points[i].tokensPerSPerGpu);
+        QVERIFY(shown.points[i].plan == core.points[i].plan);
+        found += core.points[i].found ? 1 : 0;
+    }
+    QVERIFY(!core.points[2].found); // 256 in flight on 8 GPUs breaks the p90 TPOT limit (docs/choices.md)
+    QCOMPARE(found, 2);
+    QCOMPARE(v->frontPlot()->graph(3)->dataCount(), found);
+    QVERIFY(v->frontPlot()->graph(3)->name().contains(QStringLiteral("not proved")));
+    QVERIFY2(v->statusText().contains(QStringLiteral("2 of 3 concurrencies hold the limits")),
+             qPrintable(v->statusText()));
+
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QTest::qWait(100); // the status line's new text is laid out: the plot's height is final
+    v->frontPlot()->replot();
+    const LoadFrontPoint& target = shown.points[1];
+    const QPoint pos(int(v->frontPlot()->xAxis->coordToPixel(target.tokensPerSPerUser)),
+                     int(v->frontPlot()->yAxis->coordToPixel(target.tokensPerSPerGpu)));
+    LoadFrontPoint hovered;
+    QVERIFY(v->loadPointAt(QPointF(pos), hovered));
+    QCOMPARE(hovered.concurrency, 16);
+    const QString text = v->loadPointText(hovered);
+    QVERIFY2(text.contains(QStringLiteral("Concurrency 16")) && text.contains(QString::number(target.tokensPerSPerGpu, 'f', 1)),
+             qPrintable(text));
+    QTest::mouseMove(v->frontPlot(), pos);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QCOMPARE(QToolTip::text(), text);
+    QSignalSpy activated(v, &ParetoView::planActivated);
+    QTest::mouseClick(v->frontPlot(), Qt::LeftButton, {}, pos);
+    QCOMPARE(activated.count(), 1);
+    QVERIFY(w.planView()->currentPlan() == target.plan);
+
+    // Alone, the front under load is the CSV; beside the exact front it gets its own file.
+    QTemporaryDir dir;
+    QStringList written;
+    QString error;
+    QVERIFY2(v->exportFront(dir.filePath(QStringLiteral("alone.csv")), &error, &written), qPrintable(error));
+    QCOMPARE(written, QStringList{dir.filePath(QStringLiteral("alone.csv"))});
+    QFile alone(written.front());
+    QVERIFY(alone.open(QIODevice::ReadOnly));
+    QCOMPARE(alone.readAll(), QByteArray::fromStdString(loadFrontCsv(core)));
+    w.showTab(QStringLiteral("pareto"));
+    QVERIFY(v->computeFront());
+    QVERIFY(done.wait(60000));
+    QVERIFY(v->front().ok && v->loadFront().ok); // the exact front keeps the load front shown
+    written.clear();
+    QVERIFY2(v->exportFront(dir.filePath(QStringLiteral("both.csv")), &error, &written), qPrintable(error));
+    QCOMPARE(written, (QStringList{dir.filePath(QStringLiteral("both.csv")), dir.filePath(QStringLiteral("both-under-load.csv"))}));
+    QFile both(written.front());
+    QVERIFY(both.open(QIODevice::ReadOnly));
+    QVERIFY(both.readAll().startsWith("front,tokens_per_s_per_user"));
+
+    // A changed scenario clears it.
+    Scenario other = s;
+    other.workload.outputTokens = s.workload.outputTokens + 1;
+    v->setScenario(other);
+    QVERIFY(!v->loadFront().ok);
+    QCOMPARE(v->frontPlot()->graph(3)->dataCount(), 0);
+}
+
+// Bad concurrencies and a scenario the searches cannot rank under load are refused inline,
+// naming the field, and start nothing.
+void TestParetoView::frontUnderLoadRefusesInline()
+{
+    MainWindow w;
+    w.setScenario(preset("llama3-70b-8gpu"));
+    ParetoView* v = w.paretoView();
+    v->setLoadConcurrencies(QStringLiteral("4,x"));
+    QVERIFY(!v->computeLoadFront());
+    QVERIFY(!v->isRunning());
+    QVERIFY2(v->statusText().contains(QStringLiteral("Front under load at: 'x' is not a concurrency")), qPrintable(v->statusText()));
+    v->setLoadConcurrencies(QStringLiteral(" , "));
+    QVERIFY(!v->computeLoadFront());
+    QVERIFY2(v->statusText().contains(QStringLiteral("Front under load at: give 1 to 64 concurrencies")),
+             qPrintable(v->statusText()));
+    Scenario two = preset("llama3-70b-8gpu");
+    two.workload.serving = ServingMode::Disaggregated;
+    v->setScenario(two);
+    v->setLoadConcurrencies(QStringLiteral("4"));
+    QVERIFY(!v->computeLoadFront());
+    QVERIFY(!v->isRunning());
+    QVERIFY2(v->statusText().contains(QStringLiteral("workload.serving")), qPrintable(v->statusText()));
 }
 
 QTEST_MAIN(TestParetoView)

@@ -24,6 +24,7 @@
 #include "io/scenario_json.h"
 #include "file_export.h"
 #include "main_window.h"
+#include "pareto_view.h"
 #include "ui_format.h"
 #include "scenario_editor.h"
 #include "plan_view.h"
@@ -370,6 +371,17 @@ void TestWindowViews::docScreenshots()
     shoot(QStringLiteral("topology"), QStringLiteral("window-topology-moe.png"));
     w.resize(1024, 700);
     shoot(QStringLiteral("search"), QStringLiteral("window-1024x700.png"));
+    // The Pareto tab with the front under load beside the certified steady-state front.
+    w.resize(1600, 1000);
+    w.setScenario(scenarioPreset("llama3-70b-8gpu").value);
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    QSignalSpy all(w.paretoView(), &ui::ParetoView::allFinished);
+    w.paretoView()->setLoadConcurrencies(QStringLiteral("1,4,16,64,128,256"));
+    QVERIFY(w.paretoView()->computeAll(true));
+    QVERIFY(all.wait(300000));
+    QVERIFY(all.takeFirst().at(0).toBool());
+    QVERIFY(w.paretoView()->loadFront().ok);
+    shoot(QStringLiteral("pareto"), QStringLiteral("window-load-front.png"));
 }
 
 // With TP 1 every sharding of an operator is the same computation on one GPU: the heatmap
