@@ -11,7 +11,7 @@ import json, os, statistics, subprocess, sys, tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 cli = sys.argv[1]
-CASES = [("llama3-70b-8gpu", [8, 64, 256]), ("mixtral-8x22b-64gpu", [16, 256]), ("deepseek-v3-256gpu", [64, 512])]
+CASES = [("llama3-70b-8gpu", [8, 64, 256]), ("mixtral-8x22b-64gpu", [16, 256]), ("deepseek-v3-256gpu", [64, 512, 2048])]
 ALGOS = ["anneal", "ppo"]
 SEEDS = [0, 1, 2]
 BUDGET = "2000"
@@ -26,8 +26,11 @@ def run(*args):
 
 def degrees(e):
     e = e["plan"]
+    # Attention split by whole sequences over the TP ranks (the `token` option) is attention
+    # data parallelism; by heads it is tensor parallelism.
+    attention = " · attention DP" if e["operators"].get("attention") == "token" else ""
     return f"TP {e['tensor_parallel']} EP {e['expert_parallel']} PP {e['pipeline_parallel']} DP {e['data_parallel']} " \
-           f"batch {e['batch']}"
+           f"batch {e['batch']}{attention}"
 
 
 def figure(load):

@@ -12,8 +12,10 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <limits>
 
 #include "file_export.h"
+#include "io/count_list.h"
 #include "io/scenario_json.h"
 #include "plot_style.h"
 #include "qcp.h"
@@ -376,14 +378,10 @@ bool ParetoView::computeSizing()
 bool ParetoView::computeSweep()
 {
     std::vector<long long> gpus;
-    for (const QString& item : m_gpus->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const long long v = item.trimmed().toLongLong(&ok);
-        if (!ok || v < 1) {
-            setStatus(tr("GPUs: '%1' is not a positive GPU count (e.g. 8,16,32)").arg(item.trimmed()), true);
-            return false;
-        }
-        gpus.push_back(v);
+    std::string item;
+    if (!parseCountList(m_gpus->text().toStdString(), 1, std::numeric_limits<long long>::max(), gpus, item)) {
+        setStatus(tr("GPUs: '%1' is not a positive GPU count (e.g. 8,16,32)").arg(QString::fromStdString(item)), true);
+        return false;
     }
     const FieldErrors bad = validateGpuCounts(m_scenario, gpus);
     if (!m_haveScenario || !bad.empty()) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "io/count_list.h"
 #include "runner/load_front.h"
 #include "runner/run_search.h"
 #include "sim/megatron.h"
@@ -51,6 +52,7 @@ private Q_SLOTS:
     void searchBeatsTheSteadyOptimumAtItsConcurrency();
     void searchRefusesWhatItCannotRank();
     void frontFollowsTheConcurrency();
+    void countListsAreReadAsTyped();
 };
 
 // The ranked result is the run: its output per GPU, p90s and verdict; a plan that does
@@ -196,6 +198,31 @@ void TestSearchUnderLoad::frontFollowsTheConcurrency()
     exact.algorithm = "exact";
     const LoadFront refused = computeLoadFront(s, {8}, exact);
     QVERIFY(!refused.ok && refused.message.find("exact certifies the steady state only") != std::string::npos);
+}
+
+// The one reader of "1, 4,16" lists (sweep's GPU counts, the front's concurrencies, in the
+// CLI and the window): blanks trimmed, empty items skipped, the first bad item named.
+void TestSearchUnderLoad::countListsAreReadAsTyped()
+{
+    std::vector<long long> v;
+    std::string bad;
+    QVERIFY(parseCountList(" 1, 4 ,,16,", 1, 100, v, bad));
+    QCOMPARE(v, (std::vector<long long>{1, 4, 16}));
+    v.clear();
+    QVERIFY(parseCountList(" , ", 1, 100, v, bad));
+    QVERIFY(v.empty()); // nothing listed: the caller refuses it with its own field
+    for (const char* text : {"4,x", "4,0", "4,101", "4,+5", "4,99999999999999999999", "4,3.5", "4,-2"}) {
+        v.clear();
+        QVERIFY2(!parseCountList(text, 1, 100, v, bad), text);
+        QCOMPARE(v, (std::vector<long long>{4}));
+        QCOMPARE(bad, std::string(text).substr(2));
+    }
+    std::vector<int> c;
+    std::string why;
+    QVERIFY(parseConcurrencies("8, 64", c, why));
+    QCOMPARE(c, (std::vector<int>{8, 64}));
+    QVERIFY(!parseConcurrencies("8,70000", c, why));
+    QCOMPARE(why, std::string("'70000' is not a concurrency (1..65536)"));
 }
 
 QTEST_GUILESS_MAIN(TestSearchUnderLoad)
