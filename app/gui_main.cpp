@@ -10,6 +10,7 @@
 
 #include "file_export.h"
 #include "io/presets.h"
+#include "runner/load_front.h"
 #include "main_window.h"
 #include "pareto_view.h"
 #include "plan_view.h"
@@ -208,6 +209,13 @@ int main(int argc, char** argv)
     if (parser.isSet(loadFrontOpt)) {
         if (!paretoTab) {
             err << "shardlab: --load-front: only with --tab pareto\n";
+            return 2;
+        }
+        std::vector<int> concurrencies;
+        std::string why;
+        if (!shardlab::parseConcurrencies(parser.value(loadFrontOpt).toStdString(), concurrencies, why)
+            || concurrencies.empty()) {
+            err << "shardlab: --load-front: " << QString::fromStdString(why.empty() ? "lists no concurrency" : why) << "\n";
             return 2;
         }
         script.loadFront = true;

@@ -223,6 +223,20 @@ void TestWindowViews::scriptedTopologyAndParetoTabs()
     const QByteArray out = gui.readAllStandardOutput();
     QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
     QVERIFY2(out.contains("Pareto front: ") && !out.contains("during the search"), out.constData());
+    // --load-front is read before anything runs: a bad list, or another tab, exits 2 naming it.
+    for (const QStringList& bad : {QStringList{QStringLiteral("--tab"), QStringLiteral("pareto"),
+                                               QStringLiteral("--load-front"), QStringLiteral("4,x")},
+                                   QStringList{QStringLiteral("--tab"), QStringLiteral("plan"),
+                                               QStringLiteral("--load-front"), QStringLiteral("4")}}) {
+        QProcess refused;
+        refused.setProcessEnvironment(env);
+        refused.start(QStringLiteral(SHARDLAB_GUI), QStringList{QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"),
+                                                               QStringLiteral("--quit-when-done")} + bad);
+        QVERIFY(refused.waitForFinished(60000));
+        const QByteArray why = refused.readAllStandardError();
+        QCOMPARE(refused.exitCode(), 2);
+        QVERIFY2(why.contains("--load-front: "), why.constData());
+    }
 }
 
 // The Compare tab opens on the best run against the recipe, also after a restart (runs
