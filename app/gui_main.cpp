@@ -214,8 +214,8 @@ int main(int argc, char** argv)
         std::vector<int> concurrencies;
         std::string why;
         if (!shardlab::parseConcurrencies(parser.value(loadFrontOpt).toStdString(), concurrencies, why)
-            || concurrencies.empty()) {
-            err << "shardlab: --load-front: " << QString::fromStdString(why.empty() ? "lists no concurrency" : why) << "\n";
+            || !(why = shardlab::concurrencyListError(concurrencies)).empty()) {
+            err << "shardlab: --load-front: " << QString::fromStdString(why) << "\n";
             return 2;
         }
         script.loadFront = true;

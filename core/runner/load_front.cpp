@@ -38,17 +38,21 @@ bool parseConcurrencies(const std::string& text, std::vector<int>& out, std::str
     return ok;
 }
 
+std::string concurrencyListError(const std::vector<int>& concurrencies)
+{
+    if (concurrencies.empty() || concurrencies.size() > 64)
+        return "give 1 to 64 concurrencies";
+    for (int c : concurrencies)
+        if (c < 1 || c > kMaxLoadConcurrency)
+            return std::to_string(c) + " is out of range (1.." + std::to_string(kMaxLoadConcurrency) + ")";
+    return {};
+}
+
 FieldErrors validateLoadFront(const Scenario& s, const std::vector<int>& concurrencies, const SearchOptions& o)
 {
     FieldErrors e;
-    if (concurrencies.empty() || concurrencies.size() > 64)
-        e.push_back({{}, "--concurrencies", "give 1 to 64 concurrencies"});
-    for (int c : concurrencies)
-        if (c < 1 || c > kMaxLoadConcurrency) {
-            e.push_back({{}, "--concurrencies",
-                         std::to_string(c) + " is out of range (1.." + std::to_string(kMaxLoadConcurrency) + ")"});
-            break;
-        }
+    if (const std::string why = concurrencyListError(concurrencies); !why.empty())
+        e.push_back({{}, "--concurrencies", why});
     Scenario probe = s;
     probe.workload.load.protocol = LoadProtocol::Concurrency;
     probe.workload.load.concurrency = 1;

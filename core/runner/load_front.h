@@ -47,6 +47,10 @@ SearchOptions defaultLoadFrontSearch();
 // concurrency (1..65536)"), for the caller to prefix with its field.
 bool parseConcurrencies(const std::string& text, std::vector<int>& out, std::string& why);
 
+// The list's own rule, before a scenario is known: 1 to 64 concurrencies, each in
+// 1..kMaxLoadConcurrency; empty when the list keeps it.
+std::string concurrencyListError(const std::vector<int>& concurrencies);
+
 // Problems with the request (by field: "--concurrencies", "--algo", "workload.serving").
 FieldErrors validateLoadFront(const Scenario& s, const std::vector<int>& concurrencies, const SearchOptions& o);
 

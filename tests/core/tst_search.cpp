@@ -378,7 +378,7 @@ void TestSearch::registeredAlgorithmRuns()
             Evaluation e;
             while (ctx.evaluator.evaluate(ctx.space.randomPlan(rng), e) && !e.valid) {
             }
-            return {"stopped at the first valid plan", false, false};
+            return {"stopped at the first valid plan", false, false, {}};
         }
     };
     QVERIFY(registerSearchAlgorithm({"first-valid", "test", true, true, [] { return std::make_unique<FirstValid>(); }}));

@@ -14,6 +14,8 @@
 
 #include <csignal>
 #include <sys/resource.h>
+#include <tuple>
+#include <vector>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -223,19 +225,23 @@ void TestWindowViews::scriptedTopologyAndParetoTabs()
     const QByteArray out = gui.readAllStandardOutput();
     QVERIFY2(gui.exitCode() == 0, gui.readAllStandardError().constData());
     QVERIFY2(out.contains("Pareto front: ") && !out.contains("during the search"), out.constData());
-    // --load-front is read before anything runs: a bad list, or another tab, exits 2 naming it.
-    for (const QStringList& bad : {QStringList{QStringLiteral("--tab"), QStringLiteral("pareto"),
-                                               QStringLiteral("--load-front"), QStringLiteral("4,x")},
-                                   QStringList{QStringLiteral("--tab"), QStringLiteral("plan"),
-                                               QStringLiteral("--load-front"), QStringLiteral("4")}}) {
+    // --load-front is read before anything runs: a bad list, an empty one (the load front's
+    // own count rule), or another tab exits 2 naming the flag and the reason.
+    const QString pareto = QStringLiteral("pareto");
+    const std::vector<std::tuple<QString, QString, QByteArray>> refusals{
+        {pareto, QStringLiteral("4,x"), "--load-front: 'x' is not a concurrency"},
+        {pareto, QStringLiteral(" , "), "--load-front: give 1 to 64 concurrencies"},
+        {QStringLiteral("plan"), QStringLiteral("4"), "--load-front: only with --tab pareto"}};
+    for (const auto& [tab, list, expected] : refusals) {
         QProcess refused;
         refused.setProcessEnvironment(env);
         refused.start(QStringLiteral(SHARDLAB_GUI), QStringList{QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"),
-                                                               QStringLiteral("--quit-when-done")} + bad);
+                                                               QStringLiteral("--quit-when-done"), QStringLiteral("--tab"), tab,
+                                                               QStringLiteral("--load-front"), list});
         QVERIFY(refused.waitForFinished(60000));
         const QByteArray why = refused.readAllStandardError();
         QCOMPARE(refused.exitCode(), 2);
-        QVERIFY2(why.contains("--load-front: "), why.constData());
+        QVERIFY2(why.contains(expected), why.constData());
     }
 }
 
