@@ -1,0 +1,52 @@
+// What the JSON file formats share (io/scenario_json.cpp, io/plan_json.cpp): the format
+// tags, the format/version check, parsing with the file named in every error, and the
+// scenario object a plan file embeds.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "io/json_reader.h"
+#include "io/scenario_json.h"
+
+namespace shardlab::io {
+
+namespace formats {
+inline constexpr long long kIntMax = 2147483647LL;
+inline constexpr const char* kScenarioFormat = "shardlab-scenario";
+inline constexpr const char* kPlanFormat = "shardlab-plan";
+inline constexpr const char* kModelFormat = "shardlab-model";
+inline constexpr const char* kClusterFormat = "shardlab-cluster";
+} // namespace formats
+
+// Names `file` in every error that does not name one yet.
+void withFile(FieldErrors& errors, const std::string& file);
+
+// "format" must be `expected` when present (and present when `required`); "version" at most
+// kFormatVersion.
+void checkFormat(JsonReader& r, const char* expected, bool required);
+
+// Parses `text` as JSON and runs body(doc, out) on it; a syntax error or the body's errors
+// name `file`.
+template <typename T, typename Fn>
+Parsed<T> parseWith(const std::string& text, const std::string& file, Fn&& body)
+{
+    Parsed<T> out;
+    nlohmann::json doc;
+    FieldError perr;
+    if (!parseJsonText(text, doc, perr)) {
+        perr.file = file;
+        out.errors.push_back(perr);
+        return out;
+    }
+    body(doc, out);
+    withFile(out.errors, file);
+    return out;
+}
+
+// The scenario as its file's object (format tag excluded): scenario files and the scenario
+// a plan file embeds.
+nlohmann::ordered_json scenarioJson(const Scenario& s);
+
+} // namespace shardlab::io
