@@ -45,6 +45,20 @@ Parsed<T> parseWith(const std::string& text, const std::string& file, Fn&& body)
     return out;
 }
 
+// Reads the file at `path` and parses it with parse(text, label) (label: the name errors
+// give the file); a file that cannot be read is the one error.
+template <typename T>
+Parsed<T> loadWith(const std::string& path, Parsed<T> (*parse)(const std::string&, const std::string&))
+{
+    auto text = readTextFile(path);
+    if (!text.ok()) {
+        Parsed<T> r;
+        r.errors.push_back(text.error());
+        return r;
+    }
+    return parse(text.value(), inputLabel(path));
+}
+
 // The scenario as its file's object (format tag excluded): scenario files and the scenario
 // a plan file embeds.
 nlohmann::ordered_json scenarioJson(const Scenario& s);

@@ -165,26 +165,28 @@ void readEmbeddedScenario(const std::string& text, const std::string& file, std:
 }
 } // namespace
 
-Parsed<PlanDocument> parsePlanDocument(const std::string& text, const std::string& file)
+namespace {
+// A plan parsed from `text` (one pool or two) with the scenario the file embeds.
+template <typename Doc, typename P>
+Parsed<Doc> withEmbeddedScenario(const std::string& text, const std::string& file, Parsed<P> plan)
 {
-    Parsed<PlanDocument> out;
-    Parsed<Plan> plan = parsePlan(text, file);
-    out.value.plan = plan.value;
+    Parsed<Doc> out;
+    out.value.plan = std::move(plan.value);
     out.errors = std::move(plan.errors);
     if (out.errors.empty())
         readEmbeddedScenario(text, file, out.value.scenario, out.value.scenarioName, out.errors);
     return out;
 }
+} // namespace
+
+Parsed<PlanDocument> parsePlanDocument(const std::string& text, const std::string& file)
+{
+    return withEmbeddedScenario<PlanDocument>(text, file, parsePlan(text, file));
+}
 
 Parsed<DisaggregatedPlanDocument> parseDisaggregatedPlanDocument(const std::string& text, const std::string& file)
 {
-    Parsed<DisaggregatedPlanDocument> out;
-    Parsed<DisaggregatedPlan> plan = parseDisaggregatedPlan(text, file);
-    out.value.plan = plan.value;
-    out.errors = std::move(plan.errors);
-    if (out.errors.empty())
-        readEmbeddedScenario(text, file, out.value.scenario, out.value.scenarioName, out.errors);
-    return out;
+    return withEmbeddedScenario<DisaggregatedPlanDocument>(text, file, parseDisaggregatedPlan(text, file));
 }
 
 bool isDisaggregatedPlanText(const std::string& text)
@@ -196,24 +198,12 @@ bool isDisaggregatedPlanText(const std::string& text)
 
 Parsed<PlanDocument> loadPlanDocument(const std::string& path)
 {
-    auto text = readTextFile(path);
-    if (!text.ok()) {
-        Parsed<PlanDocument> r;
-        r.errors.push_back(text.error());
-        return r;
-    }
-    return parsePlanDocument(text.value(), inputLabel(path));
+    return io::loadWith<PlanDocument>(path, parsePlanDocument);
 }
 
 Parsed<Plan> loadPlanFile(const std::string& path)
 {
-    auto text = readTextFile(path);
-    if (!text.ok()) {
-        Parsed<Plan> r;
-        r.errors.push_back(text.error());
-        return r;
-    }
-    return parsePlan(text.value(), inputLabel(path));
+    return io::loadWith<Plan>(path, parsePlan);
 }
 
 FieldErrors checkPlanAgainstScenario(const Plan& plan, const Scenario& s, const std::string& planFile)

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "io/format_json.h"
 #include "io/input_file.h"
 #include "io/json_reader.h"
 #include "io/presets.h"
@@ -201,13 +202,7 @@ Parsed<KernelProfile> parseProfile(const std::string& text, const std::string& f
 
 Parsed<KernelProfile> loadProfileFile(const std::string& path)
 {
-    auto text = readTextFile(path);
-    if (!text.ok()) {
-        Parsed<KernelProfile> r;
-        r.errors.push_back(text.error());
-        return r;
-    }
-    return parseProfile(text.value(), inputLabel(path));
+    return io::loadWith<KernelProfile>(path, parseProfile);
 }
 
 std::string profileToJson(const KernelProfile& in)

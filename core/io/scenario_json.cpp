@@ -266,13 +266,7 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
 
 Parsed<Scenario> loadScenarioFile(const std::string& path)
 {
-    auto text = readTextFile(path);
-    if (!text.ok()) {
-        Parsed<Scenario> r;
-        r.errors.push_back(text.error());
-        return r;
-    }
-    return parseScenario(text.value(), inputLabel(path));
+    return io::loadWith<Scenario>(path, parseScenario);
 }
 
 std::string modelToJson(const ModelSpec& m)
