@@ -110,13 +110,15 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     m_concurrencies->setMaximumWidth(170);
     m_concurrencies->setToolTip(tr("Closed-loop concurrencies, comma-separated: the requests in flight at once, as a "
                                    "benchmark sweep (InferenceX, vllm bench serve --max-concurrency) runs them."));
-    controls->addWidget(m_concurrencies, 1);
+    m_concurrencies->setCursorPosition(0); // the list's start in view, not its tail
+    controls->addWidget(m_concurrencies, 3); // most of the row's spare width, up to its maximum
     controls->addWidget(m_stopButton);
     m_progress = new QProgressBar(this);
     m_progress->setRange(0, 1000);
     m_progress->setTextVisible(false);
     m_progress->setMinimumWidth(40);
     m_progress->setMaximumWidth(220);
+    m_progress->hide(); // shown while a job runs (setIdle): a full bar afterwards said nothing
     controls->addWidget(m_progress);
     controls->addStretch(1);
     auto* exportFront = new QPushButton(tr("Export…"), this);
@@ -282,6 +284,7 @@ void ParetoView::setIdle(bool idle)
     for (QPushButton* b : {m_frontButton, m_loadButton, m_sizeButton, m_sweepButton})
         b->setEnabled(idle);
     m_stopButton->setEnabled(!idle);
+    m_progress->setVisible(!idle);
 }
 
 bool ParetoView::startJob(Job job, BackgroundJob::Work work)
@@ -407,7 +410,11 @@ bool ParetoView::computeSweep()
     return true;
 }
 
-void ParetoView::setLoadConcurrencies(const QString& text) { m_concurrencies->setText(text); }
+void ParetoView::setLoadConcurrencies(const QString& text)
+{
+    m_concurrencies->setText(text);
+    m_concurrencies->setCursorPosition(0); // the list's start in view, not its tail
+}
 
 bool ParetoView::computeLoadFront()
 {

@@ -3,6 +3,8 @@
 // PNG, PDF and CSV, sizing and the sweep fill the lower panels, Stop ends a long front and
 // a scenario change clears what no longer applies.
 #include <QtTest>
+#include <QLineEdit>
+#include <QProgressBar>
 
 #include "runner/load_front.h"
 #include "runner/sizing.h"
@@ -177,8 +179,13 @@ void TestParetoView::stopEndsALongFrontAndEditsClearResults()
     MainWindow w;
     w.setScenario(preset("moe-1.6t-1024gpu"));
     ParetoView* v = w.paretoView();
+    auto* progress = v->findChild<QProgressBar*>();
+    QVERIFY(progress && progress->isHidden()); // nothing has run
+    auto* concurrencies = v->findChild<QLineEdit*>(QStringLiteral("pareto.concurrencies"));
+    QVERIFY(concurrencies && concurrencies->cursorPosition() == 0); // "1,2,4,..." from its start
     QVERIFY(v->computeFront());
     QVERIFY(v->isRunning());
+    QVERIFY(!progress->isHidden());
     const QString started = v->statusText();
     QTRY_VERIFY_WITH_TIMEOUT(v->statusText() != started || !v->isRunning(), 30000); // part-way
     QElapsedTimer t;
@@ -194,6 +201,7 @@ void TestParetoView::stopEndsALongFrontAndEditsClearResults()
     QVERIFY(v->computeFront());
     QVERIFY(done.wait(60000));
     QVERIFY(!v->front().points.empty());
+    QVERIFY(progress->isHidden()); // done: the status line says what was computed
     s.workload.serving = ServingMode::Disaggregated;
     w.setScenario(s);
     QVERIFY(v->front().points.empty()); // cleared: it was another scenario's
