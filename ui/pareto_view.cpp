@@ -104,13 +104,13 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
                                  .arg(search.budget)
                                  .arg(search.seed));
     controls->addWidget(m_loadButton);
-    m_concurrencies = new QLineEdit(concurrencyText(defaultFrontConcurrencies()), this);
+    m_concurrencies = new QLineEdit(this);
+    setLoadConcurrencies(concurrencyText(defaultFrontConcurrencies()));
     m_concurrencies->setObjectName(QStringLiteral("pareto.concurrencies"));
     m_concurrencies->setMinimumWidth(60); // the row fits 1024 px; the field grows with the window
     m_concurrencies->setMaximumWidth(170);
     m_concurrencies->setToolTip(tr("Closed-loop concurrencies, comma-separated: the requests in flight at once, as a "
                                    "benchmark sweep (InferenceX, vllm bench serve --max-concurrency) runs them."));
-    m_concurrencies->setCursorPosition(0); // the list's start in view, not its tail
     controls->addWidget(m_concurrencies, 3); // most of the row's spare width, up to its maximum
     controls->addWidget(m_stopButton);
     m_progress = new QProgressBar(this);

@@ -17,7 +17,7 @@ void checkFormat(JsonReader& r, const char* expected, bool required)
     const std::string f = r.string("format");
     if (!f.empty() && f != expected)
         r.fail(r.path("format"), "expected \"" + std::string(expected) + "\", got \"" + f + "\"");
-    const int v = r.integer("version", 1, formats::kIntMax);
+    const int v = r.integer("version", 1, 2147483647LL);
     if (v > kFormatVersion)
         r.fail(r.path("version"), "unsupported version " + std::to_string(v) + " (this build reads up to "
                                       + std::to_string(kFormatVersion) + ")");

@@ -13,7 +13,6 @@
 namespace shardlab::io {
 
 namespace formats {
-inline constexpr long long kIntMax = 2147483647LL;
 inline constexpr const char* kScenarioFormat = "shardlab-scenario";
 inline constexpr const char* kPlanFormat = "shardlab-plan";
 inline constexpr const char* kModelFormat = "shardlab-model";
