@@ -134,8 +134,10 @@ void printMemory(std::ostream& out, const MemoryBreakdown& m, const std::string&
 {
     out << indent << "memory per GPU " << formatNumber("%.1f", m.totalGb) << " of " << formatNumber("%g", m.capacityGb)
         << " GB (weights " << formatNumber("%.1f", m.weightsGb) << ", KV cache " << formatNumber("%.1f", m.kvCacheGb)
-        << ", activations " << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb)
-        << ")\n";
+        << ", activations " << formatNumber("%.1f", m.activationGb) << ", reserve " << formatNumber("%.1f", m.reserveGb);
+    if (m.kvHeldBackGb > 0)
+        out << ", kept out of the KV pool " << formatNumber("%.1f", m.kvHeldBackGb);
+    out << ")\n";
 }
 
 void printOperatorTable(std::ostream& out, const PoolOutcome& pool)

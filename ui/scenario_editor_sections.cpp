@@ -495,6 +495,13 @@ QWidget* ScenarioEditor::buildWorkloadSection()
            "chunked-prefill-size in SGLang): decode tokens of the running sequences plus prompt chunks. Used by "
            "aggregated serving."),
         kMaxNumTokensLimit, [](Scenario& s) -> int& { return s.workload.maxNumTokens; }, tr(" tokens"));
+    form->addRow(tr("KV pool"),
+                 makeDouble(QStringLiteral("workload.kv_cache_memory_fraction"),
+                            tr("Share of the memory left after the reserve, weights and activations that the engine "
+                               "gives its KV cache (TensorRT-LLM's free_gpu_memory_fraction, 0.9 by default). 1: all "
+                               "of it, and the exported launch configuration sizes the engine's pool to the plan's "
+                               "batch."),
+                            1, 2, [](Scenario& s) -> double& { return s.workload.kvCacheMemoryFraction; }, QString()));
     addSpeculativeFields(form);
     addLoadFields(form);
     m_workloadInfo = new QLabel;

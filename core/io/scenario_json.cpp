@@ -79,7 +79,7 @@ WorkloadSpec readWorkload(JsonReader r)
         return w;
     r.rejectUnknownKeys(
         {"prompt_tokens", "output_tokens", "ttft_slo_ms", "tpot_slo_ms", "serving", "max_num_tokens", "kv_transfer", "engine",
-         "runnable", "load", "speculative", "description"});
+         "kv_cache_memory_fraction", "runnable", "load", "speculative", "description"});
     w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
     w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
     w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, 1e9);
@@ -90,6 +90,7 @@ WorkloadSpec readWorkload(JsonReader r)
     if (!servingModeFromName(mode, w.serving))
         r.fail(r.path("serving"), "unknown serving mode \"" + mode + "\" (known: aggregated, decode, disaggregated)");
     w.maxNumTokens = r.integerOr("max_num_tokens", 8192, 1, kMaxNumTokensLimit);
+    w.kvCacheMemoryFraction = r.numberOr("kv_cache_memory_fraction", 1.0, 0.01, 1);
     const std::string link = r.stringOr("kv_transfer", kvLinkName(KvLink::InterNode));
     if (!kvLinkFromName(link, w.kvTransfer))
         r.fail(r.path("kv_transfer"), "unknown KV transfer link \"" + link + "\" (known: inter_node, nvlink)");
@@ -310,6 +311,8 @@ ojson scenarioJson(const Scenario& s)
         j["workload"]["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
     if (s.workload.engine != CollectiveEngine::Nccl)
         j["workload"]["engine"] = collectiveEngineName(s.workload.engine);
+    if (s.workload.kvCacheMemoryFraction != 1.0)
+        j["workload"]["kv_cache_memory_fraction"] = s.workload.kvCacheMemoryFraction;
     if (s.workload.runnable)
         j["workload"]["runnable"] = true;
     if (!s.workload.load.steady())

@@ -36,6 +36,11 @@ const EngineInfo& engineInfo(Engine e);
 bool engineFromName(const std::string& name, Engine& out);
 std::string knownEngines(); // "vllm, sglang, trtllm"
 
+// TensorRT-LLM's share of the memory left after the model loads that its KV cache gets when
+// not told otherwise: KvCacheConfig.free_gpu_memory_fraction and trtllm-bench's
+// --kv_cache_free_gpu_mem_fraction both default to 0.90 (docs/launch.md, "Memory settings").
+constexpr double kTrtLlmDefaultKvFraction = 0.90;
+
 // The engine whose collectives a workload names (vllm_eager is vLLM); none for nccl.
 std::optional<Engine> engineOfCollectives(CollectiveEngine c);
 // Its inverse: the workload.engine value that names an engine's collectives.

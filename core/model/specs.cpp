@@ -287,6 +287,7 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
     checkPositive(e, p + ".ttft_slo_ms", w.ttftSloMs, 1e9);
     checkPositive(e, p + ".tpot_slo_ms", w.tpotSloMs, 1e9);
     checkRange(e, p + ".max_num_tokens", w.maxNumTokens, 1, kMaxNumTokensLimit);
+    checkRange(e, p + ".kv_cache_memory_fraction", w.kvCacheMemoryFraction, 0.01, 1);
     const LoadSpec& l = w.load;
     const std::string at = p + ".load";
     if (l.protocol == LoadProtocol::Concurrency)

@@ -265,6 +265,11 @@ struct WorkloadSpec {
     double tpotSloMs = 0;  // time per output token limit
     ServingMode serving = ServingMode::Aggregated;
     int maxNumTokens = 8192; // tokens per engine step (max_num_tokens / max-num-batched-tokens)
+    // Share of the memory left after the reserve, the weights and the activations that the
+    // engine gives its KV cache pool (TensorRT-LLM's kv_cache_config.free_gpu_memory_fraction,
+    // 0.9 when not set). 1: the whole of it, the pool a launch config then sizes to the
+    // plan's batch (docs/launch.md, "Memory settings"). The rest stays unused.
+    double kvCacheMemoryFraction = 1.0;
     KvLink kvTransfer = KvLink::InterNode; // disaggregated: the links the KV cache crosses
     CollectiveEngine engine = CollectiveEngine::Nccl; // whose collectives price the plan
     // Plans restricted to what `engine` runs (model/engine_caps.h): every search, exact's

@@ -13,7 +13,7 @@ namespace shardlab {
 namespace {
 
 constexpr double kRoomSlackGb = 1e-6;  // rounding of the GB figures themselves
-constexpr double kTrtDefault = 0.90;   // TensorRT-LLM's own default free_gpu_memory_fraction
+constexpr double kTrtDefault = kTrtLlmDefaultKvFraction;
 constexpr double kTrtMargin = 0.02;    // above the need, when the default does not cover it
 constexpr double kCeilingShare = 0.98; // vLLM's and SGLang's derived fraction never above it
 

@@ -110,6 +110,7 @@ ojson poolObject(const PoolOutcome& pool)
     }
     j["memory_gb"] = {{"weights", finite(r.memory.weightsGb)},   {"kv_cache", finite(r.memory.kvCacheGb)},
                       {"activations", finite(r.memory.activationGb)}, {"reserve", finite(r.memory.reserveGb)},
+                      {"kv_held_back", finite(r.memory.kvHeldBackGb)},
                       {"total", finite(r.memory.totalGb)},       {"capacity", finite(r.memory.capacityGb)}};
     if (r.serving == ServingMode::Prefill) {
         j["pass_ms"] = costed ? finite(r.passMs) : 0.0;

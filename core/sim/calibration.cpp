@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "io/presets.h"
+#include "model/engine_caps.h"
 #include "sim/batch.h"
 #include "sim/serving_load.h"
 #include "sim/simulator.h"
@@ -242,6 +243,11 @@ Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, c
     // other request's prompt chunk beside it: the decode mode's figures.
     s.workload.serving = throughput ? ServingMode::Aggregated : ServingMode::Decode;
     s.workload.engine = c.collectives;
+    // trtllm-bench and trtllm-serve give the KV cache 0.9 of the memory left after the model
+    // loads unless told otherwise (--kv_cache_free_gpu_mem_fraction, default .90), and no
+    // published row says it was changed.
+    if (c.collectives == CollectiveEngine::TrtLlm)
+        s.workload.kvCacheMemoryFraction = kTrtLlmDefaultKvFraction;
     if (c.maxNumTokens > 0)
         s.workload.maxNumTokens = c.maxNumTokens;
     s.workload.speculative = c.speculative;

@@ -357,6 +357,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
     mem.kvCacheGb = f.kvBytes * gb;
     mem.activationGb = f.activationBytes * gb;
     mem.totalGb = f.memoryGb;
+    mem.kvHeldBackGb = mem.kvCacheGb * (1 / wl.kvCacheMemoryFraction - 1);
 
     if (mem.totalGb > mem.capacityGb)
         r.violations |= 1u << static_cast<int>(Violation::Memory);

@@ -41,6 +41,9 @@ struct MemoryBreakdown {
     double kvCacheGb = 0;
     double activationGb = 0;
     double reserveGb = 0;
+    // Left out of the KV cache pool by the engine (workload.kv_cache_memory_fraction):
+    // unused, but no other sequence can have it.
+    double kvHeldBackGb = 0;
     double totalGb = 0;
     double capacityGb = 0;
 };
