@@ -15,6 +15,8 @@ namespace shardlab {
 namespace {
 constexpr const char* kTrtPerf = "TensorRT-LLM perf-overview (docs/source/performance/perf-overview.md), v0.17 "
                                  "data, H100 80GB HBM3 column";
+// The v0.17 max-throughput tables were run with --kv_cache_free_gpu_mem_fraction 0.95.
+constexpr double kV017KvFraction = 0.95;
 constexpr const char* kTrtPerf10 = "TensorRT-LLM perf-overview, v1.0-era table, H100 SXM 80GB";
 constexpr const char* kNim = "NVIDIA NIM LLM benchmarking page, NIM 1.8.0";
 constexpr const char* kTrtServe = "TensorRT-LLM online serving table (v0.14.0, BF16)";
@@ -30,7 +32,7 @@ constexpr const char* kHeldOut = "TensorRT-LLM perf-overview v1.0 tables (NVIDIA
                                  "outside the fit and check sets";
 
 // Engines keep at most this many sequences in flight (TensorRT-LLM's max_batch_size).
-constexpr int kMaxEngineBatch = 2048;
+constexpr int kMaxEngineBatch = 4096;
 
 constexpr const char* kTrtQps = "TensorRT-LLM perf-overview online serving table (NVIDIA/TensorRT-LLM@258c7540c0, "
                                 "v0.14.0 + Triton backend, Llama-3.1-70B BF16 TP4, ISL 467 / OSL 256, 500 requests)";
@@ -46,6 +48,7 @@ CalibrationCase tpRow(const std::string& id, const char* model, const char* gpu,
                       published, kTrtTp};
     c.gpu = gpu;
     c.set = set;
+    c.kvCacheFraction = kV017KvFraction;
     return c;
 }
 
@@ -207,6 +210,9 @@ const std::vector<CalibrationCase>& calibrationCases()
     };
     static const std::vector<CalibrationCase> all = [] {
         std::vector<CalibrationCase> v = cases;
+        for (CalibrationCase& c : v)
+            if (c.source == kTrtPerf)
+                c.kvCacheFraction = kV017KvFraction;
         for (const CalibrationCase& c : servingAtLoadCases())
             v.push_back(c);
         return v;
@@ -244,10 +250,10 @@ Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, c
     s.workload.serving = throughput ? ServingMode::Aggregated : ServingMode::Decode;
     s.workload.engine = c.collectives;
     // trtllm-bench and trtllm-serve give the KV cache 0.9 of the memory left after the model
-    // loads unless told otherwise (--kv_cache_free_gpu_mem_fraction, default .90), and no
-    // published row says it was changed.
+    // loads unless told otherwise (--kv_cache_free_gpu_mem_fraction, default .90); a row
+    // whose page states its fraction runs at that.
     if (c.collectives == CollectiveEngine::TrtLlm)
-        s.workload.kvCacheMemoryFraction = kTrtLlmDefaultKvFraction;
+        s.workload.kvCacheMemoryFraction = c.kvCacheFraction > 0 ? c.kvCacheFraction : kTrtLlmDefaultKvFraction;
     if (c.maxNumTokens > 0)
         s.workload.maxNumTokens = c.maxNumTokens;
     s.workload.speculative = c.speculative;
@@ -257,7 +263,37 @@ Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, c
     return s;
 }
 
+// A max-throughput row measured with trtllm-bench and no engine limits given: it ran under
+// the limits trtllm-bench derives itself. The request-rate rows ran behind Triton with
+// engines built otherwise; rows with a stated token budget say what they ran.
+bool ranByTrtllmBench(const CalibrationCase& c)
+{
+    return c.batch == 0 && c.maxNumTokens == 0 && c.load.steady() && c.metric == CalibrationMetric::OutputTokensPerS
+        && c.collectives == CollectiveEngine::TrtLlm;
+}
+
 } // namespace
+
+TrtllmBenchLimits trtllmBenchLimits(const Scenario& s, double weightsGbPerGpu, int tp)
+{
+    const ModelSpec& m = s.model;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    const double kvElem = m.kvPrecision == Precision::FP8 ? 1.0 : 2.0;
+    const double tokenGib = 2.0 * m.layers * std::max(tp, m.kvHeads) * m.headDim * kvElem / gib;
+    const double available = s.cluster.gpu.hbmGb * 1e9 / gib * tp - weightsGbPerGpu * tp;
+    const double isl = s.workload.promptTokens, osl = s.workload.outputTokens;
+    const double requests = std::max(0.0, available * 0.95 / tokenGib / (isl + osl));
+    const double rawBatch = std::min(requests, 4096.0);
+    const double rawTokens = std::min(rawBatch * (1 + isl / osl), 32768.0);
+    TrtllmBenchLimits b;
+    b.maxBatch = rawBatch < 256   ? std::max(64, 32 * int(std::ceil(rawBatch / 32)))
+        : rawBatch < 1024         ? 128 * int(std::ceil(rawBatch / 128))
+                                  : 256 * int(std::ceil(rawBatch / 256));
+    b.maxNumTokens = rawTokens < 4096 ? std::max(2048, 256 * int(std::ceil(rawTokens / 256)))
+        : rawTokens < 8192            ? 512 * int(std::ceil(rawTokens / 512))
+                                      : 1024 * int(std::ceil(rawTokens / 1024));
+    return b;
+}
 
 std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
 {
@@ -277,7 +313,7 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
             rows.push_back(row);
             continue;
         }
-        const Scenario s = calibrationScenario(c, model.value, baseCluster, h200.value);
+        Scenario s = calibrationScenario(c, model.value, baseCluster, h200.value);
         Plan p;
         applyMegatronSharding(p);
         p.tensorParallel = c.tensorParallel;
@@ -285,13 +321,23 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
         if (c.attentionDp)
             for (OpId id : {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm})
                 p.setOption(id, optionFromName(id, id == OpId::AttnNorm || id == OpId::FfnNorm ? "sequence" : "token"));
+        int cap = kMaxEngineBatch;
+        if (ranByTrtllmBench(c)) {
+            // trtllm-bench's own engine limits; with attention DP each rank schedules its own
+            // requests under them (the DeepSeek-R1 blog's "max_batch_size 128 per rank").
+            p.batch = 1;
+            const TrtllmBenchLimits b = trtllmBenchLimits(s, Simulator(s).evaluate(p).memory.weightsGb, c.tensorParallel);
+            const int ranks = c.attentionDp ? c.tensorParallel : 1;
+            s.workload.maxNumTokens = b.maxNumTokens * ranks;
+            cap = b.maxBatch * ranks;
+        }
         const Simulator sim(s);
 
         int batch = c.batch;
         if (batch == 0) { // the largest valid batch (memory, token budget), as a max-throughput run
             SimResult r;
             int evals = 0;
-            batch = std::min(kMaxEngineBatch, std::max(1, largestValidBatch(sim, p, 1, r, evals)));
+            batch = std::min(cap, std::max(1, largestValidBatch(sim, p, 1, r, evals)));
         }
         p.batch = batch;
         row.batchUsed = batch;

@@ -39,6 +39,9 @@ struct CalibrationCase {
     SpeculativeSpec speculative{}; // speculative decoding as run (acceptance: the published default)
     // Set when the row needs a mechanism the simulator does not have: listed, not predicted.
     std::string excluded{};
+    // The KV cache pool the run gave a TensorRT-LLM engine, as a share of the memory left
+    // after the model loads (0: the engine's default, kTrtLlmDefaultKvFraction).
+    double kvCacheFraction = 0;
 };
 
 struct CalibrationRow {
@@ -51,6 +54,20 @@ struct CalibrationRow {
 };
 
 const std::vector<CalibrationCase>& calibrationCases();
+
+// The engine limits trtllm-bench sets for a max-throughput run given none (calc_engine_setting
+// and finetune_setting, NVIDIA/TensorRT-LLM tensorrt_llm/bench/build/tuning.py, used by both
+// its TensorRT and PyTorch flows): the requests whose whole context (prompt + output) fits
+// 0.95 of the memory the weights leave on the TP group (device memory in GiB less the
+// weights' GB, key and value heads at least one per TP rank), at most 4096, rounded up (to
+// 32 below 256 and at least 64, to 128 below 1024, to 256 above); the token budget that
+// many requests need, max batch × (1 + prompt / output) before rounding, at most 32768,
+// rounded up (to 256 and at least 2048 below 4096, to 512 below 8192, to 1024 above).
+struct TrtllmBenchLimits {
+    int maxBatch = 0;
+    int maxNumTokens = 0;
+};
+TrtllmBenchLimits trtllmBenchLimits(const Scenario& s, double weightsGbPerGpu, int tp);
 // Runs every case on `cluster` (an H100 SXM node preset) with its efficiency factors; H200
 // rows use the H200 preset with the same efficiencies. Max-throughput rows are predicted
 // by the simulator's aggregated serving model (in-flight batching with chunked prefill,

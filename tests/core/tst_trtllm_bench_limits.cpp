@@ -1,0 +1,95 @@
+// trtllm-bench's engine limits for a max-throughput run (sim/calibration.h): the request
+// count its memory estimate gives, rounded as the tool rounds it, and the token budget,
+// each checked against the tool's formula written out here apart from the core's, for
+// KV-limited runs small and large, the 4096 cap and a TP group wider than the KV heads.
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/calibration.h"
+#include "tst_launch_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+
+namespace {
+
+// calc_engine_setting's request estimate: 0.95 of (device GiB x TP - weights GB) over the
+// bytes of every token's keys and values, at least one KV head per TP rank.
+double requests(const Scenario& s, double weightsGb, int tp)
+{
+    const ModelSpec& m = s.model;
+    const double kvBytes = m.kvPrecision == Precision::FP8 ? 1 : 2;
+    const double perToken = 2.0 * m.layers * std::max(tp, m.kvHeads) * m.headDim * kvBytes / std::pow(1024.0, 3);
+    const double free = s.cluster.gpu.hbmGb * 1e9 / std::pow(1024.0, 3) * tp - weightsGb * tp;
+    return 0.95 * free / perToken / (s.workload.promptTokens + s.workload.outputTokens);
+}
+
+Scenario llama70b(int isl, int osl, double hbmGb)
+{
+    Scenario s = launchPreset("llama3-70b-8gpu");
+    s.model.kvPrecision = Precision::FP8;
+    s.workload.promptTokens = isl;
+    s.workload.outputTokens = osl;
+    s.cluster.gpu.hbmGb = hbmGb;
+    return s;
+}
+
+} // namespace
+
+class TestTrtllmBenchLimits : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void fewRequestsRoundToThirtyTwo();
+    void hundredsRoundToOneTwentyEight();
+    void capAtFourThousand();
+    void kvHeadsAtLeastOnePerRank();
+};
+
+void TestTrtllmBenchLimits::fewRequestsRoundToThirtyTwo()
+{
+    const Scenario s = llama70b(20000, 2000, 85.52);
+    const double r = requests(s, 35.0, 2);
+    QVERIFY2(r > 0 && r < 256, qPrintable(QString::number(r)));
+    const TrtllmBenchLimits b = trtllmBenchLimits(s, 35.0, 2);
+    QCOMPARE(b.maxBatch, std::max(64, 32 * int(std::ceil(r / 32))));
+    // r x 11 tokens is below 4096: rounded to 256, at least 2048.
+    QCOMPARE(b.maxNumTokens, std::max(2048, 256 * int(std::ceil(r * 11 / 256))));
+}
+
+void TestTrtllmBenchLimits::hundredsRoundToOneTwentyEight()
+{
+    const Scenario s = llama70b(2048, 128, 85.52);
+    const double r = requests(s, 17.6, 4);
+    QVERIFY2(r >= 256 && r < 1024, qPrintable(QString::number(r)));
+    const TrtllmBenchLimits b = trtllmBenchLimits(s, 17.6, 4);
+    QCOMPARE(b.maxBatch, 128 * int(std::ceil(r / 128)));
+    const double tokens = std::min(r * 17, 32768.0);
+    QVERIFY(tokens >= 8192);
+    QCOMPARE(b.maxNumTokens, 1024 * int(std::ceil(tokens / 1024)));
+}
+
+void TestTrtllmBenchLimits::capAtFourThousand()
+{
+    const Scenario s = llama70b(128, 128, 1000.0);
+    QVERIFY(requests(s, 9.0, 8) > 4096);
+    const TrtllmBenchLimits b = trtllmBenchLimits(s, 9.0, 8);
+    QCOMPARE(b.maxBatch, 4096);
+    QCOMPARE(b.maxNumTokens, 8192); // 4096 x (1 + 128 / 128)
+}
+
+void TestTrtllmBenchLimits::kvHeadsAtLeastOnePerRank()
+{
+    // Llama-3-70B has 8 KV heads: on 16 ranks each still holds one, so the estimate counts 16.
+    Scenario s = llama70b(1000, 1000, 85.52);
+    QCOMPARE(s.model.kvHeads, 8);
+    const TrtllmBenchLimits eight = trtllmBenchLimits(s, 4.4, 16);
+    const double r = requests(s, 4.4, 16);
+    QCOMPARE(eight.maxBatch, r < 1024 ? 128 * int(std::ceil(r / 128)) : 256 * int(std::ceil(std::min(r, 4096.0) / 256)));
+    s.model.kvHeads = 16;
+    QCOMPARE(trtllmBenchLimits(s, 4.4, 16).maxBatch, eight.maxBatch);
+}
+
+QTEST_APPLESS_MAIN(TestTrtllmBenchLimits)
+#include "tst_trtllm_bench_limits.moc"
