@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <limits>
 
 #include "io/presets.h"
@@ -326,6 +327,11 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
         applyMegatronSharding(p);
         p.tensorParallel = c.tensorParallel;
         p.expertParallel = c.expertParallel;
+        // The layout the engine runs these degrees in: TensorRT-LLM's MoE without an
+        // all-to-all backend gathers the tokens and reduce-scatters the experts' partial
+        // sums (model/engine_caps.h), not Megatron-Core's all-to-all dispatcher.
+        if (const std::optional<Engine> engine = engineOfCollectives(c.collectives))
+            applyEngineLayout(*engine, s.model, p);
         if (c.attentionDp)
             for (OpId id : {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm})
                 p.setOption(id, optionFromName(id, id == OpId::AttnNorm || id == OpId::FfnNorm ? "sequence" : "token"));
