@@ -304,6 +304,41 @@ TrtllmBenchLimits trtllmBenchLimits(const Scenario& s, double weightsGbPerGpu, i
     return b;
 }
 
+namespace {
+// The row's degrees in the layout its engine runs them in: TensorRT-LLM's MoE without an
+// all-to-all backend gathers the tokens and reduce-scatters the experts' partial sums
+// (model/engine_caps.h), not Megatron-Core's all-to-all dispatcher; attention split by
+// sequences where the row ran attention data parallelism.
+Plan calibrationPlan(const CalibrationCase& c, const ModelSpec& m)
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = c.tensorParallel;
+    p.expertParallel = c.expertParallel;
+    if (const std::optional<Engine> engine = engineOfCollectives(c.collectives))
+        applyEngineLayout(*engine, m, p);
+    if (c.attentionDp)
+        for (OpId id : {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm})
+            p.setOption(id, optionFromName(id, id == OpId::AttnNorm || id == OpId::FfnNorm ? "sequence" : "token"));
+    return p;
+}
+
+// Sets the scenario's token budget to the engine's for a row run by trtllm-bench and
+// returns the largest batch the engine admits: trtllm-bench's own limits, which with
+// attention DP each rank schedules its requests under (the DeepSeek-R1 blog's
+// "max_batch_size 128 per rank"); otherwise kMaxEngineBatch.
+int applyEngineLimits(const CalibrationCase& c, Scenario& s, Plan p)
+{
+    if (!ranByTrtllmBench(c))
+        return kMaxEngineBatch;
+    p.batch = 1;
+    const TrtllmBenchLimits b = trtllmBenchLimits(s, Simulator(s).evaluate(p).memory.weightsGb, c.tensorParallel);
+    const int ranks = c.attentionDp ? c.tensorParallel : 1;
+    s.workload.maxNumTokens = b.maxNumTokens * ranks;
+    return b.maxBatch * ranks;
+}
+} // namespace
+
 std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
 {
     std::vector<CalibrationRow> rows;
@@ -323,28 +358,8 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
             continue;
         }
         Scenario s = calibrationScenario(c, model.value, baseCluster, h200.value);
-        Plan p;
-        applyMegatronSharding(p);
-        p.tensorParallel = c.tensorParallel;
-        p.expertParallel = c.expertParallel;
-        // The layout the engine runs these degrees in: TensorRT-LLM's MoE without an
-        // all-to-all backend gathers the tokens and reduce-scatters the experts' partial
-        // sums (model/engine_caps.h), not Megatron-Core's all-to-all dispatcher.
-        if (const std::optional<Engine> engine = engineOfCollectives(c.collectives))
-            applyEngineLayout(*engine, s.model, p);
-        if (c.attentionDp)
-            for (OpId id : {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm})
-                p.setOption(id, optionFromName(id, id == OpId::AttnNorm || id == OpId::FfnNorm ? "sequence" : "token"));
-        int cap = kMaxEngineBatch;
-        if (ranByTrtllmBench(c)) {
-            // trtllm-bench's own engine limits; with attention DP each rank schedules its own
-            // requests under them (the DeepSeek-R1 blog's "max_batch_size 128 per rank").
-            p.batch = 1;
-            const TrtllmBenchLimits b = trtllmBenchLimits(s, Simulator(s).evaluate(p).memory.weightsGb, c.tensorParallel);
-            const int ranks = c.attentionDp ? c.tensorParallel : 1;
-            s.workload.maxNumTokens = b.maxNumTokens * ranks;
-            cap = b.maxBatch * ranks;
-        }
+        Plan p = calibrationPlan(c, s.model);
+        const int cap = applyEngineLimits(c, s, p);
         const Simulator sim(s);
 
         int batch = c.batch;
