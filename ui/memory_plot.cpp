@@ -25,7 +25,9 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent)
     stylePlot(m_plot);
     m_weights = addStackedBars(m_plot, tr("weights"), kWeightsColour, nullptr, 0.6);
     m_kv = addStackedBars(m_plot, tr("KV cache"), kKvColour, m_weights, 0.6);
-    m_activations = addStackedBars(m_plot, tr("activation workspace"), kActivationColour, m_kv, 0.6);
+    m_heldBack = addStackedBars(m_plot, tr("kept out of the KV pool"), kKvColour.lighter(160), m_kv, 0.6);
+    m_activations = addStackedBars(m_plot, tr("activation workspace"), kActivationColour, m_heldBack, 0.6);
+    m_heldBack->removeFromLegend();
     m_reserve = addStackedBars(m_plot, tr("reserve (context, NCCL)"), kReserveColour, m_activations, 0.6);
     m_plot->xAxis->setLabel(tr("memory per GPU, fullest pipeline stage (GB)"));
     m_plot->yAxis->setRangeReversed(true);
@@ -72,7 +74,7 @@ void MemoryPlot::fitRange()
 void MemoryPlot::clearData()
 {
     m_capacityLabel = nullptr;
-    for (QCPBars* b : {m_weights, m_kv, m_activations, m_reserve})
+    for (QCPBars* b : {m_weights, m_kv, m_heldBack, m_activations, m_reserve})
         b->data()->clear();
     m_plot->clearItems();
 }
@@ -99,14 +101,17 @@ void MemoryPlot::setMemory(const MemoryBreakdown& plan, const MemoryBreakdown* r
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double maxTotal = plotSafe(plan.capacityGb);
     int key = 0;
+    bool heldBack = false;
     auto add = [&](const MemoryBreakdown& m, const QString& label) {
-        const double w = plotSafe(m.weightsGb), kv = plotSafe(m.kvCacheGb), a = plotSafe(m.activationGb),
-                     r = plotSafe(m.reserveGb);
+        const double w = plotSafe(m.weightsGb), kv = plotSafe(m.kvCacheGb), h = plotSafe(m.kvHeldBackGb),
+                     a = plotSafe(m.activationGb), r = plotSafe(m.reserveGb);
         m_weights->addData(key, w);
         m_kv->addData(key, kv);
+        m_heldBack->addData(key, h);
         m_activations->addData(key, a);
         m_reserve->addData(key, r);
-        const double total = w + kv + a + r;
+        heldBack = heldBack || h > 0;
+        const double total = w + kv + h + a + r;
         maxTotal = std::max(maxTotal, total);
         ticker->addTick(key, label);
         auto* value = new QCPItemText(m_plot);
@@ -120,6 +125,10 @@ void MemoryPlot::setMemory(const MemoryBreakdown& plan, const MemoryBreakdown* r
     add(plan, tr("this plan"));
     if (reference)
         add(*reference, referenceName);
+    if (heldBack)
+        m_heldBack->addToLegend();
+    else
+        m_heldBack->removeFromLegend();
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(-0.6, key - 0.4);
     m_maxTotalGb = maxTotal;

@@ -37,6 +37,7 @@ private:
     QCustomPlot* m_plot = nullptr;
     QCPBars* m_weights = nullptr;
     QCPBars* m_kv = nullptr;
+    QCPBars* m_heldBack = nullptr; // kept out of the KV pool by the engine (in the legend when any)
     QCPBars* m_activations = nullptr;
     QCPBars* m_reserve = nullptr;
 };
