@@ -18,24 +18,6 @@ using namespace shardlab::testing;
 
 namespace {
 
-// The largest batch of `p` the memory model admits.
-int memoryLimit(const Scenario& s, Plan p)
-{
-    const Simulator sim(s);
-    const auto fits = [&](int batch) {
-        p.batch = batch;
-        return !sim.evaluate(p).violates(Violation::Memory);
-    };
-    int lo = 1, hi = 2;
-    while (fits(hi))
-        lo = hi, hi *= 2;
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (fits(mid) ? lo : hi) = mid;
-    }
-    return lo;
-}
-
 std::string withFraction(const Scenario& s, const std::string& value)
 {
     std::string text = scenarioToJson(s);
@@ -96,9 +78,9 @@ void TestKvPool::smallerPoolFitsFewerSequences()
 {
     Scenario s = launchPreset("llama3-70b-8gpu");
     const Plan p = megatronLike(2, 1, 4, 1, 1);
-    const int whole = memoryLimit(s, p);
+    const int whole = atMemoryLimit(s, p).batch;
     s.workload.kvCacheMemoryFraction = kTrtLlmDefaultKvFraction;
-    const int pool = memoryLimit(s, p);
+    const int pool = atMemoryLimit(s, p).batch;
     QVERIFY2(pool < whole, qPrintable(QString("%1 vs %2").arg(pool).arg(whole)));
     // About 0.9 of the sequences: the cache is what grows with the batch.
     QVERIFY2(pool >= 0.85 * whole && pool <= 0.93 * whole, qPrintable(QString("%1 vs %2").arg(pool).arg(whole)));

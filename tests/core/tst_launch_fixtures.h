@@ -1,5 +1,5 @@
-// Plans and command readers shared by the launch-configuration tests (tst_launch_config,
-// tst_launch_limits).
+// Scenarios, plans and command readers shared by the launch-configuration tests
+// (tst_launch_config, tst_launch_limits, tst_launch_memory) and the memory tests beside them.
 #pragma once
 
 #include <cstdlib>
@@ -8,6 +8,7 @@
 #include "io/presets.h"
 #include "model/plan.h"
 #include "report/launch_config.h"
+#include "sim/simulator.h"
 
 namespace shardlab::testing {
 
@@ -17,6 +18,25 @@ inline Scenario launchPreset(const char* name)
     if (!s.ok())
         qFatal("%s", s.firstError().c_str());
     return s.value;
+}
+
+// `plan` with the largest batch the memory model admits: one more sequence is over memory.
+inline Plan atMemoryLimit(const Scenario& s, Plan p)
+{
+    const Simulator sim(s);
+    const auto fits = [&](int batch) {
+        p.batch = batch;
+        return !sim.evaluate(p).violates(Violation::Memory);
+    };
+    int lo = 1, hi = 2;
+    while (fits(hi))
+        lo = hi, hi *= 2;
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) / 2;
+        (fits(mid) ? lo : hi) = mid;
+    }
+    p.batch = lo;
+    return p;
 }
 
 inline Plan megatronLike(int tp, int pp, int dp, int ep, int batch)

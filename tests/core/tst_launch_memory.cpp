@@ -33,25 +33,6 @@ double engineKvRoomGb(Engine e, const MemoryBreakdown& m, double f)
     return 0;
 }
 
-// `plan` with the largest batch the memory model admits: one more sequence is over memory.
-Plan atMemoryLimit(const Scenario& s, Plan p)
-{
-    const Simulator sim(s);
-    const auto fits = [&](int batch) {
-        p.batch = batch;
-        return !sim.evaluate(p).violates(Violation::Memory);
-    };
-    int lo = 1, hi = 2;
-    while (fits(hi))
-        lo = hi, hi *= 2;
-    while (hi - lo > 1) {
-        const int mid = (lo + hi) / 2;
-        (fits(mid) ? lo : hi) = mid;
-    }
-    p.batch = lo;
-    return p;
-}
-
 double writtenFraction(Engine e, const LaunchConfig& c) { return flagNumber(c.command, memoryFractionFlag(e)); }
 
 } // namespace
