@@ -13,7 +13,6 @@ namespace shardlab {
 namespace {
 
 constexpr double kRoomSlackGb = 1e-6;  // rounding of the GB figures themselves
-constexpr double kTrtDefault = kTrtLlmDefaultKvFraction;
 constexpr double kTrtMargin = 0.02;    // above the need, when the default does not cover it
 constexpr double kCeilingShare = 0.98; // vLLM's and SGLang's derived fraction never above it
 
@@ -44,7 +43,8 @@ double derivedFraction(Engine e, const MemoryBreakdown& m)
 {
     const double need = neededMemoryFraction(e, m);
     if (e == Engine::TrtLlm)
-        return holds(e, m, kTrtDefault) ? kTrtDefault : std::min(1.0, ceil2(need) + kTrtMargin);
+        return holds(e, m, kTrtLlmDefaultKvFraction) ? kTrtLlmDefaultKvFraction
+                                                     : std::min(1.0, ceil2(need) + kTrtMargin);
     const double budget = std::min(kCeilingShare, floor2(largestMemoryFraction(e, m)));
     return budget > 0 && holds(e, m, budget) ? budget : ceil2(need);
 }

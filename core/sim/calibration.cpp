@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <limits>
+#include <optional>
 
 #include "io/presets.h"
 #include "model/engine_caps.h"
@@ -16,8 +16,6 @@ namespace shardlab {
 namespace {
 constexpr const char* kTrtPerf = "TensorRT-LLM perf-overview (docs/source/performance/perf-overview.md), v0.17 "
                                  "data, H100 80GB HBM3 column";
-// The v0.17 max-throughput tables were run with --kv_cache_free_gpu_mem_fraction 0.95.
-constexpr double kV017KvFraction = 0.95;
 constexpr const char* kTrtPerf10 = "TensorRT-LLM perf-overview, v1.0-era table, H100 SXM 80GB";
 constexpr const char* kNim = "NVIDIA NIM LLM benchmarking page, NIM 1.8.0";
 constexpr const char* kTrtServe = "TensorRT-LLM online serving table (v0.14.0, BF16)";
@@ -33,7 +31,7 @@ constexpr const char* kHeldOut = "TensorRT-LLM perf-overview v1.0 tables (NVIDIA
                                  "outside the fit and check sets";
 
 // Engines keep at most this many sequences in flight (TensorRT-LLM's max_batch_size).
-constexpr int kMaxEngineBatch = 4096;
+constexpr int kMaxEngineBatch = 2048;
 
 constexpr const char* kTrtQps = "TensorRT-LLM perf-overview online serving table (NVIDIA/TensorRT-LLM@258c7540c0, "
                                 "v0.14.0 + Triton backend, Llama-3.1-70B BF16 TP4, ISL 467 / OSL 256, 500 requests)";
@@ -49,7 +47,6 @@ CalibrationCase tpRow(const std::string& id, const char* model, const char* gpu,
                       published, kTrtTp};
     c.gpu = gpu;
     c.set = set;
-    c.kvCacheFraction = kV017KvFraction;
     return c;
 }
 
@@ -134,15 +131,17 @@ std::vector<CalibrationCase> servingAtLoadCases()
     v.push_back(r2);
     return v;
 }
-} // namespace
 
-namespace {
-// The v0.17 page's rows run with the KV pool its runs set.
-std::vector<CalibrationCase> withStatedPools(std::vector<CalibrationCase> v)
+// Every row: `cases` and the serving-at-load ones. The v0.17 max-throughput tables (A and
+// T rows) were run with --kv_cache_free_gpu_mem_fraction 0.95, the others at the engine's
+// default.
+std::vector<CalibrationCase> allCases(std::vector<CalibrationCase> v)
 {
+    for (const CalibrationCase& c : servingAtLoadCases())
+        v.push_back(c);
     for (CalibrationCase& c : v)
-        if (c.source == kTrtPerf)
-            c.kvCacheFraction = kV017KvFraction;
+        if (c.engine == "TensorRT-LLM 0.17")
+            c.kvCacheFraction = 0.95;
     return v;
 }
 } // namespace
@@ -220,12 +219,7 @@ const std::vector<CalibrationCase>& calibrationCases()
         {"H28", "llama3-70b", "TensorRT-LLM 1.0", true, 1, 1, 2048, 128, 0, M::OutputTokensPerS, 442, kHeldOut, 0, "h200", false, "held_out"},
         {"H29", "llama3-70b", "TensorRT-LLM 1.0", true, 1, 1, 2048, 2048, 0, M::OutputTokensPerS, 2003, kHeldOut, 0, "h200", false, "held_out"},
     };
-    static const std::vector<CalibrationCase> all = [] {
-        std::vector<CalibrationCase> v = withStatedPools(cases);
-        for (const CalibrationCase& c : servingAtLoadCases())
-            v.push_back(c);
-        return v;
-    }();
+    static const std::vector<CalibrationCase> all = allCases(cases);
     return all;
 }
 
