@@ -98,6 +98,7 @@ PlanPlacement placePlan(const Plan& p, int gpusPerNode)
     out.expertExchange = worstConsecutiveGroup(exchange, pp * instances, gpn);
     const int etp = std::max(1, expertTensorParallel(p));
     out.expertTensor = worstConsecutiveGroup(etp, stage * pp / etp, gpn);
+    out.expertReplicas = placeGroup(std::max(1, exchange / static_cast<int>(tp)), static_cast<int>(tp), gpn);
     out.stageHandoffCrossesNodes = handoffCrossesNodes(static_cast<int>(stage), static_cast<int>(pp), gpn);
     return out;
 }

@@ -46,6 +46,9 @@ struct PlanPlacement {
     Group tensor;          // a TP group
     Group expertExchange;  // MoE: the TP x DP / instances ranks of a stage of one instance exchanging tokens
     Group expertTensor;    // MoE: the ranks holding one shard of experts (expert-TP)
+    // MoE: the exchange group's ranks of one tensor rank, one per replica (TP apart): the
+    // ranks a replicated token must still reach when its own TP group holds it already.
+    Group expertReplicas;
     bool stageHandoffCrossesNodes = false; // some stage sends its hidden states to another node
 };
 // `gpusPerNode`: the pool's. Expert shards are expertTensorParallel(p) consecutive ranks.

@@ -57,7 +57,7 @@ const std::array<OpInfo, kOpCount> kOpTable = {{
      0},
     {OpId::Dispatch, "dispatch", "Token dispatch", 2,
      {{{"all_to_all", L::T, L::XT, S::Tokens, "each token sent to its top-k experts' ranks"},
-       {"all_gather", L::T, L::XR, S::None, "every token broadcast to every expert rank"}}},
+       {"all_gather", L::R, L::XR, S::None, "every replica's tokens gathered on every expert rank"}}},
      0},
     {OpId::ExpertUp, "expert_up", "Expert gate/up", 2,
      {{{"column", L::XR, L::XF, S::Weights, "each expert's ffn dim split over expert-TP"},

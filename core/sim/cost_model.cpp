@@ -293,7 +293,9 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
         add(lmHeadEdge(m.moeLayers() > 0), "");
     const long long moeRanks = expertGroupRanks(p);
     const Collective own = ownCollective(id, p.option(id));
-    if (own != Collective::None && moeRanks > 1)
+    // The all-gather dispatch exchanges only across replicas (its input is replicated over TP).
+    const long long exchanged = own == Collective::AllGather ? moeRanks / std::max(1, tp) : moeRanks;
+    if (own != Collective::None && exchanged > 1)
         v.push_back({opOption(id, p.option(id)).in, opOption(id, p.option(id)).out, own,
                      id == OpId::Dispatch ? "to expert ranks" : "back to token ranks"});
     return v;
@@ -456,6 +458,7 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
     if (m.isMoe()) {
         ph.etpGroup = placed.expertTensor;
         ph.moeGroup = placed.expertExchange;
+        ph.replicaGroup = placed.expertReplicas;
         setExpertLoad(p, ph);
     }
 }

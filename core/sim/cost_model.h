@@ -125,6 +125,7 @@ struct PhaseContext {
     double stepTokens = 0;
     double stepSeqs = 0;
     Group tpGroup, etpGroup, moeGroup; // as placed (model/placement.h): the worst of each kind
+    Group replicaGroup; // MoE: one rank of each TP group of the exchange group (model/placement.h)
     bool stageHandoffCrossesNodes = false;  // some stage hands its hidden states to another node
 };
 

@@ -38,13 +38,19 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
         if (M > 1) {
             // all-to-all: each token to its top-k experts' ranks (NCCL, or the engine's
             // DeepEP-style kernels: moe_all_to_all.h); otherwise every token to (all-gather)
-            // or from (reduce-scatter) every expert rank.
+            // or from (reduce-scatter) every expert rank. The all-gather starts replicated
+            // over each TP group, so it gathers only across the replicas: none when the
+            // expert group is one TP group (a TP MoE layer reads the tokens it holds).
             const Collective kind = ownCollective(id, option);
             const MoeKernel kernel = moeKernel(ph);
+            const int replicas = std::max(1, ph.moeRanks / std::max(1, ph.tp));
             if (kind == Collective::AllToAll && kernel != MoeKernel::Nccl)
                 c.own = moeAllToAllCost(kernel, id == OpId::Combine, localTok, m_scenario.model.hiddenSize,
                                         static_cast<int>(k), ph.moeGroup, m_link);
-            else {
+            else if (kind == Collective::AllGather) {
+                if (replicas > 1)
+                    c.own = collectiveCost(kind, replicas * ph.tokens * m_hiddenBytes, ph.replicaGroup, m_link);
+            } else {
                 const double full =
                     kind == Collective::AllToAll ? M * localTok * k * m_hiddenBytes : M * localTok * m_hiddenBytes;
                 c.own = collectiveCost(kind, full, ph.moeGroup, m_link);

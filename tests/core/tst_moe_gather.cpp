@@ -1,0 +1,118 @@
+// The all-gather MoE exchange (dispatch `all_gather`, combine `reduce_scatter`): its input is
+// replicated over each tensor-parallel group, so it gathers only across the replicas of an
+// instance. A TP MoE layer (the expert group is one TP group, as TensorRT-LLM and SGLang run
+// MoE without expert parallelism) exchanges nothing before its experts.
+#include <QtTest>
+
+#include "io/presets.h"
+#include "model/placement.h"
+#include "model/plan_checks.h"
+#include "sim/collectives.h"
+#include "sim/simulator.h"
+
+using namespace shardlab;
+
+namespace {
+
+// Mixtral-8x22B on one node of 8: TP 8, EP 8 (expert TP 1), the all-gather exchange.
+Scenario mixtralOneNode()
+{
+    Scenario s = scenarioPreset("mixtral-8x22b-64gpu").value;
+    s.cluster.nodes = 1;
+    s.workload.tpotSloMs = 1e6; // latency limits out of reach: only the exchange is under test
+    s.workload.ttftSloMs = 1e6;
+    return s;
+}
+
+Plan tensorParallelMoe(int tp, int dp)
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = tp;
+    p.dataParallel = dp;
+    p.instances = 1;
+    p.pipelineParallel = 1;
+    p.expertParallel = tp * dp;
+    p.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_gather"));
+    p.setOption(OpId::Combine, optionFromName(OpId::Combine, "reduce_scatter"));
+    p.setOption(OpId::ExpertUp, optionFromName(OpId::ExpertUp, "token"));
+    p.setOption(OpId::ExpertDown, optionFromName(OpId::ExpertDown, "token"));
+    p.batch = 64;
+    p.microBatches = 1;
+    return p;
+}
+
+double hiddenBytes(const Scenario& s) { return double(s.model.hiddenSize) * 2; } // BF16 activations
+
+} // namespace
+
+class TestMoeGather : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void aTensorParallelMoeLayerGathersNothing();
+    void replicasGatherAcrossTheirGroupOnly();
+    void aTokenSplitRouterPaysItsGatherOnTheWayIn();
+};
+
+void TestMoeGather::aTensorParallelMoeLayerGathersNothing()
+{
+    const Scenario s = mixtralOneNode();
+    const Plan p = tensorParallelMoe(8, 1);
+    QCOMPARE(planStructureViolations(p, s), 0u);
+    const SimResult r = Simulator(s).evaluate(p);
+    QVERIFY(r.valid);
+    // The replicated router feeds the experts directly: no collective at dispatch.
+    QCOMPARE(r.decode[int(OpId::Dispatch)].commUs, 0.0);
+    QCOMPARE(r.decode[int(OpId::Dispatch)].commBytes, 0.0);
+    // The combine still reduce-scatters the partial outputs (with the all-gather back to a
+    // replicated residual, a TP layer's all-reduce).
+    QVERIFY(r.decode[int(OpId::Combine)].commUs > 0);
+    // The all-to-all exchange of the same plan does move tokens, so it costs more.
+    Plan a2a = p;
+    a2a.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_to_all"));
+    const SimResult ra = Simulator(s).evaluate(a2a);
+    QVERIFY(ra.decode[int(OpId::Dispatch)].commUs > 0);
+}
+
+void TestMoeGather::replicasGatherAcrossTheirGroupOnly()
+{
+    // TP 2 x 4 replicas in one instance: each rank gathers the other three replicas' tokens
+    // over the 4 ranks of its tensor index (2 GPUs apart), never its own TP group's.
+    const Scenario s = mixtralOneNode();
+    const Plan p = tensorParallelMoe(2, 4);
+    QCOMPARE(planStructureViolations(p, s), 0u);
+    const PlanPlacement placed = placePlan(p, s.cluster.gpusPerNode);
+    QCOMPARE(placed.expertReplicas.size, 4);
+    QCOMPARE(placed.expertReplicas.nodes, 1);
+    const SimResult r = Simulator(s).evaluate(p);
+    QVERIFY2(r.valid, qPrintable(QString("violations %1").arg(r.violations)));
+    const OpBreakdown& d = r.decode[int(OpId::Dispatch)];
+    // Per layer and rank: (n - 1)/n of the four replicas' tokens, n = 4; a replica's step
+    // carries its decoding sequences and the steady state's prompt chunk (stepTokens).
+    const double tokensPerReplica = r.stepTokens;
+    const double perLayer = 3.0 / 4.0 * 4 * tokensPerReplica * hiddenBytes(s);
+    const double layers = s.model.moeLayers();
+    QVERIFY2(std::abs(d.commBytes - perLayer * layers) <= 1e-6 * perLayer * layers,
+             qPrintable(QString("dispatch sends %1 B, expected %2 B").arg(d.commBytes).arg(perLayer * layers)));
+    QCOMPARE(d.collective, Collective::AllGather);
+}
+
+void TestMoeGather::aTokenSplitRouterPaysItsGatherOnTheWayIn()
+{
+    // Attention data parallel (tokens split over TP) into the all-gather exchange: the
+    // token-split router's output is gathered over the TP group first, so the tokens reach
+    // every expert rank either way, and the plan is not cheaper than the replicated router.
+    const Scenario s = mixtralOneNode();
+    Plan rep = tensorParallelMoe(8, 1);
+    Plan tok = rep;
+    tok.setOption(OpId::Router, optionFromName(OpId::Router, "token"));
+    const SimResult rr = Simulator(s).evaluate(rep);
+    const SimResult rt = Simulator(s).evaluate(tok);
+    QVERIFY(rr.valid && rt.valid);
+    QVERIFY2(rt.decode[int(OpId::Dispatch)].commUs > 0,
+             "the T -> R conversion into the all-gather dispatch is charged to dispatch");
+    QVERIFY(rt.tpotMs >= rr.tpotMs);
+}
+
+QTEST_APPLESS_MAIN(TestMoeGather)
+#include "tst_moe_gather.moc"
