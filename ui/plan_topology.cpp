@@ -18,6 +18,46 @@ namespace shardlab::ui {
 
 namespace {
 QString latin(const char* s) { return QString::fromLatin1(s); }
+
+// The communication groups of the Traffic table, as the cost model places them.
+enum TrafficGroup { TensorGroup, ExchangeGroup, ExpertTensorGroup, ReplicaGroup };
+
+// Which group an operator's collectives run in (the cost model's placement): the MoE token
+// exchange over the stage's TP x DP ranks (an all-gather dispatch: across the replicas
+// only, one rank of each TP group; with one replica its bytes are the gather into it over
+// TP), the experts' own shards over the expert-TP group, everything else over the TP group.
+int trafficGroup(const Scenario& s, const Plan& p, const PlanPlacement& placed, OpId id)
+{
+    if (id == OpId::Dispatch) {
+        const bool gather = s.model.isMoe() && p.option(id) == optionFromName(id, "all_gather");
+        return !gather ? ExchangeGroup : placed.expertReplicas.size > 1 ? ReplicaGroup : TensorGroup;
+    }
+    if (id == OpId::Combine)
+        return ExchangeGroup;
+    return id == OpId::ExpertUp || id == OpId::ExpertDown ? ExpertTensorGroup : TensorGroup;
+}
+
+const Group& placedGroup(const PlanPlacement& placed, int g)
+{
+    return g == TensorGroup ? placed.tensor
+           : g == ExchangeGroup ? placed.expertExchange
+           : g == ExpertTensorGroup ? placed.expertTensor
+                                    : placed.expertReplicas;
+}
+
+QString groupLabel(const Plan& p, int g, int size)
+{
+    switch (g) {
+    case TensorGroup: return QObject::tr("TP group (%1 GPUs)").arg(size);
+    case ExchangeGroup:
+        return (p.instances > 1
+                    ? QObject::tr("expert exchange: an instance's TP × DP / instances ranks of a stage (%1 GPUs)")
+                    : QObject::tr("expert exchange: TP × DP ranks of a stage (%1 GPUs)"))
+            .arg(size);
+    case ExpertTensorGroup: return QObject::tr("expert-TP group (%1 GPUs)").arg(size);
+    default: return QObject::tr("expert exchange across replicas: one rank of each TP group (%1 GPUs)").arg(size);
+    }
+}
 } // namespace
 
 PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
@@ -30,19 +70,13 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         QStringList kinds;
         double bytes = 0, interBytes = 0, us = 0;
     };
-    // Which group an operator's collectives run in (the cost model's placement): the MoE
-    // token exchange over the stage's TP x DP ranks, the experts' own shards over the
-    // expert-TP group, everything else over the TP group.
-    std::map<int, Acc> acc; // 0 TP, 1 all-to-all, 2 expert-TP
+    std::map<int, Acc> acc; // by TrafficGroup
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         const OpBreakdown& o = r.decode[i];
         if (!opPresent(s.model, id) || !o.present || o.commBytes <= 0)
             continue;
-        const int g = (id == OpId::Dispatch || id == OpId::Combine) ? 1
-                      : (id == OpId::ExpertUp || id == OpId::ExpertDown) ? 2
-                                                                          : 0;
-        Acc& a = acc[g];
+        Acc& a = acc[trafficGroup(s, p, placed, id)];
         a.ops << latin(opName(id));
         const QString kind = latin(collectiveName(o.collective));
         if (!a.kinds.contains(kind))
@@ -52,16 +86,10 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         a.us += plotSafe(o.commUs);
     }
     for (const auto& [g, a] : acc) {
-        const Group& where = g == 0 ? placed.tensor : g == 1 ? placed.expertExchange : placed.expertTensor;
+        const Group& where = placedGroup(placed, g);
         GroupTraffic t;
         t.size = where.size;
-        t.group = g == 0   ? QObject::tr("TP group (%1 GPUs)").arg(t.size)
-                  : g == 1 ? (p.instances > 1
-                                  ? QObject::tr("expert exchange: an instance's TP × DP / instances ranks of a stage "
-                                                "(%1 GPUs)")
-                                  : QObject::tr("expert exchange: TP × DP ranks of a stage (%1 GPUs)"))
-                                 .arg(t.size)
-                           : QObject::tr("expert-TP group (%1 GPUs)").arg(t.size);
+        t.group = groupLabel(p, g, t.size);
         t.operators = a.ops.join(QStringLiteral(", "));
         t.collective = a.kinds.join(QStringLiteral(", "));
         t.nodes = where.nodes;

@@ -118,7 +118,9 @@ std::string mechanism(const ModelSpec& m, OpId id, const Plan& p, const Plan& re
         return "A replicated norm needs its input all-reduced and normalizes every token on every GPU.";
     }
     if (id == OpId::Dispatch && o != r)
-        return o == 1 ? "An all-gather sends every token to every expert rank, not only to its top-k experts' ranks."
+        return o == 1 ? "An all-gather gives every expert rank every token, not only its top-k experts' share; "
+                        "inside one tensor-parallel group the ranks hold them already, so it moves tokens only "
+                        "across replicas."
                       : "An all-to-all sends each token only to its top-k experts' ranks.";
     return {};
 }

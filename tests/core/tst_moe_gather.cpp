@@ -109,8 +109,13 @@ void TestMoeGather::aTokenSplitRouterPaysItsGatherOnTheWayIn()
     const SimResult rr = Simulator(s).evaluate(rep);
     const SimResult rt = Simulator(s).evaluate(tok);
     QVERIFY(rr.valid && rt.valid);
-    QVERIFY2(rt.decode[int(OpId::Dispatch)].commUs > 0,
-             "the T -> R conversion into the all-gather dispatch is charged to dispatch");
+    // The T -> R conversion into the all-gather dispatch is charged to dispatch: (7/8) of the
+    // replica's step tokens over the TP group of 8, per MoE layer; 0 after a replicated router.
+    const double perLayer = 7.0 / 8.0 * rt.stepTokens * hiddenBytes(s);
+    const double sent = rt.decode[int(OpId::Dispatch)].commBytes, layers = s.model.moeLayers();
+    QVERIFY2(std::abs(sent - perLayer * layers) <= 1e-6 * perLayer * layers,
+             qPrintable(QString("dispatch sends %1 B, expected %2 B").arg(sent).arg(perLayer * layers)));
+    QCOMPARE(rr.decode[int(OpId::Dispatch)].commBytes, 0.0);
     QVERIFY(rt.tpotMs >= rr.tpotMs);
 }
 
