@@ -293,9 +293,7 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
         add(lmHeadEdge(m.moeLayers() > 0), "");
     const long long moeRanks = expertGroupRanks(p);
     const Collective own = ownCollective(id, p.option(id));
-    // The all-gather dispatch exchanges only across replicas (its input is replicated over TP).
-    const long long exchanged = own == Collective::AllGather ? moeRanks / std::max(1, tp) : moeRanks;
-    if (own != Collective::None && exchanged > 1)
+    if (own != Collective::None && ownCollectiveRanks(own, moeRanks, tp) > 1)
         v.push_back({opOption(id, p.option(id)).in, opOption(id, p.option(id)).out, own,
                      id == OpId::Dispatch ? "to expert ranks" : "back to token ranks"});
     return v;

@@ -218,6 +218,13 @@ struct PipelineFigures {
 // expert ranks), by option; None for every other operator. Sequence-split prefill
 // attention's all-gather is priced by CostModel::op and is not a per-layer decode one.
 Collective ownCollective(OpId id, int option);
+// The ranks an operator's own collective `kind` exchanges among, in an expert group of
+// `moeRanks` ranks with tensor parallelism `tp`: the all-gather dispatch's input is
+// replicated over each TP group, so it gathers only across the replicas (moeRanks / tp).
+inline long long ownCollectiveRanks(Collective kind, long long moeRanks, int tp)
+{
+    return kind == Collective::AllGather ? moeRanks / (tp > 1 ? tp : 1) : moeRanks;
+}
 
 // A layout conversion charged to an operator, as the simulator charges it: the edges of
 // the operator graph charged to it (model/op_graph.h) plus its own collective. Only

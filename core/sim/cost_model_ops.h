@@ -43,11 +43,11 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
             // expert group is one TP group (a TP MoE layer reads the tokens it holds).
             const Collective kind = ownCollective(id, option);
             const MoeKernel kernel = moeKernel(ph);
-            const int replicas = std::max(1, ph.moeRanks / std::max(1, ph.tp));
             if (kind == Collective::AllToAll && kernel != MoeKernel::Nccl)
                 c.own = moeAllToAllCost(kernel, id == OpId::Combine, localTok, m_scenario.model.hiddenSize,
                                         static_cast<int>(k), ph.moeGroup, m_link);
             else if (kind == Collective::AllGather) {
+                const long long replicas = ownCollectiveRanks(kind, ph.moeRanks, ph.tp);
                 if (replicas > 1)
                     c.own = collectiveCost(kind, replicas * ph.tokens * m_hiddenBytes, ph.replicaGroup, m_link);
             } else {
