@@ -20,6 +20,7 @@
 
 #include "io/atomic_file.h"
 #include "io/hf_import.h"
+#include "io/presets.h"
 #include "io/scenario_json.h"
 #include "spec_compare.h"
 
@@ -99,6 +100,9 @@ private Q_SLOTS:
     void deepNestingRefusedWithoutLargeAllocation();
     void tooManyValuesRefused();
     void nonUtf8NamesAreEscaped();
+    void writeIntoMissingDirectory();
+    void writeOverDirectoryCleansUp();
+    void writeToEmptyPath();
 };
 
 void TestFileIo::writeTargets_data()
@@ -434,6 +438,49 @@ void TestFileIo::nonUtf8NamesAreEscaped()
     // QTemporaryDir cannot name these files to remove them.
     ::unlink(name.c_str());
     ::unlink((dir + "/m\xff.json").c_str());
+}
+
+void TestFileIo::writeIntoMissingDirectory()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString missingDir = dir.path() + "/no-such-dir";
+    const QString path = missingDir + "/plan.json";
+    const Status st = writeFileAtomically(path.toStdString(), "{}\n");
+    QVERIFY(!st.ok());
+    QVERIFY(st.error.has_value());
+    const QString msg = qs(st.error->toString());
+    QVERIFY2(msg.startsWith(path + ": "), qPrintable(msg));
+    QVERIFY2(msg.contains("No such file or directory"), qPrintable(msg));
+    QVERIFY(!QFileInfo::exists(path));
+    QVERIFY(!QFileInfo::exists(missingDir));
+    QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).isEmpty());
+    // Through the savers too.
+    const Status s2 = saveScenarioFile(path.toStdString(), scenarioPreset("llama3-70b-8gpu").value);
+    QVERIFY(!s2.ok());
+    QVERIFY(qs(s2.error->toString()).startsWith(path));
+}
+
+void TestFileIo::writeOverDirectoryCleansUp()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString target = dir.path() + "/taken";
+    QVERIFY(QDir(dir.path()).mkdir("taken"));
+    QVERIFY(writeRaw(target + "/keep.txt", "keep"));
+    const Status st = writeFileAtomically(target.toStdString(), "{}\n");
+    QVERIFY(!st.ok());
+    QVERIFY2(qs(st.error->toString()).startsWith(target + ": "), st.error->toString().c_str());
+    QVERIFY(QFileInfo(target).isDir());
+    QCOMPARE(qs(readFileText(target + "/keep.txt")), QString("keep"));
+    QVERIFY2(tempFilesIn(dir.path()).isEmpty(), qPrintable(tempFilesIn(dir.path()).join(", ")));
+}
+
+void TestFileIo::writeToEmptyPath()
+{
+    const Status st = writeFileAtomically("", "x");
+    QVERIFY(!st.ok());
+    QVERIFY(qs(st.error->toString()).contains("no output file name"));
 }
 
 QTEST_APPLESS_MAIN(TestFileIo)

@@ -1,6 +1,7 @@
 // Scenario and plan JSON: save/load round trips, one table of broken inputs (each row a
 // valid text with one thing broken, with the JSON path and reason the error must give),
-// file reading, kind detection and atomic saving.
+// file reading, kind detection and saving over an existing file (the write path's other
+// cases are tst_file_io's).
 #include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
@@ -108,10 +109,7 @@ private Q_SLOTS:
     void badInput();
     void detectKind();
     void readTextFileErrors();
-    void atomicWriteMissingDirectory();
     void atomicWriteReplacesExisting();
-    void atomicWriteOverDirectoryCleansUp();
-    void atomicWriteEmptyPath();
 };
 
 void TestScenarioJson::scenarioRoundTrip_data()
@@ -523,27 +521,6 @@ void TestScenarioJson::readTextFileErrors()
     QVERIFY2(qs(b.firstError()).startsWith(bad + ": model.layers: "), b.firstError().c_str());
 }
 
-void TestScenarioJson::atomicWriteMissingDirectory()
-{
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString missingDir = dir.path() + "/no-such-dir";
-    const QString path = missingDir + "/plan.json";
-    const Status st = writeFileAtomically(path.toStdString(), "{}\n");
-    QVERIFY(!st.ok());
-    QVERIFY(st.error.has_value());
-    const QString msg = qs(st.error->toString());
-    QVERIFY2(msg.startsWith(path + ": "), qPrintable(msg));
-    QVERIFY2(msg.contains("No such file or directory"), qPrintable(msg));
-    QVERIFY(!QFileInfo::exists(path));
-    QVERIFY(!QFileInfo::exists(missingDir));
-    QVERIFY(QDir(dir.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden).isEmpty());
-    // Through the savers too.
-    const Status s2 = saveScenarioFile(path.toStdString(), scenarioPreset(kPlanScenario).value);
-    QVERIFY(!s2.ok());
-    QVERIFY(qs(s2.error->toString()).startsWith(path));
-}
-
 void TestScenarioJson::atomicWriteReplacesExisting()
 {
     QTemporaryDir dir;
@@ -580,28 +557,6 @@ void TestScenarioJson::atomicWriteReplacesExisting()
     auto plan = loadPlanFile(path.toStdString());
     QVERIFY2(plan.ok(), plan.firstError().c_str());
     comparePlan(plan.value, p, "saved plan");
-}
-
-void TestScenarioJson::atomicWriteOverDirectoryCleansUp()
-{
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString target = dir.path() + "/taken";
-    QVERIFY(QDir(dir.path()).mkdir("taken"));
-    QVERIFY(writeRaw(target + "/keep.txt", "keep"));
-    const Status st = writeFileAtomically(target.toStdString(), "{}\n");
-    QVERIFY(!st.ok());
-    QVERIFY2(qs(st.error->toString()).startsWith(target + ": "), st.error->toString().c_str());
-    QVERIFY(QFileInfo(target).isDir());
-    QCOMPARE(qs(readFileText(target + "/keep.txt")), QString("keep"));
-    QVERIFY2(tempFilesIn(dir.path()).isEmpty(), qPrintable(tempFilesIn(dir.path()).join(", ")));
-}
-
-void TestScenarioJson::atomicWriteEmptyPath()
-{
-    const Status st = writeFileAtomically("", "x");
-    QVERIFY(!st.ok());
-    QVERIFY(qs(st.error->toString()).contains("no output file name"));
 }
 
 QTEST_APPLESS_MAIN(TestScenarioJson)
