@@ -334,7 +334,7 @@ bool ParetoView::computeFront()
     }
     setStatus(tr("Computing the front…"));
     const Scenario s = m_scenario;
-    startJob(Job::Front, [=](const BackgroundJob::Context& job) {
+    startJob(Job::Front, [=, this](const BackgroundJob::Context& job) {
         ParetoFront f = computeParetoFront(
             s, o,
             [&](const ParetoProgress& p) {
@@ -364,7 +364,7 @@ bool ParetoView::computeSizing()
     }
     setStatus(tr("Sizing…"));
     const Scenario s = m_scenario;
-    startJob(Job::Sizing, [=](const BackgroundJob::Context& job) {
+    startJob(Job::Sizing, [=, this](const BackgroundJob::Context& job) {
         SizingResult r = sizeCluster(
             s, o,
             [&](const ScaleProgress& p) {
@@ -395,7 +395,7 @@ bool ParetoView::computeSweep()
     }
     setStatus(tr("Sweeping cluster sizes…"));
     const Scenario s = m_scenario;
-    startJob(Job::Sweep, [=](const BackgroundJob::Context& job) {
+    startJob(Job::Sweep, [=, this](const BackgroundJob::Context& job) {
         SweepResult r = sweepClusterSizes(
             s, gpus,
             [&](const ScaleProgress& p) {
@@ -435,7 +435,7 @@ bool ParetoView::computeLoadFront()
     setStatus(tr("Searching under load at %1 concurrencies…").arg(concurrencies.size()));
     const Scenario s = m_scenario;
     m_loadSearch = o;
-    startJob(Job::LoadFront, [=](const BackgroundJob::Context& job) {
+    startJob(Job::LoadFront, [=, this](const BackgroundJob::Context& job) {
         int done = 0;
         const int total = static_cast<int>(concurrencies.size());
         LoadFront f = shardlab::computeLoadFront(

@@ -168,7 +168,7 @@ SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptio
     if (!splits.empty()) {
         rank(splits.front());
         const int perSplit = std::max(1, out.calls);
-        if (budgeted && splits.size() > 1 && static_cast<long long>(perSplit) * splits.size() > options.budget / 2) {
+        if (budgeted && splits.size() > 1 && static_cast<long long>(perSplit) * static_cast<long long>(splits.size()) > options.budget / 2) {
             const size_t keep = std::clamp<size_t>(static_cast<size_t>(options.budget / 2 / perSplit), 1, splits.size());
             std::vector<int> spaced;
             for (size_t i = 0; i < keep; ++i)
