@@ -119,13 +119,13 @@ SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptio
         errors.push_back({{}, "scenario." + e.where, e.reason});
     if (errors.empty() && scenario.workload.serving != ServingMode::Disaggregated)
         errors.push_back({{}, "scenario.workload.serving", "not a disaggregated scenario"});
-    const std::vector<int> allSplits = disaggregatedSplits(scenario);
-    if (errors.empty() && allSplits.empty())
+    const std::vector<int> callsForEverySplit = disaggregatedSplits(scenario);
+    if (errors.empty() && callsForEverySplit.empty())
         errors.push_back({{}, "scenario.cluster", "a cluster of one GPU cannot be split into a prefill and a decode pool"});
-    if (errors.empty() && options.algorithm == "exact" && allSplits.size() > size_t(kMaxDisaggregatedSplits))
+    if (errors.empty() && options.algorithm == "exact" && callsForEverySplit.size() > size_t(kMaxDisaggregatedSplits))
         errors.push_back({{}, "scenario.cluster.nodes",
                           "exact proves its answer over every prefill:decode split; this cluster has "
-                              + std::to_string(allSplits.size()) + ", above its bound of "
+                              + std::to_string(callsForEverySplit.size()) + ", above its bound of "
                               + std::to_string(kMaxDisaggregatedSplits) + " (use a budgeted algorithm, or fewer nodes)"});
     if (!errors.empty()) {
         out.message = errors.front().toString();
@@ -141,11 +141,11 @@ SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptio
     // The recipe at every split: the megatron answer, the ranking, exact's first incumbent.
     std::vector<RankedSplit> ranked;
     // At most kMaxDisaggregatedSplits of them, evenly spaced (exact was refused above).
-    std::vector<int> splits = allSplits;
+    std::vector<int> splits = callsForEverySplit;
     if (splits.size() > size_t(kMaxDisaggregatedSplits)) {
         splits.clear();
         for (int i = 0; i < kMaxDisaggregatedSplits; ++i)
-            splits.push_back(allSplits[size_t(i) * (allSplits.size() - 1) / (kMaxDisaggregatedSplits - 1)]);
+            splits.push_back(callsForEverySplit[size_t(i) * (callsForEverySplit.size() - 1) / (kMaxDisaggregatedSplits - 1)]);
     }
     auto rank = [&](int gp) {
         RankedSplit r;
@@ -168,7 +168,8 @@ SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptio
     if (!splits.empty()) {
         rank(splits.front());
         const int perSplit = std::max(1, out.calls);
-        if (budgeted && splits.size() > 1 && static_cast<long long>(perSplit) * static_cast<long long>(splits.size()) > options.budget / 2) {
+        const long long callsForEverySplit = static_cast<long long>(perSplit) * static_cast<long long>(splits.size());
+        if (budgeted && splits.size() > 1 && callsForEverySplit > options.budget / 2) {
             const size_t keep = std::clamp<size_t>(static_cast<size_t>(options.budget / 2 / perSplit), 1, splits.size());
             std::vector<int> spaced;
             for (size_t i = 0; i < keep; ++i)
@@ -343,8 +344,8 @@ SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptio
         }
         out.message = msg.str();
     }
-    if (splits.size() < allSplits.size())
-        out.message += "; " + std::to_string(splits.size()) + " of the cluster's " + std::to_string(allSplits.size())
+    if (splits.size() < callsForEverySplit.size())
+        out.message += "; " + std::to_string(splits.size()) + " of the cluster's " + std::to_string(callsForEverySplit.size())
             + " prefill:decode splits examined, evenly spaced (at most " + std::to_string(kMaxDisaggregatedSplits)
             + ", and a budgeted search ranks only as many as half its budget pays for)";
     if (out.found) {

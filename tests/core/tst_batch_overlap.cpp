@@ -7,36 +7,12 @@
 #include <cmath>
 #include <random>
 
-#include "io/scenario_json.h"
 #include "sim/batch.h"
 #include "sim/simulator.h"
 #include "tst_search_fixtures.h"
 
 using namespace shardlab;
 using namespace shardlab::testing;
-
-namespace {
-
-std::string resource(const char* rel) { return std::string(SHARDLAB_RESOURCES) + "/" + rel; }
-
-// DeepSeek-V3 on 72 GPUs with its EP 72 plan (resources/examples/moe).
-Scenario deepseek72()
-{
-    auto s = loadScenarioFile(resource("examples/moe/deepseek-v3-72gpu.json"));
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
-
-Plan deepseek72Plan()
-{
-    auto p = loadPlanFile(resource("examples/moe/deepseek-v3-72gpu-ep72.plan.json"));
-    if (!p.ok())
-        qFatal("%s", p.firstError().c_str());
-    return p.value;
-}
-
-} // namespace
 
 class TestBatchOverlap : public QObject {
     Q_OBJECT

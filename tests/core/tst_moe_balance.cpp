@@ -17,36 +17,12 @@
 #include "sim/batch.h"
 #include "sim/megatron.h"
 #include "sim/simulator.h"
+#include "tst_search_fixtures.h"
 
 using namespace shardlab;
+using namespace shardlab::testing;
 
 namespace {
-
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
-
-std::string resource(const char* rel) { return std::string(SHARDLAB_RESOURCES) + "/" + rel; }
-
-Scenario deepseek72()
-{
-    auto s = loadScenarioFile(resource("examples/moe/deepseek-v3-72gpu.json"));
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
-
-Plan deepseek72Plan()
-{
-    auto p = loadPlanFile(resource("examples/moe/deepseek-v3-72gpu-ep72.plan.json"));
-    if (!p.ok())
-        qFatal("%s", p.firstError().c_str());
-    return p.value;
-}
 
 bool hasCheck(const SimResult& r, PlanCheck c) { return r.structureChecks & (1u << static_cast<int>(c)); }
 
@@ -87,7 +63,7 @@ private Q_SLOTS:
 void TestMoeBalance::oneEpRankGainsNothingFromRedundantSlots()
 {
     for (const char* name : {"deepseek-v3-256gpu", "mixtral-8x22b-64gpu"}) {
-        const Scenario s = preset(name);
+        const Scenario s = presetScenario(name);
         const Simulator sim(s);
         const SearchSpace space(s);
         std::mt19937_64 rng(7);
@@ -118,7 +94,7 @@ void TestMoeBalance::oneEpRankGainsNothingFromRedundantSlots()
 void TestMoeBalance::imbalanceFloorIsBelowEveryCountOfItsRange()
 {
     for (const char* name : {"deepseek-v3-256gpu", "mixtral-8x22b-64gpu"}) {
-        const Scenario s = preset(name);
+        const Scenario s = presetScenario(name);
         const CostModel cm(s, SimConstants{});
         const int E = s.model.moe.experts;
         int checked = 0;
@@ -158,7 +134,7 @@ void TestMoeBalance::exactCoversEveryRedundantCount()
 {
     QFETCH(QString, scenario);
     QFETCH(QVector<int>, degrees);
-    const Scenario s = preset(scenario.toUtf8().constData());
+    const Scenario s = presetScenario(scenario.toUtf8().constData());
     Plan p;
     applyMegatronSharding(p);
     p.tensorParallel = degrees[0], p.expertParallel = degrees[1], p.pipelineParallel = degrees[2];
@@ -180,7 +156,7 @@ void TestMoeBalance::exactCoversEveryRedundantCount()
 // redundant. A count the space offers always satisfies it.
 void TestMoeBalance::divisibilityIsOneRule()
 {
-    Scenario s = preset("deepseek-v3-256gpu");
+    Scenario s = presetScenario("deepseek-v3-256gpu");
     const int E = s.model.moe.experts;
     const Simulator sim(s);
     for (int ep : {1, 2, 4, 8, 16, 32, 64, 128, 256})
@@ -221,7 +197,7 @@ void TestMoeBalance::divisibilityIsOneRule()
     }
     QVERIFY(pairs > static_cast<int>(eps.size()));
     // A dense model: no redundant experts, no overlap.
-    Scenario dense = preset("llama3-70b-8gpu");
+    Scenario dense = presetScenario("llama3-70b-8gpu");
     Plan d;
     applyMegatronSharding(d);
     d.tensorParallel = 8;
@@ -297,7 +273,7 @@ void TestMoeBalance::memoryHoldsTheRedundantSlots()
 // never below 1, finite.
 void TestMoeBalance::imbalanceProperties()
 {
-    const Scenario s = preset("deepseek-v3-256gpu");
+    const Scenario s = presetScenario("deepseek-v3-256gpu");
     const CostModel cm(s, SimConstants{});
     for (double t : {0.5, 1.0, 16.0, 1024.0, 1e6})
         for (int r : {0, 8, 32}) {
@@ -343,7 +319,7 @@ void TestMoeBalance::imbalanceProperties()
 // hundreds): close to the constant 1.25 they were fitted with.
 void TestMoeBalance::imbalanceKeepsTheCalibratedValue()
 {
-    const Scenario s = preset("llama3-70b-8gpu");
+    const Scenario s = presetScenario("llama3-70b-8gpu");
     Scenario q = s;
     auto m = modelPreset("qwen3-235b-a22b");
     QVERIFY(m.ok());
@@ -359,7 +335,7 @@ void TestMoeBalance::imbalanceKeepsTheCalibratedValue()
 // I(T) non-increasing in the tokens (docs/search.md, the batch property).
 void TestMoeBalance::imbalanceKeepsTheBatchProperty()
 {
-    const Scenario s = preset("deepseek-v3-256gpu");
+    const Scenario s = presetScenario("deepseek-v3-256gpu");
     const CostModel cm(s, SimConstants{});
     for (int ep : {2, 8, 72, 256})
         for (int r : {0, 32}) {
@@ -388,7 +364,7 @@ void TestMoeBalance::planFileRoundTrip()
     Plan d;
     applyMegatronSharding(d);
     d.tensorParallel = 8;
-    const Scenario dense = preset("llama3-70b-8gpu");
+    const Scenario dense = presetScenario("llama3-70b-8gpu");
     const std::string dt = planToJson(d, &dense);
     QVERIFY(!QString::fromStdString(dt).contains("redundant_experts"));
     auto db = parsePlanDocument(dt, "mem");
@@ -445,7 +421,7 @@ void TestMoeBalance::searchSpaceOffersRedundancyAndOverlap()
     QCOMPARE(redundantExpertCounts(256, 320), (std::vector<int>{64}));
     QCOMPARE(redundantExpertCounts(256, 512), (std::vector<int>{256}));
     QVERIFY(redundantExpertCounts(256, 513).empty());
-    const SearchSpace dense(preset("llama3-70b-8gpu"));
+    const SearchSpace dense(presetScenario("llama3-70b-8gpu"));
     QCOMPARE(dense.redundantSlot(), -1);
     QCOMPARE(dense.overlapSlot(), -1);
     QCOMPARE(dense.firstOpSlot(), dense.microSlot() + 1);
@@ -517,7 +493,7 @@ void TestMoeBalance::enginesGetTheirFlags()
     QVERIFY2(trt.ok(), trt.ok() ? "" : trt.error().toString().c_str());
     QVERIFY(trt.value().files.front().contents.find("num_slots: 288") != std::string::npos);
     // Nothing of the kind for a plan without them: the recipe vLLM runs on Mixtral-8x22B.
-    Scenario mixtral = preset("mixtral-8x22b-64gpu");
+    Scenario mixtral = presetScenario("mixtral-8x22b-64gpu");
     mixtral.workload.engine = CollectiveEngine::Vllm;
     mixtral.workload.runnable = true;
     const Plan plain = megatronPlan(Simulator(mixtral)).plan;

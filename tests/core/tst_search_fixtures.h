@@ -5,6 +5,7 @@
 #include <functional>
 
 #include "io/presets.h"
+#include "io/scenario_json.h"
 #include "search/search_space.h"
 #include "sim/simulator.h"
 
@@ -33,6 +34,28 @@ inline Scenario presetScenario(const char* name)
         qFatal("%s", s.firstError().c_str());
     return s.value;
 }
+
+// A shipped file under resources/ (`rel` relative to it); the test stops with the loader's
+// error if it does not load.
+inline Scenario resourceScenario(const char* rel)
+{
+    auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES) + "/" + rel);
+    if (!s.ok())
+        qFatal("%s", s.firstError().c_str());
+    return s.value;
+}
+
+inline Plan resourcePlan(const char* rel)
+{
+    auto p = loadPlanFile(std::string(SHARDLAB_RESOURCES) + "/" + rel);
+    if (!p.ok())
+        qFatal("%s", p.firstError().c_str());
+    return p.value;
+}
+
+// DeepSeek-V3 on 72 GPUs (256 + 32 redundant experts) and its EP 72 plan, shipped examples.
+inline Scenario deepseek72() { return resourceScenario("examples/moe/deepseek-v3-72gpu.json"); }
+inline Plan deepseek72Plan() { return resourcePlan("examples/moe/deepseek-v3-72gpu-ep72.plan.json"); }
 
 // A small H100-like cluster of `gpusPerNode` x `nodes` with little memory, so that the KV
 // cache limits the batch of the tiny models below. Its per-kernel floor is the isolated 4 us:
