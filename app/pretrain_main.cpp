@@ -3,7 +3,9 @@
 // (the header's wall time aside). A developer tool: it links LibTorch, the CLI does not.
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include "io/atomic_file.h"
@@ -16,7 +18,10 @@ int usage(const std::string& why)
     std::cerr << "shardlab-pretrain: " << why << "\n"
               << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
                  "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
-                 "                         [--prefill-every 0]\n"
+                 "                         [--prefill-every 0] [--select 0] [--select-seed 20261128]\n"
+                 "                         [--select-budget 300] [--select-search-seeds 2]\n"
+                 "       shardlab-pretrain --score WEIGHTS [--select 40] [the selection flags]: the selection score\n"
+                 "                         of a weights file\n"
                  "                         [--threads 1]\n";
     return 2;
 }
@@ -34,12 +39,37 @@ bool number(const std::string& flag, const char* text, double lo, double hi, dou
     return true;
 }
 
+// Prints the selection score of a weights file (--score).
+int scoreWeights(const std::string& file, shardlab::rl::PretrainOptions o)
+{
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    if (!in || bytes.str().empty()) {
+        std::cerr << "shardlab-pretrain: --score: " << file << ": cannot read the file\n";
+        return 1;
+    }
+    if (o.selectionScenarios == 0)
+        o.selectionScenarios = 40;
+    try {
+        const auto sc = shardlab::rl::scorePolicy(bytes.str(), o, [](const std::string& line) { std::cerr << line << std::endl; });
+        std::printf("%s: %d selection scenarios (generator seed %llu), ppo at %d calls, %d seeds: best / optimum %.4f (mean), "
+                    "%.3f of scenarios at 0.99\n",
+                    file.c_str(), sc.scenarios, static_cast<unsigned long long>(o.selectionSeed), o.selectionBudget,
+                    o.selectionSearchSeeds, sc.meanRatio, sc.atOptimum);
+    } catch (const std::exception& e) {
+        std::cerr << "shardlab-pretrain: --score: " << file << ": " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     shardlab::rl::PretrainOptions o;
-    std::string out;
+    std::string out, score;
     std::string command = "shardlab-pretrain";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -54,9 +84,11 @@ int main(int argc, char** argv)
         };
         static const Num nums[] = {{"--seed", 0, 1e15},        {"--train", 1, 100000},    {"--validation", 0, 100000},
                                    {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
-                                   {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},   {"--threads", 1, 64}};
-        if (a == "--out") {
-            out = v;
+                                   {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},
+                                   {"--threads", 1, 64},       {"--select", 0, 100000},   {"--select-seed", 0, 1e15},
+                                   {"--select-budget", 10, 1e6}, {"--select-search-seeds", 1, 100}};
+        if (a == "--out" || a == "--score") {
+            (a == "--out" ? out : score) = v;
             continue;
         }
         const Num* n = nullptr;
@@ -85,9 +117,19 @@ int main(int argc, char** argv)
             o.ownEvery = static_cast<int>(x);
         else if (a == "--prefill-every")
             o.prefillEvery = static_cast<int>(x);
+        else if (a == "--select")
+            o.selectionScenarios = static_cast<int>(x);
+        else if (a == "--select-seed")
+            o.selectionSeed = static_cast<unsigned long long>(x);
+        else if (a == "--select-budget")
+            o.selectionBudget = static_cast<int>(x);
+        else if (a == "--select-search-seeds")
+            o.selectionSearchSeeds = static_cast<int>(x);
         else
             o.threads = static_cast<int>(x);
     }
+    if (!score.empty())
+        return scoreWeights(score, o);
     if (out.empty())
         return usage("--out: required");
     if (o.ownRounds * o.ownEvery > o.epochs)

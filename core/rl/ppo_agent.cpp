@@ -95,7 +95,8 @@ struct PpoAgent::Impl {
         torch::manual_seed(seed);
         policy = net::PolicyNet(options.hidden, options.heads, static_cast<float>(options.copyInit));
         if (options.pretrained) {
-            const PretrainedPolicyInfo info = pretrainedPolicyInfo();
+            const std::string& bytes = options.weights ? *options.weights : pretrainedPolicyBytes();
+            const PretrainedPolicyInfo info = options.weights ? readPolicyInfo(bytes) : pretrainedPolicyInfo();
             if (!info.available)
                 throw std::runtime_error("no pretrained policy in this build (" + info.error
                                          + "); set ppo.pretrained=0");
@@ -105,7 +106,7 @@ struct PpoAgent::Impl {
                                          + std::to_string(options.hidden) + ", ppo.heads="
                                          + std::to_string(options.heads) + "; set ppo.pretrained=0 to train another");
             std::string error;
-            if (!net::loadWeights(policy, pretrainedPolicyBytes(), error, &loadNotes))
+            if (!net::loadWeights(policy, bytes, error, &loadNotes))
                 throw std::runtime_error("pretrained policy: " + error);
             pretrained = true;
             if (!loadNotes.empty())

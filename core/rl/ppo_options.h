@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "model/error.h"
@@ -13,6 +14,10 @@ namespace shardlab::rl {
 struct PpoOptions {
     // The method (docs/ppo.md, "The seed method").
     bool pretrained = true;        // start from the shipped pretrained policy (0 = from scratch, as the paper)
+    // With `pretrained`: a weights file's bytes to start from instead of the shipped ones
+    // (the pretrainer scores its candidates by searching with them). Not a user option:
+    // never read from or written to "ppo.*" values.
+    std::shared_ptr<const std::string> weights;
     int patience = 2;              // early exit needs the elite history unchanged for this many updates
     int elite = 3;                 // T: plans in the elite history the policy attends to (0 = none)
     double tau = 0.95;             // early exit once the greedy plan's probability exceeds this and the

@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <random>
+#include <stdexcept>
 
 #include "model/disaggregated_plan.h"
 #include "rl/policy_net.h"
@@ -172,15 +174,16 @@ double median(std::vector<double> v)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Certifies scenarios first..first+count-1 of the seed; counts the skipped ones.
-std::vector<Item> certify(const PretrainOptions& o, int first, int count, std::mt19937_64& rng, PretrainResult& result,
-                          const char* what, const std::function<void(const std::string&)>& log)
+// Certifies scenarios first..first+count-1 of the generator's seed; counts the skipped ones.
+std::vector<Item> certify(const PretrainOptions& o, std::uint64_t seed, int first, int count, int prefillEvery,
+                          std::mt19937_64& rng, PretrainResult& result, const char* what,
+                          const std::function<void(const std::string&)>& log)
 {
     std::vector<Item> out;
     for (int i = first; i < first + count; ++i) {
         Item it;
-        it.scenario = generateScenario(o.seed, i);
-        if (o.prefillEvery > 0 && i % o.prefillEvery == o.prefillEvery - 1
+        it.scenario = generateScenario(seed, i);
+        if (prefillEvery > 0 && i % prefillEvery == prefillEvery - 1
             && it.scenario.workload.serving == ServingMode::Aggregated) {
             it.scenario = poolScenario(it.scenario, PoolRole::Prefill, static_cast<int>(it.scenario.cluster.totalGpus()));
         }
@@ -247,7 +250,141 @@ std::pair<double, double> validate(net::PolicyNet& policy, const std::vector<Ite
     return {loss / std::max<size_t>(1, valid.size()), median(best32)};
 }
 
+// The selection scenarios, certified with a generator stream of their own (so the
+// training draws are the same with and without them); skipped ones are not counted.
+std::vector<Item> selectionItems(const PretrainOptions& o, const std::function<void(const std::string&)>& log)
+{
+    std::mt19937_64 srng(o.selectionSeed);
+    PretrainResult unused;
+    return certify(o, o.selectionSeed, 0, o.selectionScenarios, o.selectionPrefillEvery, srng, unused, "selection", log);
+}
+
+// The ppo search with `weights` on each item (as users run it: runSearchWith), median
+// best / optimum over the search seeds, then the mean and the share at 0.99 over items.
+SelectionScore scoreItems(const std::string& weights, const std::vector<Item>& items, const PretrainOptions& o,
+                          const std::function<void(const std::string&)>* perScenario = nullptr)
+{
+    const auto w = std::make_shared<const std::string>(weights);
+    SearchAlgorithmInfo info;
+    info.name = "ppo";
+    info.create = [w] { return makePpoSearch(w); };
+    SelectionScore sc;
+    for (const Item& it : items) {
+        std::vector<double> ratios;
+        for (int k = 0; k < o.selectionSearchSeeds; ++k) {
+            SearchOptions so;
+            so.algorithm = "ppo";
+            so.budget = o.selectionBudget;
+            so.seed = static_cast<std::uint64_t>(k);
+            const SearchOutcome out = runSearchWith(it.scenario, so, info);
+            if (out.failed)
+                throw std::runtime_error("pretraining: the selection search failed on " + it.scenario.name + ": "
+                                         + out.message);
+            ratios.push_back(out.found ? out.bestResult.tokensPerSPerGpu / it.optimum : 0.0);
+        }
+        const double m = median(ratios);
+        if (perScenario) {
+            char line[240];
+            std::snprintf(line, sizeof line, "%s (%s): %.4f", it.scenario.name.c_str(), it.scenario.description.c_str(), m);
+            (*perScenario)(line);
+        }
+        sc.meanRatio += m;
+        sc.atOptimum += m >= 0.99 ? 1 : 0;
+    }
+    sc.scenarios = static_cast<int>(items.size());
+    if (sc.scenarios > 0) {
+        sc.meanRatio /= sc.scenarios;
+        sc.atOptimum /= sc.scenarios;
+    }
+    return sc;
+}
+
+// The epochs whose weights are candidates for selection: the end of imitation (before
+// the own-proposal blocks) and the end of each block; the last epoch always.
+bool isCheckpoint(const PretrainOptions& o, int epoch)
+{
+    const int ownFrom = o.epochs - o.ownRounds * o.ownEvery;
+    if (epoch == o.epochs)
+        return true;
+    return o.ownRounds > 0 && epoch >= ownFrom && ownFrom > 0 && (epoch - ownFrom) % o.ownEvery == 0;
+}
+
+// The checkpoints kept during training, scored once training is over: scoring runs ppo
+// searches, which touch LibTorch's process-wide state (its generator, thread settings),
+// so scoring between epochs would perturb the epochs after it in the last bits.
+struct Checkpoints {
+    std::vector<std::pair<int, std::string>> kept; // (epoch, weights)
+    std::string bestWeights;
+    int bestEpoch = 0;
+    nlohmann::json record = nlohmann::json::array();
+
+    void keep(net::PolicyNet& policy, int epoch, const PretrainOptions& o)
+    {
+        const nlohmann::json head = {{"format", "shardlab-ppo-policy"}, {"hidden", o.hidden}, {"heads", o.heads},
+                                     {"features", PpoAgent::kScenarioFeatures}, {"value_features", net::kValueFeatures}};
+        kept.emplace_back(epoch, net::saveWeights(policy, head.dump()));
+    }
+
+    // Scores every kept checkpoint; the best one (the later on a tie) becomes bestWeights.
+    void choose(const std::vector<Item>& selection, const PretrainOptions& o,
+                const std::function<void(const std::string&)>& log)
+    {
+        double bestScore = -1;
+        for (auto& [epoch, weights] : kept) {
+            const SelectionScore sc = scoreItems(weights, selection, o);
+            record.push_back({{"epoch", epoch}, {"mean_ratio", sc.meanRatio}, {"at_optimum", sc.atOptimum}});
+            char line[200];
+            std::snprintf(line, sizeof line,
+                          "epoch %d: the search with these weights, %d calls: best / optimum %.4f (mean), %.3f at 0.99",
+                          epoch, o.selectionBudget, sc.meanRatio, sc.atOptimum);
+            log(line);
+            if (sc.meanRatio >= bestScore) {
+                bestScore = sc.meanRatio;
+                bestEpoch = epoch;
+                bestWeights = weights;
+            }
+        }
+    }
+};
+
+// The weights file's header: the network's shape, how it was trained and its curves.
+nlohmann::json weightsHeader(const PretrainOptions& o, int trained, int validated, const PretrainResult& result,
+                             int ownAdded, double labelSeconds, double seconds, const nlohmann::json& curve)
+{
+    const int drawn = o.trainScenarios + o.validationScenarios;
+    return {{"format", "shardlab-ppo-policy"},
+            {"hidden", o.hidden},
+            {"heads", o.heads},
+            {"features", PpoAgent::kScenarioFeatures},
+            {"value_features", net::kValueFeatures},
+            {"seed", o.seed},
+            {"training_scenarios", trained},
+            {"validation_scenarios", validated},
+            {"scenarios_drawn", drawn},
+            {"skipped_infeasible", result.skippedInfeasible},
+            {"skipped_over_work_limit", result.skippedLimit},
+            {"exact_work_limit", o.exactWorkLimit},
+            {"own_rounds", o.ownRounds},
+            {"own_every", o.ownEvery},
+            {"own_proposals_added", ownAdded},
+            {"prefill_every", o.prefillEvery},
+            {"epochs", o.epochs},
+            {"learning_rate", o.learningRate},
+            {"command", o.command},
+            {"fingerprint", trainingFingerprint().hash},
+            {"label_seconds", labelSeconds},
+            {"training_seconds", seconds},
+            {"curve", curve}};
+}
+
 } // namespace
+
+SelectionScore scorePolicy(const std::string& weights, const PretrainOptions& o,
+                           const std::function<void(const std::string&)>& log)
+{
+    const std::vector<Item> selection = selectionItems(o, log);
+    return scoreItems(weights, selection, o, &log);
+}
 
 PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void(const std::string&)>& log)
 {
@@ -256,8 +393,10 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
     torch::manual_seed(o.seed);
     torch::set_num_threads(std::max(1, o.threads));
     std::mt19937_64 rng(o.seed);
-    std::vector<Item> train = certify(o, 0, o.trainScenarios, rng, result, "training", log);
-    const std::vector<Item> valid = certify(o, 1000000, o.validationScenarios, rng, result, "validation", log);
+    std::vector<Item> train = certify(o, o.seed, 0, o.trainScenarios, o.prefillEvery, rng, result, "training", log);
+    const std::vector<Item> valid =
+        certify(o, o.seed, 1000000, o.validationScenarios, o.prefillEvery, rng, result, "validation", log);
+    const std::vector<Item> selection = selectionItems(o, log);
     const double labelSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     log("scenarios: " + std::to_string(train.size()) + " training, " + std::to_string(valid.size()) + " validation; skipped "
         + std::to_string(result.skippedInfeasible) + " without a valid plan and " + std::to_string(result.skippedLimit)
@@ -272,6 +411,7 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
         validElites.push_back(drawElites(it, o.elite, vrng));
 
     nlohmann::json curve = nlohmann::json::array();
+    Checkpoints checkpoints;
     const int ownFrom = o.epochs - o.ownRounds * o.ownEvery; // epochs after this one may add own proposals
     int ownAdded = 0;
     for (int epoch = 1; epoch <= o.epochs; ++epoch) {
@@ -295,32 +435,26 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
         std::snprintf(line, sizeof line, "epoch %d: train loss %.3f, validation loss %.3f, best of 32 samples / optimum (median) %.3f",
                       epoch, trainLoss, validLoss, best32);
         log(line);
+        if (!selection.empty() && isCheckpoint(o, epoch))
+            checkpoints.keep(policy, epoch, o);
+    }
+    if (!selection.empty())
+        checkpoints.choose(selection, o, log);
+    if (!selection.empty() && checkpoints.bestEpoch != o.epochs) {
+        std::string error;
+        if (!net::loadWeights(policy, checkpoints.bestWeights, error))
+            throw std::logic_error("pretraining: a checkpoint does not load back: " + error);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const int drawn = o.trainScenarios + o.validationScenarios;
-    nlohmann::json meta = {{"format", "shardlab-ppo-policy"},
-                           {"hidden", o.hidden},
-                           {"heads", o.heads},
-                           {"features", PpoAgent::kScenarioFeatures},
-                           {"value_features", net::kValueFeatures},
-                           {"seed", o.seed},
-                           {"training_scenarios", static_cast<int>(train.size())},
-                           {"validation_scenarios", static_cast<int>(valid.size())},
-                           {"scenarios_drawn", drawn},
-                           {"skipped_infeasible", result.skippedInfeasible},
-                           {"skipped_over_work_limit", result.skippedLimit},
-                           {"exact_work_limit", o.exactWorkLimit},
-                           {"own_rounds", o.ownRounds},
-                           {"own_every", o.ownEvery},
-                           {"own_proposals_added", ownAdded},
-                           {"prefill_every", o.prefillEvery},
-                           {"epochs", o.epochs},
-                           {"learning_rate", o.learningRate},
-                           {"command", o.command},
-                           {"fingerprint", trainingFingerprint().hash},
-                           {"label_seconds", labelSeconds},
-                           {"training_seconds", seconds},
-                           {"curve", curve}};
+    nlohmann::json meta = weightsHeader(o, static_cast<int>(train.size()), static_cast<int>(valid.size()), result,
+                                        ownAdded, labelSeconds, seconds, curve);
+    if (!selection.empty())
+        meta["selection"] = {{"seed", o.selectionSeed},
+                             {"scenarios", static_cast<int>(selection.size())},
+                             {"budget", o.selectionBudget},
+                             {"search_seeds", o.selectionSearchSeeds},
+                             {"checkpoints", checkpoints.record},
+                             {"selected_epoch", checkpoints.bestEpoch}};
     result.weights = net::saveWeights(policy, meta.dump());
     result.info = readPolicyInfo(result.weights);
     return result;

@@ -41,7 +41,28 @@ struct PretrainOptions {
     // prefill-pool searches run the policy on such scenarios, which the generator's own
     // aggregated and decode-only mix does not contain.
     int prefillEvery = 0;
+    // Checkpoint selection by the search itself (docs/ppo.md, "Choosing the checkpoint"):
+    // the weights after the imitation epochs and after each own-proposal block are scored
+    // by running the ppo search with them (selectionBudget calls, selectionSearchSeeds
+    // seeds) on `selectionScenarios` scenarios of the generator's `selectionSeed`, a seed
+    // of their own (never trained on, apart from the held-out and tuning sets), and the
+    // best scoring checkpoint is kept (the later one on a tie). 0 scenarios: the last epoch.
+    int selectionScenarios = 0;
+    std::uint64_t selectionSeed = 20261128;
+    int selectionBudget = 300;
+    int selectionSearchSeeds = 2;
+    // Every n-th selection scenario serving aggregated becomes a prefill pool, as
+    // prefillEvery does for training; fixed apart from it, so the selection set is the same
+    // whatever the training recipe and a weights file scores alike in and out of training.
+    int selectionPrefillEvery = 5;
     std::string command;           // recorded in the weights' header
+};
+
+// How well the ppo search does with a set of weights on the selection scenarios.
+struct SelectionScore {
+    double meanRatio = 0;  // mean over scenarios of the median (over seeds) best / exact optimum
+    double atOptimum = 0;  // share of scenarios whose median is at least 0.99
+    int scenarios = 0;     // scenarios scored (those exact certified within the work limit)
 };
 
 struct PretrainResult {
@@ -53,5 +74,10 @@ struct PretrainResult {
 
 // Deterministic in the options and the build (wall time aside). `log` receives one line per stage/epoch.
 PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void(const std::string&)>& log);
+
+// The selection score of a weights file's bytes (options: the selection fields and the
+// exact work limit), as the pretrainer scores its checkpoints.
+SelectionScore scorePolicy(const std::string& weights, const PretrainOptions& o,
+                           const std::function<void(const std::string&)>& log);
 
 } // namespace shardlab::rl

@@ -448,6 +448,8 @@ private:
 
 class PpoSearch final : public SearchAlgorithm {
 public:
+    explicit PpoSearch(std::shared_ptr<const std::string> weights) : m_weights(std::move(weights)) {}
+
     AlgorithmReport run(SearchContext& ctx) override
     {
         AlgorithmReport report;
@@ -457,6 +459,7 @@ public:
             report.error = "ppo options: " + errors.front().toString();
             return report;
         }
+        o.weights = m_weights;
         try {
             report.note = PpoRun(ctx, o).run();
         } catch (const std::bad_alloc&) {
@@ -468,6 +471,9 @@ public:
         }
         return report;
     }
+
+private:
+    std::shared_ptr<const std::string> m_weights; // null: the shipped policy
 };
 
 } // namespace
@@ -521,9 +527,9 @@ std::vector<float> scenarioFeatures(const Scenario& s)
     };
 }
 
-std::unique_ptr<SearchAlgorithm> makePpoSearch()
+std::unique_ptr<SearchAlgorithm> makePpoSearch(std::shared_ptr<const std::string> weights)
 {
-    return std::make_unique<PpoSearch>();
+    return std::make_unique<PpoSearch>(std::move(weights));
 }
 
 } // namespace shardlab::rl

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "model/specs.h"
@@ -12,8 +13,10 @@
 
 namespace shardlab::rl {
 
-// A new ppo search (what the plugin's entry point hands out, core/plugin/rl_plugin.h).
-std::unique_ptr<SearchAlgorithm> makePpoSearch();
+// A new ppo search (what the plugin's entry point hands out, core/plugin/rl_plugin.h),
+// starting from the shipped pretrained policy, or from `weights` (a weights file's bytes)
+// when given.
+std::unique_ptr<SearchAlgorithm> makePpoSearch(std::shared_ptr<const std::string> weights = nullptr);
 
 // A plan moved into the space: every slot's value (space.planValue) kept where the space
 // has it, ordered values rounded down to the space's, then repaired by the masks.

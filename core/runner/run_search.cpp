@@ -173,30 +173,58 @@ BatchRefinement refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
     f.toValue = ev.bestValue();
     return f;
 }
-} // namespace
 
-SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer,
-                        const std::atomic<bool>* stop)
+// What is wrong with the scenario itself, each under "scenario.".
+FieldErrors scenarioErrors(const Scenario& scenario)
 {
-    SearchOutcome out;
-    out.algorithm = options.algorithm;
-    FieldErrors errors = validateSearchOptions(options);
+    FieldErrors errors;
     for (const FieldError& e : validateScenario(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
     for (const FieldError& e : checkConstraints(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
-    if (options.underLoad)
-        if (const std::string why = underLoadError(scenario, options); !why.empty())
-            errors.push_back({{}, "under_load", why});
-    if (errors.empty() && scenario.workload.serving == ServingMode::Disaggregated)
-        return runDisaggregatedSearch(scenario, options, observer, stop);
-    if (!errors.empty()) {
-        out.message = errors.front().toString();
-        return out;
-    }
-    SearchAlgorithmInfo info;
-    findSearchAlgorithm(options.algorithm, info);
+    return errors;
+}
 
+// The outcome's message: how the run ended (memory, a stop, a stall), nothing found,
+// the batch refinement, the algorithm's note, and what the plan was searched for.
+std::string outcomeMessage(SearchOutcome& out, const AlgorithmReport& rep, const std::string& stall,
+                           const SearchAlgorithmInfo& info, const Scenario& scenario, bool underLoad)
+{
+    std::string msg;
+    if (out.outOfMemory)
+        msg = "memory ran out after " + std::to_string(out.calls) + " simulator calls"
+            + (out.found ? "; the best plan found so far is kept" : "");
+    else if (out.stopped)
+        msg = "stopped on request after " + std::to_string(out.calls) + " simulator calls";
+    else
+        msg = out.stopReason = stall;
+    if (!out.found && !out.provedInfeasible && rep.note.find("no valid plan") == std::string::npos)
+        msg += (msg.empty() ? "" : "; ") + std::string("no valid plan found in ") + std::to_string(out.calls)
+            + " simulator calls";
+    if (out.refinedFromBatch() > 0)
+        msg += (msg.empty() ? "" : "; ") + std::string("batch refined from ") + std::to_string(out.refinedFromBatch())
+            + " to " + std::to_string(out.best.batch) + " (charged to the budget)";
+    if (!rep.note.empty() && !(out.stopped && info.name == "exact"))
+        msg += (msg.empty() ? "" : "; ") + rep.note;
+    if (out.found && underLoad)
+        msg += (msg.empty() ? "" : "; ")
+            + std::string("searched under the load protocol: plans ranked by the run's output tokens/s per GPU, ")
+            + "p90 TTFT and p90 TPOT within the limits; the batch is at most the replicas' share of the loop "
+            + "(the steady-state figures are the plan's at that full batch)";
+    else if (out.found && !scenario.workload.load.steady())
+        msg += (msg.empty() ? "" : "; ") + std::string("searched for the steady state")
+            + (out.provedOptimal ? " (the proof covers it, not the load protocol)" : "")
+            + "; the load protocol's figures are this plan's, not searched over";
+    return msg;
+}
+
+// One pool's search by the algorithm `info` creates, on checked inputs: the budgeted
+// run, its final batch refinement and the outcome, or why it failed.
+SearchOutcome runOnePool(const Scenario& scenario, const SearchOptions& options, const SearchAlgorithmInfo& info,
+                         SearchObserver* observer, const std::atomic<bool>* stop)
+{
+    SearchOutcome out;
+    out.algorithm = options.algorithm;
     try {
         const Simulator sim(scenario);
         const SearchSpace space(scenario, options.space);
@@ -251,32 +279,7 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
         out.outOfMemory = outOfMemory;
         out.provedOptimal = rep.provedOptimal && !out.stopped && !outOfMemory && out.found;
         out.provedInfeasible = rep.provedInfeasible && !out.stopped && !outOfMemory && !out.found;
-        std::string msg;
-        if (outOfMemory)
-            msg = "memory ran out after " + std::to_string(out.calls) + " simulator calls"
-                + (out.found ? "; the best plan found so far is kept" : "");
-        else if (out.stopped)
-            msg = "stopped on request after " + std::to_string(out.calls) + " simulator calls";
-        else
-            msg = out.stopReason = stall;
-        if (!out.found && !out.provedInfeasible && rep.note.find("no valid plan") == std::string::npos)
-            msg += (msg.empty() ? "" : "; ") + std::string("no valid plan found in ") + std::to_string(out.calls)
-                + " simulator calls";
-        if (out.refinedFromBatch() > 0)
-            msg += (msg.empty() ? "" : "; ") + std::string("batch refined from ") + std::to_string(out.refinedFromBatch())
-                + " to " + std::to_string(out.best.batch) + " (charged to the budget)";
-        if (!rep.note.empty() && !(out.stopped && info.name == "exact"))
-            msg += (msg.empty() ? "" : "; ") + rep.note;
-        if (out.found && options.underLoad)
-            msg += (msg.empty() ? "" : "; ")
-                + std::string("searched under the load protocol: plans ranked by the run's output tokens/s per GPU, ")
-                + "p90 TTFT and p90 TPOT within the limits; the batch is at most the replicas' share of the loop "
-                + "(the steady-state figures are the plan's at that full batch)";
-        else if (out.found && !scenario.workload.load.steady())
-            msg += (msg.empty() ? "" : "; ") + std::string("searched for the steady state")
-                + (out.provedOptimal ? " (the proof covers it, not the load protocol)" : "")
-                + "; the load protocol's figures are this plan's, not searched over";
-        out.message = msg;
+        out.message = outcomeMessage(out, rep, stall, info, scenario, options.underLoad);
     } catch (const std::exception& e) {
         // Only resource exhaustion can get here (the core throws nothing itself): while
         // the simulator or the space was built, or while the outcome was put together.
@@ -289,6 +292,46 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
                                       : std::string("search failed: ") + e.what();
     }
     return out;
+}
+
+} // namespace
+
+SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer,
+                        const std::atomic<bool>* stop)
+{
+    SearchOutcome out;
+    out.algorithm = options.algorithm;
+    FieldErrors errors = validateSearchOptions(options);
+    for (FieldError& e : scenarioErrors(scenario))
+        errors.push_back(std::move(e));
+    if (options.underLoad)
+        if (const std::string why = underLoadError(scenario, options); !why.empty())
+            errors.push_back({{}, "under_load", why});
+    if (errors.empty() && scenario.workload.serving == ServingMode::Disaggregated)
+        return runDisaggregatedSearch(scenario, options, observer, stop);
+    if (!errors.empty()) {
+        out.message = errors.front().toString();
+        return out;
+    }
+    SearchAlgorithmInfo info;
+    findSearchAlgorithm(options.algorithm, info);
+    return runOnePool(scenario, options, info, observer, stop);
+}
+
+SearchOutcome runSearchWith(const Scenario& scenario, const SearchOptions& options, const SearchAlgorithmInfo& info)
+{
+    SearchOutcome out;
+    out.algorithm = options.algorithm;
+    FieldErrors errors = scenarioErrors(scenario);
+    if (errors.empty() && scenario.workload.serving == ServingMode::Disaggregated)
+        errors.push_back({{}, "scenario.workload.serving", "one pool only: a disaggregated scenario searches through runSearch"});
+    if (options.underLoad)
+        errors.push_back({{}, "under_load", "searching under load goes through runSearch"});
+    if (!errors.empty()) {
+        out.message = errors.front().toString();
+        return out;
+    }
+    return runOnePool(scenario, options, info, nullptr, nullptr);
 }
 
 } // namespace shardlab

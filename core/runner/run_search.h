@@ -98,6 +98,12 @@ std::string underLoadError(const Scenario& s, const SearchOptions& o);
 SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer = nullptr,
                         const std::atomic<bool>* stop = nullptr);
 
+// One pool's search exactly as runSearch runs it (the budget's reserve, the final batch
+// refinement, the outcome), by the algorithm `info` creates instead of the registry's
+// entry for options.algorithm: the ppo pretrainer scores candidate policies with the
+// search users run. One-pool steady-state scenarios only; anything else is an error outcome.
+SearchOutcome runSearchWith(const Scenario& scenario, const SearchOptions& options, const SearchAlgorithmInfo& info);
+
 // ---- The algorithm registry ---------------------------------------------------------
 
 // Built-ins (megatron, random, anneal, genetic, exact) followed by registered ones.

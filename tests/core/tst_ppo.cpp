@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "io/presets.h"
 #include "model/plan.h"
 #include "plugin/rl_plugin.h"
 #include "rl/ppo_agent.h"
@@ -18,18 +17,13 @@
 #include "rl/ppo_search.h"
 #include "runner/run_search.h"
 #include "search/training_fingerprint.h"
+#include "tst_search_fixtures.h"
 
 using namespace shardlab;
+using shardlab::testing::budgeted;
+using shardlab::testing::presetScenario;
 
 namespace {
-
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("%s", s.firstError().c_str());
-    return s.value;
-}
 
 double probabilityOf(const rl::GreedyView& g, int slot, int index) { return g.probabilities[slot][index]; }
 
@@ -93,15 +87,6 @@ std::string rewriteParameters(const std::string& w, const std::string& drop, con
     return out + records;
 }
 
-SearchOptions ppoOptions(int budget, std::uint64_t seed)
-{
-    SearchOptions o;
-    o.algorithm = "ppo";
-    o.budget = budget;
-    o.seed = seed;
-    return o;
-}
-
 } // namespace
 
 class TestPpo : public QObject {
@@ -117,7 +102,7 @@ private Q_SLOTS:
         QVERIFY(findSearchAlgorithm("ppo", info));
         QVERIFY(info.budgeted && info.stochastic);
         QVERIFY(!rlPluginLoaded());
-        const SearchOutcome r = runSearch(preset("llama3-70b-8gpu"), ppoOptions(300, 1));
+        const SearchOutcome r = runSearch(presetScenario("llama3-70b-8gpu"), budgeted("ppo", 300, 1));
         QVERIFY2(r.found, r.message.c_str());
         QVERIFY(rlPluginLoaded());
         QVERIFY2(r.message.find("ppo (") != std::string::npos, r.message.c_str());
@@ -134,7 +119,7 @@ private Q_SLOTS:
     void banditShiftsProbability()
     {
         QFETCH(double, topFraction);
-        const Scenario s = preset("llama3-70b-8gpu");
+        const Scenario s = presetScenario("llama3-70b-8gpu");
         SearchSpaceOptions so;
         so.batchValues = {8, 16, 32};
         const SearchSpace space(s, so);
@@ -175,7 +160,7 @@ private Q_SLOTS:
     void masksHoldUnderSampling()
     {
         QFETCH(QString, scenario);
-        const Scenario s = preset(scenario.toLatin1().constData());
+        const Scenario s = presetScenario(scenario.toLatin1().constData());
         const SearchSpace space(s);
         rl::PpoOptions o;
         rl::PpoAgent agent(space, rl::scenarioFeatures(s), o, 11);
@@ -208,7 +193,7 @@ private Q_SLOTS:
     void nearSamplesStayNearTheBestElite()
     {
         QFETCH(QString, scenario);
-        const Scenario s = preset(scenario.toLatin1().constData());
+        const Scenario s = presetScenario(scenario.toLatin1().constData());
         const SearchSpace space(s);
         rl::PpoAgent agent(space, rl::scenarioFeatures(s), rl::PpoOptions{}, 3);
         QVERIFY(agent.sampleNearBest(8).empty());
@@ -236,9 +221,9 @@ private Q_SLOTS:
 
     void sameSeedSameResult()
     {
-        const Scenario s = preset("mixtral-8x22b-64gpu");
-        const SearchOutcome a = runSearch(s, ppoOptions(1200, 42));
-        const SearchOutcome b = runSearch(s, ppoOptions(1200, 42));
+        const Scenario s = presetScenario("mixtral-8x22b-64gpu");
+        const SearchOutcome a = runSearch(s, budgeted("ppo", 1200, 42));
+        const SearchOutcome b = runSearch(s, budgeted("ppo", 1200, 42));
         QVERIFY2(a.found, a.message.c_str());
         QCOMPARE(a.calls, b.calls);
         QVERIFY(a.best == b.best);
@@ -257,8 +242,8 @@ private Q_SLOTS:
     void stopsAtBudget()
     {
         QFETCH(int, budget);
-        const Scenario s = preset("deepseek-v3-256gpu");
-        SearchOptions o = ppoOptions(budget, 1);
+        const Scenario s = presetScenario("deepseek-v3-256gpu");
+        SearchOptions o = budgeted("ppo", budget, 1);
         o.extra["ppo.tau"] = 1; // no early exit: the budget alone ends the run
         CountingObserver obs;
         const SearchOutcome r = runSearch(s, o, &obs);
@@ -271,9 +256,9 @@ private Q_SLOTS:
 
     void stopsOnRequest()
     {
-        const Scenario s = preset("moe-1.6t-1024gpu");
+        const Scenario s = presetScenario("moe-1.6t-1024gpu");
         CountingObserver obs(300);
-        const SearchOutcome r = runSearch(s, ppoOptions(4000, 2), &obs, &obs.stop);
+        const SearchOutcome r = runSearch(s, budgeted("ppo", 4000, 2), &obs, &obs.stop);
         QVERIFY(r.stopped);
         QVERIFY2(r.calls >= 300 && r.calls <= 301, qPrintable(QString::number(r.calls)));
     }
@@ -283,8 +268,8 @@ private Q_SLOTS:
     // so the rest of a 1500-call budget is a long stretch without improvement.
     void recoversFromADeadEnd()
     {
-        const Scenario s = preset("llama3-70b-8gpu");
-        SearchOptions o = ppoOptions(1500, 1);
+        const Scenario s = presetScenario("llama3-70b-8gpu");
+        SearchOptions o = budgeted("ppo", 1500, 1);
         o.extra["ppo.tau"] = 1; // no early exit: the budget runs out
         CountingObserver on;
         const SearchOutcome a = runSearch(s, o, &on);
@@ -310,13 +295,13 @@ private Q_SLOTS:
     // optimum within the same budget; without it the search settles on the other plan.
     void eliteIsPricedAtItsLargestValidBatch()
     {
-        const Scenario s = preset("deepseek-v3-256gpu");
+        const Scenario s = presetScenario("deepseek-v3-256gpu");
         SearchOptions x;
         x.algorithm = "exact";
         const SearchOutcome exact = runSearch(s, x);
         QVERIFY(exact.provedOptimal);
         const double optimum = exact.bestResult.tokensPerSPerGpu;
-        SearchOptions o = ppoOptions(1000, 1);
+        SearchOptions o = budgeted("ppo", 1000, 1);
         const SearchOutcome on = runSearch(s, o);
         QVERIFY(on.calls <= 1000);
         QVERIFY2(on.bestResult.tokensPerSPerGpu >= 0.99 * optimum,
@@ -329,8 +314,8 @@ private Q_SLOTS:
 
     void earlyExitOnConfidence()
     {
-        const Scenario s = preset("llama3-70b-8gpu");
-        SearchOptions o = ppoOptions(4000, 3);
+        const Scenario s = presetScenario("llama3-70b-8gpu");
+        SearchOptions o = budgeted("ppo", 4000, 3);
         o.extra["ppo.tau"] = 0.01; // any trained policy is more confident than that
         o.extra["ppo.patience"] = 2;
         const SearchOutcome r = runSearch(s, o);
@@ -346,8 +331,8 @@ private Q_SLOTS:
     // patience longer than the run, the same confident policy spends its budget.
     void noEarlyExitWhileTheEliteMoves()
     {
-        const Scenario s = preset("llama3-70b-8gpu");
-        SearchOptions o = ppoOptions(2000, 3);
+        const Scenario s = presetScenario("llama3-70b-8gpu");
+        SearchOptions o = budgeted("ppo", 2000, 3);
         o.extra["ppo.tau"] = 0.01;
         o.extra["ppo.patience"] = 64;
         const SearchOutcome r = runSearch(s, o);
@@ -365,7 +350,7 @@ private Q_SLOTS:
         QVERIFY(info.trainingScenarios > 0 && info.command.find("shardlab-pretrain") != std::string::npos);
         std::set<int> slotCounts;
         for (const char* n : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu"}) {
-            const Scenario s = preset(n);
+            const Scenario s = presetScenario(n);
             const SearchSpace space(s);
             slotCounts.insert(space.slotCount());
             rl::PpoOptions o;
@@ -386,12 +371,12 @@ private Q_SLOTS:
         }
         QVERIFY(slotCounts.size() > 1); // the layouts really differ
         // A width other than the shipped policy's is refused with the fix in the message.
-        SearchOptions so = ppoOptions(1000, 1);
+        SearchOptions so = budgeted("ppo", 1000, 1);
         so.extra["ppo.hidden"] = 48;
-        const SearchOutcome r = runSearch(preset("llama3-70b-8gpu"), so);
+        const SearchOutcome r = runSearch(presetScenario("llama3-70b-8gpu"), so);
         QVERIFY2(r.message.find("ppo.pretrained=0") != std::string::npos, r.message.c_str());
         so.extra["ppo.pretrained"] = 0;
-        QVERIFY(runSearch(preset("llama3-70b-8gpu"), so).found);
+        QVERIFY(runSearch(presetScenario("llama3-70b-8gpu"), so).found);
     }
 
     // The trainer: seeded, so the weights (not the header's wall time) replay; the curve has
@@ -427,9 +412,9 @@ private Q_SLOTS:
     // history, best first.
     void progressCarriesPolicyViews()
     {
-        const Scenario s = preset("mixtral-8x22b-64gpu");
+        const Scenario s = presetScenario("mixtral-8x22b-64gpu");
         CountingObserver obs;
-        const SearchOutcome r = runSearch(s, ppoOptions(1200, 4), &obs);
+        const SearchOutcome r = runSearch(s, budgeted("ppo", 1200, 4), &obs);
         QVERIFY(r.found);
         const SearchProgress& p = obs.last;
         const SearchSpace space(s);
@@ -484,9 +469,9 @@ private Q_SLOTS:
         e = rl::parsePpoOptions({{"ppo.hidden", 30}, {"ppo.heads", 4}}, o);
         QVERIFY(!e.empty() && e[0].where == "ppo.heads");
         // Bad options reach a search as a message, not a crash.
-        SearchOptions so = ppoOptions(100, 1);
+        SearchOptions so = budgeted("ppo", 100, 1);
         so.extra["ppo.tau"] = 7;
-        const SearchOutcome r = runSearch(preset("llama3-70b-8gpu"), so);
+        const SearchOutcome r = runSearch(presetScenario("llama3-70b-8gpu"), so);
         QVERIFY(!r.found);
         QVERIFY2(r.message.find("ppo.tau") != std::string::npos, r.message.c_str());
     }
@@ -552,7 +537,7 @@ private Q_SLOTS:
     // decodes into valid plans, sampled and greedy.
     void unseenValueListsDecode()
     {
-        const Scenario s = preset("deepseek-v3-256gpu");
+        const Scenario s = presetScenario("deepseek-v3-256gpu");
         SearchSpaceOptions so;
         for (int b = 3; b <= 2000; b += 7)
             so.batchValues.push_back(b);

@@ -2,10 +2,12 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 
 #include "io/presets.h"
 #include "io/scenario_json.h"
+#include "search/search.h"
 #include "search/search_space.h"
 #include "sim/simulator.h"
 
@@ -26,6 +28,16 @@ inline LoadSpec openLoop(double rate, int requests)
 // fewer cases: instrumented code runs 5-20x slower and CI has 90 minutes.
 inline bool quickTests() { return qEnvironmentVariableIsSet("SHARDLAB_QUICK_TESTS"); }
 inline int scaled(int n) { return quickTests() ? std::max(1, n / 8) : n; }
+
+// A budgeted search's options: the algorithm, its budget and its seed.
+inline SearchOptions budgeted(const char* algorithm, int budget, std::uint64_t seed)
+{
+    SearchOptions o;
+    o.algorithm = algorithm;
+    o.budget = budget;
+    o.seed = seed;
+    return o;
+}
 
 inline Scenario presetScenario(const char* name)
 {

@@ -1,0 +1,159 @@
+// Scoring policies by the search users run: runSearchWith on a given algorithm, ppo with
+// weights other than the shipped ones, and the pretrainer's checkpoint selection
+// (rl/ppo_pretrain.h, docs/ppo.md "Choosing the checkpoint").
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "rl/ppo_pretrain.h"
+#include "rl/ppo_search.h"
+#include "rl/pretrained_policy.h"
+#include "runner/run_search.h"
+#include "tst_search_fixtures.h"
+
+using namespace shardlab;
+using shardlab::testing::budgeted;
+using shardlab::testing::presetScenario;
+
+namespace {
+
+SearchAlgorithmInfo ppoWith(std::shared_ptr<const std::string> weights)
+{
+    SearchAlgorithmInfo info;
+    info.name = "ppo";
+    info.create = [weights] { return rl::makePpoSearch(weights); };
+    return info;
+}
+
+// The weights' parameter records (everything after the header).
+std::string body(const std::string& w)
+{
+    const size_t at = w.find('\n') + 1;
+    std::uint32_t len = 0;
+    std::memcpy(&len, w.data() + at, 4);
+    return w.substr(at + 4 + len);
+}
+
+rl::PretrainOptions tinyTraining()
+{
+    rl::PretrainOptions o;
+    o.trainScenarios = 6;
+    o.validationScenarios = 2;
+    o.epochs = 3;
+    o.ownRounds = 1;
+    o.ownEvery = 1;
+    o.selectionScenarios = 3;
+    o.selectionBudget = 40;
+    o.selectionSearchSeeds = 1;
+    o.command = "shardlab-pretrain (test)";
+    return o;
+}
+
+} // namespace
+
+class TestPpoSelection : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    // runSearchWith with the shipped weights is the registry's ppo search: the same calls,
+    // best plan and value, so a checkpoint's score is what users would see with it.
+    void givenAlgorithmSearchesAsTheRegistry()
+    {
+        if (rl::pretrainedPolicyBytes().empty())
+            QSKIP("this build has no pretrained policy");
+        const Scenario s = presetScenario("mixtral-8x22b-64gpu");
+        const SearchOutcome viaRegistry = runSearch(s, budgeted("ppo", 200, 4));
+        const SearchOutcome given =
+            runSearchWith(s, budgeted("ppo", 200, 4), ppoWith(std::make_shared<const std::string>(rl::pretrainedPolicyBytes())));
+        QVERIFY2(viaRegistry.found && given.found, given.message.c_str());
+        QCOMPARE(given.calls, viaRegistry.calls);
+        QCOMPARE(given.bestResult.tokensPerSPerGpu, viaRegistry.bestResult.tokensPerSPerGpu);
+        QVERIFY(given.best == viaRegistry.best);
+        QCOMPARE(given.refinement.ran, viaRegistry.refinement.ran);
+    }
+
+    // The weights handed to the search are the ones it loads: damaged ones fail the run
+    // with the loader's reason, before any simulator call.
+    void givenWeightsAreTheOnesLoaded()
+    {
+        if (rl::pretrainedPolicyBytes().empty())
+            QSKIP("this build has no pretrained policy");
+        const std::string damaged = "GARBAGE" + rl::pretrainedPolicyBytes();
+        const SearchOutcome out = runSearchWith(presetScenario("llama3-70b-8gpu"), budgeted("ppo", 100, 0),
+                                                ppoWith(std::make_shared<const std::string>(damaged)));
+        QVERIFY(out.failed && !out.found);
+        QCOMPARE(out.calls, 0);
+        QVERIFY2(out.message.find("bad header") != std::string::npos, out.message.c_str());
+    }
+
+    // One pool, steady state only: a disaggregated scenario is an error naming the field.
+    void givenAlgorithmRefusesTwoPools()
+    {
+        Scenario s = presetScenario("deepseek-v3-256gpu");
+        s.workload.serving = ServingMode::Disaggregated;
+        const SearchOutcome out = runSearchWith(s, budgeted("ppo", 100, 0), ppoWith(nullptr));
+        QVERIFY(!out.found && !out.failed);
+        QVERIFY2(out.message.find("scenario.workload.serving") != std::string::npos, out.message.c_str());
+    }
+
+    // The pretrainer scores its checkpoints (the end of imitation, each own-proposal block,
+    // the last epoch), keeps the best one (the later on a tie) and records every score in
+    // the header; the run replays bit for bit, and scoring a file gives the kept
+    // checkpoint's score again.
+    void checkpointSelectionIsRecordedAndReplays()
+    {
+        const rl::PretrainOptions o = tinyTraining();
+        const rl::PretrainResult a = rl::pretrainPolicy(o, [](const std::string&) {});
+        const rl::PretrainResult b = rl::pretrainPolicy(o, [](const std::string&) {});
+        QVERIFY2(a.info.available, a.info.error.c_str());
+        QVERIFY(body(a.weights) == body(b.weights));
+        const nlohmann::json head = nlohmann::json::parse(a.info.metadataJson);
+        QVERIFY(head.contains("selection"));
+        const nlohmann::json& sel = head["selection"];
+        QCOMPARE(sel["checkpoints"].size(), size_t(2)); // epoch 2 (imitation's end) and 3
+        QCOMPARE(sel["checkpoints"][0]["epoch"].get<int>(), 2);
+        QCOMPARE(sel["checkpoints"][1]["epoch"].get<int>(), 3);
+        double best = -1;
+        int bestEpoch = 0;
+        for (const auto& c : sel["checkpoints"]) {
+            const double r = c["mean_ratio"].get<double>();
+            QVERIFY(std::isfinite(r) && r >= 0 && r <= 1.0 + 1e-9);
+            if (r >= best) {
+                best = r;
+                bestEpoch = c["epoch"].get<int>();
+            }
+        }
+        QCOMPARE(sel["selected_epoch"].get<int>(), bestEpoch);
+        const rl::SelectionScore again = rl::scorePolicy(a.weights, o, [](const std::string&) {});
+        QCOMPARE(again.scenarios, sel["scenarios"].get<int>());
+        QCOMPARE(again.meanRatio, best);
+    }
+
+    // Selection does not disturb training: every epoch's losses are bit for bit those of
+    // the run without selection (which keeps the last epoch and records no selection), and
+    // the file is that run's when selection keeps the last epoch.
+    void selectionLeavesTrainingAsItWas()
+    {
+        const rl::PretrainOptions with = tinyTraining();
+        rl::PretrainOptions without = with;
+        without.selectionScenarios = 0;
+        const rl::PretrainResult a = rl::pretrainPolicy(with, [](const std::string&) {});
+        const rl::PretrainResult b = rl::pretrainPolicy(without, [](const std::string&) {});
+        QVERIFY(!nlohmann::json::parse(b.info.metadataJson).contains("selection"));
+        QCOMPARE(a.info.curve.size(), b.info.curve.size());
+        for (size_t i = 0; i < a.info.curve.size(); ++i) {
+            QVERIFY(a.info.curve[i].trainLoss == b.info.curve[i].trainLoss);
+            QVERIFY(a.info.curve[i].validationLoss == b.info.curve[i].validationLoss);
+        }
+        const int kept = nlohmann::json::parse(a.info.metadataJson)["selection"]["selected_epoch"].get<int>();
+        if (kept == with.epochs)
+            QVERIFY(body(a.weights) == body(b.weights));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPpoSelection)
+#include "tst_ppo_selection.moc"
