@@ -3,12 +3,11 @@
 // (the header's wall time aside). A developer tool: it links LibTorch, the CLI does not.
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 
 #include "io/atomic_file.h"
+#include "io/input_file.h"
 #include "rl/ppo_pretrain.h"
 
 namespace {
@@ -18,11 +17,10 @@ int usage(const std::string& why)
     std::cerr << "shardlab-pretrain: " << why << "\n"
               << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
                  "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
-                 "                         [--prefill-every 0] [--select 0] [--select-seed 20261128]\n"
+                 "                         [--prefill-every 0] [--threads 1] [--select 0] [--select-seed 20261128]\n"
                  "                         [--select-budget 300] [--select-search-seeds 2]\n"
-                 "       shardlab-pretrain --score WEIGHTS [--select 40] [the selection flags]: the selection score\n"
-                 "                         of a weights file\n"
-                 "                         [--threads 1]\n";
+                 "       shardlab-pretrain --score WEIGHTS [--select 40] [--select-seed, --select-budget,\n"
+                 "                         --select-search-seeds as above]: the selection score of a weights file\n";
     return 2;
 }
 
@@ -42,17 +40,15 @@ bool number(const std::string& flag, const char* text, double lo, double hi, dou
 // Prints the selection score of a weights file (--score).
 int scoreWeights(const std::string& file, shardlab::rl::PretrainOptions o)
 {
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    if (!in || bytes.str().empty()) {
-        std::cerr << "shardlab-pretrain: --score: " << file << ": cannot read the file\n";
+    const auto bytes = shardlab::readTextFile(file);
+    if (!bytes.ok()) {
+        std::cerr << "shardlab-pretrain: --score: " << bytes.error().toString() << "\n";
         return 1;
     }
     if (o.selectionScenarios == 0)
         o.selectionScenarios = 40;
     try {
-        const auto sc = shardlab::rl::scorePolicy(bytes.str(), o, [](const std::string& line) { std::cerr << line << std::endl; });
+        const auto sc = shardlab::rl::scorePolicy(bytes.value(), o, [](const std::string& line) { std::cerr << line << std::endl; });
         std::printf("%s: %d selection scenarios (generator seed %llu), ppo at %d calls, %d seeds: best / optimum %.4f (mean), "
                     "%.3f of scenarios at 0.99\n",
                     file.c_str(), sc.scenarios, static_cast<unsigned long long>(o.selectionSeed), o.selectionBudget,

@@ -309,28 +309,36 @@ bool isCheckpoint(const PretrainOptions& o, int epoch)
     return o.ownRounds > 0 && epoch >= ownFrom && ownFrom > 0 && (epoch - ownFrom) % o.ownEvery == 0;
 }
 
+// What a weights file's header needs for the file to load: its format and the network's shape.
+nlohmann::json shapeHeader(const PretrainOptions& o)
+{
+    return {{"format", "shardlab-ppo-policy"},
+            {"hidden", o.hidden},
+            {"heads", o.heads},
+            {"features", PpoAgent::kScenarioFeatures},
+            {"value_features", net::kValueFeatures}};
+}
+
 // The checkpoints kept during training, scored once training is over: scoring runs ppo
 // searches, which touch LibTorch's process-wide state (its generator, thread settings),
 // so scoring between epochs would perturb the epochs after it in the last bits.
 struct Checkpoints {
-    std::vector<std::pair<int, std::string>> kept; // (epoch, weights)
-    std::string bestWeights;
-    int bestEpoch = 0;
+    std::vector<std::pair<int, std::string>> kept; // (epoch, weights), in epoch order
+    size_t best = 0;                               // index into kept, after choose()
     nlohmann::json record = nlohmann::json::array();
 
     void keep(net::PolicyNet& policy, int epoch, const PretrainOptions& o)
     {
-        const nlohmann::json head = {{"format", "shardlab-ppo-policy"}, {"hidden", o.hidden}, {"heads", o.heads},
-                                     {"features", PpoAgent::kScenarioFeatures}, {"value_features", net::kValueFeatures}};
-        kept.emplace_back(epoch, net::saveWeights(policy, head.dump()));
+        kept.emplace_back(epoch, net::saveWeights(policy, shapeHeader(o).dump()));
     }
 
-    // Scores every kept checkpoint; the best one (the later on a tie) becomes bestWeights.
+    // Scores every kept checkpoint; the best one (the later on a tie) becomes `best`.
     void choose(const std::vector<Item>& selection, const PretrainOptions& o,
                 const std::function<void(const std::string&)>& log)
     {
         double bestScore = -1;
-        for (auto& [epoch, weights] : kept) {
+        for (size_t i = 0; i < kept.size(); ++i) {
+            const auto& [epoch, weights] = kept[i];
             const SelectionScore sc = scoreItems(weights, selection, o);
             record.push_back({{"epoch", epoch}, {"mean_ratio", sc.meanRatio}, {"at_optimum", sc.atOptimum}});
             char line[200];
@@ -340,8 +348,7 @@ struct Checkpoints {
             log(line);
             if (sc.meanRatio >= bestScore) {
                 bestScore = sc.meanRatio;
-                bestEpoch = epoch;
-                bestWeights = weights;
+                best = i;
             }
         }
     }
@@ -351,30 +358,26 @@ struct Checkpoints {
 nlohmann::json weightsHeader(const PretrainOptions& o, int trained, int validated, const PretrainResult& result,
                              int ownAdded, double labelSeconds, double seconds, const nlohmann::json& curve)
 {
-    const int drawn = o.trainScenarios + o.validationScenarios;
-    return {{"format", "shardlab-ppo-policy"},
-            {"hidden", o.hidden},
-            {"heads", o.heads},
-            {"features", PpoAgent::kScenarioFeatures},
-            {"value_features", net::kValueFeatures},
-            {"seed", o.seed},
-            {"training_scenarios", trained},
-            {"validation_scenarios", validated},
-            {"scenarios_drawn", drawn},
-            {"skipped_infeasible", result.skippedInfeasible},
-            {"skipped_over_work_limit", result.skippedLimit},
-            {"exact_work_limit", o.exactWorkLimit},
-            {"own_rounds", o.ownRounds},
-            {"own_every", o.ownEvery},
-            {"own_proposals_added", ownAdded},
-            {"prefill_every", o.prefillEvery},
-            {"epochs", o.epochs},
-            {"learning_rate", o.learningRate},
-            {"command", o.command},
-            {"fingerprint", trainingFingerprint().hash},
-            {"label_seconds", labelSeconds},
-            {"training_seconds", seconds},
-            {"curve", curve}};
+    nlohmann::json h = shapeHeader(o);
+    h.update({{"seed", o.seed},
+              {"training_scenarios", trained},
+              {"validation_scenarios", validated},
+              {"scenarios_drawn", o.trainScenarios + o.validationScenarios},
+              {"skipped_infeasible", result.skippedInfeasible},
+              {"skipped_over_work_limit", result.skippedLimit},
+              {"exact_work_limit", o.exactWorkLimit},
+              {"own_rounds", o.ownRounds},
+              {"own_every", o.ownEvery},
+              {"own_proposals_added", ownAdded},
+              {"prefill_every", o.prefillEvery},
+              {"epochs", o.epochs},
+              {"learning_rate", o.learningRate},
+              {"command", o.command},
+              {"fingerprint", trainingFingerprint().hash},
+              {"label_seconds", labelSeconds},
+              {"training_seconds", seconds},
+              {"curve", curve}});
+    return h;
 }
 
 } // namespace
@@ -440,9 +443,9 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
     }
     if (!selection.empty())
         checkpoints.choose(selection, o, log);
-    if (!selection.empty() && checkpoints.bestEpoch != o.epochs) {
+    if (!selection.empty() && checkpoints.best + 1 != checkpoints.kept.size()) {
         std::string error;
-        if (!net::loadWeights(policy, checkpoints.bestWeights, error))
+        if (!net::loadWeights(policy, checkpoints.kept[checkpoints.best].second, error))
             throw std::logic_error("pretraining: a checkpoint does not load back: " + error);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -454,7 +457,7 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
                              {"budget", o.selectionBudget},
                              {"search_seeds", o.selectionSearchSeeds},
                              {"checkpoints", checkpoints.record},
-                             {"selected_epoch", checkpoints.bestEpoch}};
+                             {"selected_epoch", checkpoints.kept[checkpoints.best].first}};
     result.weights = net::saveWeights(policy, meta.dump());
     result.info = readPolicyInfo(result.weights);
     return result;
