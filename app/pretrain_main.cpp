@@ -1,13 +1,17 @@
 // shardlab-pretrain: trains the pretrained ppo policy shipped in
 // resources/ppo/pretrained-policy.bin (docs/ppo.md, "Pretraining"). Seeded and deterministic
 // (the header's wall time aside). A developer tool: it links LibTorch, the CLI does not.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "io/atomic_file.h"
 #include "io/input_file.h"
+#include "io/scenario_json.h"
 #include "rl/ppo_pretrain.h"
 
 namespace {
@@ -20,7 +24,9 @@ int usage(const std::string& why)
                  "                         [--prefill-every 0] [--threads 1] [--select 0] [--select-seed 20261128]\n"
                  "                         [--select-budget 300] [--select-search-seeds 2]\n"
                  "       shardlab-pretrain --score WEIGHTS [--select 40] [--select-seed, --select-budget,\n"
-                 "                         --select-search-seeds as above]: the selection score of a weights file\n";
+                 "                         --select-search-seeds as above] [--score-scenarios DIR[,DIR...]]:\n"
+                 "                         the selection score of a weights file, on the generated selection set\n"
+                 "                         or on the scenario files (*.json) of the directories given\n";
     return 2;
 }
 
@@ -37,22 +43,68 @@ bool number(const std::string& flag, const char* text, double lo, double hi, dou
     return true;
 }
 
-// Prints the selection score of a weights file (--score).
-int scoreWeights(const std::string& file, shardlab::rl::PretrainOptions o)
+// The scenario files (*.json, sorted by name) of comma-separated directories; false with
+// the reason on stderr (the directory, or the file and field that does not load).
+bool loadScenarioDirs(const std::string& dirs, std::vector<shardlab::Scenario>& out)
+{
+    namespace fs = std::filesystem;
+    size_t start = 0;
+    while (start <= dirs.size()) {
+        const size_t comma = std::min(dirs.find(',', start), dirs.size());
+        const std::string dir = dirs.substr(start, comma - start);
+        start = comma + 1;
+        if (dir.empty())
+            continue;
+        std::error_code ec;
+        std::vector<fs::path> files;
+        for (const auto& e : fs::directory_iterator(dir, ec))
+            if (e.is_regular_file() && e.path().extension() == ".json")
+                files.push_back(e.path());
+        if (ec || files.empty()) {
+            std::cerr << "shardlab-pretrain: --score-scenarios: " << dir << ": "
+                      << (ec ? "cannot read the directory: " + ec.message() : "no .json scenario files") << "\n";
+            return false;
+        }
+        std::sort(files.begin(), files.end());
+        for (const fs::path& f : files) {
+            auto s = shardlab::loadScenarioFile(f.string());
+            if (!s.ok()) {
+                std::cerr << "shardlab-pretrain: --score-scenarios: " << s.errors.front().toString() << "\n";
+                return false;
+            }
+            out.push_back(s.value);
+        }
+    }
+    return true;
+}
+
+// Prints the selection score of a weights file (--score), on the generated selection set
+// or on the scenarios of --score-scenarios.
+int scoreWeights(const std::string& file, const std::string& dirs, shardlab::rl::PretrainOptions o)
 {
     const auto bytes = shardlab::readTextFile(file);
     if (!bytes.ok()) {
         std::cerr << "shardlab-pretrain: --score: " << bytes.error().toString() << "\n";
         return 1;
     }
+    std::vector<shardlab::Scenario> scenarios;
+    if (!dirs.empty() && !loadScenarioDirs(dirs, scenarios))
+        return 1;
     if (o.selectionScenarios == 0)
         o.selectionScenarios = 40;
     try {
-        const auto sc = shardlab::rl::scorePolicy(bytes.value(), o, [](const std::string& line) { std::cerr << line << std::endl; });
-        std::printf("%s: %d selection scenarios (generator seed %llu), ppo at %d calls, %d seeds: best / optimum %.4f (mean), "
-                    "%.3f of scenarios at 0.99\n",
-                    file.c_str(), sc.scenarios, static_cast<unsigned long long>(o.selectionSeed), o.selectionBudget,
-                    o.selectionSearchSeeds, sc.meanRatio, sc.atOptimum);
+        const auto log = [](const std::string& line) { std::cerr << line << std::endl; };
+        const auto sc = dirs.empty() ? shardlab::rl::scorePolicy(bytes.value(), o, log)
+                                     : shardlab::rl::scorePolicyOn(bytes.value(), scenarios, o, log);
+        char what[200];
+        if (dirs.empty())
+            std::snprintf(what, sizeof what, "selection scenarios (generator seed %llu)",
+                          static_cast<unsigned long long>(o.selectionSeed));
+        else
+            std::snprintf(what, sizeof what, "scenarios of %s", dirs.c_str());
+        std::printf("%s: %d %s, ppo at %d calls, %d seeds: best / optimum %.4f (mean), %.3f of scenarios at 0.99\n",
+                    file.c_str(), sc.scenarios, what, o.selectionBudget, o.selectionSearchSeeds, sc.meanRatio,
+                    sc.atOptimum);
     } catch (const std::exception& e) {
         std::cerr << "shardlab-pretrain: --score: " << file << ": " << e.what() << "\n";
         return 1;
@@ -60,31 +112,67 @@ int scoreWeights(const std::string& file, shardlab::rl::PretrainOptions o)
     return 0;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
-{
+// The command line: the training options, the output or weights to score, and the
+// command as typed (recorded in the weights' header).
+struct Args {
     shardlab::rl::PretrainOptions o;
-    std::string out, score;
+    std::string out, score, scoreDirs;
     std::string command = "shardlab-pretrain";
+};
+
+// Sets the option a numeric flag names (the value already range-checked).
+void setNumber(const std::string& a, double x, shardlab::rl::PretrainOptions& o)
+{
+    if (a == "--seed")
+        o.seed = static_cast<unsigned long long>(x);
+    else if (a == "--train")
+        o.trainScenarios = static_cast<int>(x);
+    else if (a == "--validation")
+        o.validationScenarios = static_cast<int>(x);
+    else if (a == "--epochs")
+        o.epochs = static_cast<int>(x);
+    else if (a == "--lr")
+        o.learningRate = x;
+    else if (a == "--exact-work")
+        o.exactWorkLimit = static_cast<long long>(x);
+    else if (a == "--own-rounds")
+        o.ownRounds = static_cast<int>(x);
+    else if (a == "--own-every")
+        o.ownEvery = static_cast<int>(x);
+    else if (a == "--prefill-every")
+        o.prefillEvery = static_cast<int>(x);
+    else if (a == "--select")
+        o.selectionScenarios = static_cast<int>(x);
+    else if (a == "--select-seed")
+        o.selectionSeed = static_cast<unsigned long long>(x);
+    else if (a == "--select-budget")
+        o.selectionBudget = static_cast<int>(x);
+    else if (a == "--select-search-seeds")
+        o.selectionSearchSeeds = static_cast<int>(x);
+    else
+        o.threads = static_cast<int>(x);
+}
+
+// Reads the flags into `args`; 0, or the exit code after the message.
+int parseArgs(int argc, char** argv, Args& args)
+{
+    struct Num {
+        const char* flag;
+        double lo, hi;
+    };
+    static const Num nums[] = {{"--seed", 0, 1e15},        {"--train", 1, 100000},    {"--validation", 0, 100000},
+                               {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
+                               {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},
+                               {"--threads", 1, 64},       {"--select", 0, 100000},   {"--select-seed", 0, 1e15},
+                               {"--select-budget", 10, 1e6}, {"--select-search-seeds", 1, 100}};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc)
             return usage(a + ": needs a value");
         const char* v = argv[++i];
-        command += " " + a + " " + v;
-        double x = 0;
-        struct Num {
-            const char* flag;
-            double lo, hi;
-        };
-        static const Num nums[] = {{"--seed", 0, 1e15},        {"--train", 1, 100000},    {"--validation", 0, 100000},
-                                   {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
-                                   {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},
-                                   {"--threads", 1, 64},       {"--select", 0, 100000},   {"--select-seed", 0, 1e15},
-                                   {"--select-budget", 10, 1e6}, {"--select-search-seeds", 1, 100}};
-        if (a == "--out" || a == "--score") {
-            (a == "--out" ? out : score) = v;
+        args.command += " " + a + " " + v;
+        if (a == "--out" || a == "--score" || a == "--score-scenarios") {
+            (a == "--out" ? args.out : a == "--score" ? args.score : args.scoreDirs) = v;
             continue;
         }
         const Num* n = nullptr;
@@ -93,51 +181,38 @@ int main(int argc, char** argv)
                 n = &c;
         if (!n)
             return usage("unknown flag " + a);
+        double x = 0;
         if (!number(a, v, n->lo, n->hi, x))
             return 2;
-        if (a == "--seed")
-            o.seed = static_cast<unsigned long long>(x);
-        else if (a == "--train")
-            o.trainScenarios = static_cast<int>(x);
-        else if (a == "--validation")
-            o.validationScenarios = static_cast<int>(x);
-        else if (a == "--epochs")
-            o.epochs = static_cast<int>(x);
-        else if (a == "--lr")
-            o.learningRate = x;
-        else if (a == "--exact-work")
-            o.exactWorkLimit = static_cast<long long>(x);
-        else if (a == "--own-rounds")
-            o.ownRounds = static_cast<int>(x);
-        else if (a == "--own-every")
-            o.ownEvery = static_cast<int>(x);
-        else if (a == "--prefill-every")
-            o.prefillEvery = static_cast<int>(x);
-        else if (a == "--select")
-            o.selectionScenarios = static_cast<int>(x);
-        else if (a == "--select-seed")
-            o.selectionSeed = static_cast<unsigned long long>(x);
-        else if (a == "--select-budget")
-            o.selectionBudget = static_cast<int>(x);
-        else if (a == "--select-search-seeds")
-            o.selectionSearchSeeds = static_cast<int>(x);
-        else
-            o.threads = static_cast<int>(x);
+        setNumber(a, x, args.o);
     }
-    if (!score.empty())
-        return scoreWeights(score, o);
-    if (out.empty())
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    Args args;
+    if (const int rc = parseArgs(argc, argv, args); rc != 0)
+        return rc;
+    shardlab::rl::PretrainOptions& o = args.o;
+    if (!args.scoreDirs.empty() && args.score.empty())
+        return usage("--score-scenarios: needs --score");
+    if (!args.score.empty())
+        return scoreWeights(args.score, args.scoreDirs, o);
+    if (args.out.empty())
         return usage("--out: required");
     if (o.ownRounds * o.ownEvery > o.epochs)
         return usage("--own-rounds x --own-every: more epochs than --epochs");
-    o.command = command;
+    o.command = args.command;
     const auto r = shardlab::rl::pretrainPolicy(o, [](const std::string& line) { std::cerr << line << std::endl; });
-    const auto st = shardlab::writeFileAtomically(out, r.weights);
+    const auto st = shardlab::writeFileAtomically(args.out, r.weights);
     if (!st.ok()) {
-        std::cerr << "shardlab-pretrain: " << out << ": " << st.error->toString() << "\n";
+        std::cerr << "shardlab-pretrain: " << args.out << ": " << st.error->toString() << "\n";
         return 1;
     }
-    std::cerr << "wrote " << out << " (" << r.weights.size() << " bytes, " << r.info.trainingScenarios
+    std::cerr << "wrote " << args.out << " (" << r.weights.size() << " bytes, " << r.info.trainingScenarios
               << " training scenarios, " << r.info.trainingSeconds << " s; skipped " << r.skippedInfeasible
               << " scenarios without a valid plan and " << r.skippedLimit << " over exact's work limit)\n";
     return 0;

@@ -7,11 +7,13 @@ it chose a checkpoint, every checkpoint's score), so the table can be remade.
 
     scripts/ppo_selection_study.py build/app/shardlab-pretrain [--weights F ...]
         [--train 2,3,1s,2s] [--select 60] [--select-budget 1000] [--select-search-seeds 3]
-        [--doc docs/ppo.md --block ppo-selection-study]
+        [--check NAME=DIR[,DIR...] ...] [--doc docs/ppo.md --block ppo-selection-study]
 
 --train retrains the shipped weights' recorded command with each of these seeds (about
 5 min each on 2 cores), "Ns" with checkpoint selection on the same selection flags (about
-6 min more), and scores the results after the shipped file and the files given."""
+6 min more), and scores the results after the shipped file and the files given. --check
+scores every file the same way on scenario files (`--score-scenarios`: the shipped four, the
+held-out sets), so the table shows whether the selection score ranks files as those do."""
 import argparse, json, os, re, shlex, struct, subprocess, sys, tempfile, time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -36,11 +38,14 @@ def retrain(pretrain, seed, select, out, o):
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def score(pretrain, path, o):
+def score(pretrain, path, o, dirs=None):
     t0 = time.monotonic()
-    r = subprocess.run([pretrain, "--score", path, "--select", str(o.select), "--select-budget", str(o.select_budget),
-                        "--select-search-seeds", str(o.select_search_seeds)], capture_output=True, text=True, check=True)
-    m = re.search(r": (\d+) selection scenarios .*best / optimum ([\d.]+) \(mean\), ([\d.]+) of scenarios", r.stdout)
+    args = [pretrain, "--score", path, "--select", str(o.select), "--select-budget", str(o.select_budget),
+            "--select-search-seeds", str(o.select_search_seeds)]
+    if dirs:
+        args += ["--score-scenarios", dirs]
+    r = subprocess.run(args, capture_output=True, text=True, check=True)
+    m = re.search(r": (\d+) (?:selection )?scenarios .*best / optimum ([\d.]+) \(mean\), ([\d.]+) of scenarios", r.stdout)
     per = {}
     for line in r.stderr.splitlines():
         s = re.match(r"(gen-\S+) \(Generated scenario: (.*)\): ([\d.]+)$", line)
@@ -58,23 +63,32 @@ def describe(path):
 
 
 def body(pretrain, files, o):
-    rows, scores = [], []
+    rows, scores, counts = [], [], {}
+    checks = [c.split("=", 1) for c in o.check]
     for path in files:
         h, how, kept = describe(path)
         n, mean, at, per, secs = score(pretrain, path, o)
         scores.append((os.path.basename(path), per))
-        rows.append(f"| `{os.path.basename(path)}` | {how} | {kept} | {mean:.4f} | {at:.3f} | {secs:.0f} |")
+        checked = ""
+        for name, dirs in checks:
+            cn, cmean, cat, _, _ = score(pretrain, path, o, dirs)
+            counts[name] = cn
+            checked += f" {cmean:.4f} ({cat:.3f}) |"
+        rows.append(f"| `{os.path.basename(path)}` | {how} | {kept} | {mean:.4f} | {at:.3f} |{checked} {secs:.0f} |")
         for c in (h.get("selection") or {}).get("checkpoints", []):
             rows.append(f"| &nbsp;&nbsp;its checkpoint (scored in training, {h['selection']['budget']} calls) | | "
                         f"epoch {c['epoch']} | {c['mean_ratio']:.4f} | "
-                        f"{c['at_optimum']:.3f} | |")
+                        f"{c['at_optimum']:.3f} |" + " |" * len(checks) + " |")
     out = [f"```\n$ scripts/ppo_selection_study.py {' '.join(sys.argv[1:])}\n```\n",
            f"ppo at {o.select_budget} calls, median of {o.select_search_seeds} search seeds, on {n} selection scenarios "
            f"(generator seed 20261128, the first {o.select} indices, those exact certifies); each file's training "
            "command is in its header (the seed and selection below; the rest as the shipped command). "
-           "`score s`: the wall time of `--score` (certifying the scenarios and the searches).\n",
-           "| weights | training | weights kept | mean best/exact | share at 0.99 | score s |",
-           "|---|---|---|---:|---:|---:|"] + rows
+           "`score s`: the wall time of `--score` (certifying the scenarios and the searches)."
+           + "".join(f" `{name}`: the same score on the {counts.get(name, 0)} scenarios of {dirs} "
+                     "(mean best/exact, and in brackets the share at 0.99)." for name, dirs in checks) + "\n",
+           "| weights | training | weights kept | mean best/exact | share at 0.99 |"
+           + "".join(f" {name} |" for name, _ in checks) + " score s |",
+           "|---|---|---|---:|---:|" + "---:|" * len(checks) + "---:|"] + rows
     low = sorted({k for _, per in scores for k, (_, r) in per.items() if r < 0.99},
                  key=lambda k: int(k.rsplit("-", 1)[1]))
     if low:
@@ -95,9 +109,12 @@ def main():
     ap.add_argument("--select", type=int, default=60)
     ap.add_argument("--select-budget", type=int, default=1000)
     ap.add_argument("--select-search-seeds", type=int, default=3)
+    ap.add_argument("--check", action="append", default=[], metavar="NAME=DIR[,DIR...]")
     ap.add_argument("--doc")
     ap.add_argument("--block", default="ppo-selection-study")
     o = ap.parse_args()
+    if any("=" not in c for c in o.check):
+        ap.error("--check: NAME=DIR[,DIR...]")
     with tempfile.TemporaryDirectory(prefix="ppo-selection-") as tmp:
         files = [SHIPPED] + list(o.weights)
         for item in [s for s in o.train.split(",") if s]:

@@ -389,6 +389,33 @@ SelectionScore scorePolicy(const std::string& weights, const PretrainOptions& o,
     return scoreItems(weights, selection, o, &log);
 }
 
+SelectionScore scorePolicyOn(const std::string& weights, const std::vector<Scenario>& scenarios,
+                             const PretrainOptions& o, const std::function<void(const std::string&)>& log)
+{
+    std::vector<Item> items;
+    for (const Scenario& s : scenarios) {
+        Item it;
+        it.scenario = s;
+        std::string skip = s.workload.serving == ServingMode::Disaggregated ? "two pools: the score searches one" : "";
+        if (skip.empty()) {
+            const SearchOutcome ex = exactWithin(s, o.exactWorkLimit);
+            if (ex.failed)
+                skip = ex.message;
+            else if (ex.provedInfeasible)
+                skip = "exact proved that no plan meets the limits";
+            else if (!ex.found || !ex.provedOptimal)
+                skip = "exact did not certify an optimum within --exact-work";
+            it.optimum = ex.bestResult.tokensPerSPerGpu;
+        }
+        if (!skip.empty()) {
+            log(s.name + ": left out: " + skip);
+            continue;
+        }
+        items.push_back(std::move(it));
+    }
+    return scoreItems(weights, items, o, &log);
+}
+
 PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void(const std::string&)>& log)
 {
     const auto t0 = std::chrono::steady_clock::now();

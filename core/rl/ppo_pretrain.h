@@ -12,7 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "model/specs.h"
 #include "rl/pretrained_policy.h"
 
 namespace shardlab::rl {
@@ -79,5 +81,11 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
 // exact work limit), as the pretrainer scores its checkpoints.
 SelectionScore scorePolicy(const std::string& weights, const PretrainOptions& o,
                            const std::function<void(const std::string&)>& log);
+
+// The same score on given scenarios (the shipped four, a held-out set): exact certifies
+// each within the options' work limit; a scenario it cannot certify, or one the search
+// cannot run as one pool (disaggregated, under load), is left out and named in `log`.
+SelectionScore scorePolicyOn(const std::string& weights, const std::vector<Scenario>& scenarios,
+                             const PretrainOptions& o, const std::function<void(const std::string&)>& log);
 
 } // namespace shardlab::rl

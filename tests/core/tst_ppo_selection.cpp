@@ -3,6 +3,7 @@
 // (rl/ppo_pretrain.h, docs/ppo.md "Choosing the checkpoint").
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -98,6 +99,34 @@ private Q_SLOTS:
         const SearchOutcome out = runSearchWith(s, budgeted("ppo", 100, 0), ppoWith(nullptr));
         QVERIFY(!out.found && !out.failed);
         QVERIFY2(out.message.find("scenario.workload.serving") != std::string::npos, out.message.c_str());
+    }
+
+    // Scoring on given scenarios: each one's ratio is the search's best over exact's
+    // optimum, the median over the search seeds, and a scenario the search cannot run as
+    // one pool is left out with its name and reason instead of failing the score.
+    void scoreOnGivenScenarios()
+    {
+        if (rl::pretrainedPolicyBytes().empty())
+            QSKIP("this build has no pretrained policy");
+        const Scenario dense = presetScenario("llama3-70b-8gpu");
+        Scenario twoPools = presetScenario("deepseek-v3-256gpu");
+        twoPools.workload.serving = ServingMode::Disaggregated;
+        rl::PretrainOptions o;
+        o.selectionBudget = 60;
+        o.selectionSearchSeeds = 1;
+        std::vector<std::string> lines;
+        const rl::SelectionScore sc = rl::scorePolicyOn(rl::pretrainedPolicyBytes(), {dense, twoPools}, o,
+                                                        [&](const std::string& l) { lines.push_back(l); });
+        QCOMPARE(sc.scenarios, 1);
+        const SearchOutcome exact = runSearch(dense, budgeted("exact", 4000, 0));
+        const SearchOutcome ppo = runSearch(dense, budgeted("ppo", 60, 0));
+        QVERIFY2(exact.provedOptimal && ppo.found, ppo.message.c_str());
+        QCOMPARE(sc.meanRatio, ppo.bestResult.tokensPerSPerGpu / exact.bestResult.tokensPerSPerGpu);
+        QCOMPARE(sc.atOptimum, sc.meanRatio >= 0.99 ? 1.0 : 0.0);
+        const bool named = std::any_of(lines.begin(), lines.end(), [&](const std::string& l) {
+            return l.find(twoPools.name + ": left out: two pools") == 0;
+        });
+        QVERIFY(named);
     }
 
     // The pretrainer scores its checkpoints (the end of imitation, each own-proposal block,
