@@ -79,7 +79,8 @@ def body(pretrain, files, o):
             rows.append(f"| &nbsp;&nbsp;its checkpoint (scored in training, {h['selection']['budget']} calls) | | "
                         f"epoch {c['epoch']} | {c['mean_ratio']:.4f} | "
                         f"{c['at_optimum']:.3f} |" + " |" * len(checks) + " |")
-    out = [f"```\n$ scripts/ppo_selection_study.py {' '.join(sys.argv[1:])}\n```\n",
+    shown = " ".join(a.replace(REPO + os.sep, "") for a in sys.argv[1:]) # paths as from the repository
+    out = [f"```\n$ scripts/ppo_selection_study.py {shown}\n```\n",
            f"ppo at {o.select_budget} calls, median of {o.select_search_seeds} search seeds, on {n} selection scenarios "
            f"(generator seed 20261128, the first {o.select} indices, those exact certifies); each file's training "
            "command is in its header (the seed and selection below; the rest as the shipped command). "
