@@ -22,7 +22,7 @@ int usage(const std::string& why)
               << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
                  "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
                  "                         [--prefill-every 0] [--threads 1] [--select 0] [--select-seed 20261128]\n"
-                 "                         [--select-budget 300] [--select-search-seeds 2]\n"
+                 "                         [--select-budget 300] [--select-search-seeds 2] [--select-margin 0.005]\n"
                  "       shardlab-pretrain --score WEIGHTS [--select 40] [--select-seed, --select-budget,\n"
                  "                         --select-search-seeds as above] [--score-scenarios DIR[,DIR...]]:\n"
                  "                         the selection score of a weights file, on the generated selection set\n"
@@ -149,6 +149,8 @@ void setNumber(const std::string& a, double x, shardlab::rl::PretrainOptions& o)
         o.selectionBudget = static_cast<int>(x);
     else if (a == "--select-search-seeds")
         o.selectionSearchSeeds = static_cast<int>(x);
+    else if (a == "--select-margin")
+        o.selectionMargin = x;
     else
         o.threads = static_cast<int>(x);
 }
@@ -164,7 +166,8 @@ int parseArgs(int argc, char** argv, Args& args)
                                {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
                                {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},
                                {"--threads", 1, 64},       {"--select", 0, 100000},   {"--select-seed", 0, 1e15},
-                               {"--select-budget", 10, 1e6}, {"--select-search-seeds", 1, 100}};
+                               {"--select-budget", 10, 1e6}, {"--select-search-seeds", 1, 100},
+                               {"--select-margin", 0, 1}};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (i + 1 >= argc)

@@ -332,11 +332,13 @@ struct Checkpoints {
         kept.emplace_back(epoch, net::saveWeights(policy, shapeHeader(o).dump()));
     }
 
-    // Scores every kept checkpoint; the best one (the later on a tie) becomes `best`.
+    // Scores every kept checkpoint; `best` becomes the latest one scoring within the margin
+    // of the highest score (scores closer than the search's noise are a tie, and a later
+    // checkpoint has learned from more of its own proposals).
     void choose(const std::vector<Item>& selection, const PretrainOptions& o,
                 const std::function<void(const std::string&)>& log)
     {
-        double bestScore = -1;
+        std::vector<double> scores;
         for (size_t i = 0; i < kept.size(); ++i) {
             const auto& [epoch, weights] = kept[i];
             const SelectionScore sc = scoreItems(weights, selection, o);
@@ -346,11 +348,12 @@ struct Checkpoints {
                           "epoch %d: the search with these weights, %d calls: best / optimum %.4f (mean), %.3f at 0.99",
                           epoch, o.selectionBudget, sc.meanRatio, sc.atOptimum);
             log(line);
-            if (sc.meanRatio >= bestScore) {
-                bestScore = sc.meanRatio;
-                best = i;
-            }
+            scores.push_back(sc.meanRatio);
         }
+        const double top = scores.empty() ? 0.0 : *std::max_element(scores.begin(), scores.end());
+        for (size_t i = 0; i < scores.size(); ++i)
+            if (scores[i] >= top - o.selectionMargin)
+                best = i;
     }
 };
 
@@ -483,6 +486,7 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
                              {"scenarios", static_cast<int>(selection.size())},
                              {"budget", o.selectionBudget},
                              {"search_seeds", o.selectionSearchSeeds},
+                             {"margin", o.selectionMargin},
                              {"checkpoints", checkpoints.record},
                              {"selected_epoch", checkpoints.kept[checkpoints.best].first}};
     result.weights = net::saveWeights(policy, meta.dump());

@@ -48,11 +48,15 @@ struct PretrainOptions {
     // by running the ppo search with them (selectionBudget calls, selectionSearchSeeds
     // seeds) on `selectionScenarios` scenarios of the generator's `selectionSeed`, a seed
     // of their own (never trained on, apart from the held-out and tuning sets), and the
-    // best scoring checkpoint is kept (the later one on a tie). 0 scenarios: the last epoch.
+    // latest checkpoint scoring within selectionMargin of the best score is kept (0: the
+    // best, the later one on a tie). 0 scenarios: the last epoch.
     int selectionScenarios = 0;
     std::uint64_t selectionSeed = 20261128;
     int selectionBudget = 300;
     int selectionSearchSeeds = 2;
+    // Mean best/exact differences up to this are a tie: which search seeds run moves the
+    // mean over the selection set by about 0.005 (docs/ppo.md, "Choosing the checkpoint").
+    double selectionMargin = 0.005;
     // Every n-th selection scenario serving aggregated becomes a prefill pool, as
     // prefillEvery does for training; fixed apart from it, so the selection set is the same
     // whatever the training recipe and a weights file scores alike in and out of training.
