@@ -291,13 +291,17 @@ struct AlgoRow {
 
 int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
 {
-    namespace fs = std::filesystem;
     const std::string dir = a.value("--scenarios");
     if (dir.empty())
         return reportErrors(err, {"--scenarios: required (a directory of scenario files)"});
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-        return reportErrors(err, {"--scenarios: no such directory '" + dir + "'"});
+    const Parsed<std::vector<ScenarioFile>> loaded = loadScenarioDirectory(dir);
+    if (!loaded.ok()) {
+        std::vector<std::string> lines;
+        for (const FieldError& e : loaded.errors)
+            lines.push_back("--scenarios: " + e.toString());
+        return reportErrors(err, lines);
+    }
+    const std::vector<ScenarioFile>& scenarios = loaded.value;
     std::vector<std::string> algos;
     {
         std::stringstream ss(a.value("--algos", "megatron,random,anneal,genetic"));
@@ -327,22 +331,6 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
     if (!knobValues(a, knobs, error))
         return reportErrors(err, {error});
 
-    std::vector<fs::path> files;
-    for (const auto& e : fs::directory_iterator(dir, ec))
-        if (e.is_regular_file() && e.path().extension() == ".json")
-            files.push_back(e.path());
-    if (ec)
-        return reportErrors(err, {"--scenarios: cannot read directory '" + dir + "': " + ec.message()});
-    std::sort(files.begin(), files.end());
-    if (files.empty())
-        return reportErrors(err, {"--scenarios: no .json scenario files in '" + dir + "'"});
-    std::vector<Scenario> scenarios;
-    for (const fs::path& p : files) {
-        auto s = loadScenarioFile(p.string());
-        if (!s.ok())
-            return reportFieldErrors(err, s.errors);
-        scenarios.push_back(s.value);
-    }
 
     ojson jr = {{"budget", budget}, {"seeds", seeds}, {"scenarios", ojson::array()}};
     const bool json = a.flag("--json");
@@ -356,7 +344,7 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             << padRight("calls to 99%", 14) << padRight("wall s", 9) << "valid runs\n";
     }
     for (size_t si = 0; si < scenarios.size(); ++si) {
-        const Scenario& s = scenarios[si];
+        const Scenario& s = scenarios[si].scenario;
         SearchOptions eo;
         eo.algorithm = "exact";
         const BenchRun ex = benchRun(s, eo, stop);
@@ -389,7 +377,7 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         ++completed;
         if (json) {
             ojson js = {{"name", s.name},
-                        {"file", displayText(files[si].filename().string())},
+                        {"file", displayText(std::filesystem::path(scenarios[si].path).filename().string())},
                         {"exact",
                          {{"found", ex.found},
                           {"proved_optimal", ex.provedOptimal},

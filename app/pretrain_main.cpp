@@ -1,11 +1,10 @@
 // shardlab-pretrain: trains the pretrained ppo policy shipped in
 // resources/ppo/pretrained-policy.bin (docs/ppo.md, "Pretraining"). Seeded and deterministic
 // (the header's wall time aside). A developer tool: it links LibTorch, the CLI does not.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,37 +42,23 @@ bool number(const std::string& flag, const char* text, double lo, double hi, dou
     return true;
 }
 
-// The scenario files (*.json, sorted by name) of comma-separated directories; false with
-// the reason on stderr (the directory, or the file and field that does not load).
+// The scenario files of comma-separated directories (io's loadScenarioDirectory each);
+// false with the reason on stderr (the directory, or the file and field that does not load).
 bool loadScenarioDirs(const std::string& dirs, std::vector<shardlab::Scenario>& out)
 {
-    namespace fs = std::filesystem;
-    size_t start = 0;
-    while (start <= dirs.size()) {
-        const size_t comma = std::min(dirs.find(',', start), dirs.size());
-        const std::string dir = dirs.substr(start, comma - start);
-        start = comma + 1;
+    std::stringstream list(dirs);
+    std::string dir;
+    while (std::getline(list, dir, ',')) {
         if (dir.empty())
             continue;
-        std::error_code ec;
-        std::vector<fs::path> files;
-        for (const auto& e : fs::directory_iterator(dir, ec))
-            if (e.is_regular_file() && e.path().extension() == ".json")
-                files.push_back(e.path());
-        if (ec || files.empty()) {
-            std::cerr << "shardlab-pretrain: --score-scenarios: " << dir << ": "
-                      << (ec ? "cannot read the directory: " + ec.message() : "no .json scenario files") << "\n";
+        auto loaded = shardlab::loadScenarioDirectory(dir);
+        if (!loaded.ok()) {
+            for (const shardlab::FieldError& e : loaded.errors)
+                std::cerr << "shardlab-pretrain: --score-scenarios: " << e.toString() << "\n";
             return false;
         }
-        std::sort(files.begin(), files.end());
-        for (const fs::path& f : files) {
-            auto s = shardlab::loadScenarioFile(f.string());
-            if (!s.ok()) {
-                std::cerr << "shardlab-pretrain: --score-scenarios: " << s.errors.front().toString() << "\n";
-                return false;
-            }
-            out.push_back(s.value);
-        }
+        for (const shardlab::ScenarioFile& f : loaded.value)
+            out.push_back(f.scenario);
     }
     return true;
 }
@@ -96,14 +81,10 @@ int scoreWeights(const std::string& file, const std::string& dirs, shardlab::rl:
         const auto log = [](const std::string& line) { std::cerr << line << std::endl; };
         const auto sc = dirs.empty() ? shardlab::rl::scorePolicy(bytes.value(), o, log)
                                      : shardlab::rl::scorePolicyOn(bytes.value(), scenarios, o, log);
-        char what[200];
-        if (dirs.empty())
-            std::snprintf(what, sizeof what, "selection scenarios (generator seed %llu)",
-                          static_cast<unsigned long long>(o.selectionSeed));
-        else
-            std::snprintf(what, sizeof what, "scenarios of %s", dirs.c_str());
+        const std::string what = dirs.empty() ? "selection scenarios (generator seed " + std::to_string(o.selectionSeed) + ")"
+                                              : "scenarios of " + dirs;
         std::printf("%s: %d %s, ppo at %d calls, %d seeds: best / optimum %.4f (mean), %.3f of scenarios at 0.99\n",
-                    file.c_str(), sc.scenarios, what, o.selectionBudget, o.selectionSearchSeeds, sc.meanRatio,
+                    file.c_str(), sc.scenarios, what.c_str(), o.selectionBudget, o.selectionSearchSeeds, sc.meanRatio,
                     sc.atOptimum);
     } catch (const std::exception& e) {
         std::cerr << "shardlab-pretrain: --score: " << file << ": " << e.what() << "\n";

@@ -2,6 +2,9 @@
 // read with every problem at its JSON path, written back in the same shape.
 #include "io/scenario_json.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "io/atomic_file.h"
 #include "io/format_json.h"
 #include "io/constraints_json.h"
@@ -268,6 +271,40 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
 Parsed<Scenario> loadScenarioFile(const std::string& path)
 {
     return io::loadWith<Scenario>(path, parseScenario);
+}
+
+Parsed<std::vector<ScenarioFile>> loadScenarioDirectory(const std::string& dir)
+{
+    namespace fs = std::filesystem;
+    Parsed<std::vector<ScenarioFile>> out;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        out.errors.push_back({dir, "", "no such directory"});
+        return out;
+    }
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.is_regular_file() && e.path().extension() == ".json")
+            files.push_back(e.path());
+    if (ec) {
+        out.errors.push_back({dir, "", "cannot read the directory: " + ec.message()});
+        return out;
+    }
+    if (files.empty()) {
+        out.errors.push_back({dir, "", "no .json scenario files"});
+        return out;
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+        Parsed<Scenario> s = loadScenarioFile(f.string());
+        if (!s.ok()) {
+            out.errors = std::move(s.errors);
+            out.value.clear();
+            return out;
+        }
+        out.value.push_back({f.string(), std::move(s.value)});
+    }
+    return out;
 }
 
 std::string modelToJson(const ModelSpec& m)

@@ -39,6 +39,14 @@ Parsed<ModelSpec> parseModel(const std::string& text, const std::string& file);
 Parsed<ClusterSpec> parseCluster(const std::string& text, const std::string& file);
 
 Parsed<Scenario> loadScenarioFile(const std::string& path);
+// The scenario files (*.json) of a directory, sorted by name, each loaded as
+// loadScenarioFile does. Errors: the directory (no such directory, unreadable, no .json
+// files; file = the directory) or the first file that does not load, with its fields.
+struct ScenarioFile {
+    std::string path;
+    Scenario scenario;
+};
+Parsed<std::vector<ScenarioFile>> loadScenarioDirectory(const std::string& dir);
 Parsed<Plan> loadPlanFile(const std::string& path);
 
 // A plan file with the scenario it was made for. Plans written by search --out, megatron

@@ -399,7 +399,8 @@ SelectionScore scorePolicyOn(const std::string& weights, const std::vector<Scena
     for (const Scenario& s : scenarios) {
         Item it;
         it.scenario = s;
-        std::string skip = s.workload.serving == ServingMode::Disaggregated ? "two pools: the score searches one" : "";
+        const FieldErrors refused = runSearchWithErrors(s, SearchOptions{});
+        std::string skip = refused.empty() ? "" : refused.front().toString();
         if (skip.empty()) {
             const SearchOutcome ex = exactWithin(s, o.exactWorkLimit);
             if (ex.failed)

@@ -87,8 +87,8 @@ SelectionScore scorePolicy(const std::string& weights, const PretrainOptions& o,
                            const std::function<void(const std::string&)>& log);
 
 // The same score on given scenarios (the shipped four, a held-out set): exact certifies
-// each within the options' work limit; a scenario it cannot certify, or one the search
-// cannot run as one pool (disaggregated, under load), is left out and named in `log`.
+// each within the options' work limit; a scenario it cannot certify, or one runSearchWith
+// refuses (two pools), is left out and named in `log` with the reason.
 SelectionScore scorePolicyOn(const std::string& weights, const std::vector<Scenario>& scenarios,
                              const PretrainOptions& o, const std::function<void(const std::string&)>& log);
 

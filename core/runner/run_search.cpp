@@ -318,15 +318,21 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
     return runOnePool(scenario, options, info, observer, stop);
 }
 
-SearchOutcome runSearchWith(const Scenario& scenario, const SearchOptions& options, const SearchAlgorithmInfo& info)
+FieldErrors runSearchWithErrors(const Scenario& scenario, const SearchOptions& options)
 {
-    SearchOutcome out;
-    out.algorithm = options.algorithm;
     FieldErrors errors = scenarioErrors(scenario);
     if (errors.empty() && scenario.workload.serving == ServingMode::Disaggregated)
         errors.push_back({{}, "scenario.workload.serving", "one pool only: a disaggregated scenario searches through runSearch"});
     if (options.underLoad)
         errors.push_back({{}, "under_load", "searching under load goes through runSearch"});
+    return errors;
+}
+
+SearchOutcome runSearchWith(const Scenario& scenario, const SearchOptions& options, const SearchAlgorithmInfo& info)
+{
+    SearchOutcome out;
+    out.algorithm = options.algorithm;
+    const FieldErrors errors = runSearchWithErrors(scenario, options);
     if (!errors.empty()) {
         out.message = errors.front().toString();
         return out;

@@ -103,6 +103,9 @@ SearchOutcome runSearch(const Scenario& scenario, const SearchOptions& options, 
 // entry for options.algorithm: the ppo pretrainer scores candidate policies with the
 // search users run. One-pool steady-state scenarios only; anything else is an error outcome.
 SearchOutcome runSearchWith(const Scenario& scenario, const SearchOptions& options, const SearchAlgorithmInfo& info);
+// What runSearchWith refuses `scenario` and `options` for (empty: it searches them): the
+// scenario's own errors, two pools, a search under load.
+FieldErrors runSearchWithErrors(const Scenario& scenario, const SearchOptions& options);
 
 // ---- The algorithm registry ---------------------------------------------------------
 

@@ -109,6 +109,7 @@ private Q_SLOTS:
     void badInput();
     void detectKind();
     void readTextFileErrors();
+    void scenarioDirectory();
     void atomicWriteReplacesExisting();
 };
 
@@ -519,6 +520,34 @@ void TestScenarioJson::readTextFileErrors()
     auto b = loadScenarioFile(bad.toStdString());
     QVERIFY(!b.ok());
     QVERIFY2(qs(b.firstError()).startsWith(bad + ": model.layers: "), b.firstError().c_str());
+}
+
+// A directory's *.json files load sorted by name, other files ignored; a directory that
+// is missing or has none, or one bad file, is an error naming the directory or the file
+// and field, with no scenarios.
+void TestScenarioJson::scenarioDirectory()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string d = dir.path().toStdString();
+    auto empty = loadScenarioDirectory(d);
+    QVERIFY(!empty.ok());
+    QCOMPARE(qs(empty.firstError()), qs(d + ": no .json scenario files"));
+    auto missing = loadScenarioDirectory(d + "/absent");
+    QVERIFY(!missing.ok());
+    QCOMPARE(qs(missing.firstError()), qs(d + "/absent: no such directory"));
+    QVERIFY(writeRaw(dir.path() + "/b.json", QByteArray::fromStdString(kScenario)));
+    QVERIFY(writeRaw(dir.path() + "/a.json", QByteArray::fromStdString(kScenario)));
+    QVERIFY(writeRaw(dir.path() + "/notes.txt", "not a scenario"));
+    auto two = loadScenarioDirectory(d);
+    QVERIFY2(two.ok(), two.firstError().c_str());
+    QCOMPARE(two.value.size(), size_t(2));
+    QCOMPARE(qs(two.value[0].path), qs(d + "/a.json"));
+    QCOMPARE(qs(two.value[1].path), qs(d + "/b.json"));
+    QVERIFY(writeRaw(dir.path() + "/c.json", QByteArray::fromStdString(replaceOnce(kScenario, "\"layers\": 80", "\"layers\": 0"))));
+    auto bad = loadScenarioDirectory(d);
+    QVERIFY(!bad.ok() && bad.value.empty());
+    QVERIFY2(qs(bad.firstError()).startsWith(qs(d + "/c.json: model.layers: ")), bad.firstError().c_str());
 }
 
 void TestScenarioJson::atomicWriteReplacesExisting()
