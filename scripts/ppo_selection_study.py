@@ -6,7 +6,7 @@ some file is below 0.99. Each file's header says how it was trained (its command
 it chose a checkpoint, every checkpoint's score), so the table can be remade.
 
     scripts/ppo_selection_study.py build/app/shardlab-pretrain [--weights F ...]
-        [--train 2,3,1s,2s] [--select 60] [--select-budget 1000] [--select-search-seeds 3] [--select-margin 0]
+        [--train 1,2,3,1s,2s] [--select 60] [--select-budget 1000] [--select-search-seeds 3] [--select-margin 0]
         [--check NAME=DIR[,DIR...] ...] [--doc docs/ppo.md --block ppo-selection-study]
 
 --train retrains the shipped weights' recorded command with each of these seeds (about
@@ -31,6 +31,8 @@ def retrain(pretrain, seed, select, out, o):
     cmd = shlex.split(header(SHIPPED)["command"])[1:]
     flags = dict(zip(cmd[0::2], cmd[1::2]))
     flags["--seed"], flags["--out"] = str(seed), out
+    for k in [k for k in flags if k.startswith("--select")]:  # the shipped file may have used selection
+        del flags[k]
     if select:
         flags.update({"--select": str(o.select), "--select-budget": str(o.select_budget),
                       "--select-search-seeds": str(o.select_search_seeds), "--select-margin": str(o.select_margin)})

@@ -77,7 +77,7 @@ GENERATORS = [
               lambda cli, doc, o: [cli, o.old_cli, o.old_label, "--doc", doc], needs="old build"),
     Generator("ppo-selection-study", "ppo_selection_study.py", "docs/ppo.md", ["ppo-selection-study"],
               lambda cli, doc, o: [os.path.join(os.path.dirname(cli), "shardlab-pretrain"), "--train",
-                                   "2,3,1s,2s,3s", "--check", "shipped=resources/scenarios", "--check",
+                                   "1,2,3,1s,2s,3s", "--check", "shipped=resources/scenarios", "--check",
                                    "held-out=resources/benchmarks/held-out,resources/benchmarks/held-out-2",
                                    "--doc", doc], needs="ppo"),
     Generator("ppo-eval-shipped", "ppo_eval.py", "docs/benchmarks.md", ["ppo-eval-shipped"],
