@@ -331,7 +331,6 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
     if (!knobValues(a, knobs, error))
         return reportErrors(err, {error});
 
-
     ojson jr = {{"budget", budget}, {"seeds", seeds}, {"scenarios", ojson::array()}};
     const bool json = a.flag("--json");
     // Ctrl-C stops the current run; only the scenarios completed before it are reported.
