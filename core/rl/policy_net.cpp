@@ -1,13 +1,17 @@
-// The layout-independent policy network (policy_net.h, docs/ppo.md). A LibTorch translation
-// unit (compile cost ~30 s).
+// The policy network itself (policy_net.h, docs/ppo.md): its modules, the encoding of a
+// scenario and an elite history, sampling, log-probabilities, and the PPO and imitation
+// updates. The one LibTorch translation unit of core/rl (compile cost ~30 s): every tensor,
+// module and optimizer stays in this file, behind Scene, History and Policy.
 #include "rl/policy_net.h"
+
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
-#include <sstream>
-
-#include "search/algorithms.h" // random01: the seeded draw the other searches use
+#include <mutex>
+#include <new>
+#include <numeric>
+#include <stdexcept>
 
 namespace shardlab::rl::net {
 
@@ -15,169 +19,83 @@ using torch::indexing::Slice;
 
 namespace {
 
-std::uint64_t fnv1a(const std::string& s)
+// LibTorch's default generator is process-wide.
+std::mutex& torchGlobalsMutex()
 {
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char ch : s) {
-        h ^= ch;
-        h *= 1099511628211ull;
-    }
-    return h;
+    static std::mutex m;
+    return m;
 }
 
-// Inverse-CDF draw over the allowed entries of `p` only: a masked entry is never drawn,
-// whatever the float rounding of its probability. -1 when nothing is allowed.
-int drawAllowed(const float* p, const std::uint8_t* allowed, int n, std::mt19937_64& rng)
+// Runs `f`, turning a LibTorch error into std::runtime_error with its first line, so no
+// c10 type leaves this file (the search loop reports it; nothing crashes). LibTorch's
+// allocation failures become std::bad_alloc: runSearch reports those as memory running
+// out and keeps the best plan found so far.
+template <typename F>
+auto guarded(F&& f) -> decltype(f())
 {
-    double total = 0;
-    for (int v = 0; v < n; ++v)
-        total += allowed[v] ? p[v] : 0.0;
-    double u = random01(rng) * total;
-    int pick = -1;
-    for (int v = 0; v < n; ++v) {
-        if (!allowed[v])
-            continue;
-        pick = v;
-        u -= p[v];
-        if (u < 0)
-            break;
-    }
-    return pick;
-}
-
-int argmaxAllowed(const float* p, const std::uint8_t* allowed, int n)
-{
-    int pick = -1;
-    for (int v = 0; v < n; ++v)
-        if (allowed[v] && (pick < 0 || p[v] > p[pick]))
-            pick = v;
-    return pick;
-}
-
-std::string valueName(const Slot& s, int v)
-{
-    if (s.kind == SlotKind::Operator)
-        return opOption(s.op, v).name;
-    return std::to_string(v);
-}
-
-
-} // namespace
-
-const char* kindName(SlotKind k)
-{
-    switch (k) {
-    case SlotKind::TensorParallel: return "tensor_parallel";
-    case SlotKind::PipelineParallel: return "pipeline_parallel";
-    case SlotKind::ExpertParallel: return "expert_parallel";
-    case SlotKind::Batch: return "batch";
-    case SlotKind::MicroBatches: return "micro_batches";
-    case SlotKind::RedundantExperts: return "redundant_experts";
-    case SlotKind::TwoBatchOverlap: return "two_batch_overlap";
-    case SlotKind::Instances: return "instances";
-    case SlotKind::Operator: return "operator";
-    }
-    return "unknown";
-}
-
-namespace {
-
-// Clamped log2 ratio scaled to about [-1, 1].
-float logRatio(double v, double of, double scale = 6)
-{
-    if (v <= 0 || of <= 0)
-        return 0;
-    return static_cast<float>(std::clamp(std::log2(v / of), -scale, scale) / scale);
-}
-
-// What value `v` (at position `index` of `count`) of `slot` means, in terms every scenario
-// shares (docs/ppo.md, "What a value means"): a degree by its size against the cluster, the
-// node and the model dimension it divides; an operator option by its layouts and what it
-// splits. A slot kind or a value list the network has never seen is still described.
-void describeValue(const Scenario& sc, const Slot& slot, int v, int index, int count, float* f)
-{
-    const ModelSpec& m = sc.model;
-    const double gpus = static_cast<double>(std::max(1LL, sc.cluster.totalGpus()));
-    const double node = std::max(1, sc.cluster.gpusPerNode);
-    if (slot.kind == SlotKind::Operator) {
-        const OpOption& o = opOption(slot.op, v);
-        f[7] = count > 1 ? float(index) / float(count - 1) : 0.0f;
-        f[8 + static_cast<int>(o.in)] = 1;
-        f[16 + static_cast<int>(o.out)] = 1;
-        f[24 + static_cast<int>(o.split)] = 1;
-        return;
-    }
-    const double x = std::log2(std::max(1, v)) / 12.0;
-    f[0] = static_cast<float>(x);
-    f[1] = static_cast<float>(x * x);
-    f[2] = gpus > 1 ? static_cast<float>(std::log2(std::max(1, v)) / std::log2(gpus)) : 0.0f;
-    f[7] = count > 1 ? float(index) / float(count - 1) : 0.0f;
-    switch (slot.kind) {
-    case SlotKind::TensorParallel:
-        f[3] = logRatio(v, node);
-        f[4] = logRatio(v, m.attentionHeads);
-        f[5] = m.attention == AttentionKind::MLA ? 0.0f : logRatio(v, m.kvHeads);
-        f[6] = v == 1;
-        break;
-    case SlotKind::PipelineParallel:
-        f[3] = logRatio(v, node);
-        f[4] = logRatio(v, m.layers);
-        f[6] = v == 1;
-        break;
-    case SlotKind::ExpertParallel:
-        f[3] = logRatio(v, node);
-        f[4] = logRatio(v, std::max(1, m.moe.experts));
-        f[6] = v == 1;
-        break;
-    case SlotKind::Batch:
-        f[4] = logRatio(v, 256, 10);
-        break;
-    case SlotKind::MicroBatches:
-        f[6] = v == 1;
-        break;
-    case SlotKind::RedundantExperts:
-        f[4] = m.moe.experts > 0 ? static_cast<float>(std::min(2.0, double(v) / m.moe.experts)) : 0.0f;
-        f[6] = v == 0;
-        break;
-    case SlotKind::TwoBatchOverlap:
-        f[6] = v == 0;
-        break;
-    case SlotKind::Instances:
-        f[3] = logRatio(gpus / std::max(1, v), node);
-        f[6] = v == 1;
-        break;
-    case SlotKind::Operator:
-        break;
+    try {
+        return f();
+    } catch (const c10::Error& e) {
+        const std::string what = e.what();
+        if (dynamic_cast<const c10::OutOfMemoryError*>(&e) || what.find("not enough memory") != std::string::npos)
+            throw std::bad_alloc();
+        throw std::runtime_error("LibTorch: " + what.substr(0, what.find('\n')));
     }
 }
 
-} // namespace
+struct EliteAttentionImpl : torch::nn::Module {
+    EliteAttentionImpl(int d, int heads);
+    struct Memory {
+        torch::Tensor keys, values; // [H, M, dh]
+        torch::Tensor bias;         // [M]
+    };
+    Memory project(const torch::Tensor& memory, const torch::Tensor& present);
+    torch::Tensor forward(const torch::Tensor& query, const Memory& mem); // [B, L, d] -> [B, L, d]
+    torch::nn::Linear q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
+    int m_heads, m_dh;
+};
+TORCH_MODULE(EliteAttention);
 
-SpaceLayout makeLayout(const SearchSpace& space)
-{
-    SpaceLayout L;
-    L.slots = space.slotCount();
-    L.widest = std::max(1, space.widestSlot());
-    std::vector<std::int64_t> token(static_cast<size_t>(L.slots) * L.widest, 0), kind, slot;
-    std::vector<float> features(static_cast<size_t>(L.slots) * L.widest * kValueFeatures, 0.0f);
-    for (int k = 0; k < L.slots; ++k) {
-        const Slot& s = space.slots()[k];
-        L.count.push_back(static_cast<int>(s.values.size()));
-        L.ordered.push_back(space.isOrdered(k));
-        kind.push_back(static_cast<std::int64_t>(fnv1a(std::string("kind:") + kindName(s.kind)) % kKindBuckets));
-        slot.push_back(static_cast<std::int64_t>(fnv1a(s.name) % kSlotBuckets));
-        for (int v = 0; v < L.count[k]; ++v) {
-            const size_t at = static_cast<size_t>(k) * L.widest + v;
-            token[at] = static_cast<std::int64_t>(fnv1a(s.name + "=" + valueName(s, s.values[v])) % kTokenBuckets);
-            describeValue(space.scenario(), s, s.values[v], v, L.count[k], features.data() + at * kValueFeatures);
-        }
-    }
-    L.tokenIndex = torch::tensor(token, torch::kLong).view({L.slots, L.widest});
-    L.features = torch::tensor(features).view({L.slots, L.widest, kValueFeatures});
-    L.kind = torch::tensor(kind, torch::kLong);
-    L.slotIndex = torch::tensor(slot, torch::kLong);
-    return L;
-}
+struct PolicyNetImpl : torch::nn::Module {
+    PolicyNetImpl(int d, int heads, float copyInit);
+    torch::Tensor decoder(const torch::Tensor& x);
+
+    int hidden, heads;
+    torch::nn::Linear featureIn{nullptr}, rewardIn{nullptr}, anchorKey{nullptr}, anchorIn{nullptr},
+        decoderIn{nullptr}, decoderOut{nullptr}, valueIn{nullptr}, valueOut{nullptr};
+    torch::nn::Embedding tokenTable{nullptr}, outTable{nullptr}, outBiasTable{nullptr}, slotTable{nullptr},
+        copyTable{nullptr}, kindTable{nullptr};
+    torch::nn::LayerNorm eliteNorm{nullptr};
+    EliteAttention contextAttention{nullptr}, slotAttention{nullptr};
+    torch::Tensor rankEmbedding, noEliteToken;
+};
+TORCH_MODULE(PolicyNet);
+
+// The elite history as tensors, frozen for one rollout so that the PPO ratio compares the
+// same conditional distributions.
+struct EliteSnapshot {
+    torch::Tensor choice;    // [T', S] long: value index per slot
+    torch::Tensor reward;    // [T', 1]
+    torch::Tensor present;   // [M] bool (the no-elite place is always present)
+    torch::Tensor proximity; // [M, S, V, kProximity]
+    int count = 0;
+    double scratch = 0;      // least share of samples drawn without an anchor elite
+};
+
+// What the network derives from the scenario, the space and the elites, once per batch.
+struct Context {
+    torch::Tensor context;      // [1, 1, d]
+    torch::Tensor anchorLogits; // [M], masked where no elite is present
+    torch::Tensor anchorProb;   // [M]: softmax mixed with the from-scratch floor
+    torch::Tensor anchorInput;  // [M, d]
+    torch::Tensor copy;         // [M, S, V]
+    torch::Tensor tokens;       // [S, V, d]: embeddings of every (slot, value)
+    torch::Tensor slotInput;    // [S, d]: the slots' own embeddings
+    torch::Tensor outW;         // [S, V, d]
+    torch::Tensor outB;         // [S, V]
+    torch::Tensor attention;    // [M]: the context's attention over the memory (mean of heads)
+    EliteAttentionImpl::Memory memory;
+};
 
 EliteAttentionImpl::EliteAttentionImpl(int d, int h) : m_heads(h), m_dh(d / h)
 {
@@ -255,63 +173,48 @@ torch::Tensor PolicyNetImpl::decoder(const torch::Tensor& x)
     return x + decoderOut->forward(torch::relu(decoderIn->forward(x)));
 }
 
-void Batch::append(const Batch& o)
+EliteSnapshot makeSnapshot(const SpaceLayout& L, const std::vector<EliteEntry>& elites, int memoryElites, double scratch)
 {
-    choices.insert(choices.end(), o.choices.begin(), o.choices.end());
-    anchors.insert(anchors.end(), o.anchors.begin(), o.anchors.end());
-    masks.insert(masks.end(), o.masks.begin(), o.masks.end());
-    temperature.insert(temperature.end(), o.temperature.begin(), o.temperature.end());
-}
-
-void Batch::clear()
-{
-    choices.clear();
-    anchors.clear();
-    masks.clear();
-    temperature.clear();
-}
-
-EliteSnapshot makeSnapshot(const SpaceLayout& L, const std::vector<EliteEntry>& elites, int memoryElites,
-                           double scratch)
-{
+    const EliteArrays a = eliteArrays(L, elites, memoryElites);
     EliteSnapshot s;
-    const int places = 1 + memoryElites;
-    s.count = std::min<int>(memoryElites, static_cast<int>(elites.size()));
+    s.count = a.count;
     s.scratch = scratch;
-    std::vector<std::int64_t> choice;
-    std::vector<float> rewards;
-    std::vector<float> prox(static_cast<size_t>(places) * L.slots * L.widest * kProximity, 0.0f);
-    std::vector<std::int64_t> present(places, 0);
-    present[0] = 1;
-    for (int i = 0; i < s.count; ++i) {
-        present[1 + i] = 1;
-        rewards.push_back(static_cast<float>(elites[i].reward));
-        for (int k = 0; k < L.slots; ++k) {
-            const int a = elites[i].choice[k];
-            choice.push_back(a);
-            for (int v = 0; v < L.count[k]; ++v) {
-                const int dist = std::abs(v - a);
-                const int c = dist == 0 ? 0 : (L.ordered[k] && dist <= 2 ? dist : -1);
-                if (c >= 0)
-                    prox[((static_cast<size_t>(1 + i) * L.slots + k) * L.widest + v) * kProximity + c] = 1.0f;
-            }
-        }
-    }
-    s.choice = torch::tensor(choice, torch::kLong).view({s.count, L.slots});
-    s.reward = torch::tensor(rewards, torch::kFloat).view({s.count, 1});
-    s.present = torch::tensor(present, torch::kLong).to(torch::kBool);
-    s.proximity = torch::tensor(prox).view({places, L.slots, L.widest, kProximity});
+    s.choice = torch::tensor(a.choice, torch::kLong).view({s.count, L.slots});
+    s.reward = torch::tensor(a.reward, torch::kFloat).view({s.count, 1});
+    s.present = torch::tensor(a.present, torch::kLong).to(torch::kBool);
+    s.proximity = torch::tensor(a.proximity).view({1 + memoryElites, L.slots, L.widest, kProximity});
     return s;
 }
 
-Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& features, const EliteSnapshot& s,
-               int memoryElites)
+} // namespace
+
+struct Scene::Data {
+    const SearchSpace* space = nullptr;
+    SpaceLayout L;
+    torch::Tensor tokenIndex; // [S, V] long
+    torch::Tensor features;   // [S, V, kValueFeatures]: what each value means
+    torch::Tensor kind;       // [S] long
+    torch::Tensor slotIndex;  // [S] long
+    torch::Tensor scenario;   // [1, 1, kScenarioFeatures]
+};
+
+
+struct History::Data {
+    EliteSnapshot s;
+    int memoryElites = 0;
+};
+
+
+namespace {
+
+Context encode(PolicyNet& net, const Scene::Data& sc, const EliteSnapshot& s, int memoryElites)
 {
+    const SpaceLayout& L = sc.L;
     const int d = net->hidden;
     const int places = 1 + memoryElites;
     Context c;
-    c.tokens = net->tokenTable->forward(L.tokenIndex) + net->valueIn->forward(L.features)
-        + net->kindTable->forward(L.kind).unsqueeze(1); // [S, V, d]
+    c.tokens = net->tokenTable->forward(sc.tokenIndex) + net->valueIn->forward(sc.features)
+        + net->kindTable->forward(sc.kind).unsqueeze(1); // [S, V, d]
     torch::Tensor memory = net->noEliteToken;
     if (memoryElites > 0) {
         torch::Tensor tokens = torch::zeros({memoryElites, d});
@@ -324,7 +227,7 @@ Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& featur
         }
         memory = torch::cat({memory, tokens}, 0); // [M, d]
     }
-    const auto query = torch::tanh(net->featureIn->forward(features)); // [1, 1, d]
+    const auto query = torch::tanh(net->featureIn->forward(sc.scenario)); // [1, 1, d]
     const auto ctxMem = net->contextAttention->project(memory, s.present);
     c.context = query + net->contextAttention->forward(query, ctxMem);
     {
@@ -343,18 +246,18 @@ Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& featur
     if (floor > 0)
         c.anchorProb = c.anchorProb + torch::one_hot(torch::tensor(std::int64_t(0)), places).to(torch::kFloat) * floor;
     c.anchorInput = net->anchorIn->forward(memory);
-    c.copy = (s.proximity * net->copyTable->forward(L.slotIndex).unsqueeze(1)).sum(-1); // [M, S, V]
-    c.slotInput = net->slotTable->forward(L.slotIndex);
+    c.copy = (s.proximity * net->copyTable->forward(sc.slotIndex).unsqueeze(1)).sum(-1); // [M, S, V]
+    c.slotInput = net->slotTable->forward(sc.slotIndex);
     // A value's output direction: its name's row plus what it means.
-    c.outW = net->outTable->forward(L.tokenIndex) + net->valueOut->forward(L.features);
-    c.outB = net->outBiasTable->forward(L.tokenIndex).squeeze(-1);
+    c.outW = net->outTable->forward(sc.tokenIndex) + net->valueOut->forward(sc.features);
+    c.outB = net->outBiasTable->forward(sc.tokenIndex).squeeze(-1);
     c.memory = net->slotAttention->project(memory, s.present);
     return c;
 }
 
 std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayout& L, const Context& c,
                                                 const torch::Tensor& anchors, const torch::Tensor& actions,
-                                                const torch::Tensor& mask, const torch::Tensor& temperature)
+                                                const torch::Tensor& mask, const torch::Tensor& temperature = {})
 {
     const int64_t b = actions.size(0);
     const auto anchorLogp = torch::log(c.anchorProb + 1e-12);
@@ -375,22 +278,15 @@ std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayou
     return {chosen, entropy};
 }
 
-namespace {
-
 // The slots of `out`'s n samples in order, each drawn from the policy given the anchors in
-// out.anchors and the earlier choices. With `near`, sample i keeps near->choice's value at
+// out.anchors and the earlier choices. With `near`, sample i keeps nearChoice's value at
 // every slot but its free ones (where the mask still allows it) and draws each free slot
-// from the policy without near->choice's own value there (when another is allowed); from
-// slot redrawFrom[i] on, every slot is drawn from the policy given the new prefix.
-struct Near {
-    const std::vector<int>* choice = nullptr;
-    std::vector<std::vector<int>> free; // per sample: its free slots
-    std::vector<int> redrawFrom;        // per sample: the first slot drawn afresh (slots: none)
-};
+// from the policy without nearChoice's own value there (when another is allowed); from
+// slot near->redrawFrom[i] on, every slot is drawn from the policy given the new prefix.
 
 void decodeSlots(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, Batch& out,
                  bool greedy, std::mt19937_64& rng, std::vector<std::vector<double>>* probs, float temperature,
-                 const Near* near)
+                 const std::vector<int>* nearChoice, const NearPlan* near)
 {
     const int n = static_cast<int>(out.anchors.size());
     const auto anchors = torch::tensor(out.anchors, torch::kLong);
@@ -415,22 +311,7 @@ void decodeSlots(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L,
         for (int i = 0; i < n; ++i) {
             const float* row = pp + static_cast<size_t>(i) * L.widest;
             const std::uint8_t* ok = out.masks.data() + i * rowStride + k * L.widest;
-            int pick = -1;
-            if (near) {
-                const int keep = (*near->choice)[k];
-                const auto& f = near->free[i];
-                if (k >= near->redrawFrom[i]) {
-                    pick = -1;
-                } else if (std::find(f.begin(), f.end(), k) == f.end()) {
-                    pick = keep >= 0 && keep < L.count[k] && ok[keep] ? keep : -1;
-                } else {
-                    std::copy(ok, ok + L.widest, without.begin());
-                    if (keep >= 0 && keep < L.count[k])
-                        without[keep] = 0;
-                    if (std::any_of(without.begin(), without.begin() + L.count[k], [](std::uint8_t v) { return v != 0; }))
-                        pick = drawAllowed(row, without.data(), L.count[k], rng);
-                }
-            }
+            int pick = near ? pickNear(*nearChoice, *near, i, k, L, row, ok, without, rng) : -1;
             if (pick < 0)
                 pick = greedy ? argmaxAllowed(row, ok, L.count[k]) : drawAllowed(row, ok, L.count[k], rng);
             out.choices[i][k] = std::max(pick, 0); // pick < 0 only if the slot has no allowed value
@@ -451,73 +332,266 @@ Batch emptyBatch(const SpaceLayout& L, int n, float temperature)
     return out;
 }
 
+
 } // namespace
 
-Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int n, bool greedy,
-             std::mt19937_64& rng, std::vector<double>* anchorProbs, std::vector<std::vector<double>>* probs,
-             float temperature)
+int setThreads(int threads)
 {
-    torch::NoGradGuard noGrad;
-    const int places = static_cast<int>(c.anchorProb.size(0));
-    Batch out = emptyBatch(L, n, temperature);
+    return guarded([&] {
+        const int previous = torch::get_num_threads();
+        torch::set_num_threads(std::max(1, threads));
+        return previous;
+    });
+}
+
+Scene::Scene(const SearchSpace& space, const std::vector<float>& features) : m_data(std::make_unique<Data>())
+{
+    guarded([&] {
+        Data& d = *m_data;
+        d.space = &space;
+        d.L = makeLayout(space);
+        d.tokenIndex = torch::tensor(d.L.tokenIndex, torch::kLong).view({d.L.slots, d.L.widest});
+        d.features = torch::tensor(d.L.features).view({d.L.slots, d.L.widest, kValueFeatures});
+        d.kind = torch::tensor(d.L.kind, torch::kLong);
+        d.slotIndex = torch::tensor(d.L.slotIndex, torch::kLong);
+        std::vector<float> f(features);
+        f.resize(PpoAgent::kScenarioFeatures, 0.0f);
+        d.scenario = torch::tensor(f).view({1, 1, PpoAgent::kScenarioFeatures});
+    });
+}
+Scene::~Scene() = default;
+Scene::Scene(Scene&&) noexcept = default;
+Scene& Scene::operator=(Scene&&) noexcept = default;
+const SpaceLayout& Scene::layout() const { return m_data->L; }
+
+History::History() : m_data(std::make_unique<Data>()) {}
+History::History(const Scene& scene, const std::vector<EliteEntry>& elites, int memoryElites, double scratch)
+    : m_data(std::make_unique<Data>())
+{
+    guarded([&] {
+        m_data->s = makeSnapshot(scene.layout(), elites, memoryElites, scratch);
+        m_data->memoryElites = memoryElites;
+    });
+}
+History::~History() = default;
+History::History(History&&) noexcept = default;
+History& History::operator=(History&&) noexcept = default;
+int History::count() const { return m_data->s.count; }
+
+struct Policy::Impl {
+    PolicyNet net{nullptr};
+    std::unique_ptr<torch::optim::Adam> adam;
+
+    // Mean negative log-likelihood (nats per plan) of the optimum from every anchor present.
+    torch::Tensor exampleLoss(const ImitationExample& x, int memoryElites)
     {
-        const auto pa = c.anchorProb.contiguous();
-        const float* p = pa.data_ptr<float>();
-        const auto la = c.anchorLogits.contiguous();
-        const float* lp = la.data_ptr<float>();
-        std::vector<std::uint8_t> present(places);
-        for (int m = 0; m < places; ++m)
-            present[m] = lp[m] > kMaskedLogit / 2;
-        for (int i = 0; i < n; ++i)
-            out.anchors.push_back(std::max(0, greedy ? argmaxAllowed(p, present.data(), places)
-                                                     : drawAllowed(p, present.data(), places, rng)));
-        if (anchorProbs)
-            anchorProbs->assign(p, p + places);
+        const Scene::Data& sc = x.scene->data();
+        const SpaceLayout& L = sc.L;
+        const EliteSnapshot s = makeSnapshot(L, x.elites, memoryElites, 0.0);
+        const Context c = encode(net, sc, s, memoryElites);
+        const int b = 1 + s.count;
+        const auto anchors = torch::arange(b, torch::kLong);
+        const auto actions = torch::tensor(std::vector<std::int64_t>(x.target->begin(), x.target->end()), torch::kLong)
+                                 .unsqueeze(0)
+                                 .expand({b, L.slots});
+        const auto targetMask =
+            torch::from_blob(const_cast<std::uint8_t*>(x.targetMask->data()), {L.slots, L.widest}, torch::kUInt8)
+                .to(torch::kBool);
+        const auto mask = targetMask.unsqueeze(0).expand({b, L.slots, L.widest});
+        const auto logp =
+            logProb(net, L, c, anchors, actions, mask).first - torch::log(c.anchorProb + 1e-12).index_select(0, anchors);
+        return -logp.mean();
     }
-    decodeSlots(net, space, L, c, out, greedy, rng, probs, temperature, nullptr);
-    return out;
+};
+
+Policy::Policy(int hidden, int heads, float copyInit, const std::uint64_t* seed) : m_impl(std::make_unique<Impl>())
+{
+    guarded([&] {
+        std::lock_guard<std::mutex> lock(torchGlobalsMutex());
+        if (seed)
+            torch::manual_seed(*seed);
+        m_impl->net = PolicyNet(hidden, heads, copyInit);
+    });
 }
 
-Batch decodeNear(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int place,
-                 const std::vector<int>& choice, int n, std::mt19937_64& rng, float temperature)
+Policy::~Policy() = default;
+
+std::vector<NamedValues> Policy::parameters() const
 {
-    torch::NoGradGuard noGrad;
-    Batch out = emptyBatch(L, n, temperature);
-    const int places = static_cast<int>(c.anchorProb.size(0));
-    out.anchors.assign(n, std::clamp(place, 0, places - 1));
-    std::vector<int> open; // slots with a choice to make
-    for (int k = 0; k < L.slots; ++k)
-        if (L.count[k] > 1)
-            open.push_back(k);
-    Near near;
-    near.choice = &choice;
-    near.free.resize(n);
-    near.redrawFrom.assign(n, L.slots);
-    for (int i = 0; i < n && !open.empty(); ++i) {
-        // One sample in three changes one slot and lets the policy redraw every slot after it
-        // given the change: values that only pay together (an expert-parallel degree with its
-        // redundant experts and engine instances) move as one step, the policy choosing them.
-        // The others change one slot, or a pair that only pays together, and keep the rest.
-        if (rng() % 3 == 0) {
-            const int k = open[rng() % open.size()];
-            near.free[i].push_back(k);
-            near.redrawFrom[i] = k + 1;
-            continue;
+    return guarded([&] {
+        std::vector<NamedValues> out;
+        for (const auto& p : m_impl->net->named_parameters(true)) {
+            const torch::Tensor t = p.value().detach().contiguous().to(torch::kFloat);
+            out.push_back({p.key(), std::vector<float>(t.data_ptr<float>(), t.data_ptr<float>() + t.numel())});
         }
-        const int count = 1 + static_cast<int>(rng() % 2);
-        for (int j = 0; j < count; ++j)
-            near.free[i].push_back(open[rng() % open.size()]);
-    }
-    decodeSlots(net, space, L, c, out, false, rng, nullptr, temperature, &near);
-    return out;
+        return out;
+    });
 }
 
-std::vector<std::uint8_t> pathMask(const SearchSpace& space, const SpaceLayout& L, const std::vector<int>& choice)
+bool Policy::assign(const std::string& name, const std::vector<float>& values)
 {
-    std::vector<std::uint8_t> m(static_cast<size_t>(L.slots) * L.widest, 0);
-    for (int k = 0; k < L.slots; ++k)
-        space.mask(k, choice.data(), m.data() + static_cast<size_t>(k) * L.widest);
-    return m;
+    return guarded([&] {
+        auto params = m_impl->net->named_parameters(true);
+        torch::Tensor* t = params.find(name);
+        if (!t || t->numel() != static_cast<std::int64_t>(values.size()))
+            return false;
+        torch::NoGradGuard g;
+        t->copy_(torch::tensor(values).view(t->sizes()));
+        return true;
+    });
+}
+
+void Policy::makeOptimizer(double learningRate)
+{
+    guarded([&] {
+        m_impl->adam = std::make_unique<torch::optim::Adam>(m_impl->net->parameters(),
+                                                            torch::optim::AdamOptions(learningRate));
+    });
+}
+
+Batch Policy::decode(const Scene& scene, const History& h, int n, bool greedy, std::mt19937_64& rng,
+                     std::vector<double>* anchorProbs, std::vector<std::vector<double>>* probs, float temperature,
+                     std::vector<double>* attention)
+{
+    return guarded([&] {
+        torch::NoGradGuard noGrad;
+        const Scene::Data& sc = scene.data();
+        const Context c = encode(m_impl->net, sc, h.data().s, h.data().memoryElites);
+        const int places = static_cast<int>(c.anchorProb.size(0));
+        Batch out = emptyBatch(sc.L, n, temperature);
+        {
+            const auto pa = c.anchorProb.contiguous();
+            const float* p = pa.data_ptr<float>();
+            const auto la = c.anchorLogits.contiguous();
+            const float* lp = la.data_ptr<float>();
+            std::vector<std::uint8_t> present(places);
+            for (int m = 0; m < places; ++m)
+                present[m] = lp[m] > kMaskedLogit / 2;
+            for (int i = 0; i < n; ++i)
+                out.anchors.push_back(std::max(0, greedy ? argmaxAllowed(p, present.data(), places)
+                                                         : drawAllowed(p, present.data(), places, rng)));
+            if (anchorProbs)
+                anchorProbs->assign(p, p + places);
+        }
+        decodeSlots(m_impl->net, *sc.space, sc.L, c, out, greedy, rng, probs, temperature, nullptr, nullptr);
+        if (attention) {
+            const auto att = c.attention.contiguous();
+            attention->assign(att.data_ptr<float>(), att.data_ptr<float>() + att.numel());
+        }
+        return out;
+    });
+}
+
+Batch Policy::decodeNear(const Scene& scene, const History& h, int place, const std::vector<int>& choice, int n,
+                         std::mt19937_64& rng, float temperature)
+{
+    return guarded([&] {
+        torch::NoGradGuard noGrad;
+        const Scene::Data& sc = scene.data();
+        const Context c = encode(m_impl->net, sc, h.data().s, h.data().memoryElites);
+        Batch out = emptyBatch(sc.L, n, temperature);
+        const int places = static_cast<int>(c.anchorProb.size(0));
+        out.anchors.assign(n, std::clamp(place, 0, places - 1));
+        const NearPlan near = planNear(sc.L, n, rng);
+        decodeSlots(m_impl->net, *sc.space, sc.L, c, out, false, rng, nullptr, temperature, &choice, &near);
+        return out;
+    });
+}
+
+PpoUpdateMetrics Policy::ppoUpdate(const Scene& scene, const History& h, const LearningSamples& s,
+                                   const PpoOptions& options, std::mt19937_64& rng)
+{
+    return guarded([&] {
+        PpoUpdateMetrics m;
+        m.baseline = s.baseline;
+        const int n = s.n;
+        if (n == 0)
+            return m;
+        const Scene::Data& sc = scene.data();
+        const SpaceLayout& L = sc.L;
+        PolicyNet& net = m_impl->net;
+        const auto encodeFrozen = [&] { return encode(net, sc, h.data().s, h.data().memoryElites); };
+        const auto actions = torch::tensor(s.actions, torch::kLong).view({n, L.slots});
+        const auto anchors = torch::tensor(s.anchors, torch::kLong);
+        const auto temperature = torch::tensor(s.temperature);
+        const auto mask =
+            torch::from_blob(const_cast<std::uint8_t*>(s.masks.data()), {n, L.slots, L.widest}, torch::kUInt8)
+                .to(torch::kBool);
+        torch::Tensor oldLogp, advantage;
+        {
+            torch::NoGradGuard noGrad;
+            oldLogp = logProb(net, L, encodeFrozen(), anchors, actions, mask, temperature).first;
+            // Standardized: the step size does not depend on the reward's scale.
+            auto a = torch::tensor(s.reward) - static_cast<float>(s.baseline);
+            if (n > 1)
+                a = a / (a.std(false) + 1e-8);
+            advantage = a;
+        }
+        const double eps = options.clipRange;
+        const int mbSize = std::max(1, (n + options.minibatches - 1) / options.minibatches);
+        std::vector<std::int64_t> order(n);
+        for (int epoch = 0; epoch < options.epochs; ++epoch) {
+            std::iota(order.begin(), order.end(), 0);
+            for (int i = n - 1; i > 0; --i) // Fisher-Yates with the seeded engine: same order everywhere
+                std::swap(order[i], order[rng() % static_cast<std::uint64_t>(i + 1)]);
+            for (int start = 0; start < n; start += mbSize) {
+                const int len = std::min(mbSize, n - start);
+                const Context c = encodeFrozen();
+                const auto idx = torch::tensor(
+                    std::vector<std::int64_t>(order.begin() + start, order.begin() + start + len), torch::kLong);
+                auto [logp, entropy] = logProb(net, L, c, anchors.index({idx}), actions.index({idx}),
+                                               mask.index({idx}), temperature.index({idx}));
+                const auto adv = advantage.index({idx});
+                const auto ratio = torch::exp(logp - oldLogp.index({idx}));
+                const auto policyLoss = -torch::min(ratio * adv, torch::clamp(ratio, 1 - eps, 1 + eps) * adv).mean();
+                const auto entropyMean = entropy.mean();
+                const auto loss = policyLoss - options.entropyCoef * entropyMean;
+                m_impl->adam->zero_grad();
+                loss.backward();
+                const double gradNorm = torch::nn::utils::clip_grad_norm_(net->parameters(), options.maxGradNorm);
+                m_impl->adam->step();
+
+                torch::NoGradGuard noGrad;
+                m.gradNorm += gradNorm;
+                m.policyLoss += policyLoss.item<double>();
+                m.entropy += entropyMean.item<double>();
+                m.approxKl += ((ratio - 1) - torch::log(ratio)).mean().item<double>();
+                m.clipFraction += ((ratio - 1).abs() > eps).to(torch::kFloat).mean().item<double>();
+                ++m.minibatches;
+            }
+        }
+        const double k = std::max(1, m.minibatches);
+        m.gradNorm /= k;
+        m.policyLoss /= k;
+        m.entropy /= k;
+        m.approxKl /= k;
+        m.clipFraction /= k;
+        m.samples = n;
+        return m;
+    });
+}
+
+double Policy::imitationStep(const std::vector<ImitationExample>& examples, int memoryElites)
+{
+    return guarded([&] {
+        m_impl->adam->zero_grad();
+        torch::Tensor loss = torch::zeros({});
+        for (const ImitationExample& x : examples)
+            loss = loss + m_impl->exampleLoss(x, memoryElites);
+        loss = loss / double(std::max<size_t>(1, examples.size()));
+        loss.backward();
+        torch::nn::utils::clip_grad_norm_(m_impl->net->parameters(), 1.0);
+        m_impl->adam->step();
+        return loss.item<double>();
+    });
+}
+
+double Policy::imitationLoss(const ImitationExample& example, int memoryElites)
+{
+    return guarded([&] {
+        torch::NoGradGuard g;
+        return m_impl->exampleLoss(example, memoryElites).item<double>();
+    });
 }
 
 } // namespace shardlab::rl::net

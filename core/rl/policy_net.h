@@ -1,5 +1,7 @@
-// PRIVATE to core/rl: included only by its .cpp files (policy_net.cpp, ppo_agent.cpp),
-// never by a public header, so no LibTorch type leaves the RL library.
+// PRIVATE to core/rl: included only by its .cpp files, never by a public header. Plain
+// C++: LibTorch stays inside policy_net.cpp, the one translation unit that includes it;
+// the network, its tensors and its optimizer are behind the opaque Scene, History and
+// Policy below.
 //
 // The Learn-to-Shard policy network, independent of any one search space (docs/ppo.md,
 // "A policy that carries across scenarios"): every parameter is keyed by names, not by
@@ -11,14 +13,14 @@
 // loaded into any scenario's search.
 #pragma once
 
-#include <torch/torch.h>
-
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "rl/ppo_agent.h"
+#include "rl/ppo_options.h"
 #include "search/search_space.h"
 
 namespace shardlab::rl::net {
@@ -26,89 +28,24 @@ namespace shardlab::rl::net {
 constexpr int kTokenBuckets = 2048; // hashed (slot, value) names
 constexpr int kSlotBuckets = 256;   // hashed slot names
 constexpr int kKindBuckets = 32;    // hashed slot-kind names: a new kind gets its own row
-constexpr int kValueFeatures = 27;  // what a value means (valueFeatures in policy_net.cpp)
+constexpr int kValueFeatures = 27;  // what a value means (describeValue in policy_layout.cpp)
 constexpr int kMaxElite = 16;       // rank embeddings (PpoOptions::elite's upper bound)
 constexpr int kProximity = 3;       // copy features: same value, one step away, two steps away
 constexpr float kMaskedLogit = -1e9f;
 
-// A search space seen through names: what the network needs of it.
+// A search space seen through names: what the network reads of it, row-major.
 struct SpaceLayout {
     int slots = 0, widest = 0;
-    std::vector<int> count;           // values per slot
-    std::vector<std::uint8_t> ordered; // per slot
-    torch::Tensor tokenIndex;  // [S, V] long: bucket of (slot name, value name); 0 where padded
-    torch::Tensor features;    // [S, V, kValueFeatures] float: what each value means
-    torch::Tensor kind;        // [S] long: bucket of the slot kind's name
-    torch::Tensor slotIndex;   // [S] long: bucket of the slot's name
+    std::vector<int> count;             // values per slot
+    std::vector<std::uint8_t> ordered;  // per slot
+    std::vector<std::int64_t> tokenIndex; // [S, V]: bucket of (slot name, value name); 0 where padded
+    std::vector<float> features;        // [S, V, kValueFeatures]: what each value means
+    std::vector<std::int64_t> kind;     // [S]: bucket of the slot kind's name
+    std::vector<std::int64_t> slotIndex; // [S]: bucket of the slot's name
 };
 SpaceLayout makeLayout(const SearchSpace& space);
 // A slot kind's name: its hashed row in kind_table is keyed by it, not by the enum's value.
 const char* kindName(SlotKind k);
-
-struct EliteAttentionImpl : torch::nn::Module {
-    EliteAttentionImpl(int d, int heads);
-    struct Memory {
-        torch::Tensor keys, values; // [H, M, dh]
-        torch::Tensor bias;         // [M]
-    };
-    Memory project(const torch::Tensor& memory, const torch::Tensor& present);
-    torch::Tensor forward(const torch::Tensor& query, const Memory& mem); // [B, L, d] -> [B, L, d]
-    torch::nn::Linear q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
-    int m_heads, m_dh;
-};
-TORCH_MODULE(EliteAttention);
-
-struct PolicyNetImpl : torch::nn::Module {
-    PolicyNetImpl(int d, int heads, float copyInit);
-    torch::Tensor decoder(const torch::Tensor& x);
-
-    int hidden, heads;
-    torch::nn::Linear featureIn{nullptr}, rewardIn{nullptr}, anchorKey{nullptr}, anchorIn{nullptr},
-        decoderIn{nullptr}, decoderOut{nullptr}, valueIn{nullptr}, valueOut{nullptr};
-    torch::nn::Embedding tokenTable{nullptr}, outTable{nullptr}, outBiasTable{nullptr}, slotTable{nullptr},
-        copyTable{nullptr}, kindTable{nullptr};
-    torch::nn::LayerNorm eliteNorm{nullptr};
-    EliteAttention contextAttention{nullptr}, slotAttention{nullptr};
-    torch::Tensor rankEmbedding, noEliteToken;
-};
-TORCH_MODULE(PolicyNet);
-
-// The elite history as tensors, frozen for one rollout so that the PPO ratio compares the
-// same conditional distributions.
-struct EliteSnapshot {
-    torch::Tensor choice;    // [T', S] long: value index per slot
-    torch::Tensor reward;    // [T', 1]
-    torch::Tensor present;   // [M] bool (the no-elite place is always present)
-    torch::Tensor proximity; // [M, S, V, kProximity]
-    int count = 0;
-    double scratch = 0;      // least share of samples drawn without an anchor elite
-};
-EliteSnapshot makeSnapshot(const SpaceLayout& L, const std::vector<EliteEntry>& elites, int memoryElites,
-                           double scratch);
-
-// What the network derives from the scenario, the space and the elites, once per batch.
-struct Context {
-    torch::Tensor context;      // [1, 1, d]
-    torch::Tensor anchorLogits; // [M], masked where no elite is present
-    torch::Tensor anchorProb;   // [M]: softmax mixed with the from-scratch floor
-    torch::Tensor anchorInput;  // [M, d]
-    torch::Tensor copy;         // [M, S, V]
-    torch::Tensor tokens;       // [S, V, d]: embeddings of every (slot, value)
-    torch::Tensor slotInput;    // [S, d]: the slots' own embeddings
-    torch::Tensor outW;         // [S, V, d]
-    torch::Tensor outB;         // [S, V]
-    torch::Tensor attention;    // [M]: the context's attention over the memory (mean of heads)
-    EliteAttentionImpl::Memory memory;
-};
-Context encode(PolicyNet& net, const SpaceLayout& L, const torch::Tensor& features, const EliteSnapshot& s,
-               int memoryElites);
-
-// Log-probabilities [B] and entropies [B] of given samples (teacher forcing), each under
-// the sampling temperature it was drawn at ([B]; undefined = 1): the value logits are
-// divided by it (the anchor's are not).
-std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayout& L, const Context& c,
-                                                const torch::Tensor& anchors, const torch::Tensor& actions,
-                                                const torch::Tensor& mask, const torch::Tensor& temperature = {});
 
 // One batch of samples: the anchor (memory place) and the slot choices of each.
 struct Batch {
@@ -120,32 +57,161 @@ struct Batch {
     void clear();
 };
 
-// Decodes n samples: the anchor, then the slots in order (each mask depends on the earlier
-// choices). Greedy: argmax everywhere. The anchor distribution and the first sample's
-// per-slot value probabilities go to `anchorProbs` and `probs` if given.
-Batch decode(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int n, bool greedy,
-             std::mt19937_64& rng, std::vector<double>* anchorProbs, std::vector<std::vector<double>>* probs,
-             float temperature = 1.0f);
-
-// Decodes n samples near `choice` (an elite's slot values, at memory place `place`): each
-// keeps choice's values but at one or two free slots, drawn at random, where the policy
-// draws a value other than choice's (given the slots before it; a later slot whose value
-// the mask no longer allows is drawn from the policy too); one sample in three instead
-// changes one slot and draws every later slot from the policy given the change (values
-// that only pay together move in one step). Exploration from an elite that stays the
-// policy's own proposal: the free slots' values are the policy's choices.
-Batch decodeNear(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, int place,
-                 const std::vector<int>& choice, int n, std::mt19937_64& rng, float temperature = 1.0f);
-
 // Teacher-forcing masks of a given choice path: [S, V] bytes.
 std::vector<std::uint8_t> pathMask(const SearchSpace& space, const SpaceLayout& L, const std::vector<int>& choice);
+
+// Inverse-CDF draw over the allowed entries of `p` only: a masked entry is never drawn,
+// whatever the float rounding of its probability. -1 when nothing is allowed.
+int drawAllowed(const float* p, const std::uint8_t* allowed, int n, std::mt19937_64& rng);
+int argmaxAllowed(const float* p, const std::uint8_t* allowed, int n);
+
+// Which slots each of n samples near an elite redraws (decodeNear): per sample its free
+// slots, and the first slot from which every slot is drawn afresh (slots: none).
+struct NearPlan {
+    std::vector<std::vector<int>> free;
+    std::vector<int> redrawFrom;
+};
+NearPlan planNear(const SpaceLayout& L, int n, std::mt19937_64& rng);
+// Sample i's value at slot k near `choice`: choice's own where k is not free (if the mask
+// `ok` still allows it), a policy draw from `row` without choice's value where k is free
+// (when another is allowed), -1 where the policy draws as usual (from redrawFrom on, or
+// when neither applies). `without` is scratch space of L.widest bytes.
+int pickNear(const std::vector<int>& choice, const NearPlan& plan, int i, int k, const SpaceLayout& L,
+             const float* row, const std::uint8_t* ok, std::vector<std::uint8_t>& without, std::mt19937_64& rng);
+
+// The first min(memoryElites, elites) elites as the network's memory reads them, flat:
+// their choices [count, S], rewards [count], which of the 1 + memoryElites places hold one
+// (the no-elite place always), and per place, slot and value whether the value is the
+// elite's own, one or two steps from it on an ordered slot [M, S, V, kProximity].
+struct EliteArrays {
+    int count = 0;
+    std::vector<std::int64_t> choice, present;
+    std::vector<float> reward, proximity;
+};
+EliteArrays eliteArrays(const SpaceLayout& L, const std::vector<EliteEntry>& elites, int memoryElites);
+
+// A scenario's search space and features as the network reads them (tensors inside).
+class Scene {
+public:
+    // `features`: the scenario's kScenarioFeatures values (rl::scenarioFeatures); padded
+    // with zeros if shorter.
+    Scene(const SearchSpace& space, const std::vector<float>& features);
+    ~Scene();
+    Scene(Scene&&) noexcept;
+    Scene& operator=(Scene&&) noexcept;
+    const SpaceLayout& layout() const;
+    struct Data;
+    const Data& data() const { return *m_data; }
+
+private:
+    std::unique_ptr<Data> m_data;
+};
+
+// The elite history frozen for one rollout, so that the PPO ratio compares the same
+// conditional distributions: the first `memoryElites` elites, and the least share of
+// samples drawn without an anchor elite.
+class History {
+public:
+    History();
+    History(const Scene& scene, const std::vector<EliteEntry>& elites, int memoryElites, double scratch);
+    ~History();
+    History(History&&) noexcept;
+    History& operator=(History&&) noexcept;
+    int count() const; // elites present
+    struct Data;
+    const Data& data() const { return *m_data; }
+
+private:
+    std::unique_ptr<Data> m_data;
+};
+
+// The PPO update's samples, chosen by the agent (its baseline rule): n samples, flat.
+struct LearningSamples {
+    int n = 0;
+    double baseline = 0;
+    std::vector<std::int64_t> actions, anchors; // [n * S], [n]
+    std::vector<std::uint8_t> masks;            // [n * S * V]
+    std::vector<float> temperature, reward;     // [n] each
+};
+
+// One imitation example: the optimum `target` (with its teacher-forcing mask, pathMask)
+// under an elite history, from every anchor present.
+struct ImitationExample {
+    const Scene* scene = nullptr;
+    const std::vector<int>* target = nullptr;
+    const std::vector<std::uint8_t>* targetMask = nullptr;
+    std::vector<EliteEntry> elites;
+};
+
+// The network's named parameters as plain values, in the network's order.
+struct NamedValues {
+    std::string name;
+    std::vector<float> values;
+};
+
+// Sets LibTorch's intra-op threads and caps OpenBLAS's pool to match; returns the previous
+// LibTorch setting.
+int setThreads(int threads);
+
+// The policy network with its optimizer. Every member turns a LibTorch error into
+// std::runtime_error and an allocation failure into std::bad_alloc.
+class Policy {
+public:
+    // With a seed, LibTorch's process-wide generator is seeded with it (under a process-wide
+    // lock) before the initial parameters are drawn, so the same seed gives the same network.
+    Policy(int hidden, int heads, float copyInit, const std::uint64_t* seed);
+    ~Policy();
+    Policy(const Policy&) = delete;
+    Policy& operator=(const Policy&) = delete;
+
+    std::vector<NamedValues> parameters() const;
+    // Copies `values` into the parameter `name` (sizes checked by the caller); false if the
+    // network has no such parameter.
+    bool assign(const std::string& name, const std::vector<float>& values);
+    // Adam over every parameter, for ppoUpdate and imitationStep.
+    void makeOptimizer(double learningRate);
+
+    // Decodes n samples: the anchor, then the slots in order (each mask depends on the
+    // earlier choices). Greedy: argmax everywhere. The anchor distribution, the first
+    // sample's per-slot value probabilities and the scenario context's attention over the
+    // memory (mean of heads) go to the pointers given.
+    Batch decode(const Scene& scene, const History& h, int n, bool greedy, std::mt19937_64& rng,
+                 std::vector<double>* anchorProbs = nullptr, std::vector<std::vector<double>>* probs = nullptr,
+                 float temperature = 1.0f, std::vector<double>* attention = nullptr);
+
+    // Decodes n samples near `choice` (an elite's slot values, at memory place `place`): each
+    // keeps choice's values but at one or two free slots, drawn at random, where the policy
+    // draws a value other than choice's (given the slots before it; a later slot whose value
+    // the mask no longer allows is drawn from the policy too); one sample in three instead
+    // changes one slot and draws every later slot from the policy given the change (values
+    // that only pay together move in one step). Exploration from an elite that stays the
+    // policy's own proposal: the free slots' values are the policy's choices.
+    Batch decodeNear(const Scene& scene, const History& h, int place, const std::vector<int>& choice, int n,
+                     std::mt19937_64& rng, float temperature = 1.0f);
+
+    // The clipped-surrogate PPO update (docs/ppo.md, "The update") on `s`, drawn under `h`:
+    // advantages standardized against s.baseline, options.epochs passes of
+    // options.minibatches minibatches in an order drawn from `rng`.
+    PpoUpdateMetrics ppoUpdate(const Scene& scene, const History& h, const LearningSamples& s,
+                               const PpoOptions& options, std::mt19937_64& rng);
+
+    // One Adam step on the mean negative log-likelihood of the examples (gradient norm
+    // clipped at 1); returns that mean.
+    double imitationStep(const std::vector<ImitationExample>& examples, int memoryElites);
+    // The same loss for one example, without a step.
+    double imitationLoss(const ImitationExample& example, int memoryElites);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
 
 // Weights: a small binary file (docs/ppo.md, "The weights file"). Loading matches
 // parameters by name: a parameter of the network the file lacks keeps its initial value and
 // one the file has that the network lacks is ignored (both listed in `notes`), so a network
 // grown by a part still loads what it shares; a shape that differs, damaged or non-finite
 // values are errors naming the parameter.
-std::string saveWeights(PolicyNet& net, const std::string& metadataJson);
-bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error, std::string* notes = nullptr);
+std::string saveWeights(const Policy& net, const std::string& metadataJson);
+bool loadWeights(Policy& net, const std::string& bytes, std::string& error, std::string* notes = nullptr);
 
 } // namespace shardlab::rl::net

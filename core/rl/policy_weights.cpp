@@ -1,5 +1,8 @@
 // The policy's weights file (policy_net.h, docs/ppo.md "The weights file"): a header, the
-// metadata JSON, and each parameter by name. A LibTorch translation unit.
+// metadata JSON, and each parameter by name. Plain C++: the network hands over and takes
+// its parameters as named float vectors (Policy::parameters, Policy::assign).
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -11,21 +14,20 @@ namespace {
 constexpr const char* kMagic = "SHARDLAB-PPO-WEIGHTS 1\n";
 } // namespace
 
-std::string saveWeights(PolicyNet& net, const std::string& metadataJson)
+std::string saveWeights(const Policy& net, const std::string& metadataJson)
 {
     std::ostringstream out(std::ios::binary);
     out << kMagic;
     auto put32 = [&](std::uint32_t v) { out.write(reinterpret_cast<const char*>(&v), 4); };
     put32(static_cast<std::uint32_t>(metadataJson.size()));
     out << metadataJson;
-    const auto params = net->named_parameters(true);
+    const std::vector<NamedValues> params = net.parameters();
     put32(static_cast<std::uint32_t>(params.size()));
-    for (const auto& p : params) {
-        const torch::Tensor t = p.value().detach().contiguous().to(torch::kFloat);
-        put32(static_cast<std::uint32_t>(p.key().size()));
-        out << p.key();
-        put32(static_cast<std::uint32_t>(t.numel()));
-        out.write(reinterpret_cast<const char*>(t.data_ptr<float>()), static_cast<std::streamsize>(t.numel() * 4));
+    for (const NamedValues& p : params) {
+        put32(static_cast<std::uint32_t>(p.name.size()));
+        out << p.name;
+        put32(static_cast<std::uint32_t>(p.values.size()));
+        out.write(reinterpret_cast<const char*>(p.values.data()), static_cast<std::streamsize>(p.values.size() * 4));
     }
     return out.str();
 }
@@ -96,23 +98,29 @@ std::string listNames(const char* what, const std::vector<std::string>& names)
 
 } // namespace
 
-bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error, std::string* notes)
+bool loadWeights(Policy& net, const std::string& bytes, std::string& error, std::string* notes)
 {
     std::vector<Record> records;
     if (!readRecords(bytes, records, error))
         return false;
-    auto params = net->named_parameters(true);
+    const std::vector<NamedValues> params = net.parameters();
+    auto find = [&](const std::string& name) -> const NamedValues* {
+        for (const NamedValues& p : params)
+            if (p.name == name)
+                return &p;
+        return nullptr;
+    };
     // Check everything first: a damaged file changes nothing.
     std::vector<std::string> ignored, seen;
     for (const Record& r : records) {
-        torch::Tensor* t = params.find(r.name);
-        if (!t) {
+        const NamedValues* p = find(r.name);
+        if (!p) {
             ignored.push_back(r.name);
             continue;
         }
-        if (t->numel() != static_cast<int64_t>(r.values.size())) {
+        if (p->values.size() != r.values.size()) {
             error = "parameter " + r.name + " has " + std::to_string(r.values.size()) + " values, the network's "
-                + std::to_string(t->numel());
+                + std::to_string(p->values.size());
             return false;
         }
         if (!std::all_of(r.values.begin(), r.values.end(), [](float x) { return std::isfinite(x); })) {
@@ -121,14 +129,12 @@ bool loadWeights(PolicyNet& net, const std::string& bytes, std::string& error, s
         }
         seen.push_back(r.name);
     }
-    torch::NoGradGuard g;
     for (const Record& r : records)
-        if (torch::Tensor* t = params.find(r.name))
-            t->copy_(torch::tensor(r.values).view(t->sizes()));
+        net.assign(r.name, r.values);
     std::vector<std::string> fresh;
-    for (const auto& p : params)
-        if (std::find(seen.begin(), seen.end(), p.key()) == seen.end())
-            fresh.push_back(p.key());
+    for (const NamedValues& p : params)
+        if (std::find(seen.begin(), seen.end(), p.name) == seen.end())
+            fresh.push_back(p.name);
     if (notes) {
         const std::string a = listNames("kept their initial values (not in the file):", fresh);
         const std::string b = listNames("ignored (not in this network):", ignored);

@@ -1,5 +1,5 @@
 // Our reconstruction of the Learn-to-Shard policy and its PPO update (docs/ppo.md), behind
-// a plain interface: only core/rl's .cpp files include LibTorch.
+// a plain interface: only core/rl/policy_net.cpp includes LibTorch.
 //
 // Threading: an agent is used from one thread. Construction seeds LibTorch's global
 // generator under a process-wide lock, so agents built concurrently stay deterministic.

@@ -1,8 +1,7 @@
 // Pretraining the policy by imitation of certified optima over generated scenarios
-// (rl/ppo_pretrain.h, docs/ppo.md "Pretraining"). A LibTorch translation unit.
+// (rl/ppo_pretrain.h, docs/ppo.md "Pretraining"). Plain C++: the network's tensors stay in
+// policy_net.cpp.
 #include "rl/ppo_pretrain.h"
-
-#include <torch/torch.h>
 
 #include <nlohmann/json.hpp>
 
@@ -30,13 +29,12 @@ struct Item {
     Scenario scenario;
     std::unique_ptr<SearchSpace> space;
     std::unique_ptr<Simulator> simulator;
-    net::SpaceLayout L;
-    torch::Tensor features;
+    std::unique_ptr<net::Scene> scene; // the space and the scenario's features as the network reads them
     std::vector<int> target;         // the certified optimum, moved onto the space's values
     double optimum = 0;              // exact's tokens/s per GPU
     double norm = 1;                 // the pool's rewards are tokens/s per GPU over this
     std::vector<EliteEntry> pool;    // valid plans near and far from the optimum, best first
-    torch::Tensor targetMask;        // [S, V] bool
+    std::vector<std::uint8_t> targetMask; // [S, V]: net::pathMask of the target
 };
 
 // exact on one scenario, stopped after `workLimit` units of its work (deterministic).
@@ -72,9 +70,8 @@ Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
     if (evaluateChoice(it, it.target) <= 0)
         throw std::logic_error("pretraining: exact's optimum is not a valid plan of the space (scenario "
                                + it.scenario.name + ")");
-    it.L = net::makeLayout(*it.space);
-    const std::vector<float> f = scenarioFeatures(it.scenario);
-    it.features = torch::tensor(f).view({1, 1, PpoAgent::kScenarioFeatures});
+    it.scene = std::make_unique<net::Scene>(*it.space, scenarioFeatures(it.scenario));
+    const net::SpaceLayout& L = it.scene->layout();
     const RecipePlan rp = megatronPlan(*it.simulator);
     it.norm = rp.found ? rp.result.tokensPerSPerGpu : it.optimum;
     // The pool: mutations of the optimum (1-3 slots) and random plans, valid ones only.
@@ -83,14 +80,14 @@ Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
         std::vector<int> c = it.target;
         const int changes = 1 + static_cast<int>(rng() % 3);
         for (int j = 0; j < changes; ++j) {
-            const int k = static_cast<int>(rng() % it.L.slots);
-            c[k] = static_cast<int>(rng() % std::max(1, it.L.count[k]));
+            const int k = static_cast<int>(rng() % L.slots);
+            c[k] = static_cast<int>(rng() % std::max(1, L.count[k]));
         }
         if (it.space->repair(c.data()))
             cands.push_back(c);
     }
     for (int i = 0; i < 24; ++i) {
-        std::vector<int> c(it.L.slots);
+        std::vector<int> c(L.slots);
         it.space->randomPlan(rng, c.data());
         cands.push_back(c);
     }
@@ -100,10 +97,7 @@ Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
             it.pool.push_back({c, v / it.norm});
     }
     std::sort(it.pool.begin(), it.pool.end(), [](const EliteEntry& a, const EliteEntry& b) { return a.reward > b.reward; });
-    const std::vector<std::uint8_t> m = net::pathMask(*it.space, it.L, it.target);
-    it.targetMask = torch::tensor(std::vector<std::int64_t>(m.begin(), m.end()), torch::kLong)
-                        .view({it.L.slots, it.L.widest})
-                        .to(torch::kBool);
+    it.targetMask = net::pathMask(*it.space, L, it.target);
     return Prepared::Ready;
 }
 
@@ -129,13 +123,10 @@ std::vector<EliteEntry> drawElites(const Item& it, int elite, std::mt19937_64& r
 // Adds the policy's own proposals (valid ones, not the optimum) to the scenario's pool,
 // drawn with elite histories from the pool as the search would: the elite histories
 // drawn afterwards include the plans the policy itself reaches (its own mistakes).
-void addOwnProposals(net::PolicyNet& policy, Item& it, int elite, std::mt19937_64& rng)
+void addOwnProposals(net::Policy& policy, Item& it, int elite, std::mt19937_64& rng)
 {
-    torch::NoGradGuard g;
     const std::vector<EliteEntry> elites = drawElites(it, elite, rng);
-    const net::EliteSnapshot s = net::makeSnapshot(it.L, elites, elite, 0.0);
-    const net::Batch b =
-        net::decode(policy, *it.space, it.L, net::encode(policy, it.L, it.features, s, elite), 24, false, rng, nullptr, nullptr);
+    const net::Batch b = policy.decode(*it.scene, net::History(*it.scene, elites, elite, 0.0), 24, false, rng);
     for (const auto& c : b.choices) {
         if (c == it.target)
             continue;
@@ -149,20 +140,10 @@ void addOwnProposals(net::PolicyNet& policy, Item& it, int elite, std::mt19937_6
         it.pool.resize(96);
 }
 
-// Mean negative log-likelihood (nats per plan) of the optimum from every anchor present.
-torch::Tensor exampleLoss(net::PolicyNet& policy, const Item& it, const std::vector<EliteEntry>& elites, int elite)
+// The imitation example of `it` under the elite history `elites`.
+net::ImitationExample example(const Item& it, std::vector<EliteEntry> elites)
 {
-    const net::EliteSnapshot s = net::makeSnapshot(it.L, elites, elite, 0.0);
-    const net::Context c = net::encode(policy, it.L, it.features, s, elite);
-    const int b = 1 + s.count;
-    const auto anchors = torch::arange(b, torch::kLong);
-    const auto actions = torch::tensor(std::vector<std::int64_t>(it.target.begin(), it.target.end()), torch::kLong)
-                             .unsqueeze(0)
-                             .expand({b, it.L.slots});
-    const auto mask = it.targetMask.unsqueeze(0).expand({b, it.L.slots, it.L.widest});
-    const auto logp = net::logProb(policy, it.L, c, anchors, actions, mask).first
-        - torch::log(c.anchorProb + 1e-12).index_select(0, anchors);
-    return -logp.mean();
+    return {it.scene.get(), &it.target, &it.targetMask, std::move(elites)};
 }
 
 double median(std::vector<double> v)
@@ -200,8 +181,7 @@ std::vector<Item> certify(const PretrainOptions& o, std::uint64_t seed, int firs
 }
 
 // One pass over the training scenarios in a seeded order, 8 per Adam step; the mean loss.
-double trainEpoch(net::PolicyNet& policy, torch::optim::Adam& adam, const std::vector<Item>& train, int elite,
-                  std::mt19937_64& rng)
+double trainEpoch(net::Policy& policy, const std::vector<Item>& train, int elite, std::mt19937_64& rng)
 {
     constexpr int kScenariosPerStep = 8;
     std::vector<int> order(train.size());
@@ -211,37 +191,29 @@ double trainEpoch(net::PolicyNet& policy, torch::optim::Adam& adam, const std::v
         std::swap(order[i - 1], order[rng() % i]);
     double total = 0;
     for (size_t start = 0; start < order.size(); start += kScenariosPerStep) {
-        adam.zero_grad();
-        torch::Tensor loss = torch::zeros({});
         const size_t end = std::min(order.size(), start + kScenariosPerStep);
+        std::vector<net::ImitationExample> step;
         for (size_t j = start; j < end; ++j) {
             const Item& it = train[order[j]];
-            loss = loss + exampleLoss(policy, it, drawElites(it, elite, rng), elite);
+            step.push_back(example(it, drawElites(it, elite, rng)));
         }
-        loss = loss / double(end - start);
-        loss.backward();
-        torch::nn::utils::clip_grad_norm_(policy->parameters(), 1.0);
-        adam.step();
-        total += loss.item<double>() * double(end - start);
+        total += policy.imitationStep(step, elite) * double(end - start);
     }
     return total / std::max<size_t>(1, train.size());
 }
 
 // The validation loss and the median best of 32 plans sampled from scratch (seeded per
 // scenario) over the optimum: what the search's first round sees.
-std::pair<double, double> validate(net::PolicyNet& policy, const std::vector<Item>& valid,
+std::pair<double, double> validate(net::Policy& policy, const std::vector<Item>& valid,
                                    const std::vector<std::vector<EliteEntry>>& validElites, const PretrainOptions& o)
 {
-    torch::NoGradGuard g;
     double loss = 0;
     std::vector<double> best32;
     for (size_t i = 0; i < valid.size(); ++i) {
         const Item& it = valid[i];
-        loss += exampleLoss(policy, it, validElites[i], o.elite).item<double>();
-        const net::EliteSnapshot s = net::makeSnapshot(it.L, {}, o.elite, 0.0);
+        loss += policy.imitationLoss(example(it, validElites[i]), o.elite);
         std::mt19937_64 draw(o.seed + i);
-        const net::Batch b = net::decode(policy, *it.space, it.L, net::encode(policy, it.L, it.features, s, o.elite), 32,
-                                         false, draw, nullptr, nullptr);
+        const net::Batch b = policy.decode(*it.scene, net::History(*it.scene, {}, o.elite, 0.0), 32, false, draw);
         double best = 0;
         for (const auto& c : b.choices)
             best = std::max(best, evaluateChoice(it, c));
@@ -327,7 +299,7 @@ struct Checkpoints {
     size_t best = 0;                               // index into kept, after choose()
     nlohmann::json record = nlohmann::json::array();
 
-    void keep(net::PolicyNet& policy, int epoch, const PretrainOptions& o)
+    void keep(const net::Policy& policy, int epoch, const PretrainOptions& o)
     {
         kept.emplace_back(epoch, net::saveWeights(policy, shapeHeader(o).dump()));
     }
@@ -424,8 +396,7 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
 {
     const auto t0 = std::chrono::steady_clock::now();
     PretrainResult result;
-    torch::manual_seed(o.seed);
-    torch::set_num_threads(std::max(1, o.threads));
+    net::setThreads(o.threads);
     std::mt19937_64 rng(o.seed);
     std::vector<Item> train = certify(o, o.seed, 0, o.trainScenarios, o.prefillEvery, rng, result, "training", log);
     const std::vector<Item> valid =
@@ -436,8 +407,10 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
         + std::to_string(result.skippedInfeasible) + " without a valid plan and " + std::to_string(result.skippedLimit)
         + " over exact's work limit");
 
-    net::PolicyNet policy(o.hidden, o.heads, 4.0f);
-    torch::optim::Adam adam(policy->parameters(), torch::optim::AdamOptions(o.learningRate));
+    // LibTorch's generator, seeded here, draws the initial parameters; nothing before this
+    // (certification runs exact searches) draws from it.
+    net::Policy policy(o.hidden, o.heads, 4.0f, &o.seed);
+    policy.makeOptimizer(o.learningRate);
     // Validation histories are drawn once, so the curve compares like with like.
     std::mt19937_64 vrng(o.seed ^ 0x5EEDull);
     std::vector<std::vector<EliteEntry>> validElites;
@@ -461,7 +434,7 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
             log("epoch " + std::to_string(epoch) + ": the policy's own proposals joined the pools (" +
                 std::to_string(after) + " plans in all)");
         }
-        const double trainLoss = trainEpoch(policy, adam, train, o.elite, rng);
+        const double trainLoss = trainEpoch(policy, train, o.elite, rng);
         const auto [validLoss, best32] = validate(policy, valid, validElites, o);
         curve.push_back({{"epoch", epoch}, {"train_loss", trainLoss}, {"validation_loss", validLoss},
                          {"validation_best_of_32", best32}, {"own_proposals", own}});

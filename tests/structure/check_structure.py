@@ -7,6 +7,10 @@
    occurs is an error too, so the list only shrinks.
 2. Size: no file in core/, ui/ or app/ over 600 lines and no function over 80, except
    those listed with a reason in tests/structure/size_exceptions.txt (same ratchet).
+3. LibTorch: only core/rl/policy_net.cpp includes a LibTorch header (<torch/...>,
+   <ATen/...>, <c10/...>). Its headers cost ~30 s per translation unit, and no header may
+   carry a LibTorch type: the network is behind the plain interface of core/rl/policy_net.h.
+   No exceptions.
 
 Usage: check_structure.py SOURCE_DIR [--list]   (--list prints every finding, exempt or not)
 """
@@ -177,6 +181,20 @@ def check_sizes(root, findings):
                 findings.append(("size", f"{rel}:{name}"))
 
 
+TORCH_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](torch|ATen|c10)/', re.M)
+TORCH_HOME = os.path.join("core", "rl", "policy_net.cpp")
+
+
+def check_torch(root, errors):
+    for rel, full in sources(root):
+        if rel == TORCH_HOME:
+            continue
+        with open(full, encoding="utf-8", errors="replace") as f:
+            if TORCH_INCLUDE.search(f.read()):
+                errors.append(f"{rel}: includes LibTorch; only {TORCH_HOME} may (keep the network behind "
+                              "core/rl/policy_net.h's plain interface)")
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -203,10 +221,12 @@ def main():
             if key not in seen[kind]:
                 errors.append(f"{key}: listed in tests/structure/{kind}_exceptions.txt but no longer "
                               "occurs; remove the line")
+    listed = len(findings) - len(errors)
+    check_torch(root, errors)
     for e in errors:
         print(f"structure: {e}", file=sys.stderr)
     if not listing:
-        print(f"structure: {len(findings)} findings, {len(findings) - len(errors)} listed with a reason, "
+        print(f"structure: {len(findings)} findings, {listed} listed with a reason, "
               f"{len(errors)} errors")
     return 1 if errors else 0
 
