@@ -198,12 +198,10 @@ struct Scene::Data {
     torch::Tensor scenario;   // [1, 1, kScenarioFeatures]
 };
 
-
 struct History::Data {
     EliteSnapshot s;
     int memoryElites = 0;
 };
-
 
 namespace {
 
@@ -283,7 +281,6 @@ std::pair<torch::Tensor, torch::Tensor> logProb(PolicyNet& net, const SpaceLayou
 // every slot but its free ones (where the mask still allows it) and draws each free slot
 // from the policy without nearChoice's own value there (when another is allowed); from
 // slot near->redrawFrom[i] on, every slot is drawn from the policy given the new prefix.
-
 void decodeSlots(PolicyNet& net, const SearchSpace& space, const SpaceLayout& L, const Context& c, Batch& out,
                  bool greedy, std::mt19937_64& rng, std::vector<std::vector<double>>* probs, float temperature,
                  const std::vector<int>* nearChoice, const NearPlan* near)
@@ -331,7 +328,6 @@ Batch emptyBatch(const SpaceLayout& L, int n, float temperature)
     out.temperature.assign(n, temperature);
     return out;
 }
-
 
 } // namespace
 
@@ -502,6 +498,8 @@ PpoUpdateMetrics Policy::ppoUpdate(const Scene& scene, const History& h, const L
                                    const PpoOptions& options, std::mt19937_64& rng)
 {
     return guarded([&] {
+        if (!m_impl->adam)
+            throw std::logic_error("Policy::ppoUpdate before makeOptimizer");
         PpoUpdateMetrics m;
         m.baseline = s.baseline;
         const int n = s.n;
@@ -574,6 +572,8 @@ PpoUpdateMetrics Policy::ppoUpdate(const Scene& scene, const History& h, const L
 double Policy::imitationStep(const std::vector<ImitationExample>& examples, int memoryElites)
 {
     return guarded([&] {
+        if (!m_impl->adam)
+            throw std::logic_error("Policy::imitationStep before makeOptimizer");
         m_impl->adam->zero_grad();
         torch::Tensor loss = torch::zeros({});
         for (const ImitationExample& x : examples)

@@ -90,7 +90,8 @@ struct EliteArrays {
 };
 EliteArrays eliteArrays(const SpaceLayout& L, const std::vector<EliteEntry>& elites, int memoryElites);
 
-// A scenario's search space and features as the network reads them (tensors inside).
+// A scenario's search space and features as the network reads them (tensors inside). It
+// keeps a pointer to `space`, which must outlive it.
 class Scene {
 public:
     // `features`: the scenario's kScenarioFeatures values (rl::scenarioFeatures); padded
@@ -149,10 +150,12 @@ struct NamedValues {
     std::vector<float> values;
 };
 
-// Sets LibTorch's intra-op threads and caps OpenBLAS's pool to match; returns the previous
-// LibTorch setting.
+// Sets LibTorch's intra-op threads; returns the previous setting. OpenBLAS keeps a pool of
+// its own that this does not cap (the agent caps it, ppo_agent.cpp's capBlasThreads).
 int setThreads(int threads);
 
+// Scene and History are movable; a moved-from one may only be assigned to or destroyed.
+//
 // The policy network with its optimizer. Every member turns a LibTorch error into
 // std::runtime_error and an allocation failure into std::bad_alloc.
 class Policy {
@@ -168,7 +171,8 @@ public:
     // Copies `values` into the parameter `name` (sizes checked by the caller); false if the
     // network has no such parameter.
     bool assign(const std::string& name, const std::vector<float>& values);
-    // Adam over every parameter, for ppoUpdate and imitationStep.
+    // Adam over every parameter, for ppoUpdate and imitationStep (which throw
+    // std::logic_error without it).
     void makeOptimizer(double learningRate);
 
     // Decodes n samples: the anchor, then the slots in order (each mask depends on the

@@ -39,7 +39,6 @@ void capBlasThreads(int threads)
 } // namespace
 
 struct PpoAgent::Impl {
-    const SearchSpace& space;
     PpoOptions options;
     net::Scene scene;
     net::Policy policy;
@@ -56,7 +55,7 @@ struct PpoAgent::Impl {
     net::Batch latest;     // the last sample() call
 
     Impl(const SearchSpace& sp, const std::vector<float>& feats, const PpoOptions& o, std::uint64_t seed)
-        : space(sp), options(o), scene(sp, feats), policy(o.hidden, o.heads, static_cast<float>(o.copyInit), &seed),
+        : options(o), scene(sp, feats), policy(o.hidden, o.heads, static_cast<float>(o.copyInit), &seed),
           rng(seed)
     {
         if (options.pretrained) {

@@ -92,7 +92,7 @@ public:
     // so that the PPO ratio compares the same conditional distributions.
     const std::vector<std::vector<int>>& sample(int n);
 
-    // Samples n plans near the best elite (net::decodeNear: one or two slots redrawn by the
+    // Samples n plans near the best elite (net::Policy::decodeNear: one or two slots redrawn by the
     // policy and the rest kept, or one slot changed and every later one redrawn), appended
     // to the pending rollout like sample()'s; empty while the elite history is. Their
     // anchor is the best elite's place.

@@ -47,7 +47,7 @@ struct PpoOptions {
     // half of them from scratch (docs/ppo.md, "No confident dead ends"). 0: never.
     double recoverAfter = 0.1;
     // Share of each round's samples drawn near the best elite (one or two slots redrawn by
-    // the policy, the rest kept: net::decodeNear): the neighbours a confident policy
+    // the policy, the rest kept: net::Policy::decodeNear): the neighbours a confident policy
     // rarely proposes itself (docs/ppo.md, "Proposals near the best plan"). 0: none.
     double nearShare = 0.25;
     // Batches between the scale's values (docs/ppo.md, "Plans at their largest valid

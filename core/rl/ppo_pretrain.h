@@ -1,5 +1,5 @@
 // Pretraining the ppo policy offline over generated scenarios (docs/ppo.md, "Pretraining").
-// Plain C++ interface; the work is in ppo_pretrain.cpp (LibTorch).
+// Plain C++ interface; the work is in ppo_pretrain.cpp, the network's in policy_net.cpp.
 //
 // What it does: draws scenarios from search/scenario_generator.h (seeded), certifies each
 // one's optimum with the exact search, and trains one layout-independent policy

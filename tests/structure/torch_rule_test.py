@@ -19,6 +19,7 @@ CASES = {
     "app/pretrain_main.cpp": ('#include "c10/util/Exception.h"\n', True),
     "ui/plan_view.cpp": ("// #include <torch/torch.h> is mentioned in a comment only\n", False),
     "core/search/plain.cpp": ("#include <vector>\n", False),
+    "tests/core/tst_ppo.cpp": ("#include <torch/torch.h>\n", True),
 }
 
 
