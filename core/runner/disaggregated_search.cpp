@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace shardlab {
@@ -106,255 +107,328 @@ struct RankedSplit {
     DisaggregatedRecipe plan;
 };
 
+
+// One deployment search: the splits examined and ranked by the recipe, then the recipe's
+// answer or each split's pool searches, the best pair of pools kept.
+class DeploymentSearch {
+public:
+    DeploymentSearch(const Scenario& s, const SearchOptions& o, SearchObserver* observer, const std::atomic<bool>* stop)
+        : m_scenario(s), m_options(o), m_observer(observer), m_stop(stop), m_gpus(s.cluster.totalGpus()),
+          m_osl(std::max(1, s.workload.outputTokens)), m_everySplit(disaggregatedSplits(s))
+    {
+        m_out.algorithm = o.algorithm;
+        SearchAlgorithmInfo info;
+        m_budgeted = findSearchAlgorithm(o.algorithm, info) && info.budgeted; // not exact, not the recipe
+    }
+
+    SearchOutcome run()
+    {
+        const FieldErrors errors = problems();
+        if (!errors.empty()) {
+            m_out.message = errors.front().toString();
+            return searchOutcome(m_scenario, m_out);
+        }
+        m_dsim.emplace(m_scenario); // on a checked scenario only
+        rankSplits();
+        // Exact starts from the best recipe pair as its incumbent (a valid lower bound; when
+        // no pool search beats it, it is the proved optimum). The other algorithms report
+        // only what their own pool searches found: the recipe's plan is not theirs.
+        if (!m_ranked.empty() && m_ranked.front().plan.found && (exact() || m_options.algorithm == "megatron"))
+            offer(m_ranked.front().plan.plan);
+        if (m_options.algorithm == "megatron")
+            recipeOnly();
+        else if (!searchPools())
+            return searchOutcome(m_scenario, m_out); // a pool search could not run
+        if (m_splits.size() < m_everySplit.size())
+            m_out.message += "; " + std::to_string(m_splits.size()) + " of the cluster's "
+                + std::to_string(m_everySplit.size()) + " prefill:decode splits examined, evenly spaced (at most "
+                + std::to_string(kMaxDisaggregatedSplits)
+                + ", and a budgeted search ranks only as many as half its budget pays for)";
+        if (m_out.found) // with both pools' per-operator breakdowns (the searches ran on the fast path)
+            m_out.bestResult = m_dsim->evaluate(m_out.best);
+        m_out.wallSeconds = elapsed();
+        PoolObserver(m_observer, m_out, 1).finish(m_out);
+        return searchOutcome(m_scenario, m_out);
+    }
+
+private:
+    bool exact() const { return m_options.algorithm == "exact"; }
+    bool stopped() const { return m_stop && m_stop->load(std::memory_order_relaxed); }
+    double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(); }
+
+    FieldErrors problems() const
+    {
+        FieldErrors errors = validateSearchOptions(m_options);
+        for (const FieldError& e : validateScenario(m_scenario))
+            errors.push_back({{}, "scenario." + e.where, e.reason});
+        if (errors.empty() && m_scenario.workload.serving != ServingMode::Disaggregated)
+            errors.push_back({{}, "scenario.workload.serving", "not a disaggregated scenario"});
+        if (errors.empty() && m_everySplit.empty())
+            errors.push_back({{}, "scenario.cluster", "a cluster of one GPU cannot be split into a prefill and a decode pool"});
+        if (errors.empty() && exact() && m_everySplit.size() > size_t(kMaxDisaggregatedSplits))
+            errors.push_back({{}, "scenario.cluster.nodes",
+                              "exact proves its answer over every prefill:decode split; this cluster has "
+                                  + std::to_string(m_everySplit.size()) + ", above its bound of "
+                                  + std::to_string(kMaxDisaggregatedSplits) + " (use a budgeted algorithm, or fewer nodes)"});
+        return errors;
+    }
+
+    // The recipe at one split: the megatron answer, the ranking, exact's first incumbent.
+    void rank(int prefillGpus)
+    {
+        RankedSplit r;
+        r.prefillGpus = prefillGpus;
+        const int decodeGpus = static_cast<int>(m_gpus - prefillGpus);
+        const RecipePlan pre = megatronPlan(m_dsim->pool(PoolRole::Prefill, prefillGpus));
+        const RecipePlan dec = megatronPlan(m_dsim->pool(PoolRole::Decode, decodeGpus));
+        m_out.calls += pre.evaluations + dec.evaluations + 2;
+        r.plan.plan = {pre.plan, dec.plan};
+        r.plan.result = m_dsim->evaluate(r.plan.plan);
+        r.plan.found = r.plan.result.valid;
+        r.recipe = r.plan.found ? r.plan.result.tokensPerSPerGpu : 0;
+        r.plan.explanation = "prefill pool: " + pre.explanation + " Decode pool: " + dec.explanation;
+        m_ranked.push_back(std::move(r));
+    }
+
+    // At most kMaxDisaggregatedSplits splits, evenly spaced (exact was refused above); a
+    // budgeted search spends at most half its budget on the ranking (the first split's
+    // recipe calls tell what one costs): fewer splits, still evenly spaced. Best recipe
+    // first; among equals (none valid) the more balanced split first.
+    void rankSplits()
+    {
+        m_splits = m_everySplit;
+        if (m_splits.size() > size_t(kMaxDisaggregatedSplits)) {
+            m_splits.clear();
+            for (int i = 0; i < kMaxDisaggregatedSplits; ++i)
+                m_splits.push_back(m_everySplit[size_t(i) * (m_everySplit.size() - 1) / (kMaxDisaggregatedSplits - 1)]);
+        }
+        if (!m_splits.empty()) {
+            rank(m_splits.front());
+            const int perSplit = std::max(1, m_out.calls);
+            const long long callsForEverySplit = static_cast<long long>(perSplit) * static_cast<long long>(m_splits.size());
+            if (m_budgeted && m_splits.size() > 1 && callsForEverySplit > m_options.budget / 2) {
+                const size_t keep = std::clamp<size_t>(static_cast<size_t>(m_options.budget / 2 / perSplit), 1, m_splits.size());
+                std::vector<int> spaced;
+                for (size_t i = 0; i < keep; ++i)
+                    spaced.push_back(m_splits[keep == 1 ? 0 : i * (m_splits.size() - 1) / (keep - 1)]);
+                m_splits = spaced;
+            }
+        }
+        for (size_t i = 1; i < m_splits.size() && !stopped(); ++i)
+            rank(m_splits[i]);
+        const long long n = m_gpus;
+        std::stable_sort(m_ranked.begin(), m_ranked.end(), [n](const RankedSplit& a, const RankedSplit& b) {
+            if (a.recipe != b.recipe)
+                return a.recipe > b.recipe;
+            return std::abs(2LL * a.prefillGpus - n) < std::abs(2LL * b.prefillGpus - n);
+        });
+    }
+
+    bool offer(const DisaggregatedPlan& plan)
+    {
+        DisaggregatedResult r = m_dsim->evaluate(plan);
+        if (r.valid && (!m_out.found || r.tokensPerSPerGpu > m_out.bestResult.tokensPerSPerGpu)) {
+            m_out.found = true;
+            m_out.best = plan;
+            m_out.bestResult = r;
+            m_out.bestCurve.push_back({m_out.calls, r.tokensPerSPerGpu});
+            return true;
+        }
+        return false;
+    }
+
+    // --algo megatron: the recipe on each pool at every split ranked.
+    void recipeOnly()
+    {
+        for (const RankedSplit& r : m_ranked) {
+            PoolsSearch::Split sp;
+            sp.prefillGpus = r.prefillGpus;
+            sp.decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
+            sp.searched = true;
+            sp.prefillFound = r.plan.result.prefill.valid;
+            sp.decodeFound = r.plan.result.decode.valid;
+            sp.prefillTokensPerS = r.plan.result.prefill.valid ? r.plan.result.prefillRequestsPerS * m_osl : 0;
+            sp.decodeTokensPerS = r.plan.result.decode.valid ? r.plan.result.decodeRequestsPerS * m_osl : 0;
+            sp.kvLinkTokensPerS = r.plan.result.kvLinkRequestsPerS * m_osl;
+            sp.tokensPerSPerGpu = r.recipe;
+            m_out.splits.push_back(sp);
+        }
+        m_out.message = m_out.found ? "the recipe on each pool; the best of " + std::to_string(m_ranked.size())
+                + " splits: " + m_ranked.front().plan.explanation
+                                    : "the recipe gives no valid pair of pools at any of the "
+                + std::to_string(m_ranked.size()) + " splits";
+    }
+
+    // The deployment search cannot run (a budget short of the ranking, a pool search that
+    // failed): the outcome says why, with nothing found.
+    void fail(const std::string& message)
+    {
+        m_out = PoolsSearch{};
+        m_out.algorithm = m_options.algorithm;
+        m_out.failed = true;
+        m_out.message = message;
+        m_out.wallSeconds = elapsed();
+        PoolObserver(m_observer, m_out, 1).finish(m_out);
+    }
+
+    bool searchPools();
+    bool searchSplit(int i, PoolObserver& obs, int& searches);
+    void poolsMessage();
+
+    const Scenario& m_scenario;
+    const SearchOptions& m_options;
+    SearchObserver* m_observer;
+    const std::atomic<bool>* m_stop;
+    const std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
+    std::optional<DisaggregatedSimulator> m_dsim; // once the scenario is checked
+    const long long m_gpus;
+    const double m_osl;
+    const std::vector<int> m_everySplit; // every prefill:decode split of the cluster
+    bool m_budgeted = false;
+    std::vector<int> m_splits;           // those examined
+    std::vector<RankedSplit> m_ranked;   // by the recipe's deployment, best first
+    PoolsSearch m_out;
+    // The pool searches: splits searched (the first K ranked), calls per pool search, and
+    // whether exact's proof still holds.
+    int m_searchedSplits = 0, m_poolBudget = 0;
+    bool m_proof = false;
+};
+
+// Each of the first K ranked splits: both pools searched (budgeted: the budget the ranking
+// left, shared), the pair evaluated as a deployment. False when a pool search could not run.
+bool DeploymentSearch::searchPools()
+{
+    const int S = static_cast<int>(m_ranked.size());
+    m_searchedSplits = S;
+    m_poolBudget = m_options.budget;
+    if (m_budgeted) {
+        // The recipe's ranking is charged: the pool searches share what it left.
+        const int remaining = m_options.budget - m_out.calls;
+        if (remaining < 2) {
+            const int ranking = m_out.calls;
+            fail("budget: " + std::to_string(m_options.budget) + " simulator calls do not cover the "
+                 + std::to_string(ranking) + " the recipe spends ranking the " + std::to_string(S)
+                 + " prefill:decode splits plus one per pool search; give at least " + std::to_string(ranking + 2)
+                 + " (or --algo megatron for the recipe alone)");
+            return false;
+        }
+        m_searchedSplits = std::clamp(remaining / 1000, 1, S);
+        m_poolBudget = std::max(1, remaining / (2 * m_searchedSplits));
+    }
+    PoolObserver obs(m_observer, m_out, 2 * m_searchedSplits);
+    obs.m_budget = m_budgeted ? m_options.budget : 0;
+    m_proof = exact();
+    int searches = 0;
+    for (int i = 0; i < S; ++i)
+        if (!searchSplit(i, obs, searches))
+            return false;
+    m_out.stopped = stopped();
+    m_out.provedOptimal = m_proof && m_out.found && !m_out.stopped;
+    m_out.provedInfeasible = m_proof && !m_out.found && !m_out.stopped;
+    poolsMessage();
+    return true;
+}
+
+// Split i of the ranking: its record, and its pools searched when it is among those the
+// budget covers and may beat the best deployment (decode first: the scarcer pool in most
+// deployments, so exact's floor prunes early). False when a pool search could not run.
+bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
+{
+    const RankedSplit& r = m_ranked[i];
+    PoolsSearch::Split sp;
+    sp.prefillGpus = r.prefillGpus;
+    sp.decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
+    const Simulator& ps = m_dsim->pool(PoolRole::Prefill, sp.prefillGpus);
+    sp.kvLinkTokensPerS = kvLinkRequestsPerS(ps.costs(), sp.prefillGpus, sp.decodeGpus) * m_osl;
+    const double incumbent = m_out.found ? m_out.bestResult.outputTokensPerS : 0;
+    if (i >= m_searchedSplits) {
+        sp.note = "not searched: below the " + std::to_string(m_searchedSplits) + " splits the budget covers";
+    } else if (stopped()) {
+        m_proof = false;
+        sp.note = "not searched: stopped";
+    } else if (exact() && sp.kvLinkTokensPerS <= incumbent) {
+        sp.note = "the KV links alone carry no more than the best deployment";
+    }
+    if (!sp.note.empty()) {
+        m_out.splits.push_back(sp);
+        return true;
+    }
+    SearchOutcome pools[2];
+    bool skip = false;
+    for (int k = 0; k < 2 && !skip; ++k) {
+        const PoolRole role = k == 0 ? PoolRole::Decode : PoolRole::Prefill;
+        const int gpus = role == PoolRole::Prefill ? sp.prefillGpus : sp.decodeGpus;
+        SearchOptions o = m_options;
+        o.budget = m_poolBudget;
+        o.seed = m_options.seed + static_cast<std::uint64_t>(i);
+        if (exact())
+            o.exactFloor = incumbent / gpus;
+        obs.begin(searches++, m_out.calls);
+        SearchOutcome& so = pools[role == PoolRole::Prefill ? 0 : 1];
+        so = runSearch(m_dsim->pool(role, gpus).scenario(), o, &obs, m_stop);
+        m_out.calls += so.calls;
+        if (so.failed) { // the same for every pool: the deployment search cannot run
+            fail(so.message);
+            return false;
+        }
+        (role == PoolRole::Prefill ? sp.prefillFound : sp.decodeFound) = so.found;
+        const double tokens = so.found ? so.bestResult.outputTokensPerS : 0;
+        (role == PoolRole::Prefill ? sp.prefillTokensPerS : sp.decodeTokensPerS) = tokens;
+        if (exact() && !(so.provedOptimal || so.provedInfeasible))
+            m_proof = false; // stopped, or the tables disagreed with the simulator
+        if (!so.found || (exact() && tokens <= incumbent)) {
+            skip = true;
+            sp.note = std::string(poolRoleName(role)) + " pool: "
+                + (so.found || o.exactFloor > 0 ? "no plan beats the best deployment so far"
+                                                : "no valid plan (" + so.message + ")");
+        }
+    }
+    sp.searched = true;
+    if (!skip) {
+        const DisaggregatedPlan plan{pools[0].best, pools[1].best};
+        const DisaggregatedResult res = m_dsim->evaluate(plan);
+        sp.tokensPerSPerGpu = res.valid ? res.tokensPerSPerGpu : 0;
+        offer(plan);
+    }
+    m_out.splits.push_back(sp);
+    return true;
+}
+
+// What the pool searches established: exact's proof (or why there is none), or how much
+// of the ranking a budgeted search covered.
+void DeploymentSearch::poolsMessage()
+{
+    const int S = static_cast<int>(m_ranked.size());
+    std::ostringstream msg;
+    if (m_out.stopped)
+        msg << "stopped on request after " << m_out.calls << " simulator calls; ";
+    if (exact()) {
+        int searched = 0;
+        for (const auto& s : m_out.splits)
+            searched += s.searched;
+        if (m_out.provedOptimal)
+            msg << "optimal over every split (" << S << ") and every pair of plans the simulator accepts"
+                << runnableSpaceWords(m_scenario) << " (" << searched
+                << " splits searched, the others proved worse by a bound)";
+        else if (m_out.provedInfeasible)
+            msg << "no valid pair of pools exists at any of the " << S << " splits";
+        else if (!m_out.stopped)
+            msg << "NOT CERTIFIED: a pool search could not prove its result";
+    } else {
+        msg << m_searchedSplits << " of " << S << " splits searched (ranked by the recipe's deployment), "
+            << m_poolBudget << " calls per pool search";
+        if (!m_out.found)
+            msg << "; no valid pair of pools found";
+    }
+    m_out.message = msg.str();
+}
+
 } // namespace
 
 SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer,
                                      const std::atomic<bool>* stop)
 {
-    const auto start = std::chrono::steady_clock::now();
-    PoolsSearch out;
-    out.algorithm = options.algorithm;
-    FieldErrors errors = validateSearchOptions(options);
-    for (const FieldError& e : validateScenario(scenario))
-        errors.push_back({{}, "scenario." + e.where, e.reason});
-    if (errors.empty() && scenario.workload.serving != ServingMode::Disaggregated)
-        errors.push_back({{}, "scenario.workload.serving", "not a disaggregated scenario"});
-    const std::vector<int> callsForEverySplit = disaggregatedSplits(scenario);
-    if (errors.empty() && callsForEverySplit.empty())
-        errors.push_back({{}, "scenario.cluster", "a cluster of one GPU cannot be split into a prefill and a decode pool"});
-    if (errors.empty() && options.algorithm == "exact" && callsForEverySplit.size() > size_t(kMaxDisaggregatedSplits))
-        errors.push_back({{}, "scenario.cluster.nodes",
-                          "exact proves its answer over every prefill:decode split; this cluster has "
-                              + std::to_string(callsForEverySplit.size()) + ", above its bound of "
-                              + std::to_string(kMaxDisaggregatedSplits) + " (use a budgeted algorithm, or fewer nodes)"});
-    if (!errors.empty()) {
-        out.message = errors.front().toString();
-        return searchOutcome(scenario, out);
-    }
-    auto stopped = [&] { return stop && stop->load(std::memory_order_relaxed); };
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-
-    const DisaggregatedSimulator dsim(scenario);
-    const long long N = scenario.cluster.totalGpus();
-    const double osl = std::max(1, scenario.workload.outputTokens);
-
-    // The recipe at every split: the megatron answer, the ranking, exact's first incumbent.
-    std::vector<RankedSplit> ranked;
-    // At most kMaxDisaggregatedSplits of them, evenly spaced (exact was refused above).
-    std::vector<int> splits = callsForEverySplit;
-    if (splits.size() > size_t(kMaxDisaggregatedSplits)) {
-        splits.clear();
-        for (int i = 0; i < kMaxDisaggregatedSplits; ++i)
-            splits.push_back(callsForEverySplit[size_t(i) * (callsForEverySplit.size() - 1) / (kMaxDisaggregatedSplits - 1)]);
-    }
-    auto rank = [&](int gp) {
-        RankedSplit r;
-        r.prefillGpus = gp;
-        const int gd = static_cast<int>(N - gp);
-        const RecipePlan pre = megatronPlan(dsim.pool(PoolRole::Prefill, gp));
-        const RecipePlan dec = megatronPlan(dsim.pool(PoolRole::Decode, gd));
-        out.calls += pre.evaluations + dec.evaluations + 2;
-        r.plan.plan = {pre.plan, dec.plan};
-        r.plan.result = dsim.evaluate(r.plan.plan);
-        r.plan.found = r.plan.result.valid;
-        r.recipe = r.plan.found ? r.plan.result.tokensPerSPerGpu : 0;
-        r.plan.explanation = "prefill pool: " + pre.explanation + " Decode pool: " + dec.explanation;
-        ranked.push_back(std::move(r));
-    };
-    // A budgeted search spends at most half its budget on the ranking (the first split's
-    // recipe calls tell what one costs): fewer splits, still evenly spaced.
-    SearchAlgorithmInfo info;
-    const bool budgeted = findSearchAlgorithm(options.algorithm, info) && info.budgeted; // not exact, not the recipe
-    if (!splits.empty()) {
-        rank(splits.front());
-        const int perSplit = std::max(1, out.calls);
-        const long long callsForEverySplit = static_cast<long long>(perSplit) * static_cast<long long>(splits.size());
-        if (budgeted && splits.size() > 1 && callsForEverySplit > options.budget / 2) {
-            const size_t keep = std::clamp<size_t>(static_cast<size_t>(options.budget / 2 / perSplit), 1, splits.size());
-            std::vector<int> spaced;
-            for (size_t i = 0; i < keep; ++i)
-                spaced.push_back(splits[keep == 1 ? 0 : i * (splits.size() - 1) / (keep - 1)]);
-            splits = spaced;
-        }
-    }
-    for (size_t i = 1; i < splits.size() && !stopped(); ++i)
-        rank(splits[i]);
-    // Best recipe first; among equals (none valid) the more balanced split first.
-    std::stable_sort(ranked.begin(), ranked.end(), [&](const RankedSplit& a, const RankedSplit& b) {
-        if (a.recipe != b.recipe)
-            return a.recipe > b.recipe;
-        return std::abs(2LL * a.prefillGpus - N) < std::abs(2LL * b.prefillGpus - N);
-    });
-    auto offer = [&](const DisaggregatedPlan& plan) {
-        DisaggregatedResult r = dsim.evaluate(plan);
-        if (r.valid && (!out.found || r.tokensPerSPerGpu > out.bestResult.tokensPerSPerGpu)) {
-            out.found = true;
-            out.best = plan;
-            out.bestResult = r;
-            out.bestCurve.push_back({out.calls, r.tokensPerSPerGpu});
-            return true;
-        }
-        return false;
-    };
-    // Exact starts from the best recipe pair as its incumbent (a valid lower bound; when no
-    // pool search beats it, it is the proved optimum). The other algorithms report only
-    // what their own pool searches found: the recipe's plan is not theirs.
-    const bool exactSearch = options.algorithm == "exact";
-    if (!ranked.empty() && ranked.front().plan.found && (exactSearch || options.algorithm == "megatron"))
-        offer(ranked.front().plan.plan);
-
-    if (options.algorithm == "megatron") {
-        for (const RankedSplit& r : ranked) {
-            PoolsSearch::Split sp;
-            sp.prefillGpus = r.prefillGpus;
-            sp.decodeGpus = static_cast<int>(N - r.prefillGpus);
-            sp.searched = true;
-            sp.prefillFound = r.plan.result.prefill.valid;
-            sp.decodeFound = r.plan.result.decode.valid;
-            sp.prefillTokensPerS = r.plan.result.prefill.valid ? r.plan.result.prefillRequestsPerS * osl : 0;
-            sp.decodeTokensPerS = r.plan.result.decode.valid ? r.plan.result.decodeRequestsPerS * osl : 0;
-            sp.kvLinkTokensPerS = r.plan.result.kvLinkRequestsPerS * osl;
-            sp.tokensPerSPerGpu = r.recipe;
-            out.splits.push_back(sp);
-        }
-        out.message = out.found ? "the recipe on each pool; the best of " + std::to_string(ranked.size()) + " splits: "
-                + ranked.front().plan.explanation
-                            : "the recipe gives no valid pair of pools at any of the " + std::to_string(ranked.size())
-                + " splits";
-    } else {
-        const bool exact = options.algorithm == "exact";
-        const int S = static_cast<int>(ranked.size());
-        int K = S;
-        int poolBudget = options.budget;
-        if (budgeted) {
-            // The recipe's ranking is charged: the pool searches share what it left.
-            const int remaining = options.budget - out.calls;
-            if (remaining < 2) {
-                const int ranking = out.calls;
-                out = PoolsSearch{};
-                out.algorithm = options.algorithm;
-                out.failed = true;
-                out.message = "budget: " + std::to_string(options.budget) + " simulator calls do not cover the "
-                    + std::to_string(ranking) + " the recipe spends ranking the " + std::to_string(S)
-                    + " prefill:decode splits plus one per pool search; give at least " + std::to_string(ranking + 2)
-                    + " (or --algo megatron for the recipe alone)";
-                out.wallSeconds = elapsed();
-                PoolObserver(observer, out, 1).finish(out);
-                return searchOutcome(scenario, out);
-            }
-            K = std::clamp(remaining / 1000, 1, S);
-            poolBudget = std::max(1, remaining / (2 * K));
-        }
-        PoolObserver obs(observer, out, 2 * K);
-        obs.m_budget = budgeted ? options.budget : 0;
-        bool proof = exact;
-        int searches = 0;
-        for (int i = 0; i < S; ++i) {
-            const RankedSplit& r = ranked[i];
-            PoolsSearch::Split sp;
-            sp.prefillGpus = r.prefillGpus;
-            sp.decodeGpus = static_cast<int>(N - r.prefillGpus);
-            const Simulator& ps = dsim.pool(PoolRole::Prefill, sp.prefillGpus);
-            sp.kvLinkTokensPerS = kvLinkRequestsPerS(ps.costs(), sp.prefillGpus, sp.decodeGpus) * osl;
-            if (i >= K) {
-                sp.note = "not searched: below the " + std::to_string(K) + " splits the budget covers";
-                out.splits.push_back(sp);
-                continue;
-            }
-            if (stopped()) {
-                proof = false;
-                sp.note = "not searched: stopped";
-                out.splits.push_back(sp);
-                continue;
-            }
-            const double incumbent = out.found ? out.bestResult.outputTokensPerS : 0;
-            if (exact && sp.kvLinkTokensPerS <= incumbent) {
-                sp.note = "the KV links alone carry no more than the best deployment";
-                out.splits.push_back(sp);
-                continue;
-            }
-            SearchOutcome pools[2];
-            bool skip = false;
-            // Decode first: the scarcer pool in most deployments, so the floor prunes early.
-            for (int k = 0; k < 2 && !skip; ++k) {
-                const PoolRole role = k == 0 ? PoolRole::Decode : PoolRole::Prefill;
-                const int gpus = role == PoolRole::Prefill ? sp.prefillGpus : sp.decodeGpus;
-                SearchOptions o = options;
-                o.budget = poolBudget;
-                o.seed = options.seed + static_cast<std::uint64_t>(i);
-                if (exact)
-                    o.exactFloor = incumbent / gpus;
-                obs.begin(searches++, out.calls);
-                SearchOutcome& so = pools[role == PoolRole::Prefill ? 0 : 1];
-                so = runSearch(dsim.pool(role, gpus).scenario(), o, &obs, stop);
-                out.calls += so.calls;
-                if (so.failed) { // the same for every pool: the deployment search cannot run
-                    out = PoolsSearch{};
-                    out.algorithm = options.algorithm;
-                    out.failed = true;
-                    out.message = so.message;
-                    out.wallSeconds = elapsed();
-                    PoolObserver(observer, out, 1).finish(out);
-                    return searchOutcome(scenario, out);
-                }
-                (role == PoolRole::Prefill ? sp.prefillFound : sp.decodeFound) = so.found;
-                const double tokens = so.found ? so.bestResult.outputTokensPerS : 0;
-                (role == PoolRole::Prefill ? sp.prefillTokensPerS : sp.decodeTokensPerS) = tokens;
-                if (exact && !(so.provedOptimal || so.provedInfeasible))
-                    proof = false; // stopped, or the tables disagreed with the simulator
-                if (!so.found || (exact && tokens <= incumbent)) {
-                    skip = true;
-                    sp.note = std::string(poolRoleName(role)) + " pool: "
-                        + (so.found || o.exactFloor > 0 ? "no plan beats the best deployment so far"
-                                                        : "no valid plan (" + so.message + ")");
-                }
-            }
-            sp.searched = true;
-            if (!skip) {
-                const DisaggregatedPlan plan{pools[0].best, pools[1].best};
-                const DisaggregatedResult res = dsim.evaluate(plan);
-                sp.tokensPerSPerGpu = res.valid ? res.tokensPerSPerGpu : 0;
-                offer(plan);
-            }
-            out.splits.push_back(sp);
-        }
-        out.stopped = stopped();
-        out.provedOptimal = proof && out.found && !out.stopped;
-        out.provedInfeasible = proof && !out.found && !out.stopped;
-        std::ostringstream msg;
-        if (out.stopped)
-            msg << "stopped on request after " << out.calls << " simulator calls; ";
-        if (exact) {
-            int searched = 0;
-            for (const auto& s : out.splits)
-                searched += s.searched;
-            if (out.provedOptimal)
-                msg << "optimal over every split (" << S << ") and every pair of plans the simulator accepts"
-                    << runnableSpaceWords(scenario) << " (" << searched
-                    << " splits searched, the others proved worse by a bound)";
-            else if (out.provedInfeasible)
-                msg << "no valid pair of pools exists at any of the " << S << " splits";
-            else if (!out.stopped)
-                msg << "NOT CERTIFIED: a pool search could not prove its result";
-        } else {
-            msg << K << " of " << S << " splits searched (ranked by the recipe's deployment), " << poolBudget
-                << " calls per pool search";
-            if (!out.found)
-                msg << "; no valid pair of pools found";
-        }
-        out.message = msg.str();
-    }
-    if (splits.size() < callsForEverySplit.size())
-        out.message += "; " + std::to_string(splits.size()) + " of the cluster's " + std::to_string(callsForEverySplit.size())
-            + " prefill:decode splits examined, evenly spaced (at most " + std::to_string(kMaxDisaggregatedSplits)
-            + ", and a budgeted search ranks only as many as half its budget pays for)";
-    if (out.found) {
-        // With both pools' per-operator breakdowns (the searches ran on the fast path).
-        out.bestResult = dsim.evaluate(out.best);
-    }
-    out.wallSeconds = elapsed();
-    PoolObserver(observer, out, 1).finish(out);
-    return searchOutcome(scenario, out);
+    return DeploymentSearch(scenario, options, observer, stop).run();
 }
 
 } // namespace shardlab
