@@ -161,52 +161,89 @@ FieldErrors validateParetoRequest(const Scenario& s, const ParetoOptions& o)
     return e;
 }
 
-ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
-                               const std::function<void(const ParetoProgress&)>& progress,
-                               const std::atomic<bool>* stop)
-{
-    ParetoFront out;
-    const FieldErrors errors = validateParetoRequest(s, o);
-    if (!errors.empty()) {
-        out.message = errors.front().toString();
-        return out;
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    const int maxSearches = o.maxSearches > 0 ? o.maxSearches : 4 * o.points + 16;
-    std::vector<Known> known;
-    std::vector<double> limitsSolved;  // per-user speed limits whose search found a plan
-    double infeasibleU = kInf;         // the slowest per-user speed proved out of reach
-    bool infeasibleProved = false;
-    bool allProved = true;
-    std::string stage, infeasibleNote;
+namespace {
 
-    auto stopAsked = [stop] { return stop && stop->load(std::memory_order_relaxed); };
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    // One exact search with TPOT <= 1000 / u, examining only plans above `floor`.
+// One front: exact searches at per-user speed limits chosen in three stages (the optimum at
+// the SLO, faster users until none is reachable, the knees), merged in a fixed order; then
+// the recipe and the other space under the same limits.
+class FrontBuilder {
+public:
+    FrontBuilder(const Scenario& s, const ParetoOptions& o, const std::function<void(const ParetoProgress&)>& progress,
+                 const std::atomic<bool>* stop)
+        : m_s(s), m_o(o), m_progress(progress), m_stop(stop),
+          m_maxSearches(o.maxSearches > 0 ? o.maxSearches : 4 * o.points + 16)
+    {
+    }
+
+    ParetoFront build()
+    {
+        // 1. The optimum within the scenario's own SLOs: the slow-user end of the front.
+        m_stage = "optimum at the SLO";
+        if (!merge(1000.0 / m_s.workload.tpotSloMs, 0, search(1000.0 / m_s.workload.tpotSloMs, 0)))
+            return nothingAtSlo();
+        m_stage = "fastest users";
+        fastestUsers();
+        m_stage = "knees";
+        knees();
+        for (const Known& k : m_known)
+            m_out.points.push_back(k.p);
+        m_out.points = nonDominated(m_out.points);
+        recipeFront();
+        if (const std::optional<Engine> e = engineOfCollectives(m_s.workload.engine); e && !stopAsked()) {
+            m_out.engineName = std::string(engineInfo(*e).label) + " " + engineInfo(*e).version;
+            m_out.otherRunnable = !m_s.workload.runnable;
+            std::vector<double> limits = m_limitsSolved;
+            if (std::isfinite(m_infeasibleU))
+                limits.push_back(m_infeasibleU); // the other space may reach what this one cannot
+            if (!otherFront(m_s, limits, m_o.threads, m_stop, m_out.otherPoints))
+                m_out.stopped = true;
+        }
+        m_out.stopped = m_out.stopped || stopAsked();
+        m_out.unreachableTokensPerSPerUser = m_infeasibleProved ? m_infeasibleU : 0;
+        m_out.allProved = m_allProved && m_infeasibleProved && !m_out.stopped;
+        for (const ParetoPoint& p : m_out.points)
+            m_out.allProved = m_out.allProved && p.provedOptimal;
+        m_out.wallSeconds = elapsed();
+        m_out.ok = !m_out.points.empty();
+        if (m_out.stopped)
+            m_out.message = "stopped on request after " + std::to_string(m_out.searches) + " exact searches";
+        return m_out;
+    }
+
+private:
+    bool stopAsked() const { return m_stop && m_stop->load(std::memory_order_relaxed); }
+    double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_t0).count(); }
+    bool searching() const { return !m_out.stopped && !stopAsked() && m_out.searches < m_maxSearches; }
+
     // One exact search with TPOT <= 1000 / u, examining only plans above `floor`. Pure:
-    // several may run at once; `merge` records their answers in a fixed order.
-    auto search = [&s, stop](double u, double floor) {
+    // several may run at once; merge records their answers in a fixed order.
+    SearchOutcome search(double u, double floor) const
+    {
         SearchOptions so;
         so.algorithm = "exact";
         so.exactFloor = floor;
-        return runSearch(withTpotLimit(s, 1000.0 / u), so, nullptr, stop);
-    };
-    auto merge = [&](double u, double floor, const SearchOutcome& r) {
-        ++out.searches;
+        return runSearch(withTpotLimit(m_s, 1000.0 / u), so, nullptr, m_stop);
+    }
+
+    // Records one search's answer: a point (new, or a known one at a slower limit), a proof
+    // that the speed is out of reach, or why there is neither. True when it found a plan.
+    bool merge(double u, double floor, const SearchOutcome& r)
+    {
+        ++m_out.searches;
         if (r.stopped) {
-            out.stopped = true;
+            m_out.stopped = true;
         } else if (r.found) {
-            limitsSolved.push_back(u);
-            allProved = allProved && r.provedOptimal;
+            m_limitsSolved.push_back(u);
+            m_allProved = m_allProved && r.provedOptimal;
             Known* k = nullptr;
-            for (Known& kn : known)
+            for (Known& kn : m_known)
                 if (samePoint(kn.p, r.best, r.bestResult))
                     k = &kn;
             if (!k) {
                 Known n;
                 n.p = pointOf(r, u);
-                known.push_back(n);
-                k = &known.back();
+                m_known.push_back(n);
+                k = &m_known.back();
             }
             k->p.provedOptimal = k->p.provedOptimal || r.provedOptimal;
             if (u < k->lowestLimitU) {
@@ -214,156 +251,178 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
                 k->p.tpotLimitMs = 1000.0 / u;
             }
         } else if (r.provedInfeasible && floor <= 0) {
-            infeasibleNote = r.message;
-            if (u < infeasibleU) {
-                infeasibleU = u;
-                infeasibleProved = true;
+            m_infeasibleNote = r.message;
+            if (u < m_infeasibleU) {
+                m_infeasibleU = u;
+                m_infeasibleProved = true;
             }
         } else if (!r.provedInfeasible) {
-            allProved = false;
-            if (out.message.empty())
-                out.message = r.message;
+            m_allProved = false;
+            if (m_out.message.empty())
+                m_out.message = r.message;
         }
-        if (progress) {
+        if (m_progress) {
             ParetoProgress pr;
-            pr.searches = out.searches;
-            pr.maxSearches = maxSearches;
-            pr.points = static_cast<int>(known.size());
+            pr.searches = m_out.searches;
+            pr.maxSearches = m_maxSearches;
+            pr.points = static_cast<int>(m_known.size());
             pr.elapsedS = elapsed();
             pr.lastTpotLimitMs = 1000.0 / u;
-            pr.stage = stage;
-            progress(pr);
+            pr.stage = m_stage;
+            m_progress(pr);
         }
         return r.found;
-    };
-    auto solve = [&](double u, double floor) { return merge(u, floor, search(u, floor)); };
-    auto rightmost = [&]() -> const Known& {
-        return *std::max_element(known.begin(), known.end(), [](const Known& a, const Known& b) {
-            return a.p.tokensPerSPerUser < b.p.tokensPerSPerUser;
-        });
-    };
-
-    // 1. The optimum within the scenario's own SLOs: the slow-user end of the front.
-    stage = "optimum at the SLO";
-    if (!solve(1000.0 / s.workload.tpotSloMs, 0)) {
-        out.wallSeconds = elapsed();
-        if (!out.stopped && infeasibleProved)
-            out.message = s.constraints.empty()
-                ? "workload: no plan meets the scenario's limits (proved by exact): " + infeasibleNote
-                : "constraints: no plan within them meets the scenario's limits (proved by exact): " + infeasibleNote;
-        else if (!out.stopped && out.message.empty())
-            out.message = "no plan was found at the scenario's limits";
-        out.allProved = false;
-        return out;
     }
+
+    // No plan at the scenario's own limits: the front is empty, and the message says
+    // whether exact proved it.
+    ParetoFront nothingAtSlo()
+    {
+        m_out.wallSeconds = elapsed();
+        if (!m_out.stopped && m_infeasibleProved)
+            m_out.message = m_s.constraints.empty()
+                ? "workload: no plan meets the scenario's limits (proved by exact): " + m_infeasibleNote
+                : "constraints: no plan within them meets the scenario's limits (proved by exact): " + m_infeasibleNote;
+        else if (!m_out.stopped && m_out.message.empty())
+            m_out.message = "no plan was found at the scenario's limits";
+        m_out.allProved = false;
+        return m_out;
+    }
+
     // 2. Faster users: 2, 4, 8, ... times the SLO optimum's per-user speed until exact
     // proves no plan reaches one. The limits do not depend on the answers, so as many run
     // at once as threads allow, merged in order: the same limits for any thread count.
-    stage = "fastest users";
-    const double u0 = rightmost().p.tokensPerSPerUser;
-    for (int doubling = 1; !out.stopped && !stopAsked() && out.searches < maxSearches && infeasibleU == kInf
-         && u0 > 0 && doubling < 60;) {
-        const size_t k = std::min<size_t>(std::clamp(o.threads, 1, 8), maxSearches - out.searches);
-        std::vector<double> limits(k);
-        for (size_t j = 0; j < k; ++j)
-            limits[j] = std::ldexp(u0, doubling++);
-        std::vector<SearchOutcome> results(k);
-        runAtOnce(0, k, [&](size_t j) { results[j] = search(limits[j], 0); });
-        bool probing = true;
-        for (size_t j = 0; j < k; ++j)
-            if (!merge(limits[j], 0, results[j]) && !out.stopped && infeasibleU == kInf)
-                probing = false; // neither a plan nor a proof: stop probing
-        if (!probing)
-            break;
+    void fastestUsers()
+    {
+        const double u0 = std::max_element(m_known.begin(), m_known.end(), [](const Known& a, const Known& b) {
+                              return a.p.tokensPerSPerUser < b.p.tokensPerSPerUser;
+                          })->p.tokensPerSPerUser;
+        for (int doubling = 1; searching() && m_infeasibleU == kInf && u0 > 0 && doubling < 60;) {
+            const size_t k = std::min<size_t>(std::clamp(m_o.threads, 1, 8), m_maxSearches - m_out.searches);
+            std::vector<double> limits(k);
+            for (size_t j = 0; j < k; ++j)
+                limits[j] = std::ldexp(u0, doubling++);
+            std::vector<SearchOutcome> results(k);
+            runAtOnce(0, k, [&](size_t j) { results[j] = search(limits[j], 0); });
+            bool probing = true;
+            for (size_t j = 0; j < k; ++j)
+                if (!merge(limits[j], 0, results[j]) && !m_out.stopped && m_infeasibleU == kInf)
+                    probing = false; // neither a plan nor a proof: stop probing
+            if (!probing)
+                return;
+        }
     }
-    // 3. Knees: bisect the gap with the largest normalized box until enough points.
-    stage = "knees";
-    while (!out.stopped && !stopAsked() && out.searches < maxSearches && static_cast<int>(known.size()) < o.points) {
+
+    struct Gap {
+        double area, u, floor;
+    };
+
+    // The unresolved gaps between adjacent points (and from the fastest point to the
+    // proved-unreachable speed), each with its box (speed gap x throughput gap, normalized),
+    // the speed that bisects it and the floor its faster neighbour guarantees.
+    std::vector<Gap> gaps() const
+    {
         std::vector<const Known*> sorted;
-        for (const Known& k : known)
+        for (const Known& k : m_known)
             sorted.push_back(&k);
         std::sort(sorted.begin(), sorted.end(), [](const Known* a, const Known* b) {
             return a->p.tokensPerSPerUser < b->p.tokensPerSPerUser;
         });
         const double uLo = sorted.front()->p.tokensPerSPerUser;
-        const double uHi = std::isfinite(infeasibleU) ? infeasibleU : sorted.back()->p.tokensPerSPerUser;
+        const double uHi = std::isfinite(m_infeasibleU) ? m_infeasibleU : sorted.back()->p.tokensPerSPerUser;
         double yMax = 0;
         for (const Known* k : sorted)
             yMax = std::max(yMax, k->p.outputTokensPerSPerGpu);
         const double uSpan = std::max(uHi - uLo, 1e-12), ySpan = std::max(yMax, 1e-12);
-        struct Gap {
-            double area, u, floor;
-        };
-        std::vector<Gap> gaps;
+        std::vector<Gap> out;
         for (size_t i = 0; i < sorted.size(); ++i) {
             const double ui = sorted[i]->p.tokensPerSPerUser, yi = sorted[i]->p.outputTokensPerSPerGpu;
             const bool last = i + 1 == sorted.size();
-            if (last && !std::isfinite(infeasibleU))
+            if (last && !std::isfinite(m_infeasibleU))
                 break;
-            const double loJ = last ? infeasibleU : sorted[i + 1]->lowestLimitU;
+            const double loJ = last ? m_infeasibleU : sorted[i + 1]->lowestLimitU;
             const double yj = last ? 0 : sorted[i + 1]->p.outputTokensPerSPerGpu;
             if (loJ - ui <= kResolvedGap * ui)
                 continue;
             const double area = (loJ - ui) / uSpan * (yi - yj) / ySpan;
             if (area >= 1e-6)
-                gaps.push_back({area, 0.5 * (ui + loJ), yj * (1 - kFloorMargin)});
+                out.push_back({area, 0.5 * (ui + loJ), yj * (1 - kFloorMargin)});
         }
-        if (gaps.empty())
-            break; // every gap is resolved
-        // The widest gaps first (ties: the slower one); as many at once as threads allow,
-        // never more than the points still wanted. The answers are merged in this order,
-        // so the result does not depend on which search finishes first.
-        std::stable_sort(gaps.begin(), gaps.end(), [](const Gap& a, const Gap& b) { return a.area > b.area; });
-        const size_t k = std::min({gaps.size(), static_cast<size_t>(std::clamp(o.threads, 1, 8)),
-                                   static_cast<size_t>(o.points - static_cast<int>(known.size())),
-                                   static_cast<size_t>(maxSearches - out.searches)});
-        std::vector<SearchOutcome> results(k);
-        runAtOnce(0, k, [&](size_t j) { results[j] = search(gaps[j].u, gaps[j].floor); });
-        for (size_t j = 0; j < k; ++j)
-            merge(gaps[j].u, gaps[j].floor, results[j]);
+        return out;
     }
 
-    for (const Known& k : known)
-        out.points.push_back(k.p);
-    out.points = nonDominated(out.points);
+    // 3. Knees: bisect the gap with the largest normalized box until enough points.
+    void knees()
+    {
+        while (searching() && static_cast<int>(m_known.size()) < m_o.points) {
+            std::vector<Gap> g = gaps();
+            if (g.empty())
+                return; // every gap is resolved
+            // The widest gaps first (ties: the slower one); as many at once as threads
+            // allow, never more than the points still wanted. The answers are merged in this
+            // order, so the result does not depend on which search finishes first.
+            std::stable_sort(g.begin(), g.end(), [](const Gap& a, const Gap& b) { return a.area > b.area; });
+            const size_t k = std::min({g.size(), static_cast<size_t>(std::clamp(m_o.threads, 1, 8)),
+                                       static_cast<size_t>(m_o.points - static_cast<int>(m_known.size())),
+                                       static_cast<size_t>(m_maxSearches - m_out.searches)});
+            std::vector<SearchOutcome> results(k);
+            runAtOnce(0, k, [&](size_t j) { results[j] = search(g[j].u, g[j].floor); });
+            for (size_t j = 0; j < k; ++j)
+                merge(g[j].u, g[j].floor, results[j]);
+        }
+    }
+
     // The recipe under the same limits (its batch is the largest within each).
-    std::vector<ParetoPoint> recipe;
-    std::sort(limitsSolved.begin(), limitsSolved.end());
-    limitsSolved.erase(std::unique(limitsSolved.begin(), limitsSolved.end()), limitsSolved.end());
-    for (double u : limitsSolved) {
-        if (stop && stop->load(std::memory_order_relaxed))
-            break;
-        const Simulator sim(withTpotLimit(s, 1000.0 / u));
-        const RecipePlan rp = megatronPlan(sim);
-        if (!rp.found)
-            continue;
-        const ParetoPoint p = pointOf(rp.plan, rp.result, u, false);
-        bool dup = false;
-        for (const ParetoPoint& q : recipe)
-            dup = dup || q.plan == p.plan;
-        if (!dup)
-            recipe.push_back(p);
+    void recipeFront()
+    {
+        std::vector<ParetoPoint> recipe;
+        std::sort(m_limitsSolved.begin(), m_limitsSolved.end());
+        m_limitsSolved.erase(std::unique(m_limitsSolved.begin(), m_limitsSolved.end()), m_limitsSolved.end());
+        for (double u : m_limitsSolved) {
+            if (stopAsked())
+                break;
+            const Simulator sim(withTpotLimit(m_s, 1000.0 / u));
+            const RecipePlan rp = megatronPlan(sim);
+            if (!rp.found)
+                continue;
+            const ParetoPoint p = pointOf(rp.plan, rp.result, u, false);
+            bool dup = false;
+            for (const ParetoPoint& q : recipe)
+                dup = dup || q.plan == p.plan;
+            if (!dup)
+                recipe.push_back(p);
+        }
+        m_out.megatronPoints = nonDominated(recipe);
     }
-    out.megatronPoints = nonDominated(recipe);
-    if (const std::optional<Engine> e = engineOfCollectives(s.workload.engine); e && !stopAsked()) {
-        out.engineName = std::string(engineInfo(*e).label) + " " + engineInfo(*e).version;
-        out.otherRunnable = !s.workload.runnable;
-        std::vector<double> limits = limitsSolved;
-        if (std::isfinite(infeasibleU))
-            limits.push_back(infeasibleU); // the other space may reach what this one cannot
-        if (!otherFront(s, limits, o.threads, stop, out.otherPoints))
-            out.stopped = true;
+
+    const Scenario& m_s;
+    const ParetoOptions& m_o;
+    const std::function<void(const ParetoProgress&)>& m_progress;
+    const std::atomic<bool>* m_stop;
+    const int m_maxSearches;
+    const std::chrono::steady_clock::time_point m_t0 = std::chrono::steady_clock::now();
+    ParetoFront m_out;
+    std::vector<Known> m_known;
+    std::vector<double> m_limitsSolved; // per-user speed limits whose search found a plan
+    double m_infeasibleU = kInf;        // the slowest per-user speed proved out of reach
+    bool m_infeasibleProved = false;
+    bool m_allProved = true;
+    std::string m_stage, m_infeasibleNote;
+};
+
+} // namespace
+
+ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
+                               const std::function<void(const ParetoProgress&)>& progress,
+                               const std::atomic<bool>* stop)
+{
+    const FieldErrors errors = validateParetoRequest(s, o);
+    if (!errors.empty()) {
+        ParetoFront out;
+        out.message = errors.front().toString();
+        return out;
     }
-    out.stopped = out.stopped || stopAsked();
-    out.unreachableTokensPerSPerUser = infeasibleProved ? infeasibleU : 0;
-    out.allProved = allProved && infeasibleProved && !out.stopped;
-    for (const ParetoPoint& p : out.points)
-        out.allProved = out.allProved && p.provedOptimal;
-    out.wallSeconds = elapsed();
-    out.ok = !out.points.empty();
-    if (out.stopped)
-        out.message = "stopped on request after " + std::to_string(out.searches) + " exact searches";
-    return out;
+    return FrontBuilder(s, o, progress, stop).build();
 }
 
 } // namespace shardlab
