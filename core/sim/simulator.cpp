@@ -192,36 +192,36 @@ DraftTotals walkDraft(const CostModel& cm, bool shared, const Plan& p, const Ste
     return t;
 }
 
-} // namespace
-
-void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const StepLoad* load) const
+// The fast path resets the summary and only marks the breakdown arrays absent; the full
+// path starts from an empty result.
+void resetResult(SimResult& r, bool breakdown)
 {
     if (breakdown) {
         r = SimResult{};
-    } else { // fast path: reset the summary; the breakdown arrays are only marked absent
-        r.valid = false;
-        r.unbounded = false;
-        r.violations = r.structureChecks = 0;
-        r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
-        r.passMs = r.kvTransferMs = r.cycleMs = 0;
-        r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
-        r.p2pCrossesNodes = false;
-        r.expertTensorParallel = 0;
-        r.expertLoadImbalance = 1;
-        r.overlapHiddenUs = 0;
-        r.draftUs = 0;
-        r.tokensPerStep = 1;
-        r.sizeCappedCollectives = 0;
-        r.memory = MemoryBreakdown{};
-        for (int i = 0; i < kOpCount; ++i)
-            r.decode[i].present = r.prefill[i].present = false;
+        return;
     }
-    const Scenario& sc = m_costs.scenario();
-    r.serving = sc.workload.serving;
-    const ModelSpec& m = sc.model;
-    const ClusterSpec& c = sc.cluster;
-    const WorkloadSpec& wl = sc.workload;
+    r.valid = false;
+    r.unbounded = false;
+    r.violations = r.structureChecks = 0;
+    r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
+    r.passMs = r.kvTransferMs = r.cycleMs = 0;
+    r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
+    r.p2pCrossesNodes = false;
+    r.expertTensorParallel = 0;
+    r.expertLoadImbalance = 1;
+    r.overlapHiddenUs = 0;
+    r.draftUs = 0;
+    r.tokensPerStep = 1;
+    r.sizeCappedCollectives = 0;
+    r.memory = MemoryBreakdown{};
+    for (int i = 0; i < kOpCount; ++i)
+        r.decode[i].present = r.prefill[i].present = false;
+}
 
+// The plan's structural checks (degrees that fit the model and cluster, a well-formed plan)
+// as violations; true when any fails: such a plan has no meaningful cost.
+bool structureFails(const Plan& p, const Scenario& sc, SimResult& r)
+{
     r.structureChecks = planStructureViolations(p, sc);
     bool shapeOk = p.tensorParallel >= 1 && p.pipelineParallel >= 1 && p.dataParallel >= 1 && p.expertParallel >= 1
         && p.instances >= 1 && p.batch >= 1 && p.microBatches >= 1 && p.redundantExperts >= 0 && p.redundantExperts <= kMaxRedundantExperts;
@@ -229,35 +229,35 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         shapeOk = shapeOk && p.sharding[i] < opInfo(static_cast<OpId>(i)).optionCount;
     if (!shapeOk)
         r.structureChecks |= 1u << static_cast<int>(PlanCheck::MicroBatches);
-    if (r.structureChecks) {
-        for (int b = 0; b < kPlanCheckCount; ++b)
-            if (r.structureChecks & (1u << b))
-                r.violations |= 1u << static_cast<int>(isTilingCheck(static_cast<PlanCheck>(b)) ? Violation::Tiling
-                                                                                                 : Violation::Divisibility);
-        return; // degrees that do not fit the model or cluster have no meaningful cost
-    }
-    r.expertTensorParallel = m.isMoe() ? expertTensorParallel(p) : 0;
+    if (!r.structureChecks)
+        return false;
+    for (int b = 0; b < kPlanCheckCount; ++b)
+        if (r.structureChecks & (1u << b))
+            r.violations |= 1u << static_cast<int>(isTilingCheck(static_cast<PlanCheck>(b)) ? Violation::Tiling
+                                                                                             : Violation::Divisibility);
+    return true;
+}
 
-    PhaseContext dec, pre;
-    m_costs.phase(p, false, dec, load);
-    m_costs.phase(p, true, pre);
+// Per-operator breakdowns of one layer of each kind and of the embedding and LM head, per
+// phase (the full path's scratch space).
+struct StepBreakdowns {
+    Breakdown dDense, dMoe, pDense, pMoe, dFixed, pFixed;
+};
 
-    // Scratch breakdowns live in thread-local storage: no allocation, no 8 KB of zeroing
-    // per call on the fast path.
-    struct Scratch {
-        Breakdown dDense, dMoe, pDense, pMoe, dFixed, pFixed;
-    };
-    thread_local Scratch scratch;
-    if (breakdown)
-        scratch = Scratch{};
-    auto B = [&](Breakdown& b) { return breakdown ? &b : nullptr; };
-
+// The step's additive sums (cost_model.h, LayerSums): one dense and one MoE layer, the
+// embedding (first stage), the LM head and speculative decoding's drafting (last stage),
+// per phase, with their weights and KV cache. Counts the size-capped collectives into `r`
+// and records the drafting; `b` (the full path) receives the per-operator breakdowns.
+LayerSums stepSums(const CostModel& cm, const Plan& p, const PhaseContext& dec, const PhaseContext& pre,
+                   const StepLoad* load, StepBreakdowns* b, SimResult& r)
+{
+    const ModelSpec& m = cm.scenario().model;
     const int nd = m.denseLayerCount(), nm = m.moeLayers();
     const bool shared = opPresent(m, OpId::SharedExpert);
     LayerSums sums;
-    auto layer = [&](LayerKind kind, int channel, Breakdown& dAcc, Breakdown& pAcc) {
+    auto layer = [&](LayerKind kind, int channel, Breakdown* dAcc, Breakdown* pAcc) {
         LayerTotals d, q;
-        walkLayer(m_costs, kind, shared, p, dec, pre, B(dAcc), B(pAcc), d, q);
+        walkLayer(cm, kind, shared, p, dec, pre, dAcc, pAcc, d, q);
         sums.dec[channel] = d.timeS;
         sums.pre[channel] = q.timeS;
         r.sizeCappedCollectives += d.sizeCapped + q.sizeCapped;
@@ -269,31 +269,36 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         }
     };
     if (nd > 0)
-        layer(LayerKind::Dense, 0, scratch.dDense, scratch.pDense);
+        layer(LayerKind::Dense, 0, b ? &b->dDense : nullptr, b ? &b->pDense : nullptr);
     if (nm > 0)
-        layer(LayerKind::Moe, 1, scratch.dMoe, scratch.pMoe);
+        layer(LayerKind::Moe, 1, b ? &b->dMoe : nullptr, b ? &b->pMoe : nullptr);
     for (int h = 0; h < 2; ++h) {
         const bool head = h == 1;
-        const LayerTotals d = walkFixed(m_costs, head, nm > 0, p, dec, B(scratch.dFixed));
-        const LayerTotals q = walkFixed(m_costs, head, nm > 0, p, pre, B(scratch.pFixed));
+        const LayerTotals d = walkFixed(cm, head, nm > 0, p, dec, b ? &b->dFixed : nullptr);
+        const LayerTotals q = walkFixed(cm, head, nm > 0, p, pre, b ? &b->pFixed : nullptr);
         sums.dec[2 + h] = d.timeS;
         sums.pre[2 + h] = q.timeS;
         r.sizeCappedCollectives += d.sizeCapped + q.sizeCapped;
         sums.weights[2 + h] = d.weightBytes;
     }
-
-    const DraftTotals draft = walkDraft(m_costs, shared, p, load);
+    const DraftTotals draft = walkDraft(cm, shared, p, load);
     if (draft.timeS > 0) { // on the last stage, with the LM head
         sums.dec[3] += draft.timeS / dec.halves;
         sums.weights[3] += draft.weightBytes;
         sums.kv[3] += draft.kvBytes;
     }
     r.draftUs = draft.timeS * 1e6;
-    r.tokensPerStep = m_costs.tokensPerStep();
+    r.tokensPerStep = cm.tokensPerStep();
+    return sums;
+}
 
-    const PipelineFigures f = m_costs.pipeline(p, stagesFor(p.pipelineParallel), dec, pre, sums);
+// The pipeline's figures into the result: latencies, throughput, the stage step and what
+// two-batch overlap hid.
+void recordFigures(const PipelineFigures& f, const Plan& p, const PhaseContext& dec, const LayerSums& sums, bool moe,
+                   SimResult& r)
+{
     r.expertLoadImbalance = dec.loadImbalance;
-    if (dec.halves > 1 && nm > 0) {
+    if (dec.halves > 1 && moe) {
         double serial = 0;
         for (double x : sums.moeDec)
             serial += x;
@@ -313,46 +318,48 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
     r.cycleMs = f.cycleS * 1e3;
     r.outputTokensPerS = f.tokensPerS;
     r.tokensPerSPerGpu = f.tokensPerSPerGpu;
+}
 
-    // Per-op breakdown of the busiest stage (decode) and of the whole prefill.
-    auto combine = [&](Breakdown& dst, const Breakdown& dense, const Breakdown& moe, const Breakdown& fixed,
-                       double nDense, double nMoe, bool withEmb, bool withHead) {
-        for (int i = 0; i < kOpCount; ++i) {
-            OpBreakdown& o = dst[i];
-            auto add = [&](const OpBreakdown& s, double k) {
-                if (!s.present || k <= 0)
-                    return;
-                o.present = true;
-                o.computeUs += s.computeUs * k;
-                o.memoryUs += s.memoryUs * k;
-                o.timeUs += s.timeUs * k;
-                o.commUs += s.commUs * k;
-                o.commBytes += s.commBytes * k;
-                o.commInterBytes += s.commInterBytes * k;
-                o.flops += s.flops * k;
-                o.hbmBytes += s.hbmBytes * k;
-                o.collectivesPerLayer = std::max(o.collectivesPerLayer, s.collectivesPerLayer);
-                if (o.collective == Collective::None)
-                    o.collective = s.collective;
-            };
-            add(dense[i], nDense);
-            add(moe[i], nMoe);
-            if ((i == idx(OpId::Embedding) && withEmb) || (i == idx(OpId::LmHead) && withHead))
-                add(fixed[i], 1.0);
-            o.bound = o.computeUs > o.memoryUs ? Bound::Compute : Bound::Memory;
-        }
-    };
-    if (breakdown) {
-        combine(r.decode, scratch.dDense, scratch.dMoe, scratch.dFixed, f.busiest.dense, f.busiest.moe,
-                f.busiest.first, f.busiest.last);
-        combine(r.prefill, scratch.pDense, scratch.pMoe, scratch.pFixed, nd, nm, true, true);
+// A stage's (or the whole prefill's) per-operator breakdown: nDense dense layers, nMoe MoE
+// layers, and the embedding and LM head where the stage holds them.
+void combineBreakdown(Breakdown& dst, const Breakdown& dense, const Breakdown& moe, const Breakdown& fixed,
+                      double nDense, double nMoe, bool withEmb, bool withHead)
+{
+    for (int i = 0; i < kOpCount; ++i) {
+        OpBreakdown& o = dst[i];
+        auto add = [&](const OpBreakdown& s, double k) {
+            if (!s.present || k <= 0)
+                return;
+            o.present = true;
+            o.computeUs += s.computeUs * k;
+            o.memoryUs += s.memoryUs * k;
+            o.timeUs += s.timeUs * k;
+            o.commUs += s.commUs * k;
+            o.commBytes += s.commBytes * k;
+            o.commInterBytes += s.commInterBytes * k;
+            o.flops += s.flops * k;
+            o.hbmBytes += s.hbmBytes * k;
+            o.collectivesPerLayer = std::max(o.collectivesPerLayer, s.collectivesPerLayer);
+            if (o.collective == Collective::None)
+                o.collective = s.collective;
+        };
+        add(dense[i], nDense);
+        add(moe[i], nMoe);
+        if ((i == idx(OpId::Embedding) && withEmb) || (i == idx(OpId::LmHead) && withHead))
+            add(fixed[i], 1.0);
+        o.bound = o.computeUs > o.memoryUs ? Bound::Compute : Bound::Memory;
     }
+}
 
-    // Memory of the fullest stage's GPU.
+// The fullest stage's memory, the limits the plan breaks, and an overflowed step's
+// unbounded times; the plan is valid when it breaks none.
+void judge(const PipelineFigures& f, const Scenario& sc, double tokenBudget, SimResult& r)
+{
+    const WorkloadSpec& wl = sc.workload;
     MemoryBreakdown& mem = r.memory;
     const double gb = 1e-9;
-    mem.capacityGb = c.gpu.hbmGb;
-    mem.reserveGb = c.gpu.memoryReserveGb;
+    mem.capacityGb = sc.cluster.gpu.hbmGb;
+    mem.reserveGb = sc.cluster.gpu.memoryReserveGb;
     mem.weightsGb = f.weightsBytes * gb;
     mem.kvCacheGb = f.kvBytes * gb;
     mem.activationGb = f.activationBytes * gb;
@@ -365,7 +372,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
     if (r.tpotMs > wl.tpotSloMs)
         r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
-    if (r.stepTokens > m_costs.tokenBudget())
+    if (r.stepTokens > tokenBudget)
         r.violations |= 1u << static_cast<int>(Violation::TokenBudget);
     if (!f.finite) {
         // Absurd inputs (bandwidth 1e-12 GB/s) overflow somewhere in the step: its times are
@@ -381,6 +388,40 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         r.tokensPerSPerGpu = r.outputTokensPerS = 0;
     }
     r.valid = r.violations == 0;
+}
+
+} // namespace
+
+void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const StepLoad* load) const
+{
+    resetResult(r, breakdown);
+    const Scenario& sc = m_costs.scenario();
+    r.serving = sc.workload.serving;
+    if (structureFails(p, sc, r))
+        return;
+    const ModelSpec& m = sc.model;
+    r.expertTensorParallel = m.isMoe() ? expertTensorParallel(p) : 0;
+
+    PhaseContext dec, pre;
+    m_costs.phase(p, false, dec, load);
+    m_costs.phase(p, true, pre);
+
+    // Scratch breakdowns live in thread-local storage: no allocation, no 8 KB of zeroing
+    // per call on the fast path.
+    thread_local StepBreakdowns scratch;
+    if (breakdown)
+        scratch = StepBreakdowns{};
+    const LayerSums sums = stepSums(m_costs, p, dec, pre, load, breakdown ? &scratch : nullptr, r);
+    const PipelineFigures f = m_costs.pipeline(p, stagesFor(p.pipelineParallel), dec, pre, sums);
+    recordFigures(f, p, dec, sums, m.moeLayers() > 0, r);
+    // Per-op breakdown of the busiest stage (decode) and of the whole prefill.
+    if (breakdown) {
+        combineBreakdown(r.decode, scratch.dDense, scratch.dMoe, scratch.dFixed, f.busiest.dense, f.busiest.moe,
+                         f.busiest.first, f.busiest.last);
+        combineBreakdown(r.prefill, scratch.pDense, scratch.pMoe, scratch.pFixed, m.denseLayerCount(), m.moeLayers(),
+                         true, true);
+    }
+    judge(f, sc, m_costs.tokenBudget(), r);
 }
 
 } // namespace shardlab
