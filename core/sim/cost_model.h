@@ -354,6 +354,15 @@ private:
     void setExpertLoad(const Plan& degrees, PhaseContext& ph) const;
     // The busiest owner of sequences' context and prompt chunk (attention_dp.cpp).
     void setBusiestOwners(const Plan& p, PhaseContext& ph) const;
+    // The constructor's parts: the hardware's rates and kernels, then each operator's
+    // static figures (weights, FLOPs and bytes per token, precision), then GEMM shapes.
+    void setHardware();
+    void setEmbeddingAndNorms();
+    void setAttentionOps(bool fp8);
+    void setFfnOps(bool fp8);
+    void setMoeOps(bool fp8);
+    void setLmHead(bool fp8);
+    void setGemmShapes(GemmMath math);
     // Fills m_stratumLogIdle from the model's experts and the popularity's spread.
     void setPopularityStrata();
     // The attention layer mix's mean layer: shares, window, linear layers' projections and
