@@ -89,19 +89,30 @@ bool isRedundantExpertCount(int experts, int ep, int redundant)
 SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
     : m_scenario(s), m_engine(runnableEngine(s)), m_moe(s.model.isMoe())
 {
-    const ModelSpec& m = s.model;
-    const long long N = s.cluster.totalGpus();
-    const PlanConstraints& c = s.constraints;
+    addDegreeSlots();
+    addBatchSlots(options);
+    if (m_moe)
+        addMoeSlots();
+    addOperatorSlots(options);
+    for (const Slot& sl : m_slots)
+        m_widest = std::max(m_widest, static_cast<int>(sl.values.size()));
+    if (m_engine)
+        buildEngineTables();
+    const double total = countPlans();
+    m_log10Size = total > 0 ? std::log10(total) : 0;
+}
+
+void SearchSpace::addDegreeSlots()
+{
+    const ModelSpec& m = m_scenario.model;
+    const long long N = m_scenario.cluster.totalGpus();
+    const PlanConstraints& c = m_scenario.constraints;
     // Every degree the simulator accepts: TP any divisor of the GPU count, PP any divisor
     // up to the layer count; the scenario's constraints keep some of them.
     m_slots.push_back({"tensor_parallel", SlotKind::TensorParallel, OpId::Count,
                        constrained(divisorsUpTo(N, N), c.tensorParallel)});
     m_slots.push_back({"pipeline_parallel", SlotKind::PipelineParallel, OpId::Count,
                        constrained(divisorsUpTo(N, m.layers), c.pipelineParallel)});
-    // More micro-batches than stages never helps (docs/search.md): 1..the deepest pipeline.
-    std::vector<int> micro;
-    for (int v = 1; v <= std::clamp(m_slots[1].values.back(), 1, m.layers); ++v)
-        micro.push_back(v);
     // EP: a divisor of the GPUs whose ranks can hold the experts, with or without redundant
     // slots (the EP mask adds: it divides TP x DP).
     std::vector<int> eps;
@@ -111,6 +122,17 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
                 eps.push_back(v);
     m_slots.push_back({"expert_parallel", SlotKind::ExpertParallel, OpId::Count,
                        m.isMoe() ? constrained(eps, c.expertParallel) : std::vector<int>{1}});
+}
+
+// The batch on its coarse scale within the constraints' range, and the micro-batches.
+void SearchSpace::addBatchSlots(const SearchSpaceOptions& options)
+{
+    const ModelSpec& m = m_scenario.model;
+    const PlanConstraints& c = m_scenario.constraints;
+    // More micro-batches than stages never helps (docs/search.md): 1..the deepest pipeline.
+    std::vector<int> micro;
+    for (int v = 1; v <= std::clamp(m_slots[1].values.back(), 1, m.layers); ++v)
+        micro.push_back(v);
     m_batchMin = std::clamp(c.batchMin, 1, kMaxBatch);
     m_batchMax = c.batchMax > 0 ? std::clamp(c.batchMax, m_batchMin, kMaxBatch) : kMaxBatch;
     std::vector<int> batches = cleanValues(options.batchValues, batchValues(), kMaxListValues);
@@ -129,22 +151,35 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
     m_slots.push_back({"batch", SlotKind::Batch, OpId::Count, batches});
     m_slots.push_back({"micro_batches", SlotKind::MicroBatches, OpId::Count,
                        cleanValues(options.microBatchValues, micro, std::max(kMaxListValues, micro.size()))});
+}
+
+void SearchSpace::addMoeSlots()
+{
+    const ModelSpec& m = m_scenario.model;
+    const long long N = m_scenario.cluster.totalGpus();
+    const PlanConstraints& c = m_scenario.constraints;
     // Redundant experts: every count some EP value of the space may take (the mask keeps
     // the EP's own); two-batch overlap off and on; engine instances. A dense model has none
     // of these slots.
-    if (m_moe) {
-        std::vector<int> redundant{0};
-        for (int ep : m_slots[2].values)
-            for (int r : redundantExpertCounts(m.moe.experts, ep))
-                redundant.push_back(r);
-        std::sort(redundant.begin(), redundant.end());
-        redundant.erase(std::unique(redundant.begin(), redundant.end()), redundant.end());
-        m_slots.push_back({"redundant_experts", SlotKind::RedundantExperts, OpId::Count, redundant});
-        m_slots.push_back({"two_batch_overlap", SlotKind::TwoBatchOverlap, OpId::Count, std::vector<int>{0, 1}});
-        // Engine instances: any divisor of the GPUs (the mask keeps those that divide DP and
-        // leave each instance's ranks divisible by EP).
-        m_slots.push_back({"instances", SlotKind::Instances, OpId::Count, constrained(divisorsUpTo(N, N), c.instances)});
-    }
+    std::vector<int> redundant{0};
+    for (int ep : m_slots[2].values)
+        for (int r : redundantExpertCounts(m.moe.experts, ep))
+            redundant.push_back(r);
+    std::sort(redundant.begin(), redundant.end());
+    redundant.erase(std::unique(redundant.begin(), redundant.end()), redundant.end());
+    m_slots.push_back({"redundant_experts", SlotKind::RedundantExperts, OpId::Count, redundant});
+    m_slots.push_back({"two_batch_overlap", SlotKind::TwoBatchOverlap, OpId::Count, std::vector<int>{0, 1}});
+    // Engine instances: any divisor of the GPUs (the mask keeps those that divide DP and
+    // leave each instance's ranks divisible by EP).
+    m_slots.push_back({"instances", SlotKind::Instances, OpId::Count, constrained(divisorsUpTo(N, N), c.instances)});
+}
+
+// One slot per operator present: its options, narrowed by the options given and by the
+// scenario's constraints.
+void SearchSpace::addOperatorSlots(const SearchSpaceOptions& options)
+{
+    const ModelSpec& m = m_scenario.model;
+    const PlanConstraints& c = m_scenario.constraints;
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         if (!opPresent(m, id))
@@ -170,11 +205,12 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
         m_slots.push_back(slot);
     }
 
-    for (const Slot& sl : m_slots)
-        m_widest = std::max(m_widest, static_cast<int>(sl.values.size()));
-    if (m_engine)
-        buildEngineTables();
+}
 
+// The space's exact size: the coarse degrees enumerated through the masks, the batch,
+// micro-batch, redundant-expert and operator counts multiplied in.
+double SearchSpace::countPlans()
+{
     // Exact size: enumerate the coarse degrees; operators multiply their allowed options.
     double total = 0;
     std::vector<int> choice(m_slots.size(), 0);
@@ -234,7 +270,7 @@ SearchSpace::SearchSpace(const Scenario& s, const SearchSpaceOptions& options)
             }
         }
     }
-    m_log10Size = total > 0 ? std::log10(total) : 0;
+    return total;
 }
 
 bool SearchSpace::optionAllowed(OpId id, int o, int tp, int etp) const

@@ -133,6 +133,14 @@ public:
     unsigned engineModeBits(const Plan& degrees) const;
 
 private:
+    // The constructor's parts: the slots of the degrees (TP, PP, EP), the batch and
+    // micro-batches, the MoE-only slots (redundant experts, two-batch overlap, instances),
+    // the operators; then the space's size. countPlans sets m_hasDegrees.
+    void addDegreeSlots();
+    void addBatchSlots(const SearchSpaceOptions& options);
+    void addMoeSlots();
+    void addOperatorSlots(const SearchSpaceOptions& options);
+    double countPlans();
     // Whether (TP, PP) has some allowed DP and EP, whether TP has some such PP.
     bool degreesViable(int tp, int pp) const;
     bool tpViable(int tp) const;
