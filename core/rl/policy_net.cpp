@@ -356,8 +356,6 @@ Scene::Scene(const SearchSpace& space, const std::vector<float>& features) : m_d
     });
 }
 Scene::~Scene() = default;
-Scene::Scene(Scene&&) noexcept = default;
-Scene& Scene::operator=(Scene&&) noexcept = default;
 const SpaceLayout& Scene::layout() const { return m_data->L; }
 
 History::History() : m_data(std::make_unique<Data>()) {}
@@ -424,6 +422,16 @@ std::vector<NamedValues> Policy::parameters() const
     });
 }
 
+std::vector<std::pair<std::string, size_t>> Policy::parameterSizes() const
+{
+    return guarded([&] {
+        std::vector<std::pair<std::string, size_t>> out;
+        for (const auto& p : m_impl->net->named_parameters(true))
+            out.emplace_back(p.key(), static_cast<size_t>(p.value().numel()));
+        return out;
+    });
+}
+
 bool Policy::assign(const std::string& name, const std::vector<float>& values)
 {
     return guarded([&] {
@@ -455,20 +463,18 @@ Batch Policy::decode(const Scene& scene, const History& h, int n, bool greedy, s
         const Context c = encode(m_impl->net, sc, h.data().s, h.data().memoryElites);
         const int places = static_cast<int>(c.anchorProb.size(0));
         Batch out = emptyBatch(sc.L, n, temperature);
-        {
-            const auto pa = c.anchorProb.contiguous();
-            const float* p = pa.data_ptr<float>();
-            const auto la = c.anchorLogits.contiguous();
-            const float* lp = la.data_ptr<float>();
-            std::vector<std::uint8_t> present(places);
-            for (int m = 0; m < places; ++m)
-                present[m] = lp[m] > kMaskedLogit / 2;
-            for (int i = 0; i < n; ++i)
-                out.anchors.push_back(std::max(0, greedy ? argmaxAllowed(p, present.data(), places)
-                                                         : drawAllowed(p, present.data(), places, rng)));
-            if (anchorProbs)
-                anchorProbs->assign(p, p + places);
-        }
+        const auto pa = c.anchorProb.contiguous();
+        const float* p = pa.data_ptr<float>();
+        const auto la = c.anchorLogits.contiguous();
+        const float* lp = la.data_ptr<float>();
+        std::vector<std::uint8_t> present(places);
+        for (int m = 0; m < places; ++m)
+            present[m] = lp[m] > kMaskedLogit / 2;
+        for (int i = 0; i < n; ++i)
+            out.anchors.push_back(std::max(0, greedy ? argmaxAllowed(p, present.data(), places)
+                                                     : drawAllowed(p, present.data(), places, rng)));
+        if (anchorProbs)
+            anchorProbs->assign(p, p + places);
         decodeSlots(m_impl->net, *sc.space, sc.L, c, out, greedy, rng, probs, temperature, nullptr, nullptr);
         if (attention) {
             const auto att = c.attention.contiguous();
@@ -559,11 +565,8 @@ PpoUpdateMetrics Policy::ppoUpdate(const Scene& scene, const History& h, const L
             }
         }
         const double k = std::max(1, m.minibatches);
-        m.gradNorm /= k;
-        m.policyLoss /= k;
-        m.entropy /= k;
-        m.approxKl /= k;
-        m.clipFraction /= k;
+        for (double* mean : {&m.gradNorm, &m.policyLoss, &m.entropy, &m.approxKl, &m.clipFraction})
+            *mean /= k;
         m.samples = n;
         return m;
     });

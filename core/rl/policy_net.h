@@ -17,6 +17,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rl/ppo_agent.h"
@@ -91,15 +92,14 @@ struct EliteArrays {
 EliteArrays eliteArrays(const SpaceLayout& L, const std::vector<EliteEntry>& elites, int memoryElites);
 
 // A scenario's search space and features as the network reads them (tensors inside). It
-// keeps a pointer to `space`, which must outlive it.
+// keeps a pointer to `space`, which must outlive it. A History is movable; a moved-from
+// one may only be assigned to or destroyed.
 class Scene {
 public:
     // `features`: the scenario's kScenarioFeatures values (rl::scenarioFeatures); padded
     // with zeros if shorter.
     Scene(const SearchSpace& space, const std::vector<float>& features);
     ~Scene();
-    Scene(Scene&&) noexcept;
-    Scene& operator=(Scene&&) noexcept;
     const SpaceLayout& layout() const;
     struct Data;
     const Data& data() const { return *m_data; }
@@ -154,8 +154,6 @@ struct NamedValues {
 // its own that this does not cap (the agent caps it, ppo_agent.cpp's capBlasThreads).
 int setThreads(int threads);
 
-// Scene and History are movable; a moved-from one may only be assigned to or destroyed.
-//
 // The policy network with its optimizer. Every member turns a LibTorch error into
 // std::runtime_error and an allocation failure into std::bad_alloc.
 class Policy {
@@ -168,6 +166,8 @@ public:
     Policy& operator=(const Policy&) = delete;
 
     std::vector<NamedValues> parameters() const;
+    // Each parameter's name and value count, in the network's order (no values copied).
+    std::vector<std::pair<std::string, size_t>> parameterSizes() const;
     // Copies `values` into the parameter `name` (sizes checked by the caller); false if the
     // network has no such parameter.
     bool assign(const std::string& name, const std::vector<float>& values);

@@ -103,24 +103,24 @@ bool loadWeights(Policy& net, const std::string& bytes, std::string& error, std:
     std::vector<Record> records;
     if (!readRecords(bytes, records, error))
         return false;
-    const std::vector<NamedValues> params = net.parameters();
-    auto find = [&](const std::string& name) -> const NamedValues* {
-        for (const NamedValues& p : params)
-            if (p.name == name)
-                return &p;
+    const std::vector<std::pair<std::string, size_t>> params = net.parameterSizes();
+    auto find = [&](const std::string& name) -> const size_t* {
+        for (const auto& [n, size] : params)
+            if (n == name)
+                return &size;
         return nullptr;
     };
     // Check everything first: a damaged file changes nothing.
     std::vector<std::string> ignored, seen;
     for (const Record& r : records) {
-        const NamedValues* p = find(r.name);
-        if (!p) {
+        const size_t* size = find(r.name);
+        if (!size) {
             ignored.push_back(r.name);
             continue;
         }
-        if (p->values.size() != r.values.size()) {
+        if (*size != r.values.size()) {
             error = "parameter " + r.name + " has " + std::to_string(r.values.size()) + " values, the network's "
-                + std::to_string(p->values.size());
+                + std::to_string(*size);
             return false;
         }
         if (!std::all_of(r.values.begin(), r.values.end(), [](float x) { return std::isfinite(x); })) {
@@ -132,9 +132,9 @@ bool loadWeights(Policy& net, const std::string& bytes, std::string& error, std:
     for (const Record& r : records)
         net.assign(r.name, r.values);
     std::vector<std::string> fresh;
-    for (const NamedValues& p : params)
-        if (std::find(seen.begin(), seen.end(), p.name) == seen.end())
-            fresh.push_back(p.name);
+    for (const auto& p : params)
+        if (std::find(seen.begin(), seen.end(), p.first) == seen.end())
+            fresh.push_back(p.first);
     if (notes) {
         const std::string a = listNames("kept their initial values (not in the file):", fresh);
         const std::string b = listNames("ignored (not in this network):", ignored);
