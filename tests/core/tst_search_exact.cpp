@@ -40,6 +40,7 @@ class TestSearchExact : public QObject {
 private Q_SLOTS:
     void batchPropertyHolds_data();
     void batchPropertyHolds();
+    void lockStepReplicasAcrossNodesKeepTheBatchProperty();
     void moreMicroBatchesThanStagesAreRefused();
     void exactEqualsBruteForce_data();
     void exactEqualsBruteForce();
@@ -323,10 +324,18 @@ void TestSearchExact::batchPropertyHolds_data()
     for (const char* name : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"})
         QTest::newRow(name) << presetScenario(name);
     QTest::newRow("mla moe, 2x4 GPUs") << tinyScenario(TinyModel::MlaMoe, 4, 2, 1, 1000, 1000);
+    // Generated scenarios (the held-out sets): engines' collectives with their size limits,
+    // long prompts, MoE across up to 128 nodes, decode mode.
+    for (const char* name :
+         {"held-out/gen-20261123-3", "held-out/gen-20261123-5", "held-out/gen-20261123-7", "held-out/gen-20261123-10",
+          "held-out/gen-20261123-13", "held-out/gen-20261123-17", "held-out-2/gen-20261127-2", "held-out-2/gen-20261127-9",
+          "held-out-2/gen-20261127-13", "held-out-2/gen-20261127-16", "held-out-2/gen-20261127-19"})
+        QTest::newRow(name) << resourceScenario((std::string("benchmarks/") + name + ".json").c_str());
 }
 
 // The property the certificate relies on (docs/search.md): for fixed degrees, micro-batches
-// and options, validity is monotone in the batch and throughput never falls as it grows.
+// and options, validity is monotone in the batch and throughput never falls as it grows,
+// except where a collective crosses an engine's size limit (exact's batch segments).
 void TestSearchExact::batchPropertyHolds()
 {
     QFETCH(Scenario, scenario);
@@ -339,6 +348,7 @@ void TestSearchExact::batchPropertyHolds()
         Plan p = space.randomPlan(rng);
         p.microBatches = 1 + int(rng() % p.pipelineParallel);
         double prev = 0;
+        int prevCapped = 0;
         bool seenInvalid = false;
         for (int b = p.microBatches; b <= 4096; b += 1 + b / 16) {
             p.batch = b;
@@ -350,6 +360,9 @@ void TestSearchExact::batchPropertyHolds()
             if (r.structureChecks)
                 break;
             const double thr = r.tokensPerSPerGpu;
+            if (r.sizeCappedCollectives != prevCapped) // a size limit crossed: the price may jump
+                prev = 0;
+            prevCapped = r.sizeCappedCollectives;
             QVERIFY2(thr >= prev * (1 - 1e-12), qPrintable(QString("throughput fell from %1 to %2 at batch %3")
                                                                .arg(prev, 0, 'g', 17)
                                                                .arg(thr, 0, 'g', 17)
@@ -359,6 +372,41 @@ void TestSearchExact::batchPropertyHolds()
         }
     }
     QVERIFY(checked > scaled(1000));
+}
+
+// Every batch of one plan, one by one: an MoE plan whose two replicas run in lock step over
+// 32 nodes with token-split layers and long prompts beside the decode tokens (the regime
+// where the step's composition and the MoE kernel depend on the batch). Validity is a prefix
+// of the batches, throughput never falls, and exact's optimum is at least the plan's best
+// batch.
+void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
+{
+    const Scenario s = resourceScenario("benchmarks/held-out/gen-20261123-3.json");
+    const auto loaded = loadPlanFile(SHARDLAB_TEST_DATA "/plans/gen-20261123-3-token-split.plan.json");
+    QVERIFY2(loaded.ok(), loaded.firstError().c_str());
+    Plan p = loaded.value;
+    const Simulator sim(s);
+    SimResult r;
+    bool seenInvalid = false;
+    double prev = 0, bestValid = 0;
+    for (int b = 1; b <= 600; ++b) {
+        p.batch = b;
+        sim.evaluate(p, r, false);
+        QVERIFY(!r.structureChecks);
+        QVERIFY2(!(seenInvalid && r.valid), qPrintable(QString("valid again at batch %1").arg(b)));
+        seenInvalid = seenInvalid || !r.valid;
+        QVERIFY2(r.tokensPerSPerGpu >= prev * (1 - 1e-12), qPrintable(QString("throughput fell at batch %1").arg(b)));
+        prev = r.tokensPerSPerGpu;
+        if (r.valid)
+            bestValid = r.tokensPerSPerGpu;
+    }
+    QVERIFY(bestValid > 0);
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome ex = runSearch(s, o);
+    QVERIFY(ex.provedOptimal);
+    QVERIFY2(ex.bestResult.tokensPerSPerGpu >= bestValid * (1 - 1e-9),
+             qPrintable(QString("exact %1, the plan %2").arg(ex.bestResult.tokensPerSPerGpu).arg(bestValid)));
 }
 
 // The simulator refuses more micro-batches than pipeline stages (each stage runs one
