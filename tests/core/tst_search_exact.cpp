@@ -30,6 +30,37 @@ SearchSpaceOptions restricted(std::vector<int> batches, std::vector<int> micro,
     return o;
 }
 
+// One plan's batches in increasing order against the batch property the certificate relies
+// on (docs/search.md): validity is a prefix of the batches, and throughput never falls
+// except where a collective crosses an engine's size limit (exact's batch segments). Each
+// check returns why the property fails at batch `b`, or an empty string while it holds.
+class BatchWalk {
+public:
+    QString validity(int b, bool fits)
+    {
+        if (m_seenInvalid && fits)
+            return QString("valid again at batch %1: validity must be monotone in the batch").arg(b);
+        m_seenInvalid = m_seenInvalid || !fits;
+        return {};
+    }
+    QString throughput(int b, const SimResult& r)
+    {
+        const double thr = r.tokensPerSPerGpu;
+        if (r.sizeCappedCollectives != m_capped) // a size limit crossed: the price may jump
+            m_prev = 0;
+        m_capped = r.sizeCappedCollectives;
+        if (thr < m_prev * (1 - 1e-12))
+            return QString("throughput fell from %1 to %2 at batch %3").arg(m_prev, 0, 'g', 17).arg(thr, 0, 'g', 17).arg(b);
+        m_prev = thr;
+        return {};
+    }
+
+private:
+    double m_prev = 0;
+    int m_capped = 0;
+    bool m_seenInvalid = false;
+};
+
 } // namespace
 
 Q_DECLARE_METATYPE(shardlab::Scenario)
@@ -347,27 +378,18 @@ void TestSearchExact::batchPropertyHolds()
     for (int i = 0; i < scaled(300); ++i) {
         Plan p = space.randomPlan(rng);
         p.microBatches = 1 + int(rng() % p.pipelineParallel);
-        double prev = 0;
-        int prevCapped = 0;
-        bool seenInvalid = false;
+        BatchWalk walk;
         for (int b = p.microBatches; b <= 4096; b += 1 + b / 16) {
             p.batch = b;
             sim.evaluate(p, r, false);
             const bool fits = !r.violates(Violation::Memory) && !r.violates(Violation::TpotSlo)
                 && !r.violates(Violation::TtftSlo) && !r.violates(Violation::TokenBudget);
-            QVERIFY2(!(seenInvalid && fits), "validity must be monotone in the batch");
-            seenInvalid = seenInvalid || !fits;
+            const QString invalid = walk.validity(b, fits);
+            QVERIFY2(invalid.isEmpty(), qPrintable(invalid));
             if (r.structureChecks)
                 break;
-            const double thr = r.tokensPerSPerGpu;
-            if (r.sizeCappedCollectives != prevCapped) // a size limit crossed: the price may jump
-                prev = 0;
-            prevCapped = r.sizeCappedCollectives;
-            QVERIFY2(thr >= prev * (1 - 1e-12), qPrintable(QString("throughput fell from %1 to %2 at batch %3")
-                                                               .arg(prev, 0, 'g', 17)
-                                                               .arg(thr, 0, 'g', 17)
-                                                               .arg(b)));
-            prev = thr;
+            const QString fell = walk.throughput(b, r);
+            QVERIFY2(fell.isEmpty(), qPrintable(fell));
             ++checked;
         }
     }
@@ -376,9 +398,8 @@ void TestSearchExact::batchPropertyHolds()
 
 // Every batch of one plan, one by one: an MoE plan whose two replicas run in lock step over
 // 32 nodes with token-split layers and long prompts beside the decode tokens (the regime
-// where the step's composition and the MoE kernel depend on the batch). Validity is a prefix
-// of the batches, throughput never falls, and exact's optimum is at least the plan's best
-// batch.
+// where the step's composition and the MoE kernel depend on the batch): the batch property
+// at every batch, and exact's optimum is at least the plan's best batch.
 void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
 {
     const Scenario s = resourceScenario("benchmarks/held-out/gen-20261123-3.json");
@@ -387,16 +408,16 @@ void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
     Plan p = loaded.value;
     const Simulator sim(s);
     SimResult r;
-    bool seenInvalid = false;
-    double prev = 0, bestValid = 0;
+    BatchWalk walk;
+    double bestValid = 0;
     for (int b = 1; b <= 600; ++b) {
         p.batch = b;
         sim.evaluate(p, r, false);
         QVERIFY(!r.structureChecks);
-        QVERIFY2(!(seenInvalid && r.valid), qPrintable(QString("valid again at batch %1").arg(b)));
-        seenInvalid = seenInvalid || !r.valid;
-        QVERIFY2(r.tokensPerSPerGpu >= prev * (1 - 1e-12), qPrintable(QString("throughput fell at batch %1").arg(b)));
-        prev = r.tokensPerSPerGpu;
+        const QString invalid = walk.validity(b, r.valid);
+        QVERIFY2(invalid.isEmpty(), qPrintable(invalid));
+        const QString fell = walk.throughput(b, r);
+        QVERIFY2(fell.isEmpty(), qPrintable(fell));
         if (r.valid)
             bestValid = r.tokensPerSPerGpu;
     }
