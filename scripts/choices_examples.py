@@ -14,7 +14,7 @@ from doc_block import write_block  # noqa: E402
 
 SCRIPT = "scripts/choices_examples.py"
 PARETO_SCENARIO = "moe-1.6t-1024gpu"
-SIZE = ["size", "--scenario", "llama3-70b-8gpu", "--rate", "8", "--any-count"]
+SIZE = ["size", "--scenario", "llama3-70b-8gpu", "--rate", "6.5", "--any-count"]
 SWEEP = ["sweep", "--scenario", "mixtral-8x22b-64gpu", "--gpus", "8,16,32,64"]
 LOAD_FRONT = ["load-front", "--scenario", "llama3-70b-8gpu", "--concurrencies", "1,4,16,64,128,256", "--quiet"]
 

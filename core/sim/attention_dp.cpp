@@ -88,12 +88,15 @@ double busiestRankChunk(double chunkTokens, int ranks, double rankBudget, double
     return std::max(mean, busiest);
 }
 
-void CostModel::setBusiestOwners(const Plan& p, PhaseContext& ph) const
+int CostModel::lockStepReplicas(const Plan& p) const
+{
+    return m_scenario.model.isMoe() ? std::max(1, replicasPerInstance(p)) : 1;
+}
+
+void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
 {
     const WorkloadSpec& w = m_scenario.workload;
-    // The replicas one engine instance runs in lock step (their MoE layers exchange tokens
-    // every layer); a dense model's replicas never wait for each other.
-    const int replicas = m_scenario.model.isMoe() ? std::max(1, replicasPerInstance(p)) : 1;
+    const int replicas = lockStepReplicas(p);
     ph.ctxReplica = ph.ctxTokenRank = ph.ctx;
     ph.chunkReplica = ph.chunkTokens;
     ph.chunkBusiestRank = ph.chunkTokens * ph.invTp;
@@ -120,15 +123,20 @@ void CostModel::setBusiestOwners(const Plan& p, PhaseContext& ph) const
     // The prompt chunks beside them: max_num_tokens is a replica's budget, a token-split
     // rank's share of it 1/TP (two-batch overlap: each half's share of that).
     const double budget = double(w.maxNumTokens) / ph.halves;
-    const double all = ph.chunkTokens * replicas;
-    ph.chunkReplica = busiestRankChunk(all, replicas, budget, w.promptTokens);
+    // The busiest owner's chunk in the mean step; with prefill as events, a step with the
+    // group's one piece carries the mean step's over the share of such steps (the busiest
+    // owner in one holds that piece; at a share of 1 the two are the same step).
+    const double share = ph.pieceShare;
+    const double all = ph.chunkTokens * replicas * share;
+    auto inPieceStep = [share](double busiest, double cap) { return share < 1 ? std::min(cap, busiest / share) : busiest; };
+    ph.chunkReplica = inPieceStep(busiestRankChunk(all, replicas, budget, w.promptTokens), budget);
     ph.tokensReplica = ph.seqs * ph.queriesPerSeq + ph.chunkReplica;
     if (ph.tp == 1) {
         ph.chunkBusiestRank = ph.chunkReplica;
         ph.tokensBusiestRank = ph.tokensReplica;
         return;
     }
-    ph.chunkBusiestRank = busiestRankChunk(all, rankOwners, budget * ph.invTp, w.promptTokens);
+    ph.chunkBusiestRank = inPieceStep(busiestRankChunk(all, rankOwners, budget * ph.invTp, w.promptTokens), budget * ph.invTp);
     ph.tokensBusiestRank = std::max(1.0, ph.seqs * ph.queriesPerSeq * ph.invTp + ph.chunkBusiestRank);
 }
 

@@ -207,10 +207,30 @@ CostModel CostModel::withSizeCapsLifted() const
 
 void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepLoad* load) const
 {
+    const double share = prefill || load ? 1.0 : chunkStepShare(p);
+    ph.chunkShare = 1;
+    if (share >= 1) {
+        stepPhase(p, prefill, ph, load);
+        return;
+    }
+    // Prefill as events: the step with the group's one prompt piece and the step without;
+    // the same prompt tokens per step on average as the mean step (Little's law).
+    const double batch = p.batch, meanChunk = batch * chunkPerSequence();
+    const StepLoad none{batch, 0.0};
+    stepPhase(p, false, ph.plain, &none);
+    StepLoad piece{batch, meanChunk / share};
+    piece.pieceShare = share;
+    stepPhase(p, false, ph, &piece);
+    ph.stepTokens = ph.plain.stepTokens + meanChunk / std::max(1, p.microBatches);
+    ph.chunkShare = share;
+}
+
+void CostModel::stepPhase(const Plan& p, bool prefill, StepContext& ph, const StepLoad* load) const
+{
     const ModelSpec& m = m_scenario.model;
     const WorkloadSpec& w = m_scenario.workload;
     const int gpn = m_scenario.cluster.gpusPerNode;
-    ph = PhaseContext{};
+    ph = StepContext{};
     ph.prefill = prefill;
     ph.tp = p.tensorParallel;
     ph.dp = p.dataParallel;
@@ -244,6 +264,7 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
     }
     ph.stepTokens = ph.tokens;
     ph.stepSeqs = ph.seqs;
+    ph.pieceShare = load ? load->pieceShare : 1.0;
     if (p.twoBatchOverlap && m.isMoe()) {
         // Two-batch overlap: every operator runs once for each half of the step's
         // sequences (docs/simulator.md §3); the prices below are one half's.

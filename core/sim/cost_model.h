@@ -77,9 +77,10 @@ double windowedContext(double meanCtx, double window, bool causalPrompt);
 // (linear layers: none; their state is priced apart).
 double attendedContext(const OpStatic& attention, double meanCtx, bool causalPrompt);
 
-// Everything about one phase (a decode step of one micro-batch, or one prefill) that
-// depends on the degrees, batch and micro-batches but not on the operator options.
-struct PhaseContext {
+// Everything about one step of a phase (a decode step of one micro-batch, or one
+// prefill) that depends on the degrees, batch and micro-batches but not on the operator
+// options.
+struct StepContext {
     bool prefill = false;
     double tokens = 0;        // attention side, per replica per micro-batch (decode + prompt chunk)
     double seqs = 0;          // decoding sequences (decode: queriesPerSeq tokens each)
@@ -127,6 +128,22 @@ struct PhaseContext {
     Group tpGroup, etpGroup, moeGroup; // as placed (model/placement.h): the worst of each kind
     Group replicaGroup; // MoE: one rank of each TP group of the exchange group (model/placement.h)
     bool stageHandoffCrossesNodes = false;  // some stage hands its hidden states to another node
+    // Below 1: this is the step with the lock-step group's one prompt piece, carried by
+    // its owner (setBusiestOwners), in that share of the steps (PhaseContext).
+    double pieceShare = 1;
+};
+// A phase as op() and edge() price it. Steady aggregated decode, prefill as events
+// (docs/simulator.md §4): engines put a prompt's chunk into some steps and none into the
+// others, so when the lock-step group prefills less than one prompt piece per step on
+// average, a step either carries one piece or none. The base is then a step that carries
+// it, `plain` the step without, and `chunkShare` (below 1) the share of steps with one;
+// op() and edge() price both and weight them by it. At a share of 1 every step carries
+// prompt tokens, the base is the mean step and `plain` is unused. stepTokens is the mean
+// step's either way.
+struct PhaseContext : StepContext {
+    double chunkShare = 1;
+    StepContext plain;
+    bool events() const { return chunkShare < 1; }
 };
 
 // One operator option's cost in one phase, per GPU.
@@ -246,6 +263,9 @@ struct StepLoad {
     double seqs = 0;
     double chunkTokens = 0;
     bool draftPass = false; // speculative decoding: one drafting pass (one token per sequence)
+    // Below 1: the chunk is the lock-step group's one prompt piece, in that share of the
+    // steps (PhaseContext::pieceShare).
+    double pieceShare = 1;
 };
 
 class CostModel {
@@ -266,7 +286,7 @@ public:
     double stepOverheadS() const { return m_stepOverheadS; }
     // The MoE dispatch/combine kernel a phase runs (moe_all_to_all.h): by the engine, and
     // whether the step carries prompt tokens.
-    MoeKernel moeKernel(const PhaseContext& ph) const
+    MoeKernel moeKernel(const StepContext& ph) const
     {
         return moeKernelFor(m_link.engine, ph.prefill || ph.chunkTokens > 0);
     }
@@ -302,14 +322,19 @@ public:
     // mean rank's share plus the expected largest deviation of a sum of Bernoulli draws,
     // at most every slot the rank holds. Non-decreasing in `redundant` and the tokens.
     double busiestRankActiveSlots(int ep, int redundant, double stageTokens) const;
+    // One operator option's price in a phase: with prefill as events (ph.events()), the
+    // share-weighted mean of its price in the step with a prompt piece and in the plain
+    // step; every field is a mean over steps (the collective's kind and algorithm are the
+    // step with the piece's, or the plain step's when that one has none).
     OpCost op(OpId id, int option, const PhaseContext& ph) const;
-    // The conversion of edge `e` from layout `from` to `to` (kind None when free).
+    // The conversion of edge `e` from layout `from` to `to` (kind None when free), weighted
+    // over the two steps as op() is.
     CollectiveCost edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const;
     // KV cache bytes one GPU holds for one layer: every sequence of the replica at the
     // longest context, split as the attention option splits it. With an attention layer
     // mix the layers' mean: sliding-window layers hold at most the window, linear layers
     // their fixed state.
-    double kvBytesPerLayer(int attentionOption, const PhaseContext& decode) const;
+    double kvBytesPerLayer(int attentionOption, const StepContext& decode) const;
     // One sequence's cache of one layer at `ctx` tokens, unsplit (the layers' mean).
     double cacheBytesPerSequence(double ctx) const;
     PipelineFigures pipeline(const Plan& degrees, const StageShapes& stages, const PhaseContext& dec,
@@ -321,6 +346,14 @@ public:
     // state (ISL / OSL: each request costs ISL prompt tokens over OSL decode steps); 0 in
     // decode mode.
     double chunkPerSequence() const;
+    // Aggregated serving's steady decode step with these degrees and batch: the share of
+    // steps that carry a prompt piece (docs/simulator.md §4, "Prefill as events"). A piece
+    // is a whole prompt, or the budget the decode tokens leave when the prompt is longer;
+    // the lock-step group (an MoE instance's replicas, else one replica) prefills
+    // replicas x seqs x chunkPerSequence prompt tokens per step, so that many pieces over
+    // the piece; 1 when that is a piece or more (every step carries prompt tokens), in
+    // decode mode and in a prefill pool.
+    double chunkStepShare(const Plan& degrees) const;
     // Aggregated serving: the steps a request waits for its first token: half a cycle for
     // the next step, then its prompt's chunks at the budget the decode tokens of its step
     // leave free (max_num_tokens - seqs per step), one step per cycle. TTFT adds the
@@ -346,14 +379,23 @@ public:
     double kvTransferMs(const Plan& degrees) const;
 
 private:
+    // phase() for one step: the steady mean step, or the step `load` gives.
+    void stepPhase(const Plan& degrees, bool prefill, StepContext& out, const StepLoad* load) const;
+    // The prices of op() and edge() in one step (cost_model_ops.h).
+    OpCost opInStep(OpId id, int option, const StepContext& ph) const;
+    CollectiveCost edgeInStep(const GraphEdge& e, Layout from, Layout to, const StepContext& ph) const;
     // The routed token-expert pairs of the busiest EP rank (and per expert-TP rank) from
     // the stage's tokens and the imbalance over the mean rank.
-    void setRoutedLoad(PhaseContext& ph, double stageTokens, double imbalance) const;
+    void setRoutedLoad(StepContext& ph, double stageTokens, double imbalance) const;
     // An MoE phase's expert side from the plan's degrees and the phase's tokens: ranks,
     // slots per EP rank, the slots the busiest rank reads and its routed pairs.
-    void setExpertLoad(const Plan& degrees, PhaseContext& ph) const;
+    void setExpertLoad(const Plan& degrees, StepContext& ph) const;
     // The busiest owner of sequences' context and prompt chunk (attention_dp.cpp).
-    void setBusiestOwners(const Plan& p, PhaseContext& ph) const;
+    void setBusiestOwners(const Plan& p, StepContext& ph) const;
+    // The replicas that run a decode step in lock step: an MoE engine instance's (their MoE
+    // layers exchange tokens every layer); a dense model's replicas never wait for each
+    // other, so 1 (attention_dp.cpp).
+    int lockStepReplicas(const Plan& p) const;
     // The constructor's parts: the hardware's rates and kernels, then each operator's
     // static figures (weights, FLOPs and bytes per token, precision), then GEMM shapes.
     void setHardware();

@@ -8,7 +8,7 @@
 
 namespace shardlab {
 
-inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
+inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) const
 {
     const OpStatic& s = m_ops[static_cast<int>(id)];
     const OpOption& opt = opOption(id, option);
@@ -166,7 +166,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     return c;
 }
 
-inline CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const
+inline CollectiveCost CostModel::edgeInStep(const GraphEdge& e, Layout from, Layout to, const StepContext& ph) const
 {
     const Collective kind = conversionFor(from, to);
     const bool expert = e.space == EdgeSpace::Expert;
@@ -177,7 +177,41 @@ inline CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to
     return collectiveCost(kind, tokens * m_ops[static_cast<int>(e.from)].outBytesPerToken, g, m_link);
 }
 
-inline double CostModel::kvBytesPerLayer(int attentionOption, const PhaseContext& ph) const
+// The mean over steps of a collective: share w of `withPiece`, the rest `plain`.
+inline CollectiveCost weightedCollective(const CollectiveCost& withPiece, const CollectiveCost& plain, double w)
+{
+    CollectiveCost c = withPiece.kind != Collective::None ? withPiece : plain;
+    c.seconds = w * withPiece.seconds + (1 - w) * plain.seconds;
+    c.bytesPerRank = w * withPiece.bytesPerRank + (1 - w) * plain.bytesPerRank;
+    c.interBytesPerRank = w * withPiece.interBytesPerRank + (1 - w) * plain.interBytesPerRank;
+    c.sizeCapped = static_cast<std::uint8_t>(withPiece.sizeCapped | plain.sizeCapped);
+    return c;
+}
+
+inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
+{
+    if (!ph.events())
+        return opInStep(id, option, ph);
+    const OpCost a = opInStep(id, option, ph), b = opInStep(id, option, ph.plain);
+    const double w = ph.chunkShare;
+    OpCost c = a;
+    c.computeS = w * a.computeS + (1 - w) * b.computeS;
+    c.memoryS = w * a.memoryS + (1 - w) * b.memoryS;
+    c.timeS = w * a.timeS + (1 - w) * b.timeS;
+    c.flops = w * a.flops + (1 - w) * b.flops;
+    c.hbmBytes = w * a.hbmBytes + (1 - w) * b.hbmBytes;
+    c.own = weightedCollective(a.own, b.own, w);
+    return c;
+}
+
+inline CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const
+{
+    if (!ph.events())
+        return edgeInStep(e, from, to, ph);
+    return weightedCollective(edgeInStep(e, from, to, ph), edgeInStep(e, from, to, ph.plain), ph.chunkShare);
+}
+
+inline double CostModel::kvBytesPerLayer(int attentionOption, const StepContext& ph) const
 {
     const OpStatic& att = m_ops[static_cast<int>(OpId::Attention)];
     const Split split = opOption(OpId::Attention, attentionOption).split;

@@ -17,6 +17,18 @@ double CostModel::chunkPerSequence() const
         : 0.0;
 }
 
+double CostModel::chunkStepShare(const Plan& p) const
+{
+    const double perSeq = chunkPerSequence();
+    if (perSeq <= 0)
+        return 1.0;
+    const WorkloadSpec& w = m_scenario.workload;
+    const double seqs = double(p.batch) / std::max(1, p.microBatches);
+    const double room = std::max(1.0, w.maxNumTokens - seqs * queriesPerSequence());
+    const double piece = std::min(double(w.promptTokens), room);
+    return std::min(1.0, lockStepReplicas(p) * seqs * perSeq / piece);
+}
+
 double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const
 {
     const WorkloadSpec& w = m_scenario.workload;

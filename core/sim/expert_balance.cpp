@@ -185,7 +185,7 @@ double CostModel::expertLoadImbalanceFloor(int ep, int low, int high, double sta
                        m_constants.expertPopularityCv2, stageTokens);
 }
 
-void CostModel::setRoutedLoad(PhaseContext& ph, double stageTokens, double imbalance) const
+void CostModel::setRoutedLoad(StepContext& ph, double stageTokens, double imbalance) const
 {
     ph.loadImbalance = imbalance;
     ph.routedPerEpRank = stageTokens * m_scenario.model.moe.expertsPerToken / ph.ep * imbalance;
@@ -194,7 +194,7 @@ void CostModel::setRoutedLoad(PhaseContext& ph, double stageTokens, double imbal
     ph.activeLocalExperts = std::min(ph.expertsTouched, ph.routedPerEpRank);
 }
 
-void CostModel::setExpertLoad(const Plan& p, PhaseContext& ph) const
+void CostModel::setExpertLoad(const Plan& p, StepContext& ph) const
 {
     ph.moeRanks = std::max(1, expertGroupRanks(p));
     ph.ep = p.expertParallel;
@@ -271,9 +271,13 @@ void CostModel::phaseFloor(const Plan& p, int redundantHigh, bool prefill, Phase
     phase(p, prefill, ph);
     if (!m_scenario.model.isMoe() || redundantHigh <= p.redundantExperts)
         return;
-    // phase() above, with the range's least imbalance in place of the start's.
+    // phase() above, with the range's least imbalance in place of the start's (in both
+    // steps when prefill runs as events).
     setRoutedLoad(ph, ph.stageTokens,
                   expertLoadImbalanceFloor(ph.ep, p.redundantExperts, redundantHigh, ph.stageTokens));
+    if (ph.events())
+        setRoutedLoad(ph.plain, ph.plain.stageTokens,
+                      expertLoadImbalanceFloor(ph.ep, p.redundantExperts, redundantHigh, ph.plain.stageTokens));
 }
 
 } // namespace shardlab

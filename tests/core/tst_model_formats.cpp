@@ -189,7 +189,8 @@ void TestModelFormats::linearStateIndependentOfContext()
     Plan p;
     p.batch = 16;
     PhaseContext a, b;
-    m.phase(p, false, a);
+    const StepLoad decodeOnly{16, 0};
+    m.phase(p, false, a, &decodeOnly);
     b = a;
     b.ctx = b.ctxReplica = a.ctx * 2;
     const double grow = m.op(OpId::Attention, 0, b).hbmBytes - m.op(OpId::Attention, 0, a).hbmBytes;

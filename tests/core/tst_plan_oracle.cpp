@@ -257,7 +257,7 @@ private Q_SLOTS:
 
 void TestPlanOracle::exactEqualsTheOracle()
 {
-    const int scenarios = quickTests() ? 8 : 80;
+    const int scenarios = quickTests() ? 8 : 90;
     int moe = 0, redundant = 0, overlap = 0, instances = 0, crossing = 0, pools = 0, multiNode = 0, straddling = 0,
         compared = 0;
     long long plans = 0, evaluations = 0;

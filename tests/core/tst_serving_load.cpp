@@ -52,8 +52,10 @@ void TestServingLoad::steadyCompositionIsTheSteadyStep_data()
     QTest::newRow("mla") << QStringLiteral("deepseek-v3-256gpu");
 }
 
-// A step composed as the steady state's mean step (batch sequences, batch x ISL/OSL prompt
-// tokens) is priced exactly as the steady state: one cost model, two ways to drive it.
+// The steady state's step composed from explicit steps is priced exactly as the steady
+// state: one cost model, two ways to drive it. When every step carries prompt tokens it is
+// the mean step (batch sequences, batch x ISL/OSL prompt tokens); with prefill as events,
+// the share-weighted mean of the step with one prompt piece and the step without.
 void TestServingLoad::steadyCompositionIsTheSteadyStep()
 {
     QFETCH(QString, scenario);
@@ -61,10 +63,26 @@ void TestServingLoad::steadyCompositionIsTheSteadyStep()
     QVERIFY(x.steady.valid);
     const Simulator sim(x.s);
     const WorkloadSpec& w = x.s.workload;
-    const StepLoad mean{double(x.plan.batch), double(x.plan.batch) * w.promptTokens / w.outputTokens};
+    const double meanChunk = double(x.plan.batch) * w.promptTokens / w.outputTokens;
+    const double share = sim.costs().chunkStepShare(x.plan);
+    QVERIFY(share > 0 && share <= 1);
     SimResult r;
-    sim.evaluate(x.plan, r, false, &mean);
-    QCOMPARE(r.tpotMs, x.steady.tpotMs);
+    if (share == 1) {
+        const StepLoad mean{double(x.plan.batch), meanChunk};
+        sim.evaluate(x.plan, r, false, &mean);
+        QCOMPARE(r.tpotMs, x.steady.tpotMs);
+    } else {
+        QCOMPARE(x.plan.pipelineParallel, 1); // one stage: the cycle is the step's operators' sum
+        StepLoad piece{double(x.plan.batch), meanChunk / share};
+        piece.pieceShare = share;
+        sim.evaluate(x.plan, r, false, &piece);
+        const double withPiece = r.tpotMs;
+        const StepLoad plain{double(x.plan.batch), 0};
+        sim.evaluate(x.plan, r, false, &plain);
+        const double mixed = share * withPiece + (1 - share) * r.tpotMs;
+        QVERIFY2(std::abs(mixed - x.steady.tpotMs) <= 1e-9 * x.steady.tpotMs,
+                 qPrintable(QString("%1 vs %2").arg(mixed, 0, 'g', 12).arg(x.steady.tpotMs, 0, 'g', 12)));
+    }
     const StepLoad decodeOnly{double(x.plan.batch), 0};
     sim.evaluate(x.plan, r, false, &decodeOnly);
     QVERIFY(r.tpotMs < x.steady.tpotMs); // the prompt chunk costs something
