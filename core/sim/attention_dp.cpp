@@ -123,9 +123,11 @@ void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
     // The prompt chunks beside them: max_num_tokens is a replica's budget, a token-split
     // rank's share of it 1/TP (two-batch overlap: each half's share of that).
     const double budget = double(w.maxNumTokens) / ph.halves;
-    // The busiest owner's chunk in the mean step; with prefill as events, a step with the
-    // group's one piece carries the mean step's over the share of such steps (the busiest
-    // owner in one holds that piece; at a share of 1 the two are the same step).
+    // The busiest owner's chunk in the mean step; with prefill as events, a step with a
+    // piece carries the mean step's over the share of such steps: for the busiest replica
+    // that is the whole piece (chunkStepShare), at most the budget; at a share of 1 the two
+    // are the same step. A token-split rank's is capped at its budget (docs/simulator.md
+    // §4 says what that leaves out).
     const double share = ph.pieceShare;
     const double all = ph.chunkTokens * replicas * share;
     auto inPieceStep = [share](double busiest, double cap) { return share < 1 ? std::min(cap, busiest / share) : busiest; };

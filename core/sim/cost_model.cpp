@@ -209,14 +209,15 @@ void CostModel::phase(const Plan& p, bool prefill, PhaseContext& ph, const StepL
 {
     const double share = prefill || load ? 1.0 : chunkStepShare(p);
     ph.chunkShare = 1;
-    if (share >= 1) {
+    if (share >= 1 || !(share > 0)) { // no batch: no prompt pieces either
         stepPhase(p, prefill, ph, load);
         return;
     }
-    // Prefill as events: the step with the group's one prompt piece and the step without;
-    // the same prompt tokens per step on average as the mean step (Little's law).
+    // Prefill as events: the step with the busiest replica's one prompt piece and the step
+    // without; the same prompt tokens per step on average as the mean step (Little's law).
     const double batch = p.batch, meanChunk = batch * chunkPerSequence();
-    const StepLoad none{batch, 0.0};
+    StepLoad none{batch, 0.0};
+    none.pieceShare = share;
     stepPhase(p, false, ph.plain, &none);
     StepLoad piece{batch, meanChunk / share};
     piece.pieceShare = share;
@@ -265,7 +266,7 @@ void CostModel::stepPhase(const Plan& p, bool prefill, StepContext& ph, const St
     ph.stepTokens = ph.tokens;
     ph.stepSeqs = ph.seqs;
     ph.pieceShare = load ? load->pieceShare : 1.0;
-    if (p.twoBatchOverlap && m.isMoe()) {
+    if (stepHalves(p) == 2) {
         // Two-batch overlap: every operator runs once for each half of the step's
         // sequences (docs/simulator.md §3); the prices below are one half's.
         ph.halves = 2;

@@ -128,8 +128,10 @@ struct StepContext {
     Group tpGroup, etpGroup, moeGroup; // as placed (model/placement.h): the worst of each kind
     Group replicaGroup; // MoE: one rank of each TP group of the exchange group (model/placement.h)
     bool stageHandoffCrossesNodes = false;  // some stage hands its hidden states to another node
-    // Below 1: this is the step with the lock-step group's one prompt piece, carried by
-    // its owner (setBusiestOwners), in that share of the steps (PhaseContext).
+    // Below 1: a step of a phase priced as events, in which that share of the steps carry
+    // a prompt piece (PhaseContext): the step with the piece (carried by the busiest
+    // replica: setBusiestOwners) or the plain step. Both run the MoE kernel of a phase with
+    // prompt tokens (moeKernel), as the mean step does.
     double pieceShare = 1;
 };
 // A phase as op() and edge() price it. Steady aggregated decode, prefill as events
@@ -285,10 +287,14 @@ public:
     // The engine's host work per micro-batch step, seconds (part of every cycle).
     double stepOverheadS() const { return m_stepOverheadS; }
     // The MoE dispatch/combine kernel a phase runs (moe_all_to_all.h): by the engine, and
-    // whether the step carries prompt tokens.
+    // whether the phase carries prompt tokens. With prefill as events the plain step keeps
+    // the kernel of the step with the piece: the normal kernel's fit (4096 tokens per rank)
+    // has no per-node latency, so at a few tokens it is priced below the low-latency
+    // kernel, and a plain step on the low-latency kernel would cost more than the step with
+    // a piece (docs/simulator.md §4).
     MoeKernel moeKernel(const StepContext& ph) const
     {
-        return moeKernelFor(m_link.engine, ph.prefill || ph.chunkTokens > 0);
+        return moeKernelFor(m_link.engine, ph.prefill || ph.chunkTokens > 0 || ph.pieceShare < 1);
     }
 
     // Uses the plan's degrees, batch, micro-batches, redundant experts and two-batch
@@ -324,8 +330,9 @@ public:
     double busiestRankActiveSlots(int ep, int redundant, double stageTokens) const;
     // One operator option's price in a phase: with prefill as events (ph.events()), the
     // share-weighted mean of its price in the step with a prompt piece and in the plain
-    // step; every field is a mean over steps (the collective's kind and algorithm are the
-    // step with the piece's, or the plain step's when that one has none).
+    // step; every figure is a mean over steps (the collective's kind and algorithm are the
+    // step with the piece's, or the plain step's when that one has none; its size-capped
+    // count is the two steps' sum, a one-step phase's step counted twice: cost_model_ops.h).
     OpCost op(OpId id, int option, const PhaseContext& ph) const;
     // The conversion of edge `e` from layout `from` to `to` (kind None when free), weighted
     // over the two steps as op() is.
@@ -348,12 +355,19 @@ public:
     double chunkPerSequence() const;
     // Aggregated serving's steady decode step with these degrees and batch: the share of
     // steps that carry a prompt piece (docs/simulator.md §4, "Prefill as events"). A piece
-    // is a whole prompt, or the budget the decode tokens leave when the prompt is longer;
-    // the lock-step group (an MoE instance's replicas, else one replica) prefills
-    // replicas x seqs x chunkPerSequence prompt tokens per step, so that many pieces over
-    // the piece; 1 when that is a piece or more (every step carries prompt tokens), in
-    // decode mode and in a prefill pool.
+    // is a whole prompt, or the budget the decode tokens leave when the prompt is longer.
+    // The lock-step group (an MoE instance's replicas, else one replica) waits for its
+    // busiest replica, whose mean prompt tokens per step (busiestRankChunk) the steps with
+    // a piece carry as one whole piece: the share is those tokens over the piece; 1 when
+    // that is a piece or more (every step carries prompt tokens), in decode mode and in a
+    // prefill pool. Never falls as the batch grows.
     double chunkStepShare(const Plan& degrees) const;
+    // Aggregated serving: the prompt tokens one replica's step (two-batch overlap: each of
+    // its `halves`) can carry beside `decodeTokens` decode tokens: the token budget left,
+    // at least one.
+    double promptRoom(double decodeTokens, double halves = 1) const;
+    // The halves a step runs its operators in: 2 with two-batch overlap (MoE), else 1.
+    int stepHalves(const Plan& p) const { return p.twoBatchOverlap && m_scenario.model.isMoe() ? 2 : 1; }
     // Aggregated serving: the steps a request waits for its first token: half a cycle for
     // the next step, then its prompt's chunks at the budget the decode tokens of its step
     // leave free (max_num_tokens - seqs per step), one step per cycle. TTFT adds the

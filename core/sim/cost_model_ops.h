@@ -177,21 +177,36 @@ inline CollectiveCost CostModel::edgeInStep(const GraphEdge& e, Layout from, Lay
     return collectiveCost(kind, tokens * m_ops[static_cast<int>(e.from)].outBytesPerToken, g, m_link);
 }
 
-// The mean over steps of a collective: share w of `withPiece`, the rest `plain`.
+// The mean over steps of a collective: share w of `withPiece`, the rest `plain`. Its
+// size-capped count is the two steps' sum: a limit crossed in either step is a place where
+// the price can jump. A phase priced as one step counts that step twice (phaseCollective),
+// so the count never falls as the batch grows, also where the share reaches 1 and the plain
+// step drops out (the step with the piece becomes the mean step there, and the plain step's
+// messages are the smaller).
 inline CollectiveCost weightedCollective(const CollectiveCost& withPiece, const CollectiveCost& plain, double w)
 {
     CollectiveCost c = withPiece.kind != Collective::None ? withPiece : plain;
     c.seconds = w * withPiece.seconds + (1 - w) * plain.seconds;
     c.bytesPerRank = w * withPiece.bytesPerRank + (1 - w) * plain.bytesPerRank;
     c.interBytesPerRank = w * withPiece.interBytesPerRank + (1 - w) * plain.interBytesPerRank;
-    c.sizeCapped = static_cast<std::uint8_t>(withPiece.sizeCapped | plain.sizeCapped);
+    c.sizeCapped = static_cast<std::uint8_t>(withPiece.sizeCapped + plain.sizeCapped);
+    return c;
+}
+
+// A collective of a phase priced as one step, its size-capped count as weightedCollective's.
+inline CollectiveCost phaseCollective(CollectiveCost c)
+{
+    c.sizeCapped = static_cast<std::uint8_t>(2 * c.sizeCapped);
     return c;
 }
 
 inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
 {
-    if (!ph.events())
-        return opInStep(id, option, ph);
+    if (!ph.events()) {
+        OpCost c = opInStep(id, option, ph);
+        c.own = phaseCollective(c.own);
+        return c;
+    }
     const OpCost a = opInStep(id, option, ph), b = opInStep(id, option, ph.plain);
     const double w = ph.chunkShare;
     OpCost c = a;
@@ -207,7 +222,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
 inline CollectiveCost CostModel::edge(const GraphEdge& e, Layout from, Layout to, const PhaseContext& ph) const
 {
     if (!ph.events())
-        return edgeInStep(e, from, to, ph);
+        return phaseCollective(edgeInStep(e, from, to, ph));
     return weightedCollective(edgeInStep(e, from, to, ph), edgeInStep(e, from, to, ph.plain), ph.chunkShare);
 }
 

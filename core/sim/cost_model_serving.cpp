@@ -23,19 +23,27 @@ double CostModel::chunkStepShare(const Plan& p) const
     if (perSeq <= 0)
         return 1.0;
     const WorkloadSpec& w = m_scenario.workload;
-    const double seqs = double(p.batch) / std::max(1, p.microBatches);
-    const double room = std::max(1.0, w.maxNumTokens - seqs * queriesPerSequence());
-    const double piece = std::min(double(w.promptTokens), room);
-    return std::min(1.0, lockStepReplicas(p) * seqs * perSeq / piece);
+    // In the units one step's half runs (two-batch overlap: half the sequences and budget).
+    const double halves = stepHalves(p);
+    const double seqs = double(p.batch) / std::max(1, p.microBatches) / halves;
+    const double budget = w.maxNumTokens / halves;
+    const double piece = std::min(double(w.promptTokens), promptRoom(seqs * queriesPerSequence(), halves));
+    const int replicas = lockStepReplicas(p);
+    const double busiest = busiestRankChunk(replicas * seqs * perSeq, replicas, budget, w.promptTokens);
+    return std::min(1.0, busiest / piece);
+}
+
+double CostModel::promptRoom(double decodeTokens, double halves) const
+{
+    // A step whose decode tokens fill the budget is refused by the budget check; the
+    // prompt then gets one token per step, which keeps TTFT finite and monotone.
+    return std::max(1.0, m_scenario.workload.maxNumTokens / halves - decodeTokens);
 }
 
 double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const
 {
     const WorkloadSpec& w = m_scenario.workload;
-    // A step whose decode tokens fill the budget is refused by the budget check; the
-    // prompt then gets one token per step, which keeps TTFT finite and monotone.
-    const double freeBudget = std::max(1.0, w.maxNumTokens - seqsPerStep);
-    return (0.5 + std::max(1.0, w.promptTokens / freeBudget)) * cycleS * 1e3;
+    return (0.5 + std::max(1.0, w.promptTokens / promptRoom(seqsPerStep))) * cycleS * 1e3;
 }
 
 bool CostModel::withinLimits(const PipelineFigures& f, double slack) const

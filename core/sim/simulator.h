@@ -67,8 +67,9 @@ struct SimResult {
     // the plan is invalid. Writers say "unbounded" instead of printing the figure.
     bool unbounded = false;
     // Collective kinds (one per layer kind, operator and phase) that run without one of the
-    // engine's custom all-reduce kernels because the size is above its limit: never falls
-    // as the batch grows; where it rises the step time can jump (exact's batch segments).
+    // engine's custom all-reduce kernels because the size is above its limit, counted in
+    // each of a phase's two steps (a one-step phase's step twice: CostModel::op): never
+    // falls as the batch grows; where it rises the step time can jump (exact's batch segments).
     int sizeCappedCollectives = 0;
     double stageStepUs = 0;            // busiest stage, one micro-batch, one decode step
     double pipelineBubble = 0;         // fraction of a decode cycle a stage idles

@@ -407,6 +407,8 @@ void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
     QVERIFY2(loaded.ok(), loaded.firstError().c_str());
     Plan p = loaded.value;
     const Simulator sim(s);
+    p.batch = 2;
+    QVERIFY(sim.costs().chunkStepShare(p) < 1); // prefill as events: a step carries a piece or none
     SimResult r;
     BatchWalk walk;
     double bestValid = 0;
