@@ -2,6 +2,7 @@
 // (every plan at its best batches, every micro-batch count), no valid plan anyone can construct beats
 // it on the shipped and generated scenarios, and the two properties the proof relies on
 // (docs/search.md) hold on random plans.
+#include <QDir>
 #include <QtTest>
 
 #include <cmath>
@@ -355,13 +356,21 @@ void TestSearchExact::batchPropertyHolds_data()
     for (const char* name : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"})
         QTest::newRow(name) << presetScenario(name);
     QTest::newRow("mla moe, 2x4 GPUs") << tinyScenario(TinyModel::MlaMoe, 4, 2, 1, 1000, 1000);
-    // Generated scenarios (the held-out sets): engines' collectives with their size limits,
-    // long prompts, MoE across up to 128 nodes, decode mode.
-    for (const char* name :
-         {"held-out/gen-20261123-3", "held-out/gen-20261123-5", "held-out/gen-20261123-7", "held-out/gen-20261123-10",
-          "held-out/gen-20261123-13", "held-out/gen-20261123-17", "held-out-2/gen-20261127-2", "held-out-2/gen-20261127-9",
-          "held-out-2/gen-20261127-13", "held-out-2/gen-20261127-16", "held-out-2/gen-20261127-19"})
-        QTest::newRow(name) << resourceScenario((std::string("benchmarks/") + name + ".json").c_str());
+    // Every generated scenario of the held-out sets: engines' collectives with their size
+    // limits, long prompts (prefill as events, docs/simulator.md §4), MoE across up to 128
+    // nodes, decode mode.
+    int generated = 0;
+    for (const char* set : {"held-out", "held-out-2"}) {
+        const QDir dir(QString(SHARDLAB_RESOURCES "/benchmarks/") + set);
+        for (const QString& f : dir.entryList({"gen-*.json"}, QDir::Files, QDir::Name)) {
+            const std::string rel = std::string("benchmarks/") + set + "/" + f.toStdString();
+            QTest::newRow((std::string(set) + "/" + f.chopped(5).toStdString()).c_str())
+                << resourceScenario(rel.c_str());
+            ++generated;
+        }
+    }
+    if (generated < 39)
+        qFatal("%d generated held-out scenarios found, 39 expected", generated);
 }
 
 // The property the certificate relies on (docs/search.md): for fixed degrees, micro-batches
