@@ -124,21 +124,22 @@ void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
     // rank's share of it 1/TP (two-batch overlap: each half's share of that).
     const double budget = double(w.maxNumTokens) / ph.halves;
     // The busiest owner's chunk in the mean step; with prefill as events, a step with a
-    // piece carries the mean step's over the share of such steps: for the busiest replica
-    // that is the whole piece (chunkStepShare), at most the budget; at a share of 1 the two
-    // are the same step. A token-split rank's is capped at its budget (docs/simulator.md
-    // §4 says what that leaves out).
+    // piece carries the mean step's over the share of such steps, so that every owner's
+    // prompt tokens per step, averaged over the steps, are the mean step's. For the busiest
+    // replica that is the whole piece (chunkStepShare); a token-split rank carries its
+    // busiest share of it, which can exceed its own 1/TP of the budget when the piece is
+    // longer than that (docs/simulator.md §4). At a share of 1 the two are the same step.
     const double share = ph.pieceShare;
     const double all = ph.chunkTokens * replicas * share;
-    auto inPieceStep = [share](double busiest, double cap) { return share < 1 ? std::min(cap, busiest / share) : busiest; };
-    ph.chunkReplica = inPieceStep(busiestRankChunk(all, replicas, budget, w.promptTokens), budget);
+    auto inPieceStep = [share](double busiest) { return share < 1 ? busiest / share : busiest; };
+    ph.chunkReplica = inPieceStep(busiestRankChunk(all, replicas, budget, w.promptTokens));
     ph.tokensReplica = ph.seqs * ph.queriesPerSeq + ph.chunkReplica;
     if (ph.tp == 1) {
         ph.chunkBusiestRank = ph.chunkReplica;
         ph.tokensBusiestRank = ph.tokensReplica;
         return;
     }
-    ph.chunkBusiestRank = inPieceStep(busiestRankChunk(all, rankOwners, budget * ph.invTp, w.promptTokens), budget * ph.invTp);
+    ph.chunkBusiestRank = inPieceStep(busiestRankChunk(all, rankOwners, budget * ph.invTp, w.promptTokens));
     ph.tokensBusiestRank = std::max(1.0, ph.seqs * ph.queriesPerSeq * ph.invTp + ph.chunkBusiestRank);
 }
 
