@@ -10,6 +10,7 @@
 
 #include "report/result_json.h"
 #include "runner/run_search.h"
+#include "search/scenario_generator.h"
 #include "sim/batch.h"
 #include "sim/megatron.h"
 #include "tst_search_fixtures.h"
@@ -72,7 +73,8 @@ class TestSearchExact : public QObject {
 private Q_SLOTS:
     void batchPropertyHolds_data();
     void batchPropertyHolds();
-    void lockStepReplicasAcrossNodesKeepTheBatchProperty();
+    void plansKeepTheBatchPropertyAtEveryBatch_data();
+    void plansKeepTheBatchPropertyAtEveryBatch();
     void moreMicroBatchesThanStagesAreRefused();
     void exactEqualsBruteForce_data();
     void exactEqualsBruteForce();
@@ -371,6 +373,11 @@ void TestSearchExact::batchPropertyHolds_data()
     }
     if (generated < 39)
         qFatal("%d generated held-out scenarios found, 39 expected", generated);
+    // Scenarios of the pretraining generator, drawn with a training seed: among them a dense
+    // model served aggregated with 14,752-token prompts, TP 4 with token-split layers, whose
+    // TPOT fell as the batch grew under a pricing of prefill as events (gen-4-407).
+    for (int i = 400; i < 424; ++i)
+        QTest::newRow(("gen-4-" + std::to_string(i)).c_str()) << generateScenario(4, i);
 }
 
 // The property the certificate relies on (docs/search.md): for fixed degrees, micro-batches
@@ -405,23 +412,39 @@ void TestSearchExact::batchPropertyHolds()
     QVERIFY(checked > scaled(1000));
 }
 
-// Every batch of one plan, one by one: an MoE plan whose two replicas run in lock step over
-// 32 nodes with token-split layers and long prompts beside the decode tokens (the regime
-// where the step's composition and the MoE kernel depend on the batch): the batch property
-// at every batch, and exact's optimum is at least the plan's best batch.
-void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
+// Every batch of one plan, one by one, where the step's composition depends on the batch:
+// long prompts beside the decode tokens, token-split layers. The batch property at every
+// batch, and exact's optimum is at least the plan's best batch.
+void TestSearchExact::plansKeepTheBatchPropertyAtEveryBatch_data()
 {
-    const Scenario s = resourceScenario("benchmarks/held-out/gen-20261123-3.json");
-    const auto loaded = loadPlanFile(SHARDLAB_TEST_DATA "/plans/gen-20261123-3-token-split.plan.json");
+    QTest::addColumn<Scenario>("scenario");
+    QTest::addColumn<QString>("planFile");
+    QTest::addColumn<int>("maxBatch");
+    // An MoE plan whose two replicas run in lock step over 32 nodes (the MoE kernel and the
+    // busiest replica's prompt chunk depend on the batch).
+    QTest::newRow("lock-step MoE replicas across 32 nodes")
+        << resourceScenario("benchmarks/held-out/gen-20261123-3.json") << "gen-20261123-3-token-split" << 600;
+    // A dense model, 14,752-token prompts, TP 4 with token-split layers near its TPOT limit
+    // (the busiest rank's prompt chunk saturates at its budget as the batch grows).
+    QTest::newRow("dense token-split ranks at their prompt budget")
+        << generateScenario(4, 407) << "gen-4-407-token-split" << 200;
+}
+
+void TestSearchExact::plansKeepTheBatchPropertyAtEveryBatch()
+{
+    QFETCH(Scenario, scenario);
+    QFETCH(QString, planFile);
+    QFETCH(int, maxBatch);
+    const auto loaded = loadPlanFile(std::string(SHARDLAB_TEST_DATA "/plans/") + planFile.toStdString() + ".plan.json");
     QVERIFY2(loaded.ok(), loaded.firstError().c_str());
     Plan p = loaded.value;
-    const Simulator sim(s);
+    const Simulator sim(scenario);
     p.batch = 2;
     QVERIFY(sim.costs().chunkStepShare(p) < 1); // prefill as events: a step carries a piece or none
     SimResult r;
     BatchWalk walk;
     double bestValid = 0;
-    for (int b = 1; b <= 600; ++b) {
+    for (int b = 1; b <= maxBatch; ++b) {
         p.batch = b;
         sim.evaluate(p, r, false);
         QVERIFY(!r.structureChecks);
@@ -435,7 +458,7 @@ void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
     QVERIFY(bestValid > 0);
     SearchOptions o;
     o.algorithm = "exact";
-    const SearchOutcome ex = runSearch(s, o);
+    const SearchOutcome ex = runSearch(scenario, o);
     QVERIFY(ex.provedOptimal);
     QVERIFY2(ex.bestResult.tokensPerSPerGpu >= bestValid * (1 - 1e-9),
              qPrintable(QString("exact %1, the plan %2").arg(ex.bestResult.tokensPerSPerGpu).arg(bestValid)));
