@@ -123,23 +123,34 @@ void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
     // The prompt chunks beside them: max_num_tokens is a replica's budget, a token-split
     // rank's share of it 1/TP (two-batch overlap: each half's share of that).
     const double budget = double(w.maxNumTokens) / ph.halves;
-    // The busiest owner's chunk in the mean step; with prefill as events, a step with a
-    // piece carries the mean step's over the share of such steps, so that every owner's
-    // prompt tokens per step, averaged over the steps, are the mean step's. For the busiest
-    // replica that is the whole piece (chunkStepShare); a token-split rank carries its
-    // busiest share of it, which can exceed its own 1/TP of the budget when the piece is
-    // longer than that (docs/simulator.md §4). At a share of 1 the two are the same step.
+    // The busiest owner's chunk in the mean step. With prefill as events (pieceShare below
+    // 1) this is the step with a piece: the busiest replica carries the whole piece (its
+    // mean chunk over the share: chunkStepShare), so over the steps it prefills what it
+    // does in the mean step; at a share of 1 the two are the same step.
     const double share = ph.pieceShare;
     const double all = ph.chunkTokens * replicas * share;
-    auto inPieceStep = [share](double busiest) { return share < 1 ? busiest / share : busiest; };
-    ph.chunkReplica = inPieceStep(busiestRankChunk(all, replicas, budget, w.promptTokens));
+    ph.chunkReplica = busiestRankChunk(all, replicas, budget, w.promptTokens) / share;
     ph.tokensReplica = ph.seqs * ph.queriesPerSeq + ph.chunkReplica;
+    ph.rankShare = share;
     if (ph.tp == 1) {
         ph.chunkBusiestRank = ph.chunkReplica;
         ph.tokensBusiestRank = ph.tokensReplica;
         return;
     }
-    ph.chunkBusiestRank = inPieceStep(busiestRankChunk(all, rankOwners, budget * ph.invTp, w.promptTokens));
+    // A token-split rank owns its sequences and prefills its prompts at its 1/TP of the
+    // budget, a piece of min(ISL, the room its decode tokens leave) at a time. As events,
+    // its steps with a piece are a share of its own: its mean-step chunk over that piece,
+    // so that its prompt tokens over the steps are the mean step's; at a share of 1 every
+    // step of the rank carries its mean chunk.
+    const double rankBudget = budget * ph.invTp;
+    const double rankChunk = busiestRankChunk(all, rankOwners, rankBudget, w.promptTokens);
+    if (share < 1) {
+        const double rankPiece =
+            std::min(double(w.promptTokens), std::max(1.0, rankBudget - ph.seqs * ph.queriesPerSeq * ph.invTp));
+        ph.rankShare = std::min(1.0, rankChunk / rankPiece);
+        ph.chunkBusiestRank = ph.rankShare < 1 ? rankPiece : rankChunk;
+    } else
+        ph.chunkBusiestRank = rankChunk;
     ph.tokensBusiestRank = std::max(1.0, ph.seqs * ph.queriesPerSeq * ph.invTp + ph.chunkBusiestRank);
 }
 

@@ -133,6 +133,12 @@ struct StepContext {
     // replica: setBusiestOwners) or the plain step. Both run the MoE kernel of a phase with
     // prompt tokens (moeKernel), as the mean step does.
     double pieceShare = 1;
+    // With prefill as events, the share of steps in which the busiest token-split rank
+    // carries its own piece (setBusiestOwners): it owns its sequences and has 1/TP of the
+    // budget, so its steps with a piece are not the replica's. In the step with the piece,
+    // chunkBusiestRank is that piece (or, at a share of 1, the rank's mean chunk); op()
+    // weights token-split options by this share, every other price by pieceShare.
+    double rankShare = 1;
 };
 // A phase as op() and edge() price it. Steady aggregated decode, prefill as events
 // (docs/simulator.md §4): engines put a prompt's chunk into some steps and none into the

@@ -208,7 +208,11 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
         return c;
     }
     const OpCost a = opInStep(id, option, ph), b = opInStep(id, option, ph.plain);
-    const double w = ph.chunkShare;
+    // A token-split operator's prices are its busiest rank's, whose steps with a piece are
+    // its own share (StepContext::rankShare); the experts and the exchange are the group's.
+    const bool rankOwned = opOption(id, option).split == Split::Tokens && id != OpId::ExpertUp
+        && id != OpId::ExpertDown && id != OpId::Dispatch && id != OpId::Combine;
+    const double w = rankOwned ? ph.rankShare : ph.chunkShare;
     OpCost c = a;
     c.computeS = w * a.computeS + (1 - w) * b.computeS;
     c.memoryS = w * a.memoryS + (1 - w) * b.memoryS;
