@@ -2,6 +2,7 @@
 // (every plan at its best batches, every micro-batch count), no valid plan anyone can construct beats
 // it on the shipped and generated scenarios, and the two properties the proof relies on
 // (docs/search.md) hold on random plans.
+#include <QDir>
 #include <QtTest>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "report/result_json.h"
 #include "runner/run_search.h"
+#include "search/scenario_generator.h"
 #include "sim/batch.h"
 #include "sim/megatron.h"
 #include "tst_search_fixtures.h"
@@ -71,7 +73,8 @@ class TestSearchExact : public QObject {
 private Q_SLOTS:
     void batchPropertyHolds_data();
     void batchPropertyHolds();
-    void lockStepReplicasAcrossNodesKeepTheBatchProperty();
+    void plansKeepTheBatchPropertyAtEveryBatch_data();
+    void plansKeepTheBatchPropertyAtEveryBatch();
     void moreMicroBatchesThanStagesAreRefused();
     void exactEqualsBruteForce_data();
     void exactEqualsBruteForce();
@@ -355,13 +358,25 @@ void TestSearchExact::batchPropertyHolds_data()
     for (const char* name : {"llama3-70b-8gpu", "mixtral-8x22b-64gpu", "deepseek-v3-256gpu", "moe-1.6t-1024gpu"})
         QTest::newRow(name) << presetScenario(name);
     QTest::newRow("mla moe, 2x4 GPUs") << tinyScenario(TinyModel::MlaMoe, 4, 2, 1, 1000, 1000);
-    // Generated scenarios (the held-out sets): engines' collectives with their size limits,
-    // long prompts, MoE across up to 128 nodes, decode mode.
-    for (const char* name :
-         {"held-out/gen-20261123-3", "held-out/gen-20261123-5", "held-out/gen-20261123-7", "held-out/gen-20261123-10",
-          "held-out/gen-20261123-13", "held-out/gen-20261123-17", "held-out-2/gen-20261127-2", "held-out-2/gen-20261127-9",
-          "held-out-2/gen-20261127-13", "held-out-2/gen-20261127-16", "held-out-2/gen-20261127-19"})
-        QTest::newRow(name) << resourceScenario((std::string("benchmarks/") + name + ".json").c_str());
+    // Every generated scenario of the held-out sets: engines' collectives with their size
+    // limits, long prompts beside the decode tokens, MoE across up to 128 nodes, decode mode.
+    int generated = 0;
+    for (const char* set : {"held-out", "held-out-2"}) {
+        const QDir dir(QString(SHARDLAB_RESOURCES "/benchmarks/") + set);
+        for (const QString& f : dir.entryList({"gen-*.json"}, QDir::Files, QDir::Name)) {
+            const std::string rel = std::string("benchmarks/") + set + "/" + f.toStdString();
+            QTest::newRow((std::string(set) + "/" + f.chopped(5).toStdString()).c_str())
+                << resourceScenario(rel.c_str());
+            ++generated;
+        }
+    }
+    if (generated < 39)
+        qFatal("%d generated held-out scenarios found, 39 expected", generated);
+    // Scenarios of the pretraining generator, drawn with a training seed: among them
+    // gen-4-407, a dense model served aggregated with 14,752-token prompts, where the busiest
+    // token-split rank's prompt chunk stops growing with the batch at its budget.
+    for (int i = 400; i < 424; ++i)
+        QTest::newRow(("gen-4-" + std::to_string(i)).c_str()) << generateScenario(4, i);
 }
 
 // The property the certificate relies on (docs/search.md): for fixed degrees, micro-batches
@@ -396,21 +411,37 @@ void TestSearchExact::batchPropertyHolds()
     QVERIFY(checked > scaled(1000));
 }
 
-// Every batch of one plan, one by one: an MoE plan whose two replicas run in lock step over
-// 32 nodes with token-split layers and long prompts beside the decode tokens (the regime
-// where the step's composition and the MoE kernel depend on the batch): the batch property
-// at every batch, and exact's optimum is at least the plan's best batch.
-void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
+// Every batch of one plan, one by one, where the step's composition depends on the batch:
+// long prompts beside the decode tokens, token-split layers. The batch property at every
+// batch, and exact's optimum is at least the plan's best batch.
+void TestSearchExact::plansKeepTheBatchPropertyAtEveryBatch_data()
 {
-    const Scenario s = resourceScenario("benchmarks/held-out/gen-20261123-3.json");
-    const auto loaded = loadPlanFile(SHARDLAB_TEST_DATA "/plans/gen-20261123-3-token-split.plan.json");
+    QTest::addColumn<Scenario>("scenario");
+    QTest::addColumn<QString>("planFile");
+    QTest::addColumn<int>("maxBatch");
+    // An MoE plan whose two replicas run in lock step over 32 nodes (the MoE kernel and the
+    // busiest replica's prompt chunk depend on the batch).
+    QTest::newRow("lock-step MoE replicas across 32 nodes")
+        << resourceScenario("benchmarks/held-out/gen-20261123-3.json") << "gen-20261123-3-token-split" << 600;
+    // A dense model, 14,752-token prompts, TP 4 with token-split layers near its TPOT limit
+    // (the busiest rank's prompt chunk saturates at its budget as the batch grows).
+    QTest::newRow("dense token-split ranks at their prompt budget")
+        << generateScenario(4, 407) << "gen-4-407-token-split" << 200;
+}
+
+void TestSearchExact::plansKeepTheBatchPropertyAtEveryBatch()
+{
+    QFETCH(Scenario, scenario);
+    QFETCH(QString, planFile);
+    QFETCH(int, maxBatch);
+    const auto loaded = loadPlanFile(std::string(SHARDLAB_TEST_DATA "/plans/") + planFile.toStdString() + ".plan.json");
     QVERIFY2(loaded.ok(), loaded.firstError().c_str());
     Plan p = loaded.value;
-    const Simulator sim(s);
+    const Simulator sim(scenario);
     SimResult r;
     BatchWalk walk;
     double bestValid = 0;
-    for (int b = 1; b <= 600; ++b) {
+    for (int b = 1; b <= maxBatch; ++b) {
         p.batch = b;
         sim.evaluate(p, r, false);
         QVERIFY(!r.structureChecks);
@@ -424,7 +455,7 @@ void TestSearchExact::lockStepReplicasAcrossNodesKeepTheBatchProperty()
     QVERIFY(bestValid > 0);
     SearchOptions o;
     o.algorithm = "exact";
-    const SearchOutcome ex = runSearch(s, o);
+    const SearchOutcome ex = runSearch(scenario, o);
     QVERIFY(ex.provedOptimal);
     QVERIFY2(ex.bestResult.tokensPerSPerGpu >= bestValid * (1 - 1e-9),
              qPrintable(QString("exact %1, the plan %2").arg(ex.bestResult.tokensPerSPerGpu).arg(bestValid)));
