@@ -373,9 +373,9 @@ void TestSearchExact::batchPropertyHolds_data()
     }
     if (generated < 39)
         qFatal("%d generated held-out scenarios found, 39 expected", generated);
-    // Scenarios of the pretraining generator, drawn with a training seed: among them a dense
-    // model served aggregated with 14,752-token prompts, TP 4 with token-split layers, whose
-    // TPOT fell as the batch grew under a pricing of prefill as events (gen-4-407).
+    // Scenarios of the pretraining generator, drawn with a training seed: among them
+    // gen-4-407, a dense model served aggregated with 14,752-token prompts, where the busiest
+    // token-split rank's prompt chunk stops growing with the batch at its budget.
     for (int i = 400; i < 424; ++i)
         QTest::newRow(("gen-4-" + std::to_string(i)).c_str()) << generateScenario(4, i);
 }
