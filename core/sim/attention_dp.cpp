@@ -146,7 +146,7 @@ void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
     const double rankChunk = busiestRankChunk(all, rankOwners, rankBudget, w.promptTokens);
     if (share < 1) {
         const double rankPiece =
-            std::min(double(w.promptTokens), std::max(1.0, rankBudget - ph.seqs * ph.queriesPerSeq * ph.invTp));
+            std::min(double(w.promptTokens), promptRoom(ph.seqs * ph.queriesPerSeq * ph.invTp, ph.halves, ph.invTp));
         ph.rankShare = std::min(1.0, rankChunk / rankPiece);
         ph.chunkBusiestRank = ph.rankShare < 1 ? rankPiece : rankChunk;
     } else

@@ -370,8 +370,9 @@ public:
     double chunkStepShare(const Plan& degrees) const;
     // Aggregated serving: the prompt tokens one replica's step (two-batch overlap: each of
     // its `halves`) can carry beside `decodeTokens` decode tokens: the token budget left,
-    // at least one.
-    double promptRoom(double decodeTokens, double halves = 1) const;
+    // at least one. `budgetShare` is the owner's share of the replica's budget (a
+    // token-split rank's 1/TP).
+    double promptRoom(double decodeTokens, double halves = 1, double budgetShare = 1) const;
     // The halves a step runs its operators in: 2 with two-batch overlap (MoE), else 1.
     int stepHalves(const Plan& p) const { return p.twoBatchOverlap && m_scenario.model.isMoe() ? 2 : 1; }
     // Aggregated serving: the steps a request waits for its first token: half a cycle for

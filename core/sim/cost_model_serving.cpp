@@ -33,11 +33,11 @@ double CostModel::chunkStepShare(const Plan& p) const
     return std::min(1.0, busiest / piece);
 }
 
-double CostModel::promptRoom(double decodeTokens, double halves) const
+double CostModel::promptRoom(double decodeTokens, double halves, double budgetShare) const
 {
     // A step whose decode tokens fill the budget is refused by the budget check; the
     // prompt then gets one token per step, which keeps TTFT finite and monotone.
-    return std::max(1.0, m_scenario.workload.maxNumTokens / halves - decodeTokens);
+    return std::max(1.0, m_scenario.workload.maxNumTokens / halves * budgetShare - decodeTokens);
 }
 
 double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const
