@@ -405,6 +405,14 @@ private:
     // The prices of op() and edge() in one step (cost_model_ops.h).
     OpCost opInStep(OpId id, int option, const StepContext& ph) const;
     CollectiveCost edgeInStep(const GraphEdge& e, Layout from, Layout to, const StepContext& ph) const;
+    // Whether opInStep prices an option at the busiest token-split rank (its tokens,
+    // sequences, chunk and context): a token-split operator other than the experts and
+    // the exchange, which have prices of their own.
+    static bool pricedAtBusiestRank(OpId id, const OpOption& opt)
+    {
+        return opt.split == Split::Tokens && id != OpId::ExpertUp && id != OpId::ExpertDown
+            && id != OpId::Dispatch && id != OpId::Combine;
+    }
     // The routed token-expert pairs of the busiest EP rank (and per expert-TP rank) from
     // the stage's tokens and the imbalance over the mean rank.
     void setRoutedLoad(StepContext& ph, double stageTokens, double imbalance) const;

@@ -63,7 +63,7 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         double tok = ph.tokensReplica, wf = 1.0, seqs = ph.seqs, chunk = ph.chunkReplica, ctx = ph.ctxReplica;
         if (opt.split == Split::Weights)
             wf = ph.invTp;
-        else if (opt.split == Split::Tokens) {
+        else if (pricedAtBusiestRank(id, opt)) {
             tok = ph.tokensBusiestRank;
             seqs = ph.seqsPerRank;
             chunk = ph.chunkBusiestRank;
@@ -210,9 +210,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     const OpCost a = opInStep(id, option, ph), b = opInStep(id, option, ph.plain);
     // A token-split operator's prices are its busiest rank's, whose steps with a piece are
     // its own share (StepContext::rankShare); the experts and the exchange are the group's.
-    const bool rankOwned = opOption(id, option).split == Split::Tokens && id != OpId::ExpertUp
-        && id != OpId::ExpertDown && id != OpId::Dispatch && id != OpId::Combine;
-    const double w = rankOwned ? ph.rankShare : ph.chunkShare;
+    const double w = pricedAtBusiestRank(id, opOption(id, option)) ? ph.rankShare : ph.chunkShare;
     OpCost c = a;
     c.computeS = w * a.computeS + (1 - w) * b.computeS;
     c.memoryS = w * a.memoryS + (1 - w) * b.memoryS;
