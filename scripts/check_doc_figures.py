@@ -35,6 +35,8 @@ EXCLUDED = {
     "ppo-eval-held-out": "as ppo-eval-shipped",
     "ppo-eval-held-out-2": "as ppo-eval-shipped",
     "ppo-eval-disaggregated": "as ppo-eval-shipped",
+    "ppo-samples-tuning": "as ppo-eval-shipped",
+    "ppo-samples-validation": "as ppo-eval-shipped",
     "ppo-selection-study": "retrains five policies (about 45 minutes) and its 'score s' column is this machine's timing",
     "search-under-load": "needs ppo (a build with the RL library) and about two minutes of searches under load",
 }
