@@ -75,21 +75,26 @@ namespace {
 // max_num_batched_tokens >= max_num_seqs) and could never run the plan's batch. Compared
 // per rank as the engine reads its flags (schedulerLimits: SGLang divides both totals by its
 // DP-attention ranks). A budget the user gave is refused; the scenario's is raised, with a
-// warning.
-std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w)
+// warning. Both are the replica's budget: `split` ranks share it (rankTokenBudget).
+std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, int replicaBudget, EngineLayout& L,
+                                         std::vector<std::string>& w)
 {
     const SchedulerLimits limits = schedulerLimits(o.engine, L);
     const long long seqs = limits.sequencesPerRank();
     if (limits.tokensPerRank() >= seqs)
         return std::nullopt;
+    const int split = L.tokenSplit();
     const std::string flags = std::string(engineInfo(o.engine).label) + "'s " + limits.sequencesFlag + " "
         + num(limits.sequences) + " against " + limits.tokensFlag + " " + num(limits.tokens)
         + (limits.ranks > 1 ? ", both over " + num(limits.ranks) + " DP-attention ranks" : "");
+    const std::string perRank = split > 1 ? " (" + num(L.tokenBudget) + " per rank: the replica's " + num(split)
+            + " token-split attention ranks share it)" : "";
     if (o.maxNumTokens > 0)
-        return FieldError{{}, "--max-num-tokens", "is " + num(L.tokenBudget) + ", below the " + num(seqs)
+        return FieldError{{}, "--max-num-tokens", "is " + num(replicaBudget) + perRank + ", below the " + num(seqs)
                               + " sequences one engine replica runs at once (" + flags
                               + "): each needs a token per step"};
-    w.push_back("max-num-tokens: raised from workload.max_num_tokens " + num(L.tokenBudget) + " to " + num(seqs)
+    w.push_back("max-num-tokens: raised from workload.max_num_tokens " + num(replicaBudget) + perRank + " to "
+                + num(seqs * split) + (split > 1 ? " (" + num(seqs) + " per rank)" : "")
                 + ", the sequences one engine replica runs at once (each decodes a token per step)");
     L.tokenBudget = static_cast<int>(seqs);
     return std::nullopt;
@@ -145,8 +150,9 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
                     + "); start " + num(instances) + " of them on disjoint GPUs and spread requests over them with a "
                     "load-balancing router");
     L.maxModelLen = s.workload.maxContext();
-    L.tokenBudget = o.maxNumTokens > 0 ? o.maxNumTokens : s.workload.maxNumTokens;
-    if (std::optional<FieldError> e = fitTokenBudget(o, L, w))
+    const int replicaBudget = o.maxNumTokens > 0 ? o.maxNumTokens : s.workload.maxNumTokens;
+    L.tokenBudget = rankTokenBudget(replicaBudget, L);
+    if (std::optional<FieldError> e = fitTokenBudget(o, replicaBudget, L, w))
         return *e;
     L.sim = Simulator(s).evaluate(p);
     if (!L.sim.valid) {

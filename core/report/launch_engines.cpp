@@ -114,6 +114,11 @@ const char* kHeadNote = "HEAD_IP: the address of node 0, where the API server ru
 
 } // namespace
 
+int rankTokenBudget(int replicaBudget, const EngineLayout& L)
+{
+    return replicaBudget / L.tokenSplit();
+}
+
 SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L)
 {
     SchedulerLimits out;

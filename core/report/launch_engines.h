@@ -38,11 +38,14 @@ struct EngineLayout {
     bool moe = false;
     int tp = 1, dp = 1, pp = 1, ep = 1, etp = 1, stage = 1;
     int attnTp = 1, attnDp = 1;
+    // Ranks of one replica that share its token budget: its TP ranks when attention is
+    // token-split (each schedules its own sequences), else 1.
+    int tokenSplit() const { return tp / attnTp; }
     int seqsPerReplica = 1; // sequences one attention replica holds: batch x dp / attnDp
     int gpusPerNode = 1;
     long long gpus = 1;
     int maxModelLen = 0;
-    int tokenBudget = 0;
+    int tokenBudget = 0; // per attention replica (one engine rank under attention DP): rankTokenBudget
     SimResult sim;
     LaunchMemory memory; // the engine's memory fraction for the plan's batch (launchMemory)
     bool checkpointFp8 = false;
@@ -137,6 +140,13 @@ struct SchedulerLimits {
     long long tokensPerRank() const { return tokens / ranks; }
 };
 SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L);
+
+// One attention replica's token budget per step from the replica's (workload.max_num_tokens
+// or --max-num-tokens). The simulator gives each of a replica's TP ranks 1/TP of the budget
+// when attention is token-split (each rank schedules its own sequences and prompt pieces;
+// docs/simulator.md, "Prompt chunks"), so the engine's per-rank flag gets that share; a
+// head-split replica schedules the whole budget.
+int rankTokenBudget(int replicaBudget, const EngineLayout& L);
 
 // One pool each: role "serve", or the layout's role with that role's disaggregation flags
 // appended to the same command.

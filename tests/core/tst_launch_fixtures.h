@@ -54,16 +54,24 @@ inline Plan megatronLike(int tp, int pp, int dp, int ep, int batch)
 
 // DeepSeek's wide-EP layout: attention data parallel over the TP group (token-split
 // attention side), experts over all 256 ranks, all-to-all dispatch.
-inline Plan deepseekWideEp()
+// `p` with attention data parallelism: every operator but the experts token-split, the
+// norms sequence-split, the embedding whole on each rank. Operators `model` lacks keep
+// their options.
+inline Plan withAttentionDp(Plan p, const ModelSpec& model)
 {
-    Plan p = megatronLike(2, 1, 128, 256, 128);
     for (OpId id : {OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::GateUp, OpId::Down, OpId::Router,
                     OpId::SharedExpert, OpId::LmHead})
-        p.setOption(id, optionFromName(id, "token"));
+        if (opPresent(model, id))
+            p.setOption(id, optionFromName(id, "token"));
     p.setOption(OpId::AttnNorm, optionFromName(OpId::AttnNorm, "sequence"));
     p.setOption(OpId::FfnNorm, optionFromName(OpId::FfnNorm, "sequence"));
     p.setOption(OpId::Embedding, optionFromName(OpId::Embedding, "replicated"));
     return p;
+}
+
+inline Plan deepseekWideEp()
+{
+    return withAttentionDp(megatronLike(2, 1, 128, 256, 128), launchPreset("deepseek-v3-256gpu").model);
 }
 
 // The same stage as one vLLM or TensorRT-LLM deployment runs it: attention data parallel

@@ -178,50 +178,68 @@ void TestLaunchLimits::tokenBudgetBelowSequences_data()
     QTest::addColumn<QString>("scenario");
     QTest::addColumn<Plan>("plan");
     QTest::addColumn<int>("engine");
-    QTest::addColumn<int>("sequences"); // what one rank runs: the least budget accepted
+    QTest::addColumn<int>("sequences"); // what one rank runs
+    QTest::addColumn<int>("budget");    // the least replica budget accepted: sequences x token-split ranks
     QTest::addColumn<QString>("flags"); // the engine's flags the refusal names
     const Plan tp8 = megatronLike(8, 1, 1, 1, 64);
-    QTest::newRow("vllm") << "llama3-70b-8gpu" << tp8 << int(Engine::Vllm) << 64
+    QTest::newRow("vllm") << "llama3-70b-8gpu" << tp8 << int(Engine::Vllm) << 64 << 64
                           << "vLLM's --max-num-seqs 64 against --max-num-batched-tokens 63";
-    QTest::newRow("sglang") << "llama3-70b-8gpu" << tp8 << int(Engine::Sglang) << 64
+    QTest::newRow("sglang") << "llama3-70b-8gpu" << tp8 << int(Engine::Sglang) << 64 << 64
                             << "SGLang's --max-running-requests 64 against --chunked-prefill-size 63";
-    // DP attention: SGLang divides both totals by its 256 DP-attention ranks.
-    QTest::newRow("sglang dp attention") << "deepseek-v3-256gpu" << deepseekWideEp() << int(Engine::Sglang) << 64
+    // DP attention over TP 2: each of a replica's two token-split ranks schedules its 64
+    // sequences on half the replica's budget; SGLang divides both totals by its 256 ranks.
+    QTest::newRow("sglang dp attention") << "deepseek-v3-256gpu" << deepseekWideEp() << int(Engine::Sglang) << 64 << 128
         << "SGLang's --max-running-requests 16384 against --chunked-prefill-size 16128, both over 256 DP-attention ranks";
-    QTest::newRow("trtllm") << "llama3-70b-8gpu" << tp8 << int(Engine::TrtLlm) << 64
+    // TensorRT-LLM: attention DP over an instance's whole tensor-parallel stage (TP 8, one
+    // replica per instance), tokens exchanged by all-gather.
+    Plan mixtral = withAttentionDp(megatronLike(8, 1, 8, 8, 256), launchPreset("mixtral-8x22b-64gpu").model);
+    mixtral.instances = 8;
+    mixtral.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_gather"));
+    mixtral.setOption(OpId::Combine, optionFromName(OpId::Combine, "reduce_scatter"));
+    QTest::newRow("trtllm attention dp tp8") << "mixtral-8x22b-64gpu" << mixtral << int(Engine::TrtLlm) << 32 << 256
+        << "TensorRT-LLM's --max_batch_size 32 against --max_num_tokens 31";
+    QTest::newRow("trtllm") << "llama3-70b-8gpu" << tp8 << int(Engine::TrtLlm) << 64 << 64
                             << "TensorRT-LLM's --max_batch_size 64 against --max_num_tokens 63";
     QTest::newRow("trtllm attention dp") << "deepseek-v3-256gpu" << deepseekWideEpTp1(false) << int(Engine::TrtLlm)
-                                         << 64 << "TensorRT-LLM's --max_batch_size 64 against --max_num_tokens 63";
+                                         << 64 << 64 << "TensorRT-LLM's --max_batch_size 64 against --max_num_tokens 63";
 }
 
-// --max-num-tokens one below what a rank runs is refused, naming the engine's flags; exactly
-// that many is written so that each rank gets it.
+// --max-num-tokens one below the least replica budget is refused, naming the engine's flags;
+// exactly that budget is written so that each rank gets its sequences' worth. The refused
+// budget and the written one are the replica's, the flags per rank what the simulator
+// prices: 1/TP of it on a token-split rank (docs/simulator.md, "Prompt chunks").
 void TestLaunchLimits::tokenBudgetBelowSequences()
 {
     QFETCH(QString, scenario);
     QFETCH(Plan, plan);
     QFETCH(int, engine);
     QFETCH(int, sequences);
+    QFETCH(int, budget);
     QFETCH(QString, flags);
     const Scenario s = launchPreset(scenario.toUtf8().constData());
     LaunchOptions o;
     o.engine = static_cast<Engine>(engine);
-    o.maxNumTokens = sequences - 1;
+    o.maxNumTokens = budget - 1;
     auto refused = exportLaunchConfig(s, plan, o);
     QVERIFY(!refused.ok());
-    QCOMPARE(refused.error().where, std::string("--max-num-tokens"));
+    QVERIFY2(refused.error().where == "--max-num-tokens", refused.error().toString().c_str());
     const QString reason = QString::fromStdString(refused.error().reason);
-    QVERIFY2(reason.startsWith(QString("is %1, below the %2 sequences one engine replica runs at once (")
-                                   .arg(sequences - 1)
-                                   .arg(sequences)),
+    QVERIFY2(reason.startsWith(QString("is %1").arg(budget - 1)), qPrintable(reason));
+    QVERIFY2(reason.contains(QString(", below the %1 sequences one engine replica runs at once (").arg(sequences)),
              qPrintable(reason));
     QVERIFY2(reason.contains(flags), qPrintable(reason));
-    o.maxNumTokens = sequences;
+    o.maxNumTokens = budget;
     auto ok = exportLaunchConfig(s, plan, o);
     QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().toString().c_str());
-    const PerRank rank = perRank(o.engine, ok.value().command);
+    PerRank rank = perRank(o.engine, ok.value().command);
     QCOMPARE(rank.sequences, static_cast<long long>(sequences));
     QCOMPARE(rank.tokens, static_cast<long long>(sequences));
+    // The scenario's budget reaches each rank as the simulator prices it.
+    o.maxNumTokens = 0;
+    auto scenarioBudget = exportLaunchConfig(s, plan, o);
+    QVERIFY2(scenarioBudget.ok(), scenarioBudget.ok() ? "" : scenarioBudget.error().toString().c_str());
+    rank = perRank(o.engine, scenarioBudget.value().command);
+    QCOMPARE(rank.tokens, static_cast<long long>(s.workload.maxNumTokens / (budget / sequences)));
 }
 
 QTEST_APPLESS_MAIN(TestLaunchLimits)
