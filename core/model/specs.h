@@ -252,6 +252,9 @@ double speculativeTokensPerStep(double acceptanceRate, int draftTokens);
 // The published per-token MTP acceptance rate of a model's family, or < 0 when none is
 // published (docs/simulator.md §4, "Speculative decoding", sources).
 double publishedMtpAcceptance(const ModelSpec& m);
+// DeepSeek-V3's family (V3, R1): the models whose checkpoints carry the MTP module, whose
+// published acceptance rate the default is, and whose MTP the engines' exports name.
+bool deepSeekV3Family(const ModelSpec& m);
 // The acceptance rate a workload runs `m` with: its own, else the family's (< 0: neither).
 double speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m);
 // Ranges at `prefix` ("workload.speculative"); with a model, also that an acceptance rate

@@ -49,13 +49,13 @@ double speculativeTokensPerStep(double a, int k)
     return (1.0 - std::pow(a, k + 1)) / (1.0 - a);
 }
 
-double publishedMtpAcceptance(const ModelSpec& m)
+bool deepSeekV3Family(const ModelSpec& m)
 {
     // DeepSeek-V3's architecture (MLA attention, MoE) under a DeepSeek name: V3 and R1.
-    if (m.attention == AttentionKind::MLA && m.isMoe() && containsNoCase(m.name, "deepseek"))
-        return kDeepSeekV3MtpAcceptance;
-    return -1;
+    return m.attention == AttentionKind::MLA && m.isMoe() && containsNoCase(m.name, "deepseek");
 }
+
+double publishedMtpAcceptance(const ModelSpec& m) { return deepSeekV3Family(m) ? kDeepSeekV3MtpAcceptance : -1; }
 
 double speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m)
 {

@@ -102,6 +102,28 @@ std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, int replicaBudg
 
 } // namespace
 
+Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::vector<std::string>& w)
+{
+    if (o.maxNumTokens < 0 || o.maxNumTokens > (1 << 24))
+        return FieldError{{}, "--max-num-tokens", "must be between 1 and 16777216 (got " + num(o.maxNumTokens) + ")"};
+    Scenario priced = s;
+    if (o.maxNumTokens > 0 && o.maxNumTokens != s.workload.maxNumTokens) {
+        priced.workload.maxNumTokens = o.maxNumTokens;
+        w.push_back("max-num-tokens: the plan is checked and priced at " + num(o.maxNumTokens)
+                    + " tokens per replica step, the budget the engine is given, not scenario '" + s.name
+                    + "''s workload.max_num_tokens " + num(s.workload.maxNumTokens)
+                    + " (evaluate and search figures are at the scenario's)");
+    }
+    // The collectives and per-step overhead that priced the plan are workload.engine's; an
+    // export for another engine runs with that engine's (docs/simulator.md §2).
+    if (engineOfCollectives(s.workload.engine) != o.engine)
+        w.push_back("workload.engine: the plan is priced with " + std::string(collectiveEngineName(s.workload.engine))
+                    + "'s collectives and step overhead, not " + engineInfo(o.engine).label
+                    + "'s; evaluate or search with --engine " + engineInfo(o.engine).name
+                    + " for the figures it runs at");
+    return priced;
+}
+
 Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOptions& o, std::vector<std::string>& w)
 {
     const FieldErrors structure = validatePlan(p, s);
@@ -110,6 +132,13 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         e.reason = "the plan does not fit scenario '" + s.name + "': " + e.reason;
         return e;
     }
+    // Drafting is written as the engines' MTP for the DeepSeek-V3 family, whose checkpoints
+    // carry the module; another model's drafts would have nothing to run them.
+    if (s.workload.speculative.on() && !deepSeekV3Family(s.model))
+        return FieldError{{}, "workload.speculative",
+                          "the plan is priced with MTP drafting, which ShardLab exports for the DeepSeek-V3 family "
+                          "(its checkpoints carry the MTP module the engines load); model '" + s.model.name
+                              + "' is not of that family: remove workload.speculative and search again to export it"};
     // Export never changes the plan: one the engine does not run as planned is refused,
     // each rule it breaks named (model/engine_caps.h).
     if (const FieldErrors broken = engineViolations(o.engine, p, s.model); !broken.empty()) {
@@ -119,8 +148,6 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         return FieldError{{}, "plan", std::string(engineInfo(o.engine).label) + " " + engineInfo(o.engine).version
                                           + " does not run this plan as planned (" + why + ")"};
     }
-    if (o.maxNumTokens < 0 || o.maxNumTokens > (1 << 24))
-        return FieldError{{}, "--max-num-tokens", "must be between 1 and 16777216 (got " + num(o.maxNumTokens) + ")"};
     if (!(o.memoryFraction >= 0) || o.memoryFraction > 1)
         return FieldError{{}, "--memory-fraction", "must be in (0, 1] (got " + std::to_string(o.memoryFraction) + ")"};
 
@@ -150,7 +177,7 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
                     + "); start " + num(instances) + " of them on disjoint GPUs and spread requests over them with a "
                     "load-balancing router");
     L.maxModelLen = s.workload.maxContext();
-    const int replicaBudget = o.maxNumTokens > 0 ? o.maxNumTokens : s.workload.maxNumTokens;
+    const int replicaBudget = s.workload.maxNumTokens; // --max-num-tokens when given (exportScenario)
     L.tokenBudget = rankTokenBudget(replicaBudget, L);
     if (std::optional<FieldError> e = fitTokenBudget(o, replicaBudget, L, w))
         return *e;
@@ -212,13 +239,17 @@ std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayou
 
 } // namespace launch
 
-Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Plan& p, const LaunchOptions& o)
+Result<LaunchConfig> exportLaunchConfig(const Scenario& given, const Plan& p, const LaunchOptions& o)
 {
     LaunchConfig c;
     c.engine = o.engine;
     c.companionPrefix = o.companionPrefix;
     c.engineName = engineInfo(o.engine).name;
     c.engineVersion = engineInfo(o.engine).version;
+    const Result<Scenario> priced = launch::exportScenario(given, o, c.warnings);
+    if (!priced.ok())
+        return priced.error();
+    const Scenario& s = priced.value();
     Result<launch::EngineLayout> layout = launch::makeLayout(s, p, o, c.warnings);
     if (!layout.ok())
         return layout.error();

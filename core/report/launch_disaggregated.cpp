@@ -4,6 +4,7 @@
 // role's flags; the pools placed on the cluster (prefill first), and the router that joins
 // them where the engine ships one.
 #include <algorithm>
+#include <utility>
 
 #include "report/launch_config.h"
 #include "report/launch_engines.h"
@@ -216,8 +217,11 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
 
 } // namespace
 
-Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const DisaggregatedPlan& p,
-                                                     const LaunchOptions& o)
+namespace {
+// Both pools of a deployment on scenario `s` as the engines are given it (exportScenario),
+// `warnings` first.
+Result<LaunchConfig> exportPools(const Scenario& s, const DisaggregatedPlan& p, const LaunchOptions& o,
+                                 std::vector<std::string> warnings)
 {
     if (s.workload.serving != ServingMode::Disaggregated)
         return FieldError{{}, "serving",
@@ -234,6 +238,7 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
     c.companionPrefix = o.companionPrefix;
     c.engineName = engineInfo(o.engine).name;
     c.engineVersion = engineInfo(o.engine).version;
+    c.warnings = std::move(warnings);
     const bool multiNode = s.cluster.nodes > 1;
 
     std::vector<PoolOut> pools;
@@ -294,19 +299,38 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& s, const Di
     return c;
 }
 
+} // namespace
+
+Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& given, const DisaggregatedPlan& p,
+                                                     const LaunchOptions& o)
+{
+    std::vector<std::string> warnings;
+    const Result<Scenario> priced = launch::exportScenario(given, o, warnings);
+    if (!priced.ok())
+        return priced.error();
+    return exportPools(priced.value(), p, o, std::move(warnings));
+}
+
 Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, const LaunchOptions& o)
 {
     if (const std::string why = deploymentShapeError(s, d); !why.empty())
         return FieldError{{}, "plan", why};
     // A plan whose degrees do not fit is refused below with its field; one that fits but
-    // breaks a limit is refused here with every violation.
+    // breaks a limit (at the budget it is exported with) is refused here with every violation.
     if (!o.allowInvalid) {
-        const DeploymentOutcome check = evaluateDeployment(s, d);
+        std::vector<std::string> unused;
+        const Result<Scenario> priced = launch::exportScenario(s, o, unused);
+        if (!priced.ok())
+            return priced.error();
+        const DeploymentOutcome check = evaluateDeployment(priced.value(), d);
         if (check.costed && !check.valid) {
             std::string why;
             for (const std::string& r : check.reasons)
                 why += (why.empty() ? "" : "; ") + r;
-            return FieldError{{}, "plan", "not valid for scenario '" + s.name + "' (" + why
+            const bool rebudget = priced.value().workload.maxNumTokens != s.workload.maxNumTokens;
+            return FieldError{{}, "plan", "not valid for scenario '" + s.name + "'"
+                                              + (rebudget ? " at --max-num-tokens " + std::to_string(o.maxNumTokens) : "")
+                                              + " (" + why
                                               + "): not exported, since a launch config starts a real deployment"};
         }
     }

@@ -112,6 +112,15 @@ const char* optName(const Plan& p, OpId id) { return opInfo(id).options[p.option
 
 const char* kHeadNote = "HEAD_IP: the address of node 0, where the API server runs";
 
+// The draft tokens each decode step verifies, as the plan is priced (workload.speculative;
+// makeLayout admits drafting for the DeepSeek-V3 family's MTP only); 0 without drafting and
+// on a prefill pool, which does not decode.
+int draftTokens(const EngineLayout& L)
+{
+    const WorkloadSpec& w = L.s->workload;
+    return w.speculative.on() && w.serving != ServingMode::Prefill ? w.speculative.draftTokens : 0;
+}
+
 } // namespace
 
 int rankTokenBudget(int replicaBudget, const EngineLayout& L)
@@ -226,6 +235,9 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         a.add("--quantization", "fp8");
     if (s.model.kvPrecision == Precision::FP8)
         a.add("--kv-cache-dtype", "fp8");
+    // DeepSeek's MTP module as the draft model (vLLM's "deepseek_mtp" method), k drafts per step.
+    if (const int k = draftTokens(L))
+        a.add("--speculative-config", R"({"method":"deepseek_mtp","num_speculative_tokens":)" + num(k) + "}");
 
     if (L.role) {
         // NixlConnector moves the KV cache (UCX underneath: NVLink within a node, RDMA
@@ -327,6 +339,23 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
     const SchedulerLimits limits = schedulerLimits(Engine::Sglang, L);
     a.add(limits.sequencesFlag, limits.sequences);
     a.add(limits.tokensFlag, limits.tokens);
+    // Aggregated serving is priced as steps that carry the decode tokens and a prompt chunk
+    // together; SGLang runs prefill batches apart from decode batches unless told to mix
+    // them (scheduler: is_mixed_chunk = chunked prefill on and --enable-mixed-chunk).
+    // SGLang runs DeepSeek's MTP (NextN) module as EAGLE with one candidate per step (its
+    // DeepSeek usage guide); it then turns mixed chunks off (server_args: "Mixed chunked
+    // prefill is disabled because of using eagle speculative decoding").
+    const int drafts = draftTokens(L);
+    if (drafts > 0) {
+        a.add("--speculative-algorithm", "EAGLE");
+        a.add("--speculative-num-steps", drafts);
+        a.add("--speculative-eagle-topk", 1);
+        a.add("--speculative-num-draft-tokens", drafts + 1);
+        if (s.workload.serving == ServingMode::Aggregated)
+            w.push_back("speculative decoding: SGLang runs prefill batches apart from decode steps under EAGLE/MTP "
+                        "(no mixed chunks), where the plan is priced with prompt chunks beside the decode tokens");
+    } else if (s.workload.serving == ServingMode::Aggregated)
+        a.add("--enable-mixed-chunk");
     a.add("--context-length", L.maxModelLen);
     a.add(memoryFractionFlag(Engine::Sglang), memoryFractionText(L.memory.writtenFraction));
     a.add("--dtype", "bfloat16");
@@ -401,6 +430,11 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     const SchedulerLimits limits = schedulerLimits(Engine::TrtLlm, L);
     a.add(limits.sequencesFlag, limits.sequences);
     a.add(limits.tokensFlag, limits.tokens);
+    // Prompts are priced in pieces of at most the token budget (beside the decode tokens, or
+    // a prefill pool's prompt over several passes); TensorRT-LLM schedules a context whole
+    // unless chunked prefill is on (LLM API enable_chunked_prefill, default false).
+    if (s.workload.serving == ServingMode::Aggregated || s.workload.serving == ServingMode::Prefill)
+        a.add("--enable_chunked_prefill");
     a.add("--max_seq_len", L.maxModelLen);
     const std::string fr = memoryFractionText(L.memory.writtenFraction);
     a.add(memoryFractionFlag(Engine::TrtLlm), fr);
@@ -429,6 +463,11 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
             yaml += "    num_slots: " + num(static_cast<long long>(L.s->model.moe.experts) + L.plan.redundantExperts) + "\n";
             yaml += "    layer_updates_per_iter: 1\n";
         }
+    }
+    if (const int k = draftTokens(L)) { // DeepSeek's MTP module, k drafts per step (the DeepSeek-R1 guide)
+        yaml += "speculative_config:\n";
+        yaml += "  decoding_type: MTP\n";
+        yaml += "  num_nextn_predict_layers: " + num(k) + "\n";
     }
     yaml += "kv_cache_config:\n";
     yaml += "  free_gpu_memory_fraction: " + fr + "\n";

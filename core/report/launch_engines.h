@@ -117,6 +117,12 @@ std::string render(const std::string& program, const Args& a);
 
 // The plan's structure checked against the scenario (the error names the plan field), then
 // its engine terms; warnings for what no engine expresses and for an invalid plan.
+// The scenario a plan is exported and priced on: --max-num-tokens, when given, replaces
+// workload.max_num_tokens, since the engine runs every step at the budget it is given and
+// the plan's validity, memory and times depend on it; a warning says so when it differs.
+// An out-of-range --max-num-tokens is an error naming the flag.
+Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::vector<std::string>& w);
+
 Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOptions& o,
                                 std::vector<std::string>& w);
 // The checkpoint the command loads (--model, or the preset's id) and how it stores weights.

@@ -96,6 +96,8 @@ private Q_SLOTS:
     void flags_data();
     void flags();
     void planThatDoesNotFitIsAnError();
+    void pricedAsExported();
+    void speculativeDrafting();
     void jsonAndScript();
     void disaggregated_data();
     void disaggregated();
@@ -135,13 +137,14 @@ void TestLaunchConfig::flags_data()
     QTest::newRow("sglang llama tp8") << "llama3-70b-8gpu" << tp8 << sglang << ""
         << QStringList{"python3 -m sglang.launch_server", "--model-path meta-llama/Meta-Llama-3-70B-Instruct",
                        "--tp-size 8", "--max-running-requests 64", "--chunked-prefill-size 8192",
-                       "--context-length 2560", "--mem-fraction-static 0.92"}
+                       "--context-length 2560", "--mem-fraction-static 0.92", "--enable-mixed-chunk"}
         << QStringList{"--dp-size", "--enable-dp-attention", "--nnodes"} << QStringList{};
     QTest::newRow("trtllm llama tp8") << "llama3-70b-8gpu" << tp8 << trt << ""
         << QStringList{"trtllm-serve meta-llama/Meta-Llama-3-70B-Instruct", "--backend pytorch", "--tp_size 8",
                        "--max_batch_size 64", "--max_num_tokens 8192", "--max_seq_len 2560",
                        "--kv_cache_free_gpu_memory_fraction 0.90", "--extra_llm_api_options extra_llm_api_options.yaml",
-                       "[extra_llm_api_options.yaml]", "enable_attention_dp: false", "free_gpu_memory_fraction: 0.90"}
+                       "[extra_llm_api_options.yaml]", "enable_attention_dp: false", "free_gpu_memory_fraction: 0.90",
+                       "--enable_chunked_prefill"}
         << QStringList{"--ep_size", "moe_expert_parallel_size"} << QStringList{};
 
     Plan column = tp8;
@@ -225,7 +228,8 @@ void TestLaunchConfig::flags()
     o.engine = static_cast<Engine>(engine);
     if (!checkpoint.isEmpty())
         o.checkpoint = checkpoint == "fp8" ? Precision::FP8 : Precision::BF16;
-    const Scenario s = launchPreset(scenario.toUtf8().constData());
+    Scenario s = launchPreset(scenario.toUtf8().constData());
+    s.workload.engine = collectivesOf(o.engine); // priced as the engine runs it: no warning for that
     auto c = exportLaunchConfig(s, plan, o);
     // "refused: <text>": the engine does not run the plan as planned; export refuses it,
     // naming each rule (the text, and any further entries, are in the error).
@@ -265,6 +269,100 @@ void TestLaunchConfig::planThatDoesNotFitIsAnError()
     auto f = exportLaunchConfig(s, megatronLike(8, 1, 1, 1, 16), bad);
     QVERIFY(!f.ok());
     QCOMPARE(QString::fromStdString(f.error().where), QString("--memory-fraction"));
+}
+
+// What an export gives the engine that the plan was not priced with is said: another
+// engine's collectives, a token budget other than the scenario's (which the plan is then
+// checked and priced at: refused where it breaks it).
+void TestLaunchConfig::pricedAsExported()
+{
+    Scenario s = launchPreset("llama3-70b-8gpu"); // workload.engine nccl
+    const Plan tp8 = megatronLike(8, 1, 1, 1, 64);
+    LaunchOptions o;
+    o.engine = Engine::Sglang;
+    auto other = exportLaunchConfig(s, Deployment::onePool(tp8), o);
+    QVERIFY2(other.ok(), other.ok() ? "" : other.error().toString().c_str());
+    QVERIFY2(warnings(other.value()).contains("workload.engine: the plan is priced with nccl's collectives and step "
+                                              "overhead, not SGLang's; evaluate or search with --engine sglang"),
+             qPrintable(warnings(other.value())));
+    s.workload.engine = CollectiveEngine::Sglang;
+    auto same = exportLaunchConfig(s, Deployment::onePool(tp8), o);
+    QVERIFY2(same.ok() && warnings(same.value()).isEmpty(), same.ok() ? qPrintable(warnings(same.value())) : "");
+
+    // 64 decoding sequences and their prompt chunks fit 8192 tokens a step, not 100.
+    o.maxNumTokens = 100;
+    auto refused = exportLaunchConfig(s, Deployment::onePool(tp8), o);
+    QVERIFY(!refused.ok());
+    const QString why = QString::fromStdString(refused.error().toString());
+    QVERIFY2(why.contains("not valid for scenario 'llama3-70b-8gpu' at --max-num-tokens 100 (")
+                 && why.contains("above max_num_tokens 100"),
+             qPrintable(why));
+    o.allowInvalid = true;
+    auto asPlanned = exportLaunchConfig(s, Deployment::onePool(tp8), o);
+    QVERIFY2(asPlanned.ok(), asPlanned.ok() ? "" : asPlanned.error().toString().c_str());
+    const QString w = warnings(asPlanned.value());
+    QVERIFY2(w.contains("max-num-tokens: the plan is checked and priced at 100 tokens per replica step")
+                 && w.contains("above max_num_tokens 100"),
+             qPrintable(w));
+    QVERIFY(asPlanned.value().command.find("--chunked-prefill-size 100") != std::string::npos);
+    // The scenario's own budget given again changes nothing.
+    o.allowInvalid = false;
+    o.maxNumTokens = s.workload.maxNumTokens;
+    auto again = exportLaunchConfig(s, Deployment::onePool(tp8), o);
+    QVERIFY2(again.ok() && warnings(again.value()).isEmpty(), again.ok() ? qPrintable(warnings(again.value())) : "");
+    QCOMPARE(again.value().command, same.value().command);
+}
+
+// A plan priced with MTP drafting is exported with each engine's MTP for the DeepSeek-V3
+// family (k drafts per step), and refused for a model whose checkpoint has no MTP module.
+void TestLaunchConfig::speculativeDrafting()
+{
+    Scenario s = launchPreset("deepseek-v3-256gpu");
+    s.workload.speculative = {SpeculativeMethod::Mtp, 2, -1};
+    const struct {
+        Engine engine;
+        Plan plan;
+        QStringList present, absent;
+    } cases[] = {
+        {Engine::Vllm, deepseekWideEpTp1(true),
+         {"--speculative-config '{\"method\":\"deepseek_mtp\",\"num_speculative_tokens\":2}'"}, {}},
+        {Engine::Sglang, deepseekWideEp(),
+         {"--speculative-algorithm EAGLE", "--speculative-num-steps 2", "--speculative-eagle-topk 1",
+          "--speculative-num-draft-tokens 3"},
+         {"--enable-mixed-chunk"}},
+        {Engine::TrtLlm, deepseekWideEpTp1(false),
+         {"speculative_config:\n  decoding_type: MTP\n  num_nextn_predict_layers: 2\n", "--enable_chunked_prefill"},
+         {}},
+    };
+    for (const auto& c : cases) {
+        LaunchOptions o;
+        o.engine = c.engine;
+        s.workload.engine = collectivesOf(c.engine);
+        auto out = exportLaunchConfig(s, c.plan, o);
+        QVERIFY2(out.ok(), out.ok() ? "" : out.error().toString().c_str());
+        const QString text = all(out.value());
+        for (const QString& p : c.present)
+            QVERIFY2(text.contains(p), qPrintable("missing '" + p + "' in:\n" + text));
+        for (const QString& a : c.absent)
+            QVERIFY2(!text.contains(a), qPrintable("unexpected '" + a + "' in:\n" + text));
+        if (c.engine == Engine::Sglang)
+            QVERIFY2(warnings(out.value()).contains("speculative decoding: SGLang runs prefill batches apart"),
+                     qPrintable(warnings(out.value())));
+        // Without drafting none of it is written.
+        Scenario plain = s;
+        plain.workload.speculative = {};
+        auto none = exportLaunchConfig(plain, c.plan, o);
+        QVERIFY(none.ok());
+        QVERIFY(!all(none.value()).contains("speculative"));
+    }
+    Scenario mixtral = launchPreset("mixtral-8x22b-64gpu");
+    mixtral.workload.speculative = {SpeculativeMethod::Mtp, 1, 0.7};
+    Plan perNode = megatronLike(8, 1, 8, 8, 64); // one engine instance per node, experts over its 8 ranks
+    perNode.instances = 8;
+    auto refused = exportLaunchConfig(mixtral, perNode, LaunchOptions{});
+    QVERIFY(!refused.ok());
+    QVERIFY2(refused.error().where == "workload.speculative", refused.error().toString().c_str());
+    QVERIFY2(refused.error().reason.find("not of that family") != std::string::npos, refused.error().reason.c_str());
 }
 
 void TestLaunchConfig::jsonAndScript()
@@ -330,7 +428,8 @@ void TestLaunchConfig::disaggregated()
     QFETCH(int, nodes);
     QFETCH(Plan, prefill);
     QFETCH(Plan, decode);
-    const Scenario s = disaggregatedScenario(nodes, KvLink::InterNode);
+    Scenario s = disaggregatedScenario(nodes, KvLink::InterNode);
+    s.workload.engine = collectivesOf(engine);
     LaunchOptions o;
     o.engine = engine;
     auto c = exportDisaggregatedLaunchConfig(s, DisaggregatedPlan{prefill, decode}, o);
