@@ -240,7 +240,9 @@ void printTwoPools(std::ostream& out, const DeploymentOutcome& o)
         << " output tokens; limited by the "
         << (o.limitedBy == DisaggLimit::KvLink ? "KV links" : disaggLimitName(o.limitedBy))
         << (o.limitedBy == DisaggLimit::KvLink ? "" : " pool") << "\n";
-    out << "  TTFT             " << formatNumber("%.1f", o.ttftMs) << " ms (limit " << formatNumber("%g", w.ttftSloMs)
+    // Each pool's scenario keeps only its own limit (poolScenario): TTFT is the prefill pool's.
+    const double ttftLimit = o.pools[0].scenario.workload.ttftSloMs;
+    out << "  TTFT             " << formatNumber("%.1f", o.ttftMs) << " ms (limit " << formatNumber("%g", ttftLimit)
         << ")  -- wait for a prefill pass, the pass, the KV transfer\n";
     out << "  TPOT             " << formatNumber("%.2f", o.tpotMs) << " ms (limit " << formatNumber("%g", w.tpotSloMs)
         << ")  -- the decode pool's step, no prompt chunks beside it ("

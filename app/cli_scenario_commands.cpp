@@ -6,6 +6,7 @@
 
 #include "cli_commands.h"
 #include "io/profile_json.h"
+#include "sim/deployment.h"
 #include "sim/disaggregated.h"
 #include "sim/knob_fit.h"
 #include "io/atomic_file.h"
@@ -153,7 +154,35 @@ FieldErrors validateTuningFile(FileKind kind, const std::string& text, const std
 
 // A plan with prefill and decode pools: checked against its embedded scenario as
 // export and evaluate check it.
-FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::string& label, std::string& summary)
+// Whether a plan that fits its scenario also keeps the scenario's limits (memory, SLOs, the
+// token budget): the outcome evaluate reports, so that validate never calls a plan fine
+// that evaluate calls invalid. `checked` only when a scenario was at hand.
+struct LimitsVerdict {
+    bool checked = false;
+    bool within = true;
+    std::vector<std::string> reasons;
+};
+
+LimitsVerdict limitsOf(const Scenario& s, const Deployment& d)
+{
+    const DeploymentOutcome o = evaluateDeployment(s, d);
+    return {true, o.valid, o.reasons};
+}
+
+std::string limitsWords(const LimitsVerdict& v)
+{
+    if (!v.checked)
+        return {};
+    if (v.within)
+        return "; within the scenario's limits";
+    std::string why;
+    for (const std::string& r : v.reasons)
+        why += (why.empty() ? "" : "; ") + r;
+    return "; but NOT within the scenario's limits (" + why + "): evaluate shows its figures";
+}
+
+FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::string& label, std::string& summary,
+                                          LimitsVerdict& limits)
 {
     auto doc = parseDisaggregatedPlanDocument(text, label);
     if (!doc.ok())
@@ -165,6 +194,7 @@ FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::st
             x.file = label;
         if (!e.empty())
             return e;
+        limits = limitsOf(*doc.value.scenario, Deployment::twoPools(p));
     }
     summary = "disaggregated plan: prefill " + std::to_string(p.prefill.gpus()) + " GPUs, decode "
         + std::to_string(p.decode.gpus()) + " GPUs"
@@ -184,6 +214,7 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
     ojson j = {{"file", displayText(path)}, {"kind", fileKindName(kind)}};
     FieldErrors errors;
     std::string summary;
+    LimitsVerdict limits;
     switch (kind) {
     case FileKind::Scenario: {
         auto s = parseScenario(text.value(), path);
@@ -200,7 +231,7 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
     }
     case FileKind::Plan: {
         if (isDisaggregatedPlanText(text.value())) {
-            errors = validateDisaggregatedPlanText(text.value(), path, summary);
+            errors = validateDisaggregatedPlanText(text.value(), path, summary, limits);
             break;
         }
         auto doc = parsePlanDocument(text.value(), path);
@@ -214,6 +245,8 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
                 errors = s.errors;
             else
                 errors = checkPlanAgainstScenario(p, s.value, path);
+            if (errors.empty())
+                limits = limitsOf(s.value, Deployment::onePool(p));
             against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"
                                           : " (checked against its embedded scenario '" + doc.value.scenarioName + "')";
         }
@@ -269,13 +302,19 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
             j["errors"].push_back(
                 {{"file", displayText(e.file)}, {"path", displayText(e.where)}, {"reason", displayText(e.reason)}});
         if (errors.empty())
-            j["summary"] = displayText(summary);
+            j["summary"] = displayText(summary + limitsWords(limits));
+        if (errors.empty() && limits.checked) {
+            j["within_limits"] = limits.within;
+            j["violations"] = ojson::array();
+            for (const std::string& r : limits.reasons)
+                j["violations"].push_back(displayText(r));
+        }
         out << j.dump(2) << "\n";
         return errors.empty() ? kExitOk : kExitInvalid;
     }
     if (!errors.empty())
         return reportFieldErrors(err, errors);
-    out << displayText("OK: " + path + ": " + summary) << "\n";
+    out << displayText("OK: " + path + ": " + summary + limitsWords(limits)) << "\n";
     return kExitOk;
 }
 

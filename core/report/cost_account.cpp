@@ -18,6 +18,32 @@ const char* costPartKindName(CostPartKind k)
 
 namespace {
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
+// The model's operators as parts of the busiest stage's step, in graph order; returns the
+// step time they sum to, and adds their launch and communication time (µs) to the shares.
+double addOperatorParts(const PoolOutcome& pool, CostAccount& a)
+{
+    double opsUs = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const OpId id = static_cast<OpId>(i);
+        const OpBreakdown& o = pool.result.decode[i];
+        if (!opPresent(pool.scenario.model, id))
+            continue;
+        CostPart part;
+        part.kind = CostPartKind::Operator;
+        part.id = id;
+        part.name = opName(id);
+        part.inBusiestStage = o.present;
+        part.stepUs = finite(o.timeUs) + finite(o.commUs);
+        part.commUs = finite(o.commUs);
+        part.launchUs = std::max(0.0, finite(o.timeUs) - std::max(finite(o.computeUs), finite(o.memoryUs)));
+        part.gpuUsPerToken = part.stepUs * a.perStepUs;
+        opsUs += part.stepUs;
+        a.launchShare += part.launchUs;
+        a.commShare += part.commUs;
+        a.parts.push_back(part);
+    }
+    return opsUs;
+}
 } // namespace
 
 CostAccount costAccount(const PoolOutcome& pool)
@@ -41,29 +67,14 @@ CostAccount costAccount(const PoolOutcome& pool)
         r.outputTokensPerS / (prompts ? std::max(1, s.workload.outputTokens) : std::max(1.0, finite(r.tokensPerStep)));
     const double cycle = 1e6 * double(p.batch) * p.dataParallel / sequencesPerS;
     a.costed = true;
+    // A prefill pool's headline counts its requests' output tokens; its unit is prompt tokens.
+    a.tokensPerSPerGpu = prompts ? r.tokensPerSPerGpu * std::max(1, s.workload.promptTokens)
+            / std::max(1, s.workload.outputTokens)
+                                 : r.tokensPerSPerGpu;
     a.perStepUs = mb * gpus / tokensPerCycle;
     a.tokensPerStep = tokensPerCycle / mb;
     a.gpuUsPerToken = a.perStepUs * cycle / mb;
-    double opsUs = 0;
-    for (int i = 0; i < kOpCount; ++i) {
-        const OpId id = static_cast<OpId>(i);
-        const OpBreakdown& o = r.decode[i];
-        if (!opPresent(s.model, id))
-            continue;
-        CostPart part;
-        part.kind = CostPartKind::Operator;
-        part.id = id;
-        part.name = opName(id);
-        part.inBusiestStage = o.present;
-        part.stepUs = finite(o.timeUs) + finite(o.commUs);
-        part.commUs = finite(o.commUs);
-        part.launchUs = std::max(0.0, finite(o.timeUs) - std::max(finite(o.computeUs), finite(o.memoryUs)));
-        part.gpuUsPerToken = part.stepUs * a.perStepUs;
-        opsUs += part.stepUs;
-        a.launchShare += part.launchUs;
-        a.commShare += part.commUs;
-        a.parts.push_back(part);
-    }
+    double opsUs = addOperatorParts(pool, a);
     // Speculative decoding's drafting passes run on the last stage after its operators: a
     // part of the busiest stage's step when that stage holds the LM head, else of the wait.
     CostPart drafting;

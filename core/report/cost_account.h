@@ -41,6 +41,7 @@ struct CostAccount {
     bool costed = false;      // the pool has a throughput to account for
     std::string unit;         // "output token" or "prompt token"
     double gpuUsPerToken = 0; // 1e6 / the pool's tokens/s per GPU, in `unit`s
+    double tokensPerSPerGpu = 0; // the pool's throughput per GPU in `unit`s (a prefill pool: prompt tokens)
     double perStepUs = 0;     // GPU·µs per token for one µs of the busiest stage's step
     double tokensPerStep = 0; // tokens one micro-batch step emits over the pool (drafts accepted included)
     // The model's operators in graph order, then (speculative decoding) the drafting passes,

@@ -250,8 +250,9 @@ PlanComparison comparePools(const PoolOutcome& pa, const PoolOutcome& pb, const 
     c.unit = aa.unit;
     c.identical = pa.plan == pb.plan;
     c.comparable = aa.costed && ab.costed;
-    c.thisTokensPerSPerGpu = pa.costed() ? pa.result.tokensPerSPerGpu : 0;
-    c.refTokensPerSPerGpu = pb.costed() ? pb.result.tokensPerSPerGpu : 0;
+    // In the pool's unit (prompt tokens for a prefill pool), as its per-token costs are.
+    c.thisTokensPerSPerGpu = aa.tokensPerSPerGpu;
+    c.refTokensPerSPerGpu = ab.tokensPerSPerGpu;
     c.ratio = c.refTokensPerSPerGpu > 0 ? c.thisTokensPerSPerGpu / c.refTokensPerSPerGpu : 0;
     if (!c.comparable)
         return c;
@@ -270,10 +271,11 @@ PlanComparison comparePools(const PoolOutcome& pa, const PoolOutcome& pb, const 
         c.lines.push_back({"", "This plan is the " + refName + " plan itself: every difference below is zero."});
         return c;
     }
-    c.headline = groupedNumber(c.thisTokensPerSPerGpu, 1) + " tokens/s per GPU vs " + groupedNumber(c.refTokensPerSPerGpu, 1)
+    const std::string rate = aa.unit == "prompt token" ? " prompt tokens/s per GPU" : " tokens/s per GPU";
+    c.headline = groupedNumber(c.thisTokensPerSPerGpu, 1) + rate + " vs " + groupedNumber(c.refTokensPerSPerGpu, 1)
         + " for " + refName + " (" + gainText + ").";
     c.lines.push_back(
-        {thisName + ": " + groupedNumber(c.thisTokensPerSPerGpu, 1) + " tokens/s per GPU; " + refName + ": "
+        {thisName + ": " + groupedNumber(c.thisTokensPerSPerGpu, 1) + rate + "; " + refName + ": "
              + groupedNumber(c.refTokensPerSPerGpu, 1) + " (" + gainText + ")",
          capitalised(withArticle(c.unit)) + " costs " + perTokenText(c.thisPerToken) + " GPU\xC2\xB7\xC2\xB5s here and "
              + perTokenText(c.refPerToken) + " GPU\xC2\xB7\xC2\xB5s under " + refName
