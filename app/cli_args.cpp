@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace shardlab::cli {
@@ -115,7 +116,14 @@ bool numberValue(const Args& a, const std::string& flag, double lo, double hi, d
         return false;
     }
     if (v < lo || v > hi) {
-        error = flag + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " + s + ")";
+        // Bounds as the user would write them (1e-09, 0.05, 1e+09), not std::to_string's
+        // six decimals, which show a tiny positive bound as 0.000000.
+        const auto text = [](double x) {
+            char buf[32];
+            std::snprintf(buf, sizeof buf, "%g", x);
+            return std::string(buf);
+        };
+        error = flag + ": must be between " + text(lo) + " and " + text(hi) + " (got " + s + ")";
         return false;
     }
     out = v;
