@@ -110,9 +110,9 @@ Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::
     if (o.maxNumTokens > 0 && o.maxNumTokens != s.workload.maxNumTokens) {
         priced.workload.maxNumTokens = o.maxNumTokens;
         w.push_back("max-num-tokens: the plan is checked and priced at " + num(o.maxNumTokens)
-                    + " tokens per replica step, the budget the engine is given, not scenario '" + s.name
-                    + "''s workload.max_num_tokens " + num(s.workload.maxNumTokens)
-                    + " (evaluate and search figures are at the scenario's)");
+                    + " tokens per replica step, the budget the engine is given, not at the workload.max_num_tokens "
+                    + num(s.workload.maxNumTokens) + " of scenario '" + s.name
+                    + "' (evaluate and search figures are at that)");
     }
     // The collectives and per-step overhead that priced the plan are workload.engine's; an
     // export for another engine runs with that engine's (docs/simulator.md §2).

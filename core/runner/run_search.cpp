@@ -131,17 +131,24 @@ std::string underLoadError(const Scenario& s, const SearchOptions& o)
 
 namespace {
 
-// A plan searched under a closed loop of C requests with its batch lowered to its
-// replicas' largest share of the loop, ceil(C / DP): no replica ever holds more sequences,
-// so the run is the same (checked against `ranked`, the plan's own ranked result: the plan
-// is kept as it is otherwise), and the plan is the one an engine launched with
-// max_num_seqs at that share serves, its steady-state figures those of a full batch it
-// reaches.
-Plan batchAtLoopShare(const Simulator& sim, const Plan& p, const SimResult& ranked, const LoadSpec& load)
+// The most sequences a replica of `p` holds under a closed loop of C requests: its share
+// of the loop, ceil(C / DP), but at least one per micro-batch (a plan's batch is never
+// below its micro-batches).
+int loopShareBatch(const Plan& p, const LoadSpec& load)
 {
     const int dp = std::max(1, p.dataParallel);
+    return std::max((load.concurrency + dp - 1) / dp, std::max(1, p.microBatches));
+}
+
+// A plan searched under a closed loop of C requests with its batch lowered to
+// loopShareBatch: no replica ever holds more sequences, so the run is the same (checked
+// against `ranked`, the plan's own ranked result: the plan is kept as it is otherwise),
+// and the plan is the one an engine launched with max_num_seqs at that share serves, its
+// steady-state figures those of a full batch it reaches.
+Plan batchAtLoopShare(const Simulator& sim, const Plan& p, const SimResult& ranked, const LoadSpec& load)
+{
     Plan t = p;
-    t.batch = std::min(p.batch, (load.concurrency + dp - 1) / dp);
+    t.batch = std::min(p.batch, loopShareBatch(p, load));
     if (t.batch == p.batch || t.batch < 1)
         return p;
     SimResult b;
@@ -206,11 +213,18 @@ std::string outcomeMessage(SearchOutcome& out, const AlgorithmReport& rep, const
             + " to " + std::to_string(out.best.batch) + " (charged to the budget)";
     if (!rep.note.empty() && !(out.stopped && info.name == "exact"))
         msg += (msg.empty() ? "" : "; ") + rep.note;
-    if (out.found && underLoad)
+    if (out.found && underLoad) {
         msg += (msg.empty() ? "" : "; ")
             + std::string("searched under the load protocol: plans ranked by the run's output tokens/s per GPU, ")
-            + "p90 TTFT and p90 TPOT within the limits; the batch is at most the replicas' share of the loop "
-            + "(the steady-state figures are the plan's at that full batch)";
+            + "p90 TTFT and p90 TPOT within the limits; ";
+        const int share = loopShareBatch(out.best, scenario.workload.load);
+        msg += out.best.batch <= share
+            ? "the batch is at most the replicas' share of the loop (the steady-state figures are the plan's at "
+              "that full batch)"
+            : "the batch (" + std::to_string(out.best.batch) + ") is above the replicas' share of the loop ("
+                + std::to_string(share) + "), which a smaller batch did not run the same: the loop never fills it, "
+                + "so the steady-state figures at the full batch are not what the loop serves";
+    }
     else if (out.found && !scenario.workload.load.steady())
         msg += (msg.empty() ? "" : "; ") + std::string("searched for the steady state")
             + (out.provedOptimal ? " (the proof covers it, not the load protocol)" : "")
