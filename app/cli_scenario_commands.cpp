@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include "cli_commands.h"
@@ -155,34 +156,22 @@ FieldErrors validateTuningFile(FileKind kind, const std::string& text, const std
 // A plan with prefill and decode pools: checked against its embedded scenario as
 // export and evaluate check it.
 // Whether a plan that fits its scenario also keeps the scenario's limits (memory, SLOs, the
-// token budget): the outcome evaluate reports, so that validate never calls a plan fine
-// that evaluate calls invalid. `checked` only when a scenario was at hand.
-struct LimitsVerdict {
-    bool checked = false;
-    bool within = true;
-    std::vector<std::string> reasons;
-};
-
-LimitsVerdict limitsOf(const Scenario& s, const Deployment& d)
+// token budget), as evaluate says (`limits`: its outcome, when a scenario was at hand), so
+// that validate never calls a plan fine that evaluate calls invalid.
+std::string limitsWords(const std::optional<DeploymentOutcome>& limits)
 {
-    const DeploymentOutcome o = evaluateDeployment(s, d);
-    return {true, o.valid, o.reasons};
-}
-
-std::string limitsWords(const LimitsVerdict& v)
-{
-    if (!v.checked)
+    if (!limits)
         return {};
-    if (v.within)
+    if (limits->valid)
         return "; within the scenario's limits";
     std::string why;
-    for (const std::string& r : v.reasons)
+    for (const std::string& r : limits->reasons)
         why += (why.empty() ? "" : "; ") + r;
     return "; but NOT within the scenario's limits (" + why + "): evaluate shows its figures";
 }
 
 FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::string& label, std::string& summary,
-                                          LimitsVerdict& limits)
+                                          std::optional<DeploymentOutcome>& limits)
 {
     auto doc = parseDisaggregatedPlanDocument(text, label);
     if (!doc.ok())
@@ -194,7 +183,7 @@ FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::st
             x.file = label;
         if (!e.empty())
             return e;
-        limits = limitsOf(*doc.value.scenario, Deployment::twoPools(p));
+        limits = evaluateDeployment(*doc.value.scenario, Deployment::twoPools(p));
     }
     summary = "disaggregated plan: prefill " + std::to_string(p.prefill.gpus()) + " GPUs, decode "
         + std::to_string(p.decode.gpus()) + " GPUs"
@@ -214,7 +203,7 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
     ojson j = {{"file", displayText(path)}, {"kind", fileKindName(kind)}};
     FieldErrors errors;
     std::string summary;
-    LimitsVerdict limits;
+    std::optional<DeploymentOutcome> limits;
     switch (kind) {
     case FileKind::Scenario: {
         auto s = parseScenario(text.value(), path);
@@ -246,7 +235,7 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
             else
                 errors = checkPlanAgainstScenario(p, s.value, path);
             if (errors.empty())
-                limits = limitsOf(s.value, Deployment::onePool(p));
+                limits = evaluateDeployment(s.value, Deployment::onePool(p));
             against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"
                                           : " (checked against its embedded scenario '" + doc.value.scenarioName + "')";
         }
@@ -303,10 +292,10 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
                 {{"file", displayText(e.file)}, {"path", displayText(e.where)}, {"reason", displayText(e.reason)}});
         if (errors.empty())
             j["summary"] = displayText(summary + limitsWords(limits));
-        if (errors.empty() && limits.checked) {
-            j["within_limits"] = limits.within;
+        if (errors.empty() && limits) {
+            j["within_limits"] = limits->valid;
             j["violations"] = ojson::array();
-            for (const std::string& r : limits.reasons)
+            for (const std::string& r : limits->reasons)
                 j["violations"].push_back(displayText(r));
         }
         out << j.dump(2) << "\n";

@@ -76,9 +76,9 @@ namespace {
 // per rank as the engine reads its flags (schedulerLimits: SGLang divides both totals by its
 // DP-attention ranks). A budget the user gave is refused; the scenario's is raised, with a
 // warning. Both are the replica's budget: `split` ranks share it (rankTokenBudget).
-std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, int replicaBudget, EngineLayout& L,
-                                         std::vector<std::string>& w)
+std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w)
 {
+    const int replicaBudget = L.s->workload.maxNumTokens; // --max-num-tokens when given (exportScenario)
     const SchedulerLimits limits = schedulerLimits(o.engine, L);
     const long long seqs = limits.sequencesPerRank();
     if (limits.tokensPerRank() >= seqs)
@@ -177,9 +177,8 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
                     + "); start " + num(instances) + " of them on disjoint GPUs and spread requests over them with a "
                     "load-balancing router");
     L.maxModelLen = s.workload.maxContext();
-    const int replicaBudget = s.workload.maxNumTokens; // --max-num-tokens when given (exportScenario)
-    L.tokenBudget = rankTokenBudget(replicaBudget, L);
-    if (std::optional<FieldError> e = fitTokenBudget(o, replicaBudget, L, w))
+    L.tokenBudget = rankTokenBudget(L);
+    if (std::optional<FieldError> e = fitTokenBudget(o, L, w))
         return *e;
     L.sim = Simulator(s).evaluate(p);
     if (!L.sim.valid) {
@@ -237,30 +236,37 @@ std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayou
     return model;
 }
 
-} // namespace launch
-
-Result<LaunchConfig> exportLaunchConfig(const Scenario& given, const Plan& p, const LaunchOptions& o)
+Result<LaunchConfig> exportPlan(const Scenario& s, const Plan& p, const LaunchOptions& o,
+                                std::vector<std::string> warnings)
 {
     LaunchConfig c;
     c.engine = o.engine;
     c.companionPrefix = o.companionPrefix;
     c.engineName = engineInfo(o.engine).name;
     c.engineVersion = engineInfo(o.engine).version;
-    const Result<Scenario> priced = launch::exportScenario(given, o, c.warnings);
-    if (!priced.ok())
-        return priced.error();
-    const Scenario& s = priced.value();
-    Result<launch::EngineLayout> layout = launch::makeLayout(s, p, o, c.warnings);
+    c.warnings = std::move(warnings);
+    Result<EngineLayout> layout = makeLayout(s, p, o, c.warnings);
     if (!layout.ok())
         return layout.error();
-    launch::EngineLayout& L = layout.value();
-    c.model = launch::checkpointFor(s, o, L, c.warnings);
-    LaunchPool pool = launch::enginePool(o.engine, L, c.model, o, c.warnings);
+    EngineLayout& L = layout.value();
+    c.model = checkpointFor(s, o, L, c.warnings);
+    LaunchPool pool = enginePool(o.engine, L, c.model, o, c.warnings);
     c.command = pool.command;
     c.files = pool.files;
     c.environment = pool.environment;
     c.pools.push_back(std::move(pool));
     return c;
+}
+
+} // namespace launch
+
+Result<LaunchConfig> exportLaunchConfig(const Scenario& given, const Plan& p, const LaunchOptions& o)
+{
+    std::vector<std::string> warnings;
+    const Result<Scenario> priced = launch::exportScenario(given, o, warnings);
+    if (!priced.ok())
+        return priced.error();
+    return launch::exportPlan(priced.value(), p, o, std::move(warnings));
 }
 
 std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenarioName)

@@ -217,10 +217,7 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
 
 } // namespace
 
-namespace {
-// Both pools of a deployment on scenario `s` as the engines are given it (exportScenario),
-// `warnings` first.
-Result<LaunchConfig> exportPools(const Scenario& s, const DisaggregatedPlan& p, const LaunchOptions& o,
+Result<LaunchConfig> launch::exportPools(const Scenario& s, const DisaggregatedPlan& p, const LaunchOptions& o,
                                  std::vector<std::string> warnings)
 {
     if (s.workload.serving != ServingMode::Disaggregated)
@@ -299,8 +296,6 @@ Result<LaunchConfig> exportPools(const Scenario& s, const DisaggregatedPlan& p, 
     return c;
 }
 
-} // namespace
-
 Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& given, const DisaggregatedPlan& p,
                                                      const LaunchOptions& o)
 {
@@ -308,20 +303,20 @@ Result<LaunchConfig> exportDisaggregatedLaunchConfig(const Scenario& given, cons
     const Result<Scenario> priced = launch::exportScenario(given, o, warnings);
     if (!priced.ok())
         return priced.error();
-    return exportPools(priced.value(), p, o, std::move(warnings));
+    return launch::exportPools(priced.value(), p, o, std::move(warnings));
 }
 
 Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, const LaunchOptions& o)
 {
     if (const std::string why = deploymentShapeError(s, d); !why.empty())
         return FieldError{{}, "plan", why};
+    std::vector<std::string> warnings;
+    const Result<Scenario> priced = launch::exportScenario(s, o, warnings);
+    if (!priced.ok())
+        return priced.error();
     // A plan whose degrees do not fit is refused below with its field; one that fits but
     // breaks a limit (at the budget it is exported with) is refused here with every violation.
     if (!o.allowInvalid) {
-        std::vector<std::string> unused;
-        const Result<Scenario> priced = launch::exportScenario(s, o, unused);
-        if (!priced.ok())
-            return priced.error();
         const DeploymentOutcome check = evaluateDeployment(priced.value(), d);
         if (check.costed && !check.valid) {
             std::string why;
@@ -334,7 +329,8 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, 
                                               + "): not exported, since a launch config starts a real deployment"};
         }
     }
-    return d.pools ? exportDisaggregatedLaunchConfig(s, *d.pools, o) : exportLaunchConfig(s, d.plan, o);
+    return d.pools ? launch::exportPools(priced.value(), *d.pools, o, std::move(warnings))
+                   : launch::exportPlan(priced.value(), d.plan, o, std::move(warnings));
 }
 
 } // namespace shardlab

@@ -123,9 +123,9 @@ int draftTokens(const EngineLayout& L)
 
 } // namespace
 
-int rankTokenBudget(int replicaBudget, const EngineLayout& L)
+int rankTokenBudget(const EngineLayout& L)
 {
-    return replicaBudget / L.tokenSplit();
+    return L.s->workload.maxNumTokens / L.tokenSplit();
 }
 
 SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L)

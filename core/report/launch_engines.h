@@ -125,6 +125,14 @@ Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::
 
 Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOptions& o,
                                 std::vector<std::string>& w);
+
+// A plan exported on the scenario exportScenario priced (one pool; both pools of a
+// disaggregated plan), `warnings` first. The public exportLaunchConfig entries price the
+// scenario once and call these.
+Result<LaunchConfig> exportPlan(const Scenario& s, const Plan& p, const LaunchOptions& o,
+                                std::vector<std::string> warnings);
+Result<LaunchConfig> exportPools(const Scenario& s, const DisaggregatedPlan& p, const LaunchOptions& o,
+                                 std::vector<std::string> warnings);
 // The checkpoint the command loads (--model, or the preset's id) and how it stores weights.
 std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w);
 
@@ -147,12 +155,12 @@ struct SchedulerLimits {
 };
 SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L);
 
-// One attention replica's token budget per step from the replica's (workload.max_num_tokens
-// or --max-num-tokens). The simulator gives each of a replica's TP ranks 1/TP of the budget
+// One attention replica's token budget per step from the replica's (the layout scenario's
+// workload.max_num_tokens, which is --max-num-tokens when given). The simulator gives each of a replica's TP ranks 1/TP of the budget
 // when attention is token-split (each rank schedules its own sequences and prompt pieces;
 // docs/simulator.md, "Prompt chunks"), so the engine's per-rank flag gets that share; a
 // head-split replica schedules the whole budget.
-int rankTokenBudget(int replicaBudget, const EngineLayout& L);
+int rankTokenBudget(const EngineLayout& L);
 
 // One pool each: role "serve", or the layout's role with that role's disaggregation flags
 // appended to the same command.
