@@ -169,7 +169,8 @@ namespace {
 
 // Replicas that run the same share of the protocol, and how many of them there are: a
 // closed loop's C requests split C / DP and C / DP + 1 per replica (each client's requests
-// in proportion to its concurrency); an open loop's rate and requests 1 / DP each.
+// in proportion to its concurrency); an open loop's rate 1 / DP each, and its measured
+// requests N / DP and N / DP + 1.
 struct ReplicaGroup {
     Share share;
     int replicas = 0;
@@ -194,12 +195,19 @@ std::vector<ReplicaGroup> replicaGroups(const LoadSpec& load, int dp)
         }
         return groups;
     }
-    ReplicaGroup g;
-    g.replicas = dp;
-    g.share.rate = load.requestRate / dp;
-    g.share.measured = std::max(1, (measuredTotal + dp - 1) / dp);
-    g.share.warmup = (warmupTotal + dp - 1) / dp;
-    groups.push_back(g);
+    // Every replica is offered rate / DP. The measured requests split as evenly as whole
+    // requests can, so the run measures the count asked for (one each when fewer than DP).
+    const int q = measuredTotal / dp, extra = measuredTotal % dp;
+    for (int part = 0; part < 2; ++part) {
+        ReplicaGroup g;
+        g.replicas = q == 0 ? (part == 0 ? dp : 0) : (part == 0 ? extra : dp - extra);
+        if (g.replicas == 0)
+            continue;
+        g.share.rate = load.requestRate / dp;
+        g.share.measured = q == 0 ? 1 : (part == 0 ? q + 1 : q);
+        g.share.warmup = (warmupTotal + dp - 1) / dp;
+        groups.push_back(g);
+    }
     return groups;
 }
 

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void loneRequestSeesUnloadedSteps();
     void ttftGrowsWithLoadAndSaturates();
     void deterministicPerSeed();
+    void openLoopMeasuresTheCountAsked();
     void protocolRoundTripsAndBadFieldsAreNamed();
 };
 
@@ -154,6 +155,24 @@ void TestServingLoad::deterministicPerSeed()
     l.seed = 2;
     const LoadRun c = simulateLoad(sim, x.plan, x.steady, l);
     QVERIFY(c.figures.ttftMeanMs != a.figures.ttftMeanMs);
+}
+
+// An open loop over replicas that do not divide its requests measures exactly the count
+// asked for (as the protocol line says), not a whole share per replica.
+void TestServingLoad::openLoopMeasuresTheCountAsked()
+{
+    Setup x = recipe("llama3-70b-8gpu");
+    x.plan.tensorParallel = 4;
+    x.plan.dataParallel = 2;
+    x.plan.batch = 64; // per replica: within the TPOT limit at TP 4
+    const Simulator sim(x.s);
+    x.steady = sim.evaluate(x.plan);
+    QVERIFY(x.steady.valid);
+    for (int n : {51, 50, 1}) {
+        const LoadRun run = simulateLoad(sim, x.plan, x.steady, openLoop(1, n));
+        QVERIFY2(run.ok(), run.error.c_str());
+        QCOMPARE(run.figures.requests, std::max(n, 2)); // one each when fewer than the replicas
+    }
 }
 
 void TestServingLoad::protocolRoundTripsAndBadFieldsAreNamed()
