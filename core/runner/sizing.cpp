@@ -192,12 +192,11 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
         }
         return it->second;
     };
-    // Grow: counts[0], [1], [3], [7], ... (doubling the count) until the rate is met.
+    // Grow: from the smallest count, each next count is the first at least twice the last
+    // (1, 2, 4, 8 nodes; or 1, 2, 4, 8, 16 GPUs with part-node counts), until the rate is met.
     long long missed = -1; // the largest index known to miss the rate
     long long hit = -1;
-    for (size_t i = 0;; i = 2 * i + 1) {
-        if (i >= counts.size())
-            i = counts.size() - 1;
+    for (size_t i = 0;;) {
         const ClusterSizePoint& p = at(i);
         if (out.stopped)
             break;
@@ -208,6 +207,8 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
         missed = static_cast<long long>(i);
         if (i == counts.size() - 1)
             break;
+        const auto next = std::lower_bound(counts.begin() + static_cast<long>(i) + 1, counts.end(), 2 * counts[i]);
+        i = std::min(static_cast<size_t>(next - counts.begin()), counts.size() - 1);
     }
     // Bisect down to adjacent counts.
     while (!out.stopped && hit > 0 && hit - missed > 1) {
