@@ -16,6 +16,12 @@ namespace {
 
 void printHeadline(std::ostream& out, const DeploymentOutcome& o)
 {
+    if (!o.costed) {
+        out << "INVALID: not costed, the degrees do not fit the scenario (no throughput, latency or cost per token)\n";
+        for (const std::string& why : o.reasons)
+            out << "  - " << why << "\n";
+        return;
+    }
     out << (o.valid ? "Valid" : "INVALID") << ": " << groupedNumber(o.tokensPerSPerGpu, 1)
         << " output tokens/s per GPU (" << groupedNumber(o.outputTokensPerS, 0) << " on " << o.gpus << " GPUs), TTFT "
         << msText(o.ttftMs) << " ms, TPOT " << msText(o.tpotMs) << " ms; a token costs "
@@ -116,7 +122,10 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
     const DeploymentOutcome& o = e.outcome;
     out << "Scenario " << s.name << " (" << servingModeName(s.workload.serving) << ")\n";
     printHeadline(out, o);
-    if (e.recipe)
+    if (e.recipe && !o.costed)
+        out << "The Megatron recipe gives " << groupedNumber(e.recipe->tokensPerSPerGpu, 1) << " tokens/s per GPU ("
+            << e.recipeExplanation << "); this plan has no figure to compare\n";
+    else if (e.recipe)
         out << groupedNumber(e.ratioToRecipe, 3) << "x the Megatron recipe's " << groupedNumber(e.recipe->tokensPerSPerGpu, 1)
             << " tokens/s per GPU (" << e.recipeExplanation << ")\n";
     else

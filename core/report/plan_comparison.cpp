@@ -317,9 +317,19 @@ DeploymentComparison compareDeployments(const DeploymentOutcome& a, const Deploy
     d.ratio = b.tokensPerSPerGpu > 0 ? a.tokensPerSPerGpu / b.tokensPerSPerGpu : 0;
     d.thisPerToken = a.gpuUsPerToken();
     d.refPerToken = b.gpuUsPerToken();
-    d.headline = aName + ": " + groupedNumber(a.tokensPerSPerGpu, 1) + " tokens/s per GPU; " + bName + ": "
-        + groupedNumber(b.tokensPerSPerGpu, 1) + " (" + groupedNumber(d.ratio, 3) + "x; "
-        + perTokenText(d.thisPerToken) + " vs " + perTokenText(d.refPerToken) + " GPU\xC2\xB7\xC2\xB5s per output token).";
+    if (!a.costed || !b.costed) {
+        // A deployment whose degrees do not fit has no throughput: no ratio, no cost per token.
+        auto rate = [](const DeploymentOutcome& o) {
+            return o.costed ? groupedNumber(o.tokensPerSPerGpu, 1) + " tokens/s per GPU"
+                            : std::string("not costed (its degrees do not fit the scenario)");
+        };
+        d.headline = aName + ": " + rate(a) + "; " + bName + ": " + rate(b) + "; no ratio.";
+    } else {
+        d.headline = aName + ": " + groupedNumber(a.tokensPerSPerGpu, 1) + " tokens/s per GPU; " + bName + ": "
+            + groupedNumber(b.tokensPerSPerGpu, 1) + " (" + groupedNumber(d.ratio, 3) + "x; "
+            + perTokenText(d.thisPerToken) + " vs " + perTokenText(d.refPerToken)
+            + " GPU\xC2\xB7\xC2\xB5s per output token).";
+    }
     if (a.pools.size() != b.pools.size())
         return d;
     for (size_t i = 0; i < a.pools.size(); ++i) {
