@@ -1,8 +1,9 @@
 #include "cli_args.h"
 
+#include "model/printf_text.h"
+
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 
 namespace shardlab::cli {
@@ -118,12 +119,7 @@ bool numberValue(const Args& a, const std::string& flag, double lo, double hi, d
     if (v < lo || v > hi) {
         // Bounds as the user would write them (1e-09, 0.05, 1e+09), not std::to_string's
         // six decimals, which show a tiny positive bound as 0.000000.
-        const auto text = [](double x) {
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%g", x);
-            return std::string(buf);
-        };
-        error = flag + ": must be between " + text(lo) + " and " + text(hi) + " (got " + s + ")";
+        error = flag + ": must be between " + printfText("%g", lo) + " and " + printfText("%g", hi) + " (got " + s + ")";
         return false;
     }
     out = v;

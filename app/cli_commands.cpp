@@ -1,5 +1,7 @@
 #include "cli_commands.h"
 
+#include "model/printf_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,9 +35,7 @@ std::string formatNumber(const char* printfFormat, double v)
 {
     if (!std::isfinite(v)) // an unbounded figure (SimResult::unbounded) is said, not printed
         return v > 0 ? "unbounded" : "not a number";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, printfFormat, v);
-    return buf;
+    return printfText(printfFormat, v);
 }
 
 int reportFieldErrors(std::ostream& err, const FieldErrors& errors)

@@ -1,8 +1,9 @@
 #include "io/json_reader.h"
 
+#include "model/printf_text.h"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <unordered_set>
 
@@ -11,12 +12,8 @@ namespace shardlab::io {
 namespace {
 const nlohmann::json kNull;
 
-std::string formatNumber(double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.10g", v);
-    return buf;
-}
+// A number as the user wrote it, to ten significant digits.
+std::string formatNumber(double v) { return printfText("%.10g", v); }
 } // namespace
 
 std::string jsonTypeName(const nlohmann::json& v)

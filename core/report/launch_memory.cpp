@@ -2,9 +2,10 @@
 // room at a fraction, the fraction the plan's batch needs, the one written, and the refusals.
 #include "report/launch_memory.h"
 
+#include "model/printf_text.h"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -19,15 +20,9 @@ constexpr double kCeilingShare = 0.98; // vLLM's and SGLang's derived fraction n
 double ceil2(double f) { return std::ceil(f * 100 - 1e-6) / 100; }
 double floor2(double f) { return std::floor(f * 100 + 1e-6) / 100; }
 
-std::string fmt(const char* format, double v)
-{
-    char buf[64];
-    std::snprintf(buf, sizeof buf, format, v);
-    return buf;
-}
-std::string gb(double v) { return fmt("%.2f", v); }
+std::string gb(double v) { return printfText("%.2f", v); }
 // A needed fraction shown rounded up, so that "at least" it is true.
-std::string atLeast(double f) { return fmt("%.4f", std::ceil(f * 1e4 - 1e-6) / 1e4); }
+std::string atLeast(double f) { return printfText("%.4f", std::ceil(f * 1e4 - 1e-6) / 1e4); }
 
 bool holds(Engine e, const MemoryBreakdown& m, double f) { return kvRoomGb(e, m, f) >= m.kvCacheGb - kRoomSlackGb; }
 
@@ -140,8 +135,8 @@ double largestMemoryFraction(Engine e, const MemoryBreakdown& m)
 std::string memoryFractionText(double f)
 {
     if (std::abs(f * 100 - std::round(f * 100)) < 1e-6)
-        return fmt("%.2f", f);
-    std::string s = fmt("%.4f", f);
+        return printfText("%.2f", f);
+    std::string s = printfText("%.4f", f);
     while (s.size() > 4 && s.back() == '0')
         s.pop_back();
     return s;

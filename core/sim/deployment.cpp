@@ -1,22 +1,15 @@
 #include "sim/deployment.h"
 
+#include "model/printf_text.h"
 #include "io/scenario_json.h"
 #include "sim/serving_load_disaggregated.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace shardlab {
 
 namespace {
-std::string fmt(const char* f, double a, double b)
-{
-    char buf[200];
-    std::snprintf(buf, sizeof buf, f, a, b);
-    return buf;
-}
-
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
 // The headline figures, for one pool and two alike (finite; 0 where not priced).
@@ -54,40 +47,34 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
     // An unbounded figure (SimResult::unbounded) is said in words, not printed.
     const std::string kUnboundedWhy = "unbounded (a bandwidth or peak of the scenario is effectively zero)";
     auto unboundedAgainst = [&](const char* what, double limitMs) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, ", the limit is %g ms", limitMs);
-        return std::string(what) + ": " + kUnboundedWhy + buf;
+        return std::string(what) + ": " + kUnboundedWhy + printfText(", the limit is %g ms", limitMs);
     };
     if (r.violates(Violation::Memory))
         out.push_back(std::isfinite(r.memory.totalGb)
-                          ? fmt("memory: needs %.1f GB per GPU, the GPU has %g GB", r.memory.totalGb, r.memory.capacityGb)
+                          ? printfText("memory: needs %.1f GB per GPU, the GPU has %g GB", r.memory.totalGb, r.memory.capacityGb)
                           : "memory: " + kUnboundedWhy);
     if (r.violates(Violation::TtftSlo))
         out.push_back(!std::isfinite(r.ttftMs)
                           ? unboundedAgainst("TTFT SLO", s.workload.ttftSloMs)
-                          : fmt(s.workload.serving == ServingMode::Prefill
+                          : printfText(s.workload.serving == ServingMode::Prefill
                                     ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds the limit of %g ms"
                                     : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
                                 r.ttftMs, s.workload.ttftSloMs));
     if (r.violates(Violation::TpotSlo))
-        out.push_back(std::isfinite(r.tpotMs) ? fmt("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs)
+        out.push_back(std::isfinite(r.tpotMs) ? printfText("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs)
                                               : unboundedAgainst("TPOT SLO", s.workload.tpotSloMs));
     if (r.violates(Violation::TokenBudget) && s.workload.serving == ServingMode::Prefill) {
-        char buf[300];
-        std::snprintf(buf, sizeof buf,
-                      "token budget: a prefill pass carries %.0f tokens (%.0f prompts of %d), above max_num_tokens %d; "
-                      "use fewer prompts per pass or more micro-batches",
-                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches), s.workload.promptTokens,
-                      s.workload.maxNumTokens);
-        out.push_back(buf);
+        out.push_back(printfText("token budget: a prefill pass carries %.0f tokens (%.0f prompts of %d), above "
+                                 "max_num_tokens %d; use fewer prompts per pass or more micro-batches",
+                                 r.stepTokens, double(p.batch) / std::max(1, p.microBatches), s.workload.promptTokens,
+                                 s.workload.maxNumTokens));
     } else if (r.violates(Violation::TokenBudget)) {
-        char buf[300];
-        std::snprintf(buf, sizeof buf,
-                      "token budget: an engine step carries %.0f tokens (%.0f decoding sequences, each bringing %.2f "
-                      "prompt tokens per step), above max_num_tokens %d; use a smaller batch or more micro-batches",
-                      r.stepTokens, double(p.batch) / std::max(1, p.microBatches),
-                      double(s.workload.promptTokens) / std::max(1, s.workload.outputTokens), s.workload.maxNumTokens);
-        out.push_back(buf);
+        out.push_back(printfText("token budget: an engine step carries %.0f tokens (%.0f decoding sequences, each "
+                                 "bringing %.2f prompt tokens per step), above max_num_tokens %d; use a smaller batch "
+                                 "or more micro-batches",
+                                 r.stepTokens, double(p.batch) / std::max(1, p.microBatches),
+                                 double(s.workload.promptTokens) / std::max(1, s.workload.outputTokens),
+                                 s.workload.maxNumTokens));
     }
     return out;
 }
