@@ -169,6 +169,11 @@ namespace {
 // vLLM 0.11: --enable-eplb with --eplb-config '{"num_redundant_experts": N}' (expert
 // parallel deployment guide, "Expert Parallel Load Balancer"); --enable-dbo (design doc
 // "Dual Batch Overlap": needs --data-parallel-size > 1, --enable-expert-parallel, DeepEP).
+// vLLM splits a step only when it carries at least --dbo-decode-token-threshold tokens
+// (decode only; default 32) or --dbo-prefill-token-threshold (with a prompt; default 512),
+// `check_ubatch_thresholds`; the plan was priced with every step split, so both are set to
+// the fewest tokens that split into two non-empty halves.
+constexpr int kDboSplitTokens = 2;
 void vllmMoeBalance(const EngineLayout& L, Args& a)
 {
     if (!L.moe)
@@ -177,8 +182,11 @@ void vllmMoeBalance(const EngineLayout& L, Args& a)
         a.add("--enable-eplb");
         a.add("--eplb-config", "{\"num_redundant_experts\":" + num(L.plan.redundantExperts) + "}");
     }
-    if (L.plan.twoBatchOverlap)
+    if (L.plan.twoBatchOverlap) {
         a.add("--enable-dbo");
+        a.add("--dbo-decode-token-threshold", kDboSplitTokens);
+        a.add("--dbo-prefill-token-threshold", kDboSplitTokens);
+    }
 }
 
 // SGLang 0.5: --ep-num-redundant-experts N with --enable-eplb; --enable-two-batch-overlap

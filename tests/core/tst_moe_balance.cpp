@@ -472,6 +472,10 @@ void TestMoeBalance::enginesGetTheirFlags()
     QVERIFY2(vllm.contains("--enable-eplb") && vllm.contains(R"('{"num_redundant_experts":32}')")
                  && vllm.contains("--enable-dbo"),
              qPrintable(vllm));
+    // Every step split, as priced: vLLM's own thresholds (32 decode, 512 prompt tokens)
+    // would run smaller steps whole.
+    QVERIFY2(vllm.contains("--dbo-decode-token-threshold 2") && vllm.contains("--dbo-prefill-token-threshold 2"),
+             qPrintable(vllm));
     const QString sglang = text(Engine::Sglang);
     QVERIFY2(sglang.contains("--ep-num-redundant-experts 32") && sglang.contains("--enable-eplb")
                  && sglang.contains("--enable-two-batch-overlap"),
