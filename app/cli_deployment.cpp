@@ -145,9 +145,11 @@ void printOperatorTable(std::ostream& out, const PoolOutcome& pool)
     const Scenario& s = pool.scenario;
     const Plan& p = pool.plan;
     const SimResult& r = pool.result;
-    // "kernels" is the operator's own time; its communication is the comm column, and the
-    // step time explain lists per operator is the two together.
-    out << "\nDecode step, busiest stage, per GPU (us; kernels = max(compute, memory) + launch, comm apart):\n";
+    // "kernels" is the operator's own time (its bound and launch overheads; in aggregated
+    // serving the mean over steps with and without a prompt piece, so not max(compute,
+    // memory) of the means); its communication is the comm column, and the step time
+    // explain lists per operator is the two together.
+    out << "\nDecode step, busiest stage, per GPU (us; kernels = the operator's own time, communication apart):\n";
     char line[200];
     std::snprintf(line, sizeof line, "  %-14s %-15s %9s %9s %9s %-7s %9s  %s\n", "operator", "sharding", "kernels",
                   "compute", "memory", "bound", "comm", "collective");
@@ -165,6 +167,17 @@ void printOperatorTable(std::ostream& out, const PoolOutcome& pool)
     }
 }
 
+// The verdict: the steady state's, and beside it the load run's when one ran and breaks a
+// limit (a plan valid at its steady state may still queue past the limits under the load).
+std::string validityLine(const DeploymentOutcome& o)
+{
+    if (!o.valid)
+        return "INVALID";
+    if (o.breaksLimitsUnderLoad())
+        return "Valid in the steady state, but NOT under load: it breaks a limit under the protocol (below)";
+    return "Valid";
+}
+
 // One pool serving the whole scenario.
 void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTable, const char* label)
 {
@@ -177,7 +190,7 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
         out << " (expert TP " << r.expertTensorParallel << ")";
     out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
         << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << "\n";
-    out << (o.valid ? "Valid" : "INVALID") << "\n";
+    out << validityLine(o) << "\n";
     for (const std::string& why : o.reasons)
         out << "  - " << why << "\n";
     if (!o.costed)
@@ -230,7 +243,7 @@ void printTwoPools(std::ostream& out, const DeploymentOutcome& o)
     const WorkloadSpec& w = o.pools[1].scenario.workload;
     out << "Serving: disaggregated (a prefill pool and a decode pool, each with its own plan; the prompt's KV "
         << "cache crosses the " << (w.kvTransfer == KvLink::NvLink ? "NVLink" : "inter-node") << " links)\n";
-    out << (o.valid ? "Valid" : "INVALID") << "\n";
+    out << validityLine(o) << "\n";
     if (o.pools[0].scenario.workload.serving != ServingMode::Prefill) {
         for (const std::string& why : o.reasons) // the split does not fit the cluster: no pool was priced
             out << "  - " << why << "\n";

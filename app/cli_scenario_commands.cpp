@@ -162,6 +162,13 @@ std::string limitsWords(const std::optional<DeploymentOutcome>& limits)
 {
     if (!limits)
         return {};
+    if (limits->valid && limits->breaksLimitsUnderLoad()) {
+        std::string why;
+        for (const std::string& r : limits->loadVerdict.reasons)
+            why += (why.empty() ? "" : "; ") + r;
+        return "; within the scenario's limits in the steady state, but NOT under its load protocol (" + why
+            + "): evaluate shows its figures";
+    }
     if (limits->valid)
         return "; within the scenario's limits";
     std::string why;
@@ -181,6 +188,9 @@ FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::st
         FieldErrors e = validateDisaggregatedPlan(p, *doc.value.scenario);
         for (FieldError& x : e)
             x.file = label;
+        // Two pools for a scenario served by one: evaluate refuses it, so validate does.
+        if (const std::string why = deploymentShapeError(*doc.value.scenario, Deployment::twoPools(p)); !why.empty())
+            e.push_back({label, "serving", why});
         if (!e.empty())
             return e;
         limits = evaluateDeployment(*doc.value.scenario, Deployment::twoPools(p));
@@ -234,6 +244,10 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
                 errors = s.errors;
             else
                 errors = checkPlanAgainstScenario(p, s.value, path);
+            // One pool for a scenario served by two: evaluate refuses it, so validate does.
+            if (const std::string why = s.ok() ? deploymentShapeError(s.value, Deployment::onePool(p)) : "";
+                errors.empty() && !why.empty())
+                errors.push_back({path, "serving", why + " (write one with megatron --out or search --out)"});
             if (errors.empty())
                 limits = evaluateDeployment(s.value, Deployment::onePool(p));
             against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"
@@ -293,10 +307,15 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
         if (errors.empty())
             j["summary"] = displayText(summary + limitsWords(limits));
         if (errors.empty() && limits) {
-            j["within_limits"] = limits->valid;
+            // Within the limits in the steady state and, when the scenario has a load
+            // protocol, under it too; the violations are the steady state's, then the run's.
+            j["within_limits"] = limits->valid && !limits->breaksLimitsUnderLoad();
             j["violations"] = ojson::array();
             for (const std::string& r : limits->reasons)
                 j["violations"].push_back(displayText(r));
+            if (limits->breaksLimitsUnderLoad())
+                for (const std::string& r : limits->loadVerdict.reasons)
+                    j["violations"].push_back(displayText("under load: " + r));
         }
         out << j.dump(2) << "\n";
         return errors.empty() ? kExitOk : kExitInvalid;
@@ -394,7 +413,9 @@ void addScenarioCommands(std::vector<Command>& v)
                   "The kind of file is read from its \"format\" field. A plan is checked against the scenario embedded "
                   "in it, or against --scenario (a file or a shipped scenario's name), or on its own. FILE - "
                   "reads standard input. Every problem is reported as FILE: JSON.PATH: reason; the exit code is 1 "
-                  "if there is any.",
+                  "if there is any. A plan that is well formed for its scenario but breaks the scenario's limits "
+                  "(memory, TTFT, TPOT, token budget) is not a problem of the file: it exits 0 and is said to be "
+                  "NOT within the limits (JSON: within_limits, violations).",
                   {{"--scenario", "S.json", "check a plan against this scenario (file or preset name); it must agree "
                                             "with the plan's embedded scenario"},
                    kIgnoreEmbeddedOption, kJsonOption},
@@ -402,10 +423,11 @@ void addScenarioCommands(std::vector<Command>& v)
                  runValidate});
     v.push_back({{"import-hf", "CONFIG.json|MODEL_DIR [--out MODEL.json] [--name NAME] [--json]",
                   "read a HuggingFace model (config.json, or the folder holding it) into a ShardLab model spec",
-                  "Families: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, mixtral, deepseek_v2, deepseek_v3. "
+                  std::string("Families (model_type): ") + kHfFamilies + ". "
                   "Precisions come from the checkpoint: torch_dtype, quantization_config (e.g. DeepSeek-V3's FP8), and "
                   "a ModelOpt hf_quant_config.json beside config.json (quant_algo for the weights, kv_cache_quant_algo "
-                  "for the KV cache). 4-bit formats are modelled as FP8 with a warning on stderr.",
+                  "for the KV cache). 4-bit weights (NVFP4, MXFP4, INT4 such as AWQ) are modelled as themselves; a "
+                  "4-bit KV cache is modelled as FP8, with a warning on stderr.",
                   {{"--out", "MODEL.json", "also write the model spec (atomically)"},
                    {"--name", "NAME", "name to give the model (default: from the file)"},
                    kJsonOption},

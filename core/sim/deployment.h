@@ -67,6 +67,9 @@ struct DeploymentOutcome {
     LoadVerdict loadVerdict; // whether the run holds the limits (judgeLoad), when it ran
 
     bool twoPools() const { return pools.size() == 2; }
+    // The load run ran and breaks a limit (saturated, p90 TTFT or TPOT), whatever the
+    // steady state says.
+    bool breaksLimitsUnderLoad() const { return underLoad && loadError.empty() && !loadVerdict.withinLimits; }
     // GPU·µs one output token costs the deployment: 1e6 / (tokens/s per GPU); 0 when it
     // serves nothing.
     double gpuUsPerToken() const;
