@@ -25,8 +25,8 @@ std::vector<std::string> refusal(const std::string& planFile, const Scenario& s,
     if (n.found)
         lines.push_back("the best plan " + std::string(info.label) + " runs near it (exact, " + n.kept + " kept): "
                         + planLine(s.model, n.plan) + ", " + formatNumber("%.1f", n.result.tokensPerSPerGpu)
-                        + " tokens/s per GPU (this plan: " + formatNumber("%.1f", mine.tokensPerSPerGpu)
-                        + "); --write-nearest exports it instead");
+                        + " tokens/s per GPU (this plan, priced alike with " + info.label + "'s collectives: "
+                        + formatNumber("%.1f", mine.tokensPerSPerGpu) + "); --write-nearest exports it instead");
     else
         lines.push_back("no plan " + std::string(info.label) + " runs is valid for this scenario");
     return lines;
@@ -112,6 +112,9 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
             e.file = planFile;
         if (e.reason.rfind("not valid for scenario", 0) == 0)
             e.reason += " (--allow-invalid exports it as planned, the violations listed as warnings)";
+        else if (deployment.pools && a.flag("--write-nearest"))
+            e.reason += " (--write-nearest covers one-pool plans; for two pools the engine runs, search the scenario "
+                        "with --engine " + std::string(engineInfo(o.engine).name) + " --runnable)";
         return reportErrors(err, {e.toString()});
     }
     LaunchConfig lc = c.value();
@@ -181,7 +184,7 @@ void addExportCommands(std::vector<Command>& v)
                    {"--model", "ID|PATH", "checkpoint to serve (default: the preset's HuggingFace id)"},
                    {"--checkpoint", "bf16|fp8", "how the checkpoint stores its weights (bf16 with an fp8 plan: quantize "
                                                 "on load)"},
-                   {"--max-num-tokens", "N", "scheduler token budget per step (default 8192)"},
+                   {"--max-num-tokens", "N", "scheduler token budget per replica step (default: the scenario's workload.max_num_tokens; another value re-prices the plan at it)"},
                    {"--memory-fraction", "F", "engine memory fraction (default: derived from the plan's memory breakdown; one too small for the plan's batch is refused)"},
                    {"--out", "FILE", "write the launch script (and options files beside it), atomically"},
                    kJsonOption},

@@ -119,8 +119,8 @@ Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::
     if (engineOfCollectives(s.workload.engine) != o.engine)
         w.push_back("workload.engine: the plan is priced with " + std::string(collectiveEngineName(s.workload.engine))
                     + "'s collectives and step overhead, not " + engineInfo(o.engine).label
-                    + "'s; evaluate or search with --engine " + engineInfo(o.engine).name
-                    + " for the figures it runs at");
+                    + "'s; search with --engine " + engineInfo(o.engine).name + ", or evaluate with the scenario's "
+                    + "workload.engine set to \"" + engineInfo(o.engine).name + "\", for the figures it runs at");
     return priced;
 }
 

@@ -283,7 +283,8 @@ void TestLaunchConfig::pricedAsExported()
     auto other = exportLaunchConfig(s, Deployment::onePool(tp8), o);
     QVERIFY2(other.ok(), other.ok() ? "" : other.error().toString().c_str());
     QVERIFY2(warnings(other.value()).contains("workload.engine: the plan is priced with nccl's collectives and step "
-                                              "overhead, not SGLang's; evaluate or search with --engine sglang"),
+                                              "overhead, not SGLang's; search with --engine sglang, or evaluate with the "
+                                              "scenario's workload.engine set to \"sglang\""),
              qPrintable(warnings(other.value())));
     s.workload.engine = CollectiveEngine::Sglang;
     auto same = exportLaunchConfig(s, Deployment::onePool(tp8), o);
