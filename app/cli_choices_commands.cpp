@@ -3,6 +3,7 @@
 // prints.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <ostream>
@@ -214,7 +215,11 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
                 << " tokens/s per user (TPOT " << formatNumber("%.3g", 1000 / f.unreachableTokensPerSPerUser)
                 << " ms): proved by exact.\n";
         out << f.searches << " exact searches, " << formatNumber("%.2f", f.wallSeconds) << " s; "
-            << (f.allProved ? "every point proved optimal" + runnableSpaceWords(s.value) : "NOT every point proved optimal")
+            << (f.allProved ? "every point proved optimal" + runnableSpaceWords(s.value)
+                : std::all_of(f.points.begin(), f.points.end(), [](const ParetoPoint& p) { return p.provedOptimal; })
+                    ? std::string("every point listed proved optimal, but the front is incomplete (no speed per user "
+                                  "was proved out of reach: raise --max-searches)")
+                    : std::string("NOT every point proved optimal"))
             << "\n";
         if (!f.message.empty())
             out << "Note: " << f.message << "\n";
@@ -310,7 +315,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
     SizingOptions o;
     long long maxGpus = o.maxGpus;
     std::string error;
-    if (!numberValue(a, "--rate", 0, 1e12, o.requestsPerS, error) || !intValue(a, "--max-gpus", 1, 1 << 20, maxGpus, error))
+    if (!numberValue(a, "--rate", 1e-9, 1e12, o.requestsPerS, error) || !intValue(a, "--max-gpus", 1, 1 << 20, maxGpus, error))
         return reportErrors(err, {error});
     o.maxGpus = maxGpus;
     o.anyCount = a.flag("--any-count");
@@ -368,10 +373,13 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
             out << "Answer: " << r.gpus << " GPUs serve " << formatNumber("%.2f", r.best.requestsPerS)
                 << " requests/s (" << formatNumber("%.1f", r.best.tokensPerSPerGpu) << " output tokens/s per GPU) with "
                 << degrees(r.best.plan) << "\n";
-            if (r.smallerGpus > 0)
+            if (r.smallerGpus > 0 && r.smallerRequestsPerS > 0)
                 out << "Minimal: with " << r.smallerGpus << " GPUs the best plan serves "
                     << formatNumber("%.2f", r.smallerRequestsPerS) << " requests/s"
                     << (r.smallerProved ? " (exact proved no plan there does better)" : " (NOT proved)") << "\n";
+            else if (r.smallerGpus > 0)
+                out << "Minimal: " << r.smallerGpus << " GPUs have no valid plan"
+                    << (r.smallerProved ? " (proved by exact)" : " (NOT proved)") << "\n";
             else
                 out << "Minimal: it is the smallest count there is.\n";
             printAtRate(out, r, o.requestsPerS);

@@ -40,7 +40,8 @@ void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount&
     }
     out << "  Where " << withArticle(a.unit) << "'s " << perTokenText(a.gpuUsPerToken) << " GPU·µs go (busiest stage, one "
         << "micro-batch step carrying " << groupedNumber(a.tokensPerStep, 1) << " tokens; 1 µs of step = "
-        << groupedNumber(a.perStepUs, 3) << " GPU·µs per token):\n";
+        << (a.perStepUs >= 0.01 ? groupedNumber(a.perStepUs, 3) : formatNumber("%.3g", a.perStepUs))
+        << " GPU·µs per token):\n";
     char line[200];
     std::snprintf(line, sizeof line, "  %-30s %-15s %10s %10s %12s %8s\n", "part", "sharding", "step us", "comm us",
                   "GPU·us/token", "share");

@@ -12,6 +12,9 @@
 
 namespace shardlab {
 
+const char* const kHfFamilies = "llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, qwen3_next, mixtral, gpt_oss, "
+                                "deepseek_v2, deepseek_v3, kimi_k2";
+
 using nlohmann::json;
 using io::JsonReader;
 
@@ -220,8 +223,7 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     const bool deepseek = type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2";
     const bool known = llamaLike || deepseek || type == "mixtral" || type == "qwen3_moe" || type == "qwen2_moe"
         || type == "qwen3_next" || type == "gpt_oss";
-    const char* supported = " (supported: llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_moe, qwen3_next, mixtral, "
-                            "gpt_oss, deepseek_v2, deepseek_v3, kimi_k2)";
+    const std::string supported = std::string(" (supported: ") + kHfFamilies + ")";
     // The family decides how every other key is read: without it a MoE or MLA model would
     // be read as a dense one of the wrong size.
     if (r.has("model_type") && doc["model_type"].is_string()) { // else JsonReader::string has said why

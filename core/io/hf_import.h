@@ -31,6 +31,9 @@ struct HfImport {
     std::string quantFile;         // the hf_quant_config.json read, if any
 };
 
+// The model_type values read, as a comma-separated list (the help and the errors say it).
+extern const char* const kHfFamilies;
+
 // config.json text, and optionally hf_quant_config.json text; the labels name them in errors.
 Parsed<HfImport> importHfTexts(const std::string& configText, const std::string& configFile,
                                const std::optional<std::string>& quantText = std::nullopt,

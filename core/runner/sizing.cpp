@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/printf_text.h"
 #include "runner/pareto.h"
 
 namespace shardlab {
@@ -237,9 +238,9 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
     }
     if (hit < 0) {
         const ClusterSizePoint& last = done.rbegin()->second;
-        out.message = "--rate: " + std::to_string(o.requestsPerS) + " requests/s is not reached with up to "
+        out.message = "--rate: " + printfText("%g", o.requestsPerS) + " requests/s is not reached with up to "
             + std::to_string(counts.back()) + " GPUs (the best there: "
-            + (last.found ? std::to_string(last.requestsPerS) + " requests/s" : std::string("no valid plan"))
+            + (last.found ? printfText("%.3g", last.requestsPerS) + " requests/s" : std::string("no valid plan"))
             + "); raise --max-gpus or relax the SLOs";
         return out;
     }
