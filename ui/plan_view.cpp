@@ -30,6 +30,13 @@ namespace shardlab::ui {
 namespace {
 QString str(const std::string& s) { return QString::fromStdString(s); }
 
+// Beside a steady state's VALID: the scenario's load run breaks a limit (evaluate's
+// headline says the same).
+QString underLoadBadge()
+{
+    return PlanView::tr("&nbsp;<span style='background:#ef6c00; color:white'>&nbsp;BREAKS A LIMIT UNDER LOAD&nbsp;</span>");
+}
+
 QLabel* richLabel(const QString& objectName)
 {
     auto* l = new QLabel;
@@ -295,6 +302,8 @@ void PlanView::updateDeployment()
     if (o.costed) {
         html += o.valid ? tr("&nbsp;<span style='background:#2e7d32; color:white'>&nbsp;VALID&nbsp;</span>")
                         : tr("&nbsp;<span style='background:#c62828; color:white'>&nbsp;INVALID&nbsp;</span>");
+        if (o.valid && o.breaksLimitsUnderLoad())
+            html += underLoadBadge();
         html += tr("<br><b>%1</b> output tokens/s per GPU of both pools (%2 total) · TTFT %3 · TPOT %4 · limited by %5 "
                    "· KV links at %6 of capacity (%7 per request over %8)")
                     .arg(formatNumber(o.tokensPerSPerGpu, 1), formatNumber(o.outputTokensPerS, 0),
@@ -402,11 +411,13 @@ void PlanView::evaluateAndShow()
     // Under the scenario's load protocol this plan also runs request by request.
     m_loadLines.clear();
     m_loadSummary.clear();
+    m_loadBreaks = false;
     if (!m_dsim && !structural && !m_scenario.workload.load.steady()) {
         const DeploymentOutcome o = deploymentOutcome(m_scenario, m_plan, m_result);
         for (const std::string& line : describeLoad(o))
             m_loadLines << QString::fromStdString(line).toHtmlEscaped();
         m_loadSummary = QString::fromStdString(summarizeLoad(o));
+        m_loadBreaks = o.breaksLimitsUnderLoad();
     }
     updateHeadline(reasons, QString::fromStdString(cmp.headline).toHtmlEscaped());
 
@@ -459,6 +470,8 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
     QString html = QStringLiteral("<b style='font-size:large'>%1</b>&nbsp;&nbsp;").arg(m_title.toHtmlEscaped());
     html += valid ? tr("<span style='background:#2e7d32; color:white'>&nbsp;VALID&nbsp;</span>")
                   : tr("<span style='background:#c62828; color:white'>&nbsp;INVALID&nbsp;</span>");
+    if (valid && m_loadBreaks)
+        html += underLoadBadge();
 
     const int etp = m_scenario.model.isMoe() ? expertTensorParallel(p) : 0;
     QString degrees = tr("TP %1 · EP %2 · expert-TP %3 · PP %4 · DP %5 · batch %6 · %7 micro-batch(es)")

@@ -177,6 +177,7 @@ private:
     QLabel* m_explanation = nullptr;
     QStringList m_loadLines; // the request-level run under the scenario's load protocol
     QString m_loadSummary;   // its one-line summary for the headline
+    bool m_loadBreaks = false; // the run breaks a limit (the badge beside the steady state's)
     CompareTable* m_compare = nullptr;
     CollectivesTable* m_collectives = nullptr;
     TimelineView* m_timeline = nullptr;

@@ -72,6 +72,7 @@ class TestPlanView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void megatronForLlamaIsValidWithTwoAllReducesPerLayer();
+    void loadRunBreakingALimitIsBadged();
     void whatIfTp3ShowsReasonsAndNoNaN();
     void operatorOptionChangeReEvaluates();
     void resetReturnsToMegatron();
@@ -124,6 +125,24 @@ void TestPlanView::stepTimelineFollowsThePlan()
     p.tensorParallel = 3;
     v.showPlan(QStringLiteral("TP 3"), p);
     QVERIFY(!tv->timeline().ok);
+}
+
+// A plan valid in the steady state whose scenario's open loop saturates it: the headline
+// keeps VALID and says the load run breaks a limit, as evaluate's does; at a light load not.
+void TestPlanView::loadRunBreakingALimitIsBadged()
+{
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.load.protocol = LoadProtocol::RequestRate;
+    s.workload.load.requests = 100;
+    for (const double rate : {50.0, 0.2}) {
+        s.workload.load.requestRate = rate;
+        PlanView v;
+        v.setScenario(s);
+        QVERIFY(v.currentResult().valid);
+        const QString head = v.headlineText();
+        QVERIFY2(head.contains(QStringLiteral("VALID")) && !head.contains(QStringLiteral("INVALID")), qPrintable(head));
+        QCOMPARE(head.contains(QStringLiteral("BREAKS A LIMIT UNDER LOAD")), rate > 1);
+    }
 }
 
 void TestPlanView::megatronForLlamaIsValidWithTwoAllReducesPerLayer()
