@@ -96,7 +96,8 @@ CostAccount costAccount(const PoolOutcome& pool)
     CostPart bubble;
     bubble.kind = CostPartKind::PipelineBubble;
     bubble.name = "pipeline bubble + transfers";
-    bubble.stepUs = cycle / mb - finite(r.stageStepUs); // >= 0: the cycle holds mb stage steps
+    // >= 0: the cycle holds mb stage steps; a rounding residue below zero (-1e-12) is none.
+    bubble.stepUs = std::max(0.0, cycle / mb - finite(r.stageStepUs));
     for (CostPart* x : {&bubble, &overlap}) {
         x->gpuUsPerToken = x->stepUs * a.perStepUs;
         // Without two-batch overlap the stage step is the operators' sum: what is left is
