@@ -111,6 +111,12 @@ FieldErrors validateGpuCounts(const Scenario& s, const std::vector<long long>& g
         e.push_back({{}, "--gpus", "lists no GPU count (give e.g. --gpus 8,16,32)"});
     if (gpus.size() > 256)
         e.push_back({{}, "--gpus", "at most 256 counts"});
+    // A count listed twice would be searched twice and shown twice.
+    for (auto it = gpus.begin(); it != gpus.end(); ++it)
+        if (std::find(gpus.begin(), it, *it) != it) {
+            e.push_back({{}, "--gpus", std::to_string(*it) + " is listed twice"});
+            break;
+        }
     for (long long g : gpus) {
         Scenario t;
         std::string why;
