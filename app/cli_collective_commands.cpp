@@ -120,6 +120,10 @@ int runCollective(const Args& a, std::ostream& out, std::ostream& err)
             return reportErrors(err, {"--kernel: only with --op all_to_all (MoE dispatch and combine)"});
         return runMoeAllToAll(a, cluster.value, engine, out, err);
     }
+    for (const char* flag : {"--tokens", "--hidden", "--top-k"})
+        if (a.has(flag))
+            return reportErrors(err, {std::string(flag) + ": only with --kernel (a MoE dispatch and combine); a "
+                                                          "collective's size is --bytes"});
     if (!a.has("--gpus"))
         return reportErrors(err, {"--gpus: required (the ranks of the group, e.g. 8)"});
     if (!a.has("--bytes"))
