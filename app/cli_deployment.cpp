@@ -44,10 +44,17 @@ Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
         return r;
     }
     r.value.scenario = s.value;
-    if (const std::string why = deploymentShapeError(s.value, r.value.deployment); !why.empty())
-        r.errors.push_back({inputLabel(file), "serving",
-                            why + (r.value.deployment.pools ? "" : " (write one with megatron --out or search --out)")});
+    if (std::optional<FieldError> e = shapeProblem(s.value, r.value.deployment, inputLabel(file)))
+        r.errors.push_back(*e);
     return r;
+}
+
+std::optional<FieldError> shapeProblem(const Scenario& s, const Deployment& d, const std::string& label)
+{
+    const std::string why = deploymentShapeError(s, d);
+    if (why.empty())
+        return std::nullopt;
+    return FieldError{label, "serving", why + (d.pools ? "" : " (write one with megatron --out or search --out)")};
 }
 
 const std::vector<OptionSpec>& loadOptions()

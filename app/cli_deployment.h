@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,11 @@ struct LoadedDeployment {
 // with (scenarioForPlan's rules); an error naming the file and "serving" when its shape
 // does not suit the scenario.
 Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file);
+
+// The error naming file `label` and "serving" when the deployment's shape (one pool or two)
+// does not suit the scenario (deploymentShapeError); none when it does. Shared by
+// loadDeployment and validate, so both refuse the same files.
+std::optional<FieldError> shapeProblem(const Scenario& s, const Deployment& d, const std::string& label);
 
 // The load-protocol options (--concurrency, --request-rate, --requests, --warmup-requests,
 // --uniform-lengths) and their effect: the scenario's workload.load replaced or adjusted;

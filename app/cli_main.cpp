@@ -38,13 +38,12 @@ int main(int argc, char** argv)
         const std::string name = argv[1];
         if (name == "--help" || name == "-h" || name == "help") {
             // "help COMMAND" is that command's --help.
-            if (argc > 2)
+            if (argc > 2) {
                 for (const Command& c : commands())
                     if (c.spec.name == argv[2]) {
                         std::cout << helpText(c.spec);
                         return kExitOk;
                     }
-            if (argc > 2) {
                 std::cerr << "shardlab-cli: unknown command '" << shardlab::displayText(argv[2])
                           << "' (run 'shardlab-cli --help')\n";
                 return kExitUsage;

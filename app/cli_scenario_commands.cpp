@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli_commands.h"
+#include "cli_deployment.h"
 #include "io/profile_json.h"
 #include "sim/deployment.h"
 #include "sim/disaggregated.h"
@@ -162,19 +163,16 @@ std::string limitsWords(const std::optional<DeploymentOutcome>& limits)
 {
     if (!limits)
         return {};
-    if (limits->valid && limits->breaksLimitsUnderLoad()) {
-        std::string why;
-        for (const std::string& r : limits->loadVerdict.reasons)
-            why += (why.empty() ? "" : "; ") + r;
-        return "; within the scenario's limits in the steady state, but NOT under its load protocol (" + why
-            + "): evaluate shows its figures";
-    }
-    if (limits->valid)
+    if (limits->valid && !limits->breaksLimitsUnderLoad())
         return "; within the scenario's limits";
+    // Valid in the steady state means it is the load run that breaks a limit.
+    const bool steadyWithin = limits->valid;
     std::string why;
-    for (const std::string& r : limits->reasons)
+    for (const std::string& r : steadyWithin ? limits->loadVerdict.reasons : limits->reasons)
         why += (why.empty() ? "" : "; ") + r;
-    return "; but NOT within the scenario's limits (" + why + "): evaluate shows its figures";
+    return (steadyWithin ? "; within the scenario's limits in the steady state, but NOT under its load protocol ("
+                         : "; but NOT within the scenario's limits (")
+        + why + "): evaluate shows its figures";
 }
 
 FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::string& label, std::string& summary,
@@ -189,8 +187,8 @@ FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::st
         for (FieldError& x : e)
             x.file = label;
         // Two pools for a scenario served by one: evaluate refuses it, so validate does.
-        if (const std::string why = deploymentShapeError(*doc.value.scenario, Deployment::twoPools(p)); !why.empty())
-            e.push_back({label, "serving", why});
+        if (std::optional<FieldError> bad = shapeProblem(*doc.value.scenario, Deployment::twoPools(p), label))
+            e.push_back(*bad);
         if (!e.empty())
             return e;
         limits = evaluateDeployment(*doc.value.scenario, Deployment::twoPools(p));
@@ -245,9 +243,9 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
             else
                 errors = checkPlanAgainstScenario(p, s.value, path);
             // One pool for a scenario served by two: evaluate refuses it, so validate does.
-            if (const std::string why = s.ok() ? deploymentShapeError(s.value, Deployment::onePool(p)) : "";
-                errors.empty() && !why.empty())
-                errors.push_back({path, "serving", why + " (write one with megatron --out or search --out)"});
+            if (errors.empty())
+                if (std::optional<FieldError> bad = shapeProblem(s.value, Deployment::onePool(p), path))
+                    errors.push_back(*bad);
             if (errors.empty())
                 limits = evaluateDeployment(s.value, Deployment::onePool(p));
             against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"

@@ -32,33 +32,34 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
         return lines;
     }
     const LoadFigures& f = o.load;
-    lines.push_back(printfText("  TTFT  mean %.1f ms, p50 %.1f, p90 %.1f, p99 %.1f", f.ttftMeanMs, f.ttftP50Ms, f.ttftP90Ms,
-                        f.ttftP99Ms));
+    lines.push_back(printfText("  TTFT  mean %.1f ms, p50 %.1f, p90 %.1f, p99 %.1f", f.ttftMeanMs, f.ttftP50Ms,
+                               f.ttftP90Ms, f.ttftP99Ms));
     lines.push_back(printfText("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",
-                        f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
+                               f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
     if (f.pools) {
-        lines.push_back(printfText("  TTFT's parts (means): %.1f ms waiting for a prefill pass, %.1f ms KV transfer (waiting for "
-                            "the links included), %.1f ms waiting to join a decode step, then that step",
-                            f.prefillWaitMeanMs, f.kvTransferMeanMs, f.decodeWaitMeanMs));
-        lines.push_back(printfText("  output %.1f tokens/s (%.2f per GPU of both pools); %.1f sequences running and %.1f queued "
-                            "per decode replica step",
-                            f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
+        lines.push_back(printfText("  TTFT's parts (means): %.1f ms waiting for a prefill pass, %.1f ms KV transfer "
+                                   "(waiting for the links included), %.1f ms waiting to join a decode step, then that "
+                                   "step",
+                                   f.prefillWaitMeanMs, f.kvTransferMeanMs, f.decodeWaitMeanMs));
+        lines.push_back(printfText("  output %.1f tokens/s (%.2f per GPU of both pools); %.1f sequences running and %.1f "
+                                   "queued per decode replica step",
+                                   f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
     } else {
-        lines.push_back(printfText("  output %.1f tokens/s (%.2f per GPU); %.1f sequences running and %.1f queued per replica "
-                            "step",
-                            f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
+        lines.push_back(printfText("  output %.1f tokens/s (%.2f per GPU); %.1f sequences running and %.1f queued per "
+                                   "replica step",
+                                   f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
     }
     if (f.saturated)
-        lines.push_back(
-            printfText("  SATURATED: %.3g requests/s offered, capacity %.3g requests/s (steady state at this plan's batch); TTFT "
-                "grows without bound as a longer run goes on (the figures above are this run's %d requests)",
-                f.offeredRequestsPerS, f.capacityRequestsPerS, f.requests));
+        lines.push_back(printfText("  SATURATED: %.3g requests/s offered, capacity %.3g requests/s (steady state at this "
+                                   "plan's batch); TTFT grows without bound as a longer run goes on (the figures above "
+                                   "are this run's %d requests)",
+                                   f.offeredRequestsPerS, f.capacityRequestsPerS, f.requests));
     else if (spec.protocol == LoadProtocol::RequestRate)
-        lines.push_back(printfText("  load %.0f%% of capacity (%.3g requests/s)", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS,
-                            f.capacityRequestsPerS));
+        lines.push_back(printfText("  load %.0f%% of capacity (%.3g requests/s)",
+                                   100 * f.offeredRequestsPerS / f.capacityRequestsPerS, f.capacityRequestsPerS));
     if (f.ttftAt90Ms > 0 || f.ttftAt110Ms > 0)
-        lines.push_back(printfText("  near capacity: mean TTFT %.1f ms at 0.9x this rate, %.1f ms at 1.1x", f.ttftAt90Ms,
-                            f.ttftAt110Ms));
+        lines.push_back(printfText("  near capacity: mean TTFT %.1f ms at 0.9x this rate, %.1f ms at 1.1x",
+                                   f.ttftAt90Ms, f.ttftAt110Ms));
     if (o.loadVerdict.withinLimits)
         lines.push_back("  within the limits under load (p90 TTFT and p90 TPOT)");
     for (const std::string& r : o.loadVerdict.reasons)
@@ -76,13 +77,13 @@ std::string summarizeLoad(const DeploymentOutcome& o)
         return head + "not run: " + o.loadError;
     const LoadFigures& f = o.load;
     std::string line = head
-        + printfText("TTFT mean %.1f ms, p99 %.1f · TPOT mean %.2f ms, p99 %.2f", f.ttftMeanMs, f.ttftP99Ms, f.tpotMeanMs,
-              f.tpotP99Ms);
+        + printfText("TTFT mean %.1f ms, p99 %.1f · TPOT mean %.2f ms, p99 %.2f", f.ttftMeanMs, f.ttftP99Ms,
+                     f.tpotMeanMs, f.tpotP99Ms);
     if (f.pools)
         line += printfText(" (prefill wait %.1f ms, KV transfer %.1f ms)", f.prefillWaitMeanMs, f.kvTransferMeanMs);
     if (f.saturated)
         return line + printfText(" · SATURATED (%.3g requests/s offered, capacity %.3g)", f.offeredRequestsPerS,
-                          f.capacityRequestsPerS);
+                                 f.capacityRequestsPerS);
     if (spec.protocol == LoadProtocol::RequestRate && f.capacityRequestsPerS > 0)
         line += printfText(" · %.0f%% of capacity", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS);
     return line + (o.loadVerdict.withinLimits ? " · p90s within the limits" : " · p90 beyond a limit");

@@ -57,9 +57,10 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
         out.push_back(!std::isfinite(r.ttftMs)
                           ? unboundedAgainst("TTFT SLO", s.workload.ttftSloMs)
                           : printfText(s.workload.serving == ServingMode::Prefill
-                                    ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds the limit of %g ms"
-                                    : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
-                                r.ttftMs, s.workload.ttftSloMs));
+                                           ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds "
+                                             "the limit of %g ms"
+                                           : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
+                                       r.ttftMs, s.workload.ttftSloMs));
     if (r.violates(Violation::TpotSlo))
         out.push_back(std::isfinite(r.tpotMs) ? printfText("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs)
                                               : unboundedAgainst("TPOT SLO", s.workload.tpotSloMs));
