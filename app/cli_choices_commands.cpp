@@ -27,6 +27,16 @@ ojson planJson(const Plan& p)
     return j.is_discarded() ? ojson(nullptr) : j;
 }
 
+// One pool's plan as a plan file writes it, or two pools as a disaggregated plan file
+// writes them ({"prefill": ..., "decode": ...}).
+ojson deploymentPlanJson(const Deployment& d)
+{
+    if (!d.pools)
+        return planJson(d.plan);
+    ojson j = ojson::parse(disaggregatedPlanToJson(*d.pools), nullptr, false);
+    return j.is_discarded() ? ojson(nullptr) : j;
+}
+
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
 ojson pointJson(const ParetoPoint& p)
@@ -36,7 +46,7 @@ ojson pointJson(const ParetoPoint& p)
             {"tpot_ms", finite(p.tpotMs)},
             {"ttft_ms", finite(p.ttftMs)},
             {"tpot_limit_ms", finite(p.tpotLimitMs)},
-            {"plan", planJson(p.plan)},
+            {"plan", deploymentPlanJson(p.deployment)},
             {"proved_optimal", p.provedOptimal}};
 }
 
@@ -52,7 +62,7 @@ ojson sizeJson(const ClusterSizePoint& p)
                {"tpot_ms", finite(p.tpotMs)},
                {"ttft_ms", finite(p.ttftMs)},
                {"seconds", finite(p.seconds)}};
-    j["plan"] = p.found ? planJson(p.plan) : ojson(nullptr);
+    j["plan"] = p.found ? deploymentPlanJson(p.deployment) : ojson(nullptr);
     if (!p.found)
         j["message"] = p.message;
     return j;
@@ -68,6 +78,15 @@ std::string degrees(const Plan& p)
         + (p.redundantExperts > 0 ? " +" + std::to_string(p.redundantExperts) + " redundant" : "")
         + (p.twoBatchOverlap ? " overlap" : "")
         + (p.instances > 1 ? " " + std::to_string(p.instances) + " instances" : "");
+}
+
+// A deployment in one line: its plan, or each pool's GPUs and plan.
+std::string degrees(const Deployment& d)
+{
+    if (!d.pools)
+        return degrees(d.plan);
+    return "prefill " + std::to_string(d.pools->prefill.gpus()) + " GPUs: " + degrees(d.pools->prefill) + " | decode "
+        + std::to_string(d.pools->decode.gpus()) + " GPUs: " + degrees(d.pools->decode);
 }
 
 // The answer's plan under Poisson arrivals at the rate (SizingAtRate).
@@ -104,7 +123,7 @@ void printAtRate(std::ostream& out, const SizingResult& r, double rate)
     if (r.queueingGpus > 0)
         out << "  With queueing: " << r.queueingGpus << " GPUs hold the limits at this rate (p90 TTFT "
             << formatNumber("%.1f", r.queueingAtRate.figures.ttftP90Ms) << " ms, p90 TPOT "
-            << formatNumber("%.2f", r.queueingAtRate.figures.tpotP90Ms) << " ms) with " << degrees(r.queueingBest.plan)
+            << formatNumber("%.2f", r.queueingAtRate.figures.tpotP90Ms) << " ms) with " << degrees(r.queueingBest.deployment)
             << "; the first count from the answer up whose steady optimum does, not proved minimal\n";
     else
         out << "  With queueing: no count up to " << kQueueingCounts
@@ -114,9 +133,13 @@ void printAtRate(std::ostream& out, const SizingResult& r, double rate)
 
 std::string servingLine(const Scenario& s)
 {
-    return std::string("Serving: ") + servingModeName(s.workload.serving)
-        + (s.workload.serving == ServingMode::Aggregated
-               ? " (in-flight batching, chunked prefill: output tokens/s include every prompt's prefill)"
+    const ServingMode m = s.workload.serving;
+    return std::string("Serving: ") + servingModeName(m)
+        + (m == ServingMode::Aggregated ? " (in-flight batching, chunked prefill: output tokens/s include every prompt's "
+                                          "prefill)"
+           : m == ServingMode::Disaggregated
+               ? " (a prefill pool and a decode pool, the KV cache sent between them: output tokens/s are the least of "
+                 "the two pools' and the KV links' rates, per GPU of both pools)"
                : " (steady decode steps only, prefill left out: an upper bound)");
 }
 
@@ -190,13 +213,16 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
             << "Each exact point is the certified optimum with TPOT at or below its limit (TTFT limit "
             << formatNumber("%g", s.value.workload.ttftSloMs) << " ms and memory kept; the slowest point is the "
             << "optimum at the scenario's TPOT SLO of " << formatNumber("%g", s.value.workload.tpotSloMs) << " ms).\n";
+        if (s.value.workload.serving == ServingMode::Disaggregated)
+            out << "Each point is a deployment: the prefill:decode split and both pools' plans, the optimum over "
+                   "every split; TPOT is the decode pool's, TTFT the prefill pool's with the KV transfer.\n";
         auto table = [&](const std::vector<ParetoPoint>& v, const std::string& title) {
             out << title << "\n  tok/s/user  tok/s/GPU   TPOT ms   TTFT ms  proved  plan\n";
             for (const ParetoPoint& p : v)
                 out << "  " << padRight(formatNumber("%.1f", p.tokensPerSPerUser), 11)
                     << padRight(formatNumber("%.1f", p.outputTokensPerSPerGpu), 12)
                     << padRight(formatNumber("%.2f", p.tpotMs), 10) << padRight(formatNumber("%.0f", p.ttftMs), 9)
-                    << padRight(p.provedOptimal ? "yes" : "no", 8) << degrees(p.plan) << "\n";
+                    << padRight(p.provedOptimal ? "yes" : "no", 8) << degrees(p.deployment) << "\n";
         };
         const std::string runs = "among the plans " + f.engineName + " runs";
         table(f.points, f.engineName.empty() ? std::string("Exact front (certified optima):")
@@ -294,7 +320,7 @@ int runSweep(const Args& a, std::ostream& out, std::ostream& err)
             out << padRight(formatNumber("%.1f", p.tokensPerSPerGpu), 11)
                 << padRight(formatNumber("%.2f", first > 0 ? p.tokensPerSPerGpu / first : 0), 10)
                 << padRight(formatNumber("%.2f", p.requestsPerS), 12) << padRight(p.provedOptimal ? "yes" : "no", 8)
-                << degrees(p.plan) << "\n";
+                << degrees(p.deployment) << "\n";
         }
         out << "tok/s/GPU: output tokens/s per GPU of the best plan; 'vs first': relative to the first count with a "
                "plan (below 1: diminishing returns).\n"
@@ -349,13 +375,13 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
                    {"requests_per_s", finite(r.best.requestsPerS)},
                    {"output_tokens_per_s_per_gpu", finite(r.best.tokensPerSPerGpu)},
                    {"proved_optimal", r.best.provedOptimal}};
-        j["plan"] = r.ok ? planJson(r.best.plan) : ojson(nullptr);
+        j["plan"] = r.ok ? deploymentPlanJson(r.best.deployment) : ojson(nullptr);
         j["smaller_gpus"] = r.smallerGpus;
         j["smaller_requests_per_s"] = finite(r.smallerRequestsPerS);
         j["minimality_proved"] = r.ok && r.smallerProved;
         j["at_rate"] = atRateJson(r.atRate);
         j["queueing_gpus"] = r.queueingGpus;
-        j["queueing_plan"] = r.queueingGpus > 0 ? planJson(r.queueingBest.plan) : ojson(nullptr);
+        j["queueing_plan"] = r.queueingGpus > 0 ? deploymentPlanJson(r.queueingBest.deployment) : ojson(nullptr);
         j["curve"] = curve;
         j["wall_seconds"] = finite(r.wallSeconds);
         j["interrupted"] = interrupted;
@@ -372,7 +398,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
         if (r.ok) {
             out << "Answer: " << r.gpus << " GPUs serve " << formatNumber("%.2f", r.best.requestsPerS)
                 << " requests/s (" << formatNumber("%.1f", r.best.tokensPerSPerGpu) << " output tokens/s per GPU) with "
-                << degrees(r.best.plan) << "\n";
+                << degrees(r.best.deployment) << "\n";
             if (r.smallerGpus > 0 && r.smallerRequestsPerS > 0)
                 out << "Minimal: with " << r.smallerGpus << " GPUs the best plan serves "
                     << formatNumber("%.2f", r.smallerRequestsPerS) << " requests/s"

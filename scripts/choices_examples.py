@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Regenerates the worked outputs of docs/choices.md with this build, each between its
-markers: the 1.6 T scenario's Pareto front ("pareto-output"), a sizing run ("size-example"),
+markers: the 1.6 T scenario's Pareto front ("pareto-output"), a disaggregated deployment's
+front ("pareto-disaggregated-example"), a sizing run ("size-example"),
 a scaling sweep ("sweep-example") and a front under load ("load-front-example"), as the CLI
 prints them. The wall times they print
 are this machine's (scripts/check_doc_figures.py ignores them); every other figure is
@@ -16,6 +17,9 @@ SCRIPT = "scripts/choices_examples.py"
 PARETO_SCENARIO = "moe-1.6t-1024gpu"
 SIZE = ["size", "--scenario", "llama3-70b-8gpu", "--rate", "6.5", "--any-count"]
 SWEEP = ["sweep", "--scenario", "mixtral-8x22b-64gpu", "--gpus", "8,16,32,64"]
+PARETO_DISAGGREGATED = ["pareto", "--scenario",
+                        "resources/benchmarks/disaggregated/deepseek-v3-256gpu-disaggregated.json",
+                        "--points", "6", "--quiet"]
 LOAD_FRONT = ["load-front", "--scenario", "llama3-70b-8gpu", "--concurrencies", "1,4,16,64,128,256", "--quiet"]
 
 
@@ -61,6 +65,8 @@ def main():
         sys.exit("usage: choices_examples.py CLI DOC")
     cli, doc = sys.argv[1], sys.argv[2]
     write_block(doc, "pareto-output", SCRIPT, front_block(cli))
+    write_block(doc, "pareto-disaggregated-example", SCRIPT,
+                shown(PARETO_DISAGGREGATED, run(cli, PARETO_DISAGGREGATED)))
     write_block(doc, "size-example", SCRIPT, shown(SIZE, run(cli, SIZE)))
     write_block(doc, "sweep-example", SCRIPT, shown(SWEEP, run(cli, SWEEP)))
     write_block(doc, "load-front-example", SCRIPT, shown(LOAD_FRONT, run(cli, LOAD_FRONT)))

@@ -87,8 +87,8 @@ void MainWindow::buildTabs()
     m_tabs->addTab(m_pareto, tr("Pareto"));
     m_tabs->setTabToolTip(4, tr("The choices: output tokens/s per GPU against tokens/s per user (every point proved "
                                 "optimal), the fewest GPUs for a request rate, and throughput per cluster size."));
-    connect(m_pareto, &ParetoView::planActivated, this, [this](const Plan& p, const QString& title) {
-        m_planView->showPlan(title, p);
+    connect(m_pareto, &ParetoView::planActivated, this, [this](const Deployment& d, const QString& title) {
+        m_planView->showDeployment(title, d);
         m_tabs->setCurrentWidget(m_planView);
     });
     // The Topology tab follows whatever the plan view shows (best plan, elite, what-if).

@@ -101,10 +101,7 @@ void MainWindow::onFinished(const JobResult& r)
     if (o.found) {
         const QString title = tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm));
         const Deployment best = o.deployment.deployment();
-        if (best.pools && m_planView->isDisaggregated())
-            m_planView->showPools(title, *best.pools);
-        else
-            m_planView->showPlan(title, o.best);
+        m_planView->showDeployment(title, best);
         QString text = tr("%1 found %2 tok/s/GPU in %3 simulator calls and %4 s")
                            .arg(QString::fromStdString(o.algorithm))
                            .arg(o.bestTokensPerSPerGpu(), 0, 'f', 1)

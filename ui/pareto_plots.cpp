@@ -245,7 +245,7 @@ void ParetoView::onFrontMouseMove(QMouseEvent* e)
         tr("<b>%1</b><br>%2<br>%3 output tokens/s per GPU, %4 tokens/s per user<br>TPOT %5 ms (limit %6), TTFT %7 "
            "ms<br>%8<br><i>Click to open it in the Plan tab.</i>")
             .arg(frontName(kind))
-            .arg(planDegrees(p.plan))
+            .arg(deploymentDegrees(p.deployment))
             .arg(p.outputTokensPerSPerGpu, 0, 'f', 1)
             .arg(p.tokensPerSPerUser, 0, 'f', 1)
             .arg(p.tpotMs, 0, 'f', 2)
@@ -267,7 +267,7 @@ QString ParetoView::scalePointText(const ClusterSizePoint& p) const
     return tr("<b>%1 GPUs</b><br>%2<br>%3 output tokens/s per GPU, %4 in all (%5 requests/s)<br>TPOT %6 ms, TTFT %7 "
               "ms<br>%8")
         .arg(p.gpus)
-        .arg(planDegrees(p.plan))
+        .arg(deploymentDegrees(p.deployment))
         .arg(p.tokensPerSPerGpu, 0, 'f', 1)
         .arg(p.outputTokensPerS, 0, 'f', 0)
         .arg(p.requestsPerS, 0, 'f', 2)
@@ -290,14 +290,14 @@ void ParetoView::onFrontClick(QMouseEvent* e)
 {
     LoadFrontPoint lp;
     if (loadPointAt(e->position(), lp)) {
-        Q_EMIT planActivated(lp.plan, tr("Best plan under load at concurrency %1").arg(lp.concurrency));
+        Q_EMIT planActivated(Deployment::onePool(lp.plan), tr("Best plan under load at concurrency %1").arg(lp.concurrency));
         return;
     }
     ParetoPoint p;
     FrontKind kind = FrontKind::Own;
     if (!pointAt(e->position(), p, kind))
         return;
-    Q_EMIT planActivated(p.plan, tr("%1 at TPOT <= %2 ms").arg(frontName(kind)).arg(p.tpotLimitMs, 0, 'g', 4));
+    Q_EMIT planActivated(p.deployment, tr("%1 at TPOT <= %2 ms").arg(frontName(kind)).arg(p.tpotLimitMs, 0, 'g', 4));
 }
 
 QString ParetoView::frontName(FrontKind kind) const

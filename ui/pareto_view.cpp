@@ -43,7 +43,7 @@ QString queueingText(const SizingResult& r)
         return t + QObject::tr(" <b>%1 GPUs</b> hold them with %2 (the first count up whose optimum does; not proved "
                                "minimal).")
                        .arg(r.queueingGpus)
-                       .arg(planDegrees(r.queueingBest.plan));
+                       .arg(deploymentDegrees(r.queueingBest.deployment));
     return t + QObject::tr(" No count up to %1 above holds them.").arg(kQueueingCounts);
 }
 
@@ -217,8 +217,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
             onDone();
     });
     connect(m_scalePlot, &QCustomPlot::mouseMove, this, &ParetoView::onScaleMouseMove);
-    setStatus(tr("Compute the front of the scenario in the editor (aggregated or decode serving), or its front "
-                 "under load (aggregated)."));
+    setStatus(tr("Compute the front of the scenario in the editor (aggregated, decode or disaggregated serving), "
+                 "or its front under load (aggregated)."));
 }
 
 ParetoView::~ParetoView()
@@ -498,7 +498,7 @@ bool ParetoView::finishSizing()
                 .arg(m_sizing.gpus)
                 .arg(m_sizing.best.requestsPerS, 0, 'f', 2)
                 .arg(m_sizing.best.tokensPerSPerGpu, 0, 'f', 1)
-                .arg(planDegrees(m_sizing.best.plan))
+                .arg(deploymentDegrees(m_sizing.best.deployment))
                 .arg(m_sizing.smallerGpus > 0
                          ? tr("With %1 GPUs the best plan serves %2 requests/s (%3).")
                                .arg(m_sizing.smallerGpus)

@@ -77,8 +77,8 @@ public:
     QString engineGapText() const;
 
 Q_SIGNALS:
-    // A front point was clicked: show this plan in the Plan tab.
-    void planActivated(const Plan& plan, const QString& title);
+    // A front point was clicked: show its plan (or its two pools) in the Plan tab.
+    void planActivated(const Deployment& deployment, const QString& title);
     void jobFinished(bool ok);
     // Every job of computeAll ended (ok: the last one succeeded), or a single job did.
     void allFinished(bool ok);

@@ -246,6 +246,14 @@ void PlanView::showPools(const QString& title, const DisaggregatedPlan& pools)
     applyPool();
 }
 
+void PlanView::showDeployment(const QString& title, const Deployment& d)
+{
+    if (d.pools && m_dsim)
+        showPools(title, *d.pools);
+    else
+        showPlan(title, d.plan);
+}
+
 void PlanView::selectPool(PoolRole role)
 {
     if (!m_dsim)

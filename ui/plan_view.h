@@ -51,6 +51,8 @@ public:
     // A disaggregated scenario's plan: the deployment line above, and one pool at a time
     // below (selected with the pool selector or selectPool), each on its pool scenario.
     void showPools(const QString& title, const DisaggregatedPlan& pools);
+    // A deployment: its two pools on a disaggregated scenario, else its one plan.
+    void showDeployment(const QString& title, const Deployment& d);
     void selectPool(PoolRole role);
 
     bool isDisaggregated() const { return m_dsim != nullptr; }

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "io/presets.h"
+#include "sim/deployment.h"
 
 namespace shardlab::ui {
 
@@ -140,6 +141,17 @@ QString planDegrees(const Plan& p)
     if (p.twoBatchOverlap)
         t += QObject::tr(" · two-batch overlap");
     return t;
+}
+
+QString deploymentDegrees(const Deployment& d)
+{
+    if (!d.pools)
+        return planDegrees(d.plan);
+    return QObject::tr("prefill %1 GPUs: %2<br>decode %3 GPUs: %4")
+        .arg(d.pools->prefill.gpus())
+        .arg(planDegrees(d.pools->prefill))
+        .arg(d.pools->decode.gpus())
+        .arg(planDegrees(d.pools->decode));
 }
 
 QString objectiveAxisLabel(ServingMode m)

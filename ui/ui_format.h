@@ -9,6 +9,10 @@
 #include "model/plan.h"
 #include "model/specs.h"
 
+namespace shardlab {
+struct Deployment;
+}
+
 namespace shardlab::ui {
 
 // Finite and small enough to plot (below 1e15 in magnitude): absurd inputs give finite
@@ -44,6 +48,8 @@ QString plainNumbers(const QString& text);
 QString objectiveAxisLabel(ServingMode m);
 // A plan's degrees in one line: "TP 4 · EP 1 · PP 2 · DP 1 · batch 64 · 2 micro-batches".
 QString planDegrees(const Plan& p);
+// A deployment's: its plan's, or "prefill 16 GPUs: … | decode 48 GPUs: …".
+QString deploymentDegrees(const Deployment& d);
 QString servingDescription(ServingMode m);
 
 // A user's name (scenario, model, cluster, run) as labels, legends, titles and captions

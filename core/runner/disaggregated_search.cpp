@@ -153,6 +153,8 @@ public:
 
 private:
     bool exact() const { return m_options.algorithm == "exact"; }
+    // exact's floor as the deployment's output tokens/s (0: none).
+    double floorTokensPerS() const { return exact() ? std::max(0.0, m_options.exactFloor) * double(m_gpus) : 0.0; }
     bool stopped() const { return m_stop && m_stop->load(std::memory_order_relaxed); }
     double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count(); }
 
@@ -224,10 +226,13 @@ private:
         });
     }
 
+    // A better valid deployment becomes the best; with exact's floor, only one above it (the
+    // recipe's pair is offered first and may lie below).
     bool offer(const DisaggregatedPlan& plan)
     {
         DisaggregatedResult r = m_dsim->evaluate(plan);
-        if (r.valid && (!m_out.found || r.tokensPerSPerGpu > m_out.bestResult.tokensPerSPerGpu)) {
+        if (r.valid && r.outputTokensPerS > floorTokensPerS()
+            && (!m_out.found || r.tokensPerSPerGpu > m_out.bestResult.tokensPerSPerGpu)) {
             m_out.found = true;
             m_out.best = plan;
             m_out.bestResult = r;
@@ -324,7 +329,7 @@ bool DeploymentSearch::searchPools()
             return false;
     m_out.stopped = stopped();
     m_out.provedOptimal = m_proof && m_out.found && !m_out.stopped;
-    m_out.provedInfeasible = m_proof && !m_out.found && !m_out.stopped;
+    m_out.provedInfeasible = m_proof && !m_out.found && !m_out.stopped; // with a floor: none above it
     poolsMessage();
     return true;
 }
@@ -340,7 +345,9 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
     sp.decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
     const Simulator& ps = m_dsim->pool(PoolRole::Prefill, sp.prefillGpus);
     sp.kvLinkTokensPerS = kvLinkRequestsPerS(ps.costs(), sp.prefillGpus, sp.decodeGpus) * m_osl;
-    const double incumbent = m_out.found ? m_out.bestResult.outputTokensPerS : 0;
+    // exact examines only deployments above the best so far, or above the caller's floor
+    // (SearchOptions::exactFloor, tokens/s per GPU of the whole cluster) before there is one.
+    const double incumbent = m_out.found ? m_out.bestResult.outputTokensPerS : floorTokensPerS();
     if (i >= m_searchedSplits) {
         sp.note = "not searched: below the " + std::to_string(m_searchedSplits) + " splits the budget covers";
     } else if (stopped()) {
@@ -410,6 +417,9 @@ void DeploymentSearch::poolsMessage()
             msg << "optimal over every split (" << S << ") and every pair of plans the simulator accepts"
                 << runnableSpaceWords(m_scenario) << " (" << searched
                 << " splits searched, the others proved worse by a bound)";
+        else if (m_out.provedInfeasible && floorTokensPerS() > 0)
+            msg << "no valid pair of pools exceeds " << m_options.exactFloor << " tokens/s per GPU at any of the " << S
+                << " splits";
         else if (m_out.provedInfeasible)
             msg << "no valid pair of pools exists at any of the " << S << " splits";
         else if (!m_out.stopped)

@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "model/engine_caps.h"
-#include "sim/megatron.h"
 
 namespace shardlab {
 
@@ -29,11 +28,11 @@ struct Known {
     double lowestLimitU = kInf; // the slowest per-user speed limit at which it was the answer
 };
 
-bool samePoint(const ParetoPoint& a, const Plan& plan, const SimResult& r)
+bool samePoint(const ParetoPoint& a, const DeploymentOutcome& d)
 {
-    return a.plan == plan
-        || (std::abs(a.outputTokensPerSPerGpu - r.tokensPerSPerGpu) <= 1e-12 * std::max(1.0, r.tokensPerSPerGpu)
-            && std::abs(a.tpotMs - r.tpotMs) <= 1e-12 * std::max(1.0, r.tpotMs));
+    return a.deployment == d.deployment()
+        || (std::abs(a.outputTokensPerSPerGpu - d.tokensPerSPerGpu) <= 1e-12 * std::max(1.0, d.tokensPerSPerGpu)
+            && std::abs(a.tpotMs - d.tpotMs) <= 1e-12 * std::max(1.0, d.tpotMs));
 }
 
 // Sorted by per-user speed, keeping only points no faster point matches in throughput.
@@ -48,20 +47,21 @@ std::vector<ParetoPoint> nonDominated(const std::vector<ParetoPoint>& v)
     return out;
 }
 
-// A plan's point under a per-user speed limit u.
-ParetoPoint pointOf(const Plan& plan, const SimResult& r, double u, bool proved)
+// A deployment's point under a per-user speed limit u (one pool or two: the deployment's
+// headline figures, TPOT the decode pool's).
+ParetoPoint pointOf(const DeploymentOutcome& d, double u, bool proved)
 {
     ParetoPoint p;
-    p.plan = plan;
-    p.outputTokensPerSPerGpu = r.tokensPerSPerGpu;
-    p.tpotMs = r.tpotMs;
-    p.ttftMs = r.ttftMs;
-    p.tokensPerSPerUser = r.tpotMs > 0 ? 1000.0 / r.tpotMs : 0;
+    p.deployment = d.deployment();
+    p.outputTokensPerSPerGpu = d.tokensPerSPerGpu;
+    p.tpotMs = d.tpotMs;
+    p.ttftMs = d.ttftMs;
+    p.tokensPerSPerUser = d.tpotMs > 0 ? 1000.0 / d.tpotMs : 0;
     p.tpotLimitMs = 1000.0 / u;
     p.provedOptimal = proved;
     return p;
 }
-ParetoPoint pointOf(const SearchOutcome& r, double u) { return pointOf(r.best, r.bestResult, u, r.provedOptimal); }
+ParetoPoint pointOf(const SearchOutcome& r, double u) { return pointOf(r.deployment, u, r.provedOptimal); }
 
 // Runs run(first) .. run(last - 1) at once: the first here, the others on their own
 // threads (one after another here when no thread is to be had). Each writes its own slot,
@@ -106,7 +106,7 @@ bool otherFront(const Scenario& s, const std::vector<double>& limitsU, int threa
         stopped = stopped || results[i].stopped;
         bool dup = false;
         for (const ParetoPoint& q : found)
-            dup = dup || q.plan == results[i].best;
+            dup = dup || (results[i].found && q.deployment == results[i].deployment.deployment());
         if (results[i].found && !dup)
             found.push_back(pointOf(results[i], limitsU[i]));
     }
@@ -150,10 +150,10 @@ FieldErrors validateParetoRequest(const Scenario& s, const ParetoOptions& o)
         e.push_back({{}, "--points", "must be between 2 and 200 (got " + std::to_string(o.points) + ")"});
     if (o.maxSearches < 0 || o.maxSearches > 10000)
         e.push_back({{}, "--max-searches", "must be between 0 (automatic) and 10000"});
-    if (s.workload.serving == ServingMode::Disaggregated || s.workload.serving == ServingMode::Prefill)
+    if (s.workload.serving == ServingMode::Prefill)
         e.push_back({{}, "workload.serving",
-                     "\"disaggregated\" is not supported here yet: the front, sizing and sweep cover \"aggregated\" "
-                     "and \"decode\" serving (search it with `shardlab-cli search`)"});
+                     "\"prefill\" serving has no TPOT to trade against: the front covers \"aggregated\", \"decode\" "
+                     "and \"disaggregated\" serving"});
     for (const FieldError& v : validateScenario(s))
         e.push_back(v);
     for (const FieldError& v : checkConstraints(s))
@@ -237,7 +237,7 @@ private:
             m_allProved = m_allProved && r.provedOptimal;
             Known* k = nullptr;
             for (Known& kn : m_known)
-                if (samePoint(kn.p, r.best, r.bestResult))
+                if (samePoint(kn.p, r.deployment))
                     k = &kn;
             if (!k) {
                 Known n;
@@ -372,7 +372,8 @@ private:
         }
     }
 
-    // The recipe under the same limits (its batch is the largest within each).
+    // The recipe under the same limits (its batch is the largest within each; two pools:
+    // the recipe on each pool at its best split).
     void recipeFront()
     {
         std::vector<ParetoPoint> recipe;
@@ -381,14 +382,13 @@ private:
         for (double u : m_limitsSolved) {
             if (stopAsked())
                 break;
-            const Simulator sim(withTpotLimit(m_s, 1000.0 / u));
-            const RecipePlan rp = megatronPlan(sim);
+            const DeploymentRecipe rp = megatronDeployment(withTpotLimit(m_s, 1000.0 / u));
             if (!rp.found)
                 continue;
-            const ParetoPoint p = pointOf(rp.plan, rp.result, u, false);
+            const ParetoPoint p = pointOf(rp.outcome, u, false);
             bool dup = false;
             for (const ParetoPoint& q : recipe)
-                dup = dup || q.plan == p.plan;
+                dup = dup || q.deployment == p.deployment;
             if (!dup)
                 recipe.push_back(p);
         }
@@ -452,16 +452,28 @@ std::string paretoCsv(const ParetoFront& f)
 {
     std::string out = "front,tokens_per_s_per_user,output_tokens_per_s_per_gpu,tpot_ms,ttft_ms,tpot_limit_ms,"
                       "proved_optimal,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,"
-                      "micro_batches,redundant_experts,two_batch_overlap,instances\n";
+                      "micro_batches,redundant_experts,two_batch_overlap,instances,pool,gpus\n";
+    // One row per pool: a disaggregated point is two rows with the same figures, its
+    // prefill pool then its decode pool.
+    auto row = [&](const ParetoPoint& p, const char* name, const Plan& plan, const char* pool) {
+        out += std::string(name) + "," + num(p.tokensPerSPerUser) + "," + num(p.outputTokensPerSPerGpu) + ","
+            + num(p.tpotMs) + "," + num(p.ttftMs) + "," + num(p.tpotLimitMs) + ","
+            + (p.provedOptimal ? "true" : "false") + "," + std::to_string(plan.tensorParallel) + ","
+            + std::to_string(plan.expertParallel) + "," + std::to_string(plan.pipelineParallel) + ","
+            + std::to_string(plan.dataParallel) + "," + std::to_string(plan.batch) + ","
+            + std::to_string(plan.microBatches) + "," + std::to_string(plan.redundantExperts) + ","
+            + (plan.twoBatchOverlap ? "true" : "false") + "," + std::to_string(plan.instances) + "," + pool + ","
+            + std::to_string(plan.gpus()) + "\n";
+    };
     auto rows = [&](const std::vector<ParetoPoint>& v, const char* name) {
-        for (const ParetoPoint& p : v)
-            out += std::string(name) + "," + num(p.tokensPerSPerUser) + "," + num(p.outputTokensPerSPerGpu) + ","
-                + num(p.tpotMs) + "," + num(p.ttftMs) + "," + num(p.tpotLimitMs) + ","
-                + (p.provedOptimal ? "true" : "false") + "," + std::to_string(p.plan.tensorParallel) + ","
-                + std::to_string(p.plan.expertParallel) + "," + std::to_string(p.plan.pipelineParallel) + ","
-                + std::to_string(p.plan.dataParallel) + "," + std::to_string(p.plan.batch) + ","
-                + std::to_string(p.plan.microBatches) + "," + std::to_string(p.plan.redundantExperts) + ","
-                + (p.plan.twoBatchOverlap ? "true" : "false") + "," + std::to_string(p.plan.instances) + "\n";
+        for (const ParetoPoint& p : v) {
+            if (p.deployment.pools) {
+                row(p, name, p.deployment.pools->prefill, "prefill");
+                row(p, name, p.deployment.pools->decode, "decode");
+            } else {
+                row(p, name, p.deployment.plan, "plan");
+            }
+        }
     };
     rows(f.points, "exact");
     rows(f.megatronPoints, "megatron");

@@ -1,6 +1,8 @@
 // The trade-off a serving team chooses from (docs/choices.md): the front of
 // output tokens/s per GPU against tokens/s per user (1000 / TPOT in ms), each point the
-// certified optimum under a TPOT limit, and the Megatron recipe's front beside it.
+// certified optimum under a TPOT limit, and the Megatron recipe's front beside it. A
+// disaggregated scenario's points are deployments: the split and both pools' plans, each
+// the optimum over every split (runner/disaggregated_search.h).
 //
 // Threading: computeParetoFront runs on the caller's thread; `progress` is called on it.
 // The stop flag is the only state shared across threads.
@@ -22,7 +24,9 @@ struct ParetoPoint {
     double tpotMs = 0;
     double ttftMs = 0;
     double tpotLimitMs = 0;             // the limit it is the optimum under (tpot <= limit)
-    Plan plan;
+    // One pool's plan, or for disaggregated serving the two pools (their split is their
+    // GPU counts); the figures above are the deployment's (TPOT the decode pool's).
+    Deployment deployment;
     bool provedOptimal = false;         // exact proved no plan within the limit scores higher
 };
 

@@ -34,44 +34,47 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
     p.provedInfeasible = r.provedInfeasible;
     p.seconds = r.wallSeconds;
     p.message = r.message;
-    if (r.found) {
-        p.plan = r.best;
-        p.tokensPerSPerGpu = r.bestResult.tokensPerSPerGpu;
-        p.outputTokensPerS = r.bestResult.outputTokensPerS;
-        p.requestsPerS = r.bestResult.outputTokensPerS / std::max(1, s.workload.outputTokens);
-        p.tpotMs = r.bestResult.tpotMs;
-        p.ttftMs = r.bestResult.ttftMs;
+    if (r.found) { // the deployment's figures: one pool's, or two pools' over every split
+        const DeploymentOutcome& d = r.deployment;
+        p.deployment = d.deployment();
+        p.tokensPerSPerGpu = d.tokensPerSPerGpu;
+        p.outputTokensPerS = d.outputTokensPerS;
+        p.requestsPerS = d.outputTokensPerS / std::max(1, s.workload.outputTokens);
+        p.tpotMs = d.tpotMs;
+        p.ttftMs = d.ttftMs;
     }
     return p;
 }
 
-// The count's best plan under Poisson arrivals at `rate` (the scenario's own open-loop
-// settings when it has them), judged by p90 TTFT and p90 TPOT against its limits.
+// The count's best deployment under Poisson arrivals at `rate` (the scenario's own open-loop
+// settings when it has them), judged by p90 TTFT and p90 TPOT against its limits: the
+// deployment's outcome under that load protocol (one pool or two).
 SizingAtRate checkAtRate(const Scenario& s, const ClusterSizePoint& p, double rate)
 {
     SizingAtRate a;
     Scenario sized;
     if (!p.found || !withGpuCount(s, p.gpus, sized, &a.error))
         return a;
-    LoadSpec l = s.workload.load.protocol == LoadProtocol::RequestRate ? s.workload.load : LoadSpec{};
+    LoadSpec& l = sized.workload.load;
+    if (l.protocol != LoadProtocol::RequestRate)
+        l = LoadSpec{};
     l.protocol = LoadProtocol::RequestRate;
     l.requestRate = rate;
-    const Simulator sim(sized);
-    const LoadRun run = simulateLoad(sim, p.plan, sim.evaluate(p.plan), l);
-    a.ran = run.ok();
-    a.error = run.error;
-    a.figures = run.figures;
-    a.withinLimits = a.ran && judgeLoad(s.workload, run.figures).withinLimits;
+    const DeploymentOutcome d = evaluateDeployment(sized, p.deployment);
+    a.ran = d.underLoad && d.loadError.empty();
+    a.error = d.loadError;
+    a.figures = d.load;
+    a.withinLimits = a.ran && d.loadVerdict.withinLimits;
     return a;
 }
 
 FieldErrors servingErrors(const Scenario& s)
 {
     FieldErrors e;
-    if (s.workload.serving == ServingMode::Disaggregated || s.workload.serving == ServingMode::Prefill)
+    if (s.workload.serving == ServingMode::Prefill)
         e.push_back({{}, "workload.serving",
-                     "\"disaggregated\" is not supported here yet: the front, sizing and sweep cover \"aggregated\" "
-                     "and \"decode\" serving (search it with `shardlab-cli search`)"});
+                     "\"prefill\" serving (one prefill pool) is not sized: sizing and the sweep cover \"aggregated\", "
+                     "\"decode\" and \"disaggregated\" serving"});
     for (const FieldError& v : validateScenario(s))
         e.push_back(v);
     return e;
@@ -299,20 +302,32 @@ std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points)
     };
     std::string out = "gpus,found,proved,output_tokens_per_s_per_gpu,output_tokens_per_s,requests_per_s,tpot_ms,"
                       "ttft_ms,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,micro_batches,"
-                      "redundant_experts,two_batch_overlap,instances\n";
-    for (const ClusterSizePoint& p : points)
+                      "redundant_experts,two_batch_overlap,instances,pool,pool_gpus\n";
+    // One row per pool: a disaggregated count is two rows with the same figures, its
+    // prefill pool then its decode pool; a count without a plan, one row without degrees.
+    auto row = [&](const ClusterSizePoint& p, const Plan* plan, const char* pool) {
         out += std::to_string(p.gpus) + "," + (p.found ? "true" : "false") + ","
             + ((p.found ? p.provedOptimal : p.provedInfeasible) ? "true" : "false") + "," + num(p.tokensPerSPerGpu)
             + "," + num(p.outputTokensPerS) + "," + num(p.requestsPerS) + "," + num(p.tpotMs) + "," + num(p.ttftMs)
-            + "," + (p.found ? std::to_string(p.plan.tensorParallel) + "," + std::to_string(p.plan.expertParallel) + ","
-                                   + std::to_string(p.plan.pipelineParallel) + ","
-                                   + std::to_string(p.plan.dataParallel) + "," + std::to_string(p.plan.batch) + ","
-                                   + std::to_string(p.plan.microBatches) + ","
-                                   + std::to_string(p.plan.redundantExperts) + ","
-                                   + (p.plan.twoBatchOverlap ? "true" : "false") + ","
-                                   + std::to_string(p.plan.instances)
-                             : std::string(",,,,,,,,"))
+            + ","
+            + (plan ? std::to_string(plan->tensorParallel) + "," + std::to_string(plan->expertParallel) + ","
+                          + std::to_string(plan->pipelineParallel) + "," + std::to_string(plan->dataParallel) + ","
+                          + std::to_string(plan->batch) + "," + std::to_string(plan->microBatches) + ","
+                          + std::to_string(plan->redundantExperts) + "," + (plan->twoBatchOverlap ? "true" : "false")
+                          + "," + std::to_string(plan->instances) + "," + pool + "," + std::to_string(plan->gpus())
+                    : std::string(",,,,,,,,,,"))
             + "\n";
+    };
+    for (const ClusterSizePoint& p : points) {
+        if (!p.found) {
+            row(p, nullptr, "");
+        } else if (p.deployment.pools) {
+            row(p, &p.deployment.pools->prefill, "prefill");
+            row(p, &p.deployment.pools->decode, "decode");
+        } else {
+            row(p, &p.deployment.plan, "plan");
+        }
+    }
     return out;
 }
 

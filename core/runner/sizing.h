@@ -1,6 +1,6 @@
 // How many GPUs a load needs and how throughput per GPU changes with the cluster's size
 // (docs/choices.md): the same GPU, node and links, other GPU counts, each count's
-// certified optimum from exact.
+// certified optimum from exact (for disaggregated serving, over every split of the count).
 //
 // Threading: as pareto.h (caller's thread; `progress` called on it; the stop flag shared).
 #pragma once
@@ -30,7 +30,7 @@ struct ClusterSizePoint {
     double outputTokensPerS = 0;      // the whole cluster
     double requestsPerS = 0;          // outputTokensPerS / output tokens per request
     double tpotMs = 0, ttftMs = 0;
-    Plan plan;
+    Deployment deployment;            // one pool's plan, or a disaggregated split's two pools
     double seconds = 0;
     std::string message;              // exact's note or why nothing was found
 };
@@ -64,7 +64,7 @@ struct SizingOptions {
 };
 FieldErrors validateSizingRequest(const Scenario& s, const SizingOptions& o);
 
-// A count's best plan run under Poisson arrivals at the sizing's rate (sim/serving_load.h):
+// A count's best deployment run under Poisson arrivals at the sizing's rate (sim/serving_load.h):
 // the steady capacity ignores queueing, which near the capacity sets TTFT.
 struct SizingAtRate {
     bool ran = false;
@@ -107,7 +107,8 @@ constexpr int kQueueingCounts = 8;
 SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleProgressFn& progress = {},
                          const std::atomic<bool>* stop = nullptr);
 
-// CSV of cluster sizes, one row per count: gpus, found, proved, the figures, the degrees.
+// CSV of cluster sizes, one row per count (per pool for two): gpus, found, proved, the
+// figures, the degrees, the pool and its GPUs.
 std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points);
 
 } // namespace shardlab

@@ -51,7 +51,8 @@ struct SearchOptions {
     // Knobs of algorithms registered later (e.g. "ppo.lr"), by name.
     std::map<std::string, double> extra;
     // exact only: examine only plans above this many tokens/s per GPU (0: all). With a
-    // floor, "no valid plan" means none exceeds it. The disaggregated search sets it.
+    // floor, "no valid plan" means none exceeds it. The Pareto front sets it; on a
+    // disaggregated scenario it bounds the deployment (each pool search gets its own).
     double exactFloor = 0;
     // exact only: stop (unproved) after this many units of work (bounds, table levels,
     // branch-and-bound nodes; 0: no limit). A limit on work, not time, so that a bounded run gives the same result

@@ -28,7 +28,8 @@ function(cli_fail why)
                       "--- stderr ---\n${err}")
 endfunction()
 
-# JSON_NONEMPTY: "|"-separated top-level members of stdout that must be non-empty arrays.
+# JSON_NONEMPTY: "|"-separated members of stdout (dotted paths such as points.0.plan) that
+# must be non-empty arrays or objects.
 # JSON_EQUALS: "|"-separated key=value pairs; stdout's member key (a dotted path such as
 # errors.0.path) must equal value (booleans read as ON/OFF).
 function(cli_check_json)
@@ -42,7 +43,8 @@ function(cli_check_json)
   if(DEFINED JSON_NONEMPTY)
     string(REPLACE "|" ";" _members "${JSON_NONEMPTY}")
     foreach(_m IN LISTS _members)
-      string(JSON _n ERROR_VARIABLE _jerr LENGTH "${out}" "${_m}")
+      string(REPLACE "." ";" _mpath "${_m}") # points.0.plan -> points 0 plan
+      string(JSON _n ERROR_VARIABLE _jerr LENGTH "${out}" ${_mpath})
       if(_jerr OR _n EQUAL 0)
         cli_fail("JSON member '${_m}' is missing or empty (${_jerr})")
       endif()

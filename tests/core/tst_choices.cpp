@@ -11,6 +11,7 @@
 #include "runner/run_search.h"
 #include "runner/sizing.h"
 #include "sim/megatron.h"
+#include "tst_front_checks.h"
 #include "tst_search_fixtures.h"
 
 using namespace shardlab;
@@ -68,28 +69,6 @@ std::vector<Sample> everyValidPlan(const Scenario& s)
             }
     });
     return out;
-}
-
-void checkFrontShape(const std::vector<ParetoPoint>& v)
-{
-    for (size_t i = 1; i < v.size(); ++i) {
-        QVERIFY2(v[i].tokensPerSPerUser > v[i - 1].tokensPerSPerUser, "sorted by tokens/s per user");
-        QVERIFY2(v[i].outputTokensPerSPerGpu < v[i - 1].outputTokensPerSPerGpu, "non-dominated");
-    }
-}
-
-// Every point re-evaluates through the simulator to its figures, within its limit.
-void checkReevaluates(const Scenario& s, const std::vector<ParetoPoint>& v)
-{
-    for (const ParetoPoint& p : v) {
-        const SimResult r = Simulator(withTpotLimit(s, p.tpotLimitMs)).evaluate(p.plan);
-        QVERIFY(r.valid);
-        QCOMPARE(r.tokensPerSPerGpu, p.outputTokensPerSPerGpu);
-        QCOMPARE(r.tpotMs, p.tpotMs);
-        QCOMPARE(r.ttftMs, p.ttftMs);
-        QVERIFY(p.tpotMs <= p.tpotLimitMs * (1 + 1e-12));
-        QVERIFY(close(p.tokensPerSPerUser, 1000.0 / p.tpotMs, 1e-12));
-    }
 }
 
 } // namespace
@@ -439,7 +418,7 @@ void TestChoices::sizingIsMinimal()
         // The answer's plan re-evaluates to at least the rate on that many GPUs.
         Scenario sized;
         QVERIFY(withGpuCount(s, r.gpus, sized));
-        const SimResult ev = Simulator(sized).evaluate(r.best.plan);
+        const SimResult ev = Simulator(sized).evaluate(r.best.deployment.plan);
         QVERIFY(ev.valid);
         QVERIFY(ev.outputTokensPerS / s.workload.outputTokens >= o.requestsPerS);
         // One node (or GPU) fewer: exact, floored at the rate, proves no plan reaches it.

@@ -81,12 +81,12 @@ void TestParetoView::frontHoverClickAndExport()
     QVERIFY(kind == ParetoView::FrontKind::Own);
     QCOMPARE(v->frontPlot()->graph(2)->dataCount(), 0); // no engine named: one exact front
     QVERIFY(v->engineGapText().isEmpty());
-    QVERIFY(found.plan == target.plan);
+    QVERIFY(found.deployment == target.deployment);
     QSignalSpy activated(v, &ParetoView::planActivated);
     QTest::mouseClick(v->frontPlot(), Qt::LeftButton, {}, pos);
     QCOMPARE(activated.count(), 1);
     QCOMPARE(w.currentTabName(), QStringLiteral("plan"));
-    QVERIFY(w.planView()->currentPlan() == target.plan);
+    QVERIFY(w.planView()->currentPlan() == target.deployment.plan);
 
     QTemporaryDir dir;
     for (const char* ext : {"png", "pdf", "csv"}) {
@@ -139,7 +139,7 @@ void TestParetoView::bothFrontsUnderAnEngine()
     ParetoView::FrontKind kind = ParetoView::FrontKind::Own;
     QVERIFY(v->pointAt(QPointF(pos), found, kind));
     QVERIFY(kind == ParetoView::FrontKind::Other);
-    QVERIFY(found.plan == target.plan);
+    QVERIFY(found.deployment == target.deployment);
     QCOMPARE(v->frontName(kind), QStringLiteral("Best plan vLLM 0.11 runs"));
 }
 
@@ -193,7 +193,7 @@ void TestParetoView::stopEndsALongFrontAndEditsClearResults()
     v->stop();
     QVERIFY(!v->isRunning());
     QVERIFY2(t.elapsed() < 5000, "stop waits for one exact search at most");
-    // A decode-mode scenario computes; a disaggregated one is refused with the field named.
+    // A decode-mode scenario computes.
     Scenario s = preset("llama3-70b-8gpu");
     s.workload.serving = ServingMode::Decode;
     w.setScenario(s);
@@ -202,9 +202,33 @@ void TestParetoView::stopEndsALongFrontAndEditsClearResults()
     QVERIFY(done.wait(60000));
     QVERIFY(!v->front().points.empty());
     QVERIFY(progress->isHidden()); // done: the status line says what was computed
+    // A disaggregated one computes a front of deployments, and a click opens both pools.
     s.workload.serving = ServingMode::Disaggregated;
     w.setScenario(s);
     QVERIFY(v->front().points.empty()); // cleared: it was another scenario's
+    QVERIFY(v->computeFront());
+    QVERIFY(done.wait(60000));
+    QVERIFY(!v->front().points.empty());
+    const ParetoPoint target = v->front().points.back();
+    QVERIFY(target.deployment.pools.has_value());
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    v->frontPlot()->replot();
+    const QPoint pos(int(v->frontPlot()->xAxis->coordToPixel(target.tokensPerSPerUser)),
+                     int(v->frontPlot()->yAxis->coordToPixel(target.outputTokensPerSPerGpu)));
+    ParetoPoint clicked; // the recipe's point may lie on the same spot
+    ParetoView::FrontKind kind = ParetoView::FrontKind::Own;
+    QVERIFY(v->pointAt(QPointF(pos), clicked, kind));
+    QVERIFY(clicked.deployment.pools.has_value());
+    QTest::mouseClick(v->frontPlot(), Qt::LeftButton, {}, pos);
+    QCOMPARE(w.currentTabName(), QStringLiteral("plan"));
+    QVERIFY(w.planView()->isDisaggregated());
+    QVERIFY(w.planView()->currentDeployment() == clicked.deployment);
+    // A prefill pool alone has no TPOT to trade: refused with the field named.
+    s.workload.serving = ServingMode::Prefill;
+    w.setScenario(s);
     QVERIFY(!v->computeFront());
     QVERIFY2(v->statusText().contains(QStringLiteral("workload.serving")), qPrintable(v->statusText()));
 }
@@ -236,11 +260,11 @@ void TestParetoView::constraintsAreEditedAndHonoured()
     QVERIFY(done.wait(60000));
     QVERIFY(v->front().ok && v->front().allProved);
     for (const ParetoPoint& p : v->front().points) {
-        QVERIFY(p.plan.tensorParallel == 2 || p.plan.tensorParallel == 8);
-        QVERIFY(p.plan.pipelineParallel == 1 && p.plan.batch <= 64);
+        QVERIFY(p.deployment.plan.tensorParallel == 2 || p.deployment.plan.tensorParallel == 8);
+        QVERIFY(p.deployment.plan.pipelineParallel == 1 && p.deployment.plan.batch <= 64);
     }
     for (const ParetoPoint& p : v->front().megatronPoints)
-        QVERIFY(p.plan.tensorParallel == 2 || p.plan.tensorParallel == 8);
+        QVERIFY(p.deployment.plan.tensorParallel == 2 || p.deployment.plan.tensorParallel == 8);
 }
 
 // The scaling plot at 1024x700 is tall enough to read, and hovering a point of the sweep
