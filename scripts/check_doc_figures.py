@@ -51,6 +51,8 @@ MASKED = {
     # The CLI prints the front's wall time.
     "pareto-output": (lambda t: re.sub(r"exact searches, [0-9.]+ s", "exact searches, <time> s", t),
                       "the front's wall time"),
+    "pareto-disaggregated-example": (lambda t: re.sub(r"exact searches, [0-9.]+ s", "exact searches, <time> s", t),
+                                     "the front's wall time"),
     "size-example": (lambda t: re.sub(r"(?m)^Wall [0-9.]+ s$", "Wall <time> s", t), "the wall time"),
     "sweep-example": (lambda t: re.sub(r"(?m)^Wall [0-9.]+ s$", "Wall <time> s", t), "the wall time"),
     "load-front-example": (lambda t: re.sub(r"; wall [0-9.]+ s", "; wall <time> s", t), "the wall time"),
