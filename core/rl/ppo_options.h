@@ -43,7 +43,7 @@ struct PpoOptions {
     double scratchUntil = 0.25;    // decaying linearly to 0 at this fraction of the budget
     double copyInit = 4;           // initial strength of the copy-from-anchor pointer
     // Recovery from a dead end: when the best plan has not improved for this fraction of
-    // the budget (at least one rollout: samplesPerUpdate calls), the next samples are drawn hotter and
+    // the budget (at least kMinRecoveryCalls calls), the next samples are drawn hotter and
     // half of them from scratch (docs/ppo.md, "No confident dead ends"). 0: never.
     double recoverAfter = 0.1;
     // Share of each round's samples drawn near the best elite (one or two slots redrawn by

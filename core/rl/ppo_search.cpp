@@ -401,7 +401,7 @@ private:
     }
 
     // No confident dead ends: when the best plan has not improved for the recovery window
-    // (ppo.recover_after of the budget, at least one rollout of ppo.samples), the samples are drawn hotter (a temperature floor)
+    // (ppo.recover_after of the budget), the samples are drawn hotter (a temperature floor)
     // and, from the next rollout, half of them from scratch, until a better plan turns up.
     // Still the policy's own proposals: no other algorithm, every call counted.
     void checkRecovery()
@@ -416,10 +416,7 @@ private:
             m_recoveryScratch = 0;
             return;
         }
-        // Never shorter than one rollout: before the policy has learnt from a rollout's
-        // samples, a rollout without a better plan says nothing about where it is heading.
-        const int window = std::max({kMinRecoveryCalls, m_o.samplesPerUpdate,
-                                     static_cast<int>(m_o.recoverAfter * m_ev.budget())});
+        const int window = std::max(kMinRecoveryCalls, static_cast<int>(m_o.recoverAfter * m_ev.budget()));
         if (m_ev.calls() - m_improvedAt < window)
             return;
         ++m_recoveries;
