@@ -478,11 +478,7 @@ void TestChoices::sweepEqualsExactPerCount()
     QVERIFY2(r.ok, r.message.c_str());
     QCOMPARE(r.points.size(), gpus.size());
     for (const ClusterSizePoint& p : r.points) {
-        Scenario sized;
-        QVERIFY(withGpuCount(s, p.gpus, sized));
-        SearchOptions e;
-        e.algorithm = "exact";
-        const SearchOutcome out = runSearch(sized, e);
+        const SearchOutcome out = exactOnCount(s, p.gpus);
         QCOMPARE(p.found, out.found);
         if (p.found)
             QCOMPARE(p.tokensPerSPerGpu, out.bestResult.tokensPerSPerGpu);

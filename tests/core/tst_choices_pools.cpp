@@ -100,11 +100,7 @@ void TestChoicesPools::sweepAndSizingOfTwoPools()
     QVERIFY2(sw.ok, sw.message.c_str());
     QCOMPARE(int(sw.points.size()), 3);
     for (const ClusterSizePoint& p : sw.points) {
-        Scenario sized;
-        QVERIFY(withGpuCount(s, p.gpus, sized));
-        SearchOptions e;
-        e.algorithm = "exact";
-        const SearchOutcome out = runSearch(sized, e);
+        const SearchOutcome out = exactOnCount(s, p.gpus);
         QCOMPARE(p.found, out.found);
         if (!p.found)
             continue;

@@ -1,5 +1,6 @@
 // Checks every Pareto front must pass, one pool or two: sorted and non-dominated, and every
-// point re-evaluating through the simulator to its own figures within its TPOT limit.
+// point re-evaluating through the simulator to its own figures within its TPOT limit; and
+// exact on a resized cluster, which every sweep point must equal.
 #pragma once
 
 #include <QtTest>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "runner/pareto.h"
+#include "runner/sizing.h"
 
 namespace shardlab::testing {
 
@@ -33,6 +35,17 @@ inline void checkReevaluates(const Scenario& s, const std::vector<ParetoPoint>& 
         const double u = 1000.0 / p.tpotMs;
         QVERIFY(std::abs(p.tokensPerSPerUser - u) <= 1e-12 * std::max(p.tokensPerSPerUser, u));
     }
+}
+
+// exact on the scenario resized to `gpus` (runner/sizing.h): what a sweep's point must equal.
+inline SearchOutcome exactOnCount(const Scenario& s, long long gpus)
+{
+    Scenario sized;
+    if (!withGpuCount(s, gpus, sized))
+        return {};
+    SearchOptions e;
+    e.algorithm = "exact";
+    return runSearch(sized, e);
 }
 
 } // namespace shardlab::testing
