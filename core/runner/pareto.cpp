@@ -448,32 +448,32 @@ double paretoGainAtSlo(const ParetoFront& f)
     return runnable > 0 ? perOperator / runnable : 0;
 }
 
+std::vector<std::string> poolCsvFields(const Deployment& d)
+{
+    auto fields = [](const Plan& p, const char* pool) {
+        return std::to_string(p.tensorParallel) + "," + std::to_string(p.expertParallel) + ","
+            + std::to_string(p.pipelineParallel) + "," + std::to_string(p.dataParallel) + ","
+            + std::to_string(p.batch) + "," + std::to_string(p.microBatches) + ","
+            + std::to_string(p.redundantExperts) + "," + (p.twoBatchOverlap ? "true" : "false") + ","
+            + std::to_string(p.instances) + "," + pool + "," + std::to_string(p.gpus());
+    };
+    if (d.pools)
+        return {fields(d.pools->prefill, "prefill"), fields(d.pools->decode, "decode")};
+    return {fields(d.plan, "plan")};
+}
+
 std::string paretoCsv(const ParetoFront& f)
 {
     std::string out = "front,tokens_per_s_per_user,output_tokens_per_s_per_gpu,tpot_ms,ttft_ms,tpot_limit_ms,"
                       "proved_optimal,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,"
                       "micro_batches,redundant_experts,two_batch_overlap,instances,pool,gpus\n";
-    // One row per pool: a disaggregated point is two rows with the same figures, its
-    // prefill pool then its decode pool.
-    auto row = [&](const ParetoPoint& p, const char* name, const Plan& plan, const char* pool) {
-        out += std::string(name) + "," + num(p.tokensPerSPerUser) + "," + num(p.outputTokensPerSPerGpu) + ","
-            + num(p.tpotMs) + "," + num(p.ttftMs) + "," + num(p.tpotLimitMs) + ","
-            + (p.provedOptimal ? "true" : "false") + "," + std::to_string(plan.tensorParallel) + ","
-            + std::to_string(plan.expertParallel) + "," + std::to_string(plan.pipelineParallel) + ","
-            + std::to_string(plan.dataParallel) + "," + std::to_string(plan.batch) + ","
-            + std::to_string(plan.microBatches) + "," + std::to_string(plan.redundantExperts) + ","
-            + (plan.twoBatchOverlap ? "true" : "false") + "," + std::to_string(plan.instances) + "," + pool + ","
-            + std::to_string(plan.gpus()) + "\n";
-    };
+    // One row per pool: a disaggregated point is two rows with the same figures.
     auto rows = [&](const std::vector<ParetoPoint>& v, const char* name) {
-        for (const ParetoPoint& p : v) {
-            if (p.deployment.pools) {
-                row(p, name, p.deployment.pools->prefill, "prefill");
-                row(p, name, p.deployment.pools->decode, "decode");
-            } else {
-                row(p, name, p.deployment.plan, "plan");
-            }
-        }
+        for (const ParetoPoint& p : v)
+            for (const std::string& pool : poolCsvFields(p.deployment))
+                out += std::string(name) + "," + num(p.tokensPerSPerUser) + "," + num(p.outputTokensPerSPerGpu) + ","
+                    + num(p.tpotMs) + "," + num(p.ttftMs) + "," + num(p.tpotLimitMs) + ","
+                    + (p.provedOptimal ? "true" : "false") + "," + pool + "\n";
     };
     rows(f.points, "exact");
     rows(f.megatronPoints, "megatron");

@@ -91,6 +91,11 @@ ParetoFront computeParetoFront(const Scenario& s, const ParetoOptions& o,
 // (each front's slowest point); 0 without an engine or when either front is empty.
 double paretoGainAtSlo(const ParetoFront& f);
 
+// A deployment's pools as CSV fields, one string per pool (one pool: "plan"; two: the
+// prefill pool, then the decode pool): tensor_parallel .. instances, then the pool's name
+// and its GPUs. The front's and the sizing's CSVs share these columns.
+std::vector<std::string> poolCsvFields(const Deployment& d);
+
 // CSV of the fronts, one row per point: front (exact|megatron|runnable|per_operator: the
 // other space's front, "runnable" when `points` are per-operator), the figures, the degrees.
 std::string paretoCsv(const ParetoFront& f);

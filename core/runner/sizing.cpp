@@ -303,30 +303,17 @@ std::string clusterSizesCsv(const std::vector<ClusterSizePoint>& points)
     std::string out = "gpus,found,proved,output_tokens_per_s_per_gpu,output_tokens_per_s,requests_per_s,tpot_ms,"
                       "ttft_ms,tensor_parallel,expert_parallel,pipeline_parallel,data_parallel,batch,micro_batches,"
                       "redundant_experts,two_batch_overlap,instances,pool,pool_gpus\n";
-    // One row per pool: a disaggregated count is two rows with the same figures, its
-    // prefill pool then its decode pool; a count without a plan, one row without degrees.
-    auto row = [&](const ClusterSizePoint& p, const Plan* plan, const char* pool) {
-        out += std::to_string(p.gpus) + "," + (p.found ? "true" : "false") + ","
-            + ((p.found ? p.provedOptimal : p.provedInfeasible) ? "true" : "false") + "," + num(p.tokensPerSPerGpu)
-            + "," + num(p.outputTokensPerS) + "," + num(p.requestsPerS) + "," + num(p.tpotMs) + "," + num(p.ttftMs)
-            + ","
-            + (plan ? std::to_string(plan->tensorParallel) + "," + std::to_string(plan->expertParallel) + ","
-                          + std::to_string(plan->pipelineParallel) + "," + std::to_string(plan->dataParallel) + ","
-                          + std::to_string(plan->batch) + "," + std::to_string(plan->microBatches) + ","
-                          + std::to_string(plan->redundantExperts) + "," + (plan->twoBatchOverlap ? "true" : "false")
-                          + "," + std::to_string(plan->instances) + "," + pool + "," + std::to_string(plan->gpus())
-                    : std::string(",,,,,,,,,,"))
-            + "\n";
-    };
+    // One row per pool: a disaggregated count is two rows with the same figures; a count
+    // without a plan, one row without degrees.
     for (const ClusterSizePoint& p : points) {
-        if (!p.found) {
-            row(p, nullptr, "");
-        } else if (p.deployment.pools) {
-            row(p, &p.deployment.pools->prefill, "prefill");
-            row(p, &p.deployment.pools->decode, "decode");
-        } else {
-            row(p, &p.deployment.plan, "plan");
-        }
+        const std::string figures = std::to_string(p.gpus) + "," + (p.found ? "true" : "false") + ","
+            + ((p.found ? p.provedOptimal : p.provedInfeasible) ? "true" : "false") + "," + num(p.tokensPerSPerGpu)
+            + "," + num(p.outputTokensPerS) + "," + num(p.requestsPerS) + "," + num(p.tpotMs) + "," + num(p.ttftMs);
+        if (!p.found)
+            out += figures + ",,,,,,,,,,,\n";
+        else
+            for (const std::string& pool : poolCsvFields(p.deployment))
+                out += figures + "," + pool + "\n";
     }
     return out;
 }
