@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/atomic_file.h"
+#include "io/count_list.h"
 #include "io/input_file.h"
 #include "io/scenario_json.h"
 #include "rl/ppo_pretrain.h"
@@ -21,7 +22,7 @@ int usage(const std::string& why)
               << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
                  "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
                  "                         [--prefill-every 0] [--threads 1] [--select 0] [--select-seed 20261128]\n"
-                 "                         [--select-budget 300] [--select-search-seeds 2] [--select-margin 0.005]\n"
+                 "                         [--select-budget 300[,N...]] [--select-search-seeds 2] [--select-margin 0.005]\n"
                  "       shardlab-pretrain --score WEIGHTS [--select 40] [--select-seed, --select-budget,\n"
                  "                         --select-search-seeds as above] [--score-scenarios DIR[,DIR...]]:\n"
                  "                         the selection score of a weights file, on the generated selection set\n"
@@ -83,8 +84,11 @@ int scoreWeights(const std::string& file, const std::string& dirs, shardlab::rl:
                                      : shardlab::rl::scorePolicyOn(bytes.value(), scenarios, o, log);
         const std::string what = dirs.empty() ? "selection scenarios (generator seed " + std::to_string(o.selectionSeed) + ")"
                                               : "scenarios of " + dirs;
-        std::printf("%s: %d %s, ppo at %d calls, %d seeds: best / optimum %.4f (mean), %.3f of scenarios at 0.99\n",
-                    file.c_str(), sc.scenarios, what.c_str(), o.selectionBudget, o.selectionSearchSeeds, sc.meanRatio,
+        std::string budgets;
+        for (int b : o.selectionBudgets)
+            budgets += (budgets.empty() ? "" : ",") + std::to_string(b);
+        std::printf("%s: %d %s, ppo at %s calls, %d seeds: best / optimum %.4f (mean), %.3f of scenarios at 0.99\n",
+                    file.c_str(), sc.scenarios, what.c_str(), budgets.c_str(), o.selectionSearchSeeds, sc.meanRatio,
                     sc.atOptimum);
     } catch (const std::exception& e) {
         std::cerr << "shardlab-pretrain: --score: " << file << ": " << e.what() << "\n";
@@ -126,8 +130,6 @@ void setNumber(const std::string& a, double x, shardlab::rl::PretrainOptions& o)
         o.selectionScenarios = static_cast<int>(x);
     else if (a == "--select-seed")
         o.selectionSeed = static_cast<unsigned long long>(x);
-    else if (a == "--select-budget")
-        o.selectionBudget = static_cast<int>(x);
     else if (a == "--select-search-seeds")
         o.selectionSearchSeeds = static_cast<int>(x);
     else if (a == "--select-margin")
@@ -147,7 +149,7 @@ int parseArgs(int argc, char** argv, Args& args)
                                {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
                                {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},
                                {"--threads", 1, 64},       {"--select", 0, 100000},   {"--select-seed", 0, 1e15},
-                               {"--select-budget", 10, 1e6}, {"--select-search-seeds", 1, 100},
+                               {"--select-search-seeds", 1, 100},
                                {"--select-margin", 0, 1}};
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -157,6 +159,15 @@ int parseArgs(int argc, char** argv, Args& args)
         args.command += " " + a + " " + v;
         if (a == "--out" || a == "--score" || a == "--score-scenarios") {
             (a == "--out" ? args.out : a == "--score" ? args.score : args.scoreDirs) = v;
+            continue;
+        }
+        if (a == "--select-budget") {
+            std::vector<long long> budgets;
+            std::string bad;
+            if (!shardlab::parseCountList(v, 10, 1000000, budgets, bad) || budgets.empty())
+                return usage("--select-budget: '" + (bad.empty() ? std::string(v) : bad)
+                             + "' is not a whole number of calls in [10, 1000000] (a list: 1000,4000)");
+            args.o.selectionBudgets.assign(budgets.begin(), budgets.end());
             continue;
         }
         const Num* n = nullptr;

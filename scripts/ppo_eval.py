@@ -37,6 +37,7 @@ CONFIGS = {
     "ppo-no-near": ("ppo", "ppo.near=0"),
     "ppo-no-batch-repair": ("ppo", "ppo.batch_repair=0"),
     "ppo-finish-elite": ("ppo", "ppo.finish=3"),
+    "ppo-no-replica-moves": ("ppo", "ppo.replica_moves=0"),
     "ppo-samples-64": ("ppo", "ppo.samples=64"),
     "anneal": ("anneal", ""),
     "ppo": ("ppo", ""),

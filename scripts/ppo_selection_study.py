@@ -50,7 +50,7 @@ def score(pretrain, path, o, dirs=None):
     m = re.search(r": (\d+) (?:selection )?scenarios .*best / optimum ([\d.]+) \(mean\), ([\d.]+) of scenarios", r.stdout)
     per = {}
     for line in r.stderr.splitlines():
-        s = re.match(r"(gen-\S+) \(Generated scenario: (.*)\): ([\d.]+)$", line)
+        s = re.match(r"(gen-\S+) \(Generated scenario: (.*?)\)(?: \[[^]]*\])?: ([\d.]+)$", line)
         if s:
             per[s.group(1)] = (s.group(2), float(s.group(3)))
     return int(m.group(1)), float(m.group(2)), float(m.group(3)), per, time.monotonic() - t0
@@ -78,7 +78,8 @@ def body(pretrain, files, o):
             checked += f" {cmean:.4f} ({cat:.3f}) |"
         rows.append(f"| `{os.path.basename(path)}` | {how} | {kept} | {mean:.4f} | {at:.3f} |{checked} {secs:.0f} |")
         for c in (h.get("selection") or {}).get("checkpoints", []):
-            rows.append(f"| &nbsp;&nbsp;its checkpoint (scored in training, {h['selection']['budget']} calls) | | "
+            budgets = h["selection"].get("budgets") or [h["selection"].get("budget")]
+            rows.append(f"| &nbsp;&nbsp;its checkpoint (scored in training, {','.join(map(str, budgets))} calls) | | "
                         f"epoch {c['epoch']} | {c['mean_ratio']:.4f} | "
                         f"{c['at_optimum']:.3f} |" + " |" * len(checks) + " |")
     shown = " ".join(a.replace(REPO + os.sep, "") for a in sys.argv[1:]) # paths as from the repository
@@ -110,7 +111,7 @@ def main():
     ap.add_argument("--weights", nargs="*", default=[])
     ap.add_argument("--train", default="")
     ap.add_argument("--select", type=int, default=60)
-    ap.add_argument("--select-budget", type=int, default=1000)
+    ap.add_argument("--select-budget", default="1000", help="calls, or a list: 1000,4000")
     ap.add_argument("--select-search-seeds", type=int, default=3)
     # 0: the best checkpoint, the later on a tie (the rule the docs table was made with);
     # the trainer's own default is 0.005.

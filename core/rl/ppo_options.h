@@ -43,7 +43,7 @@ struct PpoOptions {
     double scratchUntil = 0.25;    // decaying linearly to 0 at this fraction of the budget
     double copyInit = 4;           // initial strength of the copy-from-anchor pointer
     // Recovery from a dead end: when the best plan has not improved for this fraction of
-    // the budget (at least kMinRecoveryCalls calls), the next samples are drawn hotter and
+    // the budget (at least one rollout: samplesPerUpdate calls), the next samples are drawn hotter and
     // half of them from scratch (docs/ppo.md, "No confident dead ends"). 0: never.
     double recoverAfter = 0.1;
     // Share of each round's samples drawn near the best elite (one or two slots redrawn by
@@ -63,6 +63,11 @@ struct PpoOptions {
     // ranked below the elite at a scale value can overtake it at its own largest batch
     // (docs/ppo.md, "Plans at their largest valid batch").
     int finishLayouts = 8;
+    // With batchRepair: the best plan is also priced with its data-parallel replicas merged
+    // pairwise (TP x2, DP /2) and split (TP /2, DP x2), each at its largest valid batch
+    // (docs/ppo.md, "Replica moves"): a coupled move that variations of one or two slots
+    // do not make.
+    bool replicaMoves = true;
     // The network and LibTorch.
     int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)

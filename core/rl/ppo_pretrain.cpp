@@ -232,7 +232,26 @@ std::vector<Item> selectionItems(const PretrainOptions& o, const std::function<v
 }
 
 // The ppo search with `weights` on each item (as users run it: runSearchWith), median
-// best / optimum over the search seeds, then the mean and the share at 0.99 over items.
+// best / optimum over the search seeds, at each selection budget.
+double medianRatio(const Item& it, const SearchAlgorithmInfo& info, int budget, int seeds)
+{
+    std::vector<double> ratios;
+    for (int k = 0; k < seeds; ++k) {
+        SearchOptions so;
+        so.algorithm = "ppo";
+        so.budget = budget;
+        so.seed = static_cast<std::uint64_t>(k);
+        const SearchOutcome out = runSearchWith(it.scenario, so, info);
+        if (out.failed)
+            throw std::runtime_error("pretraining: the selection search failed on " + it.scenario.name + ": "
+                                     + out.message);
+        ratios.push_back(out.found ? out.bestResult.tokensPerSPerGpu / it.optimum : 0.0);
+    }
+    return median(ratios);
+}
+
+// The medians of medianRatio, then per budget the mean and the share at 0.99 over items,
+// and both over budgets too.
 SelectionScore scoreItems(const std::string& weights, const std::vector<Item>& items, const PretrainOptions& o,
                           const std::function<void(const std::string&)>* perScenario = nullptr)
 {
@@ -241,34 +260,46 @@ SelectionScore scoreItems(const std::string& weights, const std::vector<Item>& i
     info.name = "ppo";
     info.create = [w] { return makePpoSearch(w); };
     SelectionScore sc;
+    sc.byBudget.assign(o.selectionBudgets.size(), {0.0, 0.0});
     for (const Item& it : items) {
-        std::vector<double> ratios;
-        for (int k = 0; k < o.selectionSearchSeeds; ++k) {
-            SearchOptions so;
-            so.algorithm = "ppo";
-            so.budget = o.selectionBudget;
-            so.seed = static_cast<std::uint64_t>(k);
-            const SearchOutcome out = runSearchWith(it.scenario, so, info);
-            if (out.failed)
-                throw std::runtime_error("pretraining: the selection search failed on " + it.scenario.name + ": "
-                                         + out.message);
-            ratios.push_back(out.found ? out.bestResult.tokensPerSPerGpu / it.optimum : 0.0);
+        double itemMean = 0;
+        std::string detail;
+        for (size_t b = 0; b < o.selectionBudgets.size(); ++b) {
+            const double m = medianRatio(it, info, o.selectionBudgets[b], o.selectionSearchSeeds);
+            sc.byBudget[b].first += m;
+            sc.byBudget[b].second += m >= 0.99 ? 1 : 0;
+            itemMean += m / static_cast<double>(o.selectionBudgets.size());
+            char part[64];
+            std::snprintf(part, sizeof part, "%s%d calls %.4f", detail.empty() ? "" : ", ", o.selectionBudgets[b], m);
+            detail += part;
         }
-        const double m = median(ratios);
         if (perScenario) {
-            char line[240];
-            std::snprintf(line, sizeof line, "%s (%s): %.4f", it.scenario.name.c_str(), it.scenario.description.c_str(), m);
+            char line[320];
+            const std::string budgets = o.selectionBudgets.size() > 1 ? " [" + detail + "]" : "";
+            std::snprintf(line, sizeof line, "%s (%s)%s: %.4f", it.scenario.name.c_str(), it.scenario.description.c_str(),
+                          budgets.c_str(), itemMean);
             (*perScenario)(line);
         }
-        sc.meanRatio += m;
-        sc.atOptimum += m >= 0.99 ? 1 : 0;
     }
     sc.scenarios = static_cast<int>(items.size());
-    if (sc.scenarios > 0) {
-        sc.meanRatio /= sc.scenarios;
-        sc.atOptimum /= sc.scenarios;
+    for (auto& [mean, share] : sc.byBudget) {
+        if (sc.scenarios > 0) {
+            mean /= sc.scenarios;
+            share /= sc.scenarios;
+        }
+        sc.meanRatio += mean / static_cast<double>(sc.byBudget.size());
+        sc.atOptimum += share / static_cast<double>(sc.byBudget.size());
     }
     return sc;
+}
+
+// The selection budgets as typed: "1000,4000".
+std::string budgetList(const PretrainOptions& o)
+{
+    std::string s;
+    for (int b : o.selectionBudgets)
+        s += (s.empty() ? "" : ",") + std::to_string(b);
+    return s;
 }
 
 // The epochs whose weights are candidates for selection: the end of imitation (before
@@ -314,11 +345,17 @@ struct Checkpoints {
         for (size_t i = 0; i < kept.size(); ++i) {
             const auto& [epoch, weights] = kept[i];
             const SelectionScore sc = scoreItems(weights, selection, o);
-            record.push_back({{"epoch", epoch}, {"mean_ratio", sc.meanRatio}, {"at_optimum", sc.atOptimum}});
+            nlohmann::json byBudget = nlohmann::json::array();
+            for (size_t b = 0; b < sc.byBudget.size(); ++b)
+                byBudget.push_back({{"budget", o.selectionBudgets[b]},
+                                    {"mean_ratio", sc.byBudget[b].first},
+                                    {"at_optimum", sc.byBudget[b].second}});
+            record.push_back({{"epoch", epoch}, {"mean_ratio", sc.meanRatio}, {"at_optimum", sc.atOptimum},
+                              {"by_budget", byBudget}});
             char line[200];
             std::snprintf(line, sizeof line,
-                          "epoch %d: the search with these weights, %d calls: best / optimum %.4f (mean), %.3f at 0.99",
-                          epoch, o.selectionBudget, sc.meanRatio, sc.atOptimum);
+                          "epoch %d: the search with these weights, %s calls: best / optimum %.4f (mean), %.3f at 0.99",
+                          epoch, budgetList(o).c_str(), sc.meanRatio, sc.atOptimum);
             log(line);
             scores.push_back(sc.meanRatio);
         }
@@ -458,7 +495,7 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
     if (!selection.empty())
         meta["selection"] = {{"seed", o.selectionSeed},
                              {"scenarios", static_cast<int>(selection.size())},
-                             {"budget", o.selectionBudget},
+                             {"budgets", o.selectionBudgets},
                              {"search_seeds", o.selectionSearchSeeds},
                              {"margin", o.selectionMargin},
                              {"checkpoints", checkpoints.record},

@@ -45,14 +45,16 @@ struct PretrainOptions {
     int prefillEvery = 0;
     // Checkpoint selection by the search itself (docs/ppo.md, "Choosing the checkpoint"):
     // the weights after the imitation epochs and after each own-proposal block are scored
-    // by running the ppo search with them (selectionBudget calls, selectionSearchSeeds
+    // by running the ppo search with them (at each of selectionBudgets calls, selectionSearchSeeds
     // seeds) on `selectionScenarios` scenarios of the generator's `selectionSeed`, a seed
     // of their own (never trained on, apart from the held-out and tuning sets), and the
     // latest checkpoint scoring within selectionMargin of the best score is kept (0: the
     // best, the later one on a tie). 0 scenarios: the last epoch.
     int selectionScenarios = 0;
     std::uint64_t selectionSeed = 20261128;
-    int selectionBudget = 300;
+    // Several budgets: the score is the mean over them, so a checkpoint that gains at one
+    // budget and loses at another is not preferred for the one alone.
+    std::vector<int> selectionBudgets = {300};
     int selectionSearchSeeds = 2;
     // Mean best/exact differences up to this are a tie: which search seeds run moves the
     // mean over the selection set by about 0.005 (docs/ppo.md, "Choosing the checkpoint").
@@ -66,9 +68,11 @@ struct PretrainOptions {
 
 // How well the ppo search does with a set of weights on the selection scenarios.
 struct SelectionScore {
-    double meanRatio = 0;  // mean over scenarios of the median (over seeds) best / exact optimum
-    double atOptimum = 0;  // share of scenarios whose median is at least 0.99
+    double meanRatio = 0;  // mean over scenarios and budgets of the median (over seeds) best / exact optimum
+    double atOptimum = 0;  // share of (scenario, budget) pairs whose median is at least 0.99
     int scenarios = 0;     // scenarios scored (those exact certified within the work limit)
+    // The same two figures at each budget of selectionBudgets, in its order.
+    std::vector<std::pair<double, double>> byBudget;
 };
 
 struct PretrainResult {

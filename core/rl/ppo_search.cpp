@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/plan_checks.h"
+#include "rl/elite_history.h"
 #include "rl/ppo_agent.h"
 #include "runner/run_search.h"
 #include "search/budgeted_evaluator.h"
@@ -48,84 +50,15 @@ constexpr double kRecoveryScratch = 0.5;
 // the budget.
 constexpr int kCallsPerBatchRefinement = 18;
 constexpr double kMaxFinishShare = 0.1;
+// Calls held back after those for the replica moves (PpoRun::replicaMoves): about two
+// batch refinements, at most this share of the budget.
+constexpr double kMaxReplicaShare = 0.05;
 // A sampled plan is repriced at a smaller batch (PpoRun::repairBatch) only when it breaks
 // the limits by at most this summed relative excess (Evaluation::excess): near misses,
 // such as a TPOT 2% over its limit. Chosen among 0.1, 0.5 and no bound on the shipped
 // four and the held-out set (docs/ppo.md); farther misses cost calls where valid plans
 // are rare.
 constexpr double kRepairMaxExcess = 0.1;
-
-// The top plans found so far, best first. Diverse: at most one plan per coarse layout
-// (TP, PP, EP), so the history cannot fill up with near-copies of one plan (the
-// collapse signature in docs/ppo.md, "The seed method"); otherwise merely distinct.
-class EliteHistory {
-public:
-    EliteHistory(int capacity, bool diverse) : m_capacity(capacity), m_diverse(diverse) {}
-
-    void offer(const std::vector<int>& choice, double tokensPerSPerGpu)
-    {
-        if (m_capacity <= 0)
-            return;
-        for (auto it = m_entries.begin(); it != m_entries.end(); ++it) {
-            if (!sameFamily(it->choice, choice))
-                continue;
-            if (tokensPerSPerGpu <= it->value)
-                return;
-            m_entries.erase(it); // the better member of the family replaces it below
-            break;
-        }
-        if (static_cast<int>(m_entries.size()) == m_capacity && tokensPerSPerGpu <= m_entries.back().value)
-            return;
-        const auto at = std::find_if(m_entries.begin(), m_entries.end(),
-                                     [&](const Entry& e) { return tokensPerSPerGpu > e.value; });
-        m_entries.insert(at, {choice, tokensPerSPerGpu});
-        if (static_cast<int>(m_entries.size()) > m_capacity)
-            m_entries.pop_back();
-    }
-
-    bool empty() const { return m_entries.empty(); }
-
-    std::vector<EliteEntry> forPolicy(double norm) const
-    {
-        std::vector<EliteEntry> out;
-        for (const Entry& e : m_entries)
-            out.push_back({e.choice, norm > 0 ? e.value / norm : 1.0});
-        return out;
-    }
-
-    // The elite's values, best first: unchanged while the search finds nothing better.
-    std::vector<double> signature() const
-    {
-        std::vector<double> v;
-        for (const Entry& e : m_entries)
-            v.push_back(e.value);
-        return v;
-    }
-
-    std::vector<SearchProgress::ElitePlan> forProgress(const SearchSpace& space) const
-    {
-        std::vector<SearchProgress::ElitePlan> out;
-        for (const Entry& e : m_entries)
-            out.push_back({space.decode(e.choice.data()), e.value});
-        return out;
-    }
-
-private:
-    struct Entry {
-        std::vector<int> choice;
-        double value;
-    };
-    bool sameFamily(const std::vector<int>& a, const std::vector<int>& b) const
-    {
-        if (!m_diverse)
-            return a == b;
-        return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; // tp, pp, ep slots
-    }
-
-    int m_capacity;
-    bool m_diverse;
-    std::vector<Entry> m_entries;
-};
 
 // Reward of one evaluation: throughput per GPU over the normalizer for a valid plan;
 // below every valid plan, and the less the limits are exceeded the higher, otherwise.
@@ -339,7 +272,13 @@ private:
             return 0; // no limit
         const int reserve = std::min(static_cast<int>(kMaxFinishShare * m_ev.budget()),
                                      kCallsPerBatchRefinement * std::max({1, m_o.elite, m_o.finishLayouts}));
-        return m_ev.budget() - reserve;
+        return m_ev.budget() - reserve - replicaReserve();
+    }
+    int replicaReserve() const
+    {
+        if (!m_o.batchRepair || !m_o.replicaMoves || m_ev.budget() <= 0)
+            return 0;
+        return std::min(static_cast<int>(kMaxReplicaShare * m_ev.budget()), 2 * kCallsPerBatchRefinement);
     }
     bool samplesSpent() const { return !m_eliteFinished && m_sampleLimit > 0 && m_ev.calls() >= m_sampleLimit; }
 
@@ -355,11 +294,122 @@ private:
         if (!m_o.batchRepair)
             return;
         for (const SearchProgress::ElitePlan& e : m_layouts.forProgress(m_space)) {
+            if (m_ev.budget() > 0 && m_ev.budget() - m_ev.calls() <= replicaReserve())
+                break; // the rest is the replica moves'
             bool refused = false;
             raiseBatchThroughEvaluator(m_ev, e.plan, m_space.batchMax(), &refused);
             if (refused)
-                break;
+                return;
         }
+        replicaMoves(); // on the best plan once the layouts have their own largest batch
+    }
+
+    // The best plan with its replicas merged pairwise (TP x2, DP /2, engine instances /2
+    // where there are several, each replica's batch x2: the same GPUs and sequences in
+    // flight) and split (the inverse), each priced at its largest valid batch. A coupled
+    // move of three degrees and the batch that one- or two-slot variations never make in
+    // one step, and which the batch refinement cannot see. Every call charged.
+    bool replicaMoves()
+    {
+        if (!m_o.replicaMoves || !m_ev.haveBest())
+            return true;
+        const Plan best = m_ev.best();
+        for (const bool merge : {true, false}) {
+            Plan p = best;
+            if (!moveReplicas(p, merge))
+                continue;
+            std::vector<int> c = choiceNear(m_space, p);
+            const Plan q = m_space.decode(c.data());
+            if (q.tensorParallel != p.tensorParallel || q.dataParallel != p.dataParallel
+                || (m_space.instancesSlot() >= 0 && q.instances != p.instances))
+                continue; // the moved degrees are not in the space
+            if (expertTensorParallel(q) != expertTensorParallel(best)) {
+                if (!bestExpertLayout(c))
+                    return false;
+            } else if (!consider(c)) {
+                return false;
+            }
+            int at = c[m_space.batchSlot()];
+            if (!m_e.valid && !m_e.structureOk)
+                continue;
+            if (!m_e.valid && !repairBatch(c, &at))
+                return false;
+            if (at < 0)
+                continue; // no valid batch on the scale
+            c[m_space.batchSlot()] = at;
+            bool refused = false;
+            raiseBatchThroughEvaluator(m_ev, m_space.decode(c.data()), m_space.batchMax(), &refused);
+            if (refused)
+                return false;
+        }
+        return true;
+    }
+
+    // A move that changes expert TP changes what the expert layouts mean (under expert TP
+    // 1 every layout is the same computation, so the plan's own says nothing about the
+    // best one after the move): each pair of expert layouts the space allows is priced at
+    // `c`'s batch, one call each, and `c` becomes the best valid pair, or the near miss
+    // with the most throughput when none is valid (m_e its evaluation). False when the
+    // evaluator refused.
+    bool bestExpertLayout(std::vector<int>& c)
+    {
+        int up = -1, down = -1;
+        for (int k = m_space.firstOpSlot(); k < m_space.slotCount(); ++k) {
+            up = m_space.slots()[k].op == OpId::ExpertUp ? k : up;
+            down = m_space.slots()[k].op == OpId::ExpertDown ? k : down;
+        }
+        if (up < 0 || down < 0)
+            return consider(c);
+        std::vector<int> best;
+        Evaluation bestE;
+        auto better = [&](const Evaluation& e) {
+            if (best.empty() || e.valid != bestE.valid)
+                return best.empty() || e.valid;
+            return (e.valid ? e.tokensPerSPerGpu : e.rawTokensPerSPerGpu)
+                > (bestE.valid ? bestE.tokensPerSPerGpu : bestE.rawTokensPerSPerGpu);
+        };
+        std::vector<int> t = c;
+        for (size_t u = 0; u < m_space.slots()[up].values.size(); ++u)
+            for (size_t d = 0; d < m_space.slots()[down].values.size(); ++d) {
+                t[up] = static_cast<int>(u);
+                t[down] = static_cast<int>(d);
+                if (!m_space.isValid(t.data()))
+                    continue;
+                if (!consider(t))
+                    return false;
+                if (m_e.structureOk && better(m_e)) {
+                    best = t;
+                    bestE = m_e;
+                }
+            }
+        if (best.empty()) {
+            m_e = Evaluation{}; // no pair priced: not a plan to refine
+            return true;
+        }
+        c = best;
+        m_e = bestE;
+        return true;
+    }
+
+    // Merges (or splits) a plan's data-parallel replicas pairwise; false when they cannot be.
+    static bool moveReplicas(Plan& p, bool merge)
+    {
+        if (merge) {
+            if (p.dataParallel % 2 != 0 || (p.instances > 1 && p.instances % 2 != 0))
+                return false;
+            p.tensorParallel *= 2;
+            p.dataParallel /= 2;
+            p.instances = std::max(1, p.instances / 2);
+            p.batch *= 2;
+            return true;
+        }
+        if (p.tensorParallel % 2 != 0 || p.batch % 2 != 0)
+            return false;
+        p.tensorParallel /= 2;
+        p.dataParallel *= 2;
+        p.instances = p.instances > 1 ? p.instances * 2 : 1;
+        p.batch /= 2;
+        return true;
     }
 
     // The last evaluation is a near miss worth pricing at a smaller batch: a new plan that
@@ -376,7 +426,7 @@ private:
     // valid batches the slot's mask allows form one range, bisected here (about log2 of
     // the batch index calls, each charged). The plans found enter the elite history; PPO
     // still learns the sample's own reward. False when the evaluator refused.
-    bool repairBatch(const std::vector<int>& sampled)
+    bool repairBatch(const std::vector<int>& sampled, int* validAt = nullptr)
     {
         const int slot = m_space.batchSlot();
         std::vector<int> c = sampled;
@@ -387,21 +437,26 @@ private:
                 break;
             ++lo;
         }
+        int found = -1;
         while (lo <= hi) { // the last valid index: [lo, hi] holds it when there is one
             const int mid = (lo + hi + 1) / 2;
             c[slot] = mid;
             if (!consider(c))
                 return false;
-            if (m_e.valid)
+            if (m_e.valid) {
+                found = mid;
                 lo = mid + 1;
-            else
+            } else {
                 hi = mid - 1;
+            }
         }
+        if (validAt)
+            *validAt = found;
         return true;
     }
 
     // No confident dead ends: when the best plan has not improved for the recovery window
-    // (ppo.recover_after of the budget), the samples are drawn hotter (a temperature floor)
+    // (ppo.recover_after of the budget, at least one rollout of ppo.samples), the samples are drawn hotter (a temperature floor)
     // and, from the next rollout, half of them from scratch, until a better plan turns up.
     // Still the policy's own proposals: no other algorithm, every call counted.
     void checkRecovery()
@@ -416,7 +471,10 @@ private:
             m_recoveryScratch = 0;
             return;
         }
-        const int window = std::max(kMinRecoveryCalls, static_cast<int>(m_o.recoverAfter * m_ev.budget()));
+        // Never shorter than one rollout: before the policy has learnt from a rollout's
+        // samples, a rollout without a better plan says nothing about where it is heading.
+        const int window = std::max({kMinRecoveryCalls, m_o.samplesPerUpdate,
+                                     static_cast<int>(m_o.recoverAfter * m_ev.budget())});
         if (m_ev.calls() - m_improvedAt < window)
             return;
         ++m_recoveries;

@@ -312,6 +312,29 @@ private Q_SLOTS:
                  qPrintable(QString("%1 of %2").arg(off.bestResult.tokensPerSPerGpu).arg(optimum)));
     }
 
+    // Mixtral-8x22B on 64 GPUs: the search ends on TP 16 x DP 4 with 4 instances, where the
+    // optimum merges the replicas pairwise (TP 32 x DP 2, 2 instances) and, with expert TP
+    // now 2, splits the experts by token: a move of five slots at once. The replica moves
+    // find it within 1000 calls; without them the search stays short of it.
+    void replicaMovesReachAMergedOptimum()
+    {
+        const Scenario s = presetScenario("mixtral-8x22b-64gpu");
+        SearchOptions x;
+        x.algorithm = "exact";
+        const SearchOutcome exact = runSearch(s, x);
+        QVERIFY(exact.provedOptimal);
+        const double optimum = exact.bestResult.tokensPerSPerGpu;
+        SearchOptions o = budgeted("ppo", 1000, 1);
+        const SearchOutcome on = runSearch(s, o);
+        QVERIFY(on.calls <= 1000);
+        QVERIFY2(on.bestResult.tokensPerSPerGpu >= 0.99 * optimum,
+                 qPrintable(QString("%1 of %2").arg(on.bestResult.tokensPerSPerGpu).arg(optimum)));
+        o.extra["ppo.replica_moves"] = 0;
+        const SearchOutcome off = runSearch(s, o);
+        QVERIFY2(off.bestResult.tokensPerSPerGpu < 0.99 * optimum,
+                 qPrintable(QString("%1 of %2").arg(off.bestResult.tokensPerSPerGpu).arg(optimum)));
+    }
+
     void earlyExitOnConfidence()
     {
         const Scenario s = presetScenario("llama3-70b-8gpu");

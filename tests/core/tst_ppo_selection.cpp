@@ -48,7 +48,7 @@ rl::PretrainOptions tinyTraining()
     o.ownRounds = 1;
     o.ownEvery = 1;
     o.selectionScenarios = 3;
-    o.selectionBudget = 40;
+    o.selectionBudgets = {40};
     o.selectionSearchSeeds = 1;
     o.command = "shardlab-pretrain (test)";
     return o;
@@ -112,7 +112,7 @@ private Q_SLOTS:
         Scenario twoPools = presetScenario("deepseek-v3-256gpu");
         twoPools.workload.serving = ServingMode::Disaggregated;
         rl::PretrainOptions o;
-        o.selectionBudget = 60;
+        o.selectionBudgets = {60};
         o.selectionSearchSeeds = 1;
         std::vector<std::string> lines;
         const rl::SelectionScore sc = rl::scorePolicyOn(rl::pretrainedPolicyBytes(), {dense, twoPools}, o,
@@ -164,6 +164,34 @@ private Q_SLOTS:
         const rl::SelectionScore again = rl::scorePolicy(a.weights, o, [](const std::string&) {});
         QCOMPARE(again.scenarios, sel["scenarios"].get<int>());
         QCOMPARE(again.meanRatio, keptScore);
+    }
+
+    // With several selection budgets a checkpoint's score is the mean of its score at each,
+    // and each budget's figure is the score a single-budget run gives: a checkpoint that
+    // gains at one budget and loses at the other is judged on both.
+    void severalBudgetsScoreTheirMean()
+    {
+        rl::PretrainOptions o = tinyTraining();
+        o.selectionBudgets = {40, 90};
+        const rl::PretrainResult a = rl::pretrainPolicy(o, [](const std::string&) {});
+        QVERIFY2(a.info.available, a.info.error.c_str());
+        const nlohmann::json sel = nlohmann::json::parse(a.info.metadataJson)["selection"];
+        QCOMPARE(sel["budgets"].get<std::vector<int>>(), o.selectionBudgets);
+        for (const auto& c : sel["checkpoints"]) {
+            QCOMPARE(c["by_budget"].size(), size_t(2));
+            const double mean = (c["by_budget"][0]["mean_ratio"].get<double>() + c["by_budget"][1]["mean_ratio"].get<double>()) / 2;
+            QVERIFY(std::abs(c["mean_ratio"].get<double>() - mean) < 1e-12);
+        }
+        const rl::SelectionScore both = rl::scorePolicy(a.weights, o, [](const std::string&) {});
+        QCOMPARE(both.byBudget.size(), size_t(2));
+        for (size_t b = 0; b < 2; ++b) {
+            rl::PretrainOptions one = o;
+            one.selectionBudgets = {o.selectionBudgets[b]};
+            const rl::SelectionScore alone = rl::scorePolicy(a.weights, one, [](const std::string&) {});
+            QCOMPARE(both.byBudget[b].first, alone.meanRatio);
+            QCOMPARE(both.byBudget[b].second, alone.atOptimum);
+        }
+        QVERIFY(std::abs(both.meanRatio - (both.byBudget[0].first + both.byBudget[1].first) / 2) < 1e-12);
     }
 
     // Selection does not disturb training: every epoch's losses are bit for bit those of
