@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "io/atomic_file.h"
 #include "io/count_list.h"
 #include "io/input_file.h"
@@ -184,10 +186,36 @@ int parseArgs(int argc, char** argv, Args& args)
     return 0;
 }
 
+// Training replays bit for bit only on the same floating-point kernels, and LibTorch and
+// OpenBLAS choose theirs by the CPU: an AVX-512 machine sums in another order than an
+// AVX2 one and the weights differ from the first epoch (in the 8th digit, then more). So
+// the trainer pins both to their AVX2 kernels, which every x86-64 machine it runs on has,
+// by running itself again once with the choice in its environment: OpenBLAS reads it when
+// the library loads, before main. A choice already in the environment is kept; without
+// AVX2 (or where the re-run fails) it runs unpinned, and says so.
+void pinKernels(char** argv)
+{
+    if (std::getenv("SHARDLAB_PRETRAIN_KERNELS"))
+        return;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) {
+        setenv("ATEN_CPU_CAPABILITY", "avx2", 0);
+        setenv("OPENBLAS_CORETYPE", "Haswell", 0);
+        setenv("SHARDLAB_PRETRAIN_KERNELS", "avx2", 1);
+        execv("/proc/self/exe", argv);
+    }
+#endif
+    setenv("SHARDLAB_PRETRAIN_KERNELS", "unpinned", 1);
+    std::cerr << "shardlab-pretrain: note: the CPU's own LibTorch and OpenBLAS kernels are used; weights "
+                 "trained elsewhere may not replay bit for bit here\n";
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    pinKernels(argv);
     Args args;
     if (const int rc = parseArgs(argc, argv, args); rc != 0)
         return rc;
