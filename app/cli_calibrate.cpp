@@ -44,14 +44,23 @@ double median(std::vector<double> v)
     return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-void printCalibrationTable(const std::vector<CalibrationRow>& rows, std::ostream& out)
+// An open-loop row's saturation, predicted / published ("yes/yes"); blank for other rows.
+std::string saturationLabel(const CalibrationRow& r)
 {
-    char line[320];
+    if (!r.underLoad || r.c.load.protocol != LoadProtocol::RequestRate)
+        return "";
+    return std::string(r.saturated ? "yes" : "no") + "/" + (r.c.publishedSaturated ? "yes" : "no");
+}
+
+void printCalibrationRows(const std::vector<CalibrationRow>& rows, std::ostream& out)
+{
+    char line[360];
     std::snprintf(line, sizeof line,
-                  "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10s | %10s | %5s | %-8s |\n", "id",
-                  "model", "prec", "GPUs", "in/out", "load", "batch", "metric", "published", "predicted", "ratio", "set");
+                  "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10s | %10s | %5s | %-8s | %-9s |\n",
+                  "id", "model", "prec", "GPUs", "in/out", "load", "batch", "metric", "published", "predicted", "ratio",
+                  "set", "saturated");
     out << line << "|---------|------------------|-------|-----------|-------------|----------|----------|-----------|-"
-                   "-----------|------------|-------|----------|\n";
+                   "-----------|------------|-------|----------|-----------|\n";
     for (const auto& r : rows) {
         if (!r.error.empty()) {
             out << "| " << r.c.id << " | " << r.error << " (" << metricLabel(r.c.metric) << " " << r.c.published
@@ -62,20 +71,28 @@ void printCalibrationTable(const std::vector<CalibrationRow>& rows, std::ostream
         const std::string batch = r.c.batch == 0 ? "max " + std::to_string(r.batchUsed) : std::to_string(r.batchUsed);
         const std::string gpus = std::to_string(r.c.tensorParallel) + "x " + (r.c.gpu == "h200" ? "H200" : "H100");
         std::snprintf(line, sizeof line,
-                      "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-8s |\n",
+                      "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-8s | %-9s |\n",
                       r.c.id.c_str(), r.c.modelPreset.c_str(), r.c.fp8 ? "FP8" : "BF16", gpus.c_str(), lens.c_str(),
                       loadLabel(r.c.load).c_str(), batch.c_str(), metricLabel(r.c.metric), r.c.published, r.predicted,
-                      r.ratio, r.c.set.c_str());
+                      r.ratio, r.c.set.c_str(), saturationLabel(r).c_str());
         out << line;
     }
-    // Each set on its own: "fit" chose the knobs, the others were never tuned on.
+}
+
+// Each set on its own: "fit" chose the knobs, the others were never tuned on. TTFT is judged
+// below saturation only; past it the published figure is the run's queue, and the row is
+// judged by whether the model reports saturation (and reports none where the run had none).
+void printCalibrationSummary(const std::vector<CalibrationRow>& rows, std::ostream& out)
+{
+    char line[320];
     out << "\n| set | metric | rows | within target | median ratio | median |ratio − 1| |\n|---|---|---|---|---|---|\n";
-    for (const char* set : {"fit", "check", "held_out"})
+    for (const char* set : {"fit", "check", "held_out"}) {
         for (CalibrationMetric m :
              {CalibrationMetric::OutputTokensPerS, CalibrationMetric::TpotMs, CalibrationMetric::TtftMs}) {
             std::vector<double> ratios, errors;
             for (const auto& r : rows)
-                if (r.error.empty() && r.c.set == set && r.c.metric == m) {
+                if (r.error.empty() && r.c.set == set && r.c.metric == m
+                    && !(m == CalibrationMetric::TtftMs && r.c.publishedSaturated)) {
                     ratios.push_back(r.ratio);
                     errors.push_back(std::fabs(r.ratio - 1));
                 }
@@ -83,11 +100,70 @@ void printCalibrationTable(const std::vector<CalibrationRow>& rows, std::ostream
                 continue;
             const double tol = tolerance(m);
             const long within = std::count_if(errors.begin(), errors.end(), [&](double e) { return e <= tol; });
+            const std::string label = std::string(metricLabel(m)) + (m == CalibrationMetric::TtftMs ? " below saturation" : "");
             std::snprintf(line, sizeof line, "| %s | %s | %zu | %ld of %zu (±%.0f%%) | %.2f | %.2f |\n", set,
-                          metricLabel(m), ratios.size(), within, ratios.size(), tol * 100, median(ratios),
+                          label.c_str(), ratios.size(), within, ratios.size(), tol * 100, median(ratios),
                           median(errors));
             out << line;
         }
+        int published = 0, reported = 0, falseAlarms = 0; // one count per open-loop TTFT row
+        for (const auto& r : rows)
+            if (r.error.empty() && r.c.set == set && r.underLoad && r.c.metric == CalibrationMetric::TtftMs
+                && r.c.load.protocol == LoadProtocol::RequestRate) {
+                published += r.c.publishedSaturated;
+                reported += r.c.publishedSaturated && r.saturated;
+                falseAlarms += !r.c.publishedSaturated && r.saturated;
+            }
+        if (published + falseAlarms > 0) {
+            std::snprintf(line, sizeof line, "| %s | saturation | %d | %d of %d reported, %d where the run had none | | |\n",
+                          set, published, reported, published, falseAlarms);
+            out << line;
+        }
+    }
+}
+
+// Where each request-rate sweep turns: the lowest rate the published run saturated at, and
+// the lowest the model reports saturated (with its capacity).
+void printSweepKnees(const std::vector<CalibrationRow>& rows, std::ostream& out)
+{
+    std::vector<std::string> sweeps;
+    for (const auto& r : rows)
+        if (r.error.empty() && r.underLoad && r.c.load.protocol == LoadProtocol::RequestRate) {
+            const std::string sweep = r.c.id.substr(0, r.c.id.find('-'));
+            if (std::find(sweeps.begin(), sweeps.end(), sweep) == sweeps.end())
+                sweeps.push_back(sweep);
+        }
+    for (const std::string& sweep : sweeps) {
+        double published = INFINITY, predicted = INFINITY, capacity = 0;
+        bool anyPublished = false, anyPredicted = false;
+        for (const auto& r : rows)
+            if (r.error.empty() && r.underLoad && r.c.id.rfind(sweep + "-", 0) == 0) {
+                if (r.c.publishedSaturated) {
+                    anyPublished = true;
+                    published = std::min(published, r.c.load.requestRate);
+                }
+                if (r.saturated) {
+                    anyPredicted = true;
+                    predicted = std::min(predicted, r.c.load.requestRate);
+                }
+                capacity = r.capacityRequestsPerS;
+            }
+        auto rate = [](bool any, double v) {
+            if (!any)
+                return std::string("at no rate of the sweep");
+            return std::isinf(v) ? std::string("all at once") : formatNumber("%g", v) + " requests/s";
+        };
+        out << "\nKnee of sweep " << sweep << ": the published run saturates from " << rate(anyPublished, published)
+            << ", the model from " << rate(anyPredicted, predicted) << " (capacity " << formatNumber("%.1f", capacity)
+            << " requests/s).\n";
+    }
+}
+
+void printCalibrationTable(const std::vector<CalibrationRow>& rows, std::ostream& out)
+{
+    printCalibrationRows(rows, out);
+    printCalibrationSummary(rows, out);
+    printSweepKnees(rows, out);
 }
 
 int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
@@ -114,7 +190,10 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
                          {"batch", r.batchUsed}, {"published", r.c.published}, {"predicted", r.predicted},
                          {"ratio", r.ratio}, {"gpu", r.c.gpu}, {"set", r.c.set}, {"source", r.c.source},
                          {"error", r.error}, {"metric", metricLabel(r.c.metric)},
-                         {"load", loadLabel(r.c.load)}});
+                         {"load", loadLabel(r.c.load)},
+                         {"saturated", r.underLoad ? nlohmann::ordered_json(r.saturated) : nlohmann::ordered_json()},
+                         {"published_saturated", r.c.publishedSaturated},
+                         {"capacity_requests_per_s", r.capacityRequestsPerS}});
         out << j.dump(2) << "\n";
         return kExitOk;
     }

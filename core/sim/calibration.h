@@ -42,6 +42,9 @@ struct CalibrationCase {
     // The KV cache pool the run gave a TensorRT-LLM engine, as a share of the memory left
     // after the model loads (0: the engine's default, kTrtLlmDefaultKvFraction).
     double kvCacheFraction = 0;
+    // The published run offered more than the engine served: TTFT there is the length of
+    // the run's queue, not a latency, so it is judged by whether saturation is reported.
+    bool publishedSaturated = false;
 };
 
 struct CalibrationRow {
@@ -51,6 +54,10 @@ struct CalibrationRow {
     int batchUsed = 0;
     double boundTokensPerS = 0; // physical upper bound (weights / HBM peak) for throughput rows
     std::string error;       // set when the case could not be built or is excluded (c.excluded)
+    // Rows run under an open loop: the plan's capacity and whether the run was saturated.
+    bool underLoad = false;
+    bool saturated = false;
+    double capacityRequestsPerS = 0;
 };
 
 const std::vector<CalibrationCase>& calibrationCases();
