@@ -93,11 +93,12 @@ bool intValue(const Args& a, const std::string& flag, long long lo, long long hi
     errno = 0;
     char* end = nullptr;
     const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0' || errno == ERANGE) {
+    if (s.empty() || *end != '\0') {
         error = flag + ": expects an integer, got '" + s + "'";
         return false;
     }
-    if (v < lo || v > hi) {
+    // An integer too large for any count is out of range like any other, not malformed.
+    if (errno == ERANGE || v < lo || v > hi) {
         error = flag + ": must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got " + s + ")";
         return false;
     }
