@@ -39,7 +39,7 @@ ClusterSpec readCluster(JsonReader r)
         return c;
     r.rejectUnknownKeys({"format", "version", "name", "description", "gpu", "gpus_per_node", "nodes",
                          "nvlink_gb_per_s", "nvlink_latency_us", "inter_node_gb_per_s", "inter_node_latency_us",
-                         "source"});
+                         "source", "profile"});
     c.name = r.string("name");
     JsonReader g = r.child("gpu");
     if (!r.has("gpu"))
@@ -72,6 +72,15 @@ ClusterSpec readCluster(JsonReader r)
     c.nvlinkLatencyUs = r.number("nvlink_latency_us", 0, 1e6);
     c.interNodeGBps = r.number("inter_node_gb_per_s", 1e-12, 1e6);
     c.interNodeLatencyUs = r.number("inter_node_latency_us", 0, 1e6);
+    // The kernel profile its GPU's kernels are priced with (a shipped profile's name); absent:
+    // the built-in H100 one. The cluster's own efficiency fields stay its knobs.
+    if (r.has("profile")) {
+        const std::string name = r.string("profile");
+        if (auto prof = profilePreset(name); prof.ok())
+            c.profile = std::make_shared<const KernelProfile>(std::move(prof.value));
+        else
+            r.fail(r.path("profile"), prof.errors.front().reason);
+    }
     return c;
 }
 
@@ -133,6 +142,10 @@ ojson clusterJson(const ClusterSpec& c)
     j["nvlink_latency_us"] = c.nvlinkLatencyUs;
     j["inter_node_gb_per_s"] = c.interNodeGBps;
     j["inter_node_latency_us"] = c.interNodeLatencyUs;
+    // A shipped profile by name; any other is written with the scenario ("profile").
+    if (c.profile)
+        if (auto preset = profilePreset(c.profile->name); preset.ok() && profileToJson(preset.value) == profileToJson(*c.profile))
+            j["profile"] = c.profile->name;
     return j;
 }
 
@@ -336,6 +349,7 @@ ojson scenarioJson(const Scenario& s)
         j["description"] = s.description;
     j["model"] = modelJson(s.model);
     j["cluster"] = clusterJson(s.cluster);
+    j["cluster"].erase("profile"); // the scenario's own "profile" carries it, edited knobs included
     if (const std::string prof = scenarioProfileJson(s.cluster); !prof.empty())
         j["profile"] = ojson::parse(prof);
     j["workload"] = {{"prompt_tokens", s.workload.promptTokens},

@@ -229,7 +229,8 @@ const std::vector<CalibrationCase>& calibrationCases()
 
 namespace {
 // The published setup as a scenario: the model in the row's precision, one TP group of the
-// row's GPU kind (the H200's with the given cluster's efficiencies), its lengths, its engine.
+// row's GPU kind (the H200's with the given cluster's efficiencies and the H200 kernel profile),
+// its lengths, its engine.
 Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, const ClusterSpec& baseCluster,
                              const ClusterSpec& h200)
 {
@@ -247,6 +248,9 @@ Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, c
         s.cluster.gpu = h200.gpu;
         s.cluster.gpu.efficiency = baseCluster.gpu.efficiency;
         s.cluster.gpu.kernelOverheadUs = baseCluster.gpu.kernelOverheadUs;
+        // Its kernel profile (h200-sxm), unless the run names one for every row (--profile).
+        if (!baseCluster.profile)
+            s.cluster.profile = h200.profile;
     }
     s.cluster.nodes = 1;
     s.cluster.gpusPerNode = c.tensorParallel;

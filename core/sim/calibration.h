@@ -76,7 +76,8 @@ struct TrtllmBenchLimits {
 };
 TrtllmBenchLimits trtllmBenchLimits(const Scenario& s, double weightsGbPerGpu, int tp);
 // Runs every case on `cluster` (an H100 SXM node preset) with its efficiency factors; H200
-// rows use the H200 preset with the same efficiencies. Max-throughput rows are predicted
+// rows use the H200 preset with the same efficiencies and its kernel profile (h200-sxm; the
+// cluster's own profile instead when it names one). Max-throughput rows are predicted
 // by the simulator's aggregated serving model (in-flight batching with chunked prefill,
 // max_num_tokens 8192, the largest batch that is valid); TPOT and TTFT rows of a lone
 // request (batch 1) by the decode mode, which has no other request's prompt beside it.

@@ -288,9 +288,10 @@ private Q_SLOTS:
         QVERIFY2(b.message.find("dead end") == std::string::npos, b.message.c_str());
     }
 
-    // ppo at 1000 calls (seed 1) reaches 0.99 of exact's optimum on `preset`, and with
-    // `knob` set to 0 it does not: the mechanism the knob turns on is what gets it there.
-    static void reachesTheOptimumOnlyWith(const char* preset, const char* knob)
+    // ppo at 1000 calls reaches 0.99 of exact's optimum on `preset` at every one of `seeds`,
+    // and with `knob` set to 0 it falls short at one of them at least: the mechanism the
+    // knob turns on is what makes the search reach it every time.
+    static void reachesTheOptimumOnlyWith(const char* preset, const char* knob, std::initializer_list<int> seeds)
     {
         const Scenario s = presetScenario(preset);
         SearchOptions x;
@@ -298,15 +299,17 @@ private Q_SLOTS:
         const SearchOutcome exact = runSearch(s, x);
         QVERIFY(exact.provedOptimal);
         const double optimum = exact.bestResult.tokensPerSPerGpu;
-        SearchOptions o = budgeted("ppo", 1000, 1);
-        const SearchOutcome on = runSearch(s, o);
-        QVERIFY(on.calls <= 1000);
-        QVERIFY2(on.bestResult.tokensPerSPerGpu >= 0.99 * optimum,
-                 qPrintable(QString("%1 of %2").arg(on.bestResult.tokensPerSPerGpu).arg(optimum)));
-        o.extra[knob] = 0;
-        const SearchOutcome off = runSearch(s, o);
-        QVERIFY2(off.bestResult.tokensPerSPerGpu < 0.99 * optimum,
-                 qPrintable(QString("%1 of %2").arg(off.bestResult.tokensPerSPerGpu).arg(optimum)));
+        double worstOff = optimum;
+        for (int seed : seeds) {
+            SearchOptions o = budgeted("ppo", 1000, seed);
+            const SearchOutcome on = runSearch(s, o);
+            QVERIFY(on.calls <= 1000);
+            QVERIFY2(on.bestResult.tokensPerSPerGpu >= 0.99 * optimum,
+                     qPrintable(QString("seed %1: %2 of %3").arg(seed).arg(on.bestResult.tokensPerSPerGpu).arg(optimum)));
+            o.extra[knob] = 0;
+            worstOff = std::min(worstOff, runSearch(s, o).bestResult.tokensPerSPerGpu);
+        }
+        QVERIFY2(worstOff < 0.99 * optimum, qPrintable(QString("%1 of %2").arg(worstOff).arg(optimum)));
     }
 
     // DeepSeek-V3 on 256 GPUs: at the batch scale's 1024 the plan with 128 experts' ranks
@@ -314,13 +317,19 @@ private Q_SLOTS:
     // instances: 343.2), while at each one's largest valid batch the order reverses (401.3
     // against 424.4). Pricing the elite plans at their largest valid batch finds the
     // optimum within the same budget; without it the search settles on the other plan.
-    void eliteIsPricedAtItsLargestValidBatch() { reachesTheOptimumOnlyWith("deepseek-v3-256gpu", "ppo.batch_repair"); }
+    void eliteIsPricedAtItsLargestValidBatch()
+    {
+        reachesTheOptimumOnlyWith("deepseek-v3-256gpu", "ppo.batch_repair", {1, 2, 4});
+    }
 
-    // Mixtral-8x22B on 64 GPUs: the search ends on TP 16 x DP 4 with 4 instances, where the
-    // optimum merges the replicas pairwise (TP 32 x DP 2, 2 instances) and, with expert TP
-    // now 2, splits the experts by token: a move of five slots at once. The replica moves
-    // find it within 1000 calls; without them the search stays short of it.
-    void replicaMovesReachAMergedOptimum() { reachesTheOptimumOnlyWith("mixtral-8x22b-64gpu", "ppo.replica_moves"); }
+    // Mixtral-8x22B on 64 GPUs: a search can end on TP 16 x DP 4 with 4 instances, where
+    // the optimum merges the replicas pairwise (TP 32 x DP 2, 2 instances) and, with expert
+    // TP now 2, splits the experts by token: a move of five slots at once. With the replica
+    // moves every seed finds it within 1000 calls; without them one seed of five stays short.
+    void replicaMovesReachAMergedOptimum()
+    {
+        reachesTheOptimumOnlyWith("mixtral-8x22b-64gpu", "ppo.replica_moves", {1, 2, 3, 4, 5});
+    }
 
     void earlyExitOnConfidence()
     {

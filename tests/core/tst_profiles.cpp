@@ -159,6 +159,53 @@ private Q_SLOTS:
         QCOMPARE(link.kernels().nccl.launchS, 500e-6);
     }
 
+    // The H200 presets name the H200 profile: its numbers all have sources, it differs from
+    // H100's where the H200 tables measure differently (decode attention streams the cache
+    // at a smaller share of its faster HBM), it keeps H100's knobs, and a cluster saved and
+    // read back keeps it. A long-context decode step prices its attention from it.
+    void h200PresetsUseTheH200Profile()
+    {
+        for (const char* name : {"h200-8", "h200-64", "h200-256"}) {
+            auto c = clusterPreset(name);
+            QVERIFY2(c.ok(), name);
+            QVERIFY2(c.value.profile && c.value.profile->name == "h200-sxm", name);
+        }
+        QVERIFY(!clusterPreset("h100-8").value.profile); // the built-in one
+        const std::shared_ptr<const KernelProfile> kept = clusterPreset("h200-8").value.profile;
+        const KernelProfile& h200 = *kept;
+        QVERIFY(h200.sources.size() >= 45);
+        for (const auto& [path, source] : h200.sources)
+            QVERIFY2(source.size() > 10, path.c_str());
+        QVERIFY(h200.attentionDecode.stream < builtinProfile().attentionDecode.stream);
+        QCOMPARE(h200.knobs.hbm, builtinProfile().knobs.hbm);
+        QCOMPARE(h200.kernelOverheadUs, builtinProfile().kernelOverheadUs);
+
+        Scenario s = llamaScenario();
+        s.cluster = clusterPreset("h200-8").value;
+        s.workload.serving = ServingMode::Decode;
+        s.workload.promptTokens = 20000;
+        const Plan p = tp8(s, 32);
+        Scenario asH100 = s;
+        asH100.cluster.profile = nullptr;
+        const double withH200 = Simulator(s).evaluate(p).tpotMs, withH100 = Simulator(asH100).evaluate(p).tpotMs;
+        QVERIFY2(withH200 > withH100 * 1.02, qPrintable(QString("%1 vs %2").arg(withH200).arg(withH100)));
+
+        auto back = parseCluster(clusterToJson(s.cluster), "h200.json");
+        QVERIFY2(back.ok(), back.firstError().c_str());
+        QVERIFY(back.value.profile && back.value.profile->name == "h200-sxm");
+        auto scenarioBack = parseScenario(scenarioToJson(s), "s.json");
+        QVERIFY2(scenarioBack.ok(), scenarioBack.firstError().c_str());
+        QCOMPARE(Simulator(scenarioBack.value).evaluate(p).tpotMs, withH200);
+
+        // A cluster naming a profile that is not shipped is refused at its field.
+        auto j = nlohmann::json::parse(clusterToJson(s.cluster));
+        j["profile"] = "h300-sxm";
+        auto bad = parseCluster(j.dump(), "bad.json");
+        QVERIFY(!bad.ok());
+        QCOMPARE(bad.errors.front().where, std::string("profile"));
+        QVERIFY2(bad.firstError().find("unknown profile preset 'h300-sxm'") != std::string::npos, bad.firstError().c_str());
+    }
+
     void scenarioNamesAProfileAndKeepsEditedKnobs()
     {
         const std::string text = R"({"format": "shardlab-scenario", "version": 1, "name": "p",
