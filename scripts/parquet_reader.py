@@ -171,17 +171,7 @@ def name_struct(raw, spec):
 # Decompression
 # --------------------------------------------------------------------------
 def snappy_decompress(data):
-    pos = 0
-    # uncompressed length varint
-    n = 0
-    shift = 0
-    while True:
-        b = data[pos]
-        pos += 1
-        n |= (b & 0x7F) << shift
-        if not b & 0x80:
-            break
-        shift += 7
+    n, pos = read_uleb(data, 0)  # the uncompressed length
     out = bytearray()
     L = len(data)
     while pos < L:
