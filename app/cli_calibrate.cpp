@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 
 #include "cli_commands.h"
@@ -44,10 +45,13 @@ double median(std::vector<double> v)
     return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A row predicted under an open loop (a request rate): the rows saturation is judged on.
+bool openLoop(const CalibrationRow& r) { return r.error.empty() && r.c.load.protocol == LoadProtocol::RequestRate; }
+
 // An open-loop row's saturation, predicted / published ("yes/yes"); blank for other rows.
 std::string saturationLabel(const CalibrationRow& r)
 {
-    if (!r.underLoad || r.c.load.protocol != LoadProtocol::RequestRate)
+    if (!openLoop(r))
         return "";
     return std::string(r.saturated ? "yes" : "no") + "/" + (r.c.publishedSaturated ? "yes" : "no");
 }
@@ -108,8 +112,7 @@ void printCalibrationSummary(const std::vector<CalibrationRow>& rows, std::ostre
         }
         int published = 0, reported = 0, falseAlarms = 0; // one count per open-loop TTFT row
         for (const auto& r : rows)
-            if (r.error.empty() && r.c.set == set && r.underLoad && r.c.metric == CalibrationMetric::TtftMs
-                && r.c.load.protocol == LoadProtocol::RequestRate) {
+            if (openLoop(r) && r.c.set == set && r.c.metric == CalibrationMetric::TtftMs) {
                 published += r.c.publishedSaturated;
                 reported += r.c.publishedSaturated && r.saturated;
                 falseAlarms += !r.c.publishedSaturated && r.saturated;
@@ -128,34 +131,30 @@ void printSweepKnees(const std::vector<CalibrationRow>& rows, std::ostream& out)
 {
     std::vector<std::string> sweeps;
     for (const auto& r : rows)
-        if (r.error.empty() && r.underLoad && r.c.load.protocol == LoadProtocol::RequestRate) {
+        if (openLoop(r)) {
             const std::string sweep = r.c.id.substr(0, r.c.id.find('-'));
             if (std::find(sweeps.begin(), sweeps.end(), sweep) == sweeps.end())
                 sweeps.push_back(sweep);
         }
-    for (const std::string& sweep : sweeps) {
-        double published = INFINITY, predicted = INFINITY, capacity = 0;
-        bool anyPublished = false, anyPredicted = false;
+    // The lowest rate of the sweep where `saturated` holds; none when it holds nowhere.
+    auto knee = [&](const std::string& sweep, auto saturated) {
+        std::optional<double> lowest;
         for (const auto& r : rows)
-            if (r.error.empty() && r.underLoad && r.c.id.rfind(sweep + "-", 0) == 0) {
-                if (r.c.publishedSaturated) {
-                    anyPublished = true;
-                    published = std::min(published, r.c.load.requestRate);
-                }
-                if (r.saturated) {
-                    anyPredicted = true;
-                    predicted = std::min(predicted, r.c.load.requestRate);
-                }
+            if (openLoop(r) && r.c.id.rfind(sweep + "-", 0) == 0 && saturated(r))
+                lowest = std::min(lowest.value_or(INFINITY), r.c.load.requestRate);
+        if (!lowest)
+            return std::string("at no rate of the sweep");
+        return std::isinf(*lowest) ? std::string("all at once") : formatNumber("%g", *lowest) + " requests/s";
+    };
+    for (const std::string& sweep : sweeps) {
+        double capacity = 0; // the same plan at every rate of the sweep
+        for (const auto& r : rows)
+            if (openLoop(r) && r.c.id.rfind(sweep + "-", 0) == 0)
                 capacity = r.capacityRequestsPerS;
-            }
-        auto rate = [](bool any, double v) {
-            if (!any)
-                return std::string("at no rate of the sweep");
-            return std::isinf(v) ? std::string("all at once") : formatNumber("%g", v) + " requests/s";
-        };
-        out << "\nKnee of sweep " << sweep << ": the published run saturates from " << rate(anyPublished, published)
-            << ", the model from " << rate(anyPredicted, predicted) << " (capacity " << formatNumber("%.1f", capacity)
-            << " requests/s).\n";
+        out << "\nKnee of sweep " << sweep << ": the published run saturates from "
+            << knee(sweep, [](const CalibrationRow& r) { return r.c.publishedSaturated; }) << ", the model from "
+            << knee(sweep, [](const CalibrationRow& r) { return r.saturated; }) << " (capacity "
+            << formatNumber("%.1f", capacity) << " requests/s).\n";
     }
 }
 
@@ -191,7 +190,8 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
                          {"ratio", r.ratio}, {"gpu", r.c.gpu}, {"set", r.c.set}, {"source", r.c.source},
                          {"error", r.error}, {"metric", metricLabel(r.c.metric)},
                          {"load", loadLabel(r.c.load)},
-                         {"saturated", r.underLoad ? nlohmann::ordered_json(r.saturated) : nlohmann::ordered_json()},
+                         {"saturated", r.error.empty() && !r.c.load.steady() ? nlohmann::ordered_json(r.saturated)
+                                                                              : nlohmann::ordered_json()},
                          {"published_saturated", r.c.publishedSaturated},
                          {"capacity_requests_per_s", r.capacityRequestsPerS}});
         out << j.dump(2) << "\n";

@@ -275,20 +275,15 @@ PHYS_BOOLEAN, PHYS_INT32, PHYS_INT64, PHYS_INT96, PHYS_FLOAT, PHYS_DOUBLE, \
     PHYS_BYTE_ARRAY, PHYS_FLBA = range(8)
 
 
+# Fixed-width physical types: struct code and bytes per value.
+FIXED_WIDTH = {PHYS_INT32: ('i', 4), PHYS_INT64: ('q', 8), PHYS_FLOAT: ('f', 4), PHYS_DOUBLE: ('d', 8)}
+
+
 def plain_decode(buf, pos, ptype, count, type_length=None):
     """Return (values, new_pos)."""
-    if ptype == PHYS_INT32:
-        v = list(struct.unpack_from('<%di' % count, buf, pos))
-        return v, pos + 4 * count
-    if ptype == PHYS_INT64:
-        v = list(struct.unpack_from('<%dq' % count, buf, pos))
-        return v, pos + 8 * count
-    if ptype == PHYS_FLOAT:
-        v = list(struct.unpack_from('<%df' % count, buf, pos))
-        return v, pos + 4 * count
-    if ptype == PHYS_DOUBLE:
-        v = list(struct.unpack_from('<%dd' % count, buf, pos))
-        return v, pos + 8 * count
+    if ptype in FIXED_WIDTH:
+        code, width = FIXED_WIDTH[ptype]
+        return list(struct.unpack_from('<%d%s' % (count, code), buf, pos)), pos + width * count
     if ptype == PHYS_BYTE_ARRAY:
         out = []
         for _ in range(count):

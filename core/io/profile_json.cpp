@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -248,6 +249,41 @@ Parsed<KernelProfile> profilePreset(const std::string& name)
 
 std::string knownProfileNames() { return knownNames(profilePresetFiles()); }
 
+namespace {
+struct ShippedProfile {
+    std::shared_ptr<const KernelProfile> profile;
+    std::string json; // profileToJson of it, to tell an edited copy from the shipped one
+};
+
+// Every shipped profile, parsed once (thread-safe: a function-local static). A file that
+// does not parse is left out; tst_profiles fails on it.
+const std::map<std::string, ShippedProfile>& shippedProfiles()
+{
+    static const std::map<std::string, ShippedProfile> all = [] {
+        std::map<std::string, ShippedProfile> m;
+        for (const PresetFile& f : profilePresetFiles())
+            if (auto p = profilePreset(f.name); p.ok())
+                m[f.name] = {std::make_shared<const KernelProfile>(p.value), profileToJson(p.value)};
+        return m;
+    }();
+    return all;
+}
+} // namespace
+
+std::shared_ptr<const KernelProfile> shippedProfile(const std::string& name)
+{
+    const auto& all = shippedProfiles();
+    const auto it = all.find(name);
+    return it == all.end() ? nullptr : it->second.profile;
+}
+
+bool isShippedProfile(const KernelProfile& p)
+{
+    const auto& all = shippedProfiles();
+    const auto it = all.find(p.name);
+    return it != all.end() && it->second.json == profileToJson(p);
+}
+
 const KernelProfile& builtinProfile()
 {
     // Parsed once. The shipped file is checked by tst_profiles (it parses, every number has a
@@ -313,8 +349,7 @@ std::string scenarioProfileJson(const ClusterSpec& c)
     const bool edited = p.knobs.compute != e.compute || p.knobs.hbm != e.hbm || p.knobs.nvlink != e.nvlink
         || p.knobs.interNode != e.interNode || p.kernelOverheadUs != c.gpu.kernelOverheadUs;
     if (!edited) {
-        auto preset = profilePreset(p.name);
-        if (preset.ok() && profileToJson(preset.value) == profileToJson(p))
+        if (isShippedProfile(p))
             return json(p.name).dump();
     } else {
         p.knobs = e;

@@ -20,6 +20,12 @@ std::string profileToJson(const KernelProfile& p);
 // A shipped profile by name ("h100-sxm"); unknown names list the known ones.
 Parsed<KernelProfile> profilePreset(const std::string& name);
 std::string knownProfileNames();
+// A shipped profile by name, parsed once and shared by every cluster naming it; null when no
+// profile of that name is shipped.
+std::shared_ptr<const KernelProfile> shippedProfile(const std::string& name);
+// Whether `p` is a shipped profile exactly as shipped (its name, numbers and sources), so a
+// file may name it instead of writing it out.
+bool isShippedProfile(const KernelProfile& p);
 // The profile every cluster without one uses: resources/profiles/h100-sxm.json, parsed once.
 const KernelProfile& builtinProfile();
 // The cluster's profile, or the built-in one.

@@ -76,10 +76,10 @@ ClusterSpec readCluster(JsonReader r)
     // the built-in H100 one. The cluster's own efficiency fields stay its knobs.
     if (r.has("profile")) {
         const std::string name = r.string("profile");
-        if (auto prof = profilePreset(name); prof.ok())
-            c.profile = std::make_shared<const KernelProfile>(std::move(prof.value));
+        if (auto prof = shippedProfile(name))
+            c.profile = std::move(prof);
         else
-            r.fail(r.path("profile"), prof.errors.front().reason);
+            r.fail(r.path("profile"), profilePreset(name).errors.front().reason);
     }
     return c;
 }
@@ -142,10 +142,6 @@ ojson clusterJson(const ClusterSpec& c)
     j["nvlink_latency_us"] = c.nvlinkLatencyUs;
     j["inter_node_gb_per_s"] = c.interNodeGBps;
     j["inter_node_latency_us"] = c.interNodeLatencyUs;
-    // A shipped profile by name; any other is written with the scenario ("profile").
-    if (c.profile)
-        if (auto preset = profilePreset(c.profile->name); preset.ok() && profileToJson(preset.value) == profileToJson(*c.profile))
-            j["profile"] = c.profile->name;
     return j;
 }
 
@@ -335,6 +331,10 @@ std::string clusterToJson(const ClusterSpec& c)
     j["format"] = kClusterFormat;
     j["version"] = kFormatVersion;
     j.update(clusterJson(c));
+    // A shipped profile by name. In a scenario the scenario's own "profile" carries it (edited
+    // knobs and other profiles included), so only the cluster file writes it here.
+    if (c.profile && isShippedProfile(*c.profile))
+        j["profile"] = c.profile->name;
     return j.dump(2) + "\n";
 }
 
@@ -349,7 +349,6 @@ ojson scenarioJson(const Scenario& s)
         j["description"] = s.description;
     j["model"] = modelJson(s.model);
     j["cluster"] = clusterJson(s.cluster);
-    j["cluster"].erase("profile"); // the scenario's own "profile" carries it, edited knobs included
     if (const std::string prof = scenarioProfileJson(s.cluster); !prof.empty())
         j["profile"] = ojson::parse(prof);
     j["workload"] = {{"prompt_tokens", s.workload.promptTokens},

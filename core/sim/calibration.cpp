@@ -379,7 +379,6 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
                 row.error = run.error;
             } else {
                 const LoadFigures& f = run.figures;
-                row.underLoad = true;
                 row.saturated = f.saturated;
                 row.capacityRequestsPerS = f.capacityRequestsPerS;
                 row.predicted = c.metric == CalibrationMetric::TpotMs ? f.tpotMeanMs

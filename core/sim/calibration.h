@@ -54,8 +54,7 @@ struct CalibrationRow {
     int batchUsed = 0;
     double boundTokensPerS = 0; // physical upper bound (weights / HBM peak) for throughput rows
     std::string error;       // set when the case could not be built or is excluded (c.excluded)
-    // Rows run under an open loop: the plan's capacity and whether the run was saturated.
-    bool underLoad = false;
+    // Rows run under a load protocol: the plan's capacity and whether the run was saturated.
     bool saturated = false;
     double capacityRequestsPerS = 0;
 };
