@@ -43,17 +43,24 @@ ojson opsJson(const Scenario& s, const Plan& p, const std::array<OpBreakdown, kO
 
 namespace {
 
-// The headline figures, for a deployment and for each pool alike.
+// A figure the simulator computed, or null where it has none: a plan whose degrees do not
+// fit is not priced, and an unbounded time (SimResult::unbounded) has no finite value; 0
+// would read as a figure in both.
+ojson figure(bool costed, double v) { return costed && std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+
+// The headline figures, for a deployment and for each pool alike; "costed" says whether
+// they were computed.
 void writeFigures(ojson& j, bool costed, double outputTokensPerS, double tokensPerSPerGpu, double ttftMs, double tpotMs,
                   double e2eMs)
 {
-    j["output_tokens_per_s"] = costed ? finite(outputTokensPerS) : 0.0;
-    j["output_tokens_per_s_per_gpu"] = costed ? finite(tokensPerSPerGpu) : 0.0;
-    j["tpot_ms"] = costed ? finite(tpotMs) : 0.0;
-    j["ttft_ms"] = costed ? finite(ttftMs) : 0.0;
-    j["e2e_ms"] = costed ? finite(e2eMs) : 0.0;
-    j["tokens_per_s_per_user"] = costed && tpotMs > 0 ? finite(1e3 / tpotMs) : 0.0;
-    j["gpu_us_per_token"] = costed && tokensPerSPerGpu > 0 ? finite(1e6 / tokensPerSPerGpu) : 0.0;
+    j["costed"] = costed;
+    j["output_tokens_per_s"] = figure(costed, outputTokensPerS);
+    j["output_tokens_per_s_per_gpu"] = figure(costed, tokensPerSPerGpu);
+    j["tpot_ms"] = figure(costed, tpotMs);
+    j["ttft_ms"] = figure(costed, ttftMs);
+    j["e2e_ms"] = figure(costed, e2eMs);
+    j["tokens_per_s_per_user"] = figure(costed, tpotMs > 0 ? 1e3 / tpotMs : 0.0);
+    j["gpu_us_per_token"] = figure(costed, tokensPerSPerGpu > 0 ? 1e6 / tokensPerSPerGpu : 0.0);
 }
 
 ojson planObject(const Scenario& s, const Plan& p)
@@ -92,29 +99,33 @@ ojson poolObject(const PoolOutcome& pool)
             v.push_back(violationName(static_cast<Violation>(b)));
     j["violations"] = v;
     j["reasons"] = pool.reasons;
-    j["unbounded"] = r.unbounded; // figures that overflowed are written as 0 (SimResult::unbounded)
+    j["unbounded"] = r.unbounded; // figures that overflowed are written as null (SimResult::unbounded)
     const bool costed = pool.costed();
     j["serving"] = servingModeName(s.workload.serving);
     writeFigures(j, costed, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
-    j["step_tokens"] = costed ? finite(r.stepTokens) : 0.0;
+    j["step_tokens"] = figure(costed, r.stepTokens);
     // Names of v1, kept for scripts: the same figures as output_tokens_per_s(_per_gpu).
-    j["decode_tokens_per_s"] = costed ? finite(r.outputTokensPerS) : 0.0;
-    j["tokens_per_s_per_gpu"] = costed ? finite(r.tokensPerSPerGpu) : 0.0;
-    j["stage_step_us"] = finite(r.stageStepUs);
-    j["pipeline_bubble"] = finite(r.pipelineBubble);
+    j["decode_tokens_per_s"] = figure(costed, r.outputTokensPerS);
+    j["tokens_per_s_per_gpu"] = figure(costed, r.tokensPerSPerGpu);
+    j["stage_step_us"] = figure(costed, r.stageStepUs);
+    j["pipeline_bubble"] = figure(costed, r.pipelineBubble);
     j["stage_handoff_crosses_nodes"] = r.p2pCrossesNodes;
-    j["expert_tensor_parallel"] = r.expertTensorParallel;
+    j["expert_tensor_parallel"] = costed ? ojson(r.expertTensorParallel) : ojson(nullptr);
     if (s.model.isMoe() && costed) {
         j["expert_load_imbalance"] = finite(r.expertLoadImbalance);
         j["overlap_hidden_us"] = finite(r.overlapHiddenUs);
     }
-    j["memory_gb"] = {{"weights", finite(r.memory.weightsGb)},   {"kv_cache", finite(r.memory.kvCacheGb)},
-                      {"activations", finite(r.memory.activationGb)}, {"reserve", finite(r.memory.reserveGb)},
-                      {"kv_held_back", finite(r.memory.kvHeldBackGb)},
-                      {"total", finite(r.memory.totalGb)},       {"capacity", finite(r.memory.capacityGb)}};
+    // Memory is counted only for a plan whose degrees fit.
+    if (costed)
+        j["memory_gb"] = {{"weights", finite(r.memory.weightsGb)},   {"kv_cache", finite(r.memory.kvCacheGb)},
+                          {"activations", finite(r.memory.activationGb)}, {"reserve", finite(r.memory.reserveGb)},
+                          {"kv_held_back", finite(r.memory.kvHeldBackGb)},
+                          {"total", finite(r.memory.totalGb)},       {"capacity", finite(r.memory.capacityGb)}};
+    else
+        j["memory_gb"] = nullptr;
     if (r.serving == ServingMode::Prefill) {
-        j["pass_ms"] = costed ? finite(r.passMs) : 0.0;
-        j["kv_transfer_ms"] = costed ? finite(r.kvTransferMs) : 0.0;
+        j["pass_ms"] = figure(costed, r.passMs);
+        j["kv_transfer_ms"] = figure(costed, r.kvTransferMs);
     }
     if (costed) {
         j["decode_operators"] = opsJson(s, pool.plan, r.decode);
@@ -182,13 +193,13 @@ ojson deploymentObject(const DeploymentOutcome& o)
     j["valid"] = o.valid;
     j["reasons"] = o.reasons;
     writeFigures(j, o.costed, o.outputTokensPerS, o.tokensPerSPerGpu, o.ttftMs, o.tpotMs, o.e2eMs);
-    j["requests_per_s"] = o.costed ? finite(o.requestsPerS) : 0.0;
+    j["requests_per_s"] = figure(o.costed, o.requestsPerS);
     j["gpus"] = o.gpus;
     j["limited_by"] = disaggLimitName(o.limitedBy);
     j["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
-    j["kv_bytes_per_request"] = finite(o.kvBytesPerRequest);
-    j["kv_link_requests_per_s"] = o.costed ? finite(o.kvLinkRequestsPerS) : 0.0;
-    j["kv_link_load"] = o.costed ? finite(o.kvLinkLoad) : 0.0;
+    j["kv_bytes_per_request"] = figure(o.costed, o.kvBytesPerRequest);
+    j["kv_link_requests_per_s"] = figure(o.costed, o.kvLinkRequestsPerS);
+    j["kv_link_load"] = figure(o.costed, o.kvLinkLoad);
     if (o.costed)
         for (const PoolOutcome& pool : o.pools) {
             ojson x = poolObject(pool);
@@ -277,7 +288,7 @@ std::string explanationToJson(const DeploymentExplanation& e, int indent)
     const DeploymentOutcome& o = e.outcome;
     ojson j;
     j["evaluation"] = deploymentObject(o);
-    ojson cost = {{"gpu_us_per_token", finite(o.gpuUsPerToken())}};
+    ojson cost = {{"gpu_us_per_token", figure(o.costed, o.gpuUsPerToken())}};
     ojson pools = ojson::array();
     for (size_t i = 0; i < o.pools.size(); ++i)
         pools.push_back(accountObject(o.pools[i], e.accounts[i]));
@@ -293,8 +304,8 @@ std::string explanationToJson(const DeploymentExplanation& e, int indent)
     j["recipe"] = {{"explanation", e.recipeExplanation},
                    {"costed", e.recipe.has_value()},
                    {"valid", e.recipe && e.recipe->valid},
-                   {"output_tokens_per_s_per_gpu", e.recipe ? finite(e.recipe->tokensPerSPerGpu) : 0.0},
-                   {"ratio", finite(e.ratioToRecipe)}};
+                   {"output_tokens_per_s_per_gpu", figure(e.recipe.has_value(), e.recipe ? e.recipe->tokensPerSPerGpu : 0.0)},
+                   {"ratio", figure(e.recipe.has_value() && o.costed, e.ratioToRecipe)}};
     ojson versus = ojson::array();
     for (size_t i = 0; i < e.versusRecipe.size(); ++i) {
         ojson c = comparisonObject(e.versusRecipe[i]);

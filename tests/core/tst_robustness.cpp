@@ -11,22 +11,11 @@
 #include "runner/run_search.h"
 #include "sim/megatron.h"
 
+#include "../fuzz/fuzz_common.h" // jsonNumbersFinite: the fuzzers' invariant on result JSON
+
 using namespace shardlab;
 
 namespace {
-bool finiteJson(const nlohmann::json& j)
-{
-    if (j.is_null())
-        return false; // nlohmann writes NaN/Inf as null
-    if (j.is_number_float() && !std::isfinite(j.get<double>()))
-        return false;
-    if (j.is_structured())
-        for (const auto& v : j)
-            if (!finiteJson(v))
-                return false;
-    return true;
-}
-
 // Every figure finite, or flagged unbounded: then +infinity (never NaN), the plan invalid
 // and nothing served.
 bool finite(const SimResult& r)
@@ -89,7 +78,7 @@ void TestRobustness::absurdScenarios()
 
     const RecipePlan rp = megatronPlan(sim);
     QVERIFY(finite(rp.result));
-    QVERIFY(finiteJson(nlohmann::json::parse(evaluationToJson(s, rp.plan, rp.result))));
+    QVERIFY(fuzzcheck::jsonNumbersFinite(nlohmann::json::parse(evaluationToJson(s, rp.plan, rp.result))));
     if (!rp.found)
         QVERIFY(!violationReasons(s, rp.plan, rp.result).empty());
 
@@ -110,7 +99,7 @@ void TestRobustness::absurdScenarios()
                 all += reason + "\n";
             QVERIFY2(all.find("unbounded") != std::string::npos && all.find("inf") == std::string::npos, all.c_str());
             const nlohmann::json j = nlohmann::json::parse(evaluationToJson(s, p, r));
-            QVERIFY(finiteJson(j));
+            QVERIFY(fuzzcheck::jsonNumbersFinite(j));
             QVERIFY(j.dump().find("\"unbounded\":true") != std::string::npos);
         }
     }

@@ -30,16 +30,30 @@ inline void checkResult(const shardlab::SimResult& r)
     require(!r.valid || r.violations == 0, "valid with violations");
 }
 
-// Every number in a result JSON is finite (nlohmann writes NaN/Inf as null, and a result
-// has no legitimate null).
-inline void checkJsonNumbers(const nlohmann::json& j)
+// Every number in a result JSON is finite. nlohmann writes NaN/Inf as null, so a null is
+// legitimate only where the result says it has no figure: inside an object that says
+// "costed": false (a plan not priced) or "unbounded": true (a time that overflowed).
+inline bool jsonNumbersFinite(const nlohmann::json& j, bool nullAllowed = false)
 {
-    require(!j.is_null(), "null (NaN/Inf) in result JSON");
+    if (j.is_null())
+        return nullAllowed;
     if (j.is_number_float())
-        require(std::isfinite(j.get<double>()), "non-finite number in result JSON");
+        return std::isfinite(j.get<double>());
+    if (j.is_object()) {
+        const auto costed = j.find("costed"), unbounded = j.find("unbounded");
+        nullAllowed = nullAllowed || (costed != j.end() && *costed == false)
+            || (unbounded != j.end() && *unbounded == true);
+    }
     if (j.is_structured())
         for (const auto& v : j)
-            checkJsonNumbers(v);
+            if (!jsonNumbersFinite(v, nullAllowed))
+                return false;
+    return true;
+}
+
+inline void checkJsonNumbers(const nlohmann::json& j)
+{
+    require(jsonNumbersFinite(j), "null or non-finite number in result JSON outside a figure it says it lacks");
 }
 
 inline void checkResultJson(const std::string& text)
