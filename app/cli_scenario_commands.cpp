@@ -221,9 +221,14 @@ int runValidate(const Args& a, std::ostream& out, std::ostream& err)
             for (FieldError& e : errors)
                 e.file = path;
         }
-        if (s.ok() && errors.empty())
+        if (s.ok() && errors.empty()) {
+            const WorkloadSpec& w = s.value.workload;
             summary = "scenario '" + s.value.name + "': " + s.value.model.name + " on "
                 + std::to_string(s.value.cluster.totalGpus()) + " GPUs";
+            if (!kvLinkInEffect(w.serving) && w.kvTransfer != KvLink::InterNode)
+                summary += std::string("; workload.kv_transfer (") + kvLinkName(w.kvTransfer) + ") is kept but not in effect: it prices "
+                    "disaggregated serving only, and this scenario's is " + servingModeName(w.serving);
+        }
         break;
     }
     case FileKind::Plan: {

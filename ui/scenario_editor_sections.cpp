@@ -449,7 +449,7 @@ QWidget* ScenarioEditor::buildWorkloadSection()
     registerField(QStringLiteral("workload.kv_transfer"), kvLink, [this, kvLink] {
         const QSignalBlocker block(kvLink);
         kvLink->setCurrentIndex(kvLink->findData(int(m_scenario.workload.kvTransfer)));
-        kvLink->setEnabled(m_scenario.workload.serving == ServingMode::Disaggregated);
+        kvLink->setEnabled(kvLinkInEffect(m_scenario.workload.serving));
     });
     connect(kvLink, &QComboBox::activated, this, [this, kvLink](int i) {
         m_scenario.workload.kvTransfer = static_cast<KvLink>(kvLink->itemData(i).toInt());

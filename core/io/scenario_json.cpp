@@ -357,7 +357,7 @@ ojson scenarioJson(const Scenario& s)
                      {"tpot_slo_ms", s.workload.tpotSloMs},
                      {"serving", servingModeName(s.workload.serving)},
                      {"max_num_tokens", s.workload.maxNumTokens}};
-    if (s.workload.serving == ServingMode::Disaggregated || s.workload.kvTransfer != KvLink::InterNode)
+    if (kvLinkInEffect(s.workload.serving) || s.workload.kvTransfer != KvLink::InterNode)
         j["workload"]["kv_transfer"] = kvLinkName(s.workload.kvTransfer);
     if (s.workload.engine != CollectiveEngine::Nccl)
         j["workload"]["engine"] = collectiveEngineName(s.workload.engine);

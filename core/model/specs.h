@@ -185,6 +185,9 @@ bool servingModeFromName(const std::string& name, ServingMode& out);
 enum class KvLink : std::uint8_t { InterNode, NvLink };
 const char* kvLinkName(KvLink l);
 bool kvLinkFromName(const std::string& name, KvLink& out);
+// The KV link prices only disaggregated serving (and its prefill pool); under the other
+// modes a workload keeps it, not in effect, so that switching the mode back loses nothing.
+inline bool kvLinkInEffect(ServingMode m) { return m == ServingMode::Disaggregated || m == ServingMode::Prefill; }
 // The collective library the serving engine runs (docs/simulator.md §2, "Collectives by
 // algorithm and size"): NCCL alone, or an engine's custom all-reduce inside a node beside it.
 enum class CollectiveEngine : std::uint8_t { Nccl, TrtLlm, Vllm, VllmEager, Sglang };
