@@ -23,6 +23,11 @@ struct GemmParams {
     double halfSizeElems = 0; // weight elements (n x k) at which a GEMM reaches half of it
     double minSizeElems = 0;  // the smallest GEMM measured: no extrapolation below it
     double fp8FixedRatio = 0; // an FP8 GEMM's fixed cost in kernel overheads
+    // The grouped expert GEMMs of an MoE layer: their own compute curve C x S / (S + S0), S
+    // one projection matrix of one expert's shard (hidden x expert width / expert TP), fitted
+    // to a measured MoE kernel table. 0: priced by the dense curve above.
+    double groupedComputeBf16 = 0, groupedComputeFp8 = 0;
+    double groupedHalfSizeBf16 = 0, groupedHalfSizeFp8 = 0;
 };
 
 // DeepEP-style MoE dispatch/combine kernels (sim/moe_all_to_all.h). Bandwidths are shares of

@@ -55,6 +55,7 @@ struct OpStatic {
     bool fp4 = false;            // a GEMM at the FP4 peak with FP8's curves (fp8 is set too)
     bool gemm = false;           // priced as a GEMM kernel (gemm_model.h) by size and precision
     double weightElems = 0;      // the GEMM's n x k (one layer; experts: one expert), unsharded
+    double matrixElems = 0;      // grouped expert GEMMs: one projection matrix of one expert (h x width)
     double queryHeads = 0;       // attention of a GQA/MHA model: the decode kernel of the profile
     // Attention of a model with an attention layer mix (ModelSpec::attentionMix), priced as
     // the mean of its layers: shares of full, sliding-window and linear-attention layers;

@@ -16,6 +16,7 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
     OpCost c;
     double flops = 0, bytes = 0;
     double gemmElems = 0; // a GEMM's n x k on this GPU (experts: one expert's shard)
+    double matrixElems = 0; // grouped expert GEMMs: one projection matrix of one expert's shard
 
     switch (id) {
     case OpId::ExpertUp:
@@ -27,6 +28,7 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
         c.weightBytes = ph.localExperts * s.weightBytes * wf;
         gemmElems = s.weightElems * wf;
+        matrixElems = s.matrixElems * wf;
         break;
     }
     case OpId::Dispatch:
@@ -155,7 +157,10 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
     c.hbmBytes = bytes;
     if (s.gemm) {
         // By size and precision, with the per-kernel fixed cost (gemm_model.h).
-        c.computeS = s.fp4 ? m_gemm.computeSFp4(flops, gemmElems) : m_gemm.computeS(s.fp8, flops, gemmElems);
+        if (matrixElems > 0) // grouped expert GEMMs: their own curve (gemm_model.h)
+            c.computeS = m_gemm.groupedComputeS(s.fp8, s.fp4 ? m_gemm.peakFp4 : 0, flops, matrixElems, gemmElems);
+        else
+            c.computeS = s.fp4 ? m_gemm.computeSFp4(flops, gemmElems) : m_gemm.computeS(s.fp8, flops, gemmElems);
         c.memoryS = m_gemm.memoryS(s.fp8, bytes);
         c.timeS = std::max(c.computeS, c.memoryS) + m_gemm.fixedS(s.fp8);
         return c;

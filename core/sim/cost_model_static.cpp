@@ -243,6 +243,8 @@ void CostModel::setGemmShapes(GemmMath math)
             o.fp4 = fp8 && math == GemmMath::Fp4;
         const double elementBytes = id == OpId::ExpertUp || id == OpId::ExpertDown ? expertBytes : wb;
         o.weightElems = (id == OpId::LmHead ? double(m.vocabSize) * h : o.weightBytes / elementBytes);
+        if (id == OpId::ExpertUp || id == OpId::ExpertDown) // gate and up are two such matrices
+            o.matrixElems = h * m.moe.expertFfnHidden;
     }
 }
 

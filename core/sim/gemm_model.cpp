@@ -23,6 +23,10 @@ GemmModel gemmModel(const GpuSpec& gpu, const GemmParams& kGemm)
     g.computeFp8 = kGemm.computeFp8;
     g.halfSizeElems = kGemm.halfSizeElems;
     g.minSizeElems = kGemm.minSizeElems;
+    g.groupedBf16 = kGemm.groupedComputeBf16;
+    g.groupedFp8 = kGemm.groupedComputeFp8;
+    g.groupedHalfBf16 = kGemm.groupedHalfSizeBf16;
+    g.groupedHalfFp8 = kGemm.groupedHalfSizeFp8;
     const double hbm = gpu.hbmTbps * 1e12, scale = gpu.efficiency.hbm / kGemm.refHbm;
     g.streamBf16 = hbm * std::min(1.0, kGemm.streamBf16 * scale);
     g.streamFp8 = hbm * std::min(1.0, kGemm.streamFp8 * scale);

@@ -30,6 +30,8 @@ struct GemmModel {
     double halfSizeElems = 1;
     double minSizeElems = 0;
     double computeBf16 = 0, computeFp8 = 0;
+    // Grouped expert GEMMs (GemmParams::grouped*): 0 means the dense curve.
+    double groupedBf16 = 0, groupedFp8 = 0, groupedHalfBf16 = 0, groupedHalfFp8 = 0;
 
     // Share of the peak a GEMM with `weightElems` (n x k of one GPU's shard) reaches at large m:
     // C * S / (S + S0), times the knob's scale, at most 1; below the smallest measured GEMM, S
@@ -44,6 +46,23 @@ struct GemmModel {
     double computeS(bool fp8, double flops, double weightElems) const
     {
         return flops / ((fp8 ? peakFp8 : peakBf16) * computeEfficiency(fp8, std::max(1.0, weightElems)));
+    }
+    // A grouped expert GEMM's share of the peak: its own curve C x S / (S + S0) with S one
+    // projection matrix of one expert's shard (`matrixElems`), no floor (the MoE table reaches
+    // down to 0.1 M elements); where the profile has no grouped curve, the dense one at the
+    // projection's n x k (`gemmElems`). Shape only, so linear in the tokens.
+    double groupedEfficiency(bool fp8, double matrixElems, double gemmElems) const
+    {
+        const double c = fp8 ? groupedFp8 : groupedBf16;
+        if (c <= 0)
+            return computeEfficiency(fp8, gemmElems);
+        const double S = std::max(1.0, matrixElems);
+        return std::min(1.0, c * computeScale * S / (S + (fp8 ? groupedHalfFp8 : groupedHalfBf16)));
+    }
+    double groupedComputeS(bool fp8, double fp4Peak, double flops, double matrixElems, double gemmElems) const
+    {
+        const double peak = fp4Peak > 0 ? fp4Peak : fp8 ? peakFp8 : peakBf16;
+        return flops / (peak * groupedEfficiency(fp8, matrixElems, std::max(1.0, gemmElems)));
     }
     // A GEMM on FP4 tensor cores: the FP4 peak with FP8's efficiency curve (no FP4 GEMM was
     // measured; docs/simulator.md §3, "Weight formats").

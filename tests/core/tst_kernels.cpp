@@ -369,10 +369,10 @@ private Q_SLOTS:
     // Grouped expert GEMMs (one MoE layer's up and down on one GPU, no communication) against
     // TensorRT-LLM's H100 MoE table (aiconfigurator trtllm 1.3.0rc20, Qwen3-235B-A22B's shape:
     // hidden 4096, expert width 1536, top-8 of 128, FP8, tokens spread evenly: "balanced").
-    // Never fitted: the GEMM model of docs/kernels.md priced per expert. Expert parallel (expert
-    // TP 1) rows within ±25%. With expert TP > 1 the model is too fast at 1024+ tokens (its
-    // small shards keep the 7168 x 2048 efficiency): printed, a documented gap (docs/kernels.md,
-    // "Grouped expert GEMMs"); every row at least 0.25 of the measured time.
+    // The profile's grouped-GEMM curve was fitted to the same table's EP 1 rows (scripts/
+    // fit_grouped_gemm.py), not to these EP 2-8 rows. Expert parallel (expert TP 1) rows within
+    // ±25%; with expert TP > 1 every row within 0.6-1.25 (the dense curve, held at 7168 x 2048
+    // for small shards, priced TP 8 at 4,096+ tokens at 0.30 of the measured time).
     void groupedExpertGemms()
     {
         const int tokens[] = {16, 64, 256, 1024, 4096, 16384};
@@ -414,7 +414,7 @@ private Q_SLOTS:
                 if (r.etp == 1)
                     QVERIFY2(ratio >= 0.75 && ratio <= 1.25,
                              qPrintable(QStringLiteral("EP %1, %2 tokens: model %3 ms, measured %4").arg(r.ep).arg(T).arg(ms).arg(r.ms[i])));
-                QVERIFY2(ratio >= 0.25 && ratio <= 1.25,
+                QVERIFY2(ratio >= 0.6 && ratio <= 1.25,
                          qPrintable(QStringLiteral("expert TP %1, %2 tokens: model %3 ms, measured %4").arg(r.etp).arg(T).arg(ms).arg(r.ms[i])));
             }
             qInfo("%s", qPrintable(line));

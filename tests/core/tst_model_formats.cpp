@@ -133,7 +133,10 @@ void TestModelFormats::fourBitExpertsReadFewerBytes()
 void TestModelFormats::fourBitModelFitsMoreBatch()
 {
     // gpt-oss-120b with its MXFP4 experts fits one H100 (the model card's claim); in BF16
-    // it does not; the recipe's batch on 8 GPUs is larger with 4-bit experts.
+    // it does not. On 8 GPUs the 4-bit experts leave more memory for the KV cache and the
+    // recipe serves at least as much: a larger batch, or the same batch faster (where the
+    // step is bound by the expert-TP shards' grouped GEMMs, which run at BF16 either way on
+    // H100, the same).
     Scenario s = scenarioWith("gpt-oss-120b", "h100-8");
     QVERIFY(weightBytes(s.model) / 1e9 < 70);
     ModelSpec bf = s.model;
@@ -145,7 +148,9 @@ void TestModelFormats::fourBitModelFitsMoreBatch()
     QVERIFY(four.found && sixteen.found);
     QVERIFY2(four.result.memory.weightsGb < 0.4 * sixteen.result.memory.weightsGb,
              qPrintable(QString::number(four.result.memory.weightsGb)));
-    QVERIFY2(four.plan.batch > sixteen.plan.batch || four.result.tokensPerSPerGpu > sixteen.result.tokensPerSPerGpu,
+    const auto kvRoom = [](const RecipePlan& r) { return r.result.memory.capacityGb - r.result.memory.weightsGb; };
+    QVERIFY2(kvRoom(four) > kvRoom(sixteen) + 10, qPrintable(QString("%1 / %2 GB").arg(kvRoom(four)).arg(kvRoom(sixteen))));
+    QVERIFY2(four.plan.batch >= sixteen.plan.batch && four.result.tokensPerSPerGpu >= sixteen.result.tokensPerSPerGpu,
              qPrintable(QString("%1 / %2").arg(four.plan.batch).arg(sixteen.plan.batch)));
 }
 

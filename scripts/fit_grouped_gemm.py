@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Fits the grouped expert GEMM's compute curve of a kernel profile (gemm.grouped_* in
+resources/profiles/*.json; docs/kernels.md, "Grouped expert GEMMs") to TensorRT-LLM's
+measured MoE table for one GPU (NVIDIA aiconfigurator, moe/trtllm/1.3.0rc20/moe_perf.parquet).
+
+One MoE layer on one GPU, "balanced" token distribution, the CUTLASS grouped kernels
+(moe_torch_flow_cutlass), BF16 and per-tensor FP8. The model is the one core/sim prices an
+expert layer with: the up (gate + up) and down projections of every expert that receives a
+token, each max(FLOPs / (peak x C x S / (S + S0)), bytes / stream) + the GEMM's isolated
+floor, with S = hidden x (expert width / expert TP), one projection matrix of one expert's
+shard. C and S0 are fitted per precision by least squares on log(model / measured) over
+the compute-bound rows (>= 1,024 tokens and >= 128 tokens per expert); rows more than 2x
+off after a first fit are dropped and counted (a kernel that does not follow the curve).
+Then every row of the table (all token counts) is compared.
+Usage: scripts/fit_grouped_gemm.py AICONFIGURATOR_GIT_DIR [h100_sxm|h200_sxm]"""
+import datetime, math, os, platform, statistics, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fit_gpu_profile import HBM, PEAK_BF16, PEAK_FP8, ROOT, table  # noqa: E402
+
+MOE = ROOT + "/{gpu}/moe/trtllm/1.3.0rc20/moe_perf.parquet"
+# The profile's GEMM streaming shares (resources/profiles/<gpu>.json, gemm.stream_*) and
+# the isolated GEMM floors the tables were timed with (docs/kernels.md).
+STREAM = {"h100_sxm": {"bfloat16": 0.840, "fp8": 0.696}, "h200_sxm": {"bfloat16": 0.861, "fp8": 0.704}}
+FIXED = {"bfloat16": 4e-6, "fp8": 10.7e-6}
+PEAK = {"bfloat16": PEAK_BF16, "fp8": PEAK_FP8}
+EB = {"bfloat16": 2, "fp8": 1}
+
+
+def rows_of(tab):
+    out = []
+    for r in tab:
+        if r["distribution"] != "balanced" or r["kernel_source"] != "moe_torch_flow_cutlass":
+            continue
+        if r["moe_dtype"] not in PEAK:
+            continue
+        out.append({"dt": r["moe_dtype"], "T": int(r["num_tokens"]), "h": int(r["hidden_size"]),
+                    "F": int(r["inter_size"]), "k": int(r["topk"]), "E": int(r["num_experts"]),
+                    "tp": int(r["moe_tp_size"]), "ep": int(r["moe_ep_size"]), "ms": float(r["latency"])})
+    return out
+
+
+def model_ms(r, C, S0, gpu):
+    dt, T, h, k, E, tp, ep = r["dt"], r["T"], r["h"], r["k"], r["E"], r["tp"], r["ep"]
+    f = r["F"] / tp
+    pairs = T * k / ep
+    active = E / ep * (1 - (1 - k / E) ** T)
+    S = h * f
+    eff = min(1.0, C * S / (S + S0))
+    stream = STREAM[gpu][dt] * HBM[gpu]
+    t = 0
+    for n_mats, act in ((2, h + 3 * f), (1, f + h)):  # up (gate + up), down
+        flops = pairs * 2 * n_mats * h * f
+        byts = active * n_mats * h * f * EB[dt] + pairs * act * 2
+        t += max(flops / (PEAK[dt] * eff), byts / stream) + FIXED[dt]
+    return t * 1e3
+
+
+def fit(rows, gpu):
+    def err(C, S0, rs):
+        return sum(math.log(model_ms(r, C, S0, gpu) / r["ms"]) ** 2 for r in rs)
+
+    def grid(rs):
+        best = None
+        for C in [x / 100 for x in range(40, 101, 2)]:
+            for S0 in [x * 2.5e5 for x in range(1, 41)]:
+                e = err(C, S0, rs)
+                if best is None or e < best[0]:
+                    best = (e, C, S0)
+        _, C, S0 = best
+        for C2 in [C + d / 1000 for d in range(-20, 21)]:  # refine
+            for S2 in [S0 + d * 2.5e4 for d in range(-10, 11)]:
+                if S2 > 0 and C2 > 0:
+                    e = err(C2, S2, rs)
+                    if e < best[0]:
+                        best = (e, C2, S2)
+        return best
+
+    bound = [r for r in rows if r["T"] >= 1024 and r["T"] * r["k"] / r["E"] >= 128]
+    _, C, S0 = grid(bound)
+    kept = [r for r in bound if abs(math.log(model_ms(r, C, S0, gpu) / r["ms"])) <= math.log(2)]
+    e, C, S0 = grid(kept)
+    return C, S0, len(bound), len(kept), math.sqrt(e / len(kept))
+
+
+# The dense GEMM curve the profile used for experts before (gemm.compute_*, half_size_elems
+# 9.07 M, held at 7168 x 2048 below it), S the projection's n x k: for comparison.
+DENSE_C = {"bfloat16": 0.863, "fp8": 0.693}
+
+
+def dense_ms(gpu):
+    def ms(r):
+        dt, T, h, k, E, tp, ep = r["dt"], r["T"], r["h"], r["k"], r["E"], r["tp"], r["ep"]
+        f = r["F"] / tp
+        pairs, active = T * k / ep, E / ep * (1 - (1 - k / E) ** T)
+        t = 0
+        for n_mats, act in ((2, h + 3 * f), (1, f + h)):
+            S = max(n_mats * h * f, 7168 * 2048)
+            eff = DENSE_C[dt] * S / (S + 9.07e6)
+            flops = pairs * 2 * n_mats * h * f
+            byts = active * n_mats * h * f * EB[dt] + pairs * act * 2
+            t += max(flops / (PEAK[dt] * eff), byts / (STREAM[gpu][dt] * HBM[gpu])) + FIXED[dt]
+        return t * 1e3
+    return ms
+
+
+def summary_of(rows, fn):
+    ratios = sorted(fn(r) / r["ms"] for r in rows)
+    n = len(ratios)
+    within = sum(1 for x in ratios if 0.8 <= x <= 1.25)
+    return n, within, ratios[n // 10], statistics.median(ratios), ratios[9 * n // 10]
+
+
+def main():
+    repo = sys.argv[1]
+    gpu = sys.argv[2] if len(sys.argv) > 2 else "h100_sxm"
+    commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    here = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(__file__)), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    print(f"Generated by scripts/fit_grouped_gemm.py on {datetime.date.today()}, commit {here}, aiconfigurator {commit}, "
+          f"{platform.machine()} ({os.cpu_count()} cores)")
+    rows = rows_of(table(repo, MOE.format(gpu=gpu)))
+    for dt in ("bfloat16", "fp8"):
+        # Fitted where every expert is local (EP 1): with EP the table also times the routing
+        # and permutation of every token of the layer, which the model prices elsewhere
+        # (dispatch and combine). Compared on every row below.
+        rs = [r for r in rows if r["dt"] == dt]
+        C, S0, nb, nk, rms = fit([r for r in rs if r["ep"] == 1], gpu)
+        print(f"{gpu} grouped GEMM {dt}: C {C:.3f}, S0 {S0 / 1e6:.2f} M elements; fitted on {nk} of {nb} "
+              f"compute-bound rows (RMS log {rms:.3f}; {nb - nk} more than 2x off dropped)")
+        drop = sorted({(r["h"], r["F"], r["k"], r["E"]) for r in rs if r["T"] >= 1024 and r["T"] * r["k"] / r["E"] >= 128
+                       and abs(math.log(model_ms(r, C, S0, gpu) / r["ms"])) > math.log(2)})
+        if drop:
+            print("  shapes with a dropped row (hidden, width, top-k, experts): " + "; ".join(map(str, drop)))
+        for name, sel in (("EP 1", lambda r: r["ep"] == 1), ("EP 2-8", lambda r: 2 <= r["ep"] <= 8),
+                          ("EP 16+", lambda r: r["ep"] >= 16)):
+            big = [r for r in rs if r["T"] >= 1024 and sel(r)]
+            for label, fn in (("grouped curve", lambda r: model_ms(r, C, S0, gpu)), ("dense curve", dense_ms(gpu))):
+                n, w, p10, med, p90 = summary_of(big, fn)
+                print(f"  {name}, >= 1,024 tokens, {label} ({n} rows): {w} within 0.8-1.25, "
+                      f"p10 / median / p90 {p10:.2f} / {med:.2f} / {p90:.2f}")
+
+
+if __name__ == "__main__":
+    main()
