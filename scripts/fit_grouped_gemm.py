@@ -40,20 +40,25 @@ def rows_of(tab):
     return out
 
 
-def model_ms(r, C, S0, gpu):
+def layer_ms(r, gpu, share):
+    """One layer's up (gate + up) and down projections on one GPU; `share(dt, n_mats, h, f)`
+    is the compute share of the peak for a projection of n_mats matrices of h x f."""
     dt, T, h, k, E, tp, ep = r["dt"], r["T"], r["h"], r["k"], r["E"], r["tp"], r["ep"]
     f = r["F"] / tp
     pairs = T * k / ep
     active = E / ep * (1 - (1 - k / E) ** T)
-    S = h * f
-    eff = min(1.0, C * S / (S + S0))
     stream = STREAM[gpu][dt] * HBM[gpu]
     t = 0
-    for n_mats, act in ((2, h + 3 * f), (1, f + h)):  # up (gate + up), down
+    for n_mats, act in ((2, h + 3 * f), (1, f + h)):
         flops = pairs * 2 * n_mats * h * f
         byts = active * n_mats * h * f * EB[dt] + pairs * act * 2
-        t += max(flops / (PEAK[dt] * eff), byts / stream) + FIXED[dt]
+        t += max(flops / (PEAK[dt] * share(dt, n_mats, h, f)), byts / stream) + FIXED[dt]
     return t * 1e3
+
+
+def model_ms(r, C, S0, gpu):
+    """The grouped curve: S = h x f, one matrix of one expert's shard, no floor."""
+    return layer_ms(r, gpu, lambda dt, n, h, f: min(1.0, C * h * f / (h * f + S0)))
 
 
 def fit(rows, gpu):
@@ -89,19 +94,10 @@ DENSE_C = {"bfloat16": 0.863, "fp8": 0.693}
 
 
 def dense_ms(gpu):
-    def ms(r):
-        dt, T, h, k, E, tp, ep = r["dt"], r["T"], r["h"], r["k"], r["E"], r["tp"], r["ep"]
-        f = r["F"] / tp
-        pairs, active = T * k / ep, E / ep * (1 - (1 - k / E) ** T)
-        t = 0
-        for n_mats, act in ((2, h + 3 * f), (1, f + h)):
-            S = max(n_mats * h * f, 7168 * 2048)
-            eff = DENSE_C[dt] * S / (S + 9.07e6)
-            flops = pairs * 2 * n_mats * h * f
-            byts = active * n_mats * h * f * EB[dt] + pairs * act * 2
-            t += max(flops / (PEAK[dt] * eff), byts / (STREAM[gpu][dt] * HBM[gpu])) + FIXED[dt]
-        return t * 1e3
-    return ms
+    def share(dt, n_mats, h, f):
+        S = max(n_mats * h * f, 7168 * 2048)
+        return DENSE_C[dt] * S / (S + 9.07e6)
+    return lambda r: layer_ms(r, gpu, share)
 
 
 def summary_of(rows, fn):

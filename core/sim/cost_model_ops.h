@@ -158,7 +158,7 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
     if (s.gemm) {
         // By size and precision, with the per-kernel fixed cost (gemm_model.h).
         if (matrixElems > 0) // grouped expert GEMMs: their own curve (gemm_model.h)
-            c.computeS = m_gemm.groupedComputeS(s.fp8, s.fp4 ? m_gemm.peakFp4 : 0, flops, matrixElems, gemmElems);
+            c.computeS = m_gemm.groupedComputeS(s.fp8, s.fp4, flops, matrixElems, gemmElems);
         else
             c.computeS = s.fp4 ? m_gemm.computeSFp4(flops, gemmElems) : m_gemm.computeS(s.fp8, flops, gemmElems);
         c.memoryS = m_gemm.memoryS(s.fp8, bytes);

@@ -59,9 +59,9 @@ struct GemmModel {
         const double S = std::max(1.0, matrixElems);
         return std::min(1.0, c * computeScale * S / (S + (fp8 ? groupedHalfFp8 : groupedHalfBf16)));
     }
-    double groupedComputeS(bool fp8, double fp4Peak, double flops, double matrixElems, double gemmElems) const
+    double groupedComputeS(bool fp8, bool fp4, double flops, double matrixElems, double gemmElems) const
     {
-        const double peak = fp4Peak > 0 ? fp4Peak : fp8 ? peakFp8 : peakBf16;
+        const double peak = fp4 ? peakFp4 : fp8 ? peakFp8 : peakBf16;
         return flops / (peak * groupedEfficiency(fp8, matrixElems, std::max(1.0, gemmElems)));
     }
     // A GEMM on FP4 tensor cores: the FP4 peak with FP8's efficiency curve (no FP4 GEMM was
