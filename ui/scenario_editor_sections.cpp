@@ -541,8 +541,10 @@ void ScenarioEditor::addSpeculativeFields(QFormLayout* form)
     accept->setRange(0, 1);
     accept->setSingleStep(0.05);
     accept->setSpecialValueText(tr("published rate"));
-    setFieldToolTip(accept, tr("Chance that each drafted token is accepted, given the earlier ones were; \"published "
-                               "rate\" takes the model family's (DeepSeek-V3: 0.875, its technical report)."));
+    setFieldToolTip(accept, tr("Chance that each drafted token is accepted, given the earlier ones were, the same at "
+                               "every depth; \"published rate\" takes the model family's by depth (DeepSeek-V3: its technical "
+                               "report's rate for the first draft, a lower one for deeper drafts from GLM-5's measured "
+                               "acceptance length of DeepSeek-V3.2; docs/simulator.md §4)."));
     registerField(QStringLiteral("workload.speculative.acceptance_rate"), accept, [this, accept] {
         const QSignalBlocker block(accept);
         accept->setValue(std::max(0.0, m_scenario.workload.speculative.acceptanceRate));

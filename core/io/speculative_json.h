@@ -1,7 +1,8 @@
 // Speculative decoding in scenario files ("workload.speculative", docs/simulator.md §4,
 // "Speculative decoding"):
 //   {"method": "mtp", "draft_tokens": 3, "acceptance_rate": 0.8}
-// acceptance_rate (per drafted token) is optional: the model family's published rate.
+// acceptance_rate (per drafted token, every depth) is optional: the model family's published
+// rates by depth.
 // Absent: off. Errors name the JSON path (workload.speculative.draft_tokens).
 #pragma once
 

@@ -249,17 +249,26 @@ struct SpeculativeSpec {
     bool on() const { return method != SpeculativeMethod::None && draftTokens > 0; }
     bool operator==(const SpeculativeSpec&) const = default;
 };
-// Expected tokens a sequence emits per step with k drafts each accepted with probability a
-// (given the earlier ones were): 1 + a + ... + a^k = (1 - a^(k+1)) / (1 - a); 1 when off.
+// How likely each drafted token is accepted, given the earlier ones were: `first` for the
+// first draft, `later` for every deeper one (one rate for all depths: first == later).
+// first < 0: no rate (neither given nor published).
+struct DraftAcceptance {
+    double first = -1;
+    double later = -1;
+};
+// Expected tokens a sequence emits per step with k drafts: 1 + a1 · (1 + b + ... + b^(k-1))
+// for first-draft rate a1 and deeper rate b; with one rate a, (1 - a^(k+1)) / (1 - a).
+// 1 when off.
+double speculativeTokensPerStep(DraftAcceptance a, int draftTokens);
 double speculativeTokensPerStep(double acceptanceRate, int draftTokens);
-// The published per-token MTP acceptance rate of a model's family, or < 0 when none is
+// The published MTP acceptance of a model's family by draft depth, first < 0 when none is
 // published (docs/simulator.md §4, "Speculative decoding", sources).
-double publishedMtpAcceptance(const ModelSpec& m);
+DraftAcceptance publishedMtpAcceptance(const ModelSpec& m);
 // DeepSeek-V3's family (V3, R1): the models whose checkpoints carry the MTP module, whose
 // published acceptance rate the default is, and whose MTP the engines' exports name.
 bool deepSeekV3Family(const ModelSpec& m);
-// The acceptance rate a workload runs `m` with: its own, else the family's (< 0: neither).
-double speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m);
+// The acceptance a workload runs `m` with: its own rate at every depth, else the family's.
+DraftAcceptance speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m);
 // Ranges at `prefix` ("workload.speculative"); with a model, also that an acceptance rate
 // is given or published for it.
 FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, const std::string& prefix);

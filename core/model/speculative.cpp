@@ -13,11 +13,27 @@ namespace shardlab {
 namespace {
 // DeepSeek-V3 technical report (arXiv 2412.19437), §5.4.3 "Multi-Token Prediction
 // Evaluation": "the acceptance rate of the second token prediction ranges between 85% and
-// 90% across various generation topics". The middle of that range, for the DeepSeek-V3
-// family (V3, R1: the same architecture and MTP module). Measured for one drafted token;
-// taken as the rate of every further draft of the same module (docs: it overstates deeper
-// drafts).
-constexpr double kDeepSeekV3MtpAcceptance = 0.875;
+// 90% across various generation topics". The middle of that range is the family's rate for
+// the first drafted token (V3, R1: the same architecture and MTP module).
+constexpr double kDeepSeekV3FirstDraftAcceptance = 0.875;
+// Deeper drafts reuse that one module on its own guesses and are accepted less often: the
+// GLM-5 report (Table 2) measures DeepSeek-V3.2 (the same MTP design) at an acceptance
+// length of 2.55 tokens per step with 4 speculative steps. The deeper drafts' rate is the one
+// that, after a first draft at the V3 report's rate, gives that length.
+constexpr double kDeepSeekV32AcceptanceLength = 2.55;
+constexpr int kDeepSeekV32AcceptanceSteps = 4;
+
+// The one deeper-draft rate b with 1 + first · (1 + b + ... + b^(k-1)) = length (bisection;
+// the left side grows with b).
+double laterRateGiving(double first, double length, int k)
+{
+    double lo = 0, hi = 1;
+    for (int i = 0; i < 60; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (speculativeTokensPerStep(DraftAcceptance{first, mid}, k) < length ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
 
 bool containsNoCase(const std::string& text, const std::string& word)
 {
@@ -39,15 +55,20 @@ bool speculativeMethodFromName(const std::string& name, SpeculativeMethod& out)
     return false;
 }
 
-double speculativeTokensPerStep(double a, int k)
+double speculativeTokensPerStep(DraftAcceptance a, int k)
 {
     if (k <= 0)
         return 1.0;
-    a = std::clamp(a, 0.0, 1.0);
-    if (a >= 1.0)
-        return k + 1.0;
-    return (1.0 - std::pow(a, k + 1)) / (1.0 - a);
+    const double first = std::clamp(a.first, 0.0, 1.0), later = std::clamp(a.later, 0.0, 1.0);
+    double reach = first, tokens = 1.0; // reach: the chance every draft so far was accepted
+    for (int depth = 1; depth <= k; ++depth) {
+        tokens += reach;
+        reach *= later;
+    }
+    return tokens;
 }
+
+double speculativeTokensPerStep(double a, int k) { return speculativeTokensPerStep(DraftAcceptance{a, a}, k); }
 
 bool deepSeekV3Family(const ModelSpec& m)
 {
@@ -55,11 +76,18 @@ bool deepSeekV3Family(const ModelSpec& m)
     return m.attention == AttentionKind::MLA && m.isMoe() && containsNoCase(m.name, "deepseek");
 }
 
-double publishedMtpAcceptance(const ModelSpec& m) { return deepSeekV3Family(m) ? kDeepSeekV3MtpAcceptance : -1; }
-
-double speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m)
+DraftAcceptance publishedMtpAcceptance(const ModelSpec& m)
 {
-    return s.acceptanceRate >= 0 ? s.acceptanceRate : publishedMtpAcceptance(m);
+    if (!deepSeekV3Family(m))
+        return {};
+    static const double later = laterRateGiving(kDeepSeekV3FirstDraftAcceptance, kDeepSeekV32AcceptanceLength,
+                                                kDeepSeekV32AcceptanceSteps);
+    return {kDeepSeekV3FirstDraftAcceptance, later};
+}
+
+DraftAcceptance speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m)
+{
+    return s.acceptanceRate >= 0 ? DraftAcceptance{s.acceptanceRate, s.acceptanceRate} : publishedMtpAcceptance(m);
 }
 
 FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, const std::string& p)
@@ -68,7 +96,7 @@ FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, co
     if (s.method == SpeculativeMethod::None)
         return e;
     if (m) { // the default's availability only (the ranges are checked without a model)
-        if (s.acceptanceRate < 0 && publishedMtpAcceptance(*m) < 0)
+        if (s.acceptanceRate < 0 && publishedMtpAcceptance(*m).first < 0)
             e.push_back({{}, p + ".acceptance_rate",
                          "no published MTP acceptance rate for model \"" + m->name
                              + "\" (published: the DeepSeek-V3 family); give one, per drafted token in [0, 1]"});

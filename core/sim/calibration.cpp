@@ -129,7 +129,7 @@ std::vector<CalibrationCase> servingAtLoadCases()
     CalibrationCase r2{"R2", "deepseek-v3", "TensorRT-LLM (PyTorch flow)", true, 8, 4, 1024, 2048, 1,
                        M::TpotMs, 1000.0 / 158.1, kTrtR1, 0, "h200", false, "check"};
     // MTP with 3 draft tokens; the blog gives no acceptance rate: the family's published
-    // default (model/speculative.cpp), never fitted to this row.
+    // default by draft depth (model/speculative.cpp), never fitted to this row.
     r2.speculative.method = SpeculativeMethod::Mtp;
     r2.speculative.draftTokens = 3;
     v.push_back(r2);

@@ -26,8 +26,9 @@ double CostModel::tokensPerStep() const
         return 1.0;
     const SpeculativeSpec& s = m_scenario.workload.speculative;
     // An acceptance rate neither given nor published is refused by validateScenario; a
-    // scenario built without it drafts nothing useful (one token per step).
-    return speculativeTokensPerStep(std::max(0.0, speculativeAcceptance(s, m_scenario.model)), s.draftTokens);
+    // scenario built without it drafts nothing useful (rates below 0 count as 0: one token
+    // per step).
+    return speculativeTokensPerStep(speculativeAcceptance(s, m_scenario.model), s.draftTokens);
 }
 
 int CostModel::draftPasses() const { return speculative() ? m_scenario.workload.speculative.draftTokens : 0; }
