@@ -158,11 +158,27 @@ void printSweepKnees(const std::vector<CalibrationRow>& rows, std::ostream& out)
     }
 }
 
+// Rows run with speculative decoding: what the drafts buy in the model, beside what a
+// published source measured for the same drafting.
+void printSpeculativeSpeedups(const std::vector<CalibrationRow>& rows, std::ostream& out)
+{
+    for (const auto& r : rows)
+        if (r.speculativeSpeedup > 0) {
+            out << "\nSpeculative decoding in row " << r.c.id << ": TPOT " << formatNumber("%.2f", r.speculativeSpeedup)
+                << "x faster than the same plan without drafts";
+            if (r.c.publishedSpeculativeSpeedup > 0)
+                out << " (published " << formatNumber("%.2f", r.c.publishedSpeculativeSpeedup) << "x: "
+                    << r.c.speculativeSpeedupSource << ")";
+            out << ".\n";
+        }
+}
+
 void printCalibrationTable(const std::vector<CalibrationRow>& rows, std::ostream& out)
 {
     printCalibrationRows(rows, out);
     printCalibrationSummary(rows, out);
     printSweepKnees(rows, out);
+    printSpeculativeSpeedups(rows, out);
 }
 
 int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
@@ -193,7 +209,8 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
                          {"saturated", r.error.empty() && !r.c.load.steady() ? nlohmann::ordered_json(r.saturated)
                                                                               : nlohmann::ordered_json()},
                          {"published_saturated", r.c.publishedSaturated},
-                         {"capacity_requests_per_s", r.capacityRequestsPerS}});
+                         {"capacity_requests_per_s", r.capacityRequestsPerS},
+                         {"speculative_speedup", r.speculativeSpeedup}});
         out << j.dump(2) << "\n";
         return kExitOk;
     }

@@ -45,6 +45,10 @@ struct CalibrationCase {
     // The published run offered more than the engine served: TTFT there is the length of
     // the run's queue, not a latency, so it is judged by whether saturation is reported.
     bool publishedSaturated = false;
+    // A row run with speculative decoding: the speed-up a published source measured for the
+    // same drafting (TPOT without drafts / with), to hold the model's own against (0: none).
+    double publishedSpeculativeSpeedup = 0;
+    std::string speculativeSpeedupSource{};
 };
 
 struct CalibrationRow {
@@ -57,6 +61,8 @@ struct CalibrationRow {
     // Rows run under a load protocol: the plan's capacity and whether the run was saturated.
     bool saturated = false;
     double capacityRequestsPerS = 0;
+    // Rows run with speculative decoding: the same plan's TPOT without it / with it.
+    double speculativeSpeedup = 0;
 };
 
 const std::vector<CalibrationCase>& calibrationCases();
