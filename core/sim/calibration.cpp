@@ -50,6 +50,35 @@ CalibrationCase tpRow(const std::string& id, const char* model, const char* gpu,
     return c;
 }
 
+// DeepSeek-R1 (DeepSeek-V3's architecture) on 8 H200: the blog's max-throughput and
+// minimum-latency rows.
+std::vector<CalibrationCase> deepSeekR1Cases()
+{
+    using M = CalibrationMetric;
+    std::vector<CalibrationCase> v;
+    CalibrationCase r1{"R1", "deepseek-v3", "TensorRT-LLM (PyTorch flow)", true, 8, 8, 1024, 2048, 1024,
+                       M::OutputTokensPerS, 11489.3, kTrtR1, 0, "h200", true, "check"};
+    r1.maxNumTokens = 8 * 1151; // max_num_tokens 1151 on each of the 8 attention-DP ranks
+    r1.load.protocol = LoadProtocol::Concurrency;
+    r1.load.concurrency = 1024;
+    r1.load.requests = 5120;
+    r1.load.warmupRequests = 0;
+    v.push_back(r1);
+    CalibrationCase r2{"R2", "deepseek-v3", "TensorRT-LLM (PyTorch flow)", true, 8, 4, 1024, 2048, 1,
+                       M::TpotMs, 1000.0 / 158.1, kTrtR1, 0, "h200", false, "check"};
+    // MTP with 3 draft tokens; the blog gives no acceptance rate: the family's published
+    // default by draft depth (model/speculative.cpp), never fitted to this row.
+    r2.speculative.method = SpeculativeMethod::Mtp;
+    r2.speculative.draftTokens = 3;
+    // Held against, not fitted: 3 MTP drafts at batch 1 measured 2.16x the speed without
+    // them on 8 B200 (FP4 weights, MLA TP 8, MoE EP 2), ISL/OSL 1K/2K.
+    r2.publishedSpeculativeSpeedup = 2.16;
+    r2.speculativeSpeedupSource = "TensorRT-LLM blog DeepSeek_R1_MTP_Implementation_and_Optimization "
+                                  "(NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog2_*), Evaluation: 8 B200, FP4";
+    v.push_back(r2);
+    return v;
+}
+
 // measurements: "Serving at load, MoE by TP, and speculative decoding". The split into sets
 // was fixed before the request-level model was written: the H100 request-rate sweep is
 // what the load model may be fitted on; the H200 sweep and the H200 columns of the TP
@@ -117,27 +146,8 @@ std::vector<CalibrationCase> servingAtLoadCases()
         v.push_back(tpRow("T" + std::to_string(++n), "llama3-70b", "h100", 1 << k, 2048, 128, at2048[k], "check"));
     for (int k = 1; k < 4; ++k)
         v.push_back(tpRow("T" + std::to_string(++n), "llama3-70b", "h100", 1 << k, 20000, 2000, at20000[k], "held_out"));
-    // DeepSeek-R1 (DeepSeek-V3's architecture) on 8 H200.
-    CalibrationCase r1{"R1", "deepseek-v3", "TensorRT-LLM (PyTorch flow)", true, 8, 8, 1024, 2048, 1024,
-                       M::OutputTokensPerS, 11489.3, kTrtR1, 0, "h200", true, "check"};
-    r1.maxNumTokens = 8 * 1151; // max_num_tokens 1151 on each of the 8 attention-DP ranks
-    r1.load.protocol = LoadProtocol::Concurrency;
-    r1.load.concurrency = 1024;
-    r1.load.requests = 5120;
-    r1.load.warmupRequests = 0;
-    v.push_back(r1);
-    CalibrationCase r2{"R2", "deepseek-v3", "TensorRT-LLM (PyTorch flow)", true, 8, 4, 1024, 2048, 1,
-                       M::TpotMs, 1000.0 / 158.1, kTrtR1, 0, "h200", false, "check"};
-    // MTP with 3 draft tokens; the blog gives no acceptance rate: the family's published
-    // default by draft depth (model/speculative.cpp), never fitted to this row.
-    r2.speculative.method = SpeculativeMethod::Mtp;
-    r2.speculative.draftTokens = 3;
-    // Held against, not fitted: 3 MTP drafts at batch 1 measured 2.16x the speed without
-    // them on 8 B200 (FP4 weights, MLA TP 8, MoE EP 2), ISL/OSL 1K/2K.
-    r2.publishedSpeculativeSpeedup = 2.16;
-    r2.speculativeSpeedupSource = "TensorRT-LLM blog DeepSeek_R1_MTP_Implementation_and_Optimization "
-                                  "(NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog2_*), Evaluation: 8 B200, FP4";
-    v.push_back(r2);
+    for (CalibrationCase& c : deepSeekR1Cases())
+        v.push_back(c);
     return v;
 }
 
