@@ -103,8 +103,10 @@ private:
     QWidget* buildWorkloadSection();
     QWidget* buildConstraintsSection(); // scenario_constraints_section.cpp
     void buildImportRow(QFormLayout* form); // scenario_hf_import.cpp
-    // Speculative decoding's draft tokens and acceptance rate (workload form).
+    // Speculative decoding's draft tokens, acceptance rate and length (workload form,
+    // scenario_speculative_fields.cpp).
     void addSpeculativeFields(QFormLayout* form);
+    void addAcceptanceFields(QFormLayout* form, QDoubleSpinBox* accept, QDoubleSpinBox* length);
     // The load protocol: steady state, closed or open loop (scenario_load_fields.cpp).
     void addLoadFields(QFormLayout* form);
     void addLoadValueFields(QFormLayout* form, QSpinBox* concurrency, QDoubleSpinBox* rate);

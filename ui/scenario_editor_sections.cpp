@@ -512,49 +512,4 @@ QWidget* ScenarioEditor::buildWorkloadSection()
     return box;
 }
 
-void ScenarioEditor::addSpeculativeFields(QFormLayout* form)
-{
-    // workload.speculative: off at 0 draft tokens (MTP otherwise); an acceptance rate of 0
-    // stands for the model family's published rate (the file's absent field).
-    auto* drafts = new FieldSpinBox;
-    auto* accept = new FieldDoubleSpinBox;
-    drafts->setFocusPolicy(Qt::StrongFocus);
-    drafts->setRange(0, kMaxDraftTokens);
-    drafts->setSpecialValueText(tr("off"));
-    drafts->setSuffix(tr(" draft tokens"));
-    setFieldToolTip(drafts, tr("Speculative decoding with the model's MTP module: tokens drafted per sequence per step; "
-                               "the step verifies them all and keeps the accepted ones (docs/simulator.md §4)."));
-    registerField(QStringLiteral("workload.speculative.draft_tokens"), drafts, [this, drafts] {
-        const QSignalBlocker block(drafts);
-        drafts->setValue(m_scenario.workload.speculative.on() ? m_scenario.workload.speculative.draftTokens : 0);
-    });
-    connect(drafts, &QSpinBox::valueChanged, this, [this, accept](int k) {
-        SpeculativeSpec& sp = m_scenario.workload.speculative;
-        sp.draftTokens = k;
-        sp.method = k > 0 ? SpeculativeMethod::Mtp : SpeculativeMethod::None;
-        accept->setEnabled(k > 0);
-        userEdited();
-    });
-    form->addRow(tr("Speculative"), drafts);
-    accept->setFocusPolicy(Qt::StrongFocus);
-    accept->setDecimals(3);
-    accept->setRange(0, 1);
-    accept->setSingleStep(0.05);
-    accept->setSpecialValueText(tr("published rate"));
-    setFieldToolTip(accept, tr("Chance that each drafted token is accepted, given the earlier ones were, the same at "
-                               "every depth; \"published rate\" takes the model family's by depth (DeepSeek-V3: its technical "
-                               "report's rate for the first draft, a lower one for deeper drafts from GLM-5's measured "
-                               "acceptance length of DeepSeek-V3.2; docs/simulator.md §4)."));
-    registerField(QStringLiteral("workload.speculative.acceptance_rate"), accept, [this, accept] {
-        const QSignalBlocker block(accept);
-        accept->setValue(std::max(0.0, m_scenario.workload.speculative.acceptanceRate));
-        accept->setEnabled(m_scenario.workload.speculative.on());
-    });
-    connect(accept, &QDoubleSpinBox::valueChanged, this, [this](double a) {
-        m_scenario.workload.speculative.acceptanceRate = a > 0 ? a : -1;
-        userEdited();
-    });
-    form->addRow(tr("Acceptance"), accept);
-}
-
 } // namespace shardlab::ui

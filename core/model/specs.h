@@ -246,6 +246,9 @@ struct SpeculativeSpec {
     SpeculativeMethod method = SpeculativeMethod::None;
     int draftTokens = 0;          // k: tokens drafted per sequence per step
     double acceptanceRate = -1;   // per drafted token, in [0, 1]; < 0: the model family's published rate
+    // Or the mean tokens a sequence emits per step, as engines report it (the verified token
+    // included), in [1, draftTokens + 1]; < 0: not given. At most one of the two is given.
+    double acceptanceLength = -1;
     bool on() const { return method != SpeculativeMethod::None && draftTokens > 0; }
     bool operator==(const SpeculativeSpec&) const = default;
 };
@@ -267,7 +270,8 @@ DraftAcceptance publishedMtpAcceptance(const ModelSpec& m);
 // DeepSeek-V3's family (V3, R1): the models whose checkpoints carry the MTP module, whose
 // published acceptance rate the default is, and whose MTP the engines' exports name.
 bool deepSeekV3Family(const ModelSpec& m);
-// The acceptance a workload runs `m` with: its own rate at every depth, else the family's.
+// The acceptance a workload runs `m` with: its own rate at every depth (or the one rate that
+// gives its acceptance length), else the family's.
 DraftAcceptance speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m);
 // Ranges at `prefix` ("workload.speculative"); with a model, also that an acceptance rate
 // is given or published for it.

@@ -23,14 +23,15 @@ constexpr double kDeepSeekV3FirstDraftAcceptance = 0.875;
 constexpr double kDeepSeekV32AcceptanceLength = 2.55;
 constexpr int kDeepSeekV32AcceptanceSteps = 4;
 
-// The one deeper-draft rate b with 1 + first · (1 + b + ... + b^(k-1)) = length (bisection;
-// the left side grows with b).
-double laterRateGiving(double first, double length, int k)
+// The rate b in [0, 1] at which k drafts give `length` tokens per step (bisection; tokens
+// per step grow with b): the deeper drafts' rate after a first draft at `first`, or with
+// first < 0 one rate for every depth.
+double rateGiving(double length, int k, double first = -1)
 {
     double lo = 0, hi = 1;
     for (int i = 0; i < 60; ++i) {
         const double mid = 0.5 * (lo + hi);
-        (speculativeTokensPerStep(DraftAcceptance{first, mid}, k) < length ? lo : hi) = mid;
+        (speculativeTokensPerStep(DraftAcceptance{first < 0 ? mid : first, mid}, k) < length ? lo : hi) = mid;
     }
     return 0.5 * (lo + hi);
 }
@@ -80,13 +81,17 @@ DraftAcceptance publishedMtpAcceptance(const ModelSpec& m)
 {
     if (!deepSeekV3Family(m))
         return {};
-    static const double later = laterRateGiving(kDeepSeekV3FirstDraftAcceptance, kDeepSeekV32AcceptanceLength,
-                                                kDeepSeekV32AcceptanceSteps);
+    static const double later = rateGiving(kDeepSeekV32AcceptanceLength, kDeepSeekV32AcceptanceSteps,
+                                           kDeepSeekV3FirstDraftAcceptance);
     return {kDeepSeekV3FirstDraftAcceptance, later};
 }
 
 DraftAcceptance speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec& m)
 {
+    if (s.acceptanceLength >= 0) {
+        const double a = rateGiving(s.acceptanceLength, s.draftTokens);
+        return {a, a};
+    }
     return s.acceptanceRate >= 0 ? DraftAcceptance{s.acceptanceRate, s.acceptanceRate} : publishedMtpAcceptance(m);
 }
 
@@ -96,10 +101,11 @@ FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, co
     if (s.method == SpeculativeMethod::None)
         return e;
     if (m) { // the default's availability only (the ranges are checked without a model)
-        if (s.acceptanceRate < 0 && publishedMtpAcceptance(*m).first < 0)
+        if (s.acceptanceRate < 0 && s.acceptanceLength < 0 && publishedMtpAcceptance(*m).first < 0)
             e.push_back({{}, p + ".acceptance_rate",
                          "no published MTP acceptance rate for model \"" + m->name
-                             + "\" (published: the DeepSeek-V3 family); give one, per drafted token in [0, 1]"});
+                             + "\" (published: the DeepSeek-V3 family); give one, per drafted token in [0, 1], or "
+                               "acceptance_length, the tokens per step your engine reports"});
         return e;
     }
     if (s.draftTokens < 1 || s.draftTokens > kMaxDraftTokens)
@@ -111,6 +117,15 @@ FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, co
         char buf[120];
         std::snprintf(buf, sizeof buf, "must be between 0 and 1 (got %g)", a);
         e.push_back({{}, p + ".acceptance_rate", buf});
+    }
+    const double len = s.acceptanceLength;
+    if (!std::isfinite(len) || (len >= 0 ? len < 1 || len > s.draftTokens + 1 : len != -1)) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "must be between 1 and %d, draft_tokens + 1 (got %g)", s.draftTokens + 1, len);
+        e.push_back({{}, p + ".acceptance_length", buf});
+    } else if (len >= 0 && a >= 0) {
+        e.push_back({{}, p + ".acceptance_length",
+                     "give acceptance_rate or acceptance_length, not both (one sets the other)"});
     }
     return e;
 }

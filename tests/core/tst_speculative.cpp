@@ -43,6 +43,7 @@ private Q_SLOTS:
     void draftCostAndMemoryArePaid();
     void requestLevelRunAgreesWithSteadyState();
     void badFieldsAreNamed();
+    void acceptanceLengthAsEnginesReportIt();
 };
 
 void TestSpeculative::tokensPerStepFormula()
@@ -167,6 +168,42 @@ void TestSpeculative::badFieldsAreNamed()
     const FieldErrors e = validateScenario(s);
     QVERIFY(!e.empty());
     QCOMPARE(QString::fromStdString(e.front().where), QString("workload.speculative.acceptance_rate"));
+}
+
+// An engine's reported acceptance length replaces the rate: the step emits that many tokens,
+// any model may give it, it survives the file, and giving both or more than k + 1 is named.
+void TestSpeculative::acceptanceLengthAsEnginesReportIt()
+{
+    Scenario s = withMtp(presetScenario("llama3-70b-8gpu"), 3, -1);
+    s.workload.speculative.acceptanceLength = 2.4;
+    QVERIFY(validateScenario(s).empty()); // no published rate needed
+    const DraftAcceptance a = speculativeAcceptance(s.workload.speculative, s.model);
+    QCOMPARE(a.first, a.later);
+    QVERIFY(std::abs(speculativeTokensPerStep(a, 3) - 2.4) < 1e-9);
+    Plan p = megatronPlan(Simulator(s)).plan;
+    QVERIFY(std::abs(Simulator(s).evaluate(p).tokensPerStep - 2.4) < 1e-9);
+    auto back = parseScenario(scenarioToJson(s), "mem");
+    QVERIFY(back.ok());
+    QCOMPARE(back.value.workload.speculative.acceptanceLength, 2.4);
+    // The two ends: nothing accepted, everything accepted.
+    s.workload.speculative.acceptanceLength = 1;
+    QVERIFY(std::abs(speculativeTokensPerStep(speculativeAcceptance(s.workload.speculative, s.model), 3) - 1) < 1e-9);
+    s.workload.speculative.acceptanceLength = 4;
+    QVERIFY(std::abs(speculativeTokensPerStep(speculativeAcceptance(s.workload.speculative, s.model), 3) - 4) < 1e-9);
+    auto whereOf = [](const Scenario& bad) {
+        const FieldErrors e = validateScenario(bad);
+        return e.empty() ? QString() : QString::fromStdString(e.front().where);
+    };
+    Scenario tooLong = s;
+    tooLong.workload.speculative.acceptanceLength = 4.5;
+    QCOMPARE(whereOf(tooLong), QString("workload.speculative.acceptance_length"));
+    Scenario both = s;
+    both.workload.speculative.acceptanceLength = 2;
+    both.workload.speculative.acceptanceRate = 0.5;
+    QCOMPARE(whereOf(both), QString("workload.speculative.acceptance_length"));
+    auto parsed = parseScenario(scenarioToJson(tooLong), "bad.json");
+    QVERIFY(!parsed.ok());
+    QCOMPARE(QString::fromStdString(parsed.errors.front().where), QString("workload.speculative.acceptance_length"));
 }
 
 QTEST_APPLESS_MAIN(TestSpeculative)

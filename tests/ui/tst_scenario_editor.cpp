@@ -237,6 +237,22 @@ void TestScenarioEditor::speculativeDecodingIsAWorkloadField()
     QCOMPARE(ed.scenario().workload.speculative.acceptanceRate, 0.6);
     accept->setValue(0);
     QVERIFY(ed.scenario().workload.speculative.acceptanceRate < 0);
+    // An acceptance length replaces the rate (the field is then off) until cleared.
+    auto* length = ed.findChild<QDoubleSpinBox*>(QStringLiteral("workload.speculative.acceptance_length"));
+    QVERIFY(length && length->isEnabled());
+    QCOMPARE(length->maximum(), 4.0); // draft tokens + 1
+    accept->setValue(0.6);
+    length->setValue(2.5);
+    QCOMPARE(ed.scenario().workload.speculative.acceptanceLength, 2.5);
+    QVERIFY(ed.scenario().workload.speculative.acceptanceRate < 0);
+    QVERIFY(!accept->isEnabled());
+    QVERIFY(validateScenario(ed.scenario()).empty());
+    drafts->setValue(1); // 2.5 tokens per step no longer possible: back to the rate
+    QVERIFY(ed.scenario().workload.speculative.acceptanceLength < 0);
+    QVERIFY(accept->isEnabled());
+    drafts->setValue(3);
+    length->setValue(1);
+    QVERIFY(ed.scenario().workload.speculative.acceptanceLength < 0);
     drafts->setValue(0);
     QVERIFY(!ed.scenario().workload.speculative.on());
 }
