@@ -13,6 +13,11 @@
 
 namespace shardlab::ui {
 
+namespace {
+// The rate field applies while drafting is on and no acceptance length replaces it.
+bool rateApplies(const SpeculativeSpec& sp) { return sp.on() && sp.acceptanceLength < 0; }
+} // namespace
+
 void ScenarioEditor::addSpeculativeFields(QFormLayout* form)
 {
     // workload.speculative: off at 0 draft tokens (MTP otherwise).
@@ -41,7 +46,7 @@ void ScenarioEditor::addSpeculativeFields(QFormLayout* form)
             length->setMaximum(k + 1);
             length->setValue(std::max(1.0, sp.acceptanceLength));
         }
-        accept->setEnabled(k > 0 && sp.acceptanceLength < 0);
+        accept->setEnabled(rateApplies(sp));
         length->setEnabled(k > 0);
         userEdited();
     });
@@ -66,7 +71,7 @@ void ScenarioEditor::addAcceptanceFields(QFormLayout* form, QDoubleSpinBox* acce
         const QSignalBlocker block(accept);
         const SpeculativeSpec& sp = m_scenario.workload.speculative;
         accept->setValue(std::max(0.0, sp.acceptanceRate));
-        accept->setEnabled(sp.on() && sp.acceptanceLength < 0);
+        accept->setEnabled(rateApplies(sp));
     });
     connect(accept, &QDoubleSpinBox::valueChanged, this, [this](double a) {
         m_scenario.workload.speculative.acceptanceRate = a > 0 ? a : -1;
@@ -97,7 +102,7 @@ void ScenarioEditor::addAcceptanceFields(QFormLayout* form, QDoubleSpinBox* acce
             const QSignalBlocker block(accept);
             accept->setValue(std::max(0.0, sp.acceptanceRate));
         }
-        accept->setEnabled(sp.on() && sp.acceptanceLength < 0);
+        accept->setEnabled(rateApplies(sp));
         userEdited();
     });
     form->addRow(tr("Acceptance length"), length);

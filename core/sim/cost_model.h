@@ -435,6 +435,8 @@ private:
     void setMoeOps(bool fp8);
     void setLmHead(bool fp8);
     void setGemmShapes(GemmMath math);
+    // The tokens per step speculative decoding's acceptance gives (m_tokensPerStep).
+    double expectedTokensPerStep() const;
     // Fills m_stratumLogIdle from the model's experts and the popularity's spread.
     void setPopularityStrata();
     // The attention layer mix's mean layer: shares, window, linear layers' projections and
@@ -447,6 +449,7 @@ private:
     GemmModel m_gemm;
     double m_peakBf16 = 0, m_peakFp8 = 0, m_hbm = 0, m_overheadS = 0;
     double m_stepOverheadS = 0;   // the engine's host work per micro-batch step (kernel profile)
+    double m_tokensPerStep = 1;   // tokens a decoding sequence emits per step (speculative decoding)
     // The decode attention kernel (profile's attention_decode, knobs as multipliers).
     double m_attnFixedS = 0, m_attnStream = 0, m_attnFlops = 0, m_attnPerHeadS = 0;
     double m_kvPerTokenLayer = 0;

@@ -37,6 +37,7 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
     if (m.attentionMix.any())
         setAttentionMix(m_ops[idx(OpId::QkvProj)], m_ops[idx(OpId::Attention)], m_ops[idx(OpId::OutProj)]);
     setGemmShapes(math);
+    m_tokensPerStep = expectedTokensPerStep();
 }
 
 // The cluster's rates and the kernel profile: links, peaks, GEMM and decode-attention

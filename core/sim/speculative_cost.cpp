@@ -20,8 +20,12 @@ double CostModel::queriesPerSequence() const
     return speculative() ? 1.0 + m_scenario.workload.speculative.draftTokens : 1.0;
 }
 
-double CostModel::tokensPerStep() const
+double CostModel::tokensPerStep() const { return m_tokensPerStep; }
+
+double CostModel::expectedTokensPerStep() const
 {
+    // Solved once per cost model: an engine-reported acceptance length needs a bisection
+    // for its rate, and the answer depends on the scenario only.
     if (!speculative())
         return 1.0;
     const SpeculativeSpec& s = m_scenario.workload.speculative;
