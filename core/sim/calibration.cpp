@@ -321,6 +321,21 @@ TrtllmBenchLimits trtllmBenchLimits(const Scenario& s, double weightsGbPerGpu, i
     return b;
 }
 
+int trtllmBenchRequests(int promptTokens, int outputTokens)
+{
+    struct Entry {
+        int isl, osl, requests;
+    };
+    static constexpr Entry table[] = {{128, 128, 30000},  {128, 2048, 3000},   {128, 4096, 1500},
+                                      {1000, 2000, 1500}, {2048, 128, 3000},   {2048, 2048, 1500},
+                                      {5000, 500, 1500},  {1000, 1000, 3000},  {500, 2000, 3000},
+                                      {20000, 2000, 1000}};
+    for (const Entry& e : table)
+        if (e.isl == promptTokens && e.osl == outputTokens)
+            return e.requests;
+    return 0;
+}
+
 namespace {
 // The row's degrees in the layout its engine runs them in: TensorRT-LLM's MoE without an
 // all-to-all backend gathers the tokens and reduce-scatters the experts' partial sums
@@ -353,6 +368,27 @@ int applyEngineLimits(const CalibrationCase& c, Scenario& s, Plan p)
     const int ranks = c.attentionDp ? c.tensorParallel : 1;
     s.workload.maxNumTokens = b.maxNumTokens * ranks;
     return b.maxBatch * ranks;
+}
+
+// A trtllm-bench row as the benchmark ran it: all its requests queued at once, in-flight
+// batching up to the engine's batch, the last of them draining a partial batch; output
+// tokens over the run's length (the request-level model, docs/simulator.md §4).
+void predictAsRun(const CalibrationCase& c, const Simulator& sim, const Plan& p, const SimResult& steady,
+                  CalibrationRow& row)
+{
+    const int requests = trtllmBenchRequests(c.promptTokens, c.outputTokens);
+    if (!ranByTrtllmBench(c) || requests == 0)
+        return;
+    LoadSpec run;
+    run.protocol = LoadProtocol::RequestRate;
+    run.requestRate = std::numeric_limits<double>::infinity();
+    run.requests = requests;
+    const LoadRun r = simulateLoad(sim, p, steady, run);
+    if (!r.ok() || !(r.figures.outputTokensPerS > 0))
+        return;
+    row.benchRequests = requests;
+    row.asRunPredicted = r.figures.outputTokensPerS;
+    row.asRunRatio = c.published > 0 ? row.asRunPredicted / c.published : 0;
 }
 } // namespace
 
@@ -419,6 +455,7 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
             break;
         case CalibrationMetric::OutputTokensPerS: {
             row.predicted = r.outputTokensPerS;
+            predictAsRun(c, sim, p, r, row);
             // Physical bound: each decode step reads every weight shard at full HBM speed.
             const double weightBytes = r.memory.weightsGb * 1e9;
             row.boundTokensPerS = batch / (weightBytes / (s.cluster.gpu.hbmTbps * 1e12));

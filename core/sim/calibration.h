@@ -63,6 +63,12 @@ struct CalibrationRow {
     double capacityRequestsPerS = 0;
     // Rows run with speculative decoding: the same plan's TPOT without it / with it.
     double speculativeSpeedup = 0;
+    // Max-throughput rows run by trtllm-bench, predicted as the benchmark drove the engine
+    // beside the steady state: its `benchRequests` requests all queued at t = 0 (the page's
+    // num_requests for the row's lengths, trtllmBenchRequests) through the request-level
+    // model, output tokens over the whole run. 0: not such a row.
+    int benchRequests = 0;
+    double asRunPredicted = 0, asRunRatio = 0;
 };
 
 const std::vector<CalibrationCase>& calibrationCases();
@@ -80,6 +86,11 @@ struct TrtllmBenchLimits {
     int maxNumTokens = 0;
 };
 TrtllmBenchLimits trtllmBenchLimits(const Scenario& s, double weightsGbPerGpu, int tp);
+// The requests TensorRT-LLM's performance overview generated for a max-throughput run of
+// these lengths (its "$num_requests" table, the same in the v0.17 and v1.0 pages,
+// docs/source/performance/perf-overview.md): more for short requests so the run reaches a
+// steady state. 0 for lengths the table does not list.
+int trtllmBenchRequests(int promptTokens, int outputTokens);
 // Runs every case on `cluster` (an H100 SXM node preset) with its efficiency factors; H200
 // rows use the H200 preset with the same efficiencies and its kernel profile (h200-sxm; the
 // cluster's own profile instead when it names one). Max-throughput rows are predicted

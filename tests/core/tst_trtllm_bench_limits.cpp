@@ -1,12 +1,14 @@
 // trtllm-bench's engine limits for a max-throughput run (sim/calibration.h): the request
 // count its memory estimate gives, rounded as the tool rounds it, and the token budget,
 // each checked against the tool's formula written out here apart from the core's, for
-// KV-limited runs small and large, the 4096 cap and a TP group wider than the KV heads.
+// KV-limited runs small and large, the 4096 cap and a TP group wider than the KV heads;
+// the requests each run queued, and the calibration rows predicted as the runs went.
 #include <QtTest>
 
 #include <algorithm>
 #include <cmath>
 
+#include "io/presets.h"
 #include "sim/calibration.h"
 #include "tst_launch_fixtures.h"
 
@@ -45,6 +47,8 @@ private Q_SLOTS:
     void hundredsRoundToOneTwentyEight();
     void capAtFourThousand();
     void kvHeadsAtLeastOnePerRank();
+    void requestsByLengths();
+    void rowsAsTheBenchmarkRanThem();
 };
 
 void TestTrtllmBenchLimits::fewRequestsRoundToThirtyTwo()
@@ -89,6 +93,40 @@ void TestTrtllmBenchLimits::kvHeadsAtLeastOnePerRank()
     QCOMPARE(eight.maxBatch, r < 1024 ? 128 * int(std::ceil(r / 128)) : 256 * int(std::ceil(std::min(r, 4096.0) / 256)));
     s.model.kvHeads = 16;
     QCOMPARE(trtllmBenchLimits(s, 4.4, 16).maxBatch, eight.maxBatch);
+}
+
+void TestTrtllmBenchLimits::requestsByLengths()
+{
+    QCOMPARE(trtllmBenchRequests(128, 128), 30000);
+    QCOMPARE(trtllmBenchRequests(128, 2048), 3000);
+    QCOMPARE(trtllmBenchRequests(2048, 2048), 1500);
+    QCOMPARE(trtllmBenchRequests(20000, 2000), 1000);
+    QCOMPARE(trtllmBenchRequests(2000, 20000), 0); // not in the table
+}
+
+// As run, a row whose engine batch exceeds its requests never has more than the requests in
+// flight, so it serves less than the steady state at that batch; a row of many batches'
+// worth of short requests reaches the steady state; a row not run by trtllm-bench has none.
+void TestTrtllmBenchLimits::rowsAsTheBenchmarkRanThem()
+{
+    const auto cluster = clusterPreset("h100-8");
+    QVERIFY(cluster.ok());
+    const auto rows = runCalibration(cluster.value);
+    auto row = [&](const std::string& id) {
+        const auto it = std::find_if(rows.begin(), rows.end(), [&](const CalibrationRow& r) { return r.c.id == id; });
+        return it != rows.end() ? *it : CalibrationRow{};
+    };
+    const CalibrationRow a16 = row("A16"), h9 = row("H9"), q1 = row("Q1-16x");
+    QVERIFY2(a16.batchUsed > 3000, qPrintable(QString::number(a16.batchUsed)));
+    QCOMPARE(a16.benchRequests, 3000);
+    QVERIFY2(a16.asRunPredicted > 0 && a16.asRunPredicted < 0.97 * a16.predicted,
+             qPrintable(QString("%1 vs %2").arg(a16.asRunPredicted).arg(a16.predicted)));
+    QCOMPARE(a16.asRunRatio, a16.asRunPredicted / a16.c.published);
+    QCOMPARE(h9.benchRequests, 30000);
+    QVERIFY2(std::fabs(h9.asRunPredicted / h9.predicted - 1) < 0.03,
+             qPrintable(QString("%1 vs %2").arg(h9.asRunPredicted).arg(h9.predicted)));
+    QCOMPARE(q1.benchRequests, 0);
+    QCOMPARE(q1.asRunPredicted, 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestTrtllmBenchLimits)
