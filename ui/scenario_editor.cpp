@@ -385,6 +385,13 @@ void ScenarioEditor::loadAllFields()
         f.load();
 }
 
+void ScenarioEditor::loadField(const QString& path)
+{
+    for (const Field& f : m_fields)
+        if (f.path == path)
+            f.load();
+}
+
 void ScenarioEditor::userEdited()
 {
     // A cluster name that only described the cluster (a preset's, "H100 … x 8 (1 node of

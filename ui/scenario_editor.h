@@ -106,7 +106,7 @@ private:
     // Speculative decoding's draft tokens, acceptance rate and length (workload form,
     // scenario_speculative_fields.cpp).
     void addSpeculativeFields(QFormLayout* form);
-    void addAcceptanceFields(QFormLayout* form, QDoubleSpinBox* accept, QDoubleSpinBox* length);
+    void addAcceptanceFields(QFormLayout* form);
     // The load protocol: steady state, closed or open loop (scenario_load_fields.cpp).
     void addLoadFields(QFormLayout* form);
     void addLoadValueFields(QFormLayout* form, QSpinBox* concurrency, QDoubleSpinBox* rate);
@@ -126,6 +126,8 @@ private:
     void setMoeEnabled(bool on);
     void setAttentionKind(AttentionKind kind);
     void loadAllFields();
+    // Reloads one field from the scenario (its registered loader): a field another one constrains.
+    void loadField(const QString& path);
     void refreshDerived();
     void revalidate();
     void refreshStatus();

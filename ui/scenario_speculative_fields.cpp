@@ -14,16 +14,14 @@
 namespace shardlab::ui {
 
 namespace {
-// The rate field applies while drafting is on and no acceptance length replaces it.
-bool rateApplies(const SpeculativeSpec& sp) { return sp.on() && sp.acceptanceLength < 0; }
+const QString kRatePath = QStringLiteral("workload.speculative.acceptance_rate");
+const QString kLengthPath = QStringLiteral("workload.speculative.acceptance_length");
 } // namespace
 
 void ScenarioEditor::addSpeculativeFields(QFormLayout* form)
 {
     // workload.speculative: off at 0 draft tokens (MTP otherwise).
     auto* drafts = new FieldSpinBox;
-    auto* accept = new FieldDoubleSpinBox;
-    auto* length = new FieldDoubleSpinBox;
     drafts->setFocusPolicy(Qt::StrongFocus);
     drafts->setRange(0, kMaxDraftTokens);
     drafts->setSpecialValueText(tr("off"));
@@ -34,28 +32,25 @@ void ScenarioEditor::addSpeculativeFields(QFormLayout* form)
         const QSignalBlocker block(drafts);
         drafts->setValue(m_scenario.workload.speculative.on() ? m_scenario.workload.speculative.draftTokens : 0);
     });
-    connect(drafts, &QSpinBox::valueChanged, this, [this, accept, length](int k) {
+    connect(drafts, &QSpinBox::valueChanged, this, [this](int k) {
         SpeculativeSpec& sp = m_scenario.workload.speculative;
         sp.draftTokens = k;
         sp.method = k > 0 ? SpeculativeMethod::Mtp : SpeculativeMethod::None;
         // A length longer than the drafts allow no longer applies: back to the rate.
         if (sp.acceptanceLength > k + 1)
             sp.acceptanceLength = -1;
-        {
-            const QSignalBlocker block(length);
-            length->setMaximum(k + 1);
-            length->setValue(std::max(1.0, sp.acceptanceLength));
-        }
-        accept->setEnabled(rateApplies(sp));
-        length->setEnabled(k > 0);
+        loadField(kRatePath);
+        loadField(kLengthPath);
         userEdited();
     });
     form->addRow(tr("Speculative"), drafts);
-    addAcceptanceFields(form, accept, length);
+    addAcceptanceFields(form);
 }
 
-void ScenarioEditor::addAcceptanceFields(QFormLayout* form, QDoubleSpinBox* accept, QDoubleSpinBox* length)
+void ScenarioEditor::addAcceptanceFields(QFormLayout* form)
 {
+    auto* accept = new FieldDoubleSpinBox;
+    auto* length = new FieldDoubleSpinBox;
     // An acceptance rate of 0 stands for the model family's published rate (the file's
     // absent field); an acceptance length of 1 (none drafted accepted) for "not given".
     accept->setFocusPolicy(Qt::StrongFocus);
@@ -67,11 +62,12 @@ void ScenarioEditor::addAcceptanceFields(QFormLayout* form, QDoubleSpinBox* acce
                                "every depth; \"published rate\" takes the model family's by depth (DeepSeek-V3: its technical "
                                "report's rate for the first draft, a lower one for deeper drafts from GLM-5's measured "
                                "acceptance length of DeepSeek-V3.2; docs/simulator.md §4)."));
-    registerField(QStringLiteral("workload.speculative.acceptance_rate"), accept, [this, accept] {
+    registerField(kRatePath, accept, [this, accept] {
         const QSignalBlocker block(accept);
         const SpeculativeSpec& sp = m_scenario.workload.speculative;
         accept->setValue(std::max(0.0, sp.acceptanceRate));
-        accept->setEnabled(rateApplies(sp));
+        // The rate applies while drafting is on and no acceptance length replaces it.
+        accept->setEnabled(sp.on() && sp.acceptanceLength < 0);
     });
     connect(accept, &QDoubleSpinBox::valueChanged, this, [this](double a) {
         m_scenario.workload.speculative.acceptanceRate = a > 0 ? a : -1;
@@ -86,23 +82,19 @@ void ScenarioEditor::addAcceptanceFields(QFormLayout* form, QDoubleSpinBox* acce
     length->setSuffix(tr(" tokens per step"));
     setFieldToolTip(length, tr("The mean tokens a sequence emits per step, as vLLM and SGLang report it (\"acceptance "
                                "length\", the verified token included); set, it replaces the acceptance rate."));
-    registerField(QStringLiteral("workload.speculative.acceptance_length"), length, [this, length] {
+    registerField(kLengthPath, length, [this, length] {
         const QSignalBlocker block(length);
         const SpeculativeSpec& sp = m_scenario.workload.speculative;
         length->setMaximum(std::max(1, sp.draftTokens + 1));
         length->setValue(std::max(1.0, sp.acceptanceLength));
         length->setEnabled(sp.on());
     });
-    connect(length, &QDoubleSpinBox::valueChanged, this, [this, accept](double len) {
+    connect(length, &QDoubleSpinBox::valueChanged, this, [this](double len) {
         SpeculativeSpec& sp = m_scenario.workload.speculative;
         sp.acceptanceLength = len > 1 ? len : -1;
         if (sp.acceptanceLength >= 0) // one or the other: the length sets the rate
             sp.acceptanceRate = -1;
-        {
-            const QSignalBlocker block(accept);
-            accept->setValue(std::max(0.0, sp.acceptanceRate));
-        }
-        accept->setEnabled(rateApplies(sp));
+        loadField(kRatePath);
         userEdited();
     });
     form->addRow(tr("Acceptance length"), length);
