@@ -151,12 +151,88 @@ std::vector<CalibrationCase> servingAtLoadCases()
     return v;
 }
 
+// vLLM 0.11 as `vllm serve` starts it on a GPU of 70 GiB or more (EngineArgs' batch defaults
+// for the API server, vllm/engine/arg_utils.py): at most 1024 sequences in flight and 8192
+// tokens per step, the KV cache in what 0.9 of the GPU's memory leaves after the weights
+// and activations (gpu_memory_utilization).
+constexpr int kVllmMaxNumSeqs = 1024;
+constexpr double kVllmMemoryUtilization = 0.9;
+
+constexpr const char* kGpuStackR1 = "GPUStack performance lab, DeepSeek-R1-0528 on 8x H200 (gpustack/gpustack@a5c9faf "
+                                    "docs/performance-lab/deepseek-r1/h200.md), vLLM 0.11.0 `vllm serve -tp 8`, "
+                                    "`vllm bench serve`";
+constexpr const char* kGpuStackQwen = "GPUStack performance lab, Qwen3-235B-A22B-Instruct-2507 on H100 "
+                                      "(gpustack/gpustack@10e9444 docs/performance-lab/qwen3-235b-a22b/h100.md), "
+                                      "vLLM 0.11.0, `vllm bench serve`";
+
+// Runs of another engine, vLLM, by another benchmark tool, `vllm bench serve`, looked at only
+// after the model was done and never used to choose anything: the set "held_out_vllm". A
+// burst sends every request at t = 0 (--request-rate inf, the tool's default): TTFT there is
+// the queue's length, judged by whether saturation is reported. The random dataset's lengths
+// are fixed (--random-range-ratio 0); without --ignore-eos some Qwen3 answers end early, so
+// their output length is the run's mean (total generated tokens / requests). The
+// concurrency-4 run drew ShareGPT conversations: its lengths are the run's means.
+std::vector<CalibrationCase> vllmServingCases()
+{
+    using M = CalibrationMetric;
+    struct Run {
+        const char* id;
+        const char* model;
+        const char* source;
+        const char* gpu;
+        bool fp8;
+        int tp, isl, osl, requests, concurrency; // concurrency 0: a burst
+        int maxNumTokens;
+        double tput, ttft, tpot;
+    };
+    const Run runs[] = {
+        {"V1", "deepseek-v3", kGpuStackR1, "h200", true, 8, 4000, 200, 500, 0, 0, 753.67, 63058.71, 164.23},
+        {"V2", "deepseek-v3", kGpuStackR1, "h200", true, 8, 2000, 100, 500, 0, 0, 843.71, 28911.90, 237.02},
+        {"V3", "deepseek-v3", kGpuStackR1, "h200", true, 8, 32000, 100, 100, 0, 0, 48.33, 101351.99, 365.79},
+        {"V4", "deepseek-v3", kGpuStackR1, "h200", true, 8, 228, 213, 100, 4, 0, 196.81, 123.30, 19.36},
+        {"V5", "qwen3-235b-a22b", kGpuStackQwen, "h100", false, 8, 4000, 184, 500, 0, 0, 931.21, 47811.58, 68.94},
+        {"V6", "qwen3-235b-a22b", kGpuStackQwen, "h100", false, 8, 2000, 99, 500, 0, 0, 1127.26, 21313.79, 101.08},
+        {"V7", "qwen3-235b-a22b", kGpuStackQwen, "h100", false, 8, 32000, 82, 100, 0, 0, 57.85, 70409.55, 132.10},
+        {"V8", "qwen3-235b-a22b", kGpuStackQwen, "h100", true, 4, 4000, 182, 500, 0, 16384, 717.60, 60513.14, 89.52},
+        {"V9", "qwen3-235b-a22b", kGpuStackQwen, "h100", true, 4, 2000, 99, 500, 0, 16384, 894.84, 26860.95, 125.93},
+        {"V10", "qwen3-235b-a22b", kGpuStackQwen, "h100", true, 4, 32000, 83, 100, 0, 16384, 39.66, 103754.50, 194.60},
+    };
+    std::vector<CalibrationCase> v;
+    for (const Run& r : runs) {
+        const std::pair<M, double> metrics[] = {{M::OutputTokensPerS, r.tput}, {M::TtftMs, r.ttft}, {M::TpotMs, r.tpot}};
+        for (const auto& [metric, value] : metrics) {
+            const char* suffix = metric == M::TtftMs ? "t" : metric == M::TpotMs ? "i" : "x";
+            CalibrationCase c{std::string(r.id) + suffix, r.model, "vLLM 0.11.0", r.fp8, r.tp, 1, r.isl, r.osl, 0,
+                              metric, value, r.source};
+            c.gpu = r.gpu;
+            c.set = "held_out_vllm";
+            c.collectives = CollectiveEngine::Vllm;
+            c.kvCache16 = r.fp8;
+            c.maxNumTokens = r.maxNumTokens;
+            c.load.requests = r.requests;
+            c.load.warmupRequests = 0;
+            if (r.concurrency > 0) {
+                c.load.protocol = LoadProtocol::Concurrency;
+                c.load.concurrency = r.concurrency;
+            } else {
+                c.load.protocol = LoadProtocol::RequestRate;
+                c.load.requestRate = std::numeric_limits<double>::infinity();
+                c.publishedSaturated = true;
+            }
+            v.push_back(c);
+        }
+    }
+    return v;
+}
+
 // Every row: `cases` and the serving-at-load ones. The v0.17 max-throughput tables (A and
 // T rows) were run with --kv_cache_free_gpu_mem_fraction 0.95, the others at the engine's
 // default.
 std::vector<CalibrationCase> allCases(std::vector<CalibrationCase> v)
 {
     for (const CalibrationCase& c : servingAtLoadCases())
+        v.push_back(c);
+    for (const CalibrationCase& c : vllmServingCases())
         v.push_back(c);
     for (CalibrationCase& c : v)
         if (c.engine == "TensorRT-LLM 0.17")
@@ -254,7 +330,8 @@ Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, c
     s.model = model;
     if (c.fp8) {
         s.model.weightPrecision = Precision::FP8;
-        s.model.kvPrecision = Precision::FP8;
+        if (!c.kvCache16)
+            s.model.kvPrecision = Precision::FP8;
     }
     if (c.vocabOverride > 0)
         s.model.vocabSize = c.vocabOverride;
@@ -280,6 +357,11 @@ Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, c
     // whose page states its fraction runs at that.
     if (c.collectives == CollectiveEngine::TrtLlm)
         s.workload.kvCacheMemoryFraction = c.kvCacheFraction > 0 ? c.kvCacheFraction : kTrtLlmDefaultKvFraction;
+    // vLLM's KV cache gets what gpu_memory_utilization of the GPU leaves after the weights
+    // and activations (docs/launch.md, "Memory settings"): the rest of the GPU is held back.
+    if (c.collectives == CollectiveEngine::Vllm)
+        s.cluster.gpu.memoryReserveGb =
+            std::max(s.cluster.gpu.memoryReserveGb, (1 - kVllmMemoryUtilization) * s.cluster.gpu.hbmGb);
     if (c.maxNumTokens > 0)
         s.workload.maxNumTokens = c.maxNumTokens;
     s.workload.speculative = c.speculative;
@@ -358,9 +440,11 @@ Plan calibrationPlan(const CalibrationCase& c, const ModelSpec& m)
 // Sets the scenario's token budget to the engine's for a row run by trtllm-bench and
 // returns the largest batch the engine admits: trtllm-bench's own limits, which with
 // attention DP each rank schedules its requests under (the DeepSeek-R1 blog's
-// "max_batch_size 128 per rank"); otherwise kMaxEngineBatch.
+// "max_batch_size 128 per rank"); vLLM's max_num_seqs; otherwise kMaxEngineBatch.
 int applyEngineLimits(const CalibrationCase& c, Scenario& s, Plan p)
 {
+    if (c.collectives == CollectiveEngine::Vllm)
+        return kVllmMaxNumSeqs;
     if (!ranByTrtllmBench(c))
         return kMaxEngineBatch;
     p.batch = 1;

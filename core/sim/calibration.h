@@ -49,6 +49,9 @@ struct CalibrationCase {
     // same drafting (TPOT without drafts / with), to hold the model's own against (0: none).
     double publishedSpeculativeSpeedup = 0;
     std::string speculativeSpeedupSource{};
+    // With fp8: the KV cache in 16 bits beside the FP8 weights, as vLLM and SGLang store it
+    // unless told otherwise (kv-cache-dtype "auto": the model's activation dtype).
+    bool kvCache16 = false;
 };
 
 struct CalibrationRow {
