@@ -5,13 +5,12 @@
 // reported saturated.
 #include <QtTest>
 
-#include <algorithm>
 #include <cmath>
 
-#include "io/presets.h"
-#include "sim/calibration.h"
+#include "tst_calibration_fixtures.h"
 
 using namespace shardlab;
+using namespace shardlab::testing;
 
 class TestCalibrationVllm : public QObject {
     Q_OBJECT
@@ -38,13 +37,9 @@ void TestCalibrationVllm::casesAsTheEngineRanThem()
 
 void TestCalibrationVllm::rowsPredicted()
 {
-    const auto cluster = clusterPreset("h100-8");
-    QVERIFY(cluster.ok());
-    const auto rows = runCalibration(cluster.value);
-    auto row = [&](const std::string& id) {
-        const auto it = std::find_if(rows.begin(), rows.end(), [&](const CalibrationRow& r) { return r.c.id == id; });
-        return it != rows.end() ? *it : CalibrationRow{};
-    };
+    const auto rows = calibrationRowsOnH100();
+    QVERIFY(!rows.empty());
+    auto row = [&](const std::string& id) { return calibrationRow(rows, id); };
     for (const CalibrationRow& r : rows) {
         if (r.c.set != "held_out_vllm")
             continue;

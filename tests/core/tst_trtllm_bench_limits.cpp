@@ -10,6 +10,7 @@
 
 #include "io/presets.h"
 #include "sim/calibration.h"
+#include "tst_calibration_fixtures.h"
 #include "tst_launch_fixtures.h"
 
 using namespace shardlab;
@@ -109,13 +110,9 @@ void TestTrtllmBenchLimits::requestsByLengths()
 // worth of short requests reaches the steady state; a row not run by trtllm-bench has none.
 void TestTrtllmBenchLimits::rowsAsTheBenchmarkRanThem()
 {
-    const auto cluster = clusterPreset("h100-8");
-    QVERIFY(cluster.ok());
-    const auto rows = runCalibration(cluster.value);
-    auto row = [&](const std::string& id) {
-        const auto it = std::find_if(rows.begin(), rows.end(), [&](const CalibrationRow& r) { return r.c.id == id; });
-        return it != rows.end() ? *it : CalibrationRow{};
-    };
+    const auto rows = calibrationRowsOnH100();
+    QVERIFY(!rows.empty());
+    auto row = [&](const std::string& id) { return calibrationRow(rows, id); };
     const CalibrationRow a16 = row("A16"), h9 = row("H9"), q1 = row("Q1-16x");
     QVERIFY2(a16.batchUsed > 3000, qPrintable(QString::number(a16.batchUsed)));
     QCOMPARE(a16.benchRequests, 3000);
