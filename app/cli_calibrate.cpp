@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -46,6 +47,12 @@ double median(std::vector<double> v)
     return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+std::string upper(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    return s;
+}
+
 // A row predicted under an open loop (a request rate): the rows saturation is judged on.
 bool openLoop(const CalibrationRow& r) { return r.error.empty() && r.c.load.protocol == LoadProtocol::RequestRate; }
 
@@ -77,7 +84,7 @@ void printCalibrationRows(const std::vector<CalibrationRow>& rows, std::ostream&
         const std::string gpus = std::to_string(r.c.tensorParallel) + "x " + (r.c.gpu == "h200" ? "H200" : "H100");
         std::snprintf(line, sizeof line,
                       "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-13s | %-9s |\n",
-                      r.c.id.c_str(), r.c.modelPreset.c_str(), r.c.fp8 ? "FP8" : "BF16", gpus.c_str(), lens.c_str(),
+                      r.c.id.c_str(), r.c.modelPreset.c_str(), upper(r.precision).c_str(), gpus.c_str(), lens.c_str(),
                       loadLabel(r.c.load).c_str(), batch.c_str(), metricLabel(r.c.metric), r.c.published, r.predicted,
                       r.ratio, r.c.set.c_str(), saturationLabel(r).c_str());
         out << line;
@@ -229,7 +236,7 @@ int runCalibrate(const Args& a, std::ostream& out, std::ostream& err)
         nlohmann::ordered_json j = nlohmann::ordered_json::array();
         for (const auto& r : rows)
             j.push_back({{"id", r.c.id}, {"model", r.c.modelPreset}, {"engine", r.c.engine},
-                         {"precision", r.c.fp8 ? "fp8" : "bf16"}, {"tp", r.c.tensorParallel},
+                         {"precision", r.precision}, {"tp", r.c.tensorParallel},
                          {"ep", r.c.expertParallel}, {"prompt", r.c.promptTokens}, {"output", r.c.outputTokens},
                          {"batch", r.batchUsed}, {"published", r.c.published}, {"predicted", r.predicted},
                          {"ratio", r.ratio}, {"gpu", r.c.gpu}, {"set", r.c.set}, {"source", r.c.source},

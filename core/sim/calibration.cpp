@@ -164,6 +164,8 @@ constexpr const char* kGpuStackR1 = "GPUStack performance lab, DeepSeek-R1-0528 
 constexpr const char* kGpuStackQwen = "GPUStack performance lab, Qwen3-235B-A22B-Instruct-2507 on H100 "
                                       "(gpustack/gpustack@10e9444 docs/performance-lab/qwen3-235b-a22b/h100.md), "
                                       "vLLM 0.11.0, `vllm bench serve`";
+constexpr const char* kGpuStackGptOss = "GPUStack performance lab, gpt-oss-120b on H100 (gpustack/gpustack@72aee9d "
+                                        "docs/performance-lab/gpt-oss-120b/h100.md), vLLM 0.10.2, `vllm bench serve`";
 
 // Runs of another engine, vLLM, by another benchmark tool, `vllm bench serve`, looked at only
 // after the model was done and never used to choose anything: the set "held_out_vllm". A
@@ -171,7 +173,7 @@ constexpr const char* kGpuStackQwen = "GPUStack performance lab, Qwen3-235B-A22B
 // the queue's length, judged by whether saturation is reported. The random dataset's lengths
 // are fixed (--random-range-ratio 0); without --ignore-eos some Qwen3 answers end early, so
 // their output length is the run's mean (total generated tokens / requests). The
-// concurrency-4 run drew ShareGPT conversations: its lengths are the run's means.
+// concurrency-4 runs drew ShareGPT conversations: their lengths are the run's means.
 std::vector<CalibrationCase> vllmServingCases()
 {
     using M = CalibrationMetric;
@@ -179,6 +181,7 @@ std::vector<CalibrationCase> vllmServingCases()
         const char* id;
         const char* model;
         const char* source;
+        const char* engine;
         const char* gpu;
         bool fp8;
         int tp, isl, osl, requests, concurrency; // concurrency 0: a burst
@@ -186,23 +189,32 @@ std::vector<CalibrationCase> vllmServingCases()
         double tput, ttft, tpot;
     };
     const Run runs[] = {
-        {"V1", "deepseek-v3", kGpuStackR1, "h200", true, 8, 4000, 200, 500, 0, 0, 753.67, 63058.71, 164.23},
-        {"V2", "deepseek-v3", kGpuStackR1, "h200", true, 8, 2000, 100, 500, 0, 0, 843.71, 28911.90, 237.02},
-        {"V3", "deepseek-v3", kGpuStackR1, "h200", true, 8, 32000, 100, 100, 0, 0, 48.33, 101351.99, 365.79},
-        {"V4", "deepseek-v3", kGpuStackR1, "h200", true, 8, 228, 213, 100, 4, 0, 196.81, 123.30, 19.36},
-        {"V5", "qwen3-235b-a22b", kGpuStackQwen, "h100", false, 8, 4000, 184, 500, 0, 0, 931.21, 47811.58, 68.94},
-        {"V6", "qwen3-235b-a22b", kGpuStackQwen, "h100", false, 8, 2000, 99, 500, 0, 0, 1127.26, 21313.79, 101.08},
-        {"V7", "qwen3-235b-a22b", kGpuStackQwen, "h100", false, 8, 32000, 82, 100, 0, 0, 57.85, 70409.55, 132.10},
-        {"V8", "qwen3-235b-a22b", kGpuStackQwen, "h100", true, 4, 4000, 182, 500, 0, 16384, 717.60, 60513.14, 89.52},
-        {"V9", "qwen3-235b-a22b", kGpuStackQwen, "h100", true, 4, 2000, 99, 500, 0, 16384, 894.84, 26860.95, 125.93},
-        {"V10", "qwen3-235b-a22b", kGpuStackQwen, "h100", true, 4, 32000, 83, 100, 0, 16384, 39.66, 103754.50, 194.60},
+        {"V1", "deepseek-v3", kGpuStackR1, "vLLM 0.11.0", "h200", true, 8, 4000, 200, 500, 0, 0, 753.67, 63058.71, 164.23},
+        {"V2", "deepseek-v3", kGpuStackR1, "vLLM 0.11.0", "h200", true, 8, 2000, 100, 500, 0, 0, 843.71, 28911.90, 237.02},
+        {"V3", "deepseek-v3", kGpuStackR1, "vLLM 0.11.0", "h200", true, 8, 32000, 100, 100, 0, 0, 48.33, 101351.99, 365.79},
+        {"V4", "deepseek-v3", kGpuStackR1, "vLLM 0.11.0", "h200", true, 8, 228, 213, 100, 4, 0, 196.81, 123.30, 19.36},
+        {"V5", "qwen3-235b-a22b", kGpuStackQwen, "vLLM 0.11.0", "h100", false, 8, 4000, 184, 500, 0, 0, 931.21, 47811.58, 68.94},
+        {"V6", "qwen3-235b-a22b", kGpuStackQwen, "vLLM 0.11.0", "h100", false, 8, 2000, 99, 500, 0, 0, 1127.26, 21313.79, 101.08},
+        {"V7", "qwen3-235b-a22b", kGpuStackQwen, "vLLM 0.11.0", "h100", false, 8, 32000, 82, 100, 0, 0, 57.85, 70409.55, 132.10},
+        {"V8", "qwen3-235b-a22b", kGpuStackQwen, "vLLM 0.11.0", "h100", true, 4, 4000, 182, 500, 0, 16384, 717.60, 60513.14, 89.52},
+        {"V9", "qwen3-235b-a22b", kGpuStackQwen, "vLLM 0.11.0", "h100", true, 4, 2000, 99, 500, 0, 16384, 894.84, 26860.95, 125.93},
+        {"V10", "qwen3-235b-a22b", kGpuStackQwen, "vLLM 0.11.0", "h100", true, 4, 32000, 83, 100, 0, 16384, 39.66, 103754.50, 194.60},
+        // gpt-oss-120b as shipped (MXFP4 experts, BF16 attention): one H100, then TP2.
+        {"V11", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 1, 4000, 134, 500, 0, 0, 463.35, 72954.68, 31.70},
+        {"V12", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 1, 2000, 98, 500, 0, 0, 675.11, 36234.76, 41.35},
+        {"V13", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 1, 32000, 99, 100, 0, 0, 49.65, 99444.04, 23.99},
+        {"V14", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 1, 229, 217, 100, 4, 0, 453.04, 49.00, 8.31},
+        {"V15", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 2, 4000, 136, 500, 0, 0, 1135.29, 29487.34, 164.73},
+        {"V16", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 2, 2000, 98, 500, 0, 0, 1595.22, 15291.77, 139.32},
+        {"V17", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 2, 32000, 100, 100, 0, 0, 100.70, 48826.05, 220.32},
+        {"V18", "gpt-oss-120b", kGpuStackGptOss, "vLLM 0.10.2", "h100", false, 2, 229, 217, 100, 4, 0, 645.55, 37.51, 5.75},
     };
     std::vector<CalibrationCase> v;
     for (const Run& r : runs) {
         const std::pair<M, double> metrics[] = {{M::OutputTokensPerS, r.tput}, {M::TtftMs, r.ttft}, {M::TpotMs, r.tpot}};
         for (const auto& [metric, value] : metrics) {
             const char* suffix = metric == M::TtftMs ? "t" : metric == M::TpotMs ? "i" : "x";
-            CalibrationCase c{std::string(r.id) + suffix, r.model, "vLLM 0.11.0", r.fp8, r.tp, 1, r.isl, r.osl, 0,
+            CalibrationCase c{std::string(r.id) + suffix, r.model, r.engine, r.fp8, r.tp, 1, r.isl, r.osl, 0,
                               metric, value, r.source};
             c.gpu = r.gpu;
             c.set = "held_out_vllm";
@@ -495,6 +507,7 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
             continue;
         }
         Scenario s = calibrationScenario(c, model.value, baseCluster, h200.value);
+        row.precision = precisionName(s.model.isMoe() ? s.model.routedExpertPrecision() : s.model.weightPrecision);
         Plan p = calibrationPlan(c, s.model);
         const int cap = applyEngineLimits(c, s, p);
         const Simulator sim(s);

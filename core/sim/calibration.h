@@ -56,6 +56,9 @@ struct CalibrationCase {
 
 struct CalibrationRow {
     CalibrationCase c;
+    // The weights as run, by the format of the most of them (an MoE model's routed experts):
+    // "bf16", "fp8", "mxfp4", ... (precisionName).
+    std::string precision;
     double predicted = 0;
     double ratio = 0;        // predicted / published
     int batchUsed = 0;

@@ -32,7 +32,7 @@ void TestCalibrationVllm::casesAsTheEngineRanThem()
         QCOMPARE(c.load.warmupRequests, 0);
         QCOMPARE(c.publishedSaturated, c.load.protocol == LoadProtocol::RequestRate);
     }
-    QCOMPARE(n, 30); // ten runs, each with throughput, TTFT and TPOT
+    QCOMPARE(n, 54); // eighteen runs, each with throughput, TTFT and TPOT
 }
 
 void TestCalibrationVllm::rowsPredicted()
