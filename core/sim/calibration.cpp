@@ -151,8 +151,8 @@ std::vector<CalibrationCase> servingAtLoadCases()
     return v;
 }
 
-// vLLM 0.11 as `vllm serve` starts it on a GPU of 70 GiB or more (EngineArgs' batch defaults
-// for the API server, vllm/engine/arg_utils.py): at most 1024 sequences in flight and 8192
+// vLLM 0.10-0.11 as `vllm serve` starts it on a GPU of 70 GiB or more (EngineArgs' batch
+// defaults for the API server, vllm/engine/arg_utils.py): at most 1024 sequences in flight and 8192
 // tokens per step, the KV cache in what 0.9 of the GPU's memory leaves after the weights
 // and activations (gpu_memory_utilization).
 constexpr int kVllmMaxNumSeqs = 1024;
