@@ -1,5 +1,6 @@
-// Memory fractions of launch configurations (core/report/launch_memory.h): each engine's KV
-// room at a fraction, the fraction the plan's batch needs, the one written, and the refusals.
+// Memory fractions of launch configurations (core/report/launch_memory.h): the fraction the
+// plan's batch needs, the one written, and the refusals, from each engine's KV room at a
+// fraction (sim/engine_memory.h).
 #include "report/launch_memory.h"
 
 #include "model/printf_text.h"
@@ -7,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 
 namespace shardlab {
 
@@ -97,39 +97,6 @@ const char* memoryFractionFlag(Engine e)
     case Engine::TrtLlm: return "--kv_cache_free_gpu_memory_fraction";
     }
     return "";
-}
-
-double kvRoomGb(Engine e, const MemoryBreakdown& m, double f)
-{
-    switch (e) {
-    case Engine::Vllm: return f * m.capacityGb - m.weightsGb - m.activationGb;
-    case Engine::Sglang: return f * m.capacityGb - m.weightsGb;
-    case Engine::TrtLlm: return f * (m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb);
-    }
-    return 0;
-}
-
-double neededMemoryFraction(Engine e, const MemoryBreakdown& m)
-{
-    switch (e) {
-    case Engine::Vllm: return (m.weightsGb + m.activationGb + m.kvCacheGb) / m.capacityGb;
-    case Engine::Sglang: return (m.weightsGb + m.kvCacheGb) / m.capacityGb;
-    case Engine::TrtLlm: {
-        const double free = m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb;
-        return free > 0 ? m.kvCacheGb / free : std::numeric_limits<double>::infinity();
-    }
-    }
-    return 0;
-}
-
-double largestMemoryFraction(Engine e, const MemoryBreakdown& m)
-{
-    switch (e) {
-    case Engine::Vllm: return 1.0 - m.reserveGb / m.capacityGb;
-    case Engine::Sglang: return 1.0 - (m.reserveGb + m.activationGb) / m.capacityGb;
-    case Engine::TrtLlm: return 1.0;
-    }
-    return 1.0;
 }
 
 std::string memoryFractionText(double f)

@@ -1,24 +1,6 @@
 // The memory fraction a launch configuration writes (docs/launch.md, "Memory settings"),
-// from the simulator's memory model: the MemoryBreakdown of the evaluated plan, per GPU of
-// its fullest pipeline stage (weights, the KV cache of the plan's batch at its context,
-// activations, reserve, capacity). Each engine reads its fraction differently; this is the
-// one place that says how, for every engine's exporter:
-//
-//   vLLM 0.11 --gpu-memory-utilization f: the engine may use f x the GPU's memory for
-//     weights, activations and KV cache (its worker's requested memory is total x f; the KV
-//     cache gets that minus weights and the profiled activation peak):
-//       KV room = f x capacity - weights - activations
-//   SGLang 0.5 --mem-fraction-static f: f x the GPU's memory holds weights and the KV pool;
-//     activations and CUDA graphs live in the rest:
-//       KV room = f x capacity - weights
-//   TensorRT-LLM 1.0 kv_cache_config.free_gpu_memory_fraction f: the KV cache gets f of the
-//     memory still free after the model is loaded and its runtime buffers profiled (weights,
-//     activations, and what lives outside torch: the CUDA context, NCCL, CUDA graphs, which
-//     the memory model counts in its reserve):
-//       KV room = f x (capacity - reserve - weights - activations)
-//
-// The reserve (CUDA context, NCCL buffers, fragmentation) is never the engine's to give to the
-// KV cache: vLLM's and SGLang's fractions leave it outside, TensorRT-LLM's base excludes it.
+// from the simulator's memory model and each engine's reading of its fraction
+// (sim/engine_memory.h, the one place that says how each engine reads it).
 #pragma once
 
 #include <string>
@@ -26,6 +8,7 @@
 
 #include "model/engine_caps.h"
 #include "model/error.h"
+#include "sim/engine_memory.h"
 #include "sim/simulator.h"
 
 namespace shardlab {
@@ -33,17 +16,6 @@ namespace shardlab {
 // The engine flag that carries the fraction: "--gpu-memory-utilization",
 // "--mem-fraction-static", "--kv_cache_free_gpu_memory_fraction".
 const char* memoryFractionFlag(Engine e);
-
-// The KV cache, in GB per GPU, that engine e allocates at fraction f beside the plan's
-// other memory terms (the formulas above).
-double kvRoomGb(Engine e, const MemoryBreakdown& m, double f);
-// The least fraction whose KV room holds the plan's KV cache (m.kvCacheGb); +inf when no
-// fraction does (TensorRT-LLM with nothing free after the model).
-double neededMemoryFraction(Engine e, const MemoryBreakdown& m);
-// The largest fraction that leaves the memory model's other terms their room: vLLM
-// 1 - reserve/capacity; SGLang 1 - (reserve + activations)/capacity; TensorRT-LLM 1 (its base
-// is already what the other terms leave).
-double largestMemoryFraction(Engine e, const MemoryBreakdown& m);
 
 // A fraction as the launch configuration writes it: two decimals ("0.92"), up to four when
 // a user's value has them ("0.925"); fractionAsWritten is the number the engine then reads.

@@ -1,0 +1,41 @@
+// Each engine's KV room at its memory fraction (sim/engine_memory.h).
+#include "sim/engine_memory.h"
+
+#include <limits>
+
+namespace shardlab {
+
+double kvRoomGb(Engine e, const MemoryBreakdown& m, double f)
+{
+    switch (e) {
+    case Engine::Vllm: return f * m.capacityGb - m.weightsGb - m.activationGb;
+    case Engine::Sglang: return f * m.capacityGb - m.weightsGb;
+    case Engine::TrtLlm: return f * (m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb);
+    }
+    return 0;
+}
+
+double neededMemoryFraction(Engine e, const MemoryBreakdown& m)
+{
+    switch (e) {
+    case Engine::Vllm: return (m.weightsGb + m.activationGb + m.kvCacheGb) / m.capacityGb;
+    case Engine::Sglang: return (m.weightsGb + m.kvCacheGb) / m.capacityGb;
+    case Engine::TrtLlm: {
+        const double free = m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb;
+        return free > 0 ? m.kvCacheGb / free : std::numeric_limits<double>::infinity();
+    }
+    }
+    return 0;
+}
+
+double largestMemoryFraction(Engine e, const MemoryBreakdown& m)
+{
+    switch (e) {
+    case Engine::Vllm: return 1.0 - m.reserveGb / m.capacityGb;
+    case Engine::Sglang: return 1.0 - (m.reserveGb + m.activationGb) / m.capacityGb;
+    case Engine::TrtLlm: return 1.0;
+    }
+    return 1.0;
+}
+
+} // namespace shardlab

@@ -1,0 +1,40 @@
+// How much KV cache each engine allocates at its memory fraction (docs/launch.md, "Memory
+// settings"), from the simulator's memory model: the MemoryBreakdown of an evaluated plan,
+// per GPU of its fullest pipeline stage (weights, the KV cache of the plan's batch at its
+// context, activations, reserve, capacity). Each engine reads its fraction differently; this
+// is the one place that says how, for the launch configurations and the calibration alike:
+//
+//   vLLM 0.11 --gpu-memory-utilization f: the engine may use f x the GPU's memory for
+//     weights, activations and KV cache (its worker's requested memory is total x f; the KV
+//     cache gets that minus weights and the profiled activation peak):
+//       KV room = f x capacity - weights - activations
+//   SGLang 0.5 --mem-fraction-static f: f x the GPU's memory holds weights and the KV pool;
+//     activations and CUDA graphs live in the rest:
+//       KV room = f x capacity - weights
+//   TensorRT-LLM 1.0 kv_cache_config.free_gpu_memory_fraction f: the KV cache gets f of the
+//     memory still free after the model is loaded and its runtime buffers profiled (weights,
+//     activations, and what lives outside torch: the CUDA context, NCCL, CUDA graphs, which
+//     the memory model counts in its reserve):
+//       KV room = f x (capacity - reserve - weights - activations)
+//
+// The reserve (CUDA context, NCCL buffers, fragmentation) is never the engine's to give to the
+// KV cache: vLLM's and SGLang's fractions leave it outside, TensorRT-LLM's base excludes it.
+#pragma once
+
+#include "model/engine_caps.h"
+#include "sim/simulator.h"
+
+namespace shardlab {
+
+// The KV cache, in GB per GPU, that engine e allocates at fraction f beside the plan's
+// other memory terms (the formulas above).
+double kvRoomGb(Engine e, const MemoryBreakdown& m, double f);
+// The least fraction whose KV room holds the plan's KV cache (m.kvCacheGb); +inf when no
+// fraction does (TensorRT-LLM with nothing free after the model).
+double neededMemoryFraction(Engine e, const MemoryBreakdown& m);
+// The largest fraction that leaves the memory model's other terms their room: vLLM
+// 1 - reserve/capacity; SGLang 1 - (reserve + activations)/capacity; TensorRT-LLM 1 (its base
+// is already what the other terms leave).
+double largestMemoryFraction(Engine e, const MemoryBreakdown& m);
+
+} // namespace shardlab
