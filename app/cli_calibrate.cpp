@@ -2,7 +2,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -47,12 +46,6 @@ double median(std::vector<double> v)
     return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-std::string upper(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
-    return s;
-}
-
 // A row predicted under an open loop (a request rate): the rows saturation is judged on.
 bool openLoop(const CalibrationRow& r) { return r.error.empty() && r.c.load.protocol == LoadProtocol::RequestRate; }
 
@@ -84,7 +77,7 @@ void printCalibrationRows(const std::vector<CalibrationRow>& rows, std::ostream&
         const std::string gpus = std::to_string(r.c.tensorParallel) + "x " + (r.c.gpu == "h200" ? "H200" : "H100");
         std::snprintf(line, sizeof line,
                       "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-13s | %-9s |\n",
-                      r.c.id.c_str(), r.c.modelPreset.c_str(), upper(r.precision).c_str(), gpus.c_str(), lens.c_str(),
+                      r.c.id.c_str(), r.c.modelPreset.c_str(), r.precision.c_str(), gpus.c_str(), lens.c_str(),
                       loadLabel(r.c.load).c_str(), batch.c_str(), metricLabel(r.c.metric), r.c.published, r.predicted,
                       r.ratio, r.c.set.c_str(), saturationLabel(r).c_str());
         out << line;

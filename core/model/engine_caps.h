@@ -40,6 +40,12 @@ std::string knownEngines(); // "vllm, sglang, trtllm"
 // not told otherwise: KvCacheConfig.free_gpu_memory_fraction and trtllm-bench's
 // --kv_cache_free_gpu_mem_fraction both default to 0.90 (docs/launch.md, "Memory settings").
 constexpr double kTrtLlmDefaultKvFraction = 0.90;
+// vLLM 0.10-0.11 as `vllm serve` starts it on a GPU of 70 GiB or more, not A100 (EngineArgs'
+// batch defaults for the API server, vllm/engine/arg_utils.py): at most 1024 sequences in
+// flight and 8192 tokens per step; gpu_memory_utilization 0.9 (CacheConfig).
+constexpr int kVllmServeMaxNumSeqs = 1024;
+constexpr int kVllmServeMaxNumBatchedTokens = 8192;
+constexpr double kVllmDefaultMemoryUtilization = 0.90;
 
 // The engine whose collectives a workload names (vllm_eager is vLLM); none for nccl.
 std::optional<Engine> engineOfCollectives(CollectiveEngine c);

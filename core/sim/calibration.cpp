@@ -8,6 +8,7 @@
 #include "io/presets.h"
 #include "model/engine_caps.h"
 #include "sim/batch.h"
+#include "sim/engine_memory.h"
 #include "sim/serving_load.h"
 #include "sim/simulator.h"
 
@@ -48,6 +49,12 @@ CalibrationCase tpRow(const std::string& id, const char* model, const char* gpu,
     c.gpu = gpu;
     c.set = set;
     return c;
+}
+
+// The letter a load row's id ends in for its metric: "t" TTFT, "i" ITL/TPOT, "x" throughput.
+const char* metricSuffix(CalibrationMetric m)
+{
+    return m == CalibrationMetric::TtftMs ? "t" : m == CalibrationMetric::TpotMs ? "i" : "x";
 }
 
 // DeepSeek-R1 (DeepSeek-V3's architecture) on 8 H200: the blog's max-throughput and
@@ -107,8 +114,7 @@ std::vector<CalibrationCase> servingAtLoadCases()
             for (const auto& [metric, value] : metrics) {
                 if (value <= 0)
                     continue;
-                const char* suffix = metric == M::TtftMs ? "t" : metric == M::TpotMs ? "i" : "x";
-                CalibrationCase c{tag + suffix, "llama3-70b", "TensorRT-LLM 0.14 + Triton", false, 4, 1, 467, 256, 0,
+                CalibrationCase c{tag + metricSuffix(metric), "llama3-70b", "TensorRT-LLM 0.14 + Triton", false, 4, 1, 467, 256, 0,
                                   metric, value, kTrtQps};
                 c.gpu = s.gpu;
                 c.set = s.set;
@@ -151,13 +157,6 @@ std::vector<CalibrationCase> servingAtLoadCases()
     return v;
 }
 
-// vLLM 0.10-0.11 as `vllm serve` starts it on a GPU of 70 GiB or more (EngineArgs' batch
-// defaults for the API server, vllm/engine/arg_utils.py): at most 1024 sequences in flight and 8192
-// tokens per step, the KV cache in what 0.9 of the GPU's memory leaves after the weights
-// and activations (gpu_memory_utilization).
-constexpr int kVllmMaxNumSeqs = 1024;
-constexpr double kVllmMemoryUtilization = 0.9;
-
 constexpr const char* kGpuStackR1 = "GPUStack performance lab, DeepSeek-R1-0528 on 8x H200 (gpustack/gpustack@a5c9faf "
                                     "docs/performance-lab/deepseek-r1/h200.md), vLLM 0.11.0 `vllm serve -tp 8`, "
                                     "`vllm bench serve`";
@@ -171,9 +170,10 @@ constexpr const char* kGpuStackGptOss = "GPUStack performance lab, gpt-oss-120b 
 // after the model was done and never used to choose anything: the set "held_out_vllm". A
 // burst sends every request at t = 0 (--request-rate inf, the tool's default): TTFT there is
 // the queue's length, judged by whether saturation is reported. The random dataset's lengths
-// are fixed (--random-range-ratio 0); without --ignore-eos some Qwen3 answers end early, so
-// their output length is the run's mean (total generated tokens / requests). The
-// concurrency-4 runs drew ShareGPT conversations: their lengths are the run's means.
+// are fixed (--random-range-ratio 0); no run passed --ignore-eos and some Qwen3 and gpt-oss
+// answers ended early, so their output length is the run's mean (total generated tokens /
+// requests). The concurrency-4 runs drew ShareGPT conversations: their lengths are the
+// run's means. Each runs under vLLM's own limits (applyEngineLimits).
 std::vector<CalibrationCase> vllmServingCases()
 {
     using M = CalibrationMetric;
@@ -213,8 +213,7 @@ std::vector<CalibrationCase> vllmServingCases()
     for (const Run& r : runs) {
         const std::pair<M, double> metrics[] = {{M::OutputTokensPerS, r.tput}, {M::TtftMs, r.ttft}, {M::TpotMs, r.tpot}};
         for (const auto& [metric, value] : metrics) {
-            const char* suffix = metric == M::TtftMs ? "t" : metric == M::TpotMs ? "i" : "x";
-            CalibrationCase c{std::string(r.id) + suffix, r.model, r.engine, r.fp8, r.tp, 1, r.isl, r.osl, 0,
+            CalibrationCase c{std::string(r.id) + metricSuffix(metric), r.model, r.engine, r.fp8, r.tp, 1, r.isl, r.osl, 0,
                               metric, value, r.source};
             c.gpu = r.gpu;
             c.set = "held_out_vllm";
@@ -369,11 +368,6 @@ Scenario calibrationScenario(const CalibrationCase& c, const ModelSpec& model, c
     // whose page states its fraction runs at that.
     if (c.collectives == CollectiveEngine::TrtLlm)
         s.workload.kvCacheMemoryFraction = c.kvCacheFraction > 0 ? c.kvCacheFraction : kTrtLlmDefaultKvFraction;
-    // vLLM's KV cache gets what gpu_memory_utilization of the GPU leaves after the weights
-    // and activations (docs/launch.md, "Memory settings"): the rest of the GPU is held back.
-    if (c.collectives == CollectiveEngine::Vllm)
-        s.cluster.gpu.memoryReserveGb =
-            std::max(s.cluster.gpu.memoryReserveGb, (1 - kVllmMemoryUtilization) * s.cluster.gpu.hbmGb);
     if (c.maxNumTokens > 0)
         s.workload.maxNumTokens = c.maxNumTokens;
     s.workload.speculative = c.speculative;
@@ -449,14 +443,29 @@ Plan calibrationPlan(const CalibrationCase& c, const ModelSpec& m)
     return p;
 }
 
-// Sets the scenario's token budget to the engine's for a row run by trtllm-bench and
-// returns the largest batch the engine admits: trtllm-bench's own limits, which with
-// attention DP each rank schedules its requests under (the DeepSeek-R1 blog's
-// "max_batch_size 128 per rank"); vLLM's max_num_seqs; otherwise kMaxEngineBatch.
+// A vLLM row's limits as `vllm serve` set them: its token budget unless the run gave one, and
+// its KV cache, the room at the default memory fraction (sim/engine_memory.h). The memory
+// model's KV room is what capacity, reserve, weights and activations leave, so the reserve
+// becomes what makes the two the same. Returns max_num_seqs, the largest batch it admits.
+int applyVllmLimits(const CalibrationCase& c, Scenario& s, Plan p)
+{
+    if (c.maxNumTokens == 0)
+        s.workload.maxNumTokens = kVllmServeMaxNumBatchedTokens;
+    p.batch = 1;
+    const MemoryBreakdown m = Simulator(s).evaluate(p).memory;
+    s.cluster.gpu.memoryReserveGb =
+        m.capacityGb - m.weightsGb - m.activationGb - kvRoomGb(Engine::Vllm, m, kVllmDefaultMemoryUtilization);
+    return kVllmServeMaxNumSeqs;
+}
+
+// Sets the scenario's token budget (and for vLLM its KV cache) to the engine's and returns
+// the largest batch the engine admits: for a row run by trtllm-bench, trtllm-bench's own
+// limits, which with attention DP each rank schedules its requests under (the DeepSeek-R1
+// blog's "max_batch_size 128 per rank"); vLLM's (applyVllmLimits); otherwise kMaxEngineBatch.
 int applyEngineLimits(const CalibrationCase& c, Scenario& s, Plan p)
 {
     if (c.collectives == CollectiveEngine::Vllm)
-        return kVllmMaxNumSeqs;
+        return applyVllmLimits(c, s, p);
     if (!ranByTrtllmBench(c))
         return kMaxEngineBatch;
     p.batch = 1;
@@ -495,6 +504,7 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
     for (const CalibrationCase& c : calibrationCases()) {
         CalibrationRow row;
         row.c = c;
+        row.precision = c.fp8 ? "fp8" : "bf16"; // the model's own formats, once it is found
         if (!c.excluded.empty()) {
             row.error = "excluded: " + c.excluded;
             rows.push_back(row);

@@ -16,7 +16,7 @@ struct CalibrationCase {
     std::string id;          // e.g. "A2"
     std::string modelPreset; // resources/models name
     std::string engine;      // engine and version
-    bool fp8 = false;        // FP8 weights and KV cache (W8A8)
+    bool fp8 = false;        // FP8 weights and KV cache (W8A8; the KV cache 16-bit with kvCache16)
     int tensorParallel = 1;
     int expertParallel = 1;
     int promptTokens = 0;
@@ -30,9 +30,10 @@ struct CalibrationCase {
     bool attentionDp = false; // attention split by sequences over the TP group (attention DP)
     // "fit": used when the efficiencies were chosen; "check": the end-to-end rows the serving
     // model was built against, never tuned on; "held_out": other published cells, looked at
-    // only after the model was done (docs/simulator.md, "Held-out check").
+    // only after the model was done (docs/simulator.md, "Held-out check"); "held_out_vllm":
+    // vLLM's runs, held out the same way.
     std::string set = "fit";
-    // Whose collectives: every published row so far is TensorRT-LLM's (NIM runs it too).
+    // Whose collectives: TensorRT-LLM's (NIM runs it too) unless the row says vLLM's.
     CollectiveEngine collectives = CollectiveEngine::TrtLlm;
     int maxNumTokens = 0;      // the engine's token budget per step (0: 8192)
     LoadSpec load{};           // how the benchmark drove the engine (steady: max throughput)
