@@ -62,16 +62,21 @@ private Q_SLOTS:
             auto* w = new MainWindow;
             QVERIFY(runSearch(*w, QStringLiteral("random"), 200));
             QVERIFY(w->searchPanel()->renameRun(0, QStringLiteral("before the kill")));
-            w->scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("workload.output_tokens"))->setValue(777);
-            QVERIFY(w->isModified());
-            // The edit started the store's clock: a single shot of at most the interval. The
-            // write itself is waited for with room to spare, since a loaded machine (the
-            // suite runs two tests at a time) can delay any event loop by seconds.
+            // The rename started the store's clock; write it out so that the clock is stopped
+            // and only the edit below can start it again.
             auto* store = w->findChild<SessionStore*>();
             QVERIFY(store);
             auto* clock = store->findChild<QTimer*>();
-            QVERIFY(clock && clock->isActive() && clock->isSingleShot());
-            QVERIFY(clock->interval() <= SessionStore::kIntervalMs);
+            QVERIFY(clock && clock->isSingleShot());
+            store->flush();
+            QVERIFY(!clock->isActive());
+            w->scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("workload.output_tokens"))->setValue(777);
+            QVERIFY(w->isModified());
+            // The edit started the clock: the write is due within the interval. The write itself
+            // is waited for with room to spare, since a loaded machine (the suite runs two tests
+            // at a time) can delay any event loop by seconds.
+            QVERIFY(clock->isActive());
+            QVERIFY(clock->remainingTime() <= SessionStore::kIntervalMs);
             QElapsedTimer t;
             t.start();
             QTRY_COMPARE_WITH_TIMEOUT(savedOutputTokens(), 777, 15000);
