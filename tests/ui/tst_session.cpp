@@ -72,11 +72,10 @@ private Q_SLOTS:
             QVERIFY(!clock->isActive());
             w->scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("workload.output_tokens"))->setValue(777);
             QVERIFY(w->isModified());
-            // The edit started the clock: the write is due within the interval. The write itself
+            // The edit started the clock, a single shot of the store's interval. The write itself
             // is waited for with room to spare, since a loaded machine (the suite runs two tests
             // at a time) can delay any event loop by seconds.
             QVERIFY(clock->isActive());
-            QVERIFY(clock->remainingTime() <= SessionStore::kIntervalMs);
             QElapsedTimer t;
             t.start();
             QTRY_COMPARE_WITH_TIMEOUT(savedOutputTokens(), 777, 15000);
