@@ -16,9 +16,18 @@ using namespace shardlab::testing;
 class TestCalibrationVllm : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // Every row predicted once (the whole calibration, about a second), for the checks below.
+    void initTestCase()
+    {
+        m_rows = calibrationRowsOnH100();
+        QVERIFY(!m_rows.empty());
+    }
     void casesAsTheEngineRanThem();
     void rowsPredicted();
     void kvCacheAsVllmSizesIt();
+
+private:
+    std::vector<CalibrationRow> m_rows;
 };
 
 void TestCalibrationVllm::casesAsTheEngineRanThem()
@@ -39,7 +48,7 @@ void TestCalibrationVllm::casesAsTheEngineRanThem()
 
 void TestCalibrationVllm::rowsPredicted()
 {
-    const auto rows = calibrationRowsOnH100();
+    const auto& rows = m_rows;
     QVERIFY(!rows.empty());
     auto row = [&](const std::string& id) { return calibrationRow(rows, id); };
     for (const CalibrationRow& r : rows) {
@@ -75,7 +84,7 @@ void TestCalibrationVllm::kvCacheAsVllmSizesIt()
     const double roomGb = 0.9 * cluster.value.gpu.hbmGb - weightsGb;
     const double bytesPerToken = 2.0 * m.layers * std::max(1, m.kvHeads / 4) * m.headDim * 2;
     const double expected = roomGb * 1e9 / bytesPerToken / (4000 + 182);
-    const auto rows = calibrationRowsOnH100();
+    const auto& rows = m_rows;
     const int batch = calibrationRow(rows, "V8x").batchUsed;
     QVERIFY2(batch >= 0.93 * expected && batch <= 1.02 * expected,
              qPrintable(QString("batch %1, vLLM's KV cache holds %2").arg(batch).arg(expected)));
