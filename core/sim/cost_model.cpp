@@ -381,10 +381,9 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.activationBytes = std::max(promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
                                  p.batch * dec.queriesPerSeq * m_hiddenBytes * m_constants.decodeWorkspaceFactor);
     const double gb = 1e-9;
-    // The KV cache fills a pool of kv_cache_memory_fraction of what the reserve, weights and
-    // activations leave: a batch fits when its cache fits the pool, i.e. when the rest of
-    // the memory holds the cache over that fraction.
-    f.memoryGb = f.weightsBytes * gb + f.kvBytes * gb / m_scenario.workload.kvCacheMemoryFraction
+    // A batch fits when its cache fits the pool, i.e. when the rest of the memory holds the
+    // pool that cache needs.
+    f.memoryGb = f.weightsBytes * gb + f.kvBytes * gb * kvPoolGbPerCacheGb(m_scenario.workload.kvCacheMemoryFraction)
         + f.activationBytes * gb + m_scenario.cluster.gpu.memoryReserveGb;
     f.finite = std::isfinite(f.tpotMs) && std::isfinite(f.ttftMs) && std::isfinite(f.tokensPerSPerGpu)
         && std::isfinite(f.memoryGb) && std::isfinite(f.e2eMs);

@@ -240,6 +240,13 @@ struct PipelineFigures {
     bool finite = true;
 };
 
+// The memory a KV cache pool takes per GB of cache it holds when the engine gives the pool a
+// fraction f of the memory the reserve, weights and activations leave
+// (workload.kv_cache_memory_fraction; TensorRT-LLM's free_gpu_memory_fraction): the rest of
+// that memory is held back, unused but no other sequence's. The plan's memory, what the pool
+// holds back and the room a fraction gives (sim/engine_memory.h) all follow from it.
+inline double kvPoolGbPerCacheGb(double f) { return 1 / f; }
+
 // The collective an operator runs itself (dispatch and combine between the attention and
 // expert ranks), by option; None for every other operator. Sequence-split prefill
 // attention's all-gather is priced by CostModel::op and is not a per-layer decode one.

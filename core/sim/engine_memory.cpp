@@ -5,12 +5,19 @@
 
 namespace shardlab {
 
+namespace {
+
+// TensorRT-LLM's base: what the reserve, the weights and the activations leave.
+double freeAfterModelGb(const MemoryBreakdown& m) { return m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb; }
+
+} // namespace
+
 double kvRoomGb(Engine e, const MemoryBreakdown& m, double f)
 {
     switch (e) {
     case Engine::Vllm: return f * m.capacityGb - m.weightsGb - m.activationGb;
     case Engine::Sglang: return f * m.capacityGb - m.weightsGb;
-    case Engine::TrtLlm: return f * (m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb);
+    case Engine::TrtLlm: return freeAfterModelGb(m) / kvPoolGbPerCacheGb(f);
     }
     return 0;
 }
@@ -21,8 +28,9 @@ double neededMemoryFraction(Engine e, const MemoryBreakdown& m)
     case Engine::Vllm: return (m.weightsGb + m.activationGb + m.kvCacheGb) / m.capacityGb;
     case Engine::Sglang: return (m.weightsGb + m.kvCacheGb) / m.capacityGb;
     case Engine::TrtLlm: {
-        const double free = m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb;
-        return free > 0 ? m.kvCacheGb / free : std::numeric_limits<double>::infinity();
+        // The room grows in proportion to the fraction.
+        const double fullRoom = kvRoomGb(e, m, 1.0);
+        return fullRoom > 0 ? m.kvCacheGb / fullRoom : std::numeric_limits<double>::infinity();
     }
     }
     return 0;

@@ -16,6 +16,7 @@
 //     activations, and what lives outside torch: the CUDA context, NCCL, CUDA graphs, which
 //     the memory model counts in its reserve):
 //       KV room = f x (capacity - reserve - weights - activations)
+//     which is the simulator's own pool rule (kvPoolGbPerCacheGb, workload.kv_cache_memory_fraction)
 //
 // The reserve (CUDA context, NCCL buffers, fragmentation) is never the engine's to give to the
 // KV cache: vLLM's and SGLang's fractions leave it outside, TensorRT-LLM's base excludes it.

@@ -364,7 +364,7 @@ void judge(const PipelineFigures& f, const Scenario& sc, double tokenBudget, Sim
     mem.kvCacheGb = f.kvBytes * gb;
     mem.activationGb = f.activationBytes * gb;
     mem.totalGb = f.memoryGb;
-    mem.kvHeldBackGb = mem.kvCacheGb * (1 / wl.kvCacheMemoryFraction - 1);
+    mem.kvHeldBackGb = mem.kvCacheGb * (kvPoolGbPerCacheGb(wl.kvCacheMemoryFraction) - 1);
 
     if (mem.totalGb > mem.capacityGb)
         r.violations |= 1u << static_cast<int>(Violation::Memory);
