@@ -90,6 +90,12 @@ std::vector<Field> fields(KernelProfile& p)
     }
     f.push_back({"engines.trtllm.step_overhead_us", &p.trtllmStepOverheadS, nullptr, nullptr, 0, 1e6, us, true});
     f.push_back({"engines.vllm.step_overhead_us", &p.vllmStepOverheadS, nullptr, nullptr, 0, 1e6, us, true});
+    for (auto [at, w4] : {std::pair<std::string, WeightOnlyGroupedParams*>{"gemm.", &p.gemm.groupedW4a16},
+                          {"engines.vllm.", &p.vllmGroupedW4a16}}) {
+        f.push_back({at + "grouped_stream_w4a16", &w4->stream, nullptr, nullptr, 0, 1, 1, true});
+        f.push_back({at + "grouped_compute_w4a16", &w4->compute, nullptr, nullptr, 0, 1, 1, true});
+        f.push_back({at + "grouped_half_size_w4a16", &w4->halfSizeElems, nullptr, nullptr, 0, kBig, 1, true});
+    }
     return f;
 }
 

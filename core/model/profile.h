@@ -11,6 +11,16 @@
 
 namespace shardlab {
 
+// A weight-only 4-bit grouped expert kernel: 4-bit expert weights dequantized to BF16 on a GPU
+// without FP4 tensor cores (model/specs.h, gemmMath), as one engine runs it. Its weights stream
+// at `stream` of HBM and its FLOPs reach C x S / (S + S0) of the BF16 peak (S as for the other
+// grouped curves), fitted to that engine's measured MoE kernel table. 0: BF16's grouped kernel.
+struct WeightOnlyGroupedParams {
+    double stream = 0;
+    double compute = 0;       // C
+    double halfSizeElems = 0; // S0
+};
+
 // GEMMs by size and precision (sim/gemm_model.h): absolute fractions of the datasheet figures
 // as measured; the GPU's scalar knobs are multipliers on them relative to refCompute/refHbm.
 struct GemmParams {
@@ -28,6 +38,9 @@ struct GemmParams {
     // to a measured MoE kernel table. 0: priced by the dense curve above.
     double groupedComputeBf16 = 0, groupedComputeFp8 = 0;
     double groupedHalfSizeBf16 = 0, groupedHalfSizeFp8 = 0;
+    // 4-bit weight-only grouped expert GEMMs: TensorRT-LLM's kernel, and every engine's that
+    // the profile gives no kernel of its own.
+    WeightOnlyGroupedParams groupedW4a16;
 };
 
 // DeepEP-style MoE dispatch/combine kernels (sim/moe_all_to_all.h). Bandwidths are shares of
@@ -99,6 +112,9 @@ struct KernelProfile {
     // take vLLM's). The one optional number: 0 when a profile file predates it.
     double trtllmStepOverheadS = 0;
     double vllmStepOverheadS = 0;
+    // vLLM's 4-bit weight-only expert kernel (Marlin on GPUs without FP4 tensor cores); SGLang
+    // and vLLM eager take it. All 0 (a profile without it): gemm.groupedW4a16.
+    WeightOnlyGroupedParams vllmGroupedW4a16;
     // Where each number comes from, by JSON path ("gemm.stream_bf16" -> "TensorRT-LLM ...").
     std::map<std::string, std::string> sources;
 };

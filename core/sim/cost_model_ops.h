@@ -157,11 +157,13 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
     c.hbmBytes = bytes;
     if (s.gemm) {
         // By size and precision, with the per-kernel fixed cost (gemm_model.h).
-        if (matrixElems > 0) // grouped expert GEMMs: their own curve (gemm_model.h)
+        if (matrixElems > 0 && s.w4a16) // grouped expert GEMMs: their own curve (gemm_model.h)
+            c.computeS = m_gemm.groupedW4ComputeS(flops, matrixElems, gemmElems);
+        else if (matrixElems > 0)
             c.computeS = m_gemm.groupedComputeS(s.fp8, s.fp4, flops, matrixElems, gemmElems);
         else
             c.computeS = s.fp4 ? m_gemm.computeSFp4(flops, gemmElems) : m_gemm.computeS(s.fp8, flops, gemmElems);
-        c.memoryS = m_gemm.memoryS(s.fp8, bytes);
+        c.memoryS = s.w4a16 ? m_gemm.memoryW4S(bytes) : m_gemm.memoryS(s.fp8, bytes);
         c.timeS = std::max(c.computeS, c.memoryS) + m_gemm.fixedS(s.fp8);
         return c;
     }

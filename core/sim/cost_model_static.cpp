@@ -51,7 +51,7 @@ void CostModel::setHardware()
     m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;
     m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
     const KernelProfile& prof = profileOf(c);
-    m_gemm = gemmModel(c.gpu, prof.gemm);
+    m_gemm = gemmModel(c.gpu, engineGemmParams(prof, m_scenario.workload.engine));
     switch (m_scenario.workload.engine) {
     case CollectiveEngine::TrtLlm: m_stepOverheadS = prof.trtllmStepOverheadS; break;
     case CollectiveEngine::Vllm:
@@ -201,6 +201,7 @@ void CostModel::setMoeOps(bool fp8)
     eu.outBytesPerToken = Fe * ab;
     eu.fp8 = expertMath != GemmMath::Bf16;
     eu.fp4 = expertMath == GemmMath::Fp4;
+    eu.w4a16 = expertMath == GemmMath::Bf16 && isFourBit(m.routedExpertPrecision());
     auto& ed = m_ops[idx(OpId::ExpertDown)];
     ed.weightBytes = Fe * h * we;
     ed.flopsPerToken = 2 * Fe * h;
@@ -208,6 +209,7 @@ void CostModel::setMoeOps(bool fp8)
     ed.outBytesPerToken = h * ab;
     ed.fp8 = eu.fp8;
     ed.fp4 = eu.fp4;
+    ed.w4a16 = eu.w4a16;
     auto& se = m_ops[idx(OpId::SharedExpert)];
     const double Fs = double(e.sharedExperts) * e.sharedExpertFfnHidden;
     se.weightBytes = 3 * h * Fs * wb;

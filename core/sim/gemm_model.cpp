@@ -30,9 +30,22 @@ GemmModel gemmModel(const GpuSpec& gpu, const GemmParams& kGemm)
     const double hbm = gpu.hbmTbps * 1e12, scale = gpu.efficiency.hbm / kGemm.refHbm;
     g.streamBf16 = hbm * std::min(1.0, kGemm.streamBf16 * scale);
     g.streamFp8 = hbm * std::min(1.0, kGemm.streamFp8 * scale);
+    const WeightOnlyGroupedParams& w4 = kGemm.groupedW4a16;
+    g.streamW4 = hbm * std::min(1.0, w4.stream * scale);
+    g.groupedW4 = w4.compute;
+    g.groupedHalfW4 = w4.halfSizeElems;
     g.fixedBf16S = gpu.kernelOverheadUs * 1e-6;
     g.fixedFp8S = gpu.kernelOverheadUs * 1e-6 * kGemm.fp8FixedRatio;
     return g;
+}
+
+GemmParams engineGemmParams(const KernelProfile& profile, CollectiveEngine engine)
+{
+    GemmParams p = profile.gemm;
+    const bool vllm = engine == CollectiveEngine::Vllm || engine == CollectiveEngine::VllmEager;
+    if (vllm && profile.vllmGroupedW4a16.compute > 0)
+        p.groupedW4a16 = profile.vllmGroupedW4a16;
+    return p;
 }
 
 double gemmTimeS(const GemmModel& g, const GemmShape& s)

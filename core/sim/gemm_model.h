@@ -32,6 +32,8 @@ struct GemmModel {
     double computeBf16 = 0, computeFp8 = 0;
     // Grouped expert GEMMs (GemmParams::grouped*): 0 means the dense curve.
     double groupedBf16 = 0, groupedFp8 = 0, groupedHalfBf16 = 0, groupedHalfFp8 = 0;
+    // Weight-only 4-bit grouped expert GEMMs (WeightOnlyGroupedParams): 0 means BF16's.
+    double streamW4 = 0, groupedW4 = 0, groupedHalfW4 = 0;
 
     // Share of the peak a GEMM with `weightElems` (n x k of one GPU's shard) reaches at large m:
     // C * S / (S + S0), times the knob's scale, at most 1; below the smallest measured GEMM, S
@@ -64,6 +66,16 @@ struct GemmModel {
         const double peak = fp4 ? peakFp4 : fp8 ? peakFp8 : peakBf16;
         return flops / (peak * groupedEfficiency(fp8, matrixElems, std::max(1.0, gemmElems)));
     }
+    // A weight-only 4-bit grouped expert GEMM (4-bit weights dequantized to BF16): the BF16
+    // peak on the kernel's own curve where the profile has one, BF16's grouped curve otherwise.
+    double groupedW4ComputeS(double flops, double matrixElems, double gemmElems) const
+    {
+        if (groupedW4 <= 0)
+            return groupedComputeS(false, false, flops, matrixElems, gemmElems);
+        const double S = std::max(1.0, matrixElems);
+        return flops / (peakBf16 * std::min(1.0, groupedW4 * computeScale * S / (S + groupedHalfW4)));
+    }
+    double memoryW4S(double bytes) const { return bytes / (streamW4 > 0 ? streamW4 : streamBf16); }
     // A GEMM on FP4 tensor cores: the FP4 peak with FP8's efficiency curve (no FP4 GEMM was
     // measured; docs/simulator.md §3, "Weight formats").
     double computeSFp4(double flops, double weightElems) const
@@ -79,6 +91,10 @@ struct GemmModel {
     }
 };
 GemmModel gemmModel(const GpuSpec& gpu, const GemmParams& params);
+// The GEMM parameters as `engine` runs them: the profile's, with the engine's own weight-only
+// 4-bit expert kernel where the profile has one (vLLM and vLLM eager: KernelProfile::
+// vllmGroupedW4a16).
+GemmParams engineGemmParams(const KernelProfile& profile, CollectiveEngine engine);
 // With the built-in profile's parameters.
 GemmModel gemmModel(const GpuSpec& gpu);
 
