@@ -366,6 +366,32 @@ private Q_SLOTS:
         QVERIFY2(within25 >= 52, qPrintable(QString::number(within25)));
     }
 
+    // One MoE layer's up and down projections on one GPU of a TP `tp` x EP `ep` plan (expert TP
+    // tp / ep), tokens spread evenly over the experts, as `engine` prices them; no communication.
+    static double expertLayerMs(const ModelSpec& m, CollectiveEngine engine, double tokens, int tp = 1, int ep = 1)
+    {
+        Scenario s;
+        s.model = m;
+        s.cluster = h100();
+        s.workload = {1024, 128, 1e9, 1e9};
+        s.workload.serving = ServingMode::Decode;
+        s.workload.engine = engine;
+        const CostModel cm(s, SimConstants{});
+        Plan p;
+        applyMegatronSharding(p);
+        p.tensorParallel = tp;
+        p.expertParallel = ep;
+        p.batch = 64;
+        PhaseContext ph;
+        cm.phase(p, false, ph);
+        const double E = m.moe.experts, k = m.moe.expertsPerToken;
+        ph.routedPerEpRank = tokens * k / ep; // balanced: every rank its mean
+        ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp;
+        ph.activeLocalExperts = ph.localExperts * (1 - std::pow(1 - k / E, tokens));
+        return (cm.op(OpId::ExpertUp, p.option(OpId::ExpertUp), ph).timeS
+                + cm.op(OpId::ExpertDown, p.option(OpId::ExpertDown), ph).timeS) * 1e3;
+    }
+
     // Grouped expert GEMMs (one MoE layer's up and down on one GPU, no communication) against
     // TensorRT-LLM's H100 MoE table (aiconfigurator trtllm 1.3.0rc20, Qwen3-235B-A22B's shape:
     // hidden 4096, expert width 1536, top-8 of 128, FP8, tokens spread evenly: "balanced").
@@ -385,30 +411,13 @@ private Q_SLOTS:
             {4, 2, {0.1286, 0.1325, 0.1473, 0.2004, 0.4330, 1.4535}},
             {8, 1, {0.1454, 0.1488, 0.1702, 0.2677, 0.6761, 2.3660}},
         };
-        Scenario s;
-        s.model = modelPreset("qwen3-235b-a22b").value;
-        s.model.weightPrecision = Precision::FP8;
-        s.cluster = h100();
-        s.workload = {1024, 128, 1e9, 1e9};
-        s.workload.serving = ServingMode::Decode;
-        const CostModel cm(s, SimConstants{});
-        const double E = s.model.moe.experts, k = s.model.moe.expertsPerToken;
+        ModelSpec qwen = modelPreset("qwen3-235b-a22b").value;
+        qwen.weightPrecision = Precision::FP8;
         for (const auto& r : rows) {
-            Plan p;
-            applyMegatronSharding(p);
-            p.tensorParallel = 8;
-            p.expertParallel = r.ep;
-            p.batch = 64;
             QString line = QStringLiteral("expert TP %1 x EP %2:").arg(r.etp).arg(r.ep);
             for (int i = 0; i < 6; ++i) {
-                PhaseContext ph;
-                cm.phase(p, false, ph);
                 const double T = tokens[i];
-                ph.routedPerEpRank = T * k / r.ep; // balanced: every rank its mean
-                ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp;
-                ph.activeLocalExperts = ph.localExperts * (1 - std::pow(1 - k / E, T));
-                const double ms = (cm.op(OpId::ExpertUp, p.option(OpId::ExpertUp), ph).timeS
-                                   + cm.op(OpId::ExpertDown, p.option(OpId::ExpertDown), ph).timeS) * 1e3;
+                const double ms = expertLayerMs(qwen, CollectiveEngine::Nccl, T, 8, r.ep);
                 const double ratio = ms / r.ms[i];
                 line += QStringLiteral(" %1").arg(ratio, 0, 'f', 2);
                 if (r.etp == 1)
@@ -419,32 +428,6 @@ private Q_SLOTS:
             }
             qInfo("%s", qPrintable(line));
         }
-    }
-
-    // One MoE layer's up and down projections with every expert local (TP 1, EP 1), tokens
-    // spread evenly, on one H100, as `engine` prices them.
-    static double expertLayerMs(const ModelSpec& m, CollectiveEngine engine, double tokens)
-    {
-        Scenario s;
-        s.model = m;
-        s.cluster = h100();
-        s.workload = {1024, 128, 1e9, 1e9};
-        s.workload.serving = ServingMode::Decode;
-        s.workload.engine = engine;
-        const CostModel cm(s, SimConstants{});
-        Plan p;
-        applyMegatronSharding(p);
-        p.tensorParallel = 1;
-        p.expertParallel = 1;
-        p.batch = 64;
-        PhaseContext ph;
-        cm.phase(p, false, ph);
-        const double E = m.moe.experts, k = m.moe.expertsPerToken;
-        ph.routedPerEpRank = tokens * k;
-        ph.routedPerEtpRank = ph.routedPerEpRank / ph.etp;
-        ph.activeLocalExperts = ph.localExperts * (1 - std::pow(1 - k / E, tokens));
-        return (cm.op(OpId::ExpertUp, p.option(OpId::ExpertUp), ph).timeS
-                + cm.op(OpId::ExpertDown, p.option(OpId::ExpertDown), ph).timeS) * 1e3;
     }
 
     // 4-bit weight-only expert kernels (4-bit experts dequantized to BF16 on a GPU without FP4

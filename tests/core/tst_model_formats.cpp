@@ -46,7 +46,7 @@ private Q_SLOTS:
     void namesRoundTrip();
     void gemmMathByGpu();
     void fourBitExpertsReadFewerBytes();
-    void fourBitModelFitsMoreBatch();
+    void fourBitExpertsTradeKernelTimeForMemory();
     void slidingWindowCapsTheCache();
     void linearStateIndependentOfContext();
     void jsonFieldsAndErrorsByPath();
@@ -130,28 +130,35 @@ void TestModelFormats::fourBitExpertsReadFewerBytes()
     QCOMPARE(weightBytes(s.model) < 0.35 * countParameters(s.model).total * 2, true);
 }
 
-void TestModelFormats::fourBitModelFitsMoreBatch()
+void TestModelFormats::fourBitExpertsTradeKernelTimeForMemory()
 {
     // gpt-oss-120b with its MXFP4 experts fits one H100 (the model card's claim); in BF16
-    // it does not. On 8 GPUs the 4-bit experts leave more memory for the KV cache and the
-    // recipe serves at least as much: a larger batch, or the same batch faster (where the
-    // step is bound by the expert-TP shards' grouped GEMMs, which run at BF16 either way on
-    // H100, the same).
+    // it does not. On 8 GPUs the 4-bit experts leave more memory for the KV cache. Under a
+    // TPOT limit that does not buy batch: on H100 the 4-bit experts run a weight-only kernel
+    // (dequantized to BF16) that the measured tables put about 1.5x slower than BF16's
+    // grouped GEMMs at large steps (docs/kernels.md), so at the limit the BF16 model holds the
+    // larger batch.
     Scenario s = scenarioWith("gpt-oss-120b", "h100-8");
     QVERIFY(weightBytes(s.model) / 1e9 < 70);
     ModelSpec bf = s.model;
     bf.expertPrecision.reset();
     QVERIFY(weightBytes(bf) / 1e9 > 200);
-    const RecipePlan four = megatronPlan(Simulator(s));
-    s.model = bf;
-    const RecipePlan sixteen = megatronPlan(Simulator(s));
+    const auto recipe = [](Scenario sc, const ModelSpec& m, bool limits) {
+        sc.model = m;
+        if (!limits)
+            sc.workload.tpotSloMs = sc.workload.ttftSloMs = 1e9;
+        return megatronPlan(Simulator(sc));
+    };
+    const RecipePlan four = recipe(s, s.model, false), sixteen = recipe(s, bf, false);
     QVERIFY(four.found && sixteen.found);
     QVERIFY2(four.result.memory.weightsGb < 0.4 * sixteen.result.memory.weightsGb,
              qPrintable(QString::number(four.result.memory.weightsGb)));
     const auto kvRoom = [](const RecipePlan& r) { return r.result.memory.capacityGb - r.result.memory.weightsGb; };
     QVERIFY2(kvRoom(four) > kvRoom(sixteen) + 10, qPrintable(QString("%1 / %2 GB").arg(kvRoom(four)).arg(kvRoom(sixteen))));
-    QVERIFY2(four.plan.batch >= sixteen.plan.batch && four.result.tokensPerSPerGpu >= sixteen.result.tokensPerSPerGpu,
-             qPrintable(QString("%1 / %2").arg(four.plan.batch).arg(sixteen.plan.batch)));
+    const RecipePlan fourAtLimit = recipe(s, s.model, true), sixteenAtLimit = recipe(s, bf, true);
+    QVERIFY(fourAtLimit.found && sixteenAtLimit.found);
+    QVERIFY2(fourAtLimit.plan.batch < sixteenAtLimit.plan.batch,
+             qPrintable(QString("%1 / %2").arg(fourAtLimit.plan.batch).arg(sixteenAtLimit.plan.batch)));
 }
 
 void TestModelFormats::slidingWindowCapsTheCache()
