@@ -95,6 +95,8 @@ std::vector<Field> fields(KernelProfile& p)
         f.push_back({at + "grouped_stream_w4a16", &w4->stream, nullptr, nullptr, 0, 1, 1, true});
         f.push_back({at + "grouped_compute_w4a16", &w4->compute, nullptr, nullptr, 0, 1, 1, true});
         f.push_back({at + "grouped_half_size_w4a16", &w4->halfSizeElems, nullptr, nullptr, 0, kBig, 1, true});
+        f.push_back({at + "grouped_pad_hidden_w4a16", &w4->padHidden, nullptr, nullptr, 0, 65536, 1, true});
+        f.push_back({at + "grouped_pad_width_w4a16", &w4->padWidth, nullptr, nullptr, 0, 65536, 1, true});
     }
     return f;
 }

@@ -19,6 +19,10 @@ struct WeightOnlyGroupedParams {
     double stream = 0;
     double compute = 0;       // C
     double halfSizeElems = 0; // S0
+    // The kernel's tiles: it stores (and multiplies) each expert matrix with the hidden size
+    // rounded up to a multiple of padHidden and the expert width of one shard to one of
+    // padWidth. 0: as the checkpoint stores them.
+    double padHidden = 0, padWidth = 0;
 };
 
 // GEMMs by size and precision (sim/gemm_model.h): absolute fractions of the datasheet figures

@@ -24,11 +24,14 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         const bool split = opt.split == Split::Weights;
         const double tok = split ? ph.routedPerEpRank : ph.routedPerEtpRank;
         const double wf = split ? ph.invEtp : 1.0;
-        flops = tok * s.flopsPerToken * wf;
-        bytes = ph.activeLocalExperts * s.weightBytes * wf + tok * s.actBytesPerToken * wf;
-        c.weightBytes = ph.localExperts * s.weightBytes * wf;
-        gemmElems = s.weightElems * wf;
-        matrixElems = s.matrixElems * wf;
+        // A weight-only 4-bit kernel may store and multiply padded matrices (its tiles).
+        const MoeDims& e = m_scenario.model.moe;
+        const double stored = s.w4a16 ? m_gemm.storedShareW4(m_scenario.model.hiddenSize, e.expertFfnHidden * wf) : 1.0;
+        flops = tok * s.flopsPerToken * wf * stored;
+        bytes = ph.activeLocalExperts * s.weightBytes * wf * stored + tok * s.actBytesPerToken * wf;
+        c.weightBytes = ph.localExperts * s.weightBytes * wf * stored;
+        gemmElems = s.weightElems * wf * stored;
+        matrixElems = s.matrixElems * wf * stored;
         break;
     }
     case OpId::Dispatch:

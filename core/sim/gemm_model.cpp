@@ -34,6 +34,8 @@ GemmModel gemmModel(const GpuSpec& gpu, const GemmParams& kGemm)
     g.streamW4 = hbm * std::min(1.0, w4.stream * scale);
     g.groupedW4 = w4.compute;
     g.groupedHalfW4 = w4.halfSizeElems;
+    g.padHiddenW4 = w4.padHidden;
+    g.padWidthW4 = w4.padWidth;
     g.fixedBf16S = gpu.kernelOverheadUs * 1e-6;
     g.fixedFp8S = gpu.kernelOverheadUs * 1e-6 * kGemm.fp8FixedRatio;
     return g;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 
 #include "model/profile.h"
 #include "model/specs.h"
@@ -34,6 +35,7 @@ struct GemmModel {
     double groupedBf16 = 0, groupedFp8 = 0, groupedHalfBf16 = 0, groupedHalfFp8 = 0;
     // Weight-only 4-bit grouped expert GEMMs (WeightOnlyGroupedParams): 0 means BF16's.
     double streamW4 = 0, groupedW4 = 0, groupedHalfW4 = 0;
+    double padHiddenW4 = 0, padWidthW4 = 0; // the kernel's tiles (WeightOnlyGroupedParams)
 
     // Share of the peak a GEMM with `weightElems` (n x k of one GPU's shard) reaches at large m:
     // C * S / (S + S0), times the knob's scale, at most 1; below the smallest measured GEMM, S
@@ -76,6 +78,13 @@ struct GemmModel {
         return flops / (peakBf16 * std::min(1.0, groupedW4 * computeScale * S / (S + groupedHalfW4)));
     }
     double memoryW4S(double bytes) const { return bytes / (streamW4 > 0 ? streamW4 : streamBf16); }
+    // The elements the weight-only kernel stores and multiplies per element of an expert
+    // matrix of `hidden` x `width` (one shard): its tile padding, 1 without.
+    double storedShareW4(double hidden, double width) const
+    {
+        const auto up = [](double x, double tile) { return tile > 0 ? std::ceil(x / tile) * tile : x; };
+        return hidden > 0 && width > 0 ? up(hidden, padHiddenW4) * up(width, padWidthW4) / (hidden * width) : 1.0;
+    }
     // A GEMM on FP4 tensor cores: the FP4 peak with FP8's efficiency curve (no FP4 GEMM was
     // measured; docs/simulator.md §3, "Weight formats").
     double computeSFp4(double flops, double weightElems) const
