@@ -124,7 +124,7 @@ def main():
             _, path, dt, source = next(k for k in KERNELS if k[0] == label)
             rs = rows(repo, gpu, path, dt, source)
             share, C, S0, rms = fit_w4a16(rs, gpu)
-            print(f"{gpu} {section}.grouped_*_w4a16 ({label}): stream {share:.2f}, C {C:.3f}, S0 {S0 / 1e6:.2f} M "
+            print(f"{gpu} {section}.grouped_*_w4a16 ({label}): stream {share:.2f}, C {C:.3f}, S0 {S0:.0f} "
                   f"elements, RMS log {rms:.3f} over {len(rs)} rows | "
                   + bands(rs, lambda r: grouped.model_ms(r, C, S0, gpu) / r["ms"]))
 

@@ -95,8 +95,8 @@ std::vector<Field> fields(KernelProfile& p)
         f.push_back({at + "grouped_stream_w4a16", &w4->stream, nullptr, nullptr, 0, 1, 1, true});
         f.push_back({at + "grouped_compute_w4a16", &w4->compute, nullptr, nullptr, 0, 1, 1, true});
         f.push_back({at + "grouped_half_size_w4a16", &w4->halfSizeElems, nullptr, nullptr, 0, kBig, 1, true});
-        f.push_back({at + "grouped_pad_hidden_w4a16", &w4->padHidden, nullptr, nullptr, 0, 65536, 1, true});
-        f.push_back({at + "grouped_pad_width_w4a16", &w4->padWidth, nullptr, nullptr, 0, 65536, 1, true});
+        f.push_back({at + "grouped_pad_hidden_mxfp4", nullptr, &w4->padHidden, nullptr, 0, 65536, 1, true});
+        f.push_back({at + "grouped_pad_width_mxfp4", nullptr, &w4->padWidth, nullptr, 0, 65536, 1, true});
     }
     return f;
 }
@@ -176,6 +176,21 @@ void readInto(const json& doc, KernelProfile& p, FieldErrors& errors)
             *f.integer = r.integer("value", static_cast<long long>(f.lo), static_cast<long long>(f.hi));
         else
             *f.number = r.number("value", f.lo, f.hi) * f.scale;
+    }
+    // A weight-only 4-bit kernel is its streaming share and compute curve together: a partial
+    // one would price that kernel with another's numbers.
+    for (const std::string section : {"gemm.", "engines.vllm."}) {
+        const char* const curve[] = {"grouped_stream_w4a16", "grouped_compute_w4a16", "grouped_half_size_w4a16"};
+        int given = 0;
+        for (const char* name : curve)
+            given += at(doc, section + name) != nullptr;
+        if (given == 0 || given == 3)
+            continue;
+        for (const char* name : curve)
+            if (!at(doc, section + name))
+                errors.push_back({{}, section + name,
+                                  "missing: a weight-only 4-bit kernel gives grouped_stream_w4a16, "
+                                  "grouped_compute_w4a16 and grouped_half_size_w4a16 together"});
     }
 }
 } // namespace

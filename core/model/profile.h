@@ -19,10 +19,10 @@ struct WeightOnlyGroupedParams {
     double stream = 0;
     double compute = 0;       // C
     double halfSizeElems = 0; // S0
-    // The kernel's tiles: it stores (and multiplies) each expert matrix with the hidden size
-    // rounded up to a multiple of padHidden and the expert width of one shard to one of
-    // padWidth. 0: as the checkpoint stores them.
-    double padHidden = 0, padWidth = 0;
+    // The kernel's tiles for MXFP4 experts: it stores (and multiplies) each expert matrix with
+    // the hidden size rounded up to a multiple of padHidden and the expert width of one shard to
+    // one of padWidth. 0: as the checkpoint stores them.
+    int padHidden = 0, padWidth = 0;
 };
 
 // GEMMs by size and precision (sim/gemm_model.h): absolute fractions of the datasheet figures
@@ -116,8 +116,9 @@ struct KernelProfile {
     // take vLLM's). The one optional number: 0 when a profile file predates it.
     double trtllmStepOverheadS = 0;
     double vllmStepOverheadS = 0;
-    // vLLM's 4-bit weight-only expert kernel (Marlin on GPUs without FP4 tensor cores); SGLang
-    // and vLLM eager take it. All 0 (a profile without it): gemm.groupedW4a16.
+    // vLLM's 4-bit weight-only expert kernel (Marlin on GPUs without FP4 tensor cores), for
+    // vLLM and vLLM eager; every other engine takes gemm.groupedW4a16, as does vLLM when this
+    // is absent (all 0).
     WeightOnlyGroupedParams vllmGroupedW4a16;
     // Where each number comes from, by JSON path ("gemm.stream_bf16" -> "TensorRT-LLM ...").
     std::map<std::string, std::string> sources;

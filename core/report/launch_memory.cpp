@@ -80,7 +80,7 @@ std::string needTerms(Engine e, const MemoryBreakdown& m)
             + "; the largest fraction leaves " + outsideShare(e, m) + " outside it";
     case Engine::TrtLlm:
         return "KV cache " + gb(m.kvCacheGb) + " GB of the "
-            + gb(m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb) + " GB left after reserve "
+            + gb(freeAfterModelGb(m)) + " GB left after reserve "
             + gb(m.reserveGb) + ", weights " + gb(m.weightsGb) + " and activations " + gb(m.activationGb)
             + " GB of the " + cap + "; the engine takes at most 1 of it";
     }

@@ -54,6 +54,7 @@ struct OpStatic {
     bool fp8 = false;            // runs at the FP8 peak (a GEMM: FP8's curves)
     bool fp4 = false;            // a GEMM at the FP4 peak with FP8's curves (fp8 is set too)
     bool w4a16 = false;          // a grouped expert GEMM of 4-bit weights dequantized to BF16
+    bool paddedMxfp4 = false;    // ... of MXFP4 weights, stored at the kernel's tile padding
     bool gemm = false;           // priced as a GEMM kernel (gemm_model.h) by size and precision
     double weightElems = 0;      // the GEMM's n x k (one layer; experts: one expert), unsharded
     double matrixElems = 0;      // grouped expert GEMMs: one projection matrix of one expert (h x width)

@@ -17,6 +17,7 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
     double flops = 0, bytes = 0;
     double gemmElems = 0; // a GEMM's n x k on this GPU (experts: one expert's shard)
     double matrixElems = 0; // grouped expert GEMMs: one projection matrix of one expert's shard
+    double stored = 1;      // a weight-only kernel's padded elements per element (its tiles)
 
     switch (id) {
     case OpId::ExpertUp:
@@ -24,10 +25,11 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         const bool split = opt.split == Split::Weights;
         const double tok = split ? ph.routedPerEpRank : ph.routedPerEtpRank;
         const double wf = split ? ph.invEtp : 1.0;
-        // A weight-only 4-bit kernel may store and multiply padded matrices (its tiles).
-        const MoeDims& e = m_scenario.model.moe;
-        const double stored = s.w4a16 ? m_gemm.storedShareW4(m_scenario.model.hiddenSize, e.expertFfnHidden * wf) : 1.0;
-        flops = tok * s.flopsPerToken * wf * stored;
+        // A weight-only 4-bit kernel may store, read and multiply padded MXFP4 matrices (its
+        // tiles); the model's FLOPs stay the unpadded ones.
+        if (s.paddedMxfp4)
+            stored = m_gemm.storedShareW4(m_scenario.model.hiddenSize, m_scenario.model.moe.expertFfnHidden * wf);
+        flops = tok * s.flopsPerToken * wf;
         bytes = ph.activeLocalExperts * s.weightBytes * wf * stored + tok * s.actBytesPerToken * wf;
         c.weightBytes = ph.localExperts * s.weightBytes * wf * stored;
         gemmElems = s.weightElems * wf * stored;
@@ -161,7 +163,7 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
     if (s.gemm) {
         // By size and precision, with the per-kernel fixed cost (gemm_model.h).
         if (matrixElems > 0 && s.w4a16) // grouped expert GEMMs: their own curve (gemm_model.h)
-            c.computeS = m_gemm.groupedW4ComputeS(flops, matrixElems, gemmElems);
+            c.computeS = m_gemm.groupedW4ComputeS(flops * stored, matrixElems, gemmElems);
         else if (matrixElems > 0)
             c.computeS = m_gemm.groupedComputeS(s.fp8, s.fp4, flops, matrixElems, gemmElems);
         else

@@ -202,6 +202,7 @@ void CostModel::setMoeOps(bool fp8)
     eu.fp8 = expertMath != GemmMath::Bf16;
     eu.fp4 = expertMath == GemmMath::Fp4;
     eu.w4a16 = expertMath == GemmMath::Bf16 && isFourBit(m.routedExpertPrecision());
+    eu.paddedMxfp4 = eu.w4a16 && m.routedExpertPrecision() == Precision::MXFP4;
     auto& ed = m_ops[idx(OpId::ExpertDown)];
     ed.weightBytes = Fe * h * we;
     ed.flopsPerToken = 2 * Fe * h;
@@ -210,6 +211,7 @@ void CostModel::setMoeOps(bool fp8)
     ed.fp8 = eu.fp8;
     ed.fp4 = eu.fp4;
     ed.w4a16 = eu.w4a16;
+    ed.paddedMxfp4 = eu.paddedMxfp4;
     auto& se = m_ops[idx(OpId::SharedExpert)];
     const double Fs = double(e.sharedExperts) * e.sharedExpertFfnHidden;
     se.weightBytes = 3 * h * Fs * wb;

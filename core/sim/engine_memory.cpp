@@ -5,12 +5,7 @@
 
 namespace shardlab {
 
-namespace {
-
-// TensorRT-LLM's base: what the reserve, the weights and the activations leave.
 double freeAfterModelGb(const MemoryBreakdown& m) { return m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb; }
-
-} // namespace
 
 double kvRoomGb(Engine e, const MemoryBreakdown& m, double f)
 {

@@ -27,6 +27,9 @@
 
 namespace shardlab {
 
+// What the reserve, the weights and the activations leave of the GPU, in GB: the base of
+// TensorRT-LLM's fraction (and of the workload's kv_cache_memory_fraction).
+double freeAfterModelGb(const MemoryBreakdown& m);
 // The KV cache, in GB per GPU, that engine e allocates at fraction f beside the plan's
 // other memory terms (the formulas above).
 double kvRoomGb(Engine e, const MemoryBreakdown& m, double f);

@@ -78,7 +78,7 @@ struct GemmModel {
         return flops / (peakBf16 * std::min(1.0, groupedW4 * computeScale * S / (S + groupedHalfW4)));
     }
     double memoryW4S(double bytes) const { return bytes / (streamW4 > 0 ? streamW4 : streamBf16); }
-    // The elements the weight-only kernel stores and multiplies per element of an expert
+    // The elements the weight-only kernel stores and multiplies per element of an MXFP4 expert
     // matrix of `hidden` x `width` (one shard): its tile padding, 1 without.
     double storedShareW4(double hidden, double width) const
     {

@@ -252,6 +252,19 @@ private Q_SLOTS:
         auto notNumber = parseProfile(withValue(good, "nccl", "simple", "fast"), "p.json");
         QVERIFY(!notNumber.ok());
 
+        // A weight-only 4-bit kernel without its half size would be priced with S0 = 0.
+        j = nlohmann::json::parse(good);
+        j["engines"]["vllm"].erase("grouped_half_size_w4a16");
+        auto partial = parseProfile(j.dump(), "p.json");
+        QVERIFY(!partial.ok());
+        QVERIFY2(partial.firstError().find("p.json: engines.vllm.grouped_half_size_w4a16: missing") != std::string::npos,
+                 partial.firstError().c_str());
+        j["engines"]["vllm"].erase("grouped_stream_w4a16");
+        j["engines"]["vllm"].erase("grouped_compute_w4a16");
+        QVERIFY2(parseProfile(j.dump(), "p.json").ok(), "a profile without vLLM's kernel falls back to gemm's");
+        j["engines"]["vllm"]["grouped_pad_width_mxfp4"] = {{"value", 1.5}, {"source", "x"}};
+        QVERIFY(!parseProfile(j.dump(), "p.json").ok()); // tiles are whole elements
+
         const std::string scenario = R"({"format": "shardlab-scenario", "version": 1, "name": "p",
             "model": "llama3-70b", "cluster": "h100-8", "profile": "h900",
             "workload": {"prompt_tokens": 1000, "output_tokens": 500, "ttft_slo_ms": 2000, "tpot_slo_ms": 50}})";
