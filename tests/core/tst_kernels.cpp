@@ -493,8 +493,8 @@ private Q_SLOTS:
 
     // vLLM's Marlin stores each expert matrix padded to its tiles (hidden to a multiple of 256,
     // a shard's expert width to one of 128): gpt-oss-120b's 2880 x 2880 experts as 3072 x 2944.
-    // On one H100 that is what vLLM logs loading (vllm-project/vllm issue 23278: "Model
-    // loading took 65.9651 GiB"); TensorRT-LLM's kernel keeps the checkpoint's shapes.
+    // On one H100 that is what vLLM 0.10.1 logs loading the model ("Model loading took
+    // 65.9651 GiB"); TensorRT-LLM's kernel keeps the checkpoint's shapes.
     void marlinStoresPaddedExperts()
     {
         auto c = clusterPreset("h100-8");
