@@ -58,6 +58,7 @@ ojson memoryJson(const LaunchMemory& m)
             {"kv_room_gb", finite(m.kvRoomGb)},
             {"weights_gb", finite(m.terms.weightsGb)},
             {"activations_gb", finite(m.terms.activationGb)},
+            {"sampler_warmup_gb", finite(m.terms.samplerWarmupGb)},
             {"reserve_gb", finite(m.terms.reserveGb)},
             {"capacity_gb", finite(m.terms.capacityGb)}};
 }
@@ -188,9 +189,15 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         w.push_back("the plan is not valid for scenario '" + s.name + "' (" + why
                     + "): the configuration is exported as planned");
     }
-    // The engine's memory fraction must leave the KV cache room for the plan's batch.
+    // The engine's memory fraction must leave the KV cache room for the plan's batch, beside
+    // what vLLM's start-up sampler run takes at the flags written (sim/engine_memory.h).
+    MemoryBreakdown terms = L.sim.memory;
+    if (o.engine == Engine::Vllm) {
+        const SchedulerLimits limits = schedulerLimits(Engine::Vllm, L);
+        terms.samplerWarmupGb = vllmSamplerWarmupGb(s.model.vocabSize, limits.sequences, limits.tokens);
+    }
     Result<LaunchMemory> memory =
-        launchMemory(o.engine, L.sim.memory, o.memoryFraction,
+        launchMemory(o.engine, terms, o.memoryFraction,
                      num(L.seqsPerReplica) + " sequences per engine replica, up to " + num(L.maxModelLen) + " tokens each", w);
     if (!memory.ok())
         return memory.error();

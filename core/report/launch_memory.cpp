@@ -44,13 +44,20 @@ double derivedFraction(Engine e, const MemoryBreakdown& m)
     return budget > 0 && holds(e, m, budget) ? budget : ceil2(need);
 }
 
+// What vLLM's start-up profile takes beside the weights, and of what.
+std::string vllmPeakTerms(const MemoryBreakdown& m)
+{
+    return "profiled peak " + gb(vllmProfiledPeakGb(m)) + " GB (the larger of activations " + gb(m.activationGb)
+        + " GB and the sampler's start-up run " + gb(m.samplerWarmupGb) + " GB)";
+}
+
 // The KV room at f with the plan's terms, as the engine computes it.
 std::string roomTerms(Engine e, const MemoryBreakdown& m, double f)
 {
     const std::string frac = memoryFractionText(f), cap = gb(m.capacityGb) + " GB";
     switch (e) {
     case Engine::Vllm:
-        return frac + " x " + cap + " - weights " + gb(m.weightsGb) + " GB - activations " + gb(m.activationGb) + " GB";
+        return frac + " x " + cap + " - weights " + gb(m.weightsGb) + " GB - " + vllmPeakTerms(m);
     case Engine::Sglang: return frac + " x " + cap + " - weights " + gb(m.weightsGb) + " GB";
     case Engine::TrtLlm:
         return frac + " x (" + cap + " - reserve " + gb(m.reserveGb) + " GB - weights " + gb(m.weightsGb)
@@ -72,7 +79,7 @@ std::string needTerms(Engine e, const MemoryBreakdown& m)
     const std::string cap = gb(m.capacityGb) + " GB GPU";
     switch (e) {
     case Engine::Vllm:
-        return "weights " + gb(m.weightsGb) + " + activations " + gb(m.activationGb) + " + KV cache "
+        return "weights " + gb(m.weightsGb) + " + " + vllmPeakTerms(m) + " + KV cache "
             + gb(m.kvCacheGb) + " GB of the " + cap + "; the largest fraction leaves " + outsideShare(e, m)
             + " outside it";
     case Engine::Sglang:

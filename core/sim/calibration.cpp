@@ -444,7 +444,8 @@ Plan calibrationPlan(const CalibrationCase& c, const ModelSpec& m)
 }
 
 // A vLLM row's limits as `vllm serve` set them: its token budget unless the run gave one, and
-// its KV cache, the room at the default memory fraction (sim/engine_memory.h). The memory
+// its KV cache, the room at the default memory fraction beside the start-up profile's peak
+// (its sampler run over max_num_seqs dummy requests; sim/engine_memory.h). The memory
 // model's KV room is what capacity, reserve, weights and activations leave, so the reserve
 // becomes what makes the two the same. Returns max_num_seqs, the largest batch it admits.
 int applyVllmLimits(const CalibrationCase& c, Scenario& s, Plan p)
@@ -452,7 +453,8 @@ int applyVllmLimits(const CalibrationCase& c, Scenario& s, Plan p)
     if (c.maxNumTokens == 0)
         s.workload.maxNumTokens = kVllmServeMaxNumBatchedTokens;
     p.batch = 1;
-    const MemoryBreakdown m = Simulator(s).evaluate(p).memory;
+    MemoryBreakdown m = Simulator(s).evaluate(p).memory;
+    m.samplerWarmupGb = vllmSamplerWarmupGb(s.model.vocabSize, kVllmServeMaxNumSeqs, s.workload.maxNumTokens);
     s.cluster.gpu.memoryReserveGb =
         m.capacityGb - m.weightsGb - m.activationGb - kvRoomGb(Engine::Vllm, m, kVllmDefaultMemoryUtilization);
     return kVllmServeMaxNumSeqs;

@@ -1,16 +1,25 @@
 // Each engine's KV room at its memory fraction (sim/engine_memory.h).
 #include "sim/engine_memory.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace shardlab {
+
+double vllmSamplerWarmupGb(long long vocab, long long maxNumSeqs, long long maxNumBatchedTokens)
+{
+    const double requests = static_cast<double>(std::max(0LL, std::min(maxNumSeqs, maxNumBatchedTokens)));
+    return requests * static_cast<double>(std::max(0LL, vocab)) * kVllmSamplerBytesPerLogit * 1e-9;
+}
+
+double vllmProfiledPeakGb(const MemoryBreakdown& m) { return std::max(m.activationGb, m.samplerWarmupGb); }
 
 double freeAfterModelGb(const MemoryBreakdown& m) { return m.capacityGb - m.reserveGb - m.weightsGb - m.activationGb; }
 
 double kvRoomGb(Engine e, const MemoryBreakdown& m, double f)
 {
     switch (e) {
-    case Engine::Vllm: return f * m.capacityGb - m.weightsGb - m.activationGb;
+    case Engine::Vllm: return f * m.capacityGb - m.weightsGb - vllmProfiledPeakGb(m);
     case Engine::Sglang: return f * m.capacityGb - m.weightsGb;
     case Engine::TrtLlm: return freeAfterModelGb(m) / kvPoolGbPerCacheGb(f);
     }
@@ -20,7 +29,7 @@ double kvRoomGb(Engine e, const MemoryBreakdown& m, double f)
 double neededMemoryFraction(Engine e, const MemoryBreakdown& m)
 {
     switch (e) {
-    case Engine::Vllm: return (m.weightsGb + m.activationGb + m.kvCacheGb) / m.capacityGb;
+    case Engine::Vllm: return (m.weightsGb + vllmProfiledPeakGb(m) + m.kvCacheGb) / m.capacityGb;
     case Engine::Sglang: return (m.weightsGb + m.kvCacheGb) / m.capacityGb;
     case Engine::TrtLlm: {
         // The room grows in proportion to the fraction.

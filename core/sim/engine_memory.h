@@ -6,8 +6,12 @@
 //
 //   vLLM 0.11 --gpu-memory-utilization f: the engine may use f x the GPU's memory for
 //     weights, activations and KV cache (its worker's requested memory is total x f; the KV
-//     cache gets that minus weights and the profiled activation peak):
-//       KV room = f x capacity - weights - activations
+//     cache gets that minus weights and the activation peak it profiles at start-up):
+//       KV room = f x capacity - weights - profiled peak
+//     The profile (gpu_model_runner.profile_run) runs one forward pass of the token budget,
+//     then its sampler on min(max_num_seqs, max_num_batched_tokens) dummy requests over the
+//     whole vocabulary: the peak is the larger of the plan's activations and that sampler
+//     run (vllmSamplerWarmupGb).
 //   SGLang 0.5 --mem-fraction-static f: f x the GPU's memory holds weights and the KV pool;
 //     activations and CUDA graphs live in the rest:
 //       KV room = f x capacity - weights
@@ -26,6 +30,20 @@
 #include "sim/simulator.h"
 
 namespace shardlab {
+
+// Bytes vLLM's start-up sampler run holds per logit (one dummy request x one vocabulary
+// entry), by vllm/v1/sample at v0.10.2-v0.11.0 with FlashInfer's top-k/top-p sampler, which
+// the engine's images ship and use by default: the logits in the model's 16-bit dtype (2),
+// their FP32 copy (4), FlashInfer's top-k-masked logits (4) and their softmax (4). Without
+// FlashInfer the PyTorch sampler sorts them (values and int64 indices besides): about twice.
+constexpr double kVllmSamplerBytesPerLogit = 14;
+
+// The memory vLLM's start-up sampler run peaks at, in GB per GPU: every GPU of the last
+// pipeline stage samples the gathered logits of min(max_num_seqs, max_num_batched_tokens)
+// dummy requests over the full vocabulary.
+double vllmSamplerWarmupGb(long long vocab, long long maxNumSeqs, long long maxNumBatchedTokens);
+// What vLLM's start-up profile finds beside the weights: max(activations, sampler run).
+double vllmProfiledPeakGb(const MemoryBreakdown& m);
 
 // What the reserve, the weights and the activations leave of the GPU, in GB: the base of
 // TensorRT-LLM's fraction (and of the workload's kv_cache_memory_fraction).
