@@ -378,8 +378,10 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     // peak memory usage by halving the effective batch size").
     const bool pool = m_scenario.workload.serving == ServingMode::Prefill;
     const double promptTokens = (pool ? dec.stepTokens : pre.stepTokens) / std::max(1, pool ? dec.halves : pre.halves);
-    f.activationBytes = std::max(promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
-                                 p.batch * dec.queriesPerSeq * m_hiddenBytes * m_constants.decodeWorkspaceFactor);
+    const double logits = p.batch * dec.queriesPerSeq * double(m_scenario.model.vocabSize);
+    f.activationBytes = std::max({promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
+                                  p.batch * dec.queriesPerSeq * m_hiddenBytes * m_constants.decodeWorkspaceFactor,
+                                  logits * m_constants.samplerBytesPerLogit});
     const double gb = 1e-9;
     // A batch fits when its cache fits the pool, i.e. when the rest of the memory holds the
     // pool that cache needs.

@@ -25,6 +25,12 @@ struct SimConstants {
     double expertPopularityCv2 = 0.55;
     double prefillWorkspaceFactor = 6; // activation workspace per prompt token, in hidden vectors
     double decodeWorkspaceFactor = 32; // per in-flight token, in hidden vectors
+    // Bytes the sampler holds per logit (one sequence's position x one vocabulary entry)
+    // when it samples a step's batch: the logits in the model's 16-bit dtype (2), their FP32
+    // copy (4), the top-k-masked logits (4) and their softmax (4), as FlashInfer's top-k/top-p
+    // sampler holds them in vllm/v1/sample at v0.10.2-v0.11.0 (docs/simulator.md §5). The
+    // forward pass's buffers are free by then: a step's activations are the larger of the two.
+    double samplerBytesPerLogit = 14;
     int prefillPrompts = 1;            // prompts prefilled together (TTFT = their batch's time)
 };
 

@@ -1,6 +1,8 @@
 // Each engine's KV room at its memory fraction (sim/engine_memory.h).
 #include "sim/engine_memory.h"
 
+#include "sim/cost_model.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -9,7 +11,7 @@ namespace shardlab {
 double vllmSamplerWarmupGb(long long vocab, long long maxNumSeqs, long long maxNumBatchedTokens)
 {
     const double requests = static_cast<double>(std::max(0LL, std::min(maxNumSeqs, maxNumBatchedTokens)));
-    return requests * static_cast<double>(std::max(0LL, vocab)) * kVllmSamplerBytesPerLogit * 1e-9;
+    return requests * static_cast<double>(std::max(0LL, vocab)) * SimConstants{}.samplerBytesPerLogit * 1e-9;
 }
 
 double vllmProfiledPeakGb(const MemoryBreakdown& m) { return std::max(m.activationGb, m.samplerWarmupGb); }

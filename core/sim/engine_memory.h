@@ -10,8 +10,9 @@
 //       KV room = f x capacity - weights - profiled peak
 //     The profile (gpu_model_runner.profile_run) runs one forward pass of the token budget,
 //     then its sampler on min(max_num_seqs, max_num_batched_tokens) dummy requests over the
-//     whole vocabulary: the peak is the larger of the plan's activations and that sampler
-//     run (vllmSamplerWarmupGb).
+//     whole vocabulary: the peak is the larger of the plan's activations (which count the
+//     sampling of the plan's own batch) and that sampler run (vllmSamplerWarmupGb), larger
+//     where max_num_seqs exceeds the batch, as `vllm serve`'s default 1024 does.
 //   SGLang 0.5 --mem-fraction-static f: f x the GPU's memory holds weights and the KV pool;
 //     activations and CUDA graphs live in the rest:
 //       KV room = f x capacity - weights
@@ -31,16 +32,10 @@
 
 namespace shardlab {
 
-// Bytes vLLM's start-up sampler run holds per logit (one dummy request x one vocabulary
-// entry), by vllm/v1/sample at v0.10.2-v0.11.0 with FlashInfer's top-k/top-p sampler, which
-// the engine's images ship and use by default: the logits in the model's 16-bit dtype (2),
-// their FP32 copy (4), FlashInfer's top-k-masked logits (4) and their softmax (4). Without
-// FlashInfer the PyTorch sampler sorts them (values and int64 indices besides): about twice.
-constexpr double kVllmSamplerBytesPerLogit = 14;
-
 // The memory vLLM's start-up sampler run peaks at, in GB per GPU: every GPU of the last
 // pipeline stage samples the gathered logits of min(max_num_seqs, max_num_batched_tokens)
-// dummy requests over the full vocabulary.
+// dummy requests over the full vocabulary, holding the sampler's bytes per logit
+// (SimConstants::samplerBytesPerLogit, the same a step's sampling holds).
 double vllmSamplerWarmupGb(long long vocab, long long maxNumSeqs, long long maxNumBatchedTokens);
 // What vLLM's start-up profile finds beside the weights: max(activations, sampler run).
 double vllmProfiledPeakGb(const MemoryBreakdown& m);

@@ -40,8 +40,9 @@ struct MemoryBreakdown {
     double weightsGb = 0;
     double kvCacheGb = 0;
     double activationGb = 0;
-    // vLLM's start-up sampler run (sim/engine_memory.h): set where the engine's limits are
-    // known (launch configurations, calibration); 0 from the simulator.
+    // vLLM's start-up sampler run over max_num_seqs dummy requests (sim/engine_memory.h):
+    // set where the engine's limits are known (launch configurations, calibration); 0 from
+    // the simulator, whose activations count the sampling of the plan's own batch.
     double samplerWarmupGb = 0;
     double reserveGb = 0;
     // Left out of the KV cache pool by the engine (workload.kv_cache_memory_fraction):

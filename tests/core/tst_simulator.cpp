@@ -60,7 +60,7 @@ std::vector<std::string> differingFields(const SimResult& a, const SimResult& b,
     SL_FIELD(stageStepUs); SL_FIELD(pipelineBubble); SL_FIELD(p2pUs); SL_FIELD(p2pCrossesNodes);
     SL_FIELD(expertTensorParallel); SL_FIELD(expertLoadImbalance); SL_FIELD(overlapHiddenUs);
     SL_FIELD(draftUs); SL_FIELD(tokensPerStep);
-    SL_FIELD(memory.weightsGb); SL_FIELD(memory.kvCacheGb); SL_FIELD(memory.activationGb);
+    SL_FIELD(memory.weightsGb); SL_FIELD(memory.kvCacheGb); SL_FIELD(memory.activationGb); SL_FIELD(memory.samplerWarmupGb);
     SL_FIELD(memory.reserveGb); SL_FIELD(memory.kvHeldBackGb); SL_FIELD(memory.totalGb); SL_FIELD(memory.capacityGb);
 #undef SL_FIELD
     if (!arrays)
@@ -419,9 +419,9 @@ void TestSimulator::fastPathEqualsFullEvaluation()
     // Aggregated, a prefill pool and a decode pool, dense and MoE.
 #if defined(__x86_64__) && defined(__LP64__)
     // differingFields lists every field: a field added to these structs must be added there.
-    static_assert(sizeof(OpBreakdown) == 96 && sizeof(MemoryBreakdown) == 56,
+    static_assert(sizeof(OpBreakdown) == 96 && sizeof(MemoryBreakdown) == 64,
                   "a breakdown field was added: compare it in differingFields");
-    static_assert(sizeof(SimResult) == 160 + 56 + 2 * kOpCount * sizeof(OpBreakdown),
+    static_assert(sizeof(SimResult) == 160 + 64 + 2 * kOpCount * sizeof(OpBreakdown),
                   "a SimResult field was added: compare it in differingFields");
 #endif
     Scenario dis = preset("deepseek-v3-256gpu");
