@@ -73,7 +73,7 @@ void TestLaunchMemory::atTheMemoryLimit_data()
     for (Engine e : {Engine::Vllm, Engine::Sglang, Engine::TrtLlm}) {
         const std::string n = engineInfo(e).name;
         // SGLang leaves activations outside its fraction: with the sampling of the batch
-        // among them (a few GB at this batch), its old 0.92 keeps little enough out.
+        // among them (over 1 GB at this batch), its old 0.92 keeps little enough out.
         const bool beforeFails = e != Engine::Sglang;
         QTest::newRow((n + " llama tp8").c_str()) << "llama3-70b-8gpu" << tp8 << int(e) << beforeFails;
         QTest::newRow((n + " llama tp4 pp2").c_str()) << "llama3-70b-8gpu" << tp4pp2 << int(e) << beforeFails;
