@@ -24,9 +24,10 @@ double provedOptimum(const Scenario& s)
     return exact.provedOptimal ? exact.bestResult.tokensPerSPerGpu : 0.0;
 }
 
-// ppo's best with `knob` on and off at `budget` calls over `seeds`: with it no seed ends
-// worse than without, and at least `lifted` seeds end better.
+// ppo's best (tokens/s per GPU) at `budget` calls for each of `seeds`, with `knob` at its
+// default and set to 0; empty when a search spends more than its budget.
 struct OnOff {
+    std::vector<int> seeds;
     std::vector<double> on, off;
 };
 OnOff withAndWithout(const Scenario& s, const char* knob, int budget, std::initializer_list<int> seeds)
@@ -38,6 +39,7 @@ OnOff withAndWithout(const Scenario& s, const char* knob, int budget, std::initi
         if (on.calls > budget)
             return {};
         o.extra[knob] = 0;
+        r.seeds.push_back(seed);
         r.on.push_back(on.bestResult.tokensPerSPerGpu);
         r.off.push_back(runSearch(s, o).bestResult.tokensPerSPerGpu);
     }
@@ -51,7 +53,7 @@ int liftedSeeds(const OnOff& r, QString* worse)
     int lifted = 0;
     for (size_t i = 0; i < r.on.size(); ++i) {
         if (r.on[i] < r.off[i] && worse->isEmpty())
-            *worse = QString("search %1: %2 with it, %3 without").arg(i).arg(r.on[i]).arg(r.off[i]);
+            *worse = QString("seed %1: %2 with it, %3 without").arg(r.seeds[i]).arg(r.on[i]).arg(r.off[i]);
         lifted += r.on[i] > r.off[i];
     }
     return lifted;
