@@ -378,7 +378,13 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     // peak memory usage by halving the effective batch size").
     const bool pool = m_scenario.workload.serving == ServingMode::Prefill;
     const double promptTokens = (pool ? dec.stepTokens : pre.stepTokens) / std::max(1, pool ? dec.halves : pre.halves);
-    const double logits = p.batch * dec.queriesPerSeq * double(m_scenario.model.vocabSize);
+    // Each rank samples the logits its LM head leaves it: a token-split head computes only
+    // its own sequences' (attention data parallelism: SGLang's --enable-dp-lm-head, vLLM's
+    // data-parallel engines); a vocabulary-split head's logits are gathered whole on every
+    // rank for sampling, and a replicated head computes them all.
+    const bool ownLogits = opOption(OpId::LmHead, p.option(OpId::LmHead)).split == Split::Tokens;
+    const double logits = p.batch * dec.queriesPerSeq * double(m_scenario.model.vocabSize)
+        / (ownLogits ? std::max(1, p.tensorParallel) : 1);
     f.activationBytes = std::max({promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
                                   p.batch * dec.queriesPerSeq * m_hiddenBytes * m_constants.decodeWorkspaceFactor,
                                   logits * m_constants.samplerBytesPerLogit});

@@ -225,6 +225,13 @@ void TestLaunchMemory::samplerMemory()
     const double logitsGb = double(p.batch) * s.model.vocabSize * 14 / 1e9;
     QVERIFY2(m.activationGb >= logitsGb - 1e-9 && logitsGb > 1,
              qPrintable(QString("batch %1: activations %2 GB, logits %3 GB").arg(p.batch).arg(m.activationGb).arg(logitsGb)));
+    // A token-split LM head leaves each of the 8 ranks its own sequences' logits: the
+    // activations fall to the larger of an eighth of them and the forward pass's buffers.
+    Plan own = p;
+    own.setOption(OpId::LmHead, optionFromName(OpId::LmHead, "token"));
+    const MemoryBreakdown t = Simulator(s).evaluate(own).memory;
+    QVERIFY2(t.activationGb >= logitsGb / 8 - 1e-9 && t.activationGb < m.activationGb - 0.5 * logitsGb,
+             qPrintable(QString("token-split head: activations %1 GB, logits %2 GB").arg(t.activationGb).arg(logitsGb)));
 }
 
 QTEST_APPLESS_MAIN(TestLaunchMemory)
