@@ -222,6 +222,8 @@ void GroupTables::addCombo(OpGroup& g, const std::vector<const EdgeRef*>& edges,
         if (e->channel == 1)
             part(overlapPart(e->edge), vi);
     }
+    if (std::find(g.ops.begin(), g.ops.end(), OpId::LmHead) != g.ops.end())
+        c.fixed.logitsShare = lmHeadLogitsShare(option[idx(OpId::LmHead)], m_d.tp);
     if (std::find(g.ops.begin(), g.ops.end(), OpId::Attention) != g.ops.end()) {
         c.hasKv = true;
         c.kvOption = static_cast<std::uint8_t>(option[idx(OpId::Attention)]);
@@ -375,6 +377,11 @@ LayerSums GroupTables::lowerBound(int micro, int batch, int a, int f)
                 s.moePre[k] += qm[k];
             }
         }
+    }
+    if (m_present[idx(OpId::LmHead)]) {
+        s.logitsShare = kInf;
+        for (int o : allowedOf(idx(OpId::LmHead)))
+            s.logitsShare = std::min(s.logitsShare, lmHeadLogitsShare(o, m_d.tp));
     }
     for (const EdgeRef& e : m_edges) {
         double d = kInf, q = kInf;

@@ -115,6 +115,7 @@ LayerSums& LayerSums::operator+=(const LayerSums& o)
         weights[i] += o.weights[i];
         kv[i] += o.kv[i];
     }
+    logitsShare += o.logitsShare;
     for (int i = 0; i < kOverlapParts; ++i) {
         moeDec[i] += o.moeDec[i];
         moePre[i] += o.moePre[i];
@@ -127,10 +128,18 @@ bool LayerSums::dominatedBy(const LayerSums& o) const
     for (int i = 0; i < 4; ++i)
         if (o.dec[i] > dec[i] || o.pre[i] > pre[i] || o.weights[i] > weights[i] || o.kv[i] > kv[i])
             return false;
+    if (o.logitsShare > logitsShare)
+        return false;
     for (int i = 0; i < kOverlapParts; ++i)
         if (o.moeDec[i] > moeDec[i] || o.moePre[i] > moePre[i])
             return false;
     return true;
+}
+
+double lmHeadLogitsShare(int lmHeadOption, int tensorParallel)
+{
+    const bool own = opOption(OpId::LmHead, lmHeadOption).split == Split::Tokens;
+    return own ? 1.0 / std::max(1, tensorParallel) : 1.0;
 }
 
 LayerSums operator+(LayerSums a, const LayerSums& b)
@@ -148,6 +157,7 @@ LayerSums componentMin(const LayerSums& a, const LayerSums& b)
         r.weights[i] = std::min(a.weights[i], b.weights[i]);
         r.kv[i] = std::min(a.kv[i], b.kv[i]);
     }
+    r.logitsShare = std::min(a.logitsShare, b.logitsShare);
     for (int i = 0; i < kOverlapParts; ++i) {
         r.moeDec[i] = std::min(a.moeDec[i], b.moeDec[i]);
         r.moePre[i] = std::min(a.moePre[i], b.moePre[i]);
@@ -378,13 +388,10 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     // peak memory usage by halving the effective batch size").
     const bool pool = m_scenario.workload.serving == ServingMode::Prefill;
     const double promptTokens = (pool ? dec.stepTokens : pre.stepTokens) / std::max(1, pool ? dec.halves : pre.halves);
-    // Each rank samples the logits its LM head leaves it: a token-split head computes only
-    // its own sequences' (attention data parallelism: SGLang's --enable-dp-lm-head, vLLM's
-    // data-parallel engines); a vocabulary-split head's logits are gathered whole on every
-    // rank for sampling, and a replicated head computes them all.
-    const bool ownLogits = opOption(OpId::LmHead, p.option(OpId::LmHead)).split == Split::Tokens;
-    const double logits = p.batch * dec.queriesPerSeq * double(m_scenario.model.vocabSize)
-        / (ownLogits ? std::max(1, p.tensorParallel) : 1);
+    // Each rank samples its share of the logits (lmHeadLogitsShare), carried in the sums so
+    // that exact's tables, which price degrees with the operators' options in the sums,
+    // see the same share as the plan's own evaluation.
+    const double logits = p.batch * dec.queriesPerSeq * double(m_scenario.model.vocabSize) * v.logitsShare;
     f.activationBytes = std::max({promptTokens * m_hiddenBytes * m_constants.prefillWorkspaceFactor,
                                   p.batch * dec.queriesPerSeq * m_hiddenBytes * m_constants.decodeWorkspaceFactor,
                                   logits * m_constants.samplerBytesPerLogit});

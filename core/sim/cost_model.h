@@ -202,6 +202,9 @@ double overlappedLayerSeconds(const std::array<double, kOverlapParts>& half);
 // the MoE layer's dec[1]/pre[1] by overlap part (they sum to it).
 struct LayerSums {
     std::array<double, 4> dec{}, pre{}, weights{}, kv{};
+    // The share of the batch's logits each rank samples (lmHeadLogitsShare): set by the LM
+    // head's option alone, 0 in every other operator's sums.
+    double logitsShare = 0;
     std::array<double, kOverlapParts> moeDec{}, moePre{};
     LayerSums& operator+=(const LayerSums& o);
     bool dominatedBy(const LayerSums& o) const; // o <= this in every channel
@@ -211,6 +214,12 @@ struct LayerSums {
 // schedule and every other channel its two halves back to back. Monotone in every field.
 double layerSeconds(const LayerSums& s, int ch, bool prefill, int halves);
 LayerSums operator+(LayerSums a, const LayerSums& b);
+// The share of a step's logits each of a replica's ranks holds to sample them, by the LM
+// head's option: a token-split head computes only its rank's own sequences' (attention data
+// parallelism: SGLang's --enable-dp-lm-head, vLLM's data-parallel engines), 1/TP; a
+// vocabulary-split head's logits are gathered whole on every rank for sampling, and a
+// replicated head computes them all.
+double lmHeadLogitsShare(int lmHeadOption, int tensorParallel);
 LayerSums componentMin(const LayerSums& a, const LayerSums& b);
 
 // Contiguous pipeline stages (stage k holds floor((k+1)L/PP) - floor(kL/PP) layers, dense
