@@ -26,7 +26,7 @@ MemoryPlot::MemoryPlot(QWidget* parent) : QWidget(parent)
     m_weights = addStackedBars(m_plot, tr("weights"), kWeightsColour, nullptr, 0.6);
     m_kv = addStackedBars(m_plot, tr("KV cache"), kKvColour, m_weights, 0.6);
     m_heldBack = addStackedBars(m_plot, tr("kept out of the KV pool"), kKvColour.lighter(160), m_kv, 0.6);
-    m_activations = addStackedBars(m_plot, tr("activation workspace"), kActivationColour, m_heldBack, 0.6);
+    m_activations = addStackedBars(m_plot, tr("activations / sampler"), kActivationColour, m_heldBack, 0.6);
     m_heldBack->removeFromLegend();
     m_reserve = addStackedBars(m_plot, tr("reserve (context, NCCL)"), kReserveColour, m_activations, 0.6);
     m_plot->xAxis->setLabel(tr("memory per GPU, fullest pipeline stage (GB)"));

@@ -1,5 +1,5 @@
 // Memory per GPU of the fullest pipeline stage against the HBM capacity: one stacked bar
-// per plan (weights, KV cache, activation workspace, reserve) and the capacity line.
+// per plan (weights, KV cache, activations or the sampler's logits, reserve) and the capacity line.
 #pragma once
 
 #include <QWidget>
