@@ -37,6 +37,7 @@ EXCLUDED = {
     "ppo-eval-disaggregated": "as ppo-eval-shipped",
     "ppo-samples-tuning": "as ppo-eval-shipped",
     "ppo-samples-validation": "as ppo-eval-shipped",
+    "screenshots": "PNG images (scripts/screenshots.py retakes them and writes this block's list of commands)",
     "ppo-selection-study": "retrains five policies (about 45 minutes) and its 'score s' column is this machine's timing",
     "search-under-load": "needs ppo (a build with the RL library) and about two minutes of searches under load",
 }
