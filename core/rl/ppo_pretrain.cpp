@@ -65,7 +65,7 @@ Prepared prepare(Item& it, std::mt19937_64& rng, long long exactWork)
         return Prepared::OverLimit;
     it.space = std::make_unique<SearchSpace>(it.scenario);
     it.simulator = std::make_unique<Simulator>(it.scenario);
-    it.target = choiceNear(*it.space, ex.best);
+    it.target = it.space->choiceNear(ex.best);
     it.optimum = ex.bestResult.tokensPerSPerGpu;
     if (evaluateChoice(it, it.target) <= 0)
         throw std::logic_error("pretraining: exact's optimum is not a valid plan of the space (scenario "

@@ -20,17 +20,6 @@ namespace shardlab::rl {
 
 namespace {
 
-// Index of the largest value of `slot` not above v (the smallest value when all are).
-int indexAtMost(const SearchSpace& space, int slot, int v)
-{
-    const std::vector<int>& values = space.slots()[slot].values;
-    int best = 0;
-    for (int i = 0; i < static_cast<int>(values.size()); ++i)
-        if (values[i] <= v)
-            best = i;
-    return best;
-}
-
 // Below this budget the Megatron recipe (a few dozen calls) is not worth its share.
 constexpr int kMinBudgetForRecipe = 1000;
 // Sampling rounds per rollout at most (each samplesPerUpdate plans).
@@ -196,7 +185,7 @@ private:
         m_ev.recordExternal(rp.plan, rp.result, rp.evaluations);
         if (rp.found)
             m_norm = rp.result.tokensPerSPerGpu;
-        consider(choiceNear(m_space, rp.plan));
+        consider(m_space.choiceNear(rp.plan));
     }
 
     // Evaluates one plan; false when the evaluator refuses (budget or stop).
@@ -318,7 +307,7 @@ private:
             Plan p = best;
             if (!moveReplicas(p, merge))
                 continue;
-            std::vector<int> c = choiceNear(m_space, p);
+            std::vector<int> c = m_space.choiceNear(p);
             const Plan q = m_space.decode(c.data());
             if (q.tensorParallel != p.tensorParallel || q.dataParallel != p.dataParallel
                 || (m_space.instancesSlot() >= 0 && q.instances != p.instances))
@@ -535,23 +524,6 @@ private:
 };
 
 } // namespace
-
-std::vector<int> choiceNear(const SearchSpace& space, const Plan& p)
-{
-    std::vector<int> c(space.slotCount(), 0);
-    for (int s = 0; s < space.slotCount(); ++s) {
-        const int v = space.planValue(s, p);
-        if (space.isOrdered(s)) {
-            c[s] = indexAtMost(space, s, v);
-            continue;
-        }
-        const std::vector<int>& values = space.slots()[s].values;
-        const auto it = std::find(values.begin(), values.end(), v);
-        c[s] = it == values.end() ? 0 : static_cast<int>(it - values.begin());
-    }
-    space.repair(c.data());
-    return c;
-}
 
 std::vector<float> scenarioFeatures(const Scenario& s)
 {

@@ -18,10 +18,6 @@ namespace shardlab::rl {
 // when given.
 std::unique_ptr<SearchAlgorithm> makePpoSearch(std::shared_ptr<const std::string> weights = nullptr);
 
-// A plan moved into the space: every slot's value (space.planValue) kept where the space
-// has it, ordered values rounded down to the space's, then repaired by the masks.
-std::vector<int> choiceNear(const SearchSpace& space, const Plan& p);
-
 // What the policy knows of the scenario (PpoAgent::kScenarioFeatures values, each
 // roughly in [0, 1]): model size, experts, cluster size, memory headroom, workload.
 std::vector<float> scenarioFeatures(const Scenario& s);

@@ -518,6 +518,25 @@ bool SearchSpace::encode(const Plan& p, int* choice) const
     return p.gpus() == m_scenario.cluster.totalGpus();
 }
 
+std::vector<int> SearchSpace::choiceNear(const Plan& p) const
+{
+    std::vector<int> c(slotCount(), 0);
+    for (int s = 0; s < slotCount(); ++s) {
+        const int v = planValue(s, p);
+        const std::vector<int>& values = m_slots[s].values;
+        if (isOrdered(s)) {
+            for (int i = 0; i < static_cast<int>(values.size()); ++i)
+                if (values[i] <= v)
+                    c[s] = i;
+            continue;
+        }
+        const auto it = std::find(values.begin(), values.end(), v);
+        c[s] = it == values.end() ? 0 : static_cast<int>(it - values.begin());
+    }
+    repair(c.data());
+    return c;
+}
+
 bool SearchSpace::isValid(const int* choice) const
 {
     std::vector<std::uint8_t> validBuf(m_widest);

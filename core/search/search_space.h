@@ -79,6 +79,11 @@ public:
     int planValue(int slot, const Plan& p) const;
     // False when the plan uses a value outside the space.
     bool encode(const Plan& p, int* choice) const;
+    // The plan moved into the space, for a plan of another space (another GPU count, a
+    // pool of another size) or outside the masks: every slot's value (planValue) kept where
+    // the space has it, ordered values rounded down to the space's (the smallest when all
+    // are above), an operator's option the space lacks its first; then repaired by the masks.
+    std::vector<int> choiceNear(const Plan& p) const;
 
     // A uniformly chosen valid value per slot, in slot order.
     Plan randomPlan(std::mt19937_64& rng, int* choiceOut = nullptr) const;
