@@ -6,6 +6,8 @@
 #include <optional>
 #include <sstream>
 
+#include "search/search_space.h"
+
 namespace shardlab {
 
 namespace {
@@ -105,6 +107,7 @@ struct RankedSplit {
     int prefillGpus = 0;
     double recipe = 0; // the recipe's deployment tokens/s per GPU (0: invalid)
     DisaggregatedRecipe plan;
+    double moved = -1; // the best pools found, moved to this split: tokens/s per GPU (-1: not tried)
 };
 
 
@@ -278,6 +281,7 @@ private:
 
     bool searchPools();
     bool searchSplit(int i, PoolObserver& obs, int& searches);
+    void moveBestPools(int searched);
     void poolsMessage();
 
     const Scenario& m_scenario;
@@ -318,15 +322,21 @@ bool DeploymentSearch::searchPools()
             return false;
         }
         m_searchedSplits = std::clamp(remaining / 1000, 1, S);
-        m_poolBudget = std::max(1, remaining / (2 * m_searchedSplits));
+        // After each split's pool searches the best pools are moved to the other splits
+        // (moveBestPools): one deployment evaluation, two calls, per split.
+        const int moves = 2 * (S - 1) * m_searchedSplits;
+        m_poolBudget = std::max(1, (remaining - moves) / (2 * m_searchedSplits));
     }
     PoolObserver obs(m_observer, m_out, 2 * m_searchedSplits);
     obs.m_budget = m_budgeted ? m_options.budget : 0;
     m_proof = exact();
     int searches = 0;
-    for (int i = 0; i < S; ++i)
+    for (int i = 0; i < S; ++i) {
         if (!searchSplit(i, obs, searches))
             return false;
+        if (m_budgeted && i < m_searchedSplits)
+            moveBestPools(i);
+    }
     m_out.stopped = stopped();
     m_out.provedOptimal = m_proof && m_out.found && !m_out.stopped;
     m_out.provedInfeasible = m_proof && !m_out.found && !m_out.stopped; // with a floor: none above it
@@ -350,6 +360,11 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
     const double incumbent = m_out.found ? m_out.bestResult.outputTokensPerS : floorTokensPerS();
     if (i >= m_searchedSplits) {
         sp.note = "not searched: below the " + std::to_string(m_searchedSplits) + " splits the budget covers";
+        if (r.moved >= 0) {
+            std::ostringstream moved;
+            moved << "; the best pools found, moved here: " << r.moved << " tokens/s per GPU";
+            sp.note += r.moved > 0 ? moved.str() : "; the best pools found are not valid here";
+        }
     } else if (stopped()) {
         m_proof = false;
         sp.note = "not searched: stopped";
@@ -401,6 +416,37 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
     return true;
 }
 
+// A budgeted search, after the pool searches of ranked split `searched`: the best pair of
+// pools so far moved to every other split (each pool's plan into the space of its new size:
+// the same TP, PP, EP, batch and options where that space has them, DP filling the pool)
+// and evaluated as a deployment, a better one kept. The pools' plans carry over between
+// pool sizes far better than the recipe's ranking predicts the best split, so the splits
+// not yet searched are searched next in the order the moved pools rank them (the valid
+// first, the recipe's order among equals).
+void DeploymentSearch::moveBestPools(int searched)
+{
+    if (!m_out.found)
+        return;
+    const DisaggregatedPlan from = m_out.best;
+    for (RankedSplit& r : m_ranked) {
+        if (r.prefillGpus == from.prefill.gpus() || stopped() || m_out.calls + 2 > m_options.budget)
+            continue;
+        const int decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
+        auto moved = [&](PoolRole role, int gpus, const Plan& p) {
+            const SearchSpace space(m_dsim->pool(role, gpus).scenario());
+            return space.decode(space.choiceNear(p).data());
+        };
+        const DisaggregatedPlan plan{moved(PoolRole::Prefill, r.prefillGpus, from.prefill),
+                                     moved(PoolRole::Decode, decodeGpus, from.decode)};
+        m_out.calls += 2;
+        const DisaggregatedResult res = m_dsim->evaluate(plan);
+        r.moved = std::max(r.moved, res.valid ? res.tokensPerSPerGpu : 0.0);
+        offer(plan);
+    }
+    std::stable_sort(m_ranked.begin() + searched + 1, m_ranked.end(),
+                     [](const RankedSplit& a, const RankedSplit& b) { return a.moved > b.moved; });
+}
+
 // What the pool searches established: exact's proof (or why there is none), or how much
 // of the ranking a budgeted search covered.
 void DeploymentSearch::poolsMessage()
@@ -425,8 +471,9 @@ void DeploymentSearch::poolsMessage()
         else if (!m_out.stopped)
             msg << "NOT CERTIFIED: a pool search could not prove its result";
     } else {
-        msg << m_searchedSplits << " of " << S << " splits searched (ranked by the recipe's deployment), "
-            << m_poolBudget << " calls per pool search";
+        msg << m_searchedSplits << " of " << S << " splits searched (the first as the recipe's deployment ranks them, "
+            << "then as the best pools found, moved to each split, rank them), " << m_poolBudget
+            << " calls per pool search";
         if (!m_out.found)
             msg << "; no valid pair of pools found";
     }

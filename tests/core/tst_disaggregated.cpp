@@ -82,6 +82,7 @@ private Q_SLOTS:
     void exactEqualsBruteForceOverEverySplit();
     void searchesAreDeterministicAndValid();
     void runSearchSearchesBothPools();
+    void bestPoolsMoveToSplitsNotSearched();
     void workedExamplesHold_data();
     void workedExamplesHold();
 };
@@ -386,6 +387,55 @@ void TestDisaggregated::runSearchSearchesBothPools()
     const SearchOutcome direct = runDisaggregatedSearch(s, o);
     QVERIFY(out.deployment.deployment() == direct.deployment.deployment());
     QCOMPARE(out.bestTokensPerSPerGpu(), DisaggregatedSimulator(s).evaluate(*out.deployment.deployment().pools).tokensPerSPerGpu);
+}
+
+// A budget that searches the pools of one split only (the recipe ranks 24:40 first here,
+// exact's optimum is at 16:48): the pools found there, moved to every other split, reach
+// the optimum's split on some seeds, never end below what the searched split gave, and
+// each split not searched says what the moved pools serve there.
+void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
+{
+    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
+                                    + "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
+    QVERIFY2(s.ok(), s.firstError().c_str());
+    SearchOptions exact;
+    exact.algorithm = "exact";
+    const SearchOutcome best = runSearch(s.value, exact);
+    QVERIFY2(best.provedOptimal, best.message.c_str());
+    const long long optimumPrefill = best.deployment.pools.at(0).gpus;
+    int reached = 0, found = 0;
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+        SearchOptions o;
+        o.algorithm = "anneal";
+        o.budget = 1000;
+        o.seed = seed;
+        const SearchOutcome out = runSearch(s.value, o);
+        QVERIFY(out.calls <= o.budget);
+        int searched = 0;
+        long long searchedPrefill = 0;
+        double searchedValue = 0;
+        for (const DisaggregatedSplit& sp : out.splits) {
+            if (sp.searched) {
+                ++searched;
+                searchedPrefill = sp.prefillGpus;
+                searchedValue = sp.tokensPerSPerGpu;
+            } else if (out.found) {
+                QVERIFY2(sp.note.find("moved here") != std::string::npos || sp.note.find("not valid here") != std::string::npos,
+                         sp.note.c_str());
+            }
+        }
+        QCOMPARE(searched, 1);
+        QVERIFY(searchedPrefill != optimumPrefill); // otherwise the test shows nothing
+        if (!out.found)
+            continue;
+        ++found;
+        QVERIFY(out.deployment.valid);
+        QVERIFY(out.bestTokensPerSPerGpu() <= best.bestTokensPerSPerGpu() * (1 + 1e-9));
+        QVERIFY(out.bestTokensPerSPerGpu() >= searchedValue); // a move is kept only when better
+        reached += out.deployment.pools.at(0).gpus == optimumPrefill;
+    }
+    // Without the moves every seed would end at the searched split.
+    QVERIFY2(reached >= 2, qPrintable(QString("%1 of %2 found deployments at the optimum's split").arg(reached).arg(found)));
 }
 
 void TestDisaggregated::workedExamplesHold_data()
