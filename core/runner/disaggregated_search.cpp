@@ -417,12 +417,12 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
 }
 
 // A budgeted search, after the pool searches of ranked split `searched`: the best pair of
-// pools so far moved to every other split (each pool's plan into the space of its new size:
-// the same TP, PP, EP, batch and options where that space has them, DP filling the pool)
-// and evaluated as a deployment, a better one kept. The pools' plans carry over between
-// pool sizes far better than the recipe's ranking predicts the best split, so the splits
-// not yet searched are searched next in the order the moved pools rank them (the valid
-// first, the recipe's order among equals).
+// pools so far moved to every other split (each pool's plan into the space its pool search
+// there uses: the same TP, PP, EP, batch and options where that space has them, DP filling
+// the pool) and evaluated as a deployment, a better one kept. The
+// recipe's pools are a poor guide to the best split (docs/search.md), so the splits not
+// yet searched are searched next in the order the moved pools rank them (the valid first,
+// the recipe's order among equals).
 void DeploymentSearch::moveBestPools(int searched)
 {
     if (!m_out.found)
@@ -433,7 +433,7 @@ void DeploymentSearch::moveBestPools(int searched)
             continue;
         const int decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
         auto moved = [&](PoolRole role, int gpus, const Plan& p) {
-            const SearchSpace space(m_dsim->pool(role, gpus).scenario());
+            const SearchSpace space(m_dsim->pool(role, gpus).scenario(), m_options.space);
             return space.decode(space.choiceNear(p).data());
         };
         const DisaggregatedPlan plan{moved(PoolRole::Prefill, r.prefillGpus, from.prefill),
