@@ -59,7 +59,6 @@ def take(build, name, out, env):
     if r.returncode != 0 or missing:
         sys.exit(f"{name}: `{' '.join(cmd)}` exited {r.returncode}"
                  + (f", without {', '.join(missing)}" if missing else "") + f"\n{r.stdout[-2000:]}{r.stderr[-2000:]}")
-    return cmd
 
 
 def main():

@@ -137,7 +137,7 @@ public:
         // no pool search beats it, it is the proved optimum). The other algorithms report
         // only what their own pool searches found: the recipe's plan is not theirs.
         if (!m_ranked.empty() && m_ranked.front().plan.found && (exact() || m_options.algorithm == "megatron"))
-            offer(m_ranked.front().plan.plan);
+            offer(m_ranked.front().plan.plan, m_ranked.front().plan.result);
         if (m_options.algorithm == "megatron")
             recipeOnly();
         else if (!searchPools())
@@ -229,11 +229,10 @@ private:
         });
     }
 
-    // A better valid deployment becomes the best; with exact's floor, only one above it (the
-    // recipe's pair is offered first and may lie below).
-    bool offer(const DisaggregatedPlan& plan)
+    // A better valid deployment (r: its evaluation) becomes the best; with exact's floor,
+    // only one above it (the recipe's pair is offered first and may lie below).
+    bool offer(const DisaggregatedPlan& plan, const DisaggregatedResult& r)
     {
-        DisaggregatedResult r = m_dsim->evaluate(plan);
         if (r.valid && r.outputTokensPerS > floorTokensPerS()
             && (!m_out.found || r.tokensPerSPerGpu > m_out.bestResult.tokensPerSPerGpu)) {
             m_out.found = true;
@@ -410,7 +409,7 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
         const DisaggregatedPlan plan{pools[0].best, pools[1].best};
         const DisaggregatedResult res = m_dsim->evaluate(plan);
         sp.tokensPerSPerGpu = res.valid ? res.tokensPerSPerGpu : 0;
-        offer(plan);
+        offer(plan, res);
     }
     m_out.splits.push_back(sp);
     return true;
@@ -429,7 +428,9 @@ void DeploymentSearch::moveBestPools(int searched)
         return;
     const DisaggregatedPlan from = m_out.best;
     for (RankedSplit& r : m_ranked) {
-        if (r.prefillGpus == from.prefill.gpus() || stopped() || m_out.calls + 2 > m_options.budget)
+        if (stopped() || m_out.calls + 2 > m_options.budget)
+            break;
+        if (r.prefillGpus == from.prefill.gpus())
             continue;
         const int decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
         auto moved = [&](PoolRole role, int gpus, const Plan& p) {
@@ -441,7 +442,7 @@ void DeploymentSearch::moveBestPools(int searched)
         m_out.calls += 2;
         const DisaggregatedResult res = m_dsim->evaluate(plan);
         r.moved = std::max(r.moved, res.valid ? res.tokensPerSPerGpu : 0.0);
-        offer(plan);
+        offer(plan, res);
     }
     std::stable_sort(m_ranked.begin() + searched + 1, m_ranked.end(),
                      [](const RankedSplit& a, const RankedSplit& b) { return a.moved > b.moved; });
