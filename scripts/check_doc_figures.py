@@ -35,6 +35,7 @@ EXCLUDED = {
     "ppo-eval-held-out": "as ppo-eval-shipped",
     "ppo-eval-held-out-2": "as ppo-eval-shipped",
     "ppo-eval-disaggregated": "as ppo-eval-shipped",
+    "ppo-eval-disaggregated-held-out": "as ppo-eval-shipped",
     "ppo-samples-tuning": "as ppo-eval-shipped",
     "ppo-samples-validation": "as ppo-eval-shipped",
     "screenshots": "PNG images (scripts/screenshots.py retakes them and writes this block's list of commands)",

@@ -281,6 +281,7 @@ private:
     bool searchPools();
     bool searchSplit(int i, PoolObserver& obs, int& searches);
     void moveBestPools(int searched);
+    Plan movedPool(PoolRole role, int gpus, const Plan& p) const;
     void poolsMessage();
 
     const Scenario& m_scenario;
@@ -416,12 +417,10 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
 }
 
 // A budgeted search, after the pool searches of ranked split `searched`: the best pair of
-// pools so far moved to every other split (each pool's plan into the space its pool search
-// there uses: the same TP, PP, EP, batch and options where that space has them, DP filling
-// the pool) and evaluated as a deployment, a better one kept. The
-// recipe's pools are a poor guide to the best split (docs/search.md), so the splits not
-// yet searched are searched next in the order the moved pools rank them (the valid first,
-// the recipe's order among equals).
+// pools so far moved to every other split (movedPool) and evaluated as a deployment, a
+// better one kept. The recipe's pools are a poor guide to the best split (docs/search.md),
+// so the splits not yet searched are searched next in the order the moved pools rank them
+// (the valid first, the recipe's order among equals).
 void DeploymentSearch::moveBestPools(int searched)
 {
     if (!m_out.found)
@@ -433,12 +432,8 @@ void DeploymentSearch::moveBestPools(int searched)
         if (r.prefillGpus == from.prefill.gpus())
             continue;
         const int decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
-        auto moved = [&](PoolRole role, int gpus, const Plan& p) {
-            const SearchSpace space(m_dsim->pool(role, gpus).scenario(), m_options.space);
-            return space.decode(space.choiceNear(p).data());
-        };
-        const DisaggregatedPlan plan{moved(PoolRole::Prefill, r.prefillGpus, from.prefill),
-                                     moved(PoolRole::Decode, decodeGpus, from.decode)};
+        const DisaggregatedPlan plan{movedPool(PoolRole::Prefill, r.prefillGpus, from.prefill),
+                                     movedPool(PoolRole::Decode, decodeGpus, from.decode)};
         m_out.calls += 2;
         const DisaggregatedResult res = m_dsim->evaluate(plan);
         r.moved = std::max(r.moved, res.valid ? res.tokensPerSPerGpu : 0.0);
@@ -446,6 +441,20 @@ void DeploymentSearch::moveBestPools(int searched)
     }
     std::stable_sort(m_ranked.begin() + searched + 1, m_ranked.end(),
                      [](const RankedSplit& a, const RankedSplit& b) { return a.moved > b.moved; });
+}
+
+// `p` moved to the `role` pool of `gpus` GPUs: resized (resizedForPool), then taken into
+// the space that pool's search uses (choiceNear: the same TP, PP, batch and options where
+// that space has them); where that space has no such expert groups, the plan as it was is
+// taken there instead (its EP and instances as near as the space allows).
+Plan DeploymentSearch::movedPool(PoolRole role, int gpus, const Plan& p) const
+{
+    const SearchSpace space(m_dsim->pool(role, gpus).scenario(), m_options.space);
+    const Plan want = resizedForPool(p, gpus);
+    const Plan resized = space.decode(space.choiceNear(want).data());
+    if (resized.expertParallel == want.expertParallel && resized.instances == want.instances)
+        return resized;
+    return space.decode(space.choiceNear(p).data());
 }
 
 // What the pool searches established: exact's proof (or why there is none), or how much
@@ -482,6 +491,22 @@ void DeploymentSearch::poolsMessage()
 }
 
 } // namespace
+
+Plan resizedForPool(Plan p, int gpus)
+{
+    const int replicaGpus = p.tensorParallel * p.pipelineParallel;
+    if (replicaGpus <= 0 || gpus <= 0 || gpus % replicaGpus != 0 || p.dataParallel <= 0)
+        return p;
+    const long long dp = gpus / replicaGpus;
+    if (p.expertParallel > 1 && p.instances <= 1) {
+        if ((static_cast<long long>(p.expertParallel) * dp) % p.dataParallel == 0)
+            p.expertParallel = static_cast<int>(p.expertParallel * dp / p.dataParallel);
+    } else if (p.expertParallel > 1 && (static_cast<long long>(p.instances) * dp) % p.dataParallel == 0) {
+        p.instances = static_cast<int>(p.instances * dp / p.dataParallel);
+    }
+    p.dataParallel = static_cast<int>(dp);
+    return p;
+}
 
 SearchOutcome runDisaggregatedSearch(const Scenario& scenario, const SearchOptions& options, SearchObserver* observer,
                                      const std::atomic<bool>* stop)

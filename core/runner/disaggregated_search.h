@@ -11,8 +11,10 @@
 //             accepts.
 //   megatron: the recipe on each pool at every split; the best split.
 //   others:   the splits ranked by the recipe's deployment; the budget shared by the
-//             best-ranked ones (at least 500 calls per pool search), each pool searched
-//             with the algorithm and its seed + the split's index.
+//             best-ranked ones, each pool searched with the algorithm and its seed + the
+//             split's place; after each split, the best pools so far moved to every other
+//             split (resizedForPool) and evaluated there, and the splits left searched in
+//             the order the moved pools rank them.
 #pragma once
 
 #include <atomic>
@@ -30,6 +32,14 @@ namespace shardlab {
 // recipe examine this many splits evenly spaced over the range (the message says so), and
 // exact, which must examine every split to prove anything, refuses.
 constexpr int kMaxDisaggregatedSplits = 1024;
+
+// A pool's plan moved to a pool of `gpus` GPUs, before that pool's search space takes it
+// (SearchSpace::choiceNear): DP fills the pool (when TP x PP divides it; otherwise the plan
+// is returned as it was). A MoE plan keeps the shape of its expert groups: one engine
+// instance stays one, its expert group as wide as the pool (EP grows with DP, as wide-EP
+// decode deployments run); several keep their size, and their number grows with DP.
+// Where the new DP does not divide so, EP and the instances stay as they were.
+Plan resizedForPool(Plan p, int gpus);
 
 // The search of a disaggregated scenario, as runSearch's outcome: `deployment` holds the
 // best two pools (their split is their GPU counts) and `splits` every split examined.
