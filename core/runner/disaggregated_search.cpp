@@ -498,11 +498,10 @@ Plan resizedForPool(Plan p, int gpus)
     if (replicaGpus <= 0 || gpus <= 0 || gpus % replicaGpus != 0 || p.dataParallel <= 0)
         return p;
     const long long dp = gpus / replicaGpus;
-    if (p.expertParallel > 1 && p.instances <= 1) {
-        if ((static_cast<long long>(p.expertParallel) * dp) % p.dataParallel == 0)
-            p.expertParallel = static_cast<int>(p.expertParallel * dp / p.dataParallel);
-    } else if (p.expertParallel > 1 && (static_cast<long long>(p.instances) * dp) % p.dataParallel == 0) {
-        p.instances = static_cast<int>(p.instances * dp / p.dataParallel);
+    if (p.expertParallel > 1) { // one instance: its group widens; several: more of them
+        int& grows = p.instances <= 1 ? p.expertParallel : p.instances;
+        if ((static_cast<long long>(grows) * dp) % p.dataParallel == 0)
+            grows = static_cast<int>(grows * dp / p.dataParallel);
     }
     p.dataParallel = static_cast<int>(dp);
     return p;
