@@ -2,9 +2,10 @@
 """Fits a kernel profile's table-derived numbers for one GPU against H100's, by one procedure
 for both, from NVIDIA aiconfigurator's measured TensorRT-LLM tables (the source of
 resources/profiles/h100-sxm.json). Prints, for H100 and the other GPU:
-- GEMM weight streaming (m <= 256): the share of HBM bandwidth that fits BF16 8192^2 and
-  16384^2 (FP8: those and 7168x2048) best in log ratio, with the GEMM model of
-  core/sim/gemm_model.cpp at its isolated floors (BF16 4 us, FP8 10.7 us);
+- GEMM weight streaming (m <= 64): the share of HBM bandwidth and the isolated per-kernel
+  floor that fit every GEMM the table timed at m <= 64 with n x k at least 7168 x 2048 (the
+  smallest dense GEMM the model prices) best in log ratio, with the GEMM model of
+  core/sim/gemm_model.cpp (time = floor + bytes / (share x HBM));
 - GEMM compute at large m (2048-16384): median TFLOP/s of 8192^2 and 16384^2;
 - decode attention: the fit of docs/kernels.md ("Decode attention") on the 1,256 rows with
   head_dim 128 and 8 query heads per KV head, and the serving range's ratios.
@@ -22,8 +23,7 @@ GEMM = ROOT + "/{gpu}/gemm/trtllm/1.3.0rc10/gemm_perf.parquet"
 ATTN = ROOT + "/{gpu}/attention/trtllm/1.3.0rc20/generation_attention_perf.parquet"
 HBM = {"h100_sxm": 3.35e12, "h200_sxm": 4.8e12}
 PEAK_BF16, PEAK_FP8 = 989e12, 1979e12
-C = {"bfloat16": 0.863, "fp8": 0.693}  # the shipped asymptotic compute shares
-S0, S_FLOOR = 9.07e6, 7168 * 2048     # size at half of C; smaller GEMMs keep this size's
+S_FLOOR = 7168 * 2048  # the smallest dense GEMM the model prices; smaller ones keep its efficiency
 
 
 def table(repo, path):
@@ -35,26 +35,23 @@ def table(repo, path):
     return [dict(zip(cols, vals)) for vals in zip(*cols.values())]
 
 
-def gemm_time(dt, m, n, k, s, hbm):
-    eb, fixed, peak = (2, 4e-6, PEAK_BF16) if dt == "bfloat16" else (1, 10.7e-6, PEAK_FP8)
-    sx = max(n * k, S_FLOOR)
-    flops, nbytes = 2 * m * n * k, n * k * eb + m * (n + k) * 2
-    return max(flops / (peak * C[dt] * sx / (sx + S0)), nbytes / (s * hbm)) + fixed
-
-
 def gemm_fits(rows, hbm):
+    """Per precision: (streaming share, isolated floor in s, RMS log ratio, GEMMs fitted,
+    large-m median TFLOP/s). The share and floor by a grid over every GEMM timed at m <= 64
+    whose n x k is at least the smallest dense GEMM the model prices (7168 x 2048): sizes from
+    15 M to 3.4 G elements, so one share holds for a small projection and for a large one."""
     t = {(r["gemm_dtype"], int(r["m"]), int(r["n"]), int(r["k"])): float(r["latency"]) * 1e-3 for r in rows}
     out = {}
     for dt in ("bfloat16", "fp8"):
-        shapes = [(8192, 8192, 256), (16384, 16384, 256)] + ([(7168, 2048, 64)] if dt == "fp8" else [])
-        pts = [(m, n, k) for n, k, top in shapes for m in (1, 2, 4, 8, 16, 32, 64, 128, 256)
-               if m <= top and (dt, m, n, k) in t]
-        def rms(s):
-            return math.sqrt(sum(math.log(gemm_time(dt, m, n, k, s, hbm) / t[(dt, m, n, k)]) ** 2 for m, n, k in pts) / len(pts))
-        s = min((i / 1000 for i in range(400, 1001)), key=rms)
+        eb = 2 if dt == "bfloat16" else 1
+        pts = [(m, n, k, v) for (d, m, n, k), v in t.items() if d == dt and m <= 64 and n * k >= S_FLOOR]
+        def rms(s, fixed):
+            return math.sqrt(sum(math.log((fixed + (n * k * eb + m * (n + k) * 2) / (s * hbm)) / v) ** 2
+                                 for m, n, k, v in pts) / len(pts))
+        e, s, fixed = min((rms(s / 1000, f * 1e-7), s / 1000, f * 1e-7) for s in range(500, 1001, 2) for f in range(0, 250, 2))
         tflops = [2 * m * n * n / t[(dt, m, n, n)] / 1e12 for n in (8192, 16384) for m in (2048, 4096, 8192, 16384)
                   if (dt, m, n, n) in t]
-        out[dt] = (s, rms(s), statistics.median(tflops))
+        out[dt] = (s, fixed, e, len(pts), statistics.median(tflops))
     return out
 
 
@@ -127,15 +124,16 @@ def main():
         g = gemm_fits(gemm_tables[gpu], HBM[gpu])
         a = attn_fit(attn_rows(attn_tables[gpu]), HBM[gpu])
         res[gpu] = (g, a)
-        for dt, (s, e, tf) in g.items():
-            print(f"{gpu} GEMM {dt}: streaming share {s:.3f} (RMS log {e:.3f}); large-m median {tf:.0f} TFLOP/s")
+        for dt, (s, fixed, e, n, tf) in g.items():
+            print(f"{gpu} GEMM {dt}: streaming share {s:.3f}, isolated floor {fixed * 1e6:.1f} us (RMS log {e:.3f} "
+                  f"over {n} GEMMs at m <= 64); large-m median {tf:.0f} TFLOP/s")
         p, e, n, med = a
         print(f"{gpu} decode attention ({n} rows): t0 {p[0] * 1e6:.2f} us, stream {p[1]:.3f}, compute {p[2]:.3f}, "
               f"per head {p[3] * 1e9:.2f} ns, RMS log {e:.3f}; serving range median ratio {med:.2f}")
     (g1, a1), (g2, a2) = res["h100_sxm"], res[other]
     print(f"{other} / h100_sxm: GEMM streaming BF16 {g2['bfloat16'][0] / g1['bfloat16'][0]:.3f}, "
-          f"FP8 {g2['fp8'][0] / g1['fp8'][0]:.3f}; large-m compute BF16 {g2['bfloat16'][2] / g1['bfloat16'][2]:.3f}, "
-          f"FP8 {g2['fp8'][2] / g1['fp8'][2]:.3f}; attention stream {a2[0][1] / a1[0][1]:.3f}")
+          f"FP8 {g2['fp8'][0] / g1['fp8'][0]:.3f}; large-m compute BF16 {g2['bfloat16'][4] / g1['bfloat16'][4]:.3f}, "
+          f"FP8 {g2['fp8'][4] / g1['fp8'][4]:.3f}; attention stream {a2[0][1] / a1[0][1]:.3f}")
     floors = ", ".join(f"{dt} {small_gemm_ratio(gemm_tables['h100_sxm'], gemm_tables[other], dt):.3f}"
                        for dt in ("bfloat16", "fp8"))
     print(f"{other} / h100_sxm latency, medians over rows both timed: small GEMMs (n, k <= 512, m <= 64) {floors}; "

@@ -12,6 +12,11 @@ shard. C and S0 are fitted per precision by least squares on log(model / measure
 the compute-bound rows (>= 1,024 tokens and >= 128 tokens per expert); rows more than 2x
 off after a first fit are dropped and counted (a kernel that does not follow the curve).
 Then every row of the table (all token counts) is compared.
+
+The FP8 grouped kernels' streaming share (gemm.grouped_stream_fp8) is fitted the same way over
+the memory-bound rows where streaming the experts is most of the layer: every expert local,
+at most 64 tokens, at least 1 GB of expert weights read (below that the layer's fixed work,
+which the model prices elsewhere, dominates the time).
 Usage: scripts/fit_grouped_gemm.py AICONFIGURATOR_GIT_DIR [h100_sxm|h200_sxm]"""
 import datetime, math, os, platform, statistics, subprocess, sys
 
@@ -19,10 +24,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fit_gpu_profile import HBM, PEAK_BF16, PEAK_FP8, ROOT, table  # noqa: E402
 
 MOE = ROOT + "/{gpu}/moe/trtllm/1.3.0rc20/moe_perf.parquet"
-# The profile's GEMM streaming shares (resources/profiles/<gpu>.json, gemm.stream_*) and
-# the isolated GEMM floors the tables were timed with (docs/kernels.md).
-STREAM = {"h100_sxm": {"bfloat16": 0.840, "fp8": 0.696}, "h200_sxm": {"bfloat16": 0.861, "fp8": 0.704}}
-FIXED = {"bfloat16": 4e-6, "fp8": 10.7e-6}
+# The grouped expert GEMMs' streaming shares (resources/profiles/<gpu>.json: BF16 the dense
+# gemm.stream_bf16, FP8 gemm.grouped_stream_fp8, fitted below) and the isolated GEMM floors
+# the tables were timed with (scripts/fit_gpu_profile.py; docs/kernels.md).
+STREAM = {"h100_sxm": {"bfloat16": 0.840, "fp8": 0.69}, "h200_sxm": {"bfloat16": 0.838, "fp8": 0.68}}
+FIXED = {"bfloat16": 4e-6, "fp8": 13.4e-6}
 PEAK = {"bfloat16": PEAK_BF16, "fp8": PEAK_FP8}
 EB = {"bfloat16": 2, "fp8": 1}
 
@@ -88,6 +94,24 @@ def fit(rows, gpu):
     return C, S0, len(bound), len(kept), math.sqrt(e / len(kept))
 
 
+def expert_bytes(r):
+    """The expert weights one layer reads on one GPU: every expert that receives a token."""
+    active = r["E"] / r["ep"] * (1 - (1 - r["k"] / r["E"]) ** r["T"])
+    return active * 3 * r["h"] * r["F"] / r["tp"] * EB[r["dt"]]
+
+
+def fit_stream(rows, gpu, dt, C, S0):
+    """(share, RMS log ratio, rows) of the streaming share that fits the memory-bound rows."""
+    sel = [r for r in rows if r["ep"] == 1 and r["T"] <= 64 and expert_bytes(r) >= 1e9]
+    def err(share):
+        STREAM[gpu][dt] = share
+        return math.sqrt(sum(math.log(model_ms(r, C, S0, gpu) / r["ms"]) ** 2 for r in sel) / len(sel))
+    old = STREAM[gpu][dt]
+    e, share = min((err(s / 100), s / 100) for s in range(40, 100))
+    STREAM[gpu][dt] = old
+    return share, e, len(sel)
+
+
 # The dense GEMM curve the profile used for experts before (gemm.compute_*, half_size_elems
 # 9.07 M, held at 7168 x 2048 below it), S the projection's n x k: for comparison.
 DENSE_C = {"bfloat16": 0.863, "fp8": 0.693}
@@ -128,6 +152,9 @@ def main():
                        and abs(math.log(model_ms(r, C, S0, gpu) / r["ms"])) > math.log(2)})
         if drop:
             print("  shapes with a dropped row (hidden, width, top-k, experts): " + "; ".join(map(str, drop)))
+        if dt == "fp8":
+            share, e, n = fit_stream(rs, gpu, dt, C, S0)
+            print(f"{gpu} grouped GEMM fp8 streaming share {share:.2f} (RMS log {e:.3f} over {n} memory-bound rows)")
         for name, sel in (("EP 1", lambda r: r["ep"] == 1), ("EP 2-8", lambda r: 2 <= r["ep"] <= 8),
                           ("EP 16+", lambda r: r["ep"] >= 16)):
             big = [r for r in rs if r["T"] >= 1024 and sel(r)]

@@ -55,6 +55,7 @@ std::vector<Field> fields(KernelProfile& p)
         {"gemm.grouped_compute_fp8", &p.gemm.groupedComputeFp8, nullptr, nullptr, 0, 1, 1, true},
         {"gemm.grouped_half_size_bf16", &p.gemm.groupedHalfSizeBf16, nullptr, nullptr, 0, kBig, 1, true},
         {"gemm.grouped_half_size_fp8", &p.gemm.groupedHalfSizeFp8, nullptr, nullptr, 0, kBig, 1, true},
+        {"gemm.grouped_stream_fp8", &p.gemm.groupedStreamFp8, nullptr, nullptr, 0, 1, 1, true},
         {"attention_decode.fixed_us", &p.attentionDecode.fixedS, nullptr, nullptr, 0, 1e6, us},
         {"attention_decode.stream", &p.attentionDecode.stream, nullptr, nullptr, 1e-3, 1},
         {"attention_decode.compute", &p.attentionDecode.compute, nullptr, nullptr, 1e-3, 1},

@@ -42,6 +42,10 @@ struct GemmParams {
     // to a measured MoE kernel table. 0: priced by the dense curve above.
     double groupedComputeBf16 = 0, groupedComputeFp8 = 0;
     double groupedHalfSizeBf16 = 0, groupedHalfSizeFp8 = 0;
+    // The share of HBM bandwidth an FP8 grouped expert GEMM streams its experts' weights at,
+    // fitted to the same table's memory-bound rows (a grouped kernel streams below a dense
+    // GEMM of the same bytes). 0: streamFp8.
+    double groupedStreamFp8 = 0;
     // 4-bit weight-only grouped expert GEMMs: TensorRT-LLM's kernel, and every engine's that
     // the profile gives no kernel of its own.
     WeightOnlyGroupedParams groupedW4a16;

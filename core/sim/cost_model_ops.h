@@ -168,7 +168,9 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
             c.computeS = m_gemm.groupedComputeS(s.fp8, s.fp4, flops, matrixElems, gemmElems);
         else
             c.computeS = s.fp4 ? m_gemm.computeSFp4(flops, gemmElems) : m_gemm.computeS(s.fp8, flops, gemmElems);
-        c.memoryS = s.w4a16 ? m_gemm.memoryW4S(bytes) : m_gemm.memoryS(s.fp8, bytes);
+        c.memoryS = s.w4a16         ? m_gemm.memoryW4S(bytes)
+            : matrixElems > 0 ? m_gemm.groupedMemoryS(s.fp8, bytes)
+                              : m_gemm.memoryS(s.fp8, bytes);
         c.timeS = std::max(c.computeS, c.memoryS) + m_gemm.fixedS(s.fp8);
         return c;
     }

@@ -30,6 +30,8 @@ GemmModel gemmModel(const GpuSpec& gpu, const GemmParams& kGemm)
     const double hbm = gpu.hbmTbps * 1e12, scale = gpu.efficiency.hbm / kGemm.refHbm;
     g.streamBf16 = hbm * std::min(1.0, kGemm.streamBf16 * scale);
     g.streamFp8 = hbm * std::min(1.0, kGemm.streamFp8 * scale);
+    const double groupedFp8 = kGemm.groupedStreamFp8 > 0 ? kGemm.groupedStreamFp8 : kGemm.streamFp8;
+    g.streamGroupedFp8 = hbm * std::min(1.0, groupedFp8 * scale);
     const WeightOnlyGroupedParams& w4 = kGemm.groupedW4a16;
     g.streamW4 = hbm * std::min(1.0, w4.stream * scale);
     g.groupedW4 = w4.compute;

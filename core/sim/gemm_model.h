@@ -27,6 +27,7 @@ struct GemmModel {
     double peakFp4 = 0;                      // FLOP/s, datasheet; 0: no FP4 tensor cores
     double computeScale = 1;                 // efficiency.compute / refCompute
     double streamBf16 = 0, streamFp8 = 0;    // achieved bytes/s streaming weights
+    double streamGroupedFp8 = 0;             // FP8 grouped expert GEMMs' (GemmParams::groupedStreamFp8)
     double fixedBf16S = 0, fixedFp8S = 0;    // per-kernel fixed cost (the floor)
     double halfSizeElems = 1;
     double minSizeElems = 0;
@@ -92,6 +93,8 @@ struct GemmModel {
         return flops / (peakFp4 * computeEfficiency(true, std::max(1.0, weightElems)));
     }
     double memoryS(bool fp8, double bytes) const { return bytes / (fp8 ? streamFp8 : streamBf16); }
+    // A grouped expert GEMM's weights: FP8 at the grouped kernels' own share, BF16 as dense.
+    double groupedMemoryS(bool fp8, double bytes) const { return fp8 ? bytes / streamGroupedFp8 : memoryS(false, bytes); }
     double fixedS(bool fp8) const { return fp8 ? fixedFp8S : fixedBf16S; }
     // max(compute, memory) + the fixed cost.
     double timeS(bool fp8, double flops, double bytes, double weightElems) const
