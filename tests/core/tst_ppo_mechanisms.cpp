@@ -110,7 +110,8 @@ private Q_SLOTS:
             for (size_t i = 0; i < r.on.size(); ++i) {
                 sumOn += r.on[i];
                 sumOff += r.off[i];
-                QVERIFY2(r.on[i] >= 0.98 * r.off[i], qPrintable(preset + (": " + worse)));
+                QVERIFY2(r.on[i] >= 0.98 * r.off[i], qPrintable(QString("%1: seed %2: %3 with them, %4 without")
+                                                                   .arg(preset).arg(r.seeds[i]).arg(r.on[i]).arg(r.off[i])));
             }
             QVERIFY2(sumOn >= sumOff, qPrintable(QString("%1: mean %2 with them, %3 without").arg(preset).arg(sumOn / r.on.size()).arg(sumOff / r.on.size())));
         }
