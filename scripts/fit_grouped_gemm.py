@@ -8,7 +8,8 @@ One MoE layer on one GPU, "balanced" token distribution, the CUTLASS grouped ker
 expert layer with: the up (gate + up) and down projections of every expert that receives a
 token, each max(FLOPs / (peak x C x S / (S + S0)), bytes / stream) + the GEMM's isolated
 floor, with S = hidden x (expert width / expert TP), one projection matrix of one expert's
-shard. C and S0 are fitted per precision by least squares on log(model / measured) over
+shard; beside them the permutation into the experts' order and back, which the table times
+inside the layer and core/sim prices in dispatch and combine (permutation_s). C and S0 are fitted per precision by least squares on log(model / measured) over
 the compute-bound rows (>= 1,024 tokens and >= 128 tokens per expert); rows more than 2x
 off after a first fit are dropped and counted (a kernel that does not follow the curve).
 Then every row of the table (all token counts) is compared.
