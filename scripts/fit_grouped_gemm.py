@@ -8,7 +8,8 @@ One MoE layer on one GPU, "balanced" token distribution, the CUTLASS grouped ker
 expert layer with: the up (gate + up) and down projections of every expert that receives a
 token, each max(FLOPs / (peak x C x S / (S + S0)), bytes / stream) + the GEMM's isolated
 floor, with S = hidden x (expert width / expert TP), one projection matrix of one expert's
-shard. C and S0 are fitted per precision by least squares on log(model / measured) over
+shard; beside them the permutation into the experts' order and back, which the table times
+inside the layer and core/sim prices in dispatch and combine (permutation_s). C and S0 are fitted per precision by least squares on log(model / measured) over
 the compute-bound rows (>= 1,024 tokens and >= 128 tokens per expert); rows more than 2x
 off after a first fit are dropped and counted (a kernel that does not follow the curve).
 Then every row of the table (all token counts) is compared.
@@ -29,6 +30,8 @@ MOE = ROOT + "/{gpu}/moe/trtllm/1.3.0rc20/moe_perf.parquet"
 # the tables were timed with (scripts/fit_gpu_profile.py; docs/kernels.md).
 STREAM = {"h100_sxm": {"bfloat16": 0.840, "fp8": 0.69}, "h200_sxm": {"bfloat16": 0.838, "fp8": 0.68}}
 FIXED = {"bfloat16": 4e-6, "fp8": 13.4e-6}
+# The profile's HBM knob (knobs.hbm): the share of bandwidth a memory-bound operator reaches.
+HBM_KNOB = 0.70
 PEAK = {"bfloat16": PEAK_BF16, "fp8": PEAK_FP8}
 EB = {"bfloat16": 2, "fp8": 1}
 
@@ -59,7 +62,16 @@ def layer_ms(r, gpu, share):
         flops = pairs * 2 * n_mats * h * f
         byts = active * n_mats * h * f * EB[dt] + pairs * act * 2
         t += max(flops / (PEAK[dt] * share(dt, n_mats, h, f)), byts / stream) + FIXED[dt]
-    return t * 1e3
+    return (t + permutation_s(r, gpu)) * 1e3
+
+
+def permutation_s(r, gpu):
+    """The layer's permutation and its inverse as core/sim prices them (dispatch and combine):
+    each copies the hidden state of every (token, expert) pair routed to this GPU's experts,
+    read and written in BF16, at the HBM knob's share of the bandwidth. The table times them
+    inside the layer, so the GEMM curve is fitted beside them, not over them."""
+    pairs = r["T"] * r["k"] / r["ep"]
+    return 2 * pairs * 2 * r["h"] * 2 / (HBM_KNOB * HBM[gpu])
 
 
 def model_ms(r, C, S0, gpu):

@@ -5,8 +5,8 @@ MoE tables) with what the model prices them at today: a grouped expert GEMM whos
 §3, "Weight formats"; docs/kernels.md, "Weight-only 4-bit expert kernels").
 
 One MoE layer on one GPU, every expert local (EP 1, expert TP 1), "balanced" routing, the up
-(gate + up) and down projections as scripts/fit_grouped_gemm.py prices them, with the shipped
-profile's BF16 grouped curve (resources/profiles/<gpu>.json, gemm.grouped_compute_bf16 and
+(gate + up) and down projections and the permutation as scripts/fit_grouped_gemm.py prices
+them, with the shipped profile's BF16 grouped curve (resources/profiles/<gpu>.json, gemm.grouped_compute_bf16 and
 gemm.grouped_half_size_bf16). Prints measured / model by token band for each engine's kernel,
 and the same for the engine's BF16 kernel on the same tables where it has one.
 

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void aTensorParallelMoeLayerGathersNothing();
     void replicasGatherAcrossTheirGroupOnly();
     void aTokenSplitRouterPaysItsGatherOnTheWayIn();
+    void aGatheredLayerPermutesEveryPairOfItsExperts();
 };
 
 void TestMoeGather::aTensorParallelMoeLayerGathersNothing()
@@ -117,6 +118,40 @@ void TestMoeGather::aTokenSplitRouterPaysItsGatherOnTheWayIn()
              qPrintable(QString("dispatch sends %1 B, expected %2 B").arg(sent).arg(perLayer * layers)));
     QCOMPARE(rr.decode[int(OpId::Dispatch)].commBytes, 0.0);
     QVERIFY(rt.tpotMs >= rr.tpotMs);
+}
+
+void TestMoeGather::aGatheredLayerPermutesEveryPairOfItsExperts()
+{
+    // Expert TP 8 (EP 1): every rank holds a shard of every expert and every token of its TP
+    // group, so its permutation copies every routed (token, expert) pair's hidden state, read
+    // and written, at dispatch and again at combine: top-k pairs of each of the replica's
+    // step tokens, not its 1/TP share of them (TensorRT-LLM's MoE table times it so:
+    // scripts/fit_grouped_gemm.py).
+    const Scenario s = mixtralOneNode();
+    Plan p = tensorParallelMoe(8, 1);
+    p.expertParallel = 1;
+    p.setOption(OpId::ExpertUp, optionFromName(OpId::ExpertUp, "column"));
+    p.setOption(OpId::ExpertDown, optionFromName(OpId::ExpertDown, "row"));
+    QCOMPARE(planStructureViolations(p, s), 0u);
+    const SimResult r = Simulator(s).evaluate(p);
+    QVERIFY(r.valid);
+    const double k = s.model.moe.expertsPerToken, layers = s.model.moeLayers();
+    const double copied = layers * r.stepTokens * k * 2 * hiddenBytes(s);
+    for (OpId id : {OpId::Dispatch, OpId::Combine}) {
+        const double bytes = r.decode[int(id)].hbmBytes;
+        QVERIFY2(std::abs(bytes - copied) <= 1e-6 * copied,
+                 qPrintable(QString("%1 moves %2 B, expected %3 B").arg(opInfo(id).name).arg(bytes).arg(copied)));
+    }
+    // With EP 8 (expert TP 1) the busiest rank permutes the pairs routed to its own experts:
+    // an eighth of them times the load imbalance. (Within 1 %: the breakdown mixes the steps
+    // with a prompt chunk and those without, whose imbalances differ a little with their
+    // tokens; the result reports the mean step's.)
+    const SimResult ep = Simulator(s).evaluate(tensorParallelMoe(8, 1));
+    QVERIFY(ep.valid && ep.expertLoadImbalance > 1);
+    const double epBytes = ep.decode[int(OpId::Dispatch)].hbmBytes;
+    const double busiest = layers * ep.stepTokens * k / 8 * ep.expertLoadImbalance * 2 * hiddenBytes(s);
+    QVERIFY2(std::abs(epBytes - busiest) <= 0.01 * busiest,
+             qPrintable(QString("EP 8 dispatch moves %1 B, expected %2 B").arg(epBytes).arg(busiest)));
 }
 
 QTEST_APPLESS_MAIN(TestMoeGather)

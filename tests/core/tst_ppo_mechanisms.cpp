@@ -70,12 +70,13 @@ class TestPpoMechanisms : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    // DeepSeek-V3 on 256 GPUs: at the batch scale's 1024 the plan with 128 experts' ranks
-    // and 2 instances (345.0 tokens/s per GPU) beats exact's optimum family (EP 64, 4
-    // instances: 343.2), while at each one's largest valid batch the order reverses (401.3
-    // against 424.4). Pricing the elite plans at their largest valid batch finds the
-    // optimum: at 2000 calls the median seed reaches it, and no seed ends worse. Without it
-    // every seed settles on the other plan, short of 0.99 of the optimum.
+    // DeepSeek-V3 on 256 GPUs: at the batch scale's values the plan with 128 experts' ranks
+    // and 2 instances ends every search without batch repair (436.6 tokens/s per GPU at
+    // its largest valid batch, 1397), while the EP 64 family with 4 instances is better at
+    // its own largest batch (441.6 at 1413). Pricing the elite plans at their largest valid
+    // batch finds that family: at 2000 calls the median seed ends above every seed without
+    // it, and no seed ends worse. (Exact's optimum, 461.6, is that family with 64 redundant
+    // experts, which neither reaches at 2000 calls: docs/ppo.md.)
     void eliteIsPricedAtItsLargestValidBatch()
     {
         const Scenario s = presetScenario("deepseek-v3-256gpu");
@@ -86,8 +87,8 @@ private Q_SLOTS:
         QString worse;
         liftedSeeds(r, &worse);
         QVERIFY2(worse.isEmpty(), qPrintable(worse));
-        QVERIFY2(median(r.on) >= 0.99 * optimum, qPrintable(QString("median %1 of %2").arg(median(r.on)).arg(optimum)));
         const double bestOff = *std::max_element(r.off.begin(), r.off.end());
+        QVERIFY2(median(r.on) > bestOff, qPrintable(QString("median %1 with it, best %2 without").arg(median(r.on)).arg(bestOff)));
         QVERIFY2(bestOff < 0.99 * optimum, qPrintable(QString("%1 of %2 without it").arg(bestOff).arg(optimum)));
     }
 
