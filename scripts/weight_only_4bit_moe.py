@@ -6,8 +6,8 @@ MoE tables) with what the model prices them at today: a grouped expert GEMM whos
 
 One MoE layer on one GPU, every expert local (EP 1, expert TP 1), "balanced" routing, the up
 (gate + up) and down projections and the permutation as scripts/fit_grouped_gemm.py prices
-them, with the shipped profile's BF16 grouped curve (resources/profiles/<gpu>.json, gemm.grouped_compute_bf16 and
-gemm.grouped_half_size_bf16). Prints measured / model by token band for each engine's kernel,
+them, with the shipped profile's BF16 grouped curve (resources/profiles/<gpu>.json,
+gemm.grouped_compute_bf16 and gemm.grouped_half_size_bf16). Prints measured / model by token band for each engine's kernel,
 and the same for the engine's BF16 kernel on the same tables where it has one.
 
 Then fits the weight-only 4-bit grouped kernel the profile gives each engine (profile fields
