@@ -46,7 +46,7 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         // expert slots once they arrive. A gathered layer (tensor-parallel experts, or an
         // all-gather to the expert ranks) holds every token of its group, so a rank
         // permutes every pair of its slots, not its 1/TP share of the tokens'.
-        bytes = std::max(localTok * k, ph.routedPerEpRank) * (s.actBytesPerToken / k);
+        bytes = std::max(localTok * k, ph.routedPerEpRank) * s.actBytesPerToken;
         if (M > 1) {
             // all-to-all: each token to its top-k experts' ranks (NCCL, or the engine's
             // DeepEP-style kernels: moe_all_to_all.h); otherwise every token to (all-gather)

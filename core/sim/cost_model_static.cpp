@@ -173,7 +173,7 @@ void CostModel::setMoeOps(bool fp8)
     const ClusterSpec& c = m_scenario.cluster;
     const double h = m.hiddenSize, wb = bytesPerElement(m.weightPrecision), ab = kActBytes;
     const MoeDims& e = m.moe;
-    const double Fe = e.expertFfnHidden, k = e.expertsPerToken;
+    const double Fe = e.expertFfnHidden;
     // Expert popularity: lognormal with mean 1 and the constant's squared CV; the
     // busiest of E experts at Blom's plotting position (docs/simulator.md §2).
     m_popularitySigma = std::sqrt(std::log1p(std::max(0.0, m_constants.expertPopularityCv2)));
@@ -187,7 +187,9 @@ void CostModel::setMoeOps(bool fp8)
     r.outBytesPerToken = h * ab; // carries the hidden states on to dispatch
     for (OpId n : {OpId::Dispatch, OpId::Combine}) {
         auto& o = m_ops[idx(n)];
-        o.actBytesPerToken = 2 * k * h * ab; // permute / unpermute the top-k copies
+        // Per routed (token, expert) pair, as the experts': its copy in the permutation (or
+        // its inverse), read and written.
+        o.actBytesPerToken = 2 * h * ab;
         o.outBytesPerToken = h * ab;
     }
     // Expert ops: weightBytes is ONE expert's; per routed token-expert pair. The routed
