@@ -54,6 +54,8 @@ const Field kFields[] = {
                        "layouts whose best plan is priced at its largest valid batch before the budget ends"),
     SHARDLAB_PPO_FIELD("replica_moves", replicaMoves, 0, 1, true,
                        "1: price the best plan with its replicas merged and split pairwise (with batch_repair)"),
+    SHARDLAB_PPO_FIELD("redundant_moves", redundantMoves, 0, 1, true,
+                       "1: price the best plan with one redundant expert more and fewer per EP rank (with batch_repair)"),
     SHARDLAB_PPO_FIELD("hidden", hidden, 8, 512, true, "network width"),
     SHARDLAB_PPO_FIELD("heads", heads, 1, 16, true, "attention heads (must divide hidden)"),
     SHARDLAB_PPO_FIELD("threads", threads, 1, 64, true, "LibTorch threads during the search"),
