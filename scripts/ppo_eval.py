@@ -39,6 +39,7 @@ CONFIGS = {
     "ppo-finish-elite": ("ppo", "ppo.finish=3"),
     "ppo-no-replica-moves": ("ppo", "ppo.replica_moves=0"),
     "ppo-no-redundant-moves": ("ppo", "ppo.redundant_moves=0"),
+    "ppo-no-operator-moves": ("ppo", "ppo.operator_moves=0"),
     "ppo-samples-64": ("ppo", "ppo.samples=64"),
     "anneal": ("anneal", ""),
     "ppo": ("ppo", ""),

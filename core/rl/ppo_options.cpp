@@ -56,6 +56,8 @@ const Field kFields[] = {
                        "1: price the best plan with its replicas merged and split pairwise (with batch_repair)"),
     SHARDLAB_PPO_FIELD("redundant_moves", redundantMoves, 0, 1, true,
                        "1: price the best plan with one redundant expert more and fewer per EP rank (with batch_repair)"),
+    SHARDLAB_PPO_FIELD("operator_moves", operatorMoves, 0, 1, true,
+                       "1: re-choose the best plan's operators one at a time at its batch (with batch_repair)"),
     SHARDLAB_PPO_FIELD("hidden", hidden, 8, 512, true, "network width"),
     SHARDLAB_PPO_FIELD("heads", heads, 1, 16, true, "attention heads (must divide hidden)"),
     SHARDLAB_PPO_FIELD("threads", threads, 1, 64, true, "LibTorch threads during the search"),

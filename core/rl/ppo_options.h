@@ -73,6 +73,10 @@ struct PpoOptions {
     // and one fewer per EP rank, the better at its largest valid batch (docs/ppo.md,
     // "Redundant-expert moves"): a slot the elite's plans agree on early.
     bool redundantMoves = true;
+    // With batchRepair, last: the best plan's operators re-chosen one at a time at its
+    // batch, the plan then priced at its largest valid batch (search/best_plan_moves.h;
+    // docs/ppo.md, "Operator moves").
+    bool operatorMoves = true;
     // The network and LibTorch.
     int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)

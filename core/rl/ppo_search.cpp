@@ -14,6 +14,7 @@
 #include "rl/ppo_agent.h"
 #include "rl/ppo_progress.h"
 #include "runner/run_search.h"
+#include "search/best_plan_moves.h"
 #include "search/budgeted_evaluator.h"
 #include "sim/megatron.h"
 
@@ -257,8 +258,14 @@ private:
             if (refused)
                 return;
         }
-        if (replicaMoves()) // on the best plan once the layouts have their own largest batch
-            redundantMoves();
+        // On the best plan once the layouts have their own largest batch; the redundant-expert
+        // and operator moves (search/best_plan_moves.h) spend what the replica moves leave.
+        if (!replicaMoves())
+            return;
+        if (m_o.redundantMoves && !moveRedundantExperts(m_ev, m_space))
+            return;
+        if (m_o.operatorMoves)
+            moveOperators(m_ev, m_space);
     }
 
     // The best plan with its replicas merged pairwise (TP x2, DP /2, engine instances /2
@@ -300,46 +307,6 @@ private:
                 return false;
         }
         return true;
-    }
-
-    // The best plan with the next redundant-expert counts its EP degree allows (one copy
-    // more per EP rank, and one fewer), each priced at the best plan's batch, one call
-    // each; the better of them, when it beats the best there, is priced at its largest
-    // valid batch. Copies of the hottest experts even out the EP ranks' loads: a shorter
-    // step, so a larger batch within the TPOT limit, against their weights' memory. The
-    // count changes no other slot's meaning, so the elite's plans agree on it early and the
-    // samples near them seldom move it. Every call charged. False when the evaluator refused.
-    bool redundantMoves()
-    {
-        const int slot = m_space.redundantSlot();
-        if (!m_o.redundantMoves || slot < 0 || !m_ev.haveBest())
-            return true;
-        const Plan best = m_ev.best();
-        const int experts = m_ctx.scenario.model.moe.experts;
-        const double bestValue = m_ev.bestValue();
-        Plan winner;
-        double winnerValue = bestValue;
-        for (const int r : {best.redundantExperts + best.expertParallel, best.redundantExperts - best.expertParallel}) {
-            if (!isRedundantExpertCount(experts, best.expertParallel, r))
-                continue;
-            Plan p = best;
-            p.redundantExperts = r;
-            const std::vector<int> c = m_space.choiceNear(p);
-            if (m_space.decode(c.data()).redundantExperts != r)
-                continue; // the count is not in the space with these degrees
-            Evaluation e;
-            if (!m_ev.evaluate(p, e))
-                return false;
-            if (e.valid && e.tokensPerSPerGpu > winnerValue) {
-                winner = p;
-                winnerValue = e.tokensPerSPerGpu;
-            }
-        }
-        if (winnerValue <= bestValue)
-            return true;
-        bool refused = false;
-        raiseBatchThroughEvaluator(m_ev, winner, m_space.batchMax(), &refused);
-        return !refused;
     }
 
     // A move that changes expert TP changes what the expert layouts mean (under expert TP
