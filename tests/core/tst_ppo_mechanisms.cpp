@@ -65,6 +65,29 @@ double median(std::vector<double> v)
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
     return v[v.size() / 2];
 }
+
+// What a mechanism test asserts on: exact's proved optimum (0 when not proved), ppo's best
+// for search seeds 1-5 at `budget` calls with `knob` on and off, the medians, and the
+// first seed the knob leaves worse ("" when none).
+struct KnobRun {
+    double optimum = 0;
+    OnOff r;
+    double medianOn = 0, medianOff = 0;
+    QString worse;
+    bool ran() const { return optimum > 0 && !r.on.empty(); }
+};
+KnobRun knobRun(const Scenario& s, const char* knob, int budget)
+{
+    KnobRun k;
+    k.optimum = provedOptimum(s);
+    k.r = withAndWithout(s, knob, budget, {1, 2, 3, 4, 5});
+    if (k.r.on.empty())
+        return k;
+    liftedSeeds(k.r, &k.worse);
+    k.medianOn = median(k.r.on);
+    k.medianOff = median(k.r.off);
+    return k;
+}
 } // namespace
 
 class TestPpoMechanisms : public QObject {
@@ -80,17 +103,12 @@ private Q_SLOTS:
     // ends worse.
     void eliteIsPricedAtItsLargestValidBatch()
     {
-        const Scenario s = presetScenario("deepseek-v3-256gpu");
-        const double optimum = provedOptimum(s);
-        QVERIFY(optimum > 0);
-        const OnOff r = withAndWithout(s, "ppo.batch_repair", 2000, {1, 2, 3, 4, 5});
-        QVERIFY(!r.on.empty());
-        QString worse;
-        liftedSeeds(r, &worse);
-        QVERIFY2(worse.isEmpty(), qPrintable(worse));
-        const double bestOff = *std::max_element(r.off.begin(), r.off.end());
-        QVERIFY2(median(r.on) > bestOff, qPrintable(QString("median %1 with it, best %2 without").arg(median(r.on)).arg(bestOff)));
-        QVERIFY2(bestOff < 0.99 * optimum, qPrintable(QString("%1 of %2 without it").arg(bestOff).arg(optimum)));
+        const KnobRun k = knobRun(presetScenario("deepseek-v3-256gpu"), "ppo.batch_repair", 2000);
+        QVERIFY(k.ran());
+        QVERIFY2(k.worse.isEmpty(), qPrintable(k.worse));
+        const double bestOff = *std::max_element(k.r.off.begin(), k.r.off.end());
+        QVERIFY2(k.medianOn > bestOff, qPrintable(QString("median %1 with it, best %2 without").arg(k.medianOn).arg(bestOff)));
+        QVERIFY2(bestOff < 0.99 * k.optimum, qPrintable(QString("%1 of %2 without it").arg(bestOff).arg(k.optimum)));
     }
 
     // The replica moves merge the best plan's data-parallel replicas pairwise or split them
@@ -128,18 +146,13 @@ private Q_SLOTS:
     // median seed below 0.99 of it without them, and no seed worse.
     void redundantMovesReachTheOptimum()
     {
-        const Scenario s = presetScenario("deepseek-v3-256gpu");
-        const double optimum = provedOptimum(s);
-        QVERIFY(optimum > 0);
-        const OnOff r = withAndWithout(s, "ppo.redundant_moves", 1000, {1, 2, 3, 4, 5});
-        QVERIFY(!r.on.empty());
-        QString worse;
-        liftedSeeds(r, &worse);
-        QVERIFY2(worse.isEmpty(), qPrintable(worse));
-        for (size_t i = 0; i < r.on.size(); ++i)
-            QVERIFY2(r.on[i] >= 0.999 * optimum,
-                     qPrintable(QString("seed %1: %2 of %3 with them").arg(r.seeds[i]).arg(r.on[i]).arg(optimum)));
-        QVERIFY2(median(r.off) < 0.99 * optimum, qPrintable(QString("median %1 of %2 without them").arg(median(r.off)).arg(optimum)));
+        const KnobRun k = knobRun(presetScenario("deepseek-v3-256gpu"), "ppo.redundant_moves", 1000);
+        QVERIFY(k.ran());
+        QVERIFY2(k.worse.isEmpty(), qPrintable(k.worse));
+        for (size_t i = 0; i < k.r.on.size(); ++i)
+            QVERIFY2(k.r.on[i] >= 0.999 * k.optimum,
+                     qPrintable(QString("seed %1: %2 of %3 with them").arg(k.r.seeds[i]).arg(k.r.on[i]).arg(k.optimum)));
+        QVERIFY2(k.medianOff < 0.99 * k.optimum, qPrintable(QString("median %1 of %2 without them").arg(k.medianOff).arg(k.optimum)));
     }
 
     // The operator moves re-choose the best plan's operators one at a time at the end of a
@@ -150,16 +163,11 @@ private Q_SLOTS:
     // the optimum with the moves, below 0.99 of it without them, and no seed ends worse.
     void operatorMovesFinishTheLayout()
     {
-        const Scenario s = resourceScenario("benchmarks/held-out/gen-20261123-5.json");
-        const double optimum = provedOptimum(s);
-        QVERIFY(optimum > 0);
-        const OnOff r = withAndWithout(s, "ppo.operator_moves", 1000, {1, 2, 3, 4, 5});
-        QVERIFY(!r.on.empty());
-        QString worse;
-        liftedSeeds(r, &worse);
-        QVERIFY2(worse.isEmpty(), qPrintable(worse));
-        QVERIFY2(median(r.on) >= 0.999 * optimum, qPrintable(QString("median %1 of %2 with them").arg(median(r.on)).arg(optimum)));
-        QVERIFY2(median(r.off) < 0.99 * optimum, qPrintable(QString("median %1 of %2 without them").arg(median(r.off)).arg(optimum)));
+        const KnobRun k = knobRun(resourceScenario("benchmarks/held-out/gen-20261123-5.json"), "ppo.operator_moves", 1000);
+        QVERIFY(k.ran());
+        QVERIFY2(k.worse.isEmpty(), qPrintable(k.worse));
+        QVERIFY2(k.medianOn >= 0.999 * k.optimum, qPrintable(QString("median %1 of %2 with them").arg(k.medianOn).arg(k.optimum)));
+        QVERIFY2(k.medianOff < 0.99 * k.optimum, qPrintable(QString("median %1 of %2 without them").arg(k.medianOff).arg(k.optimum)));
     }
 
     void earlyExitOnConfidence()
