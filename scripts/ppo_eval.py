@@ -38,6 +38,8 @@ CONFIGS = {
     "ppo-no-batch-repair": ("ppo", "ppo.batch_repair=0"),
     "ppo-finish-elite": ("ppo", "ppo.finish=3"),
     "ppo-no-replica-moves": ("ppo", "ppo.replica_moves=0"),
+    "ppo-no-redundant-moves": ("ppo", "ppo.redundant_moves=0"),
+    "ppo-no-operator-moves": ("ppo", "ppo.operator_moves=0"),
     "ppo-samples-64": ("ppo", "ppo.samples=64"),
     "anneal": ("anneal", ""),
     "ppo": ("ppo", ""),

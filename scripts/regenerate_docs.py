@@ -28,7 +28,8 @@ import tempfile
 import time
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-PPO_CONFIGS = "megatron,random,anneal,genetic,ppo,ppo-no-recovery,ppo-no-near,ppo-no-batch-repair,ppo-finish-elite,ppo-no-replica-moves"
+PPO_CONFIGS = ("megatron,random,anneal,genetic,ppo,ppo-no-recovery,ppo-no-near,ppo-no-batch-repair,ppo-finish-elite,"
+               "ppo-no-replica-moves,ppo-no-redundant-moves,ppo-no-operator-moves")
 PPO_SHIPPED = ["--scenarios", "resources/scenarios", "--budgets", "1000,4000", "--seeds", "5",
                "--configs", PPO_CONFIGS, "--operator-share"]
 PPO_HELD_OUT = ["--scenarios", "resources/benchmarks/held-out", "--budgets", "1000,4000", "--seeds", "5",
@@ -36,7 +37,8 @@ PPO_HELD_OUT = ["--scenarios", "resources/benchmarks/held-out", "--budgets", "10
 # The second held-out set: generated after the last search-time choice was made, and used
 # only to check it (docs/benchmarks.md).
 PPO_HELD_OUT_2 = ["--scenarios", "resources/benchmarks/held-out-2", "--budgets", "1000,4000", "--seeds", "5",
-                  "--configs", "random,anneal,genetic,ppo,ppo-no-batch-repair,ppo-finish-elite,ppo-no-replica-moves"]
+                  "--configs", "random,anneal,genetic,ppo,ppo-no-batch-repair,ppo-finish-elite,"
+                  "ppo-no-replica-moves,ppo-no-redundant-moves,ppo-no-operator-moves"]
 PPO_DISAGGREGATED = ["--scenarios", "resources/examples/disaggregation,resources/benchmarks/disaggregated",
                      "--name-filter", "disaggregated", "--budgets", "1000,4000", "--seeds", "5",
                      "--configs", "random,anneal,ppo"]

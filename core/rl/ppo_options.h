@@ -68,6 +68,15 @@ struct PpoOptions {
     // (docs/ppo.md, "Replica moves"): a coupled move that variations of one or two slots
     // do not make.
     bool replicaMoves = true;
+    // With batchRepair, after the replica moves: the best plan of an MoE model is also
+    // priced with the next redundant-expert counts its EP degree allows, one copy more
+    // and one fewer per EP rank, the better at its largest valid batch (docs/ppo.md,
+    // "Redundant-expert moves"): a slot the elite's plans agree on early.
+    bool redundantMoves = true;
+    // With batchRepair, last: the best plan's operators re-chosen one at a time at its
+    // batch, the plan then priced at its largest valid batch (search/best_plan_moves.h;
+    // docs/ppo.md, "Operator moves").
+    bool operatorMoves = true;
     // The network and LibTorch.
     int hidden = 32;               // width of embeddings, attention and the decoder
     int heads = 4;                 // attention heads (divides hidden)

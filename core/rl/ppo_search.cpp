@@ -12,7 +12,9 @@
 #include "model/plan_checks.h"
 #include "rl/elite_history.h"
 #include "rl/ppo_agent.h"
+#include "rl/ppo_progress.h"
 #include "runner/run_search.h"
+#include "search/best_plan_moves.h"
 #include "search/budgeted_evaluator.h"
 #include "sim/megatron.h"
 
@@ -56,40 +58,6 @@ double reward(const Evaluation& e, double norm, double penalty)
     if (e.valid)
         return e.tokensPerSPerGpu / norm;
     return -penalty * std::min(1.0, 0.1 + e.excess);
-}
-
-// Named values for the progress reports (the GUI plots confidence and entropy), and each
-// slot's probabilities along the greedy plan (SearchProgress::slotDistributions: the GUI
-// shows the operator slots' as a heatmap).
-// "attention:<i>" is the scenario context's attention over memory place i (0 = the
-// no-elite token, i = elite i) and "anchor:<i>" the share of the last rollout's proposals
-// drawn from place i: which elite each proposal came from.
-void publishMetrics(BudgetedEvaluator& ev, const SearchSpace& space, const PpoUpdateMetrics& m, const GreedyView& g,
-                    const std::vector<std::int64_t>& anchors, int updates, int eliteAge)
-{
-    ev.setMetric("updates", updates);
-    ev.setMetric("elite_age", eliteAge);
-    for (size_t i = 0; i < g.attention.size(); ++i)
-        ev.setMetric("attention:" + std::to_string(i), g.attention[i]);
-    std::vector<double> share(g.anchorProbabilities.size(), 0.0);
-    for (std::int64_t a : anchors)
-        if (a >= 0 && a < static_cast<std::int64_t>(share.size()))
-            share[a] += 1.0 / anchors.size();
-    for (size_t i = 0; i < share.size(); ++i)
-        ev.setMetric("anchor:" + std::to_string(i), share[i]);
-    ev.setMetric("policy_loss", m.policyLoss);
-    ev.setMetric("entropy", m.entropy);
-    ev.setMetric("approx_kl", m.approxKl);
-    ev.setMetric("clip_fraction", m.clipFraction);
-    ev.setMetric("grad_norm", m.gradNorm);
-    ev.setMetric("baseline", m.baseline);
-    ev.setMetric("confidence", g.confidence);
-    ev.setMetric("from_scratch", g.anchorProbabilities.empty() ? 1.0 : g.anchorProbabilities[0]);
-    // Per slot, the probability of each value given the greedy choices before it.
-    std::vector<SearchProgress::SlotDistribution> slots(space.slotCount());
-    for (int k = 0; k < space.slotCount(); ++k)
-        slots[k] = {space.slots()[k], g.probabilities[k]};
-    ev.setSlotDistributions(std::move(slots));
 }
 
 // One run of the ppo search over a SearchContext.
@@ -290,7 +258,14 @@ private:
             if (refused)
                 return;
         }
-        replicaMoves(); // on the best plan once the layouts have their own largest batch
+        // On the best plan once the layouts have their own largest batch; the redundant-expert
+        // and operator moves (search/best_plan_moves.h) spend what the replica moves leave.
+        if (!replicaMoves())
+            return;
+        if (m_o.redundantMoves && !moveRedundantExperts(m_ev, m_space))
+            return;
+        if (m_o.operatorMoves)
+            moveOperators(m_ev, m_space);
     }
 
     // The best plan with its replicas merged pairwise (TP x2, DP /2, engine instances /2

@@ -1,0 +1,82 @@
+// Moves of a search's best plan (search/best_plan_moves.h).
+#include "search/best_plan_moves.h"
+
+#include <vector>
+
+#include "model/plan_checks.h"
+
+namespace shardlab {
+
+bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space)
+{
+    if (space.redundantSlot() < 0 || !ev.haveBest())
+        return true;
+    const Plan best = ev.best();
+    const int experts = space.scenario().model.moe.experts;
+    const double bestValue = ev.bestValue();
+    Plan winner;
+    double winnerValue = bestValue;
+    for (const int r : {best.redundantExperts + best.expertParallel, best.redundantExperts - best.expertParallel}) {
+        if (!isRedundantExpertCount(experts, best.expertParallel, r))
+            continue;
+        Plan p = best;
+        p.redundantExperts = r;
+        const std::vector<int> c = space.choiceNear(p);
+        if (space.decode(c.data()).redundantExperts != r)
+            continue; // the count is not in the space with these degrees
+        Evaluation e;
+        if (!ev.evaluate(p, e))
+            return false;
+        if (e.valid && e.tokensPerSPerGpu > winnerValue) {
+            winner = p;
+            winnerValue = e.tokensPerSPerGpu;
+        }
+    }
+    if (winnerValue <= bestValue)
+        return true;
+    bool refused = false;
+    raiseBatchThroughEvaluator(ev, winner, space.batchMax(), &refused);
+    return !refused;
+}
+
+bool moveOperators(BudgetedEvaluator& ev, const SearchSpace& space)
+{
+    if (!ev.haveBest())
+        return true;
+    Plan plan = ev.best();
+    double value = ev.bestValue();
+    std::vector<int> c = space.choiceNear(plan);
+    bool moved = false;
+    for (int k = space.firstOpSlot(); k < space.slotCount(); ++k) {
+        const Slot& slot = space.slots()[k];
+        const int own = c[k];
+        int chosen = own;
+        for (int v = 0; v < static_cast<int>(slot.values.size()); ++v) {
+            if (v == own)
+                continue;
+            c[k] = v;
+            if (!space.isValid(c.data()))
+                continue; // the option is masked with these degrees or these layouts
+            Plan q = plan;
+            q.setOption(slot.op, slot.values[v]);
+            Evaluation e;
+            if (!ev.evaluate(q, e))
+                return false;
+            if (e.valid && e.tokensPerSPerGpu > value) {
+                plan = q;
+                value = e.tokensPerSPerGpu;
+                moved = true;
+                chosen = v;
+                break;
+            }
+        }
+        c[k] = chosen;
+    }
+    if (!moved)
+        return true;
+    bool refused = false;
+    raiseBatchThroughEvaluator(ev, plan, space.batchMax(), &refused);
+    return !refused;
+}
+
+} // namespace shardlab
