@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "search/budgeted_evaluator.h"
 #include "search/search_space.h"
 
 namespace shardlab {
@@ -281,6 +282,7 @@ private:
     bool searchPools();
     bool searchSplit(int i, PoolObserver& obs, int& searches);
     void moveBestPools(int searched);
+    void finishBestPools();
     Plan movedPool(PoolRole role, int gpus, const Plan& p) const;
     void poolsMessage();
 
@@ -337,6 +339,8 @@ bool DeploymentSearch::searchPools()
         if (m_budgeted && i < m_searchedSplits)
             moveBestPools(i);
     }
+    if (m_budgeted)
+        finishBestPools();
     m_out.stopped = stopped();
     m_out.provedOptimal = m_proof && m_out.found && !m_out.stopped;
     m_out.provedInfeasible = m_proof && !m_out.found && !m_out.stopped; // with a floor: none above it
@@ -441,6 +445,45 @@ void DeploymentSearch::moveBestPools(int searched)
     }
     std::stable_sort(m_ranked.begin() + searched + 1, m_ranked.end(),
                      [](const RankedSplit& a, const RankedSplit& b) { return a.moved > b.moved; });
+}
+
+// A budgeted search's last step, with the calls the pool searches and moves left: the best
+// deployment's pools raised to their largest valid batch, the pool that limits the
+// deployment first. A pool moved to another split keeps the batch its search found at the
+// old one (choiceNear), which is seldom the largest its new split holds. Each pool is
+// priced on its own simulator (one call per batch tried; the pool's own result, known from
+// the deployment, costs none) and combined with the other pool's result as it stands.
+void DeploymentSearch::finishBestPools()
+{
+    if (!m_out.found)
+        return;
+    const auto limiting = [this] {
+        const DisaggregatedResult& r = m_out.bestResult;
+        return r.prefillRequestsPerS <= r.decodeRequestsPerS ? PoolRole::Prefill : PoolRole::Decode;
+    };
+    const PoolRole first = limiting();
+    for (const PoolRole role : {first, first == PoolRole::Prefill ? PoolRole::Decode : PoolRole::Prefill}) {
+        const int left = m_options.budget - m_out.calls;
+        if (left < 1 || stopped())
+            return;
+        const DisaggregatedPlan from = m_out.best;
+        const bool prefill = role == PoolRole::Prefill;
+        const Plan& pool = prefill ? from.prefill : from.decode;
+        const Simulator& sim = m_dsim->pool(role, static_cast<int>(pool.gpus()));
+        const SearchSpace space(sim.scenario(), m_options.space);
+        BudgetedEvaluator ev(sim, left, StopToken(m_stop), nullptr);
+        ev.recordExternal(pool, prefill ? m_out.bestResult.prefill : m_out.bestResult.decode, 0);
+        raiseBatchThroughEvaluator(ev, pool, space.batchMax());
+        m_out.calls += ev.calls();
+        if (!ev.haveBest() || ev.best().batch == pool.batch)
+            continue;
+        const int gp = static_cast<int>(from.prefill.gpus()), gd = static_cast<int>(from.decode.gpus());
+        DisaggregatedPlan plan = from;
+        (prefill ? plan.prefill : plan.decode) = ev.best();
+        const Simulator& ps = m_dsim->pool(PoolRole::Prefill, gp);
+        offer(plan, combinePools(m_scenario, ps.costs(), prefill ? ev.bestResult() : m_out.bestResult.prefill,
+                                 prefill ? m_out.bestResult.decode : ev.bestResult(), gp, gd));
+    }
 }
 
 // `p` moved to the `role` pool of `gpus` GPUs: resized (resizedForPool), then taken into
