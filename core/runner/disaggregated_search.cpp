@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 
+#include "search/best_plan_moves.h"
 #include "search/budgeted_evaluator.h"
 #include "search/search_space.h"
 
@@ -474,8 +475,9 @@ void DeploymentSearch::finishBestPools()
         BudgetedEvaluator ev(sim, left, StopToken(m_stop), nullptr);
         ev.recordExternal(pool, prefill ? m_out.bestResult.prefill : m_out.bestResult.decode, 0);
         raiseBatchThroughEvaluator(ev, pool, space.batchMax());
+        moveOperators(ev, space);
         m_out.calls += ev.calls();
-        if (!ev.haveBest() || ev.best().batch == pool.batch)
+        if (!ev.haveBest() || ev.best() == pool)
             continue;
         const int gp = static_cast<int>(from.prefill.gpus()), gd = static_cast<int>(from.decode.gpus());
         DisaggregatedPlan plan = from;
