@@ -84,6 +84,7 @@ private Q_SLOTS:
     void runSearchSearchesBothPools();
     void bestPoolsMoveToSplitsNotSearched();
     void movedPoolsKeepTheirExpertGroups();
+    void finishedDeploymentLimitedByAFullPool();
     void workedExamplesHold_data();
     void workedExamplesHold();
 };
@@ -437,6 +438,54 @@ void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
     }
     // Without the moves every seed would end at the searched split.
     QVERIFY2(reached >= 2, qPrintable(QString("%1 of %2 found deployments at the optimum's split").arg(reached).arg(found)));
+}
+
+// A budgeted deployment search ends by raising its best deployment's pools to their
+// largest valid batch, the limiting pool first. On the Llama-3-70B 1000/1000 example a
+// 1000-call search searches one split and moves its pools to the others, where they keep
+// the batch found at the first: without the last raise, seed 1's deployment is limited by
+// a decode pool at batch 256 that holds 257. Every seed's limiting pool holds its largest
+// valid batch (one more breaks a limit), and none ends above exact's optimum.
+void TestDisaggregated::finishedDeploymentLimitedByAFullPool()
+{
+    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
+                                    + "/examples/disaggregation/llama3-70b-64gpu-1000-1000-disaggregated.json");
+    QVERIFY2(s.ok(), s.firstError().c_str());
+    SearchOptions exact;
+    exact.algorithm = "exact";
+    const SearchOutcome best = runSearch(s.value, exact);
+    QVERIFY2(best.provedOptimal, best.message.c_str());
+    const DisaggregatedSimulator dsim(s.value);
+    int found = 0;
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+        SearchOptions o;
+        o.algorithm = "anneal";
+        o.budget = 1000;
+        o.seed = seed;
+        const SearchOutcome out = runSearch(s.value, o);
+        QVERIFY(out.calls <= o.budget);
+        if (!out.found)
+            continue;
+        ++found;
+        QVERIFY(out.bestTokensPerSPerGpu() <= best.bestTokensPerSPerGpu() * (1 + 1e-9));
+        const DisaggregatedPlan plan{out.deployment.pools.at(0).plan, out.deployment.pools.at(1).plan};
+        const DisaggregatedResult r = dsim.evaluate(plan);
+        QVERIFY(r.valid);
+        const bool prefillLimits = r.prefillRequestsPerS <= r.decodeRequestsPerS;
+        const PoolRole role = prefillLimits ? PoolRole::Prefill : PoolRole::Decode;
+        Plan pool = prefillLimits ? plan.prefill : plan.decode;
+        const Simulator& sim = dsim.pool(role, static_cast<int>(pool.gpus()));
+        const SearchSpace space(sim.scenario(), o.space);
+        if (pool.batch >= space.batchMax())
+            continue;
+        ++pool.batch;
+        QVERIFY2(!sim.evaluate(pool).valid,
+                 qPrintable(QString("seed %1: the %2 pool also holds batch %3")
+                                .arg(seed)
+                                .arg(prefillLimits ? "prefill" : "decode")
+                                .arg(pool.batch)));
+    }
+    QVERIFY(found >= 4);
 }
 
 // DeepSeek-V3 on 256 GPUs: exact's optimum is a 96:160 split whose decode pool is one
