@@ -539,10 +539,23 @@ void DeploymentSearch::poolsMessage()
 
 Plan resizedForPool(Plan p, int gpus)
 {
-    const int replicaGpus = p.tensorParallel * p.pipelineParallel;
-    if (replicaGpus <= 0 || gpus <= 0 || gpus % replicaGpus != 0 || p.dataParallel <= 0)
+    if (p.tensorParallel <= 0 || p.pipelineParallel <= 0 || p.dataParallel <= 0 || gpus <= 0
+        || gpus % p.tensorParallel != 0)
         return p;
-    const long long dp = gpus / replicaGpus;
+    if (gpus % (p.tensorParallel * p.pipelineParallel) != 0) {
+        // The pipeline depth nearest the plan's (by ratio, the shallower on a tie) that
+        // fills the pool with whole replicas; a full pipeline of micro-batches stays full.
+        const int rest = gpus / p.tensorParallel;
+        int depth = 1;
+        for (int d = 2; d <= rest; ++d)
+            if (rest % d == 0
+                && std::abs(std::log(double(d) / p.pipelineParallel))
+                    < std::abs(std::log(double(depth) / p.pipelineParallel)) - 1e-12)
+                depth = d;
+        p.microBatches = p.microBatches == p.pipelineParallel ? depth : std::min(p.microBatches, depth);
+        p.pipelineParallel = depth;
+    }
+    const long long dp = gpus / (p.tensorParallel * p.pipelineParallel);
     if (p.expertParallel > 1) { // one instance: its group widens; several: more of them
         int& grows = p.instances <= 1 ? p.expertParallel : p.instances;
         if ((static_cast<long long>(grows) * dp) % p.dataParallel == 0)

@@ -525,6 +525,16 @@ void TestDisaggregated::movedPoolsKeepTheirExpertGroups()
     QCOMPARE(denseMoved.expertParallel, 1);
     QCOMPARE(denseMoved.instances, 1);
     QCOMPARE(resizedForPool(dense, 20).dataParallel, 2); // TP 8 does not divide 20: as it was
+    Plan deep; // TP 4 x PP 8 does not divide 112 GPUs: the nearest depth that does, PP 7
+    deep.tensorParallel = 4;
+    deep.pipelineParallel = 8;
+    deep.microBatches = 8;
+    deep.dataParallel = 3;
+    const Plan deepMoved = resizedForPool(deep, 112);
+    QCOMPARE(deepMoved.pipelineParallel, 7);
+    QCOMPARE(deepMoved.microBatches, 7);
+    QCOMPARE(deepMoved.dataParallel, 4);
+    QCOMPARE(resizedForPool(deep, 80).pipelineParallel, 10); // 20 stages' worth: 10 is nearer 8 than 5
 
     const DisaggregatedSimulator dsim(s.value);
     auto into = [&](PoolRole role, const Plan& plan) {
