@@ -64,6 +64,21 @@ Plan plan(int tp, int pp, int dp, int batch, int micro = 1)
     return p;
 }
 
+// A shipped scenario under resources/ and exact's answer on it; the scenario is empty (its
+// name says why) when the file does not load or exact does not prove its answer.
+std::pair<Scenario, SearchOutcome> resourceAndOptimum(const std::string& path)
+{
+    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES) + "/" + path);
+    if (!s.ok())
+        return {Scenario{.name = "not loaded: " + s.firstError()}, {}};
+    SearchOptions exact;
+    exact.algorithm = "exact";
+    SearchOutcome best = runSearch(s.value, exact);
+    if (!best.provedOptimal)
+        return {Scenario{.name = "not proved: " + best.message}, best};
+    return {s.value, best};
+}
+
 } // namespace
 
 class TestDisaggregated : public QObject {
@@ -397,13 +412,8 @@ void TestDisaggregated::runSearchSearchesBothPools()
 // each split not searched says what the moved pools serve there.
 void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
 {
-    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
-                                    + "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
-    QVERIFY2(s.ok(), s.firstError().c_str());
-    SearchOptions exact;
-    exact.algorithm = "exact";
-    const SearchOutcome best = runSearch(s.value, exact);
-    QVERIFY2(best.provedOptimal, best.message.c_str());
+    const auto [scenario, best] = resourceAndOptimum("examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
+    QVERIFY2(scenario.model.layers > 0, scenario.name.c_str());
     const long long optimumPrefill = best.deployment.pools.at(0).gpus;
     int reached = 0, found = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
@@ -411,7 +421,7 @@ void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
         o.algorithm = "anneal";
         o.budget = 1000;
         o.seed = seed;
-        const SearchOutcome out = runSearch(s.value, o);
+        const SearchOutcome out = runSearch(scenario, o);
         QVERIFY(out.calls <= o.budget);
         int searched = 0;
         long long searchedPrefill = 0;
@@ -448,21 +458,16 @@ void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
 // valid batch (one more breaks a limit), and none ends above exact's optimum.
 void TestDisaggregated::finishedDeploymentLimitedByAFullPool()
 {
-    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
-                                    + "/examples/disaggregation/llama3-70b-64gpu-1000-1000-disaggregated.json");
-    QVERIFY2(s.ok(), s.firstError().c_str());
-    SearchOptions exact;
-    exact.algorithm = "exact";
-    const SearchOutcome best = runSearch(s.value, exact);
-    QVERIFY2(best.provedOptimal, best.message.c_str());
-    const DisaggregatedSimulator dsim(s.value);
+    const auto [scenario, best] = resourceAndOptimum("examples/disaggregation/llama3-70b-64gpu-1000-1000-disaggregated.json");
+    QVERIFY2(scenario.model.layers > 0, scenario.name.c_str());
+    const DisaggregatedSimulator dsim(scenario);
     int found = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
         SearchOptions o;
         o.algorithm = "anneal";
         o.budget = 1000;
         o.seed = seed;
-        const SearchOutcome out = runSearch(s.value, o);
+        const SearchOutcome out = runSearch(scenario, o);
         QVERIFY(out.calls <= o.budget);
         if (!out.found)
             continue;
@@ -499,13 +504,8 @@ void TestDisaggregated::finishedDeploymentLimitedByAFullPool()
 // the new split).
 void TestDisaggregated::movedPoolsKeepTheirExpertGroups()
 {
-    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
-                                    + "/benchmarks/disaggregated/deepseek-v3-256gpu-disaggregated.json");
-    QVERIFY2(s.ok(), s.firstError().c_str());
-    SearchOptions exact;
-    exact.algorithm = "exact";
-    const SearchOutcome best = runSearch(s.value, exact);
-    QVERIFY2(best.provedOptimal, best.message.c_str());
+    const auto [scenario, best] = resourceAndOptimum("benchmarks/disaggregated/deepseek-v3-256gpu-disaggregated.json");
+    QVERIFY2(scenario.model.layers > 0, scenario.name.c_str());
     const Plan pre = best.deployment.pools.at(0).plan, dec = best.deployment.pools.at(1).plan;
     QVERIFY2(dec.instances == 1 && dec.expertParallel > 8 && pre.instances > 1,
              "exact's optimum no longer has a wide-EP decode pool and a prefill pool of several instances");
@@ -536,7 +536,7 @@ void TestDisaggregated::movedPoolsKeepTheirExpertGroups()
     QCOMPARE(deepMoved.dataParallel, 4);
     QCOMPARE(resizedForPool(deep, 80).pipelineParallel, 10); // 20 stages' worth: 10 is nearer 8 than 5
 
-    const DisaggregatedSimulator dsim(s.value);
+    const DisaggregatedSimulator dsim(scenario);
     auto into = [&](PoolRole role, const Plan& plan) {
         const SearchSpace space(dsim.pool(role, 128).scenario());
         return space.decode(space.choiceNear(plan).data());
