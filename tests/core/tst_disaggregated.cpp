@@ -79,6 +79,16 @@ std::pair<Scenario, SearchOutcome> resourceAndOptimum(const std::string& path)
     return {s.value, best};
 }
 
+// A 1000-call annealing search of a deployment: one split searched, its pools moved.
+SearchOutcome annealAt1000(const Scenario& s, std::uint64_t seed)
+{
+    SearchOptions o;
+    o.algorithm = "anneal";
+    o.budget = 1000;
+    o.seed = seed;
+    return runSearch(s, o);
+}
+
 } // namespace
 
 class TestDisaggregated : public QObject {
@@ -417,12 +427,8 @@ void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
     const long long optimumPrefill = best.deployment.pools.at(0).gpus;
     int reached = 0, found = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
-        SearchOptions o;
-        o.algorithm = "anneal";
-        o.budget = 1000;
-        o.seed = seed;
-        const SearchOutcome out = runSearch(scenario, o);
-        QVERIFY(out.calls <= o.budget);
+        const SearchOutcome out = annealAt1000(scenario, seed);
+        QVERIFY(out.calls <= 1000);
         int searched = 0;
         long long searchedPrefill = 0;
         double searchedValue = 0;
@@ -463,12 +469,8 @@ void TestDisaggregated::finishedDeploymentLimitedByAFullPool()
     const DisaggregatedSimulator dsim(scenario);
     int found = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
-        SearchOptions o;
-        o.algorithm = "anneal";
-        o.budget = 1000;
-        o.seed = seed;
-        const SearchOutcome out = runSearch(scenario, o);
-        QVERIFY(out.calls <= o.budget);
+        const SearchOutcome out = annealAt1000(scenario, seed);
+        QVERIFY(out.calls <= 1000);
         if (!out.found)
             continue;
         ++found;
@@ -480,7 +482,7 @@ void TestDisaggregated::finishedDeploymentLimitedByAFullPool()
         const PoolRole role = prefillLimits ? PoolRole::Prefill : PoolRole::Decode;
         Plan pool = prefillLimits ? plan.prefill : plan.decode;
         const Simulator& sim = dsim.pool(role, static_cast<int>(pool.gpus()));
-        const SearchSpace space(sim.scenario(), o.space);
+        const SearchSpace space(sim.scenario(), SearchOptions{}.space);
         if (pool.batch >= space.batchMax())
             continue;
         ++pool.batch;
@@ -525,11 +527,7 @@ void TestDisaggregated::movedPoolsKeepTheirExpertGroups()
     QCOMPARE(denseMoved.expertParallel, 1);
     QCOMPARE(denseMoved.instances, 1);
     QCOMPARE(resizedForPool(dense, 20).dataParallel, 2); // TP 8 does not divide 20: as it was
-    Plan deep; // TP 4 x PP 8 does not divide 112 GPUs: the nearest depth that does, PP 7
-    deep.tensorParallel = 4;
-    deep.pipelineParallel = 8;
-    deep.microBatches = 8;
-    deep.dataParallel = 3;
+    const Plan deep = plan(4, 8, 3, 8, 8); // TP 4 x PP 8 does not divide 112 GPUs: PP 7 does
     const Plan deepMoved = resizedForPool(deep, 112);
     QCOMPARE(deepMoved.pipelineParallel, 7);
     QCOMPARE(deepMoved.microBatches, 7);
