@@ -544,7 +544,8 @@ Plan resizedForPool(Plan p, int gpus)
         return p;
     if (gpus % (p.tensorParallel * p.pipelineParallel) != 0) {
         // The pipeline depth nearest the plan's (by ratio, the shallower on a tie) that
-        // fills the pool with whole replicas; a full pipeline of micro-batches stays full.
+        // fills the pool with whole replicas. A full pipeline of micro-batches stays full,
+        // each micro-batch as large as it was (the stage's step, so its limits, kept).
         const int rest = gpus / p.tensorParallel;
         int depth = 1;
         for (int d = 2; d <= rest; ++d)
@@ -552,7 +553,12 @@ Plan resizedForPool(Plan p, int gpus)
                 && std::abs(std::log(double(d) / p.pipelineParallel))
                     < std::abs(std::log(double(depth) / p.pipelineParallel)) - 1e-12)
                 depth = d;
-        p.microBatches = p.microBatches == p.pipelineParallel ? depth : std::min(p.microBatches, depth);
+        if (p.microBatches == p.pipelineParallel) {
+            p.batch = std::max(depth, static_cast<int>(std::lround(double(p.batch) * depth / p.pipelineParallel)));
+            p.microBatches = depth;
+        } else {
+            p.microBatches = std::min(p.microBatches, depth);
+        }
         p.pipelineParallel = depth;
     }
     const long long dp = gpus / (p.tensorParallel * p.pipelineParallel);

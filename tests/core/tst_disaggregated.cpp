@@ -531,6 +531,7 @@ void TestDisaggregated::movedPoolsKeepTheirExpertGroups()
     const Plan deepMoved = resizedForPool(deep, 112);
     QCOMPARE(deepMoved.pipelineParallel, 7);
     QCOMPARE(deepMoved.microBatches, 7);
+    QCOMPARE(deepMoved.batch, 7); // a prompt per micro-batch, as before
     QCOMPARE(deepMoved.dataParallel, 4);
     QCOMPARE(resizedForPool(deep, 80).pipelineParallel, 10); // 20 stages' worth: 10 is nearer 8 than 5
 
