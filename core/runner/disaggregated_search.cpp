@@ -475,6 +475,7 @@ void DeploymentSearch::finishBestPools()
         BudgetedEvaluator ev(sim, left, StopToken(m_stop), nullptr);
         ev.recordExternal(pool, prefill ? m_out.bestResult.prefill : m_out.bestResult.decode, 0);
         raiseBatchThroughEvaluator(ev, pool, space.batchMax());
+        moveMicroBatches(ev, space);
         moveOperators(ev, space);
         m_out.calls += ev.calls();
         if (!ev.haveBest() || ev.best() == pool)

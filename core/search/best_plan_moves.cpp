@@ -1,6 +1,8 @@
 // Moves of a search's best plan (search/best_plan_moves.h).
 #include "search/best_plan_moves.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "model/plan_checks.h"
@@ -76,6 +78,43 @@ bool moveOperators(BudgetedEvaluator& ev, const SearchSpace& space)
         return true;
     bool refused = false;
     raiseBatchThroughEvaluator(ev, plan, space.batchMax(), &refused);
+    return !refused;
+}
+
+bool moveMicroBatches(BudgetedEvaluator& ev, const SearchSpace& space)
+{
+    if (!ev.haveBest())
+        return true;
+    const Plan best = ev.best();
+    const double bestValue = ev.bestValue();
+    Plan winner;
+    double winnerValue = bestValue;
+    // The counts nearest the plan's first (the larger of two as near), so a short budget
+    // tries the likeliest.
+    std::vector<int> counts;
+    for (const int m : space.slots()[space.microSlot()].values)
+        if (m != best.microBatches && m <= best.pipelineParallel)
+            counts.push_back(m);
+    std::stable_sort(counts.begin(), counts.end(), [&](int a, int b) {
+        const int da = std::abs(a - best.microBatches), db = std::abs(b - best.microBatches);
+        return da != db ? da < db : a > b;
+    });
+    for (const int m : counts) {
+        Plan p = best;
+        p.microBatches = m;
+        p.batch = std::max(p.batch, m);
+        Evaluation e;
+        if (!ev.evaluate(p, e))
+            return false;
+        if (e.valid && e.tokensPerSPerGpu > winnerValue) {
+            winner = p;
+            winnerValue = e.tokensPerSPerGpu;
+        }
+    }
+    if (winnerValue <= bestValue)
+        return true;
+    bool refused = false;
+    raiseBatchThroughEvaluator(ev, winner, space.batchMax(), &refused);
     return !refused;
 }
 
