@@ -9,23 +9,17 @@
 
 namespace shardlab {
 
-bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space)
+namespace {
+
+// Each variant of the best plan priced once, in order (one call each); the best of them,
+// when it serves more than the best plan, priced at its largest valid batch. False when
+// the evaluator refused.
+bool bestVariantRaised(BudgetedEvaluator& ev, const SearchSpace& space, const std::vector<Plan>& variants)
 {
-    if (space.redundantSlot() < 0 || !ev.haveBest())
-        return true;
-    const Plan best = ev.best();
-    const int experts = space.scenario().model.moe.experts;
     const double bestValue = ev.bestValue();
     Plan winner;
     double winnerValue = bestValue;
-    for (const int r : {best.redundantExperts + best.expertParallel, best.redundantExperts - best.expertParallel}) {
-        if (!isRedundantExpertCount(experts, best.expertParallel, r))
-            continue;
-        Plan p = best;
-        p.redundantExperts = r;
-        const std::vector<int> c = space.choiceNear(p);
-        if (space.decode(c.data()).redundantExperts != r)
-            continue; // the count is not in the space with these degrees
+    for (const Plan& p : variants) {
         Evaluation e;
         if (!ev.evaluate(p, e))
             return false;
@@ -39,6 +33,28 @@ bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space)
     bool refused = false;
     raiseBatchThroughEvaluator(ev, winner, space.batchMax(), &refused);
     return !refused;
+}
+
+} // namespace
+
+bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space)
+{
+    if (space.redundantSlot() < 0 || !ev.haveBest())
+        return true;
+    const Plan best = ev.best();
+    const int experts = space.scenario().model.moe.experts;
+    std::vector<Plan> variants;
+    for (const int r : {best.redundantExperts + best.expertParallel, best.redundantExperts - best.expertParallel}) {
+        if (!isRedundantExpertCount(experts, best.expertParallel, r))
+            continue;
+        Plan p = best;
+        p.redundantExperts = r;
+        const std::vector<int> c = space.choiceNear(p);
+        if (space.decode(c.data()).redundantExperts != r)
+            continue; // the count is not in the space with these degrees
+        variants.push_back(p);
+    }
+    return bestVariantRaised(ev, space, variants);
 }
 
 bool moveOperators(BudgetedEvaluator& ev, const SearchSpace& space)
@@ -86,9 +102,6 @@ bool moveMicroBatches(BudgetedEvaluator& ev, const SearchSpace& space)
     if (!ev.haveBest())
         return true;
     const Plan best = ev.best();
-    const double bestValue = ev.bestValue();
-    Plan winner;
-    double winnerValue = bestValue;
     // The counts nearest the plan's first (the larger of two as near), so a short budget
     // tries the likeliest.
     std::vector<int> counts;
@@ -99,23 +112,14 @@ bool moveMicroBatches(BudgetedEvaluator& ev, const SearchSpace& space)
         const int da = std::abs(a - best.microBatches), db = std::abs(b - best.microBatches);
         return da != db ? da < db : a > b;
     });
+    std::vector<Plan> variants;
     for (const int m : counts) {
         Plan p = best;
         p.microBatches = m;
         p.batch = std::max(p.batch, m);
-        Evaluation e;
-        if (!ev.evaluate(p, e))
-            return false;
-        if (e.valid && e.tokensPerSPerGpu > winnerValue) {
-            winner = p;
-            winnerValue = e.tokensPerSPerGpu;
-        }
+        variants.push_back(p);
     }
-    if (winnerValue <= bestValue)
-        return true;
-    bool refused = false;
-    raiseBatchThroughEvaluator(ev, winner, space.batchMax(), &refused);
-    return !refused;
+    return bestVariantRaised(ev, space, variants);
 }
 
 } // namespace shardlab
