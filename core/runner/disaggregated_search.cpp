@@ -303,6 +303,9 @@ private:
     // The pool searches: splits searched (the first K ranked), calls per pool search, and
     // whether exact's proof still holds.
     int m_searchedSplits = 0, m_poolBudget = 0;
+    // The finishing step (finishBestPools): its calls, and whether it kept a better pair.
+    int m_finishCalls = 0;
+    bool m_finishKept = false;
     bool m_proof = false;
 };
 
@@ -478,14 +481,15 @@ void DeploymentSearch::finishBestPools()
         moveMicroBatches(ev, space);
         moveOperators(ev, space);
         m_out.calls += ev.calls();
+        m_finishCalls += ev.calls();
         if (!ev.haveBest() || ev.best() == pool)
             continue;
         const int gp = static_cast<int>(from.prefill.gpus()), gd = static_cast<int>(from.decode.gpus());
         DisaggregatedPlan plan = from;
         (prefill ? plan.prefill : plan.decode) = ev.best();
         const Simulator& ps = m_dsim->pool(PoolRole::Prefill, gp);
-        offer(plan, combinePools(m_scenario, ps.costs(), prefill ? ev.bestResult() : m_out.bestResult.prefill,
-                                 prefill ? m_out.bestResult.decode : ev.bestResult(), gp, gd));
+        m_finishKept |= offer(plan, combinePools(m_scenario, ps.costs(), prefill ? ev.bestResult() : m_out.bestResult.prefill,
+                                                prefill ? m_out.bestResult.decode : ev.bestResult(), gp, gd));
     }
 }
 
@@ -530,6 +534,9 @@ void DeploymentSearch::poolsMessage()
         msg << m_searchedSplits << " of " << S << " splits searched (the first as the recipe's deployment ranks them, "
             << "then as the best pools found, moved to each split, rank them), " << m_poolBudget
             << " calls per pool search";
+        if (m_finishCalls > 0)
+            msg << "; the best deployment's pools finished (batch, micro-batches, operators) in " << m_finishCalls
+                << " of the calls left" << (m_finishKept ? ", serving more" : ", no better pair found");
         if (!m_out.found)
             msg << "; no valid pair of pools found";
     }
