@@ -6,6 +6,8 @@
 #include <optional>
 #include <sstream>
 
+#include "search/best_plan_moves.h"
+#include "search/budgeted_evaluator.h"
 #include "search/search_space.h"
 
 namespace shardlab {
@@ -281,6 +283,7 @@ private:
     bool searchPools();
     bool searchSplit(int i, PoolObserver& obs, int& searches);
     void moveBestPools(int searched);
+    void finishBestPools();
     Plan movedPool(PoolRole role, int gpus, const Plan& p) const;
     void poolsMessage();
 
@@ -300,6 +303,9 @@ private:
     // The pool searches: splits searched (the first K ranked), calls per pool search, and
     // whether exact's proof still holds.
     int m_searchedSplits = 0, m_poolBudget = 0;
+    // The finishing step (finishBestPools): its calls, and whether it kept a better pair.
+    int m_finishCalls = 0;
+    bool m_finishKept = false;
     bool m_proof = false;
 };
 
@@ -337,6 +343,8 @@ bool DeploymentSearch::searchPools()
         if (m_budgeted && i < m_searchedSplits)
             moveBestPools(i);
     }
+    if (m_budgeted)
+        finishBestPools();
     m_out.stopped = stopped();
     m_out.provedOptimal = m_proof && m_out.found && !m_out.stopped;
     m_out.provedInfeasible = m_proof && !m_out.found && !m_out.stopped; // with a floor: none above it
@@ -443,6 +451,48 @@ void DeploymentSearch::moveBestPools(int searched)
                      [](const RankedSplit& a, const RankedSplit& b) { return a.moved > b.moved; });
 }
 
+// A budgeted search's last step, with the calls the pool searches and moves left: the best
+// deployment's pools raised to their largest valid batch, the pool that limits the
+// deployment first. A pool moved to another split keeps the batch its search found at the
+// old one (choiceNear), which is seldom the largest its new split holds. Each pool is
+// priced on its own simulator (one call per batch tried; the pool's own result, known from
+// the deployment, costs none) and combined with the other pool's result as it stands.
+void DeploymentSearch::finishBestPools()
+{
+    if (!m_out.found)
+        return;
+    const auto limiting = [this] {
+        const DisaggregatedResult& r = m_out.bestResult;
+        return r.prefillRequestsPerS <= r.decodeRequestsPerS ? PoolRole::Prefill : PoolRole::Decode;
+    };
+    const PoolRole first = limiting();
+    for (const PoolRole role : {first, first == PoolRole::Prefill ? PoolRole::Decode : PoolRole::Prefill}) {
+        const int left = m_options.budget - m_out.calls;
+        if (left < 1 || stopped())
+            return;
+        const DisaggregatedPlan from = m_out.best;
+        const bool prefill = role == PoolRole::Prefill;
+        const Plan& pool = prefill ? from.prefill : from.decode;
+        const Simulator& sim = m_dsim->pool(role, static_cast<int>(pool.gpus()));
+        const SearchSpace space(sim.scenario(), m_options.space);
+        BudgetedEvaluator ev(sim, left, StopToken(m_stop), nullptr);
+        ev.recordExternal(pool, prefill ? m_out.bestResult.prefill : m_out.bestResult.decode, 0);
+        raiseBatchThroughEvaluator(ev, pool, space.batchMax());
+        moveMicroBatches(ev, space);
+        moveOperators(ev, space);
+        m_out.calls += ev.calls();
+        m_finishCalls += ev.calls();
+        if (!ev.haveBest() || ev.best() == pool)
+            continue;
+        const int gp = static_cast<int>(from.prefill.gpus()), gd = static_cast<int>(from.decode.gpus());
+        DisaggregatedPlan plan = from;
+        (prefill ? plan.prefill : plan.decode) = ev.best();
+        const Simulator& ps = m_dsim->pool(PoolRole::Prefill, gp);
+        m_finishKept |= offer(plan, combinePools(m_scenario, ps.costs(), prefill ? ev.bestResult() : m_out.bestResult.prefill,
+                                                prefill ? m_out.bestResult.decode : ev.bestResult(), gp, gd));
+    }
+}
+
 // `p` moved to the `role` pool of `gpus` GPUs: resized (resizedForPool), then taken into
 // the space that pool's search uses (choiceNear: the same TP, PP, batch and options where
 // that space has them); where that space has no such expert groups, the plan as it was is
@@ -484,6 +534,9 @@ void DeploymentSearch::poolsMessage()
         msg << m_searchedSplits << " of " << S << " splits searched (the first as the recipe's deployment ranks them, "
             << "then as the best pools found, moved to each split, rank them), " << m_poolBudget
             << " calls per pool search";
+        if (m_finishCalls > 0)
+            msg << "; the best deployment's pools finished (batch, micro-batches, operators) in " << m_finishCalls
+                << " of the calls left" << (m_finishKept ? ", serving more" : ", no better pair found");
         if (!m_out.found)
             msg << "; no valid pair of pools found";
     }
@@ -494,10 +547,29 @@ void DeploymentSearch::poolsMessage()
 
 Plan resizedForPool(Plan p, int gpus)
 {
-    const int replicaGpus = p.tensorParallel * p.pipelineParallel;
-    if (replicaGpus <= 0 || gpus <= 0 || gpus % replicaGpus != 0 || p.dataParallel <= 0)
+    if (p.tensorParallel <= 0 || p.pipelineParallel <= 0 || p.dataParallel <= 0 || gpus <= 0
+        || gpus % p.tensorParallel != 0)
         return p;
-    const long long dp = gpus / replicaGpus;
+    if (gpus % (p.tensorParallel * p.pipelineParallel) != 0) {
+        // The pipeline depth nearest the plan's (by ratio, the shallower on a tie) that
+        // fills the pool with whole replicas. A full pipeline of micro-batches stays full,
+        // each micro-batch as large as it was (the stage's step, so its limits, kept).
+        const int rest = gpus / p.tensorParallel;
+        int depth = 1;
+        for (int d = 2; d <= rest; ++d)
+            if (rest % d == 0
+                && std::abs(std::log(double(d) / p.pipelineParallel))
+                    < std::abs(std::log(double(depth) / p.pipelineParallel)) - 1e-12)
+                depth = d;
+        if (p.microBatches == p.pipelineParallel) {
+            p.batch = std::max(depth, static_cast<int>(std::lround(double(p.batch) * depth / p.pipelineParallel)));
+            p.microBatches = depth;
+        } else {
+            p.microBatches = std::min(p.microBatches, depth);
+        }
+        p.pipelineParallel = depth;
+    }
+    const long long dp = gpus / (p.tensorParallel * p.pipelineParallel);
     if (p.expertParallel > 1) { // one instance: its group widens; several: more of them
         int& grows = p.instances <= 1 ? p.expertParallel : p.instances;
         if ((static_cast<long long>(grows) * dp) % p.dataParallel == 0)

@@ -34,8 +34,10 @@ namespace shardlab {
 constexpr int kMaxDisaggregatedSplits = 1024;
 
 // A pool's plan moved to a pool of `gpus` GPUs, before that pool's search space takes it
-// (SearchSpace::choiceNear): DP fills the pool (when TP x PP divides it; otherwise the plan
-// is returned as it was). A MoE plan keeps the shape of its expert groups: one engine
+// (SearchSpace::choiceNear): DP fills the pool. Where TP x PP does not divide it but TP
+// does, the pipeline takes the depth nearest its own that does (112 GPUs of TP 4: PP 8
+// becomes 7; a full pipeline of micro-batches keeps each micro-batch's size, so batch 8
+// becomes 7); where TP does not, the plan is returned as it was. A MoE plan keeps the shape of its expert groups: one engine
 // instance stays one, its expert group as wide as the pool (EP grows with DP, as wide-EP
 // decode deployments run); several keep their size, and their number grows with DP.
 // Where the new DP does not divide so, EP and the instances stay as they were.

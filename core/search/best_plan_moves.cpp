@@ -1,29 +1,25 @@
 // Moves of a search's best plan (search/best_plan_moves.h).
 #include "search/best_plan_moves.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 #include "model/plan_checks.h"
 
 namespace shardlab {
 
-bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space)
+namespace {
+
+// Each variant of the best plan priced once, in order (one call each); the best of them,
+// when it serves more than the best plan, priced at its largest valid batch. False when
+// the evaluator refused.
+bool bestVariantRaised(BudgetedEvaluator& ev, const SearchSpace& space, const std::vector<Plan>& variants)
 {
-    if (space.redundantSlot() < 0 || !ev.haveBest())
-        return true;
-    const Plan best = ev.best();
-    const int experts = space.scenario().model.moe.experts;
     const double bestValue = ev.bestValue();
     Plan winner;
     double winnerValue = bestValue;
-    for (const int r : {best.redundantExperts + best.expertParallel, best.redundantExperts - best.expertParallel}) {
-        if (!isRedundantExpertCount(experts, best.expertParallel, r))
-            continue;
-        Plan p = best;
-        p.redundantExperts = r;
-        const std::vector<int> c = space.choiceNear(p);
-        if (space.decode(c.data()).redundantExperts != r)
-            continue; // the count is not in the space with these degrees
+    for (const Plan& p : variants) {
         Evaluation e;
         if (!ev.evaluate(p, e))
             return false;
@@ -37,6 +33,28 @@ bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space)
     bool refused = false;
     raiseBatchThroughEvaluator(ev, winner, space.batchMax(), &refused);
     return !refused;
+}
+
+} // namespace
+
+bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space)
+{
+    if (space.redundantSlot() < 0 || !ev.haveBest())
+        return true;
+    const Plan best = ev.best();
+    const int experts = space.scenario().model.moe.experts;
+    std::vector<Plan> variants;
+    for (const int r : {best.redundantExperts + best.expertParallel, best.redundantExperts - best.expertParallel}) {
+        if (!isRedundantExpertCount(experts, best.expertParallel, r))
+            continue;
+        Plan p = best;
+        p.redundantExperts = r;
+        const std::vector<int> c = space.choiceNear(p);
+        if (space.decode(c.data()).redundantExperts != r)
+            continue; // the count is not in the space with these degrees
+        variants.push_back(p);
+    }
+    return bestVariantRaised(ev, space, variants);
 }
 
 bool moveOperators(BudgetedEvaluator& ev, const SearchSpace& space)
@@ -77,6 +95,31 @@ bool moveOperators(BudgetedEvaluator& ev, const SearchSpace& space)
     bool refused = false;
     raiseBatchThroughEvaluator(ev, plan, space.batchMax(), &refused);
     return !refused;
+}
+
+bool moveMicroBatches(BudgetedEvaluator& ev, const SearchSpace& space)
+{
+    if (!ev.haveBest())
+        return true;
+    const Plan best = ev.best();
+    // The counts nearest the plan's first (the larger of two as near), so a short budget
+    // tries the likeliest.
+    std::vector<int> counts;
+    for (const int m : space.slots()[space.microSlot()].values)
+        if (m != best.microBatches && m <= best.pipelineParallel)
+            counts.push_back(m);
+    std::stable_sort(counts.begin(), counts.end(), [&](int a, int b) {
+        const int da = std::abs(a - best.microBatches), db = std::abs(b - best.microBatches);
+        return da != db ? da < db : a > b;
+    });
+    std::vector<Plan> variants;
+    for (const int m : counts) {
+        Plan p = best;
+        p.microBatches = m;
+        p.batch = std::max(p.batch, m);
+        variants.push_back(p);
+    }
+    return bestVariantRaised(ev, space, variants);
 }
 
 } // namespace shardlab

@@ -1,7 +1,8 @@
 // Moves of a search's best plan that ask no model of the space: the next redundant-expert
 // counts, and each operator's other options, priced through the search's own budgeted
 // evaluator (every call charged), the winner at its largest valid batch. ppo runs them
-// after its replica moves (docs/ppo.md, "Redundant-expert moves", "Operator moves").
+// after its replica moves (docs/ppo.md, "Redundant-expert moves", "Operator moves"); the
+// disaggregated search finishes its best deployment's pools with them (docs/search.md).
 #pragma once
 
 #include "search/budgeted_evaluator.h"
@@ -23,5 +24,12 @@ bool moveRedundantExperts(BudgetedEvaluator& ev, const SearchSpace& space);
 // When one was kept, the plan is priced at its largest valid batch. False when the
 // evaluator refused.
 bool moveOperators(BudgetedEvaluator& ev, const SearchSpace& space);
+
+// The best plan with each other micro-batch count its pipeline allows (at least one
+// sequence per micro-batch: the batch raised to the count where it is smaller), nearest
+// the plan's count first, one call each; the best of them, when it beats the best plan, priced at its largest valid batch.
+// A pipeline's micro-batches set how much of each stage's step the others wait for.
+// False when the evaluator refused.
+bool moveMicroBatches(BudgetedEvaluator& ev, const SearchSpace& space);
 
 } // namespace shardlab

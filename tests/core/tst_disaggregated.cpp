@@ -64,6 +64,31 @@ Plan plan(int tp, int pp, int dp, int batch, int micro = 1)
     return p;
 }
 
+// A shipped scenario under resources/ and exact's answer on it; the scenario is empty (its
+// name says why) when the file does not load or exact does not prove its answer.
+std::pair<Scenario, SearchOutcome> resourceAndOptimum(const std::string& path)
+{
+    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES) + "/" + path);
+    if (!s.ok())
+        return {Scenario{.name = "not loaded: " + s.firstError()}, {}};
+    SearchOptions exact;
+    exact.algorithm = "exact";
+    SearchOutcome best = runSearch(s.value, exact);
+    if (!best.provedOptimal)
+        return {Scenario{.name = "not proved: " + best.message}, best};
+    return {s.value, best};
+}
+
+// A 1000-call annealing search of a deployment: one split searched, its pools moved.
+SearchOutcome annealAt1000(const Scenario& s, std::uint64_t seed)
+{
+    SearchOptions o;
+    o.algorithm = "anneal";
+    o.budget = 1000;
+    o.seed = seed;
+    return runSearch(s, o);
+}
+
 } // namespace
 
 class TestDisaggregated : public QObject {
@@ -84,6 +109,7 @@ private Q_SLOTS:
     void runSearchSearchesBothPools();
     void bestPoolsMoveToSplitsNotSearched();
     void movedPoolsKeepTheirExpertGroups();
+    void finishedDeploymentLimitedByAFullPool();
     void workedExamplesHold_data();
     void workedExamplesHold();
 };
@@ -396,22 +422,13 @@ void TestDisaggregated::runSearchSearchesBothPools()
 // each split not searched says what the moved pools serve there.
 void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
 {
-    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
-                                    + "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
-    QVERIFY2(s.ok(), s.firstError().c_str());
-    SearchOptions exact;
-    exact.algorithm = "exact";
-    const SearchOutcome best = runSearch(s.value, exact);
-    QVERIFY2(best.provedOptimal, best.message.c_str());
+    const auto [scenario, best] = resourceAndOptimum("examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
+    QVERIFY2(scenario.model.layers > 0, scenario.name.c_str());
     const long long optimumPrefill = best.deployment.pools.at(0).gpus;
     int reached = 0, found = 0;
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
-        SearchOptions o;
-        o.algorithm = "anneal";
-        o.budget = 1000;
-        o.seed = seed;
-        const SearchOutcome out = runSearch(s.value, o);
-        QVERIFY(out.calls <= o.budget);
+        const SearchOutcome out = annealAt1000(scenario, seed);
+        QVERIFY(out.calls <= 1000);
         int searched = 0;
         long long searchedPrefill = 0;
         double searchedValue = 0;
@@ -439,6 +456,45 @@ void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
     QVERIFY2(reached >= 2, qPrintable(QString("%1 of %2 found deployments at the optimum's split").arg(reached).arg(found)));
 }
 
+// A budgeted deployment search ends by raising its best deployment's pools to their
+// largest valid batch, the limiting pool first. On the Llama-3-70B 1000/1000 example a
+// 1000-call search searches one split and moves its pools to the others, where they keep
+// the batch found at the first: without the last raise, seed 1's deployment is limited by
+// a decode pool at batch 256 that holds 257. Every seed's limiting pool holds its largest
+// valid batch (one more breaks a limit), and none ends above exact's optimum.
+void TestDisaggregated::finishedDeploymentLimitedByAFullPool()
+{
+    const auto [scenario, best] = resourceAndOptimum("examples/disaggregation/llama3-70b-64gpu-1000-1000-disaggregated.json");
+    QVERIFY2(scenario.model.layers > 0, scenario.name.c_str());
+    const DisaggregatedSimulator dsim(scenario);
+    int found = 0;
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+        const SearchOutcome out = annealAt1000(scenario, seed);
+        QVERIFY(out.calls <= 1000);
+        if (!out.found)
+            continue;
+        ++found;
+        QVERIFY(out.bestTokensPerSPerGpu() <= best.bestTokensPerSPerGpu() * (1 + 1e-9));
+        const DisaggregatedPlan plan{out.deployment.pools.at(0).plan, out.deployment.pools.at(1).plan};
+        const DisaggregatedResult r = dsim.evaluate(plan);
+        QVERIFY(r.valid);
+        const bool prefillLimits = r.prefillRequestsPerS <= r.decodeRequestsPerS;
+        const PoolRole role = prefillLimits ? PoolRole::Prefill : PoolRole::Decode;
+        Plan pool = prefillLimits ? plan.prefill : plan.decode;
+        const Simulator& sim = dsim.pool(role, static_cast<int>(pool.gpus()));
+        const SearchSpace space(sim.scenario(), SearchOptions{}.space);
+        if (pool.batch >= space.batchMax())
+            continue;
+        ++pool.batch;
+        QVERIFY2(!sim.evaluate(pool).valid,
+                 qPrintable(QString("seed %1: the %2 pool also holds batch %3")
+                                .arg(seed)
+                                .arg(prefillLimits ? "prefill" : "decode")
+                                .arg(pool.batch)));
+    }
+    QVERIFY(found >= 4);
+}
+
 // DeepSeek-V3 on 256 GPUs: exact's optimum is a 96:160 split whose decode pool is one
 // engine instance with one expert group as wide as the pool (EP 160) and whose prefill
 // pool runs six instances of EP 8. Resized to 128:128 (the split the recipe ranks first),
@@ -450,13 +506,8 @@ void TestDisaggregated::bestPoolsMoveToSplitsNotSearched()
 // the new split).
 void TestDisaggregated::movedPoolsKeepTheirExpertGroups()
 {
-    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
-                                    + "/benchmarks/disaggregated/deepseek-v3-256gpu-disaggregated.json");
-    QVERIFY2(s.ok(), s.firstError().c_str());
-    SearchOptions exact;
-    exact.algorithm = "exact";
-    const SearchOutcome best = runSearch(s.value, exact);
-    QVERIFY2(best.provedOptimal, best.message.c_str());
+    const auto [scenario, best] = resourceAndOptimum("benchmarks/disaggregated/deepseek-v3-256gpu-disaggregated.json");
+    QVERIFY2(scenario.model.layers > 0, scenario.name.c_str());
     const Plan pre = best.deployment.pools.at(0).plan, dec = best.deployment.pools.at(1).plan;
     QVERIFY2(dec.instances == 1 && dec.expertParallel > 8 && pre.instances > 1,
              "exact's optimum no longer has a wide-EP decode pool and a prefill pool of several instances");
@@ -476,8 +527,15 @@ void TestDisaggregated::movedPoolsKeepTheirExpertGroups()
     QCOMPARE(denseMoved.expertParallel, 1);
     QCOMPARE(denseMoved.instances, 1);
     QCOMPARE(resizedForPool(dense, 20).dataParallel, 2); // TP 8 does not divide 20: as it was
+    const Plan deep = plan(4, 8, 3, 8, 8); // TP 4 x PP 8 does not divide 112 GPUs: PP 7 does
+    const Plan deepMoved = resizedForPool(deep, 112);
+    QCOMPARE(deepMoved.pipelineParallel, 7);
+    QCOMPARE(deepMoved.microBatches, 7);
+    QCOMPARE(deepMoved.batch, 7); // a prompt per micro-batch, as before
+    QCOMPARE(deepMoved.dataParallel, 4);
+    QCOMPARE(resizedForPool(deep, 80).pipelineParallel, 10); // 20 stages' worth: 10 is nearer 8 than 5
 
-    const DisaggregatedSimulator dsim(s.value);
+    const DisaggregatedSimulator dsim(scenario);
     auto into = [&](PoolRole role, const Plan& plan) {
         const SearchSpace space(dsim.pool(role, 128).scenario());
         return space.decode(space.choiceNear(plan).data());

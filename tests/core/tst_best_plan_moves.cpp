@@ -1,0 +1,58 @@
+// The moves that finish a search's best plan (search/best_plan_moves.h), on plans one move
+// away from exact's optimum.
+#include <QtTest>
+
+#include "runner/disaggregated_search.h"
+#include "search/best_plan_moves.h"
+#include "search/budgeted_evaluator.h"
+#include "sim/disaggregated.h"
+#include "tst_search_fixtures.h"
+
+using namespace shardlab;
+
+class TestBestPlanMoves : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void microBatchMoveFillsThePipeline();
+};
+
+// Llama-3-405B served disaggregated on 256 H200s: exact's prefill pool is TP 4 x PP 7 with
+// 7 prompts in 7 micro-batches. The same pool with 6 prompts in 6 micro-batches leaves a
+// stage idle; one more prompt on 6 micro-batches breaks the TTFT limit, so the batch raise
+// alone cannot reach the optimum. The micro-batch move tries 7 first (the count nearest
+// the plan's, the larger of two as near) and ends at the optimum's pool.
+void TestBestPlanMoves::microBatchMoveFillsThePipeline()
+{
+    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
+                                    + "/benchmarks/disaggregated-held-out/llama3-405b-h200-256gpu-8000-1000-disaggregated.json");
+    QVERIFY2(s.ok(), s.firstError().c_str());
+    SearchOptions exact;
+    exact.algorithm = "exact";
+    const SearchOutcome best = runSearch(s.value, exact);
+    QVERIFY2(best.provedOptimal, best.message.c_str());
+    const Plan optimum = best.deployment.pools.at(0).plan;
+    QVERIFY2(optimum.pipelineParallel > 2 && optimum.microBatches == optimum.pipelineParallel
+                 && optimum.batch == optimum.microBatches,
+             "exact's prefill pool is no longer a full pipeline of one prompt per micro-batch");
+
+    const DisaggregatedSimulator dsim(s.value);
+    const Simulator& sim = dsim.pool(PoolRole::Prefill, static_cast<int>(optimum.gpus()));
+    const SearchSpace space(sim.scenario(), exact.space);
+    Plan shallow = optimum;
+    shallow.batch = shallow.microBatches = optimum.microBatches - 1;
+    Plan deeper = shallow;
+    ++deeper.batch;
+    QVERIFY(sim.evaluate(shallow).valid);
+    QVERIFY2(!sim.evaluate(deeper).valid, "one more prompt on the same micro-batches now fits: the case shows nothing");
+
+    BudgetedEvaluator ev(sim, 100, StopToken(), nullptr);
+    ev.recordExternal(shallow, sim.evaluate(shallow), 0);
+    QVERIFY(moveMicroBatches(ev, space));
+    QCOMPARE(ev.best().microBatches, optimum.microBatches);
+    QCOMPARE(ev.best().batch, optimum.batch);
+    QVERIFY(ev.bestValue() >= sim.evaluate(optimum).tokensPerSPerGpu * (1 - 1e-12));
+    QVERIFY(ev.calls() <= optimum.pipelineParallel + 8); // the counts, then the batch raise
+}
+
+QTEST_GUILESS_MAIN(TestBestPlanMoves)
+#include "tst_best_plan_moves.moc"
