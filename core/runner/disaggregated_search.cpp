@@ -451,12 +451,14 @@ void DeploymentSearch::moveBestPools(int searched)
                      [](const RankedSplit& a, const RankedSplit& b) { return a.moved > b.moved; });
 }
 
-// A budgeted search's last step, with the calls the pool searches and moves left: the best
-// deployment's pools raised to their largest valid batch, the pool that limits the
-// deployment first. A pool moved to another split keeps the batch its search found at the
-// old one (choiceNear), which is seldom the largest its new split holds. Each pool is
-// priced on its own simulator (one call per batch tried; the pool's own result, known from
-// the deployment, costs none) and combined with the other pool's result as it stands.
+// A budgeted search's last step, with the calls the pool searches and moves left: each of
+// the best deployment's pools, the one that limits the deployment first, raised to its
+// largest valid batch, then moved to a better micro-batch count and better operators
+// (search/best_plan_moves.h). A pool moved to another split keeps the batch and
+// micro-batches its search found at the old one (choiceNear), seldom the best its new
+// split holds. Each pool is priced on its own simulator (one call per plan tried; the
+// pool's own result, known from the deployment, costs none) and combined with the other
+// pool's result as it stands; the pair is kept when the deployment serves more.
 void DeploymentSearch::finishBestPools()
 {
     if (!m_out.found)

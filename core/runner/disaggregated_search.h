@@ -14,7 +14,8 @@
 //             best-ranked ones, each pool searched with the algorithm and its seed + the
 //             split's place; after each split, the best pools so far moved to every other
 //             split (resizedForPool) and evaluated there, and the splits left searched in
-//             the order the moved pools rank them.
+//             the order the moved pools rank them; last, the best deployment's pools
+//             finished (batch, micro-batches, operators) with the calls left.
 #pragma once
 
 #include <atomic>
@@ -37,8 +38,8 @@ constexpr int kMaxDisaggregatedSplits = 1024;
 // (SearchSpace::choiceNear): DP fills the pool. Where TP x PP does not divide it but TP
 // does, the pipeline takes the depth nearest its own that does (112 GPUs of TP 4: PP 8
 // becomes 7; a full pipeline of micro-batches keeps each micro-batch's size, so batch 8
-// becomes 7); where TP does not, the plan is returned as it was. A MoE plan keeps the shape of its expert groups: one engine
-// instance stays one, its expert group as wide as the pool (EP grows with DP, as wide-EP
+// becomes 7); where TP does not, the plan is returned as it was. A MoE plan keeps the
+// shape of its expert groups: one engine instance stays one, its expert group as wide as the pool (EP grows with DP, as wide-EP
 // decode deployments run); several keep their size, and their number grows with DP.
 // Where the new DP does not divide so, EP and the instances stay as they were.
 Plan resizedForPool(Plan p, int gpus);
