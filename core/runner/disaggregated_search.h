@@ -39,9 +39,10 @@ constexpr int kMaxDisaggregatedSplits = 1024;
 // does, the pipeline takes the depth nearest its own that does (112 GPUs of TP 4: PP 8
 // becomes 7; a full pipeline of micro-batches keeps each micro-batch's size, so batch 8
 // becomes 7); where TP does not, the plan is returned as it was. A MoE plan keeps the
-// shape of its expert groups: one engine instance stays one, its expert group as wide as the pool (EP grows with DP, as wide-EP
-// decode deployments run); several keep their size, and their number grows with DP.
-// Where the new DP does not divide so, EP and the instances stay as they were.
+// shape of its expert groups: one engine instance stays one, its expert group as wide as
+// the pool (EP grows with DP, as wide-EP decode deployments run); several keep their
+// size, and their number grows with DP. Where the new DP does not divide so, EP and the
+// instances stay as they were.
 Plan resizedForPool(Plan p, int gpus);
 
 // The search of a disaggregated scenario, as runSearch's outcome: `deployment` holds the
