@@ -463,11 +463,9 @@ void DeploymentSearch::finishBestPools()
 {
     if (!m_out.found)
         return;
-    const auto limiting = [this] {
-        const DisaggregatedResult& r = m_out.bestResult;
-        return r.prefillRequestsPerS <= r.decodeRequestsPerS ? PoolRole::Prefill : PoolRole::Decode;
-    };
-    const PoolRole first = limiting();
+    const PoolRole first = m_out.bestResult.prefillRequestsPerS <= m_out.bestResult.decodeRequestsPerS
+        ? PoolRole::Prefill
+        : PoolRole::Decode;
     for (const PoolRole role : {first, first == PoolRole::Prefill ? PoolRole::Decode : PoolRole::Prefill}) {
         const int left = m_options.budget - m_out.calls;
         if (left < 1 || stopped())

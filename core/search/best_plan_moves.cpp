@@ -11,6 +11,15 @@ namespace shardlab {
 
 namespace {
 
+// `plan` priced at its largest valid batch (raiseBatchThroughEvaluator); false when the
+// evaluator refused.
+bool raisedToLargestBatch(BudgetedEvaluator& ev, const SearchSpace& space, const Plan& plan)
+{
+    bool refused = false;
+    raiseBatchThroughEvaluator(ev, plan, space.batchMax(), &refused);
+    return !refused;
+}
+
 // Each variant of the best plan priced once, in order (one call each); the best of them,
 // when it serves more than the best plan, priced at its largest valid batch. False when
 // the evaluator refused.
@@ -28,11 +37,7 @@ bool bestVariantRaised(BudgetedEvaluator& ev, const SearchSpace& space, const st
             winnerValue = e.tokensPerSPerGpu;
         }
     }
-    if (winnerValue <= bestValue)
-        return true;
-    bool refused = false;
-    raiseBatchThroughEvaluator(ev, winner, space.batchMax(), &refused);
-    return !refused;
+    return winnerValue <= bestValue || raisedToLargestBatch(ev, space, winner);
 }
 
 } // namespace
@@ -90,11 +95,7 @@ bool moveOperators(BudgetedEvaluator& ev, const SearchSpace& space)
         }
         c[k] = chosen;
     }
-    if (!moved)
-        return true;
-    bool refused = false;
-    raiseBatchThroughEvaluator(ev, plan, space.batchMax(), &refused);
-    return !refused;
+    return !moved || raisedToLargestBatch(ev, space, plan);
 }
 
 bool moveMicroBatches(BudgetedEvaluator& ev, const SearchSpace& space)
