@@ -9,6 +9,7 @@
 #include "tst_search_fixtures.h"
 
 using namespace shardlab;
+using namespace shardlab::testing;
 
 class TestBestPlanMoves : public QObject {
     Q_OBJECT
@@ -23,21 +24,18 @@ private Q_SLOTS:
 // the plan's, the larger of two as near) and ends at the optimum's pool.
 void TestBestPlanMoves::microBatchMoveFillsThePipeline()
 {
-    const auto s = loadScenarioFile(std::string(SHARDLAB_RESOURCES)
-                                    + "/benchmarks/disaggregated-held-out/llama3-405b-h200-256gpu-8000-1000-disaggregated.json");
-    QVERIFY2(s.ok(), s.firstError().c_str());
-    SearchOptions exact;
-    exact.algorithm = "exact";
-    const SearchOutcome best = runSearch(s.value, exact);
+    const Scenario s =
+        resourceScenario("benchmarks/disaggregated-held-out/llama3-405b-h200-256gpu-8000-1000-disaggregated.json");
+    const SearchOutcome best = runSearch(s, budgeted("exact", 4000, 0));
     QVERIFY2(best.provedOptimal, best.message.c_str());
     const Plan optimum = best.deployment.pools.at(0).plan;
     QVERIFY2(optimum.pipelineParallel > 2 && optimum.microBatches == optimum.pipelineParallel
                  && optimum.batch == optimum.microBatches,
              "exact's prefill pool is no longer a full pipeline of one prompt per micro-batch");
 
-    const DisaggregatedSimulator dsim(s.value);
+    const DisaggregatedSimulator dsim(s);
     const Simulator& sim = dsim.pool(PoolRole::Prefill, static_cast<int>(optimum.gpus()));
-    const SearchSpace space(sim.scenario(), exact.space);
+    const SearchSpace space(sim.scenario(), SearchSpaceOptions{});
     Plan shallow = optimum;
     shallow.batch = shallow.microBatches = optimum.microBatches - 1;
     Plan deeper = shallow;
