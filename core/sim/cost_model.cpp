@@ -268,6 +268,10 @@ void CostModel::stepPhase(const Plan& p, bool prefill, StepContext& ph, const St
         const double mb = std::max(1, p.microBatches);
         ph.seqs = load ? load->seqs / mb : double(p.batch) / mb;
         ph.chunkTokens = load ? load->chunkTokens / mb : ph.seqs * chunkPerSequence();
+        if (load && load->ownChunk) { // one replica's chunk: the group's mean replica carries its share
+            ph.ownChunk = true;
+            ph.chunkTokens /= lockStepReplicas(p);
+        }
         ph.chunkCtx = w.promptTokens / 2.0;
         ph.queriesPerSeq = load && load->draftPass ? 1.0 : queriesPerSequence();
         ph.tokens = ph.seqs * ph.queriesPerSeq + ph.chunkTokens;

@@ -42,16 +42,32 @@ public:
         auto it = m_cache.find(key);
         if (it != m_cache.end())
             return it->second;
-        const StepLoad load{double(seqs), double(chunk)};
-        m_sim.evaluate(m_plan, m_scratch, false, &load);
-        // The step is the cycle: TPOT times the tokens a sequence emits per step.
-        const double s = std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3 : std::numeric_limits<double>::infinity();
-        m_cache.emplace(key, s);
-        return s;
+        return m_cache.emplace(key, price(StepLoad{double(seqs), double(chunk)})).first->second;
+    }
+    // The step of a lock-step group whose busiest replica carries `chunk` prompt tokens
+    // beside `seqs` decoding sequences, the others none (StepLoad::ownChunk).
+    double groupSeconds(int seqs, int chunk)
+    {
+        if (chunk == 0)
+            return seconds(seqs, 0); // no prompt tokens anywhere: every replica's step alike
+        const std::uint64_t key = (std::uint64_t(1) << 63) | (std::uint64_t(seqs) << 32) | std::uint32_t(chunk);
+        auto it = m_cache.find(key);
+        if (it != m_cache.end())
+            return it->second;
+        StepLoad load{double(seqs), double(chunk)};
+        load.ownChunk = true;
+        return m_cache.emplace(key, price(load)).first->second;
     }
     long long priced() const { return static_cast<long long>(m_cache.size()); }
 
 private:
+    // The step is the cycle: TPOT times the tokens a sequence emits per step.
+    double price(const StepLoad& load)
+    {
+        m_sim.evaluate(m_plan, m_scratch, false, &load);
+        return std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3
+                                               : std::numeric_limits<double>::infinity();
+    }
     const Simulator& m_sim;
     Plan m_plan;
     SimResult m_scratch;
