@@ -346,16 +346,22 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
     Totals totals;
     const int lockStep = std::max(1, sim.costs().lockStepReplicas(plan));
     if (lockStep > 1 && plan.dataParallel % lockStep == 0) {
-        // One engine instance's replicas run together, the others alike: member k takes the
-        // share of the k-th of its instance's replicas when the shares are dealt in order.
+        // One engine instance's replicas run together, the others alike: the replicas'
+        // shares in order (a closed loop's replicas past its concurrency have none), dealt
+        // to the instances in turn, so member k of each takes replica k x instances's.
         const int instances = plan.dataParallel / lockStep;
+        std::vector<Share> shares;
+        for (const ReplicaGroup& g : groups)
+            shares.insert(shares.end(), g.replicas, g.share);
         std::vector<Replica> members;
         for (int k = 0; k < lockStep; ++k) {
-            const int replica = k * instances;
-            size_t gi = 0;
-            for (int seen = groups[0].replicas; replica >= seen && gi + 1 < groups.size(); seen += groups[++gi].replicas) {
-            }
-            members.emplace_back(w, load, groups[gi].share, plan.batch, load.seed + 7919 * k, perStep);
+            const size_t replica = size_t(k) * instances;
+            if (replica < shares.size()) // a replica without requests steps with nobody
+                members.emplace_back(w, load, shares[replica], plan.batch, load.seed + 7919 * k, perStep);
+        }
+        if (members.empty()) {
+            run.error = "the load protocol sends no requests";
+            return run;
         }
         const std::vector<ReplicaResult> rs = runTogether(members, price);
         if (!rs.front().error.empty()) {

@@ -173,6 +173,16 @@ void TestServingLoad::lockStepReplicasWaitForEachOthersPrompts()
     QVERIFY(run.figures.saturated);
     QVERIFY2(run.figures.outputTokensPerS <= 1.05 * x.steady.outputTokensPerS,
              qPrintable(QString("%1 vs %2").arg(run.figures.outputTokensPerS).arg(x.steady.outputTokensPerS)));
+    // A closed loop of fewer requests than replicas leaves the rest of the group idle: the
+    // run measures the loop's requests, not one loop per replica.
+    LoadSpec few;
+    few.protocol = LoadProtocol::Concurrency;
+    few.concurrency = group / 4;
+    few.requests = 3 * few.concurrency;
+    few.warmupRequests = 0;
+    const LoadRun small = simulateLoad(sim, x.plan, x.steady, few);
+    QVERIFY2(small.ok(), small.error.c_str());
+    QCOMPARE(small.figures.requests, few.measuredRequests());
 }
 
 void TestServingLoad::deterministicPerSeed()
