@@ -148,7 +148,9 @@ struct StepContext {
     // chunkBusiestRank is that piece (or, at a share of 1, the rank's mean chunk); op()
     // weights token-split options by this share, every other price by pieceShare.
     double rankShare = 1;
-    bool ownChunk = false; // StepLoad::ownChunk: chunkTokens is the group's mean of one replica's chunk
+    // StepLoad::groupChunkTokens given: chunkTokens is the group's mean replica's, this the
+    // busiest replica's own chunk (both per half with two-batch overlap); below 0 otherwise.
+    double ownChunk = -1;
 };
 // A phase as op() and edge() price it. Steady aggregated decode, prefill as events
 // (docs/simulator.md §4): engines put a prompt's chunk into some steps and none into the
@@ -300,11 +302,11 @@ struct StepLoad {
     // Below 1: the chunk is the lock-step group's one prompt piece, in that share of the
     // steps (PhaseContext::pieceShare).
     double pieceShare = 1;
-    // A request-level run's step of a lock-step group (lockStepReplicas): the chunk is the
-    // busiest replica's own prompt tokens and the group's other replicas carry none, so
-    // the busiest replica holds all of it and the group's MoE layers route it once.
-    // Otherwise every replica of the group is taken to carry a chunk like it.
-    bool ownChunk = false;
+    // A request-level run's step of a lock-step group (lockStepReplicas), when not below 0:
+    // the prompt tokens of all the group's replicas, chunkTokens then being the busiest
+    // replica's own. The busiest replica holds its chunk, the group's MoE layers route all
+    // of them. Below 0: every replica of the group is taken to carry a chunk like it.
+    double groupChunkTokens = -1;
 };
 
 class CostModel {

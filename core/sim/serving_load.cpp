@@ -202,8 +202,8 @@ private:
 // instance's, whose MoE layers exchange tokens every layer, so no replica's step ends
 // before the busiest one's). A group's step is priced as its busiest replica's: the most
 // prompt tokens any of them carries, beside the most decoding sequences any has, the
-// others' prompt tokens none. A replica with nothing running sits the step out. One
-// ReplicaResult per replica, in order.
+// group's MoE layers routing every replica's prompt tokens. A replica with nothing
+// running sits the step out. One ReplicaResult per replica, in order.
 std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer& price)
 {
     std::vector<ReplicaResult> out(members.size());
@@ -234,13 +234,15 @@ std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer
             continue;
         }
         int seqs = 0, chunk = 0;
+        long long groupChunk = 0;
         for (size_t i = 0; i < members.size(); ++i)
             if (stepping[i]) {
                 const auto [d, c] = members[i].composeStep();
                 seqs = std::max(seqs, d);
                 chunk = std::max(chunk, c);
+                groupChunk += c;
             }
-        t += group ? price.groupSeconds(seqs, chunk) : price.seconds(seqs, chunk);
+        t += group ? price.groupSeconds(seqs, chunk, groupChunk) : price.seconds(seqs, chunk);
         if (++steps > kMaxSteps || !std::isfinite(t)) {
             out.front().error = "the request-level run exceeded " + std::to_string(kMaxSteps) + " engine steps";
             return out;
@@ -255,7 +257,7 @@ std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer
             int next = 0; // the next step's decoding sequences, the most any replica runs
             for (const Replica& m : members)
                 next = std::max(next, m.done() ? 0 : m.running());
-            const double dt = next > 0 ? price.groupSeconds(next, 0) : 0.0;
+            const double dt = next > 0 ? price.groupSeconds(next, 0, 0) : 0.0;
             long long n = next > 0 && dt > 0 ? kMaxSteps - steps : 0;
             for (size_t i = 0; i < members.size() && n > 0; ++i)
                 if (!members[i].done())

@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -45,20 +47,21 @@ public:
         return m_cache.emplace(key, price(StepLoad{double(seqs), double(chunk)})).first->second;
     }
     // The step of a lock-step group whose busiest replica carries `chunk` prompt tokens
-    // beside `seqs` decoding sequences, the others none (StepLoad::ownChunk).
-    double groupSeconds(int seqs, int chunk)
+    // beside `seqs` decoding sequences, the group's replicas `groupChunk` in all
+    // (StepLoad::groupChunkTokens).
+    double groupSeconds(int seqs, int chunk, long long groupChunk)
     {
-        if (chunk == 0)
+        if (groupChunk == 0)
             return seconds(seqs, 0); // no prompt tokens anywhere: every replica's step alike
-        const std::uint64_t key = (std::uint64_t(1) << 63) | (std::uint64_t(seqs) << 32) | std::uint32_t(chunk);
-        auto it = m_cache.find(key);
-        if (it != m_cache.end())
+        const auto key = std::make_tuple(seqs, chunk, groupChunk);
+        auto it = m_groupCache.find(key);
+        if (it != m_groupCache.end())
             return it->second;
         StepLoad load{double(seqs), double(chunk)};
-        load.ownChunk = true;
-        return m_cache.emplace(key, price(load)).first->second;
+        load.groupChunkTokens = double(groupChunk);
+        return m_groupCache.emplace(key, price(load)).first->second;
     }
-    long long priced() const { return static_cast<long long>(m_cache.size()); }
+    long long priced() const { return static_cast<long long>(m_cache.size() + m_groupCache.size()); }
 
 private:
     // The step is the cycle: TPOT times the tokens a sequence emits per step.
@@ -72,6 +75,7 @@ private:
     Plan m_plan;
     SimResult m_scratch;
     std::unordered_map<std::uint64_t, double> m_cache;
+    std::map<std::tuple<int, int, long long>, double> m_groupCache;
 };
 
 // Deterministic draws (the standard distributions' algorithms are the library's choice).

@@ -157,7 +157,7 @@ void TestServingLoad::lockStepReplicasWaitForEachOthersPrompts()
     SimResult r;
     const StepLoad plain{seqs, 0}, everyReplica{seqs, prompt};
     StepLoad oneReplica{seqs, prompt};
-    oneReplica.ownChunk = true;
+    oneReplica.groupChunkTokens = prompt; // the busiest replica's is the group's only chunk
     sim.evaluate(x.plan, r, false, &plain);
     const double plainMs = r.tpotMs;
     sim.evaluate(x.plan, r, false, &oneReplica);
