@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <ostream>
 
+#include <filesystem>
+
 #include "cli_commands.h"
+#include "model/names.h"
 #include "io/atomic_file.h"
 #include "io/profile_json.h"
 #include "report/measurements.h"
@@ -59,7 +62,7 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
         // The first row's cluster with the fitted knobs: a cluster file a scenario can use.
         ClusterSpec c = rows.value.front().scenario.cluster;
         applyKnobs(fit.after, c.gpu);
-        c.name += " (fitted to " + file + ")";
+        c.name = nameWithinLimit(c.name + " (fitted to " + displayText(std::filesystem::path(file).filename().string()) + ")");
         const Status st = writeFileAtomically(a.value("--out-cluster"), clusterToJson(c) + "\n");
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});
