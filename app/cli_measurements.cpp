@@ -34,6 +34,12 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
             e.file = inputLabel(file);
         return reportFieldErrors(err, bad);
     }
+    // The fit prices every row at each trial of the knobs (about 60 ms a row here): a long
+    // file says so first instead of sitting silent for minutes.
+    constexpr size_t kQuietRows = 200;
+    if (rows.value.size() > kQuietRows)
+        err << "calibrate: fitting the knobs to " << rows.value.size() << " rows (about "
+            << (rows.value.size() * 6 + 99) / 100 << " s on one core at 60 ms a row)...\n";
     const KnobFitResult fit = fitKnobs(rows.value);
     if (a.has("--out")) {
         // The first row's kernel profile with the fitted knobs (docs/profiles.md): a scenario
