@@ -1,12 +1,52 @@
 #include "cli_args.h"
 
+#include "model/error.h"
 #include "model/printf_text.h"
 
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <system_error>
 
 namespace shardlab::cli {
+
+namespace {
+
+// An output file (--out, --out-cluster) never replaces a file the same command reads (a
+// positional argument or another flag's value naming the same existing file), nor the
+// other output: a user's file is never overwritten by what was computed from it.
+bool outputsApart(const Args& a, std::string& error)
+{
+    auto sameFile = [](const std::string& x, const std::string& y) {
+        std::error_code ec;
+        return std::filesystem::exists(x, ec) && std::filesystem::exists(y, ec)
+            && std::filesystem::equivalent(x, y, ec);
+    };
+    for (const char* o : {"--out", "--out-cluster"}) {
+        if (!a.has(o))
+            continue;
+        const std::string path = a.value(o);
+        for (const char* other : {"--out", "--out-cluster"})
+            if (std::string(other) != o && a.has(other) && (a.value(other) == path || sameFile(a.value(other), path))) {
+                error = std::string(o) + ": names the same file as " + other + "; give each output its own file";
+                return false;
+            }
+        std::vector<std::string> inputs = a.positional;
+        for (const auto& [flag, value] : a.values)
+            if (flag != "--out" && flag != "--out-cluster")
+                inputs.push_back(value);
+        for (const std::string& in : inputs)
+            if (sameFile(in, path)) {
+                error = std::string(o) + ": " + displayText(path) + " is the input " + displayText(in)
+                    + ", which writing would replace; write the output elsewhere";
+                return false;
+            }
+    }
+    return true;
+}
+
+} // namespace
 
 bool Args::flag(const std::string& name) const
 {
@@ -72,6 +112,8 @@ bool parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv, Ar
         error = "--json, --csv: choose one output format";
         return false;
     }
+    if (!outputsApart(out, error))
+        return false;
     const int n = static_cast<int>(out.positional.size());
     if (n < spec.minPositional) {
         error = "missing argument: usage: shardlab-cli " + spec.name + " " + spec.usage;

@@ -6,6 +6,7 @@
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
+#include "report/load_text.h"
 #include "report/result_json.h"
 #include "report/step_timeline.h"
 #include "report/text_format.h"
@@ -131,6 +132,12 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
             << " tokens/s per GPU (" << e.recipeExplanation << ")\n";
     else
         out << "The Megatron recipe has no costed deployment here (" << e.recipeExplanation << ")\n";
+    if (e.ratioToRecipeUnderLoad > 0)
+        out << "Under the scenario's load, " << describeProtocol(s.workload.load) << ": "
+            << groupedNumber(o.load.tokensPerSPerGpu, 1) << " tokens/s per GPU, "
+            << groupedNumber(e.ratioToRecipeUnderLoad, 3) << "x the recipe's "
+            << groupedNumber(e.recipe->load.tokensPerSPerGpu, 1)
+            << " there (the breakdown below is the steady state at the plan's batch)\n";
     if (o.twoPools() && o.costed) {
         out << "\nThe deployment's " << perTokenText(o.gpuUsPerToken()) << " GPU·µs per output token, by pool (limited "
             << "by " << disaggLimitName(o.limitedBy) << "):\n";
@@ -164,7 +171,8 @@ int runCompare(const Args& a, std::ostream& out, std::ostream& err)
     if (!B.ok())
         return reportFieldErrors(err, B.errors);
     if (!a.has("--scenario")) {
-        const std::vector<std::string> diff = scenarioDifferences(A.value.scenario, B.value.scenario);
+        // B's value first: the message is about B's scenario.
+        const std::vector<std::string> diff = scenarioDifferences(B.value.scenario, A.value.scenario);
         if (!diff.empty())
             return reportErrors(err, {displayText(a.positional[1]) + ": its scenario differs from "
                                       + displayText(a.positional[0]) + "'s (" + diff.front()

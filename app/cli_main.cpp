@@ -66,7 +66,14 @@ int main(int argc, char** argv)
                 std::cerr << "shardlab-cli " << name << ": " << error << "\n";
                 return kExitUsage;
             }
-            return c.run(args, std::cout, std::cerr);
+            const int rc = c.run(args, std::cout, std::cerr);
+            // A result that did not reach stdout (a full disk behind a redirection) is a
+            // failure, not a success with an empty or cut file.
+            if (!std::cout.flush()) {
+                std::cerr << "shardlab-cli " << name << ": writing the output failed (stdout)\n";
+                return rc == kExitOk ? 1 : rc;
+            }
+            return rc;
         }
         std::cerr << "shardlab-cli: unknown command '" << name << "' (run 'shardlab-cli --help')\n";
         return kExitUsage;

@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <ostream>
 
+#include <filesystem>
+
 #include "cli_commands.h"
+#include "model/names.h"
 #include "io/atomic_file.h"
 #include "io/profile_json.h"
 #include "report/measurements.h"
@@ -31,6 +34,12 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
             e.file = inputLabel(file);
         return reportFieldErrors(err, bad);
     }
+    // The fit prices every row at each trial of the knobs (about 60 ms a row here): a long
+    // file says so first instead of sitting silent for minutes.
+    constexpr size_t kQuietRows = 200;
+    if (rows.value.size() > kQuietRows)
+        err << "calibrate: fitting the knobs to " << rows.value.size() << " rows (about "
+            << (rows.value.size() * 6 + 99) / 100 << " s on one core at 60 ms a row)...\n";
     const KnobFitResult fit = fitKnobs(rows.value);
     if (a.has("--out")) {
         // The first row's kernel profile with the fitted knobs (docs/profiles.md): a scenario
@@ -59,7 +68,7 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
         // The first row's cluster with the fitted knobs: a cluster file a scenario can use.
         ClusterSpec c = rows.value.front().scenario.cluster;
         applyKnobs(fit.after, c.gpu);
-        c.name += " (fitted to " + file + ")";
+        c.name = nameWithinLimit(c.name + " (fitted to " + displayText(std::filesystem::path(file).filename().string()) + ")");
         const Status st = writeFileAtomically(a.value("--out-cluster"), clusterToJson(c) + "\n");
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "cli_commands.h"
+#include "model/names.h"
 #include "cli_deployment.h"
 #include "io/profile_json.h"
 #include "sim/deployment.h"
@@ -346,6 +347,8 @@ int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
         if (displayText(name) != name)
             return reportErrors(err, {"--name: must be UTF-8 text without control characters (got '"
                                       + displayText(name) + "')"});
+        if (const auto problem = nameProblem(name)) // the rule every reader of the model applies
+            return reportErrors(err, {"--name: " + *problem});
         m.value.name = name;
     }
     if (a.has("--out")) {

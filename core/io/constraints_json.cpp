@@ -72,7 +72,8 @@ PlanConstraints readConstraints(JsonReader r)
             b.rejectUnknownKeys({"min", "max"});
             c.batchMin = b.integerOr("min", 1, 1, kMaxBatch);
             c.batchMax = b.integerOr("max", 0, 1, kMaxBatch);
-            if (b.has("max") && c.batchMax < c.batchMin)
+            // (0: max was given but not read, its own error said so; nothing to compare.)
+            if (c.batchMax > 0 && c.batchMax < c.batchMin)
                 b.fail(r.path("batch"), "max (" + std::to_string(c.batchMax) + ") is below min ("
                                             + std::to_string(c.batchMin) + ")");
         }

@@ -10,17 +10,20 @@ void withFile(FieldErrors& errors, const std::string& file)
             e.file = file;
 }
 
-void checkFormat(JsonReader& r, const char* expected, bool required)
+bool checkFormat(JsonReader& r, const char* expected, bool required)
 {
     if (!r.has("format") && !required)
-        return;
+        return true;
     const std::string f = r.string("format");
-    if (!f.empty() && f != expected)
+    if (!f.empty() && f != expected) {
         r.fail(r.path("format"), "expected \"" + std::string(expected) + "\", got \"" + f + "\"");
+        return false;
+    }
     const int v = r.integer("version", 1, 2147483647LL);
     if (v > kFormatVersion)
         r.fail(r.path("version"), "unsupported version " + std::to_string(v) + " (this build reads up to "
                                       + std::to_string(kFormatVersion) + ")");
+    return true;
 }
 
 } // namespace shardlab::io

@@ -23,8 +23,9 @@ inline constexpr const char* kClusterFormat = "shardlab-cluster";
 void withFile(FieldErrors& errors, const std::string& file);
 
 // "format" must be `expected` when present (and present when `required`); "version" at most
-// kFormatVersion.
-void checkFormat(JsonReader& r, const char* expected, bool required);
+// kFormatVersion. False when the file names another format: a file of another kind, whose
+// fields say nothing more, so the caller reads no further and that is the one error.
+bool checkFormat(JsonReader& r, const char* expected, bool required);
 
 // Parses `text` as JSON and runs body(doc, out) on it; a syntax error or the body's errors
 // name `file`.

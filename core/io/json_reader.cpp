@@ -114,6 +114,15 @@ private:
 
 bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& error)
 {
+    // The parser takes a NUL byte for the end of the input, so whatever follows one would
+    // be dropped unread (or a document cut short reported as ending early).
+    if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+        const long long line = 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n');
+        error.where = "";
+        error.reason = "malformed JSON: a NUL byte at line " + std::to_string(line) + " (byte " + std::to_string(nul)
+            + "); JSON text has none";
+        return false;
+    }
     try {
         ParseGuard guard;
         out = nlohmann::json::parse(text, std::ref(guard));

@@ -13,8 +13,12 @@ LoadSpec readLoad(JsonReader r)
     r.rejectUnknownKeys({"protocol", "concurrency", "request_rate", "requests", "warmup_requests", "lengths", "seed",
                          "description"});
     const std::string protocol = r.string("protocol");
-    if (r.has("protocol") && r.json()["protocol"].is_string() && !loadProtocolFromName(protocol, l.protocol))
+    if (r.has("protocol") && !r.json()["protocol"].is_string())
+        return l; // its type error said so; the other fields depend on the protocol
+    if (r.has("protocol") && !loadProtocolFromName(protocol, l.protocol)) {
         r.fail(r.path("protocol"), "unknown load protocol \"" + protocol + "\" (known: steady, concurrency, request_rate)");
+        return l;
+    }
     if (l.protocol == LoadProtocol::Concurrency)
         l.concurrency = r.integer("concurrency", 1, kMaxLoadConcurrency);
     else if (r.has("concurrency"))

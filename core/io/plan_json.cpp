@@ -85,6 +85,8 @@ Parsed<Plan> parsePlan(const std::string& text, const std::string& file)
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
+        if (!checkFormat(r, kPlanFormat, true))
+            return;
         if (doc.contains("prefill") || doc.contains("decode")) {
             r.fail("prefill", "a disaggregated plan (a prefill and a decode pool): it needs a scenario whose "
                               "workload.serving is \"disaggregated\"");
@@ -93,7 +95,6 @@ Parsed<Plan> parsePlan(const std::string& text, const std::string& file)
         std::vector<const char*> keys = kPlanKeys;
         keys.insert(keys.end(), {"format", "version", "scenario", "serving", "description"});
         r.rejectUnknownKeys(keys);
-        checkFormat(r, kPlanFormat, true);
         readPlanBody(r, doc, "", out.value, out.errors);
     });
 }
@@ -104,8 +105,9 @@ Parsed<DisaggregatedPlan> parseDisaggregatedPlan(const std::string& text, const 
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
+        if (!checkFormat(r, kPlanFormat, true))
+            return;
         r.rejectUnknownKeys({"format", "version", "scenario", "serving", "gpus", "prefill", "decode", "description"});
-        checkFormat(r, kPlanFormat, true);
         if (!doc.contains("prefill") || !doc.contains("decode")) {
             r.fail(doc.contains("prefill") ? "decode" : "prefill",
                    "missing: a disaggregated scenario's plan has a \"prefill\" and a \"decode\" pool, each with "

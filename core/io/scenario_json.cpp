@@ -204,7 +204,8 @@ Parsed<ModelSpec> parseModel(const std::string& text, const std::string& file)
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
-        checkFormat(r, kModelFormat, false);
+        if (!checkFormat(r, kModelFormat, false))
+            return;
         out.value = readModel(r);
         if (out.errors.empty())
             out.errors = validateModel(out.value, "");
@@ -220,7 +221,8 @@ Parsed<ClusterSpec> parseCluster(const std::string& text, const std::string& fil
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
-        checkFormat(r, kClusterFormat, false);
+        if (!checkFormat(r, kClusterFormat, false))
+            return;
         out.value = readCluster(r);
         if (out.errors.empty())
             out.errors = validateCluster(out.value, "");
@@ -236,8 +238,9 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
         JsonReader r(doc, "", out.errors);
         if (!r.requireObject())
             return;
+        if (!checkFormat(r, kScenarioFormat, true))
+            return;
         r.rejectUnknownKeys({"format", "version", "name", "description", "model", "cluster", "profile", "workload", "constraints"});
-        checkFormat(r, kScenarioFormat, true);
         Scenario& s = out.value;
         s.name = r.string("name");
         s.description = r.stringOr("description", "");

@@ -9,9 +9,13 @@ SpeculativeSpec readSpeculative(JsonReader r)
         return s;
     r.rejectUnknownKeys({"method", "draft_tokens", "acceptance_rate", "acceptance_length", "description"});
     const std::string method = r.string("method");
-    if (r.has("method") && r.json()["method"].is_string() && !speculativeMethodFromName(method, s.method))
+    if (r.has("method") && !r.json()["method"].is_string())
+        return s; // its type error said so; the other fields depend on the method
+    if (r.has("method") && !speculativeMethodFromName(method, s.method)) {
         r.fail(r.path("method"), "unknown speculative decoding method \"" + method
                                      + "\" (known: mtp, none; a separate draft model is not modelled)");
+        return s;
+    }
     if (s.method == SpeculativeMethod::None) {
         if (r.has("draft_tokens") || r.has("acceptance_rate") || r.has("acceptance_length"))
             r.fail(r.path("method"), "draft_tokens, acceptance_rate and acceptance_length need a method (\"mtp\")");

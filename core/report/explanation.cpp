@@ -16,6 +16,10 @@ DeploymentExplanation explainDeployment(const Scenario& s, const Deployment& d)
     if (recipe.costed) {
         e.ratioToRecipe = recipe.tokensPerSPerGpu > 0 ? e.outcome.tokensPerSPerGpu / recipe.tokensPerSPerGpu : 0;
         e.recipe = recipe;
+        const DeploymentOutcome& o = e.outcome;
+        if (o.underLoad && o.loadError.empty() && recipe.underLoad && recipe.loadError.empty()
+            && recipe.load.tokensPerSPerGpu > 0)
+            e.ratioToRecipeUnderLoad = o.load.tokensPerSPerGpu / recipe.load.tokensPerSPerGpu;
     }
     // Each pool against the recipe on the same pool: one pool, the recipe's plan; two pools,
     // the recipe applied to this pool's scenario (its GPUs), as the Plan tab compares.

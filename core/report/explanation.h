@@ -18,6 +18,10 @@ struct DeploymentExplanation {
     std::optional<DeploymentOutcome> recipe; // the recipe's deployment, when it is costed
     std::string recipeExplanation;
     double ratioToRecipe = 0;              // tokens/s per GPU over the recipe's (0 without one)
+    // The same under the scenario's load protocol (workload.load), when both plans' runs
+    // ran: what each serves there, which the steady state above does not say (a loop of
+    // fewer requests than the recipe's batch never fills it). 0 otherwise.
+    double ratioToRecipeUnderLoad = 0;
     // One per pool: against the recipe on that pool's scenario (not comparable when the
     // pool is not costed).
     std::vector<PlanComparison> versusRecipe;

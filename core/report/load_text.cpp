@@ -1,5 +1,7 @@
 #include "report/load_text.h"
 
+#include <algorithm>
+
 #include "model/printf_text.h"
 
 #include <cmath>
@@ -37,10 +39,12 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
     lines.push_back(printfText("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",
                                f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
     if (f.pools) {
+        const double waits = f.prefillWaitMeanMs + f.kvTransferMeanMs + f.decodeWaitMeanMs;
         lines.push_back(printfText("  TTFT's parts (means): %.1f ms waiting for a prefill pass, %.1f ms KV transfer "
-                                   "(waiting for the links included), %.1f ms waiting to join a decode step, then that "
-                                   "step",
-                                   f.prefillWaitMeanMs, f.kvTransferMeanMs, f.decodeWaitMeanMs));
+                                   "(waiting for the links included), %.1f ms waiting to join a decode step; the "
+                                   "prefill pass and that first decode step the other %.1f ms",
+                                   f.prefillWaitMeanMs, f.kvTransferMeanMs, f.decodeWaitMeanMs,
+                                   std::max(0.0, f.ttftMeanMs - waits)));
         lines.push_back(printfText("  output %.1f tokens/s (%.2f per GPU of both pools); %.1f sequences running and %.1f "
                                    "queued per decode replica step",
                                    f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));

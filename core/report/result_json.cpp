@@ -305,7 +305,10 @@ std::string explanationToJson(const DeploymentExplanation& e, int indent)
                    {"costed", e.recipe.has_value()},
                    {"valid", e.recipe && e.recipe->valid},
                    {"output_tokens_per_s_per_gpu", figure(e.recipe.has_value(), e.recipe ? e.recipe->tokensPerSPerGpu : 0.0)},
-                   {"ratio", figure(e.recipe.has_value() && o.costed, e.ratioToRecipe)}};
+                   {"ratio", figure(e.recipe.has_value() && o.costed, e.ratioToRecipe)},
+                   {"output_tokens_per_s_per_gpu_under_load",
+                    figure(e.ratioToRecipeUnderLoad > 0, e.recipe ? e.recipe->load.tokensPerSPerGpu : 0.0)},
+                   {"ratio_under_load", figure(e.ratioToRecipeUnderLoad > 0, e.ratioToRecipeUnderLoad)}};
     ojson versus = ojson::array();
     for (size_t i = 0; i < e.versusRecipe.size(); ++i) {
         ojson c = comparisonObject(e.versusRecipe[i]);

@@ -129,7 +129,10 @@ void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
     // does in the mean step; at a share of 1 the two are the same step.
     const double share = ph.pieceShare;
     const double all = ph.chunkTokens * replicas * share;
-    ph.chunkReplica = busiestRankChunk(all, replicas, budget, w.promptTokens) / share;
+    // A run's step knows the busiest replica's own chunk (StepLoad::groupChunkTokens),
+    // spread over that replica's own ranks below.
+    const bool own = ph.ownChunk >= 0;
+    ph.chunkReplica = own ? ph.ownChunk : busiestRankChunk(all, replicas, budget, w.promptTokens) / share;
     ph.tokensReplica = ph.seqs * ph.queriesPerSeq + ph.chunkReplica;
     ph.rankShare = share;
     if (ph.tp == 1) {
@@ -143,7 +146,8 @@ void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
     // so that its prompt tokens over the steps are the mean step's; at a share of 1 every
     // step of the rank carries its mean chunk.
     const double rankBudget = budget * ph.invTp;
-    const double rankChunk = busiestRankChunk(all, rankOwners, rankBudget, w.promptTokens);
+    const double rankChunk = own ? busiestRankChunk(ph.ownChunk, ph.tp, rankBudget, w.promptTokens)
+                                 : busiestRankChunk(all, rankOwners, rankBudget, w.promptTokens);
     if (share < 1) {
         const double rankPiece =
             std::min(double(w.promptTokens), promptRoom(ph.seqs * ph.queriesPerSeq * ph.invTp, ph.halves, ph.invTp));

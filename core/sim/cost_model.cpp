@@ -268,6 +268,10 @@ void CostModel::stepPhase(const Plan& p, bool prefill, StepContext& ph, const St
         const double mb = std::max(1, p.microBatches);
         ph.seqs = load ? load->seqs / mb : double(p.batch) / mb;
         ph.chunkTokens = load ? load->chunkTokens / mb : ph.seqs * chunkPerSequence();
+        if (load && load->groupChunkTokens >= 0) { // the busiest replica's chunk, the group's mean beside it
+            ph.ownChunk = ph.chunkTokens;
+            ph.chunkTokens = load->groupChunkTokens / mb / lockStepReplicas(p);
+        }
         ph.chunkCtx = w.promptTokens / 2.0;
         ph.queriesPerSeq = load && load->draftPass ? 1.0 : queriesPerSequence();
         ph.tokens = ph.seqs * ph.queriesPerSeq + ph.chunkTokens;
@@ -283,6 +287,8 @@ void CostModel::stepPhase(const Plan& p, bool prefill, StepContext& ph, const St
         ph.tokens *= 0.5;
         ph.seqs *= 0.5;
         ph.chunkTokens *= 0.5;
+        if (ph.ownChunk > 0)
+            ph.ownChunk *= 0.5;
     }
     const PlanPlacement placed = placePlan(p, gpn);
     ph.tpGroup = placed.tensor;

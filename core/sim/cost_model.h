@@ -148,6 +148,9 @@ struct StepContext {
     // chunkBusiestRank is that piece (or, at a share of 1, the rank's mean chunk); op()
     // weights token-split options by this share, every other price by pieceShare.
     double rankShare = 1;
+    // StepLoad::groupChunkTokens given: chunkTokens is the group's mean replica's, this the
+    // busiest replica's own chunk (both per half with two-batch overlap); below 0 otherwise.
+    double ownChunk = -1;
 };
 // A phase as op() and edge() price it. Steady aggregated decode, prefill as events
 // (docs/simulator.md §4): engines put a prompt's chunk into some steps and none into the
@@ -299,6 +302,11 @@ struct StepLoad {
     // Below 1: the chunk is the lock-step group's one prompt piece, in that share of the
     // steps (PhaseContext::pieceShare).
     double pieceShare = 1;
+    // A request-level run's step of a lock-step group (lockStepReplicas), when not below 0:
+    // the prompt tokens of all the group's replicas, chunkTokens then being the busiest
+    // replica's own. The busiest replica holds its chunk, the group's MoE layers route all
+    // of them. Below 0: every replica of the group is taken to carry a chunk like it.
+    double groupChunkTokens = -1;
 };
 
 class CostModel {
@@ -317,6 +325,10 @@ public:
     const GemmModel& gemm() const { return m_gemm; }
     // The engine's host work per micro-batch step, seconds (part of every cycle).
     double stepOverheadS() const { return m_stepOverheadS; }
+    // The replicas that run a decode step in lock step: an MoE engine instance's (their MoE
+    // layers exchange tokens every layer); a dense model's replicas never wait for each
+    // other, so 1 (attention_dp.cpp).
+    int lockStepReplicas(const Plan& p) const;
     // The MoE dispatch/combine kernel a phase runs (moe_all_to_all.h): by the engine, and
     // whether the phase carries prompt tokens. With prefill as events the plain step keeps
     // the kernel of the step with the piece: the normal kernel's fit (4096 tokens per rank)
@@ -446,10 +458,6 @@ private:
     void setExpertLoad(const Plan& degrees, StepContext& ph) const;
     // The busiest owner of sequences' context and prompt chunk (attention_dp.cpp).
     void setBusiestOwners(const Plan& p, StepContext& ph) const;
-    // The replicas that run a decode step in lock step: an MoE engine instance's (their MoE
-    // layers exchange tokens every layer); a dense model's replicas never wait for each
-    // other, so 1 (attention_dp.cpp).
-    int lockStepReplicas(const Plan& p) const;
     // The constructor's parts: the hardware's rates and kernels, then each operator's
     // static figures (weights, FLOPs and bytes per token, precision), then GEMM shapes.
     void setHardware();

@@ -43,36 +43,75 @@ public:
             issue(t = nextArrival(m_draws, t, share.rate));
     }
 
-    ReplicaResult run(StepPricer& price)
+    bool done() const { return m_finished >= m_total; }
+    // Arrivals up to `t` join the queue and the queue's head the batch; whether the replica
+    // has a step to run.
+    bool admitAt(double t)
     {
-        ReplicaResult out;
-        while (m_finished < m_total) {
-            admit();
-            if (m_running.empty()) { // idle until the next arrival
-                if (m_nextArrival >= m_reqs.size()) {
-                    out.error = "the request-level run stalled (no request to serve)";
-                    return out;
-                }
-                m_t = std::max(m_t, m_reqs[m_nextArrival].arrivalS);
-                continue;
-            }
-            const int decoding = compose();
-            int chunk = 0;
-            for (const auto& c : m_chunks)
-                chunk += c.second;
-            m_t += price.seconds(decoding, chunk);
-            ++out.steps;
-            out.sumRunning += static_cast<double>(m_running.size());
-            out.sumQueued += static_cast<double>(m_queue.size());
-            if (out.steps > kMaxSteps || !std::isfinite(m_t)) {
-                out.error = "the request-level run exceeded " + std::to_string(kMaxSteps) + " engine steps";
-                return out;
-            }
-            advance();
+        m_t = t;
+        admit();
+        return !m_running.empty();
+    }
+    // When the next request arrives (infinity when none is left to arrive).
+    double nextArrivalS() const
+    {
+        return m_nextArrival < m_reqs.size() ? m_reqs[m_nextArrival].arrivalS : std::numeric_limits<double>::infinity();
+    }
+    // The step's composition (compose): its decoding sequences and its prompt tokens.
+    std::pair<int, int> composeStep()
+    {
+        const int decoding = compose();
+        int chunk = 0;
+        for (const auto& c : m_chunks)
+            chunk += c.second;
+        return {decoding, chunk};
+    }
+    // The step composed last ends at `t`: its tokens are out, recorded in `out`.
+    void endStep(double t, ReplicaResult& out)
+    {
+        m_t = t;
+        ++out.steps;
+        out.sumRunning += static_cast<double>(m_running.size());
+        out.sumQueued += static_cast<double>(m_queue.size());
+        advance();
+    }
+    // How many steps of `dt` from `t` on repeat the step just ended with nothing changing:
+    // every running sequence decoding one token a step (no prompt left, no drafts), none
+    // finishing, no request arriving or waiting for a free slot. Far more than any run
+    // when the replica has nothing running and nothing left to arrive.
+    long long quietSteps(double t, double dt) const
+    {
+        long long n = std::numeric_limits<long long>::max() / 4;
+        const double arrival = nextArrivalS();
+        if (std::isfinite(arrival))
+            n = arrival <= t ? 0 : std::min<double>(n, std::ceil((arrival - t) / dt) - 1);
+        if (!m_queue.empty() && static_cast<int>(m_running.size()) < m_batch)
+            return 0; // the queue's head joins at the next step
+        if (!m_running.empty() && m_perStep.emitted != 1.0)
+            return 0;
+        for (int i : m_running) {
+            const Request& r = m_reqs[i];
+            if (r.prefilled != r.prompt)
+                return 0;
+            n = std::min<long long>(n, static_cast<long long>(std::ceil(r.output - r.generated)) - 1);
         }
+        return std::max(0LL, n);
+    }
+    // `n` such steps of `dt` each, ending at `t`, recorded in `out`.
+    void skipQuietSteps(long long n, double t, ReplicaResult& out)
+    {
+        m_t = t;
+        out.steps += n;
+        out.sumRunning += double(n) * static_cast<double>(m_running.size());
+        out.sumQueued += double(n) * static_cast<double>(m_queue.size());
+        for (int i : m_running)
+            m_reqs[i].generated += double(n);
+    }
+    int running() const { return static_cast<int>(m_running.size()); }
+    void collect(ReplicaResult& out) const
+    {
         out.durationS = m_t;
         collectMeasured(m_reqs, out);
-        return out;
     }
 
 private:
@@ -158,6 +197,85 @@ private:
     double m_t = 0;
 };
 
+// Runs replicas that step together until each has finished its requests: one replica
+// alone, or the replicas of a lock-step group (CostModel::lockStepReplicas: an MoE engine
+// instance's, whose MoE layers exchange tokens every layer, so no replica's step ends
+// before the busiest one's). A group's step is priced as its busiest replica's: the most
+// prompt tokens any of them carries, beside the most decoding sequences any has, the
+// group's MoE layers routing every replica's prompt tokens. A replica with nothing
+// running sits the step out. One ReplicaResult per replica, in order.
+std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer& price)
+{
+    std::vector<ReplicaResult> out(members.size());
+    std::vector<char> stepping(members.size(), 0);
+    const bool group = members.size() > 1;
+    double t = 0;
+    long long steps = 0;
+    for (;;) {
+        bool left = false, any = false;
+        double next = std::numeric_limits<double>::infinity();
+        for (size_t i = 0; i < members.size(); ++i) {
+            stepping[i] = 0;
+            if (members[i].done())
+                continue;
+            left = true;
+            stepping[i] = members[i].admitAt(t) ? 1 : 0;
+            any = any || stepping[i];
+            next = std::min(next, members[i].nextArrivalS());
+        }
+        if (!left)
+            break;
+        if (!any) { // idle until the next arrival
+            if (!std::isfinite(next)) {
+                out.front().error = "the request-level run stalled (no request to serve)";
+                return out;
+            }
+            t = std::max(t, next);
+            continue;
+        }
+        int seqs = 0, chunk = 0;
+        long long groupChunk = 0;
+        for (size_t i = 0; i < members.size(); ++i)
+            if (stepping[i]) {
+                const auto [d, c] = members[i].composeStep();
+                seqs = std::max(seqs, d);
+                chunk = std::max(chunk, c);
+                groupChunk += c;
+            }
+        t += group ? price.groupSeconds(seqs, chunk, groupChunk) : price.seconds(seqs, chunk);
+        if (++steps > kMaxSteps || !std::isfinite(t)) {
+            out.front().error = "the request-level run exceeded " + std::to_string(kMaxSteps) + " engine steps";
+            return out;
+        }
+        for (size_t i = 0; i < members.size(); ++i)
+            if (stepping[i])
+                members[i].endStep(t, out[i]);
+        // A group's decode-only steps repeat until something happens (a finish, an
+        // arrival): run them in one go, each priced as the step just run. (One replica
+        // alone keeps stepping one at a time.)
+        if (group && chunk == 0) {
+            int next = 0; // the next step's decoding sequences, the most any replica runs
+            for (const Replica& m : members)
+                next = std::max(next, m.done() ? 0 : m.running());
+            const double dt = next > 0 ? price.groupSeconds(next, 0, 0) : 0.0;
+            long long n = next > 0 && dt > 0 ? kMaxSteps - steps : 0;
+            for (size_t i = 0; i < members.size() && n > 0; ++i)
+                if (!members[i].done())
+                    n = std::min(n, members[i].quietSteps(t, dt));
+            if (n > 0) {
+                t += double(n) * dt;
+                steps += n;
+                for (size_t i = 0; i < members.size(); ++i)
+                    if (!members[i].done() && members[i].running() > 0)
+                        members[i].skipQuietSteps(n, t, out[i]);
+            }
+        }
+    }
+    for (size_t i = 0; i < members.size(); ++i)
+        members[i].collect(out[i]);
+    return out;
+}
+
 } // namespace
 
 LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& steady)
@@ -228,14 +346,44 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
     StepPricer price(sim, plan);
     const PerStep perStep{static_cast<int>(sim.costs().queriesPerSequence()), sim.costs().tokensPerStep()};
     Totals totals;
-    for (size_t gi = 0; gi < groups.size(); ++gi) {
-        const ReplicaGroup& g = groups[gi];
-        ReplicaResult r = Replica(w, load, g.share, plan.batch, load.seed + 7919 * gi, perStep).run(price);
-        if (!r.error.empty()) {
-            run.error = r.error;
+    const int lockStep = std::max(1, sim.costs().lockStepReplicas(plan));
+    if (lockStep > 1 && plan.dataParallel % lockStep == 0) {
+        // One engine instance's replicas run together, the others alike: the replicas'
+        // shares in order (a closed loop's replicas past its concurrency have none), dealt
+        // to the instances in turn, so member k of each takes replica k x instances's.
+        const int instances = plan.dataParallel / lockStep;
+        std::vector<Share> shares;
+        for (const ReplicaGroup& g : groups)
+            shares.insert(shares.end(), g.replicas, g.share);
+        std::vector<Replica> members;
+        for (int k = 0; k < lockStep; ++k) {
+            const size_t replica = size_t(k) * instances;
+            if (replica < shares.size()) // a replica without requests steps with nobody
+                members.emplace_back(w, load, shares[replica], plan.batch, load.seed + 7919 * k, perStep);
+        }
+        if (members.empty()) {
+            run.error = "the load protocol sends no requests";
             return run;
         }
-        totals.add(r, g.replicas, f);
+        const std::vector<ReplicaResult> rs = runTogether(members, price);
+        if (!rs.front().error.empty()) {
+            run.error = rs.front().error;
+            return run;
+        }
+        for (const ReplicaResult& r : rs)
+            totals.add(r, instances, f);
+    } else {
+        for (size_t gi = 0; gi < groups.size(); ++gi) {
+            const ReplicaGroup& g = groups[gi];
+            std::vector<Replica> alone;
+            alone.emplace_back(w, load, g.share, plan.batch, load.seed + 7919 * gi, perStep);
+            const ReplicaResult r = runTogether(alone, price).front();
+            if (!r.error.empty()) {
+                run.error = r.error;
+                return run;
+            }
+            totals.add(r, g.replicas, f);
+        }
     }
     totals.finish(f);
     endFigures(f, load, sc.cluster.totalGpus(), price.priced());

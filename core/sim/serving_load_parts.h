@@ -8,8 +8,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -42,20 +44,38 @@ public:
         auto it = m_cache.find(key);
         if (it != m_cache.end())
             return it->second;
-        const StepLoad load{double(seqs), double(chunk)};
-        m_sim.evaluate(m_plan, m_scratch, false, &load);
-        // The step is the cycle: TPOT times the tokens a sequence emits per step.
-        const double s = std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3 : std::numeric_limits<double>::infinity();
-        m_cache.emplace(key, s);
-        return s;
+        return m_cache.emplace(key, price(StepLoad{double(seqs), double(chunk)})).first->second;
     }
-    long long priced() const { return static_cast<long long>(m_cache.size()); }
+    // The step of a lock-step group whose busiest replica carries `chunk` prompt tokens
+    // beside `seqs` decoding sequences, the group's replicas `groupChunk` in all
+    // (StepLoad::groupChunkTokens).
+    double groupSeconds(int seqs, int chunk, long long groupChunk)
+    {
+        if (groupChunk == 0)
+            return seconds(seqs, 0); // no prompt tokens anywhere: every replica's step alike
+        const auto key = std::make_tuple(seqs, chunk, groupChunk);
+        auto it = m_groupCache.find(key);
+        if (it != m_groupCache.end())
+            return it->second;
+        StepLoad load{double(seqs), double(chunk)};
+        load.groupChunkTokens = double(groupChunk);
+        return m_groupCache.emplace(key, price(load)).first->second;
+    }
+    long long priced() const { return static_cast<long long>(m_cache.size() + m_groupCache.size()); }
 
 private:
+    // The step is the cycle: TPOT times the tokens a sequence emits per step.
+    double price(const StepLoad& load)
+    {
+        m_sim.evaluate(m_plan, m_scratch, false, &load);
+        return std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3
+                                               : std::numeric_limits<double>::infinity();
+    }
     const Simulator& m_sim;
     Plan m_plan;
     SimResult m_scratch;
     std::unordered_map<std::uint64_t, double> m_cache;
+    std::map<std::tuple<int, int, long long>, double> m_groupCache;
 };
 
 // Deterministic draws (the standard distributions' algorithms are the library's choice).

@@ -101,6 +101,22 @@ void TestCliFiles::specialFiles_data()
     QTest::newRow("--out FIFO without a reader: error at once")
         << "outfifo" << R"(exec "$CLI" search --scenario llama3-70b-8gpu --algo random --budget 50 --out "$DIR/out.json")"
         << 1 << "^error: [^\n]*/out\\.json: is a named pipe \\(FIFO\\) that no process is reading\n$" << "^$" << "";
+    // An output never replaces the input it was computed from, nor the other output.
+    const QString madePlan = QStringLiteral(R"("$CLI" megatron --scenario llama3-70b-8gpu --out "$DIR/in.json" > /dev/null && )");
+    QTest::newRow("export --out onto its own --plan: refused, the plan kept")
+        << "" << madePlan + R"(exec "$CLI" export --plan "$DIR/in.json" --engine vllm --out "$DIR/in.json")" << 2
+        << "^shardlab-cli export: --out: [^\n]*/in\\.json is the input [^\n]*/in\\.json, which writing would replace"
+        << "^$" << "in-is-plan";
+    QTest::newRow("import-hf --out onto its input by another path: refused")
+        << "hfin" << R"(exec "$CLI" import-hf "$DIR/in.json" --out "$DIR/../d/in.json")" << 2
+        << "^shardlab-cli import-hf: --out: [^\n]*/in\\.json is the input" << "^$" << "in-is-hf";
+    QTest::newRow("calibrate --out and --out-cluster one file: refused")
+        << "" << QStringLiteral(R"(exec "$CLI" calibrate --measurements "%1" --out "$DIR/out.json" --out-cluster "$DIR/out.json")")
+                     .arg(QStringLiteral(SHARDLAB_RESOURCES "/examples/measurements/published-decode-steps.json"))
+        << 2 << "^shardlab-cli calibrate: --out: names the same file as --out-cluster" << "^$" << "no-out";
+    QTest::newRow("stdout onto a /dev/full clone: an error, not success")
+        << "devfull" << madePlan + R"(exec "$CLI" export --plan "$DIR/in.json" --engine vllm > "$DIR/out.json")" << 1
+        << "writing the output failed \\(stdout\\)\n$" << "^$" << "";
     QTest::newRow("--out symlink to a 0600 file: link and mode kept")
         << "link0600" << R"(exec "$CLI" import-hf "$DIR/../hf.json" --out "$DIR/out.json")" << 0 << "" << "\nwrote "
         << "link-kept";
@@ -143,6 +159,8 @@ void TestCliFiles::specialFiles()
         QVERIFY(fp);
         std::fputs("{\"format\": ", fp);
         std::fclose(fp);
+    } else if (setup == "hfin") {
+        QVERIFY(QFile::copy(QStringLiteral(SHARDLAB_TEST_DATA "/hf/qwen3-8b.config.json"), dir + "/in.json"));
     } else if (setup == "link0600") {
         QVERIFY(QFile::copy(QStringLiteral(SHARDLAB_TEST_DATA "/hf/qwen3-8b.config.json"), tmp.path() + "/hf.json"));
         QFile real(dir + "/real.json");
@@ -189,6 +207,13 @@ void TestCliFiles::specialFiles()
         QVERIFY(S_ISLNK(modeOf(dir + "/out.json")));
         QCOMPARE(int(modeOf(dir + "/real.json") & 0777), 0600);
         QVERIFY(QFileInfo(dir + "/real.json").size() > 100);
+    } else if (check == "in-is-plan" || check == "in-is-hf") {
+        QFile kept(dir + "/in.json");
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        const QByteArray text = kept.readAll();
+        QVERIFY2(text.contains(check == "in-is-plan" ? "\"shardlab-plan\"" : "\"architectures\""), text.left(200).constData());
+    } else if (check == "no-out") {
+        QVERIFY(!QFileInfo::exists(dir + "/out.json"));
     } else if (check == "json-file-escaped") {
         const QJsonObject j = QJsonDocument::fromJson(stdoutText.toUtf8()).object();
         QVERIFY2(j.value("file").toString().endsWith("/bad\\xff.json"), qPrintable(stdoutText));

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "io/presets.h"
+#include "model/names.h"
 
 using namespace shardlab;
 
@@ -11,6 +12,7 @@ class TestPresetNames : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void namesFollowEdits();
+    void composedNamesStayWithinTheLimit();
 };
 
 // An edited preset is shown as edited, and a cluster name that only described the cluster
@@ -52,6 +54,20 @@ void TestPresetNames::namesFollowEdits()
     ClusterSpec ownAfter = own;
     ownAfter.nodes = 4;
     QCOMPARE(followClusterName(own, ownAfter), std::string("lab cluster"));
+}
+
+// A name ShardLab composes from a user's (a fitted cluster's "... (fitted to FILE)") is cut
+// to the one name rule's limit on a whole UTF-8 character, so every file it writes reads back.
+void TestPresetNames::composedNamesStayWithinTheLimit()
+{
+    QCOMPARE(nameWithinLimit("H100 x 8"), std::string("H100 x 8"));
+    const std::string ascii = nameWithinLimit(std::string(300, 'x'));
+    QCOMPARE(ascii.size(), kMaxNameBytes);
+    QVERIFY(!nameProblem(ascii));
+    // 255 ASCII bytes, then a 3-byte character over the limit: cut before it, not inside.
+    const std::string mixed = nameWithinLimit(std::string(255, 'x') + "\xe2\x80\x94" + "tail");
+    QCOMPARE(mixed, std::string(255, 'x'));
+    QVERIFY(!nameProblem(mixed));
 }
 
 QTEST_APPLESS_MAIN(TestPresetNames)

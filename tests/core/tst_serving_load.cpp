@@ -40,6 +40,7 @@ private Q_SLOTS:
     void steadyCompositionIsTheSteadyStep();
     void loneRequestSeesUnloadedSteps();
     void ttftGrowsWithLoadAndSaturates();
+    void lockStepReplicasWaitForEachOthersPrompts();
     void deterministicPerSeed();
     void openLoopMeasuresTheCountAsked();
     void protocolRoundTripsAndBadFieldsAreNamed();
@@ -139,6 +140,49 @@ void TestServingLoad::ttftGrowsWithLoadAndSaturates()
     QVERIFY(longRun.figures.ttftMeanMs > 1.5 * shortRun.figures.ttftMeanMs);
     // Served output never beats the steady state's capacity by more than the tail's slack.
     QVERIFY(longRun.figures.outputTokensPerS <= 1.05 * x.steady.outputTokensPerS);
+}
+
+// The replicas of one MoE engine instance step together (their MoE layers exchange tokens
+// every layer), so a prompt on any of them lengthens every one's step: a run of the group
+// serves no more than the steady state, which prices that wait, says it can. The group's
+// step with one replica's prompt costs more than the plain step and less than one where
+// every replica carries such a prompt.
+void TestServingLoad::lockStepReplicasWaitForEachOthersPrompts()
+{
+    const Setup x = recipe("deepseek-v3-256gpu");
+    const Simulator sim(x.s);
+    const int group = sim.costs().lockStepReplicas(x.plan);
+    QVERIFY2(group > 1, qPrintable(QString::number(group)));
+    const double seqs = x.plan.batch, prompt = x.s.workload.promptTokens;
+    SimResult r;
+    const StepLoad plain{seqs, 0}, everyReplica{seqs, prompt};
+    StepLoad oneReplica{seqs, prompt};
+    oneReplica.groupChunkTokens = prompt; // the busiest replica's is the group's only chunk
+    sim.evaluate(x.plan, r, false, &plain);
+    const double plainMs = r.tpotMs;
+    sim.evaluate(x.plan, r, false, &oneReplica);
+    const double oneMs = r.tpotMs;
+    sim.evaluate(x.plan, r, false, &everyReplica);
+    QVERIFY2(plainMs < oneMs && oneMs < r.tpotMs,
+             qPrintable(QString("%1 %2 %3").arg(plainMs).arg(oneMs).arg(r.tpotMs)));
+    // Above the steady capacity the group's run is saturated and serves at most the steady
+    // output (one replica run alone, blind to the others' prompts, served 1.41x of it here).
+    const double cap = x.steady.outputTokensPerS / x.s.workload.outputTokens;
+    const LoadRun run = simulateLoad(sim, x.plan, x.steady, openLoop(1.3 * cap, 1500));
+    QVERIFY2(run.ok(), run.error.c_str());
+    QVERIFY(run.figures.saturated);
+    QVERIFY2(run.figures.outputTokensPerS <= 1.05 * x.steady.outputTokensPerS,
+             qPrintable(QString("%1 vs %2").arg(run.figures.outputTokensPerS).arg(x.steady.outputTokensPerS)));
+    // A closed loop of fewer requests than replicas leaves the rest of the group idle: the
+    // run measures the loop's requests, not one loop per replica.
+    LoadSpec few;
+    few.protocol = LoadProtocol::Concurrency;
+    few.concurrency = group / 4;
+    few.requests = 3 * few.concurrency;
+    few.warmupRequests = 0;
+    const LoadRun small = simulateLoad(sim, x.plan, x.steady, few);
+    QVERIFY2(small.ok(), small.error.c_str());
+    QCOMPARE(small.figures.requests, few.measuredRequests());
 }
 
 void TestServingLoad::deterministicPerSeed()
