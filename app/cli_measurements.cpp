@@ -4,14 +4,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <ostream>
 
-#include <filesystem>
-
 #include "cli_commands.h"
-#include "model/names.h"
 #include "io/atomic_file.h"
 #include "io/profile_json.h"
+#include "model/names.h"
 #include "report/measurements.h"
 
 namespace shardlab::cli {

@@ -6,7 +6,6 @@
 #include <ostream>
 
 #include "cli_commands.h"
-#include "model/names.h"
 #include "cli_deployment.h"
 #include "io/profile_json.h"
 #include "sim/deployment.h"
@@ -15,6 +14,7 @@
 #include "io/atomic_file.h"
 #include "io/hf_import.h"
 #include "io/presets.h"
+#include "model/names.h"
 #include "report/measurements.h"
 #include "runner/run_search.h"
 #include "search/scenario_generator.h"

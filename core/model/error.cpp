@@ -58,14 +58,21 @@ std::string displayText(const std::string& bytes)
     return out;
 }
 
-std::string excerpt(const std::string& bytes, size_t maxBytes)
+std::string utf8Prefix(const std::string& bytes, size_t maxBytes)
 {
     if (bytes.size() <= maxBytes)
         return bytes;
     size_t cut = maxBytes;
     while (cut > 0 && (static_cast<unsigned char>(bytes[cut]) & 0xC0) == 0x80)
-        --cut; // not inside a UTF-8 sequence
-    return bytes.substr(0, cut) + "... (" + std::to_string(bytes.size()) + " bytes in all)";
+        --cut; // bytes[cut] continues a sequence: cut before the sequence starts
+    return bytes.substr(0, cut);
+}
+
+std::string excerpt(const std::string& bytes, size_t maxBytes)
+{
+    if (bytes.size() <= maxBytes)
+        return bytes;
+    return utf8Prefix(bytes, maxBytes) + "... (" + std::to_string(bytes.size()) + " bytes in all)";
 }
 
 std::string FieldError::toString() const

@@ -37,6 +37,9 @@ inline constexpr size_t kMaxShownBytes = 256;
 // `bytes` cut to at most maxBytes (at a UTF-8 boundary) plus "... (N bytes in all)" when
 // longer; as is otherwise.
 std::string excerpt(const std::string& bytes, size_t maxBytes = kMaxShownBytes);
+// The longest prefix of `bytes` of at most maxBytes that does not end inside a UTF-8
+// sequence (`bytes` itself when it is no longer).
+std::string utf8Prefix(const std::string& bytes, size_t maxBytes);
 
 // A value or the first error that prevented it. Small on purpose: no exceptions in the
 // core's public API.

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "model/error.h"
+
 namespace shardlab {
 
 // Longest name accepted, in bytes of UTF-8. HuggingFace ids ("org/model", at most 96
@@ -27,15 +29,6 @@ inline std::optional<std::string> nameProblem(const std::string& name)
 // `name` cut to the longest prefix within kMaxNameBytes that ends on a whole UTF-8
 // character: for names ShardLab composes from a user's (a fitted cluster's "... (fitted to
 // FILE)"), so that what it writes, it reads back.
-inline std::string nameWithinLimit(std::string name)
-{
-    if (name.size() <= kMaxNameBytes)
-        return name;
-    std::size_t end = kMaxNameBytes;
-    while (end > 0 && (static_cast<unsigned char>(name[end]) & 0xC0) == 0x80)
-        --end; // name[end] continues a character: cut before that character starts
-    name.resize(end);
-    return name;
-}
+inline std::string nameWithinLimit(const std::string& name) { return utf8Prefix(name, kMaxNameBytes); }
 
 } // namespace shardlab

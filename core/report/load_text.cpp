@@ -1,9 +1,8 @@
 #include "report/load_text.h"
 
-#include <algorithm>
-
 #include "model/printf_text.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace shardlab {

@@ -287,7 +287,7 @@ void CostModel::stepPhase(const Plan& p, bool prefill, StepContext& ph, const St
         ph.tokens *= 0.5;
         ph.seqs *= 0.5;
         ph.chunkTokens *= 0.5;
-        if (ph.ownChunk > 0)
+        if (ph.ownChunk >= 0)
             ph.ownChunk *= 0.5;
     }
     const PlanPlacement placed = placePlan(p, gpn);

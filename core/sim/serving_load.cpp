@@ -256,8 +256,8 @@ std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer
         if (group && chunk == 0) {
             int next = 0; // the next step's decoding sequences, the most any replica runs
             for (const Replica& m : members)
-                next = std::max(next, m.done() ? 0 : m.running());
-            const double dt = next > 0 ? price.groupSeconds(next, 0, 0) : 0.0;
+                next = std::max(next, m.running());
+            const double dt = next > 0 ? price.seconds(next, 0) : 0.0;
             long long n = next > 0 && dt > 0 ? kMaxSteps - steps : 0;
             for (size_t i = 0; i < members.size() && n > 0; ++i)
                 if (!members[i].done())
@@ -266,7 +266,7 @@ std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer
                 t += double(n) * dt;
                 steps += n;
                 for (size_t i = 0; i < members.size(); ++i)
-                    if (!members[i].done() && members[i].running() > 0)
+                    if (members[i].running() > 0)
                         members[i].skipQuietSteps(n, t, out[i]);
             }
         }
