@@ -3,6 +3,7 @@
 // nccl-tests or an engine's own benchmark, and for teaching.
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <ostream>
 
@@ -130,6 +131,9 @@ int runCollective(const Args& a, std::ostream& out, std::ostream& err)
         return reportErrors(err, {"--bytes: required (the nccl-tests size: each rank's buffer, e.g. 16384)"});
     if (!intValue(a, "--gpus", 1, 1 << 20, gpus, error) || !numberValue(a, "--bytes", 1, 1e13, bytes, error))
         return reportErrors(err, {error});
+    // A buffer holds whole bytes; 1e6 is one, 1.5 is not (it would be priced and printed as 2).
+    if (bytes != std::floor(bytes))
+        return reportErrors(err, {"--bytes: expects a whole number of bytes, got '" + a.value("--bytes") + "'"});
     // Whole nodes of the preset's size: a group larger than a node spans several.
     ClusterSpec c = cluster.value;
     c.nodes = static_cast<int>((gpus + c.gpusPerNode - 1) / c.gpusPerNode);
@@ -189,7 +193,7 @@ void addCollectiveCommand(std::vector<Command>& v)
                   "algorithm, dispatch_us, combine_us, dispatch/combine_bytes_sent_per_rank.",
                   {{"--op", "OP", "all_reduce, all_gather, reduce_scatter or all_to_all"},
                    {"--gpus", "N", "ranks in the group"},
-                   {"--bytes", "B", "nccl-tests size in bytes"},
+                   {"--bytes", "B", "nccl-tests size in bytes (a whole number; 1e6 is one)"},
                    {"--engine", "E", "nccl (default), trtllm, vllm, vllm_eager or sglang"},
                    {"--kernel", "K", "MoE dispatch/combine: deepep_ll, deepep_normal or nccl (all_to_all only)"},
                    {"--tokens", "T", "with --kernel: tokens per rank"},

@@ -77,6 +77,10 @@ public:
         return true;
     }
 
+    // Where the value being read sits, for an error raised inside it (a number's
+    // overflow) before its own event: an object's current key, an array's next element.
+    std::string pendingPath() const { return path(1); }
+
 private:
     struct Frame {
         bool object;
@@ -94,14 +98,16 @@ private:
             ++m_frames.back().index;
     }
 
-    std::string path() const
+    // The path of the open containers; `nextElement` is added to the innermost array's index.
+    std::string path(long long nextElement = 0) const
     {
         std::string p;
-        for (const Frame& f : m_frames) {
+        for (size_t i = 0; i < m_frames.size(); ++i) {
+            const Frame& f = m_frames[i];
             if (f.object)
                 p += (p.empty() ? "" : ".") + f.key;
             else
-                p += "[" + std::to_string(std::max(0LL, f.index)) + "]";
+                p += "[" + std::to_string(std::max(0LL, f.index + (i + 1 == m_frames.size() ? nextElement : 0))) + "]";
         }
         return p;
     }
@@ -123,8 +129,8 @@ bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& err
             + "); JSON text has none";
         return false;
     }
+    ParseGuard guard;
     try {
-        ParseGuard guard;
         out = nlohmann::json::parse(text, std::ref(guard));
         return true;
     } catch (const ParseStop& stop) {
@@ -148,7 +154,7 @@ bool parseJsonText(const std::string& text, nlohmann::json& out, FieldError& err
         std::string what = e.what();
         if (what.rfind("[json.exception.", 0) == 0 && what.find("] ") != std::string::npos)
             what.erase(0, what.find("] ") + 2);
-        error.where = "";
+        error.where = guard.pendingPath();
         error.reason = "malformed JSON: " + excerpt(what, 128);
         return false;
     }

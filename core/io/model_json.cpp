@@ -97,11 +97,16 @@ ModelSpec readModel(JsonReader r)
         readMla(r, m);
         m.kvHeads = r.integerOr("kv_heads", m.attentionHeads, 1, 4096);
         m.headDim = r.integerOr("head_dim", m.mla.vHeadDim, 1, 4096);
-    } else {
-        if (attn != "gqa")
-            r.fail(r.path("attention"), "must be \"gqa\" or \"mla\", got \"" + attn + "\"");
+    } else if (attn == "gqa" && !(r.has("attention") && !r.json()["attention"].is_string())) {
         m.kvHeads = r.integer("kv_heads", 1, 4096);
         m.headDim = r.integer("head_dim", 1, 4096);
+    } else {
+        // The kind could not be read (its error says so once); which head fields are
+        // required depends on it, so they are only checked where given.
+        if (r.json()["attention"].is_string())
+            r.fail(r.path("attention"), "must be \"gqa\" or \"mla\", got \"" + attn + "\"");
+        m.kvHeads = r.integerOr("kv_heads", 1, 1, 4096);
+        m.headDim = r.integerOr("head_dim", 1, 1, 4096);
     }
     if (r.has("moe"))
         readMoe(r, m);
