@@ -192,6 +192,8 @@ int runCompare(const Args& a, std::ostream& out, std::ostream& err)
     printHeadline(out, oa);
     out << nb << ": ";
     printHeadline(out, ob);
+    for (const std::string& line : c.underLoad.lines)
+        out << line << "\n";
     out << "\n";
     printDeploymentComparison(out, c);
     return kExitOk;
@@ -220,8 +222,10 @@ void addExplainCommands(std::vector<Command>& v)
                   "compare two plans of one scenario: throughput ratio and where the per-token cost differs",
                   "What the window's Compare tab shows. Both plans are evaluated on one scenario: --scenario, or "
                   "the one embedded in A (B's embedded scenario must agree). The per-token costs are the inverses "
-                  "of the throughputs per GPU, so their ratio is the headline ratio. JSON: a, b (evaluations), "
-                  "ratio, this_gpu_us_per_token, reference_gpu_us_per_token, headline, pools (per pool: parts and "
+                  "of the throughputs per GPU, so their ratio is the headline ratio. A scenario with a load "
+                  "protocol also runs both plans under it: each one's throughput, p90 latencies and verdict, and "
+                  "A's ratios to B's. JSON: a, b (evaluations), ratio, this_gpu_us_per_token, "
+                  "reference_gpu_us_per_token, headline, ratio_under_load, load_lines, pools (per pool: parts and "
                   "lines).",
                   {kPlanScenarioOption, kProfileOption, kIgnoreEmbeddedOption,
                    {"--name-a", "NAME", "what to call plan A (default A)"},

@@ -1,5 +1,6 @@
 #include "compare_view.h"
 
+#include "report/load_text.h"
 #include "report/text_format.h"
 
 #include <QComboBox>
@@ -237,6 +238,16 @@ void CompareView::refresh()
                     .arg(QString::fromStdString(groupedNumber(m_cmp.ratio, 3)),
                          QString::fromStdString(perTokenText(m_cmp.thisPerToken)),
                          QString::fromStdString(perTokenText(m_cmp.refPerToken)), QString::fromStdString(m_cmp.unit));
+    // Under the scenario's load protocol both plans also run request by request: the
+    // CLI's compare lines, with the plans' names.
+    if (ia != ib && okA && okB && !m_scenario.workload.load.steady()
+        && m_scenario.workload.serving != ServingMode::Disaggregated) {
+        const LoadComparison lc = compareUnderLoad(deploymentOutcome(m_scenario, A.plan, m_resA),
+                                                   deploymentOutcome(m_scenario, B.plan, m_resB), A.name.toStdString(),
+                                                   B.name.toStdString());
+        for (const std::string& l : lc.lines)
+            html += QStringLiteral("<br>") + QString::fromStdString(l).toHtmlEscaped();
+    }
     for (const NamedPlan* p : {&A, &B})
         if (!p->note.isEmpty())
             html += QStringLiteral("<br><span style='color:#546e7a'>%1: %2</span>")

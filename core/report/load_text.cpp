@@ -92,4 +92,50 @@ std::string summarizeLoad(const DeploymentOutcome& o)
     return line + (o.loadVerdict.withinLimits ? " · p90s within the limits" : " · p90 beyond a limit");
 }
 
+namespace {
+
+// One side of a comparison under load: "240.0 tokens/s per GPU · TTFT mean 83.0 ms, p90
+// 116.4 · TPOT mean 34.55 ms, p90 35.72 · 31% of capacity · within the limits".
+std::string loadSide(const DeploymentOutcome& o)
+{
+    if (!o.loadError.empty())
+        return "not run: " + o.loadError;
+    const LoadFigures& f = o.load;
+    std::string line = printfText("%.1f tokens/s per GPU · TTFT mean %.1f ms, p90 %.1f · TPOT mean %.2f ms, p90 %.2f",
+                                  f.tokensPerSPerGpu, f.ttftMeanMs, f.ttftP90Ms, f.tpotMeanMs, f.tpotP90Ms);
+    if (f.saturated)
+        line += printfText(" · SATURATED (capacity %.3g requests/s)", f.capacityRequestsPerS);
+    else if (f.protocol == LoadProtocol::RequestRate && f.capacityRequestsPerS > 0)
+        line += printfText(" · %.0f%% of capacity", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS);
+    return line + (o.loadVerdict.withinLimits ? " · within the limits" : " · beyond a limit");
+}
+
+bool ranUnderLoad(const DeploymentOutcome& o) { return o.underLoad && o.loadError.empty(); }
+
+} // namespace
+
+LoadComparison compareUnderLoad(const DeploymentOutcome& a, const DeploymentOutcome& b, const std::string& aName,
+                                const std::string& bName)
+{
+    LoadComparison c;
+    if (!a.underLoad || !b.underLoad || a.pools.empty())
+        return c;
+    c.lines.push_back("Under the scenario's load, " + describeProtocol(a.pools.front().scenario.workload.load) + ":");
+    c.lines.push_back("  " + aName + ": " + loadSide(a));
+    c.lines.push_back("  " + bName + ": " + loadSide(b));
+    if (!ranUnderLoad(a) || !ranUnderLoad(b) || b.load.tokensPerSPerGpu <= 0)
+        return c;
+    const LoadFigures &fa = a.load, &fb = b.load;
+    c.ratio = fa.tokensPerSPerGpu / fb.tokensPerSPerGpu;
+    auto times = [](double x, double y) { return y > 0 ? printfText("%.3gx", x / y) : std::string("—"); };
+    std::string line = printfText("  %s serves %.3fx %s's output tokens per GPU under this load; its p90 TTFT is ",
+                                  aName.c_str(), c.ratio, bName.c_str())
+        + times(fa.ttftP90Ms, fb.ttftP90Ms) + " and its p90 TPOT " + times(fa.tpotP90Ms, fb.tpotP90Ms) + " " + bName
+        + "'s";
+    if (a.loadVerdict.withinLimits != b.loadVerdict.withinLimits)
+        line += "; only " + (a.loadVerdict.withinLimits ? aName : bName) + " holds the limits under it";
+    c.lines.push_back(line);
+    return c;
+}
+
 } // namespace shardlab

@@ -18,4 +18,15 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o);
 // TTFT mean 59.1 ms, p99 88.7 · TPOT mean 21.40 ms · 19% of capacity"; "" when not run.
 std::string summarizeLoad(const DeploymentOutcome& o);
 
+// Two deployments of one scenario run under its load protocol, side by side: the protocol,
+// each side's throughput, latencies, load and verdict, then how A's figures compare with
+// B's. `ratio` is A's output tokens/s per GPU under the load over B's (0 when either did not
+// run or B served nothing). Empty lines when the scenario has no load protocol.
+struct LoadComparison {
+    double ratio = 0;
+    std::vector<std::string> lines;
+};
+LoadComparison compareUnderLoad(const DeploymentOutcome& a, const DeploymentOutcome& b, const std::string& aName,
+                                const std::string& bName);
+
 } // namespace shardlab

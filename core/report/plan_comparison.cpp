@@ -330,6 +330,7 @@ DeploymentComparison compareDeployments(const DeploymentOutcome& a, const Deploy
             + perTokenText(d.thisPerToken) + " vs " + perTokenText(d.refPerToken)
             + " GPU\xC2\xB7\xC2\xB5s per output token).";
     }
+    d.underLoad = compareUnderLoad(a, b, aName, bName);
     if (a.pools.size() != b.pools.size())
         return d;
     for (size_t i = 0; i < a.pools.size(); ++i) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "report/cost_account.h"
+#include "report/load_text.h"
 
 namespace shardlab {
 
@@ -65,6 +66,9 @@ struct DeploymentComparison {
     std::vector<std::string> poolNames;       // "plan", or "prefill pool" and "decode pool"
     std::vector<PlanComparison> pools;
     std::string headline;
+    // Under the scenario's load protocol (when it has one): both runs and their ratio. The
+    // figures above are the steady state at each plan's batch.
+    LoadComparison underLoad;
 };
 DeploymentComparison compareDeployments(const DeploymentOutcome& a, const DeploymentOutcome& b,
                                         const std::string& aName, const std::string& bName);

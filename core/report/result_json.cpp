@@ -257,7 +257,9 @@ ojson deploymentComparisonObject(const DeploymentComparison& c)
                {"this_tokens_per_s_per_gpu", finite(c.thisTokensPerSPerGpu)},
                {"reference_tokens_per_s_per_gpu", finite(c.refTokensPerSPerGpu)},
                {"this_gpu_us_per_token", finite(c.thisPerToken)}, {"reference_gpu_us_per_token", finite(c.refPerToken)},
-               {"headline", c.headline}};
+               {"headline", c.headline},
+               {"ratio_under_load", figure(c.underLoad.ratio > 0, c.underLoad.ratio)},
+               {"load_lines", c.underLoad.lines}};
     ojson pools = ojson::array();
     for (size_t i = 0; i < c.pools.size(); ++i) {
         ojson p = comparisonObject(c.pools[i]);

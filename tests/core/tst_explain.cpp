@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "model/printf_text.h"
 #include "report/result_json.h"
 #include "report/text_format.h"
 #include "runner/run_search.h"
@@ -47,6 +48,7 @@ private Q_SLOTS:
     void accountSumsToTheHeadline_data();
     void accountSumsToTheHeadline();
     void comparisonRatioIsTheThroughputRatio();
+    void comparisonUnderLoadRunsBoth();
     void twoPoolDeploymentSplitsOverItsPools();
     void jsonFiguresComeFromTheOutcome();
     void shapeMismatchIsInvalidWithAReason();
@@ -150,6 +152,45 @@ void TestExplain::comparisonRatioIsTheThroughputRatio()
     QVERIFY2(c.lines.front().text.find(groupedNumber(c.ratio, 3) + "x") != std::string::npos,
              c.lines.front().text.c_str());
     QVERIFY(c.lines.front().text.find(perTokenText(c.thisPerToken) + " GPU") != std::string::npos);
+}
+
+// Under a closed loop both plans run request by request: the ratio is their runs', and a
+// steady-state scenario adds nothing.
+void TestExplain::comparisonUnderLoadRunsBoth()
+{
+    Scenario s = presetScenario("llama3-70b-8gpu");
+    const Scenario steadyState = s;
+    s.workload.load.protocol = LoadProtocol::Concurrency;
+    s.workload.load.concurrency = 16;
+    s.workload.load.requests = 64;
+    const Plan a = megatronPlan(Simulator(s)).plan;
+    Plan b = a;
+    b.tensorParallel = 2;
+    b.dataParallel = a.dataParallel * a.tensorParallel / 2;
+    b.batch = 64;
+    // TP 2 holds half the weights per GPU: the largest batch (halving) whose run fits memory.
+    while (b.batch > 1 && !evaluateDeployment(s, Deployment::onePool(b)).loadError.empty())
+        b.batch /= 2;
+    const DeploymentOutcome oa = evaluateDeployment(s, Deployment::onePool(a));
+    const DeploymentOutcome ob = evaluateDeployment(s, Deployment::onePool(b));
+    QVERIFY(oa.underLoad && ob.underLoad && oa.loadError.empty() && ob.loadError.empty());
+    const DeploymentComparison d = compareDeployments(oa, ob, "A", "B");
+    QVERIFY(close(d.underLoad.ratio, oa.load.tokensPerSPerGpu / ob.load.tokensPerSPerGpu));
+    // A closed loop of 16 fills neither plan's batch: the ratio under load is not the
+    // steady state's.
+    QVERIFY2(std::abs(d.underLoad.ratio - d.ratio) > 0.05,
+             printfText("%.3f vs %.3f", d.underLoad.ratio, d.ratio).c_str());
+    QCOMPARE(d.underLoad.lines.size(), size_t(4));
+    QVERIFY(d.underLoad.lines[0].find("concurrency 16") != std::string::npos);
+    QVERIFY2(d.underLoad.lines[3].find(printfText("%.3fx", d.underLoad.ratio)) != std::string::npos,
+             d.underLoad.lines[3].c_str());
+
+    // The steady state adds nothing.
+    const DeploymentComparison steady =
+        compareDeployments(evaluateDeployment(steadyState, Deployment::onePool(a)),
+                           evaluateDeployment(steadyState, Deployment::onePool(b)), "A", "B");
+    QVERIFY(steady.underLoad.lines.empty());
+    QCOMPARE(steady.underLoad.ratio, 0.0);
 }
 
 void TestExplain::twoPoolDeploymentSplitsOverItsPools()
