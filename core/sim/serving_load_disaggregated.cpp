@@ -56,7 +56,8 @@ struct Event {
     double t = 0;
     long long order = 0; // ties in time run in the order they were scheduled
     Kind kind = Kind::Arrival;
-    int index = 0;       // the request (Arrival, TransferEnd) or the replica (PassEnd, StepEnd)
+    int index = 0;       // the request (Arrival, TransferEnd), the prefill replica (PassEnd) or the
+                         // decode replicas' lock-step group (StepEnd)
 };
 struct Later {
     bool operator()(const Event& a, const Event& b) const { return a.t > b.t || (a.t == b.t && a.order > b.order); }
@@ -71,7 +72,6 @@ struct PrefillReplica {
 struct DecodeReplica {
     std::deque<int> queue;
     std::vector<int> running, still;
-    bool busy = false;
     long long steps = 0;
 };
 
@@ -79,6 +79,9 @@ struct DecodeReplica {
 struct PoolSetup {
     int prefillReplicas = 1, decodeReplicas = 1;
     int prefillBatch = 1, decodeBatch = 1; // prompts per pass; sequences per decode step
+    // Decode replicas that step together (CostModel::lockStepReplicas: an MoE engine
+    // instance's), consecutive replicas forming one group; 1: each steps alone.
+    int decodeLockStep = 1;
     double transferS = 0;                   // one prompt's KV cache over one replica's links
     PerStep perStep;
 };
@@ -90,7 +93,8 @@ public:
                   StepPricer& step)
         : m_w(w), m_load(load), m_setup(setup), m_pass(pass), m_step(step), m_draws(load.seed),
           m_closed(load.protocol == LoadProtocol::Concurrency), m_total(load.warmup() + load.measuredRequests()),
-          m_prefill(setup.prefillReplicas), m_decode(setup.decodeReplicas)
+          m_prefill(setup.prefillReplicas), m_decode(setup.decodeReplicas),
+          m_groupBusy(setup.decodeReplicas / std::max(1, setup.decodeLockStep), 0)
     {
         m_reqs.reserve(m_total);
         m_times.reserve(m_total);
@@ -213,41 +217,53 @@ private:
         m_times[r].arrivedS = m_t;
         const int j = static_cast<int>(m_nextDecode++ % m_decode.size());
         m_decode[j].queue.push_back(r);
-        if (!m_decode[j].busy)
-            startStep(j);
+        const int g = j / m_setup.decodeLockStep;
+        if (!m_groupBusy[g])
+            startStep(g);
     }
-    void startStep(int j)
+    // A step of lock-step group `g` (one replica when replicas step alone): each member
+    // admits what its queue holds, up to the batch; the step lasts as long as the step of
+    // the most sequences any member runs, since the group's MoE layers wait for the busiest.
+    // A member with nothing running sits the step out.
+    void startStep(int g)
     {
-        DecodeReplica& d = m_decode[j];
-        while (!d.queue.empty() && static_cast<int>(d.running.size()) < m_setup.decodeBatch) {
-            m_times[d.queue.front()].admittedS = m_t;
-            d.running.push_back(d.queue.front());
-            d.queue.pop_front();
+        int most = 0;
+        for (int j = g * m_setup.decodeLockStep; j < (g + 1) * m_setup.decodeLockStep; ++j) {
+            DecodeReplica& d = m_decode[j];
+            while (!d.queue.empty() && static_cast<int>(d.running.size()) < m_setup.decodeBatch) {
+                m_times[d.queue.front()].admittedS = m_t;
+                d.running.push_back(d.queue.front());
+                d.queue.pop_front();
+            }
+            if (d.running.empty())
+                continue;
+            most = std::max(most, static_cast<int>(d.running.size()));
+            ++d.steps;
+            m_sumRunning += static_cast<double>(d.running.size());
+            m_sumQueued += static_cast<double>(d.queue.size());
         }
-        d.busy = !d.running.empty();
-        if (!d.busy)
-            return;
-        ++d.steps;
-        m_sumRunning += static_cast<double>(d.running.size());
-        m_sumQueued += static_cast<double>(d.queue.size());
-        schedule(m_t + m_step.seconds(static_cast<int>(d.running.size()), 0), Kind::StepEnd, j);
+        m_groupBusy[g] = most > 0;
+        if (most > 0)
+            schedule(m_t + m_step.seconds(most, 0), Kind::StepEnd, g);
     }
-    void endStep(int j)
+    void endStep(int g)
     {
-        DecodeReplica& d = m_decode[j];
-        d.still.clear();
-        for (int r : d.running) {
-            Request& q = m_reqs[r];
-            if (q.firstTokenS < 0)
-                q.firstTokenS = m_t;
-            q.generated += m_setup.perStep.emitted;
-            if (q.generated >= q.output)
-                finish(q);
-            else
-                d.still.push_back(r);
+        for (int j = g * m_setup.decodeLockStep; j < (g + 1) * m_setup.decodeLockStep; ++j) {
+            DecodeReplica& d = m_decode[j];
+            d.still.clear();
+            for (int r : d.running) {
+                Request& q = m_reqs[r];
+                if (q.firstTokenS < 0)
+                    q.firstTokenS = m_t;
+                q.generated += m_setup.perStep.emitted;
+                if (q.generated >= q.output)
+                    finish(q);
+                else
+                    d.still.push_back(r);
+            }
+            d.running.swap(d.still);
         }
-        d.running.swap(d.still);
-        startStep(j);
+        startStep(g);
     }
     void finish(Request& q)
     {
@@ -269,6 +285,7 @@ private:
     std::vector<PoolTimes> m_times;
     std::vector<PrefillReplica> m_prefill;
     std::vector<DecodeReplica> m_decode;
+    std::vector<char> m_groupBusy; // per lock-step group of decode replicas: a step under way
     std::priority_queue<Event, std::vector<Event>, Later> m_events;
     long long m_order = 0;
     size_t m_nextPrefill = 0, m_nextDecode = 0;
@@ -300,6 +317,9 @@ LoadRun runPools(const DisaggregatedSimulator& sim, const DisaggregatedPlan& pla
     setup.decodeReplicas = std::max(1, plan.decode.dataParallel);
     setup.prefillBatch = std::max(1, plan.prefill.batch);
     setup.decodeBatch = std::max(1, plan.decode.batch);
+    if (const int lockStep = ds.costs().lockStepReplicas(plan.decode);
+        lockStep > 1 && setup.decodeReplicas % lockStep == 0)
+        setup.decodeLockStep = lockStep;
     setup.transferS = steady.prefill.kvTransferMs * 1e-3;
     setup.perStep = PerStep{static_cast<int>(ds.costs().queriesPerSequence()), ds.costs().tokensPerStep()};
     PassPricer pass(ps, plan.prefill);

@@ -10,7 +10,9 @@
 // request then goes to the decode replicas in turn and waits there for a slot: a decode
 // replica runs in-flight batching of at most its plan's `batch` sequences, each step one
 // decode token per sequence (with speculative decoding its draft tokens), priced as the
-// decode step of that many sequences. The first output token reaches the client at the end
+// decode step of that many sequences. An MoE decode pool's replicas of one engine instance
+// (CostModel::lockStepReplicas) step together: each step lasts as long as the step of the
+// most sequences any of them runs. The first output token reaches the client at the end
 // of the request's first decode step (the decode engine streams it), so TTFT = prefill
 // wait + pass + KV transfer + decode wait + one decode step.
 #pragma once

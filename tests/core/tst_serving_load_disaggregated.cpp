@@ -44,6 +44,7 @@ private Q_SLOTS:
     void cachesOfOnePassWaitForTheLinks();
     void closedLoopIsDeterministicAndWithinCapacity();
     void outcomeCarriesTheRun();
+    void moeDecodeReplicasStepTogether();
 };
 
 // Far apart requests: TTFT = one prompt's pass + its KV transfer + one decode step of one
@@ -153,6 +154,60 @@ void TestServingLoadDisaggregated::outcomeCarriesTheRun()
     const LoadRun run = simulateDisaggregatedLoad(DisaggregatedSimulator(x.s), wrong, bad, x.s.workload.load);
     QVERIFY(!run.ok());
     QVERIFY2(run.error.find("does not fit") != std::string::npos, run.error.c_str());
+}
+
+// An MoE decode pool's replicas of one engine instance step together. With short outputs
+// and a rate at which each replica's previous request has long finished when its next one
+// arrives (requests go to the replicas in turn), a replica stepping alone would start every
+// request at once: no decode wait. In lock step the group is nearly always mid-step, so a
+// request waits for that step's end, about half a step on average.
+void TestServingLoadDisaggregated::moeDecodeReplicasStepTogether()
+{
+    Scenario s = presetScenario("deepseek-v3-256gpu");
+    s.workload.serving = ServingMode::Disaggregated;
+    s.workload.outputTokens = 8;
+    s.workload.ttftSloMs = 1e9;
+    s.workload.tpotSloMs = 1e9;
+    const DisaggregatedSimulator sim(s);
+    DisaggregatedRecipe m = megatronDisaggregated(sim);
+    // Many replicas in one instance: the decode pool as 32 attention replicas over EP 32.
+    m.plan.decode.tensorParallel = 1;
+    m.plan.decode.expertParallel = 32;
+    m.plan.decode.pipelineParallel = 1;
+    m.plan.decode.dataParallel = 32;
+    m.plan.decode.microBatches = 1;
+    m.plan.decode.batch = 16;
+    m.plan.prefill.tensorParallel = 8;
+    m.plan.prefill.expertParallel = 16;
+    m.plan.prefill.pipelineParallel = 1;
+    m.plan.prefill.microBatches = 1;
+    m.plan.prefill.dataParallel = static_cast<int>(s.cluster.totalGpus() - 32) / 8;
+    m.plan.prefill.instances = m.plan.prefill.dataParallel / 2; // engines of TP 8 x DP 2, EP 16
+    m.plan.prefill.batch = 2;
+    m.result = sim.evaluate(m.plan);
+    QVERIFY2(m.result.valid, qPrintable(QStringLiteral("%1 / prefill %2 %3 GB / decode %4 %5 GB")
+                                            .arg(m.result.structure.empty() ? "" : m.result.structure.front().reason.c_str())
+                                            .arg(m.result.prefill.violations).arg(m.result.prefill.memory.totalGb)
+                                            .arg(m.result.decode.violations).arg(m.result.decode.memory.totalGb)));
+    const Simulator& ds = sim.pool(PoolRole::Decode, static_cast<int>(m.plan.decode.gpus()));
+    const int group = ds.costs().lockStepReplicas(m.plan.decode);
+    const int replicas = m.plan.decode.dataParallel;
+    QVERIFY2(group > 1 && replicas % group == 0, qPrintable(QStringLiteral("%1 of %2").arg(group).arg(replicas)));
+    SimResult r;
+    const StepLoad single{1, 0};
+    ds.evaluate(m.plan.decode, r, false, &single);
+    const double stepMs = r.tpotMs * r.tokensPerStep;
+    // Requests in flight on the decode pool: rate x (8 steps); per replica, the time between
+    // its requests (replicas / rate) is over ten times a request's 8 steps.
+    const double rate = std::min(0.5 * m.result.outputTokensPerS / s.workload.outputTokens,
+                                 replicas / (10 * 8 * stepMs * 1e-3));
+    QVERIFY2(rate * 8 * stepMs * 1e-3 > 2, qPrintable(QStringLiteral("rate %1, step %2 ms, %3 of %4, capacity %5").arg(rate).arg(stepMs).arg(group).arg(replicas).arg(m.result.outputTokensPerS / s.workload.outputTokens))); // the group is rarely idle
+    const LoadRun run = simulateDisaggregatedLoad(sim, m.plan, m.result, openLoop(rate, 400));
+    QVERIFY2(run.ok(), run.error.c_str());
+    QVERIFY2(run.figures.decodeWaitMeanMs > 0.2 * stepMs,
+             qPrintable(QStringLiteral("decode wait %1 ms, step %2 ms").arg(run.figures.decodeWaitMeanMs).arg(stepMs)));
+    QVERIFY(run.figures.decodeWaitMeanMs < 1.5 * stepMs);
+    QVERIFY(run.figures.tpotMeanMs >= 0.999 * r.tpotMs);
 }
 
 QTEST_APPLESS_MAIN(TestServingLoadDisaggregated)
