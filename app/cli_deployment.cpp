@@ -62,7 +62,9 @@ const std::vector<OptionSpec>& loadOptions()
     static const std::vector<OptionSpec> v = {
         {"--concurrency", "N", "run under a closed loop of N requests in flight (docs/simulator.md §4, serving under load)"},
         {"--request-rate", "R", "run under an open loop: R requests/s arriving as a Poisson process, or inf (all at once)"},
-        {"--requests", "N", "with a protocol: measured requests (default 10 x concurrency, or 500)"},
+        {"--requests", "N", "with a protocol: measured requests (default 10 x concurrency, at most 200000, or 500; "
+                            "a scenario's own count is kept for an open loop, and for a closed loop at its own "
+                            "concurrency)"},
         {"--warmup-requests", "N", "with a protocol: requests finished before measuring (default 2 x concurrency, or 0)"},
         {"--uniform-lengths", "", "with a protocol: input and output lengths each uniform in [0.8 L, L] (InferenceX)"}};
     return v;
@@ -83,19 +85,17 @@ bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors)
             errors.push_back(error);
             return false;
         }
-        l = LoadSpec{};
-        l.protocol = LoadProtocol::Concurrency;
-        l.concurrency = static_cast<int>(n);
+        l = withProtocol(s.workload.load, LoadProtocol::Concurrency, static_cast<int>(n), 0);
     }
     if (open) {
-        l = LoadSpec{};
-        l.protocol = LoadProtocol::RequestRate;
+        double rate = 0;
         if (a.value("--request-rate") == "inf") {
-            l.requestRate = std::numeric_limits<double>::infinity();
-        } else if (!numberValue(a, "--request-rate", 1e-9, 1e9, l.requestRate, error)) {
+            rate = std::numeric_limits<double>::infinity();
+        } else if (!numberValue(a, "--request-rate", 1e-9, 1e9, rate, error)) {
             errors.push_back(error);
             return false;
         }
+        l = withProtocol(s.workload.load, LoadProtocol::RequestRate, 0, rate);
     }
     for (const char* flag : {"--requests", "--warmup-requests", "--uniform-lengths"})
         if ((a.has(flag) || a.flag(flag)) && l.steady()) {
@@ -109,6 +109,10 @@ bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors)
     }
     if (a.has("--requests"))
         l.requests = static_cast<int>(n);
+    if (const std::string why = loadRequestsProblem(l); !why.empty()) {
+        errors.push_back((a.has("--requests") ? "--requests: " : "workload.load.requests: ") + why);
+        return false;
+    }
     if (!intValue(a, "--warmup-requests", 0, kMaxLoadRequests, n, error)) {
         errors.push_back(error);
         return false;
@@ -117,9 +121,12 @@ bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors)
         l.warmupRequests = static_cast<int>(n);
     if (a.flag("--uniform-lengths"))
         l.uniformLengths = true;
-    if (!l.steady() && s.workload.serving == ServingMode::Decode) {
-        errors.push_back(std::string("--concurrency/--request-rate: a load protocol is modelled for aggregated and "
-                                     "disaggregated serving (the scenario's workload.serving is \"")
+    // A scenario's own protocol under another serving mode is kept (its run says it was not
+    // run); a flag asking for one is refused.
+    if ((closed || open) && s.workload.serving == ServingMode::Decode) {
+        errors.push_back(std::string(closed ? "--concurrency" : "--request-rate")
+                         + ": a load protocol is modelled for aggregated and disaggregated serving (the scenario's "
+                           "workload.serving is \""
                          + servingModeName(s.workload.serving) + "\")");
         return false;
     }

@@ -135,8 +135,9 @@ void addLoadFrontCommand(std::vector<Command>& v)
                   "At each concurrency the search ranks plans by their run under a closed loop of that many requests "
                   "(search --under-load), p90 TTFT and p90 TPOT within the scenario's limits; the points no faster "
                   "point beats per GPU are marked as the front. Searched, not proved (exact cannot rank by a run). "
-                  "The scenario's own closed-loop settings (requests, warm-up, lengths, seed) are kept. Aggregated "
-                  "serving (docs/choices.md).",
+                  "The scenario's lengths and seed are kept, and its request and warm-up counts at its own "
+                  "concurrency (elsewhere 10 x and 2 x the concurrency), as evaluate --concurrency C keeps them. "
+                  "Aggregated serving (docs/choices.md).",
                   withKnobs({kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
                              {"--concurrencies", "LIST", "comma-separated concurrencies (default 1,2,4,...,1024)"},
                              {"--algo", "NAME", "search algorithm at each point (default anneal; not exact)"},

@@ -295,6 +295,8 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
     if (l.protocol == LoadProtocol::RequestRate && !(l.requestRate > 0)) // +inf: all at once
         e.push_back({{}, at + ".request_rate", "must be above 0 requests/s (or \"inf\": all at once)"});
     checkRange(e, at + ".requests", l.requests, 0, kMaxLoadRequests);
+    if (const std::string why = loadRequestsProblem(l); !why.empty())
+        e.push_back({{}, at + ".requests", why});
     checkRange(e, at + ".warmup_requests", l.warmupRequests, -1, kMaxLoadRequests);
     for (auto& err : validateSpeculative(w.speculative, nullptr, p + ".speculative"))
         e.push_back(std::move(err));
@@ -305,6 +307,32 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
     // then says it does not model that mode, and switching back to aggregated serving in
     // the window finds it again.)
     return e;
+}
+
+LoadSpec withProtocol(const LoadSpec& given, LoadProtocol protocol, int concurrency, double requestRate)
+{
+    LoadSpec l;
+    l.protocol = protocol;
+    l.concurrency = protocol == LoadProtocol::Concurrency ? concurrency : 0;
+    l.requestRate = protocol == LoadProtocol::RequestRate ? requestRate : 0;
+    l.uniformLengths = given.uniformLengths;
+    l.seed = given.seed;
+    const bool counts = given.protocol == protocol
+        && (protocol == LoadProtocol::RequestRate || given.concurrency == l.concurrency);
+    if (counts) {
+        l.requests = given.requests;
+        l.warmupRequests = given.warmupRequests;
+    }
+    return l;
+}
+
+std::string loadRequestsProblem(const LoadSpec& l)
+{
+    if (l.protocol != LoadProtocol::Concurrency || l.requests <= 0 || l.requests >= l.concurrency)
+        return "";
+    return "measures " + std::to_string(l.requests) + " requests, fewer than the " + std::to_string(l.concurrency)
+        + " the closed loop keeps in flight: give at least " + std::to_string(l.concurrency) + " (default 10 x "
+        + "concurrency)";
 }
 
 const char* servingModeName(ServingMode m)

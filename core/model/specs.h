@@ -1,6 +1,7 @@
 // The scenario a user describes: model, cluster, workload. Plain value types, no Qt.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -222,7 +223,9 @@ struct LoadSpec {
     bool steady() const { return protocol == LoadProtocol::Steady; }
     int measuredRequests() const
     {
-        return requests > 0 ? requests : protocol == LoadProtocol::Concurrency ? 10 * concurrency : 500;
+        return requests > 0                              ? requests
+            : protocol == LoadProtocol::Concurrency ? std::min(10 * concurrency, kMaxLoadRequests)
+                                                         : 500;
     }
     int warmup() const
     {
@@ -230,6 +233,16 @@ struct LoadSpec {
     }
     bool operator==(const LoadSpec&) const = default;
 };
+
+// The load `given` (a scenario's) driven by another protocol: a command's --concurrency or
+// --request-rate, a load front's points. The traffic's lengths and seed are kept. An open
+// loop's request counts do not depend on its rate, so they are kept from an open loop; a
+// closed loop's defaults scale with its concurrency, so its counts are kept only at the
+// same concurrency. Otherwise the protocol's defaults.
+LoadSpec withProtocol(const LoadSpec& given, LoadProtocol protocol, int concurrency, double requestRate);
+// Why a load's request counts cannot drive it ("" when they can): a closed loop measuring
+// fewer requests than it keeps in flight never has them all in flight.
+std::string loadRequestsProblem(const LoadSpec& l);
 
 // Speculative decoding (docs/simulator.md §4, "Speculative decoding"): each decode step
 // verifies `draftTokens` drafted tokens per sequence beside its own (k + 1 queries per

@@ -17,7 +17,8 @@ std::string describeProtocol(const LoadSpec& l)
     if (l.protocol == LoadProtocol::RequestRate)
         return (std::isinf(l.requestRate) ? std::string("every request at once")
                                           : printfText("%.3g requests/s (Poisson)", l.requestRate))
-            + printfText(", %d requests", n) + (l.uniformLengths ? ", lengths uniform in [0.8 L, L]" : "");
+            + printfText(", %d requests", n) + (l.warmup() > 0 ? printfText(" after %d warm-up", l.warmup()) : "")
+            + (l.uniformLengths ? ", lengths uniform in [0.8 L, L]" : "");
     return "steady state";
 }
 

@@ -152,6 +152,7 @@ ojson loadObject(const DeploymentOutcome& o, const LoadSpec& spec)
         return ojson{{"mean", finite(mean)}, {"p50", finite(p50)}, {"p90", finite(p90)}, {"p99", finite(p99)}};
     };
     j["requests"] = f.requests;
+    j["warmup_requests"] = spec.warmup();
     j["ttft_ms"] = stats(f.ttftMeanMs, f.ttftP50Ms, f.ttftP90Ms, f.ttftP99Ms);
     j["tpot_ms"] = stats(f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms);
     j["e2e_ms_mean"] = finite(f.e2eMeanMs);

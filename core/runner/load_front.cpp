@@ -84,11 +84,7 @@ LoadFront computeLoadFront(const Scenario& s, std::vector<int> concurrencies, co
             break;
         }
         Scenario at = s;
-        LoadSpec& l = at.workload.load;
-        if (l.protocol != LoadProtocol::Concurrency)
-            l = LoadSpec{};
-        l.protocol = LoadProtocol::Concurrency;
-        l.concurrency = c;
+        at.workload.load = withProtocol(s.workload.load, LoadProtocol::Concurrency, c, 0);
         const SearchOutcome r = runSearch(at, under, nullptr, stop);
         LoadFrontPoint p;
         p.concurrency = c;

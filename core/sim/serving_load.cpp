@@ -286,9 +286,11 @@ LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& st
 namespace {
 
 // Replicas that run the same share of the protocol, and how many of them there are: a
-// closed loop's C requests split C / DP and C / DP + 1 per replica (each client's requests
-// in proportion to its concurrency); an open loop's rate 1 / DP each, and its measured
-// requests N / DP and N / DP + 1.
+// closed loop's C requests split C / DP and C / DP + 1 per replica, and its measured and
+// warm-up requests in proportion to each replica's concurrency, as whole requests that add
+// up to the counts asked (replica i takes the counts up to its concurrencies' running sum
+// less those before it); an open loop's rate 1 / DP each, and its measured requests N / DP
+// and N / DP + 1.
 struct ReplicaGroup {
     Share share;
     int replicas = 0;
@@ -299,17 +301,24 @@ std::vector<ReplicaGroup> replicaGroups(const LoadSpec& load, int dp)
     std::vector<ReplicaGroup> groups;
     if (load.protocol == LoadProtocol::Concurrency) {
         const int q = load.concurrency / dp, extra = load.concurrency % dp;
-        for (int part = 0; part < 2; ++part) {
-            const int replicas = part == 0 ? extra : dp - extra;
-            const int c = part == 0 ? q + 1 : q;
-            if (replicas == 0 || c == 0)
-                continue;
-            ReplicaGroup g;
-            g.replicas = replicas;
-            g.share.concurrency = c;
-            g.share.measured = std::max(1, static_cast<int>(std::llround(double(measuredTotal) * c / load.concurrency)));
-            g.share.warmup = static_cast<int>(std::llround(double(warmupTotal) * c / load.concurrency));
-            groups.push_back(g);
+        auto upTo = [&](long long total, long long clients) { return int(total * clients / load.concurrency); };
+        long long clients = 0;
+        for (int i = 0; i < dp; ++i) {
+            const int c = i < extra ? q + 1 : q;
+            if (c == 0)
+                continue; // past the concurrency: no share
+            Share share;
+            share.concurrency = c;
+            share.measured = std::max(1, upTo(measuredTotal, clients + c) - upTo(measuredTotal, clients));
+            share.warmup = upTo(warmupTotal, clients + c) - upTo(warmupTotal, clients);
+            clients += c;
+            auto same = std::find_if(groups.begin(), groups.end(), [&](const ReplicaGroup& g) {
+                return g.share.concurrency == c && g.share.measured == share.measured && g.share.warmup == share.warmup;
+            });
+            if (same != groups.end())
+                ++same->replicas;
+            else
+                groups.push_back({share, 1});
         }
         return groups;
     }

@@ -43,6 +43,8 @@ private Q_SLOTS:
     void lockStepReplicasWaitForEachOthersPrompts();
     void deterministicPerSeed();
     void openLoopMeasuresTheCountAsked();
+    void closedLoopMeasuresTheCountAsked();
+    void protocolFlagsKeepTheScenarioTraffic();
     void protocolRoundTripsAndBadFieldsAreNamed();
 };
 
@@ -217,6 +219,63 @@ void TestServingLoad::openLoopMeasuresTheCountAsked()
         QVERIFY2(run.ok(), run.error.c_str());
         QCOMPARE(run.figures.requests, std::max(n, 2)); // one each when fewer than the replicas
     }
+}
+
+// A closed loop whose requests its replicas' concurrencies do not divide measures exactly
+// the counts asked for, each replica's share in proportion to its concurrency; fewer
+// measured requests than the loop keeps in flight is refused with its path.
+void TestServingLoad::closedLoopMeasuresTheCountAsked()
+{
+    Setup x = recipe("llama3-70b-8gpu");
+    x.plan.tensorParallel = 2;
+    x.plan.dataParallel = 4;
+    x.plan.batch = 16;
+    const Simulator sim(x.s);
+    x.steady = sim.evaluate(x.plan);
+    QVERIFY(x.steady.valid);
+    LoadSpec l;
+    l.protocol = LoadProtocol::Concurrency;
+    for (const auto& [c, n] : {std::pair{6, 130}, std::pair{8, 83}, std::pair{3, 10}, std::pair{16, 160}}) {
+        l.concurrency = c;
+        l.requests = n;
+        const LoadRun run = simulateLoad(sim, x.plan, x.steady, l);
+        QVERIFY2(run.ok(), run.error.c_str());
+        QCOMPARE(run.figures.requests, n);
+    }
+    x.s.workload.load = l;
+    x.s.workload.load.requests = 15; // fewer than the 16 in flight
+    const FieldErrors e = validateWorkload(x.s.workload, "workload");
+    QCOMPARE(e.size(), size_t(1));
+    QCOMPARE(QString::fromStdString(e.front().where), QStringLiteral("workload.load.requests"));
+    // The default is ten rounds of the loop, at most the requests a run may measure.
+    l.requests = 0;
+    l.concurrency = kMaxLoadConcurrency;
+    QCOMPARE(l.measuredRequests(), kMaxLoadRequests);
+}
+
+// A protocol given beside a scenario's own keeps its traffic (lengths, seed), its counts
+// from an open loop or a closed loop at the same concurrency, and otherwise the defaults.
+void TestServingLoad::protocolFlagsKeepTheScenarioTraffic()
+{
+    LoadSpec given;
+    given.protocol = LoadProtocol::Concurrency;
+    given.concurrency = 32;
+    given.requests = 320;
+    given.warmupRequests = 5;
+    given.uniformLengths = true;
+    given.seed = 7;
+    QVERIFY(withProtocol(given, LoadProtocol::Concurrency, 32, 0) == given);
+    const LoadSpec other = withProtocol(given, LoadProtocol::Concurrency, 64, 0);
+    QVERIFY(other.uniformLengths && other.seed == 7);
+    QCOMPARE(other.measuredRequests(), 640);
+    QCOMPARE(other.warmup(), 128);
+    const LoadSpec open = withProtocol(given, LoadProtocol::RequestRate, 0, 4);
+    QVERIFY(open.uniformLengths && open.seed == 7 && open.requestRate == 4 && open.concurrency == 0);
+    QCOMPARE(open.measuredRequests(), 500);
+    QCOMPARE(open.warmup(), 0);
+    const LoadSpec faster = withProtocol(openLoop(2, 300), LoadProtocol::RequestRate, 0, 8);
+    QCOMPARE(faster.measuredRequests(), 300);
+    QCOMPARE(faster.requestRate, 8.0);
 }
 
 void TestServingLoad::protocolRoundTripsAndBadFieldsAreNamed()
