@@ -12,6 +12,7 @@
 #include "cli_commands.h"
 #include "cli_signals.h"
 #include "io/count_list.h"
+#include "report/load_text.h"
 #include "runner/pareto.h"
 #include "runner/sizing.h"
 
@@ -131,6 +132,16 @@ void printAtRate(std::ostream& out, const SizingResult& r, double rate)
 }
 
 
+// A scenario's load protocol, where a command answers in the steady state or by a rate of
+// its own: said, so its figures are not taken for runs under it ("" without one).
+std::string protocolNotRun(const Scenario& s, const std::string& instead)
+{
+    if (s.workload.load.steady())
+        return "";
+    return "The scenario's load protocol (" + describeProtocol(s.workload.load) + ") is not run here: " + instead
+        + "\n";
+}
+
 std::string servingLine(const Scenario& s)
 {
     const ServingMode m = s.workload.serving;
@@ -216,6 +227,8 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
         if (s.value.workload.serving == ServingMode::Disaggregated)
             out << "Each point is a deployment: the prefill:decode split and both pools' plans, the optimum over "
                    "every split; TPOT is the decode pool's, TTFT the prefill pool's with the KV transfer.\n";
+        out << protocolNotRun(s.value, "each point is the steady state at its plan's batch (load-front ranks plans "
+                                       "under closed loops; evaluate --plan runs one plan under the protocol)");
         auto table = [&](const std::vector<ParetoPoint>& v, const std::string& title) {
             out << title << "\n  tok/s/user  tok/s/GPU   TPOT ms   TTFT ms  proved  plan\n";
             for (const ParetoPoint& p : v)
@@ -307,6 +320,8 @@ int runSweep(const Args& a, std::ostream& out, std::ostream& err)
         out << "Scaling sweep on " << s.value.name << " (" << s.value.cluster.gpu.name << ", "
             << s.value.cluster.gpusPerNode << " GPUs per node, the same links): the certified best plan per GPU count\n"
             << servingLine(s.value) << "\n"
+            << protocolNotRun(s.value, "each count's figures are the steady state at its plan's batch (evaluate "
+                                       "--plan runs one plan under the protocol)")
             << "     GPUs  tok/s/GPU  vs first  requests/s  proved  plan\n";
         double first = 0;
         for (const ClusterSizePoint& p : r.points) {
@@ -395,6 +410,9 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
             << " output tokens within TTFT " << formatNumber("%g", s.value.workload.ttftSloMs) << " ms and TPOT "
             << formatNumber("%g", s.value.workload.tpotSloMs) << " ms\n"
             << servingLine(s.value) << "\n";
+        if (s.value.workload.load.protocol == LoadProtocol::Concurrency)
+            out << protocolNotRun(s.value, "the answer is checked under Poisson arrivals at --rate, with the "
+                                           "scenario's lengths and seed");
         if (r.ok) {
             out << "Answer: " << r.gpus << " GPUs serve " << formatNumber("%.2f", r.best.requestsPerS)
                 << " requests/s (" << formatNumber("%.1f", r.best.tokensPerSPerGpu) << " output tokens/s per GPU) with "

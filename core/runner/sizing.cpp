@@ -46,8 +46,8 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
     return p;
 }
 
-// The count's best deployment under Poisson arrivals at `rate` (the scenario's own open-loop
-// settings when it has them), judged by p90 TTFT and p90 TPOT against its limits: the
+// The count's best deployment under Poisson arrivals at `rate` (the scenario's traffic as
+// withProtocol keeps it: lengths, seed, an open loop's counts), judged by p90 TTFT and p90 TPOT against its limits: the
 // deployment's outcome under that load protocol (one pool or two).
 SizingAtRate checkAtRate(const Scenario& s, const ClusterSizePoint& p, double rate)
 {
@@ -55,11 +55,7 @@ SizingAtRate checkAtRate(const Scenario& s, const ClusterSizePoint& p, double ra
     Scenario sized;
     if (!p.found || !withGpuCount(s, p.gpus, sized, &a.error))
         return a;
-    LoadSpec& l = sized.workload.load;
-    if (l.protocol != LoadProtocol::RequestRate)
-        l = LoadSpec{};
-    l.protocol = LoadProtocol::RequestRate;
-    l.requestRate = rate;
+    sized.workload.load = withProtocol(s.workload.load, LoadProtocol::RequestRate, 0, rate);
     const DeploymentOutcome d = evaluateDeployment(sized, p.deployment);
     a.ran = d.underLoad && d.loadError.empty();
     a.error = d.loadError;
