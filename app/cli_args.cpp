@@ -16,13 +16,14 @@ namespace {
 // An output file (--out, --out-cluster) never replaces a file the same command reads (a
 // positional argument or another flag's value naming the same existing file), nor the
 // other output: a user's file is never overwritten by what was computed from it.
+bool sameFile(const std::string& x, const std::string& y)
+{
+    std::error_code ec;
+    return std::filesystem::exists(x, ec) && std::filesystem::exists(y, ec) && std::filesystem::equivalent(x, y, ec);
+}
+
 bool outputsApart(const Args& a, std::string& error)
 {
-    auto sameFile = [](const std::string& x, const std::string& y) {
-        std::error_code ec;
-        return std::filesystem::exists(x, ec) && std::filesystem::exists(y, ec)
-            && std::filesystem::equivalent(x, y, ec);
-    };
     for (const char* o : {"--out", "--out-cluster"}) {
         if (!a.has(o))
             continue;
@@ -32,21 +33,28 @@ bool outputsApart(const Args& a, std::string& error)
                 error = std::string(o) + ": names the same file as " + other + "; give each output its own file";
                 return false;
             }
-        std::vector<std::string> inputs = a.positional;
-        for (const auto& [flag, value] : a.values)
-            if (flag != "--out" && flag != "--out-cluster")
-                inputs.push_back(value);
-        for (const std::string& in : inputs)
-            if (sameFile(in, path)) {
-                error = std::string(o) + ": " + displayText(path) + " is the input " + displayText(in)
-                    + ", which writing would replace; write the output elsewhere";
-                return false;
-            }
+        if (!outputApartFromInputs(a, o, path, error))
+            return false;
     }
     return true;
 }
 
 } // namespace
+
+bool outputApartFromInputs(const Args& a, const std::string& flag, const std::string& path, std::string& error)
+{
+    std::vector<std::string> inputs = a.positional;
+    for (const auto& [name, value] : a.values)
+        if (name != "--out" && name != "--out-cluster")
+            inputs.push_back(value);
+    for (const std::string& in : inputs)
+        if (sameFile(in, path)) {
+            error = flag + ": " + displayText(path) + " is the input " + displayText(in)
+                + ", which writing would replace; write the output elsewhere";
+            return false;
+        }
+    return true;
+}
 
 bool Args::flag(const std::string& name) const
 {

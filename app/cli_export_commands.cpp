@@ -125,6 +125,13 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
                                + formatNumber("%.1f", Simulator(scenario).evaluate(deployment.plan).tokensPerSPerGpu) + " tokens/s per GPU), not the plan "
                                + "itself (" + replaced + "), which it does not run as planned");
     if (a.has("--out")) {
+        // The options files beside the script are outputs too: none may replace an input.
+        std::string error;
+        for (const std::string& path : launchConfigPaths(lc, a.value("--out")))
+            if (!outputApartFromInputs(a, "--out", path, error)) {
+                err << "shardlab-cli export: " << displayText(error) << "\n"; // as for --out itself
+                return kExitUsage;
+            }
         const Status st = writeLaunchConfig(lc, a.value("--out"));
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});

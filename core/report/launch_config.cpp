@@ -333,9 +333,11 @@ std::string launchScript(const LaunchConfig& c)
     for (const Need& n : needs)
         if (needed(n.name))
             out += ": \"${" + std::string(n.name) + ":?" + n.why + "}\"\n";
-    // NODE_RANK enters shell arithmetic, which would evaluate an expression held in it.
+    // NODE_RANK enters shell arithmetic, which would evaluate an expression held in it, and
+    // read a leading 0 as octal (012 is 10; 08 is an error).
     if (needed("NODE_RANK"))
-        out += "case $NODE_RANK in\n''|*[!0-9]*) echo \"NODE_RANK must be a whole number\" >&2; exit 1 ;;\nesac\n";
+        out += "case $NODE_RANK in\n''|*[!0-9]*|0?*) echo \"NODE_RANK must be a whole number without leading zeros "
+               "(0, 1, 2, ...)\" >&2; exit 1 ;;\nesac\n";
     if (!c.files.empty())
         out += "cd \"$(dirname \"$0\")\"  # the options file is beside this script\n";
     return out + c.command;
@@ -360,13 +362,23 @@ Status writeLaunchConfig(const LaunchConfig& c, const std::string& path)
     if (!c.files.empty() && c.companionPrefix != companionPrefixFor(path))
         return Status::failure({path, {}, "the launch configuration names its files for script '"
                                               + displayText(c.companionPrefix) + "', not for this one"});
-    const auto slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+    const std::vector<std::string> paths = launchConfigPaths(c, path);
     std::vector<FileContents> files;
-    for (const LaunchFile& f : c.files)
-        files.push_back({dir + f.name, f.contents});
+    for (size_t i = 0; i < c.files.size(); ++i)
+        files.push_back({paths[i], c.files[i].contents});
     files.push_back({path, launchScript(c)});
     return writeFilesTogether(files);
+}
+
+std::vector<std::string> launchConfigPaths(const LaunchConfig& c, const std::string& path)
+{
+    const auto slash = path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+    std::vector<std::string> paths;
+    for (const LaunchFile& f : c.files)
+        paths.push_back(dir + f.name);
+    paths.push_back(path);
+    return paths;
 }
 
 } // namespace shardlab

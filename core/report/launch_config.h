@@ -122,5 +122,8 @@ std::string launchScript(const LaunchConfig& c);
 // (writeFilesTogether: all or none). c must be exported with companionPrefixFor(path). The
 // error names the file and says what became of the others.
 Status writeLaunchConfig(const LaunchConfig& c, const std::string& path);
+// Every file writeLaunchConfig(c, path) writes: the options files beside the script, then
+// the script.
+std::vector<std::string> launchConfigPaths(const LaunchConfig& c, const std::string& path);
 
 } // namespace shardlab

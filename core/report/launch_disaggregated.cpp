@@ -197,6 +197,7 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
         + num(total - 1) + "; prefill pool on nodes 0-" + num(pre.nodes - 1) + " (PREFILL_HEAD_IP: node 0's address), "
         "decode pool on nodes " + num(dec.firstNode) + "-" + num(total - 1) + " (DECODE_HEAD_IP: node "
         + num(dec.firstNode) + "'s address)" + (router.command.empty() ? "" : "; the router runs on node 0") + ".\n";
+    out += launch::nodeRankBelow(total);
     out += "if [ \"$NODE_RANK\" -lt " + num(dec.firstNode) + " ]; then\n";
     out += "# pool: prefill (" + num(pre.pool.gpus) + " GPUs, nodes 0-" + num(pre.nodes - 1) + ")\n";
     if (reads(pre.pool, launch::ShellVar::HeadIp))

@@ -104,6 +104,12 @@ std::string render(const std::string& program, const Args& a)
     return out + "\n";
 }
 
+std::string nodeRankBelow(long long nodes)
+{
+    return "if [ \"$NODE_RANK\" -ge " + num(nodes) + " ]; then echo \"NODE_RANK must be 0.." + num(nodes - 1) + " ("
+        + num(nodes) + " nodes)\" >&2; exit 1; fi\n";
+}
+
 namespace {
 
 const char* optName(const Plan& p, OpId id) { return opInfo(id).options[p.option(id)].name; }
@@ -275,7 +281,8 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         rest.add("--data-parallel-address", Expansion::var(ShellVar::HeadIp));
         rest.add("--data-parallel-rpc-port", 13345);
         pool.command = "# " + num(nodes) + " nodes, " + num(local) + " data-parallel engines each: run on every node "
-            "with NODE_RANK=0.." + num(nodes - 1) + "; " + kHeadNote + ".\nif [ \"$NODE_RANK\" = 0 ]; then\n"
+            "with NODE_RANK=0.." + num(nodes - 1) + "; " + kHeadNote + ".\n" + nodeRankBelow(nodes)
+            + "if [ \"$NODE_RANK\" = 0 ]; then\n"
             + render(program, head) + "else\n" + render(program, rest) + "fi\n";
         pool.environment = varNames(head.reads | rest.reads | varBit(ShellVar::NodeRank));
         return pool;
@@ -392,7 +399,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         a.add("--node-rank", Expansion::var(ShellVar::NodeRank));
         a.add("--dist-init-addr", Expansion::hostPort(ShellVar::HeadIp, 5000));
         pool.command = "# one server over " + num(nodes) + " nodes: run on each with NODE_RANK=0.." + num(nodes - 1)
-            + "; " + kHeadNote + ".\n" + render(program, a);
+            + "; " + kHeadNote + ".\n" + nodeRankBelow(nodes) + render(program, a);
         pool.environment = varNames(a.reads);
         if (replicas > 1)
             w.push_back("placement: " + num(replicas) + " data-parallel replicas of " + num(nodes)

@@ -114,6 +114,9 @@ std::string shellWord(const Expansion& e);
 std::string withEnv(const EngineLayout& L, const std::string& program);
 // "program \\\n  --flag value ..." ending in a newline.
 std::string render(const std::string& program, const Args& a);
+// Stops a multi-node script on a node whose NODE_RANK is past its `nodes` nodes (the
+// preamble has checked it is a whole number): it would start ranks that do not exist.
+std::string nodeRankBelow(long long nodes);
 
 // The plan's structure checked against the scenario (the error names the plan field), then
 // its engine terms; warnings for what no engine expresses and for an invalid plan.

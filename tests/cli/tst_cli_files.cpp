@@ -107,6 +107,10 @@ void TestCliFiles::specialFiles_data()
         << "" << madePlan + R"(exec "$CLI" export --plan "$DIR/in.json" --engine vllm --out "$DIR/in.json")" << 2
         << "^shardlab-cli export: --out: [^\n]*/in\\.json is the input [^\n]*/in\\.json, which writing would replace"
         << "^$" << "in-is-plan";
+    QTest::newRow("export's options file beside --out onto its --plan: refused, the plan kept")
+        << "" << madePlan + R"(ln -s in.json "$DIR/launch.extra_llm_api_options.yaml" && exec "$CLI" export --plan )"
+                 R"("$DIR/launch.extra_llm_api_options.yaml" --engine trtllm --out "$DIR/launch.sh")" << 2
+        << "^shardlab-cli export: --out: [^\n]*/launch\.extra_llm_api_options\.yaml is the input" << "^$" << "in-is-plan";
     QTest::newRow("import-hf --out onto its input by another path: refused")
         << "hfin" << R"(exec "$CLI" import-hf "$DIR/in.json" --out "$DIR/../d/in.json")" << 2
         << "^shardlab-cli import-hf: --out: [^\n]*/in\\.json is the input" << "^$" << "in-is-hf";

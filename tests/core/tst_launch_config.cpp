@@ -509,7 +509,8 @@ void TestLaunchConfig::disaggregated()
         QCOMPARE(script.contains("${PREFILL_HEAD_IP:?"), readsVar(0, "HEAD_IP") || engine == Engine::Sglang);
         QCOMPARE(script.contains("${DECODE_HEAD_IP:?"), readsVar(1, "HEAD_IP") || engine == Engine::Sglang);
         QVERIFY(script.contains("${NODE_RANK:?"));
-        QVERIFY(script.contains("case $NODE_RANK in\n''|*[!0-9]*)"));
+        QVERIFY(script.contains("case $NODE_RANK in\n''|*[!0-9]*|0?*)"));
+        QVERIFY(script.contains("if [ \"$NODE_RANK\" -ge 8 ]; then echo \"NODE_RANK must be 0..7"));
         QVERIFY2(!script.contains("${HEAD_IP:?"), qPrintable(script)); // set per pool by the script
     }
     if (engine == Engine::Sglang)
