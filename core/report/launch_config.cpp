@@ -12,6 +12,7 @@
 
 #include "io/atomic_file.h"
 #include "model/plan_checks.h"
+#include "model/printf_text.h"
 #include "report/launch_engines.h"
 #include "report/result_json.h"
 
@@ -188,6 +189,20 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
             why += (why.empty() ? "" : "; ") + r;
         w.push_back("the plan is not valid for scenario '" + s.name + "' (" + why
                     + "): the configuration is exported as planned");
+    }
+    // Each attention rank's limit is a whole number of sequences: when the plan's sequences do
+    // not divide over the ranks, a fully loaded engine runs more than the plan priced.
+    if (const long long planned = static_cast<long long>(p.batch) * L.dp,
+        admitted = static_cast<long long>(L.seqsPerReplica) * L.attnDp;
+        admitted > planned) {
+        Plan full = p;
+        full.batch = static_cast<int>((admitted + L.dp - 1) / L.dp);
+        const SimResult at = Simulator(s).evaluate(full);
+        w.push_back("batch: the engine's limit of " + num(L.seqsPerReplica) + " sequences on each of its " + num(L.attnDp)
+                    + " attention ranks admits " + num(admitted) + " where the plan has " + num(planned)
+                    + "; fully loaded, the model prices its TPOT at " + printfText("%.2f", at.tpotMs) + " ms (limit "
+                    + printfText("%g", s.workload.tpotSloMs) + " ms) against the plan's "
+                    + printfText("%.2f", L.sim.tpotMs) + " ms");
     }
     // The engine's memory fraction must leave the KV cache room for the plan's batch, beside
     // what vLLM's start-up sampler run takes at the flags written (sim/engine_memory.h).

@@ -30,6 +30,16 @@ struct PoolOut {
     long long nodes = 1;
 };
 
+// "32 GPUs", or with several engine instances (the command starts one) "32 GPUs, 2
+// instances of 16".
+std::string poolGpus(const PoolOut& p)
+{
+    const long long all = p.layout.plan.gpus();
+    if (p.pool.gpus <= 0 || all == p.pool.gpus)
+        return launch::num(all) + " GPUs";
+    return launch::num(all) + " GPUs, " + launch::num(all / p.pool.gpus) + " instances of " + launch::num(p.pool.gpus);
+}
+
 // A pool's plan laid out on its pool scenario; an error names the pool: as the prefix of a
 // plan field ("decode.expert_parallel"), or, for an option or engine flag (the same for both
 // pools), in the reason ("decode pool: ...").
@@ -177,8 +187,8 @@ std::string oneNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool& 
 {
     std::string out = "# one node: both pools and the router run here (pools on their own GPUs, in the background).\n";
     for (const PoolOut& p : pools) {
-        out += "# pool: " + p.pool.role + " (" + num(p.pool.gpus) + " GPUs: " + num(p.firstGpu) + "-"
-            + num(p.firstGpu + p.pool.gpus - 1) + ")\n";
+        out += "# pool: " + p.pool.role + " (" + poolGpus(p) + " on GPUs " + num(p.firstGpu) + "-"
+            + num(p.firstGpu + p.layout.plan.gpus() - 1) + ")\n";
         out += p.pool.command.substr(0, p.pool.command.size() - 1) + " &\n";
     }
     if (router.command.empty())
@@ -199,7 +209,7 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
         + num(dec.firstNode) + "'s address)" + (router.command.empty() ? "" : "; the router runs on node 0") + ".\n";
     out += launch::nodeRankBelow(total);
     out += "if [ \"$NODE_RANK\" -lt " + num(dec.firstNode) + " ]; then\n";
-    out += "# pool: prefill (" + num(pre.pool.gpus) + " GPUs, nodes 0-" + num(pre.nodes - 1) + ")\n";
+    out += "# pool: prefill (" + poolGpus(pre) + ", nodes 0-" + num(pre.nodes - 1) + ")\n";
     if (reads(pre.pool, launch::ShellVar::HeadIp))
         out += "HEAD_IP=$PREFILL_HEAD_IP\n";
     if (!router.command.empty())
@@ -207,7 +217,7 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
             + ")\n" + router.command.substr(0, router.command.size() - 1) + " &\nfi\n";
     out += pre.pool.command;
     out += "else\n";
-    out += "# pool: decode (" + num(dec.pool.gpus) + " GPUs, nodes " + num(dec.firstNode) + "-" + num(total - 1) + ")\n";
+    out += "# pool: decode (" + poolGpus(dec) + ", nodes " + num(dec.firstNode) + "-" + num(total - 1) + ")\n";
     if (reads(dec.pool, launch::ShellVar::HeadIp))
         out += "HEAD_IP=$DECODE_HEAD_IP\n";
     if (reads(dec.pool, launch::ShellVar::NodeRank))
