@@ -102,6 +102,25 @@ std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, EngineLayout& L
     return std::nullopt;
 }
 
+// Each attention rank's limit is a whole number of sequences: when the plan's sequences do
+// not divide over the ranks, a fully loaded engine runs more than the plan priced. Says
+// how many, and the TPOT the model prices at that batch.
+void warnRoundedBatch(const Scenario& s, const Plan& p, const EngineLayout& L, std::vector<std::string>& w)
+{
+    const long long planned = static_cast<long long>(p.batch) * L.dp;
+    const long long admitted = static_cast<long long>(L.seqsPerReplica) * L.attnDp;
+    if (admitted <= planned)
+        return;
+    Plan full = p;
+    full.batch = static_cast<int>((admitted + L.dp - 1) / L.dp);
+    const SimResult at = Simulator(s).evaluate(full);
+    w.push_back("batch: the engine's limit of " + num(L.seqsPerReplica) + " sequences on each of its " + num(L.attnDp)
+                + " attention ranks admits " + num(admitted) + " where the plan has " + num(planned)
+                + "; fully loaded, the model prices its TPOT at " + printfText("%.2f", at.tpotMs) + " ms (limit "
+                + printfText("%g", s.workload.tpotSloMs) + " ms) against the plan's " + printfText("%.2f", L.sim.tpotMs)
+                + " ms");
+}
+
 } // namespace
 
 Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::vector<std::string>& w)
@@ -190,20 +209,7 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         w.push_back("the plan is not valid for scenario '" + s.name + "' (" + why
                     + "): the configuration is exported as planned");
     }
-    // Each attention rank's limit is a whole number of sequences: when the plan's sequences do
-    // not divide over the ranks, a fully loaded engine runs more than the plan priced.
-    if (const long long planned = static_cast<long long>(p.batch) * L.dp,
-        admitted = static_cast<long long>(L.seqsPerReplica) * L.attnDp;
-        admitted > planned) {
-        Plan full = p;
-        full.batch = static_cast<int>((admitted + L.dp - 1) / L.dp);
-        const SimResult at = Simulator(s).evaluate(full);
-        w.push_back("batch: the engine's limit of " + num(L.seqsPerReplica) + " sequences on each of its " + num(L.attnDp)
-                    + " attention ranks admits " + num(admitted) + " where the plan has " + num(planned)
-                    + "; fully loaded, the model prices its TPOT at " + printfText("%.2f", at.tpotMs) + " ms (limit "
-                    + printfText("%g", s.workload.tpotSloMs) + " ms) against the plan's "
-                    + printfText("%.2f", L.sim.tpotMs) + " ms");
-    }
+    warnRoundedBatch(s, p, L, w);
     // The engine's memory fraction must leave the KV cache room for the plan's batch, beside
     // what vLLM's start-up sampler run takes at the flags written (sim/engine_memory.h).
     MemoryBreakdown terms = L.sim.memory;
