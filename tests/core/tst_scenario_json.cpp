@@ -341,12 +341,9 @@ void TestScenarioJson::badInput_data()
     // Types and presence.
     sc("wrong type: string for layers", replaceOnce(S, "\"layers\": 80", "\"layers\": \"80\""), "model.layers",
        "must be an integer, got a string");
-    // The attention kind decides which head fields are required: when it cannot be read,
-    // its error is the only one.
+    // An unreadable attention kind is the one error (the head fields it requires add none).
     sc("attention kind not a string, no head fields",
-       replaceOnce(replaceOnce(S, "\"kv_heads\": 8,\n    \"head_dim\": 128,", "\"attention\": 0,"), "\"weight_precision\": \"bf16\"",
-                   "\"weight_precision\": \"bf16\", \"mla\": {\"q_lora_rank\": 1536, \"kv_lora_rank\": 512, "
-                   "\"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64, \"v_head_dim\": 128}"),
+       replaceOnce(S, "\"kv_heads\": 8,\n    \"head_dim\": 128,", "\"attention\": 0,"),
        "model.attention", "must be a string, got a number");
     sc("wrong type: fractional heads", replaceOnce(S, "\"attention_heads\": 64", "\"attention_heads\": 64.5"),
        "model.attention_heads", "must be an integer, got 64.5");
@@ -375,8 +372,7 @@ void TestScenarioJson::badInput_data()
     sc("too many GPUs in all", replaceOnce(S, "\"gpus_per_node\": 8, \"nodes\": 1,",
                                            "\"gpus_per_node\": 1024, \"nodes\": 131072,"),
        "cluster.nodes", "gpus_per_node x nodes must be at most 1048576 (got 134217728)");
-    // The parser stops inside the number, before its event: the path is the key it belongs
-    // to, or the array element it would have been.
+    // An overflowing number is named by its key, or the array element it would have been.
     sc("number beyond double range", replaceOnce(S, "\"prompt_tokens\": 2048", "\"prompt_tokens\": 1e400"),
        "workload.prompt_tokens", "malformed JSON: number overflow parsing '1e400'");
     sc("number beyond double range in an array",
