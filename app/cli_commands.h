@@ -40,6 +40,8 @@ void addLoadFrontCommand(std::vector<Command>& out); // load-front
 std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v, const std::vector<OptionSpec>& more = {});
 bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string& error);
 bool pluginReady(const std::string& algorithm, std::string& error);
+// validate (cli_validate.cpp), registered with the scenario commands.
+int runValidate(const Args& a, std::ostream& out, std::ostream& err);
 // calibrate --measurements (cli_measurements.cpp), called by calibrate.
 int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err);
 

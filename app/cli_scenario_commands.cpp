@@ -1,4 +1,4 @@
-// presets, validate, import-hf.
+// presets, import-hf, gen-scenarios (validate runs from cli_validate.cpp).
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -6,16 +6,10 @@
 #include <ostream>
 
 #include "cli_commands.h"
-#include "cli_deployment.h"
-#include "io/profile_json.h"
-#include "sim/deployment.h"
-#include "sim/disaggregated.h"
-#include "sim/knob_fit.h"
 #include "io/atomic_file.h"
 #include "io/hf_import.h"
 #include "io/presets.h"
 #include "model/names.h"
-#include "report/measurements.h"
 #include "runner/run_search.h"
 #include "search/scenario_generator.h"
 
@@ -133,203 +127,6 @@ void printModel(std::ostream& out, const ModelSpec& m)
         << precisionName(m.weightPrecision) << ", KV cache " << precisionName(m.kvPrecision) << "\n";
 }
 
-// The files that tune the simulator rather than describe a deployment: a kernel profile
-// and a user's measured rows (read from its path: rows name files beside it).
-FieldErrors validateTuningFile(FileKind kind, const std::string& text, const std::string& arg,
-                               const std::string& label, std::string& summary)
-{
-    if (kind == FileKind::Profile) {
-        auto p = parseProfile(text, label);
-        if (p.ok())
-            summary = "kernel profile '" + p.value.name + "'";
-        return p.errors;
-    }
-    auto rows = loadMeasurementsFile(arg);
-    if (!rows.ok())
-        return rows.errors;
-    FieldErrors unusable = checkMeasurementRows(rows.value); // what calibrate refuses
-    for (FieldError& e : unusable)
-        e.file = label;
-    if (unusable.empty())
-        summary = "measurements: " + std::to_string(rows.value.size()) + " rows";
-    return unusable;
-}
-
-// A plan with prefill and decode pools: checked against its embedded scenario as
-// export and evaluate check it.
-// Whether a plan that fits its scenario also keeps the scenario's limits (memory, SLOs, the
-// token budget), as evaluate says (`limits`: its outcome, when a scenario was at hand), so
-// that validate never calls a plan fine that evaluate calls invalid.
-std::string limitsWords(const std::optional<DeploymentOutcome>& limits)
-{
-    if (!limits)
-        return {};
-    if (limits->valid && !limits->breaksLimitsUnderLoad())
-        return "; within the scenario's limits";
-    // Valid in the steady state means it is the load run that breaks a limit.
-    const bool steadyWithin = limits->valid;
-    std::string why;
-    for (const std::string& r : steadyWithin ? limits->loadVerdict.reasons : limits->reasons)
-        why += (why.empty() ? "" : "; ") + r;
-    return (steadyWithin ? "; within the scenario's limits in the steady state, but NOT under its load protocol ("
-                         : "; but NOT within the scenario's limits (")
-        + why + "): evaluate shows its figures";
-}
-
-FieldErrors validateDisaggregatedPlanText(const std::string& text, const std::string& label, std::string& summary,
-                                          std::optional<DeploymentOutcome>& limits)
-{
-    auto doc = parseDisaggregatedPlanDocument(text, label);
-    if (!doc.ok())
-        return doc.errors;
-    const DisaggregatedPlan& p = doc.value.plan;
-    if (doc.value.scenario) {
-        FieldErrors e = validateDisaggregatedPlan(p, *doc.value.scenario);
-        for (FieldError& x : e)
-            x.file = label;
-        // Two pools for a scenario served by one: evaluate refuses it, so validate does.
-        if (std::optional<FieldError> bad = shapeProblem(*doc.value.scenario, Deployment::twoPools(p), label))
-            e.push_back(*bad);
-        if (!e.empty())
-            return e;
-        limits = evaluateDeployment(*doc.value.scenario, Deployment::twoPools(p));
-    }
-    summary = "disaggregated plan: prefill " + std::to_string(p.prefill.gpus()) + " GPUs, decode "
-        + std::to_string(p.decode.gpus()) + " GPUs"
-        + (doc.value.scenario ? " (checked against its embedded scenario '" + doc.value.scenarioName + "')" : "");
-    return {};
-}
-
-int runValidate(const Args& a, std::ostream& out, std::ostream& err)
-{
-    const std::string path = inputLabel(a.positional.at(0)); // "-" reads standard input
-    auto text = readTextFile(a.positional.at(0));
-    if (!text.ok())
-        return reportErrors(err, {text.error().toString()});
-    FieldError parseError;
-    const FileKind kind = detectFileKind(text.value(), &parseError);
-    // The name may not be UTF-8; JSON must be (nlohmann would throw).
-    ojson j = {{"file", displayText(path)}, {"kind", fileKindName(kind)}};
-    FieldErrors errors;
-    std::string summary;
-    std::optional<DeploymentOutcome> limits;
-    switch (kind) {
-    case FileKind::Scenario: {
-        auto s = parseScenario(text.value(), path);
-        errors = s.errors;
-        if (s.ok()) {
-            errors = checkConstraints(s.value); // whether the constraints together leave a plan
-            for (FieldError& e : errors)
-                e.file = path;
-        }
-        if (s.ok() && errors.empty()) {
-            const WorkloadSpec& w = s.value.workload;
-            summary = "scenario '" + s.value.name + "': " + s.value.model.name + " on "
-                + std::to_string(s.value.cluster.totalGpus()) + " GPUs";
-            if (!kvLinkInEffect(w.serving) && w.kvTransfer != KvLink::InterNode)
-                summary += std::string("; workload.kv_transfer (") + kvLinkName(w.kvTransfer) + ") is kept but not in effect: it prices "
-                    "disaggregated serving only, and this scenario's is " + servingModeName(w.serving);
-        }
-        break;
-    }
-    case FileKind::Plan: {
-        if (isDisaggregatedPlanText(text.value())) {
-            errors = validateDisaggregatedPlanText(text.value(), path, summary, limits);
-            break;
-        }
-        auto doc = parsePlanDocument(text.value(), path);
-        errors = doc.errors;
-        const Plan& p = doc.value.plan;
-        std::string against;
-        if (doc.ok() && (a.has("--scenario") || doc.value.scenario)) {
-            // Checked against its own embedded scenario, or --scenario (which must agree).
-            auto s = scenarioForPlan(a, doc.value, path);
-            if (!s.ok())
-                errors = s.errors;
-            else
-                errors = checkPlanAgainstScenario(p, s.value, path);
-            // One pool for a scenario served by two: evaluate refuses it, so validate does.
-            if (errors.empty())
-                if (std::optional<FieldError> bad = shapeProblem(s.value, Deployment::onePool(p), path))
-                    errors.push_back(*bad);
-            if (errors.empty())
-                limits = evaluateDeployment(s.value, Deployment::onePool(p));
-            against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"
-                                          : " (checked against its embedded scenario '" + doc.value.scenarioName + "')";
-        }
-        if (errors.empty())
-            summary = "plan: TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel)
-                + ", PP " + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel)
-                + ", batch " + std::to_string(p.batch) + against;
-        break;
-    }
-    case FileKind::Model: {
-        auto m = parseModel(text.value(), path);
-        errors = m.errors;
-        if (m.ok())
-            summary = "model '" + m.value.name + "': " + formatCount(countParameters(m.value).total) + " parameters";
-        break;
-    }
-    case FileKind::Cluster: {
-        auto c = parseCluster(text.value(), path);
-        errors = c.errors;
-        if (c.ok())
-            summary = "cluster '" + c.value.name + "': " + std::to_string(c.value.totalGpus()) + " GPUs";
-        break;
-    }
-    case FileKind::HuggingFaceConfig: {
-        auto m = importHfConfig(text.value(), path);
-        errors = m.errors;
-        if (m.ok())
-            summary = "HuggingFace config '" + m.value.name + "': "
-                + formatCount(countParameters(m.value).total) + " parameters";
-        break;
-    }
-    case FileKind::Profile:
-    case FileKind::Measurements:
-        errors = validateTuningFile(kind, text.value(), a.positional.at(0), path, summary);
-        break;
-    case FileKind::Unknown: {
-        // Text that does not parse gets the parser's error (malformed, duplicate key, too
-        // deep); parsed JSON of no known kind is told what is missing.
-        if (!parseError.reason.empty()) {
-            parseError.file = path;
-            errors = {parseError};
-        } else
-            errors = {{path, "format",
-                       "not a ShardLab file: expected \"format\": \"shardlab-scenario\", \"shardlab-plan\", "
-                       "\"shardlab-model\" or \"shardlab-cluster\", or a HuggingFace config.json"}};
-        break;
-    }
-    }
-    if (a.flag("--json")) {
-        j["valid"] = errors.empty();
-        j["errors"] = ojson::array();
-        for (const FieldError& e : errors)
-            j["errors"].push_back(
-                {{"file", displayText(e.file)}, {"path", displayText(e.where)}, {"reason", displayText(e.reason)}});
-        if (errors.empty())
-            j["summary"] = displayText(summary + limitsWords(limits));
-        if (errors.empty() && limits) {
-            // Within the limits in the steady state and, when the scenario has a load
-            // protocol, under it too; the violations are the steady state's, then the run's.
-            j["within_limits"] = limits->valid && !limits->breaksLimitsUnderLoad();
-            j["violations"] = ojson::array();
-            for (const std::string& r : limits->reasons)
-                j["violations"].push_back(displayText(r));
-            if (limits->breaksLimitsUnderLoad())
-                for (const std::string& r : limits->loadVerdict.reasons)
-                    j["violations"].push_back(displayText("under load: " + r));
-        }
-        out << j.dump(2) << "\n";
-        return errors.empty() ? kExitOk : kExitInvalid;
-    }
-    if (!errors.empty())
-        return reportFieldErrors(err, errors);
-    out << displayText("OK: " + path + ": " + summary + limitsWords(limits)) << "\n";
-    return kExitOk;
-}
-
 int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
 {
     auto imported = importHfModel(a.positional.at(0));
@@ -421,7 +218,10 @@ void addScenarioCommands(std::vector<Command>& v)
                   "reads standard input. Every problem is reported as FILE: JSON.PATH: reason; the exit code is 1 "
                   "if there is any. A plan that is well formed for its scenario but breaks the scenario's limits "
                   "(memory, TTFT, TPOT, token budget) is not a problem of the file: it exits 0 and is said to be "
-                  "NOT within the limits (JSON: within_limits, violations).",
+                  "NOT within the limits (JSON: within_limits, violations). Nor is a plan outside the scenario's "
+                  "search space (its constraints; a runnable scenario's engine rules), which no search proposes "
+                  "(JSON: search_space.within, search_space.outside), or one the scenario's workload.engine does "
+                  "not run as planned, which export refuses (JSON: engine.runs_as_planned, engine.rules_broken).",
                   {{"--scenario", "S.json", "check a plan against this scenario (file or preset name); it must agree "
                                             "with the plan's embedded scenario"},
                    kIgnoreEmbeddedOption, kJsonOption},

@@ -3,6 +3,7 @@
 #include <QObject>
 
 #include "model/engine_caps.h"
+#include "search/search_space.h"
 
 namespace shardlab::ui {
 
@@ -61,6 +62,21 @@ QStringList engineParagraphs(const Scenario& s, const Plan& plan, const EngineGa
             + (causes.isEmpty() ? QString()
                                 : QObject::tr("<br>The difference comes from:<br>%1").arg(causes.join(QStringLiteral("<br>"))));
     return out;
+}
+
+QStringList spaceParagraphs(const Scenario& s, const Plan& plan)
+{
+    if (s.constraints.empty() && !runnableEngine(s))
+        return {};
+    const FieldErrors outside = SearchSpace(s).outsideConstraints(plan);
+    if (outside.empty())
+        return {QObject::tr("<b>Search space</b>: in the space the searches consider%1.")
+                    .arg(str(runnableSpaceWords(s)).toHtmlEscaped())};
+    QStringList rules;
+    for (const FieldError& f : outside)
+        rules << QStringLiteral("<b>%1</b>: %2").arg(str(f.where).toHtmlEscaped(), str(f.reason).toHtmlEscaped());
+    return {QObject::tr("<b>Search space</b>: outside the scenario's, so no search proposes this plan:<br>%1")
+                .arg(rules.join(QStringLiteral("<br>")))};
 }
 
 } // namespace shardlab::ui

@@ -24,4 +24,9 @@ QStringList comparisonParagraphs(const PlanComparison& c);
 // gap's headline and causes). Empty without an engine.
 QStringList engineParagraphs(const Scenario& s, const Plan& plan, const EngineGap* gap);
 
+// Under a scenario with constraints or a runnable engine: whether `plan` is in the space
+// the searches consider (each constraint or engine rule it breaks otherwise), as
+// `shardlab-cli validate` says. Empty for an unconstrained scenario.
+QStringList spaceParagraphs(const Scenario& s, const Plan& plan);
+
 } // namespace shardlab::ui

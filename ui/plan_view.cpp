@@ -463,6 +463,8 @@ void PlanView::evaluateAndShow()
         html += QStringLiteral("<p>%1</p>").arg(s);
     for (const QString& s : engineParagraphs(m_scenario, m_plan, m_engineGap ? &*m_engineGap : nullptr))
         html += QStringLiteral("<p>%1</p>").arg(s);
+    for (const QString& s : spaceParagraphs(m_scenario, m_plan))
+        html += QStringLiteral("<p>%1</p>").arg(s);
     if (!m_loadLines.isEmpty()) // the scenario's load protocol: the CLI's lines
         html = QStringLiteral("<p>%1</p>").arg(m_loadLines.join(QStringLiteral("<br>"))) + html;
     m_explanation->setText(html);

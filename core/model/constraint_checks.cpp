@@ -7,6 +7,14 @@
 
 namespace shardlab {
 
+std::string allowedList(const std::vector<int>& values)
+{
+    std::string t;
+    for (int x : values)
+        t += (t.empty() ? "" : ", ") + std::to_string(x);
+    return t;
+}
+
 FieldErrors checkConstraintValues(const Scenario& s)
 {
     FieldErrors out;
@@ -21,12 +29,6 @@ FieldErrors checkConstraintValues(const Scenario& s)
     }
     const long long N = s.cluster.totalGpus();
     const ModelSpec& m = s.model;
-    auto list = [](const std::vector<int>& v) {
-        std::string t;
-        for (int x : v)
-            t += (t.empty() ? "" : ", ") + std::to_string(x);
-        return t;
-    };
     auto none = [&](const char* field, const std::vector<int>& allowed, auto&& possible, const std::string& why) {
         if (allowed.empty())
             return;
@@ -34,7 +36,7 @@ FieldErrors checkConstraintValues(const Scenario& s)
             if (possible(v))
                 return;
         out.push_back({{}, std::string("constraints.") + field,
-                       "no allowed value (" + list(allowed) + ") " + why});
+                       "no allowed value (" + allowedList(allowed) + ") " + why});
     };
     none("tensor_parallel", c.tensorParallel, [&](int v) { return N % v == 0; },
          "divides the " + std::to_string(N) + " GPUs");

@@ -7,10 +7,16 @@
 #include "model/error.h"
 #include "model/specs.h"
 
+#include <string>
+#include <vector>
+
 namespace shardlab {
 
 // Problems of single constraint values ("constraints.tensor_parallel: no allowed value
 // (3, 5) divides the 16 GPUs"). Empty when every listed value could be taken by some plan.
 FieldErrors checkConstraintValues(const Scenario& s);
+
+// A constraint's allowed values as its messages print them: "8, 16".
+std::string allowedList(const std::vector<int>& values);
 
 } // namespace shardlab

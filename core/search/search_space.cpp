@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <tuple>
 
 namespace shardlab {
 
@@ -411,59 +412,45 @@ bool SearchSpace::tpViable(int tp) const
 
 bool SearchSpace::withinConstraints(const Plan& p) const
 {
-    const PlanConstraints& c = m_scenario.constraints;
-    if (!contains(c.tensorParallel, p.tensorParallel) || !contains(c.pipelineParallel, p.pipelineParallel)
-        || !contains(c.dataParallel, p.dataParallel) || p.batch < m_batchMin || p.batch > m_batchMax)
-        return false;
-    if (m_scenario.model.isMoe() && (!contains(c.expertParallel, p.expertParallel) || !contains(c.instances, p.instances)))
-        return false;
-    for (const auto& [op, allowed] : c.operatorOptions)
-        if (op >= 0 && op < kOpCount && opPresent(m_scenario.model, static_cast<OpId>(op))
-            && !contains(allowed, p.option(static_cast<OpId>(op))))
-            return false;
-    return !m_engine || engineViolations(*m_engine, p, m_scenario.model).empty();
+    return outsideConstraints(p).empty();
 }
 
-FieldErrors checkConstraints(const Scenario& s)
+FieldErrors SearchSpace::outsideConstraints(const Plan& p) const
 {
-    FieldErrors out = checkConstraintValues(s);
-    const PlanConstraints& c = s.constraints;
-    if ((c.empty() && !runnableEngine(s)) || !out.empty())
-        return out;
-    if (c.empty()) {
-        if (!SearchSpace(s).hasDegrees())
+    FieldErrors out;
+    const PlanConstraints& c = m_scenario.constraints;
+    const bool moe = m_scenario.model.isMoe();
+    for (const auto& [field, allowed, v] :
+         {std::tuple<const char*, const std::vector<int>*, int>{"tensor_parallel", &c.tensorParallel, p.tensorParallel},
+          {"pipeline_parallel", &c.pipelineParallel, p.pipelineParallel},
+          {"data_parallel", &c.dataParallel, p.dataParallel},
+          {"expert_parallel", moe ? &c.expertParallel : nullptr, p.expertParallel},
+          {"instances", moe ? &c.instances : nullptr, p.instances}})
+        if (allowed && !contains(*allowed, v))
+            out.push_back({{}, std::string("constraints.") + field,
+                           "the plan's " + std::to_string(v) + " is not among the allowed " + allowedList(*allowed)});
+    if (p.batch < m_batchMin || p.batch > m_batchMax)
+        out.push_back({{}, "constraints.batch",
+                       "the plan's batch " + std::to_string(p.batch) + " is outside " + std::to_string(m_batchMin)
+                           + ".." + std::to_string(m_batchMax)});
+    for (const auto& [op, allowed] : c.operatorOptions) {
+        if (op < 0 || op >= kOpCount || !opPresent(m_scenario.model, static_cast<OpId>(op)))
+            continue;
+        const OpId id = static_cast<OpId>(op);
+        if (contains(allowed, p.option(id)))
+            continue;
+        std::string names;
+        for (int o : allowed)
+            names += (names.empty() ? "" : ", ") + std::string(opOption(id, o).name);
+        out.push_back({{}, std::string("constraints.operators.") + opName(id),
+                       std::string("the plan's option ") + opOption(id, p.option(id)).name
+                           + " is not among the allowed " + names});
+    }
+    if (m_engine)
+        for (const FieldError& f : engineViolations(*m_engine, p, m_scenario.model))
             out.push_back({{}, "workload.runnable",
-                           std::string("no plan ") + engineInfo(*runnableEngine(s)).label + " runs tiles "
-                               + std::to_string(s.cluster.totalGpus()) + " GPUs with this model's heads, FFN and "
-                               "experts (docs/engines.md)"});
-        return out;
-    }
-    const long long N = s.cluster.totalGpus();
-    auto list = [](const std::vector<int>& v) {
-        std::string t;
-        for (int x : v)
-            t += (t.empty() ? "" : ", ") + std::to_string(x);
-        return t;
-    };
-    const SearchSpace space(s);
-    if (!space.hasDegrees()) {
-        std::string which;
-        for (const auto& [field, v] : {std::pair<const char*, const std::vector<int>*>{"tensor_parallel", &c.tensorParallel},
-                                       {"pipeline_parallel", &c.pipelineParallel},
-                                       {"data_parallel", &c.dataParallel},
-                                       {"expert_parallel", &c.expertParallel},
-                                       {"instances", &c.instances}})
-            if (!v->empty())
-                which += (which.empty() ? "" : ", ") + std::string(field) + " [" + list(*v) + "]";
-        if (!c.operatorOptions.empty())
-            which += (which.empty() ? "" : ", ") + std::string("operators");
-        out.push_back({{}, "constraints",
-                       "no plan is within the constraints on " + std::to_string(N) + " GPUs: TP x PP x DP must equal the "
-                           "GPU count, the instances divide DP, EP divide the experts (with redundant experts) and an "
-                           "instance's TP x DP / instances, and every operator have "
-                           "an allowed option "
-                           "(constrained: " + which + ")"});
-    }
+                           std::string(engineInfo(*m_engine).label) + " " + engineInfo(*m_engine).version
+                               + " does not run it (" + f.where + ": " + f.reason + ")"});
     return out;
 }
 

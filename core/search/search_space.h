@@ -124,6 +124,11 @@ public:
     // True when the plan's degrees, batch and options are within the scenario's constraints
     // (not whether the simulator accepts it).
     bool withinConstraints(const Plan& p) const;
+    // Why a plan is outside the space the searches consider, one error per broken rule:
+    // a constraint by its scenario path (constraints.tensor_parallel, constraints.batch,
+    // constraints.operators.qkv_proj), the runnable engine's rules as workload.runnable.
+    // Empty when it is within.
+    FieldErrors outsideConstraints(const Plan& p) const;
     // False when the constraints leave no (TP, PP, EP) at all (checkConstraints says why).
     bool hasDegrees() const { return m_hasDegrees; }
 

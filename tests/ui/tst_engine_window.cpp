@@ -13,6 +13,7 @@
 #include "plan_view.h"
 #include "report/engine_gap.h"
 #include "runner/runnable_plan.h"
+#include "sim/megatron.h"
 
 using namespace shardlab;
 using shardlab::ui::MainWindow;
@@ -92,6 +93,29 @@ private Q_SLOTS:
         QVERIFY(engineViolations(Engine::Vllm, n.plan, s.model).empty());
         QVERIFY(w.planView()->currentTitle().startsWith(QStringLiteral("Nearest plan vLLM runs")));
         QCOMPARE(w.scenario().workload.engine, CollectiveEngine::Nccl); // the user's scenario is kept
+    }
+
+    // A runnable scenario's space is the engine's plans: the Plan tab says whether the plan on
+    // show is in it and, when not, which rule it breaks (what validate prints).
+    void planTabSaysWhetherTheSearchesConsiderThePlan()
+    {
+        MainWindow w;
+        const Scenario s = mixtralUnder(CollectiveEngine::Vllm, true);
+        w.setScenario(s);
+        Plan p = megatronPlan(Simulator(s)).plan;
+        applyEngineLayout(Engine::Vllm, s.model, p);
+        QVERIFY(engineViolations(Engine::Vllm, p, s.model).empty());
+        w.planView()->showPlan(QStringLiteral("runs"), p);
+        QString why = w.planView()->explanationText();
+        QVERIFY2(why.contains(QStringLiteral("in the space the searches consider, among the plans vLLM 0.11 runs")),
+                 qPrintable(why));
+        for (int o = 0; o < opInfo(OpId::Embedding).optionCount; ++o)
+            if (std::string(opOption(OpId::Embedding, o).name) == "replicated")
+                p.setOption(OpId::Embedding, o);
+        w.planView()->showPlan(QStringLiteral("does not run"), p);
+        why = w.planView()->explanationText();
+        QVERIFY2(why.contains(QStringLiteral("outside the scenario's, so no search proposes this plan")), qPrintable(why));
+        QVERIFY2(why.contains(QStringLiteral("vLLM 0.11 does not run it (operators.embedding")), qPrintable(why));
     }
 
     // No engine: nothing is measured and nothing said.

@@ -1,0 +1,317 @@
+// validate: what kind of ShardLab file this is and whether it is sound. A plan checked
+// against a scenario is also told whether it keeps the scenario's limits (evaluate's
+// outcome) and whether it is in the space the searches consider (the scenario's
+// constraints and, for a runnable scenario, its engine's rules), so that validate never
+// calls fine a plan that evaluate, search or export would treat otherwise.
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <ostream>
+
+#include "cli_commands.h"
+#include "cli_deployment.h"
+#include "io/hf_import.h"
+#include "io/profile_json.h"
+#include "model/engine_caps.h"
+#include "model/names.h"
+#include "report/measurements.h"
+#include "search/search_space.h"
+#include "sim/deployment.h"
+#include "sim/disaggregated.h"
+#include "sim/knob_fit.h"
+
+namespace shardlab::cli {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// What validate found: the file's problems (exit 1 when any), else its one-line summary
+// and, for a plan checked against a scenario, the scenario's verdicts on it.
+struct Validation {
+    FieldErrors errors;
+    std::string summary;
+    std::optional<DeploymentOutcome> limits; // evaluate's outcome
+    bool spaceChecked = false;               // the scenario has constraints or is runnable
+    FieldErrors outsideSpace;                // why the searches never consider the plan
+    std::string runnableWords;               // ", among the plans vLLM 0.11 runs (...)" when runnable
+    std::optional<Engine> engine;            // workload.engine of a scenario that is not runnable
+    FieldErrors engineRules;                 // the rules of `engine` the plan breaks
+};
+
+// The files that tune the simulator rather than describe a deployment: a kernel profile
+// and a user's measured rows (read from its path: rows name files beside it).
+FieldErrors validateTuningFile(FileKind kind, const std::string& text, const std::string& arg,
+                               const std::string& label, std::string& summary)
+{
+    if (kind == FileKind::Profile) {
+        auto p = parseProfile(text, label);
+        if (p.ok())
+            summary = "kernel profile '" + p.value.name + "'";
+        return p.errors;
+    }
+    auto rows = loadMeasurementsFile(arg);
+    if (!rows.ok())
+        return rows.errors;
+    FieldErrors unusable = checkMeasurementRows(rows.value); // what calibrate refuses
+    for (FieldError& e : unusable)
+        e.file = label;
+    if (unusable.empty())
+        summary = "measurements: " + std::to_string(rows.value.size()) + " rows";
+    return unusable;
+}
+
+// Whether a plan that fits its scenario also keeps the scenario's limits (memory, SLOs, the
+// token budget), as evaluate says (`limits`: its outcome, when a scenario was at hand).
+std::string limitsWords(const std::optional<DeploymentOutcome>& limits)
+{
+    if (!limits)
+        return {};
+    if (limits->valid && !limits->breaksLimitsUnderLoad())
+        return "; within the scenario's limits";
+    // Valid in the steady state means it is the load run that breaks a limit.
+    const bool steadyWithin = limits->valid;
+    std::string why;
+    for (const std::string& r : steadyWithin ? limits->loadVerdict.reasons : limits->reasons)
+        why += (why.empty() ? "" : "; ") + r;
+    return (steadyWithin ? "; within the scenario's limits in the steady state, but NOT under its load protocol ("
+                         : "; but NOT within the scenario's limits (")
+        + why + "): evaluate shows its figures";
+}
+
+std::string joinErrors(const FieldErrors& errors)
+{
+    std::string out;
+    for (const FieldError& e : errors)
+        out += (out.empty() ? "" : "; ") + e.where + ": " + e.reason;
+    return out;
+}
+
+// Whether the searches consider the plan and whether the scenario's engine runs it.
+std::string spaceWords(const Validation& v)
+{
+    std::string out;
+    if (v.spaceChecked)
+        out += v.outsideSpace.empty() ? "; in the space the searches consider" + v.runnableWords
+                                      : "; OUTSIDE the space the searches consider, so no search proposes it ("
+                + joinErrors(v.outsideSpace) + ")";
+    if (v.engine) {
+        const std::string name = std::string(engineInfo(*v.engine).label) + " " + engineInfo(*v.engine).version;
+        out += v.engineRules.empty() ? "; " + name + " runs it as planned"
+                                     : "; " + name + " does NOT run it as planned, so export refuses it ("
+                + joinErrors(v.engineRules) + ")";
+    }
+    return out;
+}
+
+Validation validateScenarioFile(const std::string& text, const std::string& path)
+{
+    Validation v;
+    auto s = parseScenario(text, path);
+    v.errors = s.errors;
+    if (!s.ok())
+        return v;
+    v.errors = checkConstraints(s.value); // whether the constraints together leave a plan
+    for (FieldError& e : v.errors)
+        e.file = path;
+    if (!v.errors.empty())
+        return v;
+    const WorkloadSpec& w = s.value.workload;
+    v.summary = "scenario '" + s.value.name + "': " + s.value.model.name + " on "
+        + std::to_string(s.value.cluster.totalGpus()) + " GPUs";
+    if (!kvLinkInEffect(w.serving) && w.kvTransfer != KvLink::InterNode)
+        v.summary += std::string("; workload.kv_transfer (") + kvLinkName(w.kvTransfer) + ") is kept but not in effect: "
+            "it prices disaggregated serving only, and this scenario's is " + servingModeName(w.serving);
+    return v;
+}
+
+// A plan with prefill and decode pools: checked against its embedded scenario as
+// export and evaluate check it.
+Validation validateDisaggregatedPlanText(const std::string& text, const std::string& label)
+{
+    Validation v;
+    auto doc = parseDisaggregatedPlanDocument(text, label);
+    if (!doc.ok()) {
+        v.errors = doc.errors;
+        return v;
+    }
+    const DisaggregatedPlan& p = doc.value.plan;
+    if (doc.value.scenario) {
+        v.errors = validateDisaggregatedPlan(p, *doc.value.scenario);
+        for (FieldError& x : v.errors)
+            x.file = label;
+        // Two pools for a scenario served by one: evaluate refuses it, so validate does.
+        if (std::optional<FieldError> bad = shapeProblem(*doc.value.scenario, Deployment::twoPools(p), label))
+            v.errors.push_back(*bad);
+        if (!v.errors.empty())
+            return v;
+        v.limits = evaluateDeployment(*doc.value.scenario, Deployment::twoPools(p));
+    }
+    v.summary = "disaggregated plan: prefill " + std::to_string(p.prefill.gpus()) + " GPUs, decode "
+        + std::to_string(p.decode.gpus()) + " GPUs"
+        + (doc.value.scenario ? " (checked against its embedded scenario '" + doc.value.scenarioName + "')" : "");
+    return v;
+}
+
+// A one-pool plan's verdicts from the scenario it was checked against: its limits, the
+// search space (constraints, a runnable scenario's engine) and a named engine's rules.
+void judgeAgainstScenario(const Plan& p, const Scenario& s, Validation& v)
+{
+    v.limits = evaluateDeployment(s, Deployment::onePool(p));
+    v.spaceChecked = !s.constraints.empty() || runnableEngine(s).has_value();
+    if (v.spaceChecked)
+        v.outsideSpace = SearchSpace(s).outsideConstraints(p);
+    v.runnableWords = runnableSpaceWords(s);
+    if (!runnableEngine(s))
+        if ((v.engine = engineOfCollectives(s.workload.engine)))
+            v.engineRules = engineViolations(*v.engine, p, s.model);
+}
+
+Validation validatePlanFile(const Args& a, const std::string& text, const std::string& path)
+{
+    if (isDisaggregatedPlanText(text))
+        return validateDisaggregatedPlanText(text, path);
+    Validation v;
+    auto doc = parsePlanDocument(text, path);
+    v.errors = doc.errors;
+    const Plan& p = doc.value.plan;
+    std::string against;
+    if (doc.ok() && (a.has("--scenario") || doc.value.scenario)) {
+        // Checked against its own embedded scenario, or --scenario (which must agree).
+        auto s = scenarioForPlan(a, doc.value, path);
+        v.errors = s.ok() ? checkPlanAgainstScenario(p, s.value, path) : s.errors;
+        // One pool for a scenario served by two: evaluate refuses it, so validate does.
+        if (v.errors.empty())
+            if (std::optional<FieldError> bad = shapeProblem(s.value, Deployment::onePool(p), path))
+                v.errors.push_back(*bad);
+        if (v.errors.empty())
+            judgeAgainstScenario(p, s.value, v);
+        against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"
+                                      : " (checked against its embedded scenario '" + doc.value.scenarioName + "')";
+    }
+    if (v.errors.empty())
+        v.summary = "plan: TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel)
+            + ", PP " + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel)
+            + ", batch " + std::to_string(p.batch) + against;
+    return v;
+}
+
+// A model, cluster or HuggingFace config: parsed, and summarised by its size.
+Validation validateModelOrCluster(FileKind kind, const std::string& text, const std::string& path)
+{
+    Validation v;
+    if (kind == FileKind::Cluster) {
+        auto c = parseCluster(text, path);
+        v.errors = c.errors;
+        if (c.ok())
+            v.summary = "cluster '" + c.value.name + "': " + std::to_string(c.value.totalGpus()) + " GPUs";
+        return v;
+    }
+    auto m = kind == FileKind::Model ? parseModel(text, path) : importHfConfig(text, path);
+    v.errors = m.errors;
+    if (m.ok())
+        v.summary = std::string(kind == FileKind::Model ? "model '" : "HuggingFace config '") + m.value.name + "': "
+            + formatCount(countParameters(m.value).total) + " parameters";
+    return v;
+}
+
+Validation validateText(const Args& a, FileKind kind, const std::string& text, const std::string& path,
+                        const FieldError& parseError)
+{
+    switch (kind) {
+    case FileKind::Scenario:
+        return validateScenarioFile(text, path);
+    case FileKind::Plan:
+        return validatePlanFile(a, text, path);
+    case FileKind::Model:
+    case FileKind::Cluster:
+    case FileKind::HuggingFaceConfig:
+        return validateModelOrCluster(kind, text, path);
+    case FileKind::Profile:
+    case FileKind::Measurements: {
+        Validation v;
+        v.errors = validateTuningFile(kind, text, a.positional.at(0), path, v.summary);
+        return v;
+    }
+    case FileKind::Unknown:
+        break;
+    }
+    // Text that does not parse gets the parser's error (malformed, duplicate key, too deep);
+    // parsed JSON of no known kind is told what is missing.
+    Validation v;
+    if (!parseError.reason.empty()) {
+        v.errors = {parseError};
+        v.errors.front().file = path;
+    } else
+        v.errors = {{path, "format",
+                     "not a ShardLab file: expected \"format\": \"shardlab-scenario\", \"shardlab-plan\", "
+                     "\"shardlab-model\" or \"shardlab-cluster\", or a HuggingFace config.json"}};
+    return v;
+}
+
+ojson errorsJson(const FieldErrors& errors, bool withFile)
+{
+    ojson out = ojson::array();
+    for (const FieldError& e : errors) {
+        ojson x = ojson::object();
+        if (withFile)
+            x["file"] = displayText(e.file);
+        x["path"] = displayText(e.where);
+        x["reason"] = displayText(e.reason);
+        out.push_back(x);
+    }
+    return out;
+}
+
+// The JSON answer: valid and errors; then the summary and the scenario's verdicts.
+ojson validationJson(const std::string& path, FileKind kind, const Validation& v)
+{
+    ojson j = {{"file", displayText(path)}, {"kind", fileKindName(kind)}};
+    j["valid"] = v.errors.empty();
+    j["errors"] = errorsJson(v.errors, true);
+    if (!v.errors.empty())
+        return j;
+    j["summary"] = displayText(v.summary + limitsWords(v.limits) + spaceWords(v));
+    if (v.limits) {
+        // Within the limits in the steady state and, when the scenario has a load
+        // protocol, under it too; the violations are the steady state's, then the run's.
+        const DeploymentOutcome& l = *v.limits;
+        j["within_limits"] = l.valid && !l.breaksLimitsUnderLoad();
+        j["violations"] = ojson::array();
+        for (const std::string& r : l.reasons)
+            j["violations"].push_back(displayText(r));
+        if (l.breaksLimitsUnderLoad())
+            for (const std::string& r : l.loadVerdict.reasons)
+                j["violations"].push_back(displayText("under load: " + r));
+    }
+    if (v.spaceChecked)
+        j["search_space"] = {{"within", v.outsideSpace.empty()}, {"outside", errorsJson(v.outsideSpace, false)}};
+    if (v.engine)
+        j["engine"] = {{"name", engineInfo(*v.engine).name},
+                       {"runs_as_planned", v.engineRules.empty()},
+                       {"rules_broken", errorsJson(v.engineRules, false)}};
+    return j;
+}
+
+} // namespace
+
+int runValidate(const Args& a, std::ostream& out, std::ostream& err)
+{
+    const std::string path = inputLabel(a.positional.at(0)); // "-" reads standard input
+    auto text = readTextFile(a.positional.at(0));
+    if (!text.ok())
+        return reportErrors(err, {text.error().toString()});
+    FieldError parseError;
+    const FileKind kind = detectFileKind(text.value(), &parseError);
+    const Validation v = validateText(a, kind, text.value(), path, parseError);
+    if (a.flag("--json")) {
+        out << validationJson(path, kind, v).dump(2) << "\n";
+        return v.errors.empty() ? kExitOk : kExitInvalid;
+    }
+    if (!v.errors.empty())
+        return reportFieldErrors(err, v.errors);
+    out << displayText("OK: " + path + ": " + v.summary + limitsWords(v.limits) + spaceWords(v)) << "\n";
+    return kExitOk;
+}
+
+} // namespace shardlab::cli

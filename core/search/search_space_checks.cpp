@@ -1,0 +1,47 @@
+// Whether a scenario's constraints, and the engine a runnable scenario names, leave any plan
+// at all: the question validate and every search ask of a scenario before searching it.
+#include "search/search_space.h"
+
+#include "model/constraint_checks.h"
+#include "model/engine_caps.h"
+
+namespace shardlab {
+
+FieldErrors checkConstraints(const Scenario& s)
+{
+    FieldErrors out = checkConstraintValues(s);
+    const PlanConstraints& c = s.constraints;
+    if ((c.empty() && !runnableEngine(s)) || !out.empty())
+        return out;
+    if (c.empty()) {
+        if (!SearchSpace(s).hasDegrees())
+            out.push_back({{}, "workload.runnable",
+                           std::string("no plan ") + engineInfo(*runnableEngine(s)).label + " runs tiles "
+                               + std::to_string(s.cluster.totalGpus()) + " GPUs with this model's heads, FFN and "
+                               "experts (docs/engines.md)"});
+        return out;
+    }
+    const long long N = s.cluster.totalGpus();
+    const SearchSpace space(s);
+    if (!space.hasDegrees()) {
+        std::string which;
+        for (const auto& [field, v] : {std::pair<const char*, const std::vector<int>*>{"tensor_parallel", &c.tensorParallel},
+                                       {"pipeline_parallel", &c.pipelineParallel},
+                                       {"data_parallel", &c.dataParallel},
+                                       {"expert_parallel", &c.expertParallel},
+                                       {"instances", &c.instances}})
+            if (!v->empty())
+                which += (which.empty() ? "" : ", ") + std::string(field) + " [" + allowedList(*v) + "]";
+        if (!c.operatorOptions.empty())
+            which += (which.empty() ? "" : ", ") + std::string("operators");
+        out.push_back({{}, "constraints",
+                       "no plan is within the constraints on " + std::to_string(N) + " GPUs: TP x PP x DP must equal the "
+                           "GPU count, the instances divide DP, EP divide the experts (with redundant experts) and an "
+                           "instance's TP x DP / instances, and every operator have "
+                           "an allowed option "
+                           "(constrained: " + which + ")"});
+    }
+    return out;
+}
+
+} // namespace shardlab
