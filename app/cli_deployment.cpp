@@ -92,7 +92,8 @@ bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors)
         if (a.value("--request-rate") == "inf") {
             rate = std::numeric_limits<double>::infinity();
         } else if (!numberValue(a, "--request-rate", 1e-9, 1e9, rate, error)) {
-            errors.push_back(error);
+            // The one word besides a number is "inf", as in the scenario's workload.load.
+            errors.push_back(error + " (or inf: every request at once)");
             return false;
         }
         l = withProtocol(s.workload.load, LoadProtocol::RequestRate, 0, rate);
