@@ -192,6 +192,7 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     L.seqsPerReplica = static_cast<int>((static_cast<long long>(p.batch) * L.dp + L.attnDp - 1) / L.attnDp);
     L.gpusPerNode = s.cluster.gpusPerNode;
     L.gpus = p.gpus() / instances;
+    L.instances = instances;
     if (instances > 1)
         w.push_back("instances " + num(instances) + ": this configuration is one engine instance of " + num(L.gpus)
                     + " GPUs (data parallel " + num(L.dp) + " of the plan's " + num(p.dataParallel)
@@ -317,7 +318,8 @@ std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenari
         ojson names = ojson::array();
         for (const LaunchFile& f : p.files)
             names.push_back(f.name);
-        ojson pool = {{"role", p.role}, {"gpus", p.gpus}, {"command", p.command}, {"files", names}};
+        ojson pool = {{"role", p.role}, {"gpus", p.gpus}, {"instances", p.instances}, {"command", p.command},
+                      {"files", names}};
         if (p.memory)
             pool["memory"] = memoryJson(*p.memory);
         j["pools"].push_back(pool);

@@ -68,7 +68,8 @@ struct LaunchFile {
 // one (docs/launch.md, "Disaggregated plans").
 struct LaunchPool {
     std::string role;
-    long long gpus = 0;
+    long long gpus = 0;      // one engine instance's GPUs: what the command starts
+    long long instances = 1; // engine instances of the pool, each started by the command
     std::string command;
     std::vector<LaunchFile> files;
     std::vector<std::string> environment; // variables the command reads, set per node (HEAD_IP, NODE_RANK, ...)

@@ -35,9 +35,9 @@ struct PoolOut {
 std::string poolGpus(const PoolOut& p)
 {
     const long long all = p.layout.plan.gpus();
-    if (p.pool.gpus <= 0 || all == p.pool.gpus)
+    if (p.pool.instances <= 1)
         return launch::num(all) + " GPUs";
-    return launch::num(all) + " GPUs, " + launch::num(all / p.pool.gpus) + " instances of " + launch::num(p.pool.gpus);
+    return launch::num(all) + " GPUs, " + launch::num(p.pool.instances) + " instances of " + launch::num(p.pool.gpus);
 }
 
 // A pool's plan laid out on its pool scenario; an error names the pool: as the prefix of a

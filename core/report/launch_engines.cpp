@@ -214,8 +214,6 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
 {
     const Scenario& s = *L.s;
     LaunchPool pool;
-    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
-    pool.gpus = L.gpus;
     Args a;
     if (L.attnTp > 1)
         a.add("--tensor-parallel-size", L.attnTp);
@@ -308,8 +306,6 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
 {
     const Scenario& s = *L.s;
     LaunchPool pool;
-    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
-    pool.gpus = L.gpus;
     Args a;
     a.add("--model-path", model);
     // An MoE model is one server over the stage (its DP ranks share the experts); DP
@@ -425,8 +421,6 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
 {
     const Scenario& s = *L.s;
     LaunchPool pool;
-    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
-    pool.gpus = L.gpus;
     // trtllm-serve's tp_size is the world of a pipeline stage. An MoE model spans the
     // stage; attention is either tensor parallel over all of it or, with
     // enable_attention_dp, data parallel over all of it (attention TP 1).
@@ -561,6 +555,9 @@ LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model,
     case Engine::Sglang: pool = sglangPool(L, model, o, w); break;
     case Engine::TrtLlm: pool = trtllmPool(L, model, o, w); break;
     }
+    pool.role = L.role ? poolRoleName(L.role->role) : "serve";
+    pool.gpus = L.gpus;
+    pool.instances = L.instances;
     pool.memory = L.memory;
     return pool;
 }

@@ -43,7 +43,8 @@ struct EngineLayout {
     int tokenSplit() const { return tp / attnTp; }
     int seqsPerReplica = 1; // sequences one attention replica holds: batch x dp / attnDp
     int gpusPerNode = 1;
-    long long gpus = 1;
+    long long gpus = 1;  // one engine instance's
+    int instances = 1;   // engine instances the plan is started as (MoE plans' instances)
     int maxModelLen = 0;
     int tokenBudget = 0; // per attention replica (one engine rank under attention DP): rankTokenBudget
     SimResult sim;

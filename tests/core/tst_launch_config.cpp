@@ -389,9 +389,7 @@ void TestLaunchConfig::jsonAndScript()
     o.model = "/models/llama 3";
     auto c = exportLaunchConfig(s, megatronLike(8, 1, 1, 1, 64), o);
     QVERIFY(c.ok());
-    const QJsonDocument j = QJsonDocument::fromJson(QByteArray::fromStdString(launchConfigToJson(c.value(), s.name)));
-    QVERIFY(j.isObject());
-    const QJsonObject root = j.object();
+    const QJsonObject root = QJsonDocument::fromJson(QByteArray::fromStdString(launchConfigToJson(c.value(), s.name))).object();
     QCOMPARE(root["engine"].toString(), QString("trtllm"));
     QCOMPARE(root["engine_version"].toString(), QString("1.0"));
     QCOMPARE(root["model"].toString(), QString("/models/llama 3"));
@@ -399,6 +397,17 @@ void TestLaunchConfig::jsonAndScript()
     QVERIFY(root["files"].toObject()["extra_llm_api_options.yaml"].toString().contains("enable_attention_dp: false"));
     QVERIFY(root["warnings"].isArray());
     QCOMPARE(root["pools"].toArray().size(), 1);
+    QCOMPARE(root["pools"].toArray()[0].toObject()["instances"].toInt(), 1);
+    Plan perNode = megatronLike(8, 1, 8, 8, 64);
+    perNode.instances = 8; // 8 engine instances: a pool's gpus are one instance's, beside its instances
+    const Scenario mixtral = launchPreset("mixtral-8x22b-64gpu");
+    applyEngineLayout(Engine::Vllm, mixtral.model, perNode);
+    auto eight = exportLaunchConfig(mixtral, perNode, LaunchOptions{});
+    QVERIFY2(eight.ok(), eight.ok() ? "" : eight.error().toString().c_str());
+    const QJsonObject pool = QJsonDocument::fromJson(QByteArray::fromStdString(launchConfigToJson(eight.value(), "m")))
+                                 .object()["pools"].toArray()[0].toObject();
+    QCOMPARE(pool["gpus"].toInt(), 8);
+    QCOMPARE(pool["instances"].toInt(), 8);
 
     const QString script = QString::fromStdString(launchScript(c.value()));
     QVERIFY(script.startsWith("#!/bin/sh\n"));
