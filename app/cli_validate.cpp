@@ -249,14 +249,16 @@ Validation validateText(const Args& a, FileKind kind, const std::string& text, c
     return v;
 }
 
-ojson errorsJson(const FieldErrors& errors, bool withFile)
+// Each error as {file, path, reason}; a scenario's rule as {path, reason}; a plan's engine
+// rule as {field, reason}, as engine_gap.rules_broken writes it.
+ojson errorsJson(const FieldErrors& errors, const char* key, bool withFile)
 {
     ojson out = ojson::array();
     for (const FieldError& e : errors) {
         ojson x = ojson::object();
         if (withFile)
             x["file"] = displayText(e.file);
-        x["path"] = displayText(e.where);
+        x[key] = displayText(e.where);
         x["reason"] = displayText(e.reason);
         out.push_back(x);
     }
@@ -268,7 +270,7 @@ ojson validationJson(const std::string& path, FileKind kind, const Validation& v
 {
     ojson j = {{"file", displayText(path)}, {"kind", fileKindName(kind)}};
     j["valid"] = v.errors.empty();
-    j["errors"] = errorsJson(v.errors, true);
+    j["errors"] = errorsJson(v.errors, "path", true);
     if (!v.errors.empty())
         return j;
     j["summary"] = displayText(v.summary + limitsWords(v.limits) + spaceWords(v));
@@ -285,11 +287,11 @@ ojson validationJson(const std::string& path, FileKind kind, const Validation& v
                 j["violations"].push_back(displayText("under load: " + r));
     }
     if (v.spaceChecked)
-        j["search_space"] = {{"within", v.outsideSpace.empty()}, {"outside", errorsJson(v.outsideSpace, false)}};
+        j["search_space"] = {{"within", v.outsideSpace.empty()}, {"outside", errorsJson(v.outsideSpace, "path", false)}};
     if (v.engine)
         j["engine"] = {{"name", engineInfo(*v.engine).name},
                        {"runs_as_planned", v.engineRules.empty()},
-                       {"rules_broken", errorsJson(v.engineRules, false)}};
+                       {"rules_broken", errorsJson(v.engineRules, "field", false)}};
     return j;
 }
 

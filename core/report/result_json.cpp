@@ -186,9 +186,9 @@ ojson deploymentObject(const DeploymentOutcome& o)
             j["load"] = loadObject(o, o.pools.front().scenario.workload.load);
         return j;
     }
-    const Scenario& s = o.pools[1].scenario;
+    const Scenario& s = o.pools[1].scenario; // the decode pool's: the scenario's profile, link and load
     ojson j;
-    j["scenario"] = s.name;
+    j["scenario"] = o.scenarioName;
     j["profile"] = profileOf(s.cluster).name;
     j["serving"] = servingModeName(ServingMode::Disaggregated);
     j["valid"] = o.valid;

@@ -108,6 +108,7 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const Plan& p, const SimR
 {
     DeploymentOutcome o;
     o.serving = s.workload.serving;
+    o.scenarioName = s.name;
     o.pools.push_back(pricedPool(s, p, r, true, PoolRole::Decode));
     o.reasons = o.pools[0].reasons;
     o.gpus = s.cluster.totalGpus();
@@ -132,6 +133,7 @@ DeploymentOutcome deploymentOutcome(const Scenario& s, const DisaggregatedPlan& 
 {
     DeploymentOutcome o;
     o.serving = ServingMode::Disaggregated;
+    o.scenarioName = s.name;
     o.gpus = p.prefill.gpus() + p.decode.gpus();
     for (const FieldError& e : r.structure)
         o.reasons.push_back(e.where + ": " + e.reason);

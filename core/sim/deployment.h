@@ -46,6 +46,7 @@ struct PoolOutcome {
 
 struct DeploymentOutcome {
     ServingMode serving = ServingMode::Aggregated;
+    std::string scenarioName;         // the deployment's scenario (a pool's is named for its pool)
     bool valid = false;
     bool costed = false;              // the simulator priced every pool (the degrees fit)
     std::vector<std::string> reasons; // every violation, a pool's prefixed with its name
