@@ -1,4 +1,5 @@
 // export: a plan as an engine's launch configuration (core/report/launch_config.h).
+#include <algorithm>
 #include <ostream>
 
 #include "cli_commands.h"
@@ -30,6 +31,41 @@ std::vector<std::string> refusal(const std::string& planFile, const Scenario& s,
     else
         lines.push_back("no plan " + std::string(info.label) + " runs is valid for this scenario");
     return lines;
+}
+
+// The configuration as a shell script on stdout: the command, and everything else (the
+// files' contents, the warnings, what was written) as comments, so that `export > run.sh`
+// runs the command and nothing a file or a name holds; names are shown as displayText.
+void printLaunchConfig(std::ostream& out, const LaunchConfig& lc, const std::string& planFile,
+                       const std::string& scenarioName, const std::string& written)
+{
+    auto comment = [&out](const std::string& text) {
+        size_t start = 0;
+        while (start < text.size()) {
+            const size_t end = std::min(text.find('\n', start), text.size());
+            out << "#" << (end > start ? " " : "") << displayText(text.substr(start, end - start)) << "\n";
+            start = end + 1;
+        }
+    };
+    const EngineInfo& e = engineInfo(lc.engine);
+    out << "# " << e.label << " " << lc.engineVersion << " launch configuration for " << displayText(planFile)
+        << " on scenario '" << displayText(scenarioName) << "'\n"
+        << lc.command;
+    for (const LaunchFile& f : lc.files) {
+        out << "\n# " << displayText(f.name) << ":\n";
+        comment(f.contents);
+    }
+    if (!lc.warnings.empty()) {
+        out << "\n# Warnings (what " << e.label << " cannot express, or what to do by hand):\n";
+        for (const std::string& w : lc.warnings)
+            out << "#   - " << displayText(w) << "\n";
+    }
+    if (!written.empty()) {
+        out << "\n# wrote " << displayText(written);
+        for (const LaunchFile& f : lc.files)
+            out << " and " << displayText(f.name) << " beside it";
+        out << "\n";
+    }
 }
 
 // The plan export writes: the plan itself when the engine runs it as planned (or when it
@@ -140,23 +176,7 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
         out << launchConfigToJson(lc, scenario.name);
         return kExitOk;
     }
-    const EngineInfo& e = engineInfo(lc.engine);
-    out << "# " << e.label << " " << lc.engineVersion << " launch configuration for " << displayText(planFile)
-        << " on scenario '" << displayText(scenario.name) << "'\n"
-        << lc.command;
-    for (const LaunchFile& f : lc.files)
-        out << "\n# " << f.name << ":\n" << f.contents;
-    if (!lc.warnings.empty()) {
-        out << "\nWarnings (what " << e.label << " cannot express, or what to do by hand):\n";
-        for (const std::string& w : lc.warnings)
-            out << "  - " << displayText(w) << "\n";
-    }
-    if (a.has("--out")) {
-        out << "\nwrote " << displayText(a.value("--out"));
-        for (const LaunchFile& f : lc.files)
-            out << " and " << f.name << " beside it";
-        out << "\n";
-    }
+    printLaunchConfig(out, lc, planFile, scenario.name, a.has("--out") ? a.value("--out") : std::string());
     return kExitOk;
 }
 

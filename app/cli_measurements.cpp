@@ -39,6 +39,17 @@ int runCalibrateMeasurements(const Args& a, std::ostream& out, std::ostream& err
     if (rows.value.size() > kQuietRows)
         err << "calibrate: fitting the knobs to " << rows.value.size() << " rows (about "
             << (rows.value.size() * 6 + 99) / 100 << " s on one core at 60 ms a row)...\n";
+    // An output never replaces a scenario or plan file a row names.
+    std::vector<std::string> named;
+    for (const MeasurementRow& r : rows.value)
+        named.insert(named.end(), r.files.begin(), r.files.end());
+    for (const char* flag : {"--out", "--out-cluster"}) {
+        std::string error;
+        if (a.has(flag) && !outputApartFrom(named, flag, a.value(flag), error)) {
+            err << "shardlab-cli calibrate: " << displayText(error) << "\n"; // as for the measurements file itself
+            return kExitUsage;
+        }
+    }
     const KnobFitResult fit = fitKnobs(rows.value);
     if (a.has("--out")) {
         // The first row's kernel profile with the fitted knobs (docs/profiles.md): a scenario

@@ -8,6 +8,7 @@
 #include "cli_commands.h"
 #include "io/atomic_file.h"
 #include "io/hf_import.h"
+#include "io/input_file.h"
 #include "io/presets.h"
 #include "model/names.h"
 #include "runner/run_search.h"
@@ -180,6 +181,19 @@ int runGenerateScenarios(const Args& a, std::ostream& out, std::ostream& err)
     if (ec || !std::filesystem::is_directory(dir))
         return reportErrors(err, {"--out: " + displayText(dir) + ": cannot create the directory"
                                   + (ec ? " (" + ec.message() + ")" : std::string())});
+    // A file of the same name that holds anything but what the generator writes (a user's
+    // edit) is never replaced: refused before anything is written.
+    for (long long i = first; i < first + count; ++i) {
+        const Scenario s = generateScenario(static_cast<std::uint64_t>(seed), static_cast<int>(i));
+        const std::string path = dir + "/" + s.name + ".json";
+        if (!std::filesystem::exists(path, ec))
+            continue;
+        auto text = readTextFile(path);
+        if (!text.ok() || text.value() != scenarioToJson(s))
+            return reportErrors(err, {"--out: " + displayText(path) + " exists and is not the scenario seed "
+                                      + std::to_string(seed) + " generates there (edited, or another file); nothing was "
+                                      "written: move it or write into another directory"});
+    }
     const bool feasibleOnly = a.flag("--feasible-only");
     int written = 0, skipped = 0;
     for (long long i = first; i < first + count; ++i) {

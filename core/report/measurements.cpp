@@ -103,8 +103,10 @@ Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path
                 else if (row["scenario"].is_string()) {
                     const std::string s = row["scenario"].get<std::string>();
                     Parsed<Scenario> sc = scenarioPreset(s);
-                    if (!sc.ok())
+                    if (!sc.ok()) {
                         sc = loadScenarioFile(relativeTo(path, s));
+                        m.files.push_back(relativeTo(path, s));
+                    }
                     if (sc.ok()) {
                         m.scenario = sc.value;
                         haveScenario = true;
@@ -128,6 +130,7 @@ Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path
                     rr.fail(rr.path("plan"), "required (a plan file or an object)");
                 else if (row["plan"].is_string()) {
                     Parsed<Plan> p = loadPlanFile(relativeTo(path, row["plan"].get<std::string>()));
+                    m.files.push_back(relativeTo(path, row["plan"].get<std::string>()));
                     havePlan = p.ok();
                     m.plan = p.value;
                     for (FieldError& fe : p.errors)

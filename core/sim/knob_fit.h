@@ -18,6 +18,7 @@ struct MeasurementRow {
     Plan plan;
     CalibrationMetric metric = CalibrationMetric::TpotMs;
     double measured = 0;
+    std::vector<std::string> files; // the scenario and plan files the row names (read by path)
 };
 
 // The knobs, in the order fitted: names as in cluster files.

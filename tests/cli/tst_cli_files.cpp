@@ -118,6 +118,20 @@ void TestCliFiles::specialFiles_data()
         << "" << QStringLiteral(R"(exec "$CLI" calibrate --measurements "%1" --out "$DIR/out.json" --out-cluster "$DIR/out.json")")
                      .arg(QStringLiteral(SHARDLAB_RESOURCES "/examples/measurements/published-decode-steps.json"))
         << 2 << "^shardlab-cli calibrate: --out: names the same file as --out-cluster" << "^$" << "no-out";
+    QTest::newRow("megatron --scenario - --out onto the file on standard input: refused, the scenario kept")
+        << "" << QStringLiteral(R"(cp "%1" "$DIR/in.json" && exec "$CLI" megatron --scenario - --out "$DIR/in.json" < "$DIR/in.json")").arg(kScenario)
+        << 2 << "^shardlab-cli megatron: --out: [^\n]*/in\\.json is the input read from standard input" << "^$" << "in-is-scenario";
+    QTest::newRow("calibrate --out onto a scenario its measurements name: refused, the scenario kept")
+        << "" << QStringLiteral(R"(cp "%1" "$DIR/in.json" && printf '{"format": "shardlab-measurements", "version": 1, "rows": [{"scenario": "in.json", "plan": "%2", "metric": "tpot_ms", "value": 20}]}' > "$DIR/m.json" && exec "$CLI" calibrate --measurements "$DIR/m.json" --out "$DIR/in.json")")
+                     .arg(kScenario, QStringLiteral(SHARDLAB_TEST_DATA "/plans/llama3-70b-tp8.plan.json"))
+        << 2 << "^shardlab-cli calibrate: --out: [^\n]*/in\\.json is the input [^\n]*/in\\.json" << "^$" << "in-is-scenario";
+    QTest::newRow("gen-scenarios onto an edited file of its name: refused, the edit kept")
+        << "" << QStringLiteral(R"("$CLI" gen-scenarios --seed 1 --count 2 --out "$DIR" > /dev/null && cp "%1" "$DIR/gen-1-1.json" && "$CLI" gen-scenarios --seed 1 --count 1 --out "$DIR" > /dev/null && "$CLI" gen-scenarios --seed 1 --count 2 --out "$DIR"; rc=$?; cp "$DIR/gen-1-1.json" "$DIR/in.json"; exit $rc)").arg(kScenario)
+        << 1 << "^error: --out: [^\n]*/gen-1-1\\.json exists and is not the scenario seed 1 generates there" << "^$" << "in-is-scenario";
+    // The engine is not installed here, so running the script runs nothing else.
+    QTest::newRow("export's stdout run as a script: the command, never a name's lines")
+        << "" << madePlan + QStringLiteral(R"sh("$CLI" export --plan "$DIR/in.json" --engine trtllm --out "$DIR/$(printf 'n\ntouch PWNED\n.sh')" > "$DIR/printed.sh" && cd "$DIR" && /bin/sh printed.sh > /dev/null 2>&1; exit 0)sh")
+        << 0 << "" << "^$" << "no-pwned";
     QTest::newRow("stdout onto a /dev/full clone: an error, not success")
         << "devfull" << madePlan + R"(exec "$CLI" export --plan "$DIR/in.json" --engine vllm > "$DIR/out.json")" << 1
         << "writing the output failed \\(stdout\\)\n$" << "^$" << "";
@@ -211,11 +225,15 @@ void TestCliFiles::specialFiles()
         QVERIFY(S_ISLNK(modeOf(dir + "/out.json")));
         QCOMPARE(int(modeOf(dir + "/real.json") & 0777), 0600);
         QVERIFY(QFileInfo(dir + "/real.json").size() > 100);
-    } else if (check == "in-is-plan" || check == "in-is-hf") {
+    } else if (check == "in-is-plan" || check == "in-is-hf" || check == "in-is-scenario") {
         QFile kept(dir + "/in.json");
         QVERIFY(kept.open(QIODevice::ReadOnly));
         const QByteArray text = kept.readAll();
-        QVERIFY2(text.contains(check == "in-is-plan" ? "\"shardlab-plan\"" : "\"architectures\""), text.left(200).constData());
+        const char* kind = check == "in-is-plan" ? "\"shardlab-plan\"" : check == "in-is-hf" ? "\"architectures\"" : "\"llama3-70b-8gpu\"";
+        QVERIFY2(text.contains(kind), text.left(200).constData());
+    } else if (check == "no-pwned") {
+        QVERIFY(QFileInfo::exists(dir + "/printed.sh"));
+        QVERIFY(!QFileInfo::exists(dir + "/PWNED"));
     } else if (check == "no-out") {
         QVERIFY(!QFileInfo::exists(dir + "/out.json"));
     } else if (check == "json-file-escaped") {
