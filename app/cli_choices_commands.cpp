@@ -327,7 +327,8 @@ int runSweep(const Args& a, std::ostream& out, std::ostream& err)
         for (const ClusterSizePoint& p : r.points) {
             if (first == 0 && p.found)
                 first = p.tokensPerSPerGpu;
-            out << "  " << padRight(std::to_string(p.gpus), 7);
+            const std::string gpus = std::to_string(p.gpus);
+            out << "  " << padRight(gpus, 7) << (gpus.size() >= 7 ? " " : ""); // a 7-digit count stays apart
             if (!p.found) {
                 out << "no valid plan" << (p.provedInfeasible ? " (proved)" : "") << "\n";
                 continue;
@@ -458,7 +459,8 @@ void addChoicesCommands(std::vector<Command>& v)
                   "scenario's TPOT SLO, tighten until exact proves no plan meets them, and then bisect the widest "
                   "gaps of the front (its knees) in tokens/s per user (docs/choices.md). The Megatron recipe's front "
                   "under the same limits is printed beside it. Progress goes to stderr; Ctrl-C stops it and prints "
-                  "the points so far (exit 130). Aggregated and decode serving.",
+                  "the points so far (exit 130). Aggregated, decode and disaggregated serving (each point of a "
+                  "disaggregated scenario is a deployment: its prefill:decode split and both pools' plans).",
                   {kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
                    {"--points", "N", "distinct front points wanted, 2..200 (default 16)"},
                    {"--max-searches", "N", "exact searches at most (default 4 x points + 16)"},

@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "model/engine_caps.h"
+#include "model/printf_text.h"
+#include "sim/megatron.h"
 
 namespace shardlab::exact {
 
@@ -52,6 +54,27 @@ std::string certificateNote(const Scenario& s, const SearchSpace& space, const C
     return note.str();
 }
 
+namespace {
+
+// Why the token budget excludes every plan, when it does: the recipe's plan at batch 1 (one
+// sequence per step, the fewest tokens a step carries) priced by the simulator; empty when
+// that step keeps the budget.
+std::string tokenBudgetAtBatchOne(const Scenario& s)
+{
+    const Simulator sim(s);
+    Plan p = megatronPlan(sim).plan;
+    p.batch = 1;
+    p.microBatches = 1;
+    const SimResult r = sim.evaluate(p);
+    if (!r.violates(Violation::TokenBudget))
+        return {};
+    return printfText("even one sequence per step carries %.0f tokens (the steady state spreads each prompt over "
+                      "its output's steps), above workload.max_num_tokens %d; raise it",
+                      r.stepTokens, s.workload.maxNumTokens);
+}
+
+} // namespace
+
 std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, double minTpotMs)
 {
     const WorkloadSpec& w = s.workload;
@@ -65,6 +88,8 @@ std::string explainNoPlan(const Scenario& s, double minMemGb, double minTtftMs, 
     else if (minTpotMs > w.tpotSloMs)
         why << "every plan's time per output token is at least " << std::round(minTpotMs * 100) / 100
             << " ms (a lower bound from exact's tables), the SLO is " << w.tpotSloMs << " ms";
+    else if (const std::string budget = tokenBudgetAtBatchOne(s); !budget.empty())
+        why << budget;
     else
         why << "no plan meets the memory, TTFT and TPOT limits at the same time";
     return why.str();

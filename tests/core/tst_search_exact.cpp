@@ -501,6 +501,15 @@ void TestSearchExact::noValidPlanIsProvedAndExplained()
     const SearchOutcome out2 = runSearch(slow, o);
     QVERIFY(!out2.found && out2.provedInfeasible);
     QVERIFY2(QString::fromStdString(out2.message).contains("time per output token"), out2.message.c_str());
+
+    // A prompt longer than the token budget times the output: no batch keeps the budget.
+    Scenario rag = presetScenario("llama3-70b-8gpu");
+    rag.workload.promptTokens = 100000;
+    rag.workload.outputTokens = 12;
+    rag.workload.ttftSloMs = rag.workload.tpotSloMs = 1e9;
+    const SearchOutcome out3 = runSearch(rag, o);
+    QVERIFY(!out3.found && out3.provedInfeasible);
+    QVERIFY2(QString::fromStdString(out3.message).contains("above workload.max_num_tokens 8192"), out3.message.c_str());
 }
 
 void TestSearchExact::exactHonoursStop()
