@@ -102,6 +102,7 @@ struct PerStep {
 struct ReplicaResult {
     std::vector<Request> measured;
     double firstMeasuredArrivalS = 0, lastFinishS = 0;
+    double windowTokens = 0; // output tokens emitted in that window (collectMeasured)
     double durationS = 0;
     long long steps = 0;
     double sumRunning = 0, sumQueued = 0;
@@ -135,18 +136,16 @@ struct Totals {
     void add(const ReplicaResult& r, int replicas, LoadFigures& f)
     {
         const double wgt = replicas;
-        double tokens = 0;
         for (const Request& q : r.measured) {
             ttft.emplace_back((q.firstTokenS - q.arrivalS) * 1e3, wgt);
             if (q.output > 1)
                 tpot.emplace_back((q.finishS - q.firstTokenS) * 1e3 / (q.output - 1), wgt);
             e2eSum += (q.finishS - q.arrivalS) * 1e3 * wgt;
             weightSum += wgt;
-            tokens += q.output;
         }
         const double window = r.lastFinishS - r.firstMeasuredArrivalS;
         if (window > 0)
-            outputTokensPerS += wgt * tokens / window; // these replicas' output rate
+            outputTokensPerS += wgt * r.windowTokens / window; // these replicas' output rate
         span = std::max(span, r.durationS);
         f.steps = std::max<long long>(f.steps, r.steps);
         stepsW += wgt * r.steps;
@@ -239,8 +238,26 @@ inline double nextArrival(Draws& d, double t, double rate)
     return std::isfinite(rate) ? t - std::log1p(-d.unit()) / rate : 0.0;
 }
 
-// The measured requests of a run and the window from the first one's arrival to the last
-// one's finish.
+// Output tokens request `r` emits within [from, to]: its first token when it falls inside,
+// the rest spread evenly from the first token to its finish.
+inline double tokensWithin(const Request& r, double from, double to)
+{
+    if (r.firstTokenS < 0 || r.finishS < r.firstTokenS)
+        return 0;
+    double tokens = r.firstTokenS >= from && r.firstTokenS <= to ? 1 : 0;
+    const double span = r.finishS - r.firstTokenS;
+    if (r.output > 1 && span > 0) {
+        const double overlap = std::min(to, r.finishS) - std::max(from, r.firstTokenS);
+        tokens += std::max(0.0, overlap) / span * (r.output - 1);
+    }
+    return tokens;
+}
+
+// The measured requests of a run, the window from the first one's arrival to the last
+// one's finish, and the output tokens the engine emits in it: the measured requests' and
+// what warm-up requests still running in it emit (a closed loop's warm-up overlaps its
+// first measured requests; counting only theirs over the window would charge the engine's
+// time spent on warm-ups to them).
 inline void collectMeasured(const std::vector<Request>& reqs, ReplicaResult& out)
 {
     out.firstMeasuredArrivalS = std::numeric_limits<double>::infinity();
@@ -249,7 +266,11 @@ inline void collectMeasured(const std::vector<Request>& reqs, ReplicaResult& out
             out.measured.push_back(r);
             out.firstMeasuredArrivalS = std::min(out.firstMeasuredArrivalS, r.arrivalS);
             out.lastFinishS = std::max(out.lastFinishS, r.finishS);
+            out.windowTokens += r.output;
         }
+    for (const Request& r : reqs)
+        if (!r.measured)
+            out.windowTokens += tokensWithin(r, out.firstMeasuredArrivalS, out.lastFinishS);
 }
 
 // A run at the protocol's load and, for an open loop offering 0.8-1.25 of the capacity, the

@@ -176,10 +176,11 @@ void TestExplain::comparisonUnderLoadRunsBoth()
     QVERIFY(oa.underLoad && ob.underLoad && oa.loadError.empty() && ob.loadError.empty());
     const DeploymentComparison d = compareDeployments(oa, ob, "A", "B");
     QVERIFY(close(d.underLoad.ratio, oa.load.tokensPerSPerGpu / ob.load.tokensPerSPerGpu));
-    // A closed loop of 16 fills neither plan's batch: the ratio under load is not the
-    // steady state's.
-    QVERIFY2(std::abs(d.underLoad.ratio - d.ratio) > 0.05,
-             printfText("%.3f vs %.3f", d.underLoad.ratio, d.ratio).c_str());
+    // A closed loop of 16 fills neither plan's batch: each run serves less than its steady
+    // state, so the ratio compares the runs, not the steady states.
+    QVERIFY2(oa.load.tokensPerSPerGpu < 0.9 * oa.tokensPerSPerGpu && ob.load.tokensPerSPerGpu < 0.9 * ob.tokensPerSPerGpu,
+             printfText("%.1f of %.1f, %.1f of %.1f", oa.load.tokensPerSPerGpu, oa.tokensPerSPerGpu,
+                        ob.load.tokensPerSPerGpu, ob.tokensPerSPerGpu).c_str());
     QCOMPARE(d.underLoad.lines.size(), size_t(4));
     QVERIFY(d.underLoad.lines[0].find("concurrency 16") != std::string::npos);
     QVERIFY2(d.underLoad.lines[3].find(printfText("%.3fx", d.underLoad.ratio)) != std::string::npos,

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "io/scenario_json.h"
+#include "model/printf_text.h"
 #include "sim/deployment.h"
 #include "sim/megatron.h"
 #include "sim/serving_load.h"
@@ -44,6 +45,7 @@ private Q_SLOTS:
     void deterministicPerSeed();
     void openLoopMeasuresTheCountAsked();
     void closedLoopMeasuresTheCountAsked();
+    void closedLoopThroughputIsTheEnginesInTheWindow();
     void protocolFlagsKeepTheScenarioTraffic();
     void protocolRoundTripsAndBadFieldsAreNamed();
 };
@@ -251,6 +253,30 @@ void TestServingLoad::closedLoopMeasuresTheCountAsked()
     l.requests = 0;
     l.concurrency = kMaxLoadConcurrency;
     QCOMPARE(l.measuredRequests(), kMaxLoadRequests);
+}
+
+// A closed loop's warm-up requests still run beside its first measured ones: the output
+// rate counts every token the engine emits in the measured window, so it does not depend on
+// how many requests are measured (counting only theirs gave 0.70 of it at one round).
+void TestServingLoad::closedLoopThroughputIsTheEnginesInTheWindow()
+{
+    Setup x = recipe("llama3-70b-8gpu");
+    x.plan.tensorParallel = 2;
+    x.plan.dataParallel = 4;
+    x.plan.batch = 16;
+    const Simulator sim(x.s);
+    x.steady = sim.evaluate(x.plan);
+    LoadSpec l;
+    l.protocol = LoadProtocol::Concurrency;
+    l.concurrency = 128; // 32 per replica, twice its batch: half of them queue
+    l.requests = 128;
+    const LoadRun one = simulateLoad(sim, x.plan, x.steady, l);
+    l.requests = 1280;
+    const LoadRun ten = simulateLoad(sim, x.plan, x.steady, l);
+    QVERIFY(one.ok() && ten.ok());
+    const double ratio = one.figures.outputTokensPerS / ten.figures.outputTokensPerS;
+    QVERIFY2(ratio > 0.9 && ratio < 1.1, printfText("%.1f against %.1f tokens/s", one.figures.outputTokensPerS,
+                                                    ten.figures.outputTokensPerS).c_str());
 }
 
 // A protocol given beside a scenario's own keeps its traffic (lengths, seed), its counts
