@@ -1,5 +1,6 @@
 #include "model/specs.h"
 
+#include "model/disaggregated_plan.h"
 #include "model/names.h"
 
 #include <cmath>
@@ -422,6 +423,10 @@ FieldErrors validateScenario(const Scenario& s)
         all.push_back(std::move(e));
     for (auto& e : validateWorkload(s.workload, "workload"))
         all.push_back(std::move(e));
+    if (s.workload.serving == ServingMode::Disaggregated && all.empty() && disaggregatedSplits(s).empty())
+        all.push_back({{}, "workload.serving",
+                       "\"disaggregated\" splits the cluster into a prefill and a decode pool, and a cluster of one "
+                       "GPU cannot be split (use \"aggregated\")"});
     // The acceptance rate's default depends on the model (the range errors are above).
     if (s.workload.speculative.on())
         for (auto& e : validateSpeculative(s.workload.speculative, &s.model, "workload.speculative"))
