@@ -117,7 +117,8 @@ void renameToHfKeys(FieldError& e, const std::string& type, bool hasHeadDim)
 
 // layer_types (transformers' per-layer attention kinds: "full_attention",
 // "sliding_attention", "linear_attention") counted into the attention layer mix; without it
-// Qwen3-Next's full_attention_interval (every n-th layer full, the others linear).
+// Qwen3-Next's full_attention_interval (every n-th layer full, the others linear), gpt-oss's
+// alternate sliding layers, and Mistral's and Mixtral's sliding_window (every layer).
 void readLayerTypes(const json& doc, JsonReader& r, ModelSpec& m, const std::string& type)
 {
     AttentionMix& x = m.attentionMix;
@@ -145,6 +146,9 @@ void readLayerTypes(const json& doc, JsonReader& r, ModelSpec& m, const std::str
         x.linearLayers = m.layers - m.layers / every;
     } else if (type == "gpt_oss") {
         x.slidingLayers = m.layers / 2; // transformers' default: even layers sliding
+    } else if ((type == "mistral" || type == "mixtral") && doc.contains("sliding_window")
+               && !doc["sliding_window"].is_null()) {
+        x.slidingLayers = m.layers; // transformers' Mistral: a window, when set, on every layer
     }
     if (x.slidingLayers > 0)
         x.slidingWindow = r.integer("sliding_window", 1, 1 << 24);
@@ -299,7 +303,8 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     } else {
         m.ffnHidden = r.integer("intermediate_size", 1, 1 << 22);
     }
-    if (type == "gpt_oss" || type == "qwen3_next" || (llamaLike && doc.contains("layer_types")))
+    const bool mistralWindow = (type == "mistral" || type == "mixtral") && doc.contains("sliding_window");
+    if (type == "gpt_oss" || type == "qwen3_next" || (llamaLike && doc.contains("layer_types")) || mistralWindow)
         readLayerTypes(doc, r, m, type);
     if (m.expertPrecision && !m.isMoe()) { // quantized MLPs of a dense model: every weight, as modelled
         m.weightPrecision = *m.expertPrecision;

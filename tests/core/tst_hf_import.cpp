@@ -320,6 +320,14 @@ void TestHfImport::nullMeansDerived()
                                 "c.json");
     QVERIFY2(dense.ok(), dense.firstError().c_str());
     QVERIFY(!dense.value.isMoe());
+    // Mixtral's (and Mistral's) sliding_window: null is none; a number is a window on every layer.
+    auto full = importHfConfig(replaceOnce(kMixtral, "\"vocab_size\"", "\"sliding_window\": null, \"vocab_size\""), "c.json");
+    QVERIFY2(full.ok(), full.firstError().c_str());
+    QCOMPARE(full.value.attentionMix.slidingLayers, 0);
+    auto windowed = importHfConfig(replaceOnce(kMixtral, "\"vocab_size\"", "\"sliding_window\": 4096, \"vocab_size\""), "c.json");
+    QVERIFY2(windowed.ok(), windowed.firstError().c_str());
+    QCOMPARE(windowed.value.attentionMix.slidingLayers, 32);
+    QCOMPARE(windowed.value.attentionMix.slidingWindow, 4096);
 }
 
 void TestHfImport::badConfigs_data()
