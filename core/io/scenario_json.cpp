@@ -291,7 +291,8 @@ Parsed<std::vector<ScenarioFile>> loadScenarioDirectory(const std::string& dir)
     Parsed<std::vector<ScenarioFile>> out;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
-        out.errors.push_back({dir, "", "no such directory"});
+        out.errors.push_back({dir, "", fs::exists(dir, ec) ? "not a directory (a directory of scenario files is expected)"
+                                                           : "no such directory"});
         return out;
     }
     std::vector<fs::path> files;
