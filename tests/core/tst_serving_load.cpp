@@ -32,6 +32,16 @@ Setup recipe(const char* name)
     x.steady = Simulator(x.s).evaluate(x.plan);
     return x;
 }
+// Llama-3-70B on 8 GPUs as four TP 2 replicas of batch 16: small enough to queue under a loop.
+Setup fourReplicas()
+{
+    Setup x = recipe("llama3-70b-8gpu");
+    x.plan.tensorParallel = 2;
+    x.plan.dataParallel = 4;
+    x.plan.batch = 16;
+    x.steady = Simulator(x.s).evaluate(x.plan);
+    return x;
+}
 } // namespace
 
 class TestServingLoad : public QObject {
@@ -228,12 +238,8 @@ void TestServingLoad::openLoopMeasuresTheCountAsked()
 // measured requests than the loop keeps in flight is refused with its path.
 void TestServingLoad::closedLoopMeasuresTheCountAsked()
 {
-    Setup x = recipe("llama3-70b-8gpu");
-    x.plan.tensorParallel = 2;
-    x.plan.dataParallel = 4;
-    x.plan.batch = 16;
+    Setup x = fourReplicas();
     const Simulator sim(x.s);
-    x.steady = sim.evaluate(x.plan);
     QVERIFY(x.steady.valid);
     LoadSpec l;
     l.protocol = LoadProtocol::Concurrency;
@@ -260,12 +266,8 @@ void TestServingLoad::closedLoopMeasuresTheCountAsked()
 // how many requests are measured (counting only theirs gave 0.70 of it at one round).
 void TestServingLoad::closedLoopThroughputIsTheEnginesInTheWindow()
 {
-    Setup x = recipe("llama3-70b-8gpu");
-    x.plan.tensorParallel = 2;
-    x.plan.dataParallel = 4;
-    x.plan.batch = 16;
+    const Setup x = fourReplicas();
     const Simulator sim(x.s);
-    x.steady = sim.evaluate(x.plan);
     LoadSpec l;
     l.protocol = LoadProtocol::Concurrency;
     l.concurrency = 128; // 32 per replica, twice its batch: half of them queue
