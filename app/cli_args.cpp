@@ -1,6 +1,7 @@
 #include "cli_args.h"
 
 #include "model/error.h"
+#include "model/names.h"
 #include "model/printf_text.h"
 
 #include <cerrno>
@@ -173,6 +174,15 @@ bool intValue(const Args& a, const std::string& flag, long long lo, long long hi
     }
     out = v;
     return true;
+}
+
+std::optional<std::string> nameFlagProblem(const std::string& flag, const std::string& value)
+{
+    if (displayText(value) != value)
+        return flag + ": must be UTF-8 text without control characters (got '" + excerpt(displayText(value)) + "')";
+    if (auto why = nameProblem(value))
+        return flag + ": " + *why;
+    return std::nullopt;
 }
 
 bool numberValue(const Args& a, const std::string& flag, double lo, double hi, double& out, std::string& error)

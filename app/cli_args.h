@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ bool outputApartFrom(const std::vector<std::string>& inputs, const std::string& 
                      std::string& error);
 bool intValue(const Args& a, const std::string& flag, long long lo, long long hi, long long& out, std::string& error);
 bool numberValue(const Args& a, const std::string& flag, double lo, double hi, double& out, std::string& error);
+// A name a flag gives that goes into text, JSON or a script (--model, --name): why it is
+// refused ("FLAG: must be UTF-8 text without control characters (got '...')", or the rule
+// every reader of a name applies), nothing when it is acceptable.
+std::optional<std::string> nameFlagProblem(const std::string& flag, const std::string& value);
 
 std::string helpText(const CommandSpec& spec);
 

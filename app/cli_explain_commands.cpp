@@ -5,7 +5,6 @@
 #include <ostream>
 
 #include "cli_commands.h"
-#include "model/names.h"
 #include "cli_deployment.h"
 #include "report/load_text.h"
 #include "report/result_json.h"
@@ -185,11 +184,12 @@ int runCompare(const Args& a, std::ostream& out, std::ostream& err)
     const DeploymentOutcome ob = evaluateDeployment(s, B.value.deployment);
     const std::string na = a.value("--name-a", "A"), nb = a.value("--name-b", "B");
     // Names go into the text, a terminal and JSON: non-empty UTF-8 text on one line, or refused.
-    for (const auto& [flag, name] : {std::pair<const char*, const std::string&>{"--name-a", na}, {"--name-b", nb}})
-        if (name.empty() || displayText(name) != name || nameProblem(name))
-            return reportErrors(err, {std::string(flag) + ": must be non-empty UTF-8 text without control characters"
-                                      + (nameProblem(name) ? " (" + *nameProblem(name) + ")" : std::string())
-                                      + " (got '" + excerpt(displayText(name)) + "')"});
+    for (const auto& [flag, name] : {std::pair<std::string, const std::string&>{"--name-a", na}, {"--name-b", nb}}) {
+        if (name.empty())
+            return reportErrors(err, {flag + ": must not be empty"});
+        if (auto why = nameFlagProblem(flag, name))
+            return reportErrors(err, {*why});
+    }
     const DeploymentComparison c = compareDeployments(oa, ob, na, nb);
     if (a.flag("--json")) {
         out << comparisonToJson(oa, ob, c) << "\n";

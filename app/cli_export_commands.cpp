@@ -4,7 +4,6 @@
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
-#include "model/names.h"
 #include "report/launch_config.h"
 #include "runner/runnable_plan.h"
 #include "sim/simulator.h"
@@ -97,10 +96,8 @@ std::vector<std::string> launchOptions(const Args& a, LaunchOptions& o)
         return {"--engine: unknown engine '" + displayText(a.value("--engine")) + "' (known: " + knownEngines() + ")"};
     o.model = a.value("--model");
     // It goes into JSON and a shell script: UTF-8 text on one line, or refused.
-    if (displayText(o.model) != o.model)
-        return {"--model: must be UTF-8 text without control characters (got '" + excerpt(displayText(o.model)) + "')"};
-    if (auto why = nameProblem(o.model))
-        return {"--model: " + *why};
+    if (auto why = nameFlagProblem("--model", o.model))
+        return {*why};
     if (a.has("--checkpoint")) {
         const std::string c = a.value("--checkpoint");
         if (c != "bf16" && c != "fp8")

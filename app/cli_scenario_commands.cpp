@@ -10,7 +10,6 @@
 #include "io/hf_import.h"
 #include "io/input_file.h"
 #include "io/presets.h"
-#include "model/names.h"
 #include "runner/run_search.h"
 #include "search/scenario_generator.h"
 
@@ -142,11 +141,8 @@ int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
     if (a.has("--name")) {
         // The name goes into JSON, which must be UTF-8; refuse rather than guess an encoding.
         const std::string name = a.value("--name");
-        if (displayText(name) != name)
-            return reportErrors(err, {"--name: must be UTF-8 text without control characters (got '"
-                                      + displayText(name) + "')"});
-        if (const auto problem = nameProblem(name)) // the rule every reader of the model applies
-            return reportErrors(err, {"--name: " + *problem});
+        if (const auto problem = nameFlagProblem("--name", name))
+            return reportErrors(err, {*problem});
         m.value.name = name;
     }
     if (a.has("--out")) {
@@ -183,8 +179,9 @@ int runGenerateScenarios(const Args& a, std::ostream& out, std::ostream& err)
                                   + (ec ? " (" + ec.message() + ")" : std::string())});
     // A file of the same name that holds anything but what the generator writes (a user's
     // edit) is never replaced: refused before anything is written.
+    std::vector<Scenario> scenarios;
     for (long long i = first; i < first + count; ++i) {
-        const Scenario s = generateScenario(static_cast<std::uint64_t>(seed), static_cast<int>(i));
+        const Scenario& s = scenarios.emplace_back(generateScenario(static_cast<std::uint64_t>(seed), static_cast<int>(i)));
         const std::string path = dir + "/" + s.name + ".json";
         if (!std::filesystem::exists(path, ec))
             continue;
@@ -196,8 +193,7 @@ int runGenerateScenarios(const Args& a, std::ostream& out, std::ostream& err)
     }
     const bool feasibleOnly = a.flag("--feasible-only");
     int written = 0, skipped = 0;
-    for (long long i = first; i < first + count; ++i) {
-        const Scenario s = generateScenario(static_cast<std::uint64_t>(seed), static_cast<int>(i));
+    for (const Scenario& s : scenarios) {
         if (feasibleOnly) {
             SearchOptions o;
             o.algorithm = "exact";
