@@ -118,9 +118,14 @@ void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& 
     out << indent << "  output tokens/s  " << formatNumber("%.0f", r.outputTokensPerS) << " total, "
         << formatNumber("%.1f", r.tokensPerSPerGpu) << " per GPU"
         << (agg ? "  -- every prompt's prefill included (trtllm-bench, MLPerf Offline)\n" : "  -- decode steps only\n");
-    out << indent << "  TPOT             " << formatNumber("%.2f", r.tpotMs) << " ms (limit " << formatNumber("%g", w.tpotSloMs)
-        << ")  -- mean gap between a request's output tokens" << (agg ? ", prompt chunks beside them included" : "")
-        << " (" << formatNumber("%.1f", r.tpotMs > 0 ? 1e3 / r.tpotMs : 0) << " tokens/s per user)\n";
+    if (w.outputTokens == 1)
+        out << indent << "  TPOT             none (the limit of " << formatNumber("%g", w.tpotSloMs)
+            << " ms binds nothing)  -- a request of one output token has no gap between tokens\n";
+    else
+        out << indent << "  TPOT             " << formatNumber("%.2f", r.tpotMs) << " ms (limit "
+            << formatNumber("%g", w.tpotSloMs) << ")  -- mean gap between a request's output tokens"
+            << (agg ? ", prompt chunks beside them included" : "") << " ("
+            << formatNumber("%.1f", r.tpotMs > 0 ? 1e3 / r.tpotMs : 0) << " tokens/s per user)\n";
     out << indent << "  TTFT             " << formatNumber("%.1f", r.ttftMs) << " ms (limit " << formatNumber("%g", w.ttftSloMs)
         << ")  -- "
         << (agg ? "wait for the next step, the steps carrying the prompt's chunks at the budget left free, and its own prefill work"

@@ -60,6 +60,10 @@ FieldErrors validateLoadFront(const Scenario& s, const std::vector<int>& concurr
     under.underLoad = true;
     if (const std::string why = underLoadError(probe, under); !why.empty())
         e.push_back({{}, o.algorithm == "exact" ? "--algo" : "workload.serving", why});
+    if (s.workload.outputTokens == 1)
+        e.push_back({{}, "workload.output_tokens",
+                     "a request of one output token has no speed per user (no second token): evaluate or search "
+                     "under a load protocol instead"});
     for (const FieldError& x : validateSearchOptions(o))
         e.push_back(x);
     return e;

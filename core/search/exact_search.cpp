@@ -90,7 +90,7 @@ bool ExactSearch::boundDegrees(Entry& e)
         // The cycle's floor over every micro-batch count (one step's host work included).
         f.cycleS = f.stageStepS + f.p2pDecS + cm.stepOverheadS();
         const bool prefillPool = s.workload.serving == ServingMode::Prefill;
-        f.tpotMs = prefillPool ? 0 : f.cycleS * 1e3;
+        f.tpotMs = cm.hasTpot() ? f.cycleS * 1e3 : 0;
         const double perRequest = prefillPool ? s.workload.outputTokens : 1; // output tokens per sequence
         f.tokensPerSPerGpu =
             f.cycleS > 0 ? double(b) * e.d.dp * perRequest / f.cycleS / double(s.cluster.totalGpus()) : 0;

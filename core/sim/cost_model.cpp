@@ -381,11 +381,12 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
         f.passMs = (sumDec + (PP - 1) * f.p2pDecS) * 1e3;
         f.kvTransferMs = kvTransferMs(p);
         f.ttftMs = 0.5 * f.cycleS * 1e3 + f.passMs + f.kvTransferMs;
-        f.tpotMs = 0;
         f.tokensPerS *= m_scenario.workload.outputTokens;
         break;
     default: f.ttftMs = (sumPre + (PP - 1) * p2pPre) * 1e3; break;
     }
+    if (!hasTpot())
+        f.tpotMs = 0;
     f.e2eMs = f.ttftMs + (m_scenario.workload.outputTokens - 1) * f.tpotMs;
     f.tokensPerSPerGpu = f.tokensPerS / double(m_scenario.cluster.totalGpus());
 

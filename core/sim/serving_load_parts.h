@@ -64,12 +64,12 @@ public:
     long long priced() const { return static_cast<long long>(m_cache.size() + m_groupCache.size()); }
 
 private:
-    // The step is the cycle: TPOT times the tokens a sequence emits per step.
+    // The step is the cycle (unbounded when some figure overflowed).
     double price(const StepLoad& load)
     {
         m_sim.evaluate(m_plan, m_scratch, false, &load);
-        return std::isfinite(m_scratch.tpotMs) ? m_scratch.tpotMs * m_scratch.tokensPerStep * 1e-3
-                                               : std::numeric_limits<double>::infinity();
+        return !m_scratch.unbounded && std::isfinite(m_scratch.cycleMs) ? m_scratch.cycleMs * 1e-3
+                                                                         : std::numeric_limits<double>::infinity();
     }
     const Simulator& m_sim;
     Plan m_plan;

@@ -102,6 +102,11 @@ void TestSearchExact::exactEqualsBruteForce_data()
     QTest::newRow("dense, 2x2 GPUs, loose") << tinyScenario(TinyModel::Dense, 2, 2, 2, 1000, 1) << dense;
     QTest::newRow("dense, 2x2 GPUs, TTFT+TPOT") << tinyScenario(TinyModel::Dense, 2, 2, 1.5, 0.7, 0.6) << dense;
     QTest::newRow("dense, 2x2 GPUs, memory") << tinyScenario(TinyModel::Dense, 2, 2, 0.8, 0.7, 0.6) << dense;
+    // One output token: no TPOT, so a TPOT limit below every step binds nothing.
+    Scenario oneToken = tinyScenario(TinyModel::Dense, 2, 2, 0.8, 1000, 1e-6);
+    oneToken.workload.outputTokens = 1;
+    oneToken.workload.maxNumTokens = 8192;
+    QTest::newRow("dense, 2x2 GPUs, one output token") << oneToken << dense;
     Scenario tightDecode = tinyScenario(TinyModel::Dense, 4, 1, 0.6, 0.2, 0.35); // decode mode, too
     tightDecode.workload.serving = ServingMode::Decode;
     QTest::newRow("dense, 4 GPUs in a node, tight, decode mode") << tightDecode << dense;

@@ -56,6 +56,7 @@ private Q_SLOTS:
     void openLoopMeasuresTheCountAsked();
     void closedLoopMeasuresTheCountAsked();
     void closedLoopThroughputIsTheEnginesInTheWindow();
+    void oneOutputTokenHasNoTpot();
     void protocolFlagsKeepTheScenarioTraffic();
     void protocolRoundTripsAndBadFieldsAreNamed();
 };
@@ -279,6 +280,37 @@ void TestServingLoad::closedLoopThroughputIsTheEnginesInTheWindow()
     const double ratio = one.figures.outputTokensPerS / ten.figures.outputTokensPerS;
     QVERIFY2(ratio > 0.9 && ratio < 1.1, printfText("%.1f against %.1f tokens/s", one.figures.outputTokensPerS,
                                                     ten.figures.outputTokensPerS).c_str());
+}
+
+// A request of one output token has no gap between tokens: TPOT is 0 and its limit binds
+// nothing, while the steps (each prompt's prefill) still take their time, steady and under
+// load alike.
+void TestServingLoad::oneOutputTokenHasNoTpot()
+{
+    Setup x = fourReplicas();
+    x.s.workload.outputTokens = 1;
+    x.s.workload.tpotSloMs = 0.001;
+    x.s.workload.ttftSloMs = 1e9;
+    x.plan.batch = 2; // two prompts of 2048 tokens per step, within max_num_tokens 8192
+    const Simulator sim(x.s);
+    x.steady = sim.evaluate(x.plan);
+    QVERIFY2(x.steady.valid, printfText("violations %u", x.steady.violations).c_str());
+    QCOMPARE(x.steady.tpotMs, 0.0);
+    QCOMPARE(x.steady.e2eMs, x.steady.ttftMs);
+    QVERIFY(x.steady.cycleMs > 0 && x.steady.outputTokensPerS > 0);
+    LoadSpec l;
+    l.protocol = LoadProtocol::Concurrency;
+    l.concurrency = 16;
+    l.requests = 160;
+    const LoadRun run = simulateLoad(sim, x.plan, x.steady, l);
+    QVERIFY2(run.ok(), run.error.c_str());
+    QCOMPARE(run.figures.tpotP90Ms, 0.0);
+    // A loop of 16 keeps every replica's two slots full: the run serves about the steady
+    // rate (its steps carry no decoding sequence beside the prompts, the steady mean step
+    // does).
+    const double ratio = run.figures.outputTokensPerS / x.steady.outputTokensPerS;
+    QVERIFY2(ratio > 0.9 && ratio < 1.1, printfText("%.2f against the steady %.2f tokens/s",
+                                                    run.figures.outputTokensPerS, x.steady.outputTokensPerS).c_str());
 }
 
 // A protocol given beside a scenario's own keeps its traffic (lengths, seed), its counts
