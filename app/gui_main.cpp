@@ -156,7 +156,9 @@ int main(int argc, char** argv)
             window.setScenario(shardlab::scenarioPreset(arg).value);
         else if (!window.openScenarioFile(parser.value(scenarioOpt))) {
             err << "shardlab: " << window.statusText() << "\n";
-            return 1;
+            // A script fails; a person sees the window with the reason in its message area.
+            if (parser.isSet(quitOpt))
+                return 1;
         }
     }
     if (parser.isSet(algoOpt) && !window.setAlgorithm(parser.value(algoOpt))) {

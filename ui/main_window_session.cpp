@@ -122,7 +122,10 @@ QString MainWindow::restoreScenario(const std::optional<SessionStore::Draft>& dr
     if (draft && !draft->path.isEmpty() && !draft->modified) {
         if (m_document->openScenarioFile(draft->path))
             return tr("reopened %1").arg(draft->path);
-        failure = tr("Could not reopen the last scenario, %1: %2").arg(draft->path, statusText());
+        // The reader's message names the file; the path is not repeated before it.
+        failure = statusText().contains(draft->path)
+            ? tr("Could not reopen the last scenario: %1").arg(statusText())
+            : tr("Could not reopen the last scenario, %1: %2").arg(draft->path, statusText());
     }
     if (draft && !draft->scenarioJson.isEmpty()) {
         const ScenarioLoad load = readScenarioForEditor(draft->scenarioJson.toStdString(), "(last session)");

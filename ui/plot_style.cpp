@@ -62,7 +62,10 @@ void placeLegendBelow(QCustomPlot* plot, int columns)
     legend->setRowSpacing(0);
     legend->setColumnSpacing(12);
     legend->setIconSize(16, 10);
-    legend->setMaximumSize(QWIDGETSIZE_MAX, QWIDGETSIZE_MAX);
+    // A finite maximum width: at QWIDGETSIZE_MAX QCP takes the legend grid's own hint, which
+    // for an empty legend (no runs yet) is its margins, and caps the plot's column, the axis
+    // rect above it, there.
+    legend->setMaximumSize(QWIDGETSIZE_MAX / 2, QWIDGETSIZE_MAX);
 }
 
 void fitLegend(QCustomPlot* plot, int width)

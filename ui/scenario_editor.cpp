@@ -310,11 +310,17 @@ bool ScenarioEditor::setFieldValue(const QString& path, double value)
     QWidget* w = fieldWidget(path);
     m_quiet = true;
     bool ok = true;
-    if (auto* i = qobject_cast<QSpinBox*>(w))
-        i->setValue(int(std::clamp(value, double(i->minimum()), double(i->maximum()))));
-    else if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
-        d->setValue(std::clamp(value, d->minimum(), d->maximum()));
-    else
+    // A saved value outside the box's range widens the range, so the field shows the value
+    // as saved and the problem names it (a clamped box would show, and report, another).
+    if (auto* i = qobject_cast<QSpinBox*>(w)) {
+        const int v = int(std::clamp(std::round(value), double(std::numeric_limits<int>::min()),
+                                     double(std::numeric_limits<int>::max())));
+        i->setRange(std::min(i->minimum(), v), std::max(i->maximum(), v));
+        i->setValue(v);
+    } else if (auto* d = qobject_cast<QDoubleSpinBox*>(w)) {
+        d->setRange(std::min(d->minimum(), value), std::max(d->maximum(), value));
+        d->setValue(value);
+    } else
         ok = false;
     m_quiet = false;
     return ok;
@@ -418,7 +424,10 @@ void ScenarioEditor::refreshDerived()
     QString precision = QString::fromLatin1(precisionName(m.weightPrecision)).toUpper();
     if (m.isMoe() && m.routedExpertPrecision() != m.weightPrecision)
         precision += tr(", routed experts in %1").arg(QString::fromLatin1(precisionName(m.routedExpertPrecision())).toUpper());
-    if (m.isMoe())
+    // Fields out of range (a negative layer count) give no meaningful count to show.
+    if (!(pc.total > 0) || !(pc.active > 0) || !(weightsGb > 0) || !std::isfinite(weightsGb))
+        m_paramLabel->setText(tr("<b>—</b><br>(the model's fields have problems)"));
+    else if (m.isMoe())
         m_paramLabel->setText(tr("<b>%1 total, %2 active</b><br>%3 of weights in %4")
                                   .arg(formatParams(pc.total), formatParams(pc.active),
                                        formatNumber(weightsGb, 1) + tr(" GB"), precision));
