@@ -425,8 +425,11 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
             else if (r.smallerGpus > 0)
                 out << "Minimal: " << r.smallerGpus << " GPUs have no valid plan"
                     << (r.smallerProved ? " (proved by exact)" : " (NOT proved)") << "\n";
-            else
+            else if (o.anyCount)
                 out << "Minimal: it is the smallest count there is.\n";
+            else
+                out << "Minimal: it is one whole node, the smallest count searched (--any-count also searches part "
+                       "of a node).\n";
             printAtRate(out, r, o.requestsPerS);
         }
         out << "Curve (best requests/s per GPU count searched; requests/s = output tokens/s / "

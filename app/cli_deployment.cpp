@@ -216,7 +216,7 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
     printMoeFigures(out, s, p, r, "");
     if (p.pipelineParallel > 1)
         out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage "
-            << formatNumber("%.1f", r.p2pUs) << " us, bubble " << formatNumber("%.0f", r.pipelineBubble * 100) << "%\n";
+            << formatNumber("%.1f", r.p2pUs) << " us, bubble " << formatNumber("%.1f", r.pipelineBubble * 100) << " %\n";
     printMemory(out, r.memory, "Memory: ");
     for (const std::string& line : describeLoad(o))
         out << line << "\n";

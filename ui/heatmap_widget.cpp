@@ -63,7 +63,7 @@ void HeatmapWidget::setEquivalent(const Flags& equivalent)
     update();
 }
 
-void HeatmapWidget::clearValues()
+void HeatmapWidget::clearValues(const QString& caption)
 {
     for (auto& row : m_values)
         row.fill(std::nan(""));
@@ -71,7 +71,7 @@ void HeatmapWidget::clearValues()
         row.fill(false);
     m_haveValues = false;
     m_haveHighlight = false;
-    m_caption.clear();
+    m_caption = caption;
     m_about.clear();
     update();
 }

@@ -34,7 +34,8 @@ public:
     void setHighlight(const Plan& plan);
     // Options that give the highlighted plan the same throughput as its own choice.
     void setEquivalent(const Flags& equivalent);
-    void clearValues();
+    // No values; `caption` (when given) says why instead of "waiting for a search".
+    void clearValues(const QString& caption = {});
     const std::vector<OpId>& operators() const { return m_ops; }
     bool hasValues() const { return m_haveValues; }
     QString caption() const { return m_caption; }

@@ -8,6 +8,7 @@
 #include "elided_label.h"
 #include "model/engine_caps.h"
 #include "plan_view.h"
+#include "runner/run_search.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
 #include "search_toolbar.h"
@@ -40,10 +41,11 @@ bool MainWindow::startSearch()
     m_haveResult = false;
     QString note;
     const QString variant = m_document->variantFor(m_editor->scenario(), &note);
-    // The exact search is deterministic: it has no seed to name.
-    QString label = m_toolbar->algorithm() == QLatin1String("exact")
-                        ? m_toolbar->algorithm()
-                        : tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed());
+    // An algorithm that draws nothing (exact, the recipe) has no seed to name.
+    SearchAlgorithmInfo info;
+    const bool seeded = findSearchAlgorithm(m_toolbar->algorithm().toStdString(), info) && info.stochastic;
+    QString label = seeded ? tr("%1 seed %2").arg(m_toolbar->algorithm()).arg(m_toolbar->seed())
+                           : m_toolbar->algorithm();
     // A run ranked by the load run's figures says so: its values are not the steady state's.
     if (o.underLoad)
         label += tr(" · under load (concurrency %1)").arg(m_editor->scenario().workload.load.concurrency);
@@ -114,7 +116,7 @@ void MainWindow::onFinished(const JobResult& r)
             if (!o.provedOptimal) // what was searched; a proof says it below
                 text += QStringLiteral(" (%1)").arg(QString::fromStdString(o.message));
         }
-        if (m_megatronValue > 0)
+        if (m_megatronValue > 0 && o.algorithm != "megatron") // the recipe against itself says nothing
             text += tr(" (%1x the Megatron recipe)").arg(o.bestTokensPerSPerGpu() / m_megatronValue, 0, 'f', 3);
         if (o.provedOptimal)
             text += (best.pools ? tr("; proved optimal under the simulator over every split")

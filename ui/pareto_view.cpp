@@ -504,7 +504,8 @@ bool ParetoView::finishSizing()
                                .arg(m_sizing.smallerGpus)
                                .arg(m_sizing.smallerRequestsPerS, 0, 'f', 2)
                                .arg(m_sizing.smallerProved ? tr("proved by exact") : tr("NOT proved"))
-                         : tr("It is the smallest count there is."))
+                         : tr("It is one whole node, the smallest count searched: part of a node is not "
+                              "(<tt>shardlab-cli size --any-count</tt> searches it)."))
             + queueingText(m_sizing));
     }
     return ok;

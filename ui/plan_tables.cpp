@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/collectives.h"
+#include "table_columns.h"
 #include "ui_format.h"
 
 namespace shardlab::ui {
@@ -137,9 +138,16 @@ CompareTable::CompareTable(QWidget* parent) : QTableWidget(parent)
          tr("This plan minus the reference, per decode step (only comparable when both do the same work per step)."),
          tr("This plan minus the reference in GPU·µs per generated token: per-step time × micro-batches × GPUs / "
             "(batch × DP). The column sums to the difference of 1e6 / (tokens/s per GPU).")});
+    // In a narrow tab the operator, its sharding and the per-token difference stay; the
+    // times, then the communication parts, go to the row's tooltip.
+    m_columns = new FittedColumns(this, {Operator, Sharding, DeltaToken, ThisTime, RefTime, DeltaStep, ThisComm, RefComm});
 }
 
-void CompareTable::showMessage(const QString& m) { message(this, m); }
+void CompareTable::showMessage(const QString& m)
+{
+    message(this, m);
+    m_columns->measure();
+}
 
 // The row's first two cells: what the part is and how each plan shards it.
 void CompareTable::setPartLabels(int row, const ComparedPart& r, const Plan& plan, const Plan& ref)
@@ -184,7 +192,7 @@ void CompareTable::setComparison(const Plan& plan, const Plan& ref, const PlanCo
     setRowCount(0);
     horizontalHeaderItem(RefTime)->setText(tr("%1\nms / step").arg(refName));
     if (!c.comparable) {
-        message(this, tr("No comparison: one of the plans has no per-operator breakdown (structurally invalid)."));
+        showMessage(tr("No comparison: one of the plans has no per-operator breakdown (structurally invalid)."));
         return;
     }
     const double threshold = 0.001 * std::max(1.0, c.refPerToken);
@@ -232,6 +240,7 @@ void CompareTable::setComparison(const Plan& plan, const Plan& ref, const PlanCo
         totals[col]->setFont(bold);
         setItem(row, col, totals[col]);
     }
+    m_columns->measure();
 }
 
 } // namespace shardlab::ui

@@ -21,6 +21,8 @@ public:
     void showMessage(const QString& text);
 };
 
+class FittedColumns;
+
 // Per operator: time and communication of the plan and of the reference per decode step,
 // the difference per step and per generated token (see plan_explain.h).
 class CompareTable : public QTableWidget {
@@ -33,6 +35,7 @@ public:
 
 private:
     void setPartLabels(int row, const ComparedPart& r, const Plan& plan, const Plan& ref);
+    FittedColumns* m_columns = nullptr;
 };
 
 } // namespace shardlab::ui

@@ -12,6 +12,7 @@
 #include <map>
 
 #include "model/placement.h"
+#include "table_columns.h"
 #include "ui_format.h"
 
 namespace shardlab::ui {
@@ -35,6 +36,42 @@ int trafficGroup(const Scenario& s, const Plan& p, const PlanPlacement& placed, 
     if (id == OpId::Combine)
         return ExchangeGroup;
     return id == OpId::ExpertUp || id == OpId::ExpertDown ? ExpertTensorGroup : TensorGroup;
+}
+
+// What the TP group does, from the options of the operators that run in it: split weights
+// (partial results summed or gathered), split tokens (each rank its own tokens through the
+// operator's whole weights, attention data parallelism) or neither (replicated).
+QString tensorGroupUse(const Scenario& s, const Plan& p, const PlanPlacement& placed)
+{
+    if (p.tensorParallel <= 1)
+        return QObject::tr("one GPU per group: no operator is split");
+    int weights = 0, tokens = 0, operators = 0;
+    for (int i = 0; i < kOpCount; ++i) {
+        const auto id = static_cast<OpId>(i);
+        if (!opPresent(s.model, id) || trafficGroup(s, p, placed, id) != TensorGroup || id == OpId::Dispatch)
+            continue;
+        ++operators;
+        const Split split = opOption(id, p.option(id)).split;
+        weights += split == Split::Weights;
+        tokens += split == Split::Tokens;
+    }
+    if (weights == operators)
+        return QObject::tr("consecutive GPUs split every operator's weights and combine partial results");
+    if (weights == 0 && tokens > 0)
+        return QObject::tr("consecutive GPUs run different tokens, each through whole weights (%1 of %2 operators "
+                           "token-sharded, the rest replicated): no weight is split")
+            .arg(tokens)
+            .arg(operators);
+    if (tokens == 0)
+        return QObject::tr("consecutive GPUs split the weights of %1 of %2 operators (combining partial results); "
+                           "the rest are replicated")
+            .arg(weights)
+            .arg(operators);
+    return QObject::tr("consecutive GPUs split the weights of %1 of %2 operators (combining partial results) and "
+                       "the tokens of %3")
+        .arg(weights)
+        .arg(operators)
+        .arg(tokens);
 }
 
 const Group& placedGroup(const PlanPlacement& placed, int g)
@@ -158,7 +195,10 @@ PlanTopologyView::PlanTopologyView(QWidget* parent) : QWidget(parent)
                                         tr("Bytes per GPU\nper decode step"), tr("Time per\ndecode step")});
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    // In a narrow tab the group, its bytes and time stay; the collective, link and
+    // operators go to the row's tooltip, in that order; a long group name elides.
+    m_columns = new FittedColumns(m_table, {0, 4, 5, 2, 3, 1}, 0);
+    m_columns->setMaximumWidth(0, 340);
     // Room for the usual four groups (TP, expert exchange, expert-TP, pipeline) and the header.
     m_table->setMinimumHeight(m_table->fontMetrics().height() * 9 + 16);
     split->addWidget(m_table);
@@ -246,9 +286,9 @@ QString PlanTopologyView::summaryHtml(const PlanTraffic& t) const
     };
     QString html = tr("<b>%1</b> on %2 node(s) × %3 GPUs: ").arg(m_title.toHtmlEscaped()).arg(s.cluster.nodes).arg(gpn);
     QStringList parts;
-    parts << tr("<b>TP %1</b>: consecutive GPUs share every layer's weights and sum partial results (%2)")
+    parts << tr("<b>TP %1</b>: %2 (%3)")
                  .arg(p.tensorParallel)
-                 .arg(where(placed.tensor, tr("inside one NVLink domain")));
+                 .arg(tensorGroupUse(s, p, placed), where(placed.tensor, tr("inside one NVLink domain")));
     parts << tr("<b>DP %1</b>: replicas that serve different requests and never talk while decoding").arg(p.dataParallel);
     if (p.pipelineParallel > 1)
         parts << tr("<b>PP %1</b>: stages of %2 GPUs each hold a slice of the layers and hand hidden states on (%3)")
@@ -304,7 +344,7 @@ void PlanTopologyView::fillTable(const PlanTraffic& t)
         m_table->setRowCount(1);
         m_table->setItem(0, 0, new QTableWidgetItem(tr("No communication in the decode step.")));
     }
-    m_table->resizeColumnsToContents();
+    m_columns->measure();
 }
 
 } // namespace shardlab::ui

@@ -41,6 +41,8 @@ struct PlanTraffic {
 // Qt-free arithmetic over the simulator's breakdown (public for tests).
 PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r);
 
+class FittedColumns;
+
 class PlanTopologyView : public QWidget {
     Q_OBJECT
 public:
@@ -68,6 +70,7 @@ private:
     QComboBox* m_colourBy = nullptr;
     TopologyView* m_drawing = nullptr;
     QTableWidget* m_table = nullptr;
+    FittedColumns* m_columns = nullptr;
 };
 
 } // namespace shardlab::ui

@@ -505,7 +505,7 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
         if (r.structureChecks == 0 && p.expertParallel > 1)
             degrees += tr(" · busiest EP rank %1× the mean load").arg(formatNumber(r.expertLoadImbalance, 3));
         if (r.structureChecks == 0 && p.twoBatchOverlap)
-            degrees += tr(" · overlap hides %1").arg(formatMs(r.overlapHiddenUs / 1000));
+            degrees += tr(" · overlap hides %1 ms of a step").arg(formatMs(r.overlapHiddenUs / 1000));
     }
     if (r.structureChecks == 0 && m_dsim && m_role == PoolRole::Prefill) {
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));

@@ -390,8 +390,15 @@ void SearchPanel::updateHeatmap(const SearchProgress* core)
             m_heatmap->setValues(*policy, tr("Policy probability of each sharding option (ppo)"));
             return;
         }
-    if (m_elites.empty())
+    if (m_elites.empty()) {
+        // A disaggregated search's best is two pools, each searched at every split it tried:
+        // no one list of plans of one pool to show.
+        const bool twoPools = m_selected >= 0 && m_selected < runCount() && m_runs[m_selected].found
+            && m_runs[m_selected].scenario.workload.serving == ServingMode::Disaggregated;
+        if (twoPools)
+            m_heatmap->clearValues(tr("Two pools: each pool's sharding is on the Plan and Topology tabs"));
         return;
+    }
     const QString run = m_selected >= 0 && m_selected < runCount() ? m_runs[m_selected].label : QString();
     m_heatmap->setValues(eliteOptionShares(m_elites), tr("Options of %n elite plan(s)", nullptr, int(m_elites.size())),
                          tr("Share of the %n elite plan(s)%1 using each sharding option", nullptr, int(m_elites.size()))

@@ -165,7 +165,7 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
         p.drawRoundedRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), r * 0.3, r * 0.3);
         if (r >= 11) {
             p.setPen(fill.lightness() > 150 ? kText : QColor(Qt::white));
-            const QString label = m_colourBy == GroupKind::Expert || m_colourBy == GroupKind::Instance
+            QString label = m_colourBy == GroupKind::Expert || m_colourBy == GroupKind::Instance
                 ? tr("i%1 e%2\np%3")
                       .arg(groupOf(rank, GroupKind::Instance))
                       .arg(groupOf(rank, GroupKind::Expert))
@@ -174,13 +174,45 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
                       .arg(rankCoordinates(m_plan, rank).tensor)
                       .arg(groupOf(rank, GroupKind::Data))
                       .arg(groupOf(rank, GroupKind::Pipeline));
-            p.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt::AlignCenter, label);
+            // A label that does not fit the GPU is cut to the coloured group's number, and
+            // left out when even that does not fit (the colour still names the group).
+            const QFontMetrics fm = p.fontMetrics();
+            const int room = int(2 * r) - 2;
+            const QRect need = fm.boundingRect(QRect(0, 0, 1000, 1000), Qt::AlignCenter, label);
+            if (need.width() > room || need.height() > room)
+                label = QString::number(groupOf(rank, m_colourBy));
+            if (fm.horizontalAdvance(label) <= room && fm.height() <= room)
+                p.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt::AlignCenter, label);
         }
     }
     p.setPen(Qt::NoPen);
     if (m_cluster.gpusPerNode > kMaxDrawnGpus) {
         p.setPen(kText);
         p.drawText(box, Qt::AlignCenter, tr("%1 GPUs").arg(m_cluster.gpusPerNode));
+    }
+}
+
+// The legend row: what the colours mean, with the bandwidths they stand for.
+void TopologyView::paintLegend(QPainter& p, const QRectF& all, double legendH) const
+{
+    const ClusterSpec& c = m_cluster;
+    double x = all.left();
+    const double ly = all.top() + legendH / 2;
+    p.setPen(QPen(kNvlinkEdge, 1.2));
+    p.setBrush(kNvlinkFill);
+    p.drawRoundedRect(QRectF(x, ly - 5, 14, 10), 2, 2);
+    x += 18;
+    const QString nvl = tr("NVLink domain %1 GB/s").arg(formatNumber(c.nvlinkGBps, 0));
+    p.setPen(kText);
+    p.drawText(QRectF(x, all.top(), all.width() - x, legendH), Qt::AlignLeft | Qt::AlignVCenter, nvl);
+    x += p.fontMetrics().horizontalAdvance(nvl) + 12;
+    if (c.nodes > 1) {
+        p.setPen(QPen(kFabric, 2));
+        p.drawLine(QPointF(x, ly), QPointF(x + 14, ly));
+        x += 18;
+        p.setPen(kText);
+        p.drawText(QRectF(x, all.top(), all.right() - x, legendH), Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("inter-node %1 GB/s").arg(formatNumber(c.interNodeGBps, 0)));
     }
 }
 
@@ -198,28 +230,9 @@ void TopologyView::paintEvent(QPaintEvent*)
     QFont small = font();
     small.setPointSizeF(std::max(6.5, small.pointSizeF() - 1.5));
     p.setFont(small);
-
-    // Legend row: what the colours mean, with the bandwidths they stand for.
     const double legendH = 15;
-    double x = all.left();
-    const double ly = all.top() + legendH / 2;
-    p.setPen(QPen(kNvlinkEdge, 1.2));
-    p.setBrush(kNvlinkFill);
-    p.drawRoundedRect(QRectF(x, ly - 5, 14, 10), 2, 2);
-    x += 18;
-    const QString nvl = tr("NVLink domain %1 GB/s").arg(formatNumber(c.nvlinkGBps, 0));
-    p.setPen(kText);
-    p.drawText(QRectF(x, all.top(), all.width() - x, legendH), Qt::AlignLeft | Qt::AlignVCenter, nvl);
-    x += p.fontMetrics().horizontalAdvance(nvl) + 12;
+    paintLegend(p, all, legendH);
     const bool multiNode = c.nodes > 1;
-    if (multiNode) {
-        p.setPen(QPen(kFabric, 2));
-        p.drawLine(QPointF(x, ly), QPointF(x + 14, ly));
-        x += 18;
-        p.setPen(kText);
-        p.drawText(QRectF(x, all.top(), all.right() - x, legendH), Qt::AlignLeft | Qt::AlignVCenter,
-                   tr("inter-node %1 GB/s").arg(formatNumber(c.interNodeGBps, 0)));
-    }
 
     const bool many = c.nodes > m_maxDrawnNodes;
     const int drawn = many ? m_maxDrawnNodes - 1 : c.nodes;
@@ -248,7 +261,11 @@ void TopologyView::paintEvent(QPaintEvent*)
         if (m_overlay && !m_interTraffic.isEmpty()) {
             p.setPen(kFabric.darker(130));
             const QRectF label(all.left() + nodeW / 2 + 6, busY - 13, std::max(10.0, lastX - all.left() - nodeW / 2), 12);
-            p.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, m_interTraffic);
+            // On the widget's background, so the drop lines do not run through the words.
+            const QString text = p.fontMetrics().elidedText(m_interTraffic, Qt::ElideRight, int(label.width()));
+            p.fillRect(QRectF(label.left() - 2, label.top(), p.fontMetrics().horizontalAdvance(text) + 4, label.height()),
+                       palette().window());
+            p.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, text);
         }
     }
 
@@ -262,7 +279,7 @@ void TopologyView::paintEvent(QPaintEvent*)
         p.drawRoundedRect(box, 5, 5);
         p.setPen(kText);
         p.setFont(font());
-        p.drawText(box, Qt::AlignCenter, tr("… × %1\nnodes").arg(c.nodes));
+        p.drawText(box, Qt::AlignCenter, tr("… %1 more\nnodes").arg(c.nodes - drawn));
     }
 }
 

@@ -43,6 +43,7 @@ protected:
 
 private:
     void paintNode(class QPainter& p, const QRectF& box, int index) const;
+    void paintLegend(class QPainter& p, const QRectF& all, double legendH) const;
 
     ClusterSpec m_cluster;
     bool m_overlay = false;

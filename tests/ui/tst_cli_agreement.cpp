@@ -170,7 +170,9 @@ void TestCliAgreement::underLoadIsEvaluate()
              qPrintable(shown));
     const QString headline = v.headlineText();
     QVERIFY2(headline.contains(QStringLiteral("Under load (3 requests/s (Poisson), 120 requests): ")
-                               + QString::asprintf("TTFT mean %.1f ms", load["ttft_ms"]["mean"].get<double>())),
+                               + QString::asprintf("%.1f output tokens/s per GPU · TTFT mean %.1f ms",
+                                                   load["output_tokens_per_s_per_gpu"].get<double>(),
+                                                   load["ttft_ms"]["mean"].get<double>())),
              qPrintable(headline));
 }
 
