@@ -12,6 +12,7 @@
 #include <map>
 
 #include "model/placement.h"
+#include "model/plan_checks.h"
 #include "table_columns.h"
 #include "ui_format.h"
 
@@ -245,13 +246,13 @@ void PlanTopologyView::refresh()
     const Scenario& s = m_scenario;
     const Plan& p = m_plan;
     if (m_result.structureChecks != 0) {
-        m_summary->setText(tr("<b>%1</b>: the degrees do not tile the cluster (TP %2 × PP %3 × DP %4 on %5 GPUs), so "
-                              "there is no placement to draw.")
-                               .arg(m_title.toHtmlEscaped())
-                               .arg(p.tensorParallel)
-                               .arg(p.pipelineParallel)
-                               .arg(p.dataParallel)
-                               .arg(s.cluster.totalGpus()));
+        // The plan's first structural problem, as the simulator's checks word it.
+        int first = 0;
+        while (first < kPlanCheckCount && !(m_result.structureChecks & (1u << first)))
+            ++first;
+        const FieldError why = describePlanCheck(static_cast<PlanCheck>(first), p, s);
+        m_summary->setText(tr("<b>%1</b> is not a plan the simulator accepts (%2), so there is no placement to draw.")
+                               .arg(m_title.toHtmlEscaped(), QString::fromStdString(why.toString()).toHtmlEscaped()));
         m_drawing->clearPlanOverlay();
         m_table->setRowCount(0);
         return;

@@ -41,6 +41,7 @@ private Q_SLOTS:
     void heatmapShowsTheSelectedRunsOperators();
     void textFitsAt1024x700();
     void curveLegendRewrapsWhenTheWindowShrinks();
+    void emptyCurveKeepsItsWidth();
     void tablesShowEveryColumnWhenWide();
     void planChartIsLegibleAt1024x700();
     void scenarioFormFitsTheDockAt1024x700();
@@ -462,6 +463,25 @@ void TestWindowLayout::curveLegendRewrapsWhenTheWindowShrinks()
                  qPrintable(QStringLiteral("'%1': %2 px of %3").arg(item->plottable()->name())
                                 .arg(item->outerRect().width()).arg(needed)));
     }
+}
+
+// With nothing to plot (a scenario that cannot run: no recipe line, no runs) the legend is
+// empty, and the axis rect still takes the curve's width (QCP once capped it at the empty
+// legend's margins: a 50 px plot).
+void TestWindowLayout::emptyCurveKeepsItsWidth()
+{
+    MainWindow w;
+    w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("model.layers"))->setValue(0);
+    QVERIFY(!w.scenarioEditor()->isRunnable());
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* curve = w.searchPanel()->findChild<QCustomPlot*>(QStringLiteral("throughputCurve"));
+    QVERIFY(curve);
+    QTRY_COMPARE(curve->legend->itemCount(), 0);
+    curve->replot();
+    QVERIFY2(curve->axisRect()->width() > curve->width() / 2,
+             qPrintable(QStringLiteral("axis rect %1 px of a %2 px curve").arg(curve->axisRect()->width()).arg(curve->width())));
 }
 
 // At 1600x1000 both tables show every column; shrunk to 1024x700 they hide some instead of

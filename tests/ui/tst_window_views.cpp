@@ -127,6 +127,26 @@ void TestWindowViews::topologyTabFollowsThePlan()
     p.dataParallel = 2;
     w.planView()->showPlan(QStringLiteral("by hand"), p);
     QVERIFY2(t->summaryText().contains(QStringLiteral("by hand")), qPrintable(t->summaryText()));
+    // The recipe's column/row operators split weights over TP; the same degrees with every
+    // operator on its tokens (or replicated) split none, and the summary says which.
+    QVERIFY2(t->summaryText().contains(QStringLiteral("combining partial results")), qPrintable(t->summaryText()));
+    Plan tokens = p;
+    for (int i = 0; i < kOpCount; ++i) {
+        const auto id = static_cast<OpId>(i);
+        if (!opPresent(w.scenario().model, id))
+            continue;
+        int pick = -1;
+        for (int k = 0; k < opInfo(id).optionCount; ++k)
+            if (opOption(id, k).split == Split::Tokens || (pick < 0 && opOption(id, k).split == Split::None))
+                pick = k;
+        if (pick >= 0)
+            tokens.sharding[size_t(i)] = std::uint8_t(pick);
+    }
+    w.planView()->showPlan(QStringLiteral("tokens"), tokens);
+    QVERIFY2(t->summaryText().contains(QStringLiteral("no weight is split"))
+                 && !t->summaryText().contains(QStringLiteral("partial results")),
+             qPrintable(t->summaryText()));
+    w.planView()->showPlan(QStringLiteral("by hand"), p);
     using K = ui::TopologyView::GroupKind;
     const ui::TopologyView* d = t->drawing();
     // rank = (stage * DP + replica) * TP + tp
