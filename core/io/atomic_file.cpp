@@ -393,6 +393,10 @@ Status writeFilesTogether(const std::vector<FileContents>& files)
             return undo(0, files[i].path, s.error->reason);
         if (special && i + 1 < files.size())
             return undo(0, files[i].path, "is not a regular file; files written beside a script must be");
+        if (special && files.size() > 1) // its companions would land in the device's directory
+            return undo(0, files[i].path,
+                        "is not a regular file, and the files that go beside it (" + baseName(files.front().path)
+                            + (files.size() > 2 ? ", ..." : "") + ") would be written into its directory: name a regular file");
         if (special) {
             mainSpecial = true;
             mainStat = st;

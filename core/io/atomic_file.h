@@ -36,8 +36,8 @@ struct FileContents {
 // main file: every temporary file is written first, then the others are renamed into place
 // and the main file last, so it never names a file that is not there. On a failure the
 // files this call already put in place are removed again, and the error lists each
-// file's state. The others must be regular (or new) files; the main file may be a device
-// or a FIFO, written as writeFileAtomically does.
+// file's state. Every file must be regular (or new); a main file alone may be a device or
+// a FIFO, written as writeFileAtomically does.
 Status writeFilesTogether(const std::vector<FileContents>& files);
 
 // Unlinks every temporary file that a write in progress currently owns, so that a process

@@ -132,6 +132,12 @@ void TestCliFiles::specialFiles_data()
     QTest::newRow("export's stdout run as a script: the command, never a name's lines")
         << "" << madePlan + QStringLiteral(R"sh("$CLI" export --plan "$DIR/in.json" --engine trtllm --out "$DIR/$(printf 'n\ntouch PWNED\n.sh')" > "$DIR/printed.sh" && cd "$DIR" && /bin/sh printed.sh > /dev/null 2>&1; exit 0)sh")
         << 0 << "" << "^$" << "no-pwned";
+    // A script onto a FIFO or device: its options file would land beside it (in /dev for
+    // /dev/null), so it is refused before anything is opened.
+    QTest::newRow("export --out onto a FIFO with an options file beside it: refused")
+        << "" << madePlan + QStringLiteral(R"(mkfifo "$DIR/fifo.sh" && exec "$CLI" export --plan "$DIR/in.json" --engine trtllm --out "$DIR/fifo.sh")")
+        << 1 << "fifo\\.sh: is not a regular file, and the files that go beside it \\(fifo\\.extra_llm_api_options\\.yaml\\)"
+        << "^$" << "";
     QTest::newRow("stdout onto a /dev/full clone: an error, not success")
         << "devfull" << madePlan + R"(exec "$CLI" export --plan "$DIR/in.json" --engine vllm > "$DIR/out.json")" << 1
         << "writing the output failed \\(stdout\\)\n$" << "^$" << "";
