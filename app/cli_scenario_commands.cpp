@@ -251,7 +251,7 @@ void addScenarioCommands(std::vector<Command>& v)
                  runImportHf});
     v.push_back({{"gen-scenarios", "--seed N --count N --out DIR [--first I] [--feasible-only]",
                   "write random scenarios from the pretraining distribution (dense/MoE/MLA, 1 B-2 T, 1-4096 GPUs)",
-                  "Scenario i of seed N is the same on every run. The pretrained ppo policy was trained on seed 1; "
+                  "Scenario i of seed N is the same on every run. The pretrained ppo policy was trained on seed 6; "
                   "the held-out benchmark set (resources/benchmarks/held-out) is seed 20261123 (docs/ppo.md). "
                   "--feasible-only keeps scenarios where exact finds a valid plan.",
                   {{"--seed", "N", "generator seed"},

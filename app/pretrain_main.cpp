@@ -18,17 +18,22 @@
 
 namespace {
 
-int usage(const std::string& why)
+const char* usageText()
 {
-    std::cerr << "shardlab-pretrain: " << why << "\n"
-              << "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
+    return "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
                  "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
                  "                         [--prefill-every 0] [--threads 1] [--select 0] [--select-seed 20261128]\n"
                  "                         [--select-budget 300[,N...]] [--select-search-seeds 2] [--select-margin 0.005]\n"
                  "       shardlab-pretrain --score WEIGHTS [--select 40] [--select-seed, --select-budget,\n"
                  "                         --select-search-seeds as above] [--score-scenarios DIR[,DIR...]]:\n"
                  "                         the selection score of a weights file, on the generated selection set\n"
-                 "                         or on the scenario files (*.json) of the directories given\n";
+                 "                         or on the scenario files (*.json) of the directories given\n"
+                 "(docs/ppo.md gives the shipped weights' command and what each flag does)\n";
+}
+
+int usage(const std::string& why)
+{
+    std::cerr << "shardlab-pretrain: " << why << "\n" << usageText();
     return 2;
 }
 
@@ -215,6 +220,11 @@ void pinKernels(char** argv)
 
 int main(int argc, char** argv)
 {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+            std::cout << usageText();
+            return 0;
+        }
     pinKernels(argv);
     Args args;
     if (const int rc = parseArgs(argc, argv, args); rc != 0)
