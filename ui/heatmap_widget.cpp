@@ -222,12 +222,13 @@ void HeatmapWidget::paintRow(QPainter& p, const Geometry& g, int r) const
         } else {
             // One line when rows are short: the value first, it is what the colour says;
             // the option's name when it fits (the tooltip always has it).
+            // "Fits" as eliding judges it (its measure can exceed horizontalAdvance by a pixel,
+            // which drew "100%" as "10…").
+            auto fits = [&](const QString& x) { return fm.elidedText(x, Qt::ElideRight, inner.width()) == x; };
             QString t = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
-            if (fm.horizontalAdvance(t) > inner.width() && !value.isEmpty()) {
+            if (!fits(t) && !value.isEmpty()) {
                 const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
-                t = fm.horizontalAdvance(value) <= inner.width() ? value
-                    : fm.horizontalAdvance(bare) <= inner.width() ? bare
-                                                                  : QString();
+                t = fits(value) ? value : fits(bare) ? bare : QString();
             }
             p.drawText(inner, Qt::AlignCenter, fm.elidedText(t, Qt::ElideRight, inner.width()));
         }

@@ -145,7 +145,13 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     m_collectives = new CollectivesTable;
     m_tabs->addTab(m_collectives, tr("Collectives"));
     m_timeline = new TimelineView;
-    m_tabs->addTab(m_timeline, tr("Step timeline"));
+    // Scrolled, so its two lanes' height does not set the window's least height.
+    auto* timelineScroll = new QScrollArea;
+    timelineScroll->setWidget(m_timeline);
+    timelineScroll->setWidgetResizable(true);
+    timelineScroll->setFrameShape(QFrame::NoFrame);
+    timelineScroll->setMinimumWidth(m_timeline->minimumSizeHint().width()); // its width as before
+    m_tabs->addTab(timelineScroll, tr("Step timeline"));
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 0);
     split->setStretchFactor(1, 1);

@@ -396,7 +396,7 @@ void SearchPanel::updateHeatmap(const SearchProgress* core)
         const bool twoPools = m_selected >= 0 && m_selected < runCount() && m_runs[m_selected].found
             && m_runs[m_selected].scenario.workload.serving == ServingMode::Disaggregated;
         if (twoPools)
-            m_heatmap->clearValues(tr("Two pools: each pool's sharding is on the Plan and Topology tabs"));
+            m_heatmap->clearValues(tr("Two pools: see the Plan and Topology tabs"));
         return;
     }
     const QString run = m_selected >= 0 && m_selected < runCount() ? m_runs[m_selected].label : QString();

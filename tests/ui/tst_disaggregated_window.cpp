@@ -56,6 +56,9 @@ private Q_SLOTS:
         QVERIFY(pv->isDisaggregated());
         QVERIFY(pv->poolsReference().found);
         QCOMPARE(pv->currentPools(), pv->poolsReference().plan);
+        // Both pools on show still fit a 1024x700 window (the Plan tab's extra rows once
+        // pushed its least height to 713).
+        QVERIFY2(w.minimumSizeHint().height() <= 700, qPrintable(QString::number(w.minimumSizeHint().height())));
         QVERIFY2(pv->deploymentText().contains(QStringLiteral("output tokens/s per GPU of both pools")),
                  qPrintable(pv->deploymentText()));
         // Aggregated: the links do not matter and the combo says so by being off.
