@@ -48,6 +48,18 @@ QLabel* richLabel(const QString& objectName)
     return l;
 }
 
+// `w` in a frameless scroll area that resizes it; `horizontal` false: no sideways scroll.
+QScrollArea* scrolled(QWidget* w, bool horizontal)
+{
+    auto* area = new QScrollArea;
+    area->setWidget(w);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    if (!horizontal)
+        area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    return area;
+}
+
 // "49.98 ms ≤ 50 ms" in the SLO's colour: green when met, red when violated.
 QString versus(double value, double limit)
 {
@@ -103,12 +115,8 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
 
     auto* split = new QSplitter(Qt::Horizontal);
     m_editor = new PlanEditor;
-    auto* editorScroll = new QScrollArea;
-    editorScroll->setWidget(m_editor);
-    editorScroll->setWidgetResizable(true);
-    editorScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QScrollArea* editorScroll = scrolled(m_editor, false);
     editorScroll->setMinimumWidth(m_editor->minimumSizeHint().width() + 24);
-    editorScroll->setFrameShape(QFrame::NoFrame);
     split->addWidget(editorScroll);
 
     m_tabs = new QTabWidget;
@@ -120,21 +128,12 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     timeLayout->addWidget(m_breakdown, 1);
     timeLayout->addWidget(m_memory);
     // In a small window the plots keep a legible height and the tab scrolls.
-    auto* timeScroll = new QScrollArea;
-    timeScroll->setWidget(timeTab);
-    timeScroll->setWidgetResizable(true);
-    timeScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    timeScroll->setFrameShape(QFrame::NoFrame);
-    m_tabs->addTab(timeScroll, tr("Time and memory"));
+    m_tabs->addTab(scrolled(timeTab, false), tr("Time and memory"));
 
     auto* compareSplit = new QSplitter(Qt::Vertical);
     m_explanation = richLabel(QStringLiteral("explanation"));
     m_explanation->setContentsMargins(6, 6, 6, 6);
-    auto* explScroll = new QScrollArea;
-    explScroll->setWidget(m_explanation);
-    explScroll->setWidgetResizable(true);
-    explScroll->setFrameShape(QFrame::NoFrame);
-    compareSplit->addWidget(explScroll);
+    compareSplit->addWidget(scrolled(m_explanation, true));
     m_compare = new CompareTable;
     compareSplit->addWidget(m_compare);
     compareSplit->setStretchFactor(0, 1);
@@ -146,10 +145,7 @@ PlanView::PlanView(QWidget* parent) : QWidget(parent)
     m_tabs->addTab(m_collectives, tr("Collectives"));
     m_timeline = new TimelineView;
     // Scrolled, so its two lanes' height does not set the window's least height.
-    auto* timelineScroll = new QScrollArea;
-    timelineScroll->setWidget(m_timeline);
-    timelineScroll->setWidgetResizable(true);
-    timelineScroll->setFrameShape(QFrame::NoFrame);
+    QScrollArea* timelineScroll = scrolled(m_timeline, true);
     timelineScroll->setMinimumWidth(m_timeline->minimumSizeHint().width()); // its width as before
     m_tabs->addTab(timelineScroll, tr("Step timeline"));
     split->addWidget(m_tabs);
