@@ -38,7 +38,8 @@ void addLoadFrontCommand(std::vector<Command>& out); // load-front
 // knobs (--set, --ppo-config); the knobs' values into `extra`; a plugin algorithm loaded
 // before the run. False with an error naming the flag.
 std::vector<OptionSpec> withKnobs(std::vector<OptionSpec> v, const std::vector<OptionSpec>& more = {});
-bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string& error);
+bool knobValues(const Args& a, const std::vector<std::string>& algorithms, std::map<std::string, double>& extra,
+                std::string& error);
 bool pluginReady(const std::string& algorithm, std::string& error);
 // validate (cli_validate.cpp), registered with the scenario commands.
 int runValidate(const Args& a, std::ostream& out, std::ostream& err);

@@ -91,7 +91,7 @@ int runLoadFront(const Args& a, std::ostream& out, std::ostream& err)
     if (const FieldErrors bad = validateLoadFront(s.value, concurrencies, o); !bad.empty())
         return reportFieldErrors(err, bad);
     const std::atomic<bool>* stop = installStopSignals();
-    if (!knobValues(a, o.extra, error) || !pluginReady(o.algorithm, error))
+    if (!knobValues(a, {o.algorithm}, o.extra, error) || !pluginReady(o.algorithm, error))
         return reportErrors(err, {error});
     const bool quiet = a.flag("--quiet");
     const LoadFront f = computeLoadFront(

@@ -157,7 +157,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     o.seed = static_cast<std::uint64_t>(seed);
     // Before the plugin loads (LibTorch takes a while): a Ctrl-C then still gets a report.
     const std::atomic<bool>* stop = installStopSignals();
-    if (!knobValues(a, o.extra, error) || !pluginReady(o.algorithm, error))
+    if (!knobValues(a, {o.algorithm}, o.extra, error) || !pluginReady(o.algorithm, error))
         return reportErrors(err, {error});
 
     // Ctrl-C (or SIGTERM) ends the search through its stop token; what it found is
@@ -328,7 +328,7 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
     if (!intValue(a, "--seeds", 1, 1000, seeds, error) || !intValue(a, "--budget", 1, 100000000, budget, error))
         return reportErrors(err, {error});
     std::map<std::string, double> knobs;
-    if (!knobValues(a, knobs, error))
+    if (!knobValues(a, algos, knobs, error))
         return reportErrors(err, {error});
 
     ojson jr = {{"budget", budget}, {"seeds", seeds}, {"scenarios", ojson::array()}};
@@ -462,8 +462,10 @@ bool pluginReady(const std::string& algorithm, std::string& error)
     return true;
 }
 
-// --ppo-config, then --set, into `extra`; false with an error that names the flag.
-bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string& error)
+// --ppo-config, then --set, into `extra`, for a run of `algorithms`; false with an error
+// that names the flag.
+bool knobValues(const Args& a, const std::vector<std::string>& algorithms, std::map<std::string, double>& extra,
+                std::string& error)
 {
 #ifdef SHARDLAB_HAVE_RL
     if (a.has("--ppo-config")) {
@@ -521,6 +523,13 @@ bool knobValues(const Args& a, std::map<std::string, double>& extra, std::string
         return false;
     }
 #endif
+    // ppo's are the only knobs read by name: given to a run without ppo they would do nothing.
+    if (!extra.empty() && std::find(algorithms.begin(), algorithms.end(), "ppo") == algorithms.end()) {
+        error = std::string(a.has("--set") ? "--set" : "--ppo-config") + ": ppo knobs, but "
+            + (algorithms.size() == 1 ? "--algo " + algorithms.front() + " does not read them"
+                                      : std::string("no algorithm of --algos reads them (ppo is not among them)"));
+        return false;
+    }
     return true;
 }
 
