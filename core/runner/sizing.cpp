@@ -246,7 +246,8 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
         out.message = "--rate: " + printfText("%g", o.requestsPerS) + " requests/s is not reached with up to "
             + std::to_string(counts.back()) + " GPUs (the best there: "
             + (last.found ? printfText("%.3g", last.requestsPerS) + " requests/s" : std::string("no valid plan"))
-            + "); raise --max-gpus or relax the SLOs";
+            + (o.maxGpus >= kMaxSweepGpus ? "); relax the SLOs (--max-gpus is at its limit)"
+                                          : "); raise --max-gpus or relax the SLOs");
         return out;
     }
     out.ok = true;
