@@ -182,7 +182,7 @@ void SearchPanel::addReferenceLine(std::optional<double> value, QCPGraph*& graph
 {
     if (!value || !finite(*value))
         return;
-    setReferenceLine(m_curve, graph, *value, name, c, style, m_maxCalls);
+    setReferenceLine(m_curve, graph, *value, name, c, style, curveRight(m_maxCalls));
     m_maxValue = std::max(m_maxValue, *value);
 }
 
@@ -425,7 +425,7 @@ void SearchPanel::replot()
     addReferenceLine(m_optimum, m_optimumLine, tr("exact optimum %1").arg(m_optimum.value_or(0), 0, 'f', 1),
                      QColor(0, 0, 0), Qt::DotLine);
     fitLegend(m_curve, m_curve->width());
-    m_curve->xAxis->setRange(0, std::max(10, m_maxCalls) * 1.02);
+    m_curve->xAxis->setRange(0, curveRight(m_maxCalls));
     m_curve->yAxis->setRange(0, m_maxValue * 1.12);
     m_curve->replot(QCustomPlot::rpQueuedReplot);
     m_policyView->setVisible(m_policyView->hasPolicy());

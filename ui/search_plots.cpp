@@ -53,7 +53,7 @@ RunGraphs addRunGraphs(QCustomPlot* curve, const QColor& color)
 }
 
 void setReferenceLine(QCustomPlot* curve, QCPGraph*& graph, double value, const QString& name, const QColor& c,
-                      Qt::PenStyle style, int maxCalls)
+                      Qt::PenStyle style, double right)
 {
     if (!graph) {
         graph = curve->addGraph();
@@ -63,8 +63,10 @@ void setReferenceLine(QCustomPlot* curve, QCPGraph*& graph, double value, const 
     graph->setName(name);
     graph->data()->clear();
     graph->addData(0, value);
-    graph->addData(std::max(1, maxCalls), value);
+    graph->addData(right, value);
 }
+
+double curveRight(int maxCalls) { return std::max(10, maxCalls) * 1.02; }
 
 double highestValue(const QCPGraph* graph)
 {

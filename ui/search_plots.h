@@ -32,10 +32,12 @@ struct RunGraphs {
     QCPGraph* refine = nullptr;
 };
 RunGraphs addRunGraphs(QCustomPlot* curve, const QColor& color);
-// A horizontal line at `value` across the calls so far, named `name` in the legend;
-// `graph` is created on the first call.
+// A horizontal line at `value` from 0 to `right` (the x axis's end), named `name` in the
+// legend; `graph` is created on the first call.
 void setReferenceLine(QCustomPlot* curve, QCPGraph*& graph, double value, const QString& name, const QColor& c,
-                      Qt::PenStyle style, int maxCalls);
+                      Qt::PenStyle style, double right);
+// The x axis's end for `maxCalls` simulator calls: a little past them, and at least 10.
+double curveRight(int maxCalls);
 // The highest finite value `graph` holds; 0 when none.
 double highestValue(const QCPGraph* graph);
 
