@@ -196,10 +196,11 @@ PlanTopologyView::PlanTopologyView(QWidget* parent) : QWidget(parent)
                                         tr("Bytes per GPU\nper decode step"), tr("Time per\ndecode step")});
     m_table->verticalHeader()->setVisible(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    // In a narrow tab the group, its bytes and time stay; the collective, link and
-    // operators go to the row's tooltip, in that order; a long group name elides.
-    m_columns = new FittedColumns(m_table, {0, 4, 5, 2, 3, 1}, 0);
+    // In a narrow tab the group, its bytes and time stay; the collective, operators and
+    // link go to the row's tooltip, in that order; a long group or link elides.
+    m_columns = new FittedColumns(m_table, {0, 4, 5, 2, 1, 3}, 0);
     m_columns->setMaximumWidth(0, 340);
+    m_columns->setMaximumWidth(3, 280);
     // Room for the usual four groups (TP, expert exchange, expert-TP, pipeline) and the header.
     m_table->setMinimumHeight(m_table->fontMetrics().height() * 9 + 16);
     split->addWidget(m_table);

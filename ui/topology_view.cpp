@@ -178,10 +178,14 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
             // left out when even that does not fit (the colour still names the group).
             const QFontMetrics fm = p.fontMetrics();
             const int room = int(2 * r) - 2;
-            const QRect need = fm.boundingRect(QRect(0, 0, 1000, 1000), Qt::AlignCenter, label);
-            if (need.width() > room || need.height() > room)
+            // (Measured line by line: horizontalAdvance would measure both lines as one.)
+            auto fits = [&](const QString& t) {
+                const QRect need = fm.boundingRect(QRect(0, 0, 1000, 1000), Qt::AlignCenter, t);
+                return need.width() <= room && need.height() <= room;
+            };
+            if (!fits(label))
                 label = QString::number(groupOf(rank, m_colourBy));
-            if (fm.horizontalAdvance(label) <= room && fm.height() <= room)
+            if (fits(label))
                 p.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt::AlignCenter, label);
         }
     }
