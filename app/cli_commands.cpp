@@ -118,9 +118,11 @@ void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& 
     out << indent << "  output tokens/s  " << formatNumber("%.0f", r.outputTokensPerS) << " total, "
         << formatNumber("%.1f", r.tokensPerSPerGpu) << " per GPU"
         << (agg ? "  -- every prompt's prefill included (trtllm-bench, MLPerf Offline)\n" : "  -- decode steps only\n");
-    if (w.outputTokens == 1)
+    if (!hasTpot(w))
         out << indent << "  TPOT             none (the limit of " << formatNumber("%g", w.tpotSloMs)
-            << " ms binds nothing)  -- a request of one output token has no gap between tokens\n";
+            << " ms binds nothing)  -- "
+            << (w.serving == ServingMode::Prefill ? "a prefill pool's requests leave it after their first token\n"
+                                                  : "a request of one output token has no gap between tokens\n");
     else
         out << indent << "  TPOT             " << formatNumber("%.2f", r.tpotMs) << " ms (limit "
             << formatNumber("%g", w.tpotSloMs) << ")  -- mean gap between a request's output tokens"

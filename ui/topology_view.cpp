@@ -113,6 +113,34 @@ QString TopologyView::summary() const
     return s;
 }
 
+// One GPU's label in `cell`: its TP/DP/PP (or instance/expert/PP) coordinates; a label
+// that does not fit is cut to the coloured group's number, and left out when even that does
+// not fit (the colour still names the group).
+void TopologyView::paintGpuLabel(QPainter& p, const QRectF& cell, int rank, const QColor& fill) const
+{
+    p.setPen(fill.lightness() > 150 ? kText : QColor(Qt::white));
+    QString label = m_colourBy == GroupKind::Expert || m_colourBy == GroupKind::Instance
+        ? tr("i%1 e%2\np%3")
+              .arg(groupOf(rank, GroupKind::Instance))
+              .arg(groupOf(rank, GroupKind::Expert))
+              .arg(groupOf(rank, GroupKind::Pipeline))
+        : tr("t%1 d%2\np%3")
+              .arg(rankCoordinates(m_plan, rank).tensor)
+              .arg(groupOf(rank, GroupKind::Data))
+              .arg(groupOf(rank, GroupKind::Pipeline));
+    const QFontMetrics fm = p.fontMetrics();
+    const int room = int(cell.width()) - 2;
+    // Measured line by line: horizontalAdvance would measure both lines as one.
+    auto fits = [&](const QString& t) {
+        const QRect need = fm.boundingRect(QRect(0, 0, 1000, 1000), Qt::AlignCenter, t);
+        return need.width() <= room && need.height() <= room;
+    };
+    if (!fits(label))
+        label = QString::number(groupOf(rank, m_colourBy));
+    if (fits(label))
+        p.drawText(cell, Qt::AlignCenter, label);
+}
+
 void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
 {
     const int gpus = std::min(m_cluster.gpusPerNode, kMaxDrawnGpus);
@@ -163,31 +191,8 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
         p.setPen(QPen(fill.darker(150), 1));
         p.setBrush(fill);
         p.drawRoundedRect(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), r * 0.3, r * 0.3);
-        if (r >= 11) {
-            p.setPen(fill.lightness() > 150 ? kText : QColor(Qt::white));
-            QString label = m_colourBy == GroupKind::Expert || m_colourBy == GroupKind::Instance
-                ? tr("i%1 e%2\np%3")
-                      .arg(groupOf(rank, GroupKind::Instance))
-                      .arg(groupOf(rank, GroupKind::Expert))
-                      .arg(groupOf(rank, GroupKind::Pipeline))
-                : tr("t%1 d%2\np%3")
-                      .arg(rankCoordinates(m_plan, rank).tensor)
-                      .arg(groupOf(rank, GroupKind::Data))
-                      .arg(groupOf(rank, GroupKind::Pipeline));
-            // A label that does not fit the GPU is cut to the coloured group's number, and
-            // left out when even that does not fit (the colour still names the group).
-            const QFontMetrics fm = p.fontMetrics();
-            const int room = int(2 * r) - 2;
-            // (Measured line by line: horizontalAdvance would measure both lines as one.)
-            auto fits = [&](const QString& t) {
-                const QRect need = fm.boundingRect(QRect(0, 0, 1000, 1000), Qt::AlignCenter, t);
-                return need.width() <= room && need.height() <= room;
-            };
-            if (!fits(label))
-                label = QString::number(groupOf(rank, m_colourBy));
-            if (fits(label))
-                p.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt::AlignCenter, label);
-        }
+        if (r >= 11)
+            paintGpuLabel(p, QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), rank, fill);
     }
     p.setPen(Qt::NoPen);
     if (m_cluster.gpusPerNode > kMaxDrawnGpus) {

@@ -44,6 +44,7 @@ protected:
 private:
     void paintNode(class QPainter& p, const QRectF& box, int index) const;
     void paintLegend(class QPainter& p, const QRectF& all, double legendH) const;
+    void paintGpuLabel(class QPainter& p, const QRectF& cell, int rank, const QColor& fill) const;
 
     ClusterSpec m_cluster;
     bool m_overlay = false;

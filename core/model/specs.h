@@ -346,6 +346,11 @@ struct Scenario {
     PlanConstraints constraints; // empty unless the scenario file has "constraints"
 };
 
+// Whether a request of this workload has a time per output token: a gap between two of its
+// tokens. A prefill pool emits none, and a request of one output token has no second one
+// (TPOT = (e2e - TTFT) / (OSL - 1) is undefined): its TPOT is 0 and no TPOT limit binds it.
+inline bool hasTpot(const WorkloadSpec& w) { return w.serving != ServingMode::Prefill && w.outputTokens > 1; }
+
 // Semantic checks (ranges, divisibility). Paths are relative to `prefix` ("model").
 FieldErrors validateModel(const ModelSpec& m, const std::string& prefix);
 FieldErrors validateCluster(const ClusterSpec& c, const std::string& prefix);

@@ -60,7 +60,7 @@ FieldErrors validateLoadFront(const Scenario& s, const std::vector<int>& concurr
     under.underLoad = true;
     if (const std::string why = underLoadError(probe, under); !why.empty())
         e.push_back({{}, o.algorithm == "exact" ? "--algo" : "workload.serving", why});
-    if (s.workload.outputTokens == 1)
+    if (s.workload.serving != ServingMode::Prefill && !hasTpot(s.workload))
         e.push_back({{}, "workload.output_tokens",
                      "a request of one output token has no speed per user (no second token): evaluate or search "
                      "under a load protocol instead"});

@@ -154,7 +154,7 @@ FieldErrors validateParetoRequest(const Scenario& s, const ParetoOptions& o)
         e.push_back({{}, "workload.serving",
                      "\"prefill\" serving has no TPOT to trade against: the front covers \"aggregated\", \"decode\" "
                      "and \"disaggregated\" serving"});
-    else if (s.workload.outputTokens == 1)
+    else if (!hasTpot(s.workload))
         e.push_back({{}, "workload.output_tokens",
                      "a request of one output token has no TPOT to trade against (no second token): search for "
                      "the best plan instead"});

@@ -419,10 +419,8 @@ public:
     double aggregatedTtftMs(double cycleS, double seqsPerStep) const;
     // Tokens an engine step may carry: max_num_tokens (a prefill pool: at least one prompt).
     double tokenBudget() const;
-    // Whether a request has a time per output token: a gap between two of its tokens. A
-    // prefill pool emits none, and a request of one output token has no second one (TPOT =
-    // (e2e - TTFT) / (OSL - 1) is undefined), so its TPOT is 0 and no TPOT limit binds it.
-    bool hasTpot() const;
+    // The scenario's workload has a TPOT (shardlab::hasTpot, model/specs.h).
+    bool hasTpot() const { return shardlab::hasTpot(m_scenario.workload); }
     // Speculative decoding (docs/simulator.md §4; sim/speculative_cost.cpp). Tokens a decoding
     // sequence carries per step (1 + draft tokens, else 1); the tokens it emits per step
     // (speculativeTokensPerStep; 1 when off and in a prefill pool); the drafting passes per

@@ -62,11 +62,6 @@ double CostModel::tokenBudget() const
     return w.serving == ServingMode::Prefill ? std::max(w.maxNumTokens, w.promptTokens) : w.maxNumTokens;
 }
 
-bool CostModel::hasTpot() const
-{
-    return m_scenario.workload.serving != ServingMode::Prefill && m_scenario.workload.outputTokens > 1;
-}
-
 double CostModel::kvBytesPerRequest() const
 {
     if (m_scenario.model.attentionMix.any()) // sliding windows and linear layers' state
