@@ -12,6 +12,8 @@
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QWheelEvent>
@@ -42,6 +44,7 @@ void wheel(QWidget* target, int steps)
 class TestWindowInputs : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void openKeepsValuesBeyondAFieldsRange();
     void init()
     {
         startFreshSession();
@@ -177,6 +180,45 @@ private Q_SLOTS:
         QVERIFY(nvlink->value() != before);
     }
 };
+
+// Values beyond a field's own range (a negative count, a huge capacity) come back as saved:
+// the field widens rather than clamps, and the problem names the value.
+void TestWindowInputs::openKeepsValuesBeyondAFieldsRange()
+{
+    QTemporaryDir dir;
+    const QString saved = dir.filePath(QStringLiteral("saved.json"));
+    {
+        MainWindow w0; // the default scenario, written out whole
+        QVERIFY(w0.saveScenarioTo(saved));
+    }
+    QFile in(saved);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QJsonObject doc = QJsonDocument::fromJson(in.readAll()).object();
+    QJsonObject model = doc.value(QStringLiteral("model")).toObject();
+    model.insert(QStringLiteral("layers"), -5);
+    doc.insert(QStringLiteral("model"), model);
+    QJsonObject cluster = doc.value(QStringLiteral("cluster")).toObject();
+    QJsonObject gpu = cluster.value(QStringLiteral("gpu")).toObject();
+    QVERIFY(gpu.contains(QStringLiteral("hbm_gb")));
+    gpu.insert(QStringLiteral("hbm_gb"), 1e9);
+    cluster.insert(QStringLiteral("gpu"), gpu);
+    doc.insert(QStringLiteral("cluster"), cluster);
+    const QString beyond = dir.filePath(QStringLiteral("beyond.json"));
+    QFile out(beyond);
+    QVERIFY(out.open(QIODevice::WriteOnly));
+    out.write(QJsonDocument(doc).toJson());
+    out.close();
+    MainWindow w;
+    QVERIFY2(w.openScenarioFile(beyond), qPrintable(w.statusText()));
+    QCOMPARE(w.scenario().model.layers, -5);
+    QCOMPARE(w.scenarioEditor()->findChild<QSpinBox*>(QStringLiteral("model.layers"))->value(), -5);
+    QCOMPARE(w.scenario().cluster.gpu.hbmGb, 1e9);
+    QString problems;
+    for (const FieldError& e : w.scenarioEditor()->problems())
+        problems += QString::fromStdString(e.toString()) + QLatin1Char('\n');
+    QVERIFY2(problems.contains(QStringLiteral("model.layers")) && problems.contains(QStringLiteral("got -5")),
+             qPrintable(problems));
+}
 
 QTEST_MAIN(TestWindowInputs)
 #include "tst_window_inputs.moc"
