@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli_commands.h"
+#include "cli_signals.h"
 #include "runner/run_search.h"
 
 using namespace shardlab::cli;
@@ -30,6 +31,7 @@ void printOverview(std::ostream& out)
 
 int main(int argc, char** argv)
 {
+    installCutOffSignals(); // the commands that stop cleanly install their own
     try {
         if (argc < 2) {
             printOverview(std::cerr);

@@ -124,7 +124,10 @@ void printModel(std::ostream& out, const ModelSpec& m)
     if (m.denseLayerCount() > 0)
         out << "  dense FFN " << m.ffnHidden << "\n";
     out << "  parameters: " << formatCount(c.total) << " total, " << formatCount(c.active) << " active; weights "
-        << precisionName(m.weightPrecision) << ", KV cache " << precisionName(m.kvPrecision) << "\n";
+        << precisionName(m.weightPrecision);
+    if (m.isMoe() && m.routedExpertPrecision() != m.weightPrecision) // gpt-oss: MXFP4 experts beside BF16
+        out << " (routed experts " << precisionName(m.routedExpertPrecision()) << ")";
+    out << ", KV cache " << precisionName(m.kvPrecision) << "\n";
 }
 
 int runImportHf(const Args& a, std::ostream& out, std::ostream& err)
@@ -228,8 +231,8 @@ void addScenarioCommands(std::vector<Command>& v)
                   "reads standard input. Every problem is reported as FILE: JSON.PATH: reason; the exit code is 1 "
                   "if there is any. A plan that is well formed for its scenario but breaks the scenario's limits "
                   "(memory, TTFT, TPOT, token budget) is not a problem of the file: it exits 0 and is said to be "
-                  "NOT within the limits (JSON: within_limits, violations). Nor is a plan outside the scenario's "
-                  "search space (its constraints; a runnable scenario's engine rules), which no search proposes "
+                  "NOT within the limits (JSON: within_limits; violations and reasons, as evaluate --json names "
+                  "them; load, the run under a load protocol). Nor is a plan outside the scenario's search space (its constraints; a runnable scenario's engine rules), which no search proposes "
                   "(JSON: search_space.within, search_space.outside), or one the scenario's workload.engine does "
                   "not run as planned, which export refuses (JSON: engine.runs_as_planned, engine.rules_broken).",
                   {{"--scenario", "S.json", "check a plan against this scenario (file or preset name); it must agree "

@@ -27,7 +27,26 @@ extern "C" void onStopSignal(int)
     g_stop.store(true, std::memory_order_relaxed);
 }
 
+extern "C" void onCutOffSignal(int)
+{
+    shardlab::removePendingTempFiles();
+    static const char kSaid[] =
+        "shardlab-cli: interrupted: stopped at once (every file written is whole; a file being written was not; "
+        "output above may be cut short)\n";
+    (void)!::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);
+    _exit(kExitInterrupted);
+}
+
 } // namespace
+
+void installCutOffSignals()
+{
+    struct sigaction sa = {};
+    sa.sa_handler = onCutOffSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+}
 
 const std::atomic<bool>* installStopSignals()
 {

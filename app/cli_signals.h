@@ -22,6 +22,13 @@ constexpr int kExitCutOff = 131;
 // to runSearch as the stop flag.
 const std::atomic<bool>* installStopSignals();
 
+// Every other command (export, gen-scenarios, megatron, calibrate, ...): SIGINT or SIGTERM
+// removes the temporary files of writes in progress, says so on stderr and ends the
+// process at once with kExitInterrupted. Files already written are whole (each is renamed
+// into place; a set written together is committed with these signals blocked). Installed
+// at start-up; installStopSignals replaces it for the commands that stop cleanly.
+void installCutOffSignals();
+
 // True once SIGINT or SIGTERM arrived.
 bool stopSignalled();
 

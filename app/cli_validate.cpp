@@ -5,6 +5,7 @@
 // calls fine a plan that evaluate, search or export would treat otherwise.
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 
@@ -19,6 +20,7 @@
 #include "sim/deployment.h"
 #include "sim/disaggregated.h"
 #include "sim/knob_fit.h"
+#include "sim/simulator.h"
 
 namespace shardlab::cli {
 
@@ -276,15 +278,23 @@ ojson validationJson(const std::string& path, FileKind kind, const Validation& v
     j["summary"] = displayText(v.summary + limitsWords(v.limits) + spaceWords(v));
     if (v.limits) {
         // Within the limits in the steady state and, when the scenario has a load
-        // protocol, under it too; the violations are the steady state's, then the run's.
+        // protocol, under it too. The steady state's violations and reasons, and the run's
+        // verdict, under evaluate --json's names and meanings.
         const DeploymentOutcome& l = *v.limits;
         j["within_limits"] = l.valid && !l.breaksLimitsUnderLoad();
-        j["violations"] = ojson::array();
+        std::uint32_t mask = 0;
+        for (const PoolOutcome& pool : l.pools)
+            mask |= pool.result.violations;
+        j["violations"] = violationNames(mask);
+        j["reasons"] = ojson::array();
         for (const std::string& r : l.reasons)
-            j["violations"].push_back(displayText(r));
-        if (l.breaksLimitsUnderLoad())
+            j["reasons"].push_back(displayText(r));
+        if (l.underLoad && l.loadError.empty()) {
+            ojson reasons = ojson::array();
             for (const std::string& r : l.loadVerdict.reasons)
-                j["violations"].push_back(displayText("under load: " + r));
+                reasons.push_back(displayText(r));
+            j["load"] = {{"within_limits", l.loadVerdict.withinLimits}, {"limit_reasons", reasons}};
+        }
     }
     if (v.spaceChecked)
         j["search_space"] = {{"within", v.outsideSpace.empty()}, {"outside", errorsJson(v.outsideSpace, "path", false)}};

@@ -51,6 +51,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_toolbar = new SearchToolbar(m_startAction, m_stopAction, this);
     addToolBar(m_toolbar);
     m_statusLabel = new QLabel(this);
+    m_statusLabel->setObjectName(QStringLiteral("searchStatus"));
     statusBar()->addPermanentWidget(m_statusLabel, 1);
     connectDocument();
     connectSearch();

@@ -129,8 +129,9 @@ void MainWindow::onFinished(const JobResult& r)
         showMessage(tr("No valid plan: %1").arg(QString::fromStdString(o.message)), true);
     }
     refreshCompareCandidates();
-    m_statusLabel->setText(tr("%1 simulator calls · %2 s · longest UI stall %3 ms")
+    m_statusLabel->setText(tr("%1 simulator calls%2 · %3 s · longest UI stall %4 ms")
                                .arg(o.calls)
+                               .arg(o.work.empty() ? QString() : QStringLiteral(", ") + QString::fromStdString(o.work))
                                .arg(o.wallSeconds, 0, 'f', 2)
                                .arg(m_controller.longestStallMs(), 0, 'f', 1));
     Q_EMIT searchDone(o.found);

@@ -49,6 +49,7 @@ SearchPanel::SearchPanel(QWidget* parent) : QWidget(parent)
 
     auto* hsplit = new QSplitter(Qt::Horizontal, vsplit);
     m_table = new EliteTable(hsplit);
+    m_table->setEmptyText(emptyElitesText());
     hsplit->addWidget(m_table);
     hsplit->addWidget(buildPolicyBox(hsplit));
     hsplit->setStretchFactor(0, 3);
@@ -420,6 +421,7 @@ void SearchPanel::replot()
         m_resizeColumns = false;
         m_tableDirty = false;
     }
+    m_table->setEmptyText(emptyElitesText());
     addReferenceLine(m_megatron, m_megatronLine, tr("Megatron recipe %1").arg(m_megatron.value_or(0), 0, 'f', 1),
                      QColor(90, 90, 90), Qt::DashLine);
     addReferenceLine(m_optimum, m_optimumLine, tr("exact optimum %1").arg(m_optimum.value_or(0), 0, 'f', 1),
@@ -431,6 +433,19 @@ void SearchPanel::replot()
     m_policyView->setVisible(m_policyView->hasPolicy());
     replotPolicy(m_policy, m_maxCalls);
     m_dirty = false;
+}
+
+QString SearchPanel::emptyElitesText() const
+{
+    if (m_selected < 0 || m_selected >= runCount())
+        return runCount() == 0 ? tr("No runs yet: a search's best plans appear here as it finds them.") : QString();
+    const Run& run = m_runs[m_selected];
+    if (run.scenario.workload.serving == ServingMode::Disaggregated && run.found)
+        return tr("A two-pool run keeps no list of plans of one pool: its prefill and decode plans are on the "
+                  "Plan and Topology tabs.");
+    if (m_running && m_selected == runCount() - 1)
+        return tr("No valid plan found yet.");
+    return run.found ? QString() : tr("This run found no valid plan: the message line says why.");
 }
 
 int SearchPanel::eliteRowCount() const { return m_table->rowCount(); }

@@ -1,6 +1,7 @@
 #include "search_tables.h"
 
 #include <QHeaderView>
+#include <QPainter>
 #include <QSignalBlocker>
 
 #include <algorithm>
@@ -50,6 +51,25 @@ EliteTable::EliteTable(QWidget* parent) : QTableWidget(parent)
     // memory and call number go to the row's tooltip, in that order.
     m_columns = new FittedColumns(this, {0, 1, 2, 3, 4, 5, 7, 8, 6, 9, 10});
     setToolTip(tr("Elite strategies: the best valid plans found so far. Select one to open it in the plan view."));
+}
+
+void EliteTable::setEmptyText(const QString& text)
+{
+    if (text == m_emptyText)
+        return;
+    m_emptyText = text;
+    viewport()->update();
+}
+
+void EliteTable::paintEvent(QPaintEvent* event)
+{
+    QTableWidget::paintEvent(event);
+    if (rowCount() > 0 || m_emptyText.isEmpty())
+        return;
+    QPainter painter(viewport());
+    painter.setPen(palette().color(QPalette::Disabled, QPalette::Text));
+    painter.drawText(viewport()->rect().adjusted(8, 8, -8, -8), Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap,
+                     m_emptyText);
 }
 
 namespace {

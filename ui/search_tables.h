@@ -33,10 +33,17 @@ public:
     // hidden cells, then the cell's own tooltip).
     std::vector<int> hiddenColumns() const;
     QString toolTipAt(int row, int column) const;
+    // What the table says in its empty body (why there are no rows); "" says nothing.
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
 
 private:
     std::vector<std::vector<int>> m_groups; // per row: the elites it stands for, best first
     FittedColumns* m_columns = nullptr;
+    QString m_emptyText;
 };
 
 class RunsTable : public QTableWidget {

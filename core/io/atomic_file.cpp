@@ -231,6 +231,8 @@ struct Staged {
     std::string target; // the file a rename replaces (symbolic links followed)
     std::string tmp;
     int slot = -1;
+    bool existed = false; // `target` was there before: writeFilesTogether keeps it aside
+    std::string kept;     // a second name of the file `target` was, until every file is in place
 };
 
 void abandonStaged(Staged& f)
@@ -326,7 +328,7 @@ Status stageFile(const std::string& path, std::string_view contents, Staged& out
         releaseSlot(slot);
         return failErrno(path, "flush failed", err);
     }
-    out = Staged{path, target, tmp, slot};
+    out = Staged{path, target, tmp, slot, exists, {}};
     return Status::success();
 }
 
@@ -364,6 +366,49 @@ Status writeFileAtomically(const std::string& path, std::string_view contents)
     return commitStaged(f);
 }
 
+// SIGINT and SIGTERM held back while a set of files is put in place, so that a signal that
+// ends the process (the CLI's) finds all of them written or none.
+class SignalsHeld {
+public:
+    SignalsHeld()
+    {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &set, &m_old);
+    }
+    ~SignalsHeld() { pthread_sigmask(SIG_SETMASK, &m_old, nullptr); }
+    SignalsHeld(const SignalsHeld&) = delete;
+    SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+private:
+    sigset_t m_old;
+};
+
+// Gives the file a staged write is about to replace a second name beside it (a hard link),
+// so that writeFilesTogether can put it back if a later file cannot be written.
+Status keepReplaced(Staged& f)
+{
+    if (!f.existed)
+        return Status::success();
+    const std::string dir = dirName(f.target);
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const std::string kept = dir + "/.shardlab.kept-" + randomSuffix();
+        if (::link(f.target.c_str(), kept.c_str()) == 0) {
+            f.kept = kept;
+            return Status::success();
+        }
+        if (errno == ENOENT) { // removed since it was staged: nothing to keep
+            f.existed = false;
+            return Status::success();
+        }
+        if (errno != EEXIST)
+            return failErrno(f.path, "cannot keep the file it replaces until the files beside it are written", errno);
+    }
+    return fail(f.path, "cannot keep the file it replaces until the files beside it are written");
+}
+
 Status writeFilesTogether(const std::vector<FileContents>& files)
 {
     if (files.empty())
@@ -372,15 +417,24 @@ Status writeFilesTogether(const std::vector<FileContents>& files)
     struct stat mainStat {};
     bool mainSpecial = false;
     std::vector<Staged> staged(files.size());
+    // A failure puts back what the files were: a companion written by this call is removed
+    // when it was new, and the file it replaced is restored otherwise.
     auto undo = [&](size_t committed, const std::string& path, const std::string& reason) {
         std::string state;
         for (size_t i = 0; i < files.size(); ++i) {
             abandonStaged(staged[i]);
-            if (i < committed) {
+            if (i < committed && !staged[i].kept.empty()) {
+                const bool back = std::rename(staged[i].kept.c_str(), staged[i].target.c_str()) == 0;
+                state += "; " + files[i].path
+                    + (back ? ": as it was" : ": replaced, its former contents kept as " + staged[i].kept);
+            } else if (i < committed) {
                 ::unlink(staged[i].target.c_str());
-                state += "; " + files[i].path + ": removed (written by this export)";
-            } else if (i + 1 < files.size() || !mainSpecial) {
-                state += "; " + files[i].path + ": unchanged";
+                state += "; " + files[i].path + ": removed (written by this call)";
+            } else {
+                if (!staged[i].kept.empty()) // kept, then not replaced after all
+                    ::unlink(staged[i].kept.c_str());
+                if (i + 1 < files.size() || !mainSpecial)
+                    state += "; " + files[i].path + ": unchanged";
             }
         }
         return fail(path, reason + " (no file is left half-written" + state + ")");
@@ -405,14 +459,22 @@ Status writeFilesTogether(const std::vector<FileContents>& files)
         if (Status s = stageFile(files[i].path, files[i].contents, staged[i]); !s.ok())
             return undo(0, files[i].path, s.error->reason);
     }
-    // Then the companions, and the main file last: it never names a file not yet there.
-    for (size_t i = 0; i + 1 < files.size(); ++i)
+    // Then the companions, each file it replaces kept under a second name until the main
+    // file is in place, and the main file last: it never names a file not yet there.
+    const SignalsHeld held;
+    for (size_t i = 0; i + 1 < files.size(); ++i) {
+        if (Status s = keepReplaced(staged[i]); !s.ok())
+            return undo(i, files[i].path, s.error->reason);
         if (Status s = commitStaged(staged[i]); !s.ok())
             return undo(i, files[i].path, s.error->reason);
+    }
     Status last = mainSpecial ? writeToSpecialFile(mainPath, mainStat, files.back().contents)
                               : commitStaged(staged.back());
     if (!last.ok())
         return undo(files.size() - 1, mainPath, last.error->reason);
+    for (Staged& f : staged)
+        if (!f.kept.empty())
+            ::unlink(f.kept.c_str());
     return Status::success();
 }
 

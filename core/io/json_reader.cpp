@@ -245,7 +245,7 @@ double JsonReader::numberOr(const char* key, double fallback, double lo, double 
                             + formatNumber(d) + ")");
         return fallback;
     }
-    return d;
+    return d + 0.0; // -0 read as 0, so it is never shown or written as "-0"
 }
 
 std::string JsonReader::string(const char* key)

@@ -92,7 +92,9 @@ CostAccount costAccount(const PoolOutcome& pool)
     CostPart overlap;
     overlap.kind = CostPartKind::Overlap;
     overlap.name = "two-batch overlap";
-    overlap.stepUs = finite(r.stageStepUs) - opsUs;
+    // (A rounding residue, -4e-12 where nothing is hidden, is none.)
+    const double hidden = finite(r.stageStepUs) - opsUs;
+    overlap.stepUs = std::abs(hidden) < 1e-9 * std::max(1.0, opsUs) ? 0.0 : hidden;
     CostPart bubble;
     bubble.kind = CostPartKind::PipelineBubble;
     bubble.name = "pipeline bubble + transfers";

@@ -229,7 +229,8 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
 
 // --- checkpoint, precision ------------------------------------------------------------------
 
-std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w)
+Result<std::string> checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L,
+                                  std::vector<std::string>& w)
 {
     const ModelSpec& m = s.model;
     const KnownCheckpoint* known = nullptr;
@@ -244,10 +245,20 @@ std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayou
             model = m.name; // an imported config's _name_or_path: a HuggingFace id or a path
         else {
             model = m.name.empty() ? std::string("MODEL") : m.name;
-            w.push_back("model: no checkpoint is known for '" + m.name
+            w.push_back("model: no checkpoint is known for '" + displayText(m.name)
                         + "' (ShardLab's presets name theirs); pass --model with its HuggingFace id or path");
         }
     }
+    // The id is one argument of the engine's command line, passed as written.
+    const std::string field = o.model.empty() ? "model.name" : "--model";
+    if (displayText(model) != model)
+        return FieldError{{}, field, "'" + displayText(model) + "' holds control characters, which the engine's "
+                                         "command line would not pass as written; pass --model with the checkpoint's "
+                                         "HuggingFace id or path"};
+    if (model.front() == '-')
+        return FieldError{{}, field, "'" + model + "' begins with '-', which the engine would read as an option, not "
+                                         "a checkpoint; pass --model with its HuggingFace id, or ./" + model
+                                         + " for a local folder"};
     const Precision stored = o.checkpoint ? *o.checkpoint : known && o.model.empty() ? known->weights : m.weightPrecision;
     L.checkpointFp8 = stored == Precision::FP8;
     L.quantizeOnLoad = m.weightPrecision == Precision::FP8 && stored == Precision::BF16;
@@ -278,7 +289,10 @@ Result<LaunchConfig> exportPlan(const Scenario& s, const Plan& p, const LaunchOp
     if (!layout.ok())
         return layout.error();
     EngineLayout& L = layout.value();
-    c.model = checkpointFor(s, o, L, c.warnings);
+    Result<std::string> model = checkpointFor(s, o, L, c.warnings);
+    if (!model.ok())
+        return model.error();
+    c.model = model.value();
     LaunchPool pool = enginePool(o.engine, L, c.model, o, c.warnings);
     c.command = pool.command;
     c.files = pool.files;

@@ -266,7 +266,10 @@ Result<LaunchConfig> launch::exportPools(const Scenario& s, const DisaggregatedP
             out.layout.env = oneNodeEnv(o.engine, nextGpu, plan.gpus());
         // The checkpoint is the deployment's: its warnings once, unprefixed.
         std::vector<std::string> checkpointWarnings;
-        c.model = launch::checkpointFor(out.scenario, o, out.layout, checkpointWarnings);
+        Result<std::string> model = launch::checkpointFor(out.scenario, o, out.layout, checkpointWarnings);
+        if (!model.ok())
+            return model.error();
+        c.model = model.value();
         if (role == PoolRole::Prefill)
             c.warnings.insert(c.warnings.end(), checkpointWarnings.begin(), checkpointWarnings.end());
         out.pool = launch::enginePool(o.engine, out.layout, c.model, o, w);

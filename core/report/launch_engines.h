@@ -137,8 +137,11 @@ Result<LaunchConfig> exportPlan(const Scenario& s, const Plan& p, const LaunchOp
                                 std::vector<std::string> warnings);
 Result<LaunchConfig> exportPools(const Scenario& s, const DisaggregatedPlan& p, const LaunchOptions& o,
                                  std::vector<std::string> warnings);
-// The checkpoint the command loads (--model, or the preset's id) and how it stores weights.
-std::string checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L, std::vector<std::string>& w);
+// The checkpoint the command loads (--model, or the preset's id, or the model's name) and
+// how it stores weights. An id an engine would not read as a checkpoint is refused: one
+// that begins with '-' (an option) or holds control characters.
+Result<std::string> checkpointFor(const Scenario& s, const LaunchOptions& o, EngineLayout& L,
+                                  std::vector<std::string>& w);
 
 // What one pool's command tells the engine's scheduler, as written: its limit on sequences
 // in flight and its token budget per step, each a total over `ranks` ranks that the engine

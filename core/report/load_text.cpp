@@ -34,6 +34,10 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
         return lines;
     }
     const LoadFigures& f = o.load;
+    if (f.requests != spec.measuredRequests()) // the run's count, as --json's "requests" gives it
+        lines.push_back(printfText("  measured %d requests, not the %d asked: the replicas' shares are whole "
+                                   "requests, at least one each",
+                                   f.requests, spec.measuredRequests()));
     lines.push_back(printfText("  TTFT  mean %.1f ms, p50 %.1f, p90 %.1f, p99 %.1f", f.ttftMeanMs, f.ttftP50Ms,
                                f.ttftP90Ms, f.ttftP99Ms));
     lines.push_back(printfText("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",

@@ -93,11 +93,7 @@ ojson poolObject(const PoolOutcome& pool)
     j["profile"] = profileOf(s.cluster).name; // the kernel profile that priced it (docs/profiles.md)
     j["plan"] = planObject(s, pool.plan);
     j["valid"] = r.valid;
-    ojson v = ojson::array();
-    for (int b = 0; b < kViolationCount; ++b)
-        if (r.violations & (1u << b))
-            v.push_back(violationName(static_cast<Violation>(b)));
-    j["violations"] = v;
+    j["violations"] = violationNames(r.violations);
     j["reasons"] = pool.reasons;
     j["unbounded"] = r.unbounded; // figures that overflowed are written as null (SimResult::unbounded)
     const bool costed = pool.costed();

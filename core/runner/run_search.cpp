@@ -294,6 +294,7 @@ SearchOutcome runOnePool(const Scenario& scenario, const SearchOptions& options,
         out.provedOptimal = rep.provedOptimal && !out.stopped && !outOfMemory && out.found;
         out.provedInfeasible = rep.provedInfeasible && !out.stopped && !outOfMemory && !out.found;
         out.message = outcomeMessage(out, rep, stall, info, scenario, options.underLoad);
+        out.work = rep.work;
     } catch (const std::exception& e) {
         // Only resource exhaustion can get here (the core throws nothing itself): while
         // the simulator or the space was built, or while the outcome was put together.

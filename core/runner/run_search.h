@@ -60,6 +60,7 @@ struct SearchOutcome {
     // (call index at which the best valid plan improved, its tokens/s per GPU).
     std::vector<std::pair<int, double>> bestCurve;
     std::string message;            // why nothing was found, or the algorithm's note
+    std::string work;               // AlgorithmReport::work: what it did beside simulator calls
     bool stopped = false;           // ended by the stop token
     bool outOfMemory = false;       // ended by std::bad_alloc; best/found are what was found before
     bool failed = false;            // the search could not run (AlgorithmReport::error): message says why

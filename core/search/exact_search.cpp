@@ -437,6 +437,7 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     facts.floor = ctx.options.exactFloor;
     facts.pricesExactly = tables.pricesExactly();
     report.note = certificateNote(ctx.scenario, ctx.space, facts, report.provedOptimal, report.provedInfeasible);
+    report.work = std::to_string(facts.nodes) + " branch-and-bound nodes";
     return report;
 }
 

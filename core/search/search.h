@@ -145,6 +145,9 @@ struct AlgorithmReport {
     // holds, with this reason first, found false and no plan, since a plan it holds may
     // be another procedure's (a warm start's recipe), not this search's result.
     std::string error;
+    // What the algorithm did beside its simulator calls, for a status line ("" when the
+    // calls are all it did): exact's branch-and-bound nodes.
+    std::string work;
 };
 
 class SearchAlgorithm {

@@ -39,6 +39,15 @@ const char* violationName(Violation v)
     return "?";
 }
 
+std::vector<std::string> violationNames(std::uint32_t mask)
+{
+    std::vector<std::string> names;
+    for (int b = 0; b < kViolationCount; ++b)
+        if (mask & (1u << b))
+            names.emplace_back(violationName(static_cast<Violation>(b)));
+    return names;
+}
+
 Simulator::Simulator(const Scenario& scenario, SimConstants constants) : m_costs(scenario, constants)
 {
     // Stage shapes of the shallower pipelines, computed once (the hot path's largest loop).

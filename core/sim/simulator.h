@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/plan.h"
@@ -16,6 +17,8 @@ namespace shardlab {
 enum class Violation : std::uint8_t { Tiling, Divisibility, Memory, TtftSlo, TpotSlo, TokenBudget, Count };
 constexpr int kViolationCount = static_cast<int>(Violation::Count);
 const char* violationName(Violation v);
+// The names of the violations set in `mask` (a bit per Violation), in Violation order.
+std::vector<std::string> violationNames(std::uint32_t mask);
 
 enum class Bound : std::uint8_t { Compute, Memory };
 

@@ -138,6 +138,18 @@ void TestCliFiles::specialFiles_data()
         << "" << madePlan + QStringLiteral(R"(mkfifo "$DIR/fifo.sh" && exec "$CLI" export --plan "$DIR/in.json" --engine trtllm --out "$DIR/fifo.sh")")
         << 1 << "fifo\\.sh: is not a regular file, and the files that go beside it \\(fifo\\.extra_llm_api_options\\.yaml\\)"
         << "^$" << "";
+    // In a sticky directory another user's script cannot be replaced: the export fails after
+    // its options file replaced the user's own, which is put back as it was (it used to be
+    // deleted as "written by this export").
+    QTest::newRow("export failing on the script: the options file it replaced put back")
+        << "sticky"
+        << madePlan + QStringLiteral(R"(printf 'my options
+' > "$DIR/launch.extra_llm_api_options.yaml" && )"
+                                     R"(chown 65534 "$DIR/launch.extra_llm_api_options.yaml" && : > "$DIR/launch.sh" && )"
+                                     R"(chmod 666 "$DIR/launch.sh" && chown 1 "$DIR/launch.sh" && exec setpriv --reuid=65534 )"
+                                     R"(--regid=65534 --clear-groups "$CLI" export --plan "$DIR/in.json" --engine trtllm --out "$DIR/launch.sh")")
+        << 1 << "launch\\.sh: cannot replace the file[^\n]*launch\\.extra_llm_api_options\\.yaml: as it was" << "^$"
+        << "options-kept";
     QTest::newRow("stdout onto a /dev/full clone: an error, not success")
         << "devfull" << madePlan + R"(exec "$CLI" export --plan "$DIR/in.json" --engine vllm > "$DIR/out.json")" << 1
         << "writing the output failed \\(stdout\\)\n$" << "^$" << "";
@@ -183,6 +195,12 @@ void TestCliFiles::specialFiles()
         QVERIFY(fp);
         std::fputs("{\"format\": ", fp);
         std::fclose(fp);
+    } else if (setup == "sticky") {
+        if (!isRoot())
+            QSKIP("files of two other users need root");
+        QVERIFY(QFile::setPermissions(tmp.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadOther
+                                                      | QFile::ExeOther | QFile::ReadGroup | QFile::ExeGroup));
+        QCOMPARE(::chmod(QFile::encodeName(dir).constData(), 01777), 0);
     } else if (setup == "hfin") {
         QVERIFY(QFile::copy(QStringLiteral(SHARDLAB_TEST_DATA "/hf/qwen3-8b.config.json"), dir + "/in.json"));
     } else if (setup == "link0600") {
@@ -240,6 +258,11 @@ void TestCliFiles::specialFiles()
     } else if (check == "no-pwned") {
         QVERIFY(QFileInfo::exists(dir + "/printed.sh"));
         QVERIFY(!QFileInfo::exists(dir + "/PWNED"));
+    } else if (check == "options-kept") {
+        QFile kept(dir + "/launch.extra_llm_api_options.yaml");
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("my options\n"));
+        QVERIFY(QDir(dir).entryList({".shardlab.kept-*"}, QDir::Files | QDir::Hidden).isEmpty());
     } else if (check == "no-out") {
         QVERIFY(!QFileInfo::exists(dir + "/out.json"));
     } else if (check == "json-file-escaped") {

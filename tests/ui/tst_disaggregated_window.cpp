@@ -181,6 +181,11 @@ private Q_SLOTS:
             QVERIFY(w.openScenarioFile(kLong));
             QVERIFY(runSearch(w, QStringLiteral("megatron"), 1000));
             best = *w.lastResult()->outcome.deployment.deployment().pools;
+            // No elite list of one pool: the empty table says where the two plans are.
+            QTRY_VERIFY(!w.searchPanel()->isReplotPending());
+            auto* elites = w.searchPanel()->findChild<ui::EliteTable*>(QStringLiteral("eliteTable"));
+            QVERIFY(elites && elites->rowCount() == 0);
+            QVERIFY(elites->emptyText().contains(QStringLiteral("Plan and Topology")));
             QVERIFY(w.close());
         }
         MainWindow w2;

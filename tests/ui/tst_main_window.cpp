@@ -8,6 +8,7 @@
 #include <QElapsedTimer>
 #include <QProcess>
 #include <QCheckBox>
+#include <QLabel>
 #include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -103,6 +104,10 @@ void TestMainWindow::startStopTwentyTimes()
 void TestMainWindow::finishedSearchFillsViews()
 {
     MainWindow w;
+    // Before any run the empty table says what will fill it.
+    auto* elites = w.searchPanel()->findChild<ui::EliteTable*>(QStringLiteral("eliteTable"));
+    QVERIFY(elites);
+    QVERIFY(elites->emptyText().contains(QStringLiteral("No runs yet")));
     QVERIFY(runSearch(w, QStringLiteral("anneal"), 1500)); // finished with a plan
     QTRY_VERIFY(!w.searchPanel()->isReplotPending()); // the merged repaint ran
     QVERIFY(w.searchPanel()->eliteRowCount() > 0);
@@ -413,6 +418,10 @@ void TestMainWindow::runsTableFollowsARunningSearch()
     QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
     const QString exact = w.searchPanel()->runInfo(w.searchPanel()->runCount() - 1).name;
     QVERIFY2(!exact.contains(QStringLiteral("seed")), qPrintable(exact));
+    // Its status counts its branch-and-bound nodes beside its few simulator calls.
+    const auto* status = w.findChild<QLabel*>(QStringLiteral("searchStatus"));
+    QVERIFY(status);
+    QVERIFY2(status->text().contains(QStringLiteral("branch-and-bound nodes")), qPrintable(status->text()));
 }
 
 QTEST_MAIN(TestMainWindow)
