@@ -99,7 +99,7 @@ bool ExactSearch::boundDegrees(Entry& e)
         const int mMax = std::min(e.d.pp, b);
         f.stepTokens /= mMax;
         if (s.workload.serving == ServingMode::Aggregated)
-            f.ttftMs = cm.aggregatedTtftMs(f.cycleS, double(b) / mMax) + f.prefillMs;
+            f.ttftMs = cm.aggregatedTtftMs(f.cycleS, double(b) / mMax, lb.promptOwnerShare) + f.prefillMs;
         if (prefillPool) {
             // Half the cycle's floor, the pass of the smallest micro-batch, the transfer.
             const LayerSums lbm = m_t->lowerBound(mMax, b);

@@ -225,6 +225,7 @@ void GroupTables::addCombo(OpGroup& g, const std::vector<const EdgeRef*>& edges,
     if (std::find(g.ops.begin(), g.ops.end(), OpId::LmHead) != g.ops.end())
         c.fixed.logitsShare = lmHeadLogitsShare(option[idx(OpId::LmHead)], m_d.tp);
     if (std::find(g.ops.begin(), g.ops.end(), OpId::Attention) != g.ops.end()) {
+        c.fixed.promptOwnerShare = promptOwnerShare(option[idx(OpId::Attention)], m_d.tp);
         c.hasKv = true;
         c.kvOption = static_cast<std::uint8_t>(option[idx(OpId::Attention)]);
         for (int ch = 0; ch < 2; ++ch)
@@ -421,8 +422,10 @@ LayerSums GroupTables::lowerBound(int micro, int batch, int a, int f)
         least(m_preValues, s.moePre);
     }
     double kv = kInf;
-    for (int o : m_allowed[idx(OpId::Attention)])
+    for (int o : m_allowed[idx(OpId::Attention)]) {
         kv = std::min(kv, t.kvPerLayer[o]);
+        s.promptOwnerShare = std::max(s.promptOwnerShare, promptOwnerShare(o, m_d.tp));
+    }
     for (int ch = 0; ch < 2; ++ch)
         if (m_opChannels[idx(OpId::Attention)] & (1 << ch))
             s.kv[ch] += kv;

@@ -102,8 +102,14 @@ void CostModel::setBusiestOwners(const Plan& p, StepContext& ph) const
     ph.chunkBusiestRank = ph.chunkTokens * ph.invTp;
     ph.tokensReplica = ph.tokens;
     ph.tokensBusiestRank = ph.tokensPerRank;
-    if (ph.prefill)
+    if (ph.prefill) {
+        // A token-split rank owns whole sequences: it prefills its prompts alone, so the
+        // busiest holds at least one whole prompt (max(1, prompts / TP) of them, the
+        // sequences per rank), however few the pass has.
+        if (ph.tp > 1 && ph.seqs > 0)
+            ph.tokensBusiestRank = std::max(ph.tokensPerRank, ph.seqsPerRank * ph.tokens / ph.seqs);
         return;
+    }
     // Each owner of whole sequences (a replica; with the `token` split each of its TP ranks)
     // has its decoding sequences spread evenly, but not their lengths: in steady state a
     // sequence is anywhere in its output, so its context spreads by OSL / sqrt(12) around

@@ -116,6 +116,7 @@ LayerSums& LayerSums::operator+=(const LayerSums& o)
         kv[i] += o.kv[i];
     }
     logitsShare += o.logitsShare;
+    promptOwnerShare += o.promptOwnerShare;
     for (int i = 0; i < kOverlapParts; ++i) {
         moeDec[i] += o.moeDec[i];
         moePre[i] += o.moePre[i];
@@ -128,12 +129,18 @@ bool LayerSums::dominatedBy(const LayerSums& o) const
     for (int i = 0; i < 4; ++i)
         if (o.dec[i] > dec[i] || o.pre[i] > pre[i] || o.weights[i] > weights[i] || o.kv[i] > kv[i])
             return false;
-    if (o.logitsShare > logitsShare)
+    if (o.logitsShare > logitsShare || o.promptOwnerShare < promptOwnerShare) // a larger share: fewer steps
         return false;
     for (int i = 0; i < kOverlapParts; ++i)
         if (o.moeDec[i] > moeDec[i] || o.moePre[i] > moePre[i])
             return false;
     return true;
+}
+
+double promptOwnerShare(int attentionOption, int tensorParallel)
+{
+    const bool own = opOption(OpId::Attention, attentionOption).split == Split::Tokens;
+    return own ? 1.0 / std::max(1, tensorParallel) : 1.0;
 }
 
 double lmHeadLogitsShare(int lmHeadOption, int tensorParallel)
@@ -158,6 +165,7 @@ LayerSums componentMin(const LayerSums& a, const LayerSums& b)
         r.kv[i] = std::min(a.kv[i], b.kv[i]);
     }
     r.logitsShare = std::min(a.logitsShare, b.logitsShare);
+    r.promptOwnerShare = std::max(a.promptOwnerShare, b.promptOwnerShare);
     for (int i = 0; i < kOverlapParts; ++i) {
         r.moeDec[i] = std::min(a.moeDec[i], b.moeDec[i]);
         r.moePre[i] = std::min(a.moePre[i], b.moePre[i]);
@@ -372,7 +380,7 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
         // The steps that carry the prompt's chunks are longer than the mean step by the
         // prompt's own prefill work: one prompt through every stage.
         f.prefillMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
-        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.stepSeqs * dec.queriesPerSeq) + f.prefillMs;
+        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.stepSeqs * dec.queriesPerSeq, v.promptOwnerShare) + f.prefillMs;
         break;
     case ServingMode::Prefill:
         // A prompt waits half a pass cycle for a slot, runs its own pass through the

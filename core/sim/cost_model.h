@@ -208,6 +208,10 @@ struct LayerSums {
     // The share of the batch's logits each rank samples (lmHeadLogitsShare): set by the LM
     // head's option alone, 0 in every other operator's sums.
     double logitsShare = 0;
+    // The share of a replica's token budget the owner of a prompt has for its pieces
+    // (promptOwnerShare): set by the attention's option alone, 0 in every other operator's
+    // sums; 0 in a whole plan's sums reads as 1.
+    double promptOwnerShare = 0;
     std::array<double, kOverlapParts> moeDec{}, moePre{};
     LayerSums& operator+=(const LayerSums& o);
     bool dominatedBy(const LayerSums& o) const; // o <= this in every channel
@@ -223,6 +227,11 @@ LayerSums operator+(LayerSums a, const LayerSums& b);
 // vocabulary-split head's logits are gathered whole on every rank for sampling, and a
 // replicated head computes them all.
 double lmHeadLogitsShare(int lmHeadOption, int tensorParallel);
+// The share of a replica's token budget the rank that owns a sequence has for its prompt's
+// pieces, by the attention's option: with the token split (attention data parallelism) each
+// TP rank owns whole sequences and prefills them at its 1/TP of the budget; otherwise the
+// replica's TP group prefills every prompt together, at the whole budget.
+double promptOwnerShare(int attentionOption, int tensorParallel);
 LayerSums componentMin(const LayerSums& a, const LayerSums& b);
 
 // Contiguous pipeline stages (stage k holds floor((k+1)L/PP) - floor(kL/PP) layers, dense
@@ -414,9 +423,11 @@ public:
     int stepHalves(const Plan& p) const { return p.twoBatchOverlap && m_scenario.model.isMoe() ? 2 : 1; }
     // Aggregated serving: the steps a request waits for its first token: half a cycle for
     // the next step, then its prompt's chunks at the budget the decode tokens of its step
-    // leave free (max_num_tokens - seqs per step), one step per cycle. TTFT adds the
-    // prompt's own prefill work to those steps (PipelineFigures::prefillMs).
-    double aggregatedTtftMs(double cycleS, double seqsPerStep) const;
+    // leave free (max_num_tokens - seqs per step), one step per cycle. The prompt's owner
+    // has `ownerShare` of the budget and of the step's decode tokens (promptOwnerShare; 0
+    // reads as 1). TTFT adds the prompt's own prefill work to those steps
+    // (PipelineFigures::prefillMs).
+    double aggregatedTtftMs(double cycleS, double seqsPerStep, double ownerShare) const;
     // Tokens an engine step may carry: max_num_tokens (a prefill pool: at least one prompt).
     double tokenBudget() const;
     // The scenario's workload has a TPOT (shardlab::hasTpot, model/specs.h).

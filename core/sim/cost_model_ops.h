@@ -71,7 +71,6 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         break;
     }
     default: {
-        const double g = ph.tp;
         double tok = ph.tokensReplica, wf = 1.0, seqs = ph.seqs, chunk = ph.chunkReplica, ctx = ph.ctxReplica;
         if (opt.split == Split::Weights)
             wf = ph.invTp;
@@ -106,11 +105,6 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
                 if (s.stateBytes > 0) {
                     flops += tok * s.stateFlopsPrefill * wf;
                     bytes += seqs * s.stateBytes * stateFrac; // each prompt's final state written
-                }
-                if (opt.split == Split::Tokens && g > 1) {
-                    // Sequence-split prefill: every rank needs the keys/values of the
-                    // earlier chunks: all-gather them.
-                    c.own = collectiveCost(Collective::AllGather, ph.tokens * s.kvBytesPerCtx, ph.tpGroup, m_link);
                 }
             } else {
                 // Speculative decoding's k + 1 queries per sequence share one read of its cache.

@@ -40,10 +40,11 @@ double CostModel::promptRoom(double decodeTokens, double halves, double budgetSh
     return std::max(1.0, m_scenario.workload.maxNumTokens / halves * budgetShare - decodeTokens);
 }
 
-double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep) const
+double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep, double ownerShare) const
 {
     const WorkloadSpec& w = m_scenario.workload;
-    return (0.5 + std::max(1.0, w.promptTokens / promptRoom(seqsPerStep))) * cycleS * 1e3;
+    const double share = ownerShare > 0 ? std::min(1.0, ownerShare) : 1.0;
+    return (0.5 + std::max(1.0, w.promptTokens / promptRoom(seqsPerStep * share, 1, share))) * cycleS * 1e3;
 }
 
 bool CostModel::withinLimits(const PipelineFigures& f, double slack) const

@@ -130,19 +130,26 @@ private:
         }
     }
     // One decode token (with speculative decoding: 1 + draft tokens) per sequence past its
-    // prompt, then prompt chunks in admission order within the token budget. Returns the
-    // decoding sequences; m_chunks gets the chunks.
+    // prompt, then prompt chunks in admission order within the token budget, each at most
+    // the room its owner has (a token-split rank: its share of the budget less its share
+    // of the decode tokens, at least one token, as the steady state's promptRoom). Returns
+    // the decoding sequences; m_chunks gets the chunks.
     int compose()
     {
         int decoding = 0;
         for (int i : m_running)
             decoding += m_reqs[i].prefilled == m_reqs[i].prompt ? 1 : 0;
-        int room = std::max(0, std::max(1, m_w.maxNumTokens) - decoding * m_perStep.queries);
+        const int budget = std::max(1, m_w.maxNumTokens);
+        int room = std::max(0, budget - decoding * m_perStep.queries);
+        const double share = m_perStep.ownerShare;
+        const int ownerRoom = share < 1
+            ? std::max(1, static_cast<int>(std::floor(share * (budget - double(decoding) * m_perStep.queries))))
+            : room;
         m_chunks.clear();
         for (int i : m_running) {
             const Request& r = m_reqs[i];
             if (r.prefilled < r.prompt && room > 0) {
-                const int take = std::min(r.prompt - r.prefilled, room);
+                const int take = std::min({r.prompt - r.prefilled, room, ownerRoom});
                 m_chunks.emplace_back(i, take);
                 room -= take;
             }
@@ -353,7 +360,8 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
     const std::vector<ReplicaGroup> groups = replicaGroups(load, std::max(1, plan.dataParallel));
 
     StepPricer price(sim, plan);
-    const PerStep perStep{static_cast<int>(sim.costs().queriesPerSequence()), sim.costs().tokensPerStep()};
+    const PerStep perStep{static_cast<int>(sim.costs().queriesPerSequence()), sim.costs().tokensPerStep(),
+                          promptOwnerShare(plan.option(OpId::Attention), plan.tensorParallel)};
     Totals totals;
     const int lockStep = std::max(1, sim.costs().lockStepReplicas(plan));
     if (lockStep > 1 && plan.dataParallel % lockStep == 0) {

@@ -93,10 +93,13 @@ struct Draws {
 };
 
 // What a decoding sequence takes and gives per step: its tokens in the step (1 + draft
-// tokens with speculative decoding) and the tokens it emits (the expected accepted ones).
+// tokens with speculative decoding) and the tokens it emits (the expected accepted ones);
+// the share of the replica's token budget a prompt's owner has for its pieces
+// (promptOwnerShare: a token-split rank's 1/TP, else 1).
 struct PerStep {
     int queries = 1;
     double emitted = 1;
+    double ownerShare = 1;
 };
 
 struct ReplicaResult {

@@ -291,6 +291,7 @@ LayerSums stepSums(const CostModel& cm, const Plan& p, const PhaseContext& dec, 
         sums.weights[2 + h] = d.weightBytes;
     }
     sums.logitsShare = lmHeadLogitsShare(p.option(OpId::LmHead), p.tensorParallel);
+    sums.promptOwnerShare = promptOwnerShare(p.option(OpId::Attention), p.tensorParallel);
     const DraftTotals draft = walkDraft(cm, shared, p, load);
     if (draft.timeS > 0) { // on the last stage, with the LM head
         sums.dec[3] += draft.timeS / dec.halves;

@@ -9,8 +9,11 @@
 
 #include <cmath>
 
+#include "io/presets.h"
 #include "sim/cost_model.h"
 #include "sim/megatron.h"
+#include "sim/serving_load.h"
+#include "sim/simulator.h"
 #include "tst_search_fixtures.h"
 
 using namespace shardlab;
@@ -37,6 +40,7 @@ private Q_SLOTS:
     void chunkWithinItsBounds();
     void chunkConcaveThroughZero();
     void tokenSplitRanksPayTheBusiestChunk();
+    void tokenSplitRanksPrefillWholePrompts();
     void lockStepReplicasWaitDenseReplicasDoNot();
 };
 
@@ -123,6 +127,56 @@ void TestBusiestOwner::tokenSplitRanksPayTheBusiestChunk()
     mean.chunkBusiestRank = ph.chunkTokens / 8;
     mean.tokensBusiestRank = ph.tokensPerRank;
     QVERIFY(cm.op(OpId::Attention, tokenSplit, ph).timeS > cm.op(OpId::Attention, tokenSplit, mean).timeS);
+}
+
+void TestBusiestOwner::tokenSplitRanksPrefillWholePrompts()
+{
+    // Qwen3-235B in FP8 on 8 H100, one 4096-token prompt at a time: attention data
+    // parallelism (the token split, TP 8) against head-split attention, the same degrees.
+    auto model = modelPreset("qwen3-235b-a22b");
+    auto cluster = clusterPreset("h100-8");
+    QVERIFY(model.ok() && cluster.ok());
+    Scenario s;
+    s.name = "qwen3-fp8-8xh100-long-prompt";
+    s.model = model.value;
+    s.model.weightPrecision = s.model.kvPrecision = Precision::FP8;
+    s.cluster = cluster.value;
+    s.workload = {4096, 256, 1e6, 1e6};
+    Plan head;
+    applyMegatronSharding(head);
+    head.tensorParallel = 8, head.expertParallel = 8, head.pipelineParallel = 1, head.dataParallel = 1;
+    head.batch = 16;
+    Plan token = head;
+    int tokenSplit = -1;
+    for (int o = 0; o < opInfo(OpId::Attention).optionCount; ++o)
+        if (opOption(OpId::Attention, o).split == Split::Tokens)
+            tokenSplit = o;
+    QVERIFY(tokenSplit >= 0);
+    token.setOption(OpId::Attention, tokenSplit);
+    const Simulator sim(s);
+    const SimResult rh = sim.evaluate(head), rt = sim.evaluate(token);
+    QVERIFY(rh.valid && rt.valid);
+    // The rank that owns the prompt prefills its attention alone: as one GPU does, not an
+    // eighth of it.
+    Plan one = token;
+    one.tensorParallel = 1, one.dataParallel = 8;
+    const SimResult r1 = sim.evaluate(one);
+    const double owner = rt.prefill[static_cast<int>(OpId::Attention)].computeUs,
+                 alone = r1.prefill[static_cast<int>(OpId::Attention)].computeUs;
+    QVERIFY2(std::abs(owner - alone) < 0.01 * alone, qPrintable(QStringLiteral("%1 vs %2 us").arg(owner).arg(alone)));
+    // Its pieces are at most its 1/8 of the 8192-token budget: at least four steps before
+    // the first token, where the head-split group takes the prompt in one.
+    QVERIFY2(rt.ttftMs > 1.5 * rh.ttftMs, qPrintable(QStringLiteral("%1 vs %2 ms").arg(rt.ttftMs).arg(rh.ttftMs)));
+    // A run of lone requests takes as many steps per prompt.
+    LoadSpec lone;
+    lone.protocol = LoadProtocol::Concurrency;
+    lone.concurrency = 1;
+    lone.requests = 3;
+    lone.warmupRequests = 0;
+    const LoadRun run = simulateLoad(sim, token, rt, lone);
+    QVERIFY2(run.ok(), run.error.c_str());
+    QVERIFY2(run.figures.steps >= 3 * (4 + 255), qPrintable(QString::number(run.figures.steps)));
+    QVERIFY(run.figures.ttftMeanMs > 3.5 * rt.cycleMs);
 }
 
 void TestBusiestOwner::lockStepReplicasWaitDenseReplicasDoNot()

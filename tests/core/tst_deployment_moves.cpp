@@ -21,7 +21,8 @@ private Q_SLOTS:
 
 // A budget that searches the pools of one split only (the recipe ranks 24:40 first here,
 // exact's optimum is at 16:48): the pools found there, moved to every other split, reach
-// the optimum's split on some seeds, never end below what the searched split gave, and
+// the optimum's split on some seeds (4 of 16 on 2026-12-06; anneal's 1,000 calls find no
+// valid deployment on half of them), never end below what the searched split gave, and
 // each split not searched says what the moved pools serve there.
 void TestDeploymentMoves::bestPoolsMoveToSplitsNotSearched()
 {
@@ -30,7 +31,7 @@ void TestDeploymentMoves::bestPoolsMoveToSplitsNotSearched()
     QVERIFY2(best.provedOptimal, best.message.c_str());
     const long long optimumPrefill = best.deployment.pools.at(0).gpus;
     int reached = 0, found = 0;
-    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+    for (std::uint64_t seed = 0; seed < 16; ++seed) {
         const SearchOutcome out = runSearch(scenario, budgeted("anneal", 1000, seed));
         QVERIFY(out.calls <= 1000);
         int searched = 0;
@@ -57,7 +58,7 @@ void TestDeploymentMoves::bestPoolsMoveToSplitsNotSearched()
         reached += out.deployment.pools.at(0).gpus == optimumPrefill;
     }
     // Without the moves every seed would end at the searched split.
-    QVERIFY2(reached >= 2, qPrintable(QString("%1 of %2 found deployments at the optimum's split").arg(reached).arg(found)));
+    QVERIFY2(reached >= 3, qPrintable(QString("%1 of %2 found deployments at the optimum's split").arg(reached).arg(found)));
 }
 
 // DeepSeek-V3 on 256 GPUs: exact's optimum is a 96:160 split whose decode pool is one
