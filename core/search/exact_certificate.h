@@ -11,7 +11,7 @@ namespace shardlab::exact {
 
 // The facts of one exact run that its certificate states.
 struct CertificateFacts {
-    bool stopped = false, overWork = false, haveBest = false, pricesExactly = true;
+    bool stopped = false, overWork = false, haveBest = false;
     long long workLimit = 0;
     double best = 0, openBound = 0, floor = 0;
     long long degrees = 0, solved = 0, nodes = 0, leaves = 0, work = 0;
@@ -21,8 +21,7 @@ struct CertificateFacts {
 };
 
 // The note of a run, and whether it proves the best plan optimal or that no plan exists
-// (never both; neither when stopped, when the tables disagreed with the simulator, or
-// when drafting is priced, which the tables leave out).
+// (never both; neither when stopped or when the tables disagreed with the simulator).
 std::string certificateNote(const Scenario& s, const SearchSpace& space, const CertificateFacts& f,
                             bool& provedOptimal, bool& provedInfeasible);
 

@@ -47,7 +47,7 @@ const ExactSearch::LeafBatch* ExactSearch::leafAt(int batch)
     // The tables' figure bounds the simulator's; with no size limit crossed they are the
     // same prices, so the two must agree.
     const double tol = kMismatchTolerance * std::max(1.0, r.tokensPerSPerGpu);
-    const bool exactPrices = r.sizeCappedCollectives == 0 && m_t->pricesExactly();
+    const bool exactPrices = r.sizeCappedCollectives == 0;
     const bool disagree = r.valid ? r.tokensPerSPerGpu > f.tokensPerSPerGpu + tol
                                         || (exactPrices && std::abs(r.tokensPerSPerGpu - f.tokensPerSPerGpu) > tol)
                                   : exactPrices && m_t->within(f, -kSlack);

@@ -89,9 +89,12 @@ bool ExactSearch::boundDegrees(Entry& e)
         f = m_t->figures(1, b, m_t->decodeAt(1, b).dec, lb);
         // The cycle's floor over every micro-batch count (one step's host work included).
         f.cycleS = f.stageStepS + f.p2pDecS + cm.stepOverheadS();
+        // A sequence emits tokensPerStep() tokens per step (speculative decoding's accepted
+        // drafts; 1 without, and in a prefill pool), as CostModel::pipeline counts them.
         const bool prefillPool = s.workload.serving == ServingMode::Prefill;
-        f.tpotMs = cm.hasTpot() ? f.cycleS * 1e3 : 0;
-        const double perRequest = prefillPool ? s.workload.outputTokens : 1; // output tokens per sequence
+        const double emitted = cm.tokensPerStep();
+        f.tpotMs = cm.hasTpot() ? f.cycleS * 1e3 / emitted : 0;
+        const double perRequest = prefillPool ? s.workload.outputTokens : emitted; // output tokens per sequence and step
         f.tokensPerSPerGpu =
             f.cycleS > 0 ? double(b) * e.d.dp * perRequest / f.cycleS / double(s.cluster.totalGpus()) : 0;
         // The most micro-batches (min(PP, batch)) give the smallest engine step: the
@@ -435,7 +438,6 @@ AlgorithmReport ExactSearch::run(SearchContext& ctx)
     facts.best = facts.haveBest ? bestValue() : 0;
     facts.openBound = openBound;
     facts.floor = ctx.options.exactFloor;
-    facts.pricesExactly = tables.pricesExactly();
     report.note = certificateNote(ctx.scenario, ctx.space, facts, report.provedOptimal, report.provedInfeasible);
     report.work = std::to_string(facts.nodes) + " branch-and-bound nodes";
     return report;

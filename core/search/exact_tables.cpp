@@ -47,6 +47,13 @@ GroupTables::GroupTables(const Simulator& sim, const SearchSpace& space)
     m_computeBase = next;
     m_ownBase = next + kOpCount * kMaxOptions;
     m_values = next + 2 * kOpCount * kMaxOptions;
+    m_drafts = m_cm.draftPasses() > 0;
+    m_draftChannel = m.isMoe() ? 1 : 0;
+    if (m_drafts) { // a second copy of the layout at the draft phase, then the projection
+        m_draftBase = m_values;
+        m_projBase = 2 * m_values;
+        m_values = 2 * m_values + kMaxOptions; // about 1,300: Term's 16-bit index holds it
+    }
 
     // Groups: the graph's non-norm operators, joined by every edge between two of them.
     std::vector<int> parent(kOpCount);
@@ -119,6 +126,12 @@ void GroupTables::setDegrees(const Degrees& d)
             m_weights[opIndex(id, o)] = c.weightBytes;
         }
     }
+    if (m_drafts)
+        for (int o : m_allowed[idx(OpId::QkvProj)]) {
+            Plan q = p;
+            q.setOption(OpId::QkvProj, o);
+            m_projWeights[o] = m_cm.mtpProjection(q, m_pre).weightBytes;
+        }
     for (const EdgeRef& e : m_edges)
         for (int f : m_allowed[idx(e.edge.from)])
             for (int t : m_allowed[idx(e.edge.to)]) {
@@ -184,6 +197,8 @@ const DecodeTable& GroupTables::decodeAt(int micro, int batch)
             }
     for (int o : m_allowed[idx(OpId::Attention)])
         t.kvPerLayer[o] = m_cm.kvBytesPerLayer(o, t.dec);
+    if (m_drafts)
+        fillDraftPrices(p, t);
     return t;
 }
 
@@ -214,6 +229,8 @@ void GroupTables::addCombo(OpGroup& g, const std::vector<const EdgeRef*>& edges,
             part(overlapPart(id, o, false), computeIndex(id, o));
             part(overlapPart(id, o, true), ownIndex(id, o));
         }
+        if (m_drafts)
+            addDraftTerms(c, id, o, vi, term);
     }
     for (const EdgeRef* e : edges) {
         const int vi = edgeIndex(*e, option[idx(e->edge.from)], option[idx(e->edge.to)]);
@@ -221,6 +238,12 @@ void GroupTables::addCombo(OpGroup& g, const std::vector<const EdgeRef*>& edges,
         term(e->channel, vi);
         if (e->channel == 1)
             part(overlapPart(e->edge), vi);
+        if (m_drafts && e->channel == m_draftChannel) {
+            term(Term::kDraftLayerTarget, draftIndex(vi));
+            if (m_draftChannel == 1)
+                term(Term::kDraftPartTarget + static_cast<int>(overlapPart(e->edge)), draftIndex(vi));
+        } else if (m_drafts && e->channel >= 2) // the embedding's and the LM head's edges
+            term(Term::kDraftFixedTarget, draftIndex(vi));
     }
     if (std::find(g.ops.begin(), g.ops.end(), OpId::LmHead) != g.ops.end())
         c.fixed.logitsShare = lmHeadLogitsShare(option[idx(OpId::LmHead)], m_d.tp);
@@ -286,13 +309,22 @@ LayerSums GroupTables::comboSums(const OpGroup& g, const Combo& c, const DecodeT
     LayerSums s = c.fixed;
     const Term* term = g.terms.data() + c.firstTerm;
     for (std::uint32_t i = 0; i < c.termCount; ++i, ++term) {
+        const double v = t.values[term->index];
         if (term->target < Term::kPartTarget)
-            s.dec[term->target] += t.values[term->index];
+            s.dec[term->target] += v;
+        else if (term->target < Term::kDraftLayerTarget)
+            s.moeDec[term->target - Term::kPartTarget] += v;
+        else if (term->target == Term::kDraftLayerTarget)
+            s.draftLayer += v;
+        else if (term->target == Term::kDraftFixedTarget)
+            s.draftFixed += v;
         else
-            s.moeDec[term->target - Term::kPartTarget] += t.values[term->index];
+            s.draftParts[term->target - Term::kDraftPartTarget] += v;
     }
     for (int i = 0; i < c.kvChannelCount; ++i)
         s.kv[c.kvChannels[i]] += t.kvPerLayer[c.kvOption];
+    if (m_drafts && c.hasKv) // the draft block's cache, on the last stage
+        s.kv[3] += t.draftKvPerLayer[c.kvOption];
     return s;
 }
 
@@ -311,6 +343,12 @@ LayerSums GroupTables::normSums(int a, int f, const DecodeTable& t) const
         if (m_opChannels[idx(id)] & (1 << 1)) {
             addParts(id, o, t.values, s.moeDec);
             addParts(id, o, m_preValues, s.moePre);
+        }
+        if (m_drafts && (m_opChannels[idx(id)] & (1 << m_draftChannel))) {
+            s.draftLayer += t.values[draftIndex(vi)];
+            s.weights[3] += m_weights[vi];
+            if (m_draftChannel == 1)
+                addDraftParts(id, o, t.values, s.draftParts);
         }
     }
     return s;
@@ -429,6 +467,8 @@ LayerSums GroupTables::lowerBound(int micro, int batch, int a, int f)
     for (int ch = 0; ch < 2; ++ch)
         if (m_opChannels[idx(OpId::Attention)] & (1 << ch))
             s.kv[ch] += kv;
+    if (m_drafts)
+        draftLowerBound(t, s);
     return s;
 }
 

@@ -54,6 +54,10 @@ Plan planOfDegrees(const Degrees& d, int micro, int batch);
 // prefill twins are in Combo::fixed.moePre).
 struct Term {
     static constexpr std::uint8_t kPartTarget = 4;
+    // Speculative decoding's drafting pass (LayerSums::draftLayer, draftFixed, draftParts).
+    static constexpr std::uint8_t kDraftLayerTarget = kPartTarget + kOverlapParts;
+    static constexpr std::uint8_t kDraftFixedTarget = kDraftLayerTarget + 1;
+    static constexpr std::uint8_t kDraftPartTarget = kDraftFixedTarget + 1;
     std::uint8_t target = 0;
     std::uint16_t index = 0;
 };
@@ -84,6 +88,10 @@ struct DecodeTable {
     std::vector<double> values;
     std::array<double, kMaxOptions> kvPerLayer{};
     PhaseContext dec;
+    // Speculative decoding: the drafting pass's phase and the cache its block holds per
+    // attention option (its prices are in `values`, from GroupTables' draft base).
+    std::array<double, kMaxOptions> draftKvPerLayer{};
+    PhaseContext draft;
 };
 
 class GroupTables {
@@ -114,10 +122,6 @@ public:
 
     PipelineFigures figures(int micro, int batch, const PhaseContext& dec, const LayerSums& s) const;
     bool within(const PipelineFigures& f, double slack) const { return m_cm.withinLimits(f, slack); }
-    // Whether the tables price a plan as the simulator does (short of the engines' size
-    // caps): speculative decoding's drafting passes (time, weights and cache on the last
-    // stage) are priced by the simulator alone, and exact then claims no proof.
-    bool pricesExactly() const { return m_cm.draftPasses() == 0; }
 
     // The plan for the current degrees with these options.
     Plan makePlan(int micro, int batch, int a, int f, const std::vector<OpGroup>& groups, const int* pick) const;
@@ -135,6 +139,19 @@ private:
     // overlap parts of an MoE layer (cost_model.h, OverlapPart).
     int computeIndex(OpId id, int option) const { return m_computeBase + opIndex(id, option); }
     int ownIndex(OpId id, int option) const { return m_ownBase + opIndex(id, option); }
+    // Speculative decoding: a price of the drafting pass (value index `vi` at the draft
+    // phase), and the MTP input projection's time by qkv_proj's option.
+    int draftIndex(int vi) const { return m_draftBase + vi; }
+    int projIndex(int qkvOption) const { return m_projBase + qkvOption; }
+    // The drafting pass's terms of operator `id` at option `o` (value index vi) into a
+    // combo: the draft layer's price, parts and weights, the fixed parts' prices.
+    void addDraftTerms(Combo& c, OpId id, int o, int vi, const std::function<void(int, int)>& term) const;
+    // Adds the draft-phase parts of `id`'s option `o` to `parts`.
+    void addDraftParts(OpId id, int o, const std::vector<double>& v, std::array<double, kOverlapParts>& parts) const;
+    // The drafting pass's share of a lower bound (lowerBound's, per operator and edge).
+    void draftLowerBound(const DecodeTable& t, LayerSums& s) const;
+    // The drafting pass's prices at (micro, batch) into `t` (decodeAt's, with drafts).
+    void fillDraftPrices(const Plan& p, DecodeTable& t);
     // Adds operator `id`'s option `o` to the parts of an MoE layer (values from `v`).
     void addParts(OpId id, int o, const std::vector<double>& v, std::array<double, kOverlapParts>& parts) const;
     int edgeIndex(const EdgeRef& e, int from, int to) const { return e.base + from * kMaxOptions + to; }
@@ -150,6 +167,12 @@ private:
     std::array<int, kOpCount> m_opBase{};
     int m_computeBase = 0, m_ownBase = 0;
     int m_values = 0;
+    // Speculative decoding (the cost model's draftPasses() > 0): the drafting pass's prices
+    // follow the decode prices (m_draftBase, the same layout) and the projection's times
+    // (m_projBase); the draft block is a layer of channel m_draftChannel (the last kind).
+    bool m_drafts = false;
+    int m_draftChannel = 0, m_draftBase = 0, m_projBase = 0;
+    std::array<double, kMaxOptions> m_projWeights{}; // the projection's weights by qkv_proj's option
 
     Degrees m_d;
     StageShapes m_stages;

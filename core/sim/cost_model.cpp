@@ -56,6 +56,16 @@ double layerSeconds(const LayerSums& s, int ch, bool prefill, int halves)
     return overlappedLayerSeconds(prefill ? s.moePre : s.moeDec);
 }
 
+double draftSeconds(const LayerSums& s, bool moeLayer, int halves, int passes)
+{
+    if (passes <= 0)
+        return 0;
+    const double layer = halves <= 1 ? s.draftLayer
+        : moeLayer                 ? overlappedLayerSeconds(s.draftParts)
+                                   : halves * s.draftLayer;
+    return passes * (layer + std::max(1, halves) * s.draftFixed);
+}
+
 Collective ownCollective(OpId id, int option)
 {
     if (id == OpId::Dispatch)
@@ -117,9 +127,12 @@ LayerSums& LayerSums::operator+=(const LayerSums& o)
     }
     logitsShare += o.logitsShare;
     promptOwnerShare += o.promptOwnerShare;
+    draftLayer += o.draftLayer;
+    draftFixed += o.draftFixed;
     for (int i = 0; i < kOverlapParts; ++i) {
         moeDec[i] += o.moeDec[i];
         moePre[i] += o.moePre[i];
+        draftParts[i] += o.draftParts[i];
     }
     return *this;
 }
@@ -131,8 +144,10 @@ bool LayerSums::dominatedBy(const LayerSums& o) const
             return false;
     if (o.logitsShare > logitsShare || o.promptOwnerShare < promptOwnerShare) // a larger share: fewer steps
         return false;
+    if (o.draftLayer > draftLayer || o.draftFixed > draftFixed)
+        return false;
     for (int i = 0; i < kOverlapParts; ++i)
-        if (o.moeDec[i] > moeDec[i] || o.moePre[i] > moePre[i])
+        if (o.moeDec[i] > moeDec[i] || o.moePre[i] > moePre[i] || o.draftParts[i] > draftParts[i])
             return false;
     return true;
 }
@@ -166,9 +181,12 @@ LayerSums componentMin(const LayerSums& a, const LayerSums& b)
     }
     r.logitsShare = std::min(a.logitsShare, b.logitsShare);
     r.promptOwnerShare = std::max(a.promptOwnerShare, b.promptOwnerShare);
+    r.draftLayer = std::min(a.draftLayer, b.draftLayer);
+    r.draftFixed = std::min(a.draftFixed, b.draftFixed);
     for (int i = 0; i < kOverlapParts; ++i) {
         r.moeDec[i] = std::min(a.moeDec[i], b.moeDec[i]);
         r.moePre[i] = std::min(a.moePre[i], b.moePre[i]);
+        r.draftParts[i] = std::min(a.draftParts[i], b.draftParts[i]);
     }
     return r;
 }
@@ -326,6 +344,7 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
         lDec[ch] = layerSeconds(v, ch, false, dec.halves);
         lPre[ch] = layerSeconds(v, ch, true, pre.halves);
     }
+    lDec[3] += draftSeconds(v, m_scenario.model.isMoe(), dec.halves, draftPasses()); // on the last stage
     for (int i = 0; i < stages.size; ++i) {
         const StageShape& st = stages.shape[i];
         double tDec = st.dense * lDec[0] + st.moe * lDec[1];

@@ -213,6 +213,12 @@ struct LayerSums {
     // sums; 0 in a whole plan's sums reads as 1.
     double promptOwnerShare = 0;
     std::array<double, kOverlapParts> moeDec{}, moePre{};
+    // Speculative decoding's drafting pass on the last stage (0 without drafts), one
+    // half-batch's: one layer of the model's last kind (its sum, and by overlap part as
+    // moeDec) and the embedding, the LM head and the MTP input projection (draftFixed).
+    // draftSeconds makes the step's drafting time of them.
+    double draftLayer = 0, draftFixed = 0;
+    std::array<double, kOverlapParts> draftParts{};
     LayerSums& operator+=(const LayerSums& o);
     bool dominatedBy(const LayerSums& o) const; // o <= this in every channel
 };
@@ -220,6 +226,11 @@ struct LayerSums {
 // overlap): the sum of its prices; with two-batch overlap an MoE layer runs the overlapped
 // schedule and every other channel its two halves back to back. Monotone in every field.
 double layerSeconds(const LayerSums& s, int ch, bool prefill, int halves);
+// Seconds a step's `passes` drafting passes take on the last stage (walkDraft in
+// simulator.cpp): each the draft layer as the step runs a layer of its kind (an MoE layer
+// under two-batch overlap: the overlapped schedule of draftParts) and the fixed parts once
+// per half-batch. Monotone in every field; 0 with no passes.
+double draftSeconds(const LayerSums& s, bool moeLayer, int halves, int passes);
 LayerSums operator+(LayerSums a, const LayerSums& b);
 // The share of a step's logits each of a replica's ranks holds to sample them, by the LM
 // head's option: a token-split head computes only its rank's own sequences' (attention data
@@ -357,7 +368,8 @@ public:
     // rank (the range's start) and expertLoadImbalanceFloor. Every price is non-decreasing
     // in the slots per rank and in the routed tokens per rank, so an upper bound on the
     // throughput of the whole range (exact bounds ranges of counts with it).
-    void phaseFloor(const Plan& degrees, int redundantHigh, bool prefill, PhaseContext& out) const;
+    void phaseFloor(const Plan& degrees, int redundantHigh, bool prefill, PhaseContext& out,
+                    const StepLoad* load = nullptr) const;
     // The expected routed load of the busiest of `ep` expert-parallel ranks over the mean,
     // when `stageTokens` tokens (each to top-k experts) are routed in one step and the ranks
     // hold experts + `redundant` slots (docs/simulator.md §2, "Expert load imbalance"):
@@ -441,7 +453,8 @@ public:
     double queriesPerSequence() const;
     double tokensPerStep() const;
     int draftPasses() const;
-    void draftPhase(const Plan& degrees, PhaseContext& out, const StepLoad* load = nullptr) const;
+    // With redundantHigh above the plan's count: the phase floor over that range (phaseFloor).
+    void draftPhase(const Plan& degrees, PhaseContext& out, const StepLoad* load = nullptr, int redundantHigh = -1) const;
     OpCost mtpProjection(const Plan& degrees, const PhaseContext& draft) const;
     // Disaggregated serving: one prompt's KV cache (every layer), the bytes per second one
     // GPU's `kv_transfer` link carries, and the transfer time from a prefill replica.

@@ -266,9 +266,9 @@ double CostModel::busiestRankActiveSlots(int ep, int redundant, double stageToke
     return std::min(n, a + expectedMaxNormalOf(ep) * spread);
 }
 
-void CostModel::phaseFloor(const Plan& p, int redundantHigh, bool prefill, PhaseContext& ph) const
+void CostModel::phaseFloor(const Plan& p, int redundantHigh, bool prefill, PhaseContext& ph, const StepLoad* load) const
 {
-    phase(p, prefill, ph);
+    phase(p, prefill, ph, load);
     if (!m_scenario.model.isMoe() || redundantHigh <= p.redundantExperts)
         return;
     // phase() above, with the range's least imbalance in place of the start's (in both

@@ -168,13 +168,15 @@ LayerTotals walkFixed(const CostModel& cm, bool head, bool lastLayerMoe, const P
     return t;
 }
 
-// Speculative decoding's drafting passes of one step (docs/simulator.md §4): k passes of
-// the MTP module on the last stage, each one block of the last layer's kind, its input
-// projection, and the shared embedding lookup and LM head, over one token per sequence.
-// Time of the whole step (both halves under two-batch overlap); the block's and
-// projection's weights and the block's KV cache per GPU.
+// Speculative decoding's drafting pass (docs/simulator.md §4): the MTP module on the last
+// stage, one block of the last layer's kind, its input projection, and the shared embedding
+// lookup and LM head, over one token per sequence. One half-batch's prices, as LayerSums
+// holds them (draftLayer and its parts, draftFixed); the block's and projection's weights
+// and the block's KV cache per GPU; the size-capped collectives.
 struct DraftTotals {
-    double timeS = 0, weightBytes = 0, kvBytes = 0;
+    double layerS = 0, fixedS = 0, weightBytes = 0, kvBytes = 0;
+    std::array<double, kOverlapParts> parts{};
+    int sizeCapped = 0;
 };
 DraftTotals walkDraft(const CostModel& cm, bool shared, const Plan& p, const StepLoad* load)
 {
@@ -183,21 +185,19 @@ DraftTotals walkDraft(const CostModel& cm, bool shared, const Plan& p, const Ste
     if (passes == 0)
         return t;
     const bool moe = cm.scenario().model.isMoe();
-    const int ch = moe ? 1 : 0;
     PhaseContext ph;
     cm.draftPhase(p, ph, load);
     LayerTotals d, unused;
     walkLayer(cm, moe ? LayerKind::Moe : LayerKind::Dense, shared, p, ph, ph, nullptr, nullptr, d, unused);
-    LayerSums block;
-    block.dec[ch] = d.timeS;
-    block.moeDec = d.parts;
     const LayerTotals emb = walkFixed(cm, false, moe, p, ph, nullptr);
     const LayerTotals head = walkFixed(cm, true, moe, p, ph, nullptr);
     const OpCost proj = cm.mtpProjection(p, ph);
-    const double pass = layerSeconds(block, ch, false, ph.halves) + ph.halves * (emb.timeS + head.timeS + proj.timeS);
-    t.timeS = passes * pass;
+    t.layerS = d.timeS;
+    t.parts = d.parts;
+    t.fixedS = emb.timeS + head.timeS + proj.timeS;
     t.weightBytes = d.weightBytes + proj.weightBytes;
     t.kvBytes = d.kvBytes;
+    t.sizeCapped = d.sizeCapped + emb.sizeCapped + head.sizeCapped;
     return t;
 }
 
@@ -292,13 +292,14 @@ LayerSums stepSums(const CostModel& cm, const Plan& p, const PhaseContext& dec, 
     }
     sums.logitsShare = lmHeadLogitsShare(p.option(OpId::LmHead), p.tensorParallel);
     sums.promptOwnerShare = promptOwnerShare(p.option(OpId::Attention), p.tensorParallel);
-    const DraftTotals draft = walkDraft(cm, shared, p, load);
-    if (draft.timeS > 0) { // on the last stage, with the LM head
-        sums.dec[3] += draft.timeS / dec.halves;
-        sums.weights[3] += draft.weightBytes;
-        sums.kv[3] += draft.kvBytes;
-    }
-    r.draftUs = draft.timeS * 1e6;
+    const DraftTotals draft = walkDraft(cm, shared, p, load); // on the last stage, with the LM head
+    sums.draftLayer = draft.layerS;
+    sums.draftParts = draft.parts;
+    sums.draftFixed = draft.fixedS;
+    sums.weights[3] += draft.weightBytes;
+    sums.kv[3] += draft.kvBytes;
+    r.sizeCappedCollectives += draft.sizeCapped;
+    r.draftUs = draftSeconds(sums, nm > 0, dec.halves, cm.draftPasses()) * 1e6;
     r.tokensPerStep = cm.tokensPerStep();
     return sums;
 }

@@ -37,7 +37,7 @@ double CostModel::expectedTokensPerStep() const
 
 int CostModel::draftPasses() const { return speculative() ? m_scenario.workload.speculative.draftTokens : 0; }
 
-void CostModel::draftPhase(const Plan& p, PhaseContext& out, const StepLoad* load) const
+void CostModel::draftPhase(const Plan& p, PhaseContext& out, const StepLoad* load, int redundantHigh) const
 {
     // MTP (TensorRT-LLM's "MTP Eagle", the default for DeepSeek-V3/R1): the one module runs
     // once per drafted token, each time on one token per sequence over the same context.
@@ -45,7 +45,10 @@ void CostModel::draftPhase(const Plan& p, PhaseContext& out, const StepLoad* loa
     draft.seqs = load ? load->seqs : double(p.batch);
     draft.chunkTokens = 0;
     draft.draftPass = true;
-    phase(p, false, out, &draft);
+    if (redundantHigh > p.redundantExperts)
+        phaseFloor(p, redundantHigh, false, out, &draft);
+    else
+        phase(p, false, out, &draft);
 }
 
 OpCost CostModel::mtpProjection(const Plan& p, const PhaseContext& ph) const

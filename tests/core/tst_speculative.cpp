@@ -6,7 +6,9 @@
 #include <cmath>
 #include <string>
 
+#include "io/presets.h"
 #include "io/scenario_json.h"
+#include "runner/run_search.h"
 #include "sim/megatron.h"
 #include "sim/serving_load.h"
 #include "tst_search_fixtures.h"
@@ -44,6 +46,7 @@ private Q_SLOTS:
     void requestLevelRunAgreesWithSteadyState();
     void badFieldsAreNamed();
     void acceptanceLengthAsEnginesReportIt();
+    void exactCertifiesWithDrafting();
 };
 
 void TestSpeculative::tokensPerStepFormula()
@@ -204,6 +207,27 @@ void TestSpeculative::acceptanceLengthAsEnginesReportIt()
     auto parsed = parseScenario(scenarioToJson(tooLong), "bad.json");
     QVERIFY(!parsed.ok());
     QCOMPARE(QString::fromStdString(parsed.errors.front().where), QString("workload.speculative.acceptance_length"));
+}
+
+// Many drafts that are never accepted make drafting most of a step: exact's tables price
+// it, so it proves the optimum at once (before, its bounds left it out and the search
+// ran for minutes over ever more leaves, and then claimed no proof).
+void TestSpeculative::exactCertifiesWithDrafting()
+{
+    Scenario s = withMtp(presetScenario("deepseek-v3-256gpu"), 16, 0.0);
+    auto cluster = clusterPreset("h200-8");
+    QVERIFY(cluster.ok());
+    s.cluster = cluster.value;
+    s.workload.promptTokens = s.workload.outputTokens = 1024;
+    s.workload.ttftSloMs = 2000;
+    s.workload.tpotSloMs = 50;
+    QVERIFY(validateScenario(s).empty());
+    SearchOptions o;
+    o.algorithm = "exact";
+    const SearchOutcome e = runSearch(s, o);
+    QVERIFY2(e.found && e.provedOptimal, e.message.c_str());
+    QVERIFY(e.bestResult.draftUs > 0);
+    QVERIFY2(e.calls < 100000, qPrintable(QString::number(e.calls)));
 }
 
 QTEST_APPLESS_MAIN(TestSpeculative)
