@@ -18,6 +18,7 @@
 
 using namespace shardlab;
 using shardlab::testing::presetScenario;
+using shardlab::testing::qwen3Fp8OnH100x8;
 
 namespace {
 
@@ -133,15 +134,7 @@ void TestBusiestOwner::tokenSplitRanksPrefillWholePrompts()
 {
     // Qwen3-235B in FP8 on 8 H100, one 4096-token prompt at a time: attention data
     // parallelism (the token split, TP 8) against head-split attention, the same degrees.
-    auto model = modelPreset("qwen3-235b-a22b");
-    auto cluster = clusterPreset("h100-8");
-    QVERIFY(model.ok() && cluster.ok());
-    Scenario s;
-    s.name = "qwen3-fp8-8xh100-long-prompt";
-    s.model = model.value;
-    s.model.weightPrecision = s.model.kvPrecision = Precision::FP8;
-    s.cluster = cluster.value;
-    s.workload = {4096, 256, 1e6, 1e6};
+    const Scenario s = qwen3Fp8OnH100x8({4096, 256, 1e6, 1e6});
     Plan head;
     applyMegatronSharding(head);
     head.tensorParallel = 8, head.expertParallel = 8, head.pipelineParallel = 1, head.dataParallel = 1;

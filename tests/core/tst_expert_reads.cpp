@@ -17,6 +17,7 @@
 
 using namespace shardlab;
 using shardlab::testing::presetScenario;
+using shardlab::testing::qwen3Fp8OnH100x8;
 
 namespace {
 
@@ -159,15 +160,7 @@ void TestExpertReads::floorHoldsOverRedundantRanges()
 
 void TestExpertReads::attentionDpByConcurrency()
 {
-    auto model = modelPreset("qwen3-235b-a22b");
-    auto cluster = clusterPreset("h100-8");
-    QVERIFY(model.ok() && cluster.ok());
-    Scenario s;
-    s.name = "qwen3-fp8-8xh100";
-    s.model = model.value;
-    s.model.weightPrecision = s.model.kvPrecision = Precision::FP8;
-    s.cluster = cluster.value;
-    s.workload = {1000, 1000, 10000, 50};
+    Scenario s = qwen3Fp8OnH100x8({1000, 1000, 10000, 50});
     SearchOptions o;
     o.algorithm = "exact";
     auto attention = [&](double tpotMs) {

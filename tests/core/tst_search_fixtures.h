@@ -47,6 +47,22 @@ inline Scenario presetScenario(const char* name)
     return s.value;
 }
 
+// Qwen3-235B-A22B in FP8 (weights and KV cache) on one node of 8 H100, with `w`.
+inline Scenario qwen3Fp8OnH100x8(const WorkloadSpec& w)
+{
+    auto model = modelPreset("qwen3-235b-a22b");
+    auto cluster = clusterPreset("h100-8");
+    if (!model.ok() || !cluster.ok())
+        qFatal("qwen3-235b-a22b or h100-8 does not load");
+    Scenario s;
+    s.name = "qwen3-fp8-8xh100";
+    s.model = model.value;
+    s.model.weightPrecision = s.model.kvPrecision = Precision::FP8;
+    s.cluster = cluster.value;
+    s.workload = w;
+    return s;
+}
+
 // A shipped file under resources/ (`rel` relative to it); the test stops with the loader's
 // error if it does not load.
 inline Scenario resourceScenario(const char* rel)
