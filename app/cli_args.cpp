@@ -125,6 +125,13 @@ bool parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv, Ar
                     return false;
                 }
                 value = argv[++i];
+                // "--out --json": the option the user meant to give, not a file name. A value
+                // that begins with "--" goes with '=' (--name=--x).
+                if (value.size() > 2 && value.compare(0, 2, "--") == 0) {
+                    error = a + ": expects a value (" + opt->valueName + "), got the option " + value
+                        + " (write " + a + "=" + value + " for a value that begins with --)";
+                    return false;
+                }
             }
             if (out.values.count(a)) {
                 error = a + ": given more than once";
@@ -192,7 +199,9 @@ bool numberValue(const Args& a, const std::string& flag, double lo, double hi, d
     const std::string s = a.value(flag);
     char* end = nullptr;
     const double v = std::strtod(s.c_str(), &end);
-    if (s.empty() || *end != '\0' || !std::isfinite(v)) {
+    // strtod also reads hexadecimal ("0x10" is 16): a decimal number is what is asked for.
+    const bool hex = s.find_first_of("xX") != std::string::npos;
+    if (s.empty() || *end != '\0' || !std::isfinite(v) || hex) {
         error = flag + ": expects a number, got '" + s + "'";
         return false;
     }

@@ -470,7 +470,7 @@ void addChoicesCommands(std::vector<Command>& v)
                    {"--threads", "N", "exact searches run at once while resolving knees, 1..8 (default 2)"},
                    kJsonOption, kCsv, kQuiet},
                   0, 0},
-                 runPareto});
+                 runPareto, true});
     v.push_back({{"size", "--scenario S.json --rate R [--any-count] [--max-gpus 16384] [--json|--csv] [--quiet]",
                   "the fewest GPUs whose best plan serves R requests/s within the SLOs, minimality proved",
                   "R is requests per second at the scenario's prompt and output lengths; a count's rate is its best "
@@ -483,7 +483,7 @@ void addChoicesCommands(std::vector<Command>& v)
                    {"--max-gpus", "N", "largest GPU count tried (default 16384)"},
                    kJsonOption, kCsv, kQuiet},
                   0, 0},
-                 runSize});
+                 runSize, true});
     v.push_back({{"sweep", "--scenario S.json --gpus 8,16,... [--json|--csv] [--quiet]",
                   "best tokens/s per GPU and its plan at each cluster size (same GPU and links)",
                   "For each GPU count (whole nodes, or part of one node) exact finds the certified best plan: where "
@@ -492,7 +492,7 @@ void addChoicesCommands(std::vector<Command>& v)
                    {"--gpus", "LIST", "comma-separated GPU counts"},
                    kJsonOption, kCsv, kQuiet},
                   0, 0},
-                 runSweep});
+                 runSweep, true});
 }
 
 } // namespace shardlab::cli

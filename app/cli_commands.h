@@ -22,6 +22,9 @@ constexpr int kExitUsage = 2;
 struct Command {
     CommandSpec spec;
     int (*run)(const Args& args, std::ostream& out, std::ostream& err);
+    // Stops cleanly on SIGINT/SIGTERM (installStopSignals, cli_signals.h) and installs that
+    // itself; every other command is given installCutOffSignals before it runs.
+    bool stopsCleanly = false;
 };
 
 const std::vector<Command>& commands();

@@ -147,7 +147,7 @@ void addLoadFrontCommand(std::vector<Command>& v)
                              {"--csv", "", "CSV on stdout instead of the table"},
                              {"--quiet", "", "no progress lines on stderr"}}),
                   0, 0},
-                 runLoadFront});
+                 runLoadFront, true});
 }
 
 } // namespace shardlab::cli

@@ -31,7 +31,6 @@ void printOverview(std::ostream& out)
 
 int main(int argc, char** argv)
 {
-    installCutOffSignals(); // the commands that stop cleanly install their own
     try {
         if (argc < 2) {
             printOverview(std::cerr);
@@ -68,6 +67,8 @@ int main(int argc, char** argv)
                 std::cerr << "shardlab-cli " << name << ": " << error << "\n";
                 return kExitUsage;
             }
+            if (!c.stopsCleanly) // the others install their own handler when they start
+                installCutOffSignals();
             const int rc = c.run(args, std::cout, std::cerr);
             // A result that did not reach stdout (a full disk behind a redirection) is a
             // failure, not a success with an empty or cut file.

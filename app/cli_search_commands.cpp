@@ -311,11 +311,15 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             if (name.empty() || !findSearchAlgorithm(name, info))
                 return reportErrors(err, {"--algos: unknown algorithm '" + name + "' (known: "
                                           + knownSearchAlgorithms() + ")"});
+            if (std::find(algos.begin(), algos.end(), name) != algos.end())
+                return reportErrors(err, {"--algos: '" + name + "' is listed twice"});
             std::string error;
             if (!pluginReady(name, error))
                 return reportErrors(err, {error});
             algos.push_back(name);
         }
+        if (algos.empty())
+            return reportErrors(err, {"--algos: names no algorithm (known: " + knownSearchAlgorithms() + ")"});
     }
 #ifdef SHARDLAB_HAVE_RL
     // Stale weights still search, less well than the benchmarks they were shipped with.
@@ -552,7 +556,7 @@ void addSearchCommands(std::vector<Command>& v)
                                         "or the scenario's workload.load), p90 TTFT and TPOT within the limits"},
                    kJsonOption}, loadOptions()),
                   0, 0},
-                 runSearchCommand});
+                 runSearchCommand, true});
     v.push_back({{"bench-search",
                   "--scenarios DIR [--algos megatron,random,anneal,genetic] [--seeds 5] [--budget 4000] [--json]",
                   "compare search algorithms with the exact optimum over a directory of scenarios",
@@ -567,7 +571,7 @@ void addSearchCommands(std::vector<Command>& v)
                    kBudget,
                    kJsonOption}),
                   0, 0},
-                 runBenchSearch});
+                 runBenchSearch, true});
 }
 
 } // namespace shardlab::cli

@@ -26,7 +26,8 @@ const std::atomic<bool>* installStopSignals();
 // removes the temporary files of writes in progress, says so on stderr and ends the
 // process at once with kExitInterrupted. Files already written are whole (each is renamed
 // into place; a set written together is committed with these signals blocked). Installed
-// at start-up; installStopSignals replaces it for the commands that stop cleanly.
+// before such a command runs (Command::stopsCleanly false); the others install
+// installStopSignals themselves, so a signal is never caught before their own handler.
 void installCutOffSignals();
 
 // True once SIGINT or SIGTERM arrived.
