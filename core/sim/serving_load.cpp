@@ -142,8 +142,8 @@ private:
         const int budget = std::max(1, m_w.maxNumTokens);
         int room = std::max(0, budget - decoding * m_perStep.queries);
         const double share = m_perStep.ownerShare;
-        const int ownerRoom = share < 1
-            ? std::max(1, static_cast<int>(std::floor(share * (budget - double(decoding) * m_perStep.queries))))
+        const int ownerRoom = share < 1 && m_perStep.costs
+            ? static_cast<int>(std::floor(m_perStep.costs->promptRoom(double(decoding) * m_perStep.queries * share, 1, share)))
             : room;
         m_chunks.clear();
         for (int i : m_running) {
@@ -361,7 +361,7 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
 
     StepPricer price(sim, plan);
     const PerStep perStep{static_cast<int>(sim.costs().queriesPerSequence()), sim.costs().tokensPerStep(),
-                          promptOwnerShare(plan.option(OpId::Attention), plan.tensorParallel)};
+                          promptOwnerShare(plan.option(OpId::Attention), plan.tensorParallel), &sim.costs()};
     Totals totals;
     const int lockStep = std::max(1, sim.costs().lockStepReplicas(plan));
     if (lockStep > 1 && plan.dataParallel % lockStep == 0) {

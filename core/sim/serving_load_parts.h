@@ -100,6 +100,7 @@ struct PerStep {
     int queries = 1;
     double emitted = 1;
     double ownerShare = 1;
+    const CostModel* costs = nullptr; // prices the owner's room (promptRoom) when ownerShare < 1
 };
 
 struct ReplicaResult {
