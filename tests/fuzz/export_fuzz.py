@@ -175,7 +175,11 @@ class Fuzz:
         self.stats["exports"] += 1
         if r.returncode != 0:
             self.stats["refused"] += 1
-            if not r.stderr.startswith(b"error: ") or os.path.exists(script):
+            # A malformed command line is a usage error (exit 2, named after the
+            # command); anything else the export refuses is exit 1, "error: ".
+            said = (r.returncode == 1 and r.stderr.startswith(b"error: ")) or \
+                (r.returncode == 2 and r.stderr.startswith(b"shardlab-cli export: "))
+            if not said or os.path.exists(script):
                 self.fail(f"iteration {i}: a refused export must say why and write nothing: {r.stderr[:200]!r}")
             return
         for shell in ["bash", "dash"]:
