@@ -10,6 +10,7 @@
 #include <QMouseEvent>
 #include <QToolTip>
 
+#include <algorithm>
 #include <utility>
 
 #include "file_export.h"
@@ -24,6 +25,18 @@ namespace {
 
 // A point answers the mouse within this many pixels (squared).
 constexpr double kHoverRadius2 = 12 * 12;
+
+// The per-user axis for data spanning `data`: from zero when the data reach down to half of
+// their top, else around the data (`lowPad` and `highPad` of their span each side), so a
+// front far from zero, such as a decode pool's fast per-user speeds, spreads over the axis
+// instead of its last quarter. Throughput keeps its zero: it is read as a height.
+QCPRange perUserRange(const QCPRange& data, double lowPad, double highPad)
+{
+    if (data.lower <= 0.5 * data.upper)
+        return QCPRange(0, data.upper * (1 + highPad));
+    const double span = data.size() > 0 ? data.size() : data.upper;
+    return QCPRange(std::max(0.0, data.lower - lowPad * span), data.upper + highPad * span);
+}
 
 // Squared pixel distance from `pos` to the data point (x, y) of `plot`.
 double pixelDistance2(const QCustomPlot* plot, double x, double y, const QPointF& pos)
@@ -83,12 +96,12 @@ void ParetoView::showFront()
     fill(other, m_front.otherPoints);
     const QString engine = QString::fromStdString(m_front.engineName);
     m_frontPlot->graph(0)->setName(
-        engine.isEmpty()          ? tr("exact (each point proved optimal under its TPOT limit)")
-        : m_front.otherRunnable ? tr("exact, per-operator sharding (each point proved optimal under its TPOT limit)")
-                                : tr("exact, among the plans %1 runs (each point proved optimal under its TPOT limit)")
+        engine.isEmpty()          ? tr("exact: proved optimal per TPOT limit")
+        : m_front.otherRunnable ? tr("exact, per-operator sharding (proved)")
+                                : tr("exact, plans %1 runs (proved)")
                                       .arg(engine));
-    other->setName(m_front.otherRunnable ? tr("exact, among the plans %1 runs, under the same limits").arg(engine)
-                                         : tr("exact, per-operator sharding, under the same limits"));
+    other->setName(m_front.otherRunnable ? tr("exact, plans %1 runs, same limits").arg(engine)
+                                         : tr("exact, per-operator, same limits"));
     if (m_front.otherPoints.empty())
         other->removeFromLegend();
     else
@@ -97,7 +110,7 @@ void ParetoView::showFront()
     if (!m_front.points.empty()) {
         m_frontPlot->rescaleAxes();
         const QCPRange x = m_frontPlot->xAxis->range(), y = m_frontPlot->yAxis->range();
-        m_frontPlot->xAxis->setRange(0, x.upper * 1.05);
+        m_frontPlot->xAxis->setRange(perUserRange(x, 0.06, 0.06));
         m_frontPlot->yAxis->setRange(0, y.upper * 1.08);
     }
     m_frontPlot->replot();
@@ -131,16 +144,14 @@ void ParetoView::showLoadFront()
     if (x.isEmpty()) {
         g->removeFromLegend();
     } else {
-        g->setName(tr("under a closed loop at each concurrency: %1, %2 calls each (searched, not proved)")
-                       .arg(QString::fromStdString(m_loadSearch.algorithm))
-                       .arg(m_loadSearch.budget));
+        g->setName(tr("under load: %1, not proved").arg(QString::fromStdString(m_loadSearch.algorithm)));
         g->addToLegend();
     }
     fitLegend(m_frontPlot, m_frontPlot->width());
     if (!x.isEmpty()) {
         m_frontPlot->rescaleAxes(true); // only visible graphs; the exact front keeps its room
         const QCPRange rx = m_frontPlot->xAxis->range(), ry = m_frontPlot->yAxis->range();
-        m_frontPlot->xAxis->setRange(0, rx.upper * 1.12);
+        m_frontPlot->xAxis->setRange(perUserRange(rx, 0.06, 0.15)); // room for the last label
         m_frontPlot->yAxis->setRange(0, ry.upper * 1.12);
     }
     m_frontPlot->replot();
@@ -155,7 +166,7 @@ QString ParetoView::loadFrontSummary() const
     }
     const int missing = static_cast<int>(m_loadFront.points.size()) - found;
     return tr("Front under load: %1 of %2 concurrencies hold the limits (%3 on the front)%4, %5 simulator calls in %6 "
-              "s%7. Hover a point for its run; click to open its plan.")
+              "s%7.")
         .arg(found)
         .arg(m_loadFront.points.size())
         .arg(onFront)
@@ -163,6 +174,12 @@ QString ParetoView::loadFrontSummary() const
         .arg(m_loadFront.calls)
         .arg(m_loadFront.wallSeconds, 0, 'f', 1)
         .arg(m_loadFront.stopped ? tr(" (stopped: the points so far)") : QString());
+}
+
+// Said once after the summaries: every point on the front plot answers the mouse the same way.
+QString ParetoView::pointHint() const
+{
+    return tr(" Hover a point for its plan and figures; click it to open the plan.");
 }
 
 bool ParetoView::loadPointAt(const QPointF& pos, LoadFrontPoint& out) const

@@ -8,7 +8,9 @@
 #include <QMouseEvent>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -135,9 +137,9 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     stylePlot(m_frontPlot);
     m_frontPlot->xAxis->setLabel(tr("tokens/s per user (1000 / TPOT ms)"));
     m_frontPlot->yAxis->setLabel(tr("output tok/s per GPU")); // short: the plot is ~150 px high at 1024x700
-    addFront(m_frontPlot, tr("exact (each point proved optimal under its TPOT limit)"), kExactColour,
+    addFront(m_frontPlot, tr("exact: proved optimal per TPOT limit"), kExactColour,
              QCPScatterStyle::ssCircle);
-    addFront(m_frontPlot, tr("Megatron recipe under the same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
+    addFront(m_frontPlot, tr("Megatron recipe, same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
     addFront(m_frontPlot, QString(), kOtherColour, QCPScatterStyle::ssDiamond)->removeFromLegend();
     QCPGraph* load = addFront(m_frontPlot, QString(), kLoadColour, QCPScatterStyle::ssTriangle);
     load->setLineStyle(QCPGraph::lsLine); // points by concurrency, not a staircase of guarantees
@@ -147,9 +149,15 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     refitLegendOnResize(m_frontPlot); // its long entries wrap to the plot's width
     m_frontPlot->setMinimumHeight(200);
     m_frontPlot->setMouseTracking(true);
-    layout->addWidget(m_frontPlot, 5);
-
-    auto* lower = new QHBoxLayout;
+    // The front above, sizing and scaling below, with a handle between them: at 1024x700
+    // neither gets all it could use, so the user chooses (the front takes the larger share).
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->setObjectName(QStringLiteral("pareto.splitter"));
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(m_frontPlot);
+    auto* lowerPanels = new QWidget(splitter);
+    auto* lower = new QHBoxLayout(lowerPanels);
+    lower->setContentsMargins(0, 0, 0, 0);
     auto* sizeBox = new QGroupBox(tr("Sizing: the fewest GPUs for a load"), this);
     auto* sizeLayout = new QVBoxLayout(sizeBox);
     sizeLayout->setContentsMargins(6, 4, 6, 4);
@@ -169,7 +177,18 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     m_sizingLabel = new QLabel(tr("Whole nodes; exact proves one node fewer cannot serve the rate."), sizeBox);
     m_sizingLabel->setWordWrap(true);
     m_sizingLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    sizeLayout->addWidget(m_sizingLabel, 1);
+    // In a frameless scroll area: a long answer scrolls instead of setting the panels' least
+    // height, which the splitter would otherwise take from the front.
+    auto* sizingScroll = new QScrollArea(sizeBox);
+    sizingScroll->setFrameShape(QFrame::NoFrame);
+    sizingScroll->setWidgetResizable(true);
+    sizingScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    sizingScroll->setWidget(m_sizingLabel);
+    // The group box's own background (setWidget turned the label's fill on).
+    sizingScroll->viewport()->setAutoFillBackground(false);
+    m_sizingLabel->setAutoFillBackground(false);
+    m_sizingLabel->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    sizeLayout->addWidget(sizingScroll, 1);
     lower->addWidget(sizeBox, 2);
 
     auto* scaleBox = new QGroupBox(tr("Scaling: best tokens/s per GPU per cluster size"), this);
@@ -196,11 +215,15 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kExactColour, Qt::white, 7));
     // Tall enough to read the curve at 1024x700 (it was squeezed to ~100 px); hovering a
     // point shows its figures, as on the front.
-    m_scalePlot->setMinimumHeight(200);
+    m_scalePlot->setMinimumHeight(140);
     m_scalePlot->setMouseTracking(true);
     scaleLayout->addWidget(m_scalePlot, 1);
     lower->addWidget(scaleBox, 3);
-    layout->addLayout(lower, 2);
+    splitter->addWidget(lowerPanels);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({300, 200}); // the proportions until the user moves the handle
+    layout->addWidget(splitter, 1);
 
     connect(m_frontButton, &QPushButton::clicked, this, [this] { computeFront(); });
     connect(m_loadButton, &QPushButton::clicked, this, [this] { computeLoadFront(); });
@@ -472,14 +495,14 @@ bool ParetoView::finishFront()
     if (!ok)
         setStatus(QString::fromStdString(m_front.message), true);
     else
-        setStatus(m_frontSummary = tr("%1 points from %2 exact searches in %3 s: %4. Hover a point for its plan; "
-                                      "click to open it in the Plan tab.")
-                      .arg(m_front.points.size())
-                      .arg(m_front.searches)
-                      .arg(m_front.wallSeconds, 0, 'f', 2)
-                      .arg(m_front.allProved ? tr("every point proved optimal")
-                                             : tr("NOT every point proved optimal"))
-                  + engineGapText());
+        setStatus((m_frontSummary = tr("%1 points from %2 exact searches in %3 s: %4.")
+                                        .arg(m_front.points.size())
+                                        .arg(m_front.searches)
+                                        .arg(m_front.wallSeconds, 0, 'f', 2)
+                                        .arg(m_front.allProved ? tr("every point proved optimal")
+                                                               : tr("NOT every point proved optimal"))
+                                    + engineGapText())
+                  + pointHint());
     return ok;
 }
 
@@ -524,7 +547,7 @@ void ParetoView::onDone()
     } else if (m_job == Job::LoadFront) {
         ok = m_loadFront.ok;
         showLoadFront();
-        setStatus(ok ? loadFrontSummary() : QString::fromStdString(m_loadFront.message), !ok);
+        setStatus(ok ? loadFrontSummary() + pointHint() : QString::fromStdString(m_loadFront.message), !ok);
     } else if (m_job == Job::Sweep) {
         ok = m_sweep.ok;
         showScaling(m_sweep.points, tr("best plan per cluster size"));
@@ -551,7 +574,7 @@ void ParetoView::onDone()
     }
     if (m_chained && ok && m_front.ok)
         setStatus(m_frontSummary + tr(" Below: sizing at half the scenario's load, and the sweep.")
-                  + (m_job == Job::LoadFront ? QLatin1Char(' ') + loadFrontSummary() : QString()));
+                  + (m_job == Job::LoadFront ? QLatin1Char(' ') + loadFrontSummary() : QString()) + pointHint());
     m_chained = false;
     m_queue.clear();
     Q_EMIT allFinished(ok);
