@@ -274,8 +274,6 @@ void SearchPanel::addProgress(const LiveProgress& p)
         m_maxValue = std::max(m_maxValue, c.bestTokensPerSPerGpu);
         run.bestValue = std::max(run.bestValue, c.bestTokensPerSPerGpu);
     }
-    // The runs table follows the running search: its calls and best so far.
-    m_runsTable->updateFigures(runCount() - 1, tableRow(run));
     m_maxCalls = std::max({m_maxCalls, c.calls, c.budget});
     addPolicyPoints(m_policy, c.calls, c.metrics);
     if (m_selected == runCount() - 1)
@@ -416,6 +414,10 @@ void SearchPanel::scheduleReplot()
 
 void SearchPanel::replot()
 {
+    // The runs table follows the running search (its calls and best so far) on the curve's
+    // beat: updated at each progress, it showed a best the curve and the elites had not yet.
+    if (m_running && !m_runs.empty())
+        m_runsTable->updateFigures(runCount() - 1, tableRow(m_runs.back()));
     if (m_tableDirty) {
         m_table->setElites(m_elites, m_resizeColumns);
         m_resizeColumns = false;

@@ -60,6 +60,7 @@ private Q_SLOTS:
     void impossibleSloIsCaughtBeforeStart();
     void progressStaysWhereStopped();
     void runsTableFollowsARunningSearch();
+    void runsTableAndElitesChangeTogether();
     void longRunsAreDownsampledEvenly();
     void variantsKeptAcrossAnEdit();
     void cosmeticEditCancelsNothing();
@@ -422,6 +423,47 @@ void TestMainWindow::runsTableFollowsARunningSearch()
     const auto* status = w.findChild<QLabel*>(QStringLiteral("searchStatus"));
     QVERIFY(status);
     QVERIFY2(status->text().contains(QStringLiteral("branch-and-bound nodes")), qPrintable(status->text()));
+}
+
+// A progress that brings a new best changes the runs table's best, the elite table and the
+// curve on one replot: the runs table never shows a best the elites and curve do not have
+// yet (early in a ppo run it did, since it was updated at each progress and they 40 ms later).
+void TestMainWindow::runsTableAndElitesChangeTogether()
+{
+    ui::SearchPanel panel;
+    panel.setScenario(scenarioPreset("llama3-70b-8gpu").value);
+    panel.beginRun(QStringLiteral("synthetic"));
+    auto* runs = panel.findChild<QTableWidget*>(QStringLiteral("runsTable"));
+    auto* elites = panel.findChild<QTableWidget*>(QStringLiteral("eliteTable"));
+    QVERIFY(runs && elites);
+    const Plan plan = megatronPlan(Simulator(scenarioPreset("llama3-70b-8gpu").value)).plan;
+    auto progress = [&](int calls, double best) {
+        ui::LiveProgress p;
+        p.core.budget = 1000;
+        p.core.calls = calls;
+        p.core.haveBest = true;
+        p.core.bestTokensPerSPerGpu = best;
+        ui::EliteEntry e;
+        e.plan = plan;
+        e.plan.batch = calls; // a plan of its own per best
+        e.call = calls;
+        e.valid = true;
+        e.tokensPerSPerGpu = best;
+        p.elites = {e};
+        panel.addProgress(p);
+    };
+    auto shown = [&](QTableWidget* t, int column) { return t->item(0, column) ? t->item(0, column)->text() : QString(); };
+    progress(50, 100);
+    QTRY_VERIFY(!panel.isReplotPending());
+    QCOMPARE(shown(runs, 2), QStringLiteral("100.0"));
+    QCOMPARE(shown(elites, 0), QStringLiteral("100.0"));
+    progress(80, 150);
+    QVERIFY(panel.isReplotPending());
+    QCOMPARE(shown(runs, 2), shown(elites, 0)); // both still the last replot's
+    QTRY_VERIFY(!panel.isReplotPending());
+    QCOMPARE(shown(runs, 2), QStringLiteral("150.0"));
+    QCOMPARE(shown(elites, 0), QStringLiteral("150.0"));
+    QCOMPARE(shown(runs, 3), QStringLiteral("80"));
 }
 
 QTEST_MAIN(TestMainWindow)
