@@ -1,5 +1,7 @@
 #include "model/error.h"
 
+#include <cstdio>
+
 namespace shardlab {
 
 namespace {
@@ -33,6 +35,26 @@ size_t utf8Length(const std::string& s, size_t i)
     return 0;
 }
 
+// The code point of the valid `len`-byte UTF-8 sequence at s[i].
+char32_t codePoint(const std::string& s, size_t i, size_t len)
+{
+    const auto b = [&](size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+    if (len == 2)
+        return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+    if (len == 3)
+        return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+    return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+}
+
+// Characters that are valid UTF-8 yet change how the rest of a line reads: C1 controls,
+// the bidirectional embeddings, overrides, isolates and marks (U+202E shows "exe.txt" as
+// "txt.exe"), and the line and paragraph separators, which break a one-line message.
+bool hidesText(char32_t c)
+{
+    return (c >= 0x80 && c <= 0x9F) || c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x2028 && c <= 0x202E)
+        || (c >= 0x2066 && c <= 0x2069);
+}
+
 } // namespace
 
 std::string displayText(const std::string& bytes)
@@ -45,6 +67,11 @@ std::string displayText(const std::string& bytes)
         const size_t len = utf8Length(bytes, i);
         if (len == 1 && c >= 0x20 && c != 0x7F) {
             out += bytes[i++];
+        } else if (len > 1 && hidesText(codePoint(bytes, i, len))) {
+            char code[16];
+            std::snprintf(code, sizeof code, "\\u{%04X}", static_cast<unsigned>(codePoint(bytes, i, len)));
+            out += code;
+            i += len;
         } else if (len > 1) {
             out.append(bytes, i, len);
             i += len;

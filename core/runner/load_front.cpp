@@ -45,6 +45,10 @@ std::string concurrencyListError(const std::vector<int>& concurrencies)
     for (int c : concurrencies)
         if (c < 1 || c > kMaxLoadConcurrency)
             return std::to_string(c) + " is out of range (1.." + std::to_string(kMaxLoadConcurrency) + ")";
+    // As with --gpus and --algos: a value listed twice is a typo, not a request for two points.
+    for (auto it = concurrencies.begin(); it != concurrencies.end(); ++it)
+        if (std::find(concurrencies.begin(), it, *it) != it)
+            return std::to_string(*it) + " is listed twice";
     return {};
 }
 
@@ -78,8 +82,7 @@ LoadFront computeLoadFront(const Scenario& s, std::vector<int> concurrencies, co
         f.message = bad.front().toString();
         return f;
     }
-    std::sort(concurrencies.begin(), concurrencies.end());
-    concurrencies.erase(std::unique(concurrencies.begin(), concurrencies.end()), concurrencies.end());
+    std::sort(concurrencies.begin(), concurrencies.end()); // distinct: validateLoadFront refused repeats
     SearchOptions under = o;
     under.underLoad = true;
     for (int c : concurrencies) {

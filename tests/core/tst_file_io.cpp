@@ -414,6 +414,13 @@ void TestFileIo::nonUtf8NamesAreEscaped()
     QCOMPARE(qs(displayText("esc\x1b[2J")), QString("esc\\x1b[2J")); // no terminal control
     QCOMPARE(qs(displayText("\xed\xa0\x80")), QString("\\xed\\xa0\\x80")); // a UTF-16 surrogate is not UTF-8
     QCOMPARE(qs(displayText("\xc0\xaf")), QString("\\xc0\\xaf"));          // nor an overlong '/'
+    // Valid UTF-8 that changes how the line reads is named, not shown: a right-to-left
+    // override, an isolate, a C1 control, a line separator.
+    QCOMPARE(qs(displayText("Evil\xe2\x80\xaetxt.exe")), QString("Evil\\u{202E}txt.exe"));
+    QCOMPARE(qs(displayText("a\xe2\x81\xa6" "b")), QString("a\\u{2066}b"));
+    QCOMPARE(qs(displayText("c1\xc2\x9b")), QString("c1\\u{009B}"));
+    QCOMPARE(qs(displayText("one\xe2\x80\xa8line")), QString("one\\u{2028}line"));
+    QCOMPARE(qs(displayText("\xe2\x80\x94 dash")), QString::fromUtf8("\xe2\x80\x94 dash")); // an em dash stays
 
     QTemporaryDir tmp;
     const std::string dir = local(tmp.path());

@@ -412,6 +412,9 @@ void TestParetoView::frontUnderLoadRefusesInline()
     QVERIFY(!v->computeLoadFront());
     QVERIFY2(v->statusText().contains(QStringLiteral("Front under load at: give 1 to 64 concurrencies")),
              qPrintable(v->statusText()));
+    v->setLoadConcurrencies(QStringLiteral("4,16,4"));
+    QVERIFY(!v->computeLoadFront());
+    QVERIFY2(v->statusText().contains(QStringLiteral("Front under load at: 4 is listed twice")), qPrintable(v->statusText()));
     Scenario two = preset("llama3-70b-8gpu");
     two.workload.serving = ServingMode::Disaggregated;
     v->setScenario(two);
