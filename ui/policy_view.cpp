@@ -3,14 +3,11 @@
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QLabel>
-#include <QTimer>
 #include <QVBoxLayout>
 
 #include "plot_style.h"
 #include "qcp.h"
 
-#include <chrono>
-#include <future>
 
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/pretrained_policy.h"
@@ -34,29 +31,6 @@ int indexAfter(const std::string& name, const char* prefix)
 }
 
 QString placeName(int i) { return i == 0 ? PolicyView::tr("scratch") : PolicyView::tr("elite %1").arg(i); }
-
-#ifdef SHARDLAB_HAVE_RL
-// Whether the shipped weights fit this build's space and costs, as one sentence ("" when
-// they do). The build's fingerprint simulates a set of probe scenarios (~150 ms on this
-// machine; the window stalled that long at a ppo run's first progress), so it is computed
-// once per process on a thread of its own and shown when it is ready.
-const std::shared_future<std::string>& staleness()
-{
-    static const std::shared_future<std::string> sentence = std::async(std::launch::async, [] {
-        try {
-            return rl::policyStaleness(rl::pretrainedPolicyInfo());
-        } catch (const std::exception& e) {
-            return std::string("the pretrained policy's fit to this build could not be checked: ") + e.what();
-        }
-    }).share();
-    return sentence;
-}
-
-bool stalenessReady()
-{
-    return staleness().wait_for(std::chrono::seconds(0)) == std::future_status::ready;
-}
-#endif
 
 } // namespace
 
@@ -97,19 +71,24 @@ PolicyView::PolicyView(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_bars, 1);
     clear();
 #ifdef SHARDLAB_HAVE_RL
-    if (!stalenessReady()) { // starts it; the sentence joins the status once computed
-        auto* poll = new QTimer(this);
-        poll->setInterval(50);
-        connect(poll, &QTimer::timeout, this, [this, poll] {
-            if (!stalenessReady())
-                return;
-            poll->stop();
-            poll->deleteLater();
-            refresh();
-        });
-        poll->start();
-    }
+    m_staleCheck = std::thread([this] {
+        try {
+            m_stale = rl::policyStaleness(rl::pretrainedPolicyInfo());
+        } catch (const std::exception& e) {
+            m_stale = std::string("the pretrained policy's fit to this build could not be checked: ") + e.what();
+        }
+        m_staleReady.store(true, std::memory_order_release);
+        QMetaObject::invokeMethod(this, [this] { refresh(); }, Qt::QueuedConnection);
+    });
+#else
+    m_staleReady.store(true, std::memory_order_release);
 #endif
+}
+
+PolicyView::~PolicyView()
+{
+    if (m_staleCheck.joinable())
+        m_staleCheck.join();
 }
 
 void PolicyView::clear()
@@ -177,9 +156,9 @@ QString PolicyView::statusText() const
         : tr("<b>From scratch</b> (ppo.pretrained=0): trained on this scenario only, as in the paper.");
 #ifdef SHARDLAB_HAVE_RL
     // Weights trained against another space or cost model still search, less well: say so.
-    if (m_pretrained == 1 && stalenessReady() && !staleness().get().empty())
+    if (m_pretrained == 1 && m_staleReady.load(std::memory_order_acquire) && !m_stale.empty())
         s += QLatin1Char(' ')
-            + tr("<span style=\"color:#b00\"><b>Stale:</b> %1</span>").arg(QString::fromStdString(staleness().get()).toHtmlEscaped());
+            + tr("<span style=\"color:#b00\"><b>Stale:</b> %1</span>").arg(QString::fromStdString(m_stale).toHtmlEscaped());
 #endif
     s += QLatin1Char(' ')
         + tr("Temperature %1; elite unchanged for %2 update(s).").arg(m_temperature, 0, 'f', 2).arg(m_eliteAge);

@@ -8,7 +8,9 @@
 #include <QVector>
 #include <QWidget>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,7 @@ class PolicyView : public QWidget {
     Q_OBJECT
 public:
     explicit PolicyView(QWidget* parent = nullptr);
+    ~PolicyView() override; // joins the staleness check
 
     // A new run, or a run without policy metrics (another algorithm).
     void clear();
@@ -54,6 +57,12 @@ private:
     double m_temperature = 1;
     int m_eliteAge = 0;
     QVector<double> m_anchor, m_attention;
+    // Whether the shipped weights fit this build ("" when they do): the build's fingerprint
+    // simulates a set of probe scenarios (150-190 ms), so it is computed on a thread of its
+    // own, joined before the view goes (never left running into the process's exit).
+    std::thread m_staleCheck;
+    std::atomic<bool> m_staleReady{false};
+    std::string m_stale; // written before m_staleReady turns true
 };
 
 } // namespace shardlab::ui
