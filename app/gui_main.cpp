@@ -7,11 +7,9 @@
 #include <QTimer>
 
 #include <cstdio>
-#include <thread>
 
 #include "file_export.h"
 #include "io/presets.h"
-#include "plugin/rl_plugin.h"
 #include "runner/load_front.h"
 #include "main_window.h"
 #include "pareto_view.h"
@@ -148,16 +146,6 @@ int main(int argc, char** argv)
     parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, launchOpt, engineOpt, plotOpt,
                        quitOpt, tabOpt, duringOpt, sizeOpt, loadFrontOpt});
     parser.process(app);
-
-    // LibTorch's plugin loads on a thread of its own while the window is built. Loaded by the
-    // first ppo search's worker instead, its dlopen (~300 ms) held the window's event loop for
-    // as long (1.6 T scenario: a longest stall of 313-349 ms against 24-36 ms preloaded); a
-    // search that starts sooner waits for it on its worker (loadRlPlugin loads once).
-    std::thread preload([] { (void)shardlab::loadRlPlugin(); });
-    struct JoinAtExit {
-        std::thread& thread;
-        ~JoinAtExit() { thread.join(); }
-    } joinAtExit{preload};
 
     shardlab::ui::MainWindow window;
     QTextStream err(stderr);

@@ -55,6 +55,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     statusBar()->addPermanentWidget(m_statusLabel, 1);
     connectDocument();
     connectSearch();
+    // ppo chosen (by hand, by --algo or by the restored session): its plugin loads now, in
+    // the background, instead of in the first ppo search's worker; other algorithms never
+    // load LibTorch.
+    auto preloadForPpo = [this] {
+        if (m_toolbar->algorithm() == QLatin1String("ppo"))
+            m_controller.preloadPlugin();
+    };
+    connect(m_toolbar, &SearchToolbar::settingsChanged, this, preloadForPpo);
+    preloadForPpo();
     buildFeasibilityCheck();
     resize(1440, 900);
     startSession();

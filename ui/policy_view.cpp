@@ -8,7 +8,6 @@
 #include "plot_style.h"
 #include "qcp.h"
 
-
 #ifdef SHARDLAB_HAVE_RL
 #include "rl/pretrained_policy.h"
 #endif
@@ -76,6 +75,8 @@ PolicyView::PolicyView(QWidget* parent) : QWidget(parent)
             m_stale = rl::policyStaleness(rl::pretrainedPolicyInfo());
         } catch (const std::exception& e) {
             m_stale = std::string("the pretrained policy's fit to this build could not be checked: ") + e.what();
+        } catch (...) {
+            m_stale = "the pretrained policy's fit to this build could not be checked";
         }
         m_staleReady.store(true, std::memory_order_release);
         QMetaObject::invokeMethod(this, [this] { refresh(); }, Qt::QueuedConnection);

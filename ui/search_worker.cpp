@@ -3,6 +3,7 @@
 #include <QMetaType>
 
 #include "model/plan_checks.h"
+#include "plugin/rl_plugin.h"
 
 #include <algorithm>
 
@@ -120,6 +121,15 @@ void SearchController::shutdown()
     m_job.requestStop();
     m_job.wait();
     m_stallTimer.stop();
+    if (m_pluginPreload.joinable())
+        m_pluginPreload.join();
+}
+
+void SearchController::preloadPlugin()
+{
+    if (m_pluginPreload.joinable() || rlPluginLoaded())
+        return;
+    m_pluginPreload = std::thread([] { (void)loadRlPlugin(); });
 }
 
 int SearchController::start(const Scenario& scenario, const SearchOptions& options)

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #include "background_job.h"
@@ -81,6 +82,11 @@ public:
     // Stops the running search and blocks until its thread has ended; for shutdown and
     // tests. Its outcome (stopped) is still delivered if the event loop runs.
     void shutdown();
+    // Loads ppo's LibTorch plugin on a thread of its own, once, so that the first ppo search
+    // does not dlopen it on its worker: that dlopen (~300 ms) held the event loop as long
+    // (the loader's lock). A search started sooner waits for it on its worker; shutdown
+    // joins it.
+    void preloadPlugin();
 
 Q_SIGNALS:
     void progressAvailable(const shardlab::ui::LiveProgress& progress);
@@ -95,6 +101,7 @@ Q_SIGNALS:
     void workerIdle();
 
 private:
+    std::thread m_pluginPreload;
     // On the job's thread: runs the search and the engine gap, and posts each answer to
     // the slot below that takes it on the GUI thread. Reads no member.
     void run(const BackgroundJob::Context& job, const SearchRequest& request);

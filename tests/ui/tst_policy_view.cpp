@@ -8,6 +8,8 @@
 
 #include "heatmap_widget.h"
 #include "io/presets.h"
+#include "main_window.h"
+#include "plugin/rl_plugin.h"
 #include "policy_view.h"
 #include "search_panel.h"
 #include "window_fixtures.h"
@@ -48,6 +50,20 @@ class TestPolicyView : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { startFreshSession(); }
+
+    // The first slot, before any ppo search of this process: a window on another algorithm
+    // does not load LibTorch's plugin; choosing ppo loads it on a thread of its own, so
+    // the first ppo search does not dlopen it on its worker while the event loop waits.
+    void choosingPpoLoadsThePlugin()
+    {
+        QVERIFY(!rlPluginLoaded());
+        ui::MainWindow w;
+        w.setAlgorithm(QStringLiteral("anneal"));
+        QTest::qWait(200);
+        QVERIFY(!rlPluginLoaded());
+        w.setAlgorithm(QStringLiteral("ppo"));
+        QTRY_VERIFY_WITH_TIMEOUT(rlPluginLoaded(), 30000);
+    }
 
     // After a ppo search the Search tab's right column holds the heatmap, the confidence
     // plot and the policy view. Where the window is too short for all three, the column
