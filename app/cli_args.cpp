@@ -186,7 +186,8 @@ bool intValue(const Args& a, const std::string& flag, long long lo, long long hi
 std::optional<std::string> nameFlagProblem(const std::string& flag, const std::string& value)
 {
     if (displayText(value) != value)
-        return flag + ": must be UTF-8 text without control characters (got '" + excerpt(displayText(value)) + "')";
+        return flag + ": must be UTF-8 text without control or bidirectional formatting characters (got '"
+            + excerpt(displayText(value)) + "')";
     if (auto why = nameProblem(value))
         return flag + ": " + *why;
     return std::nullopt;

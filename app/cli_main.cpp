@@ -3,6 +3,7 @@
 
 #include "cli_commands.h"
 #include "cli_signals.h"
+#include "model/error.h"
 #include "runner/run_search.h"
 
 using namespace shardlab::cli;
@@ -64,7 +65,9 @@ int main(int argc, char** argv)
             Args args;
             std::string error;
             if (!parseArgs(c.spec, rest, args, error)) {
-                std::cerr << "shardlab-cli " << name << ": " << error << "\n";
+                // The error quotes the command line's text: shown as every message shows a
+                // user's string (no terminal control, no text reversed).
+                std::cerr << "shardlab-cli " << name << ": " << shardlab::displayText(error) << "\n";
                 return kExitUsage;
             }
             if (!c.stopsCleanly) // the others install their own handler when they start

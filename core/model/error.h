@@ -26,11 +26,11 @@ struct FieldError {
 using FieldErrors = std::vector<FieldError>;
 
 // `bytes` made safe to show in one line of text: valid UTF-8 is kept, every byte that is not
-// part of valid UTF-8 and every control character becomes "\xNN" (a file name with byte
-// 0xff reads "\xff"), so a message is always valid UTF-8 (nlohmann can serialize it, a
-// terminal shows it) and still tells the user which file was meant. Characters that would
-// change how the line reads (C1 controls, bidirectional overrides, isolates and marks, line
-// and paragraph separators) become "\u{202E}".
+// part of valid UTF-8 and every ASCII control character becomes "\xNN" (a file name with
+// byte 0xff reads "\xff"), so a message is always valid UTF-8 (nlohmann can serialize it, a
+// terminal shows it) and still tells the user which file was meant. Valid characters that
+// would change how the line reads (C1 controls, bidirectional overrides, embeddings,
+// isolates and marks, line and paragraph separators) become their code point, "\u{202E}".
 std::string displayText(const std::string& bytes);
 
 // How much of a file name, JSON path or value a message shows: a 1 MB key or value in a

@@ -252,9 +252,9 @@ Result<std::string> checkpointFor(const Scenario& s, const LaunchOptions& o, Eng
     // The id is one argument of the engine's command line, passed as written.
     const std::string field = o.model.empty() ? "model.name" : "--model";
     if (displayText(model) != model)
-        return FieldError{{}, field, "'" + displayText(model) + "' holds control characters, which the engine's "
-                                         "command line would not pass as written; pass --model with the checkpoint's "
-                                         "HuggingFace id or path"};
+        return FieldError{{}, field, "'" + displayText(model) + "' holds control or bidirectional formatting "
+                                         "characters, which a launch script would not show or pass as written; pass "
+                                         "--model with the checkpoint's HuggingFace id or path"};
     if (model.front() == '-')
         return FieldError{{}, field, "'" + model + "' begins with '-', which the engine would read as an option, not "
                                          "a checkpoint; pass --model with its HuggingFace id, or ./" + model

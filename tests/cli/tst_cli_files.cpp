@@ -90,7 +90,13 @@ void TestCliFiles::specialFiles_data()
     QTest::newRow("import-hf --name with byte 0xff")
         << "" << QStringLiteral(R"sh(exec "$CLI" import-hf "%1" --name "x$(printf '\377')" --json)sh")
                      .arg(QStringLiteral(SHARDLAB_TEST_DATA "/hf/qwen3-8b.config.json"))
-        << 1 << "^error: --name: must be UTF-8 text without control characters \\(got 'x\\\\xff'\\)\n$" << "^$" << "";
+        << 1 << "^error: --name: must be UTF-8 text without control or bidirectional formatting characters \\(got 'x\\\\xff'\\)\n$" << "^$" << "";
+    // A usage error quotes the command line's text as every message quotes a user's string:
+    // the right-to-left override is named, not printed (it would reverse the line's end).
+    QTest::newRow("usage error with U+202E")
+        << "" << R"sh(exec "$CLI" export --plan x.json --model "--$(printf '\342\200\256')gpj.exe")sh" << 2
+        << "^shardlab-cli export: --model: expects a value \\(ID\\|PATH\\), got the option --\\\\u\\{202E\\}gpj\\.exe"
+        << "^$" << "";
     // Outputs.
     QTest::newRow("--out /dev/null clone: written, stays a device")
         << "devnull" << R"(exec "$CLI" megatron --scenario llama3-70b-8gpu --out "$DIR/out.json")" << 0 << ""

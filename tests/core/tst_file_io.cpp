@@ -421,6 +421,12 @@ void TestFileIo::nonUtf8NamesAreEscaped()
     QCOMPARE(qs(displayText("c1\xc2\x9b")), QString("c1\\u{009B}"));
     QCOMPARE(qs(displayText("one\xe2\x80\xa8line")), QString("one\\u{2028}line"));
     QCOMPARE(qs(displayText("\xe2\x80\x94 dash")), QString::fromUtf8("\xe2\x80\x94 dash")); // an em dash stays
+    // The ranges' edges: U+009F is the last C1 control, U+00A0 (no-break space) text;
+    // U+2027 and U+202F lie just outside the separators and overrides, U+2065 and U+206A
+    // just outside the isolates.
+    QCOMPARE(qs(displayText("\xc2\x9f")), QString("\\u{009F}"));
+    for (const char* kept : {"\xc2\xa0", "\xe2\x80\xa7", "\xe2\x80\xaf", "\xe2\x81\xa5", "\xe2\x81\xaa"})
+        QCOMPARE(qs(displayText(kept)), QString::fromUtf8(kept));
 
     QTemporaryDir tmp;
     const std::string dir = local(tmp.path());
