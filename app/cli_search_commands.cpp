@@ -13,6 +13,7 @@
 #include "cli_commands.h"
 #include "cli_deployment.h"
 #include "cli_signals.h"
+#include "io/count_list.h"
 #include "plugin/rl_plugin.h"
 #include "report/result_json.h"
 #include "runner/latency_floor.h"
@@ -311,8 +312,6 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             if (name.empty() || !findSearchAlgorithm(name, info))
                 return reportErrors(err, {"--algos: unknown algorithm '" + name + "' (known: "
                                           + knownSearchAlgorithms() + ")"});
-            if (std::find(algos.begin(), algos.end(), name) != algos.end())
-                return reportErrors(err, {"--algos: '" + name + "' is listed twice"});
             std::string error;
             if (!pluginReady(name, error))
                 return reportErrors(err, {error});
@@ -320,6 +319,8 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         }
         if (algos.empty())
             return reportErrors(err, {"--algos: names no algorithm (known: " + knownSearchAlgorithms() + ")"});
+        if (const std::string* twice = firstRepeat(algos))
+            return reportErrors(err, {"--algos: '" + *twice + "' is listed twice"});
     }
 #ifdef SHARDLAB_HAVE_RL
     // Stale weights still search, less well than the benchmarks they were shipped with.

@@ -3,6 +3,7 @@
 // both accept and refuse the same text.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -14,5 +15,17 @@ namespace shardlab {
 // trimmed, and `out` holds the items before it.
 bool parseCountList(const std::string& text, long long lo, long long hi, std::vector<long long>& out,
                     std::string& badItem);
+
+// The first item of `items` equal to an earlier one, or nullptr. Every list a user gives
+// (GPU counts, concurrencies, algorithms) refuses a repeat: "8,8" is a typo, not a request
+// for the same point twice.
+template <class T>
+const T* firstRepeat(const std::vector<T>& items)
+{
+    for (auto it = items.begin(); it != items.end(); ++it)
+        if (std::find(items.begin(), it, *it) != it)
+            return &*it;
+    return nullptr;
+}
 
 } // namespace shardlab

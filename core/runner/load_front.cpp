@@ -45,10 +45,8 @@ std::string concurrencyListError(const std::vector<int>& concurrencies)
     for (int c : concurrencies)
         if (c < 1 || c > kMaxLoadConcurrency)
             return std::to_string(c) + " is out of range (1.." + std::to_string(kMaxLoadConcurrency) + ")";
-    // As with --gpus and --algos: a value listed twice is a typo, not a request for two points.
-    for (auto it = concurrencies.begin(); it != concurrencies.end(); ++it)
-        if (std::find(concurrencies.begin(), it, *it) != it)
-            return std::to_string(*it) + " is listed twice";
+    if (const int* twice = firstRepeat(concurrencies))
+        return std::to_string(*twice) + " is listed twice";
     return {};
 }
 

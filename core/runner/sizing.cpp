@@ -1,4 +1,5 @@
 #include "runner/sizing.h"
+#include "io/count_list.h"
 
 #include <algorithm>
 #include <chrono>
@@ -110,12 +111,8 @@ FieldErrors validateGpuCounts(const Scenario& s, const std::vector<long long>& g
         e.push_back({{}, "--gpus", "lists no GPU count (give e.g. --gpus 8,16,32)"});
     if (gpus.size() > 256)
         e.push_back({{}, "--gpus", "at most 256 counts"});
-    // A count listed twice would be searched twice and shown twice.
-    for (auto it = gpus.begin(); it != gpus.end(); ++it)
-        if (std::find(gpus.begin(), it, *it) != it) {
-            e.push_back({{}, "--gpus", std::to_string(*it) + " is listed twice"});
-            break;
-        }
+    if (const long long* twice = firstRepeat(gpus))
+        e.push_back({{}, "--gpus", std::to_string(*twice) + " is listed twice"});
     for (long long g : gpus) {
         Scenario t;
         std::string why;
