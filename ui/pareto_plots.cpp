@@ -11,6 +11,8 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <utility>
 
 #include "file_export.h"
@@ -32,10 +34,32 @@ constexpr double kHoverRadius2 = 12 * 12;
 // instead of its last quarter. Throughput keeps its zero: it is read as a height.
 QCPRange perUserRange(const QCPRange& data, double lowPad, double highPad)
 {
-    if (data.lower <= 0.5 * data.upper)
+    if (!(data.upper > 0))
+        return QCPRange(0, 1);
+    if (data.lower <= 0.5 * data.upper || !(data.size() > 0)) // a lone point reads against zero
         return QCPRange(0, data.upper * (1 + highPad));
-    const double span = data.size() > 0 ? data.size() : data.upper;
-    return QCPRange(std::max(0.0, data.lower - lowPad * span), data.upper + highPad * span);
+    return QCPRange(std::max(0.0, data.lower - lowPad * data.size()), data.upper + highPad * data.size());
+}
+
+// The keys (`keys`) or values of every visible graph's finite points, from the data itself:
+// QCPAxis's rescale centres a lone value on the axis's previous width, which would make the
+// range depend on what was drawn before. (0, 1) when there is none.
+QCPRange visibleData(const QCustomPlot* plot, bool keys)
+{
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (int i = 0; i < plot->graphCount(); ++i) {
+        const QCPGraph* g = plot->graph(i);
+        if (!g->visible())
+            continue;
+        for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
+            const double v = keys ? it->key : it->value;
+            if (std::isfinite(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        }
+    }
+    return lo <= hi ? QCPRange(lo, hi) : QCPRange(0, 1);
 }
 
 // Squared pixel distance from `pos` to the data point (x, y) of `plot`.
@@ -108,10 +132,8 @@ void ParetoView::showFront()
         other->addToLegend();
     fitLegend(m_frontPlot, m_frontPlot->width());
     if (!m_front.points.empty()) {
-        m_frontPlot->rescaleAxes();
-        const QCPRange x = m_frontPlot->xAxis->range(), y = m_frontPlot->yAxis->range();
-        m_frontPlot->xAxis->setRange(perUserRange(x, 0.06, 0.06));
-        m_frontPlot->yAxis->setRange(0, y.upper * 1.08);
+        m_frontPlot->xAxis->setRange(perUserRange(visibleData(m_frontPlot, true), 0.06, 0.06));
+        m_frontPlot->yAxis->setRange(0, std::max(visibleData(m_frontPlot, false).upper, 1e-9) * 1.08);
     }
     m_frontPlot->replot();
 }
@@ -149,10 +171,9 @@ void ParetoView::showLoadFront()
     }
     fitLegend(m_frontPlot, m_frontPlot->width());
     if (!x.isEmpty()) {
-        m_frontPlot->rescaleAxes(true); // only visible graphs; the exact front keeps its room
-        const QCPRange rx = m_frontPlot->xAxis->range(), ry = m_frontPlot->yAxis->range();
-        m_frontPlot->xAxis->setRange(perUserRange(rx, 0.06, 0.15)); // room for the last label
-        m_frontPlot->yAxis->setRange(0, ry.upper * 1.12);
+        // Every visible graph: the exact front, when shown, keeps its room.
+        m_frontPlot->xAxis->setRange(perUserRange(visibleData(m_frontPlot, true), 0.06, 0.15)); // the last label
+        m_frontPlot->yAxis->setRange(0, std::max(visibleData(m_frontPlot, false).upper, 1e-9) * 1.12);
     }
     m_frontPlot->replot();
 }
