@@ -69,7 +69,15 @@ PolicyView::PolicyView(QWidget* parent) : QWidget(parent)
     m_bars->legend->setFont(QFont(font().family(), 8));
     layout->addWidget(m_bars, 1);
     clear();
+}
+
+// Only once a pretrained ppo run reports: a window that never shows one never simulates the
+// fingerprint's probe scenarios.
+void PolicyView::startStaleCheck()
+{
 #ifdef SHARDLAB_HAVE_RL
+    if (m_staleCheck.joinable())
+        return;
     m_staleCheck = std::thread([this] {
         try {
             m_stale = rl::policyStaleness(rl::pretrainedPolicyInfo());
@@ -81,8 +89,6 @@ PolicyView::PolicyView(QWidget* parent) : QWidget(parent)
         m_staleReady.store(true, std::memory_order_release);
         QMetaObject::invokeMethod(this, [this] { refresh(); }, Qt::QueuedConnection);
     });
-#else
-    m_staleReady.store(true, std::memory_order_release);
 #endif
 }
 
@@ -110,6 +116,8 @@ bool PolicyView::setMetrics(const std::vector<std::pair<std::string, double>>& m
             continue;
         if (name == "pretrained") {
             m_pretrained = value > 0.5 ? 1 : 0;
+            if (m_pretrained == 1)
+                startStaleCheck();
             any = true;
         } else if (name == "temperature") {
             m_temperature = value;

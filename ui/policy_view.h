@@ -47,6 +47,7 @@ public Q_SLOTS:
     void showPretrainingCurve();
 
 private:
+    void startStaleCheck();
     void refresh();
 
     QLabel* m_status = nullptr;
