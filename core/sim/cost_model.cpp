@@ -107,8 +107,12 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
             add(st.edge, where);
         }
     }
-    if (id == OpId::LmHead)
+    if (id == OpId::LmHead) {
         add(lmHeadEdge(m.moeLayers() > 0), "");
+        const OpOption& head = opOption(id, p.option(id));
+        if (head.split == Split::Weights && tp > 1) // the logits gathered for sampling (opInStep)
+            v.push_back({head.out, Layout::R, Collective::AllGather, "logits to every rank for sampling"});
+    }
     const long long moeRanks = expertGroupRanks(p);
     const Collective own = ownCollective(id, p.option(id));
     if (own != Collective::None && ownCollectiveRanks(own, moeRanks, tp) > 1)

@@ -289,7 +289,8 @@ inline double kvPoolGbPerCacheGb(double f) { return 1 / f; }
 
 // The collective an operator runs itself (dispatch and combine between the attention and
 // expert ranks), by option; None for every other operator. Sequence-split prefill
-// attention's all-gather is priced by CostModel::op and is not a per-layer decode one.
+// attention's all-gather and a vocabulary-split LM head's logits gather are priced by
+// CostModel::op (the latter listed by opConversions) and are not per-layer ones.
 Collective ownCollective(OpId id, int option);
 // The ranks an operator's own collective `kind` exchanges among, in an expert group of
 // `moeRanks` ranks with tensor parallelism `tp`: the all-gather dispatch's input is

@@ -82,8 +82,13 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         }
         // Logits are computed for the last position of each sequence only: the decoding
         // sequences, or each prompt of a prefill, never a prompt chunk's other tokens.
-        if (id == OpId::LmHead)
+        if (id == OpId::LmHead) {
             tok = seqs * ph.queriesPerSeq; // speculative decoding: every verified position
+            // A vocabulary-split head leaves each rank a slice of every position's logits;
+            // the sampler needs them whole, so the TP group gathers them (16-bit logits).
+            if (opt.split == Split::Weights && ph.tpGroup.size > 1)
+                c.own = collectiveCost(Collective::AllGather, tok * s.outBytesPerToken, ph.tpGroup, m_link);
+        }
 
         c.weightBytes = s.weightBytes * wf;
         gemmElems = s.weightElems * wf;

@@ -118,6 +118,27 @@ bool recipeExperts(const Scenario& s, Plan& p)
     return true;
 }
 
+// The dispatcher for the EP the recipe chose. Megatron-Core's all-to-all runs over the
+// expert-parallel group; at EP 1 that group is one rank, every rank holds a slice of every
+// expert, and the tokens are gathered over the expert-TP group and the partial outputs
+// reduce-scattered back, which is its all-gather dispatcher (the default dispatcher, and
+// the default of Megatron-Core's inference dispatchers). So at EP 1 dispatch and combine
+// are all_gather and reduce_scatter; otherwise `base`'s options (the recipe's all-to-all,
+// or what the constraints moved it to). An option the constraints exclude is kept.
+void recipeDispatcher(const PlanConstraints& c, const Plan& base, Plan& p)
+{
+    for (OpId id : {OpId::Dispatch, OpId::Combine}) {
+        p.setOption(id, base.option(id));
+        if (p.expertParallel != 1)
+            continue;
+        bool excluded = false;
+        for (const auto& [op, options] : c.operatorOptions)
+            excluded = excluded || (op == static_cast<int>(id) && !options.empty() && !allowed(options, 1));
+        if (!excluded)
+            p.setOption(id, 1); // all_gather / reduce_scatter
+    }
+}
+
 // Under a runnable scenario's engine: the recipe's degrees moved to ones the engine runs,
 // in the engines' own recipes' order (docs/engines.md): as they are; experts parallel over
 // all of a stage's ranks (vLLM's and SGLang's --enable-expert-parallel / --ep-size =
@@ -181,6 +202,25 @@ std::string fittedSummary(const Scenario& s, const Plan& p, int batchHi)
                                                              : " is the largest that fits memory and meets the SLOs");
 }
 
+// What the recipe reports when no plan of it is valid and none lies within the constraints:
+// its one-stage plan at TP `tp` over every GPU (EP over DP, its dispatcher), batch 1.
+Plan unconstrainedRecipe(const Scenario& s, const Plan& sharded, int tp)
+{
+    Plan p = sharded;
+    p.tensorParallel = tp;
+    p.pipelineParallel = 1;
+    p.dataParallel = static_cast<int>(s.cluster.totalGpus() / tp);
+    p.microBatches = 1;
+    p.batch = 1;
+    p.redundantExperts = 0;
+    p.instances = 1;
+    if (s.model.isMoe()) {
+        p.expertParallel = std::gcd(s.model.moe.experts, p.dataParallel);
+        recipeDispatcher(s.constraints, sharded, p);
+    }
+    return p;
+}
+
 } // namespace
 
 RecipePlan megatronPlan(const Simulator& sim)
@@ -193,6 +233,7 @@ RecipePlan megatronPlan(const Simulator& sim)
     Plan p;
     std::string constrainedNote, engineNote;
     recipeSharding(c, p, constrainedNote);
+    const Plan sharded = p;
     const std::optional<Engine> engine = runnableEngine(s);
     std::string why;
     const int tp = recipeTensorParallel(s, p, why);
@@ -210,7 +251,11 @@ RecipePlan megatronPlan(const Simulator& sim)
         p.pipelineParallel = static_cast<int>(pp);
         p.dataParallel = static_cast<int>(N / tp / pp);
         std::string fitNote;
-        if (!recipeExperts(s, p) || (engine && !fitEngine(s, *engine, p, fitNote)))
+        if (!recipeExperts(s, p))
+            continue;
+        if (m.isMoe())
+            recipeDispatcher(c, sharded, p);
+        if (engine && !fitEngine(s, *engine, p, fitNote))
             continue;
         engineNote = fitNote;
         p.microBatches = static_cast<int>(std::min<long long>(pp, batchHi));
@@ -231,20 +276,7 @@ RecipePlan megatronPlan(const Simulator& sim)
         }
     }
     if (!fitted) {
-        // The recipe's first configuration inside the constraints, and why it fails; with
-        // none inside them, the unconstrained one-stage plan, and the reason.
-        if (inside) {
-            p = *inside;
-        } else {
-            p.pipelineParallel = 1;
-            p.dataParallel = static_cast<int>(N / p.tensorParallel);
-            p.microBatches = 1;
-            p.batch = 1;
-            p.redundantExperts = 0;
-            p.instances = 1;
-            if (m.isMoe())
-                p.expertParallel = std::gcd(m.moe.experts, p.dataParallel);
-        }
+        p = inside ? *inside : unconstrainedRecipe(s, sharded, p.tensorParallel);
         ++out.evaluations;
         out.result = sim.evaluate(p);
         why += !inside && !c.empty()

@@ -8,6 +8,7 @@
 #include "model/placement.h"
 #include "model/plan_checks.h"
 #include "sim/collectives.h"
+#include "sim/megatron.h"
 #include "sim/simulator.h"
 
 using namespace shardlab;
@@ -53,6 +54,7 @@ private Q_SLOTS:
     void replicasGatherAcrossTheirGroupOnly();
     void aTokenSplitRouterPaysItsGatherOnTheWayIn();
     void aGatheredLayerPermutesEveryPairOfItsExperts();
+    void theRecipeGathersAtExpertParallelOne();
 };
 
 void TestMoeGather::aTensorParallelMoeLayerGathersNothing()
@@ -152,6 +154,42 @@ void TestMoeGather::aGatheredLayerPermutesEveryPairOfItsExperts()
     const double busiest = layers * ep.stepTokens * k / 8 * ep.expertLoadImbalance * 2 * hiddenBytes(s);
     QVERIFY2(std::abs(epBytes - busiest) <= 0.01 * busiest,
              qPrintable(QString("EP 8 dispatch moves %1 B, expected %2 B").arg(epBytes).arg(busiest)));
+}
+
+void TestMoeGather::theRecipeGathersAtExpertParallelOne()
+{
+    // On one node the recipe's EP over DP 1 is 1: every rank holds a slice of every expert,
+    // and Megatron-Core's all-to-all over a one-rank expert-parallel group moves nothing, so
+    // the recipe gathers the tokens and reduce-scatters the partial outputs; on 8 nodes (DP
+    // 8, EP 8) it keeps the all-to-all.
+    const Scenario one = mixtralOneNode();
+    const RecipePlan r1 = megatronPlan(Simulator(one));
+    QVERIFY(r1.found);
+    QCOMPARE(r1.plan.expertParallel, 1);
+    QCOMPARE(r1.plan.option(OpId::Dispatch), optionFromName(OpId::Dispatch, "all_gather"));
+    QCOMPARE(r1.plan.option(OpId::Combine), optionFromName(OpId::Combine, "reduce_scatter"));
+    // The all-to-all form of the same plan has the slower step.
+    Plan a2a = r1.plan;
+    a2a.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_to_all"));
+    a2a.setOption(OpId::Combine, optionFromName(OpId::Combine, "all_to_all"));
+    const SimResult ra = Simulator(one).evaluate(a2a);
+    QVERIFY2(ra.tpotMs > r1.result.tpotMs, qPrintable(QString("%1 vs %2 ms").arg(ra.tpotMs).arg(r1.result.tpotMs)));
+
+    Scenario eight = mixtralOneNode();
+    eight.cluster.nodes = 8;
+    const RecipePlan r8 = megatronPlan(Simulator(eight));
+    QVERIFY(r8.found);
+    QVERIFY(r8.plan.expertParallel > 1);
+    QCOMPARE(r8.plan.option(OpId::Dispatch), optionFromName(OpId::Dispatch, "all_to_all"));
+    QCOMPARE(r8.plan.option(OpId::Combine), optionFromName(OpId::Combine, "all_to_all"));
+
+    // Constraints that allow only the all-to-all keep it at EP 1.
+    Scenario only = one;
+    only.constraints.operatorOptions.push_back({int(OpId::Dispatch), {optionFromName(OpId::Dispatch, "all_to_all")}});
+    const RecipePlan rc = megatronPlan(Simulator(only));
+    QCOMPARE(rc.plan.expertParallel, 1);
+    QCOMPARE(rc.plan.option(OpId::Dispatch), optionFromName(OpId::Dispatch, "all_to_all"));
+    QCOMPARE(rc.plan.option(OpId::Combine), optionFromName(OpId::Combine, "reduce_scatter"));
 }
 
 QTEST_APPLESS_MAIN(TestMoeGather)

@@ -1,6 +1,6 @@
-// What the ppo search's mechanisms reach on the shipped scenarios: each one, turned off by
-// its knob, leaves a seed worse (batch repair; replica, redundant-expert and operator
-// moves), and the early exit ends a search only once its elite has stopped moving.
+// What the ppo search's mechanisms reach on the shipped and held-out scenarios: each one,
+// turned off by its knob, leaves a seed worse (batch repair; replica, redundant-expert and
+// operator moves), and the early exit ends a search only once its elite has stopped moving.
 #include <QtTest>
 
 #include <algorithm>
@@ -139,34 +139,54 @@ private Q_SLOTS:
     }
 
     // The redundant-expert moves price the best plan with one expert copy more and fewer
-    // per EP rank at the end of a search. DeepSeek-V3's optimum is the EP 64 family with
-    // 64 redundant experts (461.6 tokens/s per GPU at batch 1477); searches reach the
-    // family without them (441.6 at 1413), and the count is one slot the samples near the
-    // elite seldom move. At 1000 calls the median seed ends at the optimum with the moves
-    // (3 of 5 seeds with the weights of 2026-12-06, the others at 0.87 and 0.95 of it; all
-    // five with the weights before), below 0.99 of it without them, and no seed worse.
-    void redundantMovesReachTheOptimum()
+    // per EP rank at the end of a search. DeepSeek-V3's optimum is the EP 64 family with 64
+    // redundant experts (461.6 tokens/s per GPU at batch 1477); the weights of 2026-12-06
+    // (later) reach it at 1000 calls with the moves or without them, so the test asks what
+    // the moves add where a search ends short: on the held-out gen-20261127-13 (281 B MoE on
+    // 32 GPUs, optimum 460.4) they lift seed 2 from 411.2 to 424.2 and leave the others where
+    // they were. Over both scenarios at 1000 calls: one seed lifted at least, none worse, and
+    // DeepSeek-V3's median seed at its optimum with them.
+    void redundantMovesLiftASeed()
     {
-        const KnobRun k = knobRun(presetScenario("deepseek-v3-256gpu"), "ppo.redundant_moves", 1000);
-        QVERIFY(k.ran());
-        QVERIFY2(k.worse.isEmpty(), qPrintable(k.worse));
-        QVERIFY2(k.medianOn >= 0.999 * k.optimum, qPrintable(QString("median %1 of %2 with them").arg(k.medianOn).arg(k.optimum)));
-        QVERIFY2(k.medianOff < 0.99 * k.optimum, qPrintable(QString("median %1 of %2 without them").arg(k.medianOff).arg(k.optimum)));
+        int lifted = 0;
+        for (const Scenario& s : {presetScenario("deepseek-v3-256gpu"),
+                                  resourceScenario("benchmarks/held-out-2/gen-20261127-13.json")}) {
+            const KnobRun k = knobRun(s, "ppo.redundant_moves", 1000);
+            QVERIFY(k.ran());
+            QVERIFY2(k.worse.isEmpty(), qPrintable(QString::fromStdString(s.name) + ": " + k.worse));
+            QString ignored;
+            lifted += liftedSeeds(k.r, &ignored);
+            if (s.name == "deepseek-v3-256gpu")
+                QVERIFY2(k.medianOn >= 0.999 * k.optimum,
+                         qPrintable(QString("median %1 of %2 with them").arg(k.medianOn).arg(k.optimum)));
+        }
+        QVERIFY(lifted >= 1);
     }
 
     // The operator moves re-choose the best plan's operators one at a time at the end of a
-    // search. On the held-out scenario gen-20261123-5 searches reach the optimum's degrees
-    // (TP 8 x EP 8 x DP 4) with the feed-forward norm replicated where the optimum splits it
-    // by sequence: 110.3 tokens/s per GPU at batch 20 against 115.4 at batch 21, the norm's
-    // layout alone costing the batch its TPOT slack. At 1000 calls the median seed ends at
-    // the optimum with the moves, below 0.99 of it without them, and no seed ends worse.
-    void operatorMovesFinishTheLayout()
+    // search. On the held-out gen-20261123-5 searches once ended at the optimum's degrees
+    // with the feed-forward norm replicated where the optimum splits it by sequence (110.3
+    // tokens/s per GPU at batch 20 against 115.4 at 21); the weights of 2026-12-06 (later)
+    // reach its optimum at 1000 calls with the moves or without them, and the moves lift
+    // seeds of two other held-out scenarios there: gen-20261127-13 (seeds 2 and 5: 419.8 ->
+    // 424.2, 456.4 -> 460.4, the optimum) and gen-20261127-7 (seeds 2, 3 and 5; 91.2 -> 91.6,
+    // the optimum). Over the three at 1000 calls: two seeds lifted at least, none worse, and
+    // gen-20261123-5's median seed at its optimum with them.
+    void operatorMovesLiftSeeds()
     {
-        const KnobRun k = knobRun(resourceScenario("benchmarks/held-out/gen-20261123-5.json"), "ppo.operator_moves", 1000);
-        QVERIFY(k.ran());
-        QVERIFY2(k.worse.isEmpty(), qPrintable(k.worse));
-        QVERIFY2(k.medianOn >= 0.999 * k.optimum, qPrintable(QString("median %1 of %2 with them").arg(k.medianOn).arg(k.optimum)));
-        QVERIFY2(k.medianOff < 0.99 * k.optimum, qPrintable(QString("median %1 of %2 without them").arg(k.medianOff).arg(k.optimum)));
+        int lifted = 0;
+        for (const char* file : {"benchmarks/held-out/gen-20261123-5.json", "benchmarks/held-out-2/gen-20261127-13.json",
+                                 "benchmarks/held-out-2/gen-20261127-7.json"}) {
+            const KnobRun k = knobRun(resourceScenario(file), "ppo.operator_moves", 1000);
+            QVERIFY(k.ran());
+            QVERIFY2(k.worse.isEmpty(), qPrintable(QString(file) + ": " + k.worse));
+            QString ignored;
+            lifted += liftedSeeds(k.r, &ignored);
+            if (QString(file).contains("gen-20261123-5"))
+                QVERIFY2(k.medianOn >= 0.999 * k.optimum,
+                         qPrintable(QString("median %1 of %2 with them").arg(k.medianOn).arg(k.optimum)));
+        }
+        QVERIFY(lifted >= 2);
     }
 
     void earlyExitOnConfidence()

@@ -103,6 +103,7 @@ private Q_SLOTS:
     void moreBandwidthNeverSlowsDecode();
     void moreTensorParallelNeverRaisesWeightMemory();
     void megatronLlamaHasTwoAllReducesPerLayer();
+    void aVocabularySplitHeadGathersItsLogits();
     void megatronPlansOfBenchmarksAreValid();
     void invalidPlansSayWhy_data();
     void invalidPlansSayWhy();
@@ -323,6 +324,33 @@ void TestSimulator::moreTensorParallelNeverRaisesWeightMemory()
     }
     // 70.55 B params x 2 B / 8 = 17.6 GB per GPU at TP 8.
     QVERIFY(std::abs(previous - 70.55 * 2 / 8) < 0.2);
+}
+
+void TestSimulator::aVocabularySplitHeadGathersItsLogits()
+{
+    // The column (vocabulary-split) LM head leaves each of the 8 ranks 1/8 of every logit row;
+    // the sampler needs them whole: 7/8 of 64 positions x 128,256 logits x 2 B sent per GPU per
+    // step, on top of what the replicated head (same input edge, no gather) sends.
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.serving = ServingMode::Decode;
+    const Simulator sim(s);
+    const Plan column = megatron(8, 1, 1, 64);
+    Plan replicated = column;
+    replicated.setOption(OpId::LmHead, optionFromName(OpId::LmHead, "replicated"));
+    const SimResult rc = sim.evaluate(column), rr = sim.evaluate(replicated);
+    const double gathered = 7.0 / 8 * 64 * double(s.model.vocabSize) * 2;
+    const double extra = rc.decode[int(OpId::LmHead)].commBytes - rr.decode[int(OpId::LmHead)].commBytes;
+    QVERIFY2(std::abs(extra - gathered) <= 1e-9 * gathered,
+             qPrintable(QString("the column head sends %1 B more, expected %2 B").arg(extra).arg(gathered)));
+    QVERIFY(rc.decode[int(OpId::LmHead)].commUs > rr.decode[int(OpId::LmHead)].commUs);
+    // explain lists it among the head's conversions.
+    bool listed = false;
+    for (const OpConversion& c : opConversions(s.model, column, OpId::LmHead))
+        listed = listed || (c.kind == Collective::AllGather && std::string(c.where) == "logits to every rank for sampling");
+    QVERIFY(listed);
+    // At TP 1 there is nothing to gather.
+    const SimResult one = Simulator(s).evaluate(megatron(1, 1, 8, 64));
+    QCOMPARE(one.decode[int(OpId::LmHead)].commBytes, 0.0);
 }
 
 void TestSimulator::megatronLlamaHasTwoAllReducesPerLayer()
