@@ -174,7 +174,7 @@ struct OpCost {
     double flops = 0;
     double hbmBytes = 0;
     double weightBytes = 0; // weights this GPU holds for the operator (one layer)
-    CollectiveCost own;     // its own collective (dispatch, combine, sequence-split prefill)
+    CollectiveCost own;     // its own collective (dispatch, combine, sequence-split prefill, logits gather)
     double totalS() const { return timeS + own.seconds; }
 };
 

@@ -1,6 +1,6 @@
 // The per-operator and per-edge prices of the cost model (cost_model.h), inline so that
 // the simulator's walk and the exact search's tables inline them (hot paths). Included by
-// cost_model.h only; docs/simulator.md §3 explains each formula.
+// cost_model.h only; docs/simulator.md §2 (collectives) and §3 explain each formula.
 #pragma once
 
 #include <algorithm>

@@ -124,19 +124,21 @@ bool recipeExperts(const Scenario& s, Plan& p)
 // reduce-scattered back, which is its all-gather dispatcher (the default dispatcher, and
 // the default of Megatron-Core's inference dispatchers). So at EP 1 dispatch and combine
 // are all_gather and reduce_scatter; otherwise `base`'s options (the recipe's all-to-all,
-// or what the constraints moved it to). An option the constraints exclude is kept.
-void recipeDispatcher(const PlanConstraints& c, const Plan& base, Plan& p)
+// or what the constraints moved it to). The two are one dispatcher: where the constraints
+// exclude either gather option, both keep `base`'s. True when they do so at EP 1.
+bool recipeDispatcher(const PlanConstraints& c, const Plan& base, Plan& p)
 {
-    for (OpId id : {OpId::Dispatch, OpId::Combine}) {
-        p.setOption(id, base.option(id));
-        if (p.expertParallel != 1)
-            continue;
-        bool excluded = false;
-        for (const auto& [op, options] : c.operatorOptions)
-            excluded = excluded || (op == static_cast<int>(id) && !options.empty() && !allowed(options, 1));
-        if (!excluded)
-            p.setOption(id, 1); // all_gather / reduce_scatter
-    }
+    p.setOption(OpId::Dispatch, base.option(OpId::Dispatch));
+    p.setOption(OpId::Combine, base.option(OpId::Combine));
+    if (p.expertParallel != 1)
+        return false;
+    for (const auto& [op, options] : c.operatorOptions)
+        if ((op == static_cast<int>(OpId::Dispatch) || op == static_cast<int>(OpId::Combine)) && !options.empty()
+            && !allowed(options, 1))
+            return true;
+    p.setOption(OpId::Dispatch, 1); // all_gather
+    p.setOption(OpId::Combine, 1);  // reduce_scatter
+    return false;
 }
 
 // Under a runnable scenario's engine: the recipe's degrees moved to ones the engine runs,
@@ -231,7 +233,7 @@ RecipePlan megatronPlan(const Simulator& sim)
     const long long N = s.cluster.totalGpus();
     RecipePlan out;
     Plan p;
-    std::string constrainedNote, engineNote;
+    std::string constrainedNote, engineNote, dispatcherNote;
     recipeSharding(c, p, constrainedNote);
     const Plan sharded = p;
     const std::optional<Engine> engine = runnableEngine(s);
@@ -253,10 +255,12 @@ RecipePlan megatronPlan(const Simulator& sim)
         std::string fitNote;
         if (!recipeExperts(s, p))
             continue;
-        if (m.isMoe())
-            recipeDispatcher(c, sharded, p);
+        const bool kept = m.isMoe() && recipeDispatcher(c, sharded, p);
         if (engine && !fitEngine(s, *engine, p, fitNote))
             continue;
+        dispatcherNote = kept && !engine ? "; dispatch and combine keep the constraints' options at EP 1 (they exclude "
+                                           "the recipe's all_gather and reduce_scatter there)"
+                                         : "";
         engineNote = fitNote;
         p.microBatches = static_cast<int>(std::min<long long>(pp, batchHi));
         p.batch = std::max(p.microBatches, batchLo);
@@ -289,7 +293,7 @@ RecipePlan megatronPlan(const Simulator& sim)
     }
     out.plan = p;
     out.found = fitted;
-    out.explanation = why + engineNote + constrainedNote + ".";
+    out.explanation = why + engineNote + constrainedNote + dispatcherNote + ".";
     return out;
 }
 
