@@ -313,11 +313,13 @@ void applyEngineLayout(Engine e, const ModelSpec& m, Plan& p)
         p.batch = std::max(p.batch, p.pipelineParallel);
     }
     const int etp = m.isMoe() ? expertTensorParallel(p) : 0;
-    // The plan's own mode first (it keeps most of its options), then the others in order.
+    // The plan's own mode first (it keeps most of its options), then its attention with the
+    // other dispatcher (a plan with attention DP keeps it where the engine has it only with
+    // all-gather / reduce-scatter), then the others in order.
     const int own = planEngineMode(m, p);
-    for (int k = -1; k < kEngineModes; ++k) {
-        const int mode = k < 0 ? own : k;
-        if ((k >= 0 && mode == own) || engineDegreesRefusal(e, m, p, mode) != EngineRefusal::None)
+    for (int k = -2; k < kEngineModes; ++k) {
+        const int mode = k == -2 ? own : k == -1 ? (own ^ 1) : k;
+        if ((k >= 0 && (mode == own || mode == (own ^ 1))) || engineDegreesRefusal(e, m, p, mode) != EngineRefusal::None)
             continue;
         for (int i = 0; i < kOpCount; ++i) {
             const OpId id = static_cast<OpId>(i);

@@ -425,21 +425,22 @@ int trtllmBenchRequests(int promptTokens, int outputTokens)
 }
 
 namespace {
-// The row's degrees in the layout its engine runs them in: TensorRT-LLM's MoE without an
-// all-to-all backend gathers the tokens and reduce-scatters the experts' partial sums
-// (model/engine_caps.h), not Megatron-Core's all-to-all dispatcher; attention split by
-// sequences where the row ran attention data parallelism.
+// The row's degrees in the layout its engine runs them in (model/engine_caps.h): TensorRT-LLM's
+// MoE without an all-to-all backend gathers the tokens and reduce-scatters the experts'
+// partial sums, not Megatron-Core's all-to-all dispatcher. Where the row ran attention data
+// parallelism the plan asks for attention split by sequences and the engine's mode decides
+// every other operator (norms, projections, router, dense FFN, shared expert, embedding,
+// head), as the engine runs them.
 Plan calibrationPlan(const CalibrationCase& c, const ModelSpec& m)
 {
     Plan p;
     applyMegatronSharding(p);
     p.tensorParallel = c.tensorParallel;
     p.expertParallel = c.expertParallel;
+    if (c.attentionDp)
+        p.setOption(OpId::Attention, optionFromName(OpId::Attention, "token"));
     if (const std::optional<Engine> engine = engineOfCollectives(c.collectives))
         applyEngineLayout(*engine, m, p);
-    if (c.attentionDp)
-        for (OpId id : {OpId::AttnNorm, OpId::QkvProj, OpId::Attention, OpId::OutProj, OpId::FfnNorm})
-            p.setOption(id, optionFromName(id, id == OpId::AttnNorm || id == OpId::FfnNorm ? "sequence" : "token"));
     return p;
 }
 

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "io/presets.h"
+#include "model/engine_caps.h"
 #include "model/placement.h"
 #include "model/plan_checks.h"
 #include "sim/collectives.h"
@@ -55,6 +56,7 @@ private Q_SLOTS:
     void aTokenSplitRouterPaysItsGatherOnTheWayIn();
     void aGatheredLayerPermutesEveryPairOfItsExperts();
     void theRecipeGathersAtExpertParallelOne();
+    void anEngineKeepsAttentionDpWithItsGather();
 };
 
 void TestMoeGather::aTensorParallelMoeLayerGathersNothing()
@@ -193,6 +195,33 @@ void TestMoeGather::theRecipeGathersAtExpertParallelOne()
     QCOMPARE(rc.plan.option(OpId::Dispatch), optionFromName(OpId::Dispatch, "all_to_all"));
     QCOMPARE(rc.plan.option(OpId::Combine), optionFromName(OpId::Combine, "all_to_all"));
     QVERIFY2(rc.explanation.find("keep the constraints' options at EP 1") != std::string::npos, rc.explanation.c_str());
+}
+
+
+// A plan with attention split by sequences and the recipe's all-to-all dispatcher on an
+// engine that has attention DP but no all-to-all backend (TensorRT-LLM): the engine's layout
+// keeps the attention DP and moves the exchange to all-gather / reduce-scatter, with every
+// other operator in that mode's options (router, head and embedding per rank), rather than
+// dropping to attention by heads.
+void TestMoeGather::anEngineKeepsAttentionDpWithItsGather()
+{
+    const ModelSpec m = modelPreset("qwen3-235b-a22b").value;
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = 8;
+    p.expertParallel = 8;
+    p.setOption(OpId::Attention, optionFromName(OpId::Attention, "token"));
+    QCOMPARE(planEngineMode(m, p), 3); // attention DP, all-to-all
+    QCOMPARE(engineDegreesRefusal(Engine::TrtLlm, m, p, 3), EngineRefusal::AllToAllBackend);
+    applyEngineLayout(Engine::TrtLlm, m, p);
+    QCOMPARE(planEngineMode(m, p), 2); // attention DP, all-gather / reduce-scatter
+    QVERIFY(engineViolations(Engine::TrtLlm, p, m).empty());
+    QCOMPARE(p.option(OpId::Dispatch), optionFromName(OpId::Dispatch, "all_gather"));
+    QCOMPARE(p.option(OpId::Combine), optionFromName(OpId::Combine, "reduce_scatter"));
+    QCOMPARE(p.option(OpId::Router), optionFromName(OpId::Router, "token"));
+    QCOMPARE(p.option(OpId::LmHead), optionFromName(OpId::LmHead, "token"));
+    QCOMPARE(p.option(OpId::Embedding), optionFromName(OpId::Embedding, "replicated"));
+    QCOMPARE(p.option(OpId::QkvProj), optionFromName(OpId::QkvProj, "token"));
 }
 
 QTEST_APPLESS_MAIN(TestMoeGather)
