@@ -318,6 +318,11 @@ struct WorkloadSpec {
 // What a serving team has already decided ("we run TP 8", "no pipeline"): the values each
 // degree may take, a batch range and operators' options. Every search algorithm and the
 // Megatron recipe stay inside them; exact certifies within them (docs/choices.md).
+// A constraint's list allows value `v`: an empty list allows any value.
+inline bool constraintAllows(const std::vector<int>& allowed, long long v)
+{
+    return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
 struct PlanConstraints {
     std::vector<int> tensorParallel;   // empty: any value
     std::vector<int> expertParallel;
@@ -329,6 +334,15 @@ struct PlanConstraints {
     // (operator index, as OpId in model/plan.h; its allowed option indices)
     std::vector<std::pair<int, std::vector<int>>> operatorOptions;
 
+    // Whether option `option` of operator `op` (an OpId's index) is allowed: no list names
+    // the operator, or each that does names the option.
+    bool allowsOption(int op, int option) const
+    {
+        for (const auto& [id, options] : operatorOptions)
+            if (id == op && !constraintAllows(options, option))
+                return false;
+        return true;
+    }
     bool empty() const
     {
         return tensorParallel.empty() && expertParallel.empty() && pipelineParallel.empty() && dataParallel.empty()

@@ -15,7 +15,7 @@ NearestRunnable nearestRunnablePlan(const Scenario& s, const Plan& p, Engine e)
     r.workload.runnable = true;
     // Pins one degree to the plan's value unless the scenario's constraints exclude it.
     auto pin = [](std::vector<int>& allowed, int v) {
-        if (allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end())
+        if (constraintAllows(allowed, v))
             allowed = {v};
     };
     struct Step {

@@ -64,10 +64,6 @@ int indexOf(const std::vector<int>& values, int v)
     const auto it = std::find(values.begin(), values.end(), v);
     return it == values.end() ? -1 : static_cast<int>(it - values.begin());
 }
-bool contains(const std::vector<int>& allowed, long long v)
-{
-    return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
-}
 
 } // namespace
 
@@ -364,7 +360,7 @@ bool SearchSpace::degreesViable(int tp, int pp) const
     const long long N = m_scenario.cluster.totalGpus();
     if (tp < 1 || pp < 1 || N % (static_cast<long long>(tp) * pp) != 0)
         return false;
-    if (!contains(c.dataParallel, N / (static_cast<long long>(tp) * pp)))
+    if (!constraintAllows(c.dataParallel, N / (static_cast<long long>(tp) * pp)))
         return false;
     if (m_engine) {
         const int ti = indexOf(m_slots[0].values, tp), pi = indexOf(m_slots[1].values, pp);
@@ -426,7 +422,7 @@ FieldErrors SearchSpace::outsideConstraints(const Plan& p) const
           {"data_parallel", &c.dataParallel, p.dataParallel},
           {"expert_parallel", moe ? &c.expertParallel : nullptr, p.expertParallel},
           {"instances", moe ? &c.instances : nullptr, p.instances}})
-        if (allowed && !contains(*allowed, v))
+        if (allowed && !constraintAllows(*allowed, v))
             out.push_back({{}, std::string("constraints.") + field,
                            "the plan's " + std::to_string(v) + " is not among the allowed " + allowedList(*allowed)});
     if (p.batch < m_batchMin || p.batch > m_batchMax)
@@ -437,7 +433,7 @@ FieldErrors SearchSpace::outsideConstraints(const Plan& p) const
         if (op < 0 || op >= kOpCount || !opPresent(m_scenario.model, static_cast<OpId>(op)))
             continue;
         const OpId id = static_cast<OpId>(op);
-        if (contains(allowed, p.option(id)))
+        if (constraintAllows(allowed, p.option(id)))
             continue;
         std::string names;
         for (int o : allowed)

@@ -109,9 +109,8 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
     }
     if (id == OpId::LmHead) {
         add(lmHeadEdge(m.moeLayers() > 0), "");
-        const OpOption& head = opOption(id, p.option(id));
-        if (head.split == Split::Weights && tp > 1) // the logits gathered for sampling (opInStep)
-            v.push_back({head.out, Layout::R, Collective::AllGather, "logits to every rank for sampling"});
+        if (lmHeadGathersLogits(p.option(id), tp))
+            v.push_back({opOption(id, p.option(id)).out, Layout::R, Collective::AllGather, "logits to every rank for sampling"});
     }
     const long long moeRanks = expertGroupRanks(p);
     const Collective own = ownCollective(id, p.option(id));
@@ -160,6 +159,11 @@ double promptOwnerShare(int attentionOption, int tensorParallel)
 {
     const bool own = opOption(OpId::Attention, attentionOption).split == Split::Tokens;
     return own ? 1.0 / std::max(1, tensorParallel) : 1.0;
+}
+
+bool lmHeadGathersLogits(int lmHeadOption, int tensorParallel)
+{
+    return opOption(OpId::LmHead, lmHeadOption).split == Split::Weights && tensorParallel > 1;
 }
 
 double lmHeadLogitsShare(int lmHeadOption, int tensorParallel)

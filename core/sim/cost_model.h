@@ -238,6 +238,10 @@ LayerSums operator+(LayerSums a, const LayerSums& b);
 // vocabulary-split head's logits are gathered whole on every rank for sampling, and a
 // replicated head computes them all.
 double lmHeadLogitsShare(int lmHeadOption, int tensorParallel);
+// Whether the LM head's logits are gathered over the TP group for sampling: a
+// vocabulary-split head at TP above 1 leaves each rank a slice of every position's logits,
+// and the sampler needs them whole. Priced by opInStep, listed by opConversions.
+bool lmHeadGathersLogits(int lmHeadOption, int tensorParallel);
 // The share of a replica's token budget the rank that owns a sequence has for its prompt's
 // pieces, by the attention's option: with the token split (attention data parallelism) each
 // TP rank owns whole sequences and prefills them at its 1/TP of the budget; otherwise the

@@ -84,9 +84,8 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         // sequences, or each prompt of a prefill, never a prompt chunk's other tokens.
         if (id == OpId::LmHead) {
             tok = seqs * ph.queriesPerSeq; // speculative decoding: every verified position
-            // A vocabulary-split head leaves each rank a slice of every position's logits;
-            // the sampler needs them whole, so the TP group gathers them (16-bit logits).
-            if (opt.split == Split::Weights && ph.tpGroup.size > 1)
+            // A vocabulary-split head's logits are gathered whole for the sampler (16-bit).
+            if (lmHeadGathersLogits(option, ph.tp))
                 c.own = collectiveCost(Collective::AllGather, tok * s.outBytesPerToken, ph.tpGroup, m_link);
         }
 

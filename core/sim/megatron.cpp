@@ -12,18 +12,13 @@ namespace shardlab {
 
 namespace {
 
-bool allowed(const std::vector<int>& list, long long v)
-{
-    return list.empty() || std::find(list.begin(), list.end(), v) != list.end();
-}
-
 // The recipe's column/row options, with each operator the constraints exclude moved to its
 // first allowed option; `note` says which.
 void recipeSharding(const PlanConstraints& c, Plan& p, std::string& note)
 {
     applyMegatronSharding(p);
     for (const auto& [op, options] : c.operatorOptions) {
-        if (op < 0 || op >= kOpCount || options.empty() || allowed(options, p.option(static_cast<OpId>(op))))
+        if (op < 0 || op >= kOpCount || constraintAllows(options, p.option(static_cast<OpId>(op))))
             continue;
         p.setOption(static_cast<OpId>(op), options.front());
         note += std::string("; ") + opName(static_cast<OpId>(op)) + " uses "
@@ -42,12 +37,12 @@ int recipeTensorParallel(const Scenario& s, const Plan& p, std::string& why)
     // Some pipeline depth and data-parallel degree the constraints allow must complete it.
     auto tiles = [&](long long t) {
         for (long long pp = 1; pp <= std::min<long long>(N / t, s.model.layers); ++pp)
-            if ((N / t) % pp == 0 && allowed(c.pipelineParallel, pp) && allowed(c.dataParallel, N / t / pp))
+            if ((N / t) % pp == 0 && constraintAllows(c.pipelineParallel, pp) && constraintAllows(c.dataParallel, N / t / pp))
                 return true;
         return false;
     };
     auto fits = [&](long long t) {
-        return N % t == 0 && tensorParallelFits(s.model, p, static_cast<int>(t)) && allowed(c.tensorParallel, t)
+        return N % t == 0 && tensorParallelFits(s.model, p, static_cast<int>(t)) && constraintAllows(c.tensorParallel, t)
             && tiles(t);
     };
     int tp = 0;
@@ -86,7 +81,7 @@ bool recipeExperts(const Scenario& s, Plan& p)
     if (!m.isMoe())
         return true;
     // One engine, unless the constraints allow only several: then the fewest that split DP.
-    if (!allowed(c.instances, 1)) {
+    if (!constraintAllows(c.instances, 1)) {
         p.instances = 0;
         for (int v : c.instances)
             if (v >= 1 && p.dataParallel % v == 0 && (p.instances == 0 || v < p.instances))
@@ -96,7 +91,7 @@ bool recipeExperts(const Scenario& s, Plan& p)
     }
     const int dp = p.dataParallel / p.instances; // one instance's replicas
     p.expertParallel = std::gcd(m.moe.experts, dp);
-    if (allowed(c.expertParallel, p.expertParallel))
+    if (constraintAllows(c.expertParallel, p.expertParallel))
         return true;
     const long long side = static_cast<long long>(p.tensorParallel) * dp;
     int best = 0;
@@ -132,10 +127,8 @@ bool recipeDispatcher(const PlanConstraints& c, const Plan& base, Plan& p)
     p.setOption(OpId::Combine, base.option(OpId::Combine));
     if (p.expertParallel != 1)
         return false;
-    for (const auto& [op, options] : c.operatorOptions)
-        if ((op == static_cast<int>(OpId::Dispatch) || op == static_cast<int>(OpId::Combine)) && !options.empty()
-            && !allowed(options, 1))
-            return true;
+    if (!c.allowsOption(static_cast<int>(OpId::Dispatch), 1) || !c.allowsOption(static_cast<int>(OpId::Combine), 1))
+        return true;
     p.setOption(OpId::Dispatch, 1); // all_gather
     p.setOption(OpId::Combine, 1);  // reduce_scatter
     return false;
@@ -152,7 +145,7 @@ bool fitEngine(const Scenario& s, Engine e, Plan& p, std::string& note)
     const ModelSpec& m = s.model;
     const PlanConstraints& c = s.constraints;
     auto runs = [&](const Plan& q) {
-        if (!allowed(c.expertParallel, q.expertParallel) || !allowed(c.instances, q.instances))
+        if (!constraintAllows(c.expertParallel, q.expertParallel) || !constraintAllows(c.instances, q.instances))
             return false;
         if (m.isMoe() && (expertTensorParallel(q) <= 0 || !redundantExpertsFit(m.moe.experts, q.redundantExperts,
                                                                                  q.expertParallel)))
@@ -248,7 +241,7 @@ RecipePlan megatronPlan(const Simulator& sim)
     std::optional<Plan> inside;
     bool fitted = false;
     for (long long pp = 1; tp > 0 && pp <= std::min<long long>(N / tp, m.layers); ++pp) {
-        if ((N / tp) % pp != 0 || !allowed(c.pipelineParallel, pp) || !allowed(c.dataParallel, N / tp / pp))
+        if ((N / tp) % pp != 0 || !constraintAllows(c.pipelineParallel, pp) || !constraintAllows(c.dataParallel, N / tp / pp))
             continue;
         p.pipelineParallel = static_cast<int>(pp);
         p.dataParallel = static_cast<int>(N / tp / pp);
