@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/plan_comparison.h"
 #include "report/text_format.h"
 #include "sim/collectives.h"
 
@@ -71,7 +72,10 @@ StepTimeline stepTimeline(const PoolOutcome& pool)
         const double roofline = part.stepUs - part.commUs - part.launchUs;
         add(tl.step, t, o.bound == Bound::Compute ? BarKind::Compute : BarKind::Memory, part.id, part.name, roofline);
         add(tl.step, t, BarKind::Launch, part.id, part.name, part.launchUs);
-        add(tl.step, t, BarKind::Comm, part.id, part.name + " (" + collectiveName(o.collective) + ")", part.commUs,
+        // Every collective the operator's time holds (its input's conversion and its own,
+        // as explain lists them), not only the largest.
+        add(tl.step, t, BarKind::Comm, part.id,
+            part.name + " (" + describeCollectives(opConversions(pool.scenario.model, p, part.id)) + ")", part.commUs,
             linkOf(o.commInterBytes));
     }
     // Two-batch overlap runs one half-batch's expert exchange beside the other's compute:

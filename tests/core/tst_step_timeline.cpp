@@ -104,6 +104,23 @@ private Q_SLOTS:
         QCOMPARE(j["cycle_us"].get<double>(), t.cycleUs);
     }
 
+    // An operator's comm bar names every collective its time holds: Llama-3-70B's
+    // vocabulary-split head at TP 8 takes the last layer's all-reduce on its way in and
+    // gathers its logits for sampling, where the bar named only the larger of the two.
+    void commBarsNameEveryCollective()
+    {
+        const Scenario s = preset("llama3-70b-8gpu");
+        const RecipePlan rp = megatronPlan(Simulator(s));
+        QVERIFY(rp.found);
+        QCOMPARE(rp.plan.tensorParallel, 8);
+        const StepTimeline t = stepTimeline(poolOutcome(s, rp.plan, rp.result));
+        const auto head = std::find_if(t.step.begin(), t.step.end(), [](const TimelineBar& b) {
+            return b.kind == BarKind::Comm && b.id == OpId::LmHead;
+        });
+        QVERIFY(head != t.step.end());
+        QCOMPARE(head->label, std::string("lm_head (all-reduce; all-gather)"));
+    }
+
     // A pipeline hands each micro-batch to the next stage and waits for the others.
     void pipelineTransfersAndWait()
     {
