@@ -94,9 +94,10 @@ int planEngineMode(const ModelSpec& m, const Plan& p);
 // Every rule of `e` the plan breaks, by plan field (tensor_parallel, operators.qkv_proj,
 // ...), each with the engine's reason. Empty when the engine runs the plan as it is.
 FieldErrors engineViolations(Engine e, const Plan& p, const ModelSpec& m);
-// The engine's own layout for a plan's degrees: the recipe's options moved into the first
-// mode `e` runs them in (attention by heads; all-gather / reduce-scatter unless only the
-// all-to-all exists) and micro-batches one per stage. Degrees are kept.
+// The engine's own layout for a plan's degrees: the plan's options moved into the nearest
+// mode `e` runs them in (its own mode; else its attention with the other dispatcher; else
+// the others in order, attention by heads with all-gather / reduce-scatter first) and
+// micro-batches one per stage. Degrees are kept.
 void applyEngineLayout(Engine e, const ModelSpec& m, Plan& p);
 
 } // namespace shardlab

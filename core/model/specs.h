@@ -315,14 +315,15 @@ struct WorkloadSpec {
     int maxContext() const { return promptTokens + outputTokens; }
 };
 
-// What a serving team has already decided ("we run TP 8", "no pipeline"): the values each
-// degree may take, a batch range and operators' options. Every search algorithm and the
-// Megatron recipe stay inside them; exact certifies within them (docs/choices.md).
 // A constraint's list allows value `v`: an empty list allows any value.
 inline bool constraintAllows(const std::vector<int>& allowed, long long v)
 {
     return allowed.empty() || std::find(allowed.begin(), allowed.end(), v) != allowed.end();
 }
+
+// What a serving team has already decided ("we run TP 8", "no pipeline"): the values each
+// degree may take, a batch range and operators' options. Every search algorithm and the
+// Megatron recipe stay inside them; exact certifies within them (docs/choices.md).
 struct PlanConstraints {
     std::vector<int> tensorParallel;   // empty: any value
     std::vector<int> expertParallel;

@@ -74,9 +74,10 @@ StepTimeline stepTimeline(const PoolOutcome& pool)
         add(tl.step, t, BarKind::Launch, part.id, part.name, part.launchUs);
         // Every collective the operator's time holds (its input's conversion and its own,
         // as explain lists them), not only the largest.
+        const std::vector<OpConversion> conv = opConversions(pool.scenario.model, p, part.id);
         add(tl.step, t, BarKind::Comm, part.id,
-            part.name + " (" + describeCollectives(opConversions(pool.scenario.model, p, part.id)) + ")", part.commUs,
-            linkOf(o.commInterBytes));
+            part.name + " (" + (conv.empty() ? collectiveName(o.collective) : describeCollectives(conv)) + ")",
+            part.commUs, linkOf(o.commInterBytes));
     }
     // Two-batch overlap runs one half-batch's expert exchange beside the other's compute:
     // the step ends `hidden` earlier than its parts add up to.

@@ -498,6 +498,33 @@ void predictAsRun(const CalibrationCase& c, const Simulator& sim, const Plan& p,
     row.asRunPredicted = r.figures.outputTokensPerS;
     row.asRunRatio = c.published > 0 ? row.asRunPredicted / c.published : 0;
 }
+// The row's scenario and plan as the run had them (row.precision: the model's formats).
+// False, with row.error, when the row is excluded, its model or GPU is not found, or it ran
+// attention data parallelism, which its engine's layouts do not give its degrees (a plan
+// without it would be another run).
+bool rowSetup(const CalibrationCase& c, const ClusterSpec& baseCluster, const Parsed<ClusterSpec>& h200,
+              CalibrationRow& row, Scenario& s, Plan& p)
+{
+    if (!c.excluded.empty()) {
+        row.error = "excluded: " + c.excluded;
+        return false;
+    }
+    auto model = modelPreset(c.modelPreset);
+    if (!model.ok() || (c.gpu == "h200" && !h200.ok())) {
+        row.error = model.ok() ? h200.firstError() : model.firstError();
+        return false;
+    }
+    s = calibrationScenario(c, model.value, baseCluster, h200.value);
+    row.precision = precisionName(s.model.isMoe() ? s.model.routedExpertPrecision() : s.model.weightPrecision);
+    p = calibrationPlan(c, s.model);
+    if (c.attentionDp && !(engineOfCollectives(c.collectives) && planEngineMode(s.model, p) >= 2)) {
+        row.error = "the run used attention data parallelism, which no engine layout gives TP "
+            + std::to_string(c.tensorParallel) + ", EP " + std::to_string(c.expertParallel);
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
@@ -508,20 +535,12 @@ std::vector<CalibrationRow> runCalibration(const ClusterSpec& baseCluster)
         CalibrationRow row;
         row.c = c;
         row.precision = c.fp8 ? "fp8" : "bf16"; // the model's own formats, once it is found
-        if (!c.excluded.empty()) {
-            row.error = "excluded: " + c.excluded;
+        Scenario s;
+        Plan p;
+        if (!rowSetup(c, baseCluster, h200, row, s, p)) {
             rows.push_back(row);
             continue;
         }
-        auto model = modelPreset(c.modelPreset);
-        if (!model.ok() || (c.gpu == "h200" && !h200.ok())) {
-            row.error = model.ok() ? h200.firstError() : model.firstError();
-            rows.push_back(row);
-            continue;
-        }
-        Scenario s = calibrationScenario(c, model.value, baseCluster, h200.value);
-        row.precision = precisionName(s.model.isMoe() ? s.model.routedExpertPrecision() : s.model.weightPrecision);
-        Plan p = calibrationPlan(c, s.model);
         const int cap = applyEngineLimits(c, s, p);
         const Simulator sim(s);
 

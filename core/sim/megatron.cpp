@@ -138,8 +138,8 @@ bool recipeDispatcher(const PlanConstraints& c, const Plan& base, Plan& p)
 // in the engines' own recipes' order (docs/engines.md): as they are; experts parallel over
 // all of a stage's ranks (vLLM's and SGLang's --enable-expert-parallel / --ep-size =
 // --tp-size); one engine per tensor-parallel group (TensorRT-LLM's tp_size is the stage);
-// experts tensor-parallel (EP 1). Then the options of the engine's first mode for them and
-// one micro-batch per stage. False when none of these is allowed and runs.
+// experts tensor-parallel (EP 1). Then the options of the nearest mode the engine runs them
+// in (applyEngineLayout) and one micro-batch per stage. False when none of these is allowed and runs.
 bool fitEngine(const Scenario& s, Engine e, Plan& p, std::string& note)
 {
     const ModelSpec& m = s.model;

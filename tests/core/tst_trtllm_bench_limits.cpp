@@ -50,6 +50,7 @@ private Q_SLOTS:
     void kvHeadsAtLeastOnePerRank();
     void requestsByLengths();
     void rowsAsTheBenchmarkRanThem();
+    void attentionDpRowsRunTheEnginesMode();
 };
 
 void TestTrtllmBenchLimits::fewRequestsRoundToThirtyTwo()
@@ -124,6 +125,22 @@ void TestTrtllmBenchLimits::rowsAsTheBenchmarkRanThem()
              qPrintable(QString("%1 vs %2").arg(h9.asRunPredicted).arg(h9.predicted)));
     QCOMPARE(q1.benchRequests, 0);
     QCOMPARE(q1.asRunPredicted, 0.0);
+}
+
+// The rows that ran attention data parallelism are predicted in the engine's attention-DP
+// mode (calibrationPlan asks the engine's layout for it), not refused and not run with
+// attention by heads.
+void TestTrtllmBenchLimits::attentionDpRowsRunTheEnginesMode()
+{
+    int rows = 0;
+    for (const CalibrationRow& r : calibrationRowsOnH100()) {
+        if (!r.c.attentionDp)
+            continue;
+        ++rows;
+        QVERIFY2(r.error.empty(), qPrintable(QString::fromStdString(r.c.id + ": " + r.error)));
+        QVERIFY2(r.predicted > 0, r.c.id.c_str());
+    }
+    QCOMPARE(rows, 7); // F6, F7, H23-H26, R1
 }
 
 QTEST_APPLESS_MAIN(TestTrtllmBenchLimits)
