@@ -61,8 +61,9 @@ def run(cli, scenarios, algo, sets, budget, seeds, name_filter=""):
         for s in json.loads(out)["scenarios"]:
             a = s["algorithms"][0]
             if name_filter in s["name"]:
-                res[s["name"]] = (a["median_ratio_to_exact"] or 0.0, a["min_ratio_to_exact"] or 0.0,
-                                  a["median_wall_seconds"])
+                # No ratio: exact proves no valid plan exists (the scenario is left out of
+                # the summaries and named below the table).
+                res[s["name"]] = (a["median_ratio_to_exact"], a["min_ratio_to_exact"], a["median_wall_seconds"])
     return res
 
 
@@ -116,7 +117,10 @@ def operator_share(cli, scenarios):
             held = exact_value(cli, t.name)
         finally:
             os.unlink(t.name)
-        print(f"| {name[:-5]} | {free:.1f} | {held:.1f} | {held / free if free else 0:.3f} |")
+        if not free:
+            print(f"| {name[:-5]} | no valid plan | | |")
+        else:
+            print(f"| {name[:-5]} | {free:.1f} | {held:.1f} | {held / free:.3f} |")
         sys.stdout.flush()
 
 
@@ -162,7 +166,8 @@ def tables(a, configs):
         operator_share(a.cli, a.scenarios)
     for budget in [int(b) for b in a.budgets.split(",")]:
         table = {c: run(a.cli, a.scenarios, *CONFIGS[c], budget, a.seeds, a.name_filter) for c in configs}
-        names = sorted(table[configs[0]])
+        everything = sorted(table[configs[0]])
+        names = [n for n in everything if all(table[c][n][0] is not None for c in configs)]
         print(f"\n### {budget} simulator calls, {a.seeds} seeds: median best/exact per scenario\n")
         print("| scenario | " + " | ".join(configs) + " |")
         print("|---|" + "---|" * len(configs))
@@ -184,6 +189,10 @@ def tables(a, configs):
                 print(f"| **{c} >= anneal** | " + " | ".join(f"{ge}/{len(names)}" if k == c else "" for k in configs) + " |")
         print("| **wall s (median run)** | " + " | ".join(
             f"{statistics.median([table[c][n][2] for n in names]):.3f}" for c in configs) + " |")
+        unsolvable = [n for n in everything if n not in names]
+        if unsolvable:
+            print(f"\nNo valid plan exists (exact proves it; left out of the table and its summaries): "
+                  f"{', '.join(unsolvable)}.")
         sys.stdout.flush()
 
 
