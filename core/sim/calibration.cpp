@@ -517,7 +517,7 @@ bool rowSetup(const CalibrationCase& c, const ClusterSpec& baseCluster, const Pa
     s = calibrationScenario(c, model.value, baseCluster, h200.value);
     row.precision = precisionName(s.model.isMoe() ? s.model.routedExpertPrecision() : s.model.weightPrecision);
     p = calibrationPlan(c, s.model);
-    if (c.attentionDp && !(engineOfCollectives(c.collectives) && planEngineMode(s.model, p) >= 2)) {
+    if (c.attentionDp && !(engineOfCollectives(c.collectives) && engineMode(planEngineMode(s.model, p)).attentionDp)) {
         row.error = "the run used attention data parallelism, which no engine layout gives TP "
             + std::to_string(c.tensorParallel) + ", EP " + std::to_string(c.expertParallel);
         return false;
