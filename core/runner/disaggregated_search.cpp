@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <sstream>
 
@@ -547,9 +548,19 @@ void DeploymentSearch::poolsMessage()
 
 Plan resizedForPool(Plan p, int gpus)
 {
-    if (p.tensorParallel <= 0 || p.pipelineParallel <= 0 || p.dataParallel <= 0 || gpus <= 0
-        || gpus % p.tensorParallel != 0)
+    if (p.tensorParallel <= 0 || p.pipelineParallel <= 0 || p.dataParallel <= 0 || gpus <= 0)
         return p;
+    // The ranks of one replica's expert group structure before the move: the groups are
+    // rescaled by the replicas' ranks (TP x DP) below, whatever TP becomes.
+    const long long ranksBefore = static_cast<long long>(p.tensorParallel) * p.dataParallel;
+    if (gpus % p.tensorParallel != 0) {
+        // TP that does not divide the pool: the largest of its divisors that does (a
+        // divisor of a TP the heads allowed), each replica's batch scaled with its GPUs.
+        const int tp = std::gcd(p.tensorParallel, gpus);
+        p.batch = std::max(std::max(1, p.microBatches),
+                           static_cast<int>(std::lround(double(p.batch) * tp / p.tensorParallel)));
+        p.tensorParallel = tp;
+    }
     if (gpus % (p.tensorParallel * p.pipelineParallel) != 0) {
         // The pipeline depth nearest the plan's (by ratio, the shallower on a tie) that
         // fills the pool with whole replicas. A full pipeline of micro-batches stays full,
@@ -570,10 +581,11 @@ Plan resizedForPool(Plan p, int gpus)
         p.pipelineParallel = depth;
     }
     const long long dp = gpus / (p.tensorParallel * p.pipelineParallel);
+    const long long ranksAfter = static_cast<long long>(p.tensorParallel) * dp;
     if (p.expertParallel > 1) { // one instance: its group widens; several: more of them
         int& grows = p.instances <= 1 ? p.expertParallel : p.instances;
-        if ((static_cast<long long>(grows) * dp) % p.dataParallel == 0)
-            grows = static_cast<int>(grows * dp / p.dataParallel);
+        if ((static_cast<long long>(grows) * ranksAfter) % ranksBefore == 0)
+            grows = static_cast<int>(grows * ranksAfter / ranksBefore);
     }
     p.dataParallel = static_cast<int>(dp);
     return p;

@@ -35,14 +35,15 @@ namespace shardlab {
 constexpr int kMaxDisaggregatedSplits = 1024;
 
 // A pool's plan moved to a pool of `gpus` GPUs, before that pool's search space takes it
-// (SearchSpace::choiceNear): DP fills the pool. Where TP x PP does not divide it but TP
-// does, the pipeline takes the depth nearest its own that does (112 GPUs of TP 4: PP 8
-// becomes 7; a full pipeline of micro-batches keeps each micro-batch's size, so batch 8
-// becomes 7); where TP does not, the plan is returned as it was. A MoE plan keeps the
+// (SearchSpace::choiceNear): DP fills the pool. Where TP does not divide the pool, TP
+// becomes the largest of its divisors that does (TP 32 to 56 GPUs: TP 8), each replica's
+// batch scaled with it. Where TP x PP does not divide the pool, the pipeline takes the
+// depth nearest its own that does (112 GPUs of TP 4: PP 8 becomes 7; a full pipeline of
+// micro-batches keeps each micro-batch's size, so batch 8 becomes 7). A MoE plan keeps the
 // shape of its expert groups: one engine instance stays one, its expert group as wide as
-// the pool (EP grows with DP, as wide-EP decode deployments run); several keep their
-// size, and their number grows with DP. Where the new DP does not divide so, EP and the
-// instances stay as they were.
+// the pool (EP grows with the ranks, TP x DP, as wide-EP decode deployments run); several
+// keep their size, and their number grows with the ranks. Where the new ranks do not
+// divide so, EP and the instances stay as they were.
 Plan resizedForPool(Plan p, int gpus);
 
 // The search of a disaggregated scenario, as runSearch's outcome: `deployment` holds the

@@ -21,9 +21,12 @@ private Q_SLOTS:
 
 // A budget that searches the pools of one split only (the recipe ranks 24:40 first here,
 // exact's optimum is at 16:48): the pools found there, moved to every other split, reach
-// the optimum's split on some seeds (4 of 16 on 2026-12-06; anneal's 1,000 calls find no
-// valid deployment on half of them), never end below what the searched split gave, and
-// each split not searched says what the moved pools serve there.
+// the optimum's split on some seeds (2 of the 7 that find a valid deployment in 16 on
+// 2026-12-06; 3 before a moved pool's TP could narrow, when seed 10's pools were not valid
+// at 8:56: now they serve more there than at 16:48 as moved, and the finish, which raises
+// only the best deployment's batch, would have lifted 16:48 above both), never end below
+// what the searched split gave, and each split not searched says what the moved pools
+// serve there.
 void TestDeploymentMoves::bestPoolsMoveToSplitsNotSearched()
 {
     const Scenario scenario = resourceScenario("examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
@@ -58,7 +61,7 @@ void TestDeploymentMoves::bestPoolsMoveToSplitsNotSearched()
         reached += out.deployment.pools.at(0).gpus == optimumPrefill;
     }
     // Without the moves every seed would end at the searched split.
-    QVERIFY2(reached >= 3, qPrintable(QString("%1 of %2 found deployments at the optimum's split").arg(reached).arg(found)));
+    QVERIFY2(reached >= 2, qPrintable(QString("%1 of %2 found deployments at the optimum's split").arg(reached).arg(found)));
 }
 
 // DeepSeek-V3 on 256 GPUs: exact's optimum is a 96:160 split whose decode pool is one
@@ -112,9 +115,11 @@ void TestDeploymentMoves::movedPoolsKeepTheirExpertGroups()
     QVERIFY(resized.tokensPerSPerGpu >= 0.85 * splitOptimum);
 }
 
-// Plans without expert groups moved to another pool size: DP fills the pool. Where TP x PP
-// does not divide it but TP does, the pipeline takes the depth nearest its own that does,
-// a full pipeline keeping a prompt per micro-batch; where TP does not, the plan stays.
+// Plans moved to another pool size: DP fills the pool. Where TP does not divide it, TP
+// takes its largest divisor that does, the replica's batch scaled with it; where TP x PP
+// does not, the pipeline takes the depth nearest its own that does, a full pipeline
+// keeping a prompt per micro-batch. A single engine instance's expert group stays as wide
+// as the pool.
 void TestDeploymentMoves::movedPipelinesFillTheirPool()
 {
     const Plan dense{.tensorParallel = 8, .dataParallel = 2}; // DP fills the pool, nothing else moves
@@ -122,7 +127,19 @@ void TestDeploymentMoves::movedPipelinesFillTheirPool()
     QCOMPARE(denseMoved.dataParallel, 6);
     QCOMPARE(denseMoved.expertParallel, 1);
     QCOMPARE(denseMoved.instances, 1);
-    QCOMPARE(resizedForPool(dense, 20).dataParallel, 2); // TP 8 does not divide 20: as it was
+    const Plan narrowed = resizedForPool(Plan{.tensorParallel = 8, .dataParallel = 2, .batch = 64}, 20);
+    QCOMPARE(narrowed.tensorParallel, 4); // TP 8 does not divide 20: its divisor 4 does
+    QCOMPARE(narrowed.dataParallel, 5);
+    QCOMPARE(narrowed.batch, 32); // half the GPUs per replica, half the sequences
+    // gpt-oss-120b's decode pool of TP 32 x EP 32 found on 32 GPUs, moved to 56: TP 8 x DP 7,
+    // one expert group over all 56 ranks (exact's optimum there is TP 8 x DP 7, EP 56).
+    const Plan wide{.tensorParallel = 32, .expertParallel = 32, .dataParallel = 1, .batch = 2466};
+    const Plan wideMoved = resizedForPool(wide, 56);
+    QCOMPARE(wideMoved.tensorParallel, 8);
+    QCOMPARE(wideMoved.dataParallel, 7);
+    QCOMPARE(wideMoved.expertParallel, 56);
+    QCOMPARE(wideMoved.instances, 1);
+    QCOMPARE(wideMoved.batch, 617);
     // TP 4 x PP 8 does not divide 112 GPUs: PP 7 does.
     const Plan deep{.tensorParallel = 4, .pipelineParallel = 8, .dataParallel = 3, .batch = 8, .microBatches = 8};
     const Plan deepMoved = resizedForPool(deep, 112);
