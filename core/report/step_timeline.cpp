@@ -53,6 +53,10 @@ StepTimeline stepTimeline(const PoolOutcome& pool)
     tl.stages = p.pipelineParallel;
     tl.microBatches = std::max(1, p.microBatches);
     double t = 0, hidden = 0, bubble = 0;
+    // The layer kinds the busiest stage holds: every dense layer runs the FFN's gate_up,
+    // every MoE layer its router.
+    const bool denseStage = r.decode[static_cast<int>(OpId::GateUp)].present;
+    const bool moeStage = r.decode[static_cast<int>(OpId::Router)].present;
     for (const CostPart& part : a.parts) {
         if (part.kind == CostPartKind::Overlap) {
             hidden = -part.stepUs;
@@ -72,9 +76,13 @@ StepTimeline stepTimeline(const PoolOutcome& pool)
         const double roofline = part.stepUs - part.commUs - part.launchUs;
         add(tl.step, t, o.bound == Bound::Compute ? BarKind::Compute : BarKind::Memory, part.id, part.name, roofline);
         add(tl.step, t, BarKind::Launch, part.id, part.name, part.launchUs);
-        // Every collective the operator's time holds (its input's conversion and its own,
-        // as explain lists them), not only the largest.
-        const std::vector<OpConversion> conv = opConversions(pool.scenario.model, p, part.id);
+        // Every collective the operator's time holds in this stage (its input's conversion
+        // and its own, as explain lists them), not only the largest: a stage without dense
+        // (or MoE) layers runs none of theirs.
+        std::vector<OpConversion> conv = opConversions(pool.scenario.model, p, part.id);
+        std::erase_if(conv, [&](const OpConversion& c) {
+            return !(c.denseLayers && denseStage) && !(c.moeLayers && moeStage);
+        });
         add(tl.step, t, BarKind::Comm, part.id,
             part.name + " (" + (conv.empty() ? collectiveName(o.collective) : describeCollectives(conv)) + ")",
             part.commUs, linkOf(o.commInterBytes));

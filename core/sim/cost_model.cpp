@@ -90,7 +90,9 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
     if (id == OpId::Embedding)
         add(embeddingEdge(), "");
     const bool shared = opPresent(m, OpId::SharedExpert);
-    std::vector<std::pair<OpId, OpId>> seen; // an edge of both layer kinds is listed once
+    // An edge of both layer kinds is listed once, marked as run by both.
+    constexpr size_t kNone = static_cast<size_t>(-1); // an edge that moves no data here
+    std::vector<std::pair<std::pair<OpId, OpId>, size_t>> seen; // edge, its entry in v (or kNone)
     for (LayerKind kind : {LayerKind::Dense, LayerKind::Moe}) {
         const bool present = kind == LayerKind::Dense ? m.denseLayerCount() > 0 : m.moeLayers() > 0;
         if (!present)
@@ -101,10 +103,19 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
             if (!st.isEdge || st.edge.chargedTo != id)
                 continue;
             const std::pair<OpId, OpId> key{st.edge.from, st.edge.to};
-            if (std::find(seen.begin(), seen.end(), key) != seen.end())
+            const auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == key; });
+            if (it != seen.end()) {
+                if (it->second != kNone)
+                    (kind == LayerKind::Dense ? v[it->second].denseLayers : v[it->second].moeLayers) = true;
                 continue;
-            seen.push_back(key);
+            }
+            const size_t before = v.size();
             add(st.edge, where);
+            seen.push_back({key, v.size() > before ? before : kNone});
+            if (v.size() > before) {
+                v.back().denseLayers = kind == LayerKind::Dense;
+                v.back().moeLayers = kind == LayerKind::Moe;
+            }
         }
     }
     if (id == OpId::LmHead) {

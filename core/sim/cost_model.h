@@ -308,12 +308,15 @@ inline long long ownCollectiveRanks(Collective kind, long long moeRanks, int tp)
 // the operator graph charged to it (model/op_graph.h) plus its own collective. Only
 // conversions that move data in this plan (a group of more than one rank) are listed;
 // `where` says which layers ("dense layers", "MoE layers") when the model has both, or
-// "output join" / "to expert ranks" / "back to token ranks".
+// "output join" / "to expert ranks" / "back to token ranks". `denseLayers` and `moeLayers`
+// say which kinds of layer run it: both for the embedding's, the head's and the dispatch's
+// and combine's own; a pipeline stage without one kind of layer runs only the other's.
 struct OpConversion {
     Layout from = Layout::R;
     Layout to = Layout::R;
     Collective kind = Collective::None;
     const char* where = "";
+    bool denseLayers = true, moeLayers = true;
 };
 std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId id);
 

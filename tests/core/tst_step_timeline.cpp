@@ -121,6 +121,34 @@ private Q_SLOTS:
         QCOMPARE(head->label, std::string("lm_head (all-reduce; all-gather)"));
     }
 
+    // DeepSeek-V3's first three layers are dense. Over four stages the busiest is the last,
+    // MoE layers only: attn_norm's bar there names the all-gather its input takes after
+    // combine, not the all-reduce it takes after the dense layers' down projection, which
+    // only the first stage runs.
+    void commBarsNameTheStagesOwnCollectives()
+    {
+        const Scenario s = preset("deepseek-v3-256gpu");
+        Plan p = megatronPlan(Simulator(s)).plan;
+        QCOMPARE(p.tensorParallel, 8);
+        p.pipelineParallel = 4;
+        p.dataParallel /= 4;
+        p.microBatches = 4;
+        const SimResult r = Simulator(s).evaluate(p);
+        QVERIFY(r.structureChecks == 0);
+        QVERIFY(r.decode[static_cast<int>(OpId::LmHead)].present);  // the last stage
+        QVERIFY(!r.decode[static_cast<int>(OpId::GateUp)].present); // no dense layer in it
+        const std::vector<OpConversion> whole = opConversions(s.model, p, OpId::AttnNorm);
+        QCOMPARE(whole.size(), size_t(2));
+        QVERIFY(whole[0].denseLayers && !whole[0].moeLayers && whole[0].kind == Collective::AllReduce);
+        QVERIFY(!whole[1].denseLayers && whole[1].moeLayers && whole[1].kind == Collective::AllGather);
+        const StepTimeline t = stepTimeline(poolOutcome(s, p, r));
+        const auto norm = std::find_if(t.step.begin(), t.step.end(), [](const TimelineBar& b) {
+            return b.kind == BarKind::Comm && b.id == OpId::AttnNorm;
+        });
+        QVERIFY(norm != t.step.end());
+        QCOMPARE(norm->label, std::string("attn_norm (all-gather)"));
+    }
+
     // A pipeline hands each micro-batch to the next stage and waits for the others.
     void pipelineTransfersAndWait()
     {
