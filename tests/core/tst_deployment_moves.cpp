@@ -16,6 +16,7 @@ private Q_SLOTS:
     void bestPoolsMoveToSplitsNotSearched();
     void movedPoolsKeepTheirExpertGroups();
     void movedPipelinesFillTheirPool();
+    void narrowedPoolEntersItsSpace();
     void finishedDeploymentLimitedByAFullPool();
 };
 
@@ -148,6 +149,29 @@ void TestDeploymentMoves::movedPipelinesFillTheirPool()
     QCOMPARE(deepMoved.batch, 7); // a prompt per micro-batch, as before
     QCOMPARE(deepMoved.dataParallel, 4);
     QCOMPARE(resizedForPool(deep, 80).pipelineParallel, 10); // 20 stages' worth: 10 is nearer 8 than 5
+}
+
+// gpt-oss-120b's decode pool of TP 32 x EP 32 (one instance) found at the 32:32 split,
+// moved to exact's optimum split 8:56: narrowed to TP 8 x DP 7 with one expert group over
+// the 56 ranks, and the decode pool's space at 56 GPUs takes it as it is.
+void TestDeploymentMoves::narrowedPoolEntersItsSpace()
+{
+    const Scenario scenario =
+        resourceScenario("benchmarks/disaggregated-held-out/gpt-oss-120b-h100-64gpu-2000-2000-disaggregated.json");
+    const DisaggregatedSimulator dsim(scenario);
+    const SearchSpace from(dsim.pool(PoolRole::Decode, 32).scenario());
+    Plan wide{.tensorParallel = 32, .expertParallel = 32, .dataParallel = 1, .batch = 2466};
+    wide = from.decode(from.choiceNear(wide).data());
+    QCOMPARE(wide.tensorParallel, 32); // a plan of the 32-GPU pool's space
+    QCOMPARE(wide.expertParallel, 32);
+    const Plan moved = resizedForPool(wide, 56);
+    const SearchSpace to(dsim.pool(PoolRole::Decode, 56).scenario());
+    const Plan taken = to.decode(to.choiceNear(moved).data());
+    QCOMPARE(taken.tensorParallel, 8);
+    QCOMPARE(taken.dataParallel, 7);
+    QCOMPARE(taken.expertParallel, 56);
+    QCOMPARE(taken.instances, 1);
+    QCOMPARE(taken.batch, moved.batch);
 }
 
 // A budgeted deployment search ends by finishing its best deployment's pools, the limiting
