@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace shardlab {
 
@@ -90,9 +91,9 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
     if (id == OpId::Embedding)
         add(embeddingEdge(), "");
     const bool shared = opPresent(m, OpId::SharedExpert);
-    // An edge of both layer kinds is listed once, marked as run by both.
-    constexpr size_t kNone = static_cast<size_t>(-1); // an edge that moves no data here
-    std::vector<std::pair<std::pair<OpId, OpId>, size_t>> seen; // edge, its entry in v (or kNone)
+    // An edge of both layer kinds is listed once, marked as run by both: each edge seen, with
+    // its entry in v where it moves data.
+    std::vector<std::pair<std::pair<OpId, OpId>, std::optional<size_t>>> seen;
     for (LayerKind kind : {LayerKind::Dense, LayerKind::Moe}) {
         const bool present = kind == LayerKind::Dense ? m.denseLayerCount() > 0 : m.moeLayers() > 0;
         if (!present)
@@ -105,17 +106,19 @@ std::vector<OpConversion> opConversions(const ModelSpec& m, const Plan& p, OpId 
             const std::pair<OpId, OpId> key{st.edge.from, st.edge.to};
             const auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == key; });
             if (it != seen.end()) {
-                if (it->second != kNone)
-                    (kind == LayerKind::Dense ? v[it->second].denseLayers : v[it->second].moeLayers) = true;
+                if (it->second)
+                    (kind == LayerKind::Dense ? v[*it->second].denseLayers : v[*it->second].moeLayers) = true;
                 continue;
             }
-            const size_t before = v.size();
+            const size_t at = v.size();
             add(st.edge, where);
-            seen.push_back({key, v.size() > before ? before : kNone});
-            if (v.size() > before) {
-                v.back().denseLayers = kind == LayerKind::Dense;
-                v.back().moeLayers = kind == LayerKind::Moe;
+            std::optional<size_t> entry;
+            if (v.size() > at) {
+                entry = at;
+                v[at].denseLayers = kind == LayerKind::Dense;
+                v[at].moeLayers = kind == LayerKind::Moe;
             }
+            seen.push_back({key, entry});
         }
     }
     if (id == OpId::LmHead) {
