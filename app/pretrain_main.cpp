@@ -22,7 +22,7 @@ const char* usageText()
 {
     return "usage: shardlab-pretrain --out FILE [--seed 1] [--train 300] [--validation 40] [--epochs 30]\n"
                  "                         [--lr 0.003] [--exact-work 3000000] [--own-rounds 0] [--own-every 4]\n"
-                 "                         [--prefill-every 0] [--threads 1] [--select 0] [--select-seed 20261128]\n"
+                 "                         [--pool-every 0] [--threads 1] [--select 0] [--select-seed 20261128]\n"
                  "                         [--select-budget 300[,N...]] [--select-search-seeds 2] [--select-margin 0.005]\n"
                  "       shardlab-pretrain --score WEIGHTS [--select 40] [--select-seed, --select-budget,\n"
                  "                         --select-search-seeds as above] [--score-scenarios DIR[,DIR...]]:\n"
@@ -131,8 +131,8 @@ void setNumber(const std::string& a, double x, shardlab::rl::PretrainOptions& o)
         o.ownRounds = static_cast<int>(x);
     else if (a == "--own-every")
         o.ownEvery = static_cast<int>(x);
-    else if (a == "--prefill-every")
-        o.prefillEvery = static_cast<int>(x);
+    else if (a == "--pool-every")
+        o.poolEvery = static_cast<int>(x);
     else if (a == "--select")
         o.selectionScenarios = static_cast<int>(x);
     else if (a == "--select-seed")
@@ -154,7 +154,7 @@ int parseArgs(int argc, char** argv, Args& args)
     };
     static const Num nums[] = {{"--seed", 0, 1e15},        {"--train", 1, 100000},    {"--validation", 0, 100000},
                                {"--epochs", 1, 10000},     {"--lr", 1e-6, 1},         {"--exact-work", 1000, 1e12},
-                               {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--prefill-every", 0, 1000},
+                               {"--own-rounds", 0, 1000}, {"--own-every", 1, 1000}, {"--pool-every", 0, 1000},
                                {"--threads", 1, 64},       {"--select", 0, 100000},   {"--select-seed", 0, 1e15},
                                {"--select-search-seeds", 1, 100},
                                {"--select-margin", 0, 1}};

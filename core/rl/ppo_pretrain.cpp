@@ -12,7 +12,6 @@
 #include <random>
 #include <stdexcept>
 
-#include "model/disaggregated_plan.h"
 #include "rl/policy_net.h"
 #include "rl/ppo_search.h"
 #include "runner/run_search.h"
@@ -156,7 +155,7 @@ double median(std::vector<double> v)
 }
 
 // Certifies scenarios first..first+count-1 of the generator's seed; counts the skipped ones.
-std::vector<Item> certify(const PretrainOptions& o, std::uint64_t seed, int first, int count, int prefillEvery,
+std::vector<Item> certify(const PretrainOptions& o, std::uint64_t seed, int first, int count, int poolEvery,
                           std::mt19937_64& rng, PretrainResult& result, const char* what,
                           const std::function<void(const std::string&)>& log)
 {
@@ -164,10 +163,8 @@ std::vector<Item> certify(const PretrainOptions& o, std::uint64_t seed, int firs
     for (int i = first; i < first + count; ++i) {
         Item it;
         it.scenario = generateScenario(seed, i);
-        if (prefillEvery > 0 && i % prefillEvery == prefillEvery - 1
-            && it.scenario.workload.serving == ServingMode::Aggregated) {
-            it.scenario = poolScenario(it.scenario, PoolRole::Prefill, static_cast<int>(it.scenario.cluster.totalGpus()));
-        }
+        if (poolEvery > 0 && i % poolEvery == poolEvery - 1 && it.scenario.workload.serving == ServingMode::Aggregated)
+            it.scenario = generatedPool(it.scenario, seed, i);
         const Prepared p = prepare(it, rng, o.exactWorkLimit);
         if (p != Prepared::Ready) {
             ++(p == Prepared::Infeasible ? result.skippedInfeasible : result.skippedLimit);
@@ -228,7 +225,7 @@ std::vector<Item> selectionItems(const PretrainOptions& o, const std::function<v
 {
     std::mt19937_64 srng(o.selectionSeed);
     PretrainResult unused;
-    return certify(o, o.selectionSeed, 0, o.selectionScenarios, o.selectionPrefillEvery, srng, unused, "selection", log);
+    return certify(o, o.selectionSeed, 0, o.selectionScenarios, o.selectionPoolEvery, srng, unused, "selection", log);
 }
 
 // The ppo search with `weights` on each item (as users run it: runSearchWith), median
@@ -381,7 +378,7 @@ nlohmann::json weightsHeader(const PretrainOptions& o, int trained, int validate
               {"own_rounds", o.ownRounds},
               {"own_every", o.ownEvery},
               {"own_proposals_added", ownAdded},
-              {"prefill_every", o.prefillEvery},
+              {"pool_every", o.poolEvery},
               {"epochs", o.epochs},
               {"learning_rate", o.learningRate},
               {"command", o.command},
@@ -435,9 +432,9 @@ PretrainResult pretrainPolicy(const PretrainOptions& o, const std::function<void
     PretrainResult result;
     net::setThreads(o.threads);
     std::mt19937_64 rng(o.seed);
-    std::vector<Item> train = certify(o, o.seed, 0, o.trainScenarios, o.prefillEvery, rng, result, "training", log);
+    std::vector<Item> train = certify(o, o.seed, 0, o.trainScenarios, o.poolEvery, rng, result, "training", log);
     const std::vector<Item> valid =
-        certify(o, o.seed, 1000000, o.validationScenarios, o.prefillEvery, rng, result, "validation", log);
+        certify(o, o.seed, 1000000, o.validationScenarios, o.poolEvery, rng, result, "validation", log);
     const std::vector<Item> selection = selectionItems(o, log);
     const double labelSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     log("scenarios: " + std::to_string(train.size()) + " training, " + std::to_string(valid.size()) + " validation; skipped "

@@ -38,11 +38,11 @@ struct PretrainOptions {
     // drawn from, so it learns to reach the optimum from the plans it would itself find.
     int ownRounds = 0;
     int ownEvery = 4;
-    // Every n-th generated scenario serving aggregated becomes the prefill pool of a
-    // disaggregated deployment over its cluster (0: none): the disaggregated search's
-    // prefill-pool searches run the policy on such scenarios, which the generator's own
-    // aggregated and decode-only mix does not contain.
-    int prefillEvery = 0;
+    // Every n-th generated scenario serving aggregated becomes a prefill or decode pool of a
+    // disaggregated deployment over a split of its cluster (generatedPool; 0: none): the
+    // disaggregated search's pool searches run the policy on such scenarios, which the
+    // generator's own aggregated and decode-only mix, on a power of two nodes, does not contain.
+    int poolEvery = 0;
     // Checkpoint selection by the search itself (docs/ppo.md, "Choosing the checkpoint"):
     // the weights after the imitation epochs and after each own-proposal block are scored
     // by running the ppo search with them (at each of selectionBudgets calls, selectionSearchSeeds
@@ -59,10 +59,10 @@ struct PretrainOptions {
     // Mean best/exact differences up to this are a tie: which search seeds run moves the
     // mean over the selection set by about 0.005 (docs/ppo.md, "Choosing the checkpoint").
     double selectionMargin = 0.005;
-    // Every n-th selection scenario serving aggregated becomes a prefill pool, as
-    // prefillEvery does for training; fixed apart from it, so the selection set is the same
+    // Every n-th selection scenario serving aggregated becomes a pool, as poolEvery does
+    // for training; fixed apart from it, so the selection set is the same
     // whatever the training recipe and a weights file scores alike in and out of training.
-    int selectionPrefillEvery = 5;
+    int selectionPoolEvery = 5;
     std::string command;           // recorded in the weights' header
 };
 

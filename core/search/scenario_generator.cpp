@@ -6,6 +6,7 @@
 #include <string>
 
 #include "io/presets.h"
+#include "model/disaggregated_plan.h"
 
 namespace shardlab {
 
@@ -154,6 +155,21 @@ Scenario generateScenario(std::uint64_t seed, int index, const ScenarioGenerator
                   s.model.name.c_str(), s.cluster.totalGpus());
     s.description = std::string("Generated scenario: ") + buf;
     return s;
+}
+
+Scenario generatedPool(const Scenario& s, std::uint64_t seed, int index)
+{
+    const long long total = s.cluster.totalGpus();
+    std::vector<int> sizes;
+    for (int g : disaggregatedSplits(s))
+        if (4LL * g >= total)
+            sizes.push_back(g);
+    if (sizes.empty())
+        return poolScenario(s, PoolRole::Prefill, static_cast<int>(total));
+    // A stream of its own, so the pool's draw leaves generateScenario's unchanged.
+    const std::uint64_t r = mix(mix(seed ^ 0x706F6F6Cull) ^ static_cast<std::uint64_t>(index));
+    const PoolRole role = (r & 1) ? PoolRole::Decode : PoolRole::Prefill;
+    return poolScenario(s, role, sizes[(r >> 1) % sizes.size()]);
 }
 
 } // namespace shardlab

@@ -24,4 +24,12 @@ struct ScenarioGeneratorOptions {
 // fit in the cluster's memory (so most, not all, have a valid plan: limits may rule all out).
 Scenario generateScenario(std::uint64_t seed, int index, const ScenarioGeneratorOptions& options = {});
 
+// The generated scenario `s` (index `index` of `seed`) as one pool of a disaggregated
+// deployment over its cluster: prefill or decode, on one of the splits the deployment may
+// use (disaggregatedSplits) of at least a quarter of its GPUs, both drawn from (seed,
+// index); a cluster that cannot be split is the prefill pool over all of it. The
+// disaggregated search's pool searches run the policy on such scenarios, with node counts
+// (3, 5, 7 of 8) the generator's clusters, of a power of two nodes, never have.
+Scenario generatedPool(const Scenario& s, std::uint64_t seed, int index);
+
 } // namespace shardlab

@@ -6,7 +6,6 @@
 #include <random>
 #include <vector>
 
-#include "model/disaggregated_plan.h"
 #include "search/scenario_generator.h"
 #include "search/search_space.h"
 #include "sim/megatron.h"
@@ -96,11 +95,11 @@ TrainingFingerprint compute()
     for (int i = 0; i < kProbeScenarios; ++i) {
         const Scenario s = generateScenario(kProbeSeed, i);
         probe(s, kProbeSeed + static_cast<std::uint64_t>(i), h, f.probes);
-        // Every third aggregated scenario again as a prefill pool over its cluster: the
+        // Every third aggregated scenario again as a pool over a split of its cluster: the
         // disaggregated search's pool searches run the policy on such scenarios, and
-        // pretraining trains on them (rl/ppo_pretrain.h, prefillEvery).
+        // pretraining trains on them (rl/ppo_pretrain.h, poolEvery).
         if (i % 3 == 2 && s.workload.serving == ServingMode::Aggregated)
-            probe(poolScenario(s, PoolRole::Prefill, static_cast<int>(s.cluster.totalGpus())),
+            probe(generatedPool(s, kProbeSeed, i),
                   ~(kProbeSeed + static_cast<std::uint64_t>(i)), h, f.probes);
     }
     char hex[17];

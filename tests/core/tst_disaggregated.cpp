@@ -3,11 +3,13 @@
 // brute force.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "io/scenario_json.h"
 #include "report/result_json.h"
 #include "runner/disaggregated_search.h"
+#include "search/scenario_generator.h"
 #include "sim/batch.h"
 #include "tst_search_fixtures.h"
 
@@ -72,6 +74,7 @@ private Q_SLOTS:
     void splitsAreWholeNodesOrAnyCountInOneNode();
     void budgetCoversTheRecipeRanking();
     void poolScenariosCarryOneLimitEach();
+    void generatedPoolsTakeTheSplitsPowersOfTwoMiss();
     void deploymentServesTheLesserRate();
     void kvTransferIsChargedInTtftAndOnTheLinks();
     void prefillPoolThroughputNeverFallsWithTheBatch();
@@ -134,6 +137,35 @@ void TestDisaggregated::poolScenariosCarryOneLimitEach()
     const Scenario small = poolScenario(disaggregated(presetScenario("llama3-70b-8gpu")), PoolRole::Decode, 3);
     QCOMPARE(small.cluster.nodes, 1);
     QCOMPARE(small.cluster.gpusPerNode, 3);
+}
+
+// The pools pretraining and checkpoint selection add: valid scenarios of either role on a
+// split the deployment may use, of at least a quarter of the cluster, the same on every call,
+// among them node counts that are not a power of two (which generated clusters never have).
+void TestDisaggregated::generatedPoolsTakeTheSplitsPowersOfTwoMiss()
+{
+    int prefill = 0, decode = 0, oddNodes = 0;
+    for (int i = 0; i < 200; ++i) {
+        const Scenario s = generateScenario(5, i);
+        const Scenario p = generatedPool(s, 5, i);
+        QCOMPARE(p.name, generatedPool(s, 5, i).name);
+        QVERIFY2(validateScenario(p).empty(), p.name.c_str());
+        const long long g = p.cluster.totalGpus(), total = s.cluster.totalGpus();
+        const std::vector<int> splits = disaggregatedSplits(s);
+        if (splits.empty()) {
+            QCOMPARE(g, total);
+            QCOMPARE(p.workload.serving, ServingMode::Prefill);
+            continue;
+        }
+        QVERIFY2(std::find(splits.begin(), splits.end(), g) != splits.end(), p.name.c_str());
+        QVERIFY(4 * g >= total);
+        ++(p.workload.serving == ServingMode::Prefill ? prefill : decode);
+        const int nodes = p.cluster.nodes;
+        oddNodes += nodes > 1 && (nodes & (nodes - 1)) != 0;
+    }
+    QVERIFY(prefill > 20);
+    QVERIFY(decode > 20);
+    QVERIFY(oddNodes > 10);
 }
 
 void TestDisaggregated::deploymentServesTheLesserRate()
