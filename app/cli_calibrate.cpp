@@ -61,11 +61,11 @@ void printCalibrationRows(const std::vector<CalibrationRow>& rows, std::ostream&
 {
     char line[360];
     std::snprintf(line, sizeof line,
-                  "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10s | %10s | %5s | %-13s | %-9s |\n",
+                  "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10s | %10s | %5s | %-19s | %-9s |\n",
                   "id", "model", "prec", "GPUs", "in/out", "load", "batch", "metric", "published", "predicted", "ratio",
                   "set", "saturated");
     out << line << "|---------|------------------|-------|-----------|-------------|----------|----------|-----------|-"
-                   "-----------|------------|-------|---------------|-----------|\n";
+                   "-----------|------------|-------|---------------------|-----------|\n";
     for (const auto& r : rows) {
         if (!r.error.empty()) {
             out << "| " << r.c.id << " | " << r.error << " (" << metricLabel(r.c.metric) << " " << r.c.published
@@ -76,7 +76,7 @@ void printCalibrationRows(const std::vector<CalibrationRow>& rows, std::ostream&
         const std::string batch = r.c.batch == 0 ? "max " + std::to_string(r.batchUsed) : std::to_string(r.batchUsed);
         const std::string gpus = std::to_string(r.c.tensorParallel) + "x " + (r.c.gpu == "h200" ? "H200" : "H100");
         std::snprintf(line, sizeof line,
-                      "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-13s | %-9s |\n",
+                      "| %-7s | %-16s | %-5s | %-9s | %-11s | %-8s | %-8s | %-9s | %10.1f | %10.1f | %5.2f | %-19s | %-9s |\n",
                       r.c.id.c_str(), r.c.modelPreset.c_str(), r.precision.c_str(), gpus.c_str(), lens.c_str(),
                       loadLabel(r.c.load).c_str(), batch.c_str(), metricLabel(r.c.metric), r.c.published, r.predicted,
                       r.ratio, r.c.set.c_str(), saturationLabel(r).c_str());
@@ -91,7 +91,7 @@ void printCalibrationSummary(const std::vector<CalibrationRow>& rows, std::ostre
 {
     char line[320];
     out << "\n| set | metric | rows | within target | median ratio | median |ratio − 1| |\n|---|---|---|---|---|---|\n";
-    for (const char* set : {"fit", "check", "held_out", "held_out_vllm"}) {
+    for (const char* set : {"fit", "check", "held_out", "held_out_vllm", "held_out_inferencex"}) {
         for (CalibrationMetric m :
              {CalibrationMetric::OutputTokensPerS, CalibrationMetric::TpotMs, CalibrationMetric::TtftMs}) {
             std::vector<double> ratios, errors;

@@ -226,6 +226,118 @@ std::vector<CalibrationCase> vllmServingCases()
     return v;
 }
 
+// InferenceX's published runs (docs/simulator.md §8, "Held out: InferenceX"); each names the
+// engine flags its launch script ran (SemiAnalysisAI/InferenceX benchmarks/single_node).
+constexpr const char* kIxDsr1Sglang057 =
+    "InferenceX issue #870 (2026-03-05): DeepSeek-R1-0528 FP8 on 8x H200, SGLang v0.5.7 `--tensor-parallel-size 8` "
+    "(MoE TP 8, no attention DP, --chunked-prefill-size 32768, --attention-backend flashinfer)";
+constexpr const char* kIxDsr1Sglang0512 =
+    "InferenceX dsr1-fp8-h200-sglang baseline of 2026-05-17 (lmsysorg/sglang:v0.5.12-cu130; the table in "
+    "SemiAnalysisAI/InferenceX PRs #3173 and #3288): DeepSeek-R1-0528 FP8 on 8x H200, the same flags as v0.5.7";
+constexpr const char* kIxGptOssVllm =
+    "InferenceX issue #828 (2026-03-01): gpt-oss-120b MXFP4 on H100, vllm/vllm-openai:v0.15.1 (VLLM_MXFP4_USE_MARLIN=1, "
+    "--max-num-batched-tokens 8192, --max-num-seqs C, no EP)";
+
+// InferenceX's closed-loop sweeps: C requests in flight, each replaced as it ends, 10 C
+// measured after 2 C warm-ups, input and output lengths uniform in [0.8 L, L]
+// (--random-range-ratio 0.8), --ignore-eos; throughput is the run's output tokens per
+// second of all its GPUs (published per GPU). SGLang and vLLM store the KV cache in the
+// model's 16-bit dtype beside FP8 weights (kv-cache-dtype "auto"). A metric the thread did
+// not print is 0 and has no row. The split, fixed before the model was changed for them:
+// gpt-oss-120b's vLLM sweep is "fit" (the engines' per-kernel floor under CUDA graphs is
+// chosen on its TPOT rows); DeepSeek-R1's SGLang sweeps, another engine, model and GPU, are
+// "held_out_inferencex", never used to choose anything.
+struct InferenceXRun {
+    const char* id;
+    const char* model;
+    const char* source;
+    const char* engine;
+    CollectiveEngine collectives;
+    const char* gpu;
+    bool fp8;
+    int tp, isl, osl, concurrency, maxNumTokens;
+    double outputPerGpu, ttft, tpot; // 0: not published
+};
+
+// The runs as published, one per engine launch and load.
+const std::vector<InferenceXRun>& inferencexRuns()
+{
+    constexpr auto kSgl = CollectiveEngine::Sglang;
+    constexpr auto kVllm = CollectiveEngine::Vllm;
+    static const std::vector<InferenceXRun> runs = {
+        // DeepSeek-R1 on SGLang 0.5.7 (the c4 runs on three other runners, one per length).
+        {"X1", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 4, 32768, 21.2, 267.3, 22.73},
+        {"X2", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 8192, 4, 32768, 45.0, 204.1, 10.93},
+        {"X3", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 8192, 1024, 4, 32768, 38.9, 474.3, 12.05},
+        {"X4", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 8, 32768, 74.6, 330.6, 12.8},
+        {"X5", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 16, 32768, 111.9, 356.0, 17.2},
+        {"X6", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 32, 32768, 151.1, 426.5, 25.6},
+        {"X7", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 64, 32768, 223.6, 423.1, 34.6},
+        // DeepSeek-R1 on SGLang 0.5.12.
+        {"X8", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 4, 32768, 49.17, 157.77, 9.7},
+        {"X9", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 8, 32768, 82.37, 165.36, 11.73},
+        {"X10", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 16, 32768, 126.62, 197.84, 15.28},
+        {"X11", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 32, 32768, 177.14, 307.02, 21.8},
+        {"X12", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 64, 32768, 259.8, 359.75, 29.77},
+        {"X13", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 4, 32768, 43.12, 373.26, 10.94},
+        {"X14", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 8, 32768, 68.33, 490.53, 13.88},
+        {"X15", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 16, 32768, 93.89, 688.2, 20.02},
+        {"X16", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 32, 32768, 121.01, 979.34, 31.37},
+        {"X17", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 64, 32768, 150.98, 2245.58, 49.33},
+        // gpt-oss-120b on vLLM 0.15.1 (no TTFT published; TPOT of the 1k/8k runs past c8
+        // and of 8k/1k printed to 0.1 ms).
+        {"X18", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 4, 8192, 129.6, 0, 3.72},
+        {"X19", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 8, 8192, 238.4, 0, 4.05},
+        {"X20", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 16, 8192, 405.2, 0, 4.83},
+        {"X21", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 32, 8192, 664.2, 0, 5.82},
+        {"X22", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 64, 8192, 1053.2, 0, 7.36},
+        {"X23", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 1024, 1024, 64, 8192, 1571.8, 0, 9.89},
+        {"X24", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 1024, 1024, 64, 8192, 2061.5, 0, 15.21},
+        {"X25", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 4, 8192, 133.6, 0, 3.68},
+        {"X26", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 8, 8192, 242.9, 0, 4.00},
+        {"X27", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 16, 8192, 0, 0, 4.53},
+        {"X28", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 32, 8192, 0, 0, 5.65},
+        {"X29", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 8192, 1024, 4, 8192, 0, 0, 3.95},
+        {"X30", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 8192, 1024, 8, 8192, 0, 0, 4.59},
+        {"X31", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 4, 8192, 0, 0, 4.5},
+        {"X32", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 8, 8192, 0, 0, 5.6},
+        {"X33", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 16, 8192, 0, 0, 7.5},
+        {"X34", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 64, 8192, 0, 0, 17.2},
+        {"X35", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 8192, 1024, 64, 8192, 0, 0, 27.2},
+    };
+    return runs;
+}
+
+std::vector<CalibrationCase> inferencexCases()
+{
+    using M = CalibrationMetric;
+    // gpt-oss-120b's rows (ids X18 on) are the fit set; DeepSeek-R1's are held out.
+    const auto setOf = [](const InferenceXRun& r) {
+        return std::string(r.model) == "gpt-oss-120b" ? "fit" : "held_out_inferencex";
+    };
+    std::vector<CalibrationCase> v;
+    for (const InferenceXRun& r : inferencexRuns()) {
+        const std::pair<M, double> metrics[] = {
+            {M::OutputTokensPerS, r.outputPerGpu * r.tp}, {M::TtftMs, r.ttft}, {M::TpotMs, r.tpot}};
+        for (const auto& [metric, value] : metrics) {
+            if (value <= 0)
+                continue;
+            CalibrationCase c{std::string(r.id) + metricSuffix(metric), r.model, r.engine, r.fp8, r.tp, 1, r.isl, r.osl, 0,
+                              metric, value, r.source};
+            c.gpu = r.gpu;
+            c.set = setOf(r);
+            c.collectives = r.collectives;
+            c.kvCache16 = r.fp8;
+            c.maxNumTokens = r.maxNumTokens;
+            c.load.protocol = LoadProtocol::Concurrency;
+            c.load.concurrency = r.concurrency;
+            c.load.uniformLengths = true;
+            v.push_back(c);
+        }
+    }
+    return v;
+}
+
 // Every row: `cases` and the serving-at-load ones. The v0.17 max-throughput tables (A and
 // T rows) were run with --kv_cache_free_gpu_mem_fraction 0.95, the others at the engine's
 // default.
@@ -234,6 +346,8 @@ std::vector<CalibrationCase> allCases(std::vector<CalibrationCase> v)
     for (const CalibrationCase& c : servingAtLoadCases())
         v.push_back(c);
     for (const CalibrationCase& c : vllmServingCases())
+        v.push_back(c);
+    for (const CalibrationCase& c : inferencexCases())
         v.push_back(c);
     for (CalibrationCase& c : v)
         if (c.engine == "TensorRT-LLM 0.17")
