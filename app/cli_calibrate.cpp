@@ -91,7 +91,11 @@ void printCalibrationSummary(const std::vector<CalibrationRow>& rows, std::ostre
 {
     char line[320];
     out << "\n| set | metric | rows | within target | median ratio | median |ratio − 1| |\n|---|---|---|---|---|---|\n";
-    for (const char* set : {"fit", "check", "held_out", "held_out_vllm", "held_out_inferencex"}) {
+    std::vector<std::string> sets; // in the order the rows first name them
+    for (const auto& r : rows)
+        if (std::find(sets.begin(), sets.end(), r.c.set) == sets.end())
+            sets.push_back(r.c.set);
+    for (const std::string& set : sets) {
         for (CalibrationMetric m :
              {CalibrationMetric::OutputTokensPerS, CalibrationMetric::TpotMs, CalibrationMetric::TtftMs}) {
             std::vector<double> ratios, errors;
@@ -106,7 +110,7 @@ void printCalibrationSummary(const std::vector<CalibrationRow>& rows, std::ostre
             const double tol = tolerance(m);
             const long within = std::count_if(errors.begin(), errors.end(), [&](double e) { return e <= tol; });
             const std::string label = std::string(metricLabel(m)) + (m == CalibrationMetric::TtftMs ? " below saturation" : "");
-            std::snprintf(line, sizeof line, "| %s | %s | %zu | %ld of %zu (±%.0f%%) | %.2f | %.2f |\n", set,
+            std::snprintf(line, sizeof line, "| %s | %s | %zu | %ld of %zu (±%.0f%%) | %.2f | %.2f |\n", set.c_str(),
                           label.c_str(), ratios.size(), within, ratios.size(), tol * 100, median(ratios),
                           median(errors));
             out << line;
@@ -120,7 +124,7 @@ void printCalibrationSummary(const std::vector<CalibrationRow>& rows, std::ostre
             }
         if (published + falseAlarms > 0) {
             std::snprintf(line, sizeof line, "| %s | saturation | %d | %d of %d reported, %d where the run had none | | |\n",
-                          set, published, reported, published, falseAlarms);
+                          set.c_str(), published, reported, published, falseAlarms);
             out << line;
         }
     }

@@ -373,7 +373,7 @@ QWidget* ScenarioEditor::buildClusterSection()
     form->addRow(tr("Kernel overhead"),
                  makeDouble(
                      QStringLiteral("cluster.gpu.kernel_overhead_us"),
-                     tr("Fixed cost per fused operator launch (CUDA graphs assumed)."), 1e7, 2,
+                     tr("Fixed cost per fused operator inside an engine step; vLLM and SGLang, which replay their decode steps as CUDA graphs, pay the profile's share of it (engines.vllm.kernel_overhead_scale)."), 1e7, 2,
                      [](Scenario& s) -> double& { return s.cluster.gpu.kernelOverheadUs; }, tr(" µs")));
 
     // Efficiencies: the calibration knobs (fraction of each datasheet peak achieved), one a

@@ -30,7 +30,7 @@ struct Field {
     bool* flag = nullptr;
     double lo = 0, hi = kBig;
     double scale = 1; // struct value = file value x scale
-    bool optional = false; // absent: the struct keeps 0 (a field added after files were written)
+    bool optional = false; // absent: the struct keeps its default (a field added after files were written)
 };
 
 std::vector<Field> fields(KernelProfile& p)
@@ -91,6 +91,8 @@ std::vector<Field> fields(KernelProfile& p)
     }
     f.push_back({"engines.trtllm.step_overhead_us", &p.trtllmStepOverheadS, nullptr, nullptr, 0, 1e6, us, true});
     f.push_back({"engines.vllm.step_overhead_us", &p.vllmStepOverheadS, nullptr, nullptr, 0, 1e6, us, true});
+    f.push_back({"engines.trtllm.kernel_overhead_scale", &p.trtllmKernelOverheadScale, nullptr, nullptr, 0.01, 10, 1, true});
+    f.push_back({"engines.vllm.kernel_overhead_scale", &p.vllmKernelOverheadScale, nullptr, nullptr, 0.01, 10, 1, true});
     for (auto [at, w4] : {std::pair<std::string, WeightOnlyGroupedParams*>{"gemm.", &p.gemm.groupedW4a16},
                           {"engines.vllm.", &p.vllmGroupedW4a16}}) {
         f.push_back({at + "grouped_stream_w4a16", &w4->stream, nullptr, nullptr, 0, 1, 1, true});

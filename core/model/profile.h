@@ -117,9 +117,15 @@ struct KernelProfile {
     CustomAllReduceParams vllm;   // vLLM (SGLang runs vLLM's kernel; vllm_eager adds eagerCopyS)
     // The engine's host work per engine step (scheduling, input preparation), in seconds:
     // added to every micro-batch step. TensorRT-LLM's, and vLLM's (SGLang and vLLM eager
-    // take vLLM's). The one optional number: 0 when a profile file predates it.
+    // take vLLM's). Optional: 0 when a profile file predates it.
     double trtllmStepOverheadS = 0;
     double vllmStepOverheadS = 0;
+    // The fixed cost of one kernel inside an engine's steps as a share of kernelOverheadUs:
+    // TensorRT-LLM's, and vLLM's, which SGLang takes too (vLLM and SGLang replay their
+    // decode steps as CUDA graphs, so no kernel waits for its launch); vLLM eager takes 1.
+    // Optional: 1 when a profile file predates it.
+    double trtllmKernelOverheadScale = 1;
+    double vllmKernelOverheadScale = 1;
     // vLLM's 4-bit weight-only expert kernel (Marlin on GPUs without FP4 tensor cores), for
     // vLLM and vLLM eager; every other engine takes gemm.groupedW4a16, as does vLLM when this
     // is absent (all 0).

@@ -137,7 +137,7 @@ struct GpuSpec {
     double hbmGb = 0;            // capacity, GB (1e9 bytes)
     double hbmTbps = 0;          // bandwidth, TB/s (1e12 bytes/s)
     double memoryReserveGb = 0;  // CUDA context, NCCL buffers, fragmentation
-    double kernelOverheadUs = 0; // fixed cost per fused operator launch (CUDA graphs assumed)
+    double kernelOverheadUs = 0; // fixed cost per fused operator inside a step (engines scale it: KernelProfile)
     Efficiency efficiency;
 };
 

@@ -135,11 +135,12 @@ Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::
                     + num(s.workload.maxNumTokens) + " of scenario '" + s.name
                     + "' (evaluate and search figures are at that)");
     }
-    // The collectives and per-step overhead that priced the plan are workload.engine's; an
-    // export for another engine runs with that engine's (docs/simulator.md §2).
+    // The collectives, kernel floor and per-step overhead that priced the plan are
+    // workload.engine's; an export for another engine runs with that engine's
+    // (docs/simulator.md §2, §8).
     if (engineOfCollectives(s.workload.engine) != o.engine)
         w.push_back("workload.engine: the plan is priced with " + std::string(collectiveEngineName(s.workload.engine))
-                    + "'s collectives and step overhead, not " + engineInfo(o.engine).label
+                    + "'s collectives, kernel floor and step overhead, not " + engineInfo(o.engine).label
                     + "'s; search with --engine " + engineInfo(o.engine).name + ", or evaluate with the scenario's "
                     + "workload.engine set to \"" + engineInfo(o.engine).name + "\", for the figures it runs at");
     return priced;

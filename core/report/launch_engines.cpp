@@ -247,6 +247,10 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
         a.add("--quantization", "fp8");
     if (s.model.kvPrecision == Precision::FP8)
         a.add("--kv-cache-dtype", "fp8");
+    // A plan priced as vLLM runs without CUDA graphs (its kernel floor and all-reduce copy)
+    // is started that way.
+    if (s.workload.engine == CollectiveEngine::VllmEager)
+        a.add("--enforce-eager");
     // DeepSeek's MTP module as the draft model (vLLM's "deepseek_mtp" method), k drafts per step.
     if (const int k = draftTokens(L))
         a.add("--speculative-config", R"({"method":"deepseek_mtp","num_speculative_tokens":)" + num(k) + "}");

@@ -31,7 +31,8 @@ struct CalibrationCase {
     // "fit": used when the efficiencies were chosen; "check": the end-to-end rows the serving
     // model was built against, never tuned on; "held_out": other published cells, looked at
     // only after the model was done (docs/simulator.md, "Held-out check"); "held_out_vllm":
-    // vLLM's runs, held out the same way; "held_out_inferencex": InferenceX's SGLang sweeps.
+    // vLLM's runs, held out the same way; "held_out_inferencex": InferenceX's sweeps that chose
+    // nothing (its vLLM sweep's rows are "fit": they chose vLLM's and SGLang's kernel floor).
     std::string set = "fit";
     // Whose collectives: TensorRT-LLM's (NIM runs it too) unless the row says vLLM's.
     CollectiveEngine collectives = CollectiveEngine::TrtLlm;

@@ -1,6 +1,6 @@
 // The published rows the simulator is judged on (docs/simulator.md §8): each measurement
-// with its source, engine, lengths, load and set (fit, check, held_out, held_out_vllm). The
-// runner that predicts them is sim/calibration.cpp.
+// with its source, engine, lengths, load and set (fit, check, held_out, held_out_vllm,
+// held_out_inferencex). The runner that predicts them is sim/calibration.cpp.
 #include "sim/calibration.h"
 
 #include <limits>
@@ -230,7 +230,7 @@ std::vector<CalibrationCase> vllmServingCases()
 // engine flags its launch script ran (SemiAnalysisAI/InferenceX benchmarks/single_node).
 constexpr const char* kIxDsr1Sglang057 =
     "InferenceX issue #870 (2026-03-05): DeepSeek-R1-0528 FP8 on 8x H200, SGLang v0.5.7 `--tensor-parallel-size 8` "
-    "(MoE TP 8, no attention DP, --chunked-prefill-size 32768, --attention-backend flashinfer)";
+    "(MoE TP 8, no attention DP, --chunked-prefill-size 32768, --attention-backend flashinfer, --stream-interval 10)";
 constexpr const char* kIxDsr1Sglang0512 =
     "InferenceX dsr1-fp8-h200-sglang baseline of 2026-05-17 (lmsysorg/sglang:v0.5.12-cu130; the table in "
     "SemiAnalysisAI/InferenceX PRs #3173 and #3288): DeepSeek-R1-0528 FP8 on 8x H200, the same flags as v0.5.7";
@@ -257,6 +257,7 @@ struct InferenceXRun {
     bool fp8;
     int tp, isl, osl, concurrency, maxNumTokens;
     double outputPerGpu, ttft, tpot; // 0: not published
+    const char* set;
 };
 
 // The runs as published, one per engine launch and load.
@@ -266,44 +267,50 @@ const std::vector<InferenceXRun>& inferencexRuns()
     constexpr auto kVllm = CollectiveEngine::Vllm;
     static const std::vector<InferenceXRun> runs = {
         // DeepSeek-R1 on SGLang 0.5.7 (the c4 runs on three other runners, one per length).
-        {"X1", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 4, 32768, 21.2, 267.3, 22.73},
-        {"X2", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 8192, 4, 32768, 45.0, 204.1, 10.93},
-        {"X3", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 8192, 1024, 4, 32768, 38.9, 474.3, 12.05},
-        {"X4", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 8, 32768, 74.6, 330.6, 12.8},
-        {"X5", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 16, 32768, 111.9, 356.0, 17.2},
-        {"X6", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 32, 32768, 151.1, 426.5, 25.6},
-        {"X7", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 64, 32768, 223.6, 423.1, 34.6},
+        {"X1", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 4, 32768, 21.2, 267.3, 22.73, "held_out_inferencex"},
+        {"X2", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 8192, 4, 32768, 45.0, 204.1, 10.93, "held_out_inferencex"},
+        {"X3", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 8192, 1024, 4, 32768, 38.9, 474.3, 12.05, "held_out_inferencex"},
+        {"X4", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 8, 32768, 74.6, 330.6, 12.8, "held_out_inferencex"},
+        {"X5", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 16, 32768, 111.9, 356.0, 17.2, "held_out_inferencex"},
+        {"X6", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 32, 32768, 151.1, 426.5, 25.6, "held_out_inferencex"},
+        {"X7", "deepseek-v3", kIxDsr1Sglang057, "SGLang 0.5.7", kSgl, "h200", true, 8, 1024, 1024, 64, 32768, 223.6, 423.1, 34.6, "held_out_inferencex"},
         // DeepSeek-R1 on SGLang 0.5.12.
-        {"X8", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 4, 32768, 49.17, 157.77, 9.7},
-        {"X9", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 8, 32768, 82.37, 165.36, 11.73},
-        {"X10", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 16, 32768, 126.62, 197.84, 15.28},
-        {"X11", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 32, 32768, 177.14, 307.02, 21.8},
-        {"X12", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 64, 32768, 259.8, 359.75, 29.77},
-        {"X13", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 4, 32768, 43.12, 373.26, 10.94},
-        {"X14", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 8, 32768, 68.33, 490.53, 13.88},
-        {"X15", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 16, 32768, 93.89, 688.2, 20.02},
-        {"X16", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 32, 32768, 121.01, 979.34, 31.37},
-        {"X17", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 64, 32768, 150.98, 2245.58, 49.33},
+        {"X8", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 4, 32768, 49.17, 157.77, 9.7, "held_out_inferencex"},
+        {"X9", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 8, 32768, 82.37, 165.36, 11.73, "held_out_inferencex"},
+        {"X10", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 16, 32768, 126.62, 197.84, 15.28, "held_out_inferencex"},
+        {"X11", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 32, 32768, 177.14, 307.02, 21.8, "held_out_inferencex"},
+        {"X12", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 1024, 1024, 64, 32768, 259.8, 359.75, 29.77, "held_out_inferencex"},
+        {"X13", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 4, 32768, 43.12, 373.26, 10.94, "held_out_inferencex"},
+        {"X14", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 8, 32768, 68.33, 490.53, 13.88, "held_out_inferencex"},
+        {"X15", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 16, 32768, 93.89, 688.2, 20.02, "held_out_inferencex"},
+        {"X16", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 32, 32768, 121.01, 979.34, 31.37, "held_out_inferencex"},
+        {"X17", "deepseek-v3", kIxDsr1Sglang0512, "SGLang 0.5.12", kSgl, "h200", true, 8, 8192, 1024, 64, 32768, 150.98, 2245.58, 49.33, "held_out_inferencex"},
         // gpt-oss-120b on vLLM 0.15.1 (no TTFT published; TPOT of the 1k/8k runs past c8
         // and of 8k/1k printed to 0.1 ms).
-        {"X18", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 4, 8192, 129.6, 0, 3.72},
-        {"X19", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 8, 8192, 238.4, 0, 4.05},
-        {"X20", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 16, 8192, 405.2, 0, 4.83},
-        {"X21", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 32, 8192, 664.2, 0, 5.82},
-        {"X22", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 64, 8192, 1053.2, 0, 7.36},
-        {"X23", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 1024, 1024, 64, 8192, 1571.8, 0, 9.89},
-        {"X24", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 1024, 1024, 64, 8192, 2061.5, 0, 15.21},
-        {"X25", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 4, 8192, 133.6, 0, 3.68},
-        {"X26", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 8, 8192, 242.9, 0, 4.00},
-        {"X27", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 16, 8192, 0, 0, 4.53},
-        {"X28", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 32, 8192, 0, 0, 5.65},
-        {"X29", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 8192, 1024, 4, 8192, 0, 0, 3.95},
-        {"X30", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 8192, 1024, 8, 8192, 0, 0, 4.59},
-        {"X31", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 4, 8192, 0, 0, 4.5},
-        {"X32", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 8, 8192, 0, 0, 5.6},
-        {"X33", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 16, 8192, 0, 0, 7.5},
-        {"X34", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 64, 8192, 0, 0, 17.2},
-        {"X35", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 8192, 1024, 64, 8192, 0, 0, 27.2},
+        {"X18", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 4, 8192, 129.6, 0, 3.72, "fit"},
+        {"X19", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 8, 8192, 238.4, 0, 4.05, "fit"},
+        {"X20", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 16, 8192, 405.2, 0, 4.83, "fit"},
+        {"X21", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 32, 8192, 664.2, 0, 5.82, "fit"},
+        {"X22", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 1024, 64, 8192, 1053.2, 0, 7.36, "fit"},
+        {"X23", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 1024, 1024, 64, 8192, 1571.8, 0, 9.89, "fit"},
+        {"X24", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 1024, 1024, 64, 8192, 2061.5, 0, 15.21, "fit"},
+        {"X25", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 4, 8192, 133.6, 0, 3.68, "fit"},
+        {"X26", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 8, 8192, 242.9, 0, 4.00, "fit"},
+        {"X27", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 16, 8192, 0, 0, 4.53, "fit"},
+        {"X28", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 32, 8192, 0, 0, 5.65, "fit"},
+        // Entered after the floor's scale was chosen (missed when the rows were first
+        // entered): held out. 1k/8k at 64 in flight, where TP 8's run hit its KV cache's
+        // limit (throughput 781 -> 553 tok/s per GPU from 32 in flight, TPOT 5.65 -> 16.0).
+        {"X36", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 64, 8192, 0, 0, 16.0, "held_out_inferencex"},
+        {"X37", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 1024, 8192, 64, 8192, 0, 0, 9.6, "held_out_inferencex"},
+        {"X38", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 1024, 8192, 64, 8192, 0, 0, 14.6, "held_out_inferencex"},
+        {"X29", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 8192, 1024, 4, 8192, 0, 0, 3.95, "fit"},
+        {"X30", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 8192, 1024, 8, 8192, 0, 0, 4.59, "fit"},
+        {"X31", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 4, 8192, 0, 0, 4.5, "fit"},
+        {"X32", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 8, 8192, 0, 0, 5.6, "fit"},
+        {"X33", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 16, 8192, 0, 0, 7.5, "fit"},
+        {"X34", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 8192, 1024, 64, 8192, 0, 0, 17.2, "fit"},
+        {"X35", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 8192, 1024, 64, 8192, 0, 0, 27.2, "fit"},
     };
     return runs;
 }
@@ -311,10 +318,6 @@ const std::vector<InferenceXRun>& inferencexRuns()
 std::vector<CalibrationCase> inferencexCases()
 {
     using M = CalibrationMetric;
-    // gpt-oss-120b's rows (ids X18 on) are the fit set; DeepSeek-R1's are held out.
-    const auto setOf = [](const InferenceXRun& r) {
-        return std::string(r.model) == "gpt-oss-120b" ? "fit" : "held_out_inferencex";
-    };
     std::vector<CalibrationCase> v;
     for (const InferenceXRun& r : inferencexRuns()) {
         const std::pair<M, double> metrics[] = {
@@ -325,7 +328,7 @@ std::vector<CalibrationCase> inferencexCases()
             CalibrationCase c{std::string(r.id) + metricSuffix(metric), r.model, r.engine, r.fp8, r.tp, 1, r.isl, r.osl, 0,
                               metric, value, r.source};
             c.gpu = r.gpu;
-            c.set = setOf(r);
+            c.set = r.set;
             c.collectives = r.collectives;
             c.kvCache16 = r.fp8;
             c.maxNumTokens = r.maxNumTokens;

@@ -41,7 +41,7 @@ CostModel::CostModel(const Scenario& s, const SimConstants& constants)
 }
 
 // The cluster's rates and the kernel profile: links, peaks, GEMM and decode-attention
-// kernels, the engine's per-step host overhead.
+// kernels, the engine's per-step host overhead and per-kernel floor.
 void CostModel::setHardware()
 {
     const ClusterSpec& c = m_scenario.cluster;
@@ -49,22 +49,33 @@ void CostModel::setHardware()
     m_peakBf16 = c.gpu.peakTflopsBf16 * 1e12 * c.gpu.efficiency.compute;
     m_peakFp8 = c.gpu.peakTflopsFp8 * 1e12 * c.gpu.efficiency.compute;
     m_hbm = c.gpu.hbmTbps * 1e12 * c.gpu.efficiency.hbm;
-    m_overheadS = c.gpu.kernelOverheadUs * 1e-6;
     const KernelProfile& prof = profileOf(c);
-    m_gemm = gemmModel(c.gpu, engineGemmParams(prof, m_scenario.workload.engine));
+    double kernelScale = 1; // the engine's per-kernel floor as a share of the GPU's
     switch (m_scenario.workload.engine) {
-    case CollectiveEngine::TrtLlm: m_stepOverheadS = prof.trtllmStepOverheadS; break;
+    case CollectiveEngine::TrtLlm:
+        m_stepOverheadS = prof.trtllmStepOverheadS;
+        kernelScale = prof.trtllmKernelOverheadScale;
+        break;
     case CollectiveEngine::Vllm:
-    case CollectiveEngine::VllmEager:
-    case CollectiveEngine::Sglang: m_stepOverheadS = prof.vllmStepOverheadS; break;
+    case CollectiveEngine::Sglang:
+        m_stepOverheadS = prof.vllmStepOverheadS;
+        kernelScale = prof.vllmKernelOverheadScale;
+        break;
+    case CollectiveEngine::VllmEager: m_stepOverheadS = prof.vllmStepOverheadS; break; // no CUDA graphs
     case CollectiveEngine::Nccl: m_stepOverheadS = 0; break; // no engine named: none modelled
     }
+    // Every kernel's fixed cost (the non-GEMM operators', the GEMMs' floors, the decode
+    // attention's) is the GPU's floor as this engine runs its steps.
+    GpuSpec gpu = c.gpu;
+    gpu.kernelOverheadUs *= kernelScale;
+    m_overheadS = gpu.kernelOverheadUs * 1e-6;
+    m_gemm = gemmModel(gpu, engineGemmParams(prof, m_scenario.workload.engine));
     {
         const AttentionDecodeParams& a = prof.attentionDecode;
         const double hbmScale = prof.gemm.refHbm > 0 ? c.gpu.efficiency.hbm / prof.gemm.refHbm : 1.0;
         const double computeScale = prof.gemm.refCompute > 0 ? c.gpu.efficiency.compute / prof.gemm.refCompute : 1.0;
-        m_attnFixedS = a.fixedS * (c.gpu.kernelOverheadUs > 0 && prof.kernelOverheadUs > 0
-                                       ? c.gpu.kernelOverheadUs / prof.kernelOverheadUs
+        m_attnFixedS = a.fixedS * (gpu.kernelOverheadUs > 0 && prof.kernelOverheadUs > 0
+                                       ? gpu.kernelOverheadUs / prof.kernelOverheadUs
                                        : 1.0);
         m_attnStream = c.gpu.hbmTbps * 1e12 * std::min(1.0, a.stream * hbmScale);
         m_attnFlops = c.gpu.peakTflopsBf16 * 1e12 * std::min(1.0, a.compute * computeScale);

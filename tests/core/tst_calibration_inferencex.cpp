@@ -39,6 +39,8 @@ bool inferencexRow(const CalibrationCase& c)
 void TestCalibrationInferenceX::casesAsInferenceXRanThem()
 {
     int fit = 0, heldOut = 0;
+    // Three gpt-oss-120b runs were entered after the floor's scale was chosen: held out.
+    const auto enteredLate = [](const std::string& id) { return id.rfind("X36", 0) == 0 || id.rfind("X37", 0) == 0 || id.rfind("X38", 0) == 0; };
     for (const CalibrationCase& c : calibrationCases()) {
         if (!inferencexRow(c))
             continue;
@@ -51,8 +53,10 @@ void TestCalibrationInferenceX::casesAsInferenceXRanThem()
         QCOMPARE(c.kvCache16, c.fp8);
         QVERIFY2(!c.publishedSaturated, qPrintable(id));
         if (c.modelPreset == "gpt-oss-120b") {
-            ++fit;
-            QCOMPARE(c.set, std::string("fit"));
+            const bool late = enteredLate(c.id);
+            fit += !late;
+            heldOut += late;
+            QCOMPARE(c.set, std::string(late ? "held_out_inferencex" : "fit"));
             QVERIFY(c.collectives == CollectiveEngine::Vllm);
             QCOMPARE(c.maxNumTokens, 8192);
             QCOMPARE(c.gpu, std::string("h100"));
@@ -66,7 +70,7 @@ void TestCalibrationInferenceX::casesAsInferenceXRanThem()
         }
     }
     QCOMPARE(fit, 27);     // 18 runs: 18 TPOT and 9 throughput figures published
-    QCOMPARE(heldOut, 51); // 17 runs, each with throughput, TTFT and TPOT
+    QCOMPARE(heldOut, 54); // 17 runs with throughput, TTFT and TPOT; 3 with TPOT
 }
 
 void TestCalibrationInferenceX::rowsPredicted()
@@ -83,7 +87,7 @@ void TestCalibrationInferenceX::rowsPredicted()
         // A closed loop never offers more than the engine serves.
         QVERIFY2(!r.saturated, qPrintable(id));
     }
-    QCOMPARE(n, 78);
+    QCOMPARE(n, 81);
     // A longer prompt waits longer for its first token, in the same engine at the same load.
     const auto ttft = [&](const char* id) { return calibrationRow(m_rows, id).predicted; };
     QVERIFY2(ttft("X13t") > 2 * ttft("X8t"), qPrintable(QString("%1 vs %2").arg(ttft("X13t")).arg(ttft("X8t"))));

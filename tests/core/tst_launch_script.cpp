@@ -2,7 +2,7 @@
 // a literal that no shell expands, whatever it holds; only ShardLab's own expansions
 // ($HEAD_IP, $((NODE_RANK * N)), ...) expand, and the script asks for exactly the
 // variables they read. The files written beside a script are named after it and written
-// with it, all or none.
+// with it, all or none. A plan priced without CUDA graphs is started without them.
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -48,6 +48,7 @@ private Q_SLOTS:
     void scriptsInOneDirectoryKeepTheirOwnFiles();
     void aFailedWriteChangesNoFile();
     void tokenBudgetBelowTheSequencesIsRefused();
+    void eagerPricingStartsVllmEager();
 };
 
 void TestLaunchScript::literalsKeepEveryByte()
@@ -193,6 +194,28 @@ void TestLaunchScript::tokenBudgetBelowTheSequencesIsRefused()
     QVERIFY(!refused.ok());
     QCOMPARE(refused.error().where, std::string("--max-num-tokens"));
     QVERIFY(trtllmExport("launch.sh", 64, 64).ok());
+}
+
+// vllm_eager prices every kernel at the GPU's full floor and the all-reduce with its eager
+// copy: vLLM is started with --enforce-eager for it, and without it for vllm.
+void TestLaunchScript::eagerPricingStartsVllmEager()
+{
+    auto s = scenarioPreset("llama3-70b-8gpu");
+    QVERIFY(s.ok());
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = 8;
+    p.batch = 8;
+    LaunchOptions o;
+    o.engine = Engine::Vllm;
+    for (const CollectiveEngine engine : {CollectiveEngine::VllmEager, CollectiveEngine::Vllm}) {
+        s.value.workload.engine = engine;
+        const auto c = exportLaunchConfig(s.value, p, o);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+        QCOMPARE(c.value().command.find("--enforce-eager") != std::string::npos, engine == CollectiveEngine::VllmEager);
+        for (const std::string& w : c.value().warnings) // priced as the engine runs it
+            QVERIFY2(w.rfind("workload.engine", 0) != 0, w.c_str());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestLaunchScript)

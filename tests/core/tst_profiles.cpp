@@ -69,7 +69,8 @@ private Q_SLOTS:
 
     // The shipped profile prices kernels as they cost inside an engine's step (a 12 us
     // per-kernel floor, FP8 GEMMs included); the isolated example is the same file with the
-    // floors as kernels are timed alone (4 us, FP8 GEMMs 3.35x it) and nothing else changed.
+    // floors as kernels are timed alone (4 us, FP8 GEMMs 3.35x it, scaled for no engine) and
+    // nothing else changed.
     // The in-step floors slow a small-batch decode step.
     void isolatedProfileChangesOnlyTheKernelFloors()
     {
@@ -81,9 +82,14 @@ private Q_SLOTS:
         QCOMPARE(shipped["gemm"]["fp8_fixed_ratio"]["value"].get<double>(), 1.0);
         QCOMPARE(other["knobs"]["kernel_overhead_us"]["value"].get<double>(), 4.0);
         QCOMPARE(other["gemm"]["fp8_fixed_ratio"]["value"].get<double>(), 3.35);
+        // Floors timed alone are no engine's: the isolated file scales them for none.
+        QCOMPARE(other["engines"]["vllm"]["kernel_overhead_scale"]["value"].get<double>(), 1.0);
+        QVERIFY(shipped["engines"]["vllm"]["kernel_overhead_scale"]["value"].get<double>() < 1.0);
         for (auto* j : {&shipped, &other}) {
             (*j)["knobs"].erase("kernel_overhead_us");
             (*j)["gemm"].erase("fp8_fixed_ratio");
+            for (const char* engine : {"trtllm", "vllm"})
+                (*j)["engines"][engine].erase("kernel_overhead_scale");
             j->erase("name");
             j->erase("description");
         }
