@@ -1,7 +1,8 @@
 // Kernel profiles as data (docs/profiles.md): the shipped profile parses with a source for
 // every number; the simulator takes its tables from the cluster's profile (a changed number
-// changes the figures it should, and only those); scenarios name a profile, keep edited knobs
-// through a save and reload, and bad profiles are refused with the JSON path.
+// changes the figures it should, and only those; each engine pays its share of the kernel
+// floor); scenarios name a profile, keep edited knobs through a save and reload, and bad
+// profiles are refused with the JSON path.
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -233,6 +234,44 @@ private Q_SLOTS:
         QVERIFY2(back.ok(), back.firstError().c_str());
         QCOMPARE(back.value.cluster.gpu.efficiency.hbm, 0.61);
         QCOMPARE(scenarioToJson(back.value), out);
+    }
+
+    // Each engine's share of the per-kernel floor: absent means 1 (a profile written before
+    // it), outside 0.01-10 is refused at its path, and it prices every fixed cost of that
+    // engine's steps and no other engine's: a batch-1 decode step, mostly floors, at TP 8.
+    void engineKernelFloorScale()
+    {
+        auto j = nlohmann::json::parse(shippedText());
+        QVERIFY(j["engines"]["vllm"]["kernel_overhead_scale"]["value"].get<double>() < 1.0);
+        j["engines"]["vllm"].erase("kernel_overhead_scale");
+        auto absent = parseProfile(j.dump(), "p.json");
+        QVERIFY2(absent.ok(), absent.firstError().c_str());
+        QCOMPARE(absent.value.vllmKernelOverheadScale, 1.0);
+        j["engines"]["vllm"]["kernel_overhead_scale"] = {{"value", 20}, {"source", "x"}};
+        auto out = parseProfile(j.dump(), "p.json");
+        QVERIFY(!out.ok());
+        QVERIFY2(out.firstError().find("engines.vllm.kernel_overhead_scale.value") != std::string::npos,
+                 out.firstError().c_str());
+
+        Scenario s = llamaScenario();
+        s.workload.serving = ServingMode::Decode;
+        const Plan p = tp8(s, 1);
+        const auto tpot = [&](CollectiveEngine e, const KernelProfile* prof) {
+            Scenario t = s;
+            t.workload.engine = e;
+            if (prof)
+                t.cluster.profile = std::make_shared<const KernelProfile>(*prof);
+            return Simulator(t).evaluate(p).tpotMs;
+        };
+        const KernelProfile unscaled = absent.value; // vLLM at the full floor
+        const double vllm = tpot(CollectiveEngine::Vllm, nullptr), eager = tpot(CollectiveEngine::VllmEager, nullptr);
+        const double vllmFull = tpot(CollectiveEngine::Vllm, &unscaled);
+        // 80 layers of floors at 12 us against 5.5 us: several milliseconds of the step.
+        QVERIFY2(vllmFull > vllm + 3.0, qPrintable(QString("%1 vs %2").arg(vllmFull).arg(vllm)));
+        QVERIFY2(eager > vllm + 3.0, qPrintable(QString("eager %1 vs %2").arg(eager).arg(vllm)));
+        // SGLang takes vLLM's share; TensorRT-LLM's steps do not move with it.
+        QVERIFY(tpot(CollectiveEngine::Sglang, &unscaled) > tpot(CollectiveEngine::Sglang, nullptr) + 3.0);
+        QCOMPARE(tpot(CollectiveEngine::TrtLlm, &unscaled), tpot(CollectiveEngine::TrtLlm, nullptr));
     }
 
     void badProfilesAreRefusedWithThePath()
