@@ -226,8 +226,8 @@ std::vector<CalibrationCase> vllmServingCases()
     return v;
 }
 
-// InferenceX's published runs (docs/simulator.md §8, "Held out: InferenceX"); each names the
-// engine flags its launch script ran (SemiAnalysisAI/InferenceX benchmarks/single_node).
+// InferenceX's published runs (docs/simulator.md §8, "InferenceX's concurrency sweeps"); each
+// names the engine flags its launch script ran (SemiAnalysisAI/InferenceX benchmarks/single_node).
 constexpr const char* kIxDsr1Sglang057 =
     "InferenceX issue #870 (2026-03-05): DeepSeek-R1-0528 FP8 on 8x H200, SGLang v0.5.7 `--tensor-parallel-size 8` "
     "(MoE TP 8, no attention DP, --chunked-prefill-size 32768, --attention-backend flashinfer, --stream-interval 10)";
@@ -246,7 +246,7 @@ constexpr const char* kIxGptOssVllm =
 // not print is 0 and has no row. The split, fixed before the model was changed for them:
 // gpt-oss-120b's vLLM sweep is "fit" (the engines' per-kernel floor under CUDA graphs is
 // chosen on its TPOT rows); DeepSeek-R1's SGLang sweeps, another engine, model and GPU, are
-// "held_out_inferencex", never used to choose anything.
+// "held_out_inferencex", never used to choose anything, as are three vLLM runs entered late.
 struct InferenceXRun {
     const char* id;
     const char* model;
@@ -299,8 +299,9 @@ const std::vector<InferenceXRun>& inferencexRuns()
         {"X27", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 16, 8192, 0, 0, 4.53, "fit"},
         {"X28", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 32, 8192, 0, 0, 5.65, "fit"},
         // Entered after the floor's scale was chosen (missed when the rows were first
-        // entered): held out. 1k/8k at 64 in flight, where TP 8's run hit its KV cache's
-        // limit (throughput 781 -> 553 tok/s per GPU from 32 in flight, TPOT 5.65 -> 16.0).
+        // entered): held out. 1k/8k at 64 in flight; TP 8's run slowed from 32 in flight
+        // (781 -> 553 tok/s per GPU, TPOT 5.65 -> 16.0), which the thread puts down to the KV
+        // cache and the model finds no limit for.
         {"X36", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 8, 1024, 8192, 64, 8192, 0, 0, 16.0, "held_out_inferencex"},
         {"X37", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 4, 1024, 8192, 64, 8192, 0, 0, 9.6, "held_out_inferencex"},
         {"X38", "gpt-oss-120b", kIxGptOssVllm, "vLLM 0.15.1", kVllm, "h100", false, 2, 1024, 8192, 64, 8192, 0, 0, 14.6, "held_out_inferencex"},

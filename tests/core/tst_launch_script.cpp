@@ -37,6 +37,16 @@ QByteArray shellValue(const QString& shell, const std::string& word)
     return p.readAllStandardOutput();
 }
 
+// The recipe's operators at TP 8 on the 8-GPU Llama-3-70B preset.
+Plan tp8Plan(int batch)
+{
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = 8;
+    p.batch = batch;
+    return p;
+}
+
 } // namespace
 
 class TestLaunchScript : public QObject {
@@ -62,10 +72,7 @@ void TestLaunchScript::checkpointNameIsALiteral()
 {
     auto s = scenarioPreset("llama3-70b-8gpu");
     QVERIFY(s.ok());
-    Plan p;
-    applyMegatronSharding(p);
-    p.tensorParallel = 8;
-    p.batch = 8;
+    const Plan p = tp8Plan(8);
     for (Engine e : {Engine::Vllm, Engine::Sglang, Engine::TrtLlm})
         for (const char* payload : kPayloads) {
             LaunchOptions o;
@@ -126,10 +133,7 @@ namespace {
 Result<LaunchConfig> trtllmExport(const std::string& scriptPath, int batch = 8, int maxNumTokens = 0)
 {
     auto s = scenarioPreset("llama3-70b-8gpu");
-    Plan p;
-    applyMegatronSharding(p);
-    p.tensorParallel = 8;
-    p.batch = batch;
+    const Plan p = tp8Plan(batch);
     LaunchOptions o;
     o.engine = Engine::TrtLlm;
     o.maxNumTokens = maxNumTokens;
@@ -202,10 +206,7 @@ void TestLaunchScript::eagerPricingStartsVllmEager()
 {
     auto s = scenarioPreset("llama3-70b-8gpu");
     QVERIFY(s.ok());
-    Plan p;
-    applyMegatronSharding(p);
-    p.tensorParallel = 8;
-    p.batch = 8;
+    const Plan p = tp8Plan(8);
     LaunchOptions o;
     o.engine = Engine::Vllm;
     for (const CollectiveEngine engine : {CollectiveEngine::VllmEager, CollectiveEngine::Vllm}) {
