@@ -4,6 +4,7 @@
 #include "sim/calibration.h"
 
 #include <limits>
+#include <utility>
 
 namespace shardlab {
 
@@ -147,6 +148,22 @@ std::vector<CalibrationCase> servingAtLoadCases()
     return v;
 }
 
+// One published figure of a serving run, as its engine was started: TP only, its collectives
+// and token budget, and the KV cache in 16 bits beside FP8 weights (vLLM's and SGLang's
+// kv-cache-dtype "auto"). The caller sets how the benchmark drove it.
+CalibrationCase servingRunRow(std::string id, CalibrationMetric metric, double value, const char* model,
+                              const char* engine, CollectiveEngine collectives, const char* gpu, bool fp8, int tp, int isl,
+                              int osl, int maxNumTokens, const char* source, const char* set)
+{
+    CalibrationCase c{std::move(id), model, engine, fp8, tp, 1, isl, osl, 0, metric, value, source};
+    c.gpu = gpu;
+    c.set = set;
+    c.collectives = collectives;
+    c.kvCache16 = fp8;
+    c.maxNumTokens = maxNumTokens;
+    return c;
+}
+
 constexpr const char* kGpuStackR1 = "GPUStack performance lab, DeepSeek-R1-0528 on 8x H200 (gpustack/gpustack@a5c9faf "
                                     "docs/performance-lab/deepseek-r1/h200.md), vLLM 0.11.0 `vllm serve -tp 8`, "
                                     "`vllm bench serve`";
@@ -203,13 +220,9 @@ std::vector<CalibrationCase> vllmServingCases()
     for (const Run& r : runs) {
         const std::pair<M, double> metrics[] = {{M::OutputTokensPerS, r.tput}, {M::TtftMs, r.ttft}, {M::TpotMs, r.tpot}};
         for (const auto& [metric, value] : metrics) {
-            CalibrationCase c{std::string(r.id) + metricSuffix(metric), r.model, r.engine, r.fp8, r.tp, 1, r.isl, r.osl, 0,
-                              metric, value, r.source};
-            c.gpu = r.gpu;
-            c.set = "held_out_vllm";
-            c.collectives = CollectiveEngine::Vllm;
-            c.kvCache16 = r.fp8;
-            c.maxNumTokens = r.maxNumTokens;
+            CalibrationCase c = servingRunRow(std::string(r.id) + metricSuffix(metric), metric, value, r.model, r.engine,
+                                              CollectiveEngine::Vllm, r.gpu, r.fp8, r.tp, r.isl, r.osl, r.maxNumTokens,
+                                              r.source, "held_out_vllm");
             c.load.requests = r.requests;
             c.load.warmupRequests = 0;
             if (r.concurrency > 0) {
@@ -326,13 +339,9 @@ std::vector<CalibrationCase> inferencexCases()
         for (const auto& [metric, value] : metrics) {
             if (value <= 0)
                 continue;
-            CalibrationCase c{std::string(r.id) + metricSuffix(metric), r.model, r.engine, r.fp8, r.tp, 1, r.isl, r.osl, 0,
-                              metric, value, r.source};
-            c.gpu = r.gpu;
-            c.set = r.set;
-            c.collectives = r.collectives;
-            c.kvCache16 = r.fp8;
-            c.maxNumTokens = r.maxNumTokens;
+            CalibrationCase c = servingRunRow(std::string(r.id) + metricSuffix(metric), metric, value, r.model, r.engine,
+                                              r.collectives, r.gpu, r.fp8, r.tp, r.isl, r.osl, r.maxNumTokens, r.source,
+                                              r.set);
             c.load.protocol = LoadProtocol::Concurrency;
             c.load.concurrency = r.concurrency;
             c.load.uniformLengths = true;

@@ -40,7 +40,9 @@ void TestCalibrationInferenceX::casesAsInferenceXRanThem()
 {
     int fit = 0, heldOut = 0;
     // Three gpt-oss-120b runs were entered after the floor's scale was chosen: held out.
-    const auto enteredLate = [](const std::string& id) { return id.rfind("X36", 0) == 0 || id.rfind("X37", 0) == 0 || id.rfind("X38", 0) == 0; };
+    const auto enteredLate = [](const std::string& id) {
+        return id.rfind("X36", 0) == 0 || id.rfind("X37", 0) == 0 || id.rfind("X38", 0) == 0;
+    };
     for (const CalibrationCase& c : calibrationCases()) {
         if (!inferencexRow(c))
             continue;

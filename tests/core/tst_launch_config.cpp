@@ -290,23 +290,6 @@ void TestLaunchConfig::pricedAsExported()
     auto same = exportLaunchConfig(s, Deployment::onePool(tp8), o);
     QVERIFY2(same.ok() && warnings(same.value()).isEmpty(), same.ok() ? qPrintable(warnings(same.value())) : "");
 
-    // Attention DP whose sequences do not divide over its ranks: the engine's whole number per
-    // rank admits more than the plan priced, and the warning prices that.
-    {
-        Scenario ds = launchPreset("deepseek-v3-256gpu");
-        ds.workload.engine = CollectiveEngine::Sglang;
-        ds.workload.runnable = true; // the recipe among the plans SGLang runs: attention DP
-        Plan p = megatronPlan(Simulator(ds)).plan;
-        if (p.batch % p.tensorParallel == 0) // one sequence fewer than the recipe's: uneven ranks
-            --p.batch;
-        QVERIFY(p.batch > 0 && (p.batch * p.dataParallel) % (p.tensorParallel * p.dataParallel) != 0);
-        LaunchOptions sg;
-        sg.engine = Engine::Sglang;
-        auto c = exportLaunchConfig(ds, Deployment::onePool(p), sg);
-        QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
-        QVERIFY2(warnings(c.value()).contains("batch: the engine's limit of 1 sequences on each of its "),
-                 qPrintable(warnings(c.value())));
-    }
     // 64 decoding sequences and their prompt chunks fit 8192 tokens a step, not 100.
     o.maxNumTokens = 100;
     auto refused = exportLaunchConfig(s, Deployment::onePool(tp8), o);

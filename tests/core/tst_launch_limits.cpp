@@ -4,9 +4,11 @@
 // its token budget per step is at least that many; a --max-num-tokens below the sequences is
 // refused for each engine, read from its own flags; the memory fraction it writes leaves the
 // KV cache room for the plan's batch by the memory model, and only a plan over memory is
-// refused for want of one.
+// refused for want of one; attention DP whose sequences do not divide over its ranks is
+// warned of the engine's whole number per rank.
 #include <QtTest>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -118,6 +120,7 @@ private Q_SLOTS:
     void everyEngineHoldsThePlan();
     void tokenBudgetBelowSequences_data();
     void tokenBudgetBelowSequences();
+    void unevenAttentionDpRanksAreWarned();
 };
 
 void TestLaunchLimits::everyEngineHoldsThePlan_data()
@@ -240,6 +243,29 @@ void TestLaunchLimits::tokenBudgetBelowSequences()
     QVERIFY2(scenarioBudget.ok(), scenarioBudget.ok() ? "" : scenarioBudget.error().toString().c_str());
     rank = perRank(o.engine, scenarioBudget.value().command);
     QCOMPARE(rank.tokens, static_cast<long long>(s.workload.maxNumTokens / (budget / sequences)));
+}
+
+// Attention DP whose sequences do not divide over its ranks: the engine's whole number per
+// rank admits more than the plan priced, and the warning prices that.
+void TestLaunchLimits::unevenAttentionDpRanksAreWarned()
+{
+    Scenario ds = launchPreset("deepseek-v3-256gpu");
+    ds.workload.engine = CollectiveEngine::Sglang;
+    ds.workload.runnable = true; // the recipe among the plans SGLang runs: attention DP
+    Plan p = megatronPlan(Simulator(ds)).plan;
+    if (p.batch % p.tensorParallel == 0) // one sequence fewer than the recipe's: uneven ranks
+        --p.batch;
+    QVERIFY(p.batch > 0 && (p.batch * p.dataParallel) % (p.tensorParallel * p.dataParallel) != 0);
+    LaunchOptions sg;
+    sg.engine = Engine::Sglang;
+    auto c = exportLaunchConfig(ds, Deployment::onePool(p), sg);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+    const auto& w = c.value().warnings;
+    QVERIFY2(std::any_of(w.begin(), w.end(),
+                         [](const std::string& x) {
+                             return x.find("batch: the engine's limit of 1 sequences on each of its ") != std::string::npos;
+                         }),
+             "no warning of the engine's per-rank limit");
 }
 
 QTEST_APPLESS_MAIN(TestLaunchLimits)
