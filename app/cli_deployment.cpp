@@ -65,7 +65,7 @@ const std::vector<OptionSpec>& loadOptions()
         {"--requests", "N", "with a protocol: measured requests (default 10 x concurrency, at most 200000, or 500; "
                             "a scenario's own count is kept for an open loop, and for a closed loop at its own "
                             "concurrency)"},
-        {"--warmup-requests", "N", "with a protocol: requests finished before measuring (default 2 x concurrency, or 0)"},
+        {"--warmup-requests", "N", "with a protocol: requests the benchmark finishes before measuring (default 2 x concurrency, or 0); the measured run starts on an idle engine, so they do not change the figures"},
         {"--uniform-lengths", "", "with a protocol: input and output lengths each uniform in [0.8 L, L] (InferenceX)"}};
     return v;
 }

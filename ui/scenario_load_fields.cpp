@@ -115,8 +115,10 @@ void ScenarioEditor::addLoadRunFields(QFormLayout* form, QSpinBox* requests, QCh
     requests->setRange(0, kMaxLoadRequests);
     requests->setSpecialValueText(tr("default"));
     requests->setSuffix(tr(" requests"));
-    setFieldToolTip(requests, tr("Requests measured after the warm-up; \"default\": 10 x the concurrency (closed "
-                                 "loop, after 2 x of warm-up) or 500 (open loop)."));
+    setFieldToolTip(requests, tr("Requests measured after the warm-up, which runs as a phase of its own: the measured "
+                                 "run starts on an idle engine, a closed loop with all its requests at once; "
+                                 "\"default\": 10 x the concurrency (closed loop, after 2 x of warm-up) or 500 "
+                                 "(open loop)."));
     registerField(QStringLiteral("workload.load.requests"), requests, [this, requests] {
         const QSignalBlocker block(requests);
         requests->setValue(m_scenario.workload.load.requests);

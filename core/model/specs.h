@@ -215,7 +215,12 @@ struct LoadSpec {
     int concurrency = 0;      // closed loop: requests in flight
     double requestRate = 0;   // open loop: requests per second (+infinity: all at t = 0)
     int requests = 0;         // measured requests; 0: 10 x concurrency (closed), 500 (open)
-    int warmupRequests = -1;  // finished before measuring; -1: 2 x concurrency (closed), 0 (open)
+    // Requests the benchmark runs to the end before it measures; -1: 2 x concurrency
+    // (closed), 0 (open). The tools (InferenceX's and vLLM's benchmark_serving, aiperf) send
+    // them as a phase of their own, so the measured run starts on an idle engine, a closed
+    // loop with all C at once; nothing the model prices carries over from them, so they
+    // name the run as the tool ran it and do not change its figures.
+    int warmupRequests = -1;
     // Input and output lengths each uniform in [0.8 L, L] (InferenceX); else exactly L.
     bool uniformLengths = false;
     std::uint64_t seed = 1;   // arrivals and lengths

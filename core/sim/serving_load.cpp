@@ -16,11 +16,11 @@ using namespace load_detail;
 namespace {
 
 // One replica's share of the protocol: requests in flight (closed) or arrival rate (open),
-// and how many it sends before and while measuring.
+// and how many it sends.
 struct Share {
     int concurrency = 0;
     double rate = 0;
-    int warmup = 0, measured = 0;
+    int measured = 0;
 };
 
 
@@ -30,7 +30,7 @@ public:
     Replica(const WorkloadSpec& w, const LoadSpec& load, const Share& share, int batch, std::uint64_t seed,
             PerStep perStep)
         : m_w(w), m_load(load), m_share(share), m_batch(std::max(1, batch)), m_perStep(perStep), m_draws(seed),
-          m_closed(load.protocol == LoadProtocol::Concurrency), m_total(share.warmup + share.measured)
+          m_closed(load.protocol == LoadProtocol::Concurrency), m_total(share.measured)
     {
         m_reqs.reserve(m_total);
         if (m_closed) {
@@ -117,7 +117,7 @@ public:
 private:
     void issue(double at)
     {
-        m_reqs.push_back(drawRequest(m_draws, m_w, m_load, at, static_cast<int>(m_reqs.size()), m_share.warmup));
+        m_reqs.push_back(drawRequest(m_draws, m_w, m_load, at));
     }
     // Arrivals up to now join the queue; the queue's head joins the batch while it has room.
     void admit()
@@ -293,8 +293,8 @@ LoadRun simulateLoad(const Simulator& sim, const Plan& plan, const SimResult& st
 namespace {
 
 // Replicas that run the same share of the protocol, and how many of them there are: a
-// closed loop's C requests split C / DP and C / DP + 1 per replica, and its measured and
-// warm-up requests in proportion to each replica's concurrency, as whole requests that add
+// closed loop's C requests split C / DP and C / DP + 1 per replica, and its measured
+// requests in proportion to each replica's concurrency, as whole requests that add
 // up to the counts asked (replica i takes the counts up to its concurrencies' running sum
 // less those before it); an open loop's rate 1 / DP each, and its measured requests N / DP
 // and N / DP + 1.
@@ -304,7 +304,7 @@ struct ReplicaGroup {
 };
 std::vector<ReplicaGroup> replicaGroups(const LoadSpec& load, int dp)
 {
-    const int measuredTotal = load.measuredRequests(), warmupTotal = load.warmup();
+    const int measuredTotal = load.measuredRequests();
     std::vector<ReplicaGroup> groups;
     if (load.protocol == LoadProtocol::Concurrency) {
         const int q = load.concurrency / dp, extra = load.concurrency % dp;
@@ -317,10 +317,9 @@ std::vector<ReplicaGroup> replicaGroups(const LoadSpec& load, int dp)
             Share share;
             share.concurrency = c;
             share.measured = std::max(1, upTo(measuredTotal, clients + c) - upTo(measuredTotal, clients));
-            share.warmup = upTo(warmupTotal, clients + c) - upTo(warmupTotal, clients);
             clients += c;
             auto same = std::find_if(groups.begin(), groups.end(), [&](const ReplicaGroup& g) {
-                return g.share.concurrency == c && g.share.measured == share.measured && g.share.warmup == share.warmup;
+                return g.share.concurrency == c && g.share.measured == share.measured;
             });
             if (same != groups.end())
                 ++same->replicas;
@@ -339,7 +338,6 @@ std::vector<ReplicaGroup> replicaGroups(const LoadSpec& load, int dp)
             continue;
         g.share.rate = load.requestRate / dp;
         g.share.measured = q == 0 ? 1 : (part == 0 ? q + 1 : q);
-        g.share.warmup = (warmupTotal + dp - 1) / dp;
         groups.push_back(g);
     }
     return groups;

@@ -21,7 +21,7 @@ namespace shardlab {
 
 struct LoadFigures {
     LoadProtocol protocol = LoadProtocol::Steady;
-    int requests = 0;             // measured (after the warm-up), over the whole deployment
+    int requests = 0;             // measured, over the whole deployment
     // Per request, over the measured requests: time to first token (queueing included) and
     // TPOT as aiperf defines it, (end-to-end - TTFT) / (output tokens - 1).
     double ttftMeanMs = 0, ttftP50Ms = 0, ttftP90Ms = 0, ttftP99Ms = 0;

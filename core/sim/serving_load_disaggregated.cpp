@@ -92,7 +92,7 @@ public:
     DeploymentRun(const WorkloadSpec& w, const LoadSpec& load, const PoolSetup& setup, PassPricer& pass,
                   StepPricer& step)
         : m_w(w), m_load(load), m_setup(setup), m_pass(pass), m_step(step), m_draws(load.seed),
-          m_closed(load.protocol == LoadProtocol::Concurrency), m_total(load.warmup() + load.measuredRequests()),
+          m_closed(load.protocol == LoadProtocol::Concurrency), m_total(load.measuredRequests()),
           m_prefill(setup.prefillReplicas), m_decode(setup.decodeReplicas),
           m_groupBusy(setup.decodeReplicas / std::max(1, setup.decodeLockStep), 0)
     {
@@ -140,13 +140,11 @@ public:
         return out;
     }
 
-    // TTFT's parts, means over the measured requests.
+    // TTFT's parts, means over the requests.
     void parts(LoadFigures& f) const
     {
         double wait = 0, transfer = 0, slot = 0, n = 0;
         for (size_t i = 0; i < m_reqs.size(); ++i) {
-            if (!m_reqs[i].measured)
-                continue;
             const PoolTimes& t = m_times[i];
             wait += t.passStartS - m_reqs[i].arrivalS;
             transfer += t.arrivedS - t.passEndS;
@@ -171,7 +169,7 @@ private:
     void schedule(double t, Kind kind, int index) { m_events.push(Event{t, m_order++, kind, index}); }
     void issue(double at)
     {
-        m_reqs.push_back(drawRequest(m_draws, m_w, m_load, at, static_cast<int>(m_reqs.size()), m_load.warmup()));
+        m_reqs.push_back(drawRequest(m_draws, m_w, m_load, at));
         m_times.emplace_back();
         schedule(at, Kind::Arrival, static_cast<int>(m_reqs.size()) - 1);
     }

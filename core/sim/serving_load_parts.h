@@ -30,7 +30,6 @@ struct Request {
     int prefilled = 0;
     double generated = 0; // output tokens out (speculative decoding: the expected count)
     double firstTokenS = -1, finishS = -1;
-    bool measured = false;
 };
 
 // The cost model's price of one replica's engine step with `seqs` decoding sequences and
@@ -105,7 +104,7 @@ struct PerStep {
 
 struct ReplicaResult {
     std::vector<Request> measured;
-    double firstMeasuredArrivalS = 0, lastFinishS = 0;
+    double firstArrivalS = 0, lastFinishS = 0;
     double windowTokens = 0; // output tokens emitted in that window (collectMeasured)
     double durationS = 0;
     long long steps = 0;
@@ -147,7 +146,7 @@ struct Totals {
             e2eSum += (q.finishS - q.arrivalS) * 1e3 * wgt;
             weightSum += wgt;
         }
-        const double window = r.lastFinishS - r.firstMeasuredArrivalS;
+        const double window = r.lastFinishS - r.firstArrivalS;
         if (window > 0)
             outputTokensPerS += wgt * r.windowTokens / window; // these replicas' output rate
         span = std::max(span, r.durationS);
@@ -224,14 +223,13 @@ inline void endFigures(LoadFigures& f, const LoadSpec& load, long long gpus, lon
 }
 
 // A request arriving at `at`, its lengths drawn for the protocol (after the arrival's own
-// draw: the order keeps runs reproducible), measured when `index` is past the warm-up.
-inline Request drawRequest(Draws& d, const WorkloadSpec& w, const LoadSpec& load, double at, int index, int warmup)
+// draw: the order keeps runs reproducible).
+inline Request drawRequest(Draws& d, const WorkloadSpec& w, const LoadSpec& load, double at)
 {
     Request r;
     r.arrivalS = at;
     r.prompt = d.length(w.promptTokens, load.uniformLengths);
     r.output = d.length(w.outputTokens, load.uniformLengths);
-    r.measured = index >= warmup;
     return r;
 }
 
@@ -242,39 +240,19 @@ inline double nextArrival(Draws& d, double t, double rate)
     return std::isfinite(rate) ? t - std::log1p(-d.unit()) / rate : 0.0;
 }
 
-// Output tokens request `r` emits within [from, to]: its first token when it falls inside,
-// the rest spread evenly from the first token to its finish.
-inline double tokensWithin(const Request& r, double from, double to)
-{
-    if (r.firstTokenS < 0 || r.finishS < r.firstTokenS)
-        return 0;
-    double tokens = r.firstTokenS >= from && r.firstTokenS <= to ? 1 : 0;
-    const double span = r.finishS - r.firstTokenS;
-    if (r.output > 1 && span > 0) {
-        const double overlap = std::min(to, r.finishS) - std::max(from, r.firstTokenS);
-        tokens += std::max(0.0, overlap) / span * (r.output - 1);
-    }
-    return tokens;
-}
-
-// The measured requests of a run, the window from the first one's arrival to the last
-// one's finish, and the output tokens the engine emits in it: the measured requests' and
-// what warm-up requests still running in it emit (a closed loop's warm-up overlaps its
-// first measured requests; counting only theirs over the window would charge the engine's
-// time spent on warm-ups to them).
+// A run's requests, all of them measured, the window from the first one's arrival to the
+// last one's finish, and the output tokens they emit in it. The benchmark's warm-up
+// requests (LoadSpec::warmup) are not among them: the tools run them to the end before the
+// measured run starts on an idle engine, and nothing the model prices carries over.
 inline void collectMeasured(const std::vector<Request>& reqs, ReplicaResult& out)
 {
-    out.firstMeasuredArrivalS = std::numeric_limits<double>::infinity();
-    for (const Request& r : reqs)
-        if (r.measured) {
-            out.measured.push_back(r);
-            out.firstMeasuredArrivalS = std::min(out.firstMeasuredArrivalS, r.arrivalS);
-            out.lastFinishS = std::max(out.lastFinishS, r.finishS);
-            out.windowTokens += r.output;
-        }
-    for (const Request& r : reqs)
-        if (!r.measured)
-            out.windowTokens += tokensWithin(r, out.firstMeasuredArrivalS, out.lastFinishS);
+    out.firstArrivalS = std::numeric_limits<double>::infinity();
+    for (const Request& r : reqs) {
+        out.measured.push_back(r);
+        out.firstArrivalS = std::min(out.firstArrivalS, r.arrivalS);
+        out.lastFinishS = std::max(out.lastFinishS, r.finishS);
+        out.windowTokens += r.output;
+    }
 }
 
 // A run at the protocol's load and, for an open loop offering 0.8-1.25 of the capacity, the
