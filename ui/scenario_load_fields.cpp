@@ -116,7 +116,7 @@ void ScenarioEditor::addLoadRunFields(QFormLayout* form, QSpinBox* requests, QCh
     requests->setSpecialValueText(tr("default"));
     requests->setSuffix(tr(" requests"));
     setFieldToolTip(requests, tr("Requests measured after the warm-up, which runs as a phase of its own: the measured "
-                                 "run starts on an idle engine, a closed loop with all its requests at once; "
+                                 "run starts on an idle engine, a closed loop with its first concurrency-many requests at once; "
                                  "\"default\": 10 x the concurrency (closed loop, after 2 x of warm-up) or 500 "
                                  "(open loop)."));
     registerField(QStringLiteral("workload.load.requests"), requests, [this, requests] {

@@ -113,7 +113,8 @@ void TestServingLoadDisaggregated::cachesOfOnePassWaitForTheLinks()
 }
 
 // A closed loop: the same seed gives the same figures; the throughput stays within the
-// steady state's (its capacity at the plans' batches), up to the run's edges.
+// steady state's (its capacity at the plans' batches), up to the run's edges; the warm-up
+// count (2 C by default here) changes nothing.
 void TestServingLoadDisaggregated::closedLoopIsDeterministicAndWithinCapacity()
 {
     const Setup x = pools();
@@ -134,6 +135,13 @@ void TestServingLoadDisaggregated::closedLoopIsDeterministicAndWithinCapacity()
     l.seed = 2;
     const LoadRun c = simulateDisaggregatedLoad(sim, x.plan, x.steady, l);
     QVERIFY(c.figures.ttftMeanMs != a.figures.ttftMeanMs);
+    // The warm-up is a phase of its own before the measured run: its count changes nothing.
+    l.seed = 1;
+    l.warmupRequests = 0;
+    const LoadRun cold = simulateDisaggregatedLoad(sim, x.plan, x.steady, l);
+    QCOMPARE(cold.figures.ttftMeanMs, a.figures.ttftMeanMs);
+    QCOMPARE(cold.figures.prefillWaitMeanMs, a.figures.prefillWaitMeanMs);
+    QCOMPARE(cold.figures.outputTokensPerS, a.figures.outputTokensPerS);
 }
 
 // The deployment outcome runs the scenario's protocol on both pools; a plan whose split
