@@ -142,6 +142,11 @@ std::optional<Engine> engineOfCollectives(CollectiveEngine c)
     return std::nullopt;
 }
 
+bool streamsPrefillFirstToken(CollectiveEngine c)
+{
+    return engineOfCollectives(c) == Engine::Sglang;
+}
+
 CollectiveEngine collectivesOf(Engine e)
 {
     switch (e) {

@@ -51,6 +51,17 @@ constexpr double kVllmDefaultMemoryUtilization = 0.90;
 std::optional<Engine> engineOfCollectives(CollectiveEngine c);
 // Its inverse: the workload.engine value that names an engine's collectives.
 CollectiveEngine collectivesOf(Engine e);
+// Whether the engine's decode instance, serving disaggregated, streams the first output
+// token the prefill instance computed as soon as it takes the request in, with no decode step
+// of its own (docs/simulator.md §4, "Disaggregated pools under load"). SGLang's does: its
+// decode scheduler sends a transferred request's token in an iteration that runs no model
+// ("Generate fake extend output", event_loop_normal_disagg_decode in
+// python/sglang/srt/disaggregation/decode.py). vLLM's does not: its scheduler marks every
+// prompt token but the last as loaded and computes that one in a step to get the first token
+// (`num_computed_tokens -= 1` in _update_waiting_for_remote_kv, vllm/v1/core/sched/
+// scheduler.py). TensorRT-LLM's generation instance and a scenario naming no engine (nccl)
+// are taken as vLLM's (not read).
+bool streamsPrefillFirstToken(CollectiveEngine c);
 // The engine a runnable scenario's plans are restricted to; none when it is not runnable.
 std::optional<Engine> runnableEngine(const Scenario& s);
 

@@ -1,5 +1,6 @@
 #include "report/load_text.h"
 
+#include "model/engine_caps.h"
 #include "model/printf_text.h"
 
 #include <algorithm>
@@ -44,10 +45,14 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
                                f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
     if (f.pools) {
         const double waits = f.prefillWaitMeanMs + f.kvTransferMeanMs + f.decodeWaitMeanMs;
+        // An engine that streams the prefill's token takes no decode step before it.
+        const bool prefillToken = streamsPrefillFirstToken(o.pools.front().scenario.workload.engine);
         lines.push_back(printfText("  TTFT's parts (means): %.1f ms waiting for a prefill pass, %.1f ms KV transfer "
-                                   "(waiting for the links included), %.1f ms waiting to join a decode step; the "
-                                   "prefill pass and that first decode step the other %.1f ms",
+                                   "(waiting for the links included), %.1f ms waiting to join a decode step; %s the "
+                                   "other %.1f ms",
                                    f.prefillWaitMeanMs, f.kvTransferMeanMs, f.decodeWaitMeanMs,
+                                   prefillToken ? "the prefill pass (the decode engine streams the token it computed)"
+                                                : "the prefill pass and that first decode step",
                                    std::max(0.0, f.ttftMeanMs - waits)));
         lines.push_back(printfText("  output %.1f tokens/s (%.2f per GPU of both pools); %.1f sequences running and %.1f "
                                    "queued per decode replica step",

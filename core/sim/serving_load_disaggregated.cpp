@@ -1,5 +1,7 @@
 #include "sim/serving_load_disaggregated.h"
 
+#include "model/engine_caps.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -84,6 +86,9 @@ struct PoolSetup {
     int decodeLockStep = 1;
     double transferS = 0;                   // one prompt's KV cache over one replica's links
     PerStep perStep;
+    // The decode engine streams the prefill's first token when it takes a request in
+    // (streamsPrefillFirstToken); else its first step yields it.
+    bool firstTokenAtAdmission = false;
 };
 
 // The event loop over every replica of both pools (the scheduling in the header).
@@ -229,9 +234,11 @@ private:
         for (int j = g * m_setup.decodeLockStep; j < (g + 1) * m_setup.decodeLockStep; ++j) {
             DecodeReplica& d = m_decode[j];
             while (!d.queue.empty() && static_cast<int>(d.running.size()) < m_setup.decodeBatch) {
-                m_times[d.queue.front()].admittedS = m_t;
-                d.running.push_back(d.queue.front());
+                const int r = d.queue.front();
                 d.queue.pop_front();
+                m_times[r].admittedS = m_t;
+                if (!admitWithPrefillToken(r))
+                    d.running.push_back(r);
             }
             if (d.running.empty())
                 continue;
@@ -243,6 +250,21 @@ private:
         m_groupBusy[g] = most > 0;
         if (most > 0)
             schedule(m_t + m_step.seconds(most, 0), Kind::StepEnd, g);
+    }
+    // An engine that streams the prefill's token (PoolSetup::firstTokenAtAdmission) sends it
+    // as it takes the request in: the request has one token out and needs a step for each
+    // later one. Whether that one token ends it.
+    bool admitWithPrefillToken(int r)
+    {
+        if (!m_setup.firstTokenAtAdmission)
+            return false;
+        Request& q = m_reqs[r];
+        q.firstTokenS = m_t;
+        q.generated = 1;
+        if (q.generated < q.output)
+            return false;
+        finish(q);
+        return true;
     }
     void endStep(int g)
     {
@@ -320,6 +342,7 @@ LoadRun runPools(const DisaggregatedSimulator& sim, const DisaggregatedPlan& pla
         setup.decodeLockStep = lockStep;
     setup.transferS = steady.prefill.kvTransferMs * 1e-3;
     setup.perStep = PerStep{static_cast<int>(ds.costs().queriesPerSequence()), ds.costs().tokensPerStep()};
+    setup.firstTokenAtAdmission = streamsPrefillFirstToken(sc.workload.engine);
     PassPricer pass(ps, plan.prefill);
     StepPricer step(ds, plan.decode);
     DeploymentRun engine(sc.workload, load, setup, pass, step);

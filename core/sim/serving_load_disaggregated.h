@@ -14,7 +14,9 @@
 // (CostModel::lockStepReplicas) step together: each step lasts as long as the step of the
 // most sequences any of them runs. The first output token reaches the client at the end
 // of the request's first decode step (the decode engine streams it), so TTFT = prefill
-// wait + pass + KV transfer + decode wait + one decode step.
+// wait + pass + KV transfer + decode wait + one decode step; an engine whose decode instance
+// streams the token the prefill computed (SGLang: streamsPrefillFirstToken) sends it as it
+// takes the request in, so there TTFT = prefill wait + pass + KV transfer + decode wait.
 #pragma once
 
 #include "sim/disaggregated.h"

@@ -4,6 +4,8 @@
 // within the capacity, runs are deterministic, and the deployment outcome carries it all.
 #include <QtTest>
 
+#include "model/engine_caps.h"
+
 #include <cmath>
 
 #include "sim/deployment.h"
@@ -40,6 +42,7 @@ class TestServingLoadDisaggregated : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void loneRequestSeesItsParts();
+    void sglangStreamsThePrefillsToken();
     void queueAnswersTheLoadAndSaturates();
     void cachesOfOnePassWaitForTheLinks();
     void closedLoopIsDeterministicAndWithinCapacity();
@@ -75,6 +78,36 @@ void TestServingLoadDisaggregated::loneRequestSeesItsParts()
     QVERIFY(std::fabs(f.kvTransferMeanMs - x.steady.prefill.kvTransferMs) < 1e-6);
     QCOMPARE(f.decodeWaitMeanMs, 0.0);
     QVERIFY(!f.saturated);
+}
+
+// SGLang's decode instance streams the token the prefill computed as it takes the request
+// in: a lone request's TTFT is its pass and its cache's transfer, no decode step, and its
+// later tokens come one a step.
+void TestServingLoadDisaggregated::sglangStreamsThePrefillsToken()
+{
+    Setup x = pools();
+    x.s.workload.engine = CollectiveEngine::Sglang;
+    const DisaggregatedSimulator sim(x.s);
+    const DisaggregatedRecipe m = megatronDisaggregated(sim);
+    x.plan = m.plan;
+    x.steady = m.result;
+    QVERIFY(x.steady.valid);
+    const LoadRun run = simulateDisaggregatedLoad(sim, x.plan, x.steady, openLoop(1e-3, 5));
+    QVERIFY2(run.ok(), run.error.c_str());
+    const Simulator& ps = sim.pool(PoolRole::Prefill, static_cast<int>(x.plan.prefill.gpus()));
+    const Simulator& ds = sim.pool(PoolRole::Decode, static_cast<int>(x.plan.decode.gpus()));
+    Plan one = x.plan.prefill;
+    one.batch = std::max(1, one.microBatches);
+    const double expected = ps.evaluate(one).cycleMs + x.steady.prefill.kvTransferMs;
+    QVERIFY2(std::fabs(run.figures.ttftMeanMs - expected) < 1e-6 * expected,
+             qPrintable(QStringLiteral("TTFT %1 vs %2").arg(run.figures.ttftMeanMs).arg(expected)));
+    SimResult r;
+    const StepLoad single{1, 0};
+    ds.evaluate(x.plan.decode, r, false, &single);
+    QVERIFY(std::fabs(run.figures.tpotMeanMs - r.tpotMs) < 1e-6 * r.tpotMs);
+    QVERIFY(streamsPrefillFirstToken(CollectiveEngine::Sglang));
+    QVERIFY(!streamsPrefillFirstToken(CollectiveEngine::Vllm));
+    QVERIFY(!streamsPrefillFirstToken(CollectiveEngine::TrtLlm));
 }
 
 // TTFT rises with the offered rate, mostly as waiting for a prefill pass; past the capacity
