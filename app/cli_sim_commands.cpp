@@ -60,8 +60,8 @@ Parsed<Scenario> loadScenarioArgBare(const Args& a)
 } // namespace
 
 const OptionSpec kEngineScenarioOption{
-    "--engine", "NAME", "the serving engine whose collectives price the plans (workload.engine: nccl, vllm, "
-                        "vllm_eager, sglang, trtllm)"};
+    "--engine", "NAME", "the serving engine whose collectives and kernel floor price the plans (workload.engine: "
+                        "nccl, vllm, vllm_eager, sglang, trtllm)"};
 const OptionSpec kRunnableOption{
     "--runnable", "", "only plans the scenario's engine runs (workload.runnable; docs/engines.md): every search, "
                       "exact's proof and the recipe"};

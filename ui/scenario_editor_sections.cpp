@@ -466,7 +466,9 @@ QWidget* ScenarioEditor::buildWorkloadSection()
     addItem(engine, tr("SGLang"), tr("SGLang (vLLM's custom all-reduce)"), int(CollectiveEngine::Sglang));
     setFieldToolTip(engine, tr("Whose collectives price the plan: NCCL alone, or an engine's custom one-shot/two-shot "
                                "all-reduce inside a node beside NCCL, 3-5x faster for the small all-reduces of decode "
-                               "(docs/simulator.md §2; shardlab-cli collective shows any one)."));
+                               "(docs/simulator.md §2; shardlab-cli collective shows any one). The engine also sets the "
+                               "kernel floor its steps pay and, served disaggregated under load, whether the decode "
+                               "engine streams the prefill's first token (SGLang) or takes a step for it."));
     registerField(QStringLiteral("workload.engine"), engine, [this, engine] {
         const QSignalBlocker block(engine);
         engine->setCurrentIndex(engine->findData(int(m_scenario.workload.engine)));

@@ -23,7 +23,7 @@ std::vector<int> disaggregatedSplits(const Scenario& s);
 
 // The scenario one pool is priced on: the same model, GPU and links on `gpus` GPUs; the
 // prefill pool carries the TTFT limit (and no TPOT), the decode pool the TPOT limit (and no
-// TTFT: a request's first token comes from the prefill pool).
+// TTFT: the steady state takes a request's first token to come from the prefill pool).
 Scenario poolScenario(const Scenario& s, PoolRole role, int gpus);
 
 struct DisaggregatedPlan {

@@ -54,9 +54,11 @@ CollectiveEngine collectivesOf(Engine e);
 // Whether the engine's decode instance, serving disaggregated, streams the first output
 // token the prefill instance computed as soon as it takes the request in, with no decode step
 // of its own (docs/simulator.md §4, "Disaggregated pools under load"). SGLang's does: its
-// decode scheduler sends a transferred request's token in an iteration that runs no model
-// ("Generate fake extend output", event_loop_normal_disagg_decode in
-// python/sglang/srt/disaggregation/decode.py). vLLM's does not: its scheduler marks every
+// decode scheduler streams a transferred request's token as it takes it in and merges it
+// into the running batch (process_batch_result_prebuilt in python/sglang/srt/managers/
+// scheduler_output_processor_mixin.py; 0.4-0.5 spend an iteration that runs no model on it,
+// "Generate fake extend output" in python/sglang/srt/disaggregation/decode.py, not
+// modelled). vLLM's does not: its scheduler marks every
 // prompt token but the last as loaded and computes that one in a step to get the first token
 // (`num_computed_tokens -= 1` in _update_waiting_for_remote_kv, vllm/v1/core/sched/
 // scheduler.py). TensorRT-LLM's generation instance and a scenario naming no engine (nccl)
