@@ -61,8 +61,12 @@ CollectiveEngine collectivesOf(Engine e);
 // modelled). vLLM's does not: its scheduler marks every
 // prompt token but the last as loaded and computes that one in a step to get the first token
 // (`num_computed_tokens -= 1` in _update_waiting_for_remote_kv, vllm/v1/core/sched/
-// scheduler.py). TensorRT-LLM's generation instance and a scenario naming no engine (nccl)
-// are taken as vLLM's (not read).
+// scheduler.py). Nor does TensorRT-LLM's: its generation instance adds the context
+// instance's token when the cache has arrived, in the iteration that runs the request's first
+// generation step, and responds after that step (_prepare_disagg_gen_transmission_complete
+// in tensorrt_llm/_torch/pyexecutor/py_executor.py); its proxy passes on only the context
+// response's disaggregated parameters (_get_gen_request, tensorrt_llm/serve/
+// openai_disagg_server.py). A scenario naming no engine (nccl) is taken as vLLM's.
 bool streamsPrefillFirstToken(CollectiveEngine c);
 // The engine a runnable scenario's plans are restricted to; none when it is not runnable.
 std::optional<Engine> runnableEngine(const Scenario& s);
