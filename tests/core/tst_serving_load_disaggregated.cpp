@@ -108,6 +108,21 @@ void TestServingLoadDisaggregated::sglangStreamsThePrefillsToken()
     QVERIFY(streamsPrefillFirstToken(CollectiveEngine::Sglang));
     QVERIFY(!streamsPrefillFirstToken(CollectiveEngine::Vllm));
     QVERIFY(!streamsPrefillFirstToken(CollectiveEngine::TrtLlm));
+
+    // A one-token answer is done when the decode engine takes it in: no decode step at all,
+    // end-to-end = TTFT, no TPOT.
+    Setup y = pools();
+    y.s.workload.engine = CollectiveEngine::Sglang;
+    y.s.workload.outputTokens = 1;
+    const DisaggregatedSimulator simY(y.s);
+    const DisaggregatedRecipe mY = megatronDisaggregated(simY);
+    QVERIFY(mY.result.valid);
+    const LoadRun oneToken = simulateDisaggregatedLoad(simY, mY.plan, mY.result, openLoop(1e-3, 5));
+    QVERIFY2(oneToken.ok(), oneToken.error.c_str());
+    QCOMPARE(oneToken.figures.requests, 5);
+    QVERIFY(std::fabs(oneToken.figures.e2eMeanMs - oneToken.figures.ttftMeanMs) < 1e-9 * oneToken.figures.ttftMeanMs);
+    QCOMPARE(oneToken.figures.tpotMeanMs, 0.0);
+    QCOMPARE(oneToken.figures.steps, 0LL);
 }
 
 // TTFT rises with the offered rate, mostly as waiting for a prefill pass; past the capacity
