@@ -119,11 +119,16 @@ void ParetoView::showFront()
     QCPGraph* other = m_frontPlot->graph(2);
     fill(other, m_front.otherPoints);
     const QString engine = QString::fromStdString(m_front.engineName);
+    // The legend says "proved" only when every point was (a search stopped by its budget
+    // or by Stop leaves its best plan found, not proved).
+    const bool proved = m_front.allProved;
     m_frontPlot->graph(0)->setName(
-        engine.isEmpty()          ? tr("exact: proved optimal per TPOT limit")
-        : m_front.otherRunnable ? tr("exact, per-operator sharding (proved)")
-                                : tr("exact, plans %1 runs (proved)")
-                                      .arg(engine));
+        engine.isEmpty() ? (proved ? tr("exact: proved optimal per TPOT limit")
+                                   : tr("exact per TPOT limit (NOT every point proved)"))
+        : m_front.otherRunnable ? (proved ? tr("exact, per-operator sharding (proved)")
+                                          : tr("exact, per-operator sharding (NOT every point proved)"))
+                                : (proved ? tr("exact, plans %1 runs (proved)").arg(engine)
+                                          : tr("exact, plans %1 runs (NOT every point proved)").arg(engine)));
     other->setName(m_front.otherRunnable ? tr("exact, plans %1 runs, same limits").arg(engine)
                                          : tr("exact, per-operator, same limits"));
     if (m_front.otherPoints.empty())
@@ -242,6 +247,22 @@ void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const 
         m_scalePlot->yAxis->setRange(0, v.upper * 1.1);
     }
     m_scalePlot->replot();
+}
+
+// The cluster sizes the scaling plot has no point for, and why: a size where no plan meets
+// the limits is a result, not a gap to leave unexplained.
+QString ParetoView::unplottedSizesText() const
+{
+    QStringList proved, notFound;
+    for (const ClusterSizePoint& p : m_scaleShown)
+        if (!p.found)
+            (p.provedInfeasible ? proved : notFound) << QString::number(p.gpus);
+    QString text;
+    if (!proved.isEmpty())
+        text += tr(" No plan meets the limits on %1 GPUs (proved by exact).").arg(proved.join(QStringLiteral(", ")));
+    if (!notFound.isEmpty())
+        text += tr(" None found on %1 GPUs (not proved).").arg(notFound.join(QStringLiteral(", ")));
+    return text;
 }
 
 bool ParetoView::pointAt(const QPointF& pos, ParetoPoint& out, FrontKind& kind) const

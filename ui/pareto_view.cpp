@@ -70,8 +70,10 @@ QCPGraph* addFront(QCustomPlot* plot, const QString& name, const QColor& colour,
     g->setName(name);
     g->setPen(QPen(colour, 2));
     // The certified staircase: left of a point its throughput is guaranteed (the plan
-    // meets every slower per-user speed), so each step extends to the left.
-    g->setLineStyle(QCPGraph::lsStepLeft);
+    // meets every slower per-user speed), so between two points the line holds the right
+    // one's value (QCustomPlot's lsStepRight); the left one's would claim its throughput at
+    // per-user speeds its plan does not reach.
+    g->setLineStyle(QCPGraph::lsStepRight);
     g->setScatterStyle(QCPScatterStyle(shape, colour, Qt::white, 8));
     return g;
 }
@@ -515,7 +517,7 @@ bool ParetoView::finishSizing()
         setStatus(QString::fromStdString(m_sizing.message), true);
         m_sizingLabel->setText(QString::fromStdString(m_sizing.message));
     } else {
-        setStatus(tr("Sizing done in %1 s.").arg(m_sizing.wallSeconds, 0, 'f', 2));
+        setStatus(tr("Sizing done in %1 s.").arg(m_sizing.wallSeconds, 0, 'f', 2) + unplottedSizesText());
         m_sizingLabel->setText(
             tr("<b>%1 GPUs</b> serve %2 requests/s (%3 output tokens/s per GPU) with %4.<br>%5")
                 .arg(m_sizing.gpus)
@@ -551,7 +553,7 @@ void ParetoView::onDone()
     } else if (m_job == Job::Sweep) {
         ok = m_sweep.ok;
         showScaling(m_sweep.points, tr("best plan per cluster size"));
-        setStatus(ok ? tr("Sweep done in %1 s.").arg(m_sweep.wallSeconds, 0, 'f', 2)
+        setStatus(ok ? tr("Sweep done in %1 s.").arg(m_sweep.wallSeconds, 0, 'f', 2) + unplottedSizesText()
                      : QString::fromStdString(m_sweep.message),
                   !ok);
     }

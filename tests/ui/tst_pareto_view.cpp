@@ -71,6 +71,11 @@ void TestParetoView::frontHoverClickAndExport()
         QCOMPARE(v->front().points[i].outputTokensPerSPerGpu, core.points[i].outputTokensPerSPerGpu);
     QCOMPARE(v->frontPlot()->graph(0)->dataCount(), int(core.points.size()));
     QCOMPARE(v->frontPlot()->graph(1)->dataCount(), int(core.megatronPoints.size()));
+    // The certified staircase: between two points it holds the faster (right) point's
+    // throughput, the one guaranteed there, never the slower point's.
+    QCOMPARE(v->frontPlot()->graph(0)->lineStyle(), QCPGraph::lsStepRight);
+    QCOMPARE(v->frontPlot()->graph(1)->lineStyle(), QCPGraph::lsStepRight);
+    QVERIFY(v->frontPlot()->graph(0)->name().contains(QStringLiteral("proved optimal")));
 
     // Hover: the point under the mouse; click: its plan in the Plan tab.
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -171,6 +176,10 @@ void TestParetoView::sizingAndSweepFillThePanels()
     QCOMPARE(v->sweep().points.front().gpus, 1LL);
     QVERIFY(!v->sweep().points.front().found); // 141 GB of weights on one GPU
     QCOMPARE(v->scalePlot()->graph(0)->dataCount(), 3); // counts with a plan
+    // The count without a point is named, with exact's proof.
+    QVERIFY(v->sweep().points.front().provedInfeasible);
+    QVERIFY2(v->statusText().contains(QStringLiteral("No plan meets the limits on 1 GPUs (proved by exact)")),
+             qPrintable(v->statusText()));
     QTemporaryDir dir;
     QString error;
     QVERIFY2(v->exportScaling(dir.filePath(QStringLiteral("scaling.csv")), &error), qPrintable(error));
