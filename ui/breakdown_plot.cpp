@@ -320,7 +320,8 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
         m_title->setFont(titleFont(font()));
         // Speculative decoding's drafting passes follow the last stage's operators (no bar).
         const double draftMs = r.decode[static_cast<int>(OpId::LmHead)].present ? plotSafe(r.draftUs) / 1000 : 0.0;
-        title = tr("Busiest stage: %1 ms per decode step of %2 sequences")
+        title = (seqs == 1 ? tr("Busiest stage: %1 ms per decode step of %2 sequence")
+                           : tr("Busiest stage: %1 ms per decode step of %2 sequences"))
                     .arg(formatMs(stepMs + draftMs), formatNumber(seqs, 0));
         if (draftMs > 0)
             title += tr("\n%1 ms of it speculative drafting").arg(formatMs(draftMs));

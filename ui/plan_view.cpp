@@ -208,7 +208,7 @@ void PlanView::setScenario(const Scenario& s)
         m_reference = RecipePlan{};
         QStringList lines;
         for (const FieldError& e : problems)
-            lines << str(e.toString()).toHtmlEscaped();
+            lines << plainNumbers(str(e.toString())).toHtmlEscaped();
         showNoScenario(tr("The scenario has problems; fix them in the scenario editor:<br>%1")
                            .arg(lines.join(QStringLiteral("<br>"))));
         return;

@@ -90,7 +90,7 @@ std::string summarizeLoad(const DeploymentOutcome& o)
         return head + "not run: " + o.loadError;
     const LoadFigures& f = o.load;
     std::string line = head
-        + printfText("%.1f output tokens/s per GPU · TTFT mean %.1f ms, p99 %.1f · TPOT mean %.2f ms, p99 %.2f",
+        + printfText("%.1f output tokens/s per GPU · TTFT mean %.1f ms, p99 %.1f ms · TPOT mean %.2f ms, p99 %.2f ms",
                      f.tokensPerSPerGpu, f.ttftMeanMs, f.ttftP99Ms, f.tpotMeanMs, f.tpotP99Ms);
     if (f.pools)
         line += printfText(" (prefill wait %.1f ms, KV transfer %.1f ms)", f.prefillWaitMeanMs, f.kvTransferMeanMs);
