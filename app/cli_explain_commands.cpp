@@ -122,7 +122,7 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
         return kExitOk;
     }
     const DeploymentOutcome& o = e.outcome;
-    out << "Scenario " << s.name << " (" << servingModeName(s.workload.serving) << ")\n";
+    out << "Scenario " << displayText(s.name) << " (" << servingModeName(s.workload.serving) << ")\n";
     printHeadline(out, o);
     if (e.recipe && !o.costed)
         out << "The Megatron recipe gives " << groupedNumber(e.recipe->tokensPerSPerGpu, 1) << " tokens/s per GPU ("
@@ -195,7 +195,7 @@ int runCompare(const Args& a, std::ostream& out, std::ostream& err)
         out << comparisonToJson(oa, ob, c) << "\n";
         return kExitOk;
     }
-    out << "Scenario " << s.name << " (" << servingModeName(s.workload.serving) << ")\n" << na << ": ";
+    out << "Scenario " << displayText(s.name) << " (" << servingModeName(s.workload.serving) << ")\n" << na << ": ";
     printHeadline(out, oa);
     out << nb << ": ";
     printHeadline(out, ob);

@@ -48,7 +48,7 @@ ojson pointJson(const LoadFrontPoint& p)
 
 void printFront(std::ostream& out, const Scenario& s, const SearchOptions& o, const LoadFront& f)
 {
-    out << "Front under load on " << s.name << ": output tokens/s per GPU against tokens/s per user (1000 / mean "
+    out << "Front under load on " << displayText(s.name) << ": output tokens/s per GPU against tokens/s per user (1000 / mean "
         << "TPOT), at each closed-loop concurrency\n"
         << "Each point: " << o.algorithm << ", " << o.budget << " simulator calls, seed " << o.seed
         << ", ranking plans by their run under that loop (p90 TTFT <= " << formatNumber("%g", s.workload.ttftSloMs)

@@ -226,7 +226,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         out << j.dump(2) << "\n";
     } else {
         const bool pools = s.value.workload.serving == ServingMode::Disaggregated;
-        out << "Search '" << r.algorithm << "' on " << s.value.name;
+        out << "Search '" << r.algorithm << "' on " << displayText(s.value.name);
         if (pools)
             out << " (disaggregated: the prefill:decode split and each pool's plan)";
         else
@@ -416,10 +416,10 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
             }
             if (!row.calls99.empty())
                 calls = formatNumber("%.0f", median(row.calls99));
-            out << padRight(s.name, std::max<size_t>(22, s.name.size() + 2)) << padRight(row.name, 10) << padRight(ratio, 12) << padRight(range, 16) << padRight(calls, 14)
+            out << padRight(displayText(s.name), std::max<size_t>(22, displayText(s.name).size() + 2)) << padRight(row.name, 10) << padRight(ratio, 12) << padRight(range, 16) << padRight(calls, 14)
                 << padRight(formatNumber("%.3f", median(row.wall)), 9) << row.found << "/" << row.ratios.size() << "\n";
         }
-        out << padRight(s.name, std::max<size_t>(22, s.name.size() + 2)) << padRight("(exact", 10) << padRight(ex.found ? formatNumber("%.1f", ref) : std::string("none"), 12)
+        out << padRight(displayText(s.name), std::max<size_t>(22, displayText(s.name).size() + 2)) << padRight("(exact", 10) << padRight(ex.found ? formatNumber("%.1f", ref) : std::string("none"), 12)
             << padRight("tokens/s/GPU,", 16) << padRight(std::to_string(ex.calls) + " calls,", 14)
             << padRight(formatNumber("%.3f", ex.wallSeconds), 9) << (ex.provedOptimal ? "proved optimal)" : "NOT proved optimal)")
             << "\n";

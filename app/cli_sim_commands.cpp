@@ -192,7 +192,7 @@ int runMegatron(const Args& a, std::ostream& out, std::ostream& err)
             << (rp.found ? "true" : "false") << ", \"evaluation\": " << deploymentToJson(rp.outcome);
         out << ", \"engine_gap\": " << engineGapToJson(gap) << "}\n";
     } else {
-        out << "Megatron recipe for " << s.value.name << ": " << rp.explanation << "\n\n";
+        out << "Megatron recipe for " << displayText(s.value.name) << ": " << rp.explanation << "\n\n";
         printDeployment(out, rp.outcome, true);
         if (gap.applies)
             out << "\n";
