@@ -24,6 +24,7 @@ struct PoolsSearch {
     double wallSeconds = 0;
     std::vector<std::pair<int, double>> bestCurve; // (calls, deployment tokens/s per GPU)
     std::string message;
+    std::string stopReason; // why a budgeted run ended before its budget ("" when it did not)
     bool stopped = false;
     bool provedOptimal = false;
     bool provedInfeasible = false;
@@ -45,6 +46,7 @@ SearchOutcome searchOutcome(const Scenario& s, const PoolsSearch& in)
     out.wallSeconds = in.wallSeconds;
     out.bestCurve = in.bestCurve;
     out.message = in.message;
+    out.stopReason = in.stopReason;
     out.stopped = in.stopped;
     out.provedOptimal = in.provedOptimal;
     out.provedInfeasible = in.provedInfeasible;
@@ -297,6 +299,7 @@ private:
     const double m_osl;
     const std::vector<int> m_everySplit; // every prefill:decode split of the cluster
     bool m_budgeted = false;
+    int m_rankingCalls = 0; // the recipe's ranking of the splits, charged before the pool searches
     std::vector<int> m_splits;           // those examined
     std::vector<RankedSplit> m_ranked;   // by the recipe's deployment, best first
     PoolsSearch m_out;
@@ -316,6 +319,7 @@ bool DeploymentSearch::searchPools()
     const int S = static_cast<int>(m_ranked.size());
     m_searchedSplits = S;
     m_poolBudget = m_options.budget;
+    m_rankingCalls = m_out.calls;
     if (m_budgeted) {
         // The recipe's ranking is charged: the pool searches share what it left.
         const int remaining = m_options.budget - m_out.calls;
@@ -541,6 +545,18 @@ void DeploymentSearch::poolsMessage()
                 << " of the calls left" << (m_finishKept ? ", serving more" : ", no better pair found");
         if (!m_out.found)
             msg << "; no valid pair of pools found";
+        if (!m_out.stopped && m_out.calls < m_options.budget) {
+            // The calls left over are what the splits beyond the budget's share would have
+            // needed: a larger budget searches more of them.
+            std::ostringstream why;
+            why << "ended after " << m_out.calls << " of " << m_options.budget << " simulator calls: the budget covers "
+                << m_searchedSplits << " of the " << S << " prefill:decode splits (one per 1000 calls left after the "
+                << "recipe's ranking), and their pool searches ended early; a budget of "
+                << static_cast<long long>(S) * 1000 + m_rankingCalls
+                << " searches every split";
+            m_out.stopReason = why.str();
+            msg << "; " << m_out.stopReason;
+        }
     }
     m_out.message = msg.str();
 }

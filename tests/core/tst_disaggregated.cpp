@@ -107,6 +107,15 @@ void TestDisaggregated::budgetCoversTheRecipeRanking()
         QVERIFY2(out.calls <= budget, qPrintable(QString("%1 calls, budget %2").arg(out.calls).arg(budget)));
         if (budget >= 400)
             QVERIFY2(out.found, out.message.c_str());
+        // A run that ends under its budget says why, in the message as in stop_reason.
+        if (out.calls < budget) {
+            QVERIFY2(out.stopReason.find("ended after " + std::to_string(out.calls) + " of " + std::to_string(budget))
+                         == 0,
+                     out.stopReason.c_str());
+            QVERIFY2(out.message.find(out.stopReason) != std::string::npos, out.message.c_str());
+        } else {
+            QVERIFY2(out.stopReason.empty(), out.stopReason.c_str());
+        }
     }
 }
 
