@@ -98,6 +98,9 @@ std::vector<std::string> launchOptions(const Args& a, LaunchOptions& o)
     // It goes into JSON and a shell script: UTF-8 text on one line, or refused.
     if (auto why = nameFlagProblem("--model", o.model))
         return {*why};
+    o.model = scriptModelPath(o.model);
+    if (auto why = nameFlagProblem("--model", o.model)) // the working directory's name joined to it
+        return {*why};
     if (a.has("--checkpoint")) {
         const std::string c = a.value("--checkpoint");
         if (c != "bf16" && c != "fp8")

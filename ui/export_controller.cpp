@@ -67,7 +67,7 @@ bool ExportController::exportLaunchConfig(const QString& path, Engine engine, co
 {
     LaunchOptions o;
     o.engine = engine;
-    o.model = model.trimmed().toStdString();
+    o.model = scriptModelPath(model.trimmed().toStdString());
     o.companionPrefix = companionPrefixFor(localPath(path));
     Scenario s = m_editor->scenario();
     if (nearest && !m_planView->isDisaggregated()) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -379,6 +380,20 @@ std::string launchScript(const LaunchConfig& c)
     if (!c.files.empty())
         out += "cd \"$(dirname \"$0\")\"  # the options file is beside this script\n";
     return out + c.command;
+}
+
+std::string scriptModelPath(const std::string& model)
+{
+    namespace fs = std::filesystem;
+    if (model.empty())
+        return model;
+    const fs::path p(model);
+    std::error_code ec;
+    const bool explicitlyRelative = model.rfind("./", 0) == 0 || model.rfind("../", 0) == 0 || model == "." || model == "..";
+    if (!p.is_relative() || !(explicitlyRelative || fs::exists(p, ec)))
+        return model;
+    const fs::path full = fs::absolute(p, ec);
+    return ec ? model : full.lexically_normal().string();
 }
 
 std::string companionPrefixFor(const std::string& scriptPath)

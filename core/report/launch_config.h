@@ -54,6 +54,12 @@ struct LaunchOptions {
 // The companion prefix of a script path: its file name without a trailing ".sh"
 // ("run/launch.sh" -> "launch").
 std::string companionPrefixFor(const std::string& scriptPath);
+
+// `model` as the script must name it: a checkpoint path relative to the working directory
+// ("./ckpt", "../m", or any relative name that exists here) made absolute, since the script
+// runs from its own directory (it reads its options file there); a HuggingFace id
+// ("org/name", not on disk) and an absolute path as they are.
+std::string scriptModelPath(const std::string& model);
 // A companion file's name under the options' prefix.
 std::string companionName(const LaunchOptions& o, const std::string& name);
 

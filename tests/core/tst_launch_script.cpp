@@ -59,6 +59,7 @@ private Q_SLOTS:
     void aFailedWriteChangesNoFile();
     void tokenBudgetBelowTheSequencesIsRefused();
     void eagerPricingStartsVllmEager();
+    void relativeCheckpointPathsAreMadeAbsolute();
 };
 
 void TestLaunchScript::literalsKeepEveryByte()
@@ -217,6 +218,28 @@ void TestLaunchScript::eagerPricingStartsVllmEager()
         for (const std::string& w : c.value().warnings) // priced as the engine runs it
             QVERIFY2(w.rfind("workload.engine", 0) != 0, w.c_str());
     }
+}
+
+// The script cds to its own directory: a checkpoint path relative to the working directory
+// is written absolute; a HuggingFace id (not on disk) and an absolute path stay as given.
+void TestLaunchScript::relativeCheckpointPathsAreMadeAbsolute()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString old = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(dir.path()));
+    QVERIFY(QDir().mkpath("ckpt/llama"));
+    const std::string here = QDir(dir.path()).canonicalPath().toStdString();
+    const std::string rel = scriptModelPath("./ckpt/llama"), bare = scriptModelPath("ckpt/llama"),
+                      up = scriptModelPath("../elsewhere"), id = scriptModelPath("meta-llama/Llama-3-70B"),
+                      abs = scriptModelPath("/models/llama");
+    QVERIFY(QDir::setCurrent(old));
+    QCOMPARE(QDir(QString::fromStdString(rel)).canonicalPath().toStdString(), here + "/ckpt/llama");
+    QCOMPARE(bare, rel);
+    QVERIFY2(up.front() == '/' && up.find("..") == std::string::npos, up.c_str());
+    QCOMPARE(id, std::string("meta-llama/Llama-3-70B"));
+    QCOMPARE(abs, std::string("/models/llama"));
+    QCOMPARE(scriptModelPath(""), std::string());
 }
 
 QTEST_GUILESS_MAIN(TestLaunchScript)
