@@ -132,7 +132,12 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
             << " tokens/s per GPU (" << e.recipeExplanation << ")\n";
     else
         out << "The Megatron recipe has no costed deployment here (" << e.recipeExplanation << ")\n";
-    if (e.ratioToRecipeUnderLoad > 0)
+    if (e.ratioToRecipeUnderLoad > 0 && servesOfferedLoad(o.load) && servesOfferedLoad(e.recipe->load))
+        out << "Under the scenario's load, " << describeProtocol(s.workload.load) << ": "
+            << groupedNumber(o.load.tokensPerSPerGpu, 1) << " tokens/s per GPU; it and the recipe both serve the "
+            << "offered rate, so they compare at 1x (the recipe's run: " << groupedNumber(e.recipe->load.tokensPerSPerGpu, 1)
+            << ", another sample of the arrivals); the breakdown below is the steady state at the plan's batch\n";
+    else if (e.ratioToRecipeUnderLoad > 0)
         out << "Under the scenario's load, " << describeProtocol(s.workload.load) << ": "
             << groupedNumber(o.load.tokensPerSPerGpu, 1) << " tokens/s per GPU, "
             << groupedNumber(e.ratioToRecipeUnderLoad, 3) << "x the recipe's "

@@ -19,7 +19,9 @@ DeploymentExplanation explainDeployment(const Scenario& s, const Deployment& d)
         const DeploymentOutcome& o = e.outcome;
         if (o.underLoad && o.loadError.empty() && recipe.underLoad && recipe.loadError.empty()
             && recipe.load.tokensPerSPerGpu > 0)
-            e.ratioToRecipeUnderLoad = o.load.tokensPerSPerGpu / recipe.load.tokensPerSPerGpu;
+            e.ratioToRecipeUnderLoad = servesOfferedLoad(o.load) && servesOfferedLoad(recipe.load)
+                ? 1.0 // both serve the offered rate: the runs differ by their samples only
+                : o.load.tokensPerSPerGpu / recipe.load.tokensPerSPerGpu;
     }
     // Each pool against the recipe on the same pool: one pool, the recipe's plan; two pools,
     // the recipe applied to this pool's scenario (its GPUs), as the Plan tab compares.

@@ -136,11 +136,20 @@ LoadComparison compareUnderLoad(const DeploymentOutcome& a, const DeploymentOutc
     if (!ranUnderLoad(a) || !ranUnderLoad(b) || b.load.tokensPerSPerGpu <= 0)
         return c;
     const LoadFigures &fa = a.load, &fb = b.load;
-    c.ratio = fa.tokensPerSPerGpu / fb.tokensPerSPerGpu;
     auto times = [](double x, double y) { return y > 0 ? printfText("%.3gx", x / y) : std::string("—"); };
-    std::string line = printfText("  %s serves %.3fx %s's output tokens per GPU under this load; its p90 TTFT is ",
-                                  aName.c_str(), c.ratio, bName.c_str())
-        + times(fa.ttftP90Ms, fb.ttftP90Ms) + " and its p90 TPOT " + times(fa.tpotP90Ms, fb.tpotP90Ms) + " " + bName
+    std::string line;
+    if (servesOfferedLoad(fa) && servesOfferedLoad(fb)) {
+        // Neither saturates the rate: both serve what is offered, and the runs' output per
+        // GPU differs only by their samples, so the latencies are what tells them apart.
+        c.ratio = 1;
+        line = printfText("  both serve the offered %.3g requests/s (neither saturates it: 1x); %s's p90 TTFT is ",
+                          fa.offeredRequestsPerS, aName.c_str());
+    } else {
+        c.ratio = fa.tokensPerSPerGpu / fb.tokensPerSPerGpu;
+        line = printfText("  %s serves %.3fx %s's output tokens per GPU under this load; its p90 TTFT is ", aName.c_str(),
+                          c.ratio, bName.c_str());
+    }
+    line += times(fa.ttftP90Ms, fb.ttftP90Ms) + " and its p90 TPOT " + times(fa.tpotP90Ms, fb.tpotP90Ms) + " " + bName
         + "'s";
     if (a.loadVerdict.withinLimits != b.loadVerdict.withinLimits)
         line += "; only " + (a.loadVerdict.withinLimits ? aName : bName) + " holds the limits under it";

@@ -12,6 +12,7 @@
 // router's split of a Poisson stream is Poisson at the share's rate).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,15 @@ struct LoadVerdict {
     std::vector<std::string> reasons;
 };
 LoadVerdict judgeLoad(const WorkloadSpec& w, const LoadFigures& f);
+
+// An open loop at a finite rate that the plan does not saturate: the plan serves the offered
+// load, and its run's output per GPU differs from another such plan's only by the run's
+// sample (its arrivals and when the last request ends), so two of them compare at 1x.
+inline bool servesOfferedLoad(const LoadFigures& f)
+{
+    return f.protocol == LoadProtocol::RequestRate && !f.saturated && f.offeredRequestsPerS > 0
+        && f.offeredRequestsPerS < std::numeric_limits<double>::infinity();
+}
 
 // A plan ranked by its run under a closed loop (LoadProtocol::Concurrency), in the terms
 // the searches compare plans by: `r`, the plan's steady evaluation, becomes the run's.

@@ -243,42 +243,54 @@ void TestCliAgreement::disaggregatedDeploymentIsExplain()
 }
 
 // Under a load protocol the Compare tab shows both runs and their ratios as `compare`
-// prints them: the same lines, from the same outcome.
+// prints them: the same lines, from the same outcome. Below both plans' capacity both serve
+// the offered rate (1x, whatever the runs' samples give); past it, the runs' ratio.
 void TestCliAgreement::compareUnderLoadIsCompare()
 {
-    Scenario s = preset("llama3-70b-8gpu");
-    s.workload.load.protocol = LoadProtocol::RequestRate;
-    s.workload.load.requestRate = 8;
-    s.workload.load.requests = 120;
-    const Plan a = megatronPlan(Simulator(s)).plan;
-    Plan b = a;
-    b.tensorParallel = 2;
-    b.dataParallel = a.dataParallel * a.tensorParallel / 2;
-    b.batch = 64;
-    // TP 2 holds half the weights per GPU: the largest batch (halving) whose run fits memory.
-    while (b.batch > 1 && !evaluateDeployment(s, Deployment::onePool(b)).loadError.empty())
-        b.batch /= 2;
-    QVERIFY(evaluateDeployment(s, Deployment::onePool(b)).loadError.empty());
+    for (const double rate : {2.0, 200.0}) {
+        Scenario s = preset("llama3-70b-8gpu");
+        s.workload.load.protocol = LoadProtocol::RequestRate;
+        s.workload.load.requestRate = rate;
+        s.workload.load.requests = 120;
+        const Plan a = megatronPlan(Simulator(s)).plan;
+        Plan b = a;
+        b.tensorParallel = 2;
+        b.dataParallel = a.dataParallel * a.tensorParallel / 2;
+        b.batch = 64;
+        // TP 2 holds half the weights per GPU: the largest batch (halving) whose run fits memory.
+        while (b.batch > 1 && !evaluateDeployment(s, Deployment::onePool(b)).loadError.empty())
+            b.batch /= 2;
+        QVERIFY(evaluateDeployment(s, Deployment::onePool(b)).loadError.empty());
 
-    QTemporaryDir dir;
-    const QString fa = dir.filePath(QStringLiteral("a.json")), fb = dir.filePath(QStringLiteral("b.json"));
-    QVERIFY(savePlanFile(fa.toStdString(), a, &s).ok());
-    QVERIFY(savePlanFile(fb.toStdString(), b, &s).ok());
-    const json j = runCli({QStringLiteral("compare"), fa, fb, QStringLiteral("--name-a"), QStringLiteral("recipe"),
-                           QStringLiteral("--name-b"), QStringLiteral("tp2"), QStringLiteral("--json")});
-    QVERIFY2(j["ratio_under_load"].is_number() && j["ratio_under_load"].get<double>() > 0, j["load_lines"].dump().c_str());
-    const double ratio = j["a"]["load"]["output_tokens_per_s_per_gpu"].get<double>()
-        / j["b"]["load"]["output_tokens_per_s_per_gpu"].get<double>();
-    QVERIFY(same(j["ratio_under_load"].get<double>(), ratio));
-    QCOMPARE(j["load_lines"].size(), size_t(4));
+        QTemporaryDir dir;
+        const QString fa = dir.filePath(QStringLiteral("a.json")), fb = dir.filePath(QStringLiteral("b.json"));
+        QVERIFY(savePlanFile(fa.toStdString(), a, &s).ok());
+        QVERIFY(savePlanFile(fb.toStdString(), b, &s).ok());
+        const json j = runCli({QStringLiteral("compare"), fa, fb, QStringLiteral("--name-a"), QStringLiteral("recipe"),
+                               QStringLiteral("--name-b"), QStringLiteral("tp2"), QStringLiteral("--json")});
+        QVERIFY2(j["ratio_under_load"].is_number() && j["ratio_under_load"].get<double>() > 0, j["load_lines"].dump().c_str());
+        const bool saturatedA = j["a"]["load"]["saturated"].get<bool>(), saturatedB = j["b"]["load"]["saturated"].get<bool>();
+        if (rate < 10) {
+            QVERIFY(!saturatedA && !saturatedB);
+            QCOMPARE(j["ratio_under_load"].get<double>(), 1.0);
+            QVERIFY2(j["load_lines"].back().get<std::string>().find("both serve the offered 2 requests/s") != std::string::npos,
+                     j["load_lines"].dump().c_str());
+        } else {
+            QVERIFY(saturatedA && saturatedB);
+            const double ratio = j["a"]["load"]["output_tokens_per_s_per_gpu"].get<double>()
+                / j["b"]["load"]["output_tokens_per_s_per_gpu"].get<double>();
+            QVERIFY(same(j["ratio_under_load"].get<double>(), ratio));
+        }
+        QCOMPARE(j["load_lines"].size(), size_t(4));
 
-    CompareView v;
-    v.setScenario(s);
-    v.setCandidates({{QStringLiteral("recipe"), a, {}}, {QStringLiteral("tp2"), b, {}}});
-    QVERIFY(v.compare(QStringLiteral("recipe"), QStringLiteral("tp2")));
-    const QString headline = v.headlineText().simplified();
-    for (const json& line : j["load_lines"]) // (rich text shows runs of spaces as one)
-        QVERIFY2(headline.contains(QString::fromStdString(line.get<std::string>()).simplified()), qPrintable(headline));
+        CompareView v;
+        v.setScenario(s);
+        v.setCandidates({{QStringLiteral("recipe"), a, {}}, {QStringLiteral("tp2"), b, {}}});
+        QVERIFY(v.compare(QStringLiteral("recipe"), QStringLiteral("tp2")));
+        const QString headline = v.headlineText().simplified();
+        for (const json& line : j["load_lines"]) // (rich text shows runs of spaces as one)
+            QVERIFY2(headline.contains(QString::fromStdString(line.get<std::string>()).simplified()), qPrintable(headline));
+    }
 }
 
 QTEST_MAIN(TestCliAgreement)
