@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <iostream>
 #include <ostream>
 #include <random>
 
@@ -36,6 +37,8 @@ bool applyProfileArg(const Args& a, ClusterSpec& c, FieldErrors& errors)
         return false;
     }
     applyProfile(c, std::make_shared<const KernelProfile>(std::move(p.value)));
+    if (const std::string w = profileGpuMismatch(c); !w.empty())
+        std::cerr << "warning: --profile: " << w << "\n";
     return true;
 }
 

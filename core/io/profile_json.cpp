@@ -1,5 +1,7 @@
 #include "io/profile_json.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -331,6 +333,39 @@ void applyProfile(ClusterSpec& c, std::shared_ptr<const KernelProfile> p)
     c.gpu.efficiency = p->knobs;
     c.gpu.kernelOverheadUs = p->kernelOverheadUs;
     c.profile = std::move(p);
+}
+
+namespace {
+// A GPU name's model token: the first run of capital letters followed by digits ("H100",
+// "B200", "GB200", "A100"); "" when the name has none.
+std::string gpuModelToken(const std::string& name)
+{
+    for (size_t i = 0; i < name.size(); ++i) {
+        if (!std::isupper(static_cast<unsigned char>(name[i])) || (i > 0 && std::isalnum(static_cast<unsigned char>(name[i - 1]))))
+            continue;
+        size_t j = i;
+        while (j < name.size() && std::isupper(static_cast<unsigned char>(name[j])))
+            ++j;
+        size_t k = j;
+        while (k < name.size() && std::isdigit(static_cast<unsigned char>(name[k])))
+            ++k;
+        if (k - j >= 2)
+            return name.substr(i, k - i);
+    }
+    return {};
+}
+} // namespace
+
+std::string profileGpuMismatch(const ClusterSpec& c)
+{
+    if (!c.profile)
+        return {};
+    const std::string mine = gpuModelToken(c.gpu.name), theirs = gpuModelToken(c.profile->gpu);
+    if (mine.empty() || theirs.empty() || mine == theirs)
+        return {};
+    return "kernel profile '" + displayText(c.profile->name) + "' was measured on " + displayText(c.profile->gpu)
+        + ", the cluster's GPU is " + displayText(c.gpu.name) + ": its kernel tables and knobs price this " + mine
+        + " as the " + theirs + " they were measured on";
 }
 
 Parsed<KernelProfile> loadProfileArg(const std::string& v)

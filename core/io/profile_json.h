@@ -36,6 +36,12 @@ const KernelProfile& profileOf(const ClusterSpec& c);
 // "Load profile" do.
 void applyProfile(ClusterSpec& c, std::shared_ptr<const KernelProfile> p);
 
+// A warning when the cluster's profile was measured on another GPU model than the cluster's
+// (their names' first model token differ: "H200 SXM 141GB" against "H100 SXM5 80GB"): its
+// kernel tables and knobs then price this GPU as that one. Empty when they agree, or when
+// either name carries no model token.
+std::string profileGpuMismatch(const ClusterSpec& c);
+
 // A profile given by a preset name or a file path ("-" or anything with '/' or ".json" is a
 // file): the CLI's --profile and the window's "Load profile".
 Parsed<KernelProfile> loadProfileArg(const std::string& nameOrPath);
