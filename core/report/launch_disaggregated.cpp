@@ -108,7 +108,7 @@ std::string serverFirstNodes(const PoolOut& p)
     return out;
 }
 
-// A shell call of address_of (headListFunction) that checks the pool's head list and sets
+// A shell call of address_of (kHeadListFunction) that checks the pool's head list and sets
 // ADDRESS to the entry of server `index` (shell text: a number or an arithmetic expansion).
 std::string addressOf(const PoolOut& p, const std::string& index)
 {
@@ -169,6 +169,44 @@ std::string poolUrlList(const PoolOut& p, const std::string& flag, int port, boo
     return out;
 }
 
+// sglang-router in front of both pools. A pool whose servers each have their own head
+// (listsHeads) is listed server by server from its head list, passed to the router as "$@";
+// another pool of several servers is listed by its first, with a warning.
+LaunchPool sglangRouter(const PoolOut& pre, const PoolOut& dec, bool multiNode, std::vector<std::string>& w)
+{
+    const Engine e = Engine::Sglang;
+    LaunchPool r;
+    r.role = "router";
+    r.gpus = 0;
+    launch::Args a;
+    a.add("--pd-disaggregation");
+    std::string lists;
+    bool fresh = true;
+    for (const PoolOut* p : {&pre, &dec}) {
+        const std::string flag = std::string("--") + poolRoleName(p->role);
+        const int port = launch::rolePort(e, p->role);
+        if (!(multiNode && listsHeads(*p))) {
+            addPoolUrl(a, flag, *p, port, multiNode);
+            continue;
+        }
+        if (fresh)
+            a.add("\"$@\"");
+        lists += poolUrlList(*p, flag, port, fresh);
+        a.reads |= launch::varBit(poolHeadsVar(p->role));
+    }
+    a.add("--host", "0.0.0.0");
+    a.add("--port", kRouterPort);
+    r.command = lists + launch::render("python3 -m sglang_router.launch_router", a);
+    r.environment = launch::varNames(a.reads);
+    for (const PoolOut* p : {&pre, &dec})
+        if (p->servers > 1 && !(multiNode && listsHeads(*p)))
+            w.push_back(std::string("router: the ") + poolRoleName(p->role) + " pool runs " + num(p->servers)
+                        + " servers (see its placement warnings); the router lists its first: add one --"
+                        + poolRoleName(p->role) + " http://ADDRESS:" + num(launch::rolePort(e, p->role))
+                        + " per other server");
+    return r;
+}
+
 // The engine's own router, or none (a warning says what to run instead).
 LaunchPool routerFor(const LaunchOptions& o, const PoolOut& pre, const PoolOut& dec, bool multiNode,
                      std::vector<std::string>& w)
@@ -190,37 +228,8 @@ LaunchPool routerFor(const LaunchOptions& o, const PoolOut& pre, const PoolOut& 
                     + " --decoder-hosts " + dh + " --decoder-ports " + dp
                     + " (not for production), or a router such as llm-d or NVIDIA Dynamo");
         return r;
-    case Engine::Sglang: {
-        // A pool whose servers each have their own head (listsHeads) is listed server by
-        // server from its head list, passed to the router as "$@".
-        launch::Args a;
-        a.add("--pd-disaggregation");
-        std::string lists;
-        bool fresh = true;
-        for (const PoolOut* p : {&pre, &dec}) {
-            const std::string flag = std::string("--") + poolRoleName(p->role);
-            const int port = launch::rolePort(e, p->role);
-            if (!(multiNode && listsHeads(*p))) {
-                addPoolUrl(a, flag, *p, port, multiNode);
-                continue;
-            }
-            if (fresh)
-                a.add("\"$@\"");
-            lists += poolUrlList(*p, flag, port, fresh);
-            a.reads |= launch::varBit(poolHeadsVar(p->role));
-        }
-        a.add("--host", "0.0.0.0");
-        a.add("--port", kRouterPort);
-        r.command = lists + launch::render("python3 -m sglang_router.launch_router", a);
-        r.environment = launch::varNames(a.reads);
-        for (const PoolOut* p : {&pre, &dec})
-            if (p->servers > 1 && !(multiNode && listsHeads(*p)))
-                w.push_back(std::string("router: the ") + poolRoleName(p->role) + " pool runs " + num(p->servers)
-                            + " servers (see its placement warnings); the router lists its first: add one --"
-                            + poolRoleName(p->role) + " http://ADDRESS:"
-                            + num(launch::rolePort(e, p->role)) + " per other server");
-        return r;
-    }
+    case Engine::Sglang:
+        return sglangRouter(pre, dec, multiNode, w);
     case Engine::TrtLlm: {
         std::string y = "# TensorRT-LLM " + std::string(engineInfo(e).version)
             + " disaggregated server (trtllm-serve disaggregated -c disagg_config.yaml), from ShardLab.\n";

@@ -336,6 +336,21 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
     return pool;
 }
 
+namespace {
+// The placement warning of SGLang replicas that each span `nodes` nodes: a one-pool script
+// is one replica's, started once per replica; a disaggregated script starts every replica
+// itself, each from its own head address in the pool's head list.
+std::string multiNodeReplicas(const EngineLayout& L, int replicas, int nodes)
+{
+    const std::string what = "placement: " + num(replicas) + " data-parallel replicas of " + num(nodes) + " nodes each";
+    if (!L.role)
+        return what + ": start this once per replica (its own HEAD_IP) behind sglang-router";
+    const ShellVar heads = L.role->role == PoolRole::Prefill ? ShellVar::PrefillHeadIps : ShellVar::DecodeHeadIps;
+    return what + ", each its own server: the script runs each on its own nodes with its own HEAD_IP (from "
+        + shellVarName(heads) + ") and the router lists every one";
+}
+} // namespace
+
 LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
 {
     const Scenario& s = *L.s;
@@ -432,17 +447,8 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
             + "; " + kHeadNote + ".\n" + nodeRankBelow(nodes) + render(program, a);
         pool.environment = varNames(a.reads);
         pool.serverNodes = nodes;
-        // A disaggregated script starts every replica itself, each from its own head address.
-        if (replicas > 1 && L.role)
-            w.push_back("placement: " + num(replicas) + " data-parallel replicas of " + num(nodes)
-                        + " nodes each, each its own server: the script runs each on its own nodes with its own "
-                          "HEAD_IP (from "
-                        + shellVarName(L.role->role == PoolRole::Prefill ? ShellVar::PrefillHeadIps
-                                                                          : ShellVar::DecodeHeadIps)
-                        + ") and the router lists every one");
-        else if (replicas > 1)
-            w.push_back("placement: " + num(replicas) + " data-parallel replicas of " + num(nodes)
-                        + " nodes each: start this once per replica (its own HEAD_IP) behind sglang-router");
+        if (replicas > 1)
+            w.push_back(multiNodeReplicas(L, replicas, nodes));
         return pool;
     }
     if (replicas > 1) {
