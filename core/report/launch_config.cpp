@@ -363,6 +363,10 @@ std::string launchScript(const LaunchConfig& c)
         {"HEAD_IP", "set HEAD_IP to the address of node 0"},
         {"PREFILL_HEAD_IP", "set PREFILL_HEAD_IP to the address of node 0, the first node of the prefill pool"},
         {"DECODE_HEAD_IP", "set DECODE_HEAD_IP to the address of the first node of the decode pool"},
+        {"PREFILL_HEAD_IPS", "set PREFILL_HEAD_IPS to the addresses of the first node of each prefill server, "
+                             "separated by spaces"},
+        {"DECODE_HEAD_IPS", "set DECODE_HEAD_IPS to the addresses of the first node of each decode server, "
+                            "separated by spaces"},
         {"NODE_RANK", "set NODE_RANK to the index of this node (0 on the head node)"},
         {"IB_DEVICE", "set IB_DEVICE to the RDMA devices of this node for the KV transfer, e.g. mlx5_0,mlx5_1"},
     };

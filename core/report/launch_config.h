@@ -80,6 +80,14 @@ struct LaunchPool {
     std::vector<LaunchFile> files;
     std::vector<std::string> environment; // variables the command reads, set per node (HEAD_IP, NODE_RANK, ...)
     std::optional<LaunchMemory> memory;   // an engine pool's memory fraction and what it holds (not a router)
+    // Nodes one server that the command starts spans (1: a node or less of one). A pool of
+    // several nodes is groups of this many, one server each; a multi-node disaggregated
+    // script runs a command that reads NODE_RANK on every node of each group (NODE_RANK
+    // counted from the group's first node, HEAD_IP that node), one that does not on each
+    // group's first node only, the others printing `otherNodes` (docs/launch.md,
+    // "Disaggregated plans").
+    long long serverNodes = 1;
+    std::string otherNodes; // what a server's other nodes are for, when its command reads no NODE_RANK
 };
 
 struct LaunchConfig {

@@ -71,6 +71,75 @@ launch::ShellVar poolHeadVar(PoolRole r)
     return r == PoolRole::Prefill ? launch::ShellVar::PrefillHeadIp : launch::ShellVar::DecodeHeadIp;
 }
 
+// The variable listing the first node of each of a pool's servers in a multi-node script.
+launch::ShellVar poolHeadsVar(PoolRole r)
+{
+    return r == PoolRole::Prefill ? launch::ShellVar::PrefillHeadIps : launch::ShellVar::DecodeHeadIps;
+}
+
+bool reads(const LaunchPool& p, launch::ShellVar v) { return launch::varsNamed(p.environment) & launch::varBit(v); }
+
+// A multi-node pool as groups of nodes, one server each (LaunchPool::serverNodes).
+struct ServerGroups {
+    long long size = 1;  // nodes per server
+    long long count = 1; // servers
+};
+
+ServerGroups serverGroups(const PoolOut& p)
+{
+    const long long size = std::clamp(p.pool.serverNodes, 1LL, p.nodes);
+    return {size, p.nodes / size};
+}
+
+// A pool of several servers whose command reads HEAD_IP: each server's head address comes
+// from the pool's list variable (PREFILL_HEAD_IPS / DECODE_HEAD_IPS), and the router lists each.
+bool listsHeads(const PoolOut& p)
+{
+    return serverGroups(p).count > 1 && reads(p.pool, launch::ShellVar::HeadIp);
+}
+
+// "node 2", "nodes 2 and 5", "nodes 2, 4 and 6": the first node of each of a pool's servers.
+std::string serverFirstNodes(const PoolOut& p)
+{
+    const ServerGroups g = serverGroups(p);
+    std::string out = g.count > 1 ? "nodes " : "node ";
+    for (long long i = 0; i < g.count; ++i)
+        out += (i == 0 ? "" : i + 1 == g.count ? " and " : ", ") + num(p.firstNode + i * g.size);
+    return out;
+}
+
+// A shell call of address_of (kHeadListFunction) that checks the pool's head list and sets
+// ADDRESS to the entry of server `index` (shell text: a number or an arithmetic expansion).
+std::string addressOf(const PoolOut& p, const std::string& index)
+{
+    const std::string var = launch::shellVarName(poolHeadsVar(p.role));
+    return "address_of " + var + " \"$" + var + "\" " + num(serverGroups(p).count) + " " + index + "\n";
+}
+
+// Defines address_of NAME LIST COUNT INDEX: LIST (the value of NAME) must hold COUNT host
+// names or addresses separated by spaces, each of letters, digits, '.', ':' and '-' (so it
+// is one word that expands to nothing else), or the script stops naming NAME; ADDRESS is set
+// to the entry at INDEX (from 0). The list is split by parameter expansion, never by eval or
+// unquoted word splitting.
+const char* const kHeadListFunction =
+    "# address_of NAME LIST COUNT INDEX: LIST (NAME's value) must hold COUNT addresses separated by spaces; sets\n"
+    "# ADDRESS to the one at INDEX (from 0).\n"
+    "address_of() {\n"
+    "  _rest=$2 _count=0 ADDRESS=\n"
+    "  while :; do\n"
+    "    _rest=${_rest#\"${_rest%%[! ]*}\"}\n"
+    "    [ -n \"$_rest\" ] || break\n"
+    "    _word=${_rest%% *}\n"
+    "    _rest=${_rest#\"$_word\"}\n"
+    "    case $_word in *[!A-Za-z0-9.:-]*) echo \"$1: '$_word' is not a host name or address (letters, digits, '.', "
+    "':', '-'); separate the addresses with spaces\" >&2; exit 1 ;; esac\n"
+    "    if [ \"$_count\" = \"$4\" ]; then ADDRESS=$_word; fi\n"
+    "    _count=$((_count + 1))\n"
+    "  done\n"
+    "  if [ \"$_count\" != \"$3\" ]; then echo \"$1 must list $3 addresses separated by spaces, the first node of each "
+    "server; it lists $_count\" >&2; exit 1; fi\n"
+    "}\n";
+
 // Where the router reaches a pool's (first) API server, as text for a warning.
 std::string poolHost(const PoolOut& p, bool multiNode)
 {
@@ -84,6 +153,58 @@ void addPoolUrl(launch::Args& a, const std::string& flag, const PoolOut& p, int 
         a.add(flag, launch::Expansion::url(poolHeadVar(p.role), port));
     else
         a.add(flag, "http://127.0.0.1:" + num(port));
+}
+
+// Shell lines that append `flag http://HEAD:port` for each server of a pool that listsHeads
+// to the positional parameters ("$@", which the router's command then passes on); the
+// first such line of a script starts the list afresh (`fresh`).
+std::string poolUrlList(const PoolOut& p, const std::string& flag, int port, bool& fresh)
+{
+    std::string out;
+    for (long long i = 0; i < serverGroups(p).count; ++i) {
+        out += addressOf(p, num(i));
+        out += std::string("set -- ") + (fresh ? "" : "\"$@\" ") + flag + " \"http://$ADDRESS:" + num(port) + "\"\n";
+        fresh = false;
+    }
+    return out;
+}
+
+// sglang-router in front of both pools. A pool whose servers each have their own head
+// (listsHeads) is listed server by server from its head list, passed to the router as "$@";
+// another pool of several servers is listed by its first, with a warning.
+LaunchPool sglangRouter(const PoolOut& pre, const PoolOut& dec, bool multiNode, std::vector<std::string>& w)
+{
+    const Engine e = Engine::Sglang;
+    LaunchPool r;
+    r.role = "router";
+    r.gpus = 0;
+    launch::Args a;
+    a.add("--pd-disaggregation");
+    std::string lists;
+    bool fresh = true;
+    for (const PoolOut* p : {&pre, &dec}) {
+        const std::string flag = std::string("--") + poolRoleName(p->role);
+        const int port = launch::rolePort(e, p->role);
+        if (!(multiNode && listsHeads(*p))) {
+            addPoolUrl(a, flag, *p, port, multiNode);
+            continue;
+        }
+        if (fresh)
+            a.add("\"$@\"");
+        lists += poolUrlList(*p, flag, port, fresh);
+        a.reads |= launch::varBit(poolHeadsVar(p->role));
+    }
+    a.add("--host", "0.0.0.0");
+    a.add("--port", kRouterPort);
+    r.command = lists + launch::render("python3 -m sglang_router.launch_router", a);
+    r.environment = launch::varNames(a.reads);
+    for (const PoolOut* p : {&pre, &dec})
+        if (p->servers > 1 && !(multiNode && listsHeads(*p)))
+            w.push_back(std::string("router: the ") + poolRoleName(p->role) + " pool runs " + num(p->servers)
+                        + " servers (see its placement warnings); the router lists its first: add one --"
+                        + poolRoleName(p->role) + " http://ADDRESS:" + num(launch::rolePort(e, p->role))
+                        + " per other server");
+    return r;
 }
 
 // The engine's own router, or none (a warning says what to run instead).
@@ -107,23 +228,8 @@ LaunchPool routerFor(const LaunchOptions& o, const PoolOut& pre, const PoolOut& 
                     + " --decoder-hosts " + dh + " --decoder-ports " + dp
                     + " (not for production), or a router such as llm-d or NVIDIA Dynamo");
         return r;
-    case Engine::Sglang: {
-        launch::Args a;
-        a.add("--pd-disaggregation");
-        addPoolUrl(a, "--prefill", pre, launch::rolePort(e, PoolRole::Prefill), multiNode);
-        addPoolUrl(a, "--decode", dec, launch::rolePort(e, PoolRole::Decode), multiNode);
-        a.add("--host", "0.0.0.0");
-        a.add("--port", kRouterPort);
-        r.command = launch::render("python3 -m sglang_router.launch_router", a);
-        r.environment = launch::varNames(a.reads);
-        for (const PoolOut* p : {&pre, &dec})
-            if (p->servers > 1)
-                w.push_back(std::string("router: the ") + poolRoleName(p->role) + " pool runs " + num(p->servers)
-                            + " servers (see its placement warnings); the router lists its first: add one --"
-                            + poolRoleName(p->role) + " http://ADDRESS:"
-                            + num(launch::rolePort(e, p->role)) + " per other server");
-        return r;
-    }
+    case Engine::Sglang:
+        return sglangRouter(pre, dec, multiNode, w);
     case Engine::TrtLlm: {
         std::string y = "# TensorRT-LLM " + std::string(engineInfo(e).version)
             + " disaggregated server (trtllm-serve disaggregated -c disagg_config.yaml), from ShardLab.\n";
@@ -156,10 +262,9 @@ LaunchPool routerFor(const LaunchOptions& o, const PoolOut& pre, const PoolOut& 
     return r;
 }
 
-bool reads(const LaunchPool& p, launch::ShellVar v) { return launch::varsNamed(p.environment) & launch::varBit(v); }
-
 // What a multi-node script needs from the environment: NODE_RANK (it picks the pool), each
-// pool's head address where that pool reads HEAD_IP, and what the pools and router read.
+// pool's head address where that pool reads HEAD_IP (its servers' head list when it has
+// several: listsHeads), and what the pools and router read.
 std::vector<std::string> multiNodeEnvironment(const std::vector<PoolOut>& pools, const LaunchPool& router)
 {
     using launch::ShellVar;
@@ -168,7 +273,7 @@ std::vector<std::string> multiNodeEnvironment(const std::vector<PoolOut>& pools,
         const unsigned own = launch::varsNamed(p.pool.environment);
         vars |= own & ~launch::varBit(ShellVar::HeadIp);
         if (own & launch::varBit(ShellVar::HeadIp))
-            vars |= launch::varBit(poolHeadVar(p.role));
+            vars |= launch::varBit(listsHeads(p) ? poolHeadsVar(p.role) : poolHeadVar(p.role));
     }
     return launch::varNames(vars);
 }
@@ -196,33 +301,117 @@ std::string oneNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool& 
     return out + "# router: clients send requests here (port " + num(kRouterPort) + ")\n" + router.command;
 }
 
+// ShardLab's own text inside a double-quoted shell string: $ ` " \ escaped.
+std::string inDoubleQuotes(const std::string& text)
+{
+    std::string out;
+    for (char c : text) {
+        if (c == '$' || c == '`' || c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+// The header's word on a pool's head address: its first node's, or each server's from its list.
+std::string headNote(const PoolOut& p)
+{
+    if (listsHeads(p))
+        return std::string(launch::shellVarName(poolHeadsVar(p.role))) + ": the addresses of " + serverFirstNodes(p)
+            + ", separated by spaces";
+    return std::string(launch::shellVarName(poolHeadVar(p.role))) + ": node " + num(p.firstNode) + "'s address";
+}
+
+// A header line for a pool of several servers, or of one whose command only its first node
+// runs; empty when every node of the pool runs the command as one server or on its own.
+std::string placementNote(const PoolOut& p)
+{
+    const ServerGroups g = serverGroups(p);
+    const bool ranked = reads(p.pool, launch::ShellVar::NodeRank);
+    if (g.size == 1 || (ranked && g.count == 1))
+        return {};
+    const std::string role = poolRoleName(p.role);
+    if (ranked) {
+        std::string ranges;
+        for (long long i = 0; i < g.count; ++i)
+            ranges += (i == 0 ? "" : ", ") + num(p.firstNode + i * g.size) + "-" + num(p.firstNode + (i + 1) * g.size - 1);
+        return "# " + role + " pool: " + num(g.count) + " servers of " + num(g.size) + " nodes (nodes " + ranges
+            + "), each run on its own nodes with NODE_RANK counted from its first node"
+            + (listsHeads(p) ? std::string(" and HEAD_IP that node's address (its entry in ")
+                                   + launch::shellVarName(poolHeadsVar(p.role)) + ")"
+                             : std::string())
+            + ".\n";
+    }
+    return "# " + role + " pool: its command runs on " + serverFirstNodes(p) + " only, the first node of "
+        + (g.count > 1 ? "each server" : "its server") + " of " + num(g.size)
+        + " nodes; its other nodes say what they are for and exit: " + p.pool.otherNodes + ".\n";
+}
+
+// One pool's branch of the multi-node script: HEAD_IP and NODE_RANK as its command reads
+// them (the server's first node, the rank counted from it), `router` (run on node 0, before
+// NODE_RANK is counted within the pool), then the command. A node past the first of a server
+// whose command reads no NODE_RANK says what it is for and exits 0 instead.
+std::string poolSection(const PoolOut& p, const std::string& router)
+{
+    using launch::ShellVar;
+    const ServerGroups g = serverGroups(p);
+    const bool ranked = reads(p.pool, ShellVar::NodeRank);
+    const std::string first = num(p.firstNode), size = num(g.size);
+    std::string out = "# pool: " + p.pool.role + " (" + poolGpus(p) + ", nodes " + first + "-"
+        + num(p.firstNode + p.nodes - 1) + ")\n";
+    if (reads(p.pool, ShellVar::HeadIp) && !listsHeads(p))
+        out += "HEAD_IP=$" + std::string(launch::shellVarName(poolHeadVar(p.role))) + "\n";
+    out += router;
+    // This node's place in the pool, as shell arithmetic.
+    const std::string local = p.firstNode == 0 ? "NODE_RANK" : "(NODE_RANK - " + first + ")";
+    if (listsHeads(p))
+        out += addressOf(p, "\"$((" + local + " / " + size + "))\"") + "HEAD_IP=$ADDRESS\n";
+    if (ranked && g.count > 1)
+        out += "NODE_RANK=$((" + local + " % " + size + "))\n";
+    else if (ranked && p.firstNode > 0)
+        out += "NODE_RANK=$((NODE_RANK - " + first + "))\n";
+    else if (!ranked && g.size > 1) {
+        // The node's place in its server, and the server's first and last node.
+        const std::string offset = local + " % " + size;
+        const std::string from = g.count > 1 ? "$((NODE_RANK - " + offset + "))" : first;
+        const std::string to = g.count > 1 ? "$((NODE_RANK - " + offset + " + " + num(g.size - 1) + "))"
+                                           : num(p.firstNode + g.size - 1);
+        out += g.count > 1 ? "if [ \"$((" + offset + "))\" != 0 ]; then\n" : "if [ \"$NODE_RANK\" != " + first + " ]; then\n";
+        out += "  echo \"node $NODE_RANK (" + std::string(poolRoleName(p.role)) + " pool, server of nodes " + from + "-"
+            + to + "): " + inDoubleQuotes(p.pool.otherNodes) + "\" >&2\n  exit 0\nfi\n";
+    }
+    return out + p.pool.command;
+}
+
 // One script for every node: NODE_RANK picks the pool; each pool's command sees its own
-// HEAD_IP and a NODE_RANK counted from its first node, as a one-pool script does.
+// server's HEAD_IP and a NODE_RANK counted from that server's first node, as a one-pool
+// script does (poolSection). A pool of several servers reading HEAD_IP takes their
+// addresses from a list that every node checks first (address_of).
 std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool& router, int gpusPerNode)
 {
     const PoolOut& pre = pools[0];
     const PoolOut& dec = pools[1];
     const long long total = pre.nodes + dec.nodes;
     std::string out = "# " + num(total) + " nodes of " + num(gpusPerNode) + " GPUs: run on every node with NODE_RANK=0.."
-        + num(total - 1) + "; prefill pool on nodes 0-" + num(pre.nodes - 1) + " (PREFILL_HEAD_IP: node 0's address), "
-        "decode pool on nodes " + num(dec.firstNode) + "-" + num(total - 1) + " (DECODE_HEAD_IP: node "
-        + num(dec.firstNode) + "'s address)" + (router.command.empty() ? "" : "; the router runs on node 0") + ".\n";
+        + num(total - 1) + "; prefill pool on nodes 0-" + num(pre.nodes - 1) + " (" + headNote(pre) + "), "
+        "decode pool on nodes " + num(dec.firstNode) + "-" + num(total - 1) + " (" + headNote(dec) + ")"
+        + (router.command.empty() ? "" : "; the router runs on node 0") + ".\n";
+    out += placementNote(pre) + placementNote(dec);
     out += launch::nodeRankBelow(total);
-    out += "if [ \"$NODE_RANK\" -lt " + num(dec.firstNode) + " ]; then\n";
-    out += "# pool: prefill (" + poolGpus(pre) + ", nodes 0-" + num(pre.nodes - 1) + ")\n";
-    if (reads(pre.pool, launch::ShellVar::HeadIp))
-        out += "HEAD_IP=$PREFILL_HEAD_IP\n";
+    if (listsHeads(pre) || listsHeads(dec)) {
+        out += kHeadListFunction;
+        for (const PoolOut& p : pools)
+            if (listsHeads(p))
+                out += addressOf(p, "0");
+    }
+    std::string routerBlock;
     if (!router.command.empty())
-        out += "if [ \"$NODE_RANK\" = 0 ]; then\n# router: clients send requests here (port " + num(kRouterPort)
+        routerBlock = "if [ \"$NODE_RANK\" = 0 ]; then\n# router: clients send requests here (port " + num(kRouterPort)
             + ")\n" + router.command.substr(0, router.command.size() - 1) + " &\nfi\n";
-    out += pre.pool.command;
+    out += "if [ \"$NODE_RANK\" -lt " + num(dec.firstNode) + " ]; then\n";
+    out += poolSection(pre, routerBlock);
     out += "else\n";
-    out += "# pool: decode (" + poolGpus(dec) + ", nodes " + num(dec.firstNode) + "-" + num(total - 1) + ")\n";
-    if (reads(dec.pool, launch::ShellVar::HeadIp))
-        out += "HEAD_IP=$DECODE_HEAD_IP\n";
-    if (reads(dec.pool, launch::ShellVar::NodeRank))
-        out += "NODE_RANK=$((NODE_RANK - " + num(dec.firstNode) + "))\n";
-    out += dec.pool.command;
+    out += poolSection(dec, {});
     return out + "fi\n";
 }
 

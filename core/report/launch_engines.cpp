@@ -20,6 +20,8 @@ const char* shellVarName(ShellVar v)
     case ShellVar::DecodeHeadIp: return "DECODE_HEAD_IP";
     case ShellVar::NodeRank: return "NODE_RANK";
     case ShellVar::IbDevice: return "IB_DEVICE";
+    case ShellVar::PrefillHeadIps: return "PREFILL_HEAD_IPS";
+    case ShellVar::DecodeHeadIps: return "DECODE_HEAD_IPS";
     }
     return "";
 }
@@ -33,8 +35,9 @@ Expansion Expansion::nodeRankTimes(long long n)
                      varBit(ShellVar::NodeRank));
 }
 
-constexpr ShellVar kShellVars[] = {ShellVar::HeadIp, ShellVar::PrefillHeadIp, ShellVar::DecodeHeadIp,
-                                   ShellVar::NodeRank, ShellVar::IbDevice};
+constexpr ShellVar kShellVars[] = {ShellVar::HeadIp,   ShellVar::PrefillHeadIp, ShellVar::DecodeHeadIp,
+                                   ShellVar::NodeRank, ShellVar::IbDevice,      ShellVar::PrefillHeadIps,
+                                   ShellVar::DecodeHeadIps};
 
 std::vector<std::string> varNames(unsigned reads)
 {
@@ -210,6 +213,29 @@ void sglangMoeBalance(const EngineLayout& L, Args& a)
 }
 } // namespace
 
+namespace {
+constexpr int kRayPort = 6379; // Ray's default GCS port, as vLLM's multi-node guide starts it
+
+// vLLM under Ray on `nodes` nodes, started as vLLM's multi-node guide does: node 0 starts the
+// Ray head and then `program` (vllm serve), whose placement group waits until the cluster
+// holds every worker's GPU; each other node joins the head and stays in the foreground
+// (--block). `reads` gets the variables the text reads.
+std::string rayCluster(const std::string& program, const Args& serve, long long nodes, unsigned& reads)
+{
+    Args head, join;
+    head.add("--head");
+    head.add("--port", kRayPort);
+    join.add("--address", Expansion::hostPort(ShellVar::HeadIp, kRayPort));
+    join.add("--block");
+    reads = serve.reads | join.reads | varBit(ShellVar::NodeRank);
+    return "# vLLM over a Ray cluster of " + num(nodes) + " nodes: run on every node with NODE_RANK=0.."
+        + num(nodes - 1) + "; node 0 starts the Ray head, then vllm serve (it waits until the other nodes have "
+          "joined), the others join the head; " + kHeadNote + ".\n" + nodeRankBelow(nodes)
+        + "if [ \"$NODE_RANK\" = 0 ]; then\n" + render("ray start", head) + render(program, serve) + "else\n"
+        + render("ray start", join) + "fi\n";
+}
+} // namespace
+
 LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
 {
     const Scenario& s = *L.s;
@@ -287,24 +313,43 @@ LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const Launc
             + "if [ \"$NODE_RANK\" = 0 ]; then\n"
             + render(program, head) + "else\n" + render(program, rest) + "fi\n";
         pool.environment = varNames(head.reads | rest.reads | varBit(ShellVar::NodeRank));
+        pool.serverNodes = nodes;
         return pool;
     }
     a.add("--distributed-executor-backend", "ray");
     if (L.attnDp > 1)
         a.add("--data-parallel-backend", "ray");
+    const long long nodes = (L.gpus + L.gpusPerNode - 1) / L.gpusPerNode;
     w.push_back("placement: one vLLM engine spans " + num(engineGpus) + " GPUs over "
                 + num((engineGpus + L.gpusPerNode - 1) / L.gpusPerNode)
-                + " nodes (TP x PP beyond one NVLink domain): start a Ray cluster over all "
-                + num(L.gpus / L.gpusPerNode) + " nodes first (ray start --head on node 0, ray start "
-                  "--address=$HEAD_IP:6379 on the others) and run this on node 0"
+                + " nodes (TP x PP beyond one NVLink domain): the script starts a Ray cluster over all " + num(nodes)
+                + " nodes (ray start --head on node 0, which then runs vllm serve; ray start --address=$HEAD_IP:"
+                + num(kRayPort) + " --block on the others)"
                 + (L.attnDp > 1 ? "; vLLM then places the " + num(L.attnDp)
                            + " data-parallel engines on the Ray cluster (multi-node engines under Ray data "
                              "parallelism: check on your vLLM build)"
                                 : ""));
-    pool.command = render(program, a);
-    pool.environment = varNames(a.reads);
+    unsigned reads = 0;
+    pool.command = rayCluster(program, a, nodes, reads);
+    pool.environment = varNames(reads);
+    pool.serverNodes = nodes;
     return pool;
 }
+
+namespace {
+// The placement warning of SGLang replicas that each span `nodes` nodes: a one-pool script
+// is one replica's, started once per replica; a disaggregated script starts every replica
+// itself, each from its own head address in the pool's head list.
+std::string multiNodeReplicas(const EngineLayout& L, int replicas, int nodes)
+{
+    const std::string what = "placement: " + num(replicas) + " data-parallel replicas of " + num(nodes) + " nodes each";
+    if (!L.role)
+        return what + ": start this once per replica (its own HEAD_IP) behind sglang-router";
+    const ShellVar heads = L.role->role == PoolRole::Prefill ? ShellVar::PrefillHeadIps : ShellVar::DecodeHeadIps;
+    return what + ", each its own server: the script runs each on its own nodes with its own HEAD_IP (from "
+        + shellVarName(heads) + ") and the router lists every one";
+}
+} // namespace
 
 LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
 {
@@ -401,9 +446,9 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         pool.command = "# one server over " + num(nodes) + " nodes: run on each with NODE_RANK=0.." + num(nodes - 1)
             + "; " + kHeadNote + ".\n" + nodeRankBelow(nodes) + render(program, a);
         pool.environment = varNames(a.reads);
+        pool.serverNodes = nodes;
         if (replicas > 1)
-            w.push_back("placement: " + num(replicas) + " data-parallel replicas of " + num(nodes)
-                        + " nodes each: start this once per replica (its own HEAD_IP) behind sglang-router");
+            w.push_back(multiNodeReplicas(L, replicas, nodes));
         return pool;
     }
     if (replicas > 1) {
@@ -502,10 +547,15 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
         w.push_back("weights: fp8 with a bf16 checkpoint - trtllm-serve does not quantize on load; serve an FP8 "
                     "checkpoint (e.g. quantized with NVIDIA ModelOpt)");
     const int world = tpSize * L.pp;
-    if (world > L.gpusPerNode)
+    if (world > L.gpusPerNode) {
         w.push_back("placement: one trtllm-serve spans " + num(world) + " GPUs over " + num(world / L.gpusPerNode)
                     + " nodes; launch it as one MPI world of " + num(world) + " ranks over them (mpirun or srun), as "
                       "TensorRT-LLM's multi-node guide describes");
+        pool.serverNodes = world / L.gpusPerNode;
+        pool.otherNodes = "a host of the server's MPI world of " + num(world) + " ranks, which trtllm-serve on the "
+            "server's first node runs (launch it there with mpirun or srun over these nodes, as TensorRT-LLM's "
+            "multi-node guide describes); nothing to start here";
+    }
     const long long instances = L.gpus / world;
     if (instances > 1)
         w.push_back("placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)

@@ -59,7 +59,9 @@ struct EngineLayout {
 
 // The variables a generated script reads from its environment: set per node by whoever
 // starts it (docs/launch.md), never taken from a plan, a scenario or a name.
-enum class ShellVar { HeadIp, PrefillHeadIp, DecodeHeadIp, NodeRank, IbDevice };
+// PREFILL_HEAD_IPS / DECODE_HEAD_IPS: a disaggregated pool of several multi-node servers
+// whose commands read HEAD_IP, the first node of each server, separated by spaces.
+enum class ShellVar { HeadIp, PrefillHeadIp, DecodeHeadIp, NodeRank, IbDevice, PrefillHeadIps, DecodeHeadIps };
 const char* shellVarName(ShellVar v); // "HEAD_IP"
 
 // A value the shell expands when the script runs. Its only constructors build it from a

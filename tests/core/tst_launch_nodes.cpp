@@ -1,0 +1,379 @@
+// Multi-node launch scripts run on every node: each generated script is run under dash
+// with stub engines (each stub records its argv) once per NODE_RANK, given exactly the
+// variables the script asks for, and every node either starts its pool's command with the
+// NODE_RANK and HEAD_IP of its own server, or says what it is for and exits 0. No node of a
+// documented NODE_RANK fails. A pool of several multi-node servers takes their head addresses
+// from a checked list (DECODE_HEAD_IPS), which the router lists server by server.
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QtTest>
+
+#include <map>
+
+#include "report/launch_config.h"
+#include "tst_launch_fixtures.h"
+
+using namespace shardlab;
+using namespace shardlab::testing;
+
+namespace {
+
+const char* const kStubs[] = {"python3", "vllm", "trtllm-serve", "ray", "mpirun", "srun"};
+const char* const kModel = "meta-llama/Meta-Llama-3-70B-Instruct";
+
+// The addresses the tests give: each pool's first node, and the first node of each server.
+const std::map<std::string, std::string> kAddresses = {
+    {"HEAD_IP", "10.0.0.1"},          {"PREFILL_HEAD_IP", "10.0.0.1"}, {"DECODE_HEAD_IP", "10.0.0.3"},
+    {"PREFILL_HEAD_IPS", "10.0.0.1 10.0.0.4"}, {"DECODE_HEAD_IPS", "10.0.0.3 10.0.0.6"}, {"IB_DEVICE", "mlx5_0"},
+};
+
+// Llama-3-70B on 8 nodes of 8 H100s, 1000/1000 tokens, served disaggregated: the scenario
+// of resources/examples/disaggregation/llama3-70b-64gpu-1000-1000-disaggregated.json.
+Scenario disaggregated64(Engine e)
+{
+    Scenario s = launchPreset("llama3-70b-8gpu");
+    s.name = "llama3-70b-pd";
+    s.cluster.nodes = 8;
+    s.workload.promptTokens = 1000;
+    s.workload.outputTokens = 1000;
+    s.workload.serving = ServingMode::Disaggregated;
+    s.workload.kvTransfer = KvLink::InterNode;
+    s.workload.engine = collectivesOf(e);
+    return s;
+}
+
+struct NodeRun {
+    int exitCode = -1;
+    QStringList calls; // each stub call: "program arg arg ..."
+    QString err;
+};
+
+// A directory of stubs that record each call in $STUB_DIR, one file per call.
+class Stubs {
+public:
+    Stubs()
+    {
+        QVERIFY(dir_.isValid());
+        for (const char* name : kStubs) {
+            QFile f(dir_.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("#!/bin/sh\nprintf '%s\\n' \"${0##*/} $*\" > \"$STUB_DIR/call.$$\"\n");
+            f.close();
+            QVERIFY(f.setPermissions(f.permissions() | QFileDevice::ExeOwner));
+        }
+    }
+    QString path() const { return dir_.path(); }
+
+private:
+    QTemporaryDir dir_;
+};
+
+// The script at `script` under dash as node `rank`, given the variables `environment` names
+// (from kAddresses, or `overrides`). Background calls (the router) may land after the script
+// exits: waits up to 5 s for `expectedCalls` of them.
+NodeRun runNode(const Stubs& stubs, const QString& script, const std::vector<std::string>& environment, int rank,
+                int expectedCalls, const std::map<std::string, std::string>& overrides = {})
+{
+    QTemporaryDir calls;
+    QProcessEnvironment env;
+    env.insert("PATH", stubs.path() + ":/usr/bin:/bin");
+    env.insert("STUB_DIR", calls.path());
+    for (const std::string& name : environment) {
+        const auto over = overrides.find(name);
+        const auto given = kAddresses.find(name);
+        if (over != overrides.end())
+            env.insert(QString::fromStdString(name), QString::fromStdString(over->second));
+        else if (given != kAddresses.end())
+            env.insert(QString::fromStdString(name), QString::fromStdString(given->second));
+    }
+    env.insert("NODE_RANK", QString::number(rank));
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start("dash", {script});
+    NodeRun out;
+    if (!p.waitForFinished(20000))
+        return out;
+    out.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    out.err = QString::fromUtf8(p.readAllStandardError());
+    const QDir d(calls.path());
+    for (int waited = 0; int(d.entryList(QDir::Files).size()) < expectedCalls && waited < 50; ++waited)
+        QThread::msleep(100);
+    QThread::msleep(50); // a write under way
+    for (const QString& name : d.entryList(QDir::Files, QDir::Name)) {
+        QFile f(d.filePath(name));
+        if (f.open(QIODevice::ReadOnly))
+            out.calls << QString::fromUtf8(f.readAll()).trimmed();
+    }
+    return out;
+}
+
+// What one node must do: the calls it makes (each the substrings of one call, in any
+// order), or, with no calls, a line on stderr and exit 0.
+struct NodeExpect {
+    std::vector<QStringList> calls;
+    QString says;
+};
+
+// Every expected call matches its own recorded call, and no other call was made.
+QString mismatch(const NodeRun& run, const NodeExpect& want)
+{
+    if (run.exitCode != 0)
+        return "exit " + QString::number(run.exitCode) + ": " + run.err;
+    if (run.calls.size() != int(want.calls.size()))
+        return QString("%1 calls, expected %2: %3").arg(run.calls.size()).arg(want.calls.size()).arg(run.calls.join(" | "));
+    QStringList left = run.calls;
+    for (const QStringList& parts : want.calls) {
+        const auto hit = std::find_if(left.begin(), left.end(), [&](const QString& call) {
+            return std::all_of(parts.begin(), parts.end(), [&](const QString& x) { return call.contains(x); });
+        });
+        if (hit == left.end())
+            return "no call with " + parts.join(" & ") + " in: " + run.calls.join(" | ");
+        left.erase(hit);
+    }
+    if (!want.says.isEmpty() && !run.err.contains(want.says))
+        return "stderr lacks '" + want.says + "': " + run.err;
+    return {};
+}
+
+// shellcheck's report on a script where it is installed: empty when clean (or absent).
+QString shellcheckReport(const QString& path)
+{
+    const QString shellcheck = QStandardPaths::findExecutable("shellcheck");
+    if (shellcheck.isEmpty())
+        return {};
+    QProcess p;
+    p.start(shellcheck, {path});
+    if (!p.waitForFinished(30000))
+        return "shellcheck did not finish";
+    return p.exitCode() == 0 ? QString() : QString::fromUtf8(p.readAllStandardOutput());
+}
+
+// Writes the configuration as `name`.sh in `dir`, with its files.
+QString writeScript(const QTemporaryDir& dir, const LaunchConfig& c, const QString& name)
+{
+    const QString path = dir.filePath(name + ".sh");
+    const Status st = writeLaunchConfig(c, path.toStdString());
+    if (!st.ok())
+        qFatal("%s", st.error->toString().c_str());
+    return path;
+}
+
+Result<LaunchConfig> exportPools(Engine e, const Plan& prefill, const Plan& decode, const std::string& prefix)
+{
+    LaunchOptions o;
+    o.engine = e;
+    o.companionPrefix = prefix;
+    return exportDisaggregatedLaunchConfig(disaggregated64(e), DisaggregatedPlan{prefill, decode}, o);
+}
+
+// The reproduction layout: prefill TP 1, PP 2, DP 8 (nodes 0-1); decode TP 4, PP 6, DP 2
+// (nodes 2-7), two copies of one 3-node server.
+Plan reproPrefill() { return megatronLike(1, 2, 8, 1, 12); }
+Plan reproDecode() { return megatronLike(4, 6, 2, 1, 64); }
+
+// What each node of the reproduction layout does, by engine.
+NodeExpect reproExpect(Engine e, int rank)
+{
+    const QString decodeHead = rank < 5 ? "10.0.0.3" : "10.0.0.6";
+    const QString serverRank = QString::number((rank - 2) % 3);
+    switch (e) {
+    case Engine::Sglang: {
+        const QStringList server{"python3 -m sglang.launch_server", "--disaggregation-mode prefill"};
+        if (rank == 0)
+            return {{{"python3 -m sglang_router.launch_router", "--prefill http://10.0.0.1:30000",
+                      "--decode http://10.0.0.3:30001 --decode http://10.0.0.6:30001"},
+                     server},
+                    {}};
+        if (rank == 1)
+            return {{server}, {}};
+        return {{{"python3 -m sglang.launch_server", "--disaggregation-mode decode", "--nnodes 3",
+                  "--node-rank " + serverRank + " ", "--dist-init-addr " + decodeHead + ":5000"}},
+                {}};
+    }
+    case Engine::Vllm:
+        if (rank == 0)
+            return {{{"vllm serve", "--data-parallel-size-local 4", "--data-parallel-address 10.0.0.1", "--port 8100"}}, {}};
+        if (rank == 1)
+            return {{{"vllm serve", "--headless", "--data-parallel-start-rank 4", "--data-parallel-address 10.0.0.1"}}, {}};
+        if (rank == 2)
+            return {{{"ray start --head --port 6379"},
+                     {"vllm serve", "--pipeline-parallel-size 6", "--distributed-executor-backend ray", "--port 8200"}},
+                    {}};
+        return {{{"ray start --address 10.0.0.3:6379 --block"}}, {}};
+    case Engine::TrtLlm:
+        if (rank == 0)
+            return {{{"trtllm-serve disaggregated -c"}, {"trtllm-serve", kModel, "--port 8001"}}, {}};
+        if (rank == 1)
+            return {{{"trtllm-serve", kModel, "--port 8001"}}, {}};
+        if (rank == 2 || rank == 5)
+            return {{{"trtllm-serve", kModel, "--tp_size 4", "--pp_size 6", "--port 8002"}}, {}};
+        return {{},
+                QString("node %1 (decode pool, server of nodes %2): a host of the server's MPI world of 24 ranks")
+                    .arg(rank)
+                    .arg(rank < 5 ? "2-4" : "5-7")};
+    }
+    return {};
+}
+
+} // namespace
+
+class TestLaunchNodes : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyNodeOfTheReproductionLayout();
+    void headListsAreChecked();
+    void severalPrefillServersAndTheRouter();
+    void layoutsThatAlreadyWorked();
+    void oneVllmEngineOverRay();
+};
+
+void TestLaunchNodes::everyNodeOfTheReproductionLayout()
+{
+    const Stubs stubs;
+    QTemporaryDir dir;
+    for (Engine e : {Engine::Sglang, Engine::Vllm, Engine::TrtLlm}) {
+        const std::string name = std::string("repro-") + engineInfo(e).name;
+        auto c = exportPools(e, reproPrefill(), reproDecode(), name);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+        const QString script = writeScript(dir, c.value(), QString::fromStdString(name));
+        QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
+        for (int rank = 0; rank < 8; ++rank) {
+            const NodeExpect want = reproExpect(e, rank);
+            const NodeRun run = runNode(stubs, script, c.value().environment, rank, int(want.calls.size()));
+            const QString why = mismatch(run, want);
+            QVERIFY2(why.isEmpty(), qPrintable(QString::fromStdString(name) + " NODE_RANK " + QString::number(rank)
+                                               + ": " + why));
+        }
+        // Past the cluster: refused.
+        QCOMPARE(runNode(stubs, script, c.value().environment, 8, 0).exitCode, 1);
+    }
+}
+
+// The decode servers' heads: the script asks for DECODE_HEAD_IPS (not DECODE_HEAD_IP) and
+// every node refuses a list of the wrong length or with an entry that is no address, before
+// it starts anything.
+void TestLaunchNodes::headListsAreChecked()
+{
+    auto c = exportPools(Engine::Sglang, reproPrefill(), reproDecode(), "lists");
+    QVERIFY(c.ok());
+    const auto& env = c.value().environment;
+    QVERIFY(std::find(env.begin(), env.end(), "DECODE_HEAD_IPS") != env.end());
+    QVERIFY(std::find(env.begin(), env.end(), "DECODE_HEAD_IP") == env.end());
+    const std::string text = launchScript(c.value());
+    QVERIFY2(text.find("decode pool on nodes 2-7 (DECODE_HEAD_IPS: the addresses of nodes 2 and 5") != std::string::npos,
+             text.c_str());
+    QVERIFY(text.find("eval") == std::string::npos);
+    const Stubs stubs;
+    QTemporaryDir dir;
+    const QString script = writeScript(dir, c.value(), "lists");
+    const std::pair<const char*, const char*> bad[] = {
+        {"10.0.0.3", "DECODE_HEAD_IPS must list 2 addresses separated by spaces"},
+        {"10.0.0.3 10.0.0.6 10.0.0.9", "it lists 3"},
+        {"10.0.0.3 $(touch${IFS}pwned)", "is not a host name or address"},
+        {"10.0.0.3;id 10.0.0.6", "is not a host name or address"},
+        {"10.0.0.3,10.0.0.6", "is not a host name or address"},
+    };
+    for (const auto& [value, message] : bad)
+        for (int rank : {0, 1, 3, 6}) {
+            const NodeRun run = runNode(stubs, script, env, rank, 0, {{"DECODE_HEAD_IPS", value}});
+            QVERIFY2(run.exitCode == 1 && run.err.contains(message) && run.calls.isEmpty(),
+                     qPrintable(QString("%1 on %2: exit %3, %4").arg(value).arg(rank).arg(run.exitCode).arg(run.err)));
+        }
+    QVERIFY(!QFile::exists(dir.filePath("pwned")) && !QFile::exists("pwned"));
+    // Spaces around and between the addresses are separators.
+    const NodeRun spaced = runNode(stubs, script, env, 6, 1, {{"DECODE_HEAD_IPS", "  10.0.0.3   10.0.0.6 "}});
+    QVERIFY2(mismatch(spaced, reproExpect(Engine::Sglang, 6)).isEmpty(), qPrintable(mismatch(spaced, reproExpect(Engine::Sglang, 6))));
+}
+
+// Prefill TP 4, PP 6, DP 2 on nodes 0-5 (two 3-node servers), decode TP 8, DP 2 on nodes 6-7:
+// the router starts on node 0 alone (not on the second prefill server's first node, 3) and
+// lists both prefill servers.
+void TestLaunchNodes::severalPrefillServersAndTheRouter()
+{
+    const Stubs stubs;
+    QTemporaryDir dir;
+    auto c = exportPools(Engine::Sglang, megatronLike(4, 6, 2, 1, 8), megatronLike(8, 1, 2, 1, 64), "prefill");
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+    const QString script = writeScript(dir, c.value(), "prefill");
+    QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
+    for (int rank = 0; rank < 8; ++rank) {
+        NodeExpect want;
+        if (rank == 0)
+            want.calls.push_back({"sglang_router.launch_router",
+                                  "--prefill http://10.0.0.1:30000 --prefill http://10.0.0.4:30000",
+                                  "--decode http://10.0.0.3:30001"});
+        if (rank < 6)
+            want.calls.push_back({"sglang.launch_server", "--disaggregation-mode prefill",
+                                  "--node-rank " + QString::number(rank % 3) + " ",
+                                  "--dist-init-addr " + QString(rank < 3 ? "10.0.0.1" : "10.0.0.4") + ":5000"});
+        else
+            want.calls.push_back({"sglang.launch_server", "--disaggregation-mode decode", "--tp-size 8"});
+        const NodeRun run = runNode(stubs, script, c.value().environment, rank, int(want.calls.size()));
+        QVERIFY2(mismatch(run, want).isEmpty(), qPrintable(QString::number(rank) + ": " + mismatch(run, want)));
+    }
+}
+
+// One-node servers on every node, and pools that are one server whose every node reads its
+// NODE_RANK (the 16 + 48 GPU optimum): placed as before, every node starting its command.
+void TestLaunchNodes::layoutsThatAlreadyWorked()
+{
+    const Stubs stubs;
+    QTemporaryDir dir;
+    for (Engine e : {Engine::Sglang, Engine::Vllm, Engine::TrtLlm}) {
+        const std::string name = std::string("before-") + engineInfo(e).name;
+        auto c = exportPools(e, megatronLike(1, 4, 4, 1, 4), megatronLike(8, 1, 6, 1, 20), name);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+        const std::string text = launchScript(c.value());
+        QVERIFY(text.find("address_of") == std::string::npos);
+        QVERIFY(text.find("exit 0") == std::string::npos);
+        const QString script = writeScript(dir, c.value(), QString::fromStdString(name));
+        QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
+        for (int rank = 0; rank < 8; ++rank) {
+            const int calls = rank == 0 && e != Engine::Vllm ? 2 : 1; // the router beside node 0's server
+            const NodeRun run = runNode(stubs, script, c.value().environment, rank, calls);
+            QVERIFY2(run.exitCode == 0 && run.calls.size() == calls,
+                     qPrintable(QString::fromStdString(name) + " " + QString::number(rank) + ": " + run.err
+                                + run.calls.join(" | ")));
+            if (e == Engine::TrtLlm) // each node's own trtllm-serve, of its pool
+                QVERIFY2(run.calls.join("\n").contains(rank < 2 ? "--port 8001" : "--port 8002"),
+                         qPrintable(run.calls.join(" | ")));
+        }
+    }
+}
+
+// One vLLM engine over two nodes (TP 8 x PP 2): the one-pool script starts the Ray head and
+// vllm serve on node 0 and joins node 1 to it, as the warning says.
+void TestLaunchNodes::oneVllmEngineOverRay()
+{
+    Scenario s = launchPreset("llama3-70b-8gpu");
+    s.cluster.nodes = 2;
+    s.workload.engine = collectivesOf(Engine::Vllm);
+    auto c = exportLaunchConfig(s, megatronLike(8, 2, 1, 1, 64), LaunchOptions{});
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+    QCOMPARE(c.value().environment, (std::vector<std::string>{"HEAD_IP", "NODE_RANK"}));
+    bool warned = false;
+    for (const std::string& w : c.value().warnings)
+        warned = warned || w.find("the script starts a Ray cluster over all 2 nodes") != std::string::npos;
+    QVERIFY(warned);
+    const Stubs stubs;
+    QTemporaryDir dir;
+    const QString script = writeScript(dir, c.value(), "ray");
+    QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
+    const NodeExpect head{{{"ray start --head --port 6379"},
+                           {"vllm serve", "--tensor-parallel-size 8", "--pipeline-parallel-size 2",
+                            "--distributed-executor-backend ray"}},
+                          {}};
+    const NodeExpect join{{{"ray start --address 10.0.0.1:6379 --block"}}, {}};
+    const NodeRun zero = runNode(stubs, script, c.value().environment, 0, 2);
+    QVERIFY2(mismatch(zero, head).isEmpty(), qPrintable(mismatch(zero, head)));
+    const NodeRun one = runNode(stubs, script, c.value().environment, 1, 1);
+    QVERIFY2(mismatch(one, join).isEmpty(), qPrintable(mismatch(one, join)));
+    QCOMPARE(runNode(stubs, script, c.value().environment, 2, 0).exitCode, 1);
+}
+
+QTEST_GUILESS_MAIN(TestLaunchNodes)
+#include "tst_launch_nodes.moc"
