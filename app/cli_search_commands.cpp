@@ -248,7 +248,10 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         }
         if (r.refinement.ran) {
             const BatchRefinement& f = r.refinement;
-            out << "Batch refinement (the last step, calls " << f.firstCall + 1 << "-" << f.firstCall + f.calls << "): ";
+            if (f.calls > 0)
+                out << "Batch refinement (the last step, calls " << f.firstCall + 1 << "-" << f.firstCall + f.calls << "): ";
+            else
+                out << "Batch refinement (the last step, no calls left in the budget): ";
             if (f.improved())
                 out << "batch " << f.fromBatch << " -> " << f.toBatch << ", " << formatNumber("%.1f", f.fromValue)
                     << " -> " << formatNumber("%.1f", f.toValue) << " tokens/s per GPU";

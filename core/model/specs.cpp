@@ -285,6 +285,12 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
     FieldErrors e;
     checkRange(e, p + ".prompt_tokens", w.promptTokens, 1, 10'000'000);
     checkRange(e, p + ".output_tokens", w.outputTokens, 1, 10'000'000);
+    // Disaggregated, the prefill pool computes the first token: with one output token the
+    // decode pool would have nothing to decode, and its rate no meaning.
+    if (w.serving == ServingMode::Disaggregated && w.outputTokens == 1)
+        e.push_back({{}, p + ".output_tokens", "at least 2 under disaggregated serving (the prefill pool computes the "
+                                               "first token; with 1 the decode pool has nothing to decode): serve it "
+                                               "aggregated, or as a prefill pool"});
     checkPositive(e, p + ".ttft_slo_ms", w.ttftSloMs, 1e9);
     checkPositive(e, p + ".tpot_slo_ms", w.tpotSloMs, 1e9);
     checkRange(e, p + ".max_num_tokens", w.maxNumTokens, 1, kMaxNumTokensLimit);

@@ -8,6 +8,17 @@
 
 namespace shardlab {
 
+namespace {
+// A rate as people write it: three significant figures below 1,000 requests/s (8, 2.5,
+// 0.125), whole numbers above it (12346, not 1.23e+04), "inf" for every request at once.
+std::string rateText(double r)
+{
+    if (std::isinf(r))
+        return "inf";
+    return r >= 1000 ? printfText("%.0f", r) : printfText("%.3g", r);
+}
+} // namespace
+
 std::string describeProtocol(const LoadSpec& l)
 {
     const int n = l.measuredRequests();
@@ -17,7 +28,7 @@ std::string describeProtocol(const LoadSpec& l)
             + (l.uniformLengths ? ", lengths uniform in [0.8 L, L]" : "");
     if (l.protocol == LoadProtocol::RequestRate)
         return (std::isinf(l.requestRate) ? std::string("every request at once")
-                                          : printfText("%.3g requests/s (Poisson)", l.requestRate))
+                                          : printfText("%s requests/s (Poisson)", rateText(l.requestRate).c_str()))
             + printfText(", %d requests", n) + (l.warmup() > 0 ? printfText(" after %d warm-up", l.warmup()) : "")
             + (l.uniformLengths ? ", lengths uniform in [0.8 L, L]" : "");
     return "steady state";
@@ -41,8 +52,11 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
                                    f.requests, spec.measuredRequests()));
     lines.push_back(printfText("  TTFT  mean %.1f ms, p50 %.1f, p90 %.1f, p99 %.1f", f.ttftMeanMs, f.ttftP50Ms,
                                f.ttftP90Ms, f.ttftP99Ms));
-    lines.push_back(printfText("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",
-                               f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
+    if (f.tpotMeanMs > 0)
+        lines.push_back(printfText("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",
+                                   f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
+    else
+        lines.push_back("  TPOT  none (one output token: no gap between tokens)");
     if (f.pools) {
         const double waits = f.prefillWaitMeanMs + f.kvTransferMeanMs + f.decodeWaitMeanMs;
         // An engine that streams the prefill's token takes no decode step before it.
@@ -63,13 +77,15 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
                                    f.outputTokensPerS, f.tokensPerSPerGpu, f.meanRunning, f.meanQueued));
     }
     if (f.saturated)
-        lines.push_back(printfText("  SATURATED: %.3g requests/s offered, capacity %.3g requests/s (steady state at this "
+        lines.push_back(printfText("  SATURATED: %s requests/s offered, capacity %s requests/s (steady state at this "
                                    "plan's batch); TTFT grows without bound as a longer run goes on (the figures above "
                                    "are this run's %d requests)",
-                                   f.offeredRequestsPerS, f.capacityRequestsPerS, f.requests));
+                                   rateText(f.offeredRequestsPerS).c_str(), rateText(f.capacityRequestsPerS).c_str(),
+                                   f.requests));
     else if (spec.protocol == LoadProtocol::RequestRate)
-        lines.push_back(printfText("  load %.0f%% of capacity (%.3g requests/s)",
-                                   100 * f.offeredRequestsPerS / f.capacityRequestsPerS, f.capacityRequestsPerS));
+        lines.push_back(printfText("  load %.0f%% of capacity (%s requests/s)",
+                                   100 * f.offeredRequestsPerS / f.capacityRequestsPerS,
+                                   rateText(f.capacityRequestsPerS).c_str()));
     if (f.ttftAt90Ms > 0 || f.ttftAt110Ms > 0)
         lines.push_back(printfText("  near capacity: mean TTFT %.1f ms at 0.9x this rate, %.1f ms at 1.1x",
                                    f.ttftAt90Ms, f.ttftAt110Ms));
@@ -90,13 +106,15 @@ std::string summarizeLoad(const DeploymentOutcome& o)
         return head + "not run: " + o.loadError;
     const LoadFigures& f = o.load;
     std::string line = head
-        + printfText("%.1f output tokens/s per GPU · TTFT mean %.1f ms, p99 %.1f ms · TPOT mean %.2f ms, p99 %.2f ms",
-                     f.tokensPerSPerGpu, f.ttftMeanMs, f.ttftP99Ms, f.tpotMeanMs, f.tpotP99Ms);
+        + printfText("%.1f output tokens/s per GPU · TTFT mean %.1f ms, p99 %.1f ms · ", f.tokensPerSPerGpu, f.ttftMeanMs,
+                     f.ttftP99Ms)
+        + (f.tpotMeanMs > 0 ? printfText("TPOT mean %.2f ms, p99 %.2f ms", f.tpotMeanMs, f.tpotP99Ms)
+                            : std::string("no TPOT (one output token)"));
     if (f.pools)
         line += printfText(" (prefill wait %.1f ms, KV transfer %.1f ms)", f.prefillWaitMeanMs, f.kvTransferMeanMs);
     if (f.saturated)
-        return line + printfText(" · SATURATED (%.3g requests/s offered, capacity %.3g)", f.offeredRequestsPerS,
-                                 f.capacityRequestsPerS);
+        return line + printfText(" · SATURATED (%s requests/s offered, capacity %s)", rateText(f.offeredRequestsPerS).c_str(),
+                                 rateText(f.capacityRequestsPerS).c_str());
     if (spec.protocol == LoadProtocol::RequestRate && f.capacityRequestsPerS > 0)
         line += printfText(" · %.0f%% of capacity", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS);
     return line + (o.loadVerdict.withinLimits ? " · p90s within the limits" : " · p90 beyond a limit");
@@ -111,10 +129,12 @@ std::string loadSide(const DeploymentOutcome& o)
     if (!o.loadError.empty())
         return "not run: " + o.loadError;
     const LoadFigures& f = o.load;
-    std::string line = printfText("%.1f tokens/s per GPU · TTFT mean %.1f ms, p90 %.1f · TPOT mean %.2f ms, p90 %.2f",
-                                  f.tokensPerSPerGpu, f.ttftMeanMs, f.ttftP90Ms, f.tpotMeanMs, f.tpotP90Ms);
+    std::string line = printfText("%.1f tokens/s per GPU · TTFT mean %.1f ms, p90 %.1f · ", f.tokensPerSPerGpu,
+                                  f.ttftMeanMs, f.ttftP90Ms)
+        + (f.tpotMeanMs > 0 ? printfText("TPOT mean %.2f ms, p90 %.2f", f.tpotMeanMs, f.tpotP90Ms)
+                            : std::string("no TPOT (one output token)"));
     if (f.saturated)
-        line += printfText(" · SATURATED (capacity %.3g requests/s)", f.capacityRequestsPerS);
+        line += printfText(" · SATURATED (capacity %s requests/s)", rateText(f.capacityRequestsPerS).c_str());
     else if (f.protocol == LoadProtocol::RequestRate && f.capacityRequestsPerS > 0)
         line += printfText(" · %.0f%% of capacity", 100 * f.offeredRequestsPerS / f.capacityRequestsPerS);
     return line + (o.loadVerdict.withinLimits ? " · within the limits" : " · beyond a limit");
@@ -142,8 +162,8 @@ LoadComparison compareUnderLoad(const DeploymentOutcome& a, const DeploymentOutc
         // Neither saturates the rate: both serve what is offered, and the runs' output per
         // GPU differs only by their samples, so the latencies are what tells them apart.
         c.ratio = 1;
-        line = printfText("  both serve the offered %.3g requests/s (neither saturates it: 1x); %s's p90 TTFT is ",
-                          fa.offeredRequestsPerS, aName.c_str());
+        line = printfText("  both serve the offered %s requests/s (neither saturates it: 1x); %s's p90 TTFT is ",
+                          rateText(fa.offeredRequestsPerS).c_str(), aName.c_str());
     } else {
         c.ratio = fa.tokensPerSPerGpu / fb.tokensPerSPerGpu;
         line = printfText("  %s serves %.3fx %s's output tokens per GPU under this load; its p90 TTFT is ", aName.c_str(),

@@ -50,16 +50,19 @@ ojson figure(bool costed, double v) { return costed && std::isfinite(v) ? ojson(
 
 // The headline figures, for a deployment and for each pool alike; "costed" says whether
 // they were computed.
-void writeFigures(ojson& j, bool costed, double outputTokensPerS, double tokensPerSPerGpu, double ttftMs, double tpotMs,
-                  double e2eMs)
+void writeFigures(ojson& j, bool costed, bool hasTpot, double outputTokensPerS, double tokensPerSPerGpu, double ttftMs,
+                  double tpotMs, double e2eMs)
 {
     j["costed"] = costed;
+    j["has_tpot"] = hasTpot; // one output token, or a prefill pool: no gap between tokens
     j["output_tokens_per_s"] = figure(costed, outputTokensPerS);
     j["output_tokens_per_s_per_gpu"] = figure(costed, tokensPerSPerGpu);
-    j["tpot_ms"] = figure(costed, tpotMs);
+    // No TPOT (one output token, a prefill pool) is null, as an uncosted figure is: 0 would
+    // read as a gap between tokens.
+    j["tpot_ms"] = figure(costed && hasTpot, tpotMs);
     j["ttft_ms"] = figure(costed, ttftMs);
     j["e2e_ms"] = figure(costed, e2eMs);
-    j["tokens_per_s_per_user"] = figure(costed, tpotMs > 0 ? 1e3 / tpotMs : 0.0);
+    j["tokens_per_s_per_user"] = figure(costed && hasTpot && tpotMs > 0, tpotMs > 0 ? 1e3 / tpotMs : 0.0);
     j["gpu_us_per_token"] = figure(costed, tokensPerSPerGpu > 0 ? 1e6 / tokensPerSPerGpu : 0.0);
 }
 
@@ -98,7 +101,7 @@ ojson poolObject(const PoolOutcome& pool)
     j["unbounded"] = r.unbounded; // figures that overflowed are written as null (SimResult::unbounded)
     const bool costed = pool.costed();
     j["serving"] = servingModeName(s.workload.serving);
-    writeFigures(j, costed, r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
+    writeFigures(j, costed, hasTpot(s.workload), r.outputTokensPerS, r.tokensPerSPerGpu, r.ttftMs, r.tpotMs, r.e2eMs);
     j["step_tokens"] = figure(costed, r.stepTokens);
     // Names of v1, kept for scripts: the same figures as output_tokens_per_s(_per_gpu).
     j["decode_tokens_per_s"] = figure(costed, r.outputTokensPerS);
@@ -150,7 +153,8 @@ ojson loadObject(const DeploymentOutcome& o, const LoadSpec& spec)
     j["requests"] = f.requests;
     j["warmup_requests"] = spec.warmup();
     j["ttft_ms"] = stats(f.ttftMeanMs, f.ttftP50Ms, f.ttftP90Ms, f.ttftP99Ms);
-    j["tpot_ms"] = stats(f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms);
+    // One output token has no gap between tokens: no TPOT, null rather than 0.
+    j["tpot_ms"] = f.tpotMeanMs > 0 ? stats(f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms) : ojson(nullptr);
     j["e2e_ms_mean"] = finite(f.e2eMeanMs);
     j["output_tokens_per_s"] = finite(f.outputTokensPerS);
     j["output_tokens_per_s_per_gpu"] = finite(f.tokensPerSPerGpu);
@@ -189,7 +193,7 @@ ojson deploymentObject(const DeploymentOutcome& o)
     j["serving"] = servingModeName(ServingMode::Disaggregated);
     j["valid"] = o.valid;
     j["reasons"] = o.reasons;
-    writeFigures(j, o.costed, o.outputTokensPerS, o.tokensPerSPerGpu, o.ttftMs, o.tpotMs, o.e2eMs);
+    writeFigures(j, o.costed, hasTpot(s.workload), o.outputTokensPerS, o.tokensPerSPerGpu, o.ttftMs, o.tpotMs, o.e2eMs);
     j["requests_per_s"] = figure(o.costed, o.requestsPerS);
     j["gpus"] = o.gpus;
     j["limited_by"] = disaggLimitName(o.limitedBy);

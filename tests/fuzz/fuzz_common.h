@@ -43,6 +43,26 @@ inline bool jsonNumbersFinite(const nlohmann::json& j, bool nullAllowed = false)
         const auto costed = j.find("costed"), unbounded = j.find("unbounded");
         nullAllowed = nullAllowed || (costed != j.end() && *costed == false)
             || (unbounded != j.end() && *unbounded == true);
+        // Without a TPOT (one output token, a prefill pool) its figures are null, under load too.
+        const auto hasTpot = j.find("has_tpot");
+        if (!nullAllowed && hasTpot != j.end() && *hasTpot == false) {
+            for (auto it = j.begin(); it != j.end(); ++it) {
+                const bool tpotFigure = it.key() == "tpot_ms" || it.key() == "tokens_per_s_per_user";
+                if (tpotFigure && it->is_null())
+                    continue;
+                if (it.key() == "load" && it->is_object()) {
+                    nlohmann::json load = *it;
+                    if (load.contains("tpot_ms") && load["tpot_ms"].is_null())
+                        load.erase("tpot_ms");
+                    if (!jsonNumbersFinite(load, false))
+                        return false;
+                    continue;
+                }
+                if (!jsonNumbersFinite(*it, false))
+                    return false;
+            }
+            return true;
+        }
     }
     if (j.is_structured())
         for (const auto& v : j)
