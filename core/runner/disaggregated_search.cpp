@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -237,6 +238,10 @@ private:
     // only one above it (the recipe's pair is offered first and may lie below).
     bool offer(const DisaggregatedPlan& plan, const DisaggregatedResult& r)
     {
+        if (r.valid) { // each split's best, whichever step found it (the splits' records)
+            double& atSplit = m_bestAtSplit[plan.prefill.gpus()];
+            atSplit = std::max(atSplit, r.tokensPerSPerGpu);
+        }
         if (r.valid && r.outputTokensPerS > floorTokensPerS()
             && (!m_out.found || r.tokensPerSPerGpu > m_out.bestResult.tokensPerSPerGpu)) {
             m_out.found = true;
@@ -300,6 +305,7 @@ private:
     const std::vector<int> m_everySplit; // every prefill:decode split of the cluster
     bool m_budgeted = false;
     int m_rankingCalls = 0; // the recipe's ranking of the splits, charged before the pool searches
+    std::map<long long, double> m_bestAtSplit; // prefill GPUs -> the best valid deployment offered there
     std::vector<int> m_splits;           // those examined
     std::vector<RankedSplit> m_ranked;   // by the recipe's deployment, best first
     PoolsSearch m_out;
@@ -349,6 +355,14 @@ bool DeploymentSearch::searchPools()
     }
     if (m_budgeted)
         finishBestPools();
+    // A split's record gives the best deployment evaluated there by any step (its pool
+    // searches, the best pools moved to it, the finishing moves), so the answer's split
+    // shows the answer's figure.
+    for (PoolsSearch::Split& sp : m_out.splits) {
+        const auto it = m_bestAtSplit.find(sp.prefillGpus);
+        if (it != m_bestAtSplit.end())
+            sp.tokensPerSPerGpu = std::max(sp.tokensPerSPerGpu, it->second);
+    }
     m_out.stopped = stopped();
     m_out.provedOptimal = m_proof && m_out.found && !m_out.stopped;
     m_out.provedInfeasible = m_proof && !m_out.found && !m_out.stopped; // with a floor: none above it
