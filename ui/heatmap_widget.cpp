@@ -214,7 +214,12 @@ void HeatmapWidget::paintRow(QPainter& p, const Geometry& g, int r) const
         p.setPen(have && v > 0.55 ? QColor(Qt::white) : QColor(30, 30, 30));
         const QString name = QString::fromLatin1(info.options[c].name);
         const QString value = have ? QStringLiteral("%1%").arg(std::lround(v * 100)) : QString();
-        const QRect inner = cell.adjusted(2, 0, -2, 0);
+        const bool best = m_haveHighlight && m_highlight.option(id) == c;
+        const bool equivalent = !best && m_haveHighlight && m_equivalent[static_cast<int>(id)][c];
+        // An equivalent cell's "≡" sits in its top-right corner: the text keeps clear of it.
+        const QString mark = QStringLiteral("≡");
+        const int markWidth = equivalent ? fm.horizontalAdvance(mark) + 2 : 0;
+        const QRect inner = cell.adjusted(2, 0, -2 - markWidth, 0);
         if (twoLines) {
             const QString t = fm.elidedText(name, Qt::ElideRight, inner.width())
                 + (value.isEmpty() ? QString() : QLatin1Char('\n') + value);
@@ -232,8 +237,6 @@ void HeatmapWidget::paintRow(QPainter& p, const Geometry& g, int r) const
             }
             p.drawText(inner, Qt::AlignCenter, fm.elidedText(t, Qt::ElideRight, inner.width()));
         }
-        const bool best = m_haveHighlight && m_highlight.option(id) == c;
-        const bool equivalent = !best && m_haveHighlight && m_equivalent[static_cast<int>(id)][c];
         if (best) {
             p.setPen(QPen(kBest, 2));
             p.drawRect(cell.adjusted(1, 1, -1, -1));
@@ -241,7 +244,7 @@ void HeatmapWidget::paintRow(QPainter& p, const Geometry& g, int r) const
             p.setPen(QPen(kBest, 1.5, Qt::DashLine));
             p.drawRect(cell.adjusted(1, 1, -1, -1));
             p.setPen(kBest.darker(120));
-            p.drawText(cell.adjusted(3, 1, -3, -1), Qt::AlignTop | Qt::AlignRight, QStringLiteral("≡"));
+            p.drawText(cell.adjusted(3, 1, -3, -1), Qt::AlignTop | Qt::AlignRight, mark);
         }
     }
 }

@@ -159,13 +159,9 @@ void ParetoView::showLoadFront()
         y.push_back(p.tokensPerSPerGpu);
         auto* label = new QCPItemText(m_frontPlot);
         label->position->setCoords(p.tokensPerSPerUser, p.tokensPerSPerGpu);
-        // Above and below in turn: neighbouring concurrencies at low load sit close together.
-        const bool below = m_loadLabels.size() % 2 == 1;
-        label->setPositionAlignment(Qt::AlignLeft | (below ? Qt::AlignTop : Qt::AlignBottom));
         label->setText(tr("C %1%2").arg(p.concurrency).arg(p.onFront ? QString() : tr(" (dominated)")));
         label->setColor(g->pen().color());
-        label->setPadding(below ? QMargins(4, 2, 0, 0) : QMargins(4, 0, 0, 2));
-        m_loadLabels.push_back(label);
+        m_loadLabels.push_back(label); // placed clear of each other once the plot is laid out
     }
     g->setData(x, y, false); // in concurrency order: a slower-per-user point may come later
     if (x.isEmpty()) {
@@ -181,6 +177,53 @@ void ParetoView::showLoadFront()
         m_frontPlot->yAxis->setRange(0, std::max(visibleData(m_frontPlot, false).upper, 1e-9) * 1.12);
     }
     m_frontPlot->replot();
+}
+
+// Each "C n" label at the first corner of its point (right above, right below, left above,
+// left below) where it overlaps no label placed before it, no other point's marker and stays
+// inside the axis rectangle; the first corner when none is free. Run after every layout, so
+// a resized plot places them again.
+void ParetoView::placeLoadLabels()
+{
+    if (m_loadLabels.empty())
+        return;
+    const QRect area = m_frontPlot->axisRect()->rect();
+    std::vector<QPointF> markers;
+    for (const QCPItemText* t : m_loadLabels)
+        markers.push_back(t->position->pixelPosition());
+    std::vector<QRectF> placed;
+    const QFontMetricsF fm(m_loadLabels.front()->font());
+    for (size_t i = 0; i < m_loadLabels.size(); ++i) {
+        QCPItemText* t = m_loadLabels[i];
+        const QPointF at = markers[i];
+        const QSizeF size(fm.horizontalAdvance(t->text()) + 6, fm.height() + 2);
+        const struct {
+            Qt::Alignment align;
+            QPointF topLeft;
+        } corners[] = {
+            {Qt::AlignLeft | Qt::AlignBottom, {at.x() + 4, at.y() - 2 - size.height()}},
+            {Qt::AlignLeft | Qt::AlignTop, {at.x() + 4, at.y() + 2}},
+            {Qt::AlignRight | Qt::AlignBottom, {at.x() - 4 - size.width(), at.y() - 2 - size.height()}},
+            {Qt::AlignRight | Qt::AlignTop, {at.x() - 4 - size.width(), at.y() + 2}},
+        };
+        size_t chosen = 0;
+        for (size_t k = 0; k < std::size(corners); ++k) {
+            const QRectF r(corners[k].topLeft, size);
+            bool clear = QRectF(area).contains(r);
+            for (const QRectF& other : placed)
+                clear = clear && !r.intersects(other);
+            for (size_t m = 0; m < markers.size(); ++m)
+                clear = clear && (m == i || !r.adjusted(-4, -4, 4, 4).contains(markers[m]));
+            if (clear) {
+                chosen = k;
+                break;
+            }
+        }
+        const bool left = corners[chosen].align & Qt::AlignRight, below = corners[chosen].align & Qt::AlignTop;
+        t->setPositionAlignment(corners[chosen].align);
+        t->setPadding(QMargins(left ? 0 : 4, below ? 2 : 0, left ? 4 : 0, below ? 0 : 2));
+        placed.emplace_back(corners[chosen].topLeft, size);
+    }
 }
 
 QString ParetoView::loadFrontSummary() const

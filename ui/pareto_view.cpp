@@ -112,7 +112,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     setLoadConcurrencies(concurrencyText(defaultFrontConcurrencies()));
     m_concurrencies->setObjectName(QStringLiteral("pareto.concurrencies"));
     m_concurrencies->setMinimumWidth(60); // the row fits 1024 px; the field grows with the window
-    m_concurrencies->setMaximumWidth(170);
+    m_concurrencies->setMaximumWidth(420); // the default list whole at 1440 px and above
     m_concurrencies->setToolTip(tr("Closed-loop concurrencies, comma-separated: the requests in flight at once, as a "
                                    "benchmark sweep (InferenceX, vllm bench serve --max-concurrency) runs them."));
     controls->addWidget(m_concurrencies, 3); // most of the row's spare width, up to its maximum
@@ -149,6 +149,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     load->removeFromLegend();
     placeLegendBelow(m_frontPlot, 2);
     refitLegendOnResize(m_frontPlot); // its long entries wrap to the plot's width
+    // The under-load labels are placed in pixels, clear of each other: after every layout.
+    connect(m_frontPlot, &QCustomPlot::afterLayout, this, &ParetoView::placeLoadLabels);
     m_frontPlot->setMinimumHeight(200);
     m_frontPlot->setMouseTracking(true);
     // The front above, sizing and scaling below, with a handle between them: at 1024x700

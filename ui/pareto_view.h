@@ -97,6 +97,7 @@ private:
     void showFront();
     void showLoadFront();
     QString loadFrontSummary() const;
+    void placeLoadLabels();
     QString unplottedSizesText() const;
     QString pointHint() const;
     void showScaling(const std::vector<ClusterSizePoint>& points, const QString& title);

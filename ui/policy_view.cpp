@@ -50,6 +50,8 @@ PolicyView::PolicyView(QWidget* parent) : QWidget(parent)
                           "and how the policy's scenario context attends over the elite history."));
     m_bars->yAxis->setRange(0, 1.05);
     m_bars->yAxis->ticker()->setTickCount(2);
+    m_bars->yAxis->setLabel(tr("share"));
+    m_bars->yAxis->setLabelFont(QFont(font().family(), 8));
     m_bars->xAxis->setTickLabelFont(QFont(font().family(), 8));
     m_bars->yAxis->setTickLabelFont(QFont(font().family(), 8));
     auto* group = new QCPBarsGroup(m_bars);

@@ -190,8 +190,8 @@ void SearchPanel::addReferenceLine(std::optional<double> value, QCPGraph*& graph
 void SearchPanel::setMegatronReference(double v)
 {
     m_megatron = v;
-    addReferenceLine(m_megatron, m_megatronLine, tr("Megatron recipe %1").arg(v, 0, 'f', 1), QColor(90, 90, 90),
-                     Qt::DashLine);
+    addReferenceLine(m_megatron, m_megatronLine, referenceName(tr("Megatron recipe %1").arg(v, 0, 'f', 1)),
+                     QColor(90, 90, 90), Qt::DashLine);
     scheduleReplot();
 }
 
@@ -356,6 +356,7 @@ void SearchPanel::finishRun(const JobResult& r)
         run.refine->addData(o.refinement.firstCall, o.refinement.fromValue);
         run.refine->addData(o.refinement.firstCall + o.refinement.calls, o.refinement.toValue);
         run.refine->setVisible(run.visible);
+        run.refine->setName(refineName(run));
         run.refine->addToLegend();
     }
     if (o.found && finite(o.bestTokensPerSPerGpu())) {
@@ -424,10 +425,12 @@ void SearchPanel::replot()
         m_tableDirty = false;
     }
     m_table->setEmptyText(emptyElitesText());
-    addReferenceLine(m_megatron, m_megatronLine, tr("Megatron recipe %1").arg(m_megatron.value_or(0), 0, 'f', 1),
-                     QColor(90, 90, 90), Qt::DashLine);
-    addReferenceLine(m_optimum, m_optimumLine, tr("exact optimum %1").arg(m_optimum.value_or(0), 0, 'f', 1),
-                     QColor(0, 0, 0), Qt::DotLine);
+    addReferenceLine(m_megatron, m_megatronLine,
+                     referenceName(tr("Megatron recipe %1").arg(m_megatron.value_or(0), 0, 'f', 1)), QColor(90, 90, 90),
+                     Qt::DashLine);
+    addReferenceLine(m_optimum, m_optimumLine,
+                     referenceName(tr("exact optimum %1").arg(m_optimum.value_or(0), 0, 'f', 1)), QColor(0, 0, 0),
+                     Qt::DotLine);
     fitLegend(m_curve, m_curve->width());
     m_curve->xAxis->setRange(0, curveRight(m_maxCalls));
     m_curve->yAxis->setRange(0, m_maxValue * 1.12);

@@ -81,13 +81,20 @@ QCustomPlot* makePolicyPlot(QWidget* parent)
 {
     auto* policy = new QCustomPlot(parent);
     policy->setObjectName(QStringLiteral("policyPlot"));
-    policy->setMinimumHeight(120);
+    policy->setMinimumHeight(140);
     policy->setMinimumWidth(200);
     policy->xAxis->setLabel(QObject::tr("simulator calls"));
     policy->yAxis->setLabel(QObject::tr("confidence"));
     policy->yAxis2->setVisible(true);
-    policy->yAxis2->setLabel(QObject::tr("entropy (nats)"));
+    policy->yAxis2->setLabel(QObject::tr("entropy, nats"));
     policy->yAxis->setRange(0, 1.05);
+    // Small plot: few ticks in a small font, so the labels of both axes stay apart and whole.
+    const QFont small(parent->font().family(), 8);
+    for (QCPAxis* axis : {policy->xAxis, policy->yAxis, policy->yAxis2}) {
+        axis->setTickLabelFont(small);
+        axis->setLabelFont(small);
+        axis->ticker()->setTickCount(3);
+    }
     policy->addGraph(policy->xAxis, policy->yAxis)->setName(QObject::tr("confidence"));
     policy->graph(0)->setPen(QPen(QColor(31, 119, 180), 2));
     policy->addGraph(policy->xAxis, policy->yAxis2)->setName(QObject::tr("entropy"));

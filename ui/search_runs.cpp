@@ -134,6 +134,7 @@ bool SearchPanel::renameRun(int i, const QString& name)
     Run& r = m_runs[i];
     r.label = name.trimmed();
     r.best->setName(legendName(r));
+    r.refine->setName(refineName(r));
     fillRunsTable();
     scheduleReplot();
     Q_EMIT runsChanged();
@@ -264,6 +265,22 @@ void SearchPanel::fillRunsTable()
     for (const Run& run : m_runs)
         rows.push_back(tableRow(run));
     m_runsTable->setRuns(rows, m_selected);
+}
+
+// A run's batch refinement in the legend, named after its run: runs of several variants
+// each have one.
+QString SearchPanel::refineName(const Run& r)
+{
+    return tr("%1: batch refinement (last step)").arg(shownName(r.label));
+}
+
+// A reference line (the recipe, exact's optimum) is the current scenario's: named after it
+// when a run of another scenario shares the axes.
+QString SearchPanel::referenceName(const QString& line) const
+{
+    const bool mixed = std::any_of(m_runs.begin(), m_runs.end(),
+                                   [&](const Run& r) { return r.scenario.name != m_scenario.name; });
+    return mixed ? tr("%1 (%2)").arg(line, shownName(QString::fromStdString(m_scenario.name))) : line;
 }
 
 QString SearchPanel::legendName(const Run& r)

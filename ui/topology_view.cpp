@@ -287,8 +287,20 @@ void TopologyView::paintEvent(QPaintEvent*)
         p.setBrush(Qt::NoBrush);
         p.drawRoundedRect(box, 5, 5);
         p.setPen(kText);
-        p.setFont(font());
-        p.drawText(box, Qt::AlignCenter, tr("… %1 more\nnodes").arg(c.nodes - drawn));
+        // The count in the box's width: the font shrinks to fit (down to 6 pt), else "+N".
+        QString text = tr("… %1 more\nnodes").arg(c.nodes - drawn);
+        QFont f = font();
+        const QRectF room = box.adjusted(2, 2, -2, -2);
+        auto fits = [&](const QFont& font, const QString& t) {
+            const QRectF need = QFontMetricsF(font).boundingRect(room, Qt::AlignCenter, t);
+            return need.width() <= room.width() && need.height() <= room.height();
+        };
+        while (!fits(f, text) && f.pointSizeF() > 6)
+            f.setPointSizeF(std::max(6.0, f.pointSizeF() - 0.5));
+        if (!fits(f, text))
+            text = QStringLiteral("+%1").arg(c.nodes - drawn);
+        p.setFont(f);
+        p.drawText(box, Qt::AlignCenter, text);
     }
 }
 
