@@ -356,8 +356,7 @@ void SearchPanel::finishRun(const JobResult& r)
         run.refine->addData(o.refinement.firstCall, o.refinement.fromValue);
         run.refine->addData(o.refinement.firstCall + o.refinement.calls, o.refinement.toValue);
         run.refine->setVisible(run.visible);
-        run.refine->setName(refineName(run));
-        run.refine->addToLegend();
+        refreshRefineLegend();
     }
     if (o.found && finite(o.bestTokensPerSPerGpu())) {
         run.best->addData(std::max(o.calls, 1), o.bestTokensPerSPerGpu());

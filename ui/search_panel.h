@@ -148,7 +148,7 @@ private:
     QColor nextRunColor() const;
     // "name [variant]: best" in the curve's legend, names shortened (ui_format.h shownName).
     static QString legendName(const Run& r);
-    static QString refineName(const Run& r);
+    void refreshRefineLegend();
     QString referenceName(const QString& line) const;
     // Why the elite table has no rows, for the selected run (or none).
     QString emptyElitesText() const;

@@ -111,6 +111,7 @@ void SearchPanel::applyVisibility(int i, bool visible)
         r.samples->setVisible(false);
     else if (i == runCount() - 1)
         r.samples->setVisible(true);
+    refreshRefineLegend();
 }
 
 bool SearchPanel::setRunVisible(int i, bool visible)
@@ -134,7 +135,6 @@ bool SearchPanel::renameRun(int i, const QString& name)
     Run& r = m_runs[i];
     r.label = name.trimmed();
     r.best->setName(legendName(r));
-    r.refine->setName(refineName(r));
     fillRunsTable();
     scheduleReplot();
     Q_EMIT runsChanged();
@@ -198,6 +198,7 @@ std::shared_ptr<SearchPanel::RemovedRun> SearchPanel::takeRun(quint64 id)
     m_curve->removeGraph(it->samples);
     m_curve->removeGraph(it->refine);
     m_runs.erase(it);
+    refreshRefineLegend();
     if (m_selected == i)
         m_selected = runCount() - 1;
     else if (m_selected > i)
@@ -222,10 +223,8 @@ void SearchPanel::insertRun(int index, const RemovedRun& removed)
     run.best->setData(removed.best);
     run.refine->setData(removed.refine);
     run.best->setName(legendName(run));
-    if (!removed.refine->isEmpty())
-        run.refine->addToLegend();
     m_runs.insert(m_runs.begin() + index, run);
-    applyVisibility(index, run.visible);
+    applyVisibility(index, run.visible); // and the refinement's legend entry
     run.samples->setVisible(run.visible && removed.samplesVisible);
     for (const Run& r : m_runs)
         m_maxValue = std::max({m_maxValue, highestValue(r.best), highestValue(r.samples)});
@@ -267,20 +266,40 @@ void SearchPanel::fillRunsTable()
     m_runsTable->setRuns(rows, m_selected);
 }
 
-// A run's batch refinement in the legend, named after its run: runs of several variants
-// each have one.
-QString SearchPanel::refineName(const Run& r)
+// One legend entry stands for every run's batch refinement (a dashed step with diamonds, in
+// its run's colour): the first shown run that has one, so several runs do not repeat it.
+void SearchPanel::refreshRefineLegend()
 {
-    return tr("%1: batch refinement (last step)").arg(shownName(r.label));
+    bool shown = false;
+    for (Run& r : m_runs) {
+        const bool show = !shown && r.visible && !r.refine->data()->isEmpty();
+        if (show) {
+            r.refine->setName(m_runs.size() > 1 ? tr("batch refinements (last steps)")
+                                                : tr("batch refinement (last step)"));
+            r.refine->addToLegend();
+            shown = true;
+        } else {
+            r.refine->removeFromLegend();
+        }
+    }
 }
 
-// A reference line (the recipe, exact's optimum) is the current scenario's: named after it
-// when a run of another scenario shares the axes.
+// A reference line (the recipe, exact's optimum) is the current scenario's. When a run of
+// another scenario variant shares the axes, the line carries the current variant's label
+// ("[V2]", as its runs do), or "(this scenario)" when no run has it yet.
 QString SearchPanel::referenceName(const QString& line) const
 {
-    const bool mixed = std::any_of(m_runs.begin(), m_runs.end(),
-                                   [&](const Run& r) { return r.scenario.name != m_scenario.name; });
-    return mixed ? tr("%1 (%2)").arg(line, shownName(QString::fromStdString(m_scenario.name))) : line;
+    QString current;
+    bool mixed = false;
+    for (const Run& r : m_runs) {
+        if (scenarioDifferences(r.scenario, m_scenario).empty())
+            current = r.variant;
+        else
+            mixed = true;
+    }
+    if (!mixed)
+        return line;
+    return current.isEmpty() ? tr("%1 (this scenario)").arg(line) : QStringLiteral("%1 [%2]").arg(line, shownName(current));
 }
 
 QString SearchPanel::legendName(const Run& r)

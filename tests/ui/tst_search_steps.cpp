@@ -63,7 +63,7 @@ void TestSearchSteps::refinementIsItsOwnStep()
     // The curve: a segment of its own from the search's best to the refined best.
     QCPGraph* step = nullptr;
     for (int i = 0; i < panel.curvePlot()->graphCount(); ++i)
-        if (panel.curvePlot()->graph(i)->name().endsWith(QStringLiteral(": batch refinement (last step)")))
+        if (panel.curvePlot()->graph(i)->name() == QStringLiteral("batch refinement (last step)"))
             step = panel.curvePlot()->graph(i);
     QVERIFY(step);
     QCOMPARE(step->data()->size(), 2);
