@@ -296,6 +296,8 @@ Result<LaunchConfig> exportPlan(const Scenario& s, const Plan& p, const LaunchOp
         return model.error();
     c.model = model.value();
     LaunchPool pool = enginePool(o.engine, L, c.model, o, c.warnings);
+    if (!pool.refusal.empty())
+        return FieldError{{}, "plan", pool.refusal};
     c.command = pool.command;
     c.files = pool.files;
     c.environment = pool.environment;

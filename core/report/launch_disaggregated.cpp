@@ -138,6 +138,7 @@ const char* const kHeadListFunction =
     "  done\n"
     "  if [ \"$_count\" != \"$3\" ]; then echo \"$1 must list $3 addresses separated by spaces, the first node of each "
     "server; it lists $_count\" >&2; exit 1; fi\n"
+    "  if [ \"$4\" -ge \"$3\" ]; then echo \"$1: no server $4 among $3 (this node is past the pool's servers)\" >&2; exit 1; fi\n"
     "}\n";
 
 // Where the router reaches a pool's (first) API server, as text for a warning.
@@ -415,6 +416,48 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
     return out + "fi\n";
 }
 
+// One pool of the deployment from its first GPU on: its layout, the checkpoint (the
+// deployment's: its warnings once, unprefixed, into `c`), its engine command and where it
+// sits; refused when no script starts it as planned.
+Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, const LaunchOptions& o, long long firstGpu,
+                          LaunchConfig& c)
+{
+    const bool multiNode = s.cluster.nodes > 1;
+    const std::string name = poolRoleName(role);
+    PoolOut out{role, poolScenario(s, role, static_cast<int>(plan.gpus())), {}, {}, 1, 0, 0, 1};
+    std::vector<std::string> w;
+    Result<launch::EngineLayout> layout = poolLayout(out.scenario, plan, o, name, w);
+    if (!layout.ok())
+        return layout.error();
+    out.layout = layout.value();
+    out.layout.role = launch::PoolRoleInfo{role, launch::rolePort(o.engine, role), multiNode, s.workload.kvTransfer,
+                                           s.workload.promptTokens};
+    if (!multiNode)
+        out.layout.env = oneNodeEnv(o.engine, firstGpu, plan.gpus());
+    std::vector<std::string> checkpointWarnings;
+    Result<std::string> model = launch::checkpointFor(out.scenario, o, out.layout, checkpointWarnings);
+    if (!model.ok())
+        return model.error();
+    c.model = model.value();
+    if (role == PoolRole::Prefill)
+        c.warnings.insert(c.warnings.end(), checkpointWarnings.begin(), checkpointWarnings.end());
+    out.pool = launch::enginePool(o.engine, out.layout, c.model, o, w);
+    if (!out.pool.refusal.empty())
+        return FieldError{{}, name, out.pool.refusal};
+    out.servers = launch::apiServers(o.engine, out.layout);
+    for (const std::string& x : w)
+        c.warnings.push_back(name + ": " + x);
+    out.firstGpu = firstGpu;
+    out.firstNode = firstGpu / std::max(1, s.cluster.gpusPerNode);
+    out.nodes = std::max(1LL, plan.gpus() / std::max(1, s.cluster.gpusPerNode));
+    // Every node of a multi-node pool belongs to one of its servers.
+    if (multiNode && out.pool.serverNodes > 1 && out.nodes % out.pool.serverNodes != 0)
+        return FieldError{{}, name,
+                          "the pool's " + std::to_string(out.nodes) + " nodes do not split into servers of "
+                              + std::to_string(out.pool.serverNodes) + " nodes each: no script places it as planned"};
+    return out;
+}
+
 } // namespace
 
 Result<LaunchConfig> launch::exportPools(const Scenario& s, const DisaggregatedPlan& p, const LaunchOptions& o,
@@ -442,34 +485,11 @@ Result<LaunchConfig> launch::exportPools(const Scenario& s, const DisaggregatedP
     long long nextGpu = 0;
     for (PoolRole role : kRoles) {
         const Plan& plan = role == PoolRole::Prefill ? p.prefill : p.decode;
-        const std::string name = poolRoleName(role);
-        PoolOut out{role, poolScenario(s, role, static_cast<int>(plan.gpus())), {}, {}, 1, 0, 0, 1};
-        std::vector<std::string> w;
-        Result<launch::EngineLayout> layout = poolLayout(out.scenario, plan, o, name, w);
-        if (!layout.ok())
-            return layout.error();
-        out.layout = layout.value();
-        out.layout.role = launch::PoolRoleInfo{role, launch::rolePort(o.engine, role), multiNode, s.workload.kvTransfer,
-                                               s.workload.promptTokens};
-        if (!multiNode)
-            out.layout.env = oneNodeEnv(o.engine, nextGpu, plan.gpus());
-        // The checkpoint is the deployment's: its warnings once, unprefixed.
-        std::vector<std::string> checkpointWarnings;
-        Result<std::string> model = launch::checkpointFor(out.scenario, o, out.layout, checkpointWarnings);
-        if (!model.ok())
-            return model.error();
-        c.model = model.value();
-        if (role == PoolRole::Prefill)
-            c.warnings.insert(c.warnings.end(), checkpointWarnings.begin(), checkpointWarnings.end());
-        out.pool = launch::enginePool(o.engine, out.layout, c.model, o, w);
-        out.servers = launch::apiServers(o.engine, out.layout);
-        for (const std::string& x : w)
-            c.warnings.push_back(name + ": " + x);
-        out.firstGpu = nextGpu;
-        out.firstNode = nextGpu / std::max(1, s.cluster.gpusPerNode);
-        out.nodes = std::max(1LL, plan.gpus() / std::max(1, s.cluster.gpusPerNode));
+        Result<PoolOut> out = buildPool(s, role, plan, o, nextGpu, c);
+        if (!out.ok())
+            return out.error();
         nextGpu += plan.gpus();
-        pools.push_back(std::move(out));
+        pools.push_back(std::move(out.value()));
     }
 
     LaunchPool router = routerFor(o, pools[0], pools[1], multiNode, c.warnings);

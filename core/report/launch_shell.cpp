@@ -3,6 +3,7 @@
 // a command rendered one flag per line.
 #include "report/launch_engines.h"
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>

@@ -229,6 +229,7 @@ private Q_SLOTS:
     void severalPrefillServersAndTheRouter();
     void layoutsThatAlreadyWorked();
     void oneVllmEngineOverRay();
+    void serversOfPartNodesAreRefused();
 };
 
 void TestLaunchNodes::everyNodeOfTheReproductionLayout()
@@ -373,6 +374,23 @@ void TestLaunchNodes::oneVllmEngineOverRay()
     const NodeRun one = runNode(stubs, script, c.value().environment, 1, 1);
     QVERIFY2(mismatch(one, join).isEmpty(), qPrintable(mismatch(one, join)));
     QCOMPARE(runNode(stubs, script, c.value().environment, 2, 0).exitCode, 1);
+}
+
+// A server beyond one node that does not fill whole nodes (TP 4 x PP 3 = 12 GPUs on nodes of
+// 8) has no command that starts it as planned: SGLang's --nnodes and the script's MPI hosts
+// count whole nodes, so their exports refuse it, naming the pool, rather than writing a
+// script whose nodes run a wrong --nnodes or an empty head. (vLLM's Ray cluster places its
+// engines' GPUs itself.)
+void TestLaunchNodes::serversOfPartNodesAreRefused()
+{
+    for (Engine e : {Engine::Sglang, Engine::TrtLlm}) {
+        auto c = exportPools(e, megatronLike(4, 3, 2, 1, 8), megatronLike(4, 5, 2, 1, 64), "part");
+        QVERIFY2(!c.ok(), engineInfo(e).name);
+        QCOMPARE(c.error().where, std::string("prefill"));
+        QVERIFY2(c.error().reason.find("not whole nodes") != std::string::npos, c.error().reason.c_str());
+    }
+    // The reproduction layout itself fills whole nodes: exported.
+    QVERIFY(exportPools(Engine::Sglang, reproPrefill(), reproDecode(), "whole").ok());
 }
 
 QTEST_GUILESS_MAIN(TestLaunchNodes)
