@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "runner/pools_search.h"
 #include "search/best_plan_moves.h"
 #include "search/budgeted_evaluator.h"
 #include "search/search_space.h"
@@ -15,98 +16,9 @@ namespace shardlab {
 
 namespace {
 
-// The search's running state: the best pair of pools so far and every split's record.
-struct PoolsSearch {
-    std::string algorithm;
-    bool found = false;
-    DisaggregatedPlan best;
-    DisaggregatedResult bestResult; // with both pools' per-operator breakdowns at the end
-    int calls = 0;                  // simulator calls, every pool search and the recipe
-    double wallSeconds = 0;
-    std::vector<std::pair<int, double>> bestCurve; // (calls, deployment tokens/s per GPU)
-    std::string message;
-    std::string stopReason; // why a budgeted run ended before its budget ("" when it did not)
-    bool stopped = false;
-    bool provedOptimal = false;
-    bool provedInfeasible = false;
-    bool failed = false; // a pool search could not run (SearchOutcome::failed): message says why
-    using Split = DisaggregatedSplit;
-    std::vector<Split> splits;
-};
-
-// The outcome runSearch reports: the common fields, and the best pools as the deployment.
-SearchOutcome searchOutcome(const Scenario& s, const PoolsSearch& in)
-{
-    SearchOutcome out;
-    out.algorithm = in.algorithm;
-    out.found = in.found;
-    if (in.found)
-        out.deployment = deploymentOutcome(s, in.best, in.bestResult);
-    out.splits = in.splits;
-    out.calls = in.calls;
-    out.wallSeconds = in.wallSeconds;
-    out.bestCurve = in.bestCurve;
-    out.message = in.message;
-    out.stopReason = in.stopReason;
-    out.stopped = in.stopped;
-    out.provedOptimal = in.provedOptimal;
-    out.provedInfeasible = in.provedInfeasible;
-    out.failed = in.failed;
-    return out;
-}
-
-// Reports a pool search's progress as the deployment search's: calls and fraction over
-// the whole run, the best deployment so far (its decode plan as `bestPlan`).
-class PoolObserver final : public SearchObserver {
-public:
-    PoolObserver(SearchObserver* outer, const PoolsSearch& out, int searches)
-        : m_outer(outer), m_out(out), m_searches(std::max(1, searches))
-    {
-    }
-    void begin(int index, int callsBefore)
-    {
-        m_index = index;
-        m_callsBefore = callsBefore;
-    }
-    void progress(const SearchProgress& p) override
-    {
-        if (!m_outer)
-            return;
-        SearchProgress q;
-        q.calls = m_callsBefore + p.calls;
-        q.budget = m_budget;
-        q.fraction = std::min(1.0, (m_index + p.fraction) / m_searches);
-        q.haveBest = m_out.found;
-        q.bestTokensPerSPerGpu = m_out.bestResult.tokensPerSPerGpu;
-        q.bestPlan = m_out.best.decode;
-        q.elapsedS = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
-        q.metrics.push_back({"pool search", double(m_index + 1)});
-        m_outer->progress(q);
-    }
-    void finish(const PoolsSearch& out)
-    {
-        if (!m_outer)
-            return;
-        SearchProgress q;
-        q.calls = out.calls;
-        q.budget = m_budget;
-        q.fraction = 1;
-        q.haveBest = out.found;
-        q.bestTokensPerSPerGpu = out.bestResult.tokensPerSPerGpu;
-        q.bestPlan = out.best.decode;
-        q.elapsedS = out.wallSeconds;
-        q.finished = true;
-        m_outer->progress(q);
-    }
-    int m_budget = 0;
-
-private:
-    SearchObserver* m_outer;
-    const PoolsSearch& m_out;
-    int m_searches;
-    int m_index = 0, m_callsBefore = 0;
-    std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
-};
+using pools::PoolObserver;
+using pools::PoolsSearch;
+using pools::searchOutcome;
 
 struct RankedSplit {
     int prefillGpus = 0;
@@ -212,9 +124,11 @@ private:
             for (int i = 0; i < kMaxDisaggregatedSplits; ++i)
                 m_splits.push_back(m_everySplit[size_t(i) * (m_everySplit.size() - 1) / (kMaxDisaggregatedSplits - 1)]);
         }
+        m_candidateSplits = static_cast<long long>(m_splits.size());
         if (!m_splits.empty()) {
             rank(m_splits.front());
             const int perSplit = std::max(1, m_out.calls);
+            m_rankCallsPerSplit = perSplit;
             const long long callsForEverySplit = static_cast<long long>(perSplit) * static_cast<long long>(m_splits.size());
             if (m_budgeted && m_splits.size() > 1 && callsForEverySplit > m_options.budget / 2) {
                 const size_t keep = std::clamp<size_t>(static_cast<size_t>(m_options.budget / 2 / perSplit), 1, m_splits.size());
@@ -304,7 +218,9 @@ private:
     const double m_osl;
     const std::vector<int> m_everySplit; // every prefill:decode split of the cluster
     bool m_budgeted = false;
-    int m_rankingCalls = 0; // the recipe's ranking of the splits, charged before the pool searches
+    long long m_candidateSplits = 0;   // the splits a deployment search may rank (before the budget's cut)
+    long long m_rankCallsPerSplit = 1; // what the recipe's ranking of one split costs
+    bool m_poolSearchEndedEarly = false; // a budgeted pool search used less than its share
     std::map<long long, double> m_bestAtSplit; // prefill GPUs -> the best valid deployment offered there
     std::vector<int> m_splits;           // those examined
     std::vector<RankedSplit> m_ranked;   // by the recipe's deployment, best first
@@ -325,7 +241,6 @@ bool DeploymentSearch::searchPools()
     const int S = static_cast<int>(m_ranked.size());
     m_searchedSplits = S;
     m_poolBudget = m_options.budget;
-    m_rankingCalls = m_out.calls;
     if (m_budgeted) {
         // The recipe's ranking is charged: the pool searches share what it left.
         const int remaining = m_options.budget - m_out.calls;
@@ -360,8 +275,15 @@ bool DeploymentSearch::searchPools()
     // shows the answer's figure.
     for (PoolsSearch::Split& sp : m_out.splits) {
         const auto it = m_bestAtSplit.find(sp.prefillGpus);
-        if (it != m_bestAtSplit.end())
-            sp.tokensPerSPerGpu = std::max(sp.tokensPerSPerGpu, it->second);
+        if (it == m_bestAtSplit.end() || it->second <= sp.tokensPerSPerGpu)
+            continue;
+        // The record's pool figures are its own searches'; the note says where the
+        // deployment figure comes from.
+        std::ostringstream came;
+        came << "the best deployment evaluated here by any step (pool searches, pools moved from another split, "
+             << "the finishing moves): " << it->second << " tokens/s per GPU";
+        sp.note += (sp.note.empty() ? "" : "; ") + came.str();
+        sp.tokensPerSPerGpu = it->second;
     }
     m_out.stopped = stopped();
     m_out.provedOptimal = m_proof && m_out.found && !m_out.stopped;
@@ -415,6 +337,7 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
         SearchOutcome& so = pools[role == PoolRole::Prefill ? 0 : 1];
         so = runSearch(m_dsim->pool(role, gpus).scenario(), o, &obs, m_stop);
         m_out.calls += so.calls;
+        m_poolSearchEndedEarly |= m_budgeted && so.calls < o.budget;
         if (so.failed) { // the same for every pool: the deployment search cannot run
             fail(so.message);
             return false;
@@ -426,6 +349,7 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
             m_proof = false; // stopped, or the tables disagreed with the simulator
         if (!so.found || (exact() && tokens <= incumbent)) {
             skip = true;
+            m_poolSearchEndedEarly |= m_budgeted && k == 0; // the split's other pool is not searched
             sp.note = std::string(poolRoleName(role)) + " pool: "
                 + (so.found || o.exactFloor > 0 ? "no plan beats the best deployment so far"
                                                 : "no valid plan (" + so.message + ")");
@@ -559,15 +483,22 @@ void DeploymentSearch::poolsMessage()
                 << " of the calls left" << (m_finishKept ? ", serving more" : ", no better pair found");
         if (!m_out.found)
             msg << "; no valid pair of pools found";
-        if (!m_out.stopped && m_out.calls < m_options.budget) {
-            // The calls left over are what the splits beyond the budget's share would have
-            // needed: a larger budget searches more of them.
+        const bool splitsLeft = S < m_candidateSplits || m_searchedSplits < S;
+        if (!m_out.stopped && m_out.calls < m_options.budget && (splitsLeft || m_poolSearchEndedEarly)) {
+            // Why calls are left: splits the budget does not cover (a larger budget searches
+            // them), or pool searches that ended before their shares.
+            const long long every = m_candidateSplits;
             std::ostringstream why;
-            why << "ended after " << m_out.calls << " of " << m_options.budget << " simulator calls: the budget covers "
-                << m_searchedSplits << " of the " << S << " prefill:decode splits (one per 1000 calls left after the "
-                << "recipe's ranking), and their pool searches ended early; a budget of "
-                << static_cast<long long>(S) * 1000 + m_rankingCalls
-                << " searches every split";
+            why << "ended after " << m_out.calls << " of " << m_options.budget << " simulator calls";
+            if (splitsLeft)
+                why << ": the budget ranks " << S << " and searches " << m_searchedSplits << " of the " << every
+                    << " prefill:decode splits (a split's two pool searches per 1000 calls left after the ranking); "
+                    << "about " << every * m_rankCallsPerSplit + every * 1000 + 2 * (every - 1) * every
+                    << " calls search every split";
+            if (m_poolSearchEndedEarly)
+                why << (splitsLeft ? "; " : ": ")
+                    << "a pool search ended before its share of the budget (it stalled, or found no valid plan, "
+                       "and then its split's other pool was not searched)";
             m_out.stopReason = why.str();
             msg << "; " << m_out.stopReason;
         }

@@ -95,7 +95,7 @@ private Q_SLOTS:
 void TestDisaggregated::budgetCoversTheRecipeRanking()
 {
     const Scenario s = disaggregated(presetScenario("llama3-70b-8gpu"));
-    for (int budget : {3, 10, 400, 1000, 4000}) {
+    for (int budget : {3, 10, 400, 1000, 4000, 20000}) {
         SearchOptions o;
         o.algorithm = "random";
         o.budget = budget;
@@ -107,14 +107,22 @@ void TestDisaggregated::budgetCoversTheRecipeRanking()
         QVERIFY2(out.calls <= budget, qPrintable(QString("%1 calls, budget %2").arg(out.calls).arg(budget)));
         if (budget >= 400)
             QVERIFY2(out.found, out.message.c_str());
-        // A run that ends under its budget says why, in the message as in stop_reason.
-        if (out.calls < budget) {
+        // A run that ends under its budget says why, in the message as in stop_reason; it
+        // names splits left only when some were (not at 20,000 calls, which search them all).
+        int searched = 0;
+        for (const DisaggregatedSplit& sp : out.splits)
+            searched += sp.searched;
+        const bool everySplit = searched == int(disaggregatedSplits(s).size());
+        QCOMPARE(everySplit, budget >= 20000);
+        if (!out.stopReason.empty()) {
+            QVERIFY2(out.calls < budget, out.stopReason.c_str());
             QVERIFY2(out.stopReason.find("ended after " + std::to_string(out.calls) + " of " + std::to_string(budget))
                          == 0,
                      out.stopReason.c_str());
             QVERIFY2(out.message.find(out.stopReason) != std::string::npos, out.message.c_str());
-        } else {
-            QVERIFY2(out.stopReason.empty(), out.stopReason.c_str());
+            QCOMPARE(out.stopReason.find("calls search every split") != std::string::npos, !everySplit);
+        } else if (!everySplit) {
+            QVERIFY2(out.calls == budget, out.message.c_str()); // splits left unsearched: the budget is spent
         }
     }
 }
