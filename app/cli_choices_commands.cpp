@@ -51,7 +51,10 @@ ojson pointJson(const ParetoPoint& p)
             {"proved_optimal", p.provedOptimal}};
 }
 
-ojson sizeJson(const ClusterSizePoint& p)
+// A figure of a workload without TPOT (one output token) is null, as in every result JSON.
+ojson tpotFigure(bool hasTpot, double v) { return hasTpot ? ojson(finite(v)) : ojson(nullptr); }
+
+ojson sizeJson(const ClusterSizePoint& p, bool hasTpot)
 {
     ojson j = {{"gpus", p.gpus},
                {"found", p.found},
@@ -60,7 +63,7 @@ ojson sizeJson(const ClusterSizePoint& p)
                {"output_tokens_per_s_per_gpu", finite(p.tokensPerSPerGpu)},
                {"output_tokens_per_s", finite(p.outputTokensPerS)},
                {"requests_per_s", finite(p.requestsPerS)},
-               {"tpot_ms", finite(p.tpotMs)},
+               {"tpot_ms", tpotFigure(hasTpot, p.tpotMs)},
                {"ttft_ms", finite(p.ttftMs)},
                {"seconds", finite(p.seconds)}};
     j["plan"] = p.found ? deploymentPlanJson(p.deployment) : ojson(nullptr);
@@ -91,7 +94,7 @@ std::string degrees(const Deployment& d)
 }
 
 // The answer's plan under Poisson arrivals at the rate (SizingAtRate).
-ojson atRateJson(const SizingAtRate& a)
+ojson atRateJson(const SizingAtRate& a, bool hasTpot)
 {
     if (!a.ran)
         return {{"ran", false}, {"error", a.error}};
@@ -99,14 +102,14 @@ ojson atRateJson(const SizingAtRate& a)
     return {{"ran", true},
             {"ttft_ms_mean", finite(f.ttftMeanMs)},
             {"ttft_ms_p90", finite(f.ttftP90Ms)},
-            {"tpot_ms_mean", finite(f.tpotMeanMs)},
-            {"tpot_ms_p90", finite(f.tpotP90Ms)},
+            {"tpot_ms_mean", tpotFigure(hasTpot, f.tpotMeanMs)},
+            {"tpot_ms_p90", tpotFigure(hasTpot, f.tpotP90Ms)},
             {"saturated", f.saturated},
             {"capacity_requests_per_s", finite(f.capacityRequestsPerS)},
             {"within_limits", a.withinLimits}};
 }
 
-void printAtRate(std::ostream& out, const SizingResult& r, double rate)
+void printAtRate(std::ostream& out, const SizingResult& r, double rate, bool hasTpot)
 {
     const SizingAtRate& a = r.atRate;
     if (!a.ran) {
@@ -116,8 +119,10 @@ void printAtRate(std::ostream& out, const SizingResult& r, double rate)
     const LoadFigures& f = a.figures;
     out << "Queueing: under Poisson arrivals at " << formatNumber("%g", rate) << " requests/s (" << f.requests
         << " requests) the answer's plan gives TTFT mean " << formatNumber("%.1f", f.ttftMeanMs) << " ms, p90 "
-        << formatNumber("%.1f", f.ttftP90Ms) << "; TPOT mean " << formatNumber("%.2f", f.tpotMeanMs) << " ms, p90 "
-        << formatNumber("%.2f", f.tpotP90Ms) << (f.saturated ? "; SATURATED" : "") << " -- "
+        << formatNumber("%.1f", f.ttftP90Ms)
+        << (hasTpot ? "; TPOT mean " + formatNumber("%.2f", f.tpotMeanMs) + " ms, p90 " + formatNumber("%.2f", f.tpotP90Ms)
+                    : std::string("; no TPOT (one output token)"))
+        << (f.saturated ? "; SATURATED" : "") << " -- "
         << (a.withinLimits ? "within the limits (p90)" : "over the limits (p90)") << "\n";
     if (a.withinLimits)
         return;
@@ -219,7 +224,7 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
         j["message"] = f.message;
         out << j.dump(2) << "\n";
     } else {
-        out << "Pareto front on " << s.value.name << ": output tokens/s per GPU against tokens/s per user (1000 / TPOT)\n"
+        out << "Pareto front on " << displayText(s.value.name) << ": output tokens/s per GPU against tokens/s per user (1000 / TPOT)\n"
             << servingLine(s.value) << "\n"
             << "Each exact point is the certified optimum with TPOT at or below its limit (TTFT limit "
             << formatNumber("%g", s.value.workload.ttftSloMs) << " ms and memory kept; the slowest point is the "
@@ -311,13 +316,13 @@ int runSweep(const Args& a, std::ostream& out, std::ostream& err)
     } else if (a.flag("--json")) {
         ojson pts = ojson::array();
         for (const ClusterSizePoint& p : r.points)
-            pts.push_back(sizeJson(p));
+            pts.push_back(sizeJson(p, hasTpot(s.value.workload)));
         ojson j = {{"scenario", s.value.name}, {"serving", servingModeName(s.value.workload.serving)}, {"points", pts}};
         j["wall_seconds"] = finite(r.wallSeconds);
         j["interrupted"] = interrupted;
         out << j.dump(2) << "\n";
     } else {
-        out << "Scaling sweep on " << s.value.name << " (" << s.value.cluster.gpu.name << ", "
+        out << "Scaling sweep on " << displayText(s.value.name) << " (" << displayText(s.value.cluster.gpu.name) << ", "
             << s.value.cluster.gpusPerNode << " GPUs per node, the same links): the certified best plan per GPU count\n"
             << servingLine(s.value) << "\n"
             << protocolNotRun(s.value, "each count's figures are the steady state at its plan's batch (evaluate "
@@ -382,7 +387,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
     } else if (a.flag("--json")) {
         ojson curve = ojson::array();
         for (const ClusterSizePoint& p : r.curve)
-            curve.push_back(sizeJson(p));
+            curve.push_back(sizeJson(p, hasTpot(s.value.workload)));
         ojson j = {{"scenario", s.value.name},
                    {"serving", servingModeName(s.value.workload.serving)},
                    {"rate", o.requestsPerS},
@@ -395,7 +400,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
         j["smaller_gpus"] = r.smallerGpus;
         j["smaller_requests_per_s"] = finite(r.smallerRequestsPerS);
         j["minimality_proved"] = r.ok && r.smallerProved;
-        j["at_rate"] = atRateJson(r.atRate);
+        j["at_rate"] = atRateJson(r.atRate, hasTpot(s.value.workload));
         j["queueing_gpus"] = r.queueingGpus;
         j["queueing_plan"] = r.queueingGpus > 0 ? deploymentPlanJson(r.queueingBest.deployment) : ojson(nullptr);
         j["curve"] = curve;
@@ -403,7 +408,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
         j["interrupted"] = interrupted;
         out << j.dump(2) << "\n";
     } else {
-        out << "Sizing on " << s.value.name << ": the fewest GPUs ("
+        out << "Sizing on " << displayText(s.value.name) << ": the fewest GPUs ("
             << (o.anyCount ? "any count up to one node, then whole nodes" : "whole nodes of "
                                  + std::to_string(s.value.cluster.gpusPerNode) + " GPUs")
             << ") whose best plan serves " << formatNumber("%g", o.requestsPerS) << " requests/s of "
@@ -430,7 +435,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
             else
                 out << "Minimal: it is one whole node, the smallest count searched (--any-count also searches part "
                        "of a node).\n";
-            printAtRate(out, r, o.requestsPerS);
+            printAtRate(out, r, o.requestsPerS, hasTpot(s.value.workload));
         }
         out << "Curve (best requests/s per GPU count searched; requests/s = output tokens/s / "
             << s.value.workload.outputTokens << "):\n";

@@ -15,7 +15,7 @@ std::string rateText(double r)
 {
     if (std::isinf(r))
         return "inf";
-    return r >= 1000 ? printfText("%.0f", r) : printfText("%.3g", r);
+    return r >= 999.5 ? printfText("%.0f", r) : printfText("%.3g", r); // (999.5 rounds to "1e+03" in %.3g)
 }
 } // namespace
 
@@ -52,7 +52,7 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
                                    f.requests, spec.measuredRequests()));
     lines.push_back(printfText("  TTFT  mean %.1f ms, p50 %.1f, p90 %.1f, p99 %.1f", f.ttftMeanMs, f.ttftP50Ms,
                                f.ttftP90Ms, f.ttftP99Ms));
-    if (f.tpotMeanMs > 0)
+    if (o.hasTpot())
         lines.push_back(printfText("  TPOT  mean %.2f ms, p50 %.2f, p90 %.2f, p99 %.2f  ((end-to-end - TTFT) / (output - 1))",
                                    f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms));
     else
@@ -108,7 +108,7 @@ std::string summarizeLoad(const DeploymentOutcome& o)
     std::string line = head
         + printfText("%.1f output tokens/s per GPU · TTFT mean %.1f ms, p99 %.1f ms · ", f.tokensPerSPerGpu, f.ttftMeanMs,
                      f.ttftP99Ms)
-        + (f.tpotMeanMs > 0 ? printfText("TPOT mean %.2f ms, p99 %.2f ms", f.tpotMeanMs, f.tpotP99Ms)
+        + (o.hasTpot() ? printfText("TPOT mean %.2f ms, p99 %.2f ms", f.tpotMeanMs, f.tpotP99Ms)
                             : std::string("no TPOT (one output token)"));
     if (f.pools)
         line += printfText(" (prefill wait %.1f ms, KV transfer %.1f ms)", f.prefillWaitMeanMs, f.kvTransferMeanMs);
@@ -131,7 +131,7 @@ std::string loadSide(const DeploymentOutcome& o)
     const LoadFigures& f = o.load;
     std::string line = printfText("%.1f tokens/s per GPU · TTFT mean %.1f ms, p90 %.1f · ", f.tokensPerSPerGpu,
                                   f.ttftMeanMs, f.ttftP90Ms)
-        + (f.tpotMeanMs > 0 ? printfText("TPOT mean %.2f ms, p90 %.2f", f.tpotMeanMs, f.tpotP90Ms)
+        + (o.hasTpot() ? printfText("TPOT mean %.2f ms, p90 %.2f", f.tpotMeanMs, f.tpotP90Ms)
                             : std::string("no TPOT (one output token)"));
     if (f.saturated)
         line += printfText(" · SATURATED (capacity %s requests/s)", rateText(f.capacityRequestsPerS).c_str());

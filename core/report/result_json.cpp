@@ -154,7 +154,7 @@ ojson loadObject(const DeploymentOutcome& o, const LoadSpec& spec)
     j["warmup_requests"] = spec.warmup();
     j["ttft_ms"] = stats(f.ttftMeanMs, f.ttftP50Ms, f.ttftP90Ms, f.ttftP99Ms);
     // One output token has no gap between tokens: no TPOT, null rather than 0.
-    j["tpot_ms"] = f.tpotMeanMs > 0 ? stats(f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms) : ojson(nullptr);
+    j["tpot_ms"] = o.hasTpot() ? stats(f.tpotMeanMs, f.tpotP50Ms, f.tpotP90Ms, f.tpotP99Ms) : ojson(nullptr);
     j["e2e_ms_mean"] = finite(f.e2eMeanMs);
     j["output_tokens_per_s"] = finite(f.outputTokensPerS);
     j["output_tokens_per_s_per_gpu"] = finite(f.tokensPerSPerGpu);

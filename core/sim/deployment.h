@@ -68,6 +68,9 @@ struct DeploymentOutcome {
     LoadVerdict loadVerdict; // whether the run holds the limits (judgeLoad), when it ran
 
     bool twoPools() const { return pools.size() == 2; }
+    // Whether its requests have a TPOT (hasTpot of the pool that decodes: the only pool, or
+    // the decode pool): one output token has none, in the steady state and under load alike.
+    bool hasTpot() const { return !pools.empty() && shardlab::hasTpot(pools.back().scenario.workload); }
     // The load run ran and breaks a limit (saturated, p90 TTFT or TPOT), whatever the
     // steady state says.
     bool breaksLimitsUnderLoad() const { return underLoad && loadError.empty() && !loadVerdict.withinLimits; }
