@@ -110,7 +110,7 @@ int runPresets(const Args& a, std::ostream& out, std::ostream& err)
 void printModel(std::ostream& out, const ModelSpec& m)
 {
     const ParameterCounts c = countParameters(m);
-    out << m.name << ": " << (m.isMoe() ? "MoE" : "dense") << ", " << m.layers << " layers, hidden "
+    out << displayText(m.name) << ": " << (m.isMoe() ? "MoE" : "dense") << ", " << m.layers << " layers, hidden "
         << m.hiddenSize << ", " << m.attentionHeads << " heads";
     if (m.attention == AttentionKind::MLA)
         out << " (MLA, kv_lora_rank " << m.mla.kvLoraRank << ")";

@@ -257,7 +257,7 @@ int runBenchSim(const Args& a, std::ostream& out, std::ostream& err)
             << ", \"valid_plans\": " << valid << ", \"evaluations_per_s\": " << fast
             << ", \"evaluations_per_s_with_breakdown\": " << full << "}\n";
     } else {
-        out << s.value.name << ": " << plans.size() << " random structurally valid plans (" << valid
+        out << displayText(s.value.name) << ": " << plans.size() << " random structurally valid plans (" << valid
             << " also fit memory and SLOs), one thread:\n  " << formatNumber("%.0f", fast)
             << " evaluations/s (search fast path, no per-operator breakdown)\n  " << formatNumber("%.0f", full)
             << " evaluations/s (with the per-operator breakdown)\n";
