@@ -132,7 +132,7 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
             << " tokens/s per GPU (" << e.recipeExplanation << ")\n";
     else
         out << "The Megatron recipe has no costed deployment here (" << e.recipeExplanation << ")\n";
-    if (e.ratioToRecipeUnderLoad > 0 && servesOfferedLoad(o.load) && servesOfferedLoad(e.recipe->load))
+    if (e.ratioToRecipeUnderLoad > 0 && e.bothServeOfferedLoad)
         out << "Under the scenario's load, " << describeProtocol(s.workload.load) << ": "
             << groupedNumber(o.load.tokensPerSPerGpu, 1) << " tokens/s per GPU; it and the recipe both serve the "
             << "offered rate, so they compare at 1x (the recipe's run: " << groupedNumber(e.recipe->load.tokensPerSPerGpu, 1)

@@ -164,10 +164,13 @@ bool DocumentController::loadProfile(const QString& path)
     applyProfile(now.cluster, std::make_shared<const KernelProfile>(std::move(p.value)));
     m_undo->push(new ScenarioEditCommand(this, before, now, tr("Load kernel profile %1").arg(name)));
     applyScenarioState(now);
+    // Measured on another GPU model than the cluster's: said inline, as the CLI warns.
+    const std::string mismatch = profileGpuMismatch(now.cluster);
     Q_EMIT message(tr("Kernel profile %1 loaded from %2: its kernel tables and efficiencies now price every plan "
                       "(Edit > Undo restores the previous ones)")
-                       .arg(name, path),
-                   false);
+                           .arg(name, path)
+                       + (mismatch.empty() ? QString() : tr(". Warning: %1").arg(QString::fromStdString(mismatch))),
+                   !mismatch.empty());
     return true;
 }
 

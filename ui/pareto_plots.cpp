@@ -119,9 +119,11 @@ void ParetoView::showFront()
     QCPGraph* other = m_frontPlot->graph(2);
     fill(other, m_front.otherPoints);
     const QString engine = QString::fromStdString(m_front.engineName);
-    // The legend says "proved" only when every point was (a search stopped by its budget
-    // or by Stop leaves its best plan found, not proved).
-    const bool proved = m_front.allProved;
+    // The legend says "proved" only when every point drawn was (a search stopped by its
+    // budget or by Stop leaves its best plan found, not proved); the status line says
+    // whether the bound past the fastest point was proved too.
+    const bool proved = std::all_of(m_front.points.begin(), m_front.points.end(),
+                                    [](const ParetoPoint& p) { return p.provedOptimal; });
     m_frontPlot->graph(0)->setName(
         engine.isEmpty() ? (proved ? tr("exact: proved optimal per TPOT limit")
                                    : tr("exact per TPOT limit (NOT every point proved)"))

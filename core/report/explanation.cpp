@@ -18,10 +18,12 @@ DeploymentExplanation explainDeployment(const Scenario& s, const Deployment& d)
         e.recipe = recipe;
         const DeploymentOutcome& o = e.outcome;
         if (o.underLoad && o.loadError.empty() && recipe.underLoad && recipe.loadError.empty()
-            && recipe.load.tokensPerSPerGpu > 0)
-            e.ratioToRecipeUnderLoad = servesOfferedLoad(o.load) && servesOfferedLoad(recipe.load)
+            && recipe.load.tokensPerSPerGpu > 0) {
+            e.bothServeOfferedLoad = servesOfferedLoad(o.load) && servesOfferedLoad(recipe.load);
+            e.ratioToRecipeUnderLoad = e.bothServeOfferedLoad
                 ? 1.0 // both serve the offered rate: the runs differ by their samples only
                 : o.load.tokensPerSPerGpu / recipe.load.tokensPerSPerGpu;
+        }
     }
     // Each pool against the recipe on the same pool: one pool, the recipe's plan; two pools,
     // the recipe applied to this pool's scenario (its GPUs), as the Plan tab compares.

@@ -22,6 +22,9 @@ struct DeploymentExplanation {
     // ran: what each serves there, which the steady state above does not say (a loop of
     // fewer requests than the recipe's batch never fills it). 0 otherwise.
     double ratioToRecipeUnderLoad = 0;
+    // Both it and the recipe serve the offered open-loop rate (servesOfferedLoad): the ratio
+    // under load is then 1, whatever the two runs' samples give.
+    bool bothServeOfferedLoad = false;
     // One per pool: against the recipe on that pool's scenario (not comparable when the
     // pool is not costed).
     std::vector<PlanComparison> versusRecipe;
