@@ -1,8 +1,7 @@
 #include "io/profile_json.h"
 
-#include <cctype>
-
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <mutex>
