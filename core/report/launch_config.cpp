@@ -399,7 +399,12 @@ std::string scriptModelPath(const std::string& model)
     if (!p.is_relative() || !(explicitlyRelative || fs::exists(p, ec)))
         return model;
     const fs::path full = fs::absolute(p, ec);
-    return ec ? model : full.lexically_normal().string();
+    if (ec)
+        return model;
+    std::string out = full.lexically_normal().string();
+    while (out.size() > 1 && out.back() == '/') // "." and "dir/..": the directory, not "dir/"
+        out.pop_back();
+    return out;
 }
 
 std::string companionPrefixFor(const std::string& scriptPath)

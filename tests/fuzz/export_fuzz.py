@@ -87,6 +87,16 @@ def model_of(call):
     return None
 
 
+def script_model(model, cwd):
+    """The checkpoint as the script names it (scriptModelPath in core/report/launch_config):
+    a path relative to the export's working directory ("./x", "../x", ".", "..", or any
+    relative name that exists there) written absolute and normalised; anything else as given."""
+    explicit = model in (".", "..") or model.startswith("./") or model.startswith("../")
+    if not model or os.path.isabs(model) or not (explicit or os.path.exists(os.path.join(cwd, model))):
+        return model
+    return os.path.normpath(os.path.join(cwd, model))
+
+
 def flag_value(call, flag):
     return call[call.index(flag) + 1] if flag in call else None
 
@@ -182,6 +192,7 @@ class Fuzz:
             if not said or os.path.exists(script):
                 self.fail(f"iteration {i}: a refused export must say why and write nothing: {r.stderr[:200]!r}")
             return
+        model = script_model(model, case) if args[:1] == ["--model"] else model
         for shell in ["bash", "dash"]:
             self.run_script(i, shell, script, case, engine, model, tokens)
 
