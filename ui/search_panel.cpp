@@ -153,6 +153,7 @@ void SearchPanel::setScenario(const Scenario& s)
     m_maxValue = 1;
     for (const Run& r : m_runs)
         m_maxValue = std::max({m_maxValue, highestValue(r.best), highestValue(r.samples)});
+    updateReferenceTag();
     scheduleReplot();
 }
 
@@ -160,6 +161,7 @@ void SearchPanel::clearRuns()
 {
     m_curve->clearGraphs();
     m_runs.clear();
+    m_referenceTag.clear();
     m_selected = -1;
     m_running = false;
     m_megatronLine = m_optimumLine = nullptr;

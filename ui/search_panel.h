@@ -149,6 +149,7 @@ private:
     // "name [variant]: best" in the curve's legend, names shortened (ui_format.h shownName).
     static QString legendName(const Run& r);
     void refreshRefineLegend();
+    void updateReferenceTag();
     QString referenceName(const QString& line) const;
     // Why the elite table has no rows, for the selected run (or none).
     QString emptyElitesText() const;
@@ -169,6 +170,7 @@ private:
 
     Scenario m_scenario;
     QString m_restoreNote;
+    QString m_referenceTag; // the reference lines' variant label when runs of another variant share the axes
     std::unique_ptr<Simulator> m_sim; // for the heatmap's equivalent options; null if invalid
     Plan m_equivalentsOf;
     bool m_haveEquivalents = false;

@@ -45,6 +45,7 @@ SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& varia
     run.refine = g.refine;
     run.best->setName(legendName(run));
     m_runs.push_back(run);
+    updateReferenceTag();
     return m_runs.back();
 }
 
@@ -198,6 +199,7 @@ std::shared_ptr<SearchPanel::RemovedRun> SearchPanel::takeRun(quint64 id)
     m_curve->removeGraph(it->samples);
     m_curve->removeGraph(it->refine);
     m_runs.erase(it);
+    updateReferenceTag();
     refreshRefineLegend();
     if (m_selected == i)
         m_selected = runCount() - 1;
@@ -224,6 +226,7 @@ void SearchPanel::insertRun(int index, const RemovedRun& removed)
     run.refine->setData(removed.refine);
     run.best->setName(legendName(run));
     m_runs.insert(m_runs.begin() + index, run);
+    updateReferenceTag();
     applyVisibility(index, run.visible); // and the refinement's legend entry
     run.samples->setVisible(run.visible && removed.samplesVisible);
     for (const Run& r : m_runs)
@@ -286,8 +289,9 @@ void SearchPanel::refreshRefineLegend()
 
 // A reference line (the recipe, exact's optimum) is the current scenario's. When a run of
 // another scenario variant shares the axes, the line carries the current variant's label
-// ("[V2]", as its runs do), or "(this scenario)" when no run has it yet.
-QString SearchPanel::referenceName(const QString& line) const
+// ("[V2]", as its runs do), or "(this scenario)" when no run has it yet. Worked out when the
+// runs or the scenario change (comparing scenarios serializes them), not at every replot.
+void SearchPanel::updateReferenceTag()
 {
     QString current;
     bool mixed = false;
@@ -297,9 +301,14 @@ QString SearchPanel::referenceName(const QString& line) const
         else
             mixed = true;
     }
-    if (!mixed)
-        return line;
-    return current.isEmpty() ? tr("%1 (this scenario)").arg(line) : QStringLiteral("%1 [%2]").arg(line, shownName(current));
+    m_referenceTag = !mixed          ? QString()
+        : current.isEmpty()          ? tr("(this scenario)")
+                                     : QStringLiteral("[%1]").arg(shownName(current));
+}
+
+QString SearchPanel::referenceName(const QString& line) const
+{
+    return m_referenceTag.isEmpty() ? line : QStringLiteral("%1 %2").arg(line, m_referenceTag);
 }
 
 QString SearchPanel::legendName(const Run& r)
