@@ -210,6 +210,8 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
         out << "  - " << why << "\n";
     if (!o.costed)
         return;
+    if (!o.valid) // the figures still show how far the plan is from running (what-if), but it cannot run
+        out << "  (the figures below are what the plan would give if it ran; it cannot, for the reasons above)\n";
     printServingFigures(out, s, r, "");
     out << "GPU time per token  " << formatNumber("%.1f", o.gpuUsPerToken())
         << " GPU-us  -- 1e6 / output tokens/s per GPU (shardlab-cli explain splits it)\n";

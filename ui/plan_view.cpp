@@ -484,6 +484,8 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
                   : tr("<span style='background:#c62828; color:white'>&nbsp;INVALID&nbsp;</span>");
     if (valid && m_loadBreaks)
         html += underLoadBadge();
+    if (!valid && r.structureChecks == 0) // costed: the figures say how far it is from running, not what it serves
+        html += tr("&nbsp;<i>the figures are what it would give if it ran</i>");
 
     const int etp = m_scenario.model.isMoe() ? expertTensorParallel(p) : 0;
     QString degrees = tr("TP %1 · EP %2 · expert-TP %3 · PP %4 · DP %5 · batch %6 · %7 micro-batch(es)")

@@ -339,6 +339,9 @@ void TestPlanView::noNonFiniteNumbers()
     verifyNoNonFinite(v);
     if (!v.currentResult().valid)
         QVERIFY(v.headlineText().contains(QStringLiteral("INVALID")));
+    // Figures of a plan that cannot run are marked as a what-if; a valid plan's are not.
+    const bool whatIf = !v.currentResult().valid && v.currentResult().structureChecks == 0;
+    QCOMPARE(v.headlineText().contains(QStringLiteral("if it ran")), whatIf);
     if (edit == QStringLiteral("absurd-link")) {
         // The core words only overflowed (+infinity) figures; these astronomical finite
         // ones the form words itself instead of printing their 190 digits.
