@@ -12,6 +12,7 @@
 #include "cli_commands.h"
 #include "cli_signals.h"
 #include "io/count_list.h"
+#include "report/json_figure.h"
 #include "report/load_text.h"
 #include "runner/pareto.h"
 #include "runner/sizing.h"
@@ -51,9 +52,6 @@ ojson pointJson(const ParetoPoint& p)
             {"proved_optimal", p.provedOptimal}};
 }
 
-// A figure of a workload without TPOT (one output token) is null, as in every result JSON.
-ojson tpotFigure(bool hasTpot, double v) { return hasTpot ? ojson(finite(v)) : ojson(nullptr); }
-
 ojson sizeJson(const ClusterSizePoint& p, bool hasTpot)
 {
     ojson j = {{"gpus", p.gpus},
@@ -63,7 +61,7 @@ ojson sizeJson(const ClusterSizePoint& p, bool hasTpot)
                {"output_tokens_per_s_per_gpu", finite(p.tokensPerSPerGpu)},
                {"output_tokens_per_s", finite(p.outputTokensPerS)},
                {"requests_per_s", finite(p.requestsPerS)},
-               {"tpot_ms", tpotFigure(hasTpot, p.tpotMs)},
+               {"tpot_ms", jsonFigure(p.tpotMs, hasTpot)},
                {"ttft_ms", finite(p.ttftMs)},
                {"seconds", finite(p.seconds)}};
     j["plan"] = p.found ? deploymentPlanJson(p.deployment) : ojson(nullptr);
@@ -102,8 +100,8 @@ ojson atRateJson(const SizingAtRate& a, bool hasTpot)
     return {{"ran", true},
             {"ttft_ms_mean", finite(f.ttftMeanMs)},
             {"ttft_ms_p90", finite(f.ttftP90Ms)},
-            {"tpot_ms_mean", tpotFigure(hasTpot, f.tpotMeanMs)},
-            {"tpot_ms_p90", tpotFigure(hasTpot, f.tpotP90Ms)},
+            {"tpot_ms_mean", jsonFigure(f.tpotMeanMs, hasTpot)},
+            {"tpot_ms_p90", jsonFigure(f.tpotP90Ms, hasTpot)},
             {"saturated", f.saturated},
             {"capacity_requests_per_s", finite(f.capacityRequestsPerS)},
             {"within_limits", a.withinLimits}};

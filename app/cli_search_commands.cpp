@@ -15,6 +15,7 @@
 #include "cli_signals.h"
 #include "io/count_list.h"
 #include "plugin/rl_plugin.h"
+#include "report/json_figure.h"
 #include "report/result_json.h"
 #include "runner/latency_floor.h"
 #include "runner/run_search.h"
@@ -394,18 +395,17 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
                           {"message", ex.message}}},
                         {"algorithms", ojson::array()}};
             for (const AlgoRow& row : rows) {
-                auto num = [](double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); };
                 js["algorithms"].push_back(
                     {{"name", row.name},
                      {"runs", row.ratios.size()},
                      {"valid_runs", row.found},
-                     {"median_ratio_to_exact", num(ref > 0 ? median(row.ratios) : std::nan(""))},
-                     {"min_ratio_to_exact", num(ref > 0 ? *std::min_element(row.ratios.begin(), row.ratios.end())
+                     {"median_ratio_to_exact", jsonFigure(ref > 0 ? median(row.ratios) : std::nan(""))},
+                     {"min_ratio_to_exact", jsonFigure(ref > 0 ? *std::min_element(row.ratios.begin(), row.ratios.end())
                                                         : std::nan(""))},
-                     {"max_ratio_to_exact", num(ref > 0 ? *std::max_element(row.ratios.begin(), row.ratios.end())
+                     {"max_ratio_to_exact", jsonFigure(ref > 0 ? *std::max_element(row.ratios.begin(), row.ratios.end())
                                                         : std::nan(""))},
-                     {"median_calls_to_99pct", num(median(row.calls99))},
-                     {"median_wall_seconds", num(median(row.wall))}});
+                     {"median_calls_to_99pct", jsonFigure(median(row.calls99))},
+                     {"median_wall_seconds", jsonFigure(median(row.wall))}});
             }
             jr["scenarios"].push_back(js);
             continue;

@@ -1,6 +1,7 @@
 #include "report/result_json.h"
 
 #include "io/profile_json.h"
+#include "report/json_figure.h"
 
 #include <nlohmann/json.hpp>
 
@@ -43,10 +44,8 @@ ojson opsJson(const Scenario& s, const Plan& p, const std::array<OpBreakdown, kO
 
 namespace {
 
-// A figure the simulator computed, or null where it has none: a plan whose degrees do not
-// fit is not priced, and an unbounded time (SimResult::unbounded) has no finite value; 0
-// would read as a figure in both.
-ojson figure(bool costed, double v) { return costed && std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+// A figure the simulator computed (report/json_figure.h), or null.
+ojson figure(bool costed, double v) { return jsonFigure(v, costed); }
 
 // The headline figures, for a deployment and for each pool alike; "costed" says whether
 // they were computed.
