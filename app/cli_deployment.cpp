@@ -193,6 +193,11 @@ std::string validityLine(const DeploymentOutcome& o)
     return "Valid";
 }
 
+// Under INVALID when the plan is still costed: the figures show how far it is from running
+// (what-if), not what it serves.
+constexpr const char* kWhatIfLine =
+    "  (the figures below are what the plan would give if it ran; it cannot, for the reasons listed)\n";
+
 // One pool serving the whole scenario.
 void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTable, const char* label)
 {
@@ -210,8 +215,8 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
         out << "  - " << why << "\n";
     if (!o.costed)
         return;
-    if (!o.valid) // the figures still show how far the plan is from running (what-if), but it cannot run
-        out << "  (the figures below are what the plan would give if it ran; it cannot, for the reasons above)\n";
+    if (!o.valid)
+        out << kWhatIfLine;
     printServingFigures(out, s, r, "");
     out << "GPU time per token  " << formatNumber("%.1f", o.gpuUsPerToken())
         << " GPU-us  -- 1e6 / output tokens/s per GPU (shardlab-cli explain splits it)\n";
@@ -266,6 +271,8 @@ void printTwoPools(std::ostream& out, const DeploymentOutcome& o)
             out << "  - " << why << "\n";
         return;
     }
+    if (!o.valid)
+        out << kWhatIfLine;
     out << "  output tokens/s  " << formatNumber("%.0f", o.outputTokensPerS) << " total, "
         << formatNumber("%.1f", o.tokensPerSPerGpu) << " per GPU of all " << o.gpus
         << "  -- the lesser of the pools' request rates (and the KV links'), x " << w.outputTokens

@@ -124,6 +124,7 @@ private:
     void evaluateAndShow();
     void showNoScenario(const QString& why);
     void updateHeadline(const QStringList& reasons, const QString& comparison);
+    QString degreesLine() const;
     QStringList reasonsFor(const Plan& p, const SimResult& r) const;
     void applyPool();
     void updateDeployment();
