@@ -3,6 +3,7 @@
 #include "model/error.h"
 #include "model/names.h"
 #include "model/printf_text.h"
+#include "io/output_apart.h"
 
 #include <cerrno>
 #include <cmath>
@@ -18,21 +19,7 @@ namespace {
 
 // An output file (--out, --out-cluster) never replaces a file the same command reads (a
 // positional argument or another flag's value naming the same existing file), nor the
-// other output: a user's file is never overwritten by what was computed from it.
-bool sameFile(const std::string& x, const std::string& y)
-{
-    std::error_code ec;
-    return std::filesystem::exists(x, ec) && std::filesystem::exists(y, ec) && std::filesystem::equivalent(x, y, ec);
-}
-
-// Whether `path` is the file standard input reads (by device and inode).
-bool isStandardInput(const std::string& path)
-{
-    struct stat in {}, out {};
-    return ::fstat(0, &in) == 0 && ::stat(path.c_str(), &out) == 0 && S_ISREG(in.st_mode) && in.st_dev == out.st_dev
-        && in.st_ino == out.st_ino;
-}
-
+// other output (io/output_apart.h).
 bool outputsApart(const Args& a, std::string& error)
 {
     for (const char* o : {"--out", "--out-cluster"}) {
@@ -40,7 +27,7 @@ bool outputsApart(const Args& a, std::string& error)
             continue;
         const std::string path = a.value(o);
         for (const char* other : {"--out", "--out-cluster"})
-            if (std::string(other) != o && a.has(other) && (a.value(other) == path || sameFile(a.value(other), path))) {
+            if (std::string(other) != o && a.has(other) && (a.value(other) == path || sameExistingFile(a.value(other), path))) {
                 error = std::string(o) + ": names the same file as " + other + "; give each output its own file";
                 return false;
             }
@@ -59,21 +46,6 @@ bool outputApartFromInputs(const Args& a, const std::string& flag, const std::st
         if (name != "--out" && name != "--out-cluster")
             inputs.push_back(value);
     return outputApartFrom(inputs, flag, path, error);
-}
-
-bool outputApartFrom(const std::vector<std::string>& inputs, const std::string& flag, const std::string& path,
-                     std::string& error)
-{
-    for (const std::string& in : inputs) {
-        // "-" reads standard input, which may be the very file (`--scenario - < s.json`).
-        const bool same = in == "-" ? isStandardInput(path) : sameFile(in, path);
-        if (same) {
-            error = flag + ": " + displayText(path) + " is the input " + (in == "-" ? "read from standard input" : displayText(in))
-                + ", which writing would replace; write the output elsewhere";
-            return false;
-        }
-    }
-    return true;
 }
 
 bool Args::flag(const std::string& name) const

@@ -42,10 +42,8 @@ bool parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv, Ar
 // False, with `error` ("FLAG: PATH is the input IN, ..."), when writing `path` would replace
 // a file the command reads (a positional argument or a flag's value, by any path to it).
 bool outputApartFromInputs(const Args& a, const std::string& flag, const std::string& path, std::string& error);
-// The same against a list of files the command reads ("-": standard input), such as the
-// files a measurements file names.
-bool outputApartFrom(const std::vector<std::string>& inputs, const std::string& flag, const std::string& path,
-                     std::string& error);
+// The same against a list of files the command reads, such as the files a measurements
+// file names: shardlab::outputApartFrom (io/output_apart.h).
 bool intValue(const Args& a, const std::string& flag, long long lo, long long hi, long long& out, std::string& error);
 bool numberValue(const Args& a, const std::string& flag, double lo, double hi, double& out, std::string& error);
 // A name a flag gives that goes into text, JSON or a script (--model, --name): why it is

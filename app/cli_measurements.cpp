@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "cli_commands.h"
+#include "io/output_apart.h"
 #include "io/atomic_file.h"
 #include "io/profile_json.h"
 #include "model/names.h"

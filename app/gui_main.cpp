@@ -9,12 +9,15 @@
 #include <cstdio>
 
 #include "file_export.h"
+#include "io/output_apart.h"
 #include "io/presets.h"
 #include "runner/load_front.h"
 #include "main_window.h"
 #include "pareto_view.h"
 #include "plan_view.h"
 #include "search_panel.h"
+#include "search_toolbar.h"
+#include "session_store.h"
 
 namespace {
 
@@ -66,6 +69,62 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
     QTextStream(stdout) << "longest event-loop stall during the search: "
                         << QString::number(w.longestStallMs(), 'f', 1) << " ms\n";
     return code;
+}
+
+// An integer option within [lo, hi]: false, with the flag, the range and the value said,
+// otherwise (a spin box would clamp it silently).
+bool intOption(const QCommandLineParser& parser, const QCommandLineOption& opt, long long lo, long long hi, int& out,
+               QTextStream& err)
+{
+    bool ok = false;
+    const long long v = parser.value(opt).toLongLong(&ok);
+    if (!ok || v < lo || v > hi) {
+        err << "shardlab: --" << opt.names().front() << ": must be an integer between " << lo << " and " << hi
+            << " (got '" << parser.value(opt) << "')\n";
+        return false;
+    }
+    out = int(v);
+    return true;
+}
+
+// Unsaved edits restored from the last session, about to be replaced by --scenario: kept
+// in a file of their own first, and said (on stderr and in the window). False when they
+// could not be kept: then nothing replaces them. `note` is what to tell the user ("" when
+// there were none).
+bool setAsideRestoredEdits(shardlab::ui::MainWindow& window, QString& note, QTextStream& err)
+{
+    QString path, error;
+    if (!window.document()->setAsideUnsavedEdits(shardlab::ui::SessionStore::directory(), &path, &error)) {
+        err << "shardlab: --scenario: the unsaved edits of the last session could not be kept aside (" << error
+            << "); not replacing them\n";
+        return false;
+    }
+    if (!path.isEmpty()) {
+        note = QStringLiteral("The unsaved edits of the last session were kept in %1 (File > Open recent opens "
+                              "them).").arg(path);
+        err << "shardlab: " << note << "\n";
+    }
+    return true;
+}
+
+// The scripted outputs never replace the scenario file the window opened, as the CLI's
+// --out never replaces its input (io/output_apart.h).
+bool outputsApartFromScenario(const QCommandLineParser& parser, const QCommandLineOption& scenario,
+                              const std::vector<const QCommandLineOption*>& outputs, QTextStream& err)
+{
+    if (!parser.isSet(scenario))
+        return true;
+    const std::vector<std::string> inputs{parser.value(scenario).toStdString()};
+    for (const QCommandLineOption* o : outputs) {
+        std::string error;
+        if (parser.isSet(*o)
+            && !shardlab::outputApartFrom(inputs, "--" + o->names().front().toStdString(),
+                                          parser.value(*o).toStdString(), error)) {
+            err << "shardlab: " << QString::fromStdString(error) << "\n";
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -147,9 +206,14 @@ int main(int argc, char** argv)
                        quitOpt, tabOpt, duringOpt, sizeOpt, loadFrontOpt});
     parser.process(app);
 
-    shardlab::ui::MainWindow window;
     QTextStream err(stderr);
+    if (!outputsApartFromScenario(parser, scenarioOpt, {&shotOpt, &exportOpt, &launchOpt, &plotOpt}, err))
+        return 2;
+    shardlab::ui::MainWindow window;
+    QString keptEdits;
     if (parser.isSet(scenarioOpt)) {
+        if (!setAsideRestoredEdits(window, keptEdits, err))
+            return 1;
         // A file, or a shipped scenario's name as the CLI takes it (opened without a path).
         const std::string arg = parser.value(scenarioOpt).toStdString();
         if (shardlab::classifyScenarioArg(arg) == shardlab::ScenarioArg::Preset)
@@ -160,25 +224,24 @@ int main(int argc, char** argv)
             if (parser.isSet(quitOpt))
                 return 1;
         }
+        if (!keptEdits.isEmpty()) // after the scenario's own messages, which would replace it
+            QTimer::singleShot(0, &window, [&window, keptEdits] { window.showNote(keptEdits); });
     }
     if (parser.isSet(algoOpt) && !window.setAlgorithm(parser.value(algoOpt))) {
         err << "shardlab: --algo: unknown algorithm '" << parser.value(algoOpt) << "'\n";
         return 2;
     }
     bool ok = true;
+    int number = 0;
     if (parser.isSet(seedOpt)) {
-        window.setSeed(parser.value(seedOpt).toInt(&ok));
-        if (!ok) {
-            err << "shardlab: --seed: expects an integer\n";
+        if (!intOption(parser, seedOpt, 0, shardlab::ui::SearchToolbar::kMaxSeed, number, err))
             return 2;
-        }
+        window.setSeed(number);
     }
     if (parser.isSet(budgetOpt)) {
-        window.setBudget(parser.value(budgetOpt).toInt(&ok));
-        if (!ok) {
-            err << "shardlab: --budget: expects an integer\n";
+        if (!intOption(parser, budgetOpt, 1, shardlab::ui::SearchToolbar::kMaxBudget, number, err))
             return 2;
-        }
+        window.setBudget(number);
     }
     const bool paretoTab = parser.isSet(tabOpt) && parser.value(tabOpt) == QLatin1String("pareto");
     if (parser.isSet(tabOpt) && !window.showTab(parser.value(tabOpt))) {

@@ -102,7 +102,7 @@ QString CompareCandidates::addPlanFile(const QString& path, QString* error)
     return name;
 }
 
-QString CompareCandidates::keepWhatIf()
+QString CompareCandidates::keepWhatIf(const QString& note)
 {
     // A what-if is work: kept as a plan to compare instead of dropped with the view.
     const QString title = m_planView->currentTitle();
@@ -110,7 +110,7 @@ QString CompareCandidates::keepWhatIf()
         return {};
     const QString name = freeName(tr("What-if kept (%1)").arg(title.left(title.size() - tr(" — what-if").size())),
                                   [](int n) { return tr("What-if kept %1").arg(n); });
-    m_kept.push_back({name, m_planView->currentPlan(), tr("made on the scenario before the edit")});
+    m_kept.push_back({name, m_planView->currentPlan(), note});
     return name;
 }
 

@@ -32,9 +32,9 @@ public:
     // its own (returned). "" with the reasons in *error when it cannot be read or does not
     // fit the scenario.
     QString addPlanFile(const QString& path, QString* error);
-    // Keeps the what-if on show in the Plan tab before an edit drops it: its name, or ""
-    // when no what-if is shown.
-    QString keepWhatIf();
+    // Keeps the what-if on show in the Plan tab before something drops it (a scenario edit,
+    // another plan shown), with `note` saying what: its name, or "" when no what-if is shown.
+    QString keepWhatIf(const QString& note);
     void clearKept() { m_kept.clear(); }
 
 private:

@@ -1,5 +1,6 @@
 #include "document_controller.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -19,6 +20,7 @@
 #include "io/profile_json.h"
 #include "io/scenario_json.h"
 #include "live_edit_command.h"
+#include "save_dialog.h"
 #include "scenario_draft.h"
 #include "scenario_editor.h"
 #include "ui_format.h"
@@ -338,12 +340,11 @@ bool DocumentController::saveScenarioAs()
     QString note;
     if (!m_path.isEmpty() && isProtectedScenarioPath(m_path))
         note = tr(" (%1 is a shipped or read-only file: save a copy)").arg(QFileInfo(m_path).fileName());
-    QString path = QFileDialog::getSaveFileName(m_window, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
-                                                tr("ShardLab scenario (*.json)"));
+    // ".json" is added to a name typed without one before the dialog asks about replacing it.
+    const QString path = askSaveFileName(m_window, tr("Save scenario%1").arg(note), suggestedScenarioPath(),
+                                         tr("ShardLab scenario (*.json)"));
     if (path.isEmpty())
         return false;
-    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
-        path += QStringLiteral(".json");
     return saveScenarioTo(path);
 }
 
@@ -356,11 +357,32 @@ bool DocumentController::maybeSave()
                                               QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
     if (answer == QMessageBox::Save)
         return saveScenario();
-    if (answer == QMessageBox::Discard) {
-        m_modified = false; // the next start reopens the file, not the discarded edits
+    // Discard: the edits stay marked as unsaved until something replaces them (an open
+    // that is cancelled or fails keeps them, and asks again), or the window closes.
+    return answer == QMessageBox::Discard;
+}
+
+bool DocumentController::setAsideUnsavedEdits(const QString& dir, QString* path, QString* error)
+{
+    path->clear();
+    if (!m_modified)
         return true;
+    if (!QDir().mkpath(dir)) {
+        *error = tr("%1: cannot create the folder").arg(dir);
+        return false;
     }
-    return false;
+    const QString stamp = QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"));
+    QString file = QDir(dir).filePath(QStringLiteral("unsaved-edits-%1.json").arg(stamp));
+    for (int n = 2; QFileInfo::exists(file); ++n) // never over an earlier set-aside
+        file = QDir(dir).filePath(QStringLiteral("unsaved-edits-%1-%2.json").arg(stamp).arg(n));
+    const Status st = saveScenarioFile(localPath(file), m_editor->scenario());
+    if (!st.ok()) {
+        *error = QString::fromStdString(st.error->toString());
+        return false;
+    }
+    *path = file;
+    addRecent(file);
+    return true;
 }
 
 void DocumentController::addRecent(const QString& path)

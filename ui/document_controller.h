@@ -52,6 +52,11 @@ public:
     void setModified(bool modified);
     // Asks to save unsaved edits before they would be lost: false when the user cancels.
     bool maybeSave();
+    // Where no one can be asked (a scenario named on the command line over edits restored
+    // from the last session): writes the unsaved edits to a file of their own in `dir`
+    // ("unsaved-edits-DATE.json") and returns its path; "" when there are none. False, with
+    // the reason in *error, when they could not be written (then nothing may replace them).
+    bool setAsideUnsavedEdits(const QString& dir, QString* path, QString* error);
 
     // File menu actions: each asks before unsaved edits would be lost.
     void newFromPreset(const QString& name);

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "file_export.h"
+#include "save_dialog.h"
 #include "io/presets.h"
 #include "io/scenario_json.h"
 #include "plan_view.h"
@@ -48,12 +49,11 @@ bool ExportController::exportPlan(const QString& path, QString* error)
 
 void ExportController::exportPlanDialog()
 {
-    QString path = QFileDialog::getSaveFileName(m_window, tr("Export plan"), QStringLiteral("plan.json"),
-                                                tr("ShardLab plan (*.json)"));
+    // ".json" is added to a name typed without one before the dialog asks about replacing it.
+    const QString path = askSaveFileName(m_window, tr("Export plan"), QStringLiteral("plan.json"),
+                                         tr("ShardLab plan (*.json)"));
     if (path.isEmpty())
         return;
-    if (QFileInfo(path).suffix().isEmpty()) // a name typed without one: what the filter says
-        path += QStringLiteral(".json");
     QString error;
     if (exportPlan(path, &error))
         Q_EMIT message(tr("Exported the plan in the Plan tab to %1 (shardlab-cli evaluate accepts it).").arg(path),
@@ -152,7 +152,7 @@ void ExportController::exportLaunchConfigDialog()
     const std::optional<bool> nearest = askExportNearest(e, engine->currentText());
     if (!nearest)
         return;
-    const QString path = QFileDialog::getSaveFileName(
+    const QString path = askSaveFileName(
         m_window, tr("Export launch config"), QStringLiteral("launch-%1.sh").arg(QString::fromUtf8(engineInfo(e).name)),
         tr("Shell script (*.sh)"));
     if (path.isEmpty())
@@ -172,18 +172,24 @@ void ExportController::exportLaunchConfigDialog()
     Q_EMIT message(text, false);
 }
 
-bool ExportController::exportPlots(const QString& path, QStringList* written, QString* error)
+QStringList ExportController::plotPaths(const QString& path)
 {
     const QFileInfo fi(path);
-    auto beside = [&](const char* part) -> QString {
-        return fi.path() + QLatin1Char('/') + fi.completeBaseName() + QLatin1Char('-') + QLatin1String(part)
-            + QLatin1Char('.') + fi.suffix();
-    };
+    QStringList out;
+    for (const char* part : {"throughput", "plan", "memory", "comparison"})
+        out << fi.path() + QLatin1Char('/') + fi.completeBaseName() + QLatin1Char('-') + QLatin1String(part)
+                + QLatin1Char('.') + fi.suffix();
+    return out;
+}
+
+bool ExportController::exportPlots(const QString& path, QStringList* written, QString* error)
+{
+    const QStringList files = plotPaths(path);
     const std::pair<QString, std::function<bool(const QString&, QString*)>> parts[] = {
-        {beside("throughput"), [this](const QString& p, QString* e) { return m_panel->exportCurve(p, e); }},
-        {beside("plan"), [this](const QString& p, QString* e) { return m_planView->exportPlots(p, e); }},
-        {beside("memory"), [this](const QString& p, QString* e) { return m_planView->exportMemoryPlot(p, e); }},
-        {beside("comparison"), [this](const QString& p, QString* e) { return m_planView->exportComparisonTable(p, e); }},
+        {files[0], [this](const QString& p, QString* e) { return m_panel->exportCurve(p, e); }},
+        {files[1], [this](const QString& p, QString* e) { return m_planView->exportPlots(p, e); }},
+        {files[2], [this](const QString& p, QString* e) { return m_planView->exportMemoryPlot(p, e); }},
+        {files[3], [this](const QString& p, QString* e) { return m_planView->exportComparisonTable(p, e); }},
     };
     for (const auto& [file, write] : parts) {
         if (!write(file, error))
@@ -196,9 +202,10 @@ bool ExportController::exportPlots(const QString& path, QStringList* written, QS
 
 void ExportController::exportPlotsDialog()
 {
-    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export plots"), QStringLiteral("shardlab.png"),
-                                                      tr("PNG image (*.png);;PDF document (*.pdf)"));
-    if (path.isEmpty())
+    const QString path = askSaveFileName(m_window, tr("Export plots"), QStringLiteral("shardlab.png"),
+                                         tr("PNG image (*.png);;PDF document (*.pdf)"));
+    // The dialog asked about `path`, which is not written: the files beside it are.
+    if (path.isEmpty() || !confirmReplacing(m_window, plotPaths(path)))
         return;
     QStringList written;
     QString error;

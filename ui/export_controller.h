@@ -43,6 +43,9 @@ public:
     // -comparison, the Plan tab's comparison table with the recipe), PNG or PDF by its
     // extension. *written lists the files written; false with the reason at the first failure.
     bool exportPlots(const QString& path, QStringList* written = nullptr, QString* error = nullptr);
+    // The files exportPlots(path) writes, beside `path`: NAME-throughput.EXT, -plan, -memory,
+    // -comparison.
+    static QStringList plotPaths(const QString& path);
 
     // File > Export dialogs: each says what it wrote, or why not, through message().
     void exportPlanDialog();

@@ -41,6 +41,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     buildTabs();
     buildEditorDock();
     m_candidates = new CompareCandidates(m_compare, m_planView, m_panel, m_editor, this);
+    // A search's answer, a run, an elite or a Pareto point shown over a what-if: the what-if
+    // is kept in the Compare tab, as it is over a scenario edit.
+    connect(m_planView, &PlanView::whatIfAboutToBeReplaced, this, [this](const QString& by) {
+        m_keptWhatIf = m_candidates->keepWhatIf(tr("replaced in the Plan tab by %1").arg(by));
+        if (!m_keptWhatIf.isEmpty())
+            showMessage(keptWhatIfText(), false);
+    });
     m_document = new DocumentController(this, m_editor, this);
     // Plan edits and run deletions are undone with the scenario's edits, in one history.
     m_planView->setUndoStack(m_document->undoStack());
@@ -262,8 +269,9 @@ void MainWindow::buildActions()
     m_stopAction->setEnabled(false);
     search->addAction(tr("&Certify the optimum (exact)"), this, &MainWindow::certifyOptimum);
     search->addAction(tr("Clear &runs"), this, [this] {
-        m_panel->clearRuns();
+        const int n = m_panel->deleteAllRuns();
         refreshReferences();
+        showMessage(tr("Cleared %n run(s) (Edit > Undo puts them back).", nullptr, n), false);
     });
     addHelpMenu(this);
 }
@@ -346,14 +354,20 @@ void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
         showMessage(tr("The search was cancelled because the scenario changed; its curve stays in the runs table."),
                     false);
     }
-    if (const QString kept = m_candidates->keepWhatIf(); !kept.isEmpty())
-        showMessage(tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(kept), false);
+    m_keptWhatIf = m_candidates->keepWhatIf(tr("made on the scenario before the edit"));
+    if (!m_keptWhatIf.isEmpty())
+        showMessage(keptWhatIfText(), false);
     m_haveResult = false;
     m_panel->setScenario(now);
     refreshReferences();
     scheduleFeasibilityCheck();
     refreshStartState();
     Q_EMIT scenarioChanged();
+}
+
+QString MainWindow::keptWhatIfText() const
+{
+    return tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(m_keptWhatIf);
 }
 
 void MainWindow::onRunSelected(int index)

@@ -56,6 +56,8 @@ public:
     void setScenario(const Scenario& s, const QString& path = {}) { m_document->setScenario(s, path); }
     Scenario scenario() const;
     QString statusText() const;
+    // A note in the message area (not an error), as the window's own notes are.
+    void showNote(const QString& text) { showMessage(text, false); }
 
     // Search control, also used by scripted runs and tests.
     bool setAlgorithm(const QString& name) { return m_toolbar->setAlgorithm(name); }
@@ -172,6 +174,8 @@ private:
     JobResult m_lastResult;
     EngineGap m_lastGap; // the last search's both answers (applies false: none yet)
     bool m_haveResult = false;
+    QString m_keptWhatIf; // the name the last what-if was kept under in the Compare tab
+    QString keptWhatIfText() const;
     double m_megatronValue = 0;
 };
 

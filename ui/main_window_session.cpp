@@ -206,6 +206,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
         event->ignore();
         return;
     }
+    // Saved, or discarded: the next start reopens the file, not the discarded edits.
+    m_document->setModified(false);
     m_controller.shutdown();
     m_session->flush();
     event->accept();

@@ -15,6 +15,7 @@
 #include <limits>
 #include <utility>
 
+#include "save_dialog.h"
 #include "file_export.h"
 #include "io/scenario_json.h"
 #include "plot_style.h"
@@ -419,6 +420,12 @@ QString ParetoView::frontName(FrontKind kind) const
     return QString();
 }
 
+QString ParetoView::underLoadCsvPath(const QString& path)
+{
+    const QFileInfo info(path);
+    return info.dir().filePath(info.completeBaseName() + QStringLiteral("-under-load.csv"));
+}
+
 bool ParetoView::exportFront(const QString& path, QString* error, QStringList* written)
 {
     const QFileInfo info(path);
@@ -426,8 +433,7 @@ bool ParetoView::exportFront(const QString& path, QString* error, QStringList* w
         // Two fronts have two row shapes (load-front --csv's and pareto --csv's): the front
         // under load goes to its own file beside the other, or to `path` when it is alone.
         const bool load = m_loadFront.ok, exact = m_front.ok || !load;
-        const QString loadPath = exact ? info.dir().filePath(info.completeBaseName() + QStringLiteral("-under-load.csv"))
-                                       : path;
+        const QString loadPath = exact ? underLoadCsvPath(path) : path;
         if (exact && !writeFileBytes(path, QByteArray::fromStdString(paretoCsv(m_front)), error))
             return false;
         if (load && !writeFileBytes(loadPath, QByteArray::fromStdString(loadFrontCsv(m_loadFront)), error))
@@ -457,10 +463,14 @@ bool ParetoView::exportScaling(const QString& path, QString* error)
 
 void ParetoView::exportDialog(bool front)
 {
-    const QString path = QFileDialog::getSaveFileName(this, front ? tr("Export the front") : tr("Export the scaling plot"),
-                                                      front ? QStringLiteral("pareto.png") : QStringLiteral("scaling.png"),
-                                                      tr("PNG (*.png);;PDF (*.pdf);;CSV (*.csv)"));
+    const QString path = askSaveFileName(this, front ? tr("Export the front") : tr("Export the scaling plot"),
+                                         front ? QStringLiteral("pareto.png") : QStringLiteral("scaling.png"),
+                                         tr("PNG (*.png);;PDF (*.pdf);;CSV (*.csv)"));
     if (path.isEmpty())
+        return;
+    // Both fronts as CSV: the one under load goes beside `path`, which the dialog did not ask about.
+    const bool csv = QFileInfo(path).suffix().compare(QStringLiteral("csv"), Qt::CaseInsensitive) == 0;
+    if (front && csv && m_loadFront.ok && m_front.ok && !confirmReplacing(this, {underLoadCsvPath(path)}))
         return;
     QString error;
     QStringList written{path};

@@ -60,6 +60,8 @@ public:
     // goes to NAME-under-load.csv beside the front's (to `path` when it is the only one);
     // `written` gets the files written.
     bool exportFront(const QString& path, QString* error = nullptr, QStringList* written = nullptr);
+    // Where exportFront writes the front under load when both fronts go to CSV.
+    static QString underLoadCsvPath(const QString& path);
     bool exportScaling(const QString& path, QString* error = nullptr);
     // Which front a point is on: the scenario's own, the recipe's, or (under an engine) the
     // other space's (ParetoFront::otherPoints).

@@ -171,14 +171,14 @@ void PlanView::setScenario(const Scenario& s)
         m_poolsReference = megatronDisaggregated(*m_dsim);
         m_poolBar->show();
         if (m_poolsReference.found) {
-            showPools(tr("Megatron recipe"), m_poolsReference.plan);
+            presentPools(tr("Megatron recipe"), m_poolsReference.plan);
             return;
         }
         // No valid pair at any split: the recipe's pools at the smallest prefill pool, shown
         // with the reasons they fail.
         const int gp = splits.front();
         const int gd = static_cast<int>(s.cluster.totalGpus() - gp);
-        showPools(tr("Megatron recipe (no valid pair of pools at any split)"),
+        presentPools(tr("Megatron recipe (no valid pair of pools at any split)"),
                   {megatronPlan(m_dsim->pool(PoolRole::Prefill, gp)).plan,
                    megatronPlan(m_dsim->pool(PoolRole::Decode, gd)).plan});
         return;
@@ -199,10 +199,30 @@ void PlanView::setScenario(const Scenario& s)
     m_reference.result = m_sim->evaluate(m_reference.plan); // with the breakdown, whatever the recipe kept
     m_editor->setEnabled(true);
     m_editor->setContext(s, m_reference.plan);
-    showPlan(tr("Megatron recipe"), m_reference.plan);
+    presentPlan(tr("Megatron recipe"), m_reference.plan);
+}
+
+void PlanView::announceWhatIfReplaced(const QString& title)
+{
+    if (m_title.endsWith(tr(" — what-if")) || m_poolsTitle.endsWith(tr(" — what-if")))
+        Q_EMIT whatIfAboutToBeReplaced(title);
 }
 
 void PlanView::showPlan(const QString& title, const Plan& plan)
+{
+    announceWhatIfReplaced(title);
+    presentPlan(title, plan);
+}
+
+void PlanView::showPools(const QString& title, const DisaggregatedPlan& pools)
+{
+    if (!m_dsim)
+        return;
+    announceWhatIfReplaced(title);
+    presentPools(title, pools);
+}
+
+void PlanView::presentPlan(const QString& title, const Plan& plan)
 {
     if (m_dsim) {
         m_poolsTitle = title;
@@ -220,7 +240,7 @@ void PlanView::showPlan(const QString& title, const Plan& plan)
     evaluateAndShow();
 }
 
-void PlanView::showPools(const QString& title, const DisaggregatedPlan& pools)
+void PlanView::presentPools(const QString& title, const DisaggregatedPlan& pools)
 {
     if (!m_dsim)
         return;

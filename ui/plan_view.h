@@ -43,7 +43,8 @@ public:
     // The scenario renamed (no figure changed): the headline's and exports' names follow.
     void setScenarioNames(const Scenario& s);
     // Evaluates and shows `plan` under `title` ("Best plan (ppo)", "Elite #2", …). With a
-    // disaggregated scenario, `plan` replaces the pool on show.
+    // disaggregated scenario, `plan` replaces the pool on show. A what-if on show is
+    // announced first (whatIfAboutToBeReplaced): its edits are not on an undo path from here.
     void showPlan(const QString& title, const Plan& plan);
     // Both answers of the last search under the scenario's engine (report/engine_gap.h),
     // shown in the explanation until the scenario changes; nullptr clears them.
@@ -119,9 +120,17 @@ Q_SIGNALS:
     // The shown plan, its result or the scenario changed (any reason): views that follow
     // the plan view (the Topology tab) read currentPlan()/currentResult() again.
     void currentPlanChanged();
+    // showPlan/showPools is about to replace a what-if plan with `title`'s: keep it now
+    // (currentPlan() and currentTitle() are still the what-if's).
+    void whatIfAboutToBeReplaced(const QString& title);
 
 private:
     void evaluateAndShow();
+    // showPlan/showPools without the what-if announcement: the view's own moves (the recipe
+    // on a new scenario, reset, back to the searched plan), which the what-if undo covers.
+    void presentPlan(const QString& title, const Plan& plan);
+    void presentPools(const QString& title, const DisaggregatedPlan& pools);
+    void announceWhatIfReplaced(const QString& title);
     void showNoScenario(const QString& why);
     void updateHeadline(const QStringList& reasons, const QString& comparison);
     QString degreesLine() const;

@@ -104,7 +104,7 @@ void PlanView::resetToRecipe()
         return;
     const WhatIf before = whatIfState();
     if (m_dsim && m_poolsReference.found) {
-        showPools(tr("Megatron recipe"), m_poolsReference.plan);
+        presentPools(tr("Megatron recipe"), m_poolsReference.plan);
     } else {
         m_plan = m_reference.plan;
         m_title = m_baseTitle = tr("Megatron recipe");
@@ -203,9 +203,9 @@ bool PlanView::backToSearchedPlan()
         return false;
     const WhatIf before = whatIfState();
     if (m_searched->pools)
-        showPools(m_searchedTitle, *m_searched->pools);
+        presentPools(m_searchedTitle, *m_searched->pools);
     else
-        showPlan(m_searchedTitle, m_searched->plan);
+        presentPlan(m_searchedTitle, m_searched->plan);
     pushWhatIf(before, tr("Back to %1").arg(m_searchedTitle));
     Q_EMIT planEdited(m_plan);
     return true;

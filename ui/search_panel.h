@@ -49,6 +49,9 @@ public:
     // The running run ended without a result (cancelled): it stays, marked so.
     void abandonRun(const QString& why);
     void clearRuns();
+    // Deletes every run but one still searching, as one undo step when the panel has an
+    // undo stack (clearRuns otherwise): the number deleted.
+    int deleteAllRuns();
 
     // The runs table: every run with its variant, shown or hidden on the curve, renamed,
     // deleted; the elites table and heatmap follow the selected run.

@@ -183,6 +183,24 @@ bool SearchPanel::deleteRun(int i)
     return true;
 }
 
+int SearchPanel::deleteAllRuns()
+{
+    if (runCount() == 0)
+        return 0;
+    if (!m_undo) {
+        const int n = runCount();
+        clearRuns();
+        return n;
+    }
+    // One undo step puts every run back; a run still searching stays (deleteRun refuses it).
+    int deleted = 0;
+    m_undo->beginMacro(tr("Clear runs"));
+    for (int i = runCount() - 1; i >= 0; --i)
+        deleted += deleteRun(i) ? 1 : 0;
+    m_undo->endMacro();
+    return deleted;
+}
+
 std::shared_ptr<SearchPanel::RemovedRun> SearchPanel::takeRun(quint64 id)
 {
     const auto it = std::find_if(m_runs.begin(), m_runs.end(), [&](const Run& r) { return r.id == id; });

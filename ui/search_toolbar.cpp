@@ -28,14 +28,14 @@ SearchToolbar::SearchToolbar(QAction* start, QAction* stop, QWidget* parent) : Q
     addWidget(m_algo);
     addWidget(new QLabel(tr("  Budget "), this));
     m_budget = new QSpinBox(this);
-    m_budget->setRange(1, 1'000'000);
+    m_budget->setRange(1, kMaxBudget);
     m_budget->setValue(4000);
     m_budget->setSuffix(tr(" calls"));
     m_budget->setToolTip(tr("Simulator calls the search may spend (exact ignores it)"));
     addWidget(m_budget);
     addWidget(new QLabel(tr("  Seed "), this));
     m_seed = new QSpinBox(this);
-    m_seed->setRange(0, 1'000'000'000);
+    m_seed->setRange(0, kMaxSeed);
     addWidget(m_seed);
     addWidget(new QLabel(tr("  PPO elite T "), this));
     m_eliteSize = new QSpinBox(this);

@@ -23,6 +23,10 @@ public:
     // `start` and `stop` follow the settings.
     SearchToolbar(QAction* start, QAction* stop, QWidget* parent = nullptr);
 
+    // The budget's and the seed's ranges (the window's --budget and --seed refuse others).
+    static constexpr int kMaxBudget = 1'000'000;
+    static constexpr int kMaxSeed = 1'000'000'000;
+
     SearchOptions options() const;
     QString algorithm() const;
     // False for an algorithm that is not registered.

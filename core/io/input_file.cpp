@@ -122,4 +122,10 @@ Result<std::string> readTextFile(const std::string& path)
     return text;
 }
 
+bool namesAFile(const std::string& arg)
+{
+    struct stat st {};
+    return arg == "-" || arg.find('/') != std::string::npos || arg.ends_with(".json") || ::stat(arg.c_str(), &st) == 0;
+}
+
 } // namespace shardlab

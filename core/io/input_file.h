@@ -21,4 +21,9 @@ Result<std::string> readTextFile(const std::string& path);
 // How a path is named in messages: "<stdin>" for "-", the path itself otherwise.
 std::string inputLabel(const std::string& path);
 
+// Whether an argument that may be a file or a shipped preset's name (--scenario,
+// --profile) names a file: "-", a path with a '/', a ".json" name, or anything on disk by
+// that name (a file without an extension, a directory, which the read then refuses).
+bool namesAFile(const std::string& arg);
+
 } // namespace shardlab

@@ -1,6 +1,6 @@
 #include "io/presets.h"
 
-#include <sys/stat.h>
+#include "io/input_file.h"
 
 #include "presets_data.h"
 
@@ -89,9 +89,7 @@ Parsed<Scenario> scenarioPreset(const std::string& name)
 
 ScenarioArg classifyScenarioArg(const std::string& arg)
 {
-    struct stat st {};
-    const bool pathLike = arg == "-" || arg.find('/') != std::string::npos || arg.ends_with(".json");
-    if (pathLike || ::stat(arg.c_str(), &st) == 0)
+    if (namesAFile(arg))
         return ScenarioArg::File;
     return find(scenarioPresetFiles(), arg) ? ScenarioArg::Preset : ScenarioArg::Unknown;
 }

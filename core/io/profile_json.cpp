@@ -369,8 +369,7 @@ std::string profileGpuMismatch(const ClusterSpec& c)
 
 Parsed<KernelProfile> loadProfileArg(const std::string& v)
 {
-    const bool pathLike = v == "-" || v.find('/') != std::string::npos || v.ends_with(".json");
-    if (pathLike)
+    if (namesAFile(v)) // a profile file without ".json" is a file too, as a scenario's is
         return loadProfileFile(v);
     return profilePreset(v);
 }
