@@ -193,7 +193,7 @@ void addExportCommands(std::vector<Command>& v)
                   "tensor/pipeline/data/expert parallel sizes, attention data parallelism, sequences in flight, token "
                   "budget per step, memory fraction. A plan the engine does not run as planned is refused with each "
                   "rule it breaks and the best plan the engine runs near it (docs/engines.md); --write-nearest "
-                  "exports that one instead. A plan that breaks the scenario's limits (memory, TPOT, token budget) is "
+                  "exports that one instead. A plan that breaks the scenario's limits (memory, TTFT, TPOT, token budget) is "
                   "refused with the reasons (--allow-invalid exports it as planned). "
                   "A disaggregated plan (prefill and decode pools) gives one command per pool with the engine's "
                   "disaggregation flags, placed prefill-first, and the engine's router where it ships one. "
@@ -206,8 +206,8 @@ void addExportCommands(std::vector<Command>& v)
                    {"--engine", "NAME", "vllm, sglang or trtllm"},
                    {"--write-nearest", "", "when the engine does not run the plan as planned, export the best plan it "
                                            "runs near it (exact under the engine's rules) instead of refusing"},
-                   {"--allow-invalid", "", "export a plan that breaks the scenario's limits (memory, TPOT, token "
-                                           "budget) as planned, with the violations as warnings, instead of refusing it"},
+                   {"--allow-invalid", "", "export a plan that breaks the scenario's limits (memory, TTFT, TPOT, "
+                                           "token budget) as planned, with the violations as warnings, instead of refusing it"},
                    {"--model", "ID|PATH", "checkpoint to serve (default: the preset's HuggingFace id)"},
                    {"--checkpoint", "bf16|fp8", "how the checkpoint stores its weights (bf16 with an fp8 plan: quantize "
                                                 "on load)"},

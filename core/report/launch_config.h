@@ -45,7 +45,7 @@ struct LaunchOptions {
     // exported into one directory never share (or overwrite) one; empty: "<name>" alone.
     // writeLaunchConfig requires companionPrefixFor(its path).
     std::string companionPrefix;
-    // A deployment that breaks the scenario's limits (memory, TPOT, token budget) is refused
+    // A deployment that breaks the scenario's limits (memory, TTFT, TPOT, token budget) is refused
     // by exportLaunchConfig(Scenario, Deployment, ...): a launch config starts a real
     // deployment. true exports it as planned, with the violations as warnings.
     bool allowInvalid = false;
