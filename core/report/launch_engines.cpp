@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "model/plan_checks.h"
+#include "report/launch_pools.h"
 
 namespace shardlab::launch {
 
@@ -256,9 +257,20 @@ std::string multiNodeReplicas(const EngineLayout& L, int replicas, int nodes)
     const std::string what = "placement: " + num(replicas) + " data-parallel replicas of " + num(nodes) + " nodes each";
     if (!L.role)
         return what + ": start this once per replica (its own HEAD_IP) behind sglang-router";
-    const ShellVar heads = L.role->role == PoolRole::Prefill ? ShellVar::PrefillHeadIps : ShellVar::DecodeHeadIps;
     return what + ", each its own server: the script runs each on its own nodes with its own HEAD_IP (from "
-        + shellVarName(heads) + ") and the router lists every one";
+        + shellVarName(poolHeadsVar(L.role->role)) + ") and the router lists every one";
+}
+
+// The placement warning of SGLang replicas several nodes hold, `perNode` to a node as one
+// --dp-size server each: a one-pool script is one node's, started on each; a disaggregated
+// script starts the server on every node of the pool itself.
+std::string perNodeServers(const EngineLayout& L, int replicas, int perNode)
+{
+    const std::string what = "placement: " + num(replicas) + " data-parallel replicas, " + num(perNode) + " per node";
+    if (!L.role)
+        return what + ": run this on each of " + num(replicas / perNode) + " nodes and put sglang-router in front";
+    return what + ", one server per node: the script runs it on each of the pool's " + num(replicas / perNode)
+        + " nodes and the router lists every one (from " + shellVarName(poolHeadsVar(L.role->role)) + ")";
 }
 } // namespace
 
@@ -370,8 +382,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         const int perNode = std::max(1, std::min(replicas, L.gpusPerNode / serverGpus));
         a.add("--dp-size", perNode);
         if (perNode < replicas)
-            w.push_back("placement: " + num(replicas) + " data-parallel replicas, " + num(perNode) + " per node: run "
-                        "this on each of " + num(replicas / perNode) + " nodes and put sglang-router in front");
+            w.push_back(perNodeServers(L, replicas, perNode));
     }
     pool.command = render(program, a);
     pool.environment = varNames(a.reads);
