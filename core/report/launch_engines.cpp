@@ -389,6 +389,27 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
     return pool;
 }
 
+namespace {
+// The placement warning of a pool of several trtllm-serve instances of `world` GPUs. A
+// one-pool script is one instance's; a disaggregated script starts one on each server's
+// nodes (whole nodes on a multi-node cluster: one per node when an instance is smaller)
+// or one on a one-node cluster, and its router lists those (a router warning says what
+// is left).
+std::string trtllmInstances(const EngineLayout& L, long long instances, int world)
+{
+    const std::string what = "placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
+        + " GPUs each (trtllm-serve has no data parallelism for dense models)";
+    if (!L.role)
+        return what + ": start one per GPU group (CUDA_VISIBLE_DEVICES) and balance requests over them";
+    const long long started = !L.role->remote ? 1 : world >= L.gpusPerNode ? instances : L.gpus / L.gpusPerNode;
+    if (started == instances)
+        return what + ": the script starts each on its own node" + (world > L.gpusPerNode ? "s" : "")
+            + " and the router lists each";
+    return what + ": the script starts " + (started == 1 ? std::string("one") : "one per node, " + num(started))
+        + " on the first " + num(world) + " GPUs it sees, and the router lists " + (started == 1 ? "it" : "those");
+}
+} // namespace
+
 LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
 {
     const Scenario& s = *L.s;
@@ -482,9 +503,7 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     }
     const long long instances = L.gpus / world;
     if (instances > 1)
-        w.push_back("placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
-                    + " GPUs each (trtllm-serve has no data parallelism for dense models): start one per GPU group "
-                      "(CUDA_VISIBLE_DEVICES) and balance requests over them");
+        w.push_back(trtllmInstances(L, instances, world));
     pool.command = render(withEnv(L, "trtllm-serve " + shellWord(model)), a);
     pool.environment = varNames(a.reads);
     return pool;
