@@ -1,34 +1,79 @@
 // A disaggregated plan as a launch configuration (core/report/launch_config.h,
 // docs/launch.md "Disaggregated plans"): each pool's plan laid out on its own pool scenario
 // (poolScenario) and emitted by the same per-engine emitter as a one-pool plan, plus the
-// role's flags; the pools placed on the cluster (prefill first), and the router that joins
-// them where the engine ships one.
+// role's flags; the pools placed on the cluster (prefill first), with the router that joins
+// them where the engine ships one (launch_router.cpp) run on node 0.
 #include <algorithm>
 #include <utility>
 
 #include "report/launch_config.h"
 #include "report/launch_engines.h"
+#include "report/launch_pools.h"
 #include "sim/deployment.h"
 
 namespace shardlab {
 
+namespace launch {
+
+ShellVar poolHeadVar(PoolRole r)
+{
+    return r == PoolRole::Prefill ? ShellVar::PrefillHeadIp : ShellVar::DecodeHeadIp;
+}
+
+ShellVar poolHeadsVar(PoolRole r)
+{
+    return r == PoolRole::Prefill ? ShellVar::PrefillHeadIps : ShellVar::DecodeHeadIps;
+}
+
+bool reads(const LaunchPool& p, ShellVar v) { return varsNamed(p.environment) & varBit(v); }
+
+ServerGroups serverGroups(const PoolOut& p)
+{
+    const long long size = std::clamp(p.pool.serverNodes, 1LL, p.nodes);
+    return {size, p.nodes / size};
+}
+
+bool listsHeads(const PoolOut& p)
+{
+    return serverGroups(p).count > 1 && (p.routed || reads(p.pool, ShellVar::HeadIp));
+}
+
+long long serverFirstNode(const PoolOut& p, long long i) { return p.firstNode + i * serverGroups(p).size; }
+
+std::string addressOf(const PoolOut& p, const std::string& index)
+{
+    const std::string var = shellVarName(poolHeadsVar(p.role));
+    return "address_of " + var + " \"$" + var + "\" " + num(serverGroups(p).count) + " " + index + "\n";
+}
+
+} // namespace launch
+
 namespace {
 
+using launch::addressOf;
+using launch::kRouterPort;
+using launch::listsHeads;
 using launch::num;
+using launch::poolHeadsVar;
+using launch::poolHeadVar;
+using launch::PoolOut;
+using launch::reads;
+using launch::routerFor;
+using launch::serverFirstNode;
+using launch::ServerGroups;
+using launch::serverGroups;
 
 const PoolRole kRoles[] = {PoolRole::Prefill, PoolRole::Decode};
-constexpr int kRouterPort = 8000;
 
-struct PoolOut {
-    PoolRole role;
-    Scenario scenario;
-    launch::EngineLayout layout;
-    LaunchPool pool;
-    long long servers = 1;
-    long long firstGpu = 0;  // on a one-node cluster: the pool's first GPU
-    long long firstNode = 0; // on a multi-node cluster: the pool's first node
-    long long nodes = 1;
-};
+// "node 2", "nodes 2 and 5", "nodes 2, 4 and 6": the first node of each of a pool's servers.
+std::string serverFirstNodes(const PoolOut& p)
+{
+    const ServerGroups g = serverGroups(p);
+    std::string out = g.count > 1 ? "nodes " : "node ";
+    for (long long i = 0; i < g.count; ++i)
+        out += (i == 0 ? "" : i + 1 == g.count ? " and " : ", ") + num(serverFirstNode(p, i));
+    return out;
+}
 
 // "32 GPUs", or with several engine instances (the command starts one) "32 GPUs, 2
 // instances of 16".
@@ -65,57 +110,6 @@ std::string gpuList(long long first, long long count)
     return out;
 }
 
-// The variable naming a pool's first node in a multi-node script.
-launch::ShellVar poolHeadVar(PoolRole r)
-{
-    return r == PoolRole::Prefill ? launch::ShellVar::PrefillHeadIp : launch::ShellVar::DecodeHeadIp;
-}
-
-// The variable listing the first node of each of a pool's servers in a multi-node script.
-launch::ShellVar poolHeadsVar(PoolRole r)
-{
-    return r == PoolRole::Prefill ? launch::ShellVar::PrefillHeadIps : launch::ShellVar::DecodeHeadIps;
-}
-
-bool reads(const LaunchPool& p, launch::ShellVar v) { return launch::varsNamed(p.environment) & launch::varBit(v); }
-
-// A multi-node pool as groups of nodes, one server each (LaunchPool::serverNodes).
-struct ServerGroups {
-    long long size = 1;  // nodes per server
-    long long count = 1; // servers
-};
-
-ServerGroups serverGroups(const PoolOut& p)
-{
-    const long long size = std::clamp(p.pool.serverNodes, 1LL, p.nodes);
-    return {size, p.nodes / size};
-}
-
-// A pool of several servers whose command reads HEAD_IP: each server's head address comes
-// from the pool's list variable (PREFILL_HEAD_IPS / DECODE_HEAD_IPS), and the router lists each.
-bool listsHeads(const PoolOut& p)
-{
-    return serverGroups(p).count > 1 && reads(p.pool, launch::ShellVar::HeadIp);
-}
-
-// "node 2", "nodes 2 and 5", "nodes 2, 4 and 6": the first node of each of a pool's servers.
-std::string serverFirstNodes(const PoolOut& p)
-{
-    const ServerGroups g = serverGroups(p);
-    std::string out = g.count > 1 ? "nodes " : "node ";
-    for (long long i = 0; i < g.count; ++i)
-        out += (i == 0 ? "" : i + 1 == g.count ? " and " : ", ") + num(p.firstNode + i * g.size);
-    return out;
-}
-
-// A shell call of address_of (kHeadListFunction) that checks the pool's head list and sets
-// ADDRESS to the entry of server `index` (shell text: a number or an arithmetic expansion).
-std::string addressOf(const PoolOut& p, const std::string& index)
-{
-    const std::string var = launch::shellVarName(poolHeadsVar(p.role));
-    return "address_of " + var + " \"$" + var + "\" " + num(serverGroups(p).count) + " " + index + "\n";
-}
-
 // Defines address_of NAME LIST COUNT INDEX: LIST (the value of NAME) must hold COUNT host
 // names or addresses separated by spaces, each of letters, digits, '.', ':' and '-' (so it
 // is one word that expands to nothing else), or the script stops naming NAME; ADDRESS is set
@@ -141,128 +135,6 @@ const char* const kHeadListFunction =
     "  if [ \"$4\" -ge \"$3\" ]; then echo \"$1: no server $4 among $3 (this node is past the pool's servers)\" >&2; exit 1; fi\n"
     "}\n";
 
-// Where the router reaches a pool's (first) API server, as text for a warning.
-std::string poolHost(const PoolOut& p, bool multiNode)
-{
-    return multiNode ? launch::Expansion::var(poolHeadVar(p.role)).text() : std::string("127.0.0.1");
-}
-
-// The router's flag naming a pool's API server: the pool's head variable on many nodes.
-void addPoolUrl(launch::Args& a, const std::string& flag, const PoolOut& p, int port, bool multiNode)
-{
-    if (multiNode)
-        a.add(flag, launch::Expansion::url(poolHeadVar(p.role), port));
-    else
-        a.add(flag, "http://127.0.0.1:" + num(port));
-}
-
-// Shell lines that append `flag http://HEAD:port` for each server of a pool that listsHeads
-// to the positional parameters ("$@", which the router's command then passes on); the
-// first such line of a script starts the list afresh (`fresh`).
-std::string poolUrlList(const PoolOut& p, const std::string& flag, int port, bool& fresh)
-{
-    std::string out;
-    for (long long i = 0; i < serverGroups(p).count; ++i) {
-        out += addressOf(p, num(i));
-        out += std::string("set -- ") + (fresh ? "" : "\"$@\" ") + flag + " \"http://$ADDRESS:" + num(port) + "\"\n";
-        fresh = false;
-    }
-    return out;
-}
-
-// sglang-router in front of both pools. A pool whose servers each have their own head
-// (listsHeads) is listed server by server from its head list, passed to the router as "$@";
-// another pool of several servers is listed by its first, with a warning.
-LaunchPool sglangRouter(const PoolOut& pre, const PoolOut& dec, bool multiNode, std::vector<std::string>& w)
-{
-    const Engine e = Engine::Sglang;
-    LaunchPool r;
-    r.role = "router";
-    r.gpus = 0;
-    launch::Args a;
-    a.add("--pd-disaggregation");
-    std::string lists;
-    bool fresh = true;
-    for (const PoolOut* p : {&pre, &dec}) {
-        const std::string flag = std::string("--") + poolRoleName(p->role);
-        const int port = launch::rolePort(e, p->role);
-        if (!(multiNode && listsHeads(*p))) {
-            addPoolUrl(a, flag, *p, port, multiNode);
-            continue;
-        }
-        if (fresh)
-            a.add("\"$@\"");
-        lists += poolUrlList(*p, flag, port, fresh);
-        a.reads |= launch::varBit(poolHeadsVar(p->role));
-    }
-    a.add("--host", "0.0.0.0");
-    a.add("--port", kRouterPort);
-    r.command = lists + launch::render("python3 -m sglang_router.launch_router", a);
-    r.environment = launch::varNames(a.reads);
-    for (const PoolOut* p : {&pre, &dec})
-        if (p->servers > 1 && !(multiNode && listsHeads(*p)))
-            w.push_back(std::string("router: the ") + poolRoleName(p->role) + " pool runs " + num(p->servers)
-                        + " servers (see its placement warnings); the router lists its first: add one --"
-                        + poolRoleName(p->role) + " http://ADDRESS:" + num(launch::rolePort(e, p->role))
-                        + " per other server");
-    return r;
-}
-
-// The engine's own router, or none (a warning says what to run instead).
-LaunchPool routerFor(const LaunchOptions& o, const PoolOut& pre, const PoolOut& dec, bool multiNode,
-                     std::vector<std::string>& w)
-{
-    const Engine e = o.engine;
-    LaunchPool r;
-    r.role = "router";
-    r.gpus = 0;
-    const std::string ph = poolHost(pre, multiNode), dh = poolHost(dec, multiNode);
-    const std::string pp = num(launch::rolePort(e, PoolRole::Prefill));
-    const std::string dp = num(launch::rolePort(e, PoolRole::Decode));
-    switch (e) {
-    case Engine::Vllm:
-        w.push_back("router: vLLM " + std::string(engineInfo(e).version)
-                    + " ships no prefill/decode router and none is written here: run a proxy in front that sends "
-                      "each request to a prefill server, then (with the kv_transfer_params it returns) to a decode "
-                      "server, e.g. vLLM's test proxy tests/v1/kv_connector/nixl_integration/toy_proxy_server.py "
-                      "--port " + num(kRouterPort) + " --prefiller-hosts " + ph + " --prefiller-ports " + pp
-                    + " --decoder-hosts " + dh + " --decoder-ports " + dp
-                    + " (not for production), or a router such as llm-d or NVIDIA Dynamo");
-        return r;
-    case Engine::Sglang:
-        return sglangRouter(pre, dec, multiNode, w);
-    case Engine::TrtLlm: {
-        std::string y = "# TensorRT-LLM " + std::string(engineInfo(e).version)
-            + " disaggregated server (trtllm-serve disaggregated -c disagg_config.yaml), from ShardLab.\n";
-        y += "hostname: 0.0.0.0\n";
-        y += "port: " + num(kRouterPort) + "\n";
-        y += "backend: pytorch\n";
-        for (const PoolOut* p : {&pre, &dec}) {
-            const std::string host = multiNode ? (p->role == PoolRole::Prefill ? "PREFILL_HEAD_IP" : "DECODE_HEAD_IP")
-                                               : "localhost";
-            y += std::string(p->role == PoolRole::Prefill ? "context_servers" : "generation_servers") + ":\n";
-            y += "  num_instances: 1\n";
-            y += "  urls:\n";
-            y += "    - \"" + host + ":" + num(launch::rolePort(e, p->role)) + "\"\n";
-            if (p->servers > 1)
-                w.push_back(std::string("router: the ") + poolRoleName(p->role) + " pool runs " + num(p->servers)
-                            + " trtllm-serve instances (see its placement warnings); disagg_config.yaml lists its "
-                              "first: add each instance's host:port to "
-                            + (p->role == PoolRole::Prefill ? "context_servers" : "generation_servers")
-                            + ".urls and set num_instances");
-        }
-        if (multiNode)
-            w.push_back("router: disagg_config.yaml names the pools' first nodes PREFILL_HEAD_IP and DECODE_HEAD_IP; "
-                        "replace them with those nodes' addresses before starting it");
-        const std::string file = companionName(o, "disagg_config.yaml");
-        r.files.push_back({file, y});
-        r.command = "trtllm-serve disaggregated -c " + launch::shellWord(file) + "\n";
-        return r;
-    }
-    }
-    return r;
-}
-
 // What a multi-node script needs from the environment: NODE_RANK (it picks the pool), each
 // pool's head address where that pool reads HEAD_IP (its servers' head list when it has
 // several: listsHeads), and what the pools and router read.
@@ -273,8 +145,10 @@ std::vector<std::string> multiNodeEnvironment(const std::vector<PoolOut>& pools,
     for (const PoolOut& p : pools) {
         const unsigned own = launch::varsNamed(p.pool.environment);
         vars |= own & ~launch::varBit(ShellVar::HeadIp);
-        if (own & launch::varBit(ShellVar::HeadIp))
-            vars |= launch::varBit(listsHeads(p) ? poolHeadsVar(p.role) : poolHeadVar(p.role));
+        if (listsHeads(p))
+            vars |= launch::varBit(poolHeadsVar(p.role));
+        else if (own & launch::varBit(ShellVar::HeadIp))
+            vars |= launch::varBit(poolHeadVar(p.role));
     }
     return launch::varNames(vars);
 }
@@ -365,7 +239,7 @@ std::string poolSection(const PoolOut& p, const std::string& router)
     out += router;
     // This node's place in the pool, as shell arithmetic.
     const std::string local = p.firstNode == 0 ? "NODE_RANK" : "(NODE_RANK - " + first + ")";
-    if (listsHeads(p))
+    if (listsHeads(p) && reads(p.pool, ShellVar::HeadIp))
         out += addressOf(p, "\"$((" + local + " / " + size + "))\"") + "HEAD_IP=$ADDRESS\n";
     if (ranked && g.count > 1)
         out += "NODE_RANK=$((" + local + " % " + size + "))\n";
@@ -424,7 +298,7 @@ Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, co
 {
     const bool multiNode = s.cluster.nodes > 1;
     const std::string name = poolRoleName(role);
-    PoolOut out{role, poolScenario(s, role, static_cast<int>(plan.gpus())), {}, {}, 1, 0, 0, 1};
+    PoolOut out{role, poolScenario(s, role, static_cast<int>(plan.gpus())), {}, {}, 1, 0, 0, 1, o.engine != Engine::Vllm};
     std::vector<std::string> w;
     Result<launch::EngineLayout> layout = poolLayout(out.scenario, plan, o, name, w);
     if (!layout.ok())

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "model/plan_checks.h"
+#include "report/launch_pools.h"
 
 namespace shardlab::launch {
 
@@ -256,9 +257,20 @@ std::string multiNodeReplicas(const EngineLayout& L, int replicas, int nodes)
     const std::string what = "placement: " + num(replicas) + " data-parallel replicas of " + num(nodes) + " nodes each";
     if (!L.role)
         return what + ": start this once per replica (its own HEAD_IP) behind sglang-router";
-    const ShellVar heads = L.role->role == PoolRole::Prefill ? ShellVar::PrefillHeadIps : ShellVar::DecodeHeadIps;
     return what + ", each its own server: the script runs each on its own nodes with its own HEAD_IP (from "
-        + shellVarName(heads) + ") and the router lists every one";
+        + shellVarName(poolHeadsVar(L.role->role)) + ") and the router lists every one";
+}
+
+// The placement warning of SGLang replicas several nodes hold, `perNode` to a node as one
+// --dp-size server each: a one-pool script is one node's, started on each; a disaggregated
+// script starts the server on every node of the pool itself.
+std::string perNodeServers(const EngineLayout& L, int replicas, int perNode)
+{
+    const std::string what = "placement: " + num(replicas) + " data-parallel replicas, " + num(perNode) + " per node";
+    if (!L.role)
+        return what + ": run this on each of " + num(replicas / perNode) + " nodes and put sglang-router in front";
+    return what + ", one server per node: the script runs it on each of the pool's " + num(replicas / perNode)
+        + " nodes and the router lists every one (from " + shellVarName(poolHeadsVar(L.role->role)) + ")";
 }
 } // namespace
 
@@ -370,13 +382,33 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         const int perNode = std::max(1, std::min(replicas, L.gpusPerNode / serverGpus));
         a.add("--dp-size", perNode);
         if (perNode < replicas)
-            w.push_back("placement: " + num(replicas) + " data-parallel replicas, " + num(perNode) + " per node: run "
-                        "this on each of " + num(replicas / perNode) + " nodes and put sglang-router in front");
+            w.push_back(perNodeServers(L, replicas, perNode));
     }
     pool.command = render(program, a);
     pool.environment = varNames(a.reads);
     return pool;
 }
+
+namespace {
+// The placement warning of a pool of several trtllm-serve instances of `world` GPUs. A
+// one-pool script is one instance's; a disaggregated script starts one on each server's
+// nodes (whole nodes on a multi-node cluster: one per node when an instance is smaller)
+// or one on a one-node cluster, and its router lists those (a router warning says what
+// is left).
+std::string trtllmInstances(const EngineLayout& L, long long instances, int world)
+{
+    const std::string what = "placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
+        + " GPUs each (trtllm-serve has no data parallelism for dense models)";
+    if (!L.role)
+        return what + ": start one per GPU group (CUDA_VISIBLE_DEVICES) and balance requests over them";
+    const long long started = !L.role->remote ? 1 : world >= L.gpusPerNode ? instances : L.gpus / L.gpusPerNode;
+    if (started == instances)
+        return what + ": the script starts each on its own node" + (world > L.gpusPerNode ? "s" : "")
+            + " and the router lists each";
+    return what + ": the script starts " + (started == 1 ? std::string("one") : "one per node, " + num(started))
+        + " on the first " + num(world) + " GPUs it sees, and the router lists " + (started == 1 ? "it" : "those");
+}
+} // namespace
 
 LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
 {
@@ -471,9 +503,7 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     }
     const long long instances = L.gpus / world;
     if (instances > 1)
-        w.push_back("placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
-                    + " GPUs each (trtllm-serve has no data parallelism for dense models): start one per GPU group "
-                      "(CUDA_VISIBLE_DEVICES) and balance requests over them");
+        w.push_back(trtllmInstances(L, instances, world));
     pool.command = render(withEnv(L, "trtllm-serve " + shellWord(model)), a);
     pool.environment = varNames(a.reads);
     return pool;

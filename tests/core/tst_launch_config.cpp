@@ -470,10 +470,15 @@ void TestLaunchConfig::disaggregated()
         QVERIFY(one.ok());
         QCOMPARE(QString::fromStdString(withoutRoleFlags(pool.command)), QString::fromStdString(one.value().command));
         QVERIFY2(lc.command.find(pool.command.substr(0, pool.command.size() - 1)) != std::string::npos, name.c_str());
-        // That export's warnings, prefixed by the pool.
-        for (const std::string& w : one.value().warnings)
-            QVERIFY2(std::find(lc.warnings.begin(), lc.warnings.end(), name + ": " + w) != lc.warnings.end(),
-                     (name + ": " + w).c_str());
+        // That export's warnings, prefixed by the pool; where a one-pool script leaves
+        // placing its servers to the user, the pool's says how the script places them.
+        for (const std::string& w : one.value().warnings) {
+            const std::string::size_type placed = w.rfind("placement: ", 0) == 0 ? w.find(": ", 11) : std::string::npos;
+            const std::string want = name + ": " + (placed == std::string::npos ? w : w.substr(0, placed));
+            QVERIFY2(std::any_of(lc.warnings.begin(), lc.warnings.end(),
+                                 [&](const std::string& x) { return x.rfind(want, 0) == 0; }),
+                     want.c_str());
+        }
         // The role's flags.
         const QString cmd = QString::fromStdString(pool.command);
         switch (engine) {
@@ -515,8 +520,13 @@ void TestLaunchConfig::disaggregated()
         QVERIFY(script.contains(QString("else\n# pool: decode (48 GPUs, nodes 2-7)\n")
                                 + (readsVar(1, "HEAD_IP") ? "HEAD_IP=$DECODE_HEAD_IP\n" : "")
                                 + (readsVar(1, "NODE_RANK") ? "NODE_RANK=$((NODE_RANK - 2))\n" : "")));
-        QCOMPARE(script.contains("${PREFILL_HEAD_IP:?"), readsVar(0, "HEAD_IP") || engine == Engine::Sglang);
-        QCOMPARE(script.contains("${DECODE_HEAD_IP:?"), readsVar(1, "HEAD_IP") || engine == Engine::Sglang);
+        // Each pool is several one-node servers: a router lists them all, from each pool's
+        // list of addresses; vLLM (no router) asks for a pool's head where its command reads it.
+        const bool routed = engine != Engine::Vllm;
+        QCOMPARE(script.contains("${PREFILL_HEAD_IP:?"), readsVar(0, "HEAD_IP") && !routed);
+        QCOMPARE(script.contains("${DECODE_HEAD_IP:?"), readsVar(1, "HEAD_IP") && !routed);
+        QCOMPARE(script.contains("${PREFILL_HEAD_IPS:?"), routed);
+        QCOMPARE(script.contains("${DECODE_HEAD_IPS:?"), routed);
         QVERIFY(script.contains("${NODE_RANK:?"));
         QVERIFY(script.contains("case $NODE_RANK in\n''|*[!0-9]*|0?*)"));
         QVERIFY(script.contains("if [ \"$NODE_RANK\" -ge 8 ]; then echo \"NODE_RANK must be 0..7"));
@@ -535,8 +545,11 @@ void TestLaunchConfig::disaggregated()
     if (engine == Engine::TrtLlm) {
         QCOMPARE(pools[2].toObject()["files"].toArray()[0].toString(), QString("disagg_config.yaml"));
         const QString cfg = root["files"].toObject()["disagg_config.yaml"].toString();
-        QVERIFY2(cfg.contains(nodes == 1 ? "context_servers:\n  num_instances: 1\n  urls:\n    - \"localhost:8001\""
-                                         : "context_servers:\n  num_instances: 1\n  urls:\n    - \"PREFILL_HEAD_IP:8001\""),
+        // Every server the script starts; on several nodes named by its first node until the
+        // script writes the file again with the addresses (tst_launch_nodes runs it).
+        QVERIFY2(cfg.contains(nodes == 1 ? "context_servers:\n  num_instances: 1\n  urls:\n    - \"127.0.0.1:8001\"\n"
+                                         : "context_servers:\n  num_instances: 2\n  urls:\n    - \"node0:8001\"\n"
+                                           "    - \"node1:8001\"\ngeneration_servers:\n  num_instances: 6\n"),
                  qPrintable(cfg));
         QTemporaryDir dir;
         o.companionPrefix = "launch";

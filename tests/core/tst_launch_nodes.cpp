@@ -2,8 +2,9 @@
 // with stub engines (each stub records its argv) once per NODE_RANK, given exactly the
 // variables the script asks for, and every node either starts its pool's command with the
 // NODE_RANK and HEAD_IP of its own server, or says what it is for and exits 0. No node of a
-// documented NODE_RANK fails. A pool of several multi-node servers takes their head addresses
-// from a checked list (DECODE_HEAD_IPS), which the router lists server by server.
+// documented NODE_RANK fails. A pool of several servers (multi-node ones, or one per node)
+// takes their head addresses from a checked list (DECODE_HEAD_IPS), and the router (SGLang's,
+// or TensorRT-LLM's disagg_config.yaml, written at run time) lists every server in order.
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -25,7 +26,8 @@ namespace {
 const char* const kStubs[] = {"python3", "vllm", "trtllm-serve", "ray", "mpirun", "srun"};
 const char* const kModel = "meta-llama/Meta-Llama-3-70B-Instruct";
 
-// The addresses the tests give: each pool's first node, and the first node of each server.
+// The addresses the tests give: each pool's first node, and the first node of each server
+// (two servers a pool, wherever they start).
 const std::map<std::string, std::string> kAddresses = {
     {"HEAD_IP", "10.0.0.1"},          {"PREFILL_HEAD_IP", "10.0.0.1"}, {"DECODE_HEAD_IP", "10.0.0.3"},
     {"PREFILL_HEAD_IPS", "10.0.0.1 10.0.0.4"}, {"DECODE_HEAD_IPS", "10.0.0.3 10.0.0.6"}, {"IB_DEVICE", "mlx5_0"},
@@ -33,11 +35,11 @@ const std::map<std::string, std::string> kAddresses = {
 
 // Llama-3-70B on 8 nodes of 8 H100s, 1000/1000 tokens, served disaggregated: the scenario
 // of resources/examples/disaggregation/llama3-70b-64gpu-1000-1000-disaggregated.json.
-Scenario disaggregated64(Engine e)
+Scenario disaggregated64(Engine e, int nodes = 8)
 {
     Scenario s = launchPreset("llama3-70b-8gpu");
     s.name = "llama3-70b-pd";
-    s.cluster.nodes = 8;
+    s.cluster.nodes = nodes;
     s.workload.promptTokens = 1000;
     s.workload.outputTokens = 1000;
     s.workload.serving = ServingMode::Disaggregated;
@@ -162,12 +164,40 @@ QString writeScript(const QTemporaryDir& dir, const LaunchConfig& c, const QStri
     return path;
 }
 
-Result<LaunchConfig> exportPools(Engine e, const Plan& prefill, const Plan& decode, const std::string& prefix)
+Result<LaunchConfig> exportPools(Engine e, const Plan& prefill, const Plan& decode, const std::string& prefix,
+                                 int nodes = 8)
 {
     LaunchOptions o;
     o.engine = e;
     o.companionPrefix = prefix;
-    return exportDisaggregatedLaunchConfig(disaggregated64(e), DisaggregatedPlan{prefill, decode}, o);
+    return exportDisaggregatedLaunchConfig(disaggregated64(e, nodes), DisaggregatedPlan{prefill, decode}, o);
+}
+
+QString fileText(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+// TensorRT-LLM's disagg_config.yaml servers: each pool's URLs, in order.
+QString trtllmServers(const QStringList& context, const QStringList& generation)
+{
+    QString out;
+    for (const auto& [key, urls] : {std::pair{"context_servers", context}, std::pair{"generation_servers", generation}}) {
+        out += QString(key) + ":\n  num_instances: " + QString::number(urls.size()) + "\n  urls:\n";
+        for (const QString& url : urls)
+            out += "    - \"" + url + "\"\n";
+    }
+    return out;
+}
+
+// The warning that a pool runs servers the router does not list, or "".
+std::string unlistedWarning(const LaunchConfig& c)
+{
+    for (const std::string& w : c.warnings)
+        if (w.rfind("router: ", 0) == 0 && w.find("the router lists") != std::string::npos)
+            return w;
+    return {};
 }
 
 // The reproduction layout: prefill TP 1, PP 2, DP 8 (nodes 0-1); decode TP 4, PP 6, DP 2
@@ -183,9 +213,10 @@ NodeExpect reproExpect(Engine e, int rank)
     switch (e) {
     case Engine::Sglang: {
         const QStringList server{"python3 -m sglang.launch_server", "--disaggregation-mode prefill"};
-        if (rank == 0)
-            return {{{"python3 -m sglang_router.launch_router", "--prefill http://10.0.0.1:30000",
-                      "--decode http://10.0.0.3:30001 --decode http://10.0.0.6:30001"},
+        if (rank == 0) // both prefill servers (one per node) and both decode servers
+            return {{{"python3 -m sglang_router.launch_router --pd-disaggregation --prefill http://10.0.0.1:30000 "
+                      "--prefill http://10.0.0.4:30000 --decode http://10.0.0.3:30001 --decode http://10.0.0.6:30001 "
+                      "--host"},
                      server},
                     {}};
         if (rank == 1)
@@ -206,7 +237,9 @@ NodeExpect reproExpect(Engine e, int rank)
         return {{{"ray start --address 10.0.0.3:6379 --block"}}, {}};
     case Engine::TrtLlm:
         if (rank == 0)
-            return {{{"trtllm-serve disaggregated -c"}, {"trtllm-serve", kModel, "--port 8001"}}, {}};
+            return {{{"trtllm-serve disaggregated -c repro-trtllm.disagg_config.yaml"},
+                     {"trtllm-serve", kModel, "--port 8001"}},
+                    {}};
         if (rank == 1)
             return {{{"trtllm-serve", kModel, "--port 8001"}}, {}};
         if (rank == 2 || rank == 5)
@@ -225,6 +258,7 @@ class TestLaunchNodes : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void everyNodeOfTheReproductionLayout();
+    void routersListEveryServerOfTwoNodePools();
     void headListsAreChecked();
     void severalPrefillServersAndTheRouter();
     void layoutsThatAlreadyWorked();
@@ -248,9 +282,66 @@ void TestLaunchNodes::everyNodeOfTheReproductionLayout()
             const QString why = mismatch(run, want);
             QVERIFY2(why.isEmpty(), qPrintable(QString::fromStdString(name) + " NODE_RANK " + QString::number(rank)
                                                + ": " + why));
+            // Node 0 wrote TensorRT-LLM's config with every server it starts (one per node
+            // of the prefill pool, of which 6 more instances are left to the user; each
+            // 3-node decode server), from the checked head lists.
+            if (e == Engine::TrtLlm && rank == 0) {
+                const QString yaml = fileText(dir.filePath("repro-trtllm.disagg_config.yaml"));
+                QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.4:8001"}, {"10.0.0.3:8002", "10.0.0.6:8002"})),
+                         qPrintable(yaml));
+                QVERIFY(!QFile::exists(dir.filePath("repro-trtllm.disagg_config.yaml.tmp")));
+            }
         }
         // Past the cluster: refused.
         QCOMPARE(runNode(stubs, script, c.value().environment, 8, 0).exitCode, 1);
+    }
+}
+
+// Each pool 16 GPUs over 2 nodes of the 4, one server per node (SGLang: decode TP 8 DP 2,
+// prefill TP 2 DP 8 as --dp-size 4 on each node; TensorRT-LLM: two TP 8 instances a pool):
+// the script asks for each pool's list of server addresses, and the router on node 0 lists
+// every server, in order, with no hand edits left (no warning says to add one).
+void TestLaunchNodes::routersListEveryServerOfTwoNodePools()
+{
+    const Stubs stubs;
+    QTemporaryDir dir;
+    const std::map<std::string, std::string> heads{{"PREFILL_HEAD_IPS", "10.0.0.1 10.0.0.2"},
+                                                   {"DECODE_HEAD_IPS", "10.0.0.3 10.0.0.4"}};
+    for (Engine e : {Engine::Sglang, Engine::TrtLlm}) {
+        const std::string name = std::string("two-") + engineInfo(e).name;
+        const Plan prefill = e == Engine::Sglang ? megatronLike(2, 1, 8, 1, 8) : megatronLike(8, 1, 2, 1, 8);
+        auto c = exportPools(e, prefill, megatronLike(8, 1, 2, 1, 32), name, 4);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+        QCOMPARE(c.value().environment,
+                 e == Engine::Sglang
+                     ? (std::vector<std::string>{"NODE_RANK", "IB_DEVICE", "PREFILL_HEAD_IPS", "DECODE_HEAD_IPS"})
+                     : (std::vector<std::string>{"NODE_RANK", "PREFILL_HEAD_IPS", "DECODE_HEAD_IPS"}));
+        QVERIFY2(unlistedWarning(c.value()).empty(), unlistedWarning(c.value()).c_str());
+        const QString script = writeScript(dir, c.value(), QString::fromStdString(name));
+        QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
+        const QString mode = e == Engine::Sglang ? "--disaggregation-mode " : "--port 800";
+        for (int rank = 0; rank < 4; ++rank) {
+            NodeExpect want;
+            if (rank == 0 && e == Engine::Sglang)
+                want.calls.push_back({"python3 -m sglang_router.launch_router --pd-disaggregation "
+                                      "--prefill http://10.0.0.1:30000 --prefill http://10.0.0.2:30000 "
+                                      "--decode http://10.0.0.3:30001 --decode http://10.0.0.4:30001 --host 0.0.0.0 "
+                                      "--port 8000"});
+            if (rank == 0 && e == Engine::TrtLlm)
+                want.calls.push_back({"trtllm-serve disaggregated -c two-trtllm.disagg_config.yaml"});
+            want.calls.push_back({e == Engine::Sglang ? "sglang.launch_server" : "trtllm-serve " + QString(kModel),
+                                  mode + (e == Engine::Sglang ? (rank < 2 ? "prefill" : "decode")
+                                                              : (rank < 2 ? "1" : "2"))});
+            const NodeRun run = runNode(stubs, script, c.value().environment, rank, int(want.calls.size()), heads);
+            QVERIFY2(mismatch(run, want).isEmpty(),
+                     qPrintable(QString::fromStdString(name) + " " + QString::number(rank) + ": " + mismatch(run, want)));
+        }
+        QCOMPARE(runNode(stubs, script, c.value().environment, 4, 0, heads).exitCode, 1);
+        if (e == Engine::TrtLlm) {
+            const QString yaml = fileText(dir.filePath("two-trtllm.disagg_config.yaml"));
+            QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.2:8001"}, {"10.0.0.3:8002", "10.0.0.4:8002"})),
+                     qPrintable(yaml));
+        }
     }
 }
 
@@ -318,30 +409,49 @@ void TestLaunchNodes::severalPrefillServersAndTheRouter()
     }
 }
 
-// One-node servers on every node, and pools that are one server whose every node reads its
-// NODE_RANK (the 16 + 48 GPU optimum): placed as before, every node starting its command.
+// One-node servers on every node (prefill TP 1, PP 4, DP 4: two a pool's node as one SGLang
+// --dp-size server, or one trtllm-serve per node; decode TP 8, DP 6: six one-node servers),
+// and pools that are one server whose every node reads its NODE_RANK (vLLM): every node
+// starts its command, as before; the routers now list each node's server, from the lists.
 void TestLaunchNodes::layoutsThatAlreadyWorked()
 {
     const Stubs stubs;
     QTemporaryDir dir;
+    const std::map<std::string, std::string> heads{
+        {"PREFILL_HEAD_IPS", "10.0.0.1 10.0.0.2"},
+        {"DECODE_HEAD_IPS", "10.0.0.3 10.0.0.4 10.0.0.5 10.0.0.6 10.0.0.7 10.0.0.8"}};
     for (Engine e : {Engine::Sglang, Engine::Vllm, Engine::TrtLlm}) {
         const std::string name = std::string("before-") + engineInfo(e).name;
         auto c = exportPools(e, megatronLike(1, 4, 4, 1, 4), megatronLike(8, 1, 6, 1, 20), name);
         QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
         const std::string text = launchScript(c.value());
-        QVERIFY(text.find("address_of") == std::string::npos);
+        QCOMPARE(text.find("address_of") != std::string::npos, e != Engine::Vllm);
         QVERIFY(text.find("exit 0") == std::string::npos);
         const QString script = writeScript(dir, c.value(), QString::fromStdString(name));
         QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
         for (int rank = 0; rank < 8; ++rank) {
             const int calls = rank == 0 && e != Engine::Vllm ? 2 : 1; // the router beside node 0's server
-            const NodeRun run = runNode(stubs, script, c.value().environment, rank, calls);
+            const NodeRun run = runNode(stubs, script, c.value().environment, rank, calls, heads);
             QVERIFY2(run.exitCode == 0 && run.calls.size() == calls,
                      qPrintable(QString::fromStdString(name) + " " + QString::number(rank) + ": " + run.err
                                 + run.calls.join(" | ")));
             if (e == Engine::TrtLlm) // each node's own trtllm-serve, of its pool
                 QVERIFY2(run.calls.join("\n").contains(rank < 2 ? "--port 8001" : "--port 8002"),
                          qPrintable(run.calls.join(" | ")));
+            if (e == Engine::Sglang && rank == 0)
+                QVERIFY2(run.calls.join("\n").contains(
+                             "--pd-disaggregation --prefill http://10.0.0.1:30000 --prefill http://10.0.0.2:30000 "
+                             "--decode http://10.0.0.3:30001 --decode http://10.0.0.4:30001 --decode http://10.0.0.5:30001 "
+                             "--decode http://10.0.0.6:30001 --decode http://10.0.0.7:30001 --decode "
+                             "http://10.0.0.8:30001 --host"),
+                         qPrintable(run.calls.join(" | ")));
+        }
+        if (e == Engine::TrtLlm) {
+            const QString yaml = fileText(dir.filePath("before-trtllm.disagg_config.yaml"));
+            QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.2:8001"},
+                                                 {"10.0.0.3:8002", "10.0.0.4:8002", "10.0.0.5:8002", "10.0.0.6:8002",
+                                                  "10.0.0.7:8002", "10.0.0.8:8002"})),
+                     qPrintable(yaml));
         }
     }
 }
