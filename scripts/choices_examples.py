@@ -20,6 +20,7 @@ SWEEP = ["sweep", "--scenario", "mixtral-8x22b-64gpu", "--gpus", "8,16,32,64"]
 PARETO_DISAGGREGATED = ["pareto", "--scenario",
                         "resources/benchmarks/disaggregated/deepseek-v3-256gpu-disaggregated.json",
                         "--points", "6", "--quiet"]
+PARETO_ENGINE = ["pareto", "--scenario", "mixtral-8x22b-64gpu", "--engine", "vllm", "--points", "8", "--quiet"]
 LOAD_FRONT = ["load-front", "--scenario", "llama3-70b-8gpu", "--concurrencies", "1,4,16,64,128,256", "--quiet"]
 
 
@@ -77,6 +78,43 @@ def disaggregated_block(cli):
             f"optimum at the SLO.\n")
 
 
+def engine_front_block(cli):
+    """The per-operator front against the best plans an engine runs, point by point under the
+    same TPOT limits: the ratio at the SLO, where the two part most, and at the fastest point."""
+    j = json.loads(run(cli, PARETO_ENGINE + ["--json"]))
+    ef = j["engine_front"]
+    label = ef["engine_label"]
+    runnable = {round(q["tpot_limit_ms"], 9): q for q in ef["points"]}
+    pairs = [(p, runnable[round(p["tpot_limit_ms"], 9)]) for p in j["points"]
+             if round(p["tpot_limit_ms"], 9) in runnable]
+    if ef["space"] != "runnable" or not pairs:
+        sys.exit("choices_examples: the engine front is not the runnable one, or shares no limit with the front")
+
+    def ratio(pair):
+        return pair[0]["output_tokens_per_s_per_gpu"] / pair[1]["output_tokens_per_s_per_gpu"]
+
+    def tps(q):
+        return f'{q["output_tokens_per_s_per_gpu"]:.1f}'
+
+    slo, fastest = pairs[0], pairs[-1]
+    widest = max(pairs, key=ratio)
+    command = " ".join(a for a in PARETO_ENGINE if a != "--quiet")
+    text = (f"On Mixtral-8x22B with {label} (`shardlab-cli {command}`), at the TPOT SLO the per-operator "
+            f"optimum is {ratio(slo):.3f}x the best plan {label} runs ({tps(slo[0])} against {tps(slo[1])} "
+            f"tokens/s per GPU)")
+    if widest is not slo:
+        text += (f"; the two fronts part most at {widest[0]['tokens_per_s_per_user']:.1f} tokens/s per user "
+                 f"({ratio(widest):.3f}x)")
+    r = ratio(fastest)
+    where = f"at the fastest point, {fastest[0]['tokens_per_s_per_user']:.1f} tokens/s per user"
+    if abs(r - 1) < 0.01:
+        text += (f" and {'meet' if r == 1 else 'nearly meet'} {where} ({r:.3f}x: {tps(fastest[0])} against "
+                 f"{tps(fastest[1])} tokens/s per GPU).\n")
+    else:
+        text += f" and are {r:.3f}x apart {where}.\n"
+    return text
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: choices_examples.py CLI DOC")
@@ -86,6 +124,7 @@ def main():
     write_block(doc, "size-example", SCRIPT, shown(SIZE, run(cli, SIZE)))
     write_block(doc, "sweep-example", SCRIPT, shown(SWEEP, run(cli, SWEEP)))
     write_block(doc, "load-front-example", SCRIPT, shown(LOAD_FRONT, run(cli, LOAD_FRONT)))
+    write_block(doc, "pareto-engine-example", SCRIPT, engine_front_block(cli))
 
 
 if __name__ == "__main__":

@@ -25,13 +25,31 @@ p = s["evaluation"]["plan"]
 e = run("explain", plan, "--json")
 acc = e["cost"]["pools"][0]
 ops = sum(x["gpu_us_per_token"] for x in acc["parts"] if x["kind"] == "operator")
-overlap = -sum(x["gpu_us_per_token"] for x in acc["parts"] if x["kind"] == "overlap")
-out.append(f"- DeepSeek-V3 on 256 GPUs, anneal at 1000 calls, seed 1: TP {p['tensor_parallel']}, "
-           f"EP {p['expert_parallel']}, DP {p['data_parallel']}, batch {p['batch']}, two-batch overlap "
-           f"{'on' if p.get('two_batch_overlap') else 'off'}, {s['evaluation']['output_tokens_per_s_per_gpu']:.1f} "
-           f"tokens/s per GPU. A token costs {acc['gpu_us_per_token']:,.0f} GPU·µs = operators {ops:,.0f} "
-           f"− overlap {overlap:,.0f} (summing the operators alone, as the window did before the account, gives "
-           f"{ops:,.0f}). Versus the recipe: {e['versus_recipe'][0]['headline']}")
+# Every other part of the account by its own name (the pipeline bubble and transfers, the
+# drafting, the two-batch overlap, which is negative), so the sum shown is the total.
+terms = f"operators {ops:,.0f}"
+for x in acc["parts"]:
+    if x["kind"] != "operator":
+        v = x["gpu_us_per_token"]
+        name = "pipeline bubble and transfers" if x["kind"] == "pipeline_bubble" else x["name"]
+        terms += f" {'−' if v < 0 else '+'} {name} {abs(v):,.0f}"
+
+
+def plural(n, word):
+    return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('h') else 's'}"
+
+
+# The plan as explain names it: every degree, then what it adds.
+degrees = (f"TP {p['tensor_parallel']}, EP {p['expert_parallel']}, PP {p['pipeline_parallel']}, "
+           f"DP {p['data_parallel']}, batch {p['batch']}, {plural(p['micro_batches'], 'micro-batch')}")
+if p.get("redundant_experts"):
+    degrees += f", {p['redundant_experts']} redundant experts"
+degrees += f", two-batch overlap {'on' if p.get('two_batch_overlap') else 'off'}"
+if p.get("instances", 1) > 1:
+    degrees += f", {p['instances']} engine instances"
+out.append(f"- DeepSeek-V3 on 256 GPUs, anneal at 1000 calls, seed 1: {degrees}, "
+           f"{s['evaluation']['output_tokens_per_s_per_gpu']:.1f} tokens/s per GPU. A token costs "
+           f"{acc['gpu_us_per_token']:,.0f} GPU·µs = {terms}. Versus the recipe: {e['versus_recipe'][0]['headline']}")
 r = s.get("refinement")
 if r:
     out.append(f"- The same search's batch refinement: calls {r['first_call'] + 1}-{r['first_call'] + r['calls']}, "

@@ -80,7 +80,7 @@ GENERATORS = [
               lambda cli, doc, o: [cli, doc]),
     Generator("choices-examples", "choices_examples.py", "docs/choices.md",
               ["pareto-output", "pareto-disaggregated-example", "size-example", "sweep-example",
-               "load-front-example"],
+               "load-front-example", "pareto-engine-example"],
               lambda cli, doc, o: [cli, doc]),
     Generator("engine-gap", "engine_gap.py", "docs/engines.md", ["engine-gap"],
               lambda cli, doc, o: [cli, doc, "--seed", "20261130", "--count", str(o.engine_gap_count),
