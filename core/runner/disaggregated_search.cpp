@@ -51,10 +51,14 @@ public:
         m_dsim.emplace(m_scenario); // on a checked scenario only
         rankSplits();
         // Exact starts from the best recipe pair as its incumbent (a valid lower bound; when
-        // no pool search beats it, it is the proved optimum). The other algorithms report
-        // only what their own pool searches found: the recipe's plan is not theirs.
-        if (!m_ranked.empty() && m_ranked.front().plan.found && (exact() || m_options.algorithm == "megatron"))
+        // no pool search beats it, it is the proved optimum). A budgeted search moves its
+        // own pool searches' pairs (the recipe's pools are a poor guide to the best split)
+        // and takes the recipe pair, which its ranking evaluated, as a floor at the end
+        // (keepRecipeFloor).
+        const bool recipeIncumbent = exact() || m_options.algorithm == "megatron";
+        if (!m_ranked.empty() && m_ranked.front().plan.found && recipeIncumbent)
             offer(m_ranked.front().plan.plan, m_ranked.front().plan.result);
+        m_rankingCalls = m_out.calls;
         if (m_options.algorithm == "megatron")
             recipeOnly();
         else if (!searchPools())
@@ -231,6 +235,9 @@ private:
     // The finishing step (finishBestPools): its calls, and whether it kept a better pair.
     int m_finishCalls = 0;
     bool m_finishKept = false;
+    int m_rankingCalls = 0;      // the calls the ranking spent (where it evaluated the recipe pair)
+    bool m_recipeAnswer = false; // a budgeted search answered with the recipe pair (keepRecipeFloor)
+    void keepRecipeFloor();
     bool m_proof = false;
 };
 
@@ -268,8 +275,10 @@ bool DeploymentSearch::searchPools()
         if (m_budgeted && i < m_searchedSplits)
             moveBestPools(i);
     }
-    if (m_budgeted)
+    if (m_budgeted) {
         finishBestPools();
+        keepRecipeFloor();
+    }
     // A split's record gives the best deployment evaluated there by any step (its pool
     // searches, the best pools moved to it, the finishing moves), so the answer's split
     // shows the answer's figure.
@@ -280,8 +289,8 @@ bool DeploymentSearch::searchPools()
         // The record's pool figures are its own searches'; the note says where the
         // deployment figure comes from.
         std::ostringstream came;
-        came << "the best deployment evaluated here by any step (pool searches, pools moved from another split, "
-             << "the finishing moves): " << it->second << " tokens/s per GPU";
+        came << "the best deployment evaluated here by any step (the recipe's ranking, pool searches, pools moved "
+             << "from another split, the finishing moves): " << it->second << " tokens/s per GPU";
         sp.note += (sp.note.empty() ? "" : "; ") + came.str();
         sp.tokensPerSPerGpu = it->second;
     }
@@ -393,6 +402,31 @@ void DeploymentSearch::moveBestPools(int searched)
                      [](const RankedSplit& a, const RankedSplit& b) { return a.moved > b.moved; });
 }
 
+// A budgeted search ranked the splits by the recipe's deployment at each, within its
+// budget: when its pool searches, moves and finish found nothing better (or nothing valid),
+// the best of those deployments is its answer, never "no valid plan" beside it. Its curve
+// then shows it at the call the ranking had spent.
+void DeploymentSearch::keepRecipeFloor()
+{
+    if (m_ranked.empty() || stopped())
+        return;
+    const auto best = std::max_element(m_ranked.begin(), m_ranked.end(), [](const RankedSplit& a, const RankedSplit& b) {
+        return a.recipe < b.recipe;
+    });
+    if (!best->plan.found || (m_out.found && m_out.bestResult.tokensPerSPerGpu >= best->recipe))
+        return;
+    m_out.found = true;
+    m_out.best = best->plan.plan;
+    m_out.bestResult = best->plan.result;
+    auto& curve = m_out.bestCurve; // (call, tokens/s per GPU), rising: the recipe pair is above every point
+    curve.erase(std::remove_if(curve.begin(), curve.end(), [&](const auto& pt) { return pt.first >= m_rankingCalls; }),
+                curve.end());
+    curve.push_back({m_rankingCalls, best->recipe});
+    double& atSplit = m_bestAtSplit[best->prefillGpus]; // the answer's split record shows it
+    atSplit = std::max(atSplit, best->recipe);
+    m_recipeAnswer = true;
+}
+
 // A budgeted search's last step, with the calls the pool searches and moves left: each of
 // the best deployment's pools, the one that limits the deployment first, raised to its
 // largest valid batch, then moved to a better micro-batch count and better operators
@@ -483,6 +517,9 @@ void DeploymentSearch::poolsMessage()
                 << " of the calls left" << (m_finishKept ? ", serving more" : ", no better pair found");
         if (!m_out.found)
             msg << "; no valid pair of pools found";
+        else if (m_recipeAnswer)
+            msg << "; the answer is the recipe's deployment, which the ranking of the splits evaluated: the pool "
+                   "searches found no better pair";
         const bool splitsLeft = S < m_candidateSplits || m_searchedSplits < S;
         if (!m_out.stopped && m_out.calls < m_options.budget && (splitsLeft || m_poolSearchEndedEarly)) {
             // Why calls are left: splits the budget does not cover (a larger budget searches
