@@ -23,36 +23,28 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-ojson planJson(const Plan& p)
-{
-    ojson j = ojson::parse(planToJson(p), nullptr, false);
-    return j.is_discarded() ? ojson(nullptr) : j;
-}
-
 // One pool's plan as a plan file writes it, or two pools as a disaggregated plan file
-// writes them ({"prefill": ..., "decode": ...}).
-ojson deploymentPlanJson(const Deployment& d)
+// writes them ({"prefill": ..., "decode": ...}), with the model's operators only.
+ojson deploymentPlanJson(const Deployment& d, const ModelSpec& model)
 {
-    if (!d.pools)
-        return planJson(d.plan);
-    ojson j = ojson::parse(disaggregatedPlanToJson(*d.pools), nullptr, false);
+    ojson j = ojson::parse(d.pools ? disaggregatedPlanToJson(*d.pools, model) : planToJson(d.plan, model), nullptr, false);
     return j.is_discarded() ? ojson(nullptr) : j;
 }
 
 double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
-ojson pointJson(const ParetoPoint& p)
+ojson pointJson(const ParetoPoint& p, const ModelSpec& model)
 {
     return {{"tokens_per_s_per_user", finite(p.tokensPerSPerUser)},
             {"output_tokens_per_s_per_gpu", finite(p.outputTokensPerSPerGpu)},
             {"tpot_ms", finite(p.tpotMs)},
             {"ttft_ms", finite(p.ttftMs)},
             {"tpot_limit_ms", finite(p.tpotLimitMs)},
-            {"plan", deploymentPlanJson(p.deployment)},
+            {"plan", deploymentPlanJson(p.deployment, model)},
             {"proved_optimal", p.provedOptimal}};
 }
 
-ojson sizeJson(const ClusterSizePoint& p, bool hasTpot)
+ojson sizeJson(const ClusterSizePoint& p, bool hasTpot, const ModelSpec& model)
 {
     ojson j = {{"gpus", p.gpus},
                {"found", p.found},
@@ -64,7 +56,7 @@ ojson sizeJson(const ClusterSizePoint& p, bool hasTpot)
                {"tpot_ms", jsonFigure(p.tpotMs, hasTpot)},
                {"ttft_ms", finite(p.ttftMs)},
                {"seconds", finite(p.seconds)}};
-    j["plan"] = p.found ? deploymentPlanJson(p.deployment) : ojson(nullptr);
+    j["plan"] = p.found ? deploymentPlanJson(p.deployment, model) : ojson(nullptr);
     if (!p.found)
         j["message"] = p.message;
     return j;
@@ -197,16 +189,16 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
                    {"ttft_slo_ms", s.value.workload.ttftSloMs}};
         ojson pts = ojson::array(), meg = ojson::array();
         for (const ParetoPoint& p : f.points)
-            pts.push_back(pointJson(p));
+            pts.push_back(pointJson(p, s.value.model));
         for (const ParetoPoint& p : f.megatronPoints)
-            meg.push_back(pointJson(p));
+            meg.push_back(pointJson(p, s.value.model));
         j["points"] = pts;
         j["megatron_points"] = meg;
         j["engine_front"] = nullptr;
         if (!f.engineName.empty()) {
             ojson other = ojson::array();
             for (const ParetoPoint& p : f.otherPoints)
-                other.push_back(pointJson(p));
+                other.push_back(pointJson(p, s.value.model));
             j["engine_front"] = {{"engine", collectiveEngineName(s.value.workload.engine)},
                                  {"engine_label", f.engineName},
                                  {"space", f.otherRunnable ? "runnable" : "per_operator"},
@@ -314,7 +306,7 @@ int runSweep(const Args& a, std::ostream& out, std::ostream& err)
     } else if (a.flag("--json")) {
         ojson pts = ojson::array();
         for (const ClusterSizePoint& p : r.points)
-            pts.push_back(sizeJson(p, hasTpot(s.value.workload)));
+            pts.push_back(sizeJson(p, hasTpot(s.value.workload), s.value.model));
         ojson j = {{"scenario", s.value.name}, {"serving", servingModeName(s.value.workload.serving)}, {"points", pts}};
         j["wall_seconds"] = finite(r.wallSeconds);
         j["interrupted"] = interrupted;
@@ -385,7 +377,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
     } else if (a.flag("--json")) {
         ojson curve = ojson::array();
         for (const ClusterSizePoint& p : r.curve)
-            curve.push_back(sizeJson(p, hasTpot(s.value.workload)));
+            curve.push_back(sizeJson(p, hasTpot(s.value.workload), s.value.model));
         ojson j = {{"scenario", s.value.name},
                    {"serving", servingModeName(s.value.workload.serving)},
                    {"rate", o.requestsPerS},
@@ -394,13 +386,13 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
                    {"requests_per_s", finite(r.best.requestsPerS)},
                    {"output_tokens_per_s_per_gpu", finite(r.best.tokensPerSPerGpu)},
                    {"proved_optimal", r.best.provedOptimal}};
-        j["plan"] = r.ok ? deploymentPlanJson(r.best.deployment) : ojson(nullptr);
+        j["plan"] = r.ok ? deploymentPlanJson(r.best.deployment, s.value.model) : ojson(nullptr);
         j["smaller_gpus"] = r.smallerGpus;
         j["smaller_requests_per_s"] = finite(r.smallerRequestsPerS);
         j["minimality_proved"] = r.ok && r.smallerProved;
         j["at_rate"] = atRateJson(r.atRate, hasTpot(s.value.workload));
         j["queueing_gpus"] = r.queueingGpus;
-        j["queueing_plan"] = r.queueingGpus > 0 ? deploymentPlanJson(r.queueingBest.deployment) : ojson(nullptr);
+        j["queueing_plan"] = r.queueingGpus > 0 ? deploymentPlanJson(r.queueingBest.deployment, s.value.model) : ojson(nullptr);
         j["curve"] = curve;
         j["wall_seconds"] = finite(r.wallSeconds);
         j["interrupted"] = interrupted;

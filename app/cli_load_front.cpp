@@ -30,7 +30,7 @@ bool concurrencyList(const Args& a, std::vector<int>& out, std::string& error)
     return true;
 }
 
-ojson pointJson(const LoadFrontPoint& p)
+ojson pointJson(const LoadFrontPoint& p, const ModelSpec& model)
 {
     ojson j = {{"concurrency", p.concurrency}, {"found", p.found}, {"on_front", p.onFront}, {"calls", p.calls}};
     if (!p.found) {
@@ -42,7 +42,7 @@ ojson pointJson(const LoadFrontPoint& p)
     j["ttft_ms_p90"] = p.load.ttftP90Ms;
     j["tpot_ms_mean"] = p.load.tpotMeanMs;
     j["tpot_ms_p90"] = p.load.tpotP90Ms;
-    j["plan"] = ojson::parse(planToJson(p.plan)); // the plan file's own fields (io/scenario_json.h)
+    j["plan"] = ojson::parse(planToJson(p.plan, model)); // the plan file's fields, the model's operators
     return j;
 }
 
@@ -112,7 +112,7 @@ int runLoadFront(const Args& a, std::ostream& out, std::ostream& err)
     } else if (a.flag("--json")) {
         ojson pts = ojson::array();
         for (const LoadFrontPoint& p : f.points)
-            pts.push_back(pointJson(p));
+            pts.push_back(pointJson(p, s.value.model));
         out << ojson{{"scenario", s.value.name}, {"algorithm", o.algorithm}, {"budget", o.budget}, {"seed", o.seed},
                      {"points", pts}, {"calls", f.calls}, {"wall_seconds", f.wallSeconds}, {"stopped", f.stopped},
                      {"interrupted", interrupted}}

@@ -3,6 +3,8 @@
 // plan written back (only the model's operators when the scenario is known).
 #include "io/scenario_json.h"
 
+#include <optional>
+
 #include "io/atomic_file.h"
 #include "io/format_json.h"
 #include "io/json_reader.h"
@@ -218,7 +220,7 @@ FieldErrors checkPlanAgainstScenario(const Plan& plan, const Scenario& s, const 
 namespace {
 // A plan's degrees and operator options (only the model's operators when the scenario is
 // known): the body of a one-pool plan file and of each pool of a disaggregated one.
-void writePlanBody(ojson& j, const Plan& p, const Scenario* context)
+void writePlanBody(ojson& j, const Plan& p, const ModelSpec* model)
 {
     j["tensor_parallel"] = p.tensorParallel;
     j["expert_parallel"] = p.expertParallel;
@@ -227,7 +229,7 @@ void writePlanBody(ojson& j, const Plan& p, const Scenario* context)
     j["batch"] = p.batch;
     j["micro_batches"] = p.microBatches;
     // Written only when set (or for an MoE model): dense plans stay as they were.
-    const bool moe = context ? context->model.isMoe() : (p.redundantExperts != 0 || p.twoBatchOverlap || p.instances != 1);
+    const bool moe = model ? model->isMoe() : (p.redundantExperts != 0 || p.twoBatchOverlap || p.instances != 1);
     if (moe || p.redundantExperts != 0)
         j["redundant_experts"] = p.redundantExperts;
     if (moe || p.twoBatchOverlap)
@@ -237,47 +239,73 @@ void writePlanBody(ojson& j, const Plan& p, const Scenario* context)
     ojson ops = ojson::object();
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
-        if (context && !opPresent(context->model, id))
+        if (model && !opPresent(*model, id))
             continue;
         ops[opName(id)] = opInfo(id).options[p.option(id)].name;
     }
     j["operators"] = ops;
 }
 
-ojson planBodyJson(const Plan& p, const Scenario* context)
+ojson planBodyJson(const Plan& p, const ModelSpec* model)
 {
     ojson j;
     j["gpus"] = p.gpus();
-    writePlanBody(j, p, context);
+    writePlanBody(j, p, model);
     return j;
 }
+
+const ModelSpec* modelOf(const Scenario* context) { return context ? &context->model : nullptr; }
 } // namespace
 
-std::string planToJson(const Plan& p, const Scenario* context)
+namespace {
+// A plan file's fields; "gpus" when known (the cluster's with a scenario, the plan's own
+// inside a report).
+ojson planFileJson(const Plan& p, const ModelSpec* model, std::optional<long long> gpus)
 {
     ojson j;
     j["format"] = kPlanFormat;
     j["version"] = kFormatVersion;
-    if (context)
-        j["gpus"] = context->cluster.totalGpus();
-    writePlanBody(j, p, context);
-    if (context)
-        j["scenario"] = scenarioJson(*context); // evaluate --plan P alone reproduces the figure
-    return j.dump(2) + "\n";
+    if (gpus)
+        j["gpus"] = *gpus;
+    writePlanBody(j, p, model);
+    return j;
 }
 
-std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const Scenario* context)
+ojson disaggregatedFileJson(const DisaggregatedPlan& p, const ModelSpec* model)
 {
     ojson j;
     j["format"] = kPlanFormat;
     j["version"] = kFormatVersion;
     j["serving"] = servingModeName(ServingMode::Disaggregated);
     j["gpus"] = p.prefill.gpus() + p.decode.gpus();
-    j["prefill"] = planBodyJson(p.prefill, context);
-    j["decode"] = planBodyJson(p.decode, context);
+    j["prefill"] = planBodyJson(p.prefill, model);
+    j["decode"] = planBodyJson(p.decode, model);
+    return j;
+}
+} // namespace
+
+std::string planToJson(const Plan& p, const Scenario* context)
+{
+    ojson j = planFileJson(p, modelOf(context),
+                           context ? std::optional<long long>(context->cluster.totalGpus()) : std::nullopt);
+    if (context)
+        j["scenario"] = scenarioJson(*context); // evaluate --plan P alone reproduces the figure
+    return j.dump(2) + "\n";
+}
+
+std::string planToJson(const Plan& p, const ModelSpec& model) { return planFileJson(p, &model, p.gpus()).dump(2) + "\n"; }
+
+std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const Scenario* context)
+{
+    ojson j = disaggregatedFileJson(p, modelOf(context));
     if (context)
         j["scenario"] = scenarioJson(*context);
     return j.dump(2) + "\n";
+}
+
+std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const ModelSpec& model)
+{
+    return disaggregatedFileJson(p, &model).dump(2) + "\n";
 }
 
 Status saveDisaggregatedPlanFile(const std::string& path, const DisaggregatedPlan& p, const Scenario* context)

@@ -74,6 +74,11 @@ Parsed<DisaggregatedPlanDocument> parseDisaggregatedPlanDocument(const std::stri
 // True when the text is a JSON object with a "prefill" or "decode" pool.
 bool isDisaggregatedPlanText(const std::string& text);
 std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const Scenario* context = nullptr);
+// A deployment's plan inside another report (pareto, size, sweep, load-front points): the
+// plan file's fields with only the model's operators, as a plan file written with its
+// scenario has them, without the scenario, which the report names once.
+std::string planToJson(const Plan& p, const ModelSpec& model);
+std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const ModelSpec& model);
 Status saveDisaggregatedPlanFile(const std::string& path, const DisaggregatedPlan& p,
                                  const Scenario* context = nullptr);
 
