@@ -52,7 +52,7 @@ out.append(f"- DeepSeek-V3 on 256 GPUs, anneal at 1000 calls, seed 1: {degrees},
            f"{acc['gpu_us_per_token']:,.0f} GPU·µs = {terms}. Versus the recipe: {e['versus_recipe'][0]['headline']}")
 r = s.get("refinement")
 if r:
-    out.append(f"- The same search's batch refinement: calls {r['first_call'] + 1}-{r['first_call'] + r['calls']}, "
+    out.append(f"- The same search's batch refinement: calls {r['first_call']}-{r['first_call'] + r['calls'] - 1}, "
                f"batch {r['from_batch']} → {r['to_batch']}, {r['from_tokens_per_s_per_gpu']:.1f} → "
                f"{r['to_tokens_per_s_per_gpu']:.1f} tokens/s per GPU, {r['calls']} simulator calls.")
 scen = os.path.join(tmp, "qwen3-tight.json")

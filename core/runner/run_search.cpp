@@ -181,6 +181,16 @@ BatchRefinement refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
     return f;
 }
 
+// A budgeted run that spent its share but not the calls held back for the batch refinement:
+// why it ended under its budget.
+std::string heldBackReason(int calls, int budget, int reserve, const BatchRefinement& f)
+{
+    return "ended after " + std::to_string(calls) + " of " + std::to_string(budget) + " simulator calls: the search "
+        + "spent its " + std::to_string(budget - reserve) + " (the budget less " + std::to_string(reserve)
+        + " held back for the final batch refinement), and the refinement "
+        + (f.ran ? "needed " + std::to_string(f.calls) : std::string("had no plan to refine"));
+}
+
 // What is wrong with the scenario itself, each under "scenario.".
 FieldErrors scenarioErrors(const Scenario& scenario)
 {
@@ -261,13 +271,15 @@ SearchOutcome runOnePool(const Scenario& scenario, const SearchOptions& options,
             // plan, curve, calls) is intact and worth reporting.
             outOfMemory = true;
         }
-        const std::string stall = ev.stallReason(); // against the algorithm's share of the budget
+        std::string stall = ev.stallReason(); // against the algorithm's share of the budget
         ev.setBudget(budget);
         // Under a closed loop a replica never holds more than its share of the loop, so a
         // larger batch changes nothing there: no refinement.
         if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest() && !options.underLoad)
             out.refinement = refineBatch(ev, space);
         ev.finish();
+        if (stall.empty() && info.budgeted && !outOfMemory && !ev.stopRequested() && ev.calls() < budget)
+            stall = heldBackReason(ev.calls(), budget, reserve, out.refinement);
 
         if (!rep.error.empty() && !outOfMemory) {
             out.calls = ev.calls();
