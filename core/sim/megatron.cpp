@@ -181,17 +181,19 @@ bool fitEngine(const Scenario& s, Engine e, Plan& p, std::string& note)
 }
 
 // The fitted recipe's DP, EP (its redundant slots and engine instances) and batch, in words.
-std::string fittedSummary(const Scenario& s, const Plan& p, int batchHi)
+// `own` is the recipe's plan before an engine moved its experts (fitEngine's note says how):
+// its EP is the recipe's, and the constraints are what gave it redundant slots or instances.
+std::string fittedSummary(const Scenario& s, const Plan& own, const Plan& p, int batchHi)
 {
     std::string why = "; DP " + std::to_string(p.dataParallel);
     if (s.model.isMoe())
-        why += ", EP " + std::to_string(p.expertParallel) + " over the data-parallel ranks"
-            + (p.redundantExperts > 0 ? " with " + std::to_string(p.redundantExperts)
+        why += ", EP " + std::to_string(own.expertParallel) + " over the data-parallel ranks"
+            + (own.redundantExperts > 0 ? " with " + std::to_string(own.redundantExperts)
                        + " redundant expert slots (the constraints allow no EP that divides the experts)"
-                                      : std::string())
-            + (p.instances > 1 ? " of each of " + std::to_string(p.instances)
+                                        : std::string())
+            + (own.instances > 1 ? " of each of " + std::to_string(own.instances)
                        + " engine instances (the constraints allow no single engine)"
-                               : std::string());
+                                 : std::string());
     return why + "; batch " + std::to_string(p.batch)
         + (p.batch == batchHi && s.constraints.batchMax > 0 ? " is the largest the constraints allow"
                                                              : " is the largest that fits memory and meets the SLOs");
@@ -239,6 +241,7 @@ RecipePlan megatronPlan(const Simulator& sim)
     // The first pipeline depth inside the constraints (what is reported when none fits),
     // then the shallowest one whose largest valid batch exists.
     std::optional<Plan> inside;
+    Plan own; // the recipe's own plan at the depth tried, before an engine moved its experts
     bool fitted = false;
     for (long long pp = 1; tp > 0 && pp <= std::min<long long>(N / tp, m.layers); ++pp) {
         if ((N / tp) % pp != 0 || !constraintAllows(c.pipelineParallel, pp) || !constraintAllows(c.dataParallel, N / tp / pp))
@@ -249,6 +252,7 @@ RecipePlan megatronPlan(const Simulator& sim)
         if (!recipeExperts(s, p))
             continue;
         const bool kept = m.isMoe() && recipeDispatcher(c, sharded, p);
+        own = p;
         if (engine && !fitEngine(s, *engine, p, fitNote))
             continue;
         dispatcherNote = kept && !engine ? "; dispatch and combine keep the constraints' options at EP 1 (they exclude "
@@ -282,7 +286,7 @@ RecipePlan megatronPlan(const Simulator& sim)
             : c.empty() ? "; no pipeline depth or batch makes the recipe valid"
                         : "; no pipeline depth or batch makes the recipe valid within the scenario's constraints";
     } else {
-        why += fittedSummary(s, p, batchHi);
+        why += fittedSummary(s, own, p, batchHi);
     }
     out.plan = p;
     out.found = fitted;
