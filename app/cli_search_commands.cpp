@@ -208,8 +208,10 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         if (s.value.workload.serving == ServingMode::Disaggregated)
             j["splits"] = splitsJson(r.splits);
         if (r.refinement.ran)
-            // first_call numbers the refinement's first call as the text and the best curve do.
-            j["refinement"] = {{"first_call", r.refinement.firstCall + 1}, {"calls", r.refinement.calls},
+            // first_call numbers the refinement's first call as the text and the best curve do
+            // (null when it made none).
+            j["refinement"] = {{"first_call", r.refinement.calls > 0 ? ojson(r.refinement.firstCall + 1) : ojson(nullptr)},
+                               {"calls", r.refinement.calls},
                                {"from_batch", r.refinement.fromBatch}, {"to_batch", r.refinement.toBatch},
                                {"from_tokens_per_s_per_gpu", r.refinement.fromValue},
                                {"to_tokens_per_s_per_gpu", r.refinement.toValue}};

@@ -100,6 +100,10 @@ bool setAsideRestoredEdits(shardlab::ui::MainWindow& window, QString& note, QTex
         return false;
     }
     if (!path.isEmpty()) {
+        // Kept in their own file: the draft no longer marks them, so the next start (a short
+        // scripted run writes no session otherwise) sets nothing aside again.
+        window.document()->setModified(false);
+        window.saveSessionNow();
         note = QStringLiteral("The unsaved edits of the last session were kept in %1 (File > Open recent opens "
                               "them).").arg(path);
         err << "shardlab: " << note << "\n";
@@ -210,23 +214,6 @@ int main(int argc, char** argv)
     if (!outputsApartFromScenario(parser, scenarioOpt, {&shotOpt, &exportOpt, &launchOpt, &plotOpt}, err))
         return 2;
     shardlab::ui::MainWindow window;
-    QString keptEdits;
-    if (parser.isSet(scenarioOpt)) {
-        if (!setAsideRestoredEdits(window, keptEdits, err))
-            return 1;
-        // A file, or a shipped scenario's name as the CLI takes it (opened without a path).
-        const std::string arg = parser.value(scenarioOpt).toStdString();
-        if (shardlab::classifyScenarioArg(arg) == shardlab::ScenarioArg::Preset)
-            window.setScenario(shardlab::scenarioPreset(arg).value);
-        else if (!window.openScenarioFile(parser.value(scenarioOpt))) {
-            err << "shardlab: " << window.statusText() << "\n";
-            // A script fails; a person sees the window with the reason in its message area.
-            if (parser.isSet(quitOpt))
-                return 1;
-        }
-        if (!keptEdits.isEmpty()) // after the scenario's own messages, which would replace it
-            QTimer::singleShot(0, &window, [&window, keptEdits] { window.showNote(keptEdits); });
-    }
     if (parser.isSet(algoOpt) && !window.setAlgorithm(parser.value(algoOpt))) {
         err << "shardlab: --algo: unknown algorithm '" << parser.value(algoOpt) << "'\n";
         return 2;
@@ -294,6 +281,24 @@ int main(int argc, char** argv)
         }
     }
 
+    // The scenario last, once every option is known good: a refused call changes nothing.
+    QString keptEdits;
+    if (parser.isSet(scenarioOpt)) {
+        if (!setAsideRestoredEdits(window, keptEdits, err))
+            return 1;
+        // A file, or a shipped scenario's name as the CLI takes it (opened without a path).
+        const std::string arg = parser.value(scenarioOpt).toStdString();
+        if (shardlab::classifyScenarioArg(arg) == shardlab::ScenarioArg::Preset)
+            window.setScenario(shardlab::scenarioPreset(arg).value);
+        else if (!window.openScenarioFile(parser.value(scenarioOpt))) {
+            err << "shardlab: " << window.statusText() << "\n";
+            // A script fails; a person sees the window with the reason in its message area.
+            if (parser.isSet(quitOpt))
+                return 1;
+        }
+        if (!keptEdits.isEmpty()) // after the scenario's own messages, which would replace it
+            QTimer::singleShot(0, &window, [&window, keptEdits] { window.showNote(keptEdits); });
+    }
     // --tab pareto: what the tab shows (the front, a sweep, a sizing) is what
     // --autostart starts, as the search is on the other tabs.
     if (paretoTab && (script.autostart || script.quitWhenDone || !script.screenshot.isEmpty())) {

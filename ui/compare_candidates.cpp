@@ -104,13 +104,23 @@ QString CompareCandidates::addPlanFile(const QString& path, QString* error)
 
 QString CompareCandidates::keepWhatIf(const QString& note)
 {
-    // A what-if is work: kept as a plan to compare instead of dropped with the view.
-    const QString title = m_planView->currentTitle();
-    if (!title.endsWith(tr(" — what-if")))
+    // A what-if is work: kept as a plan to compare instead of dropped with the view. Two
+    // pools' what-if (the deployment's title says so, whichever pool is on show) keeps both.
+    const QString mark = tr(" — what-if");
+    const bool pools = m_planView->isDisaggregated();
+    QString title = pools ? m_planView->currentPoolsTitle() : m_planView->currentTitle();
+    if (!title.endsWith(mark) && !(pools && m_planView->currentTitle().contains(mark)))
         return {};
-    const QString name = freeName(tr("What-if kept (%1)").arg(title.left(title.size() - tr(" — what-if").size())),
-                                  [](int n) { return tr("What-if kept %1").arg(n); });
-    m_kept.push_back({name, m_planView->currentPlan(), note});
+    if (title.endsWith(mark))
+        title.chop(mark.size());
+    const QString name = freeName(tr("What-if kept (%1)").arg(title), [](int n) { return tr("What-if kept %1").arg(n); });
+    if (!pools) {
+        m_kept.push_back({name, m_planView->currentPlan(), note});
+        return name;
+    }
+    const DisaggregatedPlan both = m_planView->currentPools();
+    m_kept.push_back({name + tr(": prefill pool"), both.prefill, note});
+    m_kept.push_back({name + tr(": decode pool"), both.decode, note});
     return name;
 }
 

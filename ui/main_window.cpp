@@ -43,11 +43,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     m_candidates = new CompareCandidates(m_compare, m_planView, m_panel, m_editor, this);
     // A search's answer, a run, an elite or a Pareto point shown over a what-if: the what-if
     // is kept in the Compare tab, as it is over a scenario edit.
-    connect(m_planView, &PlanView::whatIfAboutToBeReplaced, this, [this](const QString& by) {
-        m_keptWhatIf = m_candidates->keepWhatIf(tr("replaced in the Plan tab by %1").arg(by));
-        if (!m_keptWhatIf.isEmpty())
-            showMessage(keptWhatIfText(), false);
-    });
+    connect(m_planView, &PlanView::whatIfAboutToBeReplaced, this,
+            [this](const QString& by) { keepWhatIf(tr("replaced in the Plan tab by %1").arg(by)); });
     m_document = new DocumentController(this, m_editor, this);
     // Plan edits and run deletions are undone with the scenario's edits, in one history.
     m_planView->setUndoStack(m_document->undoStack());
@@ -271,7 +268,9 @@ void MainWindow::buildActions()
     search->addAction(tr("Clear &runs"), this, [this] {
         const int n = m_panel->deleteAllRuns();
         refreshReferences();
-        showMessage(tr("Cleared %n run(s) (Edit > Undo puts them back).", nullptr, n), false);
+        showMessage(n > 0 ? tr("Cleared %n run(s) (Edit > Undo puts them back).", nullptr, n)
+                          : tr("No runs to clear (a run still searching stays)."),
+                    false);
     });
     addHelpMenu(this);
 }
@@ -354,9 +353,7 @@ void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
         showMessage(tr("The search was cancelled because the scenario changed; its curve stays in the runs table."),
                     false);
     }
-    m_keptWhatIf = m_candidates->keepWhatIf(tr("made on the scenario before the edit"));
-    if (!m_keptWhatIf.isEmpty())
-        showMessage(keptWhatIfText(), false);
+    keepWhatIf(tr("made on the scenario before the edit"));
     m_haveResult = false;
     m_panel->setScenario(now);
     refreshReferences();
@@ -368,6 +365,17 @@ void MainWindow::onScenarioEdited(const Scenario& before, const Scenario& now)
 QString MainWindow::keptWhatIfText() const
 {
     return tr("The what-if plan was kept as \"%1\" in the Compare tab.").arg(m_keptWhatIf);
+}
+
+void MainWindow::keepWhatIf(const QString& note)
+{
+    m_keptWhatIf = m_candidates->keepWhatIf(note);
+    if (m_keptWhatIf.isEmpty())
+        return;
+    showMessage(QString(), false);
+    // Every message shown while this event is handled (a search's result, a run's variant
+    // note, an export's report) says it too, instead of replacing it.
+    QTimer::singleShot(0, this, [this] { m_keptWhatIf.clear(); });
 }
 
 void MainWindow::onRunSelected(int index)
@@ -470,7 +478,8 @@ QString MainWindow::currentTabName() const
 void MainWindow::showMessage(const QString& text, bool error)
 {
     m_cannotRunShown = false; // refreshStartState sets it again after its own message
-    m_message->setFullText(text);
+    const QString kept = m_keptWhatIf.isEmpty() ? QString() : keptWhatIfText(); // keepWhatIf
+    m_message->setFullText(text.isEmpty() ? kept : kept.isEmpty() ? text : text + QLatin1Char(' ') + kept);
     m_message->setStyleSheet(error ? QStringLiteral("QLabel { color: #b00020; font-weight: bold; }")
                                    : QStringLiteral("QLabel { color: palette(text); }"));
     m_messageIsError = error;

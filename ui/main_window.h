@@ -58,6 +58,8 @@ public:
     QString statusText() const;
     // A note in the message area (not an error), as the window's own notes are.
     void showNote(const QString& text) { showMessage(text, false); }
+    // Writes the session files now (the window writes them a second after a change).
+    void saveSessionNow() { saveSession(); }
 
     // Search control, also used by scripted runs and tests.
     bool setAlgorithm(const QString& name) { return m_toolbar->setAlgorithm(name); }
@@ -176,6 +178,7 @@ private:
     bool m_haveResult = false;
     QString m_keptWhatIf; // the name the last what-if was kept under in the Compare tab
     QString keptWhatIfText() const;
+    void keepWhatIf(const QString& note);
     double m_megatronValue = 0;
 };
 

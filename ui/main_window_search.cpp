@@ -100,7 +100,6 @@ void MainWindow::onFinished(const JobResult& r)
     m_panel->finishRun(r);
     m_toolbar->showFinished(r.outcome);
     const SearchOutcome& o = r.outcome;
-    m_keptWhatIf.clear();
     if (o.found) {
         const QString title = tr("Best plan (%1)").arg(QString::fromStdString(o.algorithm));
         const Deployment best = o.deployment.deployment();
@@ -125,10 +124,7 @@ void MainWindow::onFinished(const JobResult& r)
                 + QString::fromStdString(runnableSpaceWords(o.deployment.pools.front().scenario));
         if (o.stopped)
             text += tr("; stopped early");
-        text += QLatin1Char('.');
-        if (!m_keptWhatIf.isEmpty()) // said here, since this message replaces the one that said it
-            text += QLatin1Char(' ') + keptWhatIfText();
-        showMessage(text, false);
+        showMessage(text + QLatin1Char('.'), false);
     } else {
         showMessage(tr("No valid plan: %1").arg(QString::fromStdString(o.message)), true);
     }

@@ -75,6 +75,8 @@ public:
     Plan currentPlan() const { return m_plan; }
     SimResult currentResult() const { return m_result; }
     QString currentTitle() const { return m_title; }
+    // A disaggregated deployment's title (the pool on show has its own, currentTitle).
+    QString currentPoolsTitle() const { return m_poolsTitle; }
     // The Megatron recipe's plan for the current scenario (default Plan without one).
     Plan referencePlan() const { return m_reference.plan; }
     // The Megatron recipe of the current scenario (found = false for a scenario with problems).

@@ -22,6 +22,9 @@ QString askSaveFileName(QWidget* parent, const QString& title, const QString& su
 {
     QFileDialog dialog(parent, title, QFileInfo(suggested).path(), filter);
     dialog.setAcceptMode(QFileDialog::AcceptSave);
+    // Qt's own dialog: a platform one (GTK's) asks about the name as typed and never sees
+    // the default suffix, so "plan" would ask about plan and write plan.json unasked.
+    dialog.setOption(QFileDialog::DontUseNativeDialog);
     dialog.setFileMode(QFileDialog::AnyFile);
     dialog.selectFile(QFileInfo(suggested).fileName());
     dialog.setDefaultSuffix(filterSuffix(dialog.selectedNameFilter()));

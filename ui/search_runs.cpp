@@ -185,7 +185,7 @@ bool SearchPanel::deleteRun(int i)
 
 int SearchPanel::deleteAllRuns()
 {
-    if (runCount() == 0)
+    if (runCount() - (m_running ? 1 : 0) <= 0) // nothing to delete: no empty undo step
         return 0;
     if (!m_undo) {
         const int n = runCount();

@@ -289,8 +289,13 @@ bool DeploymentSearch::searchPools()
         // The record's pool figures are its own searches'; the note says where the
         // deployment figure comes from.
         std::ostringstream came;
-        came << "the best deployment evaluated here by any step (the recipe's ranking, pool searches, pools moved "
-             << "from another split, the finishing moves): " << it->second << " tokens/s per GPU";
+        if (m_recipeAnswer && sp.prefillGpus == m_out.best.prefill.gpus()
+            && it->second == m_out.bestResult.tokensPerSPerGpu) // keepRecipeFloor's answer
+            came << "the recipe's deployment, which the ranking of the splits evaluated: " << it->second
+                 << " tokens/s per GPU";
+        else
+            came << "the best deployment evaluated here by any step (pool searches, pools moved from another split, "
+                 << "the finishing moves): " << it->second << " tokens/s per GPU";
         sp.note += (sp.note.empty() ? "" : "; ") + came.str();
         sp.tokensPerSPerGpu = it->second;
     }

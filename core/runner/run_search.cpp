@@ -183,12 +183,15 @@ BatchRefinement refineBatch(BudgetedEvaluator& ev, const SearchSpace& space)
 
 // A budgeted run that spent its share but not the calls held back for the batch refinement:
 // why it ended under its budget.
-std::string heldBackReason(int calls, int budget, int reserve, const BatchRefinement& f)
+std::string heldBackReason(int calls, int budget, int reserve, const BatchRefinement& f, bool underLoad)
 {
     return "ended after " + std::to_string(calls) + " of " + std::to_string(budget) + " simulator calls: the search "
         + "spent its " + std::to_string(budget - reserve) + " (the budget less " + std::to_string(reserve)
         + " held back for the final batch refinement), and the refinement "
-        + (f.ran ? "needed " + std::to_string(f.calls) : std::string("had no plan to refine"));
+        + (f.ran        ? "needed " + std::to_string(f.calls)
+               : underLoad ? std::string("does not run under a load protocol (a replica holds only its share of the "
+                                         "loop)")
+                           : std::string("had no plan to refine"));
 }
 
 // What is wrong with the scenario itself, each under "scenario.".
@@ -272,14 +275,16 @@ SearchOutcome runOnePool(const Scenario& scenario, const SearchOptions& options,
             outOfMemory = true;
         }
         std::string stall = ev.stallReason(); // against the algorithm's share of the budget
+        const bool shareSpent = ev.calls() == budget - reserve;
         ev.setBudget(budget);
         // Under a closed loop a replica never holds more than its share of the loop, so a
         // larger batch changes nothing there: no refinement.
         if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest() && !options.underLoad)
             out.refinement = refineBatch(ev, space);
         ev.finish();
-        if (stall.empty() && info.budgeted && !outOfMemory && !ev.stopRequested() && ev.calls() < budget)
-            stall = heldBackReason(ev.calls(), budget, reserve, out.refinement);
+        // The algorithm spent its share, and the calls held back for the refinement are left.
+        if (stall.empty() && shareSpent && info.budgeted && !outOfMemory && !ev.stopRequested() && ev.calls() < budget)
+            stall = heldBackReason(ev.calls(), budget, reserve, out.refinement, options.underLoad);
 
         if (!rep.error.empty() && !outOfMemory) {
             out.calls = ev.calls();

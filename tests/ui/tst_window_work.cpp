@@ -127,6 +127,7 @@ private Q_SLOTS:
     void saveDialogAsksAboutTheFileWritten();
     void filesBesideTheNamedOneAreAskedAbout();
     void aSearchShownOverAWhatIfKeepsIt();
+    void twoPoolsWhatIfKeepsBothPools();
     void clearingRunsIsOneUndoStep();
     void scriptedScenarioKeepsRestoredEditsAside();
     void scriptedOutputsNeverReplaceTheScenario();
@@ -204,6 +205,25 @@ void TestWindowWork::aSearchShownOverAWhatIfKeepsIt()
     QVERIFY(!w.planView()->currentTitle().endsWith(QStringLiteral(" — what-if")));
 }
 
+// A what-if of one pool of a disaggregated deployment, then the other pool on show, then a
+// search's answer: both pools are kept (the deployment's title carries the mark, not the
+// pool's on show).
+void TestWindowWork::twoPoolsWhatIfKeepsBothPools()
+{
+    MainWindow w;
+    const auto s = loadScenarioFile(SHARDLAB_RESOURCES "/examples/disaggregation/llama3-70b-8gpu-8000-1000-disaggregated.json");
+    QVERIFY(s.ok());
+    w.setScenario(s.value);
+    QVERIFY(w.planView()->isDisaggregated());
+    w.planView()->selectPool(PoolRole::Prefill);
+    auto* batch = w.planView()->findChild<QSpinBox*>(QStringLiteral("whatIf.batch"));
+    QVERIFY(batch);
+    batch->setValue(batch->value() + 1);
+    w.planView()->selectPool(PoolRole::Decode);
+    QVERIFY(runSearch(w, QStringLiteral("megatron"), 100));
+    QVERIFY2(w.statusText().contains(QStringLiteral("The what-if plan was kept as")), qPrintable(w.statusText()));
+}
+
 // Search > Clear runs takes every run out in one step that Edit > Undo puts back.
 void TestWindowWork::clearingRunsIsOneUndoStep()
 {
@@ -247,17 +267,31 @@ void TestWindowWork::scriptedScenarioKeepsRestoredEditsAside()
     edited.model.layers = 60;
     const ui::SessionStore::Draft draft{QString(), true, QByteArray::fromStdString(scenarioToJson(edited)), {}};
     QVERIFY(writeBytes(session + QStringLiteral("/draft.json"), ui::SessionStore::draftJson(draft)));
-    QProcess* gui = startGui(dir, {QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"),
-                                   QStringLiteral("--quit-when-done")}, this);
+    const QStringList pattern{QStringLiteral("unsaved-edits-*.json")};
+    // A call refused for its options changes nothing.
+    QProcess* refused = startGui(dir, {QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"),
+                                       QStringLiteral("--algo"), QStringLiteral("nonsense"),
+                                       QStringLiteral("--quit-when-done")}, this);
+    QVERIFY(refused->waitForFinished(120000));
+    QCOMPARE(refused->exitCode(), 2);
+    QVERIFY(QDir(session).entryList(pattern).isEmpty());
+    const QStringList args{QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"), QStringLiteral("--quit-when-done")};
+    QProcess* gui = startGui(dir, args, this);
     QVERIFY(gui->waitForFinished(120000));
     const QString err = QString::fromUtf8(gui->readAllStandardError());
     QCOMPARE(gui->exitCode(), 0);
-    const QStringList kept = QDir(session).entryList({QStringLiteral("unsaved-edits-*.json")});
+    const QStringList kept = QDir(session).entryList(pattern);
     QCOMPARE(kept.size(), 1);
     QVERIFY2(err.contains(QStringLiteral("were kept in ") + session + QLatin1Char('/') + kept.front()), qPrintable(err));
     const auto back = loadScenarioFile(ui::localPath(session + QLatin1Char('/') + kept.front()));
     QVERIFY(back.ok());
     QCOMPARE(back.value.model.layers, 60);
+    // Kept once: the next start finds no unsaved edits to keep.
+    QProcess* again = startGui(dir, args, this);
+    QVERIFY(again->waitForFinished(120000));
+    QCOMPARE(again->exitCode(), 0);
+    QVERIFY(!QString::fromUtf8(again->readAllStandardError()).contains(QStringLiteral("were kept in")));
+    QCOMPARE(QDir(session).entryList(pattern).size(), 1);
 }
 
 // --export (and the other outputs) naming the scenario file the window opened is refused,
