@@ -531,8 +531,8 @@ long long apiServers(Engine e, const EngineLayout& L)
     case Engine::Vllm:
         return 1;
     case Engine::Sglang: {
-        if (L.moe)
-            return 1;
+        if (L.moe) // one server an instance
+            return L.instances;
         const int serverGpus = L.attnTp * L.pp;
         if (serverGpus > L.gpusPerNode)
             return L.attnDp;

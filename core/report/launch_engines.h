@@ -182,7 +182,7 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
 LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model, const LaunchOptions& o,
                       std::vector<std::string>& w);
 // The API servers a pool runs (a router lists each): vLLM one (its DP engines share the
-// head's API server), SGLang one per independent server,
+// head's API server), SGLang one per independent server (each instance of an MoE plan one),
 // TensorRT-LLM one per trtllm-serve instance.
 long long apiServers(Engine e, const EngineLayout& L);
 // The port a role's API server listens on for an engine (the engines' own examples).
