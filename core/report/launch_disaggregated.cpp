@@ -40,6 +40,29 @@ bool listsHeads(const PoolOut& p)
 
 long long serverFirstNode(const PoolOut& p, long long i) { return p.firstNode + i * serverGroups(p).size; }
 
+long long instancesPerNode(Engine e, const EngineLayout& L)
+{
+    if (e != Engine::TrtLlm || !L.role)
+        return 1;
+    const long long world = trtllmWorld(L);
+    const long long room = L.role->remote ? L.gpusPerNode : L.gpus * L.instances;
+    return world < room && room % world == 0 ? room / world : 1;
+}
+
+std::string instanceGpus(const EngineLayout& L, long long slot, long long perNode, long long first)
+{
+    const long long width = trtllmWorld(L) / L.pp; // one stage of the instance
+    std::string out;
+    for (long long stage = 0; stage < L.pp; ++stage)
+        for (long long rank = 0; rank < width; ++rank)
+            out += (out.empty() ? "" : ",") + num(first + (stage * perNode + slot) * width + rank);
+    return out;
+}
+
+int instancePort(Engine e, PoolRole r, long long slot) { return rolePort(e, r) + 2 * static_cast<int>(slot); }
+
+long long listedServers(const PoolOut& p) { return (listsHeads(p) ? serverGroups(p).count : 1) * p.perNode; }
+
 std::string addressOf(const PoolOut& p, const std::string& index)
 {
     const std::string var = shellVarName(poolHeadsVar(p.role));
@@ -75,14 +98,15 @@ std::string serverFirstNodes(const PoolOut& p)
     return out;
 }
 
-// "32 GPUs", or with several engine instances (the command starts one) "32 GPUs, 2
-// instances of 16".
+// "32 GPUs", or with several engine instances "32 GPUs, 2 instances of 16": an MoE plan's
+// (the command starts one), or those the script starts several to a node.
 std::string poolGpus(const PoolOut& p)
 {
     const long long all = p.layout.plan.gpus();
-    if (p.pool.instances <= 1)
+    const long long instances = p.perNode > 1 ? p.perNode * p.nodes : p.pool.instances;
+    if (instances <= 1)
         return launch::num(all) + " GPUs";
-    return launch::num(all) + " GPUs, " + launch::num(p.pool.instances) + " instances of " + launch::num(p.pool.gpus);
+    return launch::num(all) + " GPUs, " + launch::num(instances) + " instances of " + launch::num(all / instances);
 }
 
 // A pool's plan laid out on its pool scenario; an error names the pool: as the prefix of a
@@ -169,7 +193,9 @@ std::string oneNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool& 
     for (const PoolOut& p : pools) {
         out += "# pool: " + p.pool.role + " (" + poolGpus(p) + " on GPUs " + num(p.firstGpu) + "-"
             + num(p.firstGpu + p.layout.plan.gpus() - 1) + ")\n";
-        out += p.pool.command.substr(0, p.pool.command.size() - 1) + " &\n";
+        const std::vector<std::string> one{p.pool.command};
+        for (const std::string& command : p.instanceCommands.empty() ? one : p.instanceCommands)
+            out += command.substr(0, command.size() - 1) + " &\n";
     }
     if (router.command.empty())
         return out + "wait\n";
@@ -203,9 +229,16 @@ std::string placementNote(const PoolOut& p)
 {
     const ServerGroups g = serverGroups(p);
     const bool ranked = reads(p.pool, launch::ShellVar::NodeRank);
+    const std::string role = poolRoleName(p.role);
+    if (p.perNode > 1) {
+        std::string ports;
+        for (long long i = 0; i < p.perNode; ++i)
+            ports += (i == 0 ? "" : ", ") + num(launch::instancePort(p.engine, p.role, i));
+        return "# " + role + " pool: " + num(p.perNode) + " instances on each of its nodes, in the background, each on "
+            "its own GPUs and port (" + ports + ").\n";
+    }
     if (g.size == 1 || (ranked && g.count == 1))
         return {};
-    const std::string role = poolRoleName(p.role);
     if (ranked) {
         std::string ranges;
         for (long long i = 0; i < g.count; ++i)
@@ -290,6 +323,28 @@ std::string multiNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool
     return out + "fi\n";
 }
 
+// Each instance of a node (the pool's perNode, several) as its own command: the pool's
+// command with that instance's GPUs (CUDA_VISIBLE_DEVICES, from GPU `first`) and port. The
+// pool's command then starts them all in the background and waits for them, so the node's
+// script lasts as long as they do.
+void startInstances(PoolOut& out, const std::string& model, const LaunchOptions& o, long long first)
+{
+    std::string all;
+    for (long long slot = 0; slot < out.perNode; ++slot) {
+        launch::EngineLayout one = out.layout;
+        one.env.erase(std::remove_if(one.env.begin(), one.env.end(),
+                                     [](const auto& v) { return v.first == "CUDA_VISIBLE_DEVICES"; }),
+                      one.env.end());
+        one.env.insert(one.env.begin(), {"CUDA_VISIBLE_DEVICES", launch::instanceGpus(out.layout, slot, out.perNode, first)});
+        one.role->port = launch::instancePort(o.engine, out.role, slot);
+        std::vector<std::string> again; // the pool's own warnings, said once already
+        const std::string command = launch::enginePool(o.engine, one, model, o, again).command;
+        out.instanceCommands.push_back(command);
+        all += command.substr(0, command.size() - 1) + " &\n";
+    }
+    out.pool.command = all + "wait\n";
+}
+
 // One pool of the deployment from its first GPU on: its layout, the checkpoint (the
 // deployment's: its warnings once, unprefixed, into `c`), its engine command and where it
 // sits; refused when no script starts it as planned.
@@ -298,7 +353,7 @@ Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, co
 {
     const bool multiNode = s.cluster.nodes > 1;
     const std::string name = poolRoleName(role);
-    PoolOut out{role, poolScenario(s, role, static_cast<int>(plan.gpus())), {}, {}, 1, 0, 0, 1, o.engine != Engine::Vllm};
+    PoolOut out{role, poolScenario(s, role, static_cast<int>(plan.gpus())), {}, {}, 1, 0, 0, 1, o.engine != Engine::Vllm, 1, {}, o.engine};
     std::vector<std::string> w;
     Result<launch::EngineLayout> layout = poolLayout(out.scenario, plan, o, name, w);
     if (!layout.ok())
@@ -319,6 +374,9 @@ Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, co
     if (!out.pool.refusal.empty())
         return FieldError{{}, name, out.pool.refusal};
     out.servers = launch::apiServers(o.engine, out.layout);
+    out.perNode = launch::instancesPerNode(o.engine, out.layout);
+    if (out.perNode > 1)
+        startInstances(out, c.model, o, multiNode ? 0 : firstGpu);
     for (const std::string& x : w)
         c.warnings.push_back(name + ": " + x);
     out.firstGpu = firstGpu;

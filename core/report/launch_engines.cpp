@@ -391,16 +391,31 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
 
 namespace {
 // The placement warning of a pool of several trtllm-serve instances of `world` GPUs. A
-// one-pool script is one instance's; a disaggregated script starts one on each server's
-// nodes (whole nodes on a multi-node cluster: one per node when an instance is smaller)
-// or one on a one-node cluster, and its router lists those (a router warning says what
-// is left).
+// one-pool script is one instance's. A disaggregated script starts every instance where
+// instances smaller than a node tile it (instancesPerNode: each on its own GPUs and port,
+// several to a node); otherwise one on each server's nodes (whole nodes on a multi-node
+// cluster: one per node when an instance is smaller) or one on a one-node cluster, and its
+// router lists those (a router warning says what is left).
 std::string trtllmInstances(const EngineLayout& L, long long instances, int world)
 {
     const std::string what = "placement: " + num(instances) + " independent trtllm-serve instances of " + num(world)
         + " GPUs each (trtllm-serve has no data parallelism for dense models)";
     if (!L.role)
         return what + ": start one per GPU group (CUDA_VISIBLE_DEVICES) and balance requests over them";
+    if (const long long perNode = instancesPerNode(Engine::TrtLlm, L); perNode > 1) {
+        // On several nodes the plan's layout puts a pipeline's stages on different nodes;
+        // each instance here keeps them on one.
+        const bool stagesJoined = L.role->remote && L.pp > 1 && L.gpus * L.instances > L.gpusPerNode;
+        return what + ": the script starts each, " + num(perNode) + " to a node"
+            + (L.role->remote ? "" : " on the pool's GPUs") + " in the background, on its own GPUs (CUDA_VISIBLE_DEVICES) and port ("
+            + num(instancePort(Engine::TrtLlm, L.role->role, 0)) + ", "
+            + num(instancePort(Engine::TrtLlm, L.role->role, 1)) + (perNode > 2 ? ", ..." : "")
+            + "), and the router lists each"
+            + (stagesJoined ? "; each keeps its " + num(L.pp) + " pipeline stages on one node (their hand-off over "
+                              "NVLink), where the plan's layout puts them on different nodes and prices the hand-off "
+                              "over the inter-node network"
+                            : std::string());
+    }
     const long long started = !L.role->remote ? 1 : world >= L.gpusPerNode ? instances : L.gpus / L.gpusPerNode;
     if (started == instances)
         return what + ": the script starts each on its own node" + (world > L.gpusPerNode ? "s" : "")
@@ -516,21 +531,21 @@ long long apiServers(Engine e, const EngineLayout& L)
     case Engine::Vllm:
         return 1;
     case Engine::Sglang: {
-        if (L.moe)
-            return 1;
+        if (L.moe) // one server an instance
+            return L.instances;
         const int serverGpus = L.attnTp * L.pp;
         if (serverGpus > L.gpusPerNode)
             return L.attnDp;
         const int perNode = std::max(1, std::min(L.attnDp, L.gpusPerNode / serverGpus));
         return (L.attnDp + perNode - 1) / perNode;
     }
-    case Engine::TrtLlm: {
-        const long long world = static_cast<long long>(L.moe ? L.stage : L.attnTp) * L.pp;
-        return std::max(1LL, L.gpus / std::max(1LL, world));
-    }
+    case Engine::TrtLlm: // every instance of the pool: an MoE plan's, or a dense plan's replicas
+        return std::max(1LL, L.gpus * L.instances / std::max(1, trtllmWorld(L)));
     }
     return 1;
 }
+
+int trtllmWorld(const EngineLayout& L) { return (L.moe ? L.stage : L.attnTp) * L.pp; }
 
 int rolePort(Engine e, PoolRole r)
 {

@@ -181,11 +181,28 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
                       std::vector<std::string>& w);
 LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model, const LaunchOptions& o,
                       std::vector<std::string>& w);
-// The API servers one pool's command starts (a router lists each): vLLM one (its DP
-// engines share the head's API server), SGLang one per independent server, TensorRT-LLM
-// one per trtllm-serve instance.
+// The API servers a pool runs (a router lists each): vLLM one (its DP engines share the
+// head's API server), SGLang one per independent server (each instance of an MoE plan one),
+// TensorRT-LLM one per trtllm-serve instance.
 long long apiServers(Engine e, const EngineLayout& L);
 // The port a role's API server listens on for an engine (the engines' own examples).
 int rolePort(Engine e, PoolRole r);
+
+// TensorRT-LLM: the GPUs one trtllm-serve runs (its MPI world, tp_size x pp_size).
+int trtllmWorld(const EngineLayout& L);
+// The instances of a disaggregated pool that its script starts on each of the pool's nodes
+// (on a one-node cluster: in the pool), each on its own GPUs and port: trtllm-serve
+// instances smaller than a node that tile it; 1 for every other pool (its command starts
+// the node's share itself, or spans nodes).
+long long instancesPerNode(Engine e, const EngineLayout& L);
+// The GPUs of instance `slot` of the `perNode` on a node, from GPU `first`, in the order of
+// its ranks: the plan's rank layout on those GPUs (tensor rank innermost, then the
+// instance, then the pipeline stage), so TP 1 x PP 2 instances four to a node run on "0,4",
+// "1,5", "2,6" and "3,7".
+std::string instanceGpus(const EngineLayout& L, long long slot, long long perNode, long long first);
+// The port of instance `slot` on a node: the role's port + 2 per instance before it
+// (TensorRT-LLM prefill 8001, 8003, ...; decode 8002, 8004, ...), so the two pools' ports
+// never meet (odd and even) and stay above the router's 8000.
+int instancePort(Engine e, PoolRole r, long long slot);
 
 } // namespace shardlab::launch

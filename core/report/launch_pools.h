@@ -25,6 +25,12 @@ struct PoolOut {
     long long firstNode = 0; // on a multi-node cluster: the pool's first node
     long long nodes = 1;
     bool routed = false; // the engine's router lists each of the pool's servers (SGLang, TensorRT-LLM)
+    // Instances the script starts on each of the pool's nodes (on one node: in the pool),
+    // each its own server on its own GPUs and port (instancesPerNode), and, when several,
+    // each one's command (the pool's command then starts them all in the background).
+    long long perNode = 1;
+    std::vector<std::string> instanceCommands;
+    Engine engine = Engine::Vllm;
 };
 
 // The variable naming a pool's first node in a multi-node script (PREFILL_HEAD_IP).
@@ -41,6 +47,9 @@ struct ServerGroups {
 ServerGroups serverGroups(const PoolOut& p);
 // The first node of a pool's server `i`.
 long long serverFirstNode(const PoolOut& p, long long i);
+// The servers of a pool the router lists: each instance on each node of a listsHeads pool,
+// else each instance on its one node (or its one multi-node server).
+long long listedServers(const PoolOut& p);
 
 // A multi-node pool of several servers whose addresses the script needs: its command reads
 // HEAD_IP (each server's own first node), or a router lists each server (servers of a node

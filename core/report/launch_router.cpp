@@ -17,9 +17,9 @@ std::string poolHost(const PoolOut& p, bool multiNode)
 }
 
 // Server `i` of a pool as the router on node 0 reaches it: shell lines to run first, and its
-// host as text for inside double quotes. One node: 127.0.0.1 (there a pool is one server:
-// SGLang runs a node's replicas as one --dp-size server, and the script starts one
-// trtllm-serve). Several: the server's entry in the pool's head list, which address_of
+// host as text for inside double quotes (each of the instances a node runs has the same:
+// PoolOut::perNode). One node: 127.0.0.1 (there SGLang runs a node's replicas as one
+// --dp-size server). Several: the server's entry in the pool's head list, which address_of
 // checks and sets ADDRESS to (listsHeads), else the pool's head variable (one server).
 struct ServerHost {
     std::string lines;
@@ -33,9 +33,6 @@ ServerHost serverHost(const PoolOut& p, long long i, bool multiNode)
     return {{}, poolHost(p, multiNode)};
 }
 
-// The servers of a pool the router lists: each of a listsHeads pool's, else its one address.
-long long listedServers(const PoolOut& p) { return listsHeads(p) ? serverGroups(p).count : 1; }
-
 // What a multi-node router reads to reach the pools (varBit): each pool's head list or head.
 unsigned routerReads(const PoolOut& pre, const PoolOut& dec)
 {
@@ -46,8 +43,9 @@ unsigned routerReads(const PoolOut& pre, const PoolOut& dec)
 }
 
 // A warning for servers a pool runs beyond those the router lists (apiServers counts them;
-// the script starts one TensorRT-LLM instance per node, or on one node per pool, however
-// many of the plan's fit there): `add` says what to do about them.
+// where trtllm-serve instances smaller than a node do not tile it, the script starts one per
+// node, or on one node one per pool; SGLang starts one instance of an MoE plan per server's
+// nodes): `add` says what to do about them.
 void warnUnlisted(const PoolOut& p, const std::string& servers, const std::string& add, std::vector<std::string>& w)
 {
     const long long listed = listedServers(p);
@@ -116,18 +114,20 @@ LaunchPool sglangRouter(const PoolOut& pre, const PoolOut& dec, bool multiNode, 
     return r;
 }
 
-// disagg_config.yaml as lines: ShardLab's text, or (pool set) the URL of the pool's server
-// `server`, written with its host by the caller.
+// disagg_config.yaml as lines: ShardLab's text, or (pool set) the URL of instance `slot` of
+// the pool's server `server` (its node, or its nodes), written with its host by the caller.
 struct YamlLine {
     std::string text;
     const PoolOut* pool = nullptr;
     long long server = 0;
+    long long slot = 0;
 };
 
 const char* serversKey(PoolRole r) { return r == PoolRole::Prefill ? "context_servers" : "generation_servers"; }
 
 // TensorRT-LLM's disaggregated server: context_servers / generation_servers, each with
-// num_instances and the URL of every server the router lists, in order.
+// num_instances and the URL of every instance the router lists, in order: by server, then
+// by instance on the server's node.
 std::vector<YamlLine> disaggConfig(const PoolOut& pre, const PoolOut& dec)
 {
     std::vector<YamlLine> out{{"# TensorRT-LLM " + std::string(engineInfo(Engine::TrtLlm).version)
@@ -140,20 +140,21 @@ std::vector<YamlLine> disaggConfig(const PoolOut& pre, const PoolOut& dec)
         out.push_back({"  num_instances: " + num(listedServers(*p))});
         out.push_back({"  urls:"});
         for (long long i = 0; i < listedServers(*p); ++i)
-            out.push_back({{}, p, i});
+            out.push_back({{}, p, i / p->perNode, i % p->perNode});
     }
     return out;
 }
 
 std::string yamlUrl(const YamlLine& l, const std::string& host)
 {
-    return "    - \"" + host + ":" + num(rolePort(Engine::TrtLlm, l.pool->role)) + "\"";
+    return "    - \"" + host + ":" + num(instancePort(Engine::TrtLlm, l.pool->role, l.slot)) + "\"";
 }
 
 // Shell lines that write disagg_config.yaml at run time (`file`, via `file`.tmp renamed
 // over it, so the router never reads half a file): ShardLab's lines as printf arguments
 // (shellWord), each URL by printf from its host (serverHost: a checked list entry, or a head
-// variable) passed as an argument, so no address becomes shell code or a format.
+// variable) passed as an argument, so no address becomes shell code or a format. A node's
+// instances after its first share the ADDRESS address_of set for it.
 std::string writeConfigAtRunTime(const std::vector<YamlLine>& lines, const std::string& file)
 {
     const std::string tmp = shellWord(file + ".tmp");
@@ -168,14 +169,14 @@ std::string writeConfigAtRunTime(const std::vector<YamlLine>& lines, const std::
             out += "printf '%s\\n'" + text + "\n";
         text.clear();
         const ServerHost h = serverHost(*l.pool, l.server, true);
-        out += h.lines + "printf '" + yamlUrl(l, "%s") + "\\n' \"" + h.host + "\"\n";
+        out += (l.slot == 0 ? h.lines : std::string()) + "printf '" + yamlUrl(l, "%s") + "\\n' \"" + h.host + "\"\n";
     }
     if (!text.empty())
         out += "printf '%s\\n'" + text + "\n";
     return out + "} > " + tmp + "\nmv -f " + tmp + " " + shellWord(file) + "\n";
 }
 
-// trtllm-serve disaggregated with disagg_config.yaml listing each server the router lists.
+// trtllm-serve disaggregated with disagg_config.yaml listing each instance the router lists.
 // On one node the file beside the script is the one it reads. On several, the servers'
 // addresses are known only when the script runs: node 0 writes the file again before it
 // starts the router (writeConfigAtRunTime) rather than sed-editing addresses into a
@@ -206,7 +207,8 @@ LaunchPool trtllmRouter(const LaunchOptions& o, const PoolOut& pre, const PoolOu
         r.environment = varNames(routerReads(pre, dec));
     for (const PoolOut* p : {&pre, &dec})
         warnUnlisted(*p, "trtllm-serve instances",
-                     "start the others on their own GPUs and ports and add each host:port to "
+                     "start the others on their own GPUs and ports (the pool's port + 2 per instance before it on "
+                     "a node) and add each host:port to "
                          + std::string(serversKey(p->role)) + ".urls and to num_instances",
                      w);
     return r;

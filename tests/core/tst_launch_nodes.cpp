@@ -63,7 +63,9 @@ public:
         for (const char* name : kStubs) {
             QFile f(dir_.filePath(name));
             QVERIFY(f.open(QIODevice::WriteOnly));
-            f.write("#!/bin/sh\nprintf '%s\\n' \"${0##*/} $*\" > \"$STUB_DIR/call.$$\"\n");
+            // The call's arguments, then the GPUs it was given where the script pins them.
+            f.write("#!/bin/sh\nprintf '%s\\n' \"${0##*/} $*${CUDA_VISIBLE_DEVICES+ CUDA_VISIBLE_DEVICES=}"
+                    "${CUDA_VISIBLE_DEVICES-}\" > \"$STUB_DIR/call.$$\"\n");
             f.close();
             QVERIFY(f.setPermissions(f.permissions() | QFileDevice::ExeOwner));
         }
@@ -236,12 +238,14 @@ NodeExpect reproExpect(Engine e, int rank)
                     {}};
         return {{{"ray start --address 10.0.0.3:6379 --block"}}, {}};
     case Engine::TrtLlm:
-        if (rank == 0)
-            return {{{"trtllm-serve disaggregated -c repro-trtllm.disagg_config.yaml"},
-                     {"trtllm-serve", kModel, "--port 8001"}},
-                    {}};
-        if (rank == 1)
-            return {{{"trtllm-serve", kModel, "--port 8001"}}, {}};
+        if (rank < 2) { // four 2-GPU prefill instances a node (everyInstanceOfSubNodePools checks their GPUs)
+            NodeExpect prefill;
+            if (rank == 0)
+                prefill.calls.push_back({"trtllm-serve disaggregated -c repro-trtllm.disagg_config.yaml"});
+            for (const char* port : {"8001", "8003", "8005", "8007"})
+                prefill.calls.push_back({"trtllm-serve", kModel, QString("--port ") + port});
+            return prefill;
+        }
         if (rank == 2 || rank == 5)
             return {{{"trtllm-serve", kModel, "--tp_size 4", "--pp_size 6", "--port 8002"}}, {}};
         return {{},
@@ -264,6 +268,7 @@ private Q_SLOTS:
     void layoutsThatAlreadyWorked();
     void oneVllmEngineOverRay();
     void serversOfPartNodesAreRefused();
+    void everyInstanceOfSubNodePools();
 };
 
 void TestLaunchNodes::everyNodeOfTheReproductionLayout()
@@ -282,12 +287,14 @@ void TestLaunchNodes::everyNodeOfTheReproductionLayout()
             const QString why = mismatch(run, want);
             QVERIFY2(why.isEmpty(), qPrintable(QString::fromStdString(name) + " NODE_RANK " + QString::number(rank)
                                                + ": " + why));
-            // Node 0 wrote TensorRT-LLM's config with every server it starts (one per node
-            // of the prefill pool, of which 6 more instances are left to the user; each
-            // 3-node decode server), from the checked head lists.
+            // Node 0 wrote TensorRT-LLM's config with every server it starts (the four
+            // prefill instances of each prefill node; each 3-node decode server), from the
+            // checked head lists.
             if (e == Engine::TrtLlm && rank == 0) {
                 const QString yaml = fileText(dir.filePath("repro-trtllm.disagg_config.yaml"));
-                QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.4:8001"}, {"10.0.0.3:8002", "10.0.0.6:8002"})),
+                QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.1:8003", "10.0.0.1:8005", "10.0.0.1:8007",
+                                                      "10.0.0.4:8001", "10.0.0.4:8003", "10.0.0.4:8005", "10.0.0.4:8007"},
+                                                     {"10.0.0.3:8002", "10.0.0.6:8002"})),
                          qPrintable(yaml));
                 QVERIFY(!QFile::exists(dir.filePath("repro-trtllm.disagg_config.yaml.tmp")));
             }
@@ -410,7 +417,8 @@ void TestLaunchNodes::severalPrefillServersAndTheRouter()
 }
 
 // One-node servers on every node (prefill TP 1, PP 4, DP 4: two a pool's node as one SGLang
-// --dp-size server, or one trtllm-serve per node; decode TP 8, DP 6: six one-node servers),
+// --dp-size server, or two trtllm-serve a node, on ports 8001 and 8003; decode TP 8, DP 6:
+// six one-node servers),
 // and pools that are one server whose every node reads its NODE_RANK (vLLM): every node
 // starts its command, as before; the routers now list each node's server, from the lists.
 void TestLaunchNodes::layoutsThatAlreadyWorked()
@@ -430,7 +438,8 @@ void TestLaunchNodes::layoutsThatAlreadyWorked()
         const QString script = writeScript(dir, c.value(), QString::fromStdString(name));
         QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
         for (int rank = 0; rank < 8; ++rank) {
-            const int calls = rank == 0 && e != Engine::Vllm ? 2 : 1; // the router beside node 0's server
+            // The router beside node 0's server; TensorRT-LLM's two prefill instances a node.
+            const int calls = (rank == 0 && e != Engine::Vllm ? 2 : 1) + (rank < 2 && e == Engine::TrtLlm ? 1 : 0);
             const NodeRun run = runNode(stubs, script, c.value().environment, rank, calls, heads);
             QVERIFY2(run.exitCode == 0 && run.calls.size() == calls,
                      qPrintable(QString::fromStdString(name) + " " + QString::number(rank) + ": " + run.err
@@ -448,7 +457,7 @@ void TestLaunchNodes::layoutsThatAlreadyWorked()
         }
         if (e == Engine::TrtLlm) {
             const QString yaml = fileText(dir.filePath("before-trtllm.disagg_config.yaml"));
-            QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.2:8001"},
+            QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.1:8003", "10.0.0.2:8001", "10.0.0.2:8003"},
                                                  {"10.0.0.3:8002", "10.0.0.4:8002", "10.0.0.5:8002", "10.0.0.6:8002",
                                                   "10.0.0.7:8002", "10.0.0.8:8002"})),
                      qPrintable(yaml));
@@ -501,6 +510,63 @@ void TestLaunchNodes::serversOfPartNodesAreRefused()
     }
     // The reproduction layout itself fills whole nodes: exported.
     QVERIFY(exportPools(Engine::Sglang, reproPrefill(), reproDecode(), "whole").ok());
+}
+
+// TensorRT-LLM instances smaller than a node, several to a node, on 4 nodes: prefill TP 1,
+// PP 2, DP 8 (eight 2-GPU instances, four a node on nodes 0-1), decode TP 4, DP 4 (four
+// 4-GPU instances, two a node on nodes 2-3). Every node starts each of its instances on its
+// own GPUs (the plan's layout on the node: stages TP x instances GPUs apart) and port (the
+// pool's port + 2 per instance before it on the node), and node 0's disagg_config.yaml
+// lists all twelve; nothing is left to start by hand. The same on one node.
+void TestLaunchNodes::everyInstanceOfSubNodePools()
+{
+    const Stubs stubs;
+    QTemporaryDir dir;
+    auto c = exportPools(Engine::TrtLlm, reproPrefill(), megatronLike(4, 1, 4, 1, 32), "sub", 4);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+    QCOMPARE(c.value().environment, (std::vector<std::string>{"NODE_RANK", "PREFILL_HEAD_IPS", "DECODE_HEAD_IPS"}));
+    QVERIFY2(unlistedWarning(c.value()).empty(), unlistedWarning(c.value()).c_str());
+    const QString script = writeScript(dir, c.value(), "sub");
+    QVERIFY2(shellcheckReport(script).isEmpty(), qPrintable(shellcheckReport(script)));
+    const std::map<std::string, std::string> heads{{"PREFILL_HEAD_IPS", "10.0.0.1 10.0.0.2"},
+                                                   {"DECODE_HEAD_IPS", "10.0.0.3 10.0.0.4"}};
+    const QStringList prefillGpus{"0,4", "1,5", "2,6", "3,7"}, decodeGpus{"0,1,2,3", "4,5,6,7"};
+    for (int rank = 0; rank < 4; ++rank) {
+        NodeExpect want;
+        if (rank == 0)
+            want.calls.push_back({"trtllm-serve disaggregated -c sub.disagg_config.yaml"});
+        const QStringList& gpus = rank < 2 ? prefillGpus : decodeGpus;
+        for (int i = 0; i < gpus.size(); ++i)
+            want.calls.push_back({"trtllm-serve " + QString(kModel), rank < 2 ? "--pp_size 2" : "--tp_size 4",
+                                  "--host 0.0.0.0 --port " + QString::number((rank < 2 ? 8001 : 8002) + 2 * i) + " ",
+                                  " CUDA_VISIBLE_DEVICES=" + gpus[i] + "\n"});
+        NodeRun run = runNode(stubs, script, c.value().environment, rank, int(want.calls.size()), heads);
+        for (QString& call : run.calls)
+            call += "\n"; // so that a GPU list matches whole
+        QVERIFY2(mismatch(run, want).isEmpty(), qPrintable(QString::number(rank) + ": " + mismatch(run, want)));
+    }
+    QCOMPARE(runNode(stubs, script, c.value().environment, 4, 0, heads).exitCode, 1);
+    const QString yaml = fileText(dir.filePath("sub.disagg_config.yaml"));
+    QVERIFY2(yaml.contains(trtllmServers({"10.0.0.1:8001", "10.0.0.1:8003", "10.0.0.1:8005", "10.0.0.1:8007",
+                                          "10.0.0.2:8001", "10.0.0.2:8003", "10.0.0.2:8005", "10.0.0.2:8007"},
+                                         {"10.0.0.3:8002", "10.0.0.3:8004", "10.0.0.4:8002", "10.0.0.4:8004"})),
+             qPrintable(yaml));
+    // One node: prefill TP 1, PP 2, DP 2 on GPUs 0-3 is two instances, each on its GPUs of
+    // the pool and its port; the router's file lists both.
+    auto one = exportPools(Engine::TrtLlm, megatronLike(1, 2, 2, 1, 4), megatronLike(4, 1, 1, 1, 16), "one", 1);
+    QVERIFY2(one.ok(), one.ok() ? "" : one.error().toString().c_str());
+    const QString oneScript = writeScript(dir, one.value(), "one");
+    QVERIFY2(shellcheckReport(oneScript).isEmpty(), qPrintable(shellcheckReport(oneScript)));
+    const NodeExpect all{{{"trtllm-serve disaggregated -c one.disagg_config.yaml"},
+                          {"--pp_size 2", "--port 8001 ", " CUDA_VISIBLE_DEVICES=0,2"},
+                          {"--pp_size 2", "--port 8003 ", " CUDA_VISIBLE_DEVICES=1,3"},
+                          {"--tp_size 4", "--port 8002 ", " CUDA_VISIBLE_DEVICES=4,5,6,7"}},
+                         {}};
+    const NodeRun run = runNode(stubs, oneScript, one.value().environment, 0, 4);
+    QVERIFY2(mismatch(run, all).isEmpty(), qPrintable(mismatch(run, all)));
+    QVERIFY2(fileText(dir.filePath("one.disagg_config.yaml"))
+                 .contains(trtllmServers({"127.0.0.1:8001", "127.0.0.1:8003"}, {"127.0.0.1:8002"})),
+             qPrintable(fileText(dir.filePath("one.disagg_config.yaml"))));
 }
 
 QTEST_GUILESS_MAIN(TestLaunchNodes)
