@@ -205,11 +205,15 @@ LaunchPool trtllmRouter(const LaunchOptions& o, const PoolOut& pre, const PoolOu
         + "trtllm-serve disaggregated -c " + shellWord(file) + "\n";
     if (multiNode)
         r.environment = varNames(routerReads(pre, dec));
+    // On several nodes the script rewrites the file on node 0, so an edit of the file itself
+    // would be lost: the lines that print it are what to extend.
+    const std::string where = multiNode ? "the lines the script prints into " + file
+            + " on node 0 (it rewrites that file there, so an edit of the file itself is lost): each host:port under "
+                                        : file + ": each host:port under ";
     for (const PoolOut* p : {&pre, &dec})
         warnUnlisted(*p, "trtllm-serve instances",
                      "start the others on their own GPUs and ports (the pool's port + 2 per instance before it on "
-                     "a node) and add each host:port to "
-                         + std::string(serversKey(p->role)) + ".urls and to num_instances",
+                     "a node) and add them to " + where + serversKey(p->role) + ".urls, and num_instances",
                      w);
     return r;
 }
