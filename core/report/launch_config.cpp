@@ -147,6 +147,13 @@ Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::
     return priced;
 }
 
+std::string instancesWarning(const EngineLayout& L, int planDataParallel)
+{
+    return "instances " + num(L.instances) + ": this configuration is one engine instance of " + num(L.gpus)
+        + " GPUs (data parallel " + num(L.dp) + " of the plan's " + num(planDataParallel) + "); start "
+        + num(L.instances) + " of them on disjoint GPUs and spread requests over them with a load-balancing router";
+}
+
 Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOptions& o, std::vector<std::string>& w)
 {
     const FieldErrors structure = validatePlan(p, s);
@@ -196,10 +203,7 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     L.gpus = p.gpus() / instances;
     L.instances = instances;
     if (instances > 1)
-        w.push_back("instances " + num(instances) + ": this configuration is one engine instance of " + num(L.gpus)
-                    + " GPUs (data parallel " + num(L.dp) + " of the plan's " + num(p.dataParallel)
-                    + "); start " + num(instances) + " of them on disjoint GPUs and spread requests over them with a "
-                    "load-balancing router");
+        w.push_back(instancesWarning(L, p.dataParallel));
     L.maxModelLen = s.workload.maxContext();
     L.tokenBudget = rankTokenBudget(L);
     if (std::optional<FieldError> e = fitTokenBudget(o, L, w))

@@ -377,8 +377,6 @@ Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, co
     out.perNode = launch::instancesPerNode(o.engine, out.layout);
     if (out.perNode > 1)
         startInstances(out, c.model, o, multiNode ? 0 : firstGpu);
-    for (const std::string& x : w)
-        c.warnings.push_back(name + ": " + x);
     out.firstGpu = firstGpu;
     out.firstNode = firstGpu / std::max(1, s.cluster.gpusPerNode);
     out.nodes = std::max(1LL, plan.gpus() / std::max(1, s.cluster.gpusPerNode));
@@ -387,6 +385,12 @@ Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, co
         return FieldError{{}, name,
                           "the pool's " + std::to_string(out.nodes) + " nodes do not split into servers of "
                               + std::to_string(out.pool.serverNodes) + " nodes each: no script places it as planned"};
+    // The script starts every server and the router lists them: makeLayout's "start the
+    // other instances" is not the user's to do.
+    if (listedServers(out) >= out.servers)
+        std::erase(w, launch::instancesWarning(out.layout, plan.dataParallel));
+    for (const std::string& x : w)
+        c.warnings.push_back(name + ": " + x);
     return out;
 }
 

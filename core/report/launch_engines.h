@@ -129,6 +129,9 @@ std::string nodeRankBelow(long long nodes);
 // An out-of-range --max-num-tokens is an error naming the flag.
 Result<Scenario> exportScenario(const Scenario& s, const LaunchOptions& o, std::vector<std::string>& w);
 
+// makeLayout's warning for a plan of several engine instances: the configuration is one of
+// them, the user starts the others (a disaggregated pool's script may start them itself).
+std::string instancesWarning(const EngineLayout& L, int planDataParallel);
 Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOptions& o,
                                 std::vector<std::string>& w);
 
