@@ -8,10 +8,6 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
-#include <system_error>
-
-#include <sys/stat.h>
 
 namespace shardlab::cli {
 

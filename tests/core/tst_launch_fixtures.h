@@ -1,9 +1,12 @@
 // Scenarios, plans and command readers shared by the launch-configuration tests
-// (tst_launch_config, tst_launch_limits, tst_launch_memory) and the memory tests beside them.
+// (tst_launch_config, tst_launch_disaggregated, tst_launch_limits, tst_launch_memory) and
+// the memory tests beside them.
 #pragma once
 
 #include <cstdlib>
 #include <string>
+
+#include <QString>
 
 #include "io/presets.h"
 #include "model/plan.h"
@@ -11,6 +14,15 @@
 #include "sim/simulator.h"
 
 namespace shardlab::testing {
+
+// A configuration's warnings, one per line, for QVERIFY(...contains(...)).
+inline QString warnings(const LaunchConfig& c)
+{
+    QString s;
+    for (const std::string& w : c.warnings)
+        s += QString::fromStdString(w) + "\n";
+    return s;
+}
 
 inline Scenario launchPreset(const char* name)
 {
