@@ -106,11 +106,11 @@ QString CompareCandidates::keepWhatIf(const QString& note)
 {
     // A what-if is work: kept as a plan to compare instead of dropped with the view. Two
     // pools' what-if (the deployment's title says so, whichever pool is on show) keeps both.
+    if (!m_planView->showsWhatIf())
+        return {};
     const QString mark = tr(" — what-if");
     const bool pools = m_planView->isDisaggregated();
     QString title = pools ? m_planView->currentPoolsTitle() : m_planView->currentTitle();
-    if (!title.endsWith(mark) && !(pools && m_planView->currentTitle().contains(mark)))
-        return {};
     if (title.endsWith(mark))
         title.chop(mark.size());
     const QString name = freeName(tr("What-if kept (%1)").arg(title), [](int n) { return tr("What-if kept %1").arg(n); });

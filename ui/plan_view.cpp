@@ -202,9 +202,17 @@ void PlanView::setScenario(const Scenario& s)
     presentPlan(tr("Megatron recipe"), m_reference.plan);
 }
 
+bool PlanView::showsWhatIf() const
+{
+    // A pool on show after another pool's edit: "X — what-if — decode pool", and the
+    // deployment's title carries the mark (selectPool).
+    const QString mark = tr(" — what-if");
+    return m_title.endsWith(mark) || (isDisaggregated() && (m_poolsTitle.endsWith(mark) || m_title.contains(mark)));
+}
+
 void PlanView::announceWhatIfReplaced(const QString& title)
 {
-    if (m_title.endsWith(tr(" — what-if")) || m_poolsTitle.endsWith(tr(" — what-if")))
+    if (showsWhatIf())
         Q_EMIT whatIfAboutToBeReplaced(title);
 }
 

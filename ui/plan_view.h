@@ -77,6 +77,8 @@ public:
     QString currentTitle() const { return m_title; }
     // A disaggregated deployment's title (the pool on show has its own, currentTitle).
     QString currentPoolsTitle() const { return m_poolsTitle; }
+    // A what-if plan (or, with two pools, a what-if of either pool) is on show.
+    bool showsWhatIf() const;
     // The Megatron recipe's plan for the current scenario (default Plan without one).
     Plan referencePlan() const { return m_reference.plan; }
     // The Megatron recipe of the current scenario (found = false for a scenario with problems).

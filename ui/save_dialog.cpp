@@ -16,6 +16,16 @@ QString filterSuffix(const QString& filter)
     return m.hasMatch() ? m.captured(1) : QString();
 }
 
+// The files of `files` that exist, which writing would replace.
+QStringList existingFiles(const QStringList& files)
+{
+    QStringList out;
+    for (const QString& f : files)
+        if (QFileInfo::exists(f))
+            out << f;
+    return out;
+}
+
 } // namespace
 
 QString askSaveFileName(QWidget* parent, const QString& title, const QString& suggested, const QString& filter)
@@ -33,15 +43,6 @@ QString askSaveFileName(QWidget* parent, const QString& title, const QString& su
     if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty())
         return {};
     return dialog.selectedFiles().front();
-}
-
-QStringList existingFiles(const QStringList& files)
-{
-    QStringList out;
-    for (const QString& f : files)
-        if (QFileInfo::exists(f))
-            out << f;
-    return out;
 }
 
 bool confirmReplacing(QWidget* parent, const QStringList& files)

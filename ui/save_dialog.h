@@ -16,9 +16,6 @@ namespace shardlab::ui {
 // file written. "" when cancelled.
 QString askSaveFileName(QWidget* parent, const QString& title, const QString& suggested, const QString& filter);
 
-// The files of `files` that exist, which writing would replace.
-QStringList existingFiles(const QStringList& files);
-
 // Asks once before existing files the dialog did not name would be replaced: true when
 // none of `files` exists or the user agrees.
 bool confirmReplacing(QWidget* parent, const QStringList& files);
