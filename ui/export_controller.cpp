@@ -63,7 +63,7 @@ void ExportController::exportPlanDialog()
 }
 
 bool ExportController::exportLaunchConfig(const QString& path, Engine engine, const QString& model, QString* error,
-                                          QStringList* warnings, bool nearest)
+                                          QStringList* warnings, bool nearest, bool askReplacing)
 {
     LaunchOptions o;
     o.engine = engine;
@@ -93,6 +93,17 @@ bool ExportController::exportLaunchConfig(const QString& path, Engine engine, co
     const Deployment d = m_planView->currentDeployment();
     // Disaggregated: both pools, their role flags and the router (docs/launch.md).
     auto c = shardlab::exportLaunchConfig(s, d, o);
+    if (c.ok() && askReplacing) {
+        QStringList companions;
+        for (const std::string& f : launchConfigPaths(c.value(), localPath(path)))
+            if (f != localPath(path))
+                companions << QString::fromStdString(f);
+        if (!confirmReplacing(m_window, companions)) {
+            if (error)
+                error->clear();
+            return false;
+        }
+    }
     Status st = c.ok() ? writeLaunchConfig(c.value(), localPath(path)) : Status::failure(c.error());
     if (!st.ok()) {
         if (error)
@@ -159,8 +170,9 @@ void ExportController::exportLaunchConfigDialog()
         return;
     QString error;
     QStringList warnings;
-    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings, *nearest)) {
-        Q_EMIT message(error, true);
+    if (!exportLaunchConfig(path, e, model->text(), &error, &warnings, *nearest, true)) {
+        if (!error.isEmpty()) // empty: the user kept the files it would have replaced
+            Q_EMIT message(error, true);
         return;
     }
     QString text = tr("Wrote the %1 launch config for the plan in the Plan tab to %2.")

@@ -36,8 +36,11 @@ public:
     // A plan the engine does not run as planned is refused (error names each rule), unless
     // `nearest`: then the best plan the engine runs near it (runner/runnable_plan.h) is
     // shown in the Plan tab and exported instead, so the estimate on show is the script's.
+    // `askReplacing`: options files it would write over existing ones are asked about first
+    // (the script's own name was asked about by the save dialog); declined, it writes nothing
+    // and returns false with `error` empty.
     bool exportLaunchConfig(const QString& path, Engine engine, const QString& model = {}, QString* error = nullptr,
-                            QStringList* warnings = nullptr, bool nearest = false);
+                            QStringList* warnings = nullptr, bool nearest = false, bool askReplacing = false);
 
     // Every plot beside `path` (shardlab.png: shardlab-throughput.png, -plan, -memory and
     // -comparison, the Plan tab's comparison table with the recipe), PNG or PDF by its

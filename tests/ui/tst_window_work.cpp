@@ -126,6 +126,7 @@ private Q_SLOTS:
     void discardThenCancelledOpenKeepsEditsUnsaved();
     void saveDialogAsksAboutTheFileWritten();
     void filesBesideTheNamedOneAreAskedAbout();
+    void launchOptionsFileIsAskedAbout();
     void aSearchShownOverAWhatIfKeepsIt();
     void twoPoolsWhatIfKeepsBothPools();
     void clearingRunsIsOneUndoStep();
@@ -189,6 +190,36 @@ void TestWindowWork::filesBesideTheNamedOneAreAskedAbout()
     QVERIFY(!ui::confirmReplacing(nullptr, parts));
     QVERIFY(answers.allAnswered());
     QVERIFY2(answers.seen.front().contains(QStringLiteral("figs-memory.png")), qPrintable(answers.seen.front()));
+}
+
+// Export launch config writes TensorRT-LLM's options file beside the script: an existing one
+// is asked about, and declining writes nothing (no error shown); accepting writes both.
+void TestWindowWork::launchOptionsFileIsAskedAbout()
+{
+    QTemporaryDir dir;
+    MainWindow w;
+    const QString launch = dir.filePath(QStringLiteral("launch.sh"));
+    const QString options = dir.filePath(QStringLiteral("launch.extra_llm_api_options.yaml"));
+    QVERIFY(writeBytes(options, "precious"));
+    QString error = QStringLiteral("unset");
+    {
+        ModalAnswers answers({clickButton(QMessageBox::Cancel)});
+        QVERIFY(!w.exports()->exportLaunchConfig(launch, Engine::TrtLlm, {}, &error, nullptr, false, true));
+        QVERIFY(answers.allAnswered());
+        QVERIFY2(answers.seen.front().contains(QStringLiteral("launch.extra_llm_api_options.yaml")),
+                 qPrintable(answers.seen.front()));
+    }
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    QCOMPARE(fileBytes(options), QByteArray("precious"));
+    QVERIFY(!QFile::exists(launch));
+    {
+        ModalAnswers answers({clickButton(QMessageBox::Yes)});
+        QVERIFY2(w.exports()->exportLaunchConfig(launch, Engine::TrtLlm, {}, &error, nullptr, false, true),
+                 qPrintable(error));
+        QVERIFY(answers.allAnswered());
+    }
+    QVERIFY(fileBytes(options) != QByteArray("precious"));
+    QVERIFY(QFile::exists(launch));
 }
 
 // A search's answer shown over a what-if keeps the what-if in the Compare tab and says so.
