@@ -158,7 +158,7 @@ std::string yamlUrl(const YamlLine& l, const std::string& host)
 std::string writeConfigAtRunTime(const std::vector<YamlLine>& lines, const std::string& file)
 {
     const std::string tmp = shellWord(file + ".tmp");
-    std::string out = "# " + file + " with the servers' addresses, known only now.\n{\n";
+    std::string out = "# " + displayText(file) + " with the servers' addresses, known only now.\n{\n";
     std::string text;
     for (const YamlLine& l : lines) {
         if (!l.pool) {

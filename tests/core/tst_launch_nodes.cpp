@@ -269,6 +269,7 @@ private Q_SLOTS:
     void oneVllmEngineOverRay();
     void serversOfPartNodesAreRefused();
     void everyInstanceOfSubNodePools();
+    void scriptNameIsNeverShellCode();
 };
 
 void TestLaunchNodes::everyNodeOfTheReproductionLayout()
@@ -567,6 +568,25 @@ void TestLaunchNodes::everyInstanceOfSubNodePools()
     QVERIFY2(fileText(dir.filePath("one.disagg_config.yaml"))
                  .contains(trtllmServers({"127.0.0.1:8001", "127.0.0.1:8003"}, {"127.0.0.1:8002"})),
              qPrintable(fileText(dir.filePath("one.disagg_config.yaml"))));
+}
+
+// The script's name prefixes the files it writes at run time (disagg_config.yaml on several
+// nodes), and its comments name them: a name with a newline and a command in it is run by
+// no node; node 0 still writes the yaml under that name and starts the router on it.
+void TestLaunchNodes::scriptNameIsNeverShellCode()
+{
+    const Stubs stubs;
+    QTemporaryDir dir;
+    const std::string name = "two\ntouch pwned #";
+    auto c = exportPools(Engine::TrtLlm, megatronLike(8, 1, 2, 1, 8), megatronLike(8, 1, 2, 1, 32), name, 4);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+    const QString script = writeScript(dir, c.value(), QString::fromStdString(name));
+    const std::map<std::string, std::string> heads{{"PREFILL_HEAD_IPS", "10.0.0.1 10.0.0.2"},
+                                                   {"DECODE_HEAD_IPS", "10.0.0.3 10.0.0.4"}};
+    const NodeRun run = runNode(stubs, script, c.value().environment, 0, 2, heads);
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(!QFile::exists(dir.filePath(QStringLiteral("pwned"))), qPrintable(run.err));
+    QVERIFY(QFile::exists(dir.filePath(QString::fromStdString(name + ".disagg_config.yaml"))));
 }
 
 QTEST_GUILESS_MAIN(TestLaunchNodes)
