@@ -155,6 +155,19 @@ void printMemory(std::ostream& out, const MemoryBreakdown& m, const std::string&
     out << ")\n";
 }
 
+// Speculative decoding: what a decoding sequence emits per step and the drafting passes'
+// time, which the stage's step holds beside its operators (on the last stage).
+void printSpeculative(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent)
+{
+    const SpeculativeSpec& sp = s.workload.speculative;
+    if (!sp.on())
+        return;
+    out << indent << "Speculative decoding: " << speculativeMethodName(sp.method) << ", " << sp.draftTokens
+        << " draft token" << (sp.draftTokens > 1 ? "s" : "") << " a step; " << formatNumber("%.2f", r.tokensPerStep)
+        << " tokens per sequence per step; drafting " << formatNumber("%.1f", r.draftUs)
+        << " us of each step on the last stage\n";
+}
+
 void printOperatorTable(std::ostream& out, const PoolOutcome& pool)
 {
     const Scenario& s = pool.scenario;
@@ -178,6 +191,11 @@ void printOperatorTable(std::ostream& out, const PoolOutcome& pool)
                       opInfo(id).options[p.option(id)].name, o.timeUs, o.computeUs, o.memoryUs,
                       o.bound == Bound::Compute ? "compute" : "memory", o.commUs,
                       o.collective == Collective::None ? "-" : collectiveName(o.collective));
+        out << line;
+    }
+    if (s.workload.speculative.on() && r.draftUs > 0) {
+        std::snprintf(line, sizeof line, "  %-14s %-15s %9.1f  (the drafting passes, last stage)\n", "drafting", "-",
+                      r.draftUs);
         out << line;
     }
 }
@@ -221,6 +239,7 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
     out << "GPU time per token  " << formatNumber("%.1f", o.gpuUsPerToken())
         << " GPU-us  -- 1e6 / output tokens/s per GPU (shardlab-cli explain splits it)\n";
     printMoeFigures(out, s, p, r, "");
+    printSpeculative(out, s, r, "");
     if (p.pipelineParallel > 1)
         out << "Pipeline: stage step " << formatNumber("%.1f", r.stageStepUs) << " us, stage-to-stage "
             << formatNumber("%.1f", r.p2pUs) << " us, bubble " << formatNumber("%.1f", r.pipelineBubble * 100) << " %\n";

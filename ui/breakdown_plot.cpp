@@ -210,9 +210,11 @@ void BreakdownPlot::setPlan(const Scenario& s, const Plan& plan, const SimResult
         const OpBreakdown& o = r.decode[i];
         if (!opPresent(s.model, id) || !o.present)
             continue;
+        // The operator's work (its compute- or memory-bound time) and its kernels' fixed costs,
+        // as the simulator split them (OpBreakdown::launchUs).
+        const double overhead = std::clamp(plotSafe(o.launchUs), 0.0, plotSafe(o.timeUs)) / 1000 * scale;
+        const double roofline = std::max(0.0, plotSafe(o.timeUs) / 1000 * scale - overhead);
         const double compute = plotSafe(o.computeUs) / 1000 * scale, memory = plotSafe(o.memoryUs) / 1000 * scale;
-        const double roofline = std::max(compute, memory);
-        const double overhead = std::max(0.0, plotSafe(o.timeUs) / 1000 * scale - roofline);
         const double comm = plotSafe(o.commUs) / 1000 * scale;
         const bool computeBound = o.bound == Bound::Compute;
         m_computeBound->addData(key, computeBound ? roofline : 0);

@@ -35,7 +35,7 @@ double addOperatorParts(const PoolOutcome& pool, CostAccount& a)
         part.inBusiestStage = o.present;
         part.stepUs = finite(o.timeUs) + finite(o.commUs);
         part.commUs = finite(o.commUs);
-        part.launchUs = std::max(0.0, finite(o.timeUs) - std::max(finite(o.computeUs), finite(o.memoryUs)));
+        part.launchUs = std::clamp(finite(o.launchUs), 0.0, finite(o.timeUs));
         part.gpuUsPerToken = part.stepUs * a.perStepUs;
         opsUs += part.stepUs;
         a.launchShare += part.launchUs;

@@ -53,9 +53,8 @@ std::string capitalised(std::string s)
 // overhead, or communication; phrased with the quantity behind it.
 std::string dominantChange(const OpBreakdown& a, double fa, const OpBreakdown& b, double fb, const std::string& refName)
 {
-    const double roofA = std::max(a.computeUs, a.memoryUs) * fa, roofB = std::max(b.computeUs, b.memoryUs) * fb;
-    const double overA = (a.timeUs - std::max(a.computeUs, a.memoryUs)) * fa;
-    const double overB = (b.timeUs - std::max(b.computeUs, b.memoryUs)) * fb;
+    const double roofA = a.workUs() * fa, roofB = b.workUs() * fb;
+    const double overA = a.launchUs * fa, overB = b.launchUs * fb;
     const double dRoof = roofA - roofB, dOver = overA - overB, dComm = a.commUs * fa - b.commUs * fb;
     if (std::fabs(dComm) >= std::fabs(dRoof) && std::fabs(dComm) >= std::fabs(dOver)) {
         auto what = [](const OpBreakdown& o) {
@@ -66,11 +65,17 @@ std::string dominantChange(const OpBreakdown& a, double fa, const OpBreakdown& b
         return "communication goes from " + what(b) + " (" + refName + ") to " + what(a) + " here";
     }
     if (std::fabs(dRoof) >= std::fabs(dOver)) {
-        if (a.bound == Bound::Memory || b.bound == Bound::Memory)
-            return "HBM reads per token (all GPUs) go from " + bytesText(b.hbmBytes * fb) + " to "
-                + bytesText(a.hbmBytes * fa);
-        return "FLOPs per token (all GPUs) go from " + groupedNumber(b.flops * fb / 1e9, 2) + " GFLOP to "
-            + groupedNumber(a.flops * fa / 1e9, 2) + " GFLOP";
+        const bool memory = a.bound == Bound::Memory || b.bound == Bound::Memory;
+        const double qa = (memory ? a.hbmBytes : a.flops) * fa, qb = (memory ? b.hbmBytes : b.flops) * fb;
+        // The same work per token at another rate: the kernels' efficiency moved, not the work.
+        if (std::fabs(qa - qb) <= 0.005 * std::max(qa, qb))
+            return std::string("the same ") + (memory ? "HBM reads" : "FLOPs") + " per token take "
+                + (dRoof > 0 ? "longer" : "less time")
+                + " here: the kernels run them at another rate (the matrices' shapes per GPU, the tokens per step)";
+        if (memory)
+            return "HBM reads per token (all GPUs) go from " + bytesText(qb) + " to " + bytesText(qa);
+        return "FLOPs per token (all GPUs) go from " + groupedNumber(qb / 1e9, 2) + " GFLOP to "
+            + groupedNumber(qa / 1e9, 2) + " GFLOP";
     }
     return std::string("kernel launch overheads are paid per step and spread over ") + (dOver > 0 ? "fewer" : "more")
         + " tokens";
@@ -78,7 +83,7 @@ std::string dominantChange(const OpBreakdown& a, double fa, const OpBreakdown& b
 
 // Domain facts that hold for the specific pair of options and degrees; only said when
 // the numbers point the same way, so the sentence stays honest.
-std::string mechanism(const ModelSpec& m, OpId id, const Plan& p, const Plan& ref, double delta)
+std::string mechanism(const ModelSpec& m, OpId id, const Plan& p, const Plan& ref, double delta, const OpBreakdown& here)
 {
     const int o = p.option(id), r = ref.option(id);
     const Split so = opOption(id, o).split, sr = opOption(id, r).split;
@@ -111,11 +116,17 @@ std::string mechanism(const ModelSpec& m, OpId id, const Plan& p, const Plan& re
             return "Splitting the weights means each GPU reads only 1/" + std::to_string(tp) + " of them per step.";
     }
     if ((id == OpId::AttnNorm || id == OpId::FfnNorm) && o != r && p.tensorParallel > 1) {
+        // The collectives named are the ones this plan's norm takes (its input's conversion).
+        const bool converts = here.commUs > 0;
+        const std::string share = std::to_string(p.tensorParallel);
         if (so == Split::Tokens)
-            return "A sequence-parallel norm replaces the all-reduce before it by a reduce-scatter, and adds an "
-                   "all-gather after it (the same bytes, split in two), while each GPU normalizes only 1/"
-                + std::to_string(p.tensorParallel) + " of the tokens.";
-        return "A replicated norm needs its input all-reduced and normalizes every token on every GPU.";
+            return converts ? "A sequence-parallel norm replaces the all-reduce before it by a reduce-scatter, and adds "
+                              "an all-gather after it (the same bytes, split in two), while each GPU normalizes only 1/"
+                    + share + " of the tokens."
+                            : "A sequence-parallel norm has each GPU normalize only 1/" + share
+                    + " of the tokens; here its input arrives split by tokens already, so it takes no collective.";
+        return converts ? "A replicated norm needs its input all-reduced and normalizes every token on every GPU."
+                        : "A replicated norm normalizes every token on every GPU.";
     }
     if (id == OpId::Dispatch && o != r)
         return o == 1 ? "An all-gather gives every expert rank every token, not only its top-k experts' share; "
@@ -198,7 +209,7 @@ std::string partLine(const PlanComparison& c, const ComparedPart& r, const PoolO
     const int i = static_cast<int>(r.id);
     line += ". " + capitalised(dominantChange(pa.result.decode[i], aa.perStepUs, pb.result.decode[i], ab.perStepUs,
                                               c.refName)) + ".";
-    const std::string why = mechanism(pa.scenario.model, r.id, plan, ref, r.deltaPerToken());
+    const std::string why = mechanism(pa.scenario.model, r.id, plan, ref, r.deltaPerToken(), pa.result.decode[i]);
     if (!why.empty())
         line += " " + why;
     return line;

@@ -109,6 +109,11 @@ ojson poolObject(const PoolOutcome& pool)
     j["pipeline_bubble"] = figure(costed, r.pipelineBubble);
     j["stage_handoff_crosses_nodes"] = r.p2pCrossesNodes;
     j["expert_tensor_parallel"] = costed ? ojson(r.expertTensorParallel) : ojson(nullptr);
+    if (s.workload.speculative.on() && costed)
+        j["speculative"] = {{"method", speculativeMethodName(s.workload.speculative.method)},
+                            {"draft_tokens", s.workload.speculative.draftTokens},
+                            {"tokens_per_step", finite(r.tokensPerStep)},
+                            {"draft_us", finite(r.draftUs)}};
     if (s.model.isMoe() && costed) {
         j["expert_load_imbalance"] = finite(r.expertLoadImbalance);
         j["overlap_hidden_us"] = finite(r.overlapHiddenUs);

@@ -171,6 +171,7 @@ struct OpCost {
     double computeS = 0;   // FLOPs / achieved peak
     double memoryS = 0;    // HBM bytes / achieved bandwidth
     double timeS = 0;      // max(compute, memory) + launch overhead
+    double fixedS = 0;     // of which the kernels' fixed costs (launch gaps, tails, floors)
     double flops = 0;
     double hbmBytes = 0;
     double weightBytes = 0; // weights this GPU holds for the operator (one layer)

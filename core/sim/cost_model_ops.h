@@ -149,11 +149,12 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
                         // Only the attention layers run the attention kernel; linear
                         // layers run their own (one launch each).
                         const double a = 1 - s.linearShare;
-                        c.timeS = a * m_attnFixedS + s.linearShare * m_overheadS + std::max(c.computeS, c.memoryS)
-                            + a * perHead;
+                        c.fixedS = a * m_attnFixedS + s.linearShare * m_overheadS;
+                        c.timeS = c.fixedS + std::max(c.computeS, c.memoryS) + a * perHead;
                         return c;
                     }
-                    c.timeS = m_attnFixedS + std::max(c.computeS, c.memoryS) + perHead;
+                    c.fixedS = m_attnFixedS;
+                    c.timeS = c.fixedS + std::max(c.computeS, c.memoryS) + perHead;
                     return c;
                 }
             }
@@ -174,12 +175,14 @@ inline OpCost CostModel::opInStep(OpId id, int option, const StepContext& ph) co
         c.memoryS = s.w4a16         ? m_gemm.memoryW4S(bytes)
             : matrixElems > 0 ? m_gemm.groupedMemoryS(s.fp8, bytes)
                               : m_gemm.memoryS(s.fp8, bytes);
-        c.timeS = std::max(c.computeS, c.memoryS) + m_gemm.fixedS(s.fp8);
+        c.fixedS = m_gemm.fixedS(s.fp8);
+        c.timeS = std::max(c.computeS, c.memoryS) + c.fixedS;
         return c;
     }
     c.computeS = flops / peak;
     c.memoryS = bytes / m_hbm;
-    c.timeS = std::max(c.computeS, c.memoryS) + m_overheadS;
+    c.fixedS = m_overheadS;
+    c.timeS = std::max(c.computeS, c.memoryS) + c.fixedS;
     return c;
 }
 
@@ -232,6 +235,7 @@ inline OpCost CostModel::op(OpId id, int option, const PhaseContext& ph) const
     c.computeS = w * a.computeS + (1 - w) * b.computeS;
     c.memoryS = w * a.memoryS + (1 - w) * b.memoryS;
     c.timeS = w * a.timeS + (1 - w) * b.timeS;
+    c.fixedS = w * a.fixedS + (1 - w) * b.fixedS;
     c.flops = w * a.flops + (1 - w) * b.flops;
     c.hbmBytes = w * a.hbmBytes + (1 - w) * b.hbmBytes;
     c.own = weightedCollective(a.own, b.own, w);

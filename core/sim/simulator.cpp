@@ -75,6 +75,7 @@ void chargeOp(OpBreakdown* acc, const OpCost& c, double scale)
     acc->computeUs += c.computeS * 1e6 * scale;
     acc->memoryUs += c.memoryS * 1e6 * scale;
     acc->timeUs += c.timeS * 1e6 * scale;
+    acc->launchUs += c.fixedS * 1e6 * scale;
     acc->flops += c.flops * scale;
     acc->hbmBytes += c.hbmBytes * scale;
     acc->bound = acc->computeUs > acc->memoryUs ? Bound::Compute : Bound::Memory;
@@ -346,6 +347,7 @@ void combineBreakdown(Breakdown& dst, const Breakdown& dense, const Breakdown& m
             o.computeUs += s.computeUs * k;
             o.memoryUs += s.memoryUs * k;
             o.timeUs += s.timeUs * k;
+            o.launchUs += s.launchUs * k;
             o.commUs += s.commUs * k;
             o.commBytes += s.commBytes * k;
             o.commInterBytes += s.commInterBytes * k;

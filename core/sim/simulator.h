@@ -29,6 +29,11 @@ struct OpBreakdown {
     double computeUs = 0;   // FLOPs / achieved peak
     double memoryUs = 0;    // HBM bytes / achieved bandwidth
     double timeUs = 0;      // max(compute, memory) + launch overhead
+    // Of timeUs, the kernels' fixed costs (launch gaps, tails, floors); the rest is the
+    // operator's work. With prompt pieces in some steps (aggregated serving) both are means
+    // over the steps, where max(compute, memory) of the means would count some work as launch.
+    double launchUs = 0;
+    double workUs() const { return timeUs - launchUs; }
     Bound bound = Bound::Memory;
     double commUs = 0;      // collectives this operator needs (its input's conversion + its own)
     Collective collective = Collective::None; // the largest one

@@ -67,7 +67,8 @@ OpCost CostModel::mtpProjection(const Plan& p, const PhaseContext& ph) const
     c.hbmBytes = c.weightBytes + tokens * 3 * d * bytesPerElement(Precision::BF16);
     c.computeS = m_gemm.computeS(false, c.flops, elems);
     c.memoryS = m_gemm.memoryS(false, c.hbmBytes);
-    c.timeS = std::max(c.computeS, c.memoryS) + m_gemm.fixedS(false);
+    c.fixedS = m_gemm.fixedS(false);
+    c.timeS = std::max(c.computeS, c.memoryS) + c.fixedS;
     return c;
 }
 

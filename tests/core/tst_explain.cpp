@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <random>
 
 #include "model/printf_text.h"
 #include "report/result_json.h"
@@ -47,6 +48,9 @@ class TestExplain : public QObject {
 private Q_SLOTS:
     void accountSumsToTheHeadline_data();
     void accountSumsToTheHeadline();
+    void launchIsTheKernelsFixedCosts();
+    void noCauseThatDidNotChange();
+    void normSentenceNamesItsOwnCollectives();
     void comparisonRatioIsTheThroughputRatio();
     void comparisonUnderLoadRunsBoth();
     void twoPoolDeploymentSplitsOverItsPools();
@@ -122,6 +126,92 @@ void TestExplain::accountSumsToTheHeadline()
     if (p.pipelineParallel > 1 && p.microBatches == 1)
         QVERIFY(bubble->gpuUsPerToken > 0);
     QVERIFY(close(a.bubbleShare * a.gpuUsPerToken, bubble->gpuUsPerToken));
+}
+
+// An operator's launch share is its kernels' fixed costs, one per kernel per step: the same
+// in aggregated serving (steps with and without a prompt piece) as in decode serving, never
+// the work that max(compute, memory) of the steps' means leaves out.
+void TestExplain::launchIsTheKernelsFixedCosts()
+{
+    Scenario aggregated = presetScenario("llama3-70b-8gpu");
+    aggregated.workload.serving = ServingMode::Aggregated;
+    Scenario decode = aggregated;
+    decode.workload.serving = ServingMode::Decode;
+    const Plan p = megatronPlan(Simulator(aggregated)).plan;
+    const CostAccount a = costAccount(evaluateDeployment(aggregated, Deployment::onePool(p)).pools.front());
+    const CostAccount d = costAccount(evaluateDeployment(decode, Deployment::onePool(p)).pools.front());
+    QVERIFY(a.costed && d.costed);
+    QCOMPARE(a.parts.size(), d.parts.size());
+    int gemms = 0;
+    for (size_t i = 0; i < a.parts.size(); ++i) {
+        if (a.parts[i].kind != CostPartKind::Operator)
+            continue;
+        QVERIFY2(close(a.parts[i].launchUs, d.parts[i].launchUs, 1e-9),
+                 qPrintable(QStringLiteral("%1: %2 vs %3").arg(QString::fromStdString(a.parts[i].name))
+                                .arg(a.parts[i].launchUs).arg(d.parts[i].launchUs)));
+        QVERIFY(a.parts[i].launchUs <= a.parts[i].stepUs - a.parts[i].commUs + 1e-9);
+        gemms += a.parts[i].id == OpId::GateUp || a.parts[i].id == OpId::Down;
+    }
+    QCOMPARE(gemms, 2);
+}
+
+// A comparison names a cause that moved: never "goes from X to X". The recipe's TP 8 and
+// the same operators at TP 4 x DP 2 do the same FLOPs per token at another rate.
+void TestExplain::noCauseThatDidNotChange()
+{
+    const Scenario s = presetScenario("llama3-70b-8gpu");
+    const Plan tp8 = megatronPlan(Simulator(s)).plan;
+    Plan tp4 = tp8;
+    tp4.tensorParallel = 4;
+    tp4.dataParallel = 2;
+    tp4.batch = std::max(1, tp8.batch / 2);
+    const PlanComparison c = comparePools(evaluateDeployment(s, Deployment::onePool(tp4)).pools.front(),
+                                          evaluateDeployment(s, Deployment::onePool(tp8)).pools.front(), "A", "B");
+    QVERIFY(c.comparable);
+    const QRegularExpression same(QStringLiteral("go from ([0-9.,]+ [A-Za-z]+) to \\1\\b"));
+    bool rate = false;
+    for (const ExplainLine& l : c.lines) {
+        const QString text = QString::fromStdString(l.plain());
+        QVERIFY2(!same.match(text).hasMatch(), qPrintable(text));
+        rate = rate || text.contains(QStringLiteral("at another rate"));
+    }
+    QVERIFY(rate);
+}
+
+// The sentence on a norm's sharding names the collectives this plan's norm takes: a
+// reduce-scatter and all-gather only where its input is converted, none where it arrives
+// split by tokens already. Random plans of an MoE model against the recipe.
+void TestExplain::normSentenceNamesItsOwnCollectives()
+{
+    const Scenario s = presetScenario("mixtral-8x22b-64gpu");
+    const Simulator sim(s);
+    const PoolOutcome recipe = evaluateDeployment(s, Deployment::onePool(megatronPlan(sim).plan)).pools.front();
+    const SearchSpace space(s);
+    std::mt19937_64 rng(5);
+    int converted = 0, arrived = 0;
+    for (int i = 0; i < 300; ++i) {
+        const Plan p = space.randomPlan(rng);
+        const PoolOutcome pool = evaluateDeployment(s, Deployment::onePool(p)).pools.front();
+        const PlanComparison c = comparePools(pool, recipe, "A", "B");
+        if (!c.comparable)
+            continue;
+        for (const ExplainLine& l : c.lines)
+            for (OpId id : {OpId::AttnNorm, OpId::FfnNorm}) {
+                const std::string text = l.plain();
+                if (text.rfind(std::string(opName(id)) + ":", 0) != 0)
+                    continue;
+                const double comm = pool.result.decode[static_cast<int>(id)].commUs;
+                if (text.find("replaces the all-reduce before it") != std::string::npos) {
+                    QVERIFY2(comm > 0, text.c_str());
+                    ++converted;
+                }
+                if (text.find("so it takes no collective") != std::string::npos) {
+                    QVERIFY2(comm == 0, text.c_str());
+                    ++arrived;
+                }
+            }
+    }
+    QVERIFY2(arrived > 0, qPrintable(QStringLiteral("%1 converted, %2 arrived split").arg(converted).arg(arrived)));
 }
 
 void TestExplain::comparisonRatioIsTheThroughputRatio()
