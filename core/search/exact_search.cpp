@@ -89,27 +89,19 @@ bool ExactSearch::boundDegrees(Entry& e)
         f = m_t->figures(1, b, m_t->decodeAt(1, b).dec, lb);
         // The cycle's floor over every micro-batch count (one step's host work included).
         f.cycleS = f.stageStepS + f.p2pDecS + cm.stepOverheadS();
-        // A sequence emits tokensPerStep() tokens per step (speculative decoding's accepted
-        // drafts; 1 without, and in a prefill pool), as CostModel::pipeline counts them.
-        const bool prefillPool = s.workload.serving == ServingMode::Prefill;
-        const double emitted = cm.tokensPerStep();
-        f.tpotMs = cm.hasTpot() ? f.cycleS * 1e3 / emitted : 0;
-        const double perRequest = prefillPool ? s.workload.outputTokens : emitted; // output tokens per sequence and step
-        f.tokensPerSPerGpu =
-            f.cycleS > 0 ? double(b) * e.d.dp * perRequest / f.cycleS / double(s.cluster.totalGpus()) : 0;
         // The most micro-batches (min(PP, batch)) give the smallest engine step: the
-        // floors of the token budget's use and of the aggregated TTFT.
+        // floors of the token budget's use and of the aggregated TTFT; a prefill pool's
+        // pass and transfer are the smallest micro-batch's.
         const int mMax = std::min(e.d.pp, b);
         f.stepTokens /= mMax;
-        if (s.workload.serving == ServingMode::Aggregated)
-            f.ttftMs = cm.aggregatedTtftMs(f.cycleS, double(b) / mMax, lb.promptOwnerShare) + f.prefillMs;
-        if (prefillPool) {
-            // Half the cycle's floor, the pass of the smallest micro-batch, the transfer.
+        if (s.workload.serving == ServingMode::Prefill) {
             const LayerSums lbm = m_t->lowerBound(mMax, b);
-            const PhaseContext decm = m_t->decodeAt(mMax, b).dec;
-            const PipelineFigures fm = m_t->figures(mMax, b, decm, lbm);
-            f.ttftMs = 0.5 * f.cycleS * 1e3 + fm.passMs + fm.kvTransferMs;
+            const PipelineFigures fm = m_t->figures(mMax, b, m_t->decodeAt(mMax, b).dec, lbm);
+            f.passMs = fm.passMs;
+            f.kvTransferMs = fm.kvTransferMs;
         }
+        // The serving figures at the floor, by the simulator's own formulas.
+        cm.servingFigures(f, double(b) * e.d.dp, double(b) / mMax * cm.queriesPerSequence(), lb.promptOwnerShare);
     };
     PipelineFigures f1;
     figuresAt(1, f1);

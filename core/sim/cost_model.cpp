@@ -409,35 +409,16 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     f.cycleS = std::max(mb * (maxDec + f.p2pDecS), sumDec + PP * f.p2pDecS) + mb * m_stepOverheadS;
     f.stageStepS = maxDec;
     f.bubble = f.cycleS > 0 ? std::max(0.0, 1.0 - mb * maxDec / f.cycleS) : 0;
-    // Each decoding sequence emits tokensPerStep() tokens per step (1 without speculative
-    // decoding).
-    const double emitted = tokensPerStep();
-    f.tpotMs = f.cycleS * 1e3 / emitted;
     f.stepTokens = dec.stepTokens;
-    const double seqsInFlight = double(p.batch) * p.dataParallel;
-    f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS * emitted : 0;
-    switch (m_scenario.workload.serving) {
-    case ServingMode::Aggregated:
-        // The steps that carry the prompt's chunks are longer than the mean step by the
-        // prompt's own prefill work: one prompt through every stage.
-        f.prefillMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
-        f.ttftMs = aggregatedTtftMs(f.cycleS, dec.stepSeqs * dec.queriesPerSeq, v.promptOwnerShare) + f.prefillMs;
-        break;
-    case ServingMode::Prefill:
-        // A prompt waits half a pass cycle for a slot, runs its own pass through the
-        // stages, and its KV cache is sent to the decode pool. The pool's output is the
-        // OSL tokens the decode pool generates for each prompt it prefilled. No TPOT.
+    // The prompt's own work: a prefill pool's pass through the stages and its KV transfer,
+    // elsewhere one prompt's prefill through every stage.
+    if (m_scenario.workload.serving == ServingMode::Prefill) {
         f.passMs = (sumDec + (PP - 1) * f.p2pDecS) * 1e3;
         f.kvTransferMs = kvTransferMs(p);
-        f.ttftMs = 0.5 * f.cycleS * 1e3 + f.passMs + f.kvTransferMs;
-        f.tokensPerS *= m_scenario.workload.outputTokens;
-        break;
-    default: f.ttftMs = (sumPre + (PP - 1) * p2pPre) * 1e3; break;
+    } else {
+        f.prefillMs = (sumPre + (PP - 1) * p2pPre) * 1e3;
     }
-    if (!hasTpot())
-        f.tpotMs = 0;
-    f.e2eMs = f.ttftMs + (m_scenario.workload.outputTokens - 1) * f.tpotMs;
-    f.tokensPerSPerGpu = f.tokensPerS / double(m_scenario.cluster.totalGpus());
+    servingFigures(f, double(p.batch) * p.dataParallel, dec.stepSeqs * dec.queriesPerSeq, v.promptOwnerShare);
 
     // A prefill pool's pass is its step (`dec`); elsewhere one prompt's prefill. With
     // two-batch overlap a pass holds one half's activations at a time (SGLang: TBO "lowers

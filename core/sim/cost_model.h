@@ -270,7 +270,7 @@ struct PipelineFigures {
     double ttftMs = 0;
     double e2eMs = 0;         // TTFT + (output - 1) x TPOT
     double stepTokens = 0;    // tokens of one engine step (one micro-batch): decode + prompt chunk
-    double prefillMs = 0;     // aggregated: one prompt's prefill through every stage
+    double prefillMs = 0;     // one prompt's prefill through every stage (not in a prefill pool)
     double passMs = 0;        // prefill pool: one prompt's pass through the stages
     double kvTransferMs = 0;  // prefill pool: its KV cache sent to the decode pool
     double stageStepS = 0;    // busiest stage, one micro-batch
@@ -419,9 +419,23 @@ public:
     double cacheBytesPerSequence(double ctx) const;
     PipelineFigures pipeline(const Plan& degrees, const StageShapes& stages, const PhaseContext& dec,
                              const PhaseContext& pre, const LayerSums& sums) const;
-    // Figures within the scenario's memory, TTFT, TPOT and token-budget limits, each
-    // relaxed by (1 + slack).
-    bool withinLimits(const PipelineFigures& f, double slack) const;
+    // The serving figures a decode cycle gives, pipeline()'s and exact's bounds' alike: TPOT,
+    // throughput (all GPUs and per GPU), TTFT and end-to-end time, from f.cycleS, the
+    // sequences in flight, the decode tokens of one engine step (its sequences x queries
+    // per sequence: they leave the prompt its room) and the prompt's own parts in f
+    // (prefillMs; a prefill pool's passMs and kvTransferMs).
+    void servingFigures(PipelineFigures& f, double seqsInFlight, double stepDecodeTokens,
+                        double promptOwnerShare) const;
+    // The scenario's limits the figures break, each relaxed by (1 + slack): memory per GPU,
+    // TTFT, TPOT, one step's token budget. The one rule the simulator's verdict and exact's
+    // bounds read (a figure that is not a number breaks its limit).
+    struct LimitsBroken {
+        bool memory = false, ttft = false, tpot = false, tokenBudget = false;
+        bool any() const { return memory || ttft || tpot || tokenBudget; }
+    };
+    LimitsBroken limitsBroken(const PipelineFigures& f, double slack) const;
+    // Finite figures within every limit, relaxed by (1 + slack).
+    bool withinLimits(const PipelineFigures& f, double slack) const { return f.finite && !limitsBroken(f, slack).any(); }
     // Aggregated serving: prompt tokens prefilled per decoding sequence per step in steady
     // state (ISL / OSL: each request costs ISL prompt tokens over OSL decode steps); 0 in
     // decode mode.

@@ -47,12 +47,44 @@ double CostModel::aggregatedTtftMs(double cycleS, double seqsPerStep, double own
     return (0.5 + std::max(1.0, w.promptTokens / promptRoom(seqsPerStep * share, 1, share))) * cycleS * 1e3;
 }
 
-bool CostModel::withinLimits(const PipelineFigures& f, double slack) const
+CostModel::LimitsBroken CostModel::limitsBroken(const PipelineFigures& f, double slack) const
 {
     const Scenario& s = m_scenario;
-    return f.finite && f.memoryGb <= s.cluster.gpu.hbmGb * (1 + slack)
-        && f.ttftMs <= s.workload.ttftSloMs * (1 + slack) && f.tpotMs <= s.workload.tpotSloMs * (1 + slack)
-        && f.stepTokens <= tokenBudget() * (1 + slack);
+    const double k = 1 + slack;
+    LimitsBroken b;
+    b.memory = !(f.memoryGb <= s.cluster.gpu.hbmGb * k);
+    b.ttft = !(f.ttftMs <= s.workload.ttftSloMs * k);
+    b.tpot = !(f.tpotMs <= s.workload.tpotSloMs * k);
+    b.tokenBudget = !(f.stepTokens <= tokenBudget() * k);
+    return b;
+}
+
+void CostModel::servingFigures(PipelineFigures& f, double seqsInFlight, double stepDecodeTokens,
+                               double promptOwnerShare) const
+{
+    const WorkloadSpec& w = m_scenario.workload;
+    // Each decoding sequence emits tokensPerStep() tokens per step (1 without speculative
+    // decoding, and in a prefill pool).
+    const double emitted = tokensPerStep();
+    f.tpotMs = hasTpot() ? f.cycleS * 1e3 / emitted : 0;
+    f.tokensPerS = f.cycleS > 0 ? seqsInFlight / f.cycleS * emitted : 0;
+    switch (w.serving) {
+    case ServingMode::Aggregated:
+        // The steps that carry the prompt's chunks are longer than the mean step by the
+        // prompt's own prefill work: one prompt through every stage.
+        f.ttftMs = aggregatedTtftMs(f.cycleS, stepDecodeTokens, promptOwnerShare) + f.prefillMs;
+        break;
+    case ServingMode::Prefill:
+        // A prompt waits half a pass cycle for a slot, runs its own pass through the
+        // stages, and its KV cache is sent to the decode pool. The pool's output is the
+        // OSL tokens the decode pool generates for each prompt it prefilled.
+        f.ttftMs = 0.5 * f.cycleS * 1e3 + f.passMs + f.kvTransferMs;
+        f.tokensPerS *= w.outputTokens;
+        break;
+    default: f.ttftMs = f.prefillMs; break;
+    }
+    f.e2eMs = f.ttftMs + (w.outputTokens - 1) * f.tpotMs;
+    f.tokensPerSPerGpu = f.tokensPerS / double(m_scenario.cluster.totalGpus());
 }
 
 double CostModel::tokenBudget() const

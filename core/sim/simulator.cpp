@@ -367,8 +367,9 @@ void combineBreakdown(Breakdown& dst, const Breakdown& dense, const Breakdown& m
 
 // The fullest stage's memory, the limits the plan breaks, and an overflowed step's
 // unbounded times; the plan is valid when it breaks none.
-void judge(const PipelineFigures& f, const Scenario& sc, double tokenBudget, SimResult& r)
+void judge(const PipelineFigures& f, const CostModel& cm, SimResult& r)
 {
+    const Scenario& sc = cm.scenario();
     const WorkloadSpec& wl = sc.workload;
     MemoryBreakdown& mem = r.memory;
     const double gb = 1e-9;
@@ -380,14 +381,15 @@ void judge(const PipelineFigures& f, const Scenario& sc, double tokenBudget, Sim
     mem.totalGb = f.memoryGb;
     mem.kvHeldBackGb = mem.kvCacheGb * (kvPoolGbPerCacheGb(wl.kvCacheMemoryFraction) - 1);
 
-    if (mem.totalGb > mem.capacityGb)
-        r.violations |= 1u << static_cast<int>(Violation::Memory);
-    if (r.ttftMs > wl.ttftSloMs)
-        r.violations |= 1u << static_cast<int>(Violation::TtftSlo);
-    if (r.tpotMs > wl.tpotSloMs)
-        r.violations |= 1u << static_cast<int>(Violation::TpotSlo);
-    if (r.stepTokens > tokenBudget)
-        r.violations |= 1u << static_cast<int>(Violation::TokenBudget);
+    const CostModel::LimitsBroken broken = cm.limitsBroken(f, 0);
+    auto mark = [&r](bool b, Violation v) {
+        if (b)
+            r.violations |= 1u << static_cast<int>(v);
+    };
+    mark(broken.memory, Violation::Memory);
+    mark(broken.ttft, Violation::TtftSlo);
+    mark(broken.tpot, Violation::TpotSlo);
+    mark(broken.tokenBudget, Violation::TokenBudget);
     if (!f.finite) {
         // Absurd inputs (bandwidth 1e-12 GB/s) overflow somewhere in the step: its times are
         // unbounded (+infinity, never NaN or a 300-digit number), the plan misses both
@@ -435,7 +437,7 @@ void Simulator::evaluate(const Plan& p, SimResult& r, bool breakdown, const Step
         combineBreakdown(r.prefill, scratch.pDense, scratch.pMoe, scratch.pFixed, m.denseLayerCount(), m.moeLayers(),
                          true, true);
     }
-    judge(f, sc, m_costs.tokenBudget(), r);
+    judge(f, m_costs, r);
 }
 
 } // namespace shardlab
