@@ -246,8 +246,7 @@ Validation validateText(const Args& a, FileKind kind, const std::string& text, c
         v.errors.front().file = path;
     } else
         v.errors = {{path, "format",
-                     "not a ShardLab file: expected \"format\": \"shardlab-scenario\", \"shardlab-plan\", "
-                     "\"shardlab-model\" or \"shardlab-cluster\", or a HuggingFace config.json"}};
+                     "not a ShardLab file: expected \"format\": " + knownFormatsText() + ", or a HuggingFace config.json"}};
     return v;
 }
 
