@@ -4,10 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
 #include "cli_signals.h"
+#include "io/count_list.h"
 #include "runner/load_front.h"
 
 namespace shardlab::cli {
@@ -23,8 +26,14 @@ bool concurrencyList(const Args& a, std::vector<int>& out, std::string& error)
         out = defaultFrontConcurrencies();
         return true;
     }
-    if (!parseConcurrencies(a.value("--concurrencies"), out, error)) {
-        error = "--concurrencies: " + error;
+    const std::string text = a.value("--concurrencies");
+    if (!parseConcurrencies(text, out, error)) {
+        // parseConcurrencies reads the list with parseCountList, which leaves an empty item's
+        // text empty: that item is named in words rather than as ''.
+        std::vector<long long> items;
+        std::string bad;
+        const bool emptyItem = !parseCountList(text, 1, kMaxLoadConcurrency, items, bad) && bad.empty();
+        error = "--concurrencies: " + (emptyItem ? emptyItemWords(text) + ": give e.g. --concurrencies 1,4,16" : error);
         return false;
     }
     return true;

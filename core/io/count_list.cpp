@@ -20,14 +20,18 @@ std::string trimmed(const std::string& s)
 bool parseCountList(const std::string& text, long long lo, long long hi, std::vector<long long>& out,
                     std::string& badItem)
 {
+    if (text.find_first_not_of(", \t\r\n") == std::string::npos)
+        return true; // no item at all: the caller's "lists nothing"
     size_t start = 0;
     while (start <= text.size()) {
         const size_t comma = text.find(',', start);
         const size_t end = comma == std::string::npos ? text.size() : comma;
         const std::string item = trimmed(text.substr(start, end - start));
         start = end + 1;
-        if (item.empty())
-            continue;
+        if (item.empty()) {
+            badItem.clear();
+            return false;
+        }
         char* stop = nullptr;
         errno = 0;
         const long long v = std::strtoll(item.c_str(), &stop, 10);
@@ -38,6 +42,11 @@ bool parseCountList(const std::string& text, long long lo, long long hi, std::ve
         out.push_back(v);
     }
     return true;
+}
+
+std::string emptyItemWords(const std::string& text)
+{
+    return "an item is empty in '" + text + "' (two commas together, or one at an end)";
 }
 
 } // namespace shardlab

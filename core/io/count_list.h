@@ -9,12 +9,18 @@
 
 namespace shardlab {
 
-// Reads `text` into `out` (appended, in the order given). Items are trimmed of blanks and
-// empty items skipped (an empty list is the caller's to refuse, with its own field name).
-// False at the first item that is not a whole number in [lo, hi]; `badItem` is that item,
-// trimmed, and `out` holds the items before it.
+// Reads `text` into `out` (appended, in the order given). Items are trimmed of blanks. Text
+// of nothing but blanks and commas lists nothing (an empty list is the caller's to refuse,
+// with its own field name). False at the first item that is not a whole number in
+// [lo, hi]; `badItem` is that item, trimmed, and `out` holds the items before it. An empty
+// item ("8,,16", ",8", "8,") is such an item, `badItem` then empty: a doubled or stray comma
+// is a typo or a missing count, which the caller names (emptyItemWords) like any other.
 bool parseCountList(const std::string& text, long long lo, long long hi, std::vector<long long>& out,
                     std::string& badItem);
+
+// What a caller says of a bad item that parseCountList left empty, after the field's name:
+// "an item is empty in 'TEXT' (two commas together, or one at an end)".
+std::string emptyItemWords(const std::string& text);
 
 // The first item of `items` equal to an earlier one, or nullptr. Every list a user gives
 // (GPU counts, concurrencies, algorithms) refuses a repeat: "8,8" is a typo, not a request
