@@ -27,13 +27,12 @@ bool concurrencyList(const Args& a, std::vector<int>& out, std::string& error)
         return true;
     }
     const std::string text = a.value("--concurrencies");
+    if (hasEmptyItem(text)) {
+        error = "--concurrencies: " + emptyItemWords(text) + ": give e.g. --concurrencies 1,4,16";
+        return false;
+    }
     if (!parseConcurrencies(text, out, error)) {
-        // parseConcurrencies reads the list with parseCountList, which leaves an empty item's
-        // text empty: that item is named in words rather than as ''.
-        std::vector<long long> items;
-        std::string bad;
-        const bool emptyItem = !parseCountList(text, 1, kMaxLoadConcurrency, items, bad) && bad.empty();
-        error = "--concurrencies: " + (emptyItem ? emptyItemWords(text) + ": give e.g. --concurrencies 1,4,16" : error);
+        error = "--concurrencies: " + error;
         return false;
     }
     return true;

@@ -20,18 +20,14 @@ std::string trimmed(const std::string& s)
 bool parseCountList(const std::string& text, long long lo, long long hi, std::vector<long long>& out,
                     std::string& badItem)
 {
-    if (text.find_first_not_of(", \t\r\n") == std::string::npos)
-        return true; // no item at all: the caller's "lists nothing"
     size_t start = 0;
     while (start <= text.size()) {
         const size_t comma = text.find(',', start);
         const size_t end = comma == std::string::npos ? text.size() : comma;
         const std::string item = trimmed(text.substr(start, end - start));
         start = end + 1;
-        if (item.empty()) {
-            badItem.clear();
-            return false;
-        }
+        if (item.empty())
+            continue;
         char* stop = nullptr;
         errno = 0;
         const long long v = std::strtoll(item.c_str(), &stop, 10);
@@ -42,6 +38,21 @@ bool parseCountList(const std::string& text, long long lo, long long hi, std::ve
         out.push_back(v);
     }
     return true;
+}
+
+bool hasEmptyItem(const std::string& text)
+{
+    if (text.find_first_not_of(", \t\r\n") == std::string::npos)
+        return false; // nothing listed: the caller's "lists no" error
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = text.find(',', start);
+        const size_t end = comma == std::string::npos ? text.size() : comma;
+        if (trimmed(text.substr(start, end - start)).empty())
+            return true;
+        start = end + 1;
+    }
+    return false;
 }
 
 std::string emptyItemWords(const std::string& text)

@@ -1,6 +1,7 @@
 // Comma-separated counts as users type them ("8,16,32", "1, 4 ,16"): GPU counts of a sweep,
 // concurrencies of a load front. One reader for the CLI's flags and the window's fields, so
-// both accept and refuse the same text.
+// both accept and refuse the same text, but for empty items (hasEmptyItem), which the CLI
+// refuses.
 #pragma once
 
 #include <algorithm>
@@ -9,16 +10,18 @@
 
 namespace shardlab {
 
-// Reads `text` into `out` (appended, in the order given). Items are trimmed of blanks. Text
-// of nothing but blanks and commas lists nothing (an empty list is the caller's to refuse,
-// with its own field name). False at the first item that is not a whole number in
-// [lo, hi]; `badItem` is that item, trimmed, and `out` holds the items before it. An empty
-// item ("8,,16", ",8", "8,") is such an item, `badItem` then empty: a doubled or stray comma
-// is a typo or a missing count, which the caller names (emptyItemWords) like any other.
+// Reads `text` into `out` (appended, in the order given). Items are trimmed of blanks and
+// empty items skipped (an empty list is the caller's to refuse, with its own field name).
+// False at the first item that is not a whole number in [lo, hi]; `badItem` is that item,
+// trimmed, and `out` holds the items before it.
 bool parseCountList(const std::string& text, long long lo, long long hi, std::vector<long long>& out,
                     std::string& badItem);
 
-// What a caller says of a bad item that parseCountList left empty, after the field's name:
+// True when `text` lists at least one item and one of its comma-separated items is empty
+// ("8,,16", ",8", "8,"): a doubled or stray comma, a typo or a missing count. The CLI's list
+// flags refuse such text, naming the flag (emptyItemWords says what is wrong);
+// parseCountList itself skips empty items, as the window's fields are read.
+bool hasEmptyItem(const std::string& text);
 // "an item is empty in 'TEXT' (two commas together, or one at an end)".
 std::string emptyItemWords(const std::string& text);
 
