@@ -15,13 +15,20 @@ namespace {
 
 // An output file (--out, --out-cluster) never replaces a file the same command reads (a
 // positional argument or another flag's value naming the same existing file), nor the
-// other output (io/output_apart.h).
+// other output (io/output_apart.h). It is never "-": that means standard input wherever a
+// file is read, so as an output it would be taken for standard output, where the report
+// goes, not for a file of that name.
 bool outputsApart(const Args& a, std::string& error)
 {
     for (const char* o : {"--out", "--out-cluster"}) {
         if (!a.has(o))
             continue;
         const std::string path = a.value(o);
+        if (path == "-") {
+            error = std::string(o) + ": - names no file here (an output is always a file; standard output carries "
+                                     "the command's report, or its --json); write ./- for a file named '-'";
+            return false;
+        }
         for (const char* other : {"--out", "--out-cluster"})
             if (std::string(other) != o && a.has(other) && (a.value(other) == path || sameExistingFile(a.value(other), path))) {
                 error = std::string(o) + ": names the same file as " + other + "; give each output its own file";

@@ -1,6 +1,7 @@
 #include "cli_commands.h"
 
 #include "model/printf_text.h"
+#include "runner/run_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,6 +31,21 @@ const OptionSpec kScenarioOption{"--scenario", "S.json", "scenario file (- for s
 const OptionSpec kProfileOption{"--profile", "P.json",
                                 "kernel profile file or shipped profile name (e.g. h100-sxm): its kernel tables and knobs "
                                 "replace the scenario's (docs/profiles.md)"};
+
+OptionSpec budgetOption()
+{
+    std::vector<std::string> ignoring;
+    for (const SearchAlgorithmInfo& a : searchAlgorithms())
+        if (!a.budgeted)
+            ignoring.push_back(a.name);
+    std::string names;
+    for (size_t i = 0; i < ignoring.size(); ++i)
+        names += (i == 0 ? "" : i + 1 == ignoring.size() ? " and " : ", ") + ignoring[i];
+    return {"--budget", "N",
+            "simulator calls per run (default " + std::to_string(SearchOptions{}.budget)
+                + (names.empty() ? std::string() : "; " + names + (ignoring.size() == 1 ? " ignores" : " ignore") + " it")
+                + ")"};
+}
 
 std::string formatNumber(const char* printfFormat, double v)
 {

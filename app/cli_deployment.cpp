@@ -11,6 +11,30 @@
 
 namespace shardlab::cli {
 
+Parsed<DeploymentDocument> parseDeploymentText(const std::string& text, const std::string& label)
+{
+    Parsed<DeploymentDocument> r;
+    if (isDisaggregatedPlanText(text)) {
+        auto d = parseDisaggregatedPlanDocument(text, label);
+        if (!d.ok()) {
+            r.errors = d.errors;
+            return r;
+        }
+        r.value.embedded.scenario = d.value.scenario;
+        r.value.embedded.scenarioName = d.value.scenarioName;
+        r.value.deployment = Deployment::twoPools(d.value.plan);
+        return r;
+    }
+    auto p = parsePlanDocument(text, label);
+    if (!p.ok()) {
+        r.errors = p.errors;
+        return r;
+    }
+    r.value.embedded = p.value;
+    r.value.deployment = Deployment::onePool(p.value.plan);
+    return r;
+}
+
 Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
 {
     Parsed<LoadedDeployment> r;
@@ -19,26 +43,13 @@ Parsed<LoadedDeployment> loadDeployment(const Args& a, const std::string& file)
         r.errors.push_back(text.error());
         return r;
     }
-    PlanDocument shape;
-    if (isDisaggregatedPlanText(text.value())) {
-        auto d = parseDisaggregatedPlanDocument(text.value(), inputLabel(file));
-        if (!d.ok()) {
-            r.errors = d.errors;
-            return r;
-        }
-        shape.scenario = d.value.scenario;
-        shape.scenarioName = d.value.scenarioName;
-        r.value.deployment = Deployment::twoPools(d.value.plan);
-    } else {
-        auto p = parsePlanDocument(text.value(), inputLabel(file));
-        if (!p.ok()) {
-            r.errors = p.errors;
-            return r;
-        }
-        shape = p.value;
-        r.value.deployment = Deployment::onePool(p.value.plan);
+    auto doc = parseDeploymentText(text.value(), inputLabel(file));
+    if (!doc.ok()) {
+        r.errors = doc.errors;
+        return r;
     }
-    auto s = scenarioForPlan(a, shape, inputLabel(file));
+    r.value.deployment = doc.value.deployment;
+    auto s = scenarioForPlan(a, doc.value.embedded, inputLabel(file));
     if (!s.ok()) {
         r.errors = s.errors;
         return r;

@@ -21,6 +21,15 @@ struct LoadedDeployment {
     Deployment deployment;
 };
 
+// A plan file's text of either shape: its deployment, and the scenario embedded in it with
+// that scenario's name (`embedded`; its plan is the deployment's for one pool, unused for
+// two). Errors name `label`.
+struct DeploymentDocument {
+    Deployment deployment;
+    PlanDocument embedded;
+};
+Parsed<DeploymentDocument> parseDeploymentText(const std::string& text, const std::string& label);
+
 // A plan file of either shape ("-" for standard input), with the scenario it is used
 // with (scenarioForPlan's rules); an error naming the file and "serving" when its shape
 // does not suit the scenario.

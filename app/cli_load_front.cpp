@@ -4,10 +4,13 @@
 #include <nlohmann/json.hpp>
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
 #include "cli_signals.h"
+#include "io/count_list.h"
 #include "runner/load_front.h"
 
 namespace shardlab::cli {
@@ -23,7 +26,12 @@ bool concurrencyList(const Args& a, std::vector<int>& out, std::string& error)
         out = defaultFrontConcurrencies();
         return true;
     }
-    if (!parseConcurrencies(a.value("--concurrencies"), out, error)) {
+    const std::string text = a.value("--concurrencies");
+    if (hasEmptyItem(text)) {
+        error = "--concurrencies: " + emptyItemWords(text) + ": give e.g. --concurrencies 1,4,16";
+        return false;
+    }
+    if (!parseConcurrencies(text, out, error)) {
         error = "--concurrencies: " + error;
         return false;
     }
@@ -79,7 +87,7 @@ int runLoadFront(const Args& a, std::ostream& out, std::ostream& err)
     long long budget = o.budget, seed = static_cast<long long>(o.seed);
     std::string error;
     std::vector<int> concurrencies;
-    if (!intValue(a, "--budget", 1, 100000000, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error)
+    if (!intValue(a, "--budget", 1, kMaxSearchBudget, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error)
         || !concurrencyList(a, concurrencies, error))
         return reportErrors(err, {error});
     o.budget = static_cast<int>(budget);
@@ -128,9 +136,10 @@ int runLoadFront(const Args& a, std::ostream& out, std::ostream& err)
 
 void addLoadFrontCommand(std::vector<Command>& v)
 {
+    const std::string budget = std::to_string(defaultLoadFrontSearch().budget);
     v.push_back({{"load-front",
-                  "--scenario S.json [--concurrencies 1,2,4,...,1024] [--algo anneal] [--budget 2000] [--seed 0] "
-                  "[--json|--csv] [--quiet]",
+                  "--scenario S.json [--concurrencies 1,2,4,...,1024] [--algo anneal] [--budget " + budget
+                      + "] [--seed 0] [--json|--csv] [--quiet]",
                   "the best plan at each closed-loop concurrency: output tokens/s per GPU against tokens/s per user",
                   "At each concurrency the search ranks plans by their run under a closed loop of that many requests "
                   "(search --under-load), p90 TTFT and p90 TPOT within the scenario's limits; the points no faster "
@@ -141,7 +150,7 @@ void addLoadFrontCommand(std::vector<Command>& v)
                   withKnobs({kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption,
                              {"--concurrencies", "LIST", "comma-separated concurrencies (default 1,2,4,...,1024)"},
                              {"--algo", "NAME", "search algorithm at each point (default anneal; not exact)"},
-                             {"--budget", "N", "simulator calls per point (default 2000)"},
+                             {"--budget", "N", "simulator calls per point (default " + budget + ")"},
                              {"--seed", "K", "seed of each point's search (default 0)"},
                              kJsonOption,
                              {"--csv", "", "CSV on stdout instead of the table"},

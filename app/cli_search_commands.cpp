@@ -30,9 +30,6 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-const OptionSpec kBudget{"--budget", "N", "simulator calls per run (default 4000; exact ignores it)"};
-
-
 bool knobsAvailable()
 {
 #ifdef SHARDLAB_HAVE_RL
@@ -55,7 +52,6 @@ std::string knownKnobs()
 #endif
     return s.empty() ? std::string("none in this build") : s;
 }
-
 
 // At most `n` points of a curve: the first, the last and evenly spaced ones between.
 std::vector<std::pair<int, double>> thin(const std::vector<std::pair<int, double>>& c, size_t n)
@@ -153,7 +149,7 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
             return reportErrors(err, {"--under-load: " + why});
     long long budget = o.budget, seed = 0;
     std::string error;
-    if (!intValue(a, "--budget", 1, 100000000, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error))
+    if (!intValue(a, "--budget", 1, kMaxSearchBudget, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error))
         return reportErrors(err, {error});
     o.budget = static_cast<int>(budget);
     o.seed = static_cast<std::uint64_t>(seed);
@@ -335,9 +331,9 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         if (const std::string stale = rl::policyStaleness(rl::pretrainedPolicyInfo()); !stale.empty())
             err << "shardlab-cli: note: " << stale << "\n";
 #endif
-    long long seeds = 5, budget = 4000;
+    long long seeds = 5, budget = SearchOptions{}.budget;
     std::string error;
-    if (!intValue(a, "--seeds", 1, 1000, seeds, error) || !intValue(a, "--budget", 1, 100000000, budget, error))
+    if (!intValue(a, "--seeds", 1, 1000, seeds, error) || !intValue(a, "--budget", 1, kMaxSearchBudget, budget, error))
         return reportErrors(err, {error});
     std::map<std::string, double> knobs;
     if (!knobValues(a, algos, knobs, error))
@@ -364,10 +360,14 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
         for (const std::string& name : algos) {
             AlgoRow row;
             row.name = name;
-            const int runs = name == "exact" ? 1 : static_cast<int>(seeds);
+            // An algorithm that does not use the seed finds the same plan every run: it runs
+            // once, and the reference algorithm's run is reused as it is.
+            SearchAlgorithmInfo info;
+            findSearchAlgorithm(name, info);
+            const int runs = info.stochastic ? static_cast<int>(seeds) : 1;
             for (int k = 0; k < runs; ++k) {
                 BenchRun r = ex;
-                if (name != "exact") {
+                if (name != eo.algorithm) {
                     SearchOptions o;
                     o.algorithm = name;
                     o.budget = static_cast<int>(budget);
@@ -547,7 +547,8 @@ bool knobValues(const Args& a, const std::vector<std::string>& algorithms, std::
 void addSearchCommands(std::vector<Command>& v)
 {
     const std::string algorithms = knownSearchAlgorithms(); // the registry's, ppo included
-    v.push_back({{"search", "--scenario S.json --algo NAME [--budget 4000] [--seed 0] [--out P.json] [--under-load "
+    const std::string budget = std::to_string(SearchOptions{}.budget);
+    v.push_back({{"search", "--scenario S.json --algo NAME [--budget " + budget + "] [--seed 0] [--out P.json] [--under-load "
                             "[--concurrency N]] [--json]",
                   "search for the best plan with one algorithm: " + algorithms,
                   "Prints the best valid plan, its evaluation, the simulator calls used, wall seconds and the "
@@ -556,7 +557,7 @@ void addSearchCommands(std::vector<Command>& v)
                   "with --out), marked as interrupted, and the exit code is 130; a second signal exits at once.",
                   withKnobs({kScenarioOption, kProfileOption, kEngineScenarioOption, kRunnableOption, kNoEngineGapOption,
                    {"--algo", "NAME", "search algorithm (" + algorithms + ")"},
-                   kBudget,
+                   budgetOption(),
                    {"--seed", "K", "seed of the stochastic algorithms (default 0)"},
                    {"--out", "P.json", "write the best plan with its scenario embedded (evaluate and export read it alone)"},
                    {"--under-load", "", "rank plans by their run under the load protocol (a closed loop: --concurrency "
@@ -565,7 +566,7 @@ void addSearchCommands(std::vector<Command>& v)
                   0, 0},
                  runSearchCommand, true});
     v.push_back({{"bench-search",
-                  "--scenarios DIR [--algos megatron,random,anneal,genetic] [--seeds 5] [--budget 4000] [--json]",
+                  "--scenarios DIR [--algos megatron,random,anneal,genetic] [--seeds 5] [--budget " + budget + "] [--json]",
                   "compare search algorithms with the exact optimum over a directory of scenarios",
                   "Per scenario and algorithm: the median over seeds 1..K of the best tokens/s per GPU as a ratio to "
                   "exact's, the calls needed to reach 99% of each run's final best, and wall seconds. Exact runs "
@@ -575,7 +576,7 @@ void addSearchCommands(std::vector<Command>& v)
                   withKnobs({{"--scenarios", "DIR", "directory of scenario files (*.json)"},
                    {"--algos", "LIST", "comma-separated algorithms of " + algorithms + " (default megatron,random,anneal,genetic)"},
                    {"--seeds", "K", "runs per stochastic algorithm, seeds 1..K (default 5)"},
-                   kBudget,
+                   budgetOption(),
                    kJsonOption}),
                   0, 0},
                  runBenchSearch, true});

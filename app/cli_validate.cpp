@@ -1,5 +1,5 @@
-// validate: what kind of ShardLab file this is and whether it is sound. A plan checked
-// against a scenario is also told whether it keeps the scenario's limits (evaluate's
+// validate: what kind of ShardLab file this is and whether it is sound. A plan (one pool or
+// two) checked against a scenario is also told whether it keeps the scenario's limits (evaluate's
 // outcome) and whether it is in the space the searches consider (the scenario's
 // constraints and, for a runnable scenario, its engine's rules), so that validate never
 // calls fine a plan that evaluate, search or export would treat otherwise.
@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
@@ -127,74 +129,109 @@ Validation validateScenarioFile(const std::string& text, const std::string& path
     return v;
 }
 
-// A plan with prefill and decode pools: checked against its embedded scenario as
-// export and evaluate check it.
-Validation validateDisaggregatedPlanText(const std::string& text, const std::string& label)
+// Each error of `errors` with its path under `role` ("decode.operators.embedding"), or as
+// it is for the one pool of a deployment (`role` empty).
+void appendUnder(FieldErrors& to, const FieldErrors& errors, const std::string& role)
 {
-    Validation v;
-    auto doc = parseDisaggregatedPlanDocument(text, label);
-    if (!doc.ok()) {
-        v.errors = doc.errors;
-        return v;
+    for (FieldError e : errors) {
+        if (!role.empty())
+            e.where = role + (e.where.empty() ? "" : "." + e.where);
+        to.push_back(e);
     }
-    const DisaggregatedPlan& p = doc.value.plan;
-    if (doc.value.scenario) {
-        v.errors = validateDisaggregatedPlan(p, *doc.value.scenario);
-        for (FieldError& x : v.errors)
-            x.file = label;
-        // Two pools for a scenario served by one: evaluate refuses it, so validate does.
-        if (std::optional<FieldError> bad = shapeProblem(*doc.value.scenario, Deployment::twoPools(p), label))
-            v.errors.push_back(*bad);
-        if (!v.errors.empty())
-            return v;
-        v.limits = evaluateDeployment(*doc.value.scenario, Deployment::twoPools(p));
-    }
-    v.summary = "disaggregated plan: prefill " + std::to_string(p.prefill.gpus()) + " GPUs, decode "
-        + std::to_string(p.decode.gpus()) + " GPUs"
-        + (doc.value.scenario ? " (checked against its embedded scenario '" + doc.value.scenarioName + "')" : "");
-    return v;
 }
 
-// A one-pool plan's verdicts from the scenario it was checked against: its limits, the
-// search space (constraints, a runnable scenario's engine) and a named engine's rules.
-void judgeAgainstScenario(const Plan& p, const Scenario& s, Validation& v)
+// The plans of a deployment, each with the scenario it is priced on and, for two pools,
+// its role: one pool is the scenario's; a pool of two is priced on its pool's scenario
+// (poolScenario), as evaluate, the searches and export take it.
+struct PoolPlan {
+    std::string role; // "", "prefill" or "decode"
+    Plan plan;
+    Scenario priced;
+};
+std::vector<PoolPlan> poolPlans(const Deployment& d, const Scenario& s)
 {
-    v.limits = evaluateDeployment(s, Deployment::onePool(p));
+    if (!d.pools)
+        return {{"", d.plan, s}};
+    std::vector<PoolPlan> out;
+    for (const PoolRole role : {PoolRole::Prefill, PoolRole::Decode}) {
+        const Plan& p = role == PoolRole::Prefill ? d.pools->prefill : d.pools->decode;
+        out.push_back({poolRoleName(role), p, poolScenario(s, role, static_cast<int>(p.gpus()))});
+    }
+    return out;
+}
+
+// Whether the deployment fits the scenario as evaluate requires, and whether its shape (one
+// pool or two) suits the scenario's serving (shapeProblem): one pool's degrees on the
+// cluster and model, then its shape; two pools' sizes on the cluster
+// (validateDisaggregatedPlan) and their shape, then each pool's degrees on its pool's scenario.
+FieldErrors fitErrors(const Deployment& d, const Scenario& s, const std::string& label)
+{
+    FieldErrors e;
+    if (d.pools) {
+        e = validateDisaggregatedPlan(*d.pools, s);
+        for (FieldError& x : e)
+            x.file = label;
+    } else {
+        e = checkPlanAgainstScenario(d.plan, s, label);
+    }
+    if (d.pools || e.empty())
+        if (std::optional<FieldError> bad = shapeProblem(s, d, label))
+            e.push_back(*bad);
+    if (d.pools && e.empty())
+        for (const PoolPlan& pool : poolPlans(d, s))
+            appendUnder(e, checkPlanAgainstScenario(pool.plan, pool.priced, label), pool.role);
+    return e;
+}
+
+// A deployment's verdicts from the scenario it was checked against: its limits, the search
+// space (constraints, a runnable scenario's engine) and a named engine's rules, each pool's
+// paths under its role.
+void judgeAgainstScenario(const Deployment& d, const Scenario& s, Validation& v)
+{
+    v.limits = evaluateDeployment(s, d);
     v.spaceChecked = !s.constraints.empty() || runnableEngine(s).has_value();
-    if (v.spaceChecked)
-        v.outsideSpace = SearchSpace(s).outsideConstraints(p);
     v.runnableWords = runnableSpaceWords(s);
     if (!runnableEngine(s))
-        if ((v.engine = engineOfCollectives(s.workload.engine)))
-            v.engineRules = engineViolations(*v.engine, p, s.model);
+        v.engine = engineOfCollectives(s.workload.engine);
+    for (const PoolPlan& pool : poolPlans(d, s)) {
+        if (v.spaceChecked)
+            appendUnder(v.outsideSpace, SearchSpace(pool.priced).outsideConstraints(pool.plan), pool.role);
+        if (v.engine)
+            appendUnder(v.engineRules, engineViolations(*v.engine, pool.plan, s.model), pool.role);
+    }
 }
 
+std::string deploymentSummary(const Deployment& d)
+{
+    if (d.pools)
+        return "disaggregated plan: prefill " + std::to_string(d.pools->prefill.gpus()) + " GPUs, decode "
+            + std::to_string(d.pools->decode.gpus()) + " GPUs";
+    const Plan& p = d.plan;
+    return "plan: TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel) + ", PP "
+        + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel) + ", batch "
+        + std::to_string(p.batch);
+}
+
+// A plan file of either shape: checked against its own embedded scenario, or --scenario
+// (which must agree with it unless --ignore-embedded), as evaluate and export check it.
 Validation validatePlanFile(const Args& a, const std::string& text, const std::string& path)
 {
-    if (isDisaggregatedPlanText(text))
-        return validateDisaggregatedPlanText(text, path);
     Validation v;
-    auto doc = parsePlanDocument(text, path);
+    auto doc = parseDeploymentText(text, path);
     v.errors = doc.errors;
-    const Plan& p = doc.value.plan;
+    const Deployment& d = doc.value.deployment;
+    const PlanDocument& embedded = doc.value.embedded;
     std::string against;
-    if (doc.ok() && (a.has("--scenario") || doc.value.scenario)) {
-        // Checked against its own embedded scenario, or --scenario (which must agree).
-        auto s = scenarioForPlan(a, doc.value, path);
-        v.errors = s.ok() ? checkPlanAgainstScenario(p, s.value, path) : s.errors;
-        // One pool for a scenario served by two: evaluate refuses it, so validate does.
+    if (doc.ok() && (a.has("--scenario") || embedded.scenario)) {
+        auto s = scenarioForPlan(a, embedded, path);
+        v.errors = s.ok() ? fitErrors(d, s.value, path) : s.errors;
         if (v.errors.empty())
-            if (std::optional<FieldError> bad = shapeProblem(s.value, Deployment::onePool(p), path))
-                v.errors.push_back(*bad);
-        if (v.errors.empty())
-            judgeAgainstScenario(p, s.value, v);
+            judgeAgainstScenario(d, s.value, v);
         against = a.has("--scenario") ? " (checked against " + a.value("--scenario") + ")"
-                                      : " (checked against its embedded scenario '" + doc.value.scenarioName + "')";
+                                      : " (checked against its embedded scenario '" + embedded.scenarioName + "')";
     }
     if (v.errors.empty())
-        v.summary = "plan: TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel)
-            + ", PP " + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel)
-            + ", batch " + std::to_string(p.batch) + against;
+        v.summary = deploymentSummary(d) + against;
     return v;
 }
 
@@ -246,8 +283,7 @@ Validation validateText(const Args& a, FileKind kind, const std::string& text, c
         v.errors.front().file = path;
     } else
         v.errors = {{path, "format",
-                     "not a ShardLab file: expected \"format\": \"shardlab-scenario\", \"shardlab-plan\", "
-                     "\"shardlab-model\" or \"shardlab-cluster\", or a HuggingFace config.json"}};
+                     "not a ShardLab file: expected \"format\": " + knownFormatsText() + ", or a HuggingFace config.json"}};
     return v;
 }
 

@@ -14,6 +14,7 @@
 #include "io/count_list.h"
 #include "io/input_file.h"
 #include "io/scenario_json.h"
+#include "report/launch_engines.h"
 #include "rl/ppo_pretrain.h"
 
 namespace {
@@ -163,7 +164,12 @@ int parseArgs(int argc, char** argv, Args& args)
         if (i + 1 >= argc)
             return usage(a + ": needs a value");
         const char* v = argv[++i];
-        args.command += " " + a + " " + v;
+        // Recorded in the weights' header and shown as a command to run again: each word
+        // quoted as the shell must be given it (a path with blanks, quotes or ';').
+        args.command += " " + shardlab::launch::shellWord(a) + " " + shardlab::launch::shellWord(v);
+        if (a == "--out" && std::string(v) == "-")
+            return usage("--out: - names no file here (the weights are always written to a file); write ./- for a "
+                         "file named '-'");
         if (a == "--out" || a == "--score" || a == "--score-scenarios") {
             (a == "--out" ? args.out : a == "--score" ? args.score : args.scoreDirs) = v;
             continue;

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "io/format_json.h"
 #include "io/scenario_json.h"
 #include "ui_format.h"
 
@@ -51,7 +52,7 @@ ScenarioLoad readScenarioForEditor(const std::string& text, const std::string& l
     // A draft needs a well-formed scenario document: right format, every section there,
     // only values out of range or inconsistent with each other.
     const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text));
-    if (!doc.isObject() || doc.object().value(QStringLiteral("format")).toString() != QLatin1String("shardlab-scenario"))
+    if (!doc.isObject() || doc.object().value(QStringLiteral("format")).toString() != QLatin1String(io::formats::kScenarioFormat))
         return out;
     std::set<std::pair<std::string, std::string>> semantic;
     for (const FieldError& e : validateScenario(p.value))

@@ -40,4 +40,24 @@ bool parseCountList(const std::string& text, long long lo, long long hi, std::ve
     return true;
 }
 
+bool hasEmptyItem(const std::string& text)
+{
+    if (text.find_first_not_of(", \t\r\n") == std::string::npos)
+        return false; // nothing listed: the caller's "lists no" error
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = text.find(',', start);
+        const size_t end = comma == std::string::npos ? text.size() : comma;
+        if (trimmed(text.substr(start, end - start)).empty())
+            return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+std::string emptyItemWords(const std::string& text)
+{
+    return "an item is empty in '" + text + "' (two commas together, or one at an end)";
+}
+
 } // namespace shardlab

@@ -1,6 +1,7 @@
 // Comma-separated counts as users type them ("8,16,32", "1, 4 ,16"): GPU counts of a sweep,
 // concurrencies of a load front. One reader for the CLI's flags and the window's fields, so
-// both accept and refuse the same text.
+// both accept and refuse the same text, but for empty items (hasEmptyItem), which the CLI
+// refuses.
 #pragma once
 
 #include <algorithm>
@@ -15,6 +16,14 @@ namespace shardlab {
 // trimmed, and `out` holds the items before it.
 bool parseCountList(const std::string& text, long long lo, long long hi, std::vector<long long>& out,
                     std::string& badItem);
+
+// True when `text` lists at least one item and one of its comma-separated items is empty
+// ("8,,16", ",8", "8,"): a doubled or stray comma, a typo or a missing count. The CLI's list
+// flags refuse such text, naming the flag (emptyItemWords says what is wrong);
+// parseCountList itself skips empty items, as the window's fields are read.
+bool hasEmptyItem(const std::string& text);
+// "an item is empty in 'TEXT' (two commas together, or one at an end)".
+std::string emptyItemWords(const std::string& text);
 
 // The first item of `items` equal to an earlier one, or nullptr. Every list a user gives
 // (GPU counts, concurrencies, algorithms) refuses a repeat: "8,8" is a typo, not a request

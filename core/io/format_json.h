@@ -1,5 +1,5 @@
-// What the JSON file formats share (io/scenario_json.cpp, io/plan_json.cpp): the format
-// tags, the format/version check, parsing with the file named in every error, and the
+// What the JSON file formats share (io/scenario_json.cpp, io/plan_json.cpp): every format
+// tag, the format/version check, parsing with the file named in every error, and the
 // scenario object a plan file embeds.
 #pragma once
 
@@ -12,11 +12,23 @@
 
 namespace shardlab::io {
 
+// The "format" tag of each ShardLab file, and the kind of file it names (detectFileKind).
 namespace formats {
 inline constexpr const char* kScenarioFormat = "shardlab-scenario";
 inline constexpr const char* kPlanFormat = "shardlab-plan";
 inline constexpr const char* kModelFormat = "shardlab-model";
 inline constexpr const char* kClusterFormat = "shardlab-cluster";
+inline constexpr const char* kProfileFormat = "shardlab-profile";           // io/profile_json.h
+inline constexpr const char* kMeasurementsFormat = "shardlab-measurements"; // report/measurements.h
+
+struct FileFormat {
+    const char* tag;
+    FileKind kind;
+};
+inline constexpr FileFormat kFileFormats[] = {
+    {kScenarioFormat, FileKind::Scenario}, {kPlanFormat, FileKind::Plan},
+    {kModelFormat, FileKind::Model},       {kClusterFormat, FileKind::Cluster},
+    {kProfileFormat, FileKind::Profile},   {kMeasurementsFormat, FileKind::Measurements}};
 } // namespace formats
 
 // Names `file` in every error that does not name one yet.

@@ -2,6 +2,7 @@
 
 #include "io/hf_precision.h"
 #include "io/json_reader.h"
+#include "io/model_limits.h"
 
 #include <sys/stat.h>
 
@@ -17,6 +18,7 @@ const char* const kHfFamilies = "llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_
 
 using nlohmann::json;
 using io::JsonReader;
+namespace modelLimits = io::modelLimits;
 
 namespace {
 
@@ -142,7 +144,7 @@ void readLayerTypes(const json& doc, JsonReader& r, ModelSpec& m, const std::str
             }
         }
     } else if (type == "qwen3_next") {
-        const int every = r.integerOr("full_attention_interval", 4, 1, 1000);
+        const int every = r.integerOr("full_attention_interval", 4, modelLimits::kLayers);
         x.linearLayers = m.layers - m.layers / every;
     } else if (type == "gpt_oss") {
         x.slidingLayers = m.layers / 2; // transformers' default: even layers sliding
@@ -151,29 +153,29 @@ void readLayerTypes(const json& doc, JsonReader& r, ModelSpec& m, const std::str
         x.slidingLayers = m.layers; // transformers' Mistral: a window, when set, on every layer
     }
     if (x.slidingLayers > 0)
-        x.slidingWindow = r.integer("sliding_window", 1, 1 << 24);
+        x.slidingWindow = r.integer("sliding_window", modelLimits::kSlidingWindow);
     if (x.linearLayers > 0) {
-        x.linear.keyHeads = r.integer("linear_num_key_heads", 1, 4096);
-        x.linear.valueHeads = r.integer("linear_num_value_heads", 1, 4096);
-        x.linear.keyHeadDim = r.integer("linear_key_head_dim", 1, 4096);
-        x.linear.valueHeadDim = r.integer("linear_value_head_dim", 1, 4096);
-        x.linear.convKernel = r.integerOr("linear_conv_kernel_dim", 4, 1, 64);
+        x.linear.keyHeads = r.integer("linear_num_key_heads", modelLimits::kHeads);
+        x.linear.valueHeads = r.integer("linear_num_value_heads", modelLimits::kHeads);
+        x.linear.keyHeadDim = r.integer("linear_key_head_dim", modelLimits::kHeadDim);
+        x.linear.valueHeadDim = r.integer("linear_value_head_dim", modelLimits::kHeadDim);
+        x.linear.convKernel = r.integerOr("linear_conv_kernel_dim", 4, modelLimits::kConvKernel);
     }
 }
 
 // Qwen's MoE families: routed experts, one optional shared expert, every layer MoE.
 void readQwenMoe(const json& doc, JsonReader& r, ModelSpec& m)
 {
-    m.moe.experts = r.integer("num_experts", 1, 65536);
-    m.moe.expertsPerToken = r.integer("num_experts_per_tok", 1, 65536);
-    m.moe.expertFfnHidden = r.integer("moe_intermediate_size", 1, 1 << 22);
-    m.ffnHidden = r.integerOr("intermediate_size", 0, 0, 1 << 22);
-    const int shared = r.integerOr("shared_expert_intermediate_size", 0, 0, 1 << 22);
+    m.moe.experts = r.integer("num_experts", modelLimits::kExperts);
+    m.moe.expertsPerToken = r.integer("num_experts_per_tok", modelLimits::kExperts);
+    m.moe.expertFfnHidden = r.integer("moe_intermediate_size", modelLimits::kFfnHidden);
+    m.ffnHidden = r.integerOr("intermediate_size", 0, modelLimits::kOptionalFfnHidden);
+    const int shared = r.integerOr("shared_expert_intermediate_size", 0, modelLimits::kOptionalFfnHidden);
     if (shared > 0) {
         m.moe.sharedExperts = 1;
         m.moe.sharedExpertFfnHidden = shared;
     }
-    const int step = r.integerOr("decoder_sparse_step", 1, 1, 1000);
+    const int step = r.integerOr("decoder_sparse_step", 1, modelLimits::kLayers);
     if (step != 1)
         r.fail("decoder_sparse_step", "only 1 (every layer MoE) is supported, got " + std::to_string(step));
     auto mlpOnly = doc.find("mlp_only_layers");
@@ -247,34 +249,34 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     }
 
     m.name = nameFrom(doc, file);
-    m.layers = r.integer("num_hidden_layers", 1, 1000);
-    m.hiddenSize = r.integer("hidden_size", 1, 1 << 20);
-    m.attentionHeads = r.integer("num_attention_heads", 1, 4096);
-    m.kvHeads = r.integerOr("num_key_value_heads", m.attentionHeads, 1, 4096);
+    m.layers = r.integer("num_hidden_layers", modelLimits::kLayers);
+    m.hiddenSize = r.integer("hidden_size", modelLimits::kHiddenSize);
+    m.attentionHeads = r.integer("num_attention_heads", modelLimits::kHeads);
+    m.kvHeads = r.integerOr("num_key_value_heads", m.attentionHeads, modelLimits::kHeads);
     const int defaultHeadDim = m.attentionHeads > 0 ? m.hiddenSize / m.attentionHeads : 0;
     const bool derivedHeadDim = !r.has("head_dim") || doc["head_dim"].is_null(); // null: "derive it"
     if (derivedHeadDim)
         m.headDim = defaultHeadDim;
     else
-        m.headDim = r.integerOr("head_dim", defaultHeadDim, 1, 4096);
+        m.headDim = r.integerOr("head_dim", defaultHeadDim, modelLimits::kHeadDim);
     if (derivedHeadDim && !deepseek && m.attentionHeads > 0 && m.hiddenSize % m.attentionHeads != 0)
         r.fail("head_dim", "is not given and hidden_size (" + std::to_string(m.hiddenSize)
                                + ") is not divisible by num_attention_heads (" + std::to_string(m.attentionHeads)
                                + "): give head_dim");
-    m.vocabSize = r.integer("vocab_size", 1, 10'000'000);
+    m.vocabSize = r.integer("vocab_size", modelLimits::kVocabSize);
     m.tieEmbeddings = r.booleanOr("tie_word_embeddings", false);
     hf::readConfigPrecisions(doc, r, result.value);
 
     if (type == "mixtral") {
-        m.moe.experts = r.integer("num_local_experts", 1, 65536);
-        m.moe.expertsPerToken = r.integer("num_experts_per_tok", 1, 65536);
-        m.moe.expertFfnHidden = r.integer("intermediate_size", 1, 1 << 22);
+        m.moe.experts = r.integer("num_local_experts", modelLimits::kExperts);
+        m.moe.expertsPerToken = r.integer("num_experts_per_tok", modelLimits::kExperts);
+        m.moe.expertFfnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
         m.ffnHidden = 0;
     } else if (type == "gpt_oss") {
-        m.moe.experts = r.integer("num_local_experts", 1, 65536);
-        m.moe.expertsPerToken = r.has("num_experts_per_tok") ? r.integer("num_experts_per_tok", 1, 65536)
-                                                              : r.integer("experts_per_token", 1, 65536);
-        m.moe.expertFfnHidden = r.integer("intermediate_size", 1, 1 << 22);
+        m.moe.experts = r.integer("num_local_experts", modelLimits::kExperts);
+        m.moe.expertsPerToken = r.has("num_experts_per_tok") ? r.integer("num_experts_per_tok", modelLimits::kExperts)
+                                                              : r.integer("experts_per_token", modelLimits::kExperts);
+        m.moe.expertFfnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
         m.ffnHidden = 0;
     } else if (type == "qwen3_moe" || type == "qwen2_moe" || type == "qwen3_next") {
         readQwenMoe(doc, r, m);
@@ -282,26 +284,26 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
         m.attention = AttentionKind::MLA;
         m.mla.qLoraRank = doc.contains("q_lora_rank") && doc["q_lora_rank"].is_null()
             ? 0
-            : r.integerOr("q_lora_rank", 0, 0, 1 << 16);
-        m.mla.kvLoraRank = r.integer("kv_lora_rank", 1, 1 << 16);
-        m.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", 1, 4096);
-        m.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", 0, 4096);
-        m.mla.vHeadDim = r.integer("v_head_dim", 1, 4096);
+            : r.integerOr("q_lora_rank", 0, modelLimits::kQLoraRank);
+        m.mla.kvLoraRank = r.integer("kv_lora_rank", modelLimits::kKvLoraRank);
+        m.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", modelLimits::kHeadDim);
+        m.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", modelLimits::kRopeHeadDim);
+        m.mla.vHeadDim = r.integer("v_head_dim", modelLimits::kHeadDim);
         m.headDim = m.mla.vHeadDim;
-        m.ffnHidden = r.integer("intermediate_size", 1, 1 << 22);
+        m.ffnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
         if (r.has("n_routed_experts") && !doc["n_routed_experts"].is_null()) {
-            m.moe.experts = r.integer("n_routed_experts", 1, 65536);
-            m.moe.expertsPerToken = r.integer("num_experts_per_tok", 1, 65536);
-            m.moe.expertFfnHidden = r.integer("moe_intermediate_size", 1, 1 << 22);
-            m.moe.sharedExperts = r.integerOr("n_shared_experts", 0, 0, 64);
+            m.moe.experts = r.integer("n_routed_experts", modelLimits::kExperts);
+            m.moe.expertsPerToken = r.integer("num_experts_per_tok", modelLimits::kExperts);
+            m.moe.expertFfnHidden = r.integer("moe_intermediate_size", modelLimits::kFfnHidden);
+            m.moe.sharedExperts = r.integerOr("n_shared_experts", 0, modelLimits::kSharedExperts);
             m.moe.sharedExpertFfnHidden = m.moe.expertFfnHidden;
-            m.moe.denseLayers = r.integerOr("first_k_dense_replace", 0, 0, 1000);
-            const int freq = r.integerOr("moe_layer_freq", 1, 1, 1000);
+            m.moe.denseLayers = r.integerOr("first_k_dense_replace", 0, modelLimits::kDenseLayers);
+            const int freq = r.integerOr("moe_layer_freq", 1, modelLimits::kLayers);
             if (freq != 1)
                 r.fail("moe_layer_freq", "only 1 (every layer after the dense ones is MoE) is supported");
         }
     } else {
-        m.ffnHidden = r.integer("intermediate_size", 1, 1 << 22);
+        m.ffnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
     }
     const bool mistralWindow = (type == "mistral" || type == "mixtral") && doc.contains("sliding_window");
     if (type == "gpt_oss" || type == "qwen3_next" || (llamaLike && doc.contains("layer_types")) || mistralWindow)

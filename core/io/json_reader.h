@@ -11,6 +11,11 @@
 
 namespace shardlab::io {
 
+// The whole numbers a field accepts, lo..hi inclusive.
+struct IntRange {
+    long long lo, hi;
+};
+
 class JsonReader {
 public:
     JsonReader(const nlohmann::json& value, std::string path, FieldErrors& errors)
@@ -28,12 +33,14 @@ public:
 
     // Required fields: missing or wrong type or out of range -> error, fallback returned.
     int integer(const char* key, long long lo, long long hi);
+    int integer(const char* key, IntRange r) { return integer(key, r.lo, r.hi); }
     double number(const char* key, double lo, double hi);
     std::string string(const char* key);
     bool boolean(const char* key);
 
     // Optional fields: absent -> fallback without error; present but bad -> error.
     int integerOr(const char* key, int fallback, long long lo, long long hi);
+    int integerOr(const char* key, int fallback, IntRange r) { return integerOr(key, fallback, r.lo, r.hi); }
     double numberOr(const char* key, double fallback, double lo, double hi);
     std::string stringOr(const char* key, const std::string& fallback);
     bool booleanOr(const char* key, bool fallback);

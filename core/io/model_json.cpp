@@ -1,5 +1,7 @@
 #include "io/model_json.h"
 
+#include "io/model_limits.h"
+
 namespace shardlab::io {
 
 using ojson = nlohmann::ordered_json;
@@ -23,11 +25,11 @@ void readMla(JsonReader& r, ModelSpec& m)
         r.fail(r.path("mla"), "missing required field (attention is \"mla\")");
     else if (d.requireObject()) {
         d.rejectUnknownKeys({"q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-        m.mla.qLoraRank = d.integerOr("q_lora_rank", 0, 0, 1 << 16);
-        m.mla.kvLoraRank = d.integer("kv_lora_rank", 1, 1 << 16);
-        m.mla.qkNopeHeadDim = d.integer("qk_nope_head_dim", 1, 4096);
-        m.mla.qkRopeHeadDim = d.integer("qk_rope_head_dim", 0, 4096);
-        m.mla.vHeadDim = d.integer("v_head_dim", 1, 4096);
+        m.mla.qLoraRank = d.integerOr("q_lora_rank", 0, modelLimits::kQLoraRank);
+        m.mla.kvLoraRank = d.integer("kv_lora_rank", modelLimits::kKvLoraRank);
+        m.mla.qkNopeHeadDim = d.integer("qk_nope_head_dim", modelLimits::kHeadDim);
+        m.mla.qkRopeHeadDim = d.integer("qk_rope_head_dim", modelLimits::kRopeHeadDim);
+        m.mla.vHeadDim = d.integer("v_head_dim", modelLimits::kHeadDim);
     }
 }
 
@@ -38,13 +40,14 @@ void readMoe(JsonReader& r, ModelSpec& m)
         return;
     e.rejectUnknownKeys({"experts", "experts_per_token", "expert_ffn_hidden", "shared_experts",
                          "shared_expert_ffn_hidden", "dense_layers"});
-    m.moe.experts = e.integer("experts", 1, 65536);
-    m.moe.expertsPerToken = e.integer("experts_per_token", 1, 65536);
-    m.moe.expertFfnHidden = e.integer("expert_ffn_hidden", 1, 1 << 22);
-    m.moe.sharedExperts = e.integerOr("shared_experts", 0, 0, 64);
+    m.moe.experts = e.integer("experts", modelLimits::kExperts);
+    m.moe.expertsPerToken = e.integer("experts_per_token", modelLimits::kExperts);
+    m.moe.expertFfnHidden = e.integer("expert_ffn_hidden", modelLimits::kFfnHidden);
+    m.moe.sharedExperts = e.integerOr("shared_experts", 0, modelLimits::kSharedExperts);
     m.moe.sharedExpertFfnHidden =
-        e.integerOr("shared_expert_ffn_hidden", m.moe.sharedExperts > 0 ? m.moe.expertFfnHidden : 0, 0, 1 << 22);
-    m.moe.denseLayers = e.integerOr("dense_layers", 0, 0, 1000);
+        e.integerOr("shared_expert_ffn_hidden", m.moe.sharedExperts > 0 ? m.moe.expertFfnHidden : 0,
+                    modelLimits::kOptionalFfnHidden);
+    m.moe.denseLayers = e.integerOr("dense_layers", 0, modelLimits::kDenseLayers);
 }
 
 // "sliding_window": {"layers", "window"}; "linear_attention": {"layers", "key_heads",
@@ -56,20 +59,20 @@ void readAttentionMix(JsonReader& r, ModelSpec& m)
         JsonReader w = r.child("sliding_window");
         if (w.requireObject()) {
             w.rejectUnknownKeys({"layers", "window"});
-            x.slidingLayers = w.integer("layers", 1, 1000);
-            x.slidingWindow = w.integer("window", 1, 1 << 24);
+            x.slidingLayers = w.integer("layers", modelLimits::kLayers);
+            x.slidingWindow = w.integer("window", modelLimits::kSlidingWindow);
         }
     }
     if (r.has("linear_attention")) {
         JsonReader l = r.child("linear_attention");
         if (l.requireObject()) {
             l.rejectUnknownKeys({"layers", "key_heads", "value_heads", "key_head_dim", "value_head_dim", "conv_kernel"});
-            x.linearLayers = l.integer("layers", 1, 1000);
-            x.linear.keyHeads = l.integer("key_heads", 1, 4096);
-            x.linear.valueHeads = l.integer("value_heads", 1, 4096);
-            x.linear.keyHeadDim = l.integer("key_head_dim", 1, 4096);
-            x.linear.valueHeadDim = l.integer("value_head_dim", 1, 4096);
-            x.linear.convKernel = l.integerOr("conv_kernel", 4, 1, 64);
+            x.linearLayers = l.integer("layers", modelLimits::kLayers);
+            x.linear.keyHeads = l.integer("key_heads", modelLimits::kHeads);
+            x.linear.valueHeads = l.integer("value_heads", modelLimits::kHeads);
+            x.linear.keyHeadDim = l.integer("key_head_dim", modelLimits::kHeadDim);
+            x.linear.valueHeadDim = l.integer("value_head_dim", modelLimits::kHeadDim);
+            x.linear.convKernel = l.integerOr("conv_kernel", 4, modelLimits::kConvKernel);
         }
     }
 }
@@ -86,33 +89,34 @@ ModelSpec readModel(JsonReader r)
                          "moe", "weight_precision", "expert_precision", "kv_precision", "sliding_window",
                          "linear_attention", "source"});
     m.name = r.string("name");
-    m.layers = r.integer("layers", 1, 1000);
-    m.hiddenSize = r.integer("hidden_size", 1, 1 << 20);
-    m.attentionHeads = r.integer("attention_heads", 1, 4096);
-    m.vocabSize = r.integer("vocab_size", 1, 10'000'000);
+    m.layers = r.integer("layers", modelLimits::kLayers);
+    m.hiddenSize = r.integer("hidden_size", modelLimits::kHiddenSize);
+    m.attentionHeads = r.integer("attention_heads", modelLimits::kHeads);
+    m.vocabSize = r.integer("vocab_size", modelLimits::kVocabSize);
     m.tieEmbeddings = r.booleanOr("tie_embeddings", false);
     const std::string attn = r.stringOr("attention", "gqa");
     if (attn == "mla") {
         m.attention = AttentionKind::MLA;
         readMla(r, m);
-        m.kvHeads = r.integerOr("kv_heads", m.attentionHeads, 1, 4096);
-        m.headDim = r.integerOr("head_dim", m.mla.vHeadDim, 1, 4096);
+        m.kvHeads = r.integerOr("kv_heads", m.attentionHeads, modelLimits::kHeads);
+        m.headDim = r.integerOr("head_dim", m.mla.vHeadDim, modelLimits::kHeadDim);
     } else if (attn == "gqa" && !(r.has("attention") && !r.json()["attention"].is_string())) {
-        m.kvHeads = r.integer("kv_heads", 1, 4096);
-        m.headDim = r.integer("head_dim", 1, 4096);
+        m.kvHeads = r.integer("kv_heads", modelLimits::kHeads);
+        m.headDim = r.integer("head_dim", modelLimits::kHeadDim);
     } else {
         // The kind could not be read (its error says so once); which head fields are
         // required depends on it, so they are only checked where given.
         if (r.json()["attention"].is_string())
             r.fail(r.path("attention"), "must be \"gqa\" or \"mla\", got \"" + attn + "\"");
-        m.kvHeads = r.integerOr("kv_heads", 1, 1, 4096);
-        m.headDim = r.integerOr("head_dim", 1, 1, 4096);
+        m.kvHeads = r.integerOr("kv_heads", 1, modelLimits::kHeads);
+        m.headDim = r.integerOr("head_dim", 1, modelLimits::kHeadDim);
     }
     if (r.has("moe"))
         readMoe(r, m);
     readAttentionMix(r, m);
     const bool needsFfn = !m.isMoe() || m.moe.denseLayers > 0;
-    m.ffnHidden = needsFfn ? r.integer("ffn_hidden", 1, 1 << 22) : r.integerOr("ffn_hidden", 0, 0, 1 << 22);
+    m.ffnHidden = needsFfn ? r.integer("ffn_hidden", modelLimits::kFfnHidden)
+                           : r.integerOr("ffn_hidden", 0, modelLimits::kOptionalFfnHidden);
     m.weightPrecision = readPrecision(r, "weight_precision");
     if (r.has("expert_precision")) {
         const Precision e = readPrecision(r, "expert_precision", m.weightPrecision);

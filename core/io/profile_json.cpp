@@ -19,7 +19,7 @@ using json = nlohmann::json;
 using ojson = nlohmann::ordered_json;
 using io::JsonReader;
 
-constexpr const char* kProfileFormat = "shardlab-profile";
+using io::formats::kProfileFormat;
 constexpr double kBig = 1e12;
 
 // One number of a profile: its JSON path, where it lives, its range and how it converts

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
 
 #include "io/atomic_file.h"
 #include "io/format_json.h"
@@ -162,6 +163,15 @@ const char* fileKindName(FileKind k)
     return "unknown";
 }
 
+std::string knownFormatsText()
+{
+    std::string out;
+    const size_t n = std::size(io::formats::kFileFormats);
+    for (size_t i = 0; i < n; ++i)
+        out += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + "\"" + io::formats::kFileFormats[i].tag + "\"";
+    return out;
+}
+
 FileKind detectFileKind(const std::string& text, FieldError* parseError)
 {
     json doc;
@@ -176,18 +186,9 @@ FileKind detectFileKind(const std::string& text, FieldError* parseError)
     auto f = doc.find("format");
     if (f != doc.end() && f->is_string()) {
         const std::string s = *f;
-        if (s == kScenarioFormat)
-            return FileKind::Scenario;
-        if (s == kPlanFormat)
-            return FileKind::Plan;
-        if (s == kModelFormat)
-            return FileKind::Model;
-        if (s == kClusterFormat)
-            return FileKind::Cluster;
-        if (s == "shardlab-profile") // core/io/profile_json.h
-            return FileKind::Profile;
-        if (s == "shardlab-measurements") // core/report/measurements.h
-            return FileKind::Measurements;
+        for (const io::formats::FileFormat& known : io::formats::kFileFormats)
+            if (s == known.tag)
+                return known.kind;
     }
     if (doc.contains("architectures") || doc.contains("model_type"))
         return FileKind::HuggingFaceConfig;

@@ -31,6 +31,9 @@ const char* fileKindName(FileKind k);
 // Guesses what a JSON text is from its "format" field (or HF config fields). Text that does
 // not parse is Unknown, and `parseError` (if given) says why.
 FileKind detectFileKind(const std::string& text, FieldError* parseError = nullptr);
+// The "format" tags detectFileKind knows, for a message: "\"shardlab-scenario\", ... or
+// \"shardlab-measurements\"".
+std::string knownFormatsText();
 
 // `file` labels errors; parse* never throw. Semantic validation is included.
 Parsed<Scenario> parseScenario(const std::string& text, const std::string& file);

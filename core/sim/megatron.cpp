@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <numeric>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace shardlab {
 
@@ -218,6 +220,68 @@ Plan unconstrainedRecipe(const Scenario& s, const Plan& sharded, int tp)
     return p;
 }
 
+// The pipeline depths the recipe tried before the one it chose (the depths that divide the
+// GPUs left by TP), by why it passed each over, and how that reads after "PP n because".
+struct SkippedDepths {
+    std::vector<long long> constraints; // excluded, or left no expert layout or batch range
+    std::vector<long long> engine;      // the runnable scenario's engine runs no layout of it
+    std::vector<long long> structure;   // its degrees do not divide the model (the plan checks)
+    std::vector<long long> limits;      // no batch fits memory or meets the SLOs
+    std::string structureWhy;           // the deepest such depth's first failed check
+
+    // No valid batch at depth `pp`: `p` (at the smallest batch tried) breaks a plan check,
+    // or else memory or an SLO.
+    void noBatch(long long pp, const Plan& p, const Scenario& s)
+    {
+        const FieldErrors broken = validatePlan(p, s);
+        if (broken.empty()) {
+            limits.push_back(pp);
+            return;
+        }
+        structure.push_back(pp);
+        structureWhy = broken.front().reason;
+    }
+
+    std::string text(const std::optional<Engine>& engine) const
+    {
+        auto depths = [](const std::vector<long long>& v) {
+            std::string out = "PP";
+            for (size_t i = 0; i < v.size(); ++i)
+                out += std::string(i == 0 ? " " : i + 1 == v.size() ? " and " : ", ") + std::to_string(v[i]);
+            return out;
+        };
+        if (constraints.empty() && this->engine.empty() && structure.empty())
+            return "fewer stages do not fit memory or the SLOs";
+        std::vector<std::string> parts;
+        if (!constraints.empty())
+            parts.push_back("the constraints exclude " + depths(constraints));
+        if (!this->engine.empty() && engine)
+            parts.push_back(std::string(engineInfo(*engine).label) + " runs no layout of " + depths(this->engine));
+        if (!structure.empty())
+            parts.push_back(depths(structure) + " do" + (structure.size() == 1 ? "es" : "") + " not divide the model ("
+                            + (structure.size() > 1 ? "at PP " + std::to_string(structure.back()) + ": " : "")
+                            + structureWhy + ")");
+        if (!limits.empty())
+            parts.push_back(depths(limits) + " do" + (limits.size() == 1 ? "es" : "")
+                            + " not fit memory or the SLOs");
+        std::string out;
+        for (size_t i = 0; i < parts.size(); ++i)
+            out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+        return out;
+    }
+};
+
+// Why the recipe has no valid plan: none of its plans lies within the constraints (`anyInside`
+// false), or no pipeline depth or batch makes one valid.
+std::string unfittedWords(bool anyInside, const PlanConstraints& c)
+{
+    if (!anyInside && !c.empty())
+        return "; no recipe plan (TP, pipeline depth, DP and EP by the recipe's rules) lies within the scenario's "
+               "constraints";
+    return c.empty() ? "; no pipeline depth or batch makes the recipe valid"
+                     : "; no pipeline depth or batch makes the recipe valid within the scenario's constraints";
+}
+
 } // namespace
 
 RecipePlan megatronPlan(const Simulator& sim)
@@ -243,26 +307,34 @@ RecipePlan megatronPlan(const Simulator& sim)
     std::optional<Plan> inside;
     Plan own; // the recipe's own plan at the depth tried, before an engine moved its experts
     bool fitted = false;
+    SkippedDepths skipped;
     for (long long pp = 1; tp > 0 && pp <= std::min<long long>(N / tp, m.layers); ++pp) {
-        if ((N / tp) % pp != 0 || !constraintAllows(c.pipelineParallel, pp) || !constraintAllows(c.dataParallel, N / tp / pp))
+        if ((N / tp) % pp != 0)
             continue;
         p.pipelineParallel = static_cast<int>(pp);
         p.dataParallel = static_cast<int>(N / tp / pp);
         std::string fitNote;
-        if (!recipeExperts(s, p))
+        if (!constraintAllows(c.pipelineParallel, pp) || !constraintAllows(c.dataParallel, N / tp / pp)
+            || !recipeExperts(s, p)) {
+            skipped.constraints.push_back(pp);
             continue;
+        }
         const bool kept = m.isMoe() && recipeDispatcher(c, sharded, p);
         own = p;
-        if (engine && !fitEngine(s, *engine, p, fitNote))
+        if (engine && !fitEngine(s, *engine, p, fitNote)) {
+            skipped.engine.push_back(pp);
             continue;
+        }
         dispatcherNote = kept && !engine ? "; dispatch and combine keep the constraints' options at EP 1 (they exclude "
                                            "the recipe's all_gather and reduce_scatter there)"
                                          : "";
         engineNote = fitNote;
         p.microBatches = static_cast<int>(std::min<long long>(pp, batchHi));
         p.batch = std::max(p.microBatches, batchLo);
-        if (engine && p.microBatches < pp)
-            continue; // the engine keeps a micro-batch per stage: the batch range is too small
+        if (engine && p.microBatches < pp) {
+            skipped.constraints.push_back(pp); // the engine keeps a micro-batch per stage: the batch range is too small
+            continue;
+        }
         if (!inside)
             inside = p;
         SimResult r;
@@ -272,19 +344,16 @@ RecipePlan megatronPlan(const Simulator& sim)
             out.result = sim.evaluate(p);
             fitted = true;
             if (pp > 1)
-                why += "; PP " + std::to_string(pp) + " because fewer stages do not fit memory or the SLOs";
+                why += "; PP " + std::to_string(pp) + " because " + skipped.text(engine);
             break;
         }
+        skipped.noBatch(pp, p, s);
     }
     if (!fitted) {
         p = inside ? *inside : unconstrainedRecipe(s, sharded, p.tensorParallel);
         ++out.evaluations;
         out.result = sim.evaluate(p);
-        why += !inside && !c.empty()
-            ? "; no recipe plan (TP, pipeline depth, DP and EP by the recipe's rules) lies within the scenario's "
-              "constraints"
-            : c.empty() ? "; no pipeline depth or batch makes the recipe valid"
-                        : "; no pipeline depth or batch makes the recipe valid within the scenario's constraints";
+        why += unfittedWords(inside.has_value(), c);
     } else {
         why += fittedSummary(s, own, p, batchHi);
     }
