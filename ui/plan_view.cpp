@@ -299,7 +299,7 @@ void PlanView::applyPool()
     m_reference = megatronPlan(*m_sim);
     m_reference.result = m_sim->evaluate(m_reference.plan);
     m_editor->setEnabled(true);
-    m_editor->setContext(m_scenario, m_reference.plan);
+    m_editor->setContext(m_scenario, m_reference.plan, QString::fromUtf8(poolRoleName(m_role)), total);
     m_plan = plan;
     m_title = m_baseTitle = tr("%1 — %2 pool").arg(m_poolsTitle, QString::fromUtf8(poolRoleName(m_role)));
     m_editor->setPlan(plan);
