@@ -65,7 +65,7 @@ void MainWindow::restoreSettings()
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     m_toolbar->setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
-    m_toolbar->setBudget(settings.value(QStringLiteral("budget"), 4000).toInt());
+    m_toolbar->setBudget(settings.value(QStringLiteral("budget"), SearchOptions{}.budget).toInt());
     m_toolbar->setSeed(settings.value(QStringLiteral("seed"), 0).toInt());
     m_document->rebuildRecentMenu();
 
