@@ -403,7 +403,7 @@ void PlanView::evaluateAndShow()
     }
     m_breakdown->setPlan(m_scenario, m_plan, m_result, refUsable && m_plan != m_reference.plan ? &ref : nullptr,
                          kReferenceName, &m_reference.plan);
-    m_memory->setMemory(m_result.memory, refUsable ? &ref.memory : nullptr, kReferenceName);
+    m_memory->setMemory(m_result, refUsable ? &ref : nullptr, kReferenceName);
     m_collectives->setPlan(m_scenario, m_plan, m_result);
     m_timeline->setTimeline(stepTimeline(poolOutcome(m_scenario, m_plan, m_result)));
     if (cmp.comparable)

@@ -43,6 +43,7 @@
 #include <QUndoStack>
 #include <QProgressBar>
 #include "sim/simulator.h"
+#include "report/cost_account.h"
 
 using namespace shardlab;
 using shardlab::ui::MainWindow;
@@ -338,6 +339,11 @@ void TestWindowViews::compareTwoPlans()
     // A plan file: the window's own export comes back as a candidate and compares equal.
     QTemporaryDir dir;
     const QString file = dir.filePath(QStringLiteral("best.json"));
+    // Per generated token over all the pool's GPUs: the step's bytes by the cost account's
+    // step-to-token factor, the one the per-operator GPU·µs use (drafts accepted included).
+    const double perStep = costAccount(poolOutcome(s, w.lastResult()->outcome.best, c->resultA())).perStepUs;
+    QCOMPARE(links->item(2, 1)->text(), ui::formatBytes(ta.nvlinkBytes * perStep));
+    QCOMPARE(links->item(3, 1)->text(), ui::formatBytes(ta.interBytes * perStep));
     w.planView()->showPlan(QStringLiteral("best"), w.lastResult()->outcome.best);
     QVERIFY(w.exportPlan(file));
     QVERIFY2(w.openPlanFile(file), qPrintable(w.statusText()));
