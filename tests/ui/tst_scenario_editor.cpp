@@ -13,6 +13,7 @@
 #include <QSpinBox>
 
 #include "io/presets.h"
+#include "sim/cost_model.h"
 #include "scenario_editor.h"
 #include "topology_view.h"
 #include "ui_format.h"
@@ -53,6 +54,7 @@ class TestScenarioEditor : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void setScenarioEmitsNothing();
+    void kvPerSequenceIsTheCostModels();
     void kvHeadsEditFlagsAndFixRestores();
     void typingIntoAFieldIsValidated();
     void problemsMapToTheirWidget_data();
@@ -564,6 +566,29 @@ void TestScenarioEditor::draftValueSetsFieldQuietly()
     QCOMPARE(ed.scenario().cluster.nodes, 0);
     QVERIFY(names(ed.problems(), QStringLiteral("cluster.nodes")));
     QVERIFY(!ed.setFieldValue(QStringLiteral("no.such.field"), 1));
+}
+
+// The workload line's KV cache per sequence is the cost model's: gpt-oss-120b's
+// sliding-window layers hold at most their window, so its cache at full context is far
+// below every layer holding the whole context.
+void TestScenarioEditor::kvPerSequenceIsTheCostModels()
+{
+    Scenario s = preset("llama3-70b-8gpu");
+    const auto model = modelPreset("gpt-oss-120b");
+    QVERIFY2(model.ok(), model.firstError().c_str());
+    s.model = model.value;
+    QVERIFY(validateScenario(s).empty());
+    ScenarioEditor editor;
+    editor.setScenario(s);
+    auto* info = editor.findChild<QLabel*>(QStringLiteral("workloadInfo"));
+    QVERIFY(info);
+    const double ctx = double(s.workload.maxContext());
+    const double core = double(s.model.layers) * CostModel(s, SimConstants{}).cacheBytesPerSequence(ctx);
+    const double everyLayerWhole = double(s.model.layers) * 2.0 * s.model.kvHeads * s.model.headDim
+        * bytesPerElement(s.model.kvPrecision) * ctx;
+    QVERIFY(ui::formatBytes(core) != ui::formatBytes(everyLayerWhole));
+    QVERIFY2(info->text().contains(QStringLiteral("KV cache %1 per sequence").arg(ui::formatBytes(core))),
+             qPrintable(info->text()));
 }
 
 QTEST_MAIN(TestScenarioEditor)
