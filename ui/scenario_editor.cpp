@@ -495,6 +495,8 @@ void ScenarioEditor::matchPresets()
 void ScenarioEditor::revalidate()
 {
     m_problems = validateScenario(m_scenario);
+    for (const auto& [path, reason] : m_unreadText)
+        m_problems.push_back({{}, path, reason});
     for (FieldError& e : editorChecks(m_scenario, m_moeCheck->isChecked()))
         m_problems.push_back(std::move(e));
     if (m_problems.empty()) // on a valid model and cluster: TP 3 on 16 GPUs, no plan at all

@@ -10,6 +10,7 @@
 #include <QApplication>
 #include <QLabel>
 #include <QLocale>
+#include <QLineEdit>
 #include <QSpinBox>
 
 #include "io/presets.h"
@@ -55,6 +56,7 @@ class TestScenarioEditor : public QObject {
 private Q_SLOTS:
     void setScenarioEmitsNothing();
     void kvPerSequenceIsTheCostModels();
+    void constraintListsAreReadAsTheCliReadsThem();
     void kvHeadsEditFlagsAndFixRestores();
     void typingIntoAFieldIsValidated();
     void problemsMapToTheirWidget_data();
@@ -589,6 +591,40 @@ void TestScenarioEditor::kvPerSequenceIsTheCostModels()
     QVERIFY(ui::formatBytes(core) != ui::formatBytes(everyLayerWhole));
     QVERIFY2(info->text().contains(QStringLiteral("KV cache %1 per sequence").arg(ui::formatBytes(core))),
              qPrintable(info->text()));
+}
+
+// A constraint list is read by the core's count-list reader, as the CLI's lists are: a repeat
+// or a bad item is refused at the field (naming it), the scenario keeps its last good value
+// and Start is blocked until the text reads; a good list is stored sorted.
+void TestScenarioEditor::constraintListsAreReadAsTheCliReadsThem()
+{
+    ScenarioEditor editor;
+    editor.setScenario(preset("llama3-70b-8gpu"));
+    auto* tp = editor.findChild<QLineEdit*>(QStringLiteral("constraints.tensor_parallel"));
+    QVERIFY(tp);
+    auto type = [tp](const QString& text) {
+        tp->setText(text);
+        Q_EMIT tp->editingFinished();
+    };
+    type(QStringLiteral("8, 4"));
+    QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{4, 8}));
+    QVERIFY(editor.isRunnable());
+    type(QStringLiteral("4, 4"));
+    QVERIFY(!editor.isRunnable());
+    QVERIFY(names(editor.problems(), QStringLiteral("constraints.tensor_parallel")));
+    QVERIFY(marked(tp));
+    QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{4, 8})); // the last good value
+    type(QStringLiteral("0, 8"));
+    QVERIFY(!editor.isRunnable());
+    type(QStringLiteral("2 8"));
+    QVERIFY(editor.isRunnable());
+    QVERIFY(!marked(tp));
+    QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{2, 8}));
+    // A new scenario reloads the field and drops the refused text with its problem.
+    type(QStringLiteral("8, 8"));
+    QVERIFY(!editor.isRunnable());
+    editor.setScenario(preset("llama3-70b-8gpu"));
+    QVERIFY(editor.isRunnable());
 }
 
 QTEST_MAIN(TestScenarioEditor)
