@@ -1,5 +1,6 @@
 #include "compare_view.h"
 
+#include "report/cost_account.h"
 #include "report/load_text.h"
 #include "report/text_format.h"
 
@@ -265,15 +266,15 @@ void CompareView::refresh()
     }
     m_breakdown->setPlan(m_scenario, A.plan, m_resA, &m_resB, B.name, &B.plan);
     m_table->setComparison(A.plan, B.plan, m_cmp, B.name);
-    m_memory->setMemory(m_resA.memory, &m_resB.memory, B.name);
+    m_memory->setMemory(m_resA, &m_resB, B.name);
 
     // Collectives by link: NVLink and the inter-node fabric apart, per GPU per decode step
-    // and per generated token (what the step's bytes cost each token).
+    // and per generated token over all the pool's GPUs. A step's per-GPU figure becomes a
+    // token's by the cost account's own factor (perStepUs: micro-batches x GPUs over the
+    // tokens a cycle emits, accepted drafts included), as the per-operator times do.
     const PlanTraffic ta = planTraffic(m_scenario, A.plan, m_resA), tb = planTraffic(m_scenario, B.plan, m_resB);
-    auto perTokenBytes = [this](const Plan& p, double bytesPerStep) {
-        const double seqs = std::max(1.0, double(p.batch) / std::max(1, p.microBatches));
-        return bytesPerStep / seqs;
-    };
+    const double factorA = costAccount(poolOutcome(m_scenario, A.plan, m_resA)).perStepUs,
+                 factorB = costAccount(poolOutcome(m_scenario, B.plan, m_resB)).perStepUs;
     struct Row {
         QString what;
         QString a, b;
@@ -281,10 +282,10 @@ void CompareView::refresh()
     const std::vector<Row> rows = {
         {tr("NVLink bytes per decode step"), formatBytes(ta.nvlinkBytes), formatBytes(tb.nvlinkBytes)},
         {tr("inter-node bytes per decode step"), formatBytes(ta.interBytes), formatBytes(tb.interBytes)},
-        {tr("NVLink bytes per generated token"), formatBytes(perTokenBytes(A.plan, ta.nvlinkBytes)),
-         formatBytes(perTokenBytes(B.plan, tb.nvlinkBytes))},
-        {tr("inter-node bytes per generated token"), formatBytes(perTokenBytes(A.plan, ta.interBytes)),
-         formatBytes(perTokenBytes(B.plan, tb.interBytes))},
+        {tr("NVLink bytes per generated token, all GPUs"), formatBytes(ta.nvlinkBytes * factorA),
+         formatBytes(tb.nvlinkBytes * factorB)},
+        {tr("inter-node bytes per generated token, all GPUs"), formatBytes(ta.interBytes * factorA),
+         formatBytes(tb.interBytes * factorB)},
         {tr("communication time per decode step"),
          formatMs([&] {
              double us = 0;

@@ -110,7 +110,7 @@ void MainWindow::buildTabs()
         // currentScenario: a disaggregated scenario's shown pool, on its own GPUs.
         if (m_editor && validateScenario(m_editor->scenario()).empty())
             m_topology->setPlan(m_planView->currentScenario(), m_planView->currentTitle(), m_planView->currentPlan(),
-                                m_planView->currentResult());
+                                m_planView->currentResult(), m_planView->poolContext());
         else
             m_topology->showMessage(tr("No plan to draw: the scenario has problems, or no plan is shown yet."));
         refreshCompareCandidates();

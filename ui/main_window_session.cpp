@@ -4,6 +4,7 @@
 // once a second, so a kill loses at most the last second; the next start says what it
 // restored, and a session file it cannot read is set aside, never overwritten.
 #include <QCloseEvent>
+#include <QCoreApplication>
 #include <QLabel>
 #include <QSettings>
 
@@ -42,6 +43,13 @@ void MainWindow::startSession()
     connect(m_panel, &SearchPanel::runsChanged, m_session, &SessionStore::changed);
     connect(this, &MainWindow::scenarioChanged, m_session, &SessionStore::changed);
     connect(m_toolbar, &SearchToolbar::settingsChanged, m_session, &SessionStore::changed);
+    // Quitting the application without closing the window (a scripted run's
+    // --quit-when-done, a quit from the session manager) writes the session as closing it
+    // does: the search stopped first, so the runs written are the ones the window shows.
+    connect(QCoreApplication::instance(), &QCoreApplication::aboutToQuit, this, [this] {
+        m_controller.shutdown();
+        m_session->flush();
+    });
     // The Pareto tab computes on the scenario in the editor, as it is when asked.
     connect(this, &MainWindow::scenarioChanged, this, [this] { m_pareto->setScenario(m_editor->scenario()); });
     m_pareto->setScenario(m_editor->scenario());
@@ -57,7 +65,7 @@ void MainWindow::restoreSettings()
     restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
     restoreState(settings.value(QStringLiteral("windowState")).toByteArray());
     m_toolbar->setAlgorithm(settings.value(QStringLiteral("algorithm"), QStringLiteral("anneal")).toString());
-    m_toolbar->setBudget(settings.value(QStringLiteral("budget"), 4000).toInt());
+    m_toolbar->setBudget(settings.value(QStringLiteral("budget"), SearchOptions{}.budget).toInt());
     m_toolbar->setSeed(settings.value(QStringLiteral("seed"), 0).toInt());
     m_document->rebuildRecentMenu();
 

@@ -94,15 +94,17 @@ void MemoryPlot::showMessage(const QString& text)
     m_plot->replot();
 }
 
-void MemoryPlot::setMemory(const MemoryBreakdown& plan, const MemoryBreakdown* reference, const QString& referenceName)
+void MemoryPlot::setMemory(const SimResult& planResult, const SimResult* referenceResult, const QString& referenceName)
 {
+    const MemoryBreakdown& plan = planResult.memory;
     clearData();
     setDecorationsVisible(true);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double maxTotal = plotSafe(plan.capacityGb);
     int key = 0;
     bool heldBack = false;
-    auto add = [&](const MemoryBreakdown& m, const QString& label) {
+    auto add = [&](const SimResult& result, const QString& label) {
+        const MemoryBreakdown& m = result.memory;
         const double w = plotSafe(m.weightsGb), kv = plotSafe(m.kvCacheGb), h = plotSafe(m.kvHeldBackGb),
                      a = plotSafe(m.activationGb), r = plotSafe(m.reserveGb);
         m_weights->addData(key, w);
@@ -111,20 +113,23 @@ void MemoryPlot::setMemory(const MemoryBreakdown& plan, const MemoryBreakdown* r
         m_activations->addData(key, a);
         m_reserve->addData(key, r);
         heldBack = heldBack || h > 0;
-        const double total = w + kv + h + a + r;
-        maxTotal = std::max(maxTotal, total);
+        // The label is the simulator's own total (every term, the sampler's warm-up
+        // included), red when the simulator judged the plan over its memory.
+        const double total = plotSafe(m.totalGb);
+        const bool over = result.violations & (1u << static_cast<int>(Violation::Memory));
+        maxTotal = std::max({maxTotal, total, w + kv + h + a + r});
         ticker->addTick(key, label);
         auto* value = new QCPItemText(m_plot);
         value->position->setCoords(total, key);
         value->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         value->setPadding(QMargins(4, 0, 0, 0));
         value->setText(tr("%1 GB").arg(formatNumber(total, 1)));
-        value->setColor(total > m.capacityGb ? kLimitColour : QColor(0x37, 0x47, 0x4f));
+        value->setColor(over ? kLimitColour : QColor(0x37, 0x47, 0x4f));
         ++key;
     };
-    add(plan, tr("this plan"));
-    if (reference)
-        add(*reference, referenceName);
+    add(planResult, tr("this plan"));
+    if (referenceResult)
+        add(*referenceResult, referenceName);
     if (heldBack)
         m_heldBack->addToLegend();
     else

@@ -17,8 +17,10 @@ class MemoryPlot : public QWidget {
 public:
     explicit MemoryPlot(QWidget* parent = nullptr);
 
+    // Each result's memory breakdown as a bar labelled with the simulator's total, in red
+    // when the simulator found the plan over its memory (its Violation::Memory bit).
     // `reference` may be null: only the plan's bar is drawn.
-    void setMemory(const MemoryBreakdown& plan, const MemoryBreakdown* reference, const QString& referenceName);
+    void setMemory(const SimResult& plan, const SimResult* reference, const QString& referenceName);
     void showMessage(const QString& text);
     QCustomPlot* plot() const { return m_plot; }
 

@@ -99,7 +99,7 @@ QString ParetoView::engineGapText() const
     const double gain = paretoGainAtSlo(m_front);
     if (!(gain > 0))
         return QString();
-    return tr(" At the TPOT SLO the per-operator optimum is %1x the best plan %2 runs (the green front is the other space).")
+    return tr(" At the TPOT SLO the per-operator optimum is %1x the best plan %2 runs (green: the other space).")
         .arg(gain, 0, 'f', 3)
         .arg(QString::fromStdString(m_front.engineName));
 }
@@ -125,15 +125,15 @@ void ParetoView::showFront()
     // whether the bound past the fastest point was proved too.
     const bool proved = std::all_of(m_front.points.begin(), m_front.points.end(),
                                     [](const ParetoPoint& p) { return p.provedOptimal; });
+    // Short names: two entries a row keep the legend to two lines at 1024 px, which the
+    // front's height needs; the docs and the tooltips say "under the same limits".
     m_frontPlot->graph(0)->setName(
-        engine.isEmpty() ? (proved ? tr("exact: proved optimal per TPOT limit")
-                                   : tr("exact per TPOT limit (NOT every point proved)"))
-        : m_front.otherRunnable ? (proved ? tr("exact, per-operator sharding (proved)")
-                                          : tr("exact, per-operator sharding (NOT every point proved)"))
+        engine.isEmpty() ? (proved ? tr("exact (proved optimal)") : tr("exact (NOT every point proved)"))
+        : m_front.otherRunnable ? (proved ? tr("exact per-operator (proved)")
+                                          : tr("exact per-operator (NOT every point proved)"))
                                 : (proved ? tr("exact, plans %1 runs (proved)").arg(engine)
                                           : tr("exact, plans %1 runs (NOT every point proved)").arg(engine)));
-    other->setName(m_front.otherRunnable ? tr("exact, plans %1 runs, same limits").arg(engine)
-                                         : tr("exact, per-operator, same limits"));
+    other->setName(m_front.otherRunnable ? tr("exact, plans %1 runs").arg(engine) : tr("exact per-operator"));
     if (m_front.otherPoints.empty())
         other->removeFromLegend();
     else
@@ -170,7 +170,7 @@ void ParetoView::showLoadFront()
     if (x.isEmpty()) {
         g->removeFromLegend();
     } else {
-        g->setName(tr("under load: %1, not proved").arg(QString::fromStdString(m_loadSearch.algorithm)));
+        g->setName(tr("under load (%1, not proved)").arg(QString::fromStdString(m_loadSearch.algorithm)));
         g->addToLegend();
     }
     fitLegend(m_frontPlot, m_frontPlot->width());
@@ -182,15 +182,17 @@ void ParetoView::showLoadFront()
     m_frontPlot->replot();
 }
 
-// Each "C n" label at the first corner of its point (right above, right below, left above,
-// left below) where it overlaps no label placed before it, no other point's marker and stays
-// inside the axis rectangle; the first corner when none is free. Run after every layout, so
-// a resized plot places them again.
+// Each "C n" label at the first place beside its point (right above, right below, left
+// above, left below, then the same a label's height further out) where it overlaps no label
+// placed before it, no other point's marker and stays inside the axis rectangle; when none
+// is free, the place with the fewest overlaps (points crowded at the plot's foot, C 1 and
+// C 4, would otherwise print over each other). Run after every layout, so a resized plot
+// places them again.
 void ParetoView::placeLoadLabels()
 {
     if (m_loadLabels.empty())
         return;
-    const QRect area = m_frontPlot->axisRect()->rect();
+    const QRectF area = m_frontPlot->axisRect()->rect();
     std::vector<QPointF> markers;
     for (const QCPItemText* t : m_loadLabels)
         markers.push_back(t->position->pixelPosition());
@@ -200,36 +202,45 @@ void ParetoView::placeLoadLabels()
         QCPItemText* t = m_loadLabels[i];
         const QPointF at = markers[i];
         const QSizeF size(fm.horizontalAdvance(t->text()) + 6, fm.height() + 2);
-        const struct {
-            Qt::Alignment align;
-            QPointF topLeft;
-        } corners[] = {
-            {Qt::AlignLeft | Qt::AlignBottom, {at.x() + 4, at.y() - 2 - size.height()}},
-            {Qt::AlignLeft | Qt::AlignTop, {at.x() + 4, at.y() + 2}},
-            {Qt::AlignRight | Qt::AlignBottom, {at.x() - 4 - size.width(), at.y() - 2 - size.height()}},
-            {Qt::AlignRight | Qt::AlignTop, {at.x() - 4 - size.width(), at.y() + 2}},
+        const double h = size.height();
+        struct Place {
+            bool left, below;
+            double lift; // pixels further from the point, up or down
+        };
+        const Place places[] = {{false, false, 0}, {false, true, 0}, {true, false, 0}, {true, true, 0},
+                                {false, false, h}, {true, false, h}, {false, true, h}, {true, true, h}};
+        auto rectOf = [&](const Place& p) {
+            const double x = p.left ? at.x() - 4 - size.width() : at.x() + 4;
+            const double y = p.below ? at.y() + 2 + p.lift : at.y() - 2 - size.height() - p.lift;
+            return QRectF(QPointF(x, y), size);
         };
         size_t chosen = 0;
-        for (size_t k = 0; k < std::size(corners); ++k) {
-            const QRectF r(corners[k].topLeft, size);
-            bool clear = QRectF(area).contains(r);
+        int fewest = std::numeric_limits<int>::max();
+        for (size_t k = 0; k < std::size(places); ++k) {
+            const QRectF r = rectOf(places[k]);
+            int overlaps = area.contains(r) ? 0 : 2; // outside the axes is worse than one overlap
             for (const QRectF& other : placed)
-                clear = clear && !r.intersects(other);
+                overlaps += r.intersects(other) ? 1 : 0;
             for (size_t m = 0; m < markers.size(); ++m)
-                clear = clear && (m == i || !r.adjusted(-4, -4, 4, 4).contains(markers[m]));
-            if (clear) {
+                overlaps += m != i && r.adjusted(-4, -4, 4, 4).contains(markers[m]) ? 1 : 0;
+            if (overlaps < fewest) {
+                fewest = overlaps;
                 chosen = k;
-                break;
             }
+            if (overlaps == 0)
+                break;
         }
-        const bool left = corners[chosen].align & Qt::AlignRight, below = corners[chosen].align & Qt::AlignTop;
-        t->setPositionAlignment(corners[chosen].align);
-        t->setPadding(QMargins(left ? 0 : 4, below ? 2 : 0, left ? 4 : 0, below ? 0 : 2));
-        placed.emplace_back(corners[chosen].topLeft, size);
+        const Place& p = places[chosen];
+        const QRectF r = rectOf(p);
+        // Anchored at the rectangle's corner nearest the point, padded to the rectangle.
+        t->setPositionAlignment((p.left ? Qt::AlignRight : Qt::AlignLeft) | (p.below ? Qt::AlignTop : Qt::AlignBottom));
+        const int lift = static_cast<int>(p.lift);
+        t->setPadding(QMargins(p.left ? 0 : 4, p.below ? 2 + lift : 0, p.left ? 4 : 0, p.below ? 0 : 2 + lift));
+        placed.push_back(r);
     }
 }
 
-QString ParetoView::loadFrontSummary() const
+QString ParetoView::loadFrontSummary(bool brief) const
 {
     int found = 0, onFront = 0;
     for (const LoadFrontPoint& p : m_loadFront.points) {
@@ -237,21 +248,22 @@ QString ParetoView::loadFrontSummary() const
         onFront += p.onFront ? 1 : 0;
     }
     const int missing = static_cast<int>(m_loadFront.points.size()) - found;
-    return tr("Front under load: %1 of %2 concurrencies hold the limits (%3 on the front)%4, %5 simulator calls in %6 "
-              "s%7.")
+    // Brief (after the front's own summary): the counts without the calls and seconds.
+    const QString cost = brief ? QString()
+                               : tr(" (%1 simulator calls, %2 s)").arg(m_loadFront.calls).arg(m_loadFront.wallSeconds, 0, 'f', 1);
+    return tr("Under load: %1 of %2 concurrencies hold the limits, %3 on the front%4%5%6.")
         .arg(found)
         .arg(m_loadFront.points.size())
         .arg(onFront)
         .arg(missing > 0 ? tr("; at the others no plan does") : QString())
-        .arg(m_loadFront.calls)
-        .arg(m_loadFront.wallSeconds, 0, 'f', 1)
+        .arg(cost)
         .arg(m_loadFront.stopped ? tr(" (stopped: the points so far)") : QString());
 }
 
 // Said once after the summaries: every point on the front plot answers the mouse the same way.
 QString ParetoView::pointHint() const
 {
-    return tr(" Hover a point for its plan and figures; click it to open the plan.");
+    return tr("Hover a point for its plan and figures; click it to open the plan.");
 }
 
 bool ParetoView::loadPointAt(const QPointF& pos, LoadFrontPoint& out) const
@@ -278,19 +290,41 @@ QString ParetoView::loadPointText(const LoadFrontPoint& p) const
 void ParetoView::showScaling(const std::vector<ClusterSizePoint>& points, const QString& title)
 {
     m_scaleShown = points;
-    QVector<double> x, y;
+    for (QCPItemText* t : m_noPlanLabels)
+        m_scalePlot->removeItem(t);
+    m_noPlanLabels.clear();
+    QVector<double> x, y, noneX, noneY;
+    long long most = 1;
     for (const ClusterSizePoint& p : points)
+        most = std::max(most, p.gpus);
+    for (const ClusterSizePoint& p : points) {
         if (p.found) {
             x.push_back(double(p.gpus));
             y.push_back(p.tokensPerSPerGpu);
+            continue;
         }
+        // A count with no valid plan is a result: a cross on the axis, and what it means.
+        noneX.push_back(double(p.gpus));
+        noneY.push_back(0);
+        auto* label = new QCPItemText(m_scalePlot);
+        label->position->setCoords(double(p.gpus), 0);
+        // Written away from the nearer end of the axis, so it is not cut at the plot's edge.
+        const bool leftHalf = 2 * p.gpus <= most;
+        label->setPositionAlignment((leftHalf ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom);
+        label->setPadding(QMargins(leftHalf ? 2 : 0, 0, leftHalf ? 0 : 2, 6));
+        label->setText(p.provedInfeasible ? tr("no plan (proved)") : tr("none found"));
+        label->setColor(QColor(0xc6, 0x28, 0x28));
+        m_noPlanLabels.push_back(label);
+    }
     m_scalePlot->graph(0)->setData(x, y, true);
     m_scalePlot->graph(0)->setName(title);
-    if (!x.isEmpty()) {
-        m_scalePlot->rescaleAxes();
-        const QCPRange r = m_scalePlot->xAxis->range(), v = m_scalePlot->yAxis->range();
-        m_scalePlot->xAxis->setRange(0, r.upper * 1.08);
-        m_scalePlot->yAxis->setRange(0, v.upper * 1.1);
+    m_scalePlot->graph(1)->setData(noneX, noneY, true);
+    if (!x.isEmpty() || !noneX.isEmpty()) {
+        double top = 1;
+        for (const ClusterSizePoint& p : points)
+            top = std::max(top, p.found ? p.tokensPerSPerGpu : 0.0);
+        m_scalePlot->xAxis->setRange(0, double(most) * 1.08);
+        m_scalePlot->yAxis->setRange(0, top * 1.1);
     }
     m_scalePlot->replot();
 }

@@ -27,28 +27,6 @@ namespace shardlab::ui {
 
 namespace {
 
-// The sizing's answer under Poisson arrivals at its rate, as the CLI's "Queueing" lines say.
-QString queueingText(const SizingResult& r)
-{
-    const SizingAtRate& a = r.atRate;
-    if (!a.ran)
-        return QObject::tr("<br>Queueing not run: %1").arg(QString::fromStdString(a.error).toHtmlEscaped());
-    const LoadFigures& f = a.figures;
-    QString t = QObject::tr("<br>Under Poisson arrivals at that rate: p90 TTFT %1 ms, p90 TPOT %2 ms%3 — %4.")
-                    .arg(f.ttftP90Ms, 0, 'f', 1)
-                    .arg(f.tpotP90Ms, 0, 'f', 2)
-                    .arg(f.saturated ? QObject::tr(", SATURATED") : QString())
-                    .arg(a.withinLimits ? QObject::tr("within the limits") : QObject::tr("over the limits"));
-    if (a.withinLimits)
-        return t;
-    if (r.queueingGpus > 0)
-        return t + QObject::tr(" <b>%1 GPUs</b> hold them with %2 (the first count up whose optimum does; not proved "
-                               "minimal).")
-                       .arg(r.queueingGpus)
-                       .arg(deploymentDegrees(r.queueingBest.deployment));
-    return t + QObject::tr(" No count up to %1 above holds them.").arg(kQueueingCounts);
-}
-
 const QColor kExactColour{0x2f, 0x5f, 0x9e};
 const QColor kRecipeColour{0xe0, 0x7b, 0x1f};
 const QColor kOtherColour{0x3a, 0x8f, 0x4c}; // the other space's front under an engine
@@ -64,17 +42,28 @@ QString concurrencyText(const std::vector<int>& v)
 }
 
 
-QCPGraph* addFront(QCustomPlot* plot, const QString& name, const QColor& colour, QCPScatterStyle::ScatterShape shape)
+// A front's graph. The certified front (`certified`) is drawn with filled markers on a
+// layer above the others; the other fronts use larger hollow markers and thinner lines, so
+// where a point of theirs equals the certified one (the recipe often does, within a
+// fraction of a token/s) both stay visible: a filled dot inside a hollow square or diamond.
+QCPGraph* addFront(QCustomPlot* plot, const QString& name, const QColor& colour, QCPScatterStyle::ScatterShape shape,
+                   bool certified = false)
 {
     QCPGraph* g = plot->addGraph();
     g->setName(name);
-    g->setPen(QPen(colour, 2));
+    g->setPen(QPen(colour, certified ? 2.5 : 1.5));
     // The certified staircase: left of a point its throughput is guaranteed (the plan
     // meets every slower per-user speed), so between two points the line holds the right
     // one's value (QCustomPlot's lsStepRight); the left one's would claim its throughput at
     // per-user speeds its plan does not reach.
     g->setLineStyle(QCPGraph::lsStepRight);
-    g->setScatterStyle(QCPScatterStyle(shape, colour, Qt::white, 8));
+    g->setScatterStyle(certified ? QCPScatterStyle(shape, colour, colour, 7)
+                                 : QCPScatterStyle(shape, QPen(colour, 1.5), Qt::NoBrush, 11));
+    if (certified) {
+        if (!plot->layer(QStringLiteral("certified")))
+            plot->addLayer(QStringLiteral("certified"), plot->layer(QStringLiteral("main")), QCustomPlot::limAbove);
+        g->setLayer(QStringLiteral("certified"));
+    }
     return g;
 }
 
@@ -139,9 +128,8 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     stylePlot(m_frontPlot);
     m_frontPlot->xAxis->setLabel(tr("tokens/s per user (1000 / TPOT ms)"));
     m_frontPlot->yAxis->setLabel(tr("output tok/s per GPU")); // short: the plot is ~150 px high at 1024x700
-    addFront(m_frontPlot, tr("exact: proved optimal per TPOT limit"), kExactColour,
-             QCPScatterStyle::ssCircle);
-    addFront(m_frontPlot, tr("Megatron recipe, same limits"), kRecipeColour, QCPScatterStyle::ssSquare);
+    addFront(m_frontPlot, tr("exact (proved optimal)"), kExactColour, QCPScatterStyle::ssCircle, true);
+    addFront(m_frontPlot, tr("Megatron recipe"), kRecipeColour, QCPScatterStyle::ssSquare);
     addFront(m_frontPlot, QString(), kOtherColour, QCPScatterStyle::ssDiamond)->removeFromLegend();
     QCPGraph* load = addFront(m_frontPlot, QString(), kLoadColour, QCPScatterStyle::ssTriangle);
     load->setLineStyle(QCPGraph::lsLine); // points by concurrency, not a staircase of guarantees
@@ -153,6 +141,9 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     connect(m_frontPlot, &QCustomPlot::afterLayout, this, &ParetoView::placeLoadLabels);
     m_frontPlot->setMinimumHeight(200);
     m_frontPlot->setMouseTracking(true);
+    // Said where it applies, not in the status line, whose lines the front's height pays for:
+    // resting the mouse on the plot away from a point shows it.
+    m_frontPlot->setToolTip(pointHint());
     // The front above, sizing and scaling below, with a handle between them: at 1024x700
     // neither gets all it could use, so the user chooses (the front takes the larger share).
     auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -172,13 +163,15 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     m_rate->setDecimals(2);
     m_rate->setValue(10);
     m_rate->setToolTip(tr("Requests per second at the scenario's prompt and output lengths, within its SLOs. "
-                          "After a front, it proposes half of what the scenario's own GPUs serve at the SLO."));
+                          "After a front, it proposes the scenario's own request rate when its load names one, "
+                          "else half of what the best plan serves on the scenario's own GPUs at the SLO."));
     connect(m_rate, &QDoubleSpinBox::editingFinished, this, [this] { m_rateTouched = true; });
     sizeRow->addWidget(m_rate);
     m_sizeButton = new QPushButton(tr("Find GPUs"), sizeBox);
     sizeRow->addWidget(m_sizeButton);
     sizeLayout->addLayout(sizeRow);
     m_sizingLabel = new QLabel(tr("Whole nodes; exact proves one node fewer cannot serve the rate."), sizeBox);
+    m_sizingLabel->setObjectName(QStringLiteral("pareto.sizing"));
     m_sizingLabel->setWordWrap(true);
     m_sizingLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // In a frameless scroll area: a long answer scrolls instead of setting the panels' least
@@ -217,6 +210,11 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     QCPGraph* g = m_scalePlot->addGraph();
     g->setPen(QPen(kExactColour, 2));
     g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, kExactColour, Qt::white, 7));
+    // The counts with no valid plan: a cross on the axis, labelled, not a silent gap.
+    QCPGraph* none = m_scalePlot->addGraph();
+    none->setLineStyle(QCPGraph::lsNone);
+    none->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(0xc6, 0x28, 0x28), 9));
+    none->setName(tr("no valid plan"));
     // Tall enough to read the curve at 1024x700 (it was squeezed to ~100 px); hovering a
     // point shows its figures, as on the front.
     m_scalePlot->setMinimumHeight(140);
@@ -281,6 +279,7 @@ void ParetoView::setScenario(const Scenario& s)
             counts << QString::number(n / d);
     m_gpus->setText(counts.join(QLatin1Char(',')));
     m_rateTouched = false;
+    m_rateSource.clear();
     m_front = ParetoFront{};
     m_sizing = SizingResult{};
     m_sweep = SweepResult{};
@@ -384,6 +383,7 @@ bool ParetoView::computeSizing()
 {
     SizingOptions o;
     o.requestsPerS = m_rate->value();
+    m_sizingRate = o.requestsPerS;
     const FieldErrors bad = validateSizingRequest(m_scenario, o);
     if (!m_haveScenario || !bad.empty()) {
         setStatus(m_haveScenario ? QString::fromStdString(bad.front().toString()) : tr("No scenario."), true);
@@ -489,52 +489,17 @@ bool ParetoView::finishFront()
 {
     const bool ok = m_front.ok;
     showFront();
-    if (ok && !m_rateTouched && !m_front.points.empty()) {
-        // Half of what the scenario's own cluster serves at its SLO: sizing then says
-        // how few GPUs that load needs.
-        const double rate = 0.5 * m_front.points.front().outputTokensPerSPerGpu
-            * double(m_scenario.cluster.totalGpus()) / std::max(1, m_scenario.workload.outputTokens);
-        m_rate->setValue(std::max(0.01, std::floor(rate * 100) / 100));
-    }
+    proposeSizingRate();
     if (!ok)
         setStatus(QString::fromStdString(m_front.message), true);
     else
-        setStatus((m_frontSummary = tr("%1 points from %2 exact searches in %3 s: %4.")
-                                        .arg(m_front.points.size())
-                                        .arg(m_front.searches)
-                                        .arg(m_front.wallSeconds, 0, 'f', 2)
-                                        .arg(m_front.allProved ? tr("every point proved optimal")
-                                                               : tr("NOT every point proved optimal"))
-                                    + engineGapText())
-                  + pointHint());
-    return ok;
-}
-
-// The sizing is in: its curve in the scaling plot and its answer in the panel.
-bool ParetoView::finishSizing()
-{
-    const bool ok = m_sizing.ok;
-    showScaling(m_sizing.curve, tr("best rate per GPU count searched"));
-    if (!ok) {
-        setStatus(QString::fromStdString(m_sizing.message), true);
-        m_sizingLabel->setText(QString::fromStdString(m_sizing.message));
-    } else {
-        setStatus(tr("Sizing done in %1 s.").arg(m_sizing.wallSeconds, 0, 'f', 2) + unplottedSizesText());
-        m_sizingLabel->setText(
-            tr("<b>%1 GPUs</b> serve %2 requests/s (%3 output tokens/s per GPU) with %4.<br>%5")
-                .arg(m_sizing.gpus)
-                .arg(m_sizing.best.requestsPerS, 0, 'f', 2)
-                .arg(m_sizing.best.tokensPerSPerGpu, 0, 'f', 1)
-                .arg(deploymentDegrees(m_sizing.best.deployment))
-                .arg(m_sizing.smallerGpus > 0
-                         ? tr("With %1 GPUs the best plan serves %2 requests/s (%3).")
-                               .arg(m_sizing.smallerGpus)
-                               .arg(m_sizing.smallerRequestsPerS, 0, 'f', 2)
-                               .arg(m_sizing.smallerProved ? tr("proved by exact") : tr("NOT proved"))
-                         : tr("It is one whole node, the smallest count searched: part of a node is not "
-                              "(<tt>shardlab-cli size --any-count</tt> searches it)."))
-            + queueingText(m_sizing));
-    }
+        setStatus(m_frontSummary = tr("%1 points from %2 exact searches (%3 s), %4.")
+                                       .arg(m_front.points.size())
+                                       .arg(m_front.searches)
+                                       .arg(m_front.wallSeconds, 0, 'f', 2)
+                                       .arg(m_front.allProved ? tr("every one proved optimal")
+                                                              : tr("NOT every point proved optimal"))
+                                   + engineGapText());
     return ok;
 }
 
@@ -551,7 +516,7 @@ void ParetoView::onDone()
     } else if (m_job == Job::LoadFront) {
         ok = m_loadFront.ok;
         showLoadFront();
-        setStatus(ok ? loadFrontSummary() + pointHint() : QString::fromStdString(m_loadFront.message), !ok);
+        setStatus(ok ? loadFrontSummary() : QString::fromStdString(m_loadFront.message), !ok);
     } else if (m_job == Job::Sweep) {
         ok = m_sweep.ok;
         showScaling(m_sweep.points, tr("best plan per cluster size"));
@@ -577,8 +542,8 @@ void ParetoView::onDone()
         ok = false;
     }
     if (m_chained && ok && m_front.ok)
-        setStatus(m_frontSummary + tr(" Below: sizing at half the scenario's load, and the sweep.")
-                  + (m_job == Job::LoadFront ? QLatin1Char(' ') + loadFrontSummary() : QString()) + pointHint());
+        setStatus(m_frontSummary + tr(" Sizing %1.").arg(m_rateSource)
+                  + (m_job == Job::LoadFront ? QLatin1Char(' ') + loadFrontSummary(true) : QString()));
     m_chained = false;
     m_queue.clear();
     Q_EMIT allFinished(ok);

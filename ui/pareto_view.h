@@ -95,10 +95,11 @@ private:
     void onDone();
     bool finishFront();  // onDone's part for each job: show its result, true when it is one
     bool finishSizing();
+    void proposeSizingRate(); // after a front: the rate the sizing field proposes
     void setIdle(bool idle); // the compute buttons on, Stop off (or the reverse)
     void showFront();
     void showLoadFront();
-    QString loadFrontSummary() const;
+    QString loadFrontSummary(bool brief = false) const;
     void placeLoadLabels();
     QString unplottedSizesText() const;
     QString pointHint() const;
@@ -117,6 +118,7 @@ private:
     LoadFront m_loadFront;
     SearchOptions m_loadSearch;          // the search each load-front point ran
     std::vector<QCPItemText*> m_loadLabels; // "C 64" beside each point
+    std::vector<QCPItemText*> m_noPlanLabels; // "no plan (proved)" over each count without one
     std::vector<ClusterSizePoint> m_scaleShown;
 
     QSpinBox* m_points = nullptr;
@@ -137,6 +139,10 @@ private:
     Job m_job = Job::None;
     std::vector<Job> m_queue; // computeAll's jobs still to run
     bool m_rateTouched = false;
+    // Where the proposed sizing rate came from, as the status line names it: the
+    // scenario's own request rate, or half of what its best plan serves on its GPUs.
+    QString m_rateSource;
+    double m_sizingRate = 0; // the rate the sizing on show was asked for
     bool m_chained = false;      // computeAll under way
     QString m_frontSummary;
     // Declared last: destroyed first, so its thread has ended before the members above go.

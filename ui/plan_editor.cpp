@@ -150,9 +150,11 @@ QSpinBox* PlanEditor::addDegree(QFormLayout* form, const QString& name, const QS
     return box;
 }
 
-void PlanEditor::setContext(const Scenario& s, const Plan& reference)
+void PlanEditor::setContext(const Scenario& s, const Plan& reference, const QString& poolName, long long clusterGpus)
 {
-    m_clusterGpus = s.cluster.totalGpus();
+    m_targetGpus = s.cluster.totalGpus();
+    m_poolName = poolName;
+    m_clusterGpus = poolName.isEmpty() ? m_targetGpus : clusterGpus;
     m_reference = reference;
     for (int i = 0; i < kOpCount; ++i)
         m_opForm->setRowVisible(m_ops[i], opPresent(s.model, static_cast<OpId>(i)));
@@ -282,14 +284,19 @@ void PlanEditor::edited(const QString& field)
 void PlanEditor::refreshHints()
 {
     const long long used = m_plan.gpus();
-    const bool tiles = used == m_clusterGpus;
-    m_tiling->setText(tr("TP × PP × DP = %1 × %2 × %3 = %4 GPUs %5 the cluster's %6")
+    const bool tiles = used == m_targetGpus;
+    // A pool's plan tiles the pool, not the cluster: the pool is named, and the cluster's
+    // count follows so the two pools' sum is visible.
+    const QString target = m_poolName.isEmpty()
+                               ? tr("the cluster's %1").arg(m_targetGpus)
+                               : tr("the %1 pool's %2 (of the cluster's %3)").arg(m_poolName).arg(m_targetGpus).arg(m_clusterGpus);
+    m_tiling->setText(tr("TP × PP × DP = %1 × %2 × %3 = %4 GPUs %5 %6")
                           .arg(m_plan.tensorParallel)
                           .arg(m_plan.pipelineParallel)
                           .arg(m_plan.dataParallel)
                           .arg(used)
                           .arg(tiles ? tr("=") : tr("≠"))
-                          .arg(m_clusterGpus));
+                          .arg(target));
     m_tiling->setStyleSheet(tiles ? QStringLiteral("color: #546e7a;")
                                   : QStringLiteral("color: #c62828; font-weight: 600;"));
     if (m_experts > 0) {

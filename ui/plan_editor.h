@@ -23,10 +23,13 @@ class PlanEditor : public QWidget {
 public:
     explicit PlanEditor(QWidget* parent = nullptr);
 
-    // Which operators exist (their combos are shown), the cluster's GPU count, the
+    // Which operators exist (their combos are shown), the GPU count a plan must tile, the
     // model's expert count (EP is only editable for a mixture of experts), and the
-    // reference plan whose options the combos mark.
-    void setContext(const Scenario& s, const Plan& reference);
+    // reference plan whose options the combos mark. `s` is the scenario the plan runs on:
+    // a pool's scenario for one pool of a disaggregated deployment, whose GPUs are then
+    // named as the pool's, with the whole cluster's count `clusterGpus` beside them.
+    void setContext(const Scenario& s, const Plan& reference, const QString& poolName = QString(),
+                    long long clusterGpus = 0);
     // Shows `p`; emits nothing.
     void setPlan(const Plan& p);
     Plan plan() const { return m_plan; }
@@ -59,7 +62,9 @@ private:
 
     Plan m_plan;
     Plan m_reference;
-    long long m_clusterGpus = 0;
+    long long m_targetGpus = 0;  // the GPUs the plan must tile: the cluster's or the pool's
+    QString m_poolName;          // "" for a whole-cluster plan, else "decode" / "prefill"
+    long long m_clusterGpus = 0; // the whole cluster's GPUs, shown beside a pool's
     std::array<QSpinBox*, 7> m_degrees{};
     std::array<int Plan::*, 7> m_degreeFields{};
     std::array<QComboBox*, kOpCount> m_ops{};

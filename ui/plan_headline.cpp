@@ -100,11 +100,21 @@ QString PlanView::degreesLine() const
 {
     const SimResult& r = m_result;
     const Plan& p = m_plan;
-    const int etp = m_scenario.model.isMoe() ? expertTensorParallel(p) : 0;
-    QString degrees = tr("TP %1 · EP %2 · expert-TP %3 · PP %4 · DP %5 · batch %6 · %7 micro-batch(es)")
+    // Expert TP only where there are experts. Its group exists whenever EP leaves several
+    // ranks per expert shard, but only a weight-split expert option splits an expert's
+    // weights over it; otherwise the group's ranks run different tokens through whole experts.
+    QString expertTp;
+    if (m_scenario.model.isMoe()) {
+        const int etp = expertTensorParallel(p);
+        const bool splits = opOption(OpId::ExpertUp, p.option(OpId::ExpertUp)).split == Split::Weights;
+        expertTp = etp <= 1 ? tr(" · expert-TP 1")
+            : splits        ? tr(" · expert-TP %1 (each expert's weights split %1 ways)").arg(etp)
+                            : tr(" · %1 ranks per expert shard (tokens split, whole experts per GPU)").arg(etp);
+    }
+    QString degrees = tr("TP %1 · EP %2%3 · PP %4 · DP %5 · batch %6 · %7 micro-batch(es)")
                           .arg(p.tensorParallel)
                           .arg(p.expertParallel)
-                          .arg(etp > 0 ? QString::number(etp) : QStringLiteral("—"))
+                          .arg(expertTp)
                           .arg(p.pipelineParallel)
                           .arg(p.dataParallel)
                           .arg(p.batch)

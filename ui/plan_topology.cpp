@@ -227,8 +227,10 @@ void PlanTopologyView::showMessage(const QString& text)
     m_table->setRowCount(0);
 }
 
-void PlanTopologyView::setPlan(const Scenario& s, const QString& title, const Plan& plan, const SimResult& r)
+void PlanTopologyView::setPlan(const Scenario& s, const QString& title, const Plan& plan, const SimResult& r,
+                               const PoolContext& pool)
 {
+    m_pool = pool;
     m_scenario = s;
     m_title = title;
     m_plan = plan;
@@ -262,9 +264,15 @@ void PlanTopologyView::refresh()
     if ((kind == TopologyView::GroupKind::Expert || kind == TopologyView::GroupKind::Instance) && !s.model.isMoe())
         kind = TopologyView::GroupKind::Tensor;
     const PlanTraffic t = planTraffic(s, p, m_result);
+    // A pool's bus carries its own collectives; the KV cache arriving from (or leaving
+    // for) the other pool is per request, not per step, and is named beside them.
+    const QString kv = m_pool.active && !m_pool.kvOverNvlink
+                           ? tr(", KV cache %1/request between the pools").arg(formatBytes(m_pool.kvBytesPerRequest))
+                           : QString();
     m_drawing->setPlanOverlay(p, kind,
                               tr("NVLink %1/GPU/step").arg(formatBytes(t.nvlinkBytes)),
-                              tr("inter-node %1 per GPU per decode step").arg(formatBytes(t.interBytes)));
+                              (m_pool.active ? tr("inter-node: %1/GPU/step in the pool%2").arg(formatBytes(t.interBytes), kv)
+                                             : tr("inter-node %1 per GPU per decode step").arg(formatBytes(t.interBytes))));
 
     m_summary->setText(summaryHtml(t));
     fillTable(t);
@@ -316,7 +324,28 @@ QString PlanTopologyView::summaryHtml(const PlanTraffic& t) const
     html += parts.join(QStringLiteral("; ")) + QLatin1Char('.');
     html += tr("<br>Per GPU and decode step: <b>%1</b> over NVLink, <b>%2</b> over the inter-node fabric.")
                 .arg(formatBytes(t.nvlinkBytes), formatBytes(t.interBytes));
-    return html;
+    return poolHtml() + html;
+}
+
+// One pool of a disaggregated deployment is drawn: which GPUs the drawing holds, which it
+// leaves out, and the KV cache that crosses between the pools (per request, priced by the
+// deployment, not by either pool's step).
+QString PlanTopologyView::poolHtml() const
+{
+    if (!m_pool.active)
+        return QString();
+    return tr("<b>Only the %1 pool is drawn</b>: its %2 GPUs, nodes numbered within the pool. The %3 pool's %4 GPUs "
+              "(of the cluster's %5) are not drawn. Each request's KV cache, %6, goes from the prefill pool to the "
+              "decode pool over %7 (%8% of the KV links' capacity at the served rate); the bytes below are the "
+              "%1 pool's own collectives and leave it out.<br>")
+        .arg(m_pool.shown)
+        .arg(m_scenario.cluster.totalGpus())
+        .arg(m_pool.other)
+        .arg(m_pool.otherGpus)
+        .arg(m_pool.clusterGpus)
+        .arg(formatBytes(m_pool.kvBytesPerRequest))
+        .arg(m_pool.kvOverNvlink ? tr("NVLink") : tr("the inter-node fabric"))
+        .arg(100 * m_pool.kvLinkLoad, 0, 'f', 1);
 }
 
 void PlanTopologyView::fillTable(const PlanTraffic& t)

@@ -43,12 +43,25 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r);
 
 class FittedColumns;
 
+// A pool of a disaggregated deployment, drawn alone: its GPUs are the drawing, the other
+// pool's and the KV cache's hand-over between them are said in words beside it.
+struct PoolContext {
+    bool active = false;        // false: the plan runs on the whole cluster
+    QString shown, other;       // "decode", "prefill"
+    long long otherGpus = 0;    // the pool not drawn
+    long long clusterGpus = 0;
+    double kvBytesPerRequest = 0; // from the prefill to the decode pool, per request
+    double kvLinkLoad = 0;        // fraction of the KV links' capacity the served rate uses
+    bool kvOverNvlink = false;    // the workload's kv_transfer: NVLink, else the inter-node fabric
+};
+
 class PlanTopologyView : public QWidget {
     Q_OBJECT
 public:
     explicit PlanTopologyView(QWidget* parent = nullptr);
 
-    void setPlan(const Scenario& s, const QString& title, const Plan& plan, const SimResult& r);
+    void setPlan(const Scenario& s, const QString& title, const Plan& plan, const SimResult& r,
+                 const PoolContext& pool = {});
     void showMessage(const QString& text);
 
     TopologyView* drawing() const { return m_drawing; }
@@ -59,11 +72,13 @@ public:
 private:
     void refresh();
     QString summaryHtml(const PlanTraffic& t) const; // the placement in words, worst group of each kind
+    QString poolHtml() const;                         // what a pool's drawing leaves out, "" for one pool
     void fillTable(const PlanTraffic& t);
 
     Scenario m_scenario;
     Plan m_plan;
     SimResult m_result;
+    PoolContext m_pool;
     QString m_title;
     bool m_havePlan = false;
     QLabel* m_summary = nullptr;

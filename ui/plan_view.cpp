@@ -299,7 +299,7 @@ void PlanView::applyPool()
     m_reference = megatronPlan(*m_sim);
     m_reference.result = m_sim->evaluate(m_reference.plan);
     m_editor->setEnabled(true);
-    m_editor->setContext(m_scenario, m_reference.plan);
+    m_editor->setContext(m_scenario, m_reference.plan, QString::fromUtf8(poolRoleName(m_role)), total);
     m_plan = plan;
     m_title = m_baseTitle = tr("%1 — %2 pool").arg(m_poolsTitle, QString::fromUtf8(poolRoleName(m_role)));
     m_editor->setPlan(plan);
@@ -403,7 +403,7 @@ void PlanView::evaluateAndShow()
     }
     m_breakdown->setPlan(m_scenario, m_plan, m_result, refUsable && m_plan != m_reference.plan ? &ref : nullptr,
                          kReferenceName, &m_reference.plan);
-    m_memory->setMemory(m_result.memory, refUsable ? &ref.memory : nullptr, kReferenceName);
+    m_memory->setMemory(m_result, refUsable ? &ref : nullptr, kReferenceName);
     m_collectives->setPlan(m_scenario, m_plan, m_result);
     m_timeline->setTimeline(stepTimeline(poolOutcome(m_scenario, m_plan, m_result)));
     if (cmp.comparable)

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "plan_explain.h"
+#include "plan_topology.h"
 #include "sim/deployment.h"
 #include "sim/disaggregated.h"
 #include "sim/megatron.h"
@@ -58,6 +59,8 @@ public:
 
     bool isDisaggregated() const { return m_dsim != nullptr; }
     PoolRole currentPool() const { return m_role; }
+    // The pool on show within its deployment, for the Topology tab (inactive for one pool).
+    PoolContext poolContext() const;
     DisaggregatedPlan currentPools() const { return m_pools; }
     // What is on show as a deployment: both pools, or the one plan.
     Deployment currentDeployment() const

@@ -211,4 +211,21 @@ bool PlanView::backToSearchedPlan()
     return true;
 }
 
+PoolContext PlanView::poolContext() const
+{
+    PoolContext c;
+    if (!m_dsim)
+        return c;
+    c.active = true;
+    const PoolRole other = m_role == PoolRole::Prefill ? PoolRole::Decode : PoolRole::Prefill;
+    c.shown = QString::fromUtf8(poolRoleName(m_role));
+    c.other = QString::fromUtf8(poolRoleName(other));
+    c.otherGpus = (other == PoolRole::Prefill ? m_pools.prefill : m_pools.decode).gpus();
+    c.clusterGpus = m_full.cluster.totalGpus();
+    c.kvBytesPerRequest = m_deployment.kvBytesPerRequest;
+    c.kvLinkLoad = m_deployment.kvLinkLoad;
+    c.kvOverNvlink = m_full.workload.kvTransfer == KvLink::NvLink;
+    return c;
+}
+
 } // namespace shardlab::ui

@@ -13,6 +13,9 @@
 #include <QSpinBox>
 
 #include <algorithm>
+#include <limits>
+
+#include "io/count_list.h"
 
 #include "model/plan.h"
 #include "scenario_editor.h"
@@ -30,20 +33,24 @@ QString joined(const std::vector<int>& v)
     return s.join(QStringLiteral(", "));
 }
 
-// Digits, commas and spaces only (the validator), so every text parses; sorted, unique.
-std::vector<int> parsed(const QString& text)
+// The field's text through the core's count-list reader (io/count_list.h), which the CLI's
+// lists use too: a repeat or an item that is not a positive whole number is refused with
+// the item named ("" when the text reads). Stored sorted, as the scenario file's reader
+// stores a constraint list. The upper end is the core's to judge (checkConstraintValues,
+// and the file reader's own limit), not this field's.
+QString parsed(const QString& text, std::vector<int>& out)
 {
-    std::vector<int> out;
-    static const QRegularExpression sep(QStringLiteral("[,\\s]+"));
-    for (const QString& t : text.split(sep, Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const long long v = t.toLongLong(&ok);
-        if (ok && v >= 1 && v <= (1 << 20))
-            out.push_back(static_cast<int>(v));
-    }
+    std::vector<long long> values;
+    std::string bad;
+    QString spaced = text;
+    spaced.replace(QRegularExpression(QStringLiteral("\\s+")), QStringLiteral(","));
+    if (!parseCountList(spaced.toStdString(), 1, std::numeric_limits<int>::max(), values, bad))
+        return QObject::tr("'%1' is not a whole number from 1 up").arg(QString::fromStdString(bad));
+    if (const long long* repeat = firstRepeat(values))
+        return QObject::tr("%1 is listed twice").arg(*repeat);
+    out.assign(values.begin(), values.end());
     std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    return QString();
 }
 
 } // namespace
@@ -77,14 +84,26 @@ QWidget* ScenarioEditor::buildConstraintsSection()
         edit->setToolTip(tr("The values this degree may take, e.g. \"8\" or \"4, 8\"; empty: any. Every search "
                             "algorithm and the Megatron recipe stay inside; exact certifies within them."));
         auto list = d.list;
-        registerField(QString::fromLatin1(d.path), edit, [this, edit, list] {
+        const std::string path = d.path;
+        registerField(QString::fromLatin1(d.path), edit, [this, edit, list, path] {
             const QSignalBlocker block(edit);
             edit->setText(joined(m_scenario.constraints.*list));
+            m_unreadText.erase(path); // the field shows the scenario's value again
         });
-        connect(edit, &QLineEdit::editingFinished, this, [this, edit, list] {
-            const std::vector<int> v = parsed(edit->text());
-            if (v == m_scenario.constraints.*list)
+        connect(edit, &QLineEdit::editingFinished, this, [this, edit, list, path] {
+            std::vector<int> v;
+            const QString why = parsed(edit->text(), v);
+            if (!why.isEmpty()) {
+                m_unreadText[path] = why.toStdString();
+                revalidate();
                 return;
+            }
+            const bool wasUnread = m_unreadText.erase(path) > 0;
+            if (v == m_scenario.constraints.*list) {
+                if (wasUnread)
+                    revalidate();
+                return;
+            }
             m_scenario.constraints.*list = v;
             userEdited();
         });

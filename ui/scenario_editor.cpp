@@ -1,6 +1,7 @@
 #include "scenario_editor.h"
 
 #include "search/search_space.h"
+#include "sim/cost_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -457,10 +458,16 @@ void ScenarioEditor::refreshDerived()
     m_topology->setCluster(c);
 
     const WorkloadSpec& w = m_scenario.workload;
-    const double kvPerToken = mla ? double(m.mla.kvLoraRank) + m.mla.qkRopeHeadDim : 2.0 * m.kvHeads * m.headDim;
-    const double kvPerSeq = double(m.layers) * kvPerToken * bytesPerElement(m.kvPrecision) * w.maxContext();
+    // One sequence's cache at full context as the cost model holds it (sliding-window layers
+    // at most their window, linear layers their fixed state), over every layer. The cost
+    // model is only built on a scenario it can price.
+    QString kvText = tr("—");
+    if (validateScenario(m_scenario).empty()) {
+        const CostModel costs(m_scenario, SimConstants{});
+        kvText = formatBytes(double(m.layers) * costs.cacheBytesPerSequence(double(w.maxContext())));
+    }
     QString info = tr("Context up to %1 tokens; KV cache %2 per sequence at full context.")
-                       .arg(QLocale().toString(w.maxContext()), formatBytes(kvPerSeq));
+                       .arg(QLocale().toString(w.maxContext()), kvText);
     if (w.tpotSloMs > 0)
         info += QLatin1Char(' ')
                 + tr("The TPOT limit means at least %1 tokens/s per user.").arg(formatNumber(1000.0 / w.tpotSloMs, 1));
@@ -488,6 +495,8 @@ void ScenarioEditor::matchPresets()
 void ScenarioEditor::revalidate()
 {
     m_problems = validateScenario(m_scenario);
+    for (const auto& [path, reason] : m_unreadText)
+        m_problems.push_back({{}, path, reason});
     for (FieldError& e : editorChecks(m_scenario, m_moeCheck->isChecked()))
         m_problems.push_back(std::move(e));
     if (m_problems.empty()) // on a valid model and cluster: TP 3 on 16 GPUs, no plan at all

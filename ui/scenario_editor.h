@@ -9,6 +9,9 @@
 
 #include <QWidget>
 
+#include <map>
+#include <string>
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -137,6 +140,10 @@ private:
     Scenario m_scenario;
     ClusterSpec m_namedCluster; // the cluster its name was last given for (followClusterName)
     FieldErrors m_problems;
+    // Text fields whose text the core's reader refuses (a constraint list "8, x" or "4, 4"),
+    // by JSON path: the scenario keeps its last good value, the field keeps the text and
+    // the reason, and Start is blocked until the text is fixed or the field reloaded.
+    std::map<std::string, std::string> m_unreadText;
     FieldErrors m_warnings;
     QString m_startBlocked; // setStartBlocked
     bool m_searchRunning = false;

@@ -10,6 +10,10 @@
 
 #include <algorithm>
 
+#ifdef SHARDLAB_HAVE_RL
+#include "rl/ppo_options.h"
+#endif
+
 namespace shardlab::ui {
 
 SearchToolbar::SearchToolbar(QAction* start, QAction* stop, QWidget* parent) : QToolBar(tr("Search"), parent)
@@ -29,7 +33,7 @@ SearchToolbar::SearchToolbar(QAction* start, QAction* stop, QWidget* parent) : Q
     addWidget(new QLabel(tr("  Budget "), this));
     m_budget = new QSpinBox(this);
     m_budget->setRange(1, kMaxBudget);
-    m_budget->setValue(4000);
+    m_budget->setValue(SearchOptions{}.budget); // the core's default, as the CLI's
     m_budget->setSuffix(tr(" calls"));
     m_budget->setToolTip(tr("Simulator calls the search may spend (exact ignores it)"));
     addWidget(m_budget);
@@ -39,20 +43,28 @@ SearchToolbar::SearchToolbar(QAction* start, QAction* stop, QWidget* parent) : Q
     addWidget(m_seed);
     addWidget(new QLabel(tr("  PPO elite T "), this));
     m_eliteSize = new QSpinBox(this);
-    m_eliteSize->setRange(0, 16);
-    m_eliteSize->setValue(3);
     m_eliteSize->setToolTip(tr("Plans of the elite history the policy attends to (0 = none)"));
     addWidget(m_eliteSize);
     addWidget(new QLabel(tr(" τ "), this));
     m_tau = new QDoubleSpinBox(this);
-    m_tau->setRange(0.5, 1.0);
     m_tau->setSingleStep(0.01);
     m_tau->setDecimals(3);
-    m_tau->setValue(0.95);
     m_tau->setToolTip(tr("Early exit once the policy's confidence passes this threshold"));
+#ifdef SHARDLAB_HAVE_RL
+    // Ranges and defaults from ppo's own option table (what "ppo.elite" and "ppo.tau" accept).
+    const auto& table = rl::ppoOptionTable();
+    const rl::PpoOptions defaults;
+    const rl::PpoOptionInfo& elite = table.at("ppo.elite");
+    const rl::PpoOptionInfo& tau = table.at("ppo.tau");
+    m_eliteSize->setRange(static_cast<int>(elite.lo), static_cast<int>(elite.hi));
+    m_eliteSize->setValue(defaults.elite);
+    m_tau->setRange(tau.lo, tau.hi);
+    m_tau->setValue(defaults.tau);
+    m_pretrainedDefault = defaults.pretrained;
+#endif
     addWidget(m_tau);
     m_pretrained = new QCheckBox(tr("pretrained"), this);
-    m_pretrained->setChecked(true);
+    m_pretrained->setChecked(m_pretrainedDefault);
     m_pretrained->setToolTip(tr("Start ppo from the shipped pretrained policy (trained offline over generated "
                                 "scenarios) and fine-tune it here; unchecked: from scratch, as in the paper "
                                 "(ppo.pretrained=0)"));
@@ -129,7 +141,10 @@ void SearchToolbar::showProgress(double fraction)
 void SearchToolbar::showFinished(const SearchOutcome& o)
 {
     if (o.stopped) {
-        if (o.calls > 0 && m_budget->value() > 0 && m_algo->currentText() != QLatin1String("exact"))
+        // Calls over the budget only for an algorithm the registry says spends one.
+        SearchAlgorithmInfo info;
+        const bool budgeted = findSearchAlgorithm(m_algo->currentText().toStdString(), info) && info.budgeted;
+        if (o.calls > 0 && m_budget->value() > 0 && budgeted)
             m_progress->setValue(static_cast<int>(std::clamp(double(o.calls) / m_budget->value(), 0.0, 1.0) * 1000));
         m_progress->setFormat(tr("stopped at %p%"));
     } else {

@@ -55,6 +55,7 @@ private:
     QSpinBox* m_eliteSize = nullptr;
     QDoubleSpinBox* m_tau = nullptr;
     QCheckBox* m_pretrained = nullptr;
+    bool m_pretrainedDefault = true; // ppo's own default where ppo is built
     QCheckBox* m_underLoad = nullptr;
     QProgressBar* m_progress = nullptr;
 };

@@ -6,6 +6,7 @@
 #include "plugin/rl_plugin.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace shardlab::ui {
 
@@ -21,8 +22,7 @@ public:
     {
         if (!r.valid)
             return;
-        if (m_elites.size() >= size_t(LiveProgress::kEliteRows)
-            && r.tokensPerSPerGpu <= m_elites.back().tokensPerSPerGpu)
+        if (m_elites.size() >= kKept && r.tokensPerSPerGpu <= m_elites.back().tokensPerSPerGpu)
             return;
         // Plans that differ only in choices that cannot matter are one strategy.
         const Plan canonical = canonicalPlan(plan);
@@ -34,7 +34,7 @@ public:
             return a.tokensPerSPerGpu > b.tokensPerSPerGpu;
         });
         m_elites.insert(at, e);
-        if (m_elites.size() > size_t(LiveProgress::kEliteRows))
+        if (m_elites.size() > kKept)
             m_elites.pop_back();
     }
 
@@ -45,15 +45,28 @@ public:
         LiveProgress lp;
         lp.jobId = m_jobId;
         lp.core = p;
-        lp.elites = m_elites;
+        lp.elites.assign(m_elites.begin(), m_elites.begin() + std::min(m_elites.size(), size_t(LiveProgress::kEliteRows)));
         m_sink(lp);
     }
 
-    const std::vector<EliteEntry>& elites() const { return m_elites; }
+    // The elites the search found before call `lastCall` (after it, the final batch
+    // refinement's probes: one strategy at several batches), best first, at most kEliteRows.
+    std::vector<EliteEntry> elitesUpTo(int lastCall) const
+    {
+        std::vector<EliteEntry> out;
+        for (const EliteEntry& e : m_elites)
+            if (e.call <= lastCall && out.size() < size_t(LiveProgress::kEliteRows))
+                out.push_back(e);
+        return out;
+    }
 
 private:
     const std::function<void(const LiveProgress&)>& m_sink;
     int m_jobId;
+    // More than the table's rows: the batch refinement's probes, which come last and are
+    // left out of the final list, must not push the search's own elites out first. A
+    // refinement gallops and bisects over the batch, well under 64 probes.
+    static constexpr size_t kKept = LiveProgress::kEliteRows + 64;
     std::vector<EliteEntry> m_elites;
 };
 
@@ -74,8 +87,11 @@ JobResult runSearchJob(const SearchRequest& request, const std::atomic<bool>* st
     result.jobId = request.jobId;
     result.outcome = runSearch(request.scenario, request.options, &observer, stop);
     // Two pools per plan: the elite table of one-pool plans stays empty.
+    // The refinement's probes are one strategy at several batches: its plan is one row of
+    // its own (below), so the elites are the search's own up to the refinement.
+    const BatchRefinement& refined = result.outcome.refinement;
     if (!result.outcome.twoPools())
-        result.elites = observer.elites();
+        result.elites = observer.elitesUpTo(refined.ran ? refined.firstCall : std::numeric_limits<int>::max());
     if (result.outcome.found && !result.outcome.twoPools() && result.elites.empty()) {
         const SimResult& r = result.outcome.bestResult;
         result.elites.push_back({result.outcome.best, result.outcome.calls, true, r.tokensPerSPerGpu, r.tpotMs,

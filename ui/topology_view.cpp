@@ -141,6 +141,14 @@ void TopologyView::paintGpuLabel(QPainter& p, const QRectF& cell, int rank, cons
         p.drawText(cell, Qt::AlignCenter, label);
 }
 
+QString TopologyView::nodeCaption(int index) const { return tr("node %1").arg(index); }
+
+QString TopologyView::nvlinkLegendText() const
+{
+    const QString domain = tr("NVLink domain %1 GB/s").arg(formatNumber(m_cluster.nvlinkGBps, 0));
+    return m_overlay && !m_nvlinkTraffic.isEmpty() ? domain + QStringLiteral(" · ") + m_nvlinkTraffic : domain;
+}
+
 void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
 {
     const int gpus = std::min(m_cluster.gpusPerNode, kMaxDrawnGpus);
@@ -153,10 +161,8 @@ void TopologyView::paintNode(QPainter& p, const QRectF& box, int index) const
     p.setFont(f);
     p.setPen(kText);
     const QRectF title(box.left() + 4, box.top() + 1, box.width() - 8, 14);
-    QString caption = tr("node %1").arg(index);
-    if (m_overlay && !m_nvlinkTraffic.isEmpty())
-        caption += QStringLiteral(" · ") + m_nvlinkTraffic;
-    p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter, p.fontMetrics().elidedText(caption, Qt::ElideRight, int(title.width())));
+    p.drawText(title, Qt::AlignLeft | Qt::AlignVCenter,
+               p.fontMetrics().elidedText(nodeCaption(index), Qt::ElideRight, int(title.width())));
 
     // GPU dots in the grid with the largest cells (8 GPUs in a wide box: one row of 8).
     const QRectF area = box.adjusted(6, 17, -6, -5);
@@ -211,7 +217,7 @@ void TopologyView::paintLegend(QPainter& p, const QRectF& all, double legendH) c
     p.setBrush(kNvlinkFill);
     p.drawRoundedRect(QRectF(x, ly - 5, 14, 10), 2, 2);
     x += 18;
-    const QString nvl = tr("NVLink domain %1 GB/s").arg(formatNumber(c.nvlinkGBps, 0));
+    const QString nvl = nvlinkLegendText();
     p.setPen(kText);
     p.drawText(QRectF(x, all.top(), all.width() - x, legendH), Qt::AlignLeft | Qt::AlignVCenter, nvl);
     x += p.fontMetrics().horizontalAdvance(nvl) + 12;

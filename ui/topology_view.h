@@ -35,6 +35,12 @@ public:
     // Nodes drawn before "… × N" (4 in the editor's small drawing).
     void setMaxDrawnNodes(int n);
 
+    // The words the drawing writes: a node's title ("node 3"), and the legend's NVLink entry,
+    // which carries the overlay's NVLink traffic (one figure per GPU, the same on every
+    // node, so said once where it has room rather than cut short in every node's title).
+    QString nodeCaption(int index) const;
+    QString nvlinkLegendText() const;
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 

@@ -6,6 +6,7 @@
 
 #include <QComboBox>
 #include <QJsonDocument>
+#include <QLabel>
 #include <QJsonObject>
 #include <QProcess>
 #include <QSpinBox>
@@ -14,6 +15,8 @@
 #include "window_fixtures.h"
 #include "main_window.h"
 #include "plan_view.h"
+#include "plan_topology.h"
+#include "ui_format.h"
 #include "report/launch_config.h"
 #include "runner/disaggregated_search.h"
 #include "scenario_editor.h"
@@ -61,6 +64,22 @@ private Q_SLOTS:
         QVERIFY2(w.minimumSizeHint().height() <= 700, qPrintable(QString::number(w.minimumSizeHint().height())));
         QVERIFY2(pv->deploymentText().contains(QStringLiteral("output tokens/s per GPU of both pools")),
                  qPrintable(pv->deploymentText()));
+        // The what-if's tiling line names the pool's GPUs, not the cluster's: the decode
+        // pool's plan tiles the decode pool, with the 64-GPU cluster named beside it.
+        auto* tiling = pv->findChild<QLabel*>(QStringLiteral("whatIf.tiling"));
+        QVERIFY(tiling);
+        const long long decodeGpus = pv->currentPools().decode.gpus();
+        QVERIFY2(tiling->text().contains(QStringLiteral("the decode pool's %1 (of the cluster's 64)").arg(decodeGpus)),
+                 qPrintable(tiling->text()));
+        QVERIFY2(!tiling->text().contains(QStringLiteral("= the cluster's")), qPrintable(tiling->text()));
+        // The Topology tab draws that pool alone and says so: the other pool's GPUs are not
+        // drawn, and the KV cache crossing between the pools is named with its bytes.
+        const QString topo = w.topologyView()->summaryText();
+        QVERIFY2(topo.contains(QStringLiteral("Only the decode pool is drawn")), qPrintable(topo));
+        QVERIFY2(topo.contains(QStringLiteral("The prefill pool's %1 GPUs (of the cluster's 64) are not drawn")
+                                   .arg(pv->currentPools().prefill.gpus())),
+                 qPrintable(topo));
+        QVERIFY2(topo.contains(ui::formatBytes(pv->deploymentResult().kvBytesPerRequest)), qPrintable(topo));
         // Aggregated: the links do not matter and the combo says so by being off.
         auto* serving = w.scenarioEditor()->findChild<QComboBox*>(QStringLiteral("workload.serving"));
         QVERIFY(serving);

@@ -29,9 +29,10 @@ double stackedTotal(QCustomPlot* plot)
     return sum;
 }
 
-MemoryBreakdown breakdown(double heldBack)
+SimResult breakdown(double heldBack)
 {
-    MemoryBreakdown m;
+    SimResult r;
+    MemoryBreakdown& m = r.memory;
     m.weightsGb = 35;
     m.kvCacheGb = 30;
     m.kvHeldBackGb = heldBack;
@@ -39,7 +40,17 @@ MemoryBreakdown breakdown(double heldBack)
     m.reserveGb = 6;
     m.totalGb = 35 + 30 + heldBack + 2 + 6;
     m.capacityGb = 85.52;
-    return m;
+    return r;
+}
+
+// The total label the plot drew for its first bar ("88.3 GB"), and its colour.
+QCPItemText* totalLabel(QCustomPlot* plot)
+{
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->text().endsWith(QStringLiteral(" GB"))
+            && !t->text().contains(QStringLiteral("HBM")) && t->position->value() == 0)
+            return t;
+    return nullptr;
 }
 
 } // namespace
@@ -48,6 +59,7 @@ class TestMemoryPlot : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void heldBackMemoryIsStackedAndNamed();
+    void labelIsTheSimulatorsTotalAndVerdict();
 };
 
 void TestMemoryPlot::heldBackMemoryIsStackedAndNamed()
@@ -64,11 +76,35 @@ void TestMemoryPlot::heldBackMemoryIsStackedAndNamed()
     QCOMPARE(held->data()->size(), 1);
     QCOMPARE(held->data()->begin()->value, 3.3);
     // The stack ends at the simulator's total.
-    QCOMPARE(stackedTotal(plot), breakdown(3.3).totalGb);
+    QCOMPARE(stackedTotal(plot), breakdown(3.3).memory.totalGb);
 
     view.setMemory(breakdown(0), nullptr, QString());
     QVERIFY(!plot->legend->hasItemWithPlottable(held));
-    QCOMPARE(stackedTotal(plot), breakdown(0).totalGb);
+    QCOMPARE(stackedTotal(plot), breakdown(0).memory.totalGb);
+}
+
+// The bar's label is the simulator's total, not a sum of the drawn segments (the sampler's
+// warm-up is in the total and has no segment), and it is red exactly when the simulator
+// set the plan's memory violation, whatever the label's rounding.
+void TestMemoryPlot::labelIsTheSimulatorsTotalAndVerdict()
+{
+    MemoryPlot view;
+    view.resize(600, 200);
+    auto* plot = view.findChild<QCustomPlot*>(QStringLiteral("memoryPlot"));
+    QVERIFY(plot);
+    SimResult r = breakdown(0);
+    r.memory.samplerWarmupGb = 4;
+    r.memory.totalGb += 4; // 77 GB
+    view.setMemory(r, nullptr, QString());
+    QCPItemText* label = totalLabel(plot);
+    QVERIFY(label);
+    QCOMPARE(label->text(), QStringLiteral("77.0 GB"));
+    const QColor fits = label->color();
+    r.violations = 1u << static_cast<int>(Violation::Memory);
+    view.setMemory(r, nullptr, QString());
+    label = totalLabel(plot);
+    QVERIFY(label);
+    QVERIFY(label->color() != fits);
 }
 
 QTEST_MAIN(TestMemoryPlot)

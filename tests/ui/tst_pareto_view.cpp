@@ -4,6 +4,8 @@
 // a scenario change clears what no longer applies.
 #include <QtTest>
 #include <QLineEdit>
+#include <QDoubleSpinBox>
+#include <QLabel>
 #include <QProgressBar>
 
 #include "runner/load_front.h"
@@ -42,6 +44,8 @@ private Q_SLOTS:
     void frontUnderLoadIsTheCliFront();
     void frontUnderLoadRefusesInline();
     void frontPlotHasRoomAt1024();
+    void loadFrontUnderAnEngineKeepsEveryFrontReadable();
+    void sizingVerdictComesFirst();
 };
 
 void TestParetoView::init()
@@ -451,6 +455,13 @@ void TestParetoView::frontPlotHasRoomAt1024()
     QVERIFY(v->computeAll(true));
     QVERIFY(all.wait(300000));
     QVERIFY(v->front().ok && v->loadFront().ok);
+    // No rate named by the scenario: the sizing's rate is half the best plan's capacity on
+    // its GPUs, and the status says exactly that. The sweep's 1 GPU has no plan: a labelled
+    // cross on the scaling plot, not a silent gap.
+    QVERIFY2(v->statusText().contains(QStringLiteral("Sizing at half the best plan's ")), qPrintable(v->statusText()));
+    QVERIFY2(v->statusText().contains(QStringLiteral("requests/s on the scenario's 8 GPUs")), qPrintable(v->statusText()));
+    QCOMPARE(v->scalePlot()->graph(1)->dataCount(), 1);
+    QCOMPARE(v->scalePlot()->graph(1)->data()->begin()->key, 1.0);
     QTest::qWait(100); // the status line's new text is laid out
     QCoreApplication::processEvents();
     QCOMPARE(w.size(), QSize(1024, 700));
@@ -483,6 +494,85 @@ void TestParetoView::frontPlotHasRoomAt1024()
     QVERIFY2(lo > 0.5 * hi, "the example's decode points sit far from zero per user");
     QVERIFY2(x.lower <= lo && x.upper >= hi, qPrintable(QStringLiteral("%1..%2 for %3..%4").arg(x.lower).arg(x.upper).arg(lo).arg(hi)));
     QVERIFY2((hi - lo) >= 0.6 * x.size(), qPrintable(QStringLiteral("points span %1 of an axis of %2").arg(hi - lo).arg(x.size())));
+}
+
+namespace {
+// The rectangle a text item's text takes on screen: its anchors' box less its padding
+// (the padding only moves the text away from its point).
+QRectF itemRect(QCPItemText* t)
+{
+    const QMargins m = t->padding();
+    return QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition()).adjusted(m.left(), m.top(), -m.right(), -m.bottom());
+}
+}
+
+// The request-rate example under TensorRT-LLM at 1024x700 with the front under load: four
+// fronts, a long status line and a sizing at the scenario's own rate. The front keeps its
+// 140 px, its axis label whole and its "C n" labels apart; the certified front is drawn on
+// top; the sizing uses the scenario's 8 requests/s and the status says so.
+void TestParetoView::loadFrontUnderAnEngineKeepsEveryFrontReadable()
+{
+    MainWindow w;
+    w.resize(1024, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY2(w.openScenarioFile(QStringLiteral(SHARDLAB_RESOURCES "/examples/load/llama3-70b-8gpu-request-rate-8.json")),
+             qPrintable(w.statusText()));
+    QVERIFY(w.showTab(QStringLiteral("pareto")));
+    ParetoView* v = w.paretoView();
+    v->setLoadConcurrencies(QStringLiteral("1,4,16,64,128"));
+    QSignalSpy all(v, &ParetoView::allFinished);
+    QVERIFY(v->computeAll(true));
+    QVERIFY(all.wait(300000));
+    QVERIFY(v->front().ok && v->loadFront().ok);
+    QVERIFY(!v->front().otherPoints.empty());
+    QTest::qWait(100);
+    QCoreApplication::processEvents();
+    QCustomPlot* plot = v->frontPlot();
+    const int axisHeight = plot->axisRect()->rect().height();
+    QVERIFY2(axisHeight >= 140, qPrintable(QStringLiteral("front axis rect %1 px high").arg(axisHeight)));
+    const int labelWidth = QFontMetrics(plot->yAxis->labelFont()).horizontalAdvance(plot->yAxis->label());
+    QVERIFY2(labelWidth <= axisHeight, qPrintable(QStringLiteral("y label %1 px on %2 px").arg(labelWidth).arg(axisHeight)));
+    std::vector<QRectF> labels;
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot->item(i)); t && t->text().startsWith(QStringLiteral("C ")))
+            labels.push_back(itemRect(t));
+    QCOMPARE(int(labels.size()), 5);
+    for (size_t a = 0; a < labels.size(); ++a)
+        for (size_t b = a + 1; b < labels.size(); ++b)
+            QVERIFY2(!labels[a].intersects(labels[b]), qPrintable(QStringLiteral("labels %1 and %2 overlap").arg(a).arg(b)));
+    // The certified front above the recipe's and the engine's.
+    for (int g : {1, 2, 3})
+        QVERIFY(plot->graph(0)->layer()->index() > plot->graph(g)->layer()->index());
+    auto* rate = v->findChild<QDoubleSpinBox*>();
+    QVERIFY(rate);
+    QCOMPARE(rate->value(), 8.0);
+    QVERIFY2(v->statusText().contains(QStringLiteral("Sizing at the scenario's 8 requests/s")), qPrintable(v->statusText()));
+    QVERIFY(!v->statusText().contains(QStringLiteral("half the scenario's load")));
+}
+
+// A disaggregated sizing whose steady-state count breaks p90 TTFT under Poisson arrivals:
+// the panel's first line is the count that holds the limits, so a short panel shows the
+// answer without scrolling.
+void TestParetoView::sizingVerdictComesFirst()
+{
+    MainWindow w;
+    const auto d = loadScenarioFile(SHARDLAB_RESOURCES "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
+    QVERIFY2(d.ok(), d.firstError().c_str());
+    w.setScenario(d.value);
+    ParetoView* v = w.paretoView();
+    auto* rate = v->findChild<QDoubleSpinBox*>();
+    QVERIFY(rate);
+    rate->setValue(3.93);
+    QSignalSpy done(v, &ParetoView::jobFinished);
+    QVERIFY(v->computeSizing());
+    QVERIFY(done.wait(300000));
+    QVERIFY(v->sizing().ok);
+    QVERIFY2(v->sizing().queueingGpus > v->sizing().gpus, "the steady-state answer queues over the TTFT limit");
+    auto* label = v->findChild<QLabel*>(QStringLiteral("pareto.sizing"));
+    QVERIFY(label);
+    QVERIFY2(label->text().startsWith(QStringLiteral("<b>%1 GPUs</b> hold the limits").arg(v->sizing().queueingGpus)),
+             qPrintable(label->text()));
 }
 
 QTEST_MAIN(TestParetoView)

@@ -17,6 +17,7 @@
 #include "breakdown_plot.h"
 #include "qcp.h"
 #include "io/presets.h"
+#include "model/plan_checks.h"
 #include "plan_explain.h"
 #include "plan_tables.h"
 #include "plan_view.h"
@@ -86,6 +87,7 @@ private Q_SLOTS:
     void breakdownComparesPerTokenNotPerStep();
     void exportedPlotsCarryTitleScenarioPlanAndDate();
     void stepTimelineFollowsThePlan();
+    void expertTensorGroupSaysWhatItSplits();
 };
 
 // The Step timeline tab draws the core's timeline of the plan on show, follows what-if
@@ -455,6 +457,34 @@ void TestPlanView::exportedPlotsCarryTitleScenarioPlanAndDate()
     QVERIFY(!a.isNull() && !b.isNull());
     QCOMPARE(a.size(), b.size());
     QVERIFY(a != b);
+}
+
+// The degrees line names an expert-TP group by what it does: with the experts' token
+// options its ranks run different tokens through whole experts (no weight split, as the
+// Topology tab says), with the weight-split options each expert is split; a dense model has
+// no expert degree at all.
+void TestPlanView::expertTensorGroupSaysWhatItSplits()
+{
+    PlanView v;
+    const Scenario s = preset("mixtral-8x22b-64gpu");
+    v.setScenario(s);
+    Plan p = v.currentPlan();
+    const int etp = expertTensorParallel(p); // the recipe: TP 8 x DP 8 ranks over EP 8, 8 per shard
+    QVERIFY(etp > 1);
+    p.setOption(OpId::ExpertUp, optionFromName(OpId::ExpertUp, "token"));
+    p.setOption(OpId::ExpertDown, optionFromName(OpId::ExpertDown, "token"));
+    v.showPlan(QStringLiteral("tokens"), p);
+    QVERIFY2(v.headlineText().contains(
+                 QStringLiteral("%1 ranks per expert shard (tokens split, whole experts per GPU)").arg(etp)),
+             qPrintable(v.headlineText()));
+    QVERIFY(!v.headlineText().contains(QStringLiteral("expert-TP %1").arg(etp)));
+    p.setOption(OpId::ExpertUp, optionFromName(OpId::ExpertUp, "column"));
+    p.setOption(OpId::ExpertDown, optionFromName(OpId::ExpertDown, "row"));
+    v.showPlan(QStringLiteral("weights"), p);
+    QVERIFY2(v.headlineText().contains(QStringLiteral("expert-TP %1 (each expert's weights split %1 ways)").arg(etp)),
+             qPrintable(v.headlineText()));
+    v.setScenario(preset("llama3-70b-8gpu"));
+    QVERIFY2(!v.headlineText().contains(QStringLiteral("expert-TP")), qPrintable(v.headlineText()));
 }
 
 QTEST_MAIN(TestPlanView)

@@ -17,6 +17,7 @@ class TestSearchSteps : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void refinementIsItsOwnStep();
+    void refinementProbesAreNotElites();
 };
 
 void TestSearchSteps::refinementIsItsOwnStep()
@@ -70,6 +71,33 @@ void TestSearchSteps::refinementIsItsOwnStep()
     QCOMPARE(step->data()->at(0)->value, f.fromValue);
     QCOMPARE(step->data()->at(1)->value, f.toValue);
     QCOMPARE(int(step->data()->at(1)->key), o.calls);
+}
+
+// The refinement's probes are one plan at several batches: they are not the search's elites.
+// Of the elites, only the refinement's own row comes from a call after the refinement began
+// (llama3-70b-8gpu, anneal 800, seed 0: 8 of its 11 rows were such probes when they were kept),
+// and every other row is a plan the search itself found.
+void TestSearchSteps::refinementProbesAreNotElites()
+{
+    auto s = scenarioPreset("llama3-70b-8gpu");
+    QVERIFY(s.ok());
+    SearchRequest request;
+    request.jobId = 1;
+    request.scenario = s.value;
+    request.options.algorithm = "anneal";
+    request.options.budget = 800;
+    request.options.seed = 0;
+    const JobResult result = runSearchJob(request, nullptr, {});
+    const BatchRefinement& f = result.outcome.refinement;
+    QVERIFY(f.ran && f.calls > 1);
+    int afterRefinementBegan = 0, marked = 0;
+    for (const EliteEntry& e : result.elites) {
+        afterRefinementBegan += e.call > f.firstCall ? 1 : 0;
+        marked += e.refinement ? 1 : 0;
+    }
+    QCOMPARE(marked, f.improved() ? 1 : 0);
+    QCOMPARE(afterRefinementBegan, marked);
+    QCOMPARE(int(result.elites.size()), LiveProgress::kEliteRows); // the search found more than a table's worth
 }
 
 QTEST_MAIN(TestSearchSteps)

@@ -24,6 +24,9 @@
 #include "model/specs.h"
 #include "scenario_editor.h"
 #include "search_panel.h"
+#include "search_toolbar.h"
+#include <QAction>
+#include <QProgressBar>
 #include "wheel_guard.h"
 
 using namespace shardlab;
@@ -45,6 +48,7 @@ class TestWindowInputs : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void openKeepsValuesBeyondAFieldsRange();
+    void stoppedProgressOnlyForBudgetedAlgorithms();
     void init()
     {
         startFreshSession();
@@ -218,6 +222,30 @@ void TestWindowInputs::openKeepsValuesBeyondAFieldsRange()
         problems += QString::fromStdString(e.toString()) + QLatin1Char('\n');
     QVERIFY2(problems.contains(QStringLiteral("model.layers")) && problems.contains(QStringLiteral("got -5")),
              qPrintable(problems));
+}
+
+// A stopped search's bar shows calls over the budget only for an algorithm the registry
+// says spends one: megatron and exact ignore the budget, so their bar does not claim a share
+// of it; anneal's does.
+void TestWindowInputs::stoppedProgressOnlyForBudgetedAlgorithms()
+{
+    QAction start(QStringLiteral("Start")), stop(QStringLiteral("Stop"));
+    SearchToolbar bar(&start, &stop);
+    bar.setBudget(100);
+    SearchOutcome o;
+    o.stopped = true;
+    o.calls = 50;
+    for (const char* name : {"megatron", "exact", "anneal"}) {
+        SearchAlgorithmInfo info;
+        QVERIFY(findSearchAlgorithm(name, info));
+        QVERIFY(bar.setAlgorithm(QString::fromLatin1(name)));
+        bar.showStarted();
+        bar.showFinished(o);
+        QCOMPARE(bar.progressBar()->value(), info.budgeted ? 500 : 0);
+    }
+    QCOMPARE(bar.budget(), 100);
+    SearchToolbar fresh(&start, &stop);
+    QCOMPARE(fresh.budget(), SearchOptions{}.budget);
 }
 
 QTEST_MAIN(TestWindowInputs)

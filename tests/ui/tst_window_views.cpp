@@ -43,6 +43,7 @@
 #include <QUndoStack>
 #include <QProgressBar>
 #include "sim/simulator.h"
+#include "report/cost_account.h"
 
 using namespace shardlab;
 using shardlab::ui::MainWindow;
@@ -155,6 +156,10 @@ void TestWindowViews::topologyTabFollowsThePlan()
     QCOMPARE(d->groupOf(5, K::Pipeline), 1);
     QCOMPARE(d->groupOf(3, K::Data), 1);
     QCOMPARE(d->groupOf(3, K::Pipeline), 0);
+    // The NVLink traffic is one figure per GPU: said once in the legend, where it has room,
+    // not cut short in every node's narrow title.
+    QCOMPARE(d->nodeCaption(0), QStringLiteral("node 0"));
+    QVERIFY2(d->nvlinkLegendText().contains(QStringLiteral("/GPU/step")), qPrintable(d->nvlinkLegendText()));
 
     // The traffic rows add up to the simulator's bytes, and stay on NVLink inside one node.
     const Scenario s = w.scenario();
@@ -334,6 +339,11 @@ void TestWindowViews::compareTwoPlans()
     QVERIFY(links->rowCount() >= 4);
     QCOMPARE(links->item(0, 1)->text(), ui::formatBytes(ta.nvlinkBytes));
     QCOMPARE(links->item(1, 1)->text(), ui::formatBytes(ta.interBytes));
+    // Per generated token over all the pool's GPUs: the step's bytes by the cost account's
+    // step-to-token factor, the one the per-operator GPU·µs use (drafts accepted included).
+    const double perStep = costAccount(poolOutcome(s, w.lastResult()->outcome.best, c->resultA())).perStepUs;
+    QCOMPARE(links->item(2, 1)->text(), ui::formatBytes(ta.nvlinkBytes * perStep));
+    QCOMPARE(links->item(3, 1)->text(), ui::formatBytes(ta.interBytes * perStep));
 
     // A plan file: the window's own export comes back as a candidate and compares equal.
     QTemporaryDir dir;
