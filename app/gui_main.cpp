@@ -7,6 +7,7 @@
 #include <QTimer>
 
 #include <cstdio>
+#include <memory>
 
 #include "file_export.h"
 #include "io/output_apart.h"
@@ -164,9 +165,27 @@ void runParetoScript(shardlab::ui::MainWindow& window, Script& script, QTextStre
     });
 }
 
+namespace {
+// Whether the command line asks only for help, which needs no window system.
+bool asksForHelp(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QLatin1String a(argv[i]);
+        if (a == QLatin1String("-h") || a == QLatin1String("--help") || a == QLatin1String("--help-all")
+            || a == QLatin1String("-?"))
+            return true;
+    }
+    return false;
+}
+} // namespace
+
 int main(int argc, char** argv)
 {
-    QApplication app(argc, argv);
+    // Help is printed by a core application, which needs no display; the window's is a
+    // QApplication.
+    const std::unique_ptr<QCoreApplication> app = asksForHelp(argc, argv)
+        ? std::make_unique<QCoreApplication>(argc, argv)
+        : std::make_unique<QApplication>(argc, argv);
     QApplication::setApplicationName(QStringLiteral("ShardLab"));
     QApplication::setOrganizationName(QStringLiteral("ShardLab"));
 
@@ -208,7 +227,7 @@ int main(int argc, char** argv)
                                           QStringLiteral("LIST"));
     parser.addOptions({scenarioOpt, algoOpt, seedOpt, budgetOpt, autoOpt, shotOpt, exportOpt, launchOpt, engineOpt, plotOpt,
                        quitOpt, tabOpt, duringOpt, sizeOpt, loadFrontOpt});
-    parser.process(app);
+    parser.process(*app);
 
     QTextStream err(stderr);
     if (!outputsApartFromScenario(parser, scenarioOpt, {&shotOpt, &exportOpt, &launchOpt, &plotOpt}, err))
@@ -231,6 +250,12 @@ int main(int argc, char** argv)
         window.setBudget(number);
     }
     const bool paretoTab = parser.isSet(tabOpt) && parser.value(tabOpt) == QLatin1String("pareto");
+    // The Pareto tab computes a front, not a search's answer: nothing would be exported.
+    if (paretoTab && (parser.isSet(exportOpt) || parser.isSet(launchOpt) || parser.isSet(plotOpt))) {
+        err << "shardlab: --export, --export-launch and --export-plot write a search's best plan; --tab pareto "
+               "computes the front instead (shardlab-cli pareto --json or --csv prints it)\n";
+        return 2;
+    }
     if (parser.isSet(tabOpt) && !window.showTab(parser.value(tabOpt))) {
         err << "shardlab: --tab: expects search, plan, topology, compare or pareto\n";
         return 2;
@@ -338,5 +363,5 @@ int main(int argc, char** argv)
                 QApplication::exit(code);
         });
     }
-    return app.exec();
+    return QApplication::exec();
 }

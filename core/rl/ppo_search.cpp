@@ -17,6 +17,7 @@
 #include "search/best_plan_moves.h"
 #include "search/budgeted_evaluator.h"
 #include "sim/megatron.h"
+#include "sim/simulator.h"
 
 namespace shardlab::rl {
 
@@ -505,13 +506,13 @@ std::vector<float> scenarioFeatures(const Scenario& s)
     const ModelSpec& m = s.model;
     const ParameterCounts pc = countParameters(m);
     const double n = static_cast<double>(std::max(1LL, s.cluster.totalGpus()));
-    const double weightGb = pc.total * bytesPerElement(m.weightPrecision) / 1e9;
+    const double weightGb = weightBytes(m) / 1e9; // expert precision included
     const double headroom = n * s.cluster.gpu.hbmGb / std::max(1e-9, weightGb);
     auto lg = [](double v) { return std::log10(std::max(1e-9, v)); };
-    const double kvPerLayer = m.attention == AttentionKind::MLA
-        ? double(m.mla.kvLoraRank + m.mla.qkRopeHeadDim)
-        : 2.0 * m.kvHeads * m.headDim;
-    const double kvBytesPerToken = kvPerLayer * m.layers * bytesPerElement(m.kvPrecision);
+    // The cache one token of the longest sequence adds, as the cost model holds it (sliding
+    // windows and linear layers' state included).
+    const double ctx = std::max(1, s.workload.maxContext());
+    const double kvBytesPerToken = Simulator(s).costs().cacheBytesPerSequence(ctx) * m.layers / ctx;
     return {
         static_cast<float>(lg(pc.total) / 12),
         static_cast<float>(lg(pc.active) / 12),

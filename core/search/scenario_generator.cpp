@@ -145,8 +145,7 @@ Scenario generateScenario(std::uint64_t seed, int index, const ScenarioGenerator
         if ((params >= options.minParameters && params <= options.maxParameters) || attempt > 200)
             break;
     }
-    const double weightBytes = countParameters(s.model).total * bytesPerElement(s.model.weightPrecision);
-    s.cluster = drawCluster(d, weightBytes, options);
+    s.cluster = drawCluster(d, weightBytes(s.model), options);
     s.workload = drawWorkload(d);
     char buf[96];
     std::snprintf(buf, sizeof buf, "gen-%llu-%d", static_cast<unsigned long long>(seed), index);

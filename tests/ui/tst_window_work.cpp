@@ -354,6 +354,27 @@ void TestWindowWork::scriptedOutputsNeverReplaceTheScenario()
         QCOMPARE(gui->exitCode(), 2);
         QVERIFY2(err.contains(flag + QStringLiteral(": must be an integer between")), qPrintable(err));
     }
+    // The Pareto tab runs no search: an export of a search's plan is refused, not skipped.
+    QProcess* pareto = startGui(dir, {QStringLiteral("--scenario"), scenario, QStringLiteral("--tab"),
+                                      QStringLiteral("pareto"), QStringLiteral("--autostart"),
+                                      QStringLiteral("--quit-when-done"), QStringLiteral("--export"),
+                                      dir.filePath(QStringLiteral("front.json"))}, this);
+    QVERIFY(pareto->waitForFinished(120000));
+    QCOMPARE(pareto->exitCode(), 2);
+    QVERIFY2(QString::fromUtf8(pareto->readAllStandardError()).contains(QStringLiteral("--tab pareto computes the front")),
+             "no refusal");
+    // Help needs no display: printed with no platform to open a window on.
+    auto* help = new QProcess(this);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove(QStringLiteral("QT_QPA_PLATFORM"));
+    env.remove(QStringLiteral("DISPLAY"));
+    env.remove(QStringLiteral("WAYLAND_DISPLAY"));
+    help->setProcessEnvironment(env);
+    help->start(QStringLiteral(SHARDLAB_GUI), {QStringLiteral("--help")});
+    QVERIFY(help->waitForFinished(60000));
+    QCOMPARE(help->exitStatus(), QProcess::NormalExit);
+    QCOMPARE(help->exitCode(), 0);
+    QVERIFY(QString::fromUtf8(help->readAllStandardOutput()).contains(QStringLiteral("--scenario")));
 }
 
 QTEST_MAIN(TestWindowWork)
