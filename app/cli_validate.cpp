@@ -15,6 +15,7 @@
 #include "cli_deployment.h"
 #include "io/hf_import.h"
 #include "io/profile_json.h"
+#include "model/constraint_checks.h"
 #include "model/engine_caps.h"
 #include "model/names.h"
 #include "report/measurements.h"
@@ -116,6 +117,9 @@ Validation validateScenarioFile(const std::string& text, const std::string& path
     if (!s.ok())
         return v;
     v.errors = checkConstraints(s.value); // whether the constraints together leave a plan
+    if (v.errors.empty())
+        if (std::optional<FieldError> tooBig = weightsExceedCluster(s.value)) // whether any plan can fit
+            v.errors.push_back(std::move(*tooBig));
     for (FieldError& e : v.errors)
         e.file = path;
     if (!v.errors.empty())

@@ -23,6 +23,7 @@
 
 #include "file_export.h"
 #include "io/hf_import.h"
+#include "model/constraint_checks.h"
 #include "io/presets.h"
 #include "scenario_fields.h"
 #include "topology_view.h"
@@ -71,8 +72,9 @@ void alignFormLabels(QWidget* root)
         w->setMinimumWidth(width);
 }
 
-// Checks the core's validators cannot make because they need both model and cluster, or
-// the editor's intent (the "Mixture of experts" box ticked with no experts).
+// The editor's own intent (the "Mixture of experts" box ticked with no experts), and the
+// core's check that the weights fit the cluster at all, which blocks a search as it does in
+// the core.
 FieldErrors editorChecks(const Scenario& s, bool moeTicked)
 {
     FieldErrors e;
@@ -82,21 +84,8 @@ FieldErrors editorChecks(const Scenario& s, bool moeTicked)
             {{},
              "model.moe.experts",
              "a mixture of experts needs at least 1 routed expert (untick \"Mixture of experts\" for a dense model)"});
-    const ClusterSpec& c = s.cluster;
-    const double usablePerGpu = c.gpu.hbmGb - c.gpu.memoryReserveGb;
-    const double gpus = double(c.totalGpus());
-    const double weightsGb = weightBytes(m) / 1e9;
-    // Every weight lives on at least one GPU, so the cluster's usable memory bounds the
-    // model from above whatever the plan: no search can succeed past this.
-    if (gpus >= 1 && usablePerGpu > 0 && std::isfinite(weightsGb) && weightsGb > usablePerGpu * gpus) {
-        char buf[320];
-        std::snprintf(
-            buf, sizeof buf,
-            "the model's weights (%.0f GB in %s) exceed the usable memory of all %.0f GPUs (%.0f GB after the "
-            "reserve): no plan can fit; add nodes, use a larger GPU or FP8 weights",
-            weightsGb, precisionName(m.weightPrecision), gpus, usablePerGpu * gpus);
-        e.push_back({{}, "cluster.nodes", buf});
-    }
+    if (std::optional<FieldError> tooBig = weightsExceedCluster(s)) // no search can succeed past this
+        e.push_back(std::move(*tooBig));
     return e;
 }
 

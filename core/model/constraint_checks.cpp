@@ -1,6 +1,8 @@
 #include "model/constraint_checks.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "model/plan_checks.h"
@@ -13,6 +15,22 @@ std::string allowedList(const std::vector<int>& values)
     for (int x : values)
         t += (t.empty() ? "" : ", ") + std::to_string(x);
     return t;
+}
+
+std::optional<FieldError> weightsExceedCluster(const Scenario& s)
+{
+    const ClusterSpec& c = s.cluster;
+    const double usablePerGpu = c.gpu.hbmGb - c.gpu.memoryReserveGb;
+    const double gpus = double(c.totalGpus());
+    const double weightsGb = weightBytes(s.model) / 1e9;
+    if (!(gpus >= 1 && usablePerGpu > 0 && std::isfinite(weightsGb) && weightsGb > usablePerGpu * gpus))
+        return std::nullopt;
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "the model's weights (%.0f GB in %s) exceed the usable memory of all %.0f GPUs (%.0f GB after the "
+                  "reserve): no plan can fit; add nodes, use a larger GPU or FP8 weights",
+                  weightsGb, precisionName(s.model.weightPrecision), gpus, usablePerGpu * gpus);
+    return FieldError{{}, "cluster.nodes", buf};
 }
 
 FieldErrors checkConstraintValues(const Scenario& s)

@@ -7,6 +7,7 @@
 #include <new>
 #include <mutex>
 
+#include "model/constraint_checks.h"
 #include "plugin/rl_plugin.h"
 #include "search/algorithms.h"
 #include "search/budgeted_evaluator.h"
@@ -202,6 +203,9 @@ FieldErrors scenarioErrors(const Scenario& scenario)
         errors.push_back({{}, "scenario." + e.where, e.reason});
     for (const FieldError& e : checkConstraints(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
+    if (errors.empty())
+        if (std::optional<FieldError> tooBig = weightsExceedCluster(scenario))
+            errors.push_back({{}, "scenario." + tooBig->where, tooBig->reason});
     return errors;
 }
 
