@@ -57,9 +57,6 @@ extern const OptionSpec kScenarioOption; // --scenario (file or preset name)
 extern const OptionSpec kEngineScenarioOption;
 extern const OptionSpec kRunnableOption;
 extern const OptionSpec kProfileOption;  // --profile (kernel profile file or preset name)
-// The largest --budget (simulator calls) a search command accepts: the most that
-// validateSearchOptions (runner/run_search.cpp) lets a search run.
-constexpr long long kMaxSearchBudget = 100000000;
 // --budget N of search and bench-search: "simulator calls per run", SearchOptions' default,
 // and the registry's algorithms that ignore a budget (SearchAlgorithmInfo::budgeted).
 OptionSpec budgetOption();

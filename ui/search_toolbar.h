@@ -24,7 +24,7 @@ public:
     SearchToolbar(QAction* start, QAction* stop, QWidget* parent = nullptr);
 
     // The budget's and the seed's ranges (the window's --budget and --seed refuse others).
-    static constexpr int kMaxBudget = 1'000'000;
+    static constexpr int kMaxBudget = int(kMaxSearchBudget); // the core's limit
     static constexpr int kMaxSeed = 1'000'000'000;
 
     SearchOptions options() const;

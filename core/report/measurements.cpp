@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "io/format_json.h"
 #include "io/input_file.h"
 #include "io/json_reader.h"
 #include "io/presets.h"
@@ -67,8 +68,8 @@ Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path
     io::JsonReader r(doc, "", errors);
     if (r.requireObject()) {
         r.rejectUnknownKeys({"format", "version", "rows", "description"});
-        if (r.string("format") != "shardlab-measurements" && errors.empty())
-            r.fail("format", "expected \"shardlab-measurements\"");
+        if (r.string("format") != io::formats::kMeasurementsFormat && errors.empty())
+            r.fail("format", std::string("expected \"") + io::formats::kMeasurementsFormat + "\"");
         r.integer("version", 1, 1);
         const nlohmann::json* rows = doc.contains("rows") ? &doc["rows"] : nullptr;
         if (!rows || !rows->is_array() || rows->empty())
@@ -117,7 +118,7 @@ Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path
                         addAll(errors, e);
                     }
                 } else if (row["scenario"].is_object()) {
-                    Parsed<Scenario> sc = parseScenario(asDocument(row["scenario"], "shardlab-scenario"),
+                    Parsed<Scenario> sc = parseScenario(asDocument(row["scenario"], io::formats::kScenarioFormat),
                                                         label + " " + rr.path("scenario"));
                     haveScenario = sc.ok();
                     m.scenario = sc.value;
@@ -137,7 +138,7 @@ Parsed<std::vector<MeasurementRow>> loadMeasurementsFile(const std::string& path
                         fe.reason = "(" + rr.path("plan") + ") " + fe.reason;
                     addAll(errors, p.errors);
                 } else if (row["plan"].is_object()) {
-                    Parsed<Plan> p = parsePlan(asDocument(row["plan"], "shardlab-plan"), label + " " + rr.path("plan"));
+                    Parsed<Plan> p = parsePlan(asDocument(row["plan"], io::formats::kPlanFormat), label + " " + rr.path("plan"));
                     havePlan = p.ok();
                     m.plan = p.value;
                     addAll(errors, p.errors);

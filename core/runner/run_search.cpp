@@ -94,8 +94,9 @@ FieldErrors validateSearchOptions(const SearchOptions& o)
     SearchAlgorithmInfo info;
     if (!findSearchAlgorithm(o.algorithm, info))
         e.push_back({{}, "algorithm", "unknown algorithm '" + o.algorithm + "' (known: " + knownSearchAlgorithms() + ")"});
-    if (o.budget < 1 || o.budget > 100000000)
-        e.push_back({{}, "budget", "must be between 1 and 100000000 simulator calls (got " + std::to_string(o.budget) + ")"});
+    if (o.budget < 1 || o.budget > kMaxSearchBudget)
+        e.push_back({{}, "budget", "must be between 1 and " + std::to_string(kMaxSearchBudget) + " simulator calls (got "
+                                       + std::to_string(o.budget) + ")"});
     const AnnealOptions& a = o.anneal;
     if (!(a.initialTemperature > 0) || !(a.finalTemperature > 0) || a.finalTemperature > a.initialTemperature)
         e.push_back({{}, "anneal.temperature", "temperatures must be positive, the final one not above the initial one"});
@@ -203,9 +204,6 @@ FieldErrors scenarioErrors(const Scenario& scenario)
         errors.push_back({{}, "scenario." + e.where, e.reason});
     for (const FieldError& e : checkConstraints(scenario))
         errors.push_back({{}, "scenario." + e.where, e.reason});
-    if (errors.empty())
-        if (std::optional<FieldError> tooBig = weightsExceedCluster(scenario))
-            errors.push_back({{}, "scenario." + tooBig->where, tooBig->reason});
     return errors;
 }
 
@@ -225,6 +223,10 @@ std::string outcomeMessage(SearchOutcome& out, const AlgorithmReport& rep, const
     if (!out.found && !out.provedInfeasible && rep.note.find("no valid plan") == std::string::npos)
         msg += (msg.empty() ? "" : "; ") + std::string("no valid plan found in ") + std::to_string(out.calls)
             + " simulator calls";
+    // Nothing found where no plan can fit: the reason that holds whatever the search tried.
+    if (!out.found)
+        if (std::optional<FieldError> tooBig = weightsExceedCluster(scenario))
+            msg += (msg.empty() ? "" : "; ") + tooBig->reason;
     if (out.refinedFromBatch() > 0)
         msg += (msg.empty() ? "" : "; ") + std::string("batch refined from ") + std::to_string(out.refinedFromBatch())
             + " to " + std::to_string(out.best.batch) + " (charged to the budget)";

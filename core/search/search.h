@@ -41,6 +41,9 @@ struct GeneticOptions {
     double penaltyWeight = 12;
 };
 
+// The most simulator calls a search may be given (the CLI's --budget, the window's field).
+inline constexpr long long kMaxSearchBudget = 100'000'000;
+
 struct SearchOptions {
     std::string algorithm = "random";
     int budget = 4000;              // simulator calls; ignored by algorithms that are not budgeted

@@ -1,4 +1,4 @@
-// The discrete decision space of a scenario (issue: search): one slot per coarse degree,
+// The discrete decision space of a scenario: one slot per coarse degree,
 // batch, micro-batches and per-operator sharding, with validity masks so that every plan
 // assembled slot by slot is structurally valid (tiles the cluster, divides the model).
 #pragma once

@@ -7,10 +7,6 @@
 
 namespace shardlab {
 
-namespace {
-constexpr double kActBytes = 2.0; // activations (and a linear layer's state) in BF16
-} // namespace
-
 // Constants of the gated delta rule's operation counts (docs/simulator.md §1, "Attention
 // layer mix"): per value head and token, the recurrent form's decay, S k, rank-one update
 // and S q over the dk x dv state; the chunked form's state terms and its intra-chunk

@@ -16,6 +16,9 @@
 
 namespace shardlab {
 
+// Bytes of one activation element (and of a linear layer's state): BF16.
+inline constexpr double kActBytes = 2.0;
+
 // Modelling constants that are not hardware: documented in docs/simulator.md.
 struct SimConstants {
     // Squared coefficient of variation of the experts' popularity (routed tokens per expert

@@ -13,7 +13,6 @@
 namespace shardlab {
 
 namespace {
-constexpr double kActBytes = 2.0; // activations in BF16
 inline int idx(OpId id) { return static_cast<int>(id); }
 
 std::atomic<std::uint64_t> g_nextCostModelId{1};

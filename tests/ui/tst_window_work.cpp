@@ -344,7 +344,7 @@ void TestWindowWork::scriptedOutputsNeverReplaceTheScenario()
         QCOMPARE(fileBytes(scenario), before);
     }
     const std::pair<QString, QString> outOfRange[] = {{QStringLiteral("--budget"), QStringLiteral("0")},
-                                                      {QStringLiteral("--budget"), QStringLiteral("2000000")},
+                                                      {QStringLiteral("--budget"), QStringLiteral("200000000")},
                                                       {QStringLiteral("--seed"), QStringLiteral("-1")}};
     for (const auto& [flag, value] : outOfRange) {
         QProcess* gui = startGui(dir, {QStringLiteral("--scenario"), scenario, flag, value,
