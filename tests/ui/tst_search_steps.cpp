@@ -13,6 +13,20 @@
 using namespace shardlab;
 using namespace shardlab::ui;
 
+namespace {
+// An anneal run of a shipped scenario as the window's job runs it, on this thread.
+JobResult annealJob(const char* preset, int budget, std::uint64_t seed)
+{
+    SearchRequest request;
+    request.jobId = 1;
+    request.scenario = scenarioPreset(preset).value;
+    request.options.algorithm = "anneal";
+    request.options.budget = budget;
+    request.options.seed = seed;
+    return runSearchJob(request, nullptr, {});
+}
+} // namespace
+
 class TestSearchSteps : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -22,15 +36,9 @@ private Q_SLOTS:
 
 void TestSearchSteps::refinementIsItsOwnStep()
 {
-    auto s = scenarioPreset("deepseek-v3-256gpu");
+    const auto s = scenarioPreset("deepseek-v3-256gpu");
     QVERIFY(s.ok());
-    SearchRequest request;
-    request.jobId = 1;
-    request.scenario = s.value;
-    request.options.algorithm = "anneal";
-    request.options.budget = 1000;
-    request.options.seed = 1;
-    const JobResult result = runSearchJob(request, nullptr, {}); // on this thread, as a job runs it
+    const JobResult result = annealJob("deepseek-v3-256gpu", 1000, 1);
     const SearchOutcome& o = result.outcome;
     QVERIFY(o.found);
     const BatchRefinement& f = o.refinement;
@@ -79,15 +87,8 @@ void TestSearchSteps::refinementIsItsOwnStep()
 // and every other row is a plan the search itself found.
 void TestSearchSteps::refinementProbesAreNotElites()
 {
-    auto s = scenarioPreset("llama3-70b-8gpu");
-    QVERIFY(s.ok());
-    SearchRequest request;
-    request.jobId = 1;
-    request.scenario = s.value;
-    request.options.algorithm = "anneal";
-    request.options.budget = 800;
-    request.options.seed = 0;
-    const JobResult result = runSearchJob(request, nullptr, {});
+    QVERIFY(scenarioPreset("llama3-70b-8gpu").ok());
+    const JobResult result = annealJob("llama3-70b-8gpu", 800, 0);
     const BatchRefinement& f = result.outcome.refinement;
     QVERIFY(f.ran && f.calls > 1);
     int afterRefinementBegan = 0, marked = 0;
