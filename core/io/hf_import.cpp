@@ -2,7 +2,7 @@
 
 #include "io/hf_precision.h"
 #include "io/json_reader.h"
-#include "io/model_limits.h"
+#include "model/model_limits.h"
 
 #include <sys/stat.h>
 
@@ -18,7 +18,6 @@ const char* const kHfFamilies = "llama, mistral, qwen2, qwen3, qwen2_moe, qwen3_
 
 using nlohmann::json;
 using io::JsonReader;
-namespace modelLimits = io::modelLimits;
 
 namespace {
 

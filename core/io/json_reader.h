@@ -8,13 +8,11 @@
 #include <vector>
 
 #include "model/error.h"
+#include "model/model_limits.h"
 
 namespace shardlab::io {
 
-// The whole numbers a field accepts, lo..hi inclusive.
-struct IntRange {
-    long long lo, hi;
-};
+using shardlab::IntRange; // the whole numbers a field accepts, lo..hi inclusive
 
 class JsonReader {
 public:

@@ -1,6 +1,6 @@
 #include "io/model_json.h"
 
-#include "io/model_limits.h"
+#include "model/model_limits.h"
 
 namespace shardlab::io {
 

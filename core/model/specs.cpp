@@ -1,6 +1,7 @@
 #include "model/specs.h"
 
 #include "model/disaggregated_plan.h"
+#include "model/model_limits.h"
 #include "model/names.h"
 
 #include <cmath>
@@ -165,6 +166,12 @@ void checkRange(FieldErrors& out, const std::string& path, double v, double lo, 
     }
 }
 
+// A model field against its range in the one table (model/model_limits.h).
+void checkRange(FieldErrors& out, const std::string& path, double v, IntRange r)
+{
+    checkRange(out, path, v, double(r.lo), double(r.hi));
+}
+
 void checkPositive(FieldErrors& out, const std::string& path, double v, double hi)
 {
     if (!std::isfinite(v) || v <= 0 || v > hi) {
@@ -185,7 +192,7 @@ void validateAttentionMix(FieldErrors& e, const ModelSpec& m, const std::string&
     const AttentionMix& x = m.attentionMix;
     if (x.slidingLayers != 0 || x.slidingWindow != 0) {
         checkRange(e, p + ".sliding_window.layers", x.slidingLayers, 1, std::max(1, m.layers));
-        checkRange(e, p + ".sliding_window.window", x.slidingWindow, 1, 1 << 24);
+        checkRange(e, p + ".sliding_window.window", x.slidingWindow, modelLimits::kSlidingWindow);
     }
     if (x.linearLayers == 0)
         return;
@@ -194,11 +201,11 @@ void validateAttentionMix(FieldErrors& e, const ModelSpec& m, const std::string&
                "must leave room for the sliding-window layers:");
     if (m.attention != AttentionKind::GQA)
         e.push_back({{}, q, "is modelled beside GQA attention only (attention is mla)"});
-    checkRange(e, q + ".key_heads", x.linear.keyHeads, 1, 4096);
-    checkRange(e, q + ".value_heads", x.linear.valueHeads, 1, 4096);
-    checkRange(e, q + ".key_head_dim", x.linear.keyHeadDim, 1, 4096);
-    checkRange(e, q + ".value_head_dim", x.linear.valueHeadDim, 1, 4096);
-    checkRange(e, q + ".conv_kernel", x.linear.convKernel, 1, 64);
+    checkRange(e, q + ".key_heads", x.linear.keyHeads, modelLimits::kHeads);
+    checkRange(e, q + ".value_heads", x.linear.valueHeads, modelLimits::kHeads);
+    checkRange(e, q + ".key_head_dim", x.linear.keyHeadDim, modelLimits::kHeadDim);
+    checkRange(e, q + ".value_head_dim", x.linear.valueHeadDim, modelLimits::kHeadDim);
+    checkRange(e, q + ".conv_kernel", x.linear.convKernel, modelLimits::kConvKernel);
 }
 
 } // namespace
@@ -207,34 +214,34 @@ FieldErrors validateModel(const ModelSpec& m, const std::string& p)
 {
     FieldErrors e;
     checkName(e, p + ".name", m.name);
-    checkRange(e, p + ".layers", m.layers, 1, 1000);
-    checkRange(e, p + ".hidden_size", m.hiddenSize, 1, 1 << 20);
-    checkRange(e, p + ".attention_heads", m.attentionHeads, 1, 4096);
-    checkRange(e, p + ".vocab_size", m.vocabSize, 1, 1e7);
+    checkRange(e, p + ".layers", m.layers, modelLimits::kLayers);
+    checkRange(e, p + ".hidden_size", m.hiddenSize, modelLimits::kHiddenSize);
+    checkRange(e, p + ".attention_heads", m.attentionHeads, modelLimits::kHeads);
+    checkRange(e, p + ".vocab_size", m.vocabSize, modelLimits::kVocabSize);
     if (m.attention == AttentionKind::GQA) {
-        checkRange(e, p + ".kv_heads", m.kvHeads, 1, 4096);
-        checkRange(e, p + ".head_dim", m.headDim, 1, 4096);
+        checkRange(e, p + ".kv_heads", m.kvHeads, modelLimits::kHeads);
+        checkRange(e, p + ".head_dim", m.headDim, modelLimits::kHeadDim);
         if (m.kvHeads >= 1 && m.attentionHeads >= 1 && m.attentionHeads % m.kvHeads != 0)
             e.push_back({{}, p + ".kv_heads",
                          "attention_heads (" + std::to_string(m.attentionHeads)
                              + ") must be divisible by kv_heads (" + std::to_string(m.kvHeads) + ")"});
     } else {
-        checkRange(e, p + ".mla.q_lora_rank", m.mla.qLoraRank, 0, 1 << 16);
-        checkRange(e, p + ".mla.kv_lora_rank", m.mla.kvLoraRank, 1, 1 << 16);
-        checkRange(e, p + ".mla.qk_nope_head_dim", m.mla.qkNopeHeadDim, 1, 4096);
-        checkRange(e, p + ".mla.qk_rope_head_dim", m.mla.qkRopeHeadDim, 0, 4096);
-        checkRange(e, p + ".mla.v_head_dim", m.mla.vHeadDim, 1, 4096);
+        checkRange(e, p + ".mla.q_lora_rank", m.mla.qLoraRank, modelLimits::kQLoraRank);
+        checkRange(e, p + ".mla.kv_lora_rank", m.mla.kvLoraRank, modelLimits::kKvLoraRank);
+        checkRange(e, p + ".mla.qk_nope_head_dim", m.mla.qkNopeHeadDim, modelLimits::kHeadDim);
+        checkRange(e, p + ".mla.qk_rope_head_dim", m.mla.qkRopeHeadDim, modelLimits::kRopeHeadDim);
+        checkRange(e, p + ".mla.v_head_dim", m.mla.vHeadDim, modelLimits::kHeadDim);
     }
     if (m.denseLayerCount() > 0)
-        checkRange(e, p + ".ffn_hidden", m.ffnHidden, 1, 1 << 22);
+        checkRange(e, p + ".ffn_hidden", m.ffnHidden, modelLimits::kFfnHidden);
     if (m.isMoe()) {
         const MoeDims& d = m.moe;
-        checkRange(e, p + ".moe.experts", d.experts, 1, 65536);
+        checkRange(e, p + ".moe.experts", d.experts, modelLimits::kExperts);
         checkRange(e, p + ".moe.experts_per_token", d.expertsPerToken, 1, std::max(1, d.experts));
-        checkRange(e, p + ".moe.expert_ffn_hidden", d.expertFfnHidden, 1, 1 << 22);
-        checkRange(e, p + ".moe.shared_experts", d.sharedExperts, 0, 64);
+        checkRange(e, p + ".moe.expert_ffn_hidden", d.expertFfnHidden, modelLimits::kFfnHidden);
+        checkRange(e, p + ".moe.shared_experts", d.sharedExperts, modelLimits::kSharedExperts);
         if (d.sharedExperts > 0)
-            checkRange(e, p + ".moe.shared_expert_ffn_hidden", d.sharedExpertFfnHidden, 1, 1 << 22);
+            checkRange(e, p + ".moe.shared_expert_ffn_hidden", d.sharedExpertFfnHidden, modelLimits::kFfnHidden);
         checkRange(e, p + ".moe.dense_layers", d.denseLayers, 0, std::max(0, m.layers - 1),
                    "must leave at least one MoE layer:");
     } else if (m.moe.experts < 0) {

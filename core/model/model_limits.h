@@ -1,13 +1,19 @@
-// The range of each integer field of a model as the readers take it: readModel (a
-// ShardLab "model" object) and importHfConfig (a HuggingFace config.json, whose keys name
-// the same quantities). One table for both, so a model loads by one path exactly when its
-// values load by the other. validateModel (model/specs.cpp) then checks the relations
-// between fields (experts per token within the experts, dense layers below the layers, ...).
+// The range of each integer field of a model: what the readers take (readModel for a
+// ShardLab "model" object, importHfConfig for a HuggingFace config.json, whose keys name the
+// same quantities) and what validateModel accepts of a model built any other way (the
+// window's editor). One table, so a model loads by one path exactly when it loads by the
+// other and validates. validateModel also checks the relations between fields (experts per
+// token within the experts, dense layers below the layers, ...).
 #pragma once
 
-#include "io/json_reader.h"
+namespace shardlab {
 
-namespace shardlab::io::modelLimits {
+// The whole numbers a field accepts, lo..hi inclusive.
+struct IntRange {
+    long long lo, hi;
+};
+
+namespace modelLimits {
 
 inline constexpr IntRange kLayers{1, 1000};          // layers, and layers of one kind or spacing
 inline constexpr IntRange kHiddenSize{1, 1 << 20};
@@ -25,4 +31,5 @@ inline constexpr IntRange kDenseLayers{0, 1000};
 inline constexpr IntRange kSlidingWindow{1, 1 << 24};
 inline constexpr IntRange kConvKernel{1, 64};
 
-} // namespace shardlab::io::modelLimits
+} // namespace modelLimits
+} // namespace shardlab
