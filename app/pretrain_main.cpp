@@ -14,7 +14,7 @@
 #include "io/count_list.h"
 #include "io/input_file.h"
 #include "io/scenario_json.h"
-#include "report/launch_engines.h"
+#include "model/shell_word.h"
 #include "rl/ppo_pretrain.h"
 
 namespace {
@@ -166,7 +166,7 @@ int parseArgs(int argc, char** argv, Args& args)
         const char* v = argv[++i];
         // Recorded in the weights' header and shown as a command to run again: each word
         // quoted as the shell must be given it (a path with blanks, quotes or ';').
-        args.command += " " + shardlab::launch::shellWord(a) + " " + shardlab::launch::shellWord(v);
+        args.command += " " + shardlab::shellWord(a) + " " + shardlab::shellWord(v);
         if (a == "--out" && std::string(v) == "-")
             return usage("--out: - names no file here (the weights are always written to a file); write ./- for a "
                          "file named '-'");

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "model/shell_word.h"
 #include "report/launch_config.h"
 #include "sim/disaggregated.h"
 #include "sim/simulator.h"
@@ -107,10 +108,7 @@ struct Args {
     }
 };
 
-// A literal as one shell word that the shell passes on byte for byte: as it is when it
-// holds only characters no shell treats specially, otherwise quoted so nothing in it
-// expands (single quotes; double quotes with $ ` " \ escaped when it holds $ or `).
-std::string shellWord(const std::string& literal);
+using shardlab::shellWord; // a literal as one shell word (model/shell_word.h)
 // An Expansion as one shell word: double-quoted, so it expands but never splits.
 std::string shellWord(const Expansion& e);
 // The layout's environment assignments, then the program: "NAME=value program".
