@@ -139,7 +139,8 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         out.rows.push_back(t);
     }
     if (p.pipelineParallel > 1) {
-        // One micro-batch's hidden states to the next stage, each rank its 1/TP (BF16).
+        // One micro-batch's hidden states to the next stage, each rank its share (the
+        // simulator's SimResult::p2pBytes).
         GroupTraffic t;
         t.size = 2;
         t.handoff = true;
@@ -148,7 +149,7 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         t.collective = QObject::tr("send/recv");
         t.crossesNodes = r.p2pCrossesNodes;
         t.nodes = r.p2pCrossesNodes ? 2 : 1;
-        t.bytes = plotSafe(r.stepTokens) * s.model.hiddenSize * 2.0 / std::max(1, p.tensorParallel);
+        t.bytes = plotSafe(r.p2pBytes);
         t.interBytes = r.p2pCrossesNodes ? t.bytes : 0;
         t.us = plotSafe(r.p2pUs);
         out.rows.push_back(t);

@@ -401,7 +401,8 @@ PipelineFigures CostModel::pipeline(const Plan& p, const StageShapes& stages, co
     const bool crossNode = dec.stageHandoffCrossesNodes;
     const double bw = crossNode ? m_link.interBytesPerS : m_link.intraBytesPerS;
     const double lat = crossNode ? m_link.interLatencyS : m_link.intraLatencyS;
-    f.p2pDecS = PP > 1 ? lat + dec.stepTokens * m_hiddenBytes / p.tensorParallel / bw : 0;
+    f.p2pBytes = PP > 1 ? dec.stepTokens * m_hiddenBytes / p.tensorParallel : 0;
+    f.p2pDecS = PP > 1 ? lat + f.p2pBytes / bw : 0;
     const double p2pPre = PP > 1 ? lat + pre.stepTokens * m_hiddenBytes / p.tensorParallel / bw : 0;
 
     // The engine's host work (scheduling, input preparation) runs once per micro-batch step.

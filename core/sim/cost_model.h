@@ -278,6 +278,7 @@ struct PipelineFigures {
     double kvTransferMs = 0;  // prefill pool: its KV cache sent to the decode pool
     double stageStepS = 0;    // busiest stage, one micro-batch
     double p2pDecS = 0;       // stage-to-stage transfer of one micro-batch
+    double p2pBytes = 0;      // of which the bytes each rank sends (its 1/TP of the hidden states)
     double bubble = 0;
     double tokensPerS = 0;    // whole cluster
     double tokensPerSPerGpu = 0;

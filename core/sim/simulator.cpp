@@ -215,7 +215,7 @@ void resetResult(SimResult& r, bool breakdown)
     r.violations = r.structureChecks = 0;
     r.tpotMs = r.ttftMs = r.e2eMs = r.stepTokens = r.outputTokensPerS = r.tokensPerSPerGpu = 0;
     r.passMs = r.kvTransferMs = r.cycleMs = 0;
-    r.stageStepUs = r.pipelineBubble = r.p2pUs = 0;
+    r.stageStepUs = r.pipelineBubble = r.p2pUs = r.p2pBytes = 0;
     r.p2pCrossesNodes = false;
     r.expertTensorParallel = 0;
     r.expertLoadImbalance = 1;
@@ -320,6 +320,7 @@ void recordFigures(const PipelineFigures& f, const Plan& p, const PhaseContext& 
     }
     r.stageStepUs = f.stageStepS * 1e6;
     r.p2pUs = f.p2pDecS * 1e6;
+    r.p2pBytes = f.p2pBytes;
     r.p2pCrossesNodes = p.pipelineParallel > 1 && dec.stageHandoffCrossesNodes;
     r.pipelineBubble = f.bubble;
     r.tpotMs = f.tpotMs;

@@ -86,6 +86,7 @@ struct SimResult {
     double stageStepUs = 0;            // busiest stage, one micro-batch, one decode step
     double pipelineBubble = 0;         // fraction of a decode cycle a stage idles
     double p2pUs = 0;                  // stage-to-stage transfer per micro-batch
+    double p2pBytes = 0;               // of which the bytes each rank sends (its share of the hidden states)
     bool p2pCrossesNodes = false;      // some stage hands its hidden states to another node
     int expertTensorParallel = 0;
     double expertLoadImbalance = 1;    // decode: busiest EP rank's routed tokens / the mean

@@ -57,7 +57,7 @@ std::vector<std::string> differingFields(const SimResult& a, const SimResult& b,
     SL_FIELD(valid); SL_FIELD(violations); SL_FIELD(structureChecks); SL_FIELD(serving);
     SL_FIELD(tpotMs); SL_FIELD(ttftMs); SL_FIELD(e2eMs); SL_FIELD(outputTokensPerS); SL_FIELD(stepTokens);
     SL_FIELD(passMs); SL_FIELD(kvTransferMs); SL_FIELD(cycleMs); SL_FIELD(tokensPerSPerGpu); SL_FIELD(sizeCappedCollectives);
-    SL_FIELD(stageStepUs); SL_FIELD(pipelineBubble); SL_FIELD(p2pUs); SL_FIELD(p2pCrossesNodes);
+    SL_FIELD(stageStepUs); SL_FIELD(pipelineBubble); SL_FIELD(p2pUs); SL_FIELD(p2pBytes); SL_FIELD(p2pCrossesNodes);
     SL_FIELD(expertTensorParallel); SL_FIELD(expertLoadImbalance); SL_FIELD(overlapHiddenUs);
     SL_FIELD(draftUs); SL_FIELD(tokensPerStep);
     SL_FIELD(memory.weightsGb); SL_FIELD(memory.kvCacheGb); SL_FIELD(memory.activationGb); SL_FIELD(memory.samplerWarmupGb);
@@ -449,7 +449,7 @@ void TestSimulator::fastPathEqualsFullEvaluation()
     // differingFields lists every field: a field added to these structs must be added there.
     static_assert(sizeof(OpBreakdown) == 104 && sizeof(MemoryBreakdown) == 64,
                   "a breakdown field was added: compare it in differingFields");
-    static_assert(sizeof(SimResult) == 160 + 64 + 2 * kOpCount * sizeof(OpBreakdown),
+    static_assert(sizeof(SimResult) == 168 + 64 + 2 * kOpCount * sizeof(OpBreakdown),
                   "a SimResult field was added: compare it in differingFields");
 #endif
     Scenario dis = preset("deepseek-v3-256gpu");
