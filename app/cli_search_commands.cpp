@@ -346,7 +346,8 @@ int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err)
     size_t completed = 0;
     if (!json) {
         out << "Median over " << seeds << " seeds (1.." << seeds << "), budget " << budget
-            << " simulator calls; best/exact = best valid tokens/s per GPU over exact's.\n\n";
+            << " simulator calls (an algorithm that uses no seed runs once); best/exact = best valid tokens/s per "
+               "GPU over exact's.\n\n";
         out << padRight("scenario", 22) << padRight("algorithm", 10) << padRight("best/exact", 12) << padRight("[min, max]", 16)
             << padRight("calls to 99%", 14) << padRight("wall s", 9) << "valid runs\n";
     }
