@@ -177,7 +177,7 @@ int parseArgs(int argc, char** argv, Args& args)
         if (a == "--select-budget") {
             std::vector<long long> budgets;
             std::string bad;
-            if (!shardlab::parseCountList(v, 10, 1000000, budgets, bad) || budgets.empty())
+            if (shardlab::hasEmptyItem(v) || !shardlab::parseCountList(v, 10, 1000000, budgets, bad) || budgets.empty())
                 return usage("--select-budget: '" + (bad.empty() ? std::string(v) : bad)
                              + "' is not a whole number of calls in [10, 1000000] (a list: 1000,4000)");
             args.o.selectionBudgets.assign(budgets.begin(), budgets.end());
