@@ -10,53 +10,23 @@
 #include <QApplication>
 #include <QLabel>
 #include <QLocale>
-#include <QLineEdit>
 #include <QSpinBox>
 
 #include "io/presets.h"
-#include "sim/cost_model.h"
 #include "scenario_editor.h"
 #include "topology_view.h"
 #include "ui_format.h"
+#include "editor_fixtures.h"
 
 using namespace shardlab;
+using namespace shardlab::testing;
 using shardlab::ui::ScenarioEditor;
 
-namespace {
-Scenario preset(const char* name)
-{
-    auto s = scenarioPreset(name);
-    if (!s.ok())
-        qFatal("preset %s: %s", name, s.firstError().c_str());
-    return s.value;
-}
-
-bool names(const FieldErrors& errors, const QString& path)
-{
-    for (const FieldError& e : errors)
-        if (QString::fromStdString(e.where) == path)
-            return true;
-    return false;
-}
-
-bool marked(QWidget* w) { return w->property("shardlabFieldError").toBool(); }
-
-// Selects a combo item the way a user does: activated() is what the editor listens to.
-void activate(QComboBox* box, const QString& text)
-{
-    const int i = box->findText(text);
-    QVERIFY2(i >= 0, qPrintable(text));
-    box->setCurrentIndex(i);
-    Q_EMIT box->activated(i);
-}
-} // namespace
 
 class TestScenarioEditor : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void setScenarioEmitsNothing();
-    void kvPerSequenceIsTheCostModels();
-    void constraintListsAreReadAsTheCliReadsThem();
     void kvHeadsEditFlagsAndFixRestores();
     void typingIntoAFieldIsValidated();
     void problemsMapToTheirWidget_data();
@@ -568,63 +538,6 @@ void TestScenarioEditor::draftValueSetsFieldQuietly()
     QCOMPARE(ed.scenario().cluster.nodes, 0);
     QVERIFY(names(ed.problems(), QStringLiteral("cluster.nodes")));
     QVERIFY(!ed.setFieldValue(QStringLiteral("no.such.field"), 1));
-}
-
-// The workload line's KV cache per sequence is the cost model's: gpt-oss-120b's
-// sliding-window layers hold at most their window, so its cache at full context is far
-// below every layer holding the whole context.
-void TestScenarioEditor::kvPerSequenceIsTheCostModels()
-{
-    Scenario s = preset("llama3-70b-8gpu");
-    const auto model = modelPreset("gpt-oss-120b");
-    QVERIFY2(model.ok(), model.firstError().c_str());
-    s.model = model.value;
-    QVERIFY(validateScenario(s).empty());
-    ScenarioEditor editor;
-    editor.setScenario(s);
-    auto* info = editor.findChild<QLabel*>(QStringLiteral("workloadInfo"));
-    QVERIFY(info);
-    const double ctx = double(s.workload.maxContext());
-    const double core = double(s.model.layers) * CostModel(s, SimConstants{}).cacheBytesPerSequence(ctx);
-    const double everyLayerWhole = double(s.model.layers) * 2.0 * s.model.kvHeads * s.model.headDim
-        * bytesPerElement(s.model.kvPrecision) * ctx;
-    QVERIFY(ui::formatBytes(core) != ui::formatBytes(everyLayerWhole));
-    QVERIFY2(info->text().contains(QStringLiteral("KV cache %1 per sequence").arg(ui::formatBytes(core))),
-             qPrintable(info->text()));
-}
-
-// A constraint list is read by the core's count-list reader, as the CLI's lists are: a repeat
-// or a bad item is refused at the field (naming it), the scenario keeps its last good value
-// and Start is blocked until the text reads; a good list is stored sorted.
-void TestScenarioEditor::constraintListsAreReadAsTheCliReadsThem()
-{
-    ScenarioEditor editor;
-    editor.setScenario(preset("llama3-70b-8gpu"));
-    auto* tp = editor.findChild<QLineEdit*>(QStringLiteral("constraints.tensor_parallel"));
-    QVERIFY(tp);
-    auto type = [tp](const QString& text) {
-        tp->setText(text);
-        Q_EMIT tp->editingFinished();
-    };
-    type(QStringLiteral("8, 4"));
-    QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{4, 8}));
-    QVERIFY(editor.isRunnable());
-    type(QStringLiteral("4, 4"));
-    QVERIFY(!editor.isRunnable());
-    QVERIFY(names(editor.problems(), QStringLiteral("constraints.tensor_parallel")));
-    QVERIFY(marked(tp));
-    QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{4, 8})); // the last good value
-    type(QStringLiteral("0, 8"));
-    QVERIFY(!editor.isRunnable());
-    type(QStringLiteral("2 8"));
-    QVERIFY(editor.isRunnable());
-    QVERIFY(!marked(tp));
-    QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{2, 8}));
-    // A new scenario reloads the field and drops the refused text with its problem.
-    type(QStringLiteral("8, 8"));
-    QVERIFY(!editor.isRunnable());
-    editor.setScenario(preset("llama3-70b-8gpu"));
-    QVERIFY(editor.isRunnable());
 }
 
 QTEST_MAIN(TestScenarioEditor)
