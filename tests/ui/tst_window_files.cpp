@@ -2,10 +2,6 @@
 // and launch-config exports (evaluated again through shardlab-cli), failed writes that
 // keep the old file, the restored session, undo of scenario edits.
 #include <QtTest>
-#include <QJsonObject>
-#include <QJsonDocument>
-#include <QJsonArray>
-#include <QDirIterator>
 
 #include <QComboBox>
 #include <QMenuBar>
@@ -64,7 +60,6 @@ private Q_SLOTS:
     void failedExportsKeepOldFiles();
     void scriptedRunWithFailingWritesExitsNonZero_data();
     void scriptedRunWithFailingWritesExitsNonZero();
-    void scriptedRunWritesItsSessionOnQuit();
     void invalidScenarioSavesAndReopensAsDraft();
     void shippedAndReadOnlyFilesAreProtected();
     void titleMarksUnsavedChanges();
@@ -336,32 +331,6 @@ void TestWindowFiles::scriptedRunWithFailingWritesExitsNonZero()
     else
         QVERIFY(QFileInfo(path).exists() && !QFileInfo(path).isFile()); // still the device
     QVERIFY2(tempFilesIn(dir.path()).isEmpty(), qPrintable(tempFilesIn(dir.path()).join(QLatin1Char(' '))));
-}
-
-// A scripted run that quits when done (not by closing the window) writes its session as
-// closing does: the run is in runs.json at once, so the next scripted run in the same HOME
-// shows it beside its own.
-void TestWindowFiles::scriptedRunWritesItsSessionOnQuit()
-{
-    QTemporaryDir home;
-    QProcess gui;
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
-    env.insert(QStringLiteral("HOME"), home.path());
-    env.remove(QStringLiteral("XDG_CONFIG_HOME"));
-    env.remove(QStringLiteral("XDG_DATA_HOME"));
-    gui.setProcessEnvironment(env);
-    gui.start(QStringLiteral(SHARDLAB_GUI), {QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"),
-                                             QStringLiteral("--algo"), QStringLiteral("random"), QStringLiteral("--budget"),
-                                             QStringLiteral("200"), QStringLiteral("--autostart"),
-                                             QStringLiteral("--quit-when-done")});
-    QVERIFY(gui.waitForFinished(120000));
-    const QString err = QString::fromUtf8(gui.readAllStandardError());
-    QVERIFY2(gui.exitStatus() == QProcess::NormalExit && gui.exitCode() == 0, qPrintable(err));
-    QDirIterator it(home.path(), {QStringLiteral("runs.json")}, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
-    QVERIFY2(it.hasNext(), "no runs.json under the scripted run's HOME");
-    const QJsonObject runs = QJsonDocument::fromJson(fileBytes(it.next())).object();
-    QCOMPARE(runs.value(QStringLiteral("runs")).toArray().size(), 1);
 }
 
 // Ctrl+S on a scenario with 0 layers and 0 nodes: the file holds exactly that, and File >

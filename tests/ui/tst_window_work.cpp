@@ -5,6 +5,10 @@
 #include <QtTest>
 
 #include <QAbstractButton>
+#include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QAction>
 #include <QApplication>
 #include <QFileDialog>
@@ -132,6 +136,7 @@ private Q_SLOTS:
     void clearingRunsIsOneUndoStep();
     void scriptedScenarioKeepsRestoredEditsAside();
     void scriptedOutputsNeverReplaceTheScenario();
+    void scriptedRunWritesItsSessionOnQuit();
 };
 
 // "Discard" then Cancel in the open dialog: nothing replaced the edits, so they stay
@@ -375,6 +380,25 @@ void TestWindowWork::scriptedOutputsNeverReplaceTheScenario()
     QCOMPARE(help->exitStatus(), QProcess::NormalExit);
     QCOMPARE(help->exitCode(), 0);
     QVERIFY(QString::fromUtf8(help->readAllStandardOutput()).contains(QStringLiteral("--scenario")));
+}
+
+// A scripted run that quits when done (not by closing the window) writes its session as
+// closing does: the run is in runs.json at once, so the next scripted run with the same
+// session folders shows it beside its own.
+void TestWindowWork::scriptedRunWritesItsSessionOnQuit()
+{
+    QTemporaryDir dir;
+    QProcess* gui = startGui(dir, {QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"),
+                                   QStringLiteral("--algo"), QStringLiteral("random"), QStringLiteral("--budget"),
+                                   QStringLiteral("200"), QStringLiteral("--autostart"),
+                                   QStringLiteral("--quit-when-done")}, this);
+    QVERIFY(gui->waitForFinished(120000));
+    const QString err = QString::fromUtf8(gui->readAllStandardError());
+    QVERIFY2(gui->exitStatus() == QProcess::NormalExit && gui->exitCode() == 0, qPrintable(err));
+    QDirIterator it(dir.path(), {QStringLiteral("runs.json")}, QDir::Files | QDir::Hidden, QDirIterator::Subdirectories);
+    QVERIFY2(it.hasNext(), "no runs.json in the scripted run's session folders");
+    const QJsonObject runs = QJsonDocument::fromJson(fileBytes(it.next())).object();
+    QCOMPARE(runs.value(QStringLiteral("runs")).toArray().size(), 1);
 }
 
 QTEST_MAIN(TestWindowWork)
