@@ -17,7 +17,7 @@
 #include "search/best_plan_moves.h"
 #include "search/budgeted_evaluator.h"
 #include "sim/megatron.h"
-#include "sim/simulator.h"
+#include "sim/cost_model.h"
 
 namespace shardlab::rl {
 
@@ -512,7 +512,7 @@ std::vector<float> scenarioFeatures(const Scenario& s)
     // The cache one token of the longest sequence adds, as the cost model holds it (sliding
     // windows and linear layers' state included).
     const double ctx = std::max(1, s.workload.maxContext());
-    const double kvBytesPerToken = Simulator(s).costs().cacheBytesPerSequence(ctx) * m.layers / ctx;
+    const double kvBytesPerToken = CostModel(s, SimConstants{}).cacheBytesPerSequence(ctx) * m.layers / ctx;
     return {
         static_cast<float>(lg(pc.total) / 12),
         static_cast<float>(lg(pc.active) / 12),

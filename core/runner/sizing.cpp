@@ -7,7 +7,6 @@
 #include <cmath>
 #include <map>
 
-#include "model/constraint_checks.h"
 #include "model/printf_text.h"
 #include "runner/pareto.h"
 
@@ -25,12 +24,6 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
     std::string why;
     if (!withGpuCount(s, gpus, sized, &why)) {
         p.message = why;
-        return p;
-    }
-    // Weights beyond the count's memory: no plan fits, proved without a search.
-    if (std::optional<FieldError> tooBig = weightsExceedCluster(sized)) {
-        p.provedInfeasible = true;
-        p.message = tooBig->reason;
         return p;
     }
     SearchOptions so;
