@@ -21,24 +21,6 @@ namespace shardlab::ui {
 namespace {
 QString latin(const char* s) { return QString::fromLatin1(s); }
 
-// The communication groups of the Traffic table, as the cost model places them.
-enum TrafficGroup { TensorGroup, ExchangeGroup, ExpertTensorGroup, ReplicaGroup };
-
-// Which group an operator's collectives run in (the cost model's placement): the MoE token
-// exchange over the stage's TP x DP ranks (an all-gather dispatch: across the replicas
-// only, one rank of each TP group; with one replica its bytes are the gather into it over
-// TP), the experts' own shards over the expert-TP group, everything else over the TP group.
-int trafficGroup(const Scenario& s, const Plan& p, const PlanPlacement& placed, OpId id)
-{
-    if (id == OpId::Dispatch) {
-        const bool gather = s.model.isMoe() && p.option(id) == optionFromName(id, "all_gather");
-        return !gather ? ExchangeGroup : placed.expertReplicas.size > 1 ? ReplicaGroup : TensorGroup;
-    }
-    if (id == OpId::Combine)
-        return ExchangeGroup;
-    return id == OpId::ExpertUp || id == OpId::ExpertDown ? ExpertTensorGroup : TensorGroup;
-}
-
 // What the TP group does, from the options of the operators that run in it: split weights
 // (partial results summed or gathered), split tokens (each rank its own tokens through the
 // operator's whole weights, attention data parallelism) or neither (replicated).
@@ -49,7 +31,7 @@ QString tensorGroupUse(const Scenario& s, const Plan& p, const PlanPlacement& pl
     int weights = 0, tokens = 0, operators = 0;
     for (int i = 0; i < kOpCount; ++i) {
         const auto id = static_cast<OpId>(i);
-        if (!opPresent(s.model, id) || trafficGroup(s, p, placed, id) != TensorGroup || id == OpId::Dispatch)
+        if (!opPresent(s.model, id) || shardingGroup(id) != GroupRole::Tensor)
             continue;
         ++operators;
         const Split split = opOption(id, p.option(id)).split;
@@ -75,26 +57,19 @@ QString tensorGroupUse(const Scenario& s, const Plan& p, const PlanPlacement& pl
         .arg(tokens);
 }
 
-const Group& placedGroup(const PlanPlacement& placed, int g)
-{
-    return g == TensorGroup ? placed.tensor
-           : g == ExchangeGroup ? placed.expertExchange
-           : g == ExpertTensorGroup ? placed.expertTensor
-                                    : placed.expertReplicas;
-}
-
-QString groupLabel(const Plan& p, int g, int size)
+QString groupLabel(const Plan& p, GroupRole g, int size)
 {
     switch (g) {
-    case TensorGroup: return QObject::tr("TP group (%1 GPUs)").arg(size);
-    case ExchangeGroup:
+    case GroupRole::Tensor: return QObject::tr("TP group (%1 GPUs)").arg(size);
+    case GroupRole::ExpertExchange:
         return (p.instances > 1
                     ? QObject::tr("expert exchange: an instance's TP × DP / instances ranks of a stage (%1 GPUs)")
                     : QObject::tr("expert exchange: TP × DP ranks of a stage (%1 GPUs)"))
             .arg(size);
-    case ExpertTensorGroup: return QObject::tr("expert-TP group (%1 GPUs)").arg(size);
-    default: return QObject::tr("expert exchange across replicas: one rank of each TP group (%1 GPUs)").arg(size);
+    case GroupRole::ExpertTensor: return QObject::tr("expert-TP group (%1 GPUs)").arg(size);
+    case GroupRole::ExpertReplicas: break;
     }
+    return QObject::tr("expert exchange across replicas: one rank of each TP group (%1 GPUs)").arg(size);
 }
 } // namespace
 
@@ -108,13 +83,13 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         QStringList kinds;
         double bytes = 0, interBytes = 0, us = 0;
     };
-    std::map<int, Acc> acc; // by TrafficGroup
+    std::map<GroupRole, Acc> acc; // by the group the cost model priced each operator's collectives in
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         const OpBreakdown& o = r.decode[i];
         if (!opPresent(s.model, id) || !o.present || o.commBytes <= 0)
             continue;
-        Acc& a = acc[trafficGroup(s, p, placed, id)];
+        Acc& a = acc[o.commGroup];
         a.ops << latin(opName(id));
         const QString kind = latin(collectiveName(o.collective));
         if (!a.kinds.contains(kind))

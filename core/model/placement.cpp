@@ -100,7 +100,38 @@ PlanPlacement placePlan(const Plan& p, int gpusPerNode)
     out.expertTensor = worstConsecutiveGroup(etp, stage * pp / etp, gpn);
     out.expertReplicas = placeGroup(std::max(1, exchange / static_cast<int>(tp)), static_cast<int>(tp), gpn);
     out.stageHandoffCrossesNodes = handoffCrossesNodes(static_cast<int>(stage), static_cast<int>(pp), gpn);
+    out.tensor.role = GroupRole::Tensor;
+    out.expertExchange.role = GroupRole::ExpertExchange;
+    out.expertTensor.role = GroupRole::ExpertTensor;
+    out.expertReplicas.role = GroupRole::ExpertReplicas;
     return out;
+}
+
+GroupRole shardingGroup(OpId id)
+{
+    switch (id) {
+    case OpId::ExpertUp:
+    case OpId::ExpertDown: return GroupRole::ExpertTensor;
+    case OpId::Dispatch:
+    case OpId::Combine: return GroupRole::ExpertExchange;
+    default: return GroupRole::Tensor;
+    }
+}
+
+int shardingDegree(const Plan& p, OpId id)
+{
+    return shardingGroup(id) == GroupRole::ExpertTensor ? std::max(1, expertTensorParallel(p)) : p.tensorParallel;
+}
+
+const Group& placedGroup(const PlanPlacement& placed, GroupRole role)
+{
+    switch (role) {
+    case GroupRole::ExpertExchange: return placed.expertExchange;
+    case GroupRole::ExpertTensor: return placed.expertTensor;
+    case GroupRole::ExpertReplicas: return placed.expertReplicas;
+    case GroupRole::Tensor: break;
+    }
+    return placed.tensor;
 }
 
 } // namespace shardlab

@@ -6,14 +6,22 @@
 // ranks do not fit in one node, or that starts late in one, spans two or more nodes.
 #pragma once
 
+#include <cstdint>
+
 #include "model/plan.h"
 
 namespace shardlab {
+
+// Which of a plan's communication groups a group is (PlanPlacement's fields): the cost
+// model records it on every collective it prices, so the reports and the window name the
+// group an operator's traffic runs in from the pricing itself.
+enum class GroupRole : std::uint8_t { Tensor, ExpertExchange, ExpertTensor, ExpertReplicas };
 
 // A communication group as placed: `size` ranks over `nodes` nodes, at most `ranksPerNode`
 // and at least `fewestPerNode` of them in one node. A collective's inter-node leg is paced
 // by the node with the fewest ranks (its ranks carry that node's share alone).
 struct Group {
+    GroupRole role = GroupRole::Tensor;
     int size = 1;
     int ranksPerNode = 1;
     int fewestPerNode = 1;
@@ -53,5 +61,15 @@ struct PlanPlacement {
 };
 // `gpusPerNode`: the pool's. Expert shards are expertTensorParallel(p) consecutive ranks.
 PlanPlacement placePlan(const Plan& p, int gpusPerNode);
+// The group an operator's option splits over: the routed experts' GEMMs over their expert-TP
+// shard, the token exchange (dispatch, combine) over the exchange group, every other
+// operator over its TP group.
+GroupRole shardingGroup(OpId id);
+// That group's size in `p`: expert TP for the routed experts' GEMMs, TP for the rest
+// (dispatch and combine split nothing: their options choose a collective).
+int shardingDegree(const Plan& p, OpId id);
+
+// The group of `placed` that plays `role`.
+const Group& placedGroup(const PlanPlacement& placed, GroupRole role);
 
 } // namespace shardlab

@@ -107,8 +107,7 @@ std::string mechanism(const ModelSpec& m, OpId id, const Plan& p, const Plan& re
     const bool gemm = id != OpId::Attention && id != OpId::AttnNorm && id != OpId::FfnNorm && id != OpId::Router
         && id != OpId::Dispatch && id != OpId::Combine && id != OpId::Embedding;
     if (gemm && o != r && so != sr) {
-        const int tp =
-            (id == OpId::ExpertUp || id == OpId::ExpertDown) ? std::max(1, expertTensorParallel(p)) : p.tensorParallel;
+        const int tp = shardingDegree(p, id);
         if (so != Split::Weights && sr == Split::Weights && delta > 0 && tp > 1)
             return "Without a weight split every GPU reads all of this operator's weights each step, not 1/"
                 + std::to_string(tp) + " of them.";

@@ -169,6 +169,7 @@ CollectiveCost collectiveCost(Collective kind, double S, const Group& g, const L
 {
     CollectiveCost c;
     c.kind = kind;
+    c.group = g.role;
     const double n = g.size;
     if (g.size <= 1 || kind == Collective::None || kind == Collective::LocalSlice || S <= 0) {
         c.kind = g.size <= 1 && kind != Collective::None ? Collective::None : kind;

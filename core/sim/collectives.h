@@ -49,6 +49,7 @@ const NcclParams& ncclParams();
 
 struct CollectiveCost {
     Collective kind = Collective::None;
+    GroupRole group = GroupRole::Tensor; // the group it runs in (the Group's role)
     double seconds = 0;
     double bytesPerRank = 0; // sent by each rank (the busiest rank across nodes)
     double interBytesPerRank = 0; // of which over the inter-node fabric

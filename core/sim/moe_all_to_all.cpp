@@ -52,6 +52,7 @@ CollectiveCost moeAllToAllCost(MoeKernel kernel, bool combine, double T, double 
 {
     CollectiveCost c;
     c.kind = Collective::AllToAll;
+    c.group = g.role;
     if (g.size <= 1 || T <= 0) {
         c.kind = g.size <= 1 ? Collective::None : Collective::AllToAll;
         return c;

@@ -20,8 +20,10 @@ void chargeCollective(OpBreakdown* acc, const CollectiveCost& c, double scale, b
     acc->commBytes += c.bytesPerRank * scale;
     acc->commInterBytes += c.interBytesPerRank * scale;
     acc->collectivesPerLayer += 1;
-    if (own || acc->collective == Collective::None || c.kind == Collective::AllReduce)
+    if (own || acc->collective == Collective::None || c.kind == Collective::AllReduce) {
         acc->collective = c.kind;
+        acc->commGroup = c.group;
+    }
 }
 } // namespace
 
@@ -355,8 +357,10 @@ void combineBreakdown(Breakdown& dst, const Breakdown& dense, const Breakdown& m
             o.flops += s.flops * k;
             o.hbmBytes += s.hbmBytes * k;
             o.collectivesPerLayer = std::max(o.collectivesPerLayer, s.collectivesPerLayer);
-            if (o.collective == Collective::None)
+            if (o.collective == Collective::None) {
                 o.collective = s.collective;
+                o.commGroup = s.commGroup;
+            }
         };
         add(dense[i], nDense);
         add(moe[i], nMoe);

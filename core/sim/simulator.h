@@ -37,6 +37,7 @@ struct OpBreakdown {
     Bound bound = Bound::Memory;
     double commUs = 0;      // collectives this operator needs (its input's conversion + its own)
     Collective collective = Collective::None; // the largest one
+    GroupRole commGroup = GroupRole::Tensor;  // the group `collective` runs in
     double commBytes = 0;   // bytes sent per rank, summed over layers
     double commInterBytes = 0; // of which over the inter-node fabric (groups spanning nodes)
     int collectivesPerLayer = 0;

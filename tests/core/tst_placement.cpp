@@ -37,6 +37,11 @@ Plan straddlingPrefillPlan()
     return p;
 }
 
+GroupRole commGroupOf(const Scenario& s, const Plan& p, OpId id)
+{
+    return Simulator(s).evaluate(p).decode[static_cast<int>(id)].commGroup;
+}
+
 } // namespace
 
 class TestPlacement : public QObject {
@@ -49,6 +54,7 @@ private Q_SLOTS:
     void unevenGroupsArePacedByTheirFewestRankNode();
     void stagesStraddlingNodesPayTheInterNodeFabric();
     void aStageSmallerThanANodeHandsOffAcrossNodes();
+    void eachOperatorsTrafficNamesTheGroupItRanIn();
 };
 
 void TestPlacement::consecutiveGroupsSpanTheNodesTheirRanksSitIn()
@@ -189,6 +195,51 @@ void TestPlacement::aStageSmallerThanANodeHandsOffAcrossNodes()
     // On one node nothing crosses.
     p.pipelineParallel = 4;
     QVERIFY(!placePlan(p, 8).stageHandoffCrossesNodes);
+}
+
+void TestPlacement::eachOperatorsTrafficNamesTheGroupItRanIn()
+{
+    // DeepSeek-V3's decode pool of 8 nodes at TP 4 x DP 16, EP 64: the TP groups sit inside
+    // a node, the token exchange spans all 8. Each operator's breakdown names the group its
+    // collectives were priced in, so its bytes over the inter-node fabric can come only
+    // from a group that spans nodes.
+    const Scenario pool = poolScenario(deepSeekOn16Nodes(), PoolRole::Decode, 64);
+    Plan p;
+    applyMegatronSharding(p);
+    p.tensorParallel = 4;
+    p.dataParallel = 16;
+    p.expertParallel = 64;
+    p.pipelineParallel = 1;
+    p.batch = 256;
+    p.microBatches = 1;
+    QCOMPARE(planStructureViolations(p, pool), 0u);
+    const PlanPlacement placed = placePlan(p, pool.cluster.gpusPerNode);
+    QVERIFY(!placed.tensor.spansNodes());
+    QVERIFY(placed.expertExchange.spansNodes());
+
+    const auto check = [&](const Plan& plan, GroupRole dispatchGroup) {
+        const SimResult r = Simulator(pool).evaluate(plan);
+        const PlanPlacement where = placePlan(plan, pool.cluster.gpusPerNode);
+        int tensorOps = 0;
+        for (int i = 0; i < kOpCount; ++i) {
+            const OpBreakdown& o = r.decode[i];
+            if (!o.present || o.commBytes <= 0)
+                continue;
+            const QString what = QString("%1 in group %2").arg(opName(OpId(i))).arg(int(o.commGroup));
+            if (!placedGroup(where, o.commGroup).spansNodes())
+                QVERIFY2(o.commInterBytes == 0, qPrintable(what));
+            tensorOps += o.commGroup == GroupRole::Tensor;
+        }
+        QVERIFY(tensorOps > 0); // the attention block's all-reduces
+        QCOMPARE(int(r.decode[int(OpId::Dispatch)].commGroup), int(dispatchGroup));
+        QVERIFY(r.decode[int(OpId::Dispatch)].commInterBytes > 0);
+    };
+    check(p, GroupRole::ExpertExchange);
+    // An all-gather dispatch gathers across the replicas only: one rank of each TP group.
+    Plan gathered = p;
+    gathered.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_gather"));
+    check(gathered, GroupRole::ExpertReplicas);
+    QCOMPARE(int(commGroupOf(pool, gathered, OpId::Combine)), int(GroupRole::ExpertExchange));
 }
 
 QTEST_APPLESS_MAIN(TestPlacement)
