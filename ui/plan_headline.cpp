@@ -24,13 +24,14 @@ QString underLoadBadge()
 // running (what-if), not what it serves.
 QString whatIfNote() { return PlanView::tr("&nbsp;<i>the figures are what it would give if it ran</i>"); }
 
-// "49.98 ms ≤ 50 ms" in the SLO's colour: green when met, red when violated.
-QString versus(double value, double limit)
+// "49.98 ms ≤ 50 ms" in the SLO's colour: green when met, red when the simulator's verdict
+// says the limit is broken.
+QString versus(double value, double limit, bool broken)
 {
     if (!isPlottable(value))
         return QStringLiteral("<span style='color:#c62828'>unbounded &gt; %1 ms</span>")
             .arg(formatNumber(limit, limit < 10 ? 2 : 0));
-    const bool ok = value <= limit;
+    const bool ok = !broken;
     return QStringLiteral("<span style='color:%1'>%2 ms %3 %4 ms</span>")
         .arg(ok ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"), formatMs(value),
              ok ? QStringLiteral("≤") : QStringLiteral(">"), formatNumber(limit, limit < 10 ? 2 : 0));
@@ -60,7 +61,8 @@ void PlanView::updateDeployment()
         html += tr("<br><b>%1</b> output tokens/s per GPU of both pools (%2 total) · TTFT %3 · TPOT %4 · limited by %5 "
                    "· KV links at %6 of capacity (%7 per request over %8)")
                     .arg(formatNumber(o.tokensPerSPerGpu, 1), formatNumber(o.outputTokensPerS, 0),
-                         versus(o.ttftMs, w.ttftSloMs), versus(o.tpotMs, w.tpotSloMs),
+                         versus(o.ttftMs, w.ttftSloMs, o.breaks(Violation::TtftSlo)),
+                         versus(o.tpotMs, w.tpotSloMs, o.breaks(Violation::TpotSlo)),
                          o.limitedBy == DisaggLimit::Prefill  ? tr("the prefill pool")
                          : o.limitedBy == DisaggLimit::Decode ? tr("the decode pool")
                                                               : tr("the KV links"),
@@ -157,7 +159,8 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
         html += tr("<br><b>%1</b> prompts/s of this pool (%2 output tokens/s once decoded) · TTFT %3 (a pass %4 ms + KV "
                    "transfer %5 ms + the wait for a pass) · memory %6 / %7 GB")
                     .arg(formatNumber(r.outputTokensPerS / std::max(1, m_full.workload.outputTokens), 2),
-                         formatNumber(r.outputTokensPerS, 0), versus(r.ttftMs, m_full.workload.ttftSloMs),
+                         formatNumber(r.outputTokensPerS, 0),
+                         versus(r.ttftMs, m_full.workload.ttftSloMs, r.violates(Violation::TtftSlo)),
                          formatMs(r.passMs), formatMs(r.kvTransferMs), formatNumber(r.memory.totalGb, 1),
                          formatCapacityGb(r.memory.capacityGb));
     } else if (r.structureChecks == 0 && m_dsim) {
@@ -165,13 +168,15 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
         html += tr("<br><b>%1</b> output tokens/s per GPU of this pool (%2 total, decode steps only: prompts arrive "
                    "prefilled) · TPOT %3 · memory %4 / %5 GB")
                     .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.outputTokensPerS, 0),
-                         versus(r.tpotMs, m_full.workload.tpotSloMs), formatNumber(r.memory.totalGb, 1),
+                         versus(r.tpotMs, m_full.workload.tpotSloMs, r.violates(Violation::TpotSlo)),
+                         formatNumber(r.memory.totalGb, 1),
                          formatCapacityGb(r.memory.capacityGb));
     } else if (r.structureChecks == 0) {
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
         html += QStringLiteral("<br><b>%1</b> output tokens/s per GPU (%2 total, %7) · TPOT %3 · TTFT %4 · memory %5 / %6 GB")
                     .arg(formatNumber(r.tokensPerSPerGpu, 1), formatNumber(r.outputTokensPerS, 0),
-                         versus(r.tpotMs, w.tpotSloMs), versus(r.ttftMs, w.ttftSloMs),
+                         versus(r.tpotMs, w.tpotSloMs, r.violates(Violation::TpotSlo)),
+                         versus(r.ttftMs, w.ttftSloMs, r.violates(Violation::TtftSlo)),
                          formatNumber(r.memory.totalGb, 1), formatCapacityGb(r.memory.capacityGb),
                          servingDescription(r.serving));
     }

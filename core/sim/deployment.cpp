@@ -97,6 +97,11 @@ double DeploymentOutcome::gpuUsPerToken() const
     return costed && tokensPerSPerGpu > 0 && std::isfinite(tokensPerSPerGpu) ? 1e6 / tokensPerSPerGpu : 0.0;
 }
 
+bool DeploymentOutcome::breaks(Violation v) const
+{
+    return std::any_of(pools.begin(), pools.end(), [v](const PoolOutcome& p) { return p.result.violates(v); });
+}
+
 Deployment DeploymentOutcome::deployment() const
 {
     if (twoPools())

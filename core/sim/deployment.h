@@ -77,6 +77,9 @@ struct DeploymentOutcome {
     // GPU·µs one output token costs the deployment: 1e6 / (tokens/s per GPU); 0 when it
     // serves nothing.
     double gpuUsPerToken() const;
+    // Some pool's steady state breaks `v` (its simulator verdict): a TTFT limit is the
+    // prefill pool's, a TPOT limit the decode pool's.
+    bool breaks(Violation v) const;
     Deployment deployment() const;
 };
 

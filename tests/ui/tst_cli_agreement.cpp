@@ -97,6 +97,7 @@ private Q_SLOTS:
     void disaggregatedDeploymentIsExplain();
     void underLoadIsEvaluate();
     void compareUnderLoadIsCompare();
+    void limitColoursAreTheVerdict();
 };
 
 void TestCliAgreement::planTabIsExplain_data()
@@ -174,6 +175,30 @@ void TestCliAgreement::underLoadIsEvaluate()
                                                    load["output_tokens_per_s_per_gpu"].get<double>(),
                                                    load["ttft_ms"]["mean"].get<double>())),
              qPrintable(headline));
+}
+
+// The headline colours TPOT and TTFT by the simulator's verdict, the violations evaluate lists.
+void TestCliAgreement::limitColoursAreTheVerdict()
+{
+    Scenario s = preset("llama3-70b-8gpu");
+    const Plan p = megatronPlan(Simulator(s)).plan;
+    const SimResult r = Simulator(s).evaluate(p);
+    s.workload.tpotSloMs = r.tpotMs * 0.999; // broken by a hair
+    s.workload.ttftSloMs = r.ttftMs * 1.001; // held by a hair
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("plan.json"));
+    QVERIFY(savePlanFile(file.toStdString(), p, &s).ok());
+    const json j = runCli({QStringLiteral("evaluate"), QStringLiteral("--plan"), file, QStringLiteral("--json")});
+    const std::string violations = j.dump();
+    QVERIFY2(violations.find("TPOT SLO") != std::string::npos, violations.c_str());
+    QVERIFY2(violations.find("TTFT SLO") == std::string::npos, violations.c_str());
+    PlanView v;
+    v.setScenario(s);
+    v.showPlan(QStringLiteral("recipe"), p);
+    const QString headline = v.headlineText();
+    // (plain text: the broken limit reads "value > limit", the held one "value ≤ limit")
+    QVERIFY2(headline.contains(QRegularExpression(QStringLiteral("TPOT [0-9.]+ ms > [0-9.]+ ms"))), qPrintable(headline));
+    QVERIFY2(headline.contains(QRegularExpression(QStringLiteral("TTFT [0-9.]+ ms ≤ [0-9.]+ ms"))), qPrintable(headline));
 }
 
 void TestCliAgreement::compareTabIsCompare()
