@@ -13,6 +13,7 @@
 #include "cli_signals.h"
 #include "io/count_list.h"
 #include "report/json_figure.h"
+#include "report/plan_text.h"
 #include "report/load_text.h"
 #include "runner/pareto.h"
 #include "runner/sizing.h"
@@ -62,27 +63,6 @@ ojson sizeJson(const ClusterSizePoint& p, bool hasTpot, const ModelSpec& model)
     return j;
 }
 
-// The plan in one line: every degree, so that the line alone rebuilds it (the options are
-// in --json).
-std::string degrees(const Plan& p)
-{
-    return "TP " + std::to_string(p.tensorParallel) + " EP " + std::to_string(p.expertParallel) + " PP "
-        + std::to_string(p.pipelineParallel) + " DP " + std::to_string(p.dataParallel) + " batch "
-        + std::to_string(p.batch) + " x" + std::to_string(p.microBatches) + " micro"
-        + (p.redundantExperts > 0 ? " +" + std::to_string(p.redundantExperts) + " redundant" : "")
-        + (p.twoBatchOverlap ? " overlap" : "")
-        + (p.instances > 1 ? " " + std::to_string(p.instances) + " instances" : "");
-}
-
-// A deployment in one line: its plan, or each pool's GPUs and plan.
-std::string degrees(const Deployment& d)
-{
-    if (!d.pools)
-        return degrees(d.plan);
-    return "prefill " + std::to_string(d.pools->prefill.gpus()) + " GPUs: " + degrees(d.pools->prefill) + " | decode "
-        + std::to_string(d.pools->decode.gpus()) + " GPUs: " + degrees(d.pools->decode);
-}
-
 // The answer's plan under Poisson arrivals at the rate (SizingAtRate).
 ojson atRateJson(const SizingAtRate& a, bool hasTpot)
 {
@@ -99,7 +79,7 @@ ojson atRateJson(const SizingAtRate& a, bool hasTpot)
             {"within_limits", a.withinLimits}};
 }
 
-void printAtRate(std::ostream& out, const SizingResult& r, double rate, bool hasTpot)
+void printAtRate(std::ostream& out, const SizingResult& r, double rate, bool hasTpot, const ModelSpec& m)
 {
     const SizingAtRate& a = r.atRate;
     if (!a.ran) {
@@ -119,7 +99,7 @@ void printAtRate(std::ostream& out, const SizingResult& r, double rate, bool has
     if (r.queueingGpus > 0)
         out << "  With queueing: " << r.queueingGpus << " GPUs hold the limits at this rate (p90 TTFT "
             << formatNumber("%.1f", r.queueingAtRate.figures.ttftP90Ms) << " ms, p90 TPOT "
-            << formatNumber("%.2f", r.queueingAtRate.figures.tpotP90Ms) << " ms) with " << degrees(r.queueingBest.deployment)
+            << formatNumber("%.2f", r.queueingAtRate.figures.tpotP90Ms) << " ms) with " << deploymentDegreesText(m, r.queueingBest.deployment, true)
             << "; the first count from the answer up whose steady optimum does, not proved minimal\n";
     else
         out << "  With queueing: no count up to " << kQueueingCounts
@@ -230,7 +210,7 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
                 out << "  " << padRight(formatNumber("%.1f", p.tokensPerSPerUser), 11)
                     << padRight(formatNumber("%.1f", p.outputTokensPerSPerGpu), 12)
                     << padRight(formatNumber("%.2f", p.tpotMs), 10) << padRight(formatNumber("%.0f", p.ttftMs), 9)
-                    << padRight(p.provedOptimal ? "yes" : "no", 8) << degrees(p.deployment) << "\n";
+                    << padRight(p.provedOptimal ? "yes" : "no", 8) << deploymentDegreesText(s.value.model, p.deployment, true) << "\n";
         };
         const std::string runs = "among the plans " + f.engineName + " runs";
         table(f.points, f.engineName.empty() ? std::string("Exact front (certified optima):")
@@ -335,7 +315,7 @@ int runSweep(const Args& a, std::ostream& out, std::ostream& err)
             out << padRight(formatNumber("%.1f", p.tokensPerSPerGpu), 11)
                 << padRight(formatNumber("%.2f", first > 0 ? p.tokensPerSPerGpu / first : 0), 10)
                 << padRight(formatNumber("%.2f", p.requestsPerS), 12) << padRight(p.provedOptimal ? "yes" : "no", 8)
-                << degrees(p.deployment) << "\n";
+                << deploymentDegreesText(s.value.model, p.deployment, true) << "\n";
         }
         out << "tok/s/GPU: output tokens/s per GPU of the best plan; 'vs first': relative to the first count with a "
                "plan (below 1: diminishing returns).\n"
@@ -416,7 +396,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
         if (r.ok) {
             out << "Answer: " << r.gpus << " GPUs serve " << formatNumber("%.2f", r.best.requestsPerS)
                 << " requests/s (" << formatNumber("%.1f", r.best.tokensPerSPerGpu) << " output tokens/s per GPU) with "
-                << degrees(r.best.deployment) << "\n";
+                << deploymentDegreesText(s.value.model, r.best.deployment, true) << "\n";
             if (r.smallerGpus > 0 && r.smallerRequestsPerS > 0)
                 out << "Minimal: with " << r.smallerGpus << " GPUs the best plan serves "
                     << formatNumber("%.2f", r.smallerRequestsPerS) << " requests/s"
@@ -429,7 +409,7 @@ int runSize(const Args& a, std::ostream& out, std::ostream& err)
             else
                 out << "Minimal: it is one whole node, the smallest count searched (--any-count also searches part "
                        "of a node).\n";
-            printAtRate(out, r, o.requestsPerS, hasTpot(s.value.workload));
+            printAtRate(out, r, o.requestsPerS, hasTpot(s.value.workload), s.value.model);
         }
         out << "Curve (best requests/s per GPU count searched; requests/s = output tokens/s / "
             << s.value.workload.outputTokens << "):\n";

@@ -96,19 +96,6 @@ int reportErrors(std::ostream& err, const std::vector<std::string>& lines)
     return kExitInvalid;
 }
 
-std::string moePlanSuffix(const ModelSpec& m, const Plan& p)
-{
-    std::string t;
-    if (m.isMoe() && p.redundantExperts > 0)
-        t += ", " + std::to_string(p.redundantExperts) + " redundant expert" + (p.redundantExperts > 1 ? "s" : "");
-    if (m.isMoe() && p.twoBatchOverlap)
-        t += ", two-batch overlap";
-    if (m.isMoe() && p.instances > 1)
-        t += ", " + std::to_string(p.instances) + " engine instances of " + std::to_string(expertGroupRanks(p))
-            + " GPUs per stage";
-    return t;
-}
-
 void printMoeFigures(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r, const std::string& indent)
 {
     if (!s.model.isMoe() || r.structureChecks)

@@ -65,8 +65,6 @@ std::string formatNumber(const char* printfFormat, double v);
 // The serving mode and one line per figure saying what it means (and which benchmark
 // reports it), each line starting with `indent`.
 void printServingFigures(std::ostream& out, const Scenario& s, const SimResult& r, const std::string& indent);
-// ", 32 redundant experts, two-batch overlap" for an MoE plan that sets them, else "".
-std::string moePlanSuffix(const ModelSpec& m, const Plan& p);
 // An MoE plan's load imbalance and what two-batch overlap hides, one line after `indent`
 // (nothing for a dense model or an uncosted plan).
 void printMoeFigures(std::ostream& out, const Scenario& s, const Plan& p, const SimResult& r, const std::string& indent);

@@ -146,14 +146,6 @@ bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors)
     return true;
 }
 
-std::string planLine(const ModelSpec& m, const Plan& p)
-{
-    return "TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel) + ", PP "
-        + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel) + ", batch "
-        + std::to_string(p.batch) + ", " + std::to_string(p.microBatches) + " micro-batch"
-        + (p.microBatches > 1 ? "es" : "") + moePlanSuffix(m, p);
-}
-
 namespace {
 
 void printMemory(std::ostream& out, const MemoryBreakdown& m, const std::string& indent)
@@ -234,11 +226,7 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
     const Scenario& s = pool.scenario;
     const Plan& p = pool.plan;
     const SimResult& r = pool.result;
-    out << label << ": TP " << p.tensorParallel << ", EP " << p.expertParallel;
-    if (r.expertTensorParallel > 0)
-        out << " (expert TP " << r.expertTensorParallel << ")";
-    out << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch " << p.batch << " per replica, "
-        << p.microBatches << " micro-batch" << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(s.model, p) << "\n";
+    out << label << ": " << planDegreesText(s.model, p) << "\n";
     out << validityLine(o) << "\n";
     for (const std::string& why : o.reasons)
         out << "  - " << why << "\n";
@@ -268,11 +256,9 @@ void printPool(std::ostream& out, const PoolOutcome& pool)
     const Plan& p = pool.plan;
     const SimResult& r = pool.result;
     const bool prefill = pool.role == PoolRole::Prefill;
-    out << "  " << (prefill ? "Prefill" : "Decode") << " pool, " << pool.gpus << " GPUs: TP " << p.tensorParallel
-        << ", EP " << p.expertParallel << ", PP " << p.pipelineParallel << ", DP " << p.dataParallel << ", batch "
-        << p.batch << (prefill ? " prompts per pass" : " per replica") << ", " << p.microBatches << " micro-batch"
-        << (p.microBatches > 1 ? "es" : "") << moePlanSuffix(pool.scenario.model, p) << " -- "
-        << (r.valid ? "valid" : "INVALID") << "\n";
+    out << "  " << (prefill ? "Prefill" : "Decode") << " pool, " << pool.gpus
+        << " GPUs: " << planDegreesText(pool.scenario.model, p, prefill ? " prompts per pass" : " per replica")
+        << " -- " << (r.valid ? "valid" : "INVALID") << "\n";
     for (const std::string& why : pool.reasons)
         out << "      - " << why << "\n";
     if (!pool.costed())

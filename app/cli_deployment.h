@@ -12,6 +12,7 @@
 #include "cli_args.h"
 #include "io/scenario_json.h"
 #include "report/engine_gap.h"
+#include "report/plan_text.h"
 #include "sim/deployment.h"
 
 namespace shardlab::cli {
@@ -45,9 +46,6 @@ std::optional<FieldError> shapeProblem(const Scenario& s, const Deployment& d, c
 // false with a message naming the flag when they do not make sense.
 const std::vector<OptionSpec>& loadOptions();
 bool applyLoadArgs(const Args& a, Scenario& s, std::vector<std::string>& errors);
-
-// "TP 8, EP 1, PP 1, DP 4, batch 64, 1 micro-batch" and the MoE suffix.
-std::string planLine(const ModelSpec& m, const Plan& p);
 
 // Human output of an outcome: validity and reasons, the figures with what they mean,
 // memory, and for one pool with `operatorTable` the per-operator decode table (else the

@@ -278,7 +278,7 @@ QString ParetoView::loadPointText(const LoadFrontPoint& p) const
               "TTFT %5 ms, mean TPOT %6 ms, p90 TPOT %7 ms<br>%8; searched, not proved<br><i>Click to open it in the "
               "Plan tab.</i>")
         .arg(p.concurrency)
-        .arg(planDegrees(p.plan))
+        .arg(planDegrees(m_scenario.model, p.plan))
         .arg(p.tokensPerSPerGpu, 0, 'f', 1)
         .arg(p.tokensPerSPerUser, 0, 'f', 1)
         .arg(p.load.ttftP90Ms, 0, 'f', 0)
@@ -384,7 +384,7 @@ void ParetoView::onFrontMouseMove(QMouseEvent* e)
         tr("<b>%1</b><br>%2<br>%3 output tokens/s per GPU, %4 tokens/s per user<br>TPOT %5 ms (limit %6), TTFT %7 "
            "ms<br>%8<br><i>Click to open it in the Plan tab.</i>")
             .arg(frontName(kind))
-            .arg(deploymentDegrees(p.deployment))
+            .arg(deploymentDegrees(m_scenario.model, p.deployment))
             .arg(p.outputTokensPerSPerGpu, 0, 'f', 1)
             .arg(p.tokensPerSPerUser, 0, 'f', 1)
             .arg(p.tpotMs, 0, 'f', 2)
@@ -406,7 +406,7 @@ QString ParetoView::scalePointText(const ClusterSizePoint& p) const
     return tr("<b>%1 GPUs</b><br>%2<br>%3 output tokens/s per GPU, %4 in all (%5 requests/s)<br>TPOT %6 ms, TTFT %7 "
               "ms<br>%8")
         .arg(p.gpus)
-        .arg(deploymentDegrees(p.deployment))
+        .arg(deploymentDegrees(m_scenario.model, p.deployment))
         .arg(p.tokensPerSPerGpu, 0, 'f', 1)
         .arg(p.outputTokensPerS, 0, 'f', 0)
         .arg(p.requestsPerS, 0, 'f', 2)

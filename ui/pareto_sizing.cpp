@@ -18,7 +18,7 @@ namespace {
 // arrivals at the rate when the steady-state answer does not (the panel may be short
 // enough to scroll, and the first lines must carry the answer), then the steady-state
 // count and its proof, then the queueing figures as the CLI's "Queueing" lines say them.
-QString sizingText(const SizingResult& r, double rate)
+QString sizingText(const SizingResult& r, double rate, const ModelSpec& m)
 {
     const SizingAtRate& a = r.atRate;
     const bool over = a.ran && !a.withinLimits;
@@ -28,7 +28,7 @@ QString sizingText(const SizingResult& r, double rate)
                               "first count up whose optimum does; not proved minimal).<br>")
                       .arg(r.queueingGpus)
                       .arg(rate, 0, 'f', 2)
-                      .arg(deploymentDegrees(r.queueingBest.deployment));
+                      .arg(deploymentDegrees(m, r.queueingBest.deployment));
     else if (over)
         verdict = QObject::tr("<b>No count</b> up to %1 above %2 GPUs holds the limits at %3 requests/s under Poisson "
                               "arrivals.<br>")
@@ -40,7 +40,7 @@ QString sizingText(const SizingResult& r, double rate)
               .arg(over ? QString::number(r.gpus) : QStringLiteral("<b>%1</b>").arg(r.gpus))
               .arg(r.best.requestsPerS, 0, 'f', 2)
               .arg(r.best.tokensPerSPerGpu, 0, 'f', 1)
-              .arg(deploymentDegrees(r.best.deployment));
+              .arg(deploymentDegrees(m, r.best.deployment));
     t += r.smallerGpus > 0 ? QObject::tr("With %1 GPUs the best plan serves %2 requests/s (%3).")
                                  .arg(r.smallerGpus)
                                  .arg(r.smallerRequestsPerS, 0, 'f', 2)
@@ -98,7 +98,7 @@ bool ParetoView::finishSizing()
         m_sizingLabel->setText(QString::fromStdString(m_sizing.message));
     } else {
         setStatus(tr("Sizing done in %1 s.").arg(m_sizing.wallSeconds, 0, 'f', 2) + unplottedSizesText());
-        m_sizingLabel->setText(sizingText(m_sizing, m_sizingRate));
+        m_sizingLabel->setText(sizingText(m_sizing, m_sizingRate, m_scenario.model));
     }
     return ok;
 }

@@ -96,46 +96,23 @@ void PlanView::updateDeployment()
     m_deploymentLabel->setText(html);
 }
 
-// The plan's degrees in one line; for MoE also redundant experts, batch overlap, instances,
-// and (when costed) the busiest EP rank's load and what the overlap hides.
+// The plan's degrees in the CLI's words; for MoE also the expert slots per EP rank and (when costed) the busiest EP rank's load and what the
+// overlap hides.
 QString PlanView::degreesLine() const
 {
     const SimResult& r = m_result;
     const Plan& p = m_plan;
-    // Expert TP only where there are experts. Its group exists whenever EP leaves several
-    // ranks per expert shard, but only a weight-split expert option splits an expert's
-    // weights over it; otherwise the group's ranks run different tokens through whole experts.
-    QString expertTp;
-    if (m_scenario.model.isMoe()) {
-        const int etp = expertTensorParallel(p);
-        const bool splits = opOption(OpId::ExpertUp, p.option(OpId::ExpertUp)).split == Split::Weights;
-        expertTp = etp <= 1 ? tr(" · expert-TP 1")
-            : splits        ? tr(" · expert-TP %1 (each expert's weights split %1 ways)").arg(etp)
-                            : tr(" · %1 ranks per expert shard (tokens split, whole experts per GPU)").arg(etp);
-    }
-    QString degrees = tr("TP %1 · EP %2%3 · PP %4 · DP %5 · batch %6 · %7 micro-batch(es)")
-                          .arg(p.tensorParallel)
-                          .arg(p.expertParallel)
-                          .arg(expertTp)
-                          .arg(p.pipelineParallel)
-                          .arg(p.dataParallel)
-                          .arg(p.batch)
-                          .arg(p.microBatches);
-    if (m_scenario.model.isMoe()) {
-        // Redundant experts and two-batch overlap (docs/simulator.md §2-§3).
-        degrees += tr(" · %1 redundant experts (%2 slots per EP rank)")
-                       .arg(p.redundantExperts)
-                       .arg(formatNumber(double(m_scenario.model.moe.experts + p.redundantExperts)
-                                             / std::max(1, p.expertParallel),
-                                         2));
-        degrees += p.twoBatchOverlap ? tr(" · two-batch overlap") : tr(" · no batch overlap");
-        if (p.instances > 1)
-            degrees += tr(" · %1 engine instances of %2 GPUs per stage").arg(p.instances).arg(expertGroupRanks(p));
-        if (r.structureChecks == 0 && p.expertParallel > 1)
-            degrees += tr(" · busiest EP rank %1× the mean load").arg(formatNumber(r.expertLoadImbalance, 3));
-        if (r.structureChecks == 0 && p.twoBatchOverlap)
-            degrees += tr(" · overlap hides %1 ms of a step").arg(formatMs(r.overlapHiddenUs / 1000));
-    }
+    QString degrees = planDegrees(m_scenario.model, p);
+    if (!m_scenario.model.isMoe())
+        return degrees;
+    degrees += tr(" · %1 expert slots per EP rank")
+                   .arg(formatNumber(double(m_scenario.model.moe.experts + p.redundantExperts)
+                                         / std::max(1, p.expertParallel),
+                                     2));
+    if (r.structureChecks == 0 && p.expertParallel > 1)
+        degrees += tr(" · busiest EP rank %1× the mean load").arg(formatNumber(r.expertLoadImbalance, 3));
+    if (r.structureChecks == 0 && p.twoBatchOverlap)
+        degrees += tr(" · overlap hides %1 ms of a step").arg(formatMs(r.overlapHiddenUs / 1000));
     return degrees;
 }
 

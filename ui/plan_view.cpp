@@ -463,7 +463,7 @@ QString PlanView::exportCaption() const
     const Plan& p = m_plan;
     const QString caption = tr("%1, %2\n%3 · plan %4")
                                 .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                                     scenarioCaption(m_scenario), planDegrees(p));
+                                     scenarioCaption(m_scenario), planDegrees(m_scenario.model, p));
     return caption;
 }
 

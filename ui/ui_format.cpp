@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "io/presets.h"
+#include "report/plan_text.h"
 #include "sim/deployment.h"
 
 namespace shardlab::ui {
@@ -126,32 +127,15 @@ QString plainNumbers(const QString& text)
     return out;
 }
 
-QString planDegrees(const Plan& p)
+QString planDegrees(const ModelSpec& m, const Plan& p)
 {
-    QString t = QObject::tr("TP %1 · EP %2 · PP %3 · DP %4 · batch %5 · %n micro-batch(es)", nullptr, p.microBatches)
-                    .arg(p.tensorParallel)
-                    .arg(p.expertParallel)
-                    .arg(p.pipelineParallel)
-                    .arg(p.dataParallel)
-                    .arg(p.batch);
-    if (p.redundantExperts > 0)
-        t += QObject::tr(" · +%1 redundant experts").arg(p.redundantExperts);
-    if (p.instances > 1)
-        t += QObject::tr(" · %1 engine instances").arg(p.instances);
-    if (p.twoBatchOverlap)
-        t += QObject::tr(" · two-batch overlap");
-    return t;
+    return QString::fromStdString(planDegreesText(m, p));
 }
 
-QString deploymentDegrees(const Deployment& d)
+QString deploymentDegrees(const ModelSpec& m, const Deployment& d)
 {
-    if (!d.pools)
-        return planDegrees(d.plan);
-    return QObject::tr("prefill %1 GPUs: %2<br>decode %3 GPUs: %4")
-        .arg(d.pools->prefill.gpus())
-        .arg(planDegrees(d.pools->prefill))
-        .arg(d.pools->decode.gpus())
-        .arg(planDegrees(d.pools->decode));
+    return QString::fromStdString(deploymentDegreesText(m, d, false, "\n")).toHtmlEscaped().replace(
+        QLatin1Char('\n'), QStringLiteral("<br>"));
 }
 
 QString objectiveAxisLabel(ServingMode m)

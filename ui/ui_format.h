@@ -46,10 +46,10 @@ QString plainNumbers(const QString& text);
 // mode in words for tooltips, headlines and captions ("aggregated serving, prefill
 // included"). One wording for the curve, the plan view and exports.
 QString objectiveAxisLabel(ServingMode m);
-// A plan's degrees in one line: "TP 4 · EP 1 · PP 2 · DP 1 · batch 64 · 2 micro-batches".
-QString planDegrees(const Plan& p);
-// A deployment's: its plan's, or "prefill 16 GPUs: … | decode 48 GPUs: …".
-QString deploymentDegrees(const Deployment& d);
+// A plan's degrees in one line, as the CLI's reports print them (report/plan_text.h).
+QString planDegrees(const ModelSpec& m, const Plan& p);
+// A deployment's: its plan's, or each pool's on a line of its own (HTML).
+QString deploymentDegrees(const ModelSpec& m, const Deployment& d);
 QString servingDescription(ServingMode m);
 
 // A user's name (scenario, model, cluster, run) as labels, legends, titles and captions

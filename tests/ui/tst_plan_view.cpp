@@ -475,16 +475,16 @@ void TestPlanView::expertTensorGroupSaysWhatItSplits()
     p.setOption(OpId::ExpertDown, optionFromName(OpId::ExpertDown, "token"));
     v.showPlan(QStringLiteral("tokens"), p);
     QVERIFY2(v.headlineText().contains(
-                 QStringLiteral("%1 ranks per expert shard (tokens split, whole experts per GPU)").arg(etp)),
+                 QStringLiteral("%1 ranks per expert shard: tokens split, whole experts per GPU").arg(etp)),
              qPrintable(v.headlineText()));
-    QVERIFY(!v.headlineText().contains(QStringLiteral("expert-TP %1").arg(etp)));
+    QVERIFY(!v.headlineText().contains(QStringLiteral("expert TP %1").arg(etp)));
     p.setOption(OpId::ExpertUp, optionFromName(OpId::ExpertUp, "column"));
     p.setOption(OpId::ExpertDown, optionFromName(OpId::ExpertDown, "row"));
     v.showPlan(QStringLiteral("weights"), p);
-    QVERIFY2(v.headlineText().contains(QStringLiteral("expert-TP %1 (each expert's weights split %1 ways)").arg(etp)),
+    QVERIFY2(v.headlineText().contains(QStringLiteral("expert TP %1: each expert's weights split %1 ways").arg(etp)),
              qPrintable(v.headlineText()));
     v.setScenario(preset("llama3-70b-8gpu"));
-    QVERIFY2(!v.headlineText().contains(QStringLiteral("expert-TP")), qPrintable(v.headlineText()));
+    QVERIFY2(!v.headlineText().contains(QStringLiteral("expert TP")), qPrintable(v.headlineText()));
 }
 
 QTEST_MAIN(TestPlanView)

@@ -1,0 +1,29 @@
+// A plan's degrees as the reports and the window print them: every degree, so that the
+// line alone rebuilds the plan's shape (its options are in the plan file). One wording for
+// the CLI's reports, its tables and the window's labels.
+#pragma once
+
+#include <string>
+
+#include "model/plan.h"
+#include "model/specs.h"
+#include "sim/deployment.h"
+
+namespace shardlab {
+
+// "TP 8, EP 8 (expert TP 1), PP 1, DP 8, batch 64 per replica, 1 micro-batch, 32 redundant
+// experts, two-batch overlap, 2 engine instances of 32 GPUs per stage". The expert figures
+// only for an MoE model, the expert-TP group by what it splits (an expert's weights, or the
+// tokens); `batchUnit` follows the batch (" per replica", " prompts per pass").
+std::string planDegreesText(const ModelSpec& m, const Plan& p, const std::string& batchUnit = " per replica");
+
+// The same degrees for a table's column: "TP 8 EP 8 PP 1 DP 8 batch 64 x1 micro +32
+// redundant overlap 2 instances".
+std::string planDegreesCompact(const ModelSpec& m, const Plan& p);
+
+// A deployment in one line: its plan, or each pool's GPUs and plan, pools joined by
+// `poolSeparator`; `compact` chooses planDegreesCompact over planDegreesText.
+std::string deploymentDegreesText(const ModelSpec& m, const Deployment& d, bool compact,
+                                  const std::string& poolSeparator = " | ");
+
+} // namespace shardlab
