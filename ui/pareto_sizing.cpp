@@ -76,8 +76,8 @@ void ParetoView::proposeSizingRate()
         } else {
             // No rate named: half of what the best plan serves on the scenario's own
             // GPUs at its SLO; sizing then says how few GPUs that load needs.
-            const double capacity = m_front.points.front().outputTokensPerSPerGpu
-                * double(m_scenario.cluster.totalGpus()) / std::max(1, m_scenario.workload.outputTokens);
+            const double capacity = requestsPerS(
+                m_scenario.workload, m_front.points.front().outputTokensPerSPerGpu * double(m_scenario.cluster.totalGpus()));
             m_rate->setValue(std::max(0.01, std::floor(0.5 * capacity * 100) / 100));
             m_rateSource = tr("at half the best plan's %1 requests/s on the scenario's %2 GPUs")
                                .arg(capacity, 0, 'f', 2)

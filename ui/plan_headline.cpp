@@ -135,7 +135,7 @@ void PlanView::updateHeadline(const QStringList& reasons, const QString& compari
         degrees += tr(" · bubble %1").arg(formatPercent(r.pipelineBubble));
         html += tr("<br><b>%1</b> prompts/s of this pool (%2 output tokens/s once decoded) · TTFT %3 (a pass %4 ms + KV "
                    "transfer %5 ms + the wait for a pass) · memory %6 / %7 GB")
-                    .arg(formatNumber(r.outputTokensPerS / std::max(1, m_full.workload.outputTokens), 2),
+                    .arg(formatNumber(requestsPerS(m_full.workload, r.outputTokensPerS), 2),
                          formatNumber(r.outputTokensPerS, 0),
                          versus(r.ttftMs, m_full.workload.ttftSloMs, r.violates(Violation::TtftSlo)),
                          formatMs(r.passMs), formatMs(r.kvTransferMs), formatNumber(r.memory.totalGb, 1),

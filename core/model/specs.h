@@ -371,6 +371,12 @@ struct Scenario {
 // (TPOT = (e2e - TTFT) / (OSL - 1) is undefined): its TPOT is 0 and no TPOT limit binds it.
 inline bool hasTpot(const WorkloadSpec& w) { return w.serving != ServingMode::Prefill && w.outputTokens > 1; }
 
+// Requests per second a rate of output tokens serves: each request emits outputTokens.
+inline double requestsPerS(const WorkloadSpec& w, double outputTokensPerS)
+{
+    return outputTokensPerS / (w.outputTokens > 1 ? w.outputTokens : 1);
+}
+
 // Semantic checks (ranges, divisibility). Paths are relative to `prefix` ("model").
 FieldErrors validateModel(const ModelSpec& m, const std::string& prefix);
 FieldErrors validateCluster(const ClusterSpec& c, const std::string& prefix);

@@ -40,7 +40,7 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
         p.deployment = d.deployment();
         p.tokensPerSPerGpu = d.tokensPerSPerGpu;
         p.outputTokensPerS = d.outputTokensPerS;
-        p.requestsPerS = d.outputTokensPerS / std::max(1, s.workload.outputTokens);
+        p.requestsPerS = requestsPerS(s.workload, d.outputTokensPerS);
         p.tpotMs = d.tpotMs;
         p.ttftMs = d.ttftMs;
     }

@@ -21,7 +21,7 @@ void setHeadline(DeploymentOutcome& o, const Scenario& s, double outputTokensPer
     o.ttftMs = finite(ttftMs);
     o.tpotMs = finite(tpotMs);
     o.e2eMs = finite(e2eMs);
-    o.requestsPerS = o.outputTokensPerS / std::max(1, s.workload.outputTokens);
+    o.requestsPerS = requestsPerS(s.workload, o.outputTokensPerS);
 }
 
 PoolOutcome pricedPool(const Scenario& priced, const Plan& p, const SimResult& r, bool whole, PoolRole role)
@@ -44,17 +44,18 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
     for (int b = 0; b < kPlanCheckCount; ++b)
         if (r.structureChecks & (1u << b))
             out.push_back(describePlanCheck(static_cast<PlanCheck>(b), p, s).reason);
-    // An unbounded figure (SimResult::unbounded) is said in words, not printed.
+    // An unbounded figure (SimResult::unbounded, or too large to be a real one) is said in
+    // words, not printed.
     const std::string kUnboundedWhy = "unbounded (a bandwidth or peak of the scenario is effectively zero)";
     auto unboundedAgainst = [&](const char* what, double limitMs) {
         return std::string(what) + ": " + kUnboundedWhy + printfText(", the limit is %g ms", limitMs);
     };
     if (r.violates(Violation::Memory))
-        out.push_back(std::isfinite(r.memory.totalGb)
+        out.push_back(isShownFigure(r.memory.totalGb)
                           ? printfText("memory: needs %.1f GB per GPU, the GPU has %g GB", r.memory.totalGb, r.memory.capacityGb)
                           : "memory: " + kUnboundedWhy);
     if (r.violates(Violation::TtftSlo))
-        out.push_back(!std::isfinite(r.ttftMs)
+        out.push_back(!isShownFigure(r.ttftMs)
                           ? unboundedAgainst("TTFT SLO", s.workload.ttftSloMs)
                           : printfText(s.workload.serving == ServingMode::Prefill
                                            ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds "
@@ -62,7 +63,7 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
                                            : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
                                        r.ttftMs, s.workload.ttftSloMs));
     if (r.violates(Violation::TpotSlo))
-        out.push_back(std::isfinite(r.tpotMs) ? printfText("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs)
+        out.push_back(isShownFigure(r.tpotMs) ? printfText("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs)
                                               : unboundedAgainst("TPOT SLO", s.workload.tpotSloMs));
     if (r.violates(Violation::TokenBudget) && s.workload.serving == ServingMode::Prefill) {
         out.push_back(printfText("token budget: a prefill pass carries %.0f tokens (%.0f prompts of %d), above "

@@ -31,8 +31,8 @@ DisaggregatedResult combinePools(const Scenario& s, const CostModel& prefillCost
     r.prefill = prefill;
     r.decode = decode;
     const double osl = std::max(1, s.workload.outputTokens);
-    r.prefillRequestsPerS = prefill.outputTokensPerS / osl;
-    r.decodeRequestsPerS = decode.outputTokensPerS / osl;
+    r.prefillRequestsPerS = requestsPerS(s.workload, prefill.outputTokensPerS);
+    r.decodeRequestsPerS = requestsPerS(s.workload, decode.outputTokensPerS);
     r.kvLinkRequestsPerS = kvLinkRequestsPerS(prefillCosts, prefillGpus, decodeGpus);
     r.kvBytesPerRequest = prefillCosts.kvBytesPerRequest();
     double rate = r.prefillRequestsPerS;
