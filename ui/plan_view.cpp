@@ -337,25 +337,12 @@ QStringList PlanView::reasonsFor(const Plan& p, const SimResult& r) const
     const FieldErrors shape = validatePlanShape(p);
     for (const FieldError& e : shape)
         out << str(e.toString());
-    for (const std::string& line : violationReasons(m_scenario, p, r)) {
-        QString l = str(line);
-        // Shape errors already said it more precisely than the micro-batch check does.
-        if (!shape.empty() && l.contains(QLatin1String("micro_batches")))
-            continue;
-        // Absurd inputs give figures the form cannot show: +infinity where the simulator
-        // overflowed (SimResult::unbounded), or finite but astronomical ones it does not
-        // flag (a link of 1e-300 GB/s: a TTFT near 1e189 ms, which the core prints digit
-        // by digit). isPlottable catches both: say what they mean instead.
-        if (l.startsWith(QLatin1String("TTFT SLO")) && !isPlottable(r.ttftMs))
-            l = tr("TTFT SLO: unbounded (a bandwidth or peak is effectively zero), the limit is %1 ms")
-                    .arg(formatNumber(m_scenario.workload.ttftSloMs, 0));
-        if (l.startsWith(QLatin1String("TPOT SLO")) && !isPlottable(r.tpotMs))
-            l = tr("TPOT SLO: unbounded (a bandwidth or peak is effectively zero), the limit is %1 ms")
-                    .arg(formatNumber(m_scenario.workload.tpotSloMs, 2));
-        if (l.startsWith(QLatin1String("memory")) && !isPlottable(r.memory.totalGb))
-            l = tr("memory: the need per GPU is unbounded");
-        out << l;
-    }
+    // Shape errors already said it more precisely than the micro-batch check does.
+    SimResult checked = r;
+    if (!shape.empty())
+        checked.structureChecks &= ~(1u << static_cast<int>(PlanCheck::MicroBatches));
+    for (const std::string& line : violationReasons(m_scenario, p, checked))
+        out << str(line);
     return out;
 }
 

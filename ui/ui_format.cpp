@@ -15,11 +15,10 @@
 namespace shardlab::ui {
 
 namespace {
-constexpr double kPlotLimit = 1e15;
 const QString kMissing = QStringLiteral("—");
 } // namespace
 
-bool isPlottable(double v) { return std::isfinite(v) && std::fabs(v) < kPlotLimit; }
+bool isPlottable(double v) { return isShownFigure(v); }
 
 double plotSafe(double v) { return isPlottable(v) ? v : 0.0; }
 

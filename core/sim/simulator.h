@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,12 @@ enum class Bound : std::uint8_t { Compute, Memory };
 
 // One operator's share of a phase: summed over the layers of the busiest pipeline stage
 // (embedding/LM head once). Times in microseconds, per GPU.
+// A figure the reports and the window print: finite and below 1e15 (ms, GB, tokens/s).
+// Absurd inputs give finite figures far above any real one (a link of 1e-300 GB/s: a TTFT
+// near 1e189 ms); those are said to be unbounded, as +infinity is.
+constexpr double kLargestShownFigure = 1e15;
+inline bool isShownFigure(double v) { return std::isfinite(v) && std::fabs(v) < kLargestShownFigure; }
+
 struct OpBreakdown {
     bool present = false;
     double computeUs = 0;   // FLOPs / achieved peak

@@ -345,9 +345,10 @@ void TestPlanView::noNonFiniteNumbers()
     const bool whatIf = !v.currentResult().valid && v.currentResult().structureChecks == 0;
     QCOMPARE(v.headlineText().contains(QStringLiteral("if it ran")), whatIf);
     if (edit == QStringLiteral("absurd-link")) {
-        // The core words only overflowed (+infinity) figures; these astronomical finite
-        // ones the form words itself instead of printing their 190 digits.
-        QVERIFY2(v.headlineText().contains(QStringLiteral("TPOT SLO: unbounded (a bandwidth or peak is effectively zero)")),
+        // These astronomical finite figures the core's reasons word as unbounded (as the CLI
+        // prints them) instead of printing their 190 digits.
+        QVERIFY2(v.headlineText().contains(
+                     QStringLiteral("TPOT SLO: unbounded (a bandwidth or peak of the scenario is effectively zero)")),
                  qPrintable(v.headlineText()));
     }
 }
