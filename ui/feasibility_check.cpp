@@ -27,9 +27,6 @@ void FeasibilityCheck::check(const Scenario& s)
             return;
         const bool infeasible = provedInfeasible && !found;
         QString why = QString::fromStdString(out.message);
-        const QString prefix = QStringLiteral("no valid plan exists: ");
-        if (why.startsWith(prefix))
-            why.remove(0, prefix.size());
         // When the TPOT limit is what is out of reach, the proved minimum says by how much
         // (exact's own note can give only a lower bound from its tables).
         if (infeasible) {

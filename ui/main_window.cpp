@@ -216,9 +216,8 @@ void MainWindow::onFeasibilityChecked(bool infeasible, const QString& why, doubl
     m_infeasibleWhy = why;
     refreshStartState();
     if (infeasible) {
-        showMessage(tr("No plan can meet this scenario's limits, so a search would only spend its budget: %1. "
-                       "Relax that limit (or add GPUs, a larger GPU, FP8) to search. (Proved by the exact search "
-                       "in %2 s.)")
+        showMessage(tr("No plan can meet this scenario's limits, so a search would only spend its budget. The exact "
+                       "search proved it in %2 s: %1. Relax that limit (or add GPUs, a larger GPU, FP8) to search.")
                         .arg(plainNumbers(why))
                         .arg(seconds, 0, 'f', 2),
                     true);

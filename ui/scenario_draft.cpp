@@ -31,10 +31,6 @@ bool numberAt(const QJsonObject& root, const QString& path, double& out)
     return true;
 }
 
-bool isRangeError(const FieldError& e)
-{
-    return e.reason.rfind("must be between", 0) == 0 || e.reason.rfind("must be greater than", 0) == 0;
-}
 } // namespace
 
 ScenarioLoad readScenarioForEditor(const std::string& text, const std::string& label)
@@ -60,7 +56,7 @@ ScenarioLoad readScenarioForEditor(const std::string& text, const std::string& l
     std::vector<std::pair<QString, double>> raw;
     for (const FieldError& e : p.errors) {
         double v = 0;
-        if (isRangeError(e) && numberAt(doc.object(), QString::fromStdString(e.where), v))
+        if (e.outOfRange && numberAt(doc.object(), QString::fromStdString(e.where), v))
             raw.emplace_back(QString::fromStdString(e.where), v);
         else if (!semantic.count({e.where, e.reason}))
             return out; // a structural problem (missing field, wrong type, unknown key …)

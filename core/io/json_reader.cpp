@@ -215,7 +215,7 @@ int JsonReader::integerOr(const char* key, int fallback, long long lo, long long
         return fallback;
     }
     if (d < double(lo) || d > double(hi)) {
-        fail(path(key), "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got "
+        failRange(path(key), "must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " (got "
                             + formatNumber(d) + ")");
         return fallback;
     }
@@ -241,7 +241,7 @@ double JsonReader::numberOr(const char* key, double fallback, double lo, double 
     }
     const double d = v->get<double>();
     if (!std::isfinite(d) || d < lo || d > hi) {
-        fail(path(key), "must be between " + formatNumber(lo) + " and " + formatNumber(hi) + " (got "
+        failRange(path(key), "must be between " + formatNumber(lo) + " and " + formatNumber(hi) + " (got "
                             + formatNumber(d) + ")");
         return fallback;
     }

@@ -50,6 +50,11 @@ public:
     {
         m_errors.push_back({{}, where, reason});
     }
+    // A value of the right type outside its range (FieldError::outOfRange).
+    void failRange(const std::string& where, const std::string& reason) const
+    {
+        m_errors.push_back({{}, where, reason, true});
+    }
 
 private:
     const nlohmann::json* find(const char* key, bool required) const;

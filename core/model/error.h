@@ -17,6 +17,9 @@ struct FieldError {
     std::string file;
     std::string where;
     std::string reason;
+    // The value is of the right type but outside its range: a reader that keeps a draft
+    // (the window's editor) may hold it while the user corrects it.
+    bool outOfRange = false;
 
     // "file: where: reason" with empty parts left out; always one line, passed through
     // displayText (newlines become spaces).

@@ -162,7 +162,7 @@ void checkRange(FieldErrors& out, const std::string& path, double v, double lo, 
         std::string msg = buf;
         if (msg.front() == ' ')
             msg.erase(0, 1);
-        out.push_back({{}, path, msg});
+        out.push_back({{}, path, msg, true});
     }
 }
 
@@ -177,7 +177,7 @@ void checkPositive(FieldErrors& out, const std::string& path, double v, double h
     if (!std::isfinite(v) || v <= 0 || v > hi) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "must be greater than 0 and at most %g (got %g)", hi, v);
-        out.push_back({{}, path, buf});
+        out.push_back({{}, path, buf, true});
     }
 }
 

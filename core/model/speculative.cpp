@@ -111,18 +111,19 @@ FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, co
     if (s.draftTokens < 1 || s.draftTokens > kMaxDraftTokens)
         e.push_back({{}, p + ".draft_tokens",
                      "must be between 1 and " + std::to_string(kMaxDraftTokens) + " (got " + std::to_string(s.draftTokens)
-                         + ")"});
+                         + ")",
+                     true});
     const double a = s.acceptanceRate;
     if (!std::isfinite(a) || (a >= 0 ? a > 1 : a != -1)) {
         char buf[120];
         std::snprintf(buf, sizeof buf, "must be between 0 and 1 (got %.10g)", a);
-        e.push_back({{}, p + ".acceptance_rate", buf});
+        e.push_back({{}, p + ".acceptance_rate", buf, true});
     }
     const double len = s.acceptanceLength;
     if (!std::isfinite(len) || (len >= 0 ? len < 1 || len > s.draftTokens + 1 : len != -1)) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "must be between 1 and %d, draft_tokens + 1 (got %.10g)", s.draftTokens + 1, len);
-        e.push_back({{}, p + ".acceptance_length", buf});
+        e.push_back({{}, p + ".acceptance_length", buf, true});
     } else if (len >= 0 && a >= 0) {
         e.push_back({{}, p + ".acceptance_length",
                      "give acceptance_rate or acceptance_length, not both (one sets the other)"});
