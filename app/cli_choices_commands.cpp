@@ -247,14 +247,9 @@ int runPareto(const Args& a, std::ostream& out, std::ostream& err)
 
 bool gpuList(const Args& a, std::vector<long long>& out, std::string& error)
 {
-    std::string bad;
-    if (hasEmptyItem(a.value("--gpus"))) {
-        error = "--gpus: " + emptyItemWords(a.value("--gpus")) + ": give e.g. --gpus 8,16,32";
-        return false;
-    }
-    if (parseCountList(a.value("--gpus"), 1, std::numeric_limits<long long>::max(), out, bad))
+    if (parseGpuCounts(a.value("--gpus"), out, error))
         return true; // "--gpus ," lists nothing: validateGpuCounts says so
-    error = "--gpus: '" + bad + "' is not a positive GPU count (give e.g. --gpus 8,16,32)";
+    error = "--gpus: " + error;
     return false;
 }
 

@@ -27,10 +27,6 @@ bool concurrencyList(const Args& a, std::vector<int>& out, std::string& error)
         return true;
     }
     const std::string text = a.value("--concurrencies");
-    if (hasEmptyItem(text)) {
-        error = "--concurrencies: " + emptyItemWords(text) + ": give e.g. --concurrencies 1,4,16";
-        return false;
-    }
     if (!parseConcurrencies(text, out, error)) {
         error = "--concurrencies: " + error;
         return false;

@@ -194,6 +194,7 @@ ParetoView::ParetoView(QWidget* parent) : QWidget(parent)
     auto* scaleRow = new QHBoxLayout;
     scaleRow->addWidget(new QLabel(tr("GPUs"), scaleBox));
     m_gpus = new QLineEdit(QStringLiteral("8,16,32,64"), scaleBox);
+    m_gpus->setObjectName(QStringLiteral("pareto.gpus"));
     m_gpus->setToolTip(tr("Comma-separated GPU counts: whole nodes, or part of one node."));
     scaleRow->addWidget(m_gpus, 1);
     m_sweepButton = new QPushButton(tr("Sweep"), scaleBox);
@@ -408,9 +409,9 @@ bool ParetoView::computeSizing()
 bool ParetoView::computeSweep()
 {
     std::vector<long long> gpus;
-    std::string item;
-    if (!parseCountList(m_gpus->text().toStdString(), 1, std::numeric_limits<long long>::max(), gpus, item)) {
-        setStatus(tr("GPUs: '%1' is not a positive GPU count (e.g. 8,16,32)").arg(QString::fromStdString(item)), true);
+    std::string why;
+    if (!parseGpuCounts(m_gpus->text().toStdString(), gpus, why)) {
+        setStatus(tr("GPUs: %1").arg(QString::fromStdString(why)), true);
         return false;
     }
     const FieldErrors bad = validateGpuCounts(m_scenario, gpus);

@@ -42,8 +42,12 @@ QString parsed(const QString& text, std::vector<int>& out)
 {
     std::vector<long long> values;
     std::string bad;
-    QString spaced = text;
-    spaced.replace(QRegularExpression(QStringLiteral("\\s+")), QStringLiteral(","));
+    // Items are separated by commas, blanks or both ("1, 2 4"); a doubled comma or one at an
+    // end is an empty item, refused as the CLI's lists refuse it.
+    QString spaced = text.trimmed();
+    spaced.replace(QRegularExpression(QStringLiteral("\\s*,\\s*|\\s+")), QStringLiteral(","));
+    if (hasEmptyItem(spaced.toStdString()))
+        return QString::fromStdString(emptyItemWords(text.trimmed().toStdString()));
     if (!parseCountList(spaced.toStdString(), 1, std::numeric_limits<int>::max(), values, bad))
         return QObject::tr("'%1' is not a whole number from 1 up").arg(QString::fromStdString(bad));
     if (const long long* repeat = firstRepeat(values))

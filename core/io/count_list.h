@@ -1,7 +1,7 @@
 // Comma-separated counts as users type them ("8,16,32", "1, 4 ,16"): GPU counts of a sweep,
 // concurrencies of a load front. One reader for the CLI's flags and the window's fields, so
-// both accept and refuse the same text, but for empty items (hasEmptyItem), which the CLI
-// refuses.
+// both accept and refuse the same text; an empty item (hasEmptyItem) is refused by both,
+// through the list's own reader (parseGpuCounts, parseConcurrencies) or the field's.
 #pragma once
 
 #include <algorithm>
@@ -18,9 +18,9 @@ bool parseCountList(const std::string& text, long long lo, long long hi, std::ve
                     std::string& badItem);
 
 // True when `text` lists at least one item and one of its comma-separated items is empty
-// ("8,,16", ",8", "8,"): a doubled or stray comma, a typo or a missing count. The CLI's list
-// flags refuse such text, naming the flag (emptyItemWords says what is wrong);
-// parseCountList itself skips empty items, as the window's fields are read.
+// ("8,,16", ",8", "8,"): a doubled or stray comma, a typo or a missing count. The lists'
+// readers refuse such text (emptyItemWords says what is wrong); parseCountList itself skips
+// empty items.
 bool hasEmptyItem(const std::string& text);
 // "an item is empty in 'TEXT' (two commas together, or one at an end)".
 std::string emptyItemWords(const std::string& text);

@@ -28,6 +28,10 @@ SearchOptions defaultLoadFrontSearch()
 
 bool parseConcurrencies(const std::string& text, std::vector<int>& out, std::string& why)
 {
+    if (hasEmptyItem(text)) {
+        why = emptyItemWords(text) + ": give e.g. 1,4,16";
+        return false;
+    }
     std::vector<long long> v;
     std::string bad;
     const bool ok = parseCountList(text, 1, kMaxLoadConcurrency, v, bad);

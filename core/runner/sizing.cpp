@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "model/printf_text.h"
@@ -102,6 +103,19 @@ bool withGpuCount(const Scenario& s, long long gpus, Scenario& out, std::string*
                     + " GPUs per node) nor part of one node");
     }
     return true;
+}
+
+bool parseGpuCounts(const std::string& text, std::vector<long long>& out, std::string& why)
+{
+    if (hasEmptyItem(text)) {
+        why = emptyItemWords(text) + ": give e.g. 8,16,32";
+        return false;
+    }
+    std::string bad;
+    if (parseCountList(text, 1, std::numeric_limits<long long>::max(), out, bad))
+        return true;
+    why = "'" + bad + "' is not a positive GPU count (give e.g. 8,16,32)";
+    return false;
 }
 
 FieldErrors validateGpuCounts(const Scenario& s, const std::vector<long long>& gpus)

@@ -43,6 +43,11 @@ struct ScaleProgress {
 };
 using ScaleProgressFn = std::function<void(const ScaleProgress&)>;
 
+// "8,16,32" into GPU counts (appended to `out`); false with `why` (no field name) at an
+// empty item ("8,,16") or one that is not a positive whole number. An empty list reads
+// (validateGpuCounts refuses it). One reader for the CLI's --gpus and the window's field.
+bool parseGpuCounts(const std::string& text, std::vector<long long>& out, std::string& why);
+
 // Problems with a list of GPU counts ("--gpus": empty, a count that is not whole nodes or
 // part of one node, above the limit) or the scenario's serving mode.
 FieldErrors validateGpuCounts(const Scenario& s, const std::vector<long long>& gpus);

@@ -72,6 +72,14 @@ void TestEditorReadings::constraintListsAreReadAsTheCliReadsThem()
     QVERIFY(editor.isRunnable());
     QVERIFY(!marked(tp));
     QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{2, 8}));
+    // A doubled comma is an empty item, refused as the CLI refuses it; blanks around commas
+    // and at the ends are not.
+    type(QStringLiteral("2,,8"));
+    QVERIFY(!editor.isRunnable());
+    QVERIFY(names(editor.problems(), QStringLiteral("constraints.tensor_parallel")));
+    type(QStringLiteral(" 2 , 4  8 "));
+    QVERIFY(editor.isRunnable());
+    QCOMPARE(editor.scenario().constraints.tensorParallel, (std::vector<int>{2, 4, 8}));
     // A new scenario reloads the field and drops the refused text with its problem.
     type(QStringLiteral("8, 8"));
     QVERIFY(!editor.isRunnable());

@@ -339,7 +339,7 @@ void TestParetoView::frontUnderLoadIsTheCliFront()
     w.setScenario(s);
     QVERIFY(w.showTab(QStringLiteral("pareto")));
     ParetoView* v = w.paretoView();
-    v->setLoadConcurrencies(QStringLiteral(" 16, 4,,256"));
+    v->setLoadConcurrencies(QStringLiteral(" 16, 4 ,256")); // blanks around items are trimmed
     QSignalSpy done(v, &ParetoView::jobFinished);
     QVERIFY(v->computeLoadFront());
     QVERIFY(done.wait(120000));
@@ -425,6 +425,17 @@ void TestParetoView::frontUnderLoadRefusesInline()
     QVERIFY(!v->computeLoadFront());
     QVERIFY2(v->statusText().contains(QStringLiteral("Front under load at: give 1 to 64 concurrencies")),
              qPrintable(v->statusText()));
+    // An empty item (a doubled or stray comma) is refused as the CLI refuses it, not skipped.
+    v->setLoadConcurrencies(QStringLiteral("4,,16"));
+    QVERIFY(!v->computeLoadFront());
+    QVERIFY2(v->statusText().contains(QStringLiteral("Front under load at: an item is empty in '4,,16'")),
+             qPrintable(v->statusText()));
+    auto* gpus = v->findChild<QLineEdit*>(QStringLiteral("pareto.gpus"));
+    QVERIFY(gpus);
+    gpus->setText(QStringLiteral("8,,16"));
+    QVERIFY(!v->computeSweep());
+    QVERIFY(!v->isRunning());
+    QVERIFY2(v->statusText().contains(QStringLiteral("GPUs: an item is empty in '8,,16'")), qPrintable(v->statusText()));
     v->setLoadConcurrencies(QStringLiteral("4,16,4"));
     QVERIFY(!v->computeLoadFront());
     QVERIFY2(v->statusText().contains(QStringLiteral("Front under load at: 4 is listed twice")), qPrintable(v->statusText()));

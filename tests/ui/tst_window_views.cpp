@@ -256,6 +256,7 @@ void TestWindowViews::scriptedTopologyAndParetoTabs()
     const std::vector<std::tuple<QString, QString, QByteArray>> refusals{
         {pareto, QStringLiteral("4,x"), "--load-front: 'x' is not a concurrency"},
         {pareto, QStringLiteral(" , "), "--load-front: give 1 to 64 concurrencies"},
+        {pareto, QStringLiteral("4,,16"), "--load-front: an item is empty in '4,,16'"},
         {QStringLiteral("plan"), QStringLiteral("4"), "--load-front: only with --tab pareto"}};
     for (const auto& [tab, list, expected] : refusals) {
         QProcess refused;
