@@ -570,6 +570,12 @@ LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model,
     pool.role = L.role ? poolRoleName(L.role->role) : "serve";
     pool.gpus = L.gpus;
     pool.instances = L.instances;
+    if (e == Engine::TrtLlm) {
+        // Each trtllm-serve is one world of TP x PP ranks (an MoE plan's stage): a dense
+        // plan's data-parallel replicas are that many instances of it.
+        pool.gpus = trtllmWorld(L);
+        pool.instances = apiServers(e, L);
+    }
     pool.memory = L.memory;
     return pool;
 }

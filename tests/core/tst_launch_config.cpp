@@ -194,7 +194,8 @@ void TestLaunchConfig::flags()
     for (const QString& x : warned)
         QVERIFY2(w.contains(x), qPrintable("no warning '" + x + "' in:\n" + w));
     QCOMPARE(int(c.value().pools.size()), 1);
-    QCOMPARE(c.value().pools.front().gpus, s.cluster.totalGpus());
+    // One instance's GPUs, times the instances the pool starts, are the cluster's.
+    QCOMPARE(c.value().pools.front().gpus * c.value().pools.front().instances, s.cluster.totalGpus());
 }
 
 void TestLaunchConfig::planThatDoesNotFitIsAnError()
@@ -324,6 +325,14 @@ void TestLaunchConfig::jsonAndScript()
     QVERIFY(root["warnings"].isArray());
     QCOMPARE(root["pools"].toArray().size(), 1);
     QCOMPARE(root["pools"].toArray()[0].toObject()["instances"].toInt(), 1);
+    // A dense plan's replicas are separate trtllm-serve worlds: the pool is 2 instances of the
+    // 4 GPUs its command starts.
+    auto replicas = exportLaunchConfig(s, megatronLike(4, 1, 2, 1, 64), o);
+    QVERIFY(replicas.ok());
+    const QJsonObject twoWorlds = QJsonDocument::fromJson(QByteArray::fromStdString(launchConfigToJson(replicas.value(), s.name)))
+                                      .object()["pools"].toArray()[0].toObject();
+    QCOMPARE(twoWorlds["gpus"].toInt(), 4);
+    QCOMPARE(twoWorlds["instances"].toInt(), 2);
     Plan perNode = megatronLike(8, 1, 8, 8, 64);
     perNode.instances = 8; // 8 engine instances: a pool's gpus are one instance's, beside its instances
     const Scenario mixtral = launchPreset("mixtral-8x22b-64gpu");

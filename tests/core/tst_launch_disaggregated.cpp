@@ -105,9 +105,9 @@ void TestLaunchDisaggregated::disaggregated()
     const bool router = engine != Engine::Vllm;
     QCOMPARE(lc.pools.size(), size_t(router ? 3 : 2));
     QCOMPARE(QString::fromStdString(lc.pools[0].role), QString("prefill"));
-    QCOMPARE(lc.pools[0].gpus, prefill.gpus());
+    QCOMPARE(lc.pools[0].gpus * lc.pools[0].instances, prefill.gpus());
     QCOMPARE(QString::fromStdString(lc.pools[1].role), QString("decode"));
-    QCOMPARE(lc.pools[1].gpus, decode.gpus());
+    QCOMPARE(lc.pools[1].gpus * lc.pools[1].instances, decode.gpus());
     if (router) {
         QCOMPARE(QString::fromStdString(lc.pools[2].role), QString("router"));
         QCOMPARE(lc.pools[2].gpus, 0LL);
@@ -178,7 +178,8 @@ void TestLaunchDisaggregated::disaggregated()
         const QString prefillGpus = engine == Engine::TrtLlm ? "16 GPUs, 4 instances of 4" : "16 GPUs"; // two a node
         QVERIFY(script.contains("if [ \"$NODE_RANK\" -lt 2 ]; then\n# pool: prefill (" + prefillGpus + ", nodes 0-1)\n"
                                 + (readsVar(0, "HEAD_IP") ? "HEAD_IP=$PREFILL_HEAD_IP\n" : "")));
-        QVERIFY(script.contains(QString("else\n# pool: decode (48 GPUs, nodes 2-7)\n")
+        const QString decodeGpus = engine == Engine::TrtLlm ? "48 GPUs, 6 instances of 8" : "48 GPUs";
+        QVERIFY(script.contains("else\n# pool: decode (" + decodeGpus + ", nodes 2-7)\n"
                                 + (readsVar(1, "HEAD_IP") ? "HEAD_IP=$DECODE_HEAD_IP\n" : "")
                                 + (readsVar(1, "NODE_RANK") ? "NODE_RANK=$((NODE_RANK - 2))\n" : "")));
         // Each pool is several one-node servers: a router lists them all, from each pool's
@@ -202,7 +203,7 @@ void TestLaunchDisaggregated::disaggregated()
     const QJsonArray pools = root["pools"].toArray();
     QCOMPARE(pools.size(), router ? 3 : 2);
     QCOMPARE(pools[0].toObject()["role"].toString(), QString("prefill"));
-    QCOMPARE(pools[1].toObject()["gpus"].toInt(), int(decode.gpus()));
+    QCOMPARE(pools[1].toObject()["gpus"].toInt() * pools[1].toObject()["instances"].toInt(), int(decode.gpus()));
     if (engine == Engine::TrtLlm) {
         QCOMPARE(pools[2].toObject()["files"].toArray()[0].toString(), QString("disagg_config.yaml"));
         const QString cfg = root["files"].toObject()["disagg_config.yaml"].toString();
