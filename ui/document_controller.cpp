@@ -34,8 +34,8 @@ constexpr int kMaxRecent = 8;
 QStringList changedPaths(const Scenario& a, const Scenario& b)
 {
     QStringList paths;
-    for (const std::string& d : scenarioDifferences(a, b))
-        paths << QString::fromStdString(d.substr(0, d.find(':')));
+    for (const ScenarioDifference& d : scenarioFieldDifferences(a, b))
+        paths << QString::fromStdString(d.path);
     return paths;
 }
 
@@ -192,8 +192,8 @@ QString DocumentController::variantFor(const Scenario& s, QString* note)
         text = tr("%1 as first run").arg(shownName(s.name));
     } else {
         QStringList lines;
-        for (const std::string& d : scenarioDifferences(m_variants.back().scenario, s))
-            lines << plainNumbers(QString::fromStdString(d)).replace(QStringLiteral(" vs "), QStringLiteral(" → "));
+        for (const ScenarioDifference& d : scenarioFieldDifferences(m_variants.back().scenario, s))
+            lines << plainNumbers(QString::fromStdString(d.path + ": " + d.first + " → " + d.second));
         text = tr("vs %1: %2").arg(m_variants.back().name, lines.join(QStringLiteral("; ")));
     }
     m_variants.push_back(v);

@@ -402,27 +402,35 @@ std::string scenarioToJson(const Scenario& s)
     return scenarioJson(s).dump(2) + "\n";
 }
 
-std::vector<std::string> scenarioDifferences(const Scenario& a, const Scenario& b)
+std::vector<ScenarioDifference> scenarioFieldDifferences(const Scenario& a, const Scenario& b)
 {
     std::vector<std::pair<std::string, std::string>> fa, fb;
     flatten(scenarioJson(a), "", fa);
     flatten(scenarioJson(b), "", fb);
-    std::vector<std::string> out;
+    std::vector<ScenarioDifference> out;
     for (const auto& [path, va] : fa) {
         std::string vb = "(absent)";
         for (const auto& [p2, v2] : fb)
             if (p2 == path)
                 vb = v2;
         if (va != vb)
-            out.push_back(path + ": " + va + " vs " + vb);
+            out.push_back({path, va, vb});
     }
     for (const auto& [path, vb] : fb) {
         bool seen = false;
         for (const auto& [p2, v2] : fa)
             seen = seen || p2 == path;
         if (!seen)
-            out.push_back(path + ": (absent) vs " + vb);
+            out.push_back({path, "(absent)", vb});
     }
+    return out;
+}
+
+std::vector<std::string> scenarioDifferences(const Scenario& a, const Scenario& b)
+{
+    std::vector<std::string> out;
+    for (const ScenarioDifference& d : scenarioFieldDifferences(a, b))
+        out.push_back(d.text());
     return out;
 }
 

@@ -85,9 +85,18 @@ std::string disaggregatedPlanToJson(const DisaggregatedPlan& p, const ModelSpec&
 Status saveDisaggregatedPlanFile(const std::string& path, const DisaggregatedPlan& p,
                                  const Scenario* context = nullptr);
 
-// Where two scenarios differ in anything the simulator reads, one line per JSON path
-// ("cluster.nodes: 32 vs 8"). Names and descriptions are not compared: a renamed copy of a
-// scenario gives the same figures. Empty when they agree.
+// One field where two scenarios differ: its JSON path and each side's value as JSON text
+// ("(absent)" where a side has none).
+struct ScenarioDifference {
+    std::string path;
+    std::string first, second;
+    std::string text() const { return path + ": " + first + " vs " + second; } // "cluster.nodes: 32 vs 8"
+};
+// Where two scenarios differ in anything the simulator reads, by JSON path. Names and
+// descriptions are not compared: a renamed copy of a scenario gives the same figures.
+// Empty when they agree.
+std::vector<ScenarioDifference> scenarioFieldDifferences(const Scenario& a, const Scenario& b);
+// The same, one line each (ScenarioDifference::text).
 std::vector<std::string> scenarioDifferences(const Scenario& a, const Scenario& b);
 
 // Scenario/plan checked together (plan against the scenario's cluster and model).
