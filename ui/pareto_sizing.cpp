@@ -71,8 +71,15 @@ void ParetoView::proposeSizingRate()
         const LoadSpec& load = m_scenario.workload.load;
         if (load.protocol == LoadProtocol::RequestRate && std::isfinite(load.requestRate) && load.requestRate > 0) {
             // The scenario names its load: sizing says how few GPUs serve exactly that.
+            // The field keeps two decimals: the status names the rate sizing runs at, and
+            // the scenario's own when the field had to round it.
             m_rate->setValue(std::max(0.01, load.requestRate));
-            m_rateSource = tr("at the scenario's %1 requests/s").arg(load.requestRate, 0, 'g', 6);
+            const double used = m_rate->value();
+            m_rateSource = std::fabs(used - load.requestRate) < 1e-9
+                ? tr("at the scenario's %1 requests/s").arg(used, 0, 'g', 6)
+                : tr("at %1 requests/s, the scenario's %2 rounded to the field's two decimals")
+                      .arg(used, 0, 'f', 2)
+                      .arg(load.requestRate, 0, 'g', 6);
         } else {
             // No rate named: half of what the best plan serves on the scenario's own
             // GPUs at its SLO; sizing then says how few GPUs that load needs.

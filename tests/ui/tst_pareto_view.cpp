@@ -45,7 +45,6 @@ private Q_SLOTS:
     void frontUnderLoadRefusesInline();
     void frontPlotHasRoomAt1024();
     void loadFrontUnderAnEngineKeepsEveryFrontReadable();
-    void sizingVerdictComesFirst();
 };
 
 void TestParetoView::init()
@@ -560,30 +559,6 @@ void TestParetoView::loadFrontUnderAnEngineKeepsEveryFrontReadable()
     QCOMPARE(rate->value(), 8.0);
     QVERIFY2(v->statusText().contains(QStringLiteral("Sizing at the scenario's 8 requests/s")), qPrintable(v->statusText()));
     QVERIFY(!v->statusText().contains(QStringLiteral("half the scenario's load")));
-}
-
-// A disaggregated sizing whose steady-state count breaks p90 TTFT under Poisson arrivals:
-// the panel's first line is the count that holds the limits, so a short panel shows the
-// answer without scrolling.
-void TestParetoView::sizingVerdictComesFirst()
-{
-    MainWindow w;
-    const auto d = loadScenarioFile(SHARDLAB_RESOURCES "/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json");
-    QVERIFY2(d.ok(), d.firstError().c_str());
-    w.setScenario(d.value);
-    ParetoView* v = w.paretoView();
-    auto* rate = v->findChild<QDoubleSpinBox*>();
-    QVERIFY(rate);
-    rate->setValue(3.93);
-    QSignalSpy done(v, &ParetoView::jobFinished);
-    QVERIFY(v->computeSizing());
-    QVERIFY(done.wait(300000));
-    QVERIFY(v->sizing().ok);
-    QVERIFY2(v->sizing().queueingGpus > v->sizing().gpus, "the steady-state answer queues over the TTFT limit");
-    auto* label = v->findChild<QLabel*>(QStringLiteral("pareto.sizing"));
-    QVERIFY(label);
-    QVERIFY2(label->text().startsWith(QStringLiteral("<b>%1 GPUs</b> hold the limits").arg(v->sizing().queueingGpus)),
-             qPrintable(label->text()));
 }
 
 QTEST_MAIN(TestParetoView)
