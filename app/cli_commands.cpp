@@ -1,10 +1,13 @@
 #include "cli_commands.h"
 
+#include "sim/simulator.h"
+
 #include "model/printf_text.h"
 #include "runner/run_search.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <ostream>
 
@@ -49,8 +52,12 @@ OptionSpec budgetOption()
 
 std::string formatNumber(const char* printfFormat, double v)
 {
-    if (!std::isfinite(v)) // an unbounded figure (SimResult::unbounded) is said, not printed
-        return v > 0 ? "unbounded" : "not a number";
+    // An unbounded figure (SimResult::unbounded, or too large to be a real one: the bound
+    // the violation reasons and the window use) is said, not printed.
+    if (std::isnan(v) || v == -std::numeric_limits<double>::infinity())
+        return "not a number";
+    if (v >= kLargestShownFigure)
+        return "unbounded";
     return printfText(printfFormat, v);
 }
 
