@@ -83,20 +83,28 @@ PlanTraffic planTraffic(const Scenario& s, const Plan& p, const SimResult& r)
         QStringList kinds;
         double bytes = 0, interBytes = 0, us = 0;
     };
-    std::map<GroupRole, Acc> acc; // by the group the cost model priced each operator's collectives in
+    std::map<GroupRole, Acc> acc; // by the group the cost model priced each collective in
     for (int i = 0; i < kOpCount; ++i) {
         const OpId id = static_cast<OpId>(i);
         const OpBreakdown& o = r.decode[i];
-        if (!opPresent(s.model, id) || !o.present || o.commBytes <= 0)
+        if (!opPresent(s.model, id) || !o.present)
             continue;
-        Acc& a = acc[o.commGroup];
-        a.ops << latin(opName(id));
-        const QString kind = latin(collectiveName(o.collective));
-        if (!a.kinds.contains(kind))
-            a.kinds << kind;
-        a.bytes += plotSafe(o.commBytes);
-        a.interBytes += std::min(plotSafe(o.commInterBytes), plotSafe(o.commBytes));
-        a.us += plotSafe(o.commUs);
+        for (int g = 0; g < kGroupRoleCount; ++g) {
+            const OpBreakdown::GroupComm& c = o.byGroup[g];
+            if (c.bytes <= 0)
+                continue;
+            Acc& a = acc[static_cast<GroupRole>(g)];
+            a.ops << latin(opName(id));
+            for (int k = 0; k < 8; ++k)
+                if (c.kinds & (1u << k)) {
+                    const QString kind = latin(collectiveName(static_cast<Collective>(k)));
+                    if (!a.kinds.contains(kind))
+                        a.kinds << kind;
+                }
+            a.bytes += plotSafe(c.bytes);
+            a.interBytes += std::min(plotSafe(c.interBytes), plotSafe(c.bytes));
+            a.us += plotSafe(c.us);
+        }
     }
     for (const auto& [g, a] : acc) {
         const Group& where = placedGroup(placed, g);

@@ -16,6 +16,7 @@ namespace shardlab {
 // model records it on every collective it prices, so the reports and the window name the
 // group an operator's traffic runs in from the pricing itself.
 enum class GroupRole : std::uint8_t { Tensor, ExpertExchange, ExpertTensor, ExpertReplicas };
+constexpr int kGroupRoleCount = 4;
 
 // A communication group as placed: `size` ranks over `nodes` nodes, at most `ranksPerNode`
 // and at least `fewestPerNode` of them in one node. A collective's inter-node leg is paced

@@ -3,11 +3,13 @@
 #include <cmath>
 #include <cstdio>
 
+#include "sim/simulator.h"
+
 namespace shardlab {
 
 namespace {
 const char* const kMissing = "\xE2\x80\x94"; // an em dash
-bool printable(double v) { return std::isfinite(v) && std::fabs(v) < 1e15; }
+bool printable(double v) { return isShownFigure(v); }
 } // namespace
 
 std::string groupedNumber(double v, int decimals)

@@ -23,14 +23,14 @@ std::vector<std::string> violationNames(std::uint32_t mask);
 
 enum class Bound : std::uint8_t { Compute, Memory };
 
-// One operator's share of a phase: summed over the layers of the busiest pipeline stage
-// (embedding/LM head once). Times in microseconds, per GPU.
 // A figure the reports and the window print: finite and below 1e15 (ms, GB, tokens/s).
 // Absurd inputs give finite figures far above any real one (a link of 1e-300 GB/s: a TTFT
 // near 1e189 ms); those are said to be unbounded, as +infinity is.
 constexpr double kLargestShownFigure = 1e15;
 inline bool isShownFigure(double v) { return std::isfinite(v) && std::fabs(v) < kLargestShownFigure; }
 
+// One operator's share of a phase: summed over the layers of the busiest pipeline stage
+// (embedding/LM head once). Times in microseconds, per GPU.
 struct OpBreakdown {
     bool present = false;
     double computeUs = 0;   // FLOPs / achieved peak
@@ -43,10 +43,19 @@ struct OpBreakdown {
     double workUs() const { return timeUs - launchUs; }
     Bound bound = Bound::Memory;
     double commUs = 0;      // collectives this operator needs (its input's conversion + its own)
-    Collective collective = Collective::None; // the largest one
-    GroupRole commGroup = GroupRole::Tensor;  // the group `collective` runs in
+    // The one its reports name: its own (dispatch, combine, a sequence-split prefill), else
+    // an all-reduce of its input, else its input's conversion.
+    Collective collective = Collective::None;
     double commBytes = 0;   // bytes sent per rank, summed over layers
     double commInterBytes = 0; // of which over the inter-node fabric (groups spanning nodes)
+    // The same collectives by the group each ran in (GroupRole): an operator's own collective
+    // and its input's conversion may run in different groups (combine's all-to-all over the
+    // exchange group, the expert-TP reduce-scatter before it).
+    struct GroupComm {
+        double us = 0, bytes = 0, interBytes = 0;
+        std::uint8_t kinds = 0; // a bit per Collective
+    };
+    std::array<GroupComm, kGroupRoleCount> byGroup{};
     int collectivesPerLayer = 0;
     double flops = 0;       // per GPU
     double hbmBytes = 0;    // per GPU

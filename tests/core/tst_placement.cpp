@@ -37,11 +37,6 @@ Plan straddlingPrefillPlan()
     return p;
 }
 
-GroupRole commGroupOf(const Scenario& s, const Plan& p, OpId id)
-{
-    return Simulator(s).evaluate(p).decode[static_cast<int>(id)].commGroup;
-}
-
 } // namespace
 
 class TestPlacement : public QObject {
@@ -200,9 +195,9 @@ void TestPlacement::aStageSmallerThanANodeHandsOffAcrossNodes()
 void TestPlacement::eachOperatorsTrafficNamesTheGroupItRanIn()
 {
     // DeepSeek-V3's decode pool of 8 nodes at TP 4 x DP 16, EP 64: the TP groups sit inside
-    // a node, the token exchange spans all 8. Each operator's breakdown names the group its
-    // collectives were priced in, so its bytes over the inter-node fabric can come only
-    // from a group that spans nodes.
+    // a node, the token exchange spans all 8. Each operator's breakdown splits its traffic
+    // by the group each collective was priced in: bytes over the inter-node fabric come only
+    // from a group that spans nodes, and the groups add up to the operator's totals.
     const Scenario pool = poolScenario(deepSeekOn16Nodes(), PoolRole::Decode, 64);
     Plan p;
     applyMegatronSharding(p);
@@ -217,29 +212,45 @@ void TestPlacement::eachOperatorsTrafficNamesTheGroupItRanIn()
     QVERIFY(!placed.tensor.spansNodes());
     QVERIFY(placed.expertExchange.spansNodes());
 
+    const auto groupBytes = [](const OpBreakdown& o, GroupRole g) { return o.byGroup[int(g)].bytes; };
+    SimResult r;
     const auto check = [&](const Plan& plan, GroupRole dispatchGroup) {
-        const SimResult r = Simulator(pool).evaluate(plan);
+        r = Simulator(pool).evaluate(plan);
         const PlanPlacement where = placePlan(plan, pool.cluster.gpusPerNode);
-        int tensorOps = 0;
         for (int i = 0; i < kOpCount; ++i) {
             const OpBreakdown& o = r.decode[i];
-            if (!o.present || o.commBytes <= 0)
-                continue;
-            const QString what = QString("%1 in group %2").arg(opName(OpId(i))).arg(int(o.commGroup));
-            if (!placedGroup(where, o.commGroup).spansNodes())
-                QVERIFY2(o.commInterBytes == 0, qPrintable(what));
-            tensorOps += o.commGroup == GroupRole::Tensor;
+            double bytes = 0, inter = 0;
+            for (int g = 0; g < kGroupRoleCount; ++g) {
+                const OpBreakdown::GroupComm& c = o.byGroup[g];
+                bytes += c.bytes;
+                inter += c.interBytes;
+                if (!placedGroup(where, GroupRole(g)).spansNodes())
+                    QVERIFY2(c.interBytes == 0, qPrintable(QString("%1 in group %2").arg(opName(OpId(i))).arg(g)));
+            }
+            QVERIFY(std::fabs(bytes - o.commBytes) <= 1e-9 * std::max(1.0, o.commBytes));
+            QVERIFY(std::fabs(inter - o.commInterBytes) <= 1e-9 * std::max(1.0, o.commInterBytes));
         }
-        QVERIFY(tensorOps > 0); // the attention block's all-reduces
-        QCOMPARE(int(r.decode[int(OpId::Dispatch)].commGroup), int(dispatchGroup));
-        QVERIFY(r.decode[int(OpId::Dispatch)].commInterBytes > 0);
+        QVERIFY(groupBytes(r.decode[int(OpId::AttnNorm)], GroupRole::Tensor) > 0); // the attention block's all-reduce
+        QVERIFY(groupBytes(r.decode[int(OpId::Dispatch)], dispatchGroup) > 0);
+        QVERIFY(r.decode[int(OpId::Dispatch)].byGroup[int(dispatchGroup)].interBytes > 0);
     };
     check(p, GroupRole::ExpertExchange);
     // An all-gather dispatch gathers across the replicas only: one rank of each TP group.
     Plan gathered = p;
     gathered.setOption(OpId::Dispatch, optionFromName(OpId::Dispatch, "all_gather"));
     check(gathered, GroupRole::ExpertReplicas);
-    QCOMPARE(int(commGroupOf(pool, gathered, OpId::Combine)), int(GroupRole::ExpertExchange));
+
+    // Experts split over an expert-TP group of 4: combine's own all-to-all runs in the
+    // exchange group, the reduce-scatter of the experts' partial sums before it in the
+    // expert-TP group; each is counted in its own group.
+    Plan split = p;
+    split.expertParallel = 16;
+    QCOMPARE(planStructureViolations(split, pool), 0u);
+    QVERIFY(expertTensorParallel(split) > 1);
+    check(split, GroupRole::ExpertExchange);
+    const OpBreakdown& combine = r.decode[int(OpId::Combine)];
+    QVERIFY(groupBytes(combine, GroupRole::ExpertExchange) > 0);
+    QVERIFY(groupBytes(combine, GroupRole::ExpertTensor) > 0);
 }
 
 QTEST_APPLESS_MAIN(TestPlacement)

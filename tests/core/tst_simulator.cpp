@@ -74,6 +74,9 @@ std::vector<std::string> differingFields(const SimResult& a, const SimResult& b,
             SL_OP(present); SL_OP(computeUs); SL_OP(memoryUs); SL_OP(timeUs); SL_OP(launchUs); SL_OP(bound); SL_OP(commUs);
             SL_OP(collective); SL_OP(commBytes); SL_OP(commInterBytes); SL_OP(collectivesPerLayer);
             SL_OP(flops); SL_OP(hbmBytes);
+            for (int g = 0; g < kGroupRoleCount; ++g) {
+                SL_OP(byGroup[g].us); SL_OP(byGroup[g].bytes); SL_OP(byGroup[g].interBytes); SL_OP(byGroup[g].kinds);
+            }
 #undef SL_OP
         }
     }
@@ -447,7 +450,7 @@ void TestSimulator::fastPathEqualsFullEvaluation()
     // Aggregated, a prefill pool and a decode pool, dense and MoE.
 #if defined(__x86_64__) && defined(__LP64__)
     // differingFields lists every field: a field added to these structs must be added there.
-    static_assert(sizeof(OpBreakdown) == 104 && sizeof(MemoryBreakdown) == 64,
+    static_assert(sizeof(OpBreakdown) == 104 + kGroupRoleCount * sizeof(OpBreakdown::GroupComm) && sizeof(MemoryBreakdown) == 64,
                   "a breakdown field was added: compare it in differingFields");
     static_assert(sizeof(SimResult) == 168 + 64 + 2 * kOpCount * sizeof(OpBreakdown),
                   "a SimResult field was added: compare it in differingFields");
