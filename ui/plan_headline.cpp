@@ -5,6 +5,9 @@
 #include <QComboBox>
 #include <QLabel>
 
+#include <algorithm>
+#include <cmath>
+
 #include "report/cost_account.h"
 #include "report/load_text.h"
 #include "report/text_format.h"
@@ -24,17 +27,27 @@ QString underLoadBadge()
 // running (what-if), not what it serves.
 QString whatIfNote() { return PlanView::tr("&nbsp;<i>the figures are what it would give if it ran</i>"); }
 
+// A limit as the user gave it: the fewest decimals (up to 3) that show it exactly, so that
+// "12.60 ms > 12.5 ms" never reads "12.60 ms > 13 ms".
+QString limitText(double limit)
+{
+    int decimals = 0;
+    for (double scaled = limit; decimals < 3 && std::fabs(scaled - std::round(scaled)) > 1e-9 * std::max(1.0, scaled);
+         scaled *= 10)
+        ++decimals;
+    return formatNumber(limit, decimals);
+}
+
 // "49.98 ms ≤ 50 ms" in the SLO's colour: green when met, red when the simulator's verdict
 // says the limit is broken.
 QString versus(double value, double limit, bool broken)
 {
     if (!isPlottable(value))
-        return QStringLiteral("<span style='color:#c62828'>unbounded &gt; %1 ms</span>")
-            .arg(formatNumber(limit, limit < 10 ? 2 : 0));
+        return QStringLiteral("<span style='color:#c62828'>unbounded &gt; %1 ms</span>").arg(limitText(limit));
     const bool ok = !broken;
     return QStringLiteral("<span style='color:%1'>%2 ms %3 %4 ms</span>")
         .arg(ok ? QStringLiteral("#2e7d32") : QStringLiteral("#c62828"), formatMs(value),
-             ok ? QStringLiteral("≤") : QStringLiteral(">"), formatNumber(limit, limit < 10 ? 2 : 0));
+             ok ? QStringLiteral("≤") : QStringLiteral(">"), limitText(limit));
 }
 
 } // namespace
@@ -61,8 +74,10 @@ void PlanView::updateDeployment()
         html += tr("<br><b>%1</b> output tokens/s per GPU of both pools (%2 total) · TTFT %3 · TPOT %4 · limited by %5 "
                    "· KV links at %6 of capacity (%7 per request over %8)")
                     .arg(formatNumber(o.tokensPerSPerGpu, 1), formatNumber(o.outputTokensPerS, 0),
-                         versus(o.ttftMs, w.ttftSloMs, o.breaks(Violation::TtftSlo)),
-                         versus(o.tpotMs, w.tpotSloMs, o.breaks(Violation::TpotSlo)),
+                         // (the pools' own figures: an overflowed one is +infinity, the
+                         // outcome's headline 0)
+                         versus(o.pools.front().result.ttftMs, w.ttftSloMs, o.breaks(Violation::TtftSlo)),
+                         versus(o.pools.back().result.tpotMs, w.tpotSloMs, o.breaks(Violation::TpotSlo)),
                          o.limitedBy == DisaggLimit::Prefill  ? tr("the prefill pool")
                          : o.limitedBy == DisaggLimit::Decode ? tr("the decode pool")
                                                               : tr("the KV links"),
@@ -102,7 +117,7 @@ QString PlanView::degreesLine() const
 {
     const SimResult& r = m_result;
     const Plan& p = m_plan;
-    QString degrees = planDegrees(m_scenario.model, p);
+    QString degrees = planDegrees(m_scenario, p);
     if (!m_scenario.model.isMoe())
         return degrees;
     degrees += tr(" · %1 expert slots per EP rank")

@@ -100,7 +100,9 @@ double DeploymentOutcome::gpuUsPerToken() const
 
 bool DeploymentOutcome::breaks(Violation v) const
 {
-    return std::any_of(pools.begin(), pools.end(), [v](const PoolOutcome& p) { return p.result.violates(v); });
+    if (pools.empty())
+        return false;
+    return (v == Violation::TtftSlo ? pools.front() : pools.back()).result.violates(v);
 }
 
 Deployment DeploymentOutcome::deployment() const

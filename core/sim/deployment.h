@@ -77,8 +77,9 @@ struct DeploymentOutcome {
     // GPU·µs one output token costs the deployment: 1e6 / (tokens/s per GPU); 0 when it
     // serves nothing.
     double gpuUsPerToken() const;
-    // Some pool's steady state breaks `v` (its simulator verdict): a TTFT limit is the
-    // prefill pool's, a TPOT limit the decode pool's.
+    // The deployment breaks `v` by its simulator verdict: a TTFT limit by the prefill pool's
+    // (two pools: the one whose TTFT the deployment reports), a TPOT limit by the decode
+    // pool's; one pool is both.
     bool breaks(Violation v) const;
     Deployment deployment() const;
 };
