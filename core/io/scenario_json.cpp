@@ -95,8 +95,8 @@ WorkloadSpec readWorkload(JsonReader r)
          "kv_cache_memory_fraction", "runnable", "load", "speculative", "description"});
     w.promptTokens = r.integer("prompt_tokens", 1, 10'000'000);
     w.outputTokens = r.integer("output_tokens", 1, 10'000'000);
-    w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, 1e9);
-    w.tpotSloMs = r.number("tpot_slo_ms", 1e-9, 1e9);
+    w.ttftSloMs = r.number("ttft_slo_ms", 1e-9, kUnlimitedSloMs);
+    w.tpotSloMs = r.number("tpot_slo_ms", 1e-9, kUnlimitedSloMs);
     // Files written before serving modes existed are read as aggregated serving, what the
     // benchmarks users compare with measure.
     const std::string mode = r.stringOr("serving", servingModeName(ServingMode::Aggregated));

@@ -26,8 +26,8 @@ Scenario poolScenario(const Scenario& s, PoolRole role, int gpus)
     const int gpn = std::max(1, std::min(s.cluster.gpusPerNode, gpus));
     p.cluster.gpusPerNode = gpn;
     p.cluster.nodes = std::max(1, gpus / gpn);
-    // The other pool's limit is not this pool's: the largest value a workload may hold.
-    const double unlimited = 1e9;
+    // The other pool's limit is not this pool's: one that binds nothing.
+    const double unlimited = kUnlimitedSloMs;
     if (role == PoolRole::Prefill) {
         p.workload.serving = ServingMode::Prefill;
         p.workload.tpotSloMs = unlimited;

@@ -298,8 +298,8 @@ FieldErrors validateWorkload(const WorkloadSpec& w, const std::string& p)
         e.push_back({{}, p + ".output_tokens", "at least 2 under disaggregated serving (the prefill pool computes the "
                                                "first token; with 1 the decode pool has nothing to decode): serve it "
                                                "aggregated, or as a prefill pool"});
-    checkPositive(e, p + ".ttft_slo_ms", w.ttftSloMs, 1e9);
-    checkPositive(e, p + ".tpot_slo_ms", w.tpotSloMs, 1e9);
+    checkPositive(e, p + ".ttft_slo_ms", w.ttftSloMs, kUnlimitedSloMs);
+    checkPositive(e, p + ".tpot_slo_ms", w.tpotSloMs, kUnlimitedSloMs);
     checkRange(e, p + ".max_num_tokens", w.maxNumTokens, 1, kMaxNumTokensLimit);
     checkRange(e, p + ".kv_cache_memory_fraction", w.kvCacheMemoryFraction, 0.01, 1);
     const LoadSpec& l = w.load;

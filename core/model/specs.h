@@ -295,6 +295,10 @@ DraftAcceptance speculativeAcceptance(const SpeculativeSpec& s, const ModelSpec&
 // is given or published for it.
 FieldErrors validateSpeculative(const SpeculativeSpec& s, const ModelSpec* m, const std::string& prefix);
 
+// The largest latency limit a workload may hold (ms). A pool's scenario holds the other
+// pool's limit at it (poolScenario): in practice a limit that binds nothing.
+constexpr double kUnlimitedSloMs = 1e9;
+
 struct WorkloadSpec {
     int promptTokens = 0;
     int outputTokens = 0;
