@@ -226,7 +226,7 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
     const Scenario& s = pool.scenario;
     const Plan& p = pool.plan;
     const SimResult& r = pool.result;
-    out << label << ": " << planDegreesText(s.model, p) << "\n";
+    out << label << ": " << planDegreesText(s, p) << "\n";
     out << validityLine(o) << "\n";
     for (const std::string& why : o.reasons)
         out << "  - " << why << "\n";
@@ -257,7 +257,7 @@ void printPool(std::ostream& out, const PoolOutcome& pool)
     const SimResult& r = pool.result;
     const bool prefill = pool.role == PoolRole::Prefill;
     out << "  " << (prefill ? "Prefill" : "Decode") << " pool, " << pool.gpus
-        << " GPUs: " << planDegreesText(pool.scenario.model, p, prefill ? " prompts per pass" : " per replica")
+        << " GPUs: " << planDegreesText(pool.scenario, p)
         << " -- " << (r.valid ? "valid" : "INVALID") << "\n";
     for (const std::string& why : pool.reasons)
         out << "      - " << why << "\n";

@@ -34,7 +34,7 @@ void printHeadline(std::ostream& out, const DeploymentOutcome& o)
 void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount& a)
 {
     out << "\n" << (pool.whole ? std::string("Plan") : "The " + pool.name()) << " (" << pool.gpus
-        << " GPUs): " << planDegreesText(pool.scenario.model, pool.plan) << "\n";
+        << " GPUs): " << planDegreesText(pool.scenario, pool.plan) << "\n";
     if (!a.costed) {
         out << "  not costed: the degrees do not fit the scenario\n";
         return;

@@ -24,7 +24,7 @@ std::vector<std::string> refusal(const std::string& planFile, const Scenario& s,
     const SimResult mine = Simulator(n.found ? n.scenario : s).evaluate(p); // priced alike
     if (n.found)
         lines.push_back("the best plan " + std::string(info.label) + " runs near it (exact, " + n.kept + " kept): "
-                        + planDegreesText(s.model, n.plan) + ", " + formatNumber("%.1f", n.result.tokensPerSPerGpu)
+                        + planDegreesText(s, n.plan) + ", " + formatNumber("%.1f", n.result.tokensPerSPerGpu)
                         + " tokens/s per GPU (this plan, priced alike with " + info.label + "'s collectives: "
                         + formatNumber("%.1f", mine.tokensPerSPerGpu) + "); --write-nearest exports it instead");
     else
@@ -82,7 +82,7 @@ std::vector<std::string> planToWrite(const Args& a, const std::string& planFile,
     const NearestRunnable n = nearestRunnablePlan(s, d.plan, e);
     if (!a.flag("--write-nearest") || !n.found)
         return refusal(planFile, s, d.plan, broken, n, e);
-    replaced = planDegreesText(s.model, d.plan);
+    replaced = planDegreesText(s, d.plan);
     s = n.scenario;
     d = Deployment::onePool(n.plan);
     return {};
@@ -157,7 +157,7 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     if (!replaced.empty())
         lc.warnings.insert(lc.warnings.begin(),
                            "--write-nearest: exported the best plan " + std::string(engineInfo(o.engine).label)
-                               + " runs near the plan (" + planDegreesText(scenario.model, deployment.plan) + ", "
+                               + " runs near the plan (" + planDegreesText(scenario, deployment.plan) + ", "
                                + formatNumber("%.1f", Simulator(scenario).evaluate(deployment.plan).tokensPerSPerGpu) + " tokens/s per GPU), not the plan "
                                + "itself (" + replaced + "), which it does not run as planned");
     if (a.has("--out")) {

@@ -66,7 +66,7 @@ void printFront(std::ostream& out, const Scenario& s, const SearchOptions& o, co
         }
         out << padRight(formatNumber("%.1f", p.tokensPerSPerGpu), 11) << padRight(formatNumber("%.1f", p.tokensPerSPerUser), 12)
             << padRight(formatNumber("%.0f", p.load.ttftP90Ms), 13) << padRight(formatNumber("%.2f", p.load.tpotP90Ms), 13)
-            << padRight(p.onFront ? "yes" : "", 7) << planDegreesText(s.model, p.plan) << "\n";
+            << padRight(p.onFront ? "yes" : "", 7) << planDegreesText(s, p.plan) << "\n";
     }
     out << "Simulator calls: " << f.calls << "; wall " << formatNumber("%.2f", f.wallSeconds) << " s"
         << (f.stopped ? "; stopped: the points so far" : "") << "\n";

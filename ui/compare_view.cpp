@@ -145,7 +145,7 @@ void CompareView::fillCombos()
         c->clear();
         for (const NamedPlan& p : m_candidates) {
             c->addItem(p.name);
-            c->setItemData(c->count() - 1, p.note.isEmpty() ? planDegrees(m_scenario.model, p.plan) : p.note + QStringLiteral("\n") + planDegrees(m_scenario.model, p.plan),
+            c->setItemData(c->count() - 1, p.note.isEmpty() ? planDegrees(m_scenario, p.plan) : p.note + QStringLiteral("\n") + planDegrees(m_scenario, p.plan),
                            Qt::ToolTipRole);
         }
     }
@@ -217,13 +217,13 @@ void CompareView::refresh()
 
     auto line = [this](const QString& name, const Plan& p, const SimResult& r) {
         if (r.structureChecks != 0)
-            return tr("<b>%1</b>: degrees that do not fit this scenario (%2)").arg(name.toHtmlEscaped(), planDegrees(m_scenario.model, p));
+            return tr("<b>%1</b>: degrees that do not fit this scenario (%2)").arg(name.toHtmlEscaped(), planDegrees(m_scenario, p));
         // A prefill pool has no TPOT: its step is a prefill pass.
         const QString step = r.serving == ServingMode::Prefill ? tr("pass %1 ms").arg(formatMs(r.passMs))
                                                                : tr("TPOT %1 ms").arg(formatMs(r.tpotMs));
         return tr("<b>%1</b>: %2 tok/s/GPU%3 · %4 · %5 · memory %6 GB")
             .arg(name.toHtmlEscaped(), formatNumber(r.tokensPerSPerGpu, 1),
-                 r.valid ? QString() : tr(" <span style='color:#c62828'>(INVALID)</span>"), planDegrees(m_scenario.model, p), step,
+                 r.valid ? QString() : tr(" <span style='color:#c62828'>(INVALID)</span>"), planDegrees(m_scenario, p), step,
                  formatNumber(r.memory.totalGb, 1));
     };
     QString html = line(QStringLiteral("A · ") + A.name, A.plan, m_resA) + QStringLiteral("<br>")

@@ -278,7 +278,7 @@ QString ParetoView::loadPointText(const LoadFrontPoint& p) const
               "TTFT %5 ms, mean TPOT %6 ms, p90 TPOT %7 ms<br>%8; searched, not proved<br><i>Click to open it in the "
               "Plan tab.</i>")
         .arg(p.concurrency)
-        .arg(planDegrees(m_scenario.model, p.plan))
+        .arg(planDegrees(m_scenario, p.plan))
         .arg(p.tokensPerSPerGpu, 0, 'f', 1)
         .arg(p.tokensPerSPerUser, 0, 'f', 1)
         .arg(p.load.ttftP90Ms, 0, 'f', 0)

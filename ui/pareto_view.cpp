@@ -416,9 +416,13 @@ bool ParetoView::computeSweep()
     }
     const FieldErrors bad = validateGpuCounts(m_scenario, gpus);
     if (!m_haveScenario || !bad.empty()) {
-        QString why = m_haveScenario ? QString::fromStdString(bad.front().toString()) : tr("No scenario.");
-        why.replace(QStringLiteral("--gpus"), tr("GPUs"));
-        setStatus(why, true);
+        // The error names the field by the CLI's flag where it is the GPU list: here, its label.
+        const FieldError& e = bad.front();
+        setStatus(!m_haveScenario ? tr("No scenario.")
+                  : e.where == "--gpus"
+                      ? tr("GPUs: %1").arg(QString::fromStdString(e.reason))
+                      : QString::fromStdString(e.toString()),
+                  true);
         return false;
     }
     setStatus(tr("Sweeping cluster sizes…"));
@@ -455,9 +459,12 @@ bool ParetoView::computeLoadFront()
     const SearchOptions o = defaultLoadFrontSearch();
     const FieldErrors bad = validateLoadFront(m_scenario, concurrencies, o);
     if (!m_haveScenario || !bad.empty()) {
-        QString text = m_haveScenario ? QString::fromStdString(bad.front().toString()) : tr("No scenario.");
-        text.replace(QStringLiteral("--concurrencies"), tr("Front under load at"));
-        setStatus(text, true);
+        const FieldError& e = bad.front();
+        setStatus(!m_haveScenario ? tr("No scenario.")
+                  : e.where == "--concurrencies"
+                      ? tr("Front under load at: %1").arg(QString::fromStdString(e.reason))
+                      : QString::fromStdString(e.toString()),
+                  true);
         return false;
     }
     setStatus(tr("Searching under load at %1 concurrencies…").arg(concurrencies.size()));

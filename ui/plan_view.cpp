@@ -337,9 +337,10 @@ QStringList PlanView::reasonsFor(const Plan& p, const SimResult& r) const
     const FieldErrors shape = validatePlanShape(p);
     for (const FieldError& e : shape)
         out << str(e.toString());
-    // Shape errors already said it more precisely than the micro-batch check does.
+    // A shape error on micro_batches already said it more precisely than the micro-batch
+    // check does.
     SimResult checked = r;
-    if (!shape.empty())
+    if (std::any_of(shape.begin(), shape.end(), [](const FieldError& e) { return e.where == "micro_batches"; }))
         checked.structureChecks &= ~(1u << static_cast<int>(PlanCheck::MicroBatches));
     for (const std::string& line : violationReasons(m_scenario, p, checked))
         out << str(line);
@@ -450,7 +451,7 @@ QString PlanView::exportCaption() const
     const Plan& p = m_plan;
     const QString caption = tr("%1, %2\n%3 · plan %4")
                                 .arg(m_title, QDateTime::currentDateTime().toString(QStringLiteral("yyyy-MM-dd HH:mm")),
-                                     scenarioCaption(m_scenario), planDegrees(m_scenario.model, p));
+                                     scenarioCaption(m_scenario), planDegrees(m_scenario, p));
     return caption;
 }
 

@@ -126,9 +126,9 @@ QString plainNumbers(const QString& text)
     return out;
 }
 
-QString planDegrees(const ModelSpec& m, const Plan& p)
+QString planDegrees(const Scenario& s, const Plan& p)
 {
-    return QString::fromStdString(planDegreesText(m, p));
+    return QString::fromStdString(planDegreesText(s, p));
 }
 
 QString deploymentDegrees(const ModelSpec& m, const Deployment& d)

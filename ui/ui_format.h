@@ -47,7 +47,7 @@ QString plainNumbers(const QString& text);
 // included"). One wording for the curve, the plan view and exports.
 QString objectiveAxisLabel(ServingMode m);
 // A plan's degrees in one line, as the CLI's reports print them (report/plan_text.h).
-QString planDegrees(const ModelSpec& m, const Plan& p);
+QString planDegrees(const Scenario& s, const Plan& p);
 // A deployment's: its plan's, or each pool's on a line of its own (HTML).
 QString deploymentDegrees(const ModelSpec& m, const Deployment& d);
 QString servingDescription(ServingMode m);

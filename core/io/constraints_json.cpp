@@ -31,7 +31,7 @@ std::vector<int> readValues(JsonReader& r, const char* key)
                                                          x.get<unsigned long long>(), kMaxDegree + 1))
                                                    : x.get<long long>();
         if (n < 1 || n > kMaxDegree) {
-            r.fail(at, "must be between 1 and " + std::to_string(kMaxDegree) + ", got " + x.dump());
+            r.failRange(at, "must be between 1 and " + std::to_string(kMaxDegree) + ", got " + x.dump());
             return;
         }
         out.push_back(static_cast<int>(n));

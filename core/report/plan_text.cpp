@@ -8,10 +8,10 @@ namespace shardlab {
 
 namespace {
 std::string n(long long v) { return std::to_string(v); }
-} // namespace
 
-std::string planDegreesText(const ModelSpec& m, const Plan& p, const std::string& batchUnit)
+std::string degreesText(const ModelSpec& m, const Plan& p, bool prefillPool)
 {
+    const std::string batchUnit = prefillPool ? " prompts per pass" : " per replica";
     std::string t = "TP " + n(p.tensorParallel) + ", EP " + n(p.expertParallel);
     if (m.isMoe()) {
         // The expert-TP group exists whenever EP leaves several ranks per expert shard, but
@@ -33,9 +33,17 @@ std::string planDegreesText(const ModelSpec& m, const Plan& p, const std::string
         t += ", " + n(p.redundantExperts) + " redundant expert" + (p.redundantExperts > 1 ? "s" : "");
     if (p.twoBatchOverlap)
         t += ", two-batch overlap";
-    if (p.instances > 1)
+    if (p.instances > 1 && expertGroupRanks(p) > 0)
         t += ", " + n(p.instances) + " engine instances of " + n(expertGroupRanks(p)) + " GPUs per stage";
+    else if (p.instances > 1) // degrees that do not divide into instances
+        t += ", " + n(p.instances) + " engine instances";
     return t;
+}
+} // namespace
+
+std::string planDegreesText(const Scenario& s, const Plan& p)
+{
+    return degreesText(s.model, p, s.workload.serving == ServingMode::Prefill);
 }
 
 std::string planDegreesCompact(const ModelSpec& m, const Plan& p)
@@ -55,13 +63,13 @@ std::string planDegreesCompact(const ModelSpec& m, const Plan& p)
 
 std::string deploymentDegreesText(const ModelSpec& m, const Deployment& d, bool compact, const std::string& poolSeparator)
 {
-    const auto text = [&](const Plan& p, const char* unit) {
-        return compact ? planDegreesCompact(m, p) : planDegreesText(m, p, unit);
+    const auto text = [&](const Plan& p, bool prefillPool) {
+        return compact ? planDegreesCompact(m, p) : degreesText(m, p, prefillPool);
     };
     if (!d.pools)
-        return text(d.plan, " per replica");
-    return "prefill " + n(d.pools->prefill.gpus()) + " GPUs: " + text(d.pools->prefill, " prompts per pass")
-        + poolSeparator + "decode " + n(d.pools->decode.gpus()) + " GPUs: " + text(d.pools->decode, " per replica");
+        return text(d.plan, false);
+    return "prefill " + n(d.pools->prefill.gpus()) + " GPUs: " + text(d.pools->prefill, true) + poolSeparator
+        + "decode " + n(d.pools->decode.gpus()) + " GPUs: " + text(d.pools->decode, false);
 }
 
 } // namespace shardlab

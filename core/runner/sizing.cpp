@@ -122,7 +122,7 @@ FieldErrors validateGpuCounts(const Scenario& s, const std::vector<long long>& g
 {
     FieldErrors e = servingErrors(s);
     if (gpus.empty())
-        e.push_back({{}, "--gpus", "lists no GPU count (give e.g. --gpus 8,16,32)"});
+        e.push_back({{}, "--gpus", "lists no GPU count (give e.g. 8,16,32)"});
     if (gpus.size() > 256)
         e.push_back({{}, "--gpus", "at most 256 counts"});
     if (const long long* twice = firstRepeat(gpus))
