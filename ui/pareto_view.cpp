@@ -32,6 +32,14 @@ const QColor kRecipeColour{0xe0, 0x7b, 0x1f};
 const QColor kOtherColour{0x3a, 0x8f, 0x4c}; // the other space's front under an engine
 const QColor kLoadColour{0x7b, 0x3f, 0x9e};  // the front under load
 
+// A list field's problem for the status line: core names the list by the CLI's flag; the
+// field is named by its label here.
+QString listProblem(const FieldError& e, const char* flag, const QString& label)
+{
+    return e.where == flag ? label + QStringLiteral(": ") + QString::fromStdString(e.reason)
+                           : QString::fromStdString(e.toString());
+}
+
 // The concurrencies as the field shows them: "1,2,4,...".
 QString concurrencyText(const std::vector<int>& v)
 {
@@ -416,13 +424,7 @@ bool ParetoView::computeSweep()
     }
     const FieldErrors bad = validateGpuCounts(m_scenario, gpus);
     if (!m_haveScenario || !bad.empty()) {
-        // The error names the field by the CLI's flag where it is the GPU list: here, its label.
-        const FieldError& e = bad.front();
-        setStatus(!m_haveScenario ? tr("No scenario.")
-                  : e.where == "--gpus"
-                      ? tr("GPUs: %1").arg(QString::fromStdString(e.reason))
-                      : QString::fromStdString(e.toString()),
-                  true);
+        setStatus(m_haveScenario ? listProblem(bad.front(), "--gpus", tr("GPUs")) : tr("No scenario."), true);
         return false;
     }
     setStatus(tr("Sweeping cluster sizes…"));
@@ -459,11 +461,8 @@ bool ParetoView::computeLoadFront()
     const SearchOptions o = defaultLoadFrontSearch();
     const FieldErrors bad = validateLoadFront(m_scenario, concurrencies, o);
     if (!m_haveScenario || !bad.empty()) {
-        const FieldError& e = bad.front();
-        setStatus(!m_haveScenario ? tr("No scenario.")
-                  : e.where == "--concurrencies"
-                      ? tr("Front under load at: %1").arg(QString::fromStdString(e.reason))
-                      : QString::fromStdString(e.toString()),
+        setStatus(m_haveScenario ? listProblem(bad.front(), "--concurrencies", tr("Front under load at"))
+                                 : tr("No scenario."),
                   true);
         return false;
     }

@@ -66,8 +66,8 @@ PlanPlacement placePlan(const Plan& p, int gpusPerNode);
 // shard, the token exchange (dispatch, combine) over the exchange group, every other
 // operator over its TP group.
 GroupRole shardingGroup(OpId id);
-// That group's size in `p`: expert TP for the routed experts' GEMMs, TP for the rest
-// (dispatch and combine split nothing: their options choose a collective).
+// The degree an operator's weight split divides by: expert TP for the routed experts' GEMMs,
+// TP for the rest (dispatch and combine, which split no weights, also read TP).
 int shardingDegree(const Plan& p, OpId id);
 
 // The group of `placed` that plays `role`.

@@ -19,11 +19,9 @@ void chargeCollective(OpBreakdown* acc, const CollectiveCost& c, double scale, b
     acc->commUs += c.seconds * 1e6 * scale;
     acc->commBytes += c.bytesPerRank * scale;
     acc->commInterBytes += c.interBytesPerRank * scale;
-    OpBreakdown::GroupComm& g = acc->byGroup[static_cast<int>(c.group)];
-    g.us += c.seconds * 1e6 * scale;
-    g.bytes += c.bytesPerRank * scale;
-    g.interBytes += c.interBytesPerRank * scale;
-    g.kinds |= static_cast<std::uint8_t>(1u << static_cast<int>(c.kind));
+    acc->byGroup[static_cast<int>(c.group)].add({c.seconds * 1e6, c.bytesPerRank, c.interBytesPerRank,
+                                                 static_cast<std::uint8_t>(1u << static_cast<int>(c.kind))},
+                                                scale);
     acc->collectivesPerLayer += 1;
     if (own || acc->collective == Collective::None || c.kind == Collective::AllReduce)
         acc->collective = c.kind;
@@ -360,12 +358,8 @@ void combineBreakdown(Breakdown& dst, const Breakdown& dense, const Breakdown& m
             o.flops += s.flops * k;
             o.hbmBytes += s.hbmBytes * k;
             o.collectivesPerLayer = std::max(o.collectivesPerLayer, s.collectivesPerLayer);
-            for (int g = 0; g < kGroupRoleCount; ++g) {
-                o.byGroup[g].us += s.byGroup[g].us * k;
-                o.byGroup[g].bytes += s.byGroup[g].bytes * k;
-                o.byGroup[g].interBytes += s.byGroup[g].interBytes * k;
-                o.byGroup[g].kinds |= s.byGroup[g].kinds;
-            }
+            for (int g = 0; g < kGroupRoleCount; ++g)
+                o.byGroup[g].add(s.byGroup[g], k);
             if (o.collective == Collective::None)
                 o.collective = s.collective;
         };

@@ -54,6 +54,13 @@ struct OpBreakdown {
     struct GroupComm {
         double us = 0, bytes = 0, interBytes = 0;
         std::uint8_t kinds = 0; // a bit per Collective
+        void add(const GroupComm& o, double k)
+        {
+            us += o.us * k;
+            bytes += o.bytes * k;
+            interBytes += o.interBytes * k;
+            kinds |= o.kinds;
+        }
     };
     std::array<GroupComm, kGroupRoleCount> byGroup{};
     int collectivesPerLayer = 0;
