@@ -45,26 +45,32 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
         if (r.structureChecks & (1u << b))
             out.push_back(describePlanCheck(static_cast<PlanCheck>(b), p, s).reason);
     // An unbounded figure (SimResult::unbounded, or too large to be a real one) is said in
-    // words, not printed.
+    // words, not printed. A limit at kUnlimitedSloMs is no one's limit (a pool's scenario holds
+    // the other pool's limit there): a figure above it is named against the largest figure a
+    // plan may have, never against "the limit of 1e+09 ms".
     const std::string kUnboundedWhy = "unbounded (a bandwidth or peak of the scenario is effectively zero)";
-    auto unboundedAgainst = [&](const char* what, double limitMs) {
-        return std::string(what) + ": " + kUnboundedWhy + printfText(", the limit is %g ms", limitMs);
+    auto latencyReason = [&](const char* what, const char* detail, double valueMs, double limitMs, int decimals) {
+        const bool limitSet = limitMs < kUnlimitedSloMs;
+        const std::string name = std::string(what) + (limitSet ? " SLO: " : ": ");
+        if (!isShownFigure(valueMs))
+            return name + kUnboundedWhy + (limitSet ? printfText(", the limit is %g ms", limitMs) : std::string());
+        const std::string figure = printfText("%.*f ms", decimals, valueMs) + detail;
+        return name + figure
+            + (limitSet ? printfText(" exceeds the limit of %g ms", limitMs)
+                        : printfText(", above the largest figure a plan may have (%g ms)", kUnlimitedSloMs));
     };
     if (r.violates(Violation::Memory))
         out.push_back(isShownFigure(r.memory.totalGb)
                           ? printfText("memory: needs %.1f GB per GPU, the GPU has %g GB", r.memory.totalGb, r.memory.capacityGb)
                           : "memory: " + kUnboundedWhy);
     if (r.violates(Violation::TtftSlo))
-        out.push_back(!isShownFigure(r.ttftMs)
-                          ? unboundedAgainst("TTFT SLO", s.workload.ttftSloMs)
-                          : printfText(s.workload.serving == ServingMode::Prefill
-                                           ? "TTFT SLO: %.1f ms (waiting for a pass, the pass, the KV transfer) exceeds "
-                                             "the limit of %g ms"
-                                           : "TTFT SLO: %.1f ms exceeds the limit of %g ms",
-                                       r.ttftMs, s.workload.ttftSloMs));
+        out.push_back(latencyReason("TTFT",
+                                    s.workload.serving == ServingMode::Prefill
+                                        ? " (waiting for a pass, the pass, the KV transfer)"
+                                        : "",
+                                    r.ttftMs, s.workload.ttftSloMs, 1));
     if (r.violates(Violation::TpotSlo))
-        out.push_back(isShownFigure(r.tpotMs) ? printfText("TPOT SLO: %.2f ms exceeds the limit of %g ms", r.tpotMs, s.workload.tpotSloMs)
-                                              : unboundedAgainst("TPOT SLO", s.workload.tpotSloMs));
+        out.push_back(latencyReason("TPOT", "", r.tpotMs, s.workload.tpotSloMs, 2));
     if (r.violates(Violation::TokenBudget) && s.workload.serving == ServingMode::Prefill) {
         out.push_back(printfText("token budget: a prefill pass carries %.0f tokens (%.0f prompts of %d), above "
                                  "max_num_tokens %d; use fewer prompts per pass or more micro-batches",

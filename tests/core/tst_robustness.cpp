@@ -8,7 +8,10 @@
 
 #include "io/presets.h"
 #include "report/result_json.h"
+#include "model/disaggregated_plan.h"
 #include "runner/run_search.h"
+#include "search/search_space.h"
+#include "sim/deployment.h"
 #include "sim/megatron.h"
 
 #include "../fuzz/fuzz_common.h" // jsonNumbersFinite: the fuzzers' invariant on result JSON
@@ -31,6 +34,7 @@ class TestRobustness : public QObject {
 private Q_SLOTS:
     void absurdScenarios_data();
     void absurdScenarios();
+    void aPoolsUnsetLimitIsNeverQuoted();
 };
 
 void TestRobustness::absurdScenarios_data()
@@ -119,6 +123,37 @@ void TestRobustness::absurdScenarios()
             QVERIFY2(!out.message.empty(), algo);
         if (std::string(algo) == "exact")
             QCOMPARE(out.found, expectValidPlan);
+    }
+}
+
+void TestRobustness::aPoolsUnsetLimitIsNeverQuoted()
+{
+    // A decode pool holds no TTFT limit of its own (the prefill pool's is the user's): its
+    // scenario keeps the largest limit a workload may hold, and a TTFT beyond it is named as
+    // that, never as "exceeds the limit of 1e+09 ms", which no one set. With links at 1e-9 GB/s
+    // the sharded plans' figures run to years, shown (below the unbounded mark) or unbounded.
+    Scenario s = scenarioPreset("llama3-70b-8gpu").value;
+    s.cluster.nvlinkGBps = s.cluster.interNodeGBps = 1e-9;
+    for (const PoolRole role : {PoolRole::Decode, PoolRole::Prefill}) {
+        const Scenario pool = poolScenario(s, role, s.cluster.totalGpus());
+        const Simulator sim(pool);
+        const SearchSpace space(pool);
+        std::mt19937_64 rng(5);
+        int named = 0;
+        for (int i = 0; i < 300; ++i) {
+            const Plan p = space.randomPlan(rng);
+            const SimResult r = sim.evaluate(p);
+            const Violation unset = role == PoolRole::Decode ? Violation::TtftSlo : Violation::TpotSlo;
+            for (const std::string& reason : violationReasons(pool, p, r)) {
+                QVERIFY2(reason.find("limit of 1e+09") == std::string::npos
+                             && reason.find("limit is 1e+09") == std::string::npos,
+                         reason.c_str());
+                if (r.violates(unset) && reason.rfind(role == PoolRole::Decode ? "TTFT: " : "TPOT: ", 0) == 0)
+                    ++named;
+            }
+        }
+        if (role == PoolRole::Decode) // a prefill pass's TPOT is not priced against anything
+            QVERIFY(named > 0);      // the decode pool's unset TTFT limit was broken and named
     }
 }
 
