@@ -261,6 +261,22 @@ std::string multiNodeReplicas(const EngineLayout& L, int replicas, int nodes)
         + shellVarName(poolHeadsVar(L.role->role)) + ") and the router lists every one";
 }
 
+// A dense model's SGLang servers: each replica is attention TP x PP GPUs; replicas that fit
+// a node run `perServer` to a server (--dp-size), one server a node; a replica larger than a
+// node is a server of its own over several nodes.
+struct SglangDenseServers {
+    int perServer = 1;
+    long long servers = 1;
+};
+SglangDenseServers sglangDenseServers(const EngineLayout& L)
+{
+    const int replicaGpus = L.attnTp * L.pp;
+    if (replicaGpus > L.gpusPerNode)
+        return {1, L.attnDp};
+    const int perServer = std::max(1, std::min(L.attnDp, L.gpusPerNode / replicaGpus));
+    return {perServer, (L.attnDp + perServer - 1) / perServer};
+}
+
 // The placement warning of SGLang replicas several nodes hold, `perNode` to a node as one
 // --dp-size server each: a one-pool script is one node's, started on each; a disaggregated
 // script starts the server on every node of the pool itself.
@@ -379,7 +395,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         if (L.gpusPerNode % serverGpus != 0)
             w.push_back("placement: replicas of " + num(serverGpus) + " GPUs do not tile " + num(L.gpusPerNode)
                         + "-GPU nodes; place the " + num(replicas) + " replicas by hand");
-        const int perNode = std::max(1, std::min(replicas, L.gpusPerNode / serverGpus));
+        const int perNode = sglangDenseServers(L).perServer;
         a.add("--dp-size", perNode);
         if (perNode < replicas)
             w.push_back(perNodeServers(L, replicas, perNode));
@@ -531,13 +547,8 @@ long long apiServers(Engine e, const EngineLayout& L)
     case Engine::Vllm:
         return 1;
     case Engine::Sglang: {
-        if (L.moe) // one server an instance
-            return L.instances;
-        const int serverGpus = L.attnTp * L.pp;
-        if (serverGpus > L.gpusPerNode)
-            return L.attnDp;
-        const int perNode = std::max(1, std::min(L.attnDp, L.gpusPerNode / serverGpus));
-        return (L.attnDp + perNode - 1) / perNode;
+        // one server an instance of an MoE plan; a dense plan's servers hold its replicas
+        return L.moe ? L.instances : sglangDenseServers(L).servers;
     }
     case Engine::TrtLlm: // every instance of the pool: an MoE plan's, or a dense plan's replicas
         return std::max(1LL, L.gpus * L.instances / std::max(1, trtllmWorld(L)));
@@ -575,6 +586,12 @@ LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model,
         // plan's data-parallel replicas are that many instances of it.
         pool.gpus = trtllmWorld(L);
         pool.instances = apiServers(e, L);
+    } else if (e == Engine::Sglang && !L.moe) {
+        // One SGLang server holds a node's replicas (--dp-size) or spans a replica's nodes:
+        // the pool is that many servers of the GPUs one command starts.
+        const SglangDenseServers d = sglangDenseServers(L);
+        pool.gpus = L.attnTp * L.pp * d.perServer;
+        pool.instances = d.servers;
     }
     pool.memory = L.memory;
     return pool;

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <array>
 
 #include <algorithm>
 
@@ -333,6 +334,21 @@ void TestLaunchConfig::jsonAndScript()
                                       .object()["pools"].toArray()[0].toObject();
     QCOMPARE(twoWorlds["gpus"].toInt(), 4);
     QCOMPARE(twoWorlds["instances"].toInt(), 2);
+    // SGLang runs a dense plan's replicas a node's worth to a server (--dp-size): on 4 nodes,
+    // TP 4 x DP 8 is 4 servers of 8 GPUs; a TP 16 replica is a server over 2 nodes of its own.
+    Scenario nodes = s;
+    nodes.cluster.nodes = 4;
+    LaunchOptions sglang;
+    sglang.engine = Engine::Sglang;
+    for (const auto& [tp, dp, gpus, servers] : {std::array{4, 8, 8, 4}, std::array{16, 2, 16, 2}}) {
+        auto exported = exportLaunchConfig(nodes, megatronLike(tp, 1, dp, 1, 64), sglang);
+        QVERIFY2(exported.ok(), exported.ok() ? "" : exported.error().toString().c_str());
+        const QJsonObject sg = QJsonDocument::fromJson(QByteArray::fromStdString(launchConfigToJson(exported.value(), "n")))
+                                   .object()["pools"].toArray()[0].toObject();
+        QCOMPARE(sg["gpus"].toInt(), gpus);
+        QCOMPARE(sg["instances"].toInt(), servers);
+        QVERIFY2(sg["command"].toString().contains(tp == 4 ? "--dp-size 2" : "--nnodes 2"), qPrintable(sg["command"].toString()));
+    }
     Plan perNode = megatronLike(8, 1, 8, 8, 64);
     perNode.instances = 8; // 8 engine instances: a pool's gpus are one instance's, beside its instances
     const Scenario mixtral = launchPreset("mixtral-8x22b-64gpu");

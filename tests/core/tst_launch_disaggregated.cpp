@@ -175,10 +175,14 @@ void TestLaunchDisaggregated::disaggregated()
             const auto& env = lc.pools[size_t(i)].environment;
             return std::find(env.begin(), env.end(), v) != env.end();
         };
-        const QString prefillGpus = engine == Engine::TrtLlm ? "16 GPUs, 4 instances of 4" : "16 GPUs"; // two a node
+        // TensorRT-LLM starts each replica as its own world, SGLang a server a node (its
+        // replicas as --dp-size), vLLM one server over the pool's nodes.
+        const QString prefillGpus = engine == Engine::TrtLlm ? "16 GPUs, 4 instances of 4" // two a node
+            : engine == Engine::Sglang                       ? "16 GPUs, 2 instances of 8"
+                                                             : "16 GPUs";
         QVERIFY(script.contains("if [ \"$NODE_RANK\" -lt 2 ]; then\n# pool: prefill (" + prefillGpus + ", nodes 0-1)\n"
                                 + (readsVar(0, "HEAD_IP") ? "HEAD_IP=$PREFILL_HEAD_IP\n" : "")));
-        const QString decodeGpus = engine == Engine::TrtLlm ? "48 GPUs, 6 instances of 8" : "48 GPUs";
+        const QString decodeGpus = engine == Engine::Vllm ? "48 GPUs" : "48 GPUs, 6 instances of 8";
         QVERIFY(script.contains("else\n# pool: decode (" + decodeGpus + ", nodes 2-7)\n"
                                 + (readsVar(1, "HEAD_IP") ? "HEAD_IP=$DECODE_HEAD_IP\n" : "")
                                 + (readsVar(1, "NODE_RANK") ? "NODE_RANK=$((NODE_RANK - 2))\n" : "")));
