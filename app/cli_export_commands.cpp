@@ -119,6 +119,7 @@ std::vector<std::string> launchOptions(const Args& a, LaunchOptions& o)
     if (a.has("--out"))
         o.companionPrefix = companionPrefixFor(a.value("--out"));
     o.allowInvalid = a.flag("--allow-invalid");
+    o.allowInvalidName = "--allow-invalid";
     return {};
 }
 
@@ -146,9 +147,7 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
         FieldError e = c.error();
         if (e.file.empty() && e.where.rfind("--", 0) != 0)
             e.file = planFile;
-        if (e.reason.rfind("not valid for scenario", 0) == 0)
-            e.reason += " (--allow-invalid exports it as planned, the violations listed as warnings)";
-        else if (deployment.pools && a.flag("--write-nearest"))
+        if (deployment.pools && a.flag("--write-nearest"))
             e.reason += " (--write-nearest covers one-pool plans; for two pools the engine runs, search the scenario "
                         "with --engine " + std::string(engineInfo(o.engine).name) + " --runnable)";
         return reportErrors(err, {e.toString()});

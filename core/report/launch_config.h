@@ -49,6 +49,9 @@ struct LaunchOptions {
     // by exportLaunchConfig(Scenario, Deployment, ...): a launch config starts a real
     // deployment. true exports it as planned, with the violations as warnings.
     bool allowInvalid = false;
+    // The front's name for allowInvalid ("--allow-invalid"), empty where it offers none: a
+    // refusal of an invalid deployment then says that it would export it as planned.
+    std::string allowInvalidName;
 };
 
 // The companion prefix of a script path: its file name without a trailing ".sh"

@@ -485,7 +485,11 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, 
             return FieldError{{}, "plan", "not valid for scenario '" + s.name + "'"
                                               + (rebudget ? " at --max-num-tokens " + std::to_string(o.maxNumTokens) : "")
                                               + " (" + why
-                                              + "): not exported, since a launch config starts a real deployment"};
+                                              + "): not exported, since a launch config starts a real deployment"
+                                              + (o.allowInvalidName.empty()
+                                                     ? ""
+                                                     : " (" + o.allowInvalidName
+                                                           + " exports it as planned, the violations listed as warnings)")};
         }
     }
     return d.pools ? launch::exportPools(priced.value(), *d.pools, o, std::move(warnings))
