@@ -205,15 +205,11 @@ void judgeAgainstScenario(const Deployment& d, const Scenario& s, Validation& v)
     }
 }
 
-std::string deploymentSummary(const Deployment& d)
+// The plan's degrees as every report words them; the expert figures need the scenario's
+// model (a plan file read alone words them as a dense model's).
+std::string deploymentSummary(const Deployment& d, const ModelSpec& m)
 {
-    if (d.pools)
-        return "disaggregated plan: prefill " + std::to_string(d.pools->prefill.gpus()) + " GPUs, decode "
-            + std::to_string(d.pools->decode.gpus()) + " GPUs";
-    const Plan& p = d.plan;
-    return "plan: TP " + std::to_string(p.tensorParallel) + ", EP " + std::to_string(p.expertParallel) + ", PP "
-        + std::to_string(p.pipelineParallel) + ", DP " + std::to_string(p.dataParallel) + ", batch "
-        + std::to_string(p.batch);
+    return std::string(d.pools ? "disaggregated plan: " : "plan: ") + deploymentDegreesText(m, d, false, "; ");
 }
 
 // A plan file of either shape: checked against its own embedded scenario, or --scenario
@@ -226,8 +222,10 @@ Validation validatePlanFile(const Args& a, const std::string& text, const std::s
     const Deployment& d = doc.value.deployment;
     const PlanDocument& embedded = doc.value.embedded;
     std::string against;
+    ModelSpec model;
     if (doc.ok() && (a.has("--scenario") || embedded.scenario)) {
         auto s = scenarioForPlan(a, embedded, path);
+        model = s.value.model;
         v.errors = s.ok() ? fitErrors(d, s.value, path) : s.errors;
         if (v.errors.empty())
             judgeAgainstScenario(d, s.value, v);
@@ -235,7 +233,7 @@ Validation validatePlanFile(const Args& a, const std::string& text, const std::s
                                       : " (checked against its embedded scenario '" + embedded.scenarioName + "')";
     }
     if (v.errors.empty())
-        v.summary = deploymentSummary(d) + against;
+        v.summary = deploymentSummary(d, model) + against;
     return v;
 }
 

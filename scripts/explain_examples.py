@@ -21,7 +21,6 @@ out = []
 plan = os.path.join(tmp, "anneal.json")
 s = run("search", "--scenario", "deepseek-v3-256gpu", "--algo", "anneal", "--budget", "1000", "--seed", "1",
         "--out", plan, "--json")
-p = s["evaluation"]["plan"]
 e = run("explain", plan, "--json")
 acc = e["cost"]["pools"][0]
 ops = sum(x["gpu_us_per_token"] for x in acc["parts"] if x["kind"] == "operator")
@@ -35,18 +34,8 @@ for x in acc["parts"]:
         terms += f" {'−' if v < 0 else '+'} {name} {abs(v):,.0f}"
 
 
-def plural(n, word):
-    return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('h') else 's'}"
-
-
-# The plan as explain names it: every degree, then what it adds.
-degrees = (f"TP {p['tensor_parallel']}, EP {p['expert_parallel']}, PP {p['pipeline_parallel']}, "
-           f"DP {p['data_parallel']}, batch {p['batch']}, {plural(p['micro_batches'], 'micro-batch')}")
-if p.get("redundant_experts"):
-    degrees += f", {p['redundant_experts']} redundant experts"
-degrees += f", two-batch overlap {'on' if p.get('two_batch_overlap') else 'off'}"
-if p.get("instances", 1) > 1:
-    degrees += f", {p['instances']} engine instances"
+# The plan as evaluate and explain word it (the result's "degrees").
+degrees = s["evaluation"]["degrees"]
 out.append(f"- DeepSeek-V3 on 256 GPUs, anneal at 1000 calls, seed 1: {degrees}, "
            f"{s['evaluation']['output_tokens_per_s_per_gpu']:.1f} tokens/s per GPU. A token costs "
            f"{acc['gpu_us_per_token']:,.0f} GPU·µs = {terms}. Versus the recipe: {e['versus_recipe'][0]['headline']}")
@@ -71,10 +60,7 @@ recipe, searched = os.path.join(tmp, "recipe.json"), os.path.join(tmp, "searched
 run("search", "--scenario", load, "--algo", "megatron", "--out", recipe, "--json")
 run("search", "--scenario", load, "--algo", "anneal", "--budget", "300", "--seed", "0", "--out", searched, "--json")
 c = run("compare", searched, recipe, "--name-a", "searched", "--name-b", "recipe", "--json")
-def degrees(ev):
-    q = ev["plan"]
-    return f"TP {q['tensor_parallel']} × DP {q['data_parallel']}, batch {q['batch']}"
 out.append(f"- Llama-3-70B on 8 GPUs at 8 requests/s (`{load}`), `compare` of an anneal plan (300 calls, seed 0: "
-           f"{degrees(c['a'])}) with the recipe's ({degrees(c['b'])}): {c['ratio']:.3f}x in the steady state, "
+           f"{c['a']['degrees']}) with the recipe's ({c['b']['degrees']}): {c['ratio']:.3f}x in the steady state, "
            f"{c['ratio_under_load']:.3f}x under the load; there: " + "; ".join(l.strip() for l in c["load_lines"][1:]))
 write_block(doc, "examples", "scripts/explain_examples.py", "\n".join(out) + "\n")

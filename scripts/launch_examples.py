@@ -31,14 +31,7 @@ def export_one(plan, engine, label):
         out.append("\n".join("- " + w for w in x["warnings"]) + "\n")
 
 def one_pool_line(e, scen, label):
-    p = e["plan"]
-    ep = f"EP {p['expert_parallel']}" + (f" (expert TP {e['expert_tensor_parallel']})" if e["expert_tensor_parallel"] else "")
-    return (f"Best plan {label} runs ({e['serving']} serving, proved): TP {p['tensor_parallel']}, {ep}, "
-            f"PP {p['pipeline_parallel']}, DP {p['data_parallel']}, batch {p['batch']} per replica, "
-            f"{p['micro_batches']} micro-batch{'es' if p['micro_batches'] > 1 else ''}"
-            f"{', %d redundant experts' % p['redundant_experts'] if p.get('redundant_experts') else ''}"
-            f"{', two-batch overlap' if p.get('two_batch_overlap') else ''}"
-            f"{', %d engine instances' % p['instances'] if p.get('instances', 1) > 1 else ''}"
+    return (f"Best plan {label} runs ({e['serving']} serving, proved): {e['degrees']}"
             f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
             f"({e['output_tokens_per_s']:.0f} total); TPOT {e['tpot_ms']:.2f} ms (limit {scen['tpot_slo_ms']:g}); "
             f"TTFT {e['ttft_ms']:.1f} ms (limit {scen['ttft_slo_ms']:g}).\n")
@@ -61,9 +54,7 @@ for engine, label in ENGINES:
             "--json")["evaluation"]
     pools = []
     for role in ("prefill", "decode"):
-        p = e[role]["plan"]
-        pools.append(f"{role} pool {e[role]['gpus']} GPUs: TP {p['tensor_parallel']}, PP {p['pipeline_parallel']}, "
-                     f"DP {p['data_parallel']}, batch {p['batch']}")
+        pools.append(f"{role} pool {e[role]['gpus']} GPUs: {e[role]['degrees']}")
     out.append(f"Best plan {label} runs (`resources/examples/disaggregation/llama3-70b-64gpu-8000-1000-disaggregated.json`, "
                "proved): " + "; ".join(pools) + f"; {e['output_tokens_per_s_per_gpu']:.1f} output tokens/s per GPU "
                f"({e['output_tokens_per_s']:.0f} total); TTFT {e['ttft_ms']:.1f} ms; TPOT {e['tpot_ms']:.2f} ms; "

@@ -1,75 +1,16 @@
 #include "report/plan_text.h"
 
-#include <algorithm>
-
-#include "model/plan_checks.h"
-
 namespace shardlab {
-
-namespace {
-std::string n(long long v) { return std::to_string(v); }
-
-std::string degreesText(const ModelSpec& m, const Plan& p, bool prefillPool)
-{
-    const std::string batchUnit = prefillPool ? " prompts per pass" : " per replica";
-    std::string t = "TP " + n(p.tensorParallel) + ", EP " + n(p.expertParallel);
-    if (m.isMoe()) {
-        // The expert-TP group exists whenever EP leaves several ranks per expert shard, but
-        // only a weight-split expert option splits an expert's weights over it; otherwise its
-        // ranks run different tokens through whole experts.
-        const int etp = std::max(1, expertTensorParallel(p));
-        if (etp > 1 && opOption(OpId::ExpertUp, p.option(OpId::ExpertUp)).split != Split::Weights)
-            t += " (" + n(etp) + " ranks per expert shard: tokens split, whole experts per GPU)";
-        else if (etp > 1)
-            t += " (expert TP " + n(etp) + ": each expert's weights split " + n(etp) + " ways)";
-        else
-            t += " (expert TP 1)";
-    }
-    t += ", PP " + n(p.pipelineParallel) + ", DP " + n(p.dataParallel) + ", batch " + n(p.batch) + batchUnit + ", "
-        + n(p.microBatches) + " micro-batch" + (p.microBatches > 1 ? "es" : "");
-    if (!m.isMoe())
-        return t;
-    if (p.redundantExperts > 0)
-        t += ", " + n(p.redundantExperts) + " redundant expert" + (p.redundantExperts > 1 ? "s" : "");
-    if (p.twoBatchOverlap)
-        t += ", two-batch overlap";
-    if (p.instances > 1 && expertGroupRanks(p) > 0)
-        t += ", " + n(p.instances) + " engine instances of " + n(expertGroupRanks(p)) + " GPUs per stage";
-    else if (p.instances > 1) // degrees that do not divide into instances
-        t += ", " + n(p.instances) + " engine instances";
-    return t;
-}
-} // namespace
-
-std::string planDegreesText(const Scenario& s, const Plan& p)
-{
-    return degreesText(s.model, p, s.workload.serving == ServingMode::Prefill);
-}
-
-std::string planDegreesCompact(const ModelSpec& m, const Plan& p)
-{
-    std::string t = "TP " + n(p.tensorParallel) + " EP " + n(p.expertParallel) + " PP " + n(p.pipelineParallel)
-        + " DP " + n(p.dataParallel) + " batch " + n(p.batch) + " x" + n(p.microBatches) + " micro";
-    if (!m.isMoe())
-        return t;
-    if (p.redundantExperts > 0)
-        t += " +" + n(p.redundantExperts) + " redundant";
-    if (p.twoBatchOverlap)
-        t += " overlap";
-    if (p.instances > 1)
-        t += " " + n(p.instances) + " instances";
-    return t;
-}
 
 std::string deploymentDegreesText(const ModelSpec& m, const Deployment& d, bool compact, const std::string& poolSeparator)
 {
     const auto text = [&](const Plan& p, bool prefillPool) {
-        return compact ? planDegreesCompact(m, p) : degreesText(m, p, prefillPool);
+        return compact ? planDegreesCompact(m, p) : planDegreesText(m, p, prefillPool);
     };
     if (!d.pools)
         return text(d.plan, false);
-    return "prefill " + n(d.pools->prefill.gpus()) + " GPUs: " + text(d.pools->prefill, true) + poolSeparator
-        + "decode " + n(d.pools->decode.gpus()) + " GPUs: " + text(d.pools->decode, false);
+    return "prefill " + std::to_string(d.pools->prefill.gpus()) + " GPUs: " + text(d.pools->prefill, true) + poolSeparator
+        + "decode " + std::to_string(d.pools->decode.gpus()) + " GPUs: " + text(d.pools->decode, false);
 }
 
 } // namespace shardlab

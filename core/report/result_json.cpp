@@ -1,6 +1,7 @@
 #include "report/result_json.h"
 
 #include "io/profile_json.h"
+#include "model/plan_text.h"
 #include "report/json_figure.h"
 
 #include <nlohmann/json.hpp>
@@ -94,6 +95,7 @@ ojson poolObject(const PoolOutcome& pool)
     j["scenario"] = s.name;
     j["profile"] = profileOf(s.cluster).name; // the kernel profile that priced it (docs/profiles.md)
     j["plan"] = planObject(s, pool.plan);
+    j["degrees"] = planDegreesText(s, pool.plan); // as evaluate prints the plan's line
     j["valid"] = r.valid;
     j["violations"] = violationNames(r.violations);
     j["reasons"] = pool.reasons;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "model/plan_text.h"
 #include "search/exact_search.h"
 #include "sim/batch.h"
 
@@ -53,10 +54,7 @@ const ExactSearch::LeafBatch* ExactSearch::leafAt(int batch)
                                   : exactPrices && m_t->within(f, -kSlack);
     if (disagree && m_facts.mismatches++ == 0) {
         std::ostringstream os;
-        os << "TP " << plan.tensorParallel << " PP " << plan.pipelineParallel << " EP " << plan.expertParallel
-           << (plan.redundantExperts ? " +" + std::to_string(plan.redundantExperts) + " redundant" : "")
-           << (plan.twoBatchOverlap ? " two-batch overlap" : "")
-           << (plan.instances > 1 ? " " + std::to_string(plan.instances) + " instances" : "") << " batch " << plan.batch << ": predicted "
+        os << planDegreesCompact(m_ctx->scenario.model, plan) << ": predicted "
            << f.tokensPerSPerGpu << " tokens/s per GPU, simulator " << (r.valid ? r.tokensPerSPerGpu : 0.0)
            << (r.valid ? "" : " (invalid)");
         m_facts.mismatchExample = os.str();
