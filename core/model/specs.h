@@ -380,6 +380,11 @@ inline double requestsPerS(const WorkloadSpec& w, double outputTokensPerS)
 {
     return outputTokensPerS / (w.outputTokens > 1 ? w.outputTokens : 1);
 }
+// Its inverse: the output tokens per second `requestsPerS` requests of this workload emit.
+inline double outputTokensPerS(const WorkloadSpec& w, double requestsPerS)
+{
+    return requestsPerS * (w.outputTokens > 1 ? w.outputTokens : 1);
+}
 
 // Semantic checks (ranges, divisibility). Paths are relative to `prefix` ("model").
 FieldErrors validateModel(const ModelSpec& m, const std::string& prefix);

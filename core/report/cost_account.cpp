@@ -62,14 +62,13 @@ CostAccount costAccount(const PoolOutcome& pool)
     const double gpus = double(s.cluster.totalGpus());
     const double mb = std::max(1, p.microBatches);
     // The cycle as the headline's throughput says: batch x DP sequences (a prefill pool:
-    // prompts, each worth the workload's output tokens) per cycle.
-    const double sequencesPerS =
-        r.outputTokensPerS / (prompts ? std::max(1, s.workload.outputTokens) : std::max(1.0, finite(r.tokensPerStep)));
+    // prompts, its requests, each worth the workload's output tokens) per cycle.
+    const double sequencesPerS = prompts ? requestsPerS(s.workload, r.outputTokensPerS)
+                                         : r.outputTokensPerS / std::max(1.0, finite(r.tokensPerStep));
     const double cycle = 1e6 * double(p.batch) * p.dataParallel / sequencesPerS;
     a.costed = true;
     // A prefill pool's headline counts its requests' output tokens; its unit is prompt tokens.
-    a.tokensPerSPerGpu = prompts ? r.tokensPerSPerGpu * std::max(1, s.workload.promptTokens)
-            / std::max(1, s.workload.outputTokens)
+    a.tokensPerSPerGpu = prompts ? requestsPerS(s.workload, r.tokensPerSPerGpu) * std::max(1, s.workload.promptTokens)
                                  : r.tokensPerSPerGpu;
     a.perStepUs = mb * gpus / tokensPerCycle;
     a.tokensPerStep = tokensPerCycle / mb;

@@ -30,7 +30,6 @@ DisaggregatedResult combinePools(const Scenario& s, const CostModel& prefillCost
     DisaggregatedResult r;
     r.prefill = prefill;
     r.decode = decode;
-    const double osl = std::max(1, s.workload.outputTokens);
     r.prefillRequestsPerS = requestsPerS(s.workload, prefill.outputTokensPerS);
     r.decodeRequestsPerS = requestsPerS(s.workload, decode.outputTokensPerS);
     r.kvLinkRequestsPerS = kvLinkRequestsPerS(prefillCosts, prefillGpus, decodeGpus);
@@ -47,11 +46,11 @@ DisaggregatedResult combinePools(const Scenario& s, const CostModel& prefillCost
     }
     if (!std::isfinite(rate))
         rate = 0;
-    r.outputTokensPerS = rate * osl;
+    r.outputTokensPerS = outputTokensPerS(s.workload, rate);
     r.tokensPerSPerGpu = r.outputTokensPerS / double(s.cluster.totalGpus());
     r.ttftMs = prefill.ttftMs;
     r.tpotMs = decode.tpotMs;
-    r.e2eMs = r.ttftMs + (osl - 1) * r.tpotMs;
+    r.e2eMs = r.ttftMs + (std::max(1, s.workload.outputTokens) - 1) * r.tpotMs;
     const double capacity = std::min(prefillGpus, decodeGpus) * prefillCosts.kvLinkBytesPerS();
     r.kvLinkLoad = capacity > 0 ? rate * r.kvBytesPerRequest / capacity : 0;
     if (!std::isfinite(r.kvLinkLoad))
