@@ -73,22 +73,28 @@ void ParetoView::proposeSizingRate()
             // The scenario names its load: sizing says how few GPUs serve exactly that.
             // The field keeps two decimals: the status names the rate sizing runs at, and
             // the scenario's own when the field had to round it.
-            m_rate->setValue(std::max(0.01, load.requestRate));
+            m_rate->setValue(load.requestRate); // clamped to the field's range, then rounded
             const double used = m_rate->value();
             m_rateSource = std::fabs(used - load.requestRate) < 1e-9
                 ? tr("at the scenario's %1 requests/s").arg(used, 0, 'g', 6)
-                : tr("at %1 requests/s, the scenario's %2 rounded to the field's two decimals")
+                : tr("at %1 requests/s, the scenario's %2 %3")
                       .arg(used, 0, 'f', 2)
-                      .arg(load.requestRate, 0, 'g', 6);
+                      .arg(load.requestRate, 0, 'g', 6)
+                      .arg(load.requestRate < m_rate->minimum() ? tr("raised to the field's smallest rate")
+                                                                : tr("rounded to the field's two decimals"));
         } else {
             // No rate named: half of what the best plan serves on the scenario's own
             // GPUs at its SLO; sizing then says how few GPUs that load needs.
             const double capacity = requestsPerS(
                 m_scenario.workload, m_front.points.front().outputTokensPerSPerGpu * double(m_scenario.cluster.totalGpus()));
-            m_rate->setValue(std::max(0.01, std::floor(0.5 * capacity * 100) / 100));
-            m_rateSource = tr("at half the best plan's %1 requests/s on the scenario's %2 GPUs")
-                               .arg(capacity, 0, 'f', 2)
-                               .arg(m_scenario.cluster.totalGpus());
+            const double half = std::floor(0.5 * capacity * 100) / 100;
+            m_rate->setValue(half); // at least the field's smallest rate
+            const QString best = tr("the best plan's %1 requests/s on the scenario's %2 GPUs")
+                                     .arg(capacity, 0, 'f', 2)
+                                     .arg(m_scenario.cluster.totalGpus());
+            m_rateSource = half < m_rate->minimum()
+                ? tr("at the field's smallest rate, %1 requests/s, above half %2").arg(m_rate->value(), 0, 'f', 2).arg(best)
+                : tr("at half %1").arg(best);
         }
     } else if (m_rateTouched || m_rateSource.isEmpty()) {
         m_rateSource = tr("at the %1 requests/s in the field").arg(m_rate->value(), 0, 'f', 2);

@@ -22,27 +22,33 @@ private Q_SLOTS:
     void verdictComesFirst();
 };
 
-// A scenario's request rate finer than the field's two decimals: sizing runs at the field's
-// value, and the status names that value beside the scenario's own.
+// A scenario's request rate finer than the field's two decimals, or below its smallest rate:
+// sizing runs at the field's value, and the status names that value beside the scenario's
+// own and says why they differ.
 void TestParetoSizing::rateNamedIsTheRateUsed()
 {
-    MainWindow w;
-    Scenario s = preset("llama3-70b-8gpu");
-    s.workload.load.protocol = LoadProtocol::RequestRate;
-    s.workload.load.requestRate = 3.333;
-    s.workload.load.requests = 100;
-    w.setScenario(s);
-    ParetoView* v = w.paretoView();
-    QSignalSpy all(v, &ParetoView::allFinished);
-    QVERIFY(v->computeAll());
-    QVERIFY(all.wait(300000));
-    QVERIFY(v->front().ok && v->sizing().ok);
-    auto* rate = v->findChild<QDoubleSpinBox*>();
-    QVERIFY(rate);
-    QCOMPARE(rate->value(), 3.33);
-    QVERIFY2(v->statusText().contains(
-                 QStringLiteral("Sizing at 3.33 requests/s, the scenario's 3.333 rounded to the field's two decimals")),
-             qPrintable(v->statusText()));
+    const struct {
+        double scenario, field;
+        const char* status;
+    } cases[] = {{3.333, 3.33, "Sizing at 3.33 requests/s, the scenario's 3.333 rounded to the field's two decimals"},
+                 {0.004, 0.01, "Sizing at 0.01 requests/s, the scenario's 0.004 raised to the field's smallest rate"}};
+    for (const auto& c : cases) {
+        MainWindow w;
+        Scenario s = preset("llama3-70b-8gpu");
+        s.workload.load.protocol = LoadProtocol::RequestRate;
+        s.workload.load.requestRate = c.scenario;
+        s.workload.load.requests = 100;
+        w.setScenario(s);
+        ParetoView* v = w.paretoView();
+        QSignalSpy all(v, &ParetoView::allFinished);
+        QVERIFY(v->computeAll());
+        QVERIFY(all.wait(300000));
+        QVERIFY(v->front().ok && v->sizing().ok);
+        auto* rate = v->findChild<QDoubleSpinBox*>();
+        QVERIFY(rate);
+        QCOMPARE(rate->value(), c.field);
+        QVERIFY2(v->statusText().contains(QString::fromUtf8(c.status)), qPrintable(v->statusText()));
+    }
 }
 
 // A disaggregated sizing whose steady-state count breaks p90 TTFT under Poisson arrivals:
