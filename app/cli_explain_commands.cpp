@@ -108,17 +108,7 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
     const DeploymentExplanation e = explainDeployment(s, d.value.deployment);
     const bool timeline = a.flag("--timeline");
     if (a.flag("--json")) {
-        if (!timeline) {
-            out << explanationToJson(e) << "\n";
-            return kExitOk;
-        }
-        // The timelines go beside the explanation, one per pool, as "timelines".
-        std::string j = explanationToJson(e);
-        std::string pools;
-        for (const PoolOutcome& pool : e.outcome.pools)
-            pools += (pools.empty() ? "" : ", ") + timelineToJson(stepTimeline(pool), pool.name());
-        j.insert(j.rfind('}'), ",\n  \"timelines\": [" + pools + "]\n");
-        out << j << "\n";
+        out << explanationToJson(e, 2, timeline) << "\n";
         return kExitOk;
     }
     const DeploymentOutcome& o = e.outcome;

@@ -4,8 +4,6 @@
 #include <QJsonObject>
 #include <QJsonValue>
 
-#include <set>
-
 #include "io/format_json.h"
 #include "io/scenario_json.h"
 #include "ui_format.h"
@@ -50,15 +48,12 @@ ScenarioLoad readScenarioForEditor(const std::string& text, const std::string& l
     const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(text));
     if (!doc.isObject() || doc.object().value(QStringLiteral("format")).toString() != QLatin1String(io::formats::kScenarioFormat))
         return out;
-    std::set<std::pair<std::string, std::string>> semantic;
-    for (const FieldError& e : validateScenario(p.value))
-        semantic.insert({e.where, e.reason});
     std::vector<std::pair<QString, double>> raw;
     for (const FieldError& e : p.errors) {
         double v = 0;
         if (e.outOfRange && numberAt(doc.object(), QString::fromStdString(e.where), v))
             raw.emplace_back(QString::fromStdString(e.where), v);
-        else if (!semantic.count({e.where, e.reason}))
+        else if (!e.invalidValue)
             return out; // a structural problem (missing field, wrong type, unknown key …)
     }
     out.ok = true;

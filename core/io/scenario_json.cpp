@@ -274,8 +274,11 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
             s.workload = readWorkload(r.child("workload"));
         if (r.has("constraints"))
             s.constraints = io::readConstraints(r.child("constraints"));
-        if (out.errors.empty())
+        if (out.errors.empty()) {
             out.errors = validateScenario(s);
+            for (FieldError& e : out.errors)
+                e.invalidValue = true;
+        }
         if (out.errors.empty())
             out.errors = checkConstraintValues(s); // e.g. "TP 3" on 16 GPUs, by JSON path
     });

@@ -20,6 +20,10 @@ struct FieldError {
     // The value is of the right type but outside its range: a reader that keeps a draft
     // (the window's editor) may hold it while the user corrects it.
     bool outOfRange = false;
+    // The document is well-formed and this value is of the right type, but the values break
+    // a rule the scenario's validation checks (a range, or one field against another): a
+    // draft may hold it too.
+    bool invalidValue = false;
 
     // "file: where: reason" with empty parts left out; always one line, passed through
     // displayText (newlines become spaces).

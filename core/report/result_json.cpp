@@ -292,7 +292,41 @@ std::string disaggregatedEvaluationToJson(const Scenario& s, const Disaggregated
     return deploymentToJson(deploymentOutcome(s, p, r), indent);
 }
 
-std::string explanationToJson(const DeploymentExplanation& e, int indent)
+namespace {
+// A pool's step timeline as JSON (timelineToJson).
+ojson timelineObject(const StepTimeline& t, const std::string& pool)
+{
+    auto lane = [](const std::vector<TimelineBar>& bars) {
+        ojson a = ojson::array();
+        for (const TimelineBar& b : bars)
+            a.push_back({{"kind", barKindName(b.kind)},
+                         {"operator", b.id == OpId::Count ? ojson(nullptr) : ojson(opName(b.id))},
+                         {"label", b.label},
+                         {"link", b.link},
+                         {"start_us", finite(b.startUs)},
+                         {"duration_us", finite(b.durationUs)}});
+        return a;
+    };
+    ojson j = {{"pool", pool},
+               {"ok", t.ok},
+               {"unit", t.unit},
+               {"stages", t.stages},
+               {"micro_batches", t.microBatches},
+               {"step_us", finite(t.stepUs)},
+               {"cycle_us", finite(t.cycleUs)},
+               {"step", lane(t.step)},
+               {"cycle", lane(t.cycle)}};
+    return j;
+}
+} // namespace
+
+std::string timelineToJson(const StepTimeline& t, const std::string& pool, int indent)
+{
+    return timelineObject(t, pool).dump(indent);
+}
+
+
+std::string explanationToJson(const DeploymentExplanation& e, int indent, bool withTimelines)
 {
     const DeploymentOutcome& o = e.outcome;
     ojson j;
@@ -325,6 +359,12 @@ std::string explanationToJson(const DeploymentExplanation& e, int indent)
         versus.push_back(c);
     }
     j["versus_recipe"] = versus;
+    if (withTimelines) {
+        ojson timelines = ojson::array();
+        for (const PoolOutcome& pool : o.pools)
+            timelines.push_back(timelineObject(stepTimeline(pool), pool.name()));
+        j["timelines"] = timelines;
+    }
     return j.dump(indent);
 }
 
@@ -380,31 +420,6 @@ std::string engineGapToJson(const EngineGap& g, int indent)
                {"headline", g.headline},
                {"rules_broken", rules},
                {"causes", causes}};
-    return j.dump(indent);
-}
-
-std::string timelineToJson(const StepTimeline& t, const std::string& pool, int indent)
-{
-    auto lane = [](const std::vector<TimelineBar>& bars) {
-        ojson a = ojson::array();
-        for (const TimelineBar& b : bars)
-            a.push_back({{"kind", barKindName(b.kind)},
-                         {"operator", b.id == OpId::Count ? ojson(nullptr) : ojson(opName(b.id))},
-                         {"label", b.label},
-                         {"link", b.link},
-                         {"start_us", finite(b.startUs)},
-                         {"duration_us", finite(b.durationUs)}});
-        return a;
-    };
-    ojson j = {{"pool", pool},
-               {"ok", t.ok},
-               {"unit", t.unit},
-               {"stages", t.stages},
-               {"micro_batches", t.microBatches},
-               {"step_us", finite(t.stepUs)},
-               {"cycle_us", finite(t.cycleUs)},
-               {"step", lane(t.step)},
-               {"cycle", lane(t.cycle)}};
     return j.dump(indent);
 }
 

@@ -27,8 +27,9 @@ std::string disaggregatedEvaluationToJson(const Scenario& s, const Disaggregated
 // `shardlab-cli explain`: "evaluation" (as above), "cost" (each pool's account, and for two
 // pools the deployment's split between them), "recipe" (its explanation, whether it has a
 // costed deployment, its tokens/s per GPU and the ratio to it) and "versus_recipe" (per
-// pool, the comparison with the recipe on that pool).
-std::string explanationToJson(const DeploymentExplanation& e, int indent = 2);
+// pool, the comparison with the recipe on that pool); with `withTimelines` also "timelines",
+// each pool's step timeline as timelineToJson writes it.
+std::string explanationToJson(const DeploymentExplanation& e, int indent = 2, bool withTimelines = false);
 // `shardlab-cli compare`: "a" and "b" (evaluations), "ratio", the GPU·µs per token of each,
 // "headline", and "pools" (one comparison per pool).
 std::string comparisonToJson(const DeploymentOutcome& a, const DeploymentOutcome& b, const DeploymentComparison& c,

@@ -385,6 +385,15 @@ void TestWindowFiles::invalidScenarioSavesAndReopensAsDraft()
     QVERIFY(!w2.openScenarioFile(broken));
     QVERIFY2(w2.statusText().contains(QStringLiteral("workload")), qPrintable(w2.statusText()));
     QCOMPARE(w2.scenario().model.layers, 0); // the draft is still there
+
+    // Values that only disagree with each other (every one in range) open as a draft too.
+    Scenario inconsistent = scenarioPreset("llama3-70b-8gpu").value;
+    inconsistent.model.kvHeads = 7; // 64 heads do not group over 7
+    const QString kv = dir.filePath(QStringLiteral("kv.json"));
+    QVERIFY(writeBytes(kv, QByteArray::fromStdString(scenarioToJson(inconsistent))));
+    QVERIFY2(w2.openScenarioFile(kv), qPrintable(w2.statusText()));
+    QCOMPARE(w2.scenario().model.kvHeads, 7);
+    QVERIFY(!w2.scenarioEditor()->isRunnable());
 }
 
 void TestWindowFiles::shippedAndReadOnlyFilesAreProtected()
