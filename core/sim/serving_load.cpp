@@ -420,15 +420,20 @@ LoadVerdict judgeLoad(const WorkloadSpec& w, const LoadFigures& f)
         std::snprintf(buf, sizeof buf, "%.1f ms", x);
         return std::string(buf);
     };
+    auto limit = [](double x) { // with the decimals the limit has (a 12.55 ms limit is not "12.6")
+        char buf[48];
+        std::snprintf(buf, sizeof buf, "%g ms", x);
+        return std::string(buf);
+    };
     v.saturated = f.saturated;
     v.ttftOver = !(f.ttftP90Ms <= w.ttftSloMs);
     v.tpotOver = !(f.tpotP90Ms <= w.tpotSloMs);
     if (v.saturated)
         v.reasons.push_back("saturated: the offered load exceeds the capacity, TTFT grows without bound");
     if (v.ttftOver)
-        v.reasons.push_back("p90 TTFT under load " + ms(f.ttftP90Ms) + " exceeds the limit of " + ms(w.ttftSloMs));
+        v.reasons.push_back("p90 TTFT under load " + ms(f.ttftP90Ms) + " exceeds the limit of " + limit(w.ttftSloMs));
     if (v.tpotOver)
-        v.reasons.push_back("p90 TPOT under load " + ms(f.tpotP90Ms) + " exceeds the limit of " + ms(w.tpotSloMs));
+        v.reasons.push_back("p90 TPOT under load " + ms(f.tpotP90Ms) + " exceeds the limit of " + limit(w.tpotSloMs));
     v.withinLimits = v.reasons.empty();
     return v;
 }
