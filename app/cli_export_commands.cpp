@@ -147,7 +147,9 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
         FieldError e = c.error();
         if (e.file.empty() && e.where.rfind("--", 0) != 0)
             e.file = planFile;
-        if (deployment.pools && a.flag("--write-nearest"))
+        // An engine's refusal of a pool names that pool's field; an invalid deployment is
+        // refused as a whole ("plan"), which --write-nearest would not change.
+        if (deployment.pools && a.flag("--write-nearest") && e.where != "plan")
             e.reason += " (--write-nearest covers one-pool plans; for two pools the engine runs, search the scenario "
                         "with --engine " + std::string(engineInfo(o.engine).name) + " --runnable)";
         return reportErrors(err, {e.toString()});

@@ -205,10 +205,21 @@ void judgeAgainstScenario(const Deployment& d, const Scenario& s, Validation& v)
     }
 }
 
-// The plan's degrees as every report words them; the expert figures need the scenario's
-// model (a plan file read alone words them as a dense model's).
-std::string deploymentSummary(const Deployment& d, const ModelSpec& m)
+// Whether a plan has degrees only an MoE model's plan has (the expert figures are worded
+// only for one).
+bool hasExpertDegrees(const Plan& p)
 {
+    return p.expertParallel > 1 || p.redundantExperts > 0 || p.twoBatchOverlap || p.instances > 1;
+}
+
+// The plan's degrees as every report words them, for the scenario's model; a plan file read
+// alone is worded as an MoE model's plan when it has expert degrees, else as a dense one's.
+std::string deploymentSummary(const Deployment& d, const std::optional<ModelSpec>& scenarioModel)
+{
+    ModelSpec m = scenarioModel.value_or(ModelSpec{});
+    if (!scenarioModel && (d.pools ? hasExpertDegrees(d.pools->prefill) || hasExpertDegrees(d.pools->decode)
+                                   : hasExpertDegrees(d.plan)))
+        m.moe.experts = 1; // only whether the model is MoE is read
     return std::string(d.pools ? "disaggregated plan: " : "plan: ") + deploymentDegreesText(m, d, false, "; ");
 }
 
@@ -222,10 +233,11 @@ Validation validatePlanFile(const Args& a, const std::string& text, const std::s
     const Deployment& d = doc.value.deployment;
     const PlanDocument& embedded = doc.value.embedded;
     std::string against;
-    ModelSpec model;
+    std::optional<ModelSpec> model;
     if (doc.ok() && (a.has("--scenario") || embedded.scenario)) {
         auto s = scenarioForPlan(a, embedded, path);
-        model = s.value.model;
+        if (s.ok())
+            model = s.value.model;
         v.errors = s.ok() ? fitErrors(d, s.value, path) : s.errors;
         if (v.errors.empty())
             judgeAgainstScenario(d, s.value, v);

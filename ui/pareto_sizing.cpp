@@ -80,8 +80,9 @@ void ParetoView::proposeSizingRate()
                 : tr("at %1 requests/s, the scenario's %2 %3")
                       .arg(used, 0, 'f', 2)
                       .arg(load.requestRate, 0, 'g', 6)
-                      .arg(load.requestRate < m_rate->minimum() ? tr("raised to the field's smallest rate")
-                                                                : tr("rounded to the field's two decimals"));
+                      .arg(load.requestRate < m_rate->minimum()   ? tr("raised to the field's smallest rate")
+                               : load.requestRate > m_rate->maximum() ? tr("lowered to the field's largest rate")
+                                                                      : tr("rounded to the field's two decimals"));
         } else {
             // No rate named: half of what the best plan serves on the scenario's own
             // GPUs at its SLO; sizing then says how few GPUs that load needs.

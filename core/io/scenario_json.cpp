@@ -279,8 +279,11 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
             for (FieldError& e : out.errors)
                 e.invalidValue = true;
         }
-        if (out.errors.empty())
+        if (out.errors.empty()) {
             out.errors = checkConstraintValues(s); // e.g. "TP 3" on 16 GPUs, by JSON path
+            for (FieldError& e : out.errors)
+                e.invalidValue = true;
+        }
     });
 }
 

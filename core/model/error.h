@@ -21,8 +21,8 @@ struct FieldError {
     // (the window's editor) may hold it while the user corrects it.
     bool outOfRange = false;
     // The document is well-formed and this value is of the right type, but the values break
-    // a rule the scenario's validation checks (a range, or one field against another): a
-    // draft may hold it too.
+    // a rule the scenario's validation checks (a range, one field against another, or a
+    // constraint the cluster cannot meet): a draft may hold it too.
     bool invalidValue = false;
 
     // "file: where: reason" with empty parts left out; always one line, passed through

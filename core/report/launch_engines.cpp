@@ -392,10 +392,15 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         return pool;
     }
     if (replicas > 1) {
-        if (L.gpusPerNode % serverGpus != 0)
+        const int perNode = sglangDenseServers(L).perServer;
+        if (L.gpusPerNode % serverGpus != 0 && perNode < replicas)
+            pool.refusal = "replicas of " + num(serverGpus) + " GPUs do not tile " + num(L.gpusPerNode)
+                + "-GPU nodes: a server a node runs " + num(perNode) + " of them (--dp-size), so the "
+                + num(replicas) + " replicas need more servers than the pool has nodes and no script starts "
+                  "them as planned (choose tensor x pipeline parallel that divides " + num(L.gpusPerNode) + ")";
+        else if (L.gpusPerNode % serverGpus != 0)
             w.push_back("placement: replicas of " + num(serverGpus) + " GPUs do not tile " + num(L.gpusPerNode)
                         + "-GPU nodes; place the " + num(replicas) + " replicas by hand");
-        const int perNode = sglangDenseServers(L).perServer;
         a.add("--dp-size", perNode);
         if (perNode < replicas)
             w.push_back(perNodeServers(L, replicas, perNode));

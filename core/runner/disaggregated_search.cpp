@@ -34,7 +34,7 @@ class DeploymentSearch {
 public:
     DeploymentSearch(const Scenario& s, const SearchOptions& o, SearchObserver* observer, const std::atomic<bool>* stop)
         : m_scenario(s), m_options(o), m_observer(observer), m_stop(stop), m_gpus(s.cluster.totalGpus()),
-          m_osl(std::max(1, s.workload.outputTokens)), m_everySplit(disaggregatedSplits(s))
+          m_everySplit(disaggregatedSplits(s))
     {
         m_out.algorithm = o.algorithm;
         SearchAlgorithmInfo info;
@@ -181,9 +181,9 @@ private:
             sp.searched = true;
             sp.prefillFound = r.plan.result.prefill.valid;
             sp.decodeFound = r.plan.result.decode.valid;
-            sp.prefillTokensPerS = r.plan.result.prefill.valid ? r.plan.result.prefillRequestsPerS * m_osl : 0;
-            sp.decodeTokensPerS = r.plan.result.decode.valid ? r.plan.result.decodeRequestsPerS * m_osl : 0;
-            sp.kvLinkTokensPerS = r.plan.result.kvLinkRequestsPerS * m_osl;
+            sp.prefillTokensPerS = r.plan.result.prefill.valid ? outputTokensPerS(m_scenario.workload, r.plan.result.prefillRequestsPerS) : 0;
+            sp.decodeTokensPerS = r.plan.result.decode.valid ? outputTokensPerS(m_scenario.workload, r.plan.result.decodeRequestsPerS) : 0;
+            sp.kvLinkTokensPerS = outputTokensPerS(m_scenario.workload, r.plan.result.kvLinkRequestsPerS);
             sp.tokensPerSPerGpu = r.recipe;
             m_out.splits.push_back(sp);
         }
@@ -219,7 +219,6 @@ private:
     const std::chrono::steady_clock::time_point m_start = std::chrono::steady_clock::now();
     std::optional<DisaggregatedSimulator> m_dsim; // once the scenario is checked
     const long long m_gpus;
-    const double m_osl;
     const std::vector<int> m_everySplit; // every prefill:decode split of the cluster
     bool m_budgeted = false;
     long long m_candidateSplits = 0;   // the splits a deployment search may rank (before the budget's cut)
@@ -316,7 +315,8 @@ bool DeploymentSearch::searchSplit(int i, PoolObserver& obs, int& searches)
     sp.prefillGpus = r.prefillGpus;
     sp.decodeGpus = static_cast<int>(m_gpus - r.prefillGpus);
     const Simulator& ps = m_dsim->pool(PoolRole::Prefill, sp.prefillGpus);
-    sp.kvLinkTokensPerS = kvLinkRequestsPerS(ps.costs(), sp.prefillGpus, sp.decodeGpus) * m_osl;
+    sp.kvLinkTokensPerS =
+        outputTokensPerS(m_scenario.workload, kvLinkRequestsPerS(ps.costs(), sp.prefillGpus, sp.decodeGpus));
     // exact examines only deployments above the best so far, or above the caller's floor
     // (SearchOptions::exactFloor, tokens/s per GPU of the whole cluster) before there is one.
     const double incumbent = m_out.found ? m_out.bestResult.outputTokensPerS : floorTokensPerS();

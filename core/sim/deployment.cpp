@@ -45,9 +45,9 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
         if (r.structureChecks & (1u << b))
             out.push_back(describePlanCheck(static_cast<PlanCheck>(b), p, s).reason);
     // An unbounded figure (SimResult::unbounded, or too large to be a real one) is said in
-    // words, not printed. A limit at kUnlimitedSloMs is no one's limit (a pool's scenario holds
-    // the other pool's limit there): a figure above it is named against the largest figure a
-    // plan may have, never against "the limit of 1e+09 ms".
+    // words, not printed. A limit at kUnlimitedSloMs binds nothing (a pool's scenario holds the
+    // other pool's limit there): a figure above it is named against the largest limit a
+    // workload may hold, never as "exceeds the limit of 1e+09 ms" as if someone had set it.
     const std::string kUnboundedWhy = "unbounded (a bandwidth or peak of the scenario is effectively zero)";
     auto latencyReason = [&](const char* what, const char* detail, double valueMs, double limitMs, int decimals) {
         const bool limitSet = limitMs < kUnlimitedSloMs;
@@ -57,7 +57,7 @@ std::vector<std::string> violationReasons(const Scenario& s, const Plan& p, cons
         const std::string figure = printfText("%.*f ms", decimals, valueMs) + detail;
         return name + figure
             + (limitSet ? printfText(" exceeds the limit of %g ms", limitMs)
-                        : printfText(", above the largest figure a plan may have (%g ms)", kUnlimitedSloMs));
+                        : printfText(", above the largest limit a workload may hold (%g ms)", kUnlimitedSloMs));
     };
     if (r.violates(Violation::Memory))
         out.push_back(isShownFigure(r.memory.totalGb)

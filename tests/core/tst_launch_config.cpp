@@ -9,7 +9,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <array>
+#include <tuple>
 
 #include <algorithm>
 
@@ -335,20 +335,28 @@ void TestLaunchConfig::jsonAndScript()
     QCOMPARE(twoWorlds["gpus"].toInt(), 4);
     QCOMPARE(twoWorlds["instances"].toInt(), 2);
     // SGLang runs a dense plan's replicas a node's worth to a server (--dp-size): on 4 nodes,
-    // TP 4 x DP 8 is 4 servers of 8 GPUs; a TP 16 replica is a server over 2 nodes of its own.
+    // TP 4 x DP 8 is 4 servers of 8 GPUs, TP 4 x PP 2 x DP 4 4 servers of one replica; a TP 16
+    // replica is a server over 2 nodes of its own.
     Scenario nodes = s;
     nodes.cluster.nodes = 4;
     LaunchOptions sglang;
     sglang.engine = Engine::Sglang;
-    for (const auto& [tp, dp, gpus, servers] : {std::array{4, 8, 8, 4}, std::array{16, 2, 16, 2}}) {
-        auto exported = exportLaunchConfig(nodes, megatronLike(tp, 1, dp, 1, 64), sglang);
+    for (const auto& [tp, pp, dp, gpus, servers, flag] :
+         {std::tuple{4, 1, 8, 8, 4, "--dp-size 2"}, std::tuple{4, 2, 4, 8, 4, "--pp-size 2"},
+          std::tuple{16, 1, 2, 16, 2, "--nnodes 2"}}) {
+        auto exported = exportLaunchConfig(nodes, megatronLike(tp, pp, dp, 1, 64), sglang);
         QVERIFY2(exported.ok(), exported.ok() ? "" : exported.error().toString().c_str());
         const QJsonObject sg = QJsonDocument::fromJson(QByteArray::fromStdString(launchConfigToJson(exported.value(), "n")))
                                    .object()["pools"].toArray()[0].toObject();
         QCOMPARE(sg["gpus"].toInt(), gpus);
         QCOMPARE(sg["instances"].toInt(), servers);
-        QVERIFY2(sg["command"].toString().contains(tp == 4 ? "--dp-size 2" : "--nnodes 2"), qPrintable(sg["command"].toString()));
+        QVERIFY2(sg["command"].toString().contains(flag), qPrintable(sg["command"].toString()));
     }
+    // Replicas of 3 GPUs on 3 nodes of 8: a server a node holds 2, the plan's 8 need 4 servers.
+    nodes.cluster.nodes = 3;
+    auto untiled = exportLaunchConfig(nodes, megatronLike(1, 3, 8, 1, 64), sglang);
+    QVERIFY(!untiled.ok());
+    QVERIFY2(untiled.error().reason.find("do not tile 8-GPU nodes") != std::string::npos, untiled.error().toString().c_str());
     Plan perNode = megatronLike(8, 1, 8, 8, 64);
     perNode.instances = 8; // 8 engine instances: a pool's gpus are one instance's, beside its instances
     const Scenario mixtral = launchPreset("mixtral-8x22b-64gpu");

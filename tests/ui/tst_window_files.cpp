@@ -394,6 +394,15 @@ void TestWindowFiles::invalidScenarioSavesAndReopensAsDraft()
     QVERIFY2(w2.openScenarioFile(kv), qPrintable(w2.statusText()));
     QCOMPARE(w2.scenario().model.kvHeads, 7);
     QVERIFY(!w2.scenarioEditor()->isRunnable());
+
+    // So does a constraint the cluster cannot meet (pipeline parallel 3 on 8 GPUs).
+    Scenario constrained = scenarioPreset("llama3-70b-8gpu").value;
+    constrained.constraints.pipelineParallel = {3};
+    const QString pp = dir.filePath(QStringLiteral("pp3.json"));
+    QVERIFY(writeBytes(pp, QByteArray::fromStdString(scenarioToJson(constrained))));
+    QVERIFY2(w2.openScenarioFile(pp), qPrintable(w2.statusText()));
+    QCOMPARE(w2.scenario().constraints.pipelineParallel, std::vector<int>{3});
+    QVERIFY(!w2.scenarioEditor()->isRunnable());
 }
 
 void TestWindowFiles::shippedAndReadOnlyFilesAreProtected()
