@@ -398,9 +398,6 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
                 + "-GPU nodes: a server a node runs " + num(perNode) + " of them (--dp-size), so the "
                 + num(replicas) + " replicas need more servers than the pool has nodes and no script starts "
                   "them as planned (choose tensor x pipeline parallel that divides " + num(L.gpusPerNode) + ")";
-        else if (L.gpusPerNode % serverGpus != 0)
-            w.push_back("placement: replicas of " + num(serverGpus) + " GPUs do not tile " + num(L.gpusPerNode)
-                        + "-GPU nodes; place the " + num(replicas) + " replicas by hand");
         a.add("--dp-size", perNode);
         if (perNode < replicas)
             w.push_back(perNodeServers(L, replicas, perNode));
@@ -545,16 +542,13 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     return pool;
 }
 
-
 long long apiServers(Engine e, const EngineLayout& L)
 {
     switch (e) {
     case Engine::Vllm:
         return 1;
-    case Engine::Sglang: {
-        // one server an instance of an MoE plan; a dense plan's servers hold its replicas
+    case Engine::Sglang: // one server an instance of an MoE plan; a dense plan's servers hold its replicas
         return L.moe ? L.instances : sglangDenseServers(L).servers;
-    }
     case Engine::TrtLlm: // every instance of the pool: an MoE plan's, or a dense plan's replicas
         return std::max(1LL, L.gpus * L.instances / std::max(1, trtllmWorld(L)));
     }
