@@ -241,6 +241,11 @@ void TestLaunchConfig::pricedAsExported()
     QVERIFY2(why.contains("not valid for scenario 'llama3-70b-8gpu' at --max-num-tokens 100 (")
                  && why.contains("above max_num_tokens 100"),
              qPrintable(why));
+    // The refusal names the front's option to export it anyway only where the front has one.
+    QVERIFY2(why.endsWith("since a launch config starts a real deployment"), qPrintable(why));
+    o.allowInvalidName = "--allow-invalid";
+    const QString named = QString::fromStdString(exportLaunchConfig(s, Deployment::onePool(tp8), o).error().toString());
+    QVERIFY2(named.endsWith("(--allow-invalid exports it as planned, the violations listed as warnings)"), qPrintable(named));
     o.allowInvalid = true;
     auto asPlanned = exportLaunchConfig(s, Deployment::onePool(tp8), o);
     QVERIFY2(asPlanned.ok(), asPlanned.ok() ? "" : asPlanned.error().toString().c_str());

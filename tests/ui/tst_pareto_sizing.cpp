@@ -19,6 +19,7 @@ class TestParetoSizing : public QObject {
 private Q_SLOTS:
     void init() { startFreshSession(); }
     void rateNamedIsTheRateUsed();
+    void halfCapacityBelowTheFieldSaysSo();
     void verdictComesFirst();
 };
 
@@ -49,6 +50,28 @@ void TestParetoSizing::rateNamedIsTheRateUsed()
         QCOMPARE(rate->value(), c.field);
         QVERIFY2(v->statusText().contains(QString::fromUtf8(c.status)), qPrintable(v->statusText()));
     }
+}
+
+// A scenario without a rate of its own is sized at half what the best plan serves; when that
+// is below the field's smallest rate (requests of 120,000 output tokens), the status says the
+// field's rate is above half instead of calling it half.
+void TestParetoSizing::halfCapacityBelowTheFieldSaysSo()
+{
+    MainWindow w;
+    Scenario s = preset("llama3-70b-8gpu");
+    s.workload.outputTokens = 120000;
+    w.setScenario(s);
+    ParetoView* v = w.paretoView();
+    QSignalSpy all(v, &ParetoView::allFinished);
+    QVERIFY(v->computeAll());
+    QVERIFY(all.wait(300000));
+    QVERIFY(v->front().ok);
+    auto* rate = v->findChild<QDoubleSpinBox*>();
+    QVERIFY(rate);
+    QCOMPARE(rate->value(), 0.01);
+    QVERIFY2(v->statusText().contains(QStringLiteral("at the field's smallest rate, 0.01 requests/s, above half the best "
+                                                     "plan's")),
+             qPrintable(v->statusText()));
 }
 
 // A disaggregated sizing whose steady-state count breaks p90 TTFT under Poisson arrivals:
