@@ -369,9 +369,9 @@ void TestDisaggregated::exactEqualsBruteForceOverEverySplit()
     if (quickTests() && !QByteArray(QTest::currentDataTag()).startsWith("dense, one"))
         QSKIP("sanitizer run: the other rows cover the same code");
     // The MoE rows enumerate every redundant-expert count: minutes each, so they run in the
-    // slow-labelled ctest entry tst_disaggregated.oracle (SHARDLAB_MOE_ORACLE=1).
+    // slow-labelled ctest entries tst_disaggregated.oracle.* (SHARDLAB_MOE_ORACLE=1), one per row.
     if (scenario.model.isMoe() && qEnvironmentVariableIsEmpty("SHARDLAB_MOE_ORACLE"))
-        QSKIP("MoE brute force: run by the slow test tst_disaggregated.oracle");
+        QSKIP("MoE brute force: run by the slow tests tst_disaggregated.oracle.*");
     const long long N = scenario.cluster.totalGpus();
     const double osl = scenario.workload.outputTokens;
     const CostModel costs(poolScenario(scenario, PoolRole::Prefill, 1), SimConstants{});
