@@ -275,12 +275,11 @@ Parsed<Scenario> parseScenario(const std::string& text, const std::string& file)
         if (r.has("constraints"))
             s.constraints = io::readConstraints(r.child("constraints"));
         if (out.errors.empty()) {
+            // A well-formed document's values: the validation's rules, then the constraints
+            // the cluster cannot meet (e.g. "TP 3" on 16 GPUs, by JSON path).
             out.errors = validateScenario(s);
-            for (FieldError& e : out.errors)
-                e.invalidValue = true;
-        }
-        if (out.errors.empty()) {
-            out.errors = checkConstraintValues(s); // e.g. "TP 3" on 16 GPUs, by JSON path
+            if (out.errors.empty())
+                out.errors = checkConstraintValues(s);
             for (FieldError& e : out.errors)
                 e.invalidValue = true;
         }

@@ -139,11 +139,11 @@ void TestRobustness::aPoolsUnsetLimitIsNeverQuoted()
         const Simulator sim(pool);
         const SearchSpace space(pool);
         std::mt19937_64 rng(5);
+        const Violation unset = role == PoolRole::Decode ? Violation::TtftSlo : Violation::TpotSlo;
         int named = 0;
         for (int i = 0; i < 300; ++i) {
             const Plan p = space.randomPlan(rng);
             const SimResult r = sim.evaluate(p);
-            const Violation unset = role == PoolRole::Decode ? Violation::TtftSlo : Violation::TpotSlo;
             for (const std::string& reason : violationReasons(pool, p, r)) {
                 QVERIFY2(reason.find("limit of 1e+09") == std::string::npos
                              && reason.find("limit is 1e+09") == std::string::npos,
