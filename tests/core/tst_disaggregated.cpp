@@ -54,6 +54,20 @@ double bestPool(const Scenario& s, PoolRole role, int gpus)
     return best;
 }
 
+// The scenario with the operators outside the expert block held at the recipe's option,
+// through the scenario's constraints (so exact and the brute force search the same smaller
+// space): the MoE rows' point is the expert degrees, redundant slots and overlap over every
+// split; the dense rows and tst_plan_oracle cover the free per-operator choices. Attention
+// and its projections stay free (attention's token option is attention data parallelism).
+Scenario expertOperatorsFree(Scenario s)
+{
+    for (OpId id : {OpId::Embedding, OpId::AttnNorm, OpId::FfnNorm, OpId::GateUp, OpId::Down, OpId::LmHead})
+        if (opPresent(s.model, id))
+            s.constraints.operatorOptions.push_back({static_cast<int>(id), {opInfo(id).megatronOption}});
+    std::sort(s.constraints.operatorOptions.begin(), s.constraints.operatorOptions.end());
+    return s;
+}
+
 Plan plan(int tp, int pp, int dp, int batch, int micro = 1)
 {
     Plan p;
@@ -83,6 +97,8 @@ private Q_SLOTS:
     void recipeIsAppliedToEachPool();
     void exactEqualsBruteForceOverEverySplit_data();
     void exactEqualsBruteForceOverEverySplit();
+    void exactEqualsBruteForceOnEveryMoePool_data();
+    void exactEqualsBruteForceOnEveryMoePool();
     void searchesAreDeterministicAndValid();
     void runSearchSearchesBothPools();
     void workedExamplesHold_data();
@@ -356,8 +372,6 @@ void TestDisaggregated::exactEqualsBruteForceOverEverySplit_data()
 {
     QTest::addColumn<Scenario>("scenario");
     QTest::newRow("dense, one node of 4") << disaggregated(tinyScenario(TinyModel::Dense, 4, 1, 1.0, 0.4, 0.5));
-    QTest::newRow("moe, one node of 4") << disaggregated(tinyScenario(TinyModel::MoeSharedDense, 4, 1, 1.0, 2.0, 0.5));
-    QTest::newRow("mla moe, 3 nodes of 2") << disaggregated(tinyScenario(TinyModel::MlaMoe, 2, 3, 0.8, 2.0, 0.4));
     Scenario tight = disaggregated(tinyScenario(TinyModel::Dense, 4, 1, 1.0, 0.3, 0.2));
     tight.workload.kvTransfer = KvLink::NvLink;
     QTest::newRow("dense, tight limits, NVLink transfer") << tight;
@@ -368,10 +382,6 @@ void TestDisaggregated::exactEqualsBruteForceOverEverySplit()
     QFETCH(Scenario, scenario);
     if (quickTests() && !QByteArray(QTest::currentDataTag()).startsWith("dense, one"))
         QSKIP("sanitizer run: the other rows cover the same code");
-    // The MoE rows enumerate every redundant-expert count: minutes each, so they run in the
-    // slow-labelled ctest entries tst_disaggregated.oracle.* (SHARDLAB_MOE_ORACLE=1), one per row.
-    if (scenario.model.isMoe() && qEnvironmentVariableIsEmpty("SHARDLAB_MOE_ORACLE"))
-        QSKIP("MoE brute force: run by the slow tests tst_disaggregated.oracle.*");
     const long long N = scenario.cluster.totalGpus();
     const double osl = scenario.workload.outputTokens;
     const CostModel costs(poolScenario(scenario, PoolRole::Prefill, 1), SimConstants{});
@@ -395,6 +405,60 @@ void TestDisaggregated::exactEqualsBruteForceOverEverySplit()
     // The plan re-evaluates to its figure.
     QCOMPARE(DisaggregatedSimulator(scenario).evaluate(*out.deployment.deployment().pools).tokensPerSPerGpu, out.deployment.tokensPerSPerGpu);
     QCOMPARE(out.splits.size(), disaggregatedSplits(scenario).size());
+}
+
+void TestDisaggregated::exactEqualsBruteForceOnEveryMoePool_data()
+{
+    QTest::addColumn<Scenario>("scenario");
+    QTest::newRow("moe, one node of 4") << disaggregated(tinyScenario(TinyModel::MoeSharedDense, 4, 1, 1.0, 2.0, 0.5));
+    QTest::newRow("mla moe, 3 nodes of 2") << disaggregated(tinyScenario(TinyModel::MlaMoe, 2, 3, 0.8, 2.0, 0.4));
+}
+
+// MoE pools: the deployment's exact searches each split's pools with runSearch on the pool's
+// scenario; here every such pool, with the operators outside the expert block held
+// (expertOperatorsFree: the whole space's brute force took over an hour a row), against the
+// brute force of the same space. The split search around the pools is checked above on the
+// dense rows; the unconstrained deployment can only do better than the held pools.
+void TestDisaggregated::exactEqualsBruteForceOnEveryMoePool()
+{
+    QFETCH(Scenario, scenario);
+    if (quickTests())
+        QSKIP("sanitizer run: the dense rows above cover the same code");
+    const Scenario held = expertOperatorsFree(scenario);
+    const long long N = scenario.cluster.totalGpus();
+    const CostModel costs(poolScenario(scenario, PoolRole::Prefill, 1), SimConstants{});
+    SearchOptions o;
+    o.algorithm = "exact";
+    double best = 0;
+    for (int gp : disaggregatedSplits(scenario)) {
+        double tokens[2] = {};
+        for (PoolRole role : {PoolRole::Prefill, PoolRole::Decode}) {
+            const int gpus = role == PoolRole::Prefill ? gp : static_cast<int>(N - gp);
+            const Scenario pool = poolScenario(held, role, gpus);
+            const double brute = bestPool(held, role, gpus);
+            const SearchOutcome out = runSearch(pool, o);
+            const QString where = QString("%1 pool of %2 GPUs").arg(poolRoleName(role)).arg(gpus);
+            QVERIFY2(out.provedOptimal || out.provedInfeasible, qPrintable(where + ": " + out.message.c_str()));
+            QCOMPARE(out.found, brute > 0);
+            if (!out.found)
+                continue;
+            QVERIFY(SearchSpace(pool).withinConstraints(out.best));
+            const double found = Simulator(pool).evaluate(out.best).outputTokensPerS;
+            QVERIFY2(close(found, brute, 1e-9),
+                     qPrintable(where + QString(": exact %1, brute force %2").arg(found, 0, 'g', 17).arg(brute, 0, 'g', 17)));
+            tokens[role == PoolRole::Prefill ? 0 : 1] = found;
+        }
+        if (tokens[0] > 0 && tokens[1] > 0)
+            best = std::max(best, std::min({tokens[0], tokens[1], kvLinkRequestsPerS(costs, gp, static_cast<int>(N - gp))
+                                                                         * scenario.workload.outputTokens})
+                                      / double(N));
+    }
+    QVERIFY2(best > 0, "the row should have a valid deployment");
+    const SearchOutcome whole = runSearch(scenario, o);
+    QVERIFY2(whole.found && whole.provedOptimal, whole.message.c_str());
+    QVERIFY(whole.deployment.tokensPerSPerGpu >= best * (1 - 1e-9));
+    QCOMPARE(DisaggregatedSimulator(scenario).evaluate(*whole.deployment.deployment().pools).tokensPerSPerGpu,
+             whole.deployment.tokensPerSPerGpu);
 }
 
 void TestDisaggregated::searchesAreDeterministicAndValid()
