@@ -12,10 +12,6 @@ cli = sys.argv[1]
 here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "resources", "examples", "disaggregation")
 ROWS = [("64", "8000-1000"), ("64", "20000-2000"), ("64", "1000-1000"), ("64", "128-2048"), ("8", "8000-1000")]
 
-def plan_text(p, micro=True):
-    t = f"TP{p['tensor_parallel']} PP{p['pipeline_parallel']} DP{p['data_parallel']}"
-    return t
-
 out = []
 out.append("| GPUs | ISL/OSL | TTFT/TPOT limit (ms) | mode | tok/s per GPU | TTFT ms | TPOT ms | best plan |")
 out.append("|---|---|---|---|---|---|---|---|")
@@ -39,13 +35,13 @@ for gpus, lens in ROWS:
         e = j["evaluation"]
         v = f"{e['output_tokens_per_s_per_gpu']:.1f}"
         v = f"**{v}**" if mode == best else v
+        # The CLI's own wording of each plan's degrees.
         if mode == "aggregated":
-            p = e["plan"]
-            desc = f"{plan_text(p)}, batch {p['batch']}" + (f", {p['micro_batches']} micro-batches" if p["micro_batches"] > 1 else "")
+            desc = e["degrees"]
         else:
             pre, dec = e["prefill"], e["decode"]
-            desc = (f"prefill {pre['gpus']} GPUs {plan_text(pre['plan'])} ({pre['plan']['batch']} prompts per pass); "
-                    f"decode {dec['gpus']} GPUs {plan_text(dec['plan'])} batch {dec['plan']['batch']}; limited by {e['limited_by']}")
+            desc = (f"prefill {pre['gpus']} GPUs: {pre['degrees']}; decode {dec['gpus']} GPUs: {dec['degrees']}; "
+                    f"limited by {e['limited_by']}")
         out.append(f"{head} {v} | {e['ttft_ms']:.0f} | {e['tpot_ms']:.2f} | {desc} |")
 body = "\n".join(out) + "\n"
 if len(sys.argv) > 2:

@@ -25,12 +25,8 @@ def run(*args):
 
 
 def degrees(e):
-    e = e["plan"]
-    # Attention split by whole sequences over the TP ranks (the `token` option) is attention
-    # data parallelism; by heads it is tensor parallelism.
-    attention = " · attention DP" if e["operators"].get("attention") == "token" else ""
-    return f"TP {e['tensor_parallel']} EP {e['expert_parallel']} PP {e['pipeline_parallel']} DP {e['data_parallel']} " \
-           f"batch {e['batch']}{attention}"
+    # The CLI's own wording of the plan's degrees (attention data parallelism included).
+    return e["degrees"]
 
 
 def figure(load):

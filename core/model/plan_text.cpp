@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "model/engine_caps.h"
 #include "model/plan_checks.h"
 
 namespace shardlab {
@@ -34,6 +35,10 @@ std::string planDegreesText(const ModelSpec& m, const Plan& p, bool prefillPool)
         t += ", " + n(p.redundantExperts) + " redundant expert" + (p.redundantExperts > 1 ? "s" : "");
     if (p.twoBatchOverlap)
         t += ", two-batch overlap";
+    // Attention split by whole sequences over the TP ranks is what engines call attention
+    // data parallelism (engine_caps.h's modes): the TP degree then splits no head.
+    if (engineMode(planEngineMode(m, p)).attentionDp)
+        t += ", attention data parallel over the " + n(p.tensorParallel) + " TP ranks";
     if (p.instances > 1 && expertGroupRanks(p) > 0)
         t += ", " + n(p.instances) + " engine instances of " + n(expertGroupRanks(p)) + " GPUs per stage";
     else if (p.instances > 1) // degrees that do not divide into instances
@@ -56,6 +61,8 @@ std::string planDegreesCompact(const ModelSpec& m, const Plan& p)
         t += " +" + n(p.redundantExperts) + " redundant";
     if (p.twoBatchOverlap)
         t += " overlap";
+    if (engineMode(planEngineMode(m, p)).attentionDp)
+        t += " attention-DP";
     if (p.instances > 1)
         t += " " + n(p.instances) + " instances";
     return t;

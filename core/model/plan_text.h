@@ -11,7 +11,8 @@
 namespace shardlab {
 
 // "TP 8, EP 8 (expert TP 1), PP 1, DP 8, batch 64 per replica, 1 micro-batch, 32 redundant
-// experts, two-batch overlap, 2 engine instances of 32 GPUs per stage". The expert figures
+// experts, two-batch overlap, attention data parallel over the 8 TP ranks, 2 engine instances
+// of 32 GPUs per stage". The expert figures
 // only for an MoE model, the expert-TP group by what it splits (an expert's weights, or the
 // tokens); the batch is a prefill pool's prompts per pass on a prefill pool's scenario
 // (`s`: the scenario the plan is priced on, a pool's for a pool), else per replica.
@@ -20,7 +21,7 @@ std::string planDegreesText(const Scenario& s, const Plan& p);
 std::string planDegreesText(const ModelSpec& m, const Plan& p, bool prefillPool);
 
 // The same degrees for a table's column: "TP 8 EP 8 PP 1 DP 8 batch 64 x1 micro +32
-// redundant overlap 2 instances".
+// redundant overlap attention-DP 2 instances".
 std::string planDegreesCompact(const ModelSpec& m, const Plan& p);
 
 } // namespace shardlab
