@@ -76,7 +76,7 @@ std::vector<std::string> planToWrite(const Args& a, const std::string& planFile,
 {
     if (d.pools || !validatePlan(d.plan, s).empty())
         return {};
-    const FieldErrors broken = engineViolations(e, d.plan, s.model);
+    const FieldErrors broken = engineViolations(e, d.plan, s);
     if (broken.empty())
         return {};
     const NearestRunnable n = nearestRunnablePlan(s, d.plan, e);

@@ -201,7 +201,7 @@ void judgeAgainstScenario(const Deployment& d, const Scenario& s, Validation& v)
         if (v.spaceChecked)
             appendUnder(v.outsideSpace, SearchSpace(pool.priced).outsideConstraints(pool.plan), pool.role);
         if (v.engine)
-            appendUnder(v.engineRules, engineViolations(*v.engine, pool.plan, s.model), pool.role);
+            appendUnder(v.engineRules, engineViolations(*v.engine, pool.plan, pool.priced), pool.role);
     }
 }
 

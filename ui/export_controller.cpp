@@ -72,7 +72,7 @@ bool ExportController::exportLaunchConfig(const QString& path, Engine engine, co
     Scenario s = m_editor->scenario();
     if (nearest && !m_planView->isDisaggregated()) {
         const Plan p = m_planView->currentPlan();
-        if (!engineViolations(engine, p, s.model).empty()) {
+        if (!engineViolations(engine, p, s).empty()) {
             const NearestRunnable n = nearestRunnablePlan(s, p, engine);
             if (!n.found) {
                 if (error)
@@ -120,7 +120,7 @@ std::optional<bool> ExportController::askExportNearest(Engine e, const QString& 
 {
     if (m_planView->isDisaggregated())
         return false; // the core refuses a pool the engine does not run, naming the rule
-    const FieldErrors broken = engineViolations(e, m_planView->currentPlan(), m_editor->scenario().model);
+    const FieldErrors broken = engineViolations(e, m_planView->currentPlan(), m_editor->scenario());
     if (broken.empty())
         return false;
     QStringList rules;

@@ -35,7 +35,7 @@ QStringList engineParagraphs(const Scenario& s, const Plan& plan, const EngineGa
     if (!e)
         return out;
     const QString name = QStringLiteral("%1 %2").arg(QLatin1String(engineInfo(*e).label), QLatin1String(engineInfo(*e).version));
-    const FieldErrors broken = engineViolations(*e, plan, s.model);
+    const FieldErrors broken = engineViolations(*e, plan, s);
     if (broken.empty()) {
         out << QObject::tr("<b>%1</b>: runs this plan as planned (docs/engines.md).").arg(name.toHtmlEscaped());
     } else {

@@ -282,8 +282,42 @@ int planEngineMode(const ModelSpec& m, const Plan& p)
     return (adp ? 2 : 0) + (a2a ? 1 : 0);
 }
 
-FieldErrors engineViolations(Engine e, const Plan& p, const ModelSpec& m)
+std::string enginePlacementRefusal(Engine e, const ModelSpec& m, const Plan& d, int gpusPerNode, std::string* field)
 {
+    if (e == Engine::Vllm || gpusPerNode <= 0)
+        return {};
+    // One server: an MoE plan's engine instance (its stage's ranks over the pipeline), a
+    // dense plan's replica (attention by heads: tensor x pipeline parallel).
+    const long long server = m.isMoe() ? d.gpus() / std::max(1, d.instances)
+                                       : static_cast<long long>(d.tensorParallel) * d.pipelineParallel;
+    const std::string node = std::to_string(gpusPerNode);
+    if (field)
+        *field = m.isMoe() ? "instances" : "tensor_parallel";
+    if (server > gpusPerNode) {
+        if (server % gpusPerNode == 0)
+            return {};
+        return "one " + std::string(e == Engine::Sglang ? "SGLang server" : "trtllm-serve world") + " spans "
+            + std::to_string(server) + " GPUs, beyond one " + node
+            + "-GPU node but not whole nodes: a multi-node server runs on whole nodes, so no script starts it as "
+              "planned ("
+            + (m.isMoe() ? "choose engine instances of whole nodes, or within one node"
+                         : "choose tensor x pipeline parallel a multiple of " + node + ", or within one node")
+            + ")";
+    }
+    if (e != Engine::Sglang || m.isMoe() || d.dataParallel <= 1 || gpusPerNode % server == 0)
+        return {};
+    const long long perServer = std::min<long long>(d.dataParallel, gpusPerNode / server);
+    if (perServer >= d.dataParallel)
+        return {}; // one server on one node holds every replica
+    return "replicas of " + std::to_string(server) + " GPUs do not tile " + node + "-GPU nodes: a server a node runs "
+        + std::to_string(perServer) + " of them (--dp-size), so the " + std::to_string(d.dataParallel)
+        + " replicas need more servers than the nodes hold and no script starts them as planned (choose tensor x "
+          "pipeline parallel that divides " + node + ")";
+}
+
+FieldErrors engineViolations(Engine e, const Plan& p, const Scenario& s)
+{
+    const ModelSpec& m = s.model;
     FieldErrors out;
     const int mode = planEngineMode(m, p);
     const EngineRefusal r = engineDegreesRefusal(e, m, p, mode);
@@ -308,6 +342,9 @@ FieldErrors engineViolations(Engine e, const Plan& p, const ModelSpec& m)
                        std::to_string(p.microBatches) + " micro-batches of a batch of " + std::to_string(p.batch) + ": "
                            + engineInfo(e).label + " keeps one micro-batch per pipeline stage in flight ("
                            + std::to_string(p.pipelineParallel) + ", with at least that many sequences)"});
+    std::string field;
+    if (std::string why = enginePlacementRefusal(e, m, p, s.cluster.gpusPerNode, &field); !why.empty())
+        out.push_back({{}, field, std::move(why)});
     return out;
 }
 

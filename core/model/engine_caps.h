@@ -108,9 +108,18 @@ inline bool engineMicroBatchesRun(const Plan& p) { return p.microBatches == p.pi
 // The mode a plan's options are in: by its attention (sequences split: attention DP) and
 // its dispatch (all-to-all).
 int planEngineMode(const ModelSpec& m, const Plan& p);
+// The placement rule: whether a script starts the plan's servers as planned on nodes of
+// `gpusPerNode` GPUs. A server over several nodes (an SGLang server, a TensorRT-LLM MPI world)
+// runs on whole nodes; SGLang starts a dense plan's replicas as one server a node, each
+// holding that node's replicas (--dp-size), so replicas that do not tile a node fit only
+// when one server holds them all. vLLM has no such rule here. Empty when it holds; else the
+// reason, with the plan field that decides it in `field`. Depends on the degrees only.
+std::string enginePlacementRefusal(Engine e, const ModelSpec& m, const Plan& degrees, int gpusPerNode,
+                                   std::string* field = nullptr);
 // Every rule of `e` the plan breaks, by plan field (tensor_parallel, operators.qkv_proj,
-// ...), each with the engine's reason. Empty when the engine runs the plan as it is.
-FieldErrors engineViolations(Engine e, const Plan& p, const ModelSpec& m);
+// ...), each with the engine's reason; `s` is the scenario the plan runs on (a pool's for a
+// pool: its model and its nodes). Empty when the engine runs the plan as it is.
+FieldErrors engineViolations(Engine e, const Plan& p, const Scenario& s);
 // The engine's own layout for a plan's degrees: the plan's options moved into the nearest
 // mode `e` runs them in (its own mode; else its attention with the other dispatcher; else
 // the others in order, attention by heads with all-gather / reduce-scatter first) and

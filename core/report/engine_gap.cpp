@@ -89,12 +89,12 @@ void writeHeadline(EngineGap& g)
         + " runs here" + figures + proof;
 }
 
-void collectCauses(EngineGap& g, const ModelSpec& m)
+void collectCauses(EngineGap& g)
 {
     const DeploymentOutcome &free = g.perOperator.deployment, &run = g.runnable.deployment;
     const bool pools = free.pools.size() > 1;
     for (const PoolOutcome& p : free.pools)
-        for (FieldError f : engineViolations(g.engine, p.plan, m)) {
+        for (FieldError f : engineViolations(g.engine, p.plan, p.scenario)) {
             if (pools)
                 f.where = p.name() + ": " + f.where;
             g.rulesBroken.push_back(f);
@@ -142,7 +142,7 @@ EngineGap measureEngineGap(const Scenario& s, const SearchOutcome* result, const
             : g.perOperator.proved                          ? GapBound::AtMost
                                                             : GapBound::Estimate;
         if (g.differs())
-            collectCauses(g, s.model);
+            collectCauses(g);
     }
     writeHeadline(g);
     return g;

@@ -171,7 +171,7 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
                               + "' is not of that family: remove workload.speculative and search again to export it"};
     // Export never changes the plan: one the engine does not run as planned is refused,
     // each rule it breaks named (model/engine_caps.h).
-    if (const FieldErrors broken = engineViolations(o.engine, p, s.model); !broken.empty()) {
+    if (const FieldErrors broken = engineViolations(o.engine, p, s); !broken.empty()) {
         std::string why;
         for (const FieldError& b : broken)
             why += (why.empty() ? "" : "; ") + b.where + ": " + b.reason;
@@ -300,8 +300,6 @@ Result<LaunchConfig> exportPlan(const Scenario& s, const Plan& p, const LaunchOp
         return model.error();
     c.model = model.value();
     LaunchPool pool = enginePool(o.engine, L, c.model, o, c.warnings);
-    if (!pool.refusal.empty())
-        return FieldError{{}, "plan", pool.refusal};
     c.command = pool.command;
     c.files = pool.files;
     c.environment = pool.environment;

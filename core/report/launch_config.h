@@ -91,9 +91,6 @@ struct LaunchPool {
     // "Disaggregated plans").
     long long serverNodes = 1;
     std::string otherNodes; // what a server's other nodes are for, when its command reads no NODE_RANK
-    // Why no script can start this pool as the plan places it (a server over several nodes
-    // that does not fill whole nodes): the export is refused with it. Empty: it can.
-    std::string refusal;
 };
 
 struct LaunchConfig {

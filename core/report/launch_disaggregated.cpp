@@ -347,7 +347,7 @@ void startInstances(PoolOut& out, const std::string& model, const LaunchOptions&
 
 // One pool of the deployment from its first GPU on: its layout, the checkpoint (the
 // deployment's: its warnings once, unprefixed, into `c`), its engine command and where it
-// sits; refused when no script starts it as planned.
+// sits (a placement no script starts is refused by the layout: model/engine_caps.h).
 Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, const LaunchOptions& o, long long firstGpu,
                           LaunchConfig& c)
 {
@@ -371,8 +371,6 @@ Result<PoolOut> buildPool(const Scenario& s, PoolRole role, const Plan& plan, co
     if (role == PoolRole::Prefill)
         c.warnings.insert(c.warnings.end(), checkpointWarnings.begin(), checkpointWarnings.end());
     out.pool = launch::enginePool(o.engine, out.layout, c.model, o, w);
-    if (!out.pool.refusal.empty())
-        return FieldError{{}, name, out.pool.refusal};
     out.servers = launch::apiServers(o.engine, out.layout);
     out.perNode = launch::instancesPerNode(o.engine, out.layout);
     if (out.perNode > 1)

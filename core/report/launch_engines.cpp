@@ -135,19 +135,6 @@ std::string rayCluster(const std::string& program, const Args& serve, long long 
 }
 } // namespace
 
-namespace {
-// A server over several nodes runs a whole number of them (each node's GPUs its own ranks):
-// one of `serverGpus` that does not fill whole nodes has no command that starts it.
-std::string wholeNodesRefusal(const EngineLayout& L, long long serverGpus, const std::string& what)
-{
-    if (serverGpus <= L.gpusPerNode || serverGpus % L.gpusPerNode == 0)
-        return {};
-    return "one " + what + " spans " + num(serverGpus) + " GPUs, beyond one " + num(L.gpusPerNode)
-        + "-GPU node but not whole nodes: a multi-node server runs on whole nodes, so no script starts it as "
-          "planned (choose tensor x pipeline parallel a multiple of " + num(L.gpusPerNode) + ", or within one node)";
-}
-} // namespace
-
 LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o, std::vector<std::string>& w)
 {
     const Scenario& s = *L.s;
@@ -386,18 +373,12 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
             + "; " + kHeadNote + ".\n" + nodeRankBelow(nodes) + render(program, a);
         pool.environment = varNames(a.reads);
         pool.serverNodes = nodes;
-        pool.refusal = wholeNodesRefusal(L, serverGpus, "SGLang server");
         if (replicas > 1)
             w.push_back(multiNodeReplicas(L, replicas, nodes));
         return pool;
     }
     if (replicas > 1) {
         const int perNode = sglangDenseServers(L).perServer;
-        if (L.gpusPerNode % serverGpus != 0 && perNode < replicas)
-            pool.refusal = "replicas of " + num(serverGpus) + " GPUs do not tile " + num(L.gpusPerNode)
-                + "-GPU nodes: a server a node runs " + num(perNode) + " of them (--dp-size), so the "
-                + num(replicas) + " replicas need more servers than the pool has nodes and no script starts "
-                  "them as planned (choose tensor x pipeline parallel that divides " + num(L.gpusPerNode) + ")";
         a.add("--dp-size", perNode);
         if (perNode < replicas)
             w.push_back(perNodeServers(L, replicas, perNode));
@@ -529,7 +510,6 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
                     + " nodes; launch it as one MPI world of " + num(world) + " ranks over them (mpirun or srun), as "
                       "TensorRT-LLM's multi-node guide describes");
         pool.serverNodes = world / L.gpusPerNode;
-        pool.refusal = wholeNodesRefusal(L, world, "trtllm-serve world");
         pool.otherNodes = "a host of the server's MPI world of " + num(world) + " ranks, which trtllm-serve on the "
             "server's first node runs (launch it there with mpirun or srun over these nodes, as TensorRT-LLM's "
             "multi-node guide describes); nothing to start here";

@@ -443,7 +443,7 @@ FieldErrors SearchSpace::outsideConstraints(const Plan& p) const
                            + " is not among the allowed " + names});
     }
     if (m_engine)
-        for (const FieldError& f : engineViolations(*m_engine, p, m_scenario.model))
+        for (const FieldError& f : engineViolations(*m_engine, p, m_scenario))
             out.push_back({{}, "workload.runnable",
                            std::string(engineInfo(*m_engine).label) + " " + engineInfo(*m_engine).version
                                + " does not run it (" + f.where + ": " + f.reason + ")"});

@@ -34,6 +34,19 @@ FieldErrors checkConstraints(const Scenario& s)
                 which += (which.empty() ? "" : ", ") + std::string(field) + " [" + allowedList(*v) + "]";
         if (!c.operatorOptions.empty())
             which += (which.empty() ? "" : ", ") + std::string("operators");
+        // Plans within the constraints that the engine's rules (placement on the nodes
+        // included) all leave out: the engine is the reason, not the constraints alone.
+        Scenario anyEngine = s;
+        anyEngine.workload.runnable = false;
+        if (runnableEngine(s) && SearchSpace(anyEngine).hasDegrees()) {
+            const EngineInfo& e = engineInfo(*runnableEngine(s));
+            out.push_back({{}, "workload.runnable",
+                           "no plan within the constraints (" + which + ") is one " + e.label + " " + e.version
+                               + " runs and starts on " + std::to_string(s.cluster.nodes) + " node"
+                               + (s.cluster.nodes > 1 ? "s" : "") + " of " + std::to_string(s.cluster.gpusPerNode)
+                               + " GPUs (docs/engines.md); other plans within them exist"});
+            return out;
+        }
         out.push_back({{}, "constraints",
                        "no plan is within the constraints on " + std::to_string(N) + " GPUs: TP x PP x DP must equal the "
                            "GPU count, the instances divide DP, EP divide the experts (with redundant experts) and an "

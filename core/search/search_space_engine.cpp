@@ -114,6 +114,9 @@ void SearchSpace::buildEngineTables()
                         if (m_moe && expertTensorParallel(d) <= 0)
                             continue;
                         const int etp = m_moe ? expertTensorParallel(d) : 0;
+                        // Degrees whose servers no script starts on these nodes run in no mode.
+                        if (!enginePlacementRefusal(*m_engine, m, d, m_scenario.cluster.gpusPerNode).empty())
+                            continue;
                         unsigned bits = 0;
                         for (int md = 0; md < kEngineModes; ++md) {
                             if (engineDegreesRefusal(*m_engine, m, d, md) != EngineRefusal::None)

@@ -152,6 +152,8 @@ bool fitEngine(const Scenario& s, Engine e, Plan& p, std::string& note)
         if (m.isMoe() && (expertTensorParallel(q) <= 0 || !redundantExpertsFit(m.moe.experts, q.redundantExperts,
                                                                                  q.expertParallel)))
             return false;
+        if (!enginePlacementRefusal(e, m, q, s.cluster.gpusPerNode).empty())
+            return false;
         for (int mode = 0; mode < kEngineModes; ++mode)
             if (engineDegreesRefusal(e, m, q, mode) == EngineRefusal::None)
                 return true;

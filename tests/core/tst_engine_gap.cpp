@@ -66,7 +66,7 @@ private Q_SLOTS:
             QCOMPARE(g.gain, ef.bestTokensPerSPerGpu() / er.bestTokensPerSPerGpu());
             // The engine runs its side as planned.
             const Engine e = *engineOfCollectives(ce);
-            QVERIFY(engineViolations(e, g.runnable.deployment.pools[0].plan, free.model).empty());
+            QVERIFY(engineViolations(e, g.runnable.deployment.pools[0].plan, g.runnable.deployment.pools[0].scenario).empty());
             // A gain above 1 comes from rules the per-operator optimum breaks.
             QCOMPARE(!g.rulesBroken.empty(), g.gain > 1 + 1e-12);
         }

@@ -506,7 +506,7 @@ void TestLaunchNodes::serversOfPartNodesAreRefused()
     for (Engine e : {Engine::Sglang, Engine::TrtLlm}) {
         auto c = exportPools(e, megatronLike(4, 3, 2, 1, 8), megatronLike(4, 5, 2, 1, 64), "part");
         QVERIFY2(!c.ok(), engineInfo(e).name);
-        QCOMPARE(c.error().where, std::string("prefill"));
+        QCOMPARE(c.error().where, std::string("prefill.plan")); // the engine rules' placement (engine_caps.h)
         QVERIFY2(c.error().reason.find("not whole nodes") != std::string::npos, c.error().reason.c_str());
     }
     // The reproduction layout itself fills whole nodes: exported.

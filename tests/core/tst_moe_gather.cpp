@@ -215,7 +215,10 @@ void TestMoeGather::anEngineKeepsAttentionDpWithItsGather()
     QCOMPARE(engineDegreesRefusal(Engine::TrtLlm, m, p, 3), EngineRefusal::AllToAllBackend);
     applyEngineLayout(Engine::TrtLlm, m, p);
     QCOMPARE(planEngineMode(m, p), 2); // attention DP, all-gather / reduce-scatter
-    QVERIFY(engineViolations(Engine::TrtLlm, p, m).empty());
+    Scenario s;
+    s.model = m;
+    s.cluster.gpusPerNode = 8;
+    QVERIFY(engineViolations(Engine::TrtLlm, p, s).empty());
     QCOMPARE(p.option(OpId::Dispatch), optionFromName(OpId::Dispatch, "all_gather"));
     QCOMPARE(p.option(OpId::Combine), optionFromName(OpId::Combine, "reduce_scatter"));
     QCOMPARE(p.option(OpId::Router), optionFromName(OpId::Router, "token"));

@@ -157,7 +157,7 @@ OracleBest oracle(const Scenario& s)
                                 Plan q = p;
                                 q.microBatches = micro;
                                 q.batch = micro;
-                                if (engine && !engineViolations(*engine, q, m).empty())
+                                if (engine && !engineViolations(*engine, q, s).empty())
                                     continue;
                                 ++best.plans;
                                 bestBatches(sim, s, q, best);
@@ -321,7 +321,7 @@ void TestPlanOracle::exactEqualsTheOracleUnderEachEngine()
         if (QTest::currentTestFailed())
             return;
         if (e.found) {
-            const FieldErrors v = engineViolations(*runnableEngine(s), e.best, s.model);
+            const FieldErrors v = engineViolations(*runnableEngine(s), e.best, s);
             QVERIFY2(v.empty(), qPrintable(where + ": exact's plan breaks "
                                            + (v.empty() ? QString() : QString::fromStdString(v.front().toString()))));
             ++found;

@@ -77,7 +77,7 @@ private Q_SLOTS:
         w.setScenario(s);
         QVERIFY(runSearch(w, QStringLiteral("exact"), 1000));
         const Plan best = w.planView()->currentPlan();
-        QVERIFY(!engineViolations(Engine::Vllm, best, s.model).empty());
+        QVERIFY(!engineViolations(Engine::Vllm, best, s).empty());
         QTemporaryDir dir;
         const QString path = dir.filePath(QStringLiteral("launch.sh"));
         QString error;
@@ -90,7 +90,7 @@ private Q_SLOTS:
         const NearestRunnable n = nearestRunnablePlan(s, best, Engine::Vllm);
         QVERIFY(n.found);
         QVERIFY(w.planView()->currentPlan() == n.plan);
-        QVERIFY(engineViolations(Engine::Vllm, n.plan, s.model).empty());
+        QVERIFY(engineViolations(Engine::Vllm, n.plan, s).empty());
         QVERIFY(w.planView()->currentTitle().startsWith(QStringLiteral("Nearest plan vLLM runs")));
         QCOMPARE(w.scenario().workload.engine, CollectiveEngine::Nccl); // the user's scenario is kept
     }
@@ -104,7 +104,7 @@ private Q_SLOTS:
         w.setScenario(s);
         Plan p = megatronPlan(Simulator(s)).plan;
         applyEngineLayout(Engine::Vllm, s.model, p);
-        QVERIFY(engineViolations(Engine::Vllm, p, s.model).empty());
+        QVERIFY(engineViolations(Engine::Vllm, p, s).empty());
         w.planView()->showPlan(QStringLiteral("runs"), p);
         QString why = w.planView()->explanationText();
         QVERIFY2(why.contains(QStringLiteral("in the space the searches consider, among the plans vLLM 0.11 runs")),
