@@ -164,7 +164,7 @@ void SearchPanel::clearRuns()
     m_referenceTag.clear();
     m_selected = -1;
     m_running = false;
-    m_megatronLine = m_optimumLine = nullptr;
+    m_megatronLine = m_optimumLine = m_olderRuns = nullptr;
     m_elites.clear();
     m_table->setRowCount(0);
     fillRunsTable();
@@ -358,7 +358,7 @@ void SearchPanel::finishRun(const JobResult& r)
         run.refine->addData(o.refinement.firstCall, o.refinement.fromValue);
         run.refine->addData(o.refinement.firstCall + o.refinement.calls, o.refinement.toValue);
         run.refine->setVisible(run.visible);
-        refreshRefineLegend();
+        refreshLegend();
     }
     if (o.found && finite(o.bestTokensPerSPerGpu())) {
         run.best->addData(std::max(o.calls, 1), o.bestTokensPerSPerGpu());

@@ -151,7 +151,8 @@ private:
     QColor nextRunColor() const;
     // "name [variant]: best" in the curve's legend, names shortened (ui_format.h shownName).
     static QString legendName(const Run& r);
-    void refreshRefineLegend();
+    static constexpr int kLegendRuns = 4; // runs the curve's legend names; older ones in one line
+    void refreshLegend();
     void updateReferenceTag();
     QString referenceName(const QString& line) const;
     // Why the elite table has no rows, for the selected run (or none).
@@ -191,6 +192,7 @@ private:
     std::vector<EliteEntry> m_elites;
     QCPGraph* m_megatronLine = nullptr;
     QCPGraph* m_optimumLine = nullptr;
+    QCPGraph* m_olderRuns = nullptr; // the legend's line for the visible runs it does not name
     std::optional<double> m_megatron, m_optimum;
     int m_maxCalls = 1;
     double m_maxValue = 1;

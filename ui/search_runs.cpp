@@ -46,6 +46,7 @@ SearchPanel::Run& SearchPanel::newRun(const QString& label, const QString& varia
     run.best->setName(legendName(run));
     m_runs.push_back(run);
     updateReferenceTag();
+    refreshLegend();
     return m_runs.back();
 }
 
@@ -104,15 +105,11 @@ void SearchPanel::applyVisibility(int i, bool visible)
     r.visible = visible;
     r.best->setVisible(visible);
     r.refine->setVisible(visible);
-    if (visible)
-        r.best->addToLegend();
-    else
-        r.best->removeFromLegend();
     if (!visible)
         r.samples->setVisible(false);
     else if (i == runCount() - 1)
         r.samples->setVisible(true);
-    refreshRefineLegend();
+    refreshLegend();
 }
 
 bool SearchPanel::setRunVisible(int i, bool visible)
@@ -218,7 +215,7 @@ std::shared_ptr<SearchPanel::RemovedRun> SearchPanel::takeRun(quint64 id)
     m_curve->removeGraph(it->refine);
     m_runs.erase(it);
     updateReferenceTag();
-    refreshRefineLegend();
+    refreshLegend();
     if (m_selected == i)
         m_selected = runCount() - 1;
     else if (m_selected > i)
@@ -289,20 +286,39 @@ void SearchPanel::fillRunsTable()
 
 // One legend entry stands for every run's batch refinement (a dashed step with diamonds, in
 // its run's colour): the first shown run that has one, so several runs do not repeat it.
-void SearchPanel::refreshRefineLegend()
+// The curve's legend: the newest kLegendRuns visible runs in the order they ran, one short
+// line for the older visible runs (drawn, their colours in the Run table) and one for the batch
+// refinements. Thirty restored runs listed in full left the curve a few pixels tall.
+void SearchPanel::refreshLegend()
 {
-    bool shown = false;
     for (Run& r : m_runs) {
-        const bool show = !shown && r.visible && !r.refine->data()->isEmpty();
-        if (show) {
+        r.best->removeFromLegend();
+        r.refine->removeFromLegend();
+    }
+    int visible = 0;
+    for (const Run& r : m_runs)
+        visible += r.visible;
+    const int older = std::max(0, visible - kLegendRuns);
+    int seen = 0;
+    for (Run& r : m_runs)
+        if (r.visible && seen++ >= older)
+            r.best->addToLegend();
+    if (!m_olderRuns) {
+        m_olderRuns = m_curve->addGraph(); // no data: a legend line only
+        m_olderRuns->setPen(Qt::NoPen);
+    }
+    m_olderRuns->removeFromLegend();
+    if (older > 0) {
+        m_olderRuns->setName(older == 1 ? tr("+1 older run (Run table)") : tr("+%1 older runs (Run table)").arg(older));
+        m_olderRuns->addToLegend();
+    }
+    for (Run& r : m_runs)
+        if (r.visible && !r.refine->data()->isEmpty()) {
             r.refine->setName(m_runs.size() > 1 ? tr("batch refinements (last steps)")
                                                 : tr("batch refinement (last step)"));
             r.refine->addToLegend();
-            shown = true;
-        } else {
-            r.refine->removeFromLegend();
+            break;
         }
-    }
 }
 
 // A reference line (the recipe, exact's optimum) is the current scenario's. When a run of

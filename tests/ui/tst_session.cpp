@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "qcp.h"
 #include "window_fixtures.h"
 #include "main_window.h"
 #include "scenario_editor.h"
@@ -171,6 +172,59 @@ private Q_SLOTS:
         QVERIFY(QFile::remove(settings));
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope,
                            QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation));
+    }
+
+    // Thirty restored runs (the most a session keeps) leave the curve its room at 1024x700:
+    // the legend names the newest four visible runs and counts the others in one line.
+    void manyRestoredRunsLeaveTheCurveItsRoom()
+    {
+        QByteArray json;
+        {
+            MainWindow w;
+            w.setScenario(preset("llama3-70b-8gpu"));
+            QVERIFY(runSearch(w, QStringLiteral("random"), 50));
+            QJsonObject doc = QJsonDocument::fromJson(w.searchPanel()->runsToJson()).object();
+            const QJsonValue one = doc.value(QStringLiteral("runs")).toArray().last();
+            QJsonArray runs;
+            for (int i = 0; i < 30; ++i)
+                runs.append(one);
+            doc[QStringLiteral("runs")] = runs;
+            json = QJsonDocument(doc).toJson(QJsonDocument::Compact);
+        }
+        startFreshSession();
+        MainWindow w;
+        w.setScenario(preset("llama3-70b-8gpu"));
+        QVERIFY(w.searchPanel()->restoreRuns(json));
+        QCOMPARE(w.searchPanel()->runCount(), 30);
+        w.resize(1024, 700);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* curve = w.searchPanel()->findChild<QCustomPlot*>(QStringLiteral("throughputCurve"));
+        QVERIFY(curve);
+        auto namedRuns = [&](QString* older) {
+            int n = 0;
+            for (int i = 0; i < curve->legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(curve->legend->item(i))) {
+                    const QString name = item->plottable()->name();
+                    if (name.contains(QStringLiteral("older run")))
+                        *older = name;
+                    else
+                        n += name.startsWith(QStringLiteral("random"));
+                }
+            return n;
+        };
+        QString older;
+        QCOMPARE(namedRuns(&older), 4);
+        QVERIFY2(older.contains(QStringLiteral("+26 older runs")), qPrintable(older));
+        curve->replot();
+        QVERIFY2(curve->axisRect()->height() > curve->height() / 3,
+                 qPrintable(QStringLiteral("axis rect %1 px of a %2 px curve").arg(curve->axisRect()->height()).arg(curve->height())));
+        // Runs hidden in the Run table leave the count; with four visible none is left over.
+        for (int i = 0; i < 26; ++i)
+            QVERIFY(w.searchPanel()->setRunVisible(i, false));
+        older.clear();
+        QCOMPARE(namedRuns(&older), 4);
+        QVERIFY2(older.isEmpty(), qPrintable(older));
     }
 };
 
