@@ -277,7 +277,7 @@ int planEngineMode(const ModelSpec& m, const Plan& p)
 {
     if (!m.isMoe())
         return 0;
-    const bool adp = !optionIrrelevant(p, OpId::Attention) && is(OpId::Attention, p.option(OpId::Attention), "token");
+    const bool adp = attentionDataParallel(p);
     const bool a2a = !optionIrrelevant(p, OpId::Dispatch) && is(OpId::Dispatch, p.option(OpId::Dispatch), "all_to_all");
     return (adp ? 2 : 0) + (a2a ? 1 : 0);
 }
@@ -290,29 +290,26 @@ std::string enginePlacementRefusal(Engine e, const ModelSpec& m, const Plan& d, 
     // dense plan's replica (attention by heads: tensor x pipeline parallel).
     const long long server = m.isMoe() ? d.gpus() / std::max(1, d.instances)
                                        : static_cast<long long>(d.tensorParallel) * d.pipelineParallel;
-    const std::string node = std::to_string(gpusPerNode);
-    if (field)
-        *field = m.isMoe() ? "instances" : "tensor_parallel";
-    if (server > gpusPerNode) {
-        if (server % gpusPerNode == 0)
-            return {};
-        return "one " + std::string(e == Engine::Sglang ? "SGLang server" : "trtllm-serve world") + " spans "
-            + std::to_string(server) + " GPUs, beyond one " + node
-            + "-GPU node but not whole nodes: a multi-node server runs on whole nodes, so no script starts it as "
-              "planned ("
-            + (m.isMoe() ? "choose engine instances of whole nodes, or within one node"
-                         : "choose tensor x pipeline parallel a multiple of " + node + ", or within one node")
-            + ")";
-    }
-    if (e != Engine::Sglang || m.isMoe() || d.dataParallel <= 1 || gpusPerNode % server == 0)
+    // Whole nodes, or servers that tile a node; on one node (the plan's GPUs within it) they
+    // tile the plan's GPUs. Otherwise some server straddles two nodes without filling them.
+    if (server <= 0 || server % gpusPerNode == 0 || (server < gpusPerNode && gpusPerNode % server == 0)
+        || (server < gpusPerNode && d.gpus() <= gpusPerNode))
         return {};
-    const long long perServer = std::min<long long>(d.dataParallel, gpusPerNode / server);
-    if (perServer >= d.dataParallel)
-        return {}; // one server on one node holds every replica
-    return "replicas of " + std::to_string(server) + " GPUs do not tile " + node + "-GPU nodes: a server a node runs "
-        + std::to_string(perServer) + " of them (--dp-size), so the " + std::to_string(d.dataParallel)
-        + " replicas need more servers than the nodes hold and no script starts them as planned (choose tensor x "
-          "pipeline parallel that divides " + node + ")";
+    if (field)
+        *field = m.isMoe() ? "instances" : (d.pipelineParallel > 1 ? "pipeline_parallel" : "tensor_parallel");
+    const std::string node = std::to_string(gpusPerNode);
+    const std::string choose = m.isMoe() ? "choose engine instances of whole nodes or of a size that divides " + node
+                                         : "choose tensor x pipeline parallel a multiple of " + node
+                                               + " or a divisor of it";
+    const std::string what = e == Engine::Sglang ? (m.isMoe() ? "SGLang server" : "SGLang replica")
+                                                 : "trtllm-serve world";
+    if (server > gpusPerNode)
+        return "one " + what + " spans " + std::to_string(server) + " GPUs, beyond one " + node
+            + "-GPU node but not whole nodes: a multi-node server runs on whole nodes, so no script starts it as "
+              "planned (" + choose + ")";
+    return what + "s of " + std::to_string(server) + " GPUs do not tile " + node + "-GPU nodes: over "
+        + std::to_string(d.gpus()) + " GPUs one would straddle two nodes, which a server within a node cannot, so "
+          "no script starts them as planned (" + choose + ")";
 }
 
 FieldErrors engineViolations(Engine e, const Plan& p, const Scenario& s)

@@ -109,11 +109,12 @@ inline bool engineMicroBatchesRun(const Plan& p) { return p.microBatches == p.pi
 // its dispatch (all-to-all).
 int planEngineMode(const ModelSpec& m, const Plan& p);
 // The placement rule: whether a script starts the plan's servers as planned on nodes of
-// `gpusPerNode` GPUs. A server over several nodes (an SGLang server, a TensorRT-LLM MPI world)
-// runs on whole nodes; SGLang starts a dense plan's replicas as one server a node, each
-// holding that node's replicas (--dp-size), so replicas that do not tile a node fit only
-// when one server holds them all. vLLM has no such rule here. Empty when it holds; else the
-// reason, with the plan field that decides it in `field`. Depends on the degrees only.
+// `gpusPerNode` GPUs. A server (an SGLang server or a dense plan's SGLang replica, a
+// TensorRT-LLM MPI world; an MoE plan's server is its engine instance) is whole nodes, or
+// tiles a node; on several nodes any other size leaves one straddling two nodes without
+// filling them, which no launch starts. vLLM's Ray cluster places its engines' GPUs itself:
+// no rule. Empty when it holds; else the reason, with the plan field that decides it in
+// `field`. Depends on the degrees only.
 std::string enginePlacementRefusal(Engine e, const ModelSpec& m, const Plan& degrees, int gpusPerNode,
                                    std::string* field = nullptr);
 // Every rule of `e` the plan breaks, by plan field (tensor_parallel, operators.qkv_proj,

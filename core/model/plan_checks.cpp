@@ -40,6 +40,12 @@ bool tensorParallelFits(const ModelSpec& m, const Plan& p, int tp)
     return true;
 }
 
+bool attentionDataParallel(const Plan& p)
+{
+    return !optionIrrelevant(p, OpId::Attention)
+        && opOption(OpId::Attention, p.option(OpId::Attention)).split == Split::Tokens;
+}
+
 bool optionIrrelevant(const Plan& p, OpId id)
 {
     switch (id) {

@@ -94,6 +94,9 @@ Plan canonicalPlan(const Plan& p);
 // Whether operator `id`'s option cannot matter with the plan's degrees (canonicalPlan's rule;
 // exact searches one option of such an operator).
 bool optionIrrelevant(const Plan& p, OpId id);
+// Whether attention splits whole sequences over a TP group of several ranks (its `token`
+// option): what engines call attention data parallelism.
+bool attentionDataParallel(const Plan& p);
 
 inline PlanCheck optionRule(const ModelSpec& m, OpId id, int o, int tp, int etp)
 {

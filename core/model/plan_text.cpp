@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "model/engine_caps.h"
 #include "model/plan_checks.h"
 
 namespace shardlab {
@@ -29,16 +28,17 @@ std::string planDegreesText(const ModelSpec& m, const Plan& p, bool prefillPool)
     }
     t += ", PP " + n(p.pipelineParallel) + ", DP " + n(p.dataParallel) + ", batch " + n(p.batch) + batchUnit + ", "
         + n(p.microBatches) + " micro-batch" + (p.microBatches > 1 ? "es" : "");
+    // Attention split by whole sequences over the TP ranks is what engines call attention
+    // data parallelism: the TP degree then splits no head.
+    const std::string attentionDp
+        = attentionDataParallel(p) ? ", attention data parallel over the " + n(p.tensorParallel) + " TP ranks" : "";
     if (!m.isMoe())
-        return t;
+        return t + attentionDp;
     if (p.redundantExperts > 0)
         t += ", " + n(p.redundantExperts) + " redundant expert" + (p.redundantExperts > 1 ? "s" : "");
     if (p.twoBatchOverlap)
         t += ", two-batch overlap";
-    // Attention split by whole sequences over the TP ranks is what engines call attention
-    // data parallelism (engine_caps.h's modes): the TP degree then splits no head.
-    if (engineMode(planEngineMode(m, p)).attentionDp)
-        t += ", attention data parallel over the " + n(p.tensorParallel) + " TP ranks";
+    t += attentionDp;
     if (p.instances > 1 && expertGroupRanks(p) > 0)
         t += ", " + n(p.instances) + " engine instances of " + n(expertGroupRanks(p)) + " GPUs per stage";
     else if (p.instances > 1) // degrees that do not divide into instances
@@ -56,12 +56,12 @@ std::string planDegreesCompact(const ModelSpec& m, const Plan& p)
     std::string t = "TP " + n(p.tensorParallel) + " EP " + n(p.expertParallel) + " PP " + n(p.pipelineParallel)
         + " DP " + n(p.dataParallel) + " batch " + n(p.batch) + " x" + n(p.microBatches) + " micro";
     if (!m.isMoe())
-        return t;
+        return t + (attentionDataParallel(p) ? " attention-DP" : "");
     if (p.redundantExperts > 0)
         t += " +" + n(p.redundantExperts) + " redundant";
     if (p.twoBatchOverlap)
         t += " overlap";
-    if (engineMode(planEngineMode(m, p)).attentionDp)
+    if (attentionDataParallel(p))
         t += " attention-DP";
     if (p.instances > 1)
         t += " " + n(p.instances) + " instances";

@@ -39,12 +39,15 @@ FieldErrors checkConstraints(const Scenario& s)
         Scenario anyEngine = s;
         anyEngine.workload.runnable = false;
         if (runnableEngine(s) && SearchSpace(anyEngine).hasDegrees()) {
-            const EngineInfo& e = engineInfo(*runnableEngine(s));
+            const Engine engine = *runnableEngine(s);
+            const EngineInfo& e = engineInfo(engine);
+            const std::string nodes = std::to_string(s.cluster.nodes) + " node" + (s.cluster.nodes > 1 ? "s" : "")
+                + " of " + std::to_string(s.cluster.gpusPerNode) + " GPUs";
             out.push_back({{}, "workload.runnable",
                            "no plan within the constraints (" + which + ") is one " + e.label + " " + e.version
-                               + " runs and starts on " + std::to_string(s.cluster.nodes) + " node"
-                               + (s.cluster.nodes > 1 ? "s" : "") + " of " + std::to_string(s.cluster.gpusPerNode)
-                               + " GPUs (docs/engines.md); other plans within them exist"});
+                               + " runs: its rules on degrees and layouts"
+                               + (engine == Engine::Vllm ? std::string() : ", and where its servers sit on " + nodes + ",")
+                               + " leave none (docs/engines.md); without workload.runnable the constraints hold plans"});
             return out;
         }
         out.push_back({{}, "constraints",

@@ -258,7 +258,7 @@ struct SkippedDepths {
         if (!constraints.empty())
             parts.push_back("the constraints exclude " + depths(constraints));
         if (!this->engine.empty() && engine)
-            parts.push_back(std::string(engineInfo(*engine).label) + " runs no layout of " + depths(this->engine));
+            parts.push_back(std::string(engineInfo(*engine).label) + " runs or places no layout of " + depths(this->engine));
         if (!structure.empty())
             parts.push_back(depths(structure) + " do" + (structure.size() == 1 ? "es" : "") + " not divide the model ("
                             + (structure.size() > 1 ? "at PP " + std::to_string(structure.back()) + ": " : "")
