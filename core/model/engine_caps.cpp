@@ -282,14 +282,16 @@ int planEngineMode(const ModelSpec& m, const Plan& p)
     return (adp ? 2 : 0) + (a2a ? 1 : 0);
 }
 
+long long engineServerGpus(const ModelSpec& m, const Plan& p)
+{
+    return m.isMoe() ? p.gpus() / std::max(1, p.instances) : static_cast<long long>(p.tensorParallel) * p.pipelineParallel;
+}
+
 std::string enginePlacementRefusal(Engine e, const ModelSpec& m, const Plan& d, int gpusPerNode, std::string* field)
 {
     if (e == Engine::Vllm || gpusPerNode <= 0)
         return {};
-    // One server: an MoE plan's engine instance (its stage's ranks over the pipeline), a
-    // dense plan's replica (attention by heads: tensor x pipeline parallel).
-    const long long server = m.isMoe() ? d.gpus() / std::max(1, d.instances)
-                                       : static_cast<long long>(d.tensorParallel) * d.pipelineParallel;
+    const long long server = engineServerGpus(m, d);
     // Whole nodes, or servers that tile a node; on one node (the plan's GPUs within it) they
     // tile the plan's GPUs. Otherwise some server straddles two nodes without filling them.
     if (server <= 0 || server % gpusPerNode == 0 || (server < gpusPerNode && gpusPerNode % server == 0)

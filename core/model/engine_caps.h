@@ -115,6 +115,10 @@ int planEngineMode(const ModelSpec& m, const Plan& p);
 // filling them, which no launch starts. vLLM's Ray cluster places its engines' GPUs itself:
 // no rule. Empty when it holds; else the reason, with the plan field that decides it in
 // `field`. Depends on the degrees only.
+// The GPUs of one server a launch starts for the plan: an MoE plan's engine instance (its
+// stage's ranks over the pipeline), a dense plan's replica (tensor x pipeline parallel; the
+// engines run a dense model's attention by heads).
+long long engineServerGpus(const ModelSpec& m, const Plan& p);
 std::string enginePlacementRefusal(Engine e, const ModelSpec& m, const Plan& degrees, int gpusPerNode,
                                    std::string* field = nullptr);
 // Every rule of `e` the plan breaks, by plan field (tensor_parallel, operators.qkv_proj,

@@ -200,6 +200,7 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     L.attnDp = L.stage / L.attnTp;
     L.seqsPerReplica = static_cast<int>((static_cast<long long>(p.batch) * L.dp + L.attnDp - 1) / L.attnDp);
     L.gpusPerNode = s.cluster.gpusPerNode;
+    L.serverGpus = static_cast<int>(engineServerGpus(s.model, p));
     L.gpus = p.gpus() / instances;
     L.instances = instances;
     if (instances > 1)

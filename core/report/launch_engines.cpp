@@ -257,7 +257,7 @@ struct SglangDenseServers {
 };
 SglangDenseServers sglangDenseServers(const EngineLayout& L)
 {
-    const int replicaGpus = L.attnTp * L.pp;
+    const int replicaGpus = L.serverGpus;
     if (replicaGpus > L.gpusPerNode)
         return {1, L.attnDp};
     const int perServer = std::max(1, std::min(L.attnDp, L.gpusPerNode / replicaGpus));
@@ -287,7 +287,7 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
     // attention gives each of attnDp ranks groups its own sequences with attention TP
     // tp-size / dp-size. A dense model's DP replicas are independent servers (--dp-size).
     const bool dpAttention = L.moe && L.attnDp > 1;
-    int serverGpus;
+    const int serverGpus = L.serverGpus;
     if (L.moe) {
         a.add("--tp-size", L.stage);
         if (dpAttention) {
@@ -296,11 +296,8 @@ LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const Lau
         }
         if (L.ep > 1)
             a.add("--ep-size", L.ep);
-        serverGpus = L.stage * L.pp;
-    } else {
-        if (L.attnTp > 1)
-            a.add("--tp-size", L.attnTp);
-        serverGpus = L.attnTp * L.pp;
+    } else if (L.attnTp > 1) {
+        a.add("--tp-size", L.attnTp);
     }
     if (L.pp > 1)
         a.add("--pp-size", L.pp);
@@ -504,7 +501,7 @@ LaunchPool trtllmPool(const EngineLayout& L, const std::string& model, const Lau
     if (L.quantizeOnLoad)
         w.push_back("weights: fp8 with a bf16 checkpoint - trtllm-serve does not quantize on load; serve an FP8 "
                     "checkpoint (e.g. quantized with NVIDIA ModelOpt)");
-    const int world = tpSize * L.pp;
+    const int world = trtllmWorld(L);
     if (world > L.gpusPerNode) {
         w.push_back("placement: one trtllm-serve spans " + num(world) + " GPUs over " + num(world / L.gpusPerNode)
                     + " nodes; launch it as one MPI world of " + num(world) + " ranks over them (mpirun or srun), as "
@@ -535,7 +532,7 @@ long long apiServers(Engine e, const EngineLayout& L)
     return 1;
 }
 
-int trtllmWorld(const EngineLayout& L) { return (L.moe ? L.stage : L.attnTp) * L.pp; }
+int trtllmWorld(const EngineLayout& L) { return L.serverGpus; }
 
 int rolePort(Engine e, PoolRole r)
 {
@@ -569,7 +566,7 @@ LaunchPool enginePool(Engine e, const EngineLayout& L, const std::string& model,
         // One SGLang server holds a node's replicas (--dp-size) or spans a replica's nodes:
         // the pool is that many servers of the GPUs one command starts.
         const SglangDenseServers d = sglangDenseServers(L);
-        pool.gpus = L.attnTp * L.pp * d.perServer;
+        pool.gpus = L.serverGpus * d.perServer;
         pool.instances = d.servers;
     }
     pool.memory = L.memory;

@@ -43,6 +43,9 @@ struct EngineLayout {
     // token-split (each schedules its own sequences), else 1.
     int tokenSplit() const { return tp / attnTp; }
     int seqsPerReplica = 1; // sequences one attention replica holds: batch x dp / attnDp
+    // One server's GPUs (engineServerGpus): an SGLang server of an MoE plan or a dense
+    // replica, a trtllm-serve world.
+    int serverGpus = 1;
     int gpusPerNode = 1;
     long long gpus = 1;  // one engine instance's
     int instances = 1;   // engine instances the plan is started as (MoE plans' instances)
