@@ -284,11 +284,10 @@ void SearchPanel::fillRunsTable()
     m_runsTable->setRuns(rows, m_selected);
 }
 
-// One legend entry stands for every run's batch refinement (a dashed step with diamonds, in
-// its run's colour): the first shown run that has one, so several runs do not repeat it.
 // The curve's legend: the newest kLegendRuns visible runs in the order they ran, one short
-// line for the older visible runs (drawn, their colours in the Run table) and one for the batch
-// refinements. Thirty restored runs listed in full left the curve a few pixels tall.
+// line for the older visible runs (drawn, their colours in the Run table; thirty restored runs
+// listed in full left the curve a few pixels tall), and one entry for every run's batch
+// refinement (a dashed step with diamonds, in its run's colour): the first shown run's.
 void SearchPanel::refreshLegend()
 {
     for (Run& r : m_runs) {

@@ -54,6 +54,18 @@ double bestPool(const Scenario& s, PoolRole role, int gpus)
     return best;
 }
 
+// A split's deployment from its pools' best output tokens/s (0 when either has none): the
+// least of the two pools and the KV links, per GPU of the cluster.
+double splitTokensPerGpu(const Scenario& s, int prefillGpus, double prefill, double decode)
+{
+    if (prefill <= 0 || decode <= 0)
+        return 0;
+    const long long N = s.cluster.totalGpus();
+    const CostModel costs(poolScenario(s, PoolRole::Prefill, 1), SimConstants{});
+    const double links = kvLinkRequestsPerS(costs, prefillGpus, static_cast<int>(N - prefillGpus)) * s.workload.outputTokens;
+    return std::min({prefill, decode, links}) / double(N);
+}
+
 // The scenario with the operators outside the expert block held at the recipe's option,
 // through the scenario's constraints (so exact and the brute force search the same smaller
 // space): the MoE rows' point is the expert degrees, redundant slots and overlap over every
@@ -383,17 +395,10 @@ void TestDisaggregated::exactEqualsBruteForceOverEverySplit()
     if (quickTests() && !QByteArray(QTest::currentDataTag()).startsWith("dense, one"))
         QSKIP("sanitizer run: the other rows cover the same code");
     const long long N = scenario.cluster.totalGpus();
-    const double osl = scenario.workload.outputTokens;
-    const CostModel costs(poolScenario(scenario, PoolRole::Prefill, 1), SimConstants{});
     double best = 0;
-    for (int gp : disaggregatedSplits(scenario)) {
-        const int gd = static_cast<int>(N - gp);
-        const double pre = bestPool(scenario, PoolRole::Prefill, gp);
-        const double dec = bestPool(scenario, PoolRole::Decode, gd);
-        if (pre <= 0 || dec <= 0)
-            continue;
-        best = std::max(best, std::min({pre, dec, kvLinkRequestsPerS(costs, gp, gd) * osl}) / double(N));
-    }
+    for (int gp : disaggregatedSplits(scenario))
+        best = std::max(best, splitTokensPerGpu(scenario, gp, bestPool(scenario, PoolRole::Prefill, gp),
+                                                bestPool(scenario, PoolRole::Decode, static_cast<int>(N - gp))));
     QVERIFY2(best > 0, "the row should have a valid deployment");
     SearchOptions o;
     o.algorithm = "exact";
@@ -426,7 +431,6 @@ void TestDisaggregated::exactEqualsBruteForceOnEveryMoePool()
         QSKIP("sanitizer run: the dense rows above cover the same code");
     const Scenario held = expertOperatorsFree(scenario);
     const long long N = scenario.cluster.totalGpus();
-    const CostModel costs(poolScenario(scenario, PoolRole::Prefill, 1), SimConstants{});
     SearchOptions o;
     o.algorithm = "exact";
     double best = 0;
@@ -448,10 +452,7 @@ void TestDisaggregated::exactEqualsBruteForceOnEveryMoePool()
                      qPrintable(where + QString(": exact %1, brute force %2").arg(found, 0, 'g', 17).arg(brute, 0, 'g', 17)));
             tokens[role == PoolRole::Prefill ? 0 : 1] = found;
         }
-        if (tokens[0] > 0 && tokens[1] > 0)
-            best = std::max(best, std::min({tokens[0], tokens[1], kvLinkRequestsPerS(costs, gp, static_cast<int>(N - gp))
-                                                                         * scenario.workload.outputTokens})
-                                      / double(N));
+        best = std::max(best, splitTokensPerGpu(scenario, gp, tokens[0], tokens[1]));
     }
     QVERIFY2(best > 0, "the row should have a valid deployment");
     const SearchOutcome whole = runSearch(scenario, o);
