@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/plan_checks.h"
 #include "table_columns.h"
 
 namespace shardlab::ui {
@@ -29,7 +30,8 @@ EliteTable::EliteTable(QWidget* parent) : QTableWidget(parent)
     setHorizontalHeaderLabels({tr("tok/s/GPU"), tr("TP"), tr("EP"), tr("PP"), tr("DP"), tr("batch"), tr("µbatch"),
                                tr("TPOT ms"), tr("TTFT ms"), tr("mem GB"), tr("found at")});
     const QString tips[] = {tr("Output tokens per second per GPU (the objective)."),
-                            tr("Tensor parallel degree."),
+                            tr("Tensor parallel degree; \"attn DP\": attention splits whole sequences over the TP "
+                               "ranks (attention data parallelism), so no head is split."),
                             tr("Expert parallel degree."),
                             tr("Pipeline parallel degree (stages)."),
                             tr("Data parallel degree (replicas)."),
@@ -158,7 +160,10 @@ void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumn
         const Plan& p = e.plan;
         setItem(r, 0, cell(group.size() > 1 ? QStringLiteral("%1 ×%2").arg(e.tokensPerSPerGpu, 0, 'f', 1).arg(group.size())
                                              : QString::number(e.tokensPerSPerGpu, 'f', 1)));
-        setItem(r, 1, cell(QString::number(p.tensorParallel)));
+        // Under attention data parallelism TP splits no head: the cell says so, since the
+        // degree alone reads as a head split.
+        setItem(r, 1, cell(attentionDataParallel(p) ? tr("%1 attn DP").arg(p.tensorParallel)
+                                                     : QString::number(p.tensorParallel)));
         setItem(r, 2, cell(QString::number(p.expertParallel)));
         setItem(r, 3, cell(QString::number(p.pipelineParallel)));
         setItem(r, 4, cell(QString::number(p.dataParallel)));

@@ -42,6 +42,7 @@
 #include <QUndoStack>
 #include <QProgressBar>
 #include "sim/simulator.h"
+#include "model/plan_checks.h"
 
 using namespace shardlab;
 using shardlab::ui::MainWindow;
@@ -61,6 +62,7 @@ private Q_SLOTS:
     void progressStaysWhereStopped();
     void runsTableFollowsARunningSearch();
     void runsTableAndElitesChangeTogether();
+    void eliteRowsNameAttentionDataParallelism();
     void longRunsAreDownsampledEvenly();
     void variantsKeptAcrossAnEdit();
     void cosmeticEditCancelsNothing();
@@ -464,6 +466,44 @@ void TestMainWindow::runsTableAndElitesChangeTogether()
     QCOMPARE(shown(runs, 2), QStringLiteral("150.0"));
     QCOMPARE(shown(elites, 0), QStringLiteral("150.0"));
     QCOMPARE(shown(runs, 3), QStringLiteral("80"));
+}
+
+// Under attention data parallelism the TP degree splits no head: the elite row's TP cell
+// says so, where a head-split plan of the same degrees shows the number alone.
+void TestMainWindow::eliteRowsNameAttentionDataParallelism()
+{
+    ui::SearchPanel panel;
+    const Scenario s = scenarioPreset("llama3-70b-8gpu").value;
+    panel.setScenario(s);
+    panel.beginRun(QStringLiteral("synthetic"));
+    Plan heads = megatronPlan(Simulator(s)).plan;
+    QVERIFY(heads.tensorParallel > 1 && !attentionDataParallel(heads));
+    Plan tokens = heads;
+    for (int o = 0; o < opInfo(OpId::Attention).optionCount; ++o)
+        if (opOption(OpId::Attention, o).split == Split::Tokens)
+            tokens.setOption(OpId::Attention, o);
+    QVERIFY(attentionDataParallel(tokens));
+    ui::LiveProgress p;
+    p.core.budget = 1000;
+    p.core.calls = 2;
+    p.core.haveBest = true;
+    p.core.bestTokensPerSPerGpu = 200;
+    for (const auto& [plan, value] : {std::pair{tokens, 200.0}, std::pair{heads, 100.0}}) {
+        ui::EliteEntry e;
+        e.plan = plan;
+        e.valid = true;
+        e.tokensPerSPerGpu = value;
+        e.call = int(value);
+        p.elites.push_back(e);
+    }
+    panel.addProgress(p);
+    QTRY_VERIFY(!panel.isReplotPending());
+    auto* elites = panel.findChild<QTableWidget*>(QStringLiteral("eliteTable"));
+    QVERIFY(elites && elites->rowCount() == 2);
+    const QString tp = QString::number(heads.tensorParallel);
+    QCOMPARE(elites->item(0, 1)->text(), tp + QStringLiteral(" attn DP"));
+    QCOMPARE(elites->item(1, 1)->text(), tp);
+    QVERIFY(elites->horizontalHeaderItem(1)->toolTip().contains(QStringLiteral("attention data parallelism")));
 }
 
 QTEST_MAIN(TestMainWindow)
