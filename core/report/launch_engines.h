@@ -175,8 +175,28 @@ SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L);
 // head-split replica schedules the whole budget.
 int rankTokenBudget(const EngineLayout& L);
 
-// One pool each: role "serve", or the layout's role with that role's disaggregation flags
-// appended to the same command.
+// The name of the option the plan gives operator `id` ("all_to_all").
+const char* optName(const Plan& p, OpId id);
+// Whether the plan's dispatch is an all-to-all (the engines' DeepEP backends).
+bool dispatchAllToAll(const EngineLayout& L);
+// The draft tokens each decode step verifies, as the plan is priced (workload.speculative;
+// makeLayout admits drafting for the DeepSeek-V3 family's MTP only); 0 without drafting and
+// on a prefill pool, which does not decode.
+int draftTokens(const EngineLayout& L);
+// What a multi-node command's comment says HEAD_IP is.
+inline constexpr const char* kHeadNote = "HEAD_IP: the address of node 0, where the API server runs";
+
+// A dense model's SGLang servers: each replica is attention TP x PP GPUs; replicas that fit
+// a node run `perServer` to a server (--dp-size), one server a node; a replica larger than a
+// node is a server of its own over several nodes.
+struct SglangDenseServers {
+    int perServer = 1;
+    long long servers = 1;
+};
+SglangDenseServers sglangDenseServers(const EngineLayout& L);
+
+// One pool each (launch_vllm.cpp, launch_sglang.cpp, launch_trtllm.cpp): role "serve", or
+// the layout's role with that role's disaggregation flags appended to the same command.
 LaunchPool vllmPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o,
                     std::vector<std::string>& w);
 LaunchPool sglangPool(const EngineLayout& L, const std::string& model, const LaunchOptions& o,
