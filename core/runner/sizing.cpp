@@ -174,18 +174,12 @@ FieldErrors validateSizingRequest(const Scenario& s, const SizingOptions& o)
     return e;
 }
 
-SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleProgressFn& progress,
-                         const std::atomic<bool>* stop)
+namespace {
+
+// The GPU counts a deployment may have, ascending: whole nodes up to --max-gpus, after the
+// part-node counts when any count is allowed.
+std::vector<long long> candidateCounts(const Scenario& s, const SizingOptions& o)
 {
-    SizingResult out;
-    const FieldErrors errors = validateSizingRequest(s, o);
-    if (!errors.empty()) {
-        out.message = errors.front().toString();
-        return out;
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    // The counts a deployment may have, ascending.
     std::vector<long long> counts;
     const long long gpn = std::max(1, s.cluster.gpusPerNode);
     if (o.anyCount)
@@ -193,30 +187,62 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
             counts.push_back(g);
     for (long long g = gpn; g <= o.maxGpus; g += gpn)
         counts.push_back(g);
-    if (counts.empty()) {
-        out.message = "--max-gpus: " + std::to_string(o.maxGpus) + " is below one node (" + std::to_string(gpn)
-            + " GPUs); use --any-count for part of a node";
-        return out;
+    return counts;
+}
+
+// The candidate counts searched so far, by index: each count is searched once, on first
+// use, and reported to `progress`.
+class CountSearches {
+public:
+    CountSearches(const Scenario& s, const std::vector<long long>& counts, const ScaleProgressFn& progress,
+                  const std::atomic<bool>* stop)
+        : s_(s), counts_(counts), progress_(progress), stop_(stop), t0_(std::chrono::steady_clock::now())
+    {
     }
-    std::map<size_t, ClusterSizePoint> done;
-    auto meets = [&](const ClusterSizePoint& p) { return p.found && p.requestsPerS >= o.requestsPerS; };
-    auto at = [&](size_t i) -> const ClusterSizePoint& {
-        auto it = done.find(i);
-        if (it == done.end()) {
-            it = done.emplace(i, searchCount(s, counts[i], stop, out.stopped)).first;
-            if (progress)
-                progress({static_cast<int>(done.size()), 0, counts[i], elapsed()});
+    const ClusterSizePoint& at(size_t i)
+    {
+        auto it = done_.find(i);
+        if (it == done_.end()) {
+            it = done_.emplace(i, searchCount(s_, counts_[i], stop_, stopped_)).first;
+            if (progress_)
+                progress_({static_cast<int>(done_.size()), 0, counts_[i], elapsed()});
         }
         return it->second;
-    };
-    // Grow: from the smallest count, each next count is the first at least twice the last
-    // (1, 2, 4, 8 nodes; or 1, 2, 4, 8, 16 GPUs with part-node counts), until the rate is met.
+    }
+    bool stopped() const { return stopped_; }
+    double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count(); }
+    const std::map<size_t, ClusterSizePoint>& done() const { return done_; }
+    std::vector<ClusterSizePoint> curve() const
+    {
+        std::vector<ClusterSizePoint> out;
+        for (const auto& [i, p] : done_)
+            out.push_back(p);
+        return out;
+    }
+
+private:
+    const Scenario& s_;
+    const std::vector<long long>& counts_;
+    const ScaleProgressFn& progress_;
+    const std::atomic<bool>* stop_;
+    std::chrono::steady_clock::time_point t0_;
+    std::map<size_t, ClusterSizePoint> done_;
+    bool stopped_ = false;
+};
+
+// The index of the fewest GPUs whose best plan serves `rate`, or -1. Grows from the
+// smallest count, each next count the first at least twice the last (1, 2, 4, 8 nodes; or
+// 1, 2, 4, 8, 16 GPUs with part-node counts), until the rate is met; then bisects down to
+// adjacent counts.
+long long fewestMeeting(CountSearches& searches, const std::vector<long long>& counts, double rate)
+{
+    auto meets = [&](const ClusterSizePoint& p) { return p.found && p.requestsPerS >= rate; };
     long long missed = -1; // the largest index known to miss the rate
     long long hit = -1;
     for (size_t i = 0;;) {
-        const ClusterSizePoint& p = at(i);
-        if (out.stopped)
-            break;
+        const ClusterSizePoint& p = searches.at(i);
+        if (searches.stopped())
+            return -1;
         if (meets(p)) {
             hit = static_cast<long long>(i);
             break;
@@ -227,73 +253,109 @@ SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleP
         const auto next = std::lower_bound(counts.begin() + static_cast<long>(i) + 1, counts.end(), 2 * counts[i]);
         i = std::min(static_cast<size_t>(next - counts.begin()), counts.size() - 1);
     }
-    // Bisect down to adjacent counts.
-    while (!out.stopped && hit > 0 && hit - missed > 1) {
+    while (!searches.stopped() && hit > 0 && hit - missed > 1) {
         const size_t mid = static_cast<size_t>(missed + (hit - missed) / 2);
-        if (meets(at(mid)))
+        if (meets(searches.at(mid)))
             hit = static_cast<long long>(mid);
         else
             missed = static_cast<long long>(mid);
     }
-    for (const auto& [i, p] : done)
-        out.curve.push_back(p);
-    out.wallSeconds = elapsed();
-    if (out.stopped) {
-        out.message = "stopped on request after " + std::to_string(done.size()) + " cluster sizes";
-        return out;
-    }
+    return hit;
+}
+
+// Why no count searched serves the rate: no valid plan on any, or too few requests/s on
+// the largest.
+std::string notReachedMessage(const Scenario& s, const SizingOptions& o, const std::vector<long long>& counts,
+                              const std::map<size_t, ClusterSizePoint>& done)
+{
     bool anyPlan = false;
     for (const auto& [i, p] : done)
         anyPlan = anyPlan || p.found;
-    if (hit < 0 && !anyPlan) {
-        out.message = std::string(s.constraints.empty() ? "workload: no plan meets the scenario's limits"
-                                                        : "constraints: no plan within them meets the scenario's limits")
-            + " on any GPU count searched (" + std::to_string(counts.front()) + " to "
-            + std::to_string(done.rbegin()->second.gpus) + "): " + done.rbegin()->second.message;
+    const ClusterSizePoint& last = done.rbegin()->second;
+    if (!anyPlan)
+        return std::string(s.constraints.empty() ? "workload: no plan meets the scenario's limits"
+                                                 : "constraints: no plan within them meets the scenario's limits")
+            + " on any GPU count searched (" + std::to_string(counts.front()) + " to " + std::to_string(last.gpus)
+            + "): " + last.message;
+    return "--rate: " + printfText("%g", o.requestsPerS) + " requests/s is not reached with up to "
+        + std::to_string(counts.back()) + " GPUs (the best there: "
+        + (last.found ? printfText("%.3g", last.requestsPerS) + " requests/s" : std::string("no valid plan"))
+        + (o.maxGpus >= kMaxSweepGpus ? "); relax the SLOs (--max-gpus is at its limit)"
+                                      : "); raise --max-gpus or relax the SLOs");
+}
+
+// The answer run at the rate under the scenario's protocol; when it misses a limit there,
+// the next few larger counts are tried for the fewest GPUs that hold it under queueing.
+void checkUnderQueueing(const Scenario& s, const SizingOptions& o, CountSearches& searches,
+                        const std::vector<long long>& counts, size_t hit, SizingResult& out)
+{
+    out.atRate = checkAtRate(s, out.best, o.requestsPerS);
+    if (out.atRate.ran && out.atRate.withinLimits) {
+        out.queueingGpus = out.gpus;
+        out.queueingBest = out.best;
+        out.queueingAtRate = out.atRate;
+        return;
+    }
+    if (!out.atRate.ran)
+        return;
+    const size_t last = std::min(counts.size() - 1, hit + kQueueingCounts);
+    for (size_t i = hit + 1; i <= last && !searches.stopped(); ++i) {
+        const ClusterSizePoint p = searches.at(i);
+        const SizingAtRate a = checkAtRate(s, p, o.requestsPerS);
+        if (a.withinLimits) {
+            out.queueingGpus = p.gpus;
+            out.queueingBest = p;
+            out.queueingAtRate = a;
+            break;
+        }
+    }
+    out.curve = searches.curve();
+}
+
+} // namespace
+
+SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleProgressFn& progress,
+                         const std::atomic<bool>* stop)
+{
+    SizingResult out;
+    const FieldErrors errors = validateSizingRequest(s, o);
+    if (!errors.empty()) {
+        out.message = errors.front().toString();
+        return out;
+    }
+    const std::vector<long long> counts = candidateCounts(s, o);
+    if (counts.empty()) {
+        out.message = "--max-gpus: " + std::to_string(o.maxGpus) + " is below one node ("
+            + std::to_string(std::max(1, s.cluster.gpusPerNode)) + " GPUs); use --any-count for part of a node";
+        return out;
+    }
+    CountSearches searches(s, counts, progress, stop);
+    const long long hit = fewestMeeting(searches, counts, o.requestsPerS);
+    out.stopped = searches.stopped();
+    out.curve = searches.curve();
+    out.wallSeconds = searches.elapsed();
+    if (out.stopped) {
+        out.message = "stopped on request after " + std::to_string(searches.done().size()) + " cluster sizes";
         return out;
     }
     if (hit < 0) {
-        const ClusterSizePoint& last = done.rbegin()->second;
-        out.message = "--rate: " + printfText("%g", o.requestsPerS) + " requests/s is not reached with up to "
-            + std::to_string(counts.back()) + " GPUs (the best there: "
-            + (last.found ? printfText("%.3g", last.requestsPerS) + " requests/s" : std::string("no valid plan"))
-            + (o.maxGpus >= kMaxSweepGpus ? "); relax the SLOs (--max-gpus is at its limit)"
-                                          : "); raise --max-gpus or relax the SLOs");
+        out.message = notReachedMessage(s, o, counts, searches.done());
         return out;
     }
     out.ok = true;
     out.gpus = counts[static_cast<size_t>(hit)];
-    out.best = done[static_cast<size_t>(hit)];
+    out.best = searches.done().at(static_cast<size_t>(hit));
     if (hit > 0) {
-        const ClusterSizePoint& smaller = done[static_cast<size_t>(hit - 1)];
+        const ClusterSizePoint& smaller = searches.done().at(static_cast<size_t>(hit - 1));
         out.smallerGpus = smaller.gpus;
         out.smallerRequestsPerS = smaller.found ? smaller.requestsPerS : 0;
         out.smallerProved = smaller.found ? smaller.provedOptimal : smaller.provedInfeasible;
     } else {
         out.smallerProved = true; // no smaller count exists
     }
-    out.atRate = checkAtRate(s, out.best, o.requestsPerS);
-    if (out.atRate.ran && out.atRate.withinLimits) {
-        out.queueingGpus = out.gpus;
-        out.queueingBest = out.best;
-        out.queueingAtRate = out.atRate;
-    } else if (out.atRate.ran) {
-        const size_t last = std::min(counts.size() - 1, static_cast<size_t>(hit) + kQueueingCounts);
-        for (size_t i = static_cast<size_t>(hit) + 1; i <= last && !out.stopped; ++i) {
-            const ClusterSizePoint p = at(i);
-            const SizingAtRate a = checkAtRate(s, p, o.requestsPerS);
-            if (a.withinLimits) {
-                out.queueingGpus = p.gpus;
-                out.queueingBest = p;
-                out.queueingAtRate = a;
-                break;
-            }
-        }
-        out.curve.clear();
-        for (const auto& [i, p] : done)
-            out.curve.push_back(p);
-    }
-    out.wallSeconds = elapsed();
+    checkUnderQueueing(s, o, searches, counts, static_cast<size_t>(hit), out);
+    out.stopped = searches.stopped();
+    out.wallSeconds = searches.elapsed();
     return out;
 }
 
