@@ -188,6 +188,105 @@ void readQwenMoe(const json& doc, JsonReader& r, ModelSpec& m)
 
 namespace {
 
+bool isLlamaLike(const std::string& type)
+{
+    return type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3";
+}
+
+bool isDeepseek(const std::string& type) { return type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2"; }
+
+// The config's model_type, checked: the family decides how every other key is read, and
+// without it a MoE or MLA model would be read as a dense one of the wrong size. Also checks
+// that _name_or_path, which names the model, is a string.
+std::string readFamily(const json& doc, JsonReader& r)
+{
+    const std::string type = r.string("model_type");
+    const bool known = isLlamaLike(type) || isDeepseek(type) || type == "mixtral" || type == "qwen3_moe"
+        || type == "qwen2_moe" || type == "qwen3_next" || type == "gpt_oss";
+    const std::string supported = std::string(" (supported: ") + kHfFamilies + ")";
+    if (r.has("model_type") && doc["model_type"].is_string()) { // else JsonReader::string has said why
+        if (type.empty())
+            r.fail("model_type", std::string("is empty; it names the model family") + supported);
+        else if (!known)
+            r.fail("model_type", "unsupported model family \"" + type + "\"" + supported);
+    }
+    if (r.has("_name_or_path") && !doc["_name_or_path"].is_string())
+        r.fail("_name_or_path", "must be a string (the model's HuggingFace id or path), got "
+                                    + std::string(doc["_name_or_path"].type_name()));
+    return type;
+}
+
+// The keys every family shares: layers, widths, heads (head_dim derived when absent or
+// null, except for MLA, whose head sizes are its own keys), vocabulary, tied embeddings.
+void readCommonShape(const json& doc, JsonReader& r, ModelSpec& m, bool mla)
+{
+    m.layers = r.integer("num_hidden_layers", modelLimits::kLayers);
+    m.hiddenSize = r.integer("hidden_size", modelLimits::kHiddenSize);
+    m.attentionHeads = r.integer("num_attention_heads", modelLimits::kHeads);
+    m.kvHeads = r.integerOr("num_key_value_heads", m.attentionHeads, modelLimits::kHeads);
+    const int defaultHeadDim = m.attentionHeads > 0 ? m.hiddenSize / m.attentionHeads : 0;
+    const bool derivedHeadDim = !r.has("head_dim") || doc["head_dim"].is_null(); // null: "derive it"
+    if (derivedHeadDim)
+        m.headDim = defaultHeadDim;
+    else
+        m.headDim = r.integerOr("head_dim", defaultHeadDim, modelLimits::kHeadDim);
+    if (derivedHeadDim && !mla && m.attentionHeads > 0 && m.hiddenSize % m.attentionHeads != 0)
+        r.fail("head_dim", "is not given and hidden_size (" + std::to_string(m.hiddenSize)
+                               + ") is not divisible by num_attention_heads (" + std::to_string(m.attentionHeads)
+                               + "): give head_dim");
+    m.vocabSize = r.integer("vocab_size", modelLimits::kVocabSize);
+    m.tieEmbeddings = r.booleanOr("tie_word_embeddings", false);
+}
+
+// DeepSeek's MLA attention and, when it routes, its experts after the dense layers.
+void readDeepseekShape(const json& doc, JsonReader& r, ModelSpec& m)
+{
+    m.attention = AttentionKind::MLA;
+    m.mla.qLoraRank = doc.contains("q_lora_rank") && doc["q_lora_rank"].is_null()
+        ? 0
+        : r.integerOr("q_lora_rank", 0, modelLimits::kQLoraRank);
+    m.mla.kvLoraRank = r.integer("kv_lora_rank", modelLimits::kKvLoraRank);
+    m.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", modelLimits::kHeadDim);
+    m.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", modelLimits::kRopeHeadDim);
+    m.mla.vHeadDim = r.integer("v_head_dim", modelLimits::kHeadDim);
+    m.headDim = m.mla.vHeadDim;
+    m.ffnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
+    if (!r.has("n_routed_experts") || doc["n_routed_experts"].is_null())
+        return;
+    m.moe.experts = r.integer("n_routed_experts", modelLimits::kExperts);
+    m.moe.expertsPerToken = r.integer("num_experts_per_tok", modelLimits::kExperts);
+    m.moe.expertFfnHidden = r.integer("moe_intermediate_size", modelLimits::kFfnHidden);
+    m.moe.sharedExperts = r.integerOr("n_shared_experts", 0, modelLimits::kSharedExperts);
+    m.moe.sharedExpertFfnHidden = m.moe.expertFfnHidden;
+    m.moe.denseLayers = r.integerOr("first_k_dense_replace", 0, modelLimits::kDenseLayers);
+    const int freq = r.integerOr("moe_layer_freq", 1, modelLimits::kLayers);
+    if (freq != 1)
+        r.fail("moe_layer_freq", "only 1 (every layer after the dense ones is MoE) is supported");
+}
+
+// The MLP (dense) or experts (MoE) as the family names them.
+void readFamilyShape(const json& doc, JsonReader& r, ModelSpec& m, const std::string& type)
+{
+    if (type == "mixtral") {
+        m.moe.experts = r.integer("num_local_experts", modelLimits::kExperts);
+        m.moe.expertsPerToken = r.integer("num_experts_per_tok", modelLimits::kExperts);
+        m.moe.expertFfnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
+        m.ffnHidden = 0;
+    } else if (type == "gpt_oss") {
+        m.moe.experts = r.integer("num_local_experts", modelLimits::kExperts);
+        m.moe.expertsPerToken = r.has("num_experts_per_tok") ? r.integer("num_experts_per_tok", modelLimits::kExperts)
+                                                              : r.integer("experts_per_token", modelLimits::kExperts);
+        m.moe.expertFfnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
+        m.ffnHidden = 0;
+    } else if (type == "qwen3_moe" || type == "qwen2_moe" || type == "qwen3_next") {
+        readQwenMoe(doc, r, m);
+    } else if (isDeepseek(type)) {
+        readDeepseekShape(doc, r, m);
+    } else {
+        m.ffnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
+    }
+}
+
 bool isDirectory(const std::string& path)
 {
     struct stat st {};
@@ -223,23 +322,8 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
         return result;
     }
     ModelSpec& m = result.value.model;
-    const std::string type = r.string("model_type");
-    const bool llamaLike = type == "llama" || type == "mistral" || type == "qwen2" || type == "qwen3";
-    const bool deepseek = type == "deepseek_v3" || type == "deepseek_v2" || type == "kimi_k2";
-    const bool known = llamaLike || deepseek || type == "mixtral" || type == "qwen3_moe" || type == "qwen2_moe"
-        || type == "qwen3_next" || type == "gpt_oss";
-    const std::string supported = std::string(" (supported: ") + kHfFamilies + ")";
-    // The family decides how every other key is read: without it a MoE or MLA model would
-    // be read as a dense one of the wrong size.
-    if (r.has("model_type") && doc["model_type"].is_string()) { // else JsonReader::string has said why
-        if (type.empty())
-            r.fail("model_type", std::string("is empty; it names the model family") + supported);
-        else if (!known)
-            r.fail("model_type", "unsupported model family \"" + type + "\"" + supported);
-    }
-    if (r.has("_name_or_path") && !doc["_name_or_path"].is_string())
-        r.fail("_name_or_path", "must be a string (the model's HuggingFace id or path), got "
-                                    + std::string(doc["_name_or_path"].type_name()));
+    const std::string type = readFamily(doc, r);
+    const bool llamaLike = isLlamaLike(type);
     if (!out.errors.empty()) {
         for (auto& e : out.errors)
             e.file = file;
@@ -248,62 +332,9 @@ Parsed<HfImport> importHfTexts(const std::string& text, const std::string& file,
     }
 
     m.name = nameFrom(doc, file);
-    m.layers = r.integer("num_hidden_layers", modelLimits::kLayers);
-    m.hiddenSize = r.integer("hidden_size", modelLimits::kHiddenSize);
-    m.attentionHeads = r.integer("num_attention_heads", modelLimits::kHeads);
-    m.kvHeads = r.integerOr("num_key_value_heads", m.attentionHeads, modelLimits::kHeads);
-    const int defaultHeadDim = m.attentionHeads > 0 ? m.hiddenSize / m.attentionHeads : 0;
-    const bool derivedHeadDim = !r.has("head_dim") || doc["head_dim"].is_null(); // null: "derive it"
-    if (derivedHeadDim)
-        m.headDim = defaultHeadDim;
-    else
-        m.headDim = r.integerOr("head_dim", defaultHeadDim, modelLimits::kHeadDim);
-    if (derivedHeadDim && !deepseek && m.attentionHeads > 0 && m.hiddenSize % m.attentionHeads != 0)
-        r.fail("head_dim", "is not given and hidden_size (" + std::to_string(m.hiddenSize)
-                               + ") is not divisible by num_attention_heads (" + std::to_string(m.attentionHeads)
-                               + "): give head_dim");
-    m.vocabSize = r.integer("vocab_size", modelLimits::kVocabSize);
-    m.tieEmbeddings = r.booleanOr("tie_word_embeddings", false);
+    readCommonShape(doc, r, m, isDeepseek(type));
     hf::readConfigPrecisions(doc, r, result.value);
-
-    if (type == "mixtral") {
-        m.moe.experts = r.integer("num_local_experts", modelLimits::kExperts);
-        m.moe.expertsPerToken = r.integer("num_experts_per_tok", modelLimits::kExperts);
-        m.moe.expertFfnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
-        m.ffnHidden = 0;
-    } else if (type == "gpt_oss") {
-        m.moe.experts = r.integer("num_local_experts", modelLimits::kExperts);
-        m.moe.expertsPerToken = r.has("num_experts_per_tok") ? r.integer("num_experts_per_tok", modelLimits::kExperts)
-                                                              : r.integer("experts_per_token", modelLimits::kExperts);
-        m.moe.expertFfnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
-        m.ffnHidden = 0;
-    } else if (type == "qwen3_moe" || type == "qwen2_moe" || type == "qwen3_next") {
-        readQwenMoe(doc, r, m);
-    } else if (deepseek) {
-        m.attention = AttentionKind::MLA;
-        m.mla.qLoraRank = doc.contains("q_lora_rank") && doc["q_lora_rank"].is_null()
-            ? 0
-            : r.integerOr("q_lora_rank", 0, modelLimits::kQLoraRank);
-        m.mla.kvLoraRank = r.integer("kv_lora_rank", modelLimits::kKvLoraRank);
-        m.mla.qkNopeHeadDim = r.integer("qk_nope_head_dim", modelLimits::kHeadDim);
-        m.mla.qkRopeHeadDim = r.integer("qk_rope_head_dim", modelLimits::kRopeHeadDim);
-        m.mla.vHeadDim = r.integer("v_head_dim", modelLimits::kHeadDim);
-        m.headDim = m.mla.vHeadDim;
-        m.ffnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
-        if (r.has("n_routed_experts") && !doc["n_routed_experts"].is_null()) {
-            m.moe.experts = r.integer("n_routed_experts", modelLimits::kExperts);
-            m.moe.expertsPerToken = r.integer("num_experts_per_tok", modelLimits::kExperts);
-            m.moe.expertFfnHidden = r.integer("moe_intermediate_size", modelLimits::kFfnHidden);
-            m.moe.sharedExperts = r.integerOr("n_shared_experts", 0, modelLimits::kSharedExperts);
-            m.moe.sharedExpertFfnHidden = m.moe.expertFfnHidden;
-            m.moe.denseLayers = r.integerOr("first_k_dense_replace", 0, modelLimits::kDenseLayers);
-            const int freq = r.integerOr("moe_layer_freq", 1, modelLimits::kLayers);
-            if (freq != 1)
-                r.fail("moe_layer_freq", "only 1 (every layer after the dense ones is MoE) is supported");
-        }
-    } else {
-        m.ffnHidden = r.integer("intermediate_size", modelLimits::kFfnHidden);
-    }
+    readFamilyShape(doc, r, m, type);
     const bool mistralWindow = (type == "mistral" || type == "mixtral") && doc.contains("sliding_window");
     if (type == "gpt_oss" || type == "qwen3_next" || (llamaLike && doc.contains("layer_types")) || mistralWindow)
         readLayerTypes(doc, r, m, type);
