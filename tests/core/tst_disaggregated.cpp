@@ -422,8 +422,9 @@ void TestDisaggregated::exactEqualsBruteForceOnEveryMoePool_data()
 // MoE pools: the deployment's exact searches each split's pools with runSearch on the pool's
 // scenario; here every such pool, with the operators outside the expert block held
 // (expertOperatorsFree: the whole space's brute force took over an hour a row), against the
-// brute force of the same space. The split search around the pools is checked above on the
-// dense rows; the unconstrained deployment can only do better than the held pools.
+// brute force of the same space, with and without the floor the deployment search passes
+// each pool. The split search around the pools is checked above on the dense rows; the
+// unconstrained deployment can only do better than the held pools.
 void TestDisaggregated::exactEqualsBruteForceOnEveryMoePool()
 {
     QFETCH(Scenario, scenario);
@@ -451,6 +452,21 @@ void TestDisaggregated::exactEqualsBruteForceOnEveryMoePool()
             QVERIFY2(close(found, brute, 1e-9),
                      qPrintable(where + QString(": exact %1, brute force %2").arg(found, 0, 'g', 17).arg(brute, 0, 'g', 17)));
             tokens[role == PoolRole::Prefill ? 0 : 1] = found;
+            // The floor the deployment search passes its pool searches (the incumbent's
+            // tokens/s over the pool's GPUs): just below the optimum it is still found and
+            // proved; just above, none is found and that is proved.
+            for (const double scale : {1 - 1e-6, 1 + 1e-6}) {
+                SearchOptions floored = o;
+                floored.exactFloor = scale * found / gpus;
+                const SearchOutcome f = runSearch(pool, floored);
+                const QString at = where + QString(": floor at %1 of the optimum").arg(scale, 0, 'g', 8);
+                if (scale < 1) {
+                    QVERIFY2(f.found && f.provedOptimal, qPrintable(at + ": " + f.message.c_str()));
+                    QVERIFY2(close(Simulator(pool).evaluate(f.best).outputTokensPerS, brute, 1e-9), qPrintable(at));
+                } else {
+                    QVERIFY2(!f.found && f.provedInfeasible, qPrintable(at + ": " + f.message.c_str()));
+                }
+            }
         }
         best = std::max(best, splitTokensPerGpu(scenario, gp, tokens[0], tokens[1]));
     }
