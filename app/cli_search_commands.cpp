@@ -127,6 +127,147 @@ void printSplits(std::ostream& out, const std::vector<DisaggregatedSplit>& split
     out << (shown == 0 ? "  none valid" : "") << "\n";
 }
 
+// A finished search as `search` reports it: the outcome and what comes with it.
+struct SearchReport {
+    const Scenario& scenario;
+    const SearchOptions& options;
+    const SearchAlgorithmInfo& info;
+    const SearchOutcome& r;
+    const EngineGap& gap;
+    const std::optional<TpotFloor>& floor;
+    bool interrupted = false;
+};
+
+// The search's options from the command line; false with `error` naming the flag.
+bool searchOptionsFrom(const Args& a, const Scenario& s, SearchOptions& o, SearchAlgorithmInfo& info, std::string& error)
+{
+    o.algorithm = a.value("--algo");
+    if (o.algorithm.empty()) {
+        error = "--algo: required (one of " + knownSearchAlgorithms() + ")";
+        return false;
+    }
+    if (!findSearchAlgorithm(o.algorithm, info)) {
+        error = "--algo: unknown algorithm '" + o.algorithm + "' (known: " + knownSearchAlgorithms() + ")";
+        return false;
+    }
+    o.underLoad = a.flag("--under-load");
+    if (o.underLoad)
+        if (const std::string why = underLoadError(s, o); !why.empty()) {
+            error = "--under-load: " + why;
+            return false;
+        }
+    long long budget = o.budget, seed = 0;
+    if (!intValue(a, "--budget", 1, kMaxSearchBudget, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error))
+        return false;
+    o.budget = static_cast<int>(budget);
+    o.seed = static_cast<std::uint64_t>(seed);
+    return true;
+}
+
+ojson searchJson(const SearchReport& rep)
+{
+    const SearchOutcome& r = rep.r;
+    const Scenario& s = rep.scenario;
+    ojson j = {{"scenario", s.name},
+               {"serving", servingModeName(s.workload.serving)},
+               {"algorithm", r.algorithm},
+               {"seed", rep.options.seed},
+               {"budget", rep.info.budgeted ? rep.options.budget : 0},
+               {"objective", r.underLoad ? "load" : "steady"},
+               {"log10_space_size", r.log10SpaceSize},
+               {"found", r.found},
+               {"proved_optimal", r.provedOptimal},
+               {"proved_infeasible", r.provedInfeasible},
+               {"stopped", r.stopped},
+               {"interrupted", rep.interrupted},
+               {"out_of_memory", r.outOfMemory},
+               {"message", r.message},
+               {"stop_reason", r.stopReason},
+               {"calls", r.calls},
+               {"wall_seconds", r.wallSeconds},
+               {"best_curve", curveJson(r.bestCurve)}};
+    if (s.workload.serving == ServingMode::Disaggregated)
+        j["splits"] = splitsJson(r.splits);
+    if (r.refinement.ran)
+        // first_call numbers the refinement's first call as the text and the best curve do
+        // (null when it made none).
+        j["refinement"] = {{"first_call", r.refinement.calls > 0 ? ojson(r.refinement.firstCall + 1) : ojson(nullptr)},
+                           {"calls", r.refinement.calls},
+                           {"from_batch", r.refinement.fromBatch}, {"to_batch", r.refinement.toBatch},
+                           {"from_tokens_per_s_per_gpu", r.refinement.fromValue},
+                           {"to_tokens_per_s_per_gpu", r.refinement.toValue}};
+    if (rep.floor)
+        j["tpot_floor"] = {{"reached", rep.floor->reached}, {"reached_ms", rep.floor->reachedMs},
+                           {"unreachable_ms", rep.floor->unreachableMs}, {"proved", rep.floor->proved},
+                           {"searches", rep.floor->searches},
+                           {"message", describeTpotFloor(*rep.floor, s.workload.tpotSloMs)}};
+    j["engine_gap"] = rep.gap.applies ? ojson::parse(engineGapToJson(rep.gap)) : ojson(nullptr);
+    j["evaluation"] = nullptr;
+    if (r.found) {
+        ojson ev = ojson::parse(deploymentToJson(r.deployment), nullptr, false);
+        if (!ev.is_discarded())
+            j["evaluation"] = ev;
+    }
+    return j;
+}
+
+// The batch refinement's line: what the search's last step did with the best plan's batch.
+void printRefinement(std::ostream& out, const BatchRefinement& f)
+{
+    if (f.calls > 0)
+        out << "Batch refinement (the last step, calls " << f.firstCall + 1 << "-" << f.firstCall + f.calls << "): ";
+    else
+        out << "Batch refinement (the last step, no calls left in the budget): ";
+    if (f.improved())
+        out << "batch " << f.fromBatch << " -> " << f.toBatch << ", " << formatNumber("%.1f", f.fromValue) << " -> "
+            << formatNumber("%.1f", f.toValue) << " tokens/s per GPU";
+    else
+        out << "batch " << f.fromBatch << " is already the largest valid";
+    out << ", " << f.calls << " simulator call" << (f.calls == 1 ? "" : "s") << "\n";
+}
+
+void printSearchText(std::ostream& out, const SearchReport& rep, const Args& a)
+{
+    const SearchOutcome& r = rep.r;
+    const Scenario& s = rep.scenario;
+    const bool pools = s.workload.serving == ServingMode::Disaggregated;
+    out << "Search '" << r.algorithm << "' on " << displayText(s.name);
+    if (pools)
+        out << " (disaggregated: the prefill:decode split and each pool's plan)";
+    else
+        out << ": search space of 10^" << formatNumber("%.1f", r.log10SpaceSize) << " plans";
+    if (rep.info.budgeted)
+        out << ", budget " << rep.options.budget << " simulator calls, seed " << rep.options.seed;
+    out << "\n";
+    if (r.found)
+        printDeployment(out, r.deployment, false, "Best plan");
+    else
+        out << "No valid plan.\n";
+    out << "Simulator calls: " << r.calls << "; wall " << formatNumber("%.3f", r.wallSeconds) << " s"
+        << (r.provedOptimal ? "; proved optimal" + runnableSpaceWords(s) : "") << "\n";
+    if (!r.bestCurve.empty()) {
+        out << "Best so far (call: tokens/s per GPU" << (r.underLoad ? " under load" : "") << "):";
+        for (const auto& [call, v] : thin(r.bestCurve, 12))
+            out << "  " << call << ": " << formatNumber("%.1f", v);
+        out << "\n";
+    }
+    if (r.refinement.ran)
+        printRefinement(out, r.refinement);
+    if (pools)
+        printSplits(out, r.splits);
+    if (!r.message.empty())
+        out << "Note: " << r.message << "\n";
+    printEngineGap(out, rep.gap);
+    if (rep.floor && rep.floor->reached)
+        out << "TPOT: " << describeTpotFloor(*rep.floor, s.workload.tpotSloMs) << " (" << rep.floor->searches
+            << " exact searches)\n";
+    if (rep.interrupted)
+        out << "Interrupted by a signal after " << r.calls << " simulator calls: "
+            << (r.found ? "the best plan found so far is shown" : "no valid plan had been found") << ".\n";
+    if (r.found && a.has("--out"))
+        out << "wrote " << displayText(a.value("--out")) << "\n";
+}
+
 int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
 {
     auto s = loadScenarioArg(a);
@@ -136,23 +277,10 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
     if (!applyLoadArgs(a, s.value, loadErrors))
         return reportErrors(err, loadErrors);
     SearchOptions o;
-    o.algorithm = a.value("--algo");
-    if (o.algorithm.empty())
-        return reportErrors(err, {"--algo: required (one of " + knownSearchAlgorithms() + ")"});
     SearchAlgorithmInfo info;
-    if (!findSearchAlgorithm(o.algorithm, info))
-        return reportErrors(err, {"--algo: unknown algorithm '" + o.algorithm + "' (known: "
-                                  + knownSearchAlgorithms() + ")"});
-    o.underLoad = a.flag("--under-load");
-    if (o.underLoad)
-        if (const std::string why = underLoadError(s.value, o); !why.empty())
-            return reportErrors(err, {"--under-load: " + why});
-    long long budget = o.budget, seed = 0;
     std::string error;
-    if (!intValue(a, "--budget", 1, kMaxSearchBudget, budget, error) || !intValue(a, "--seed", 0, 1LL << 62, seed, error))
+    if (!searchOptionsFrom(a, s.value, o, info, error))
         return reportErrors(err, {error});
-    o.budget = static_cast<int>(budget);
-    o.seed = static_cast<std::uint64_t>(seed);
     // Before the plugin loads (LibTorch takes a while): a Ctrl-C then still gets a report.
     const std::atomic<bool>* stop = installStopSignals();
     if (!knobValues(a, {o.algorithm}, o.extra, error) || !pluginReady(o.algorithm, error))
@@ -182,97 +310,11 @@ int runSearchCommand(const Args& a, std::ostream& out, std::ostream& err)
         if (!st.ok())
             return reportErrors(err, {st.error->toString()});
     }
-    if (a.flag("--json")) {
-        ojson j = {{"scenario", s.value.name},
-                   {"serving", servingModeName(s.value.workload.serving)},
-                   {"algorithm", r.algorithm},
-                   {"seed", o.seed},
-                   {"budget", info.budgeted ? o.budget : 0},
-                   {"objective", r.underLoad ? "load" : "steady"},
-                   {"log10_space_size", r.log10SpaceSize},
-                   {"found", r.found},
-                   {"proved_optimal", r.provedOptimal},
-                   {"proved_infeasible", r.provedInfeasible},
-                   {"stopped", r.stopped},
-                   {"interrupted", interrupted},
-                   {"out_of_memory", r.outOfMemory},
-                   {"message", r.message},
-                   {"stop_reason", r.stopReason},
-                   {"calls", r.calls},
-                   {"wall_seconds", r.wallSeconds},
-                   {"best_curve", curveJson(r.bestCurve)}};
-        if (s.value.workload.serving == ServingMode::Disaggregated)
-            j["splits"] = splitsJson(r.splits);
-        if (r.refinement.ran)
-            // first_call numbers the refinement's first call as the text and the best curve do
-            // (null when it made none).
-            j["refinement"] = {{"first_call", r.refinement.calls > 0 ? ojson(r.refinement.firstCall + 1) : ojson(nullptr)},
-                               {"calls", r.refinement.calls},
-                               {"from_batch", r.refinement.fromBatch}, {"to_batch", r.refinement.toBatch},
-                               {"from_tokens_per_s_per_gpu", r.refinement.fromValue},
-                               {"to_tokens_per_s_per_gpu", r.refinement.toValue}};
-        if (floor)
-            j["tpot_floor"] = {{"reached", floor->reached}, {"reached_ms", floor->reachedMs},
-                               {"unreachable_ms", floor->unreachableMs}, {"proved", floor->proved},
-                               {"searches", floor->searches},
-                               {"message", describeTpotFloor(*floor, s.value.workload.tpotSloMs)}};
-        j["engine_gap"] = gap.applies ? ojson::parse(engineGapToJson(gap)) : ojson(nullptr);
-        j["evaluation"] = nullptr;
-        if (r.found) {
-            ojson ev = ojson::parse(deploymentToJson(r.deployment), nullptr, false);
-            if (!ev.is_discarded())
-                j["evaluation"] = ev;
-        }
-        out << j.dump(2) << "\n";
-    } else {
-        const bool pools = s.value.workload.serving == ServingMode::Disaggregated;
-        out << "Search '" << r.algorithm << "' on " << displayText(s.value.name);
-        if (pools)
-            out << " (disaggregated: the prefill:decode split and each pool's plan)";
-        else
-            out << ": search space of 10^" << formatNumber("%.1f", r.log10SpaceSize) << " plans";
-        if (info.budgeted)
-            out << ", budget " << o.budget << " simulator calls, seed " << o.seed;
-        out << "\n";
-        if (r.found)
-            printDeployment(out, r.deployment, false, "Best plan");
-        else
-            out << "No valid plan.\n";
-        out << "Simulator calls: " << r.calls << "; wall " << formatNumber("%.3f", r.wallSeconds) << " s"
-            << (r.provedOptimal ? "; proved optimal" + runnableSpaceWords(s.value) : "") << "\n";
-        if (!r.bestCurve.empty()) {
-            out << "Best so far (call: tokens/s per GPU" << (r.underLoad ? " under load" : "") << "):";
-            for (const auto& [call, v] : thin(r.bestCurve, 12))
-                out << "  " << call << ": " << formatNumber("%.1f", v);
-            out << "\n";
-        }
-        if (r.refinement.ran) {
-            const BatchRefinement& f = r.refinement;
-            if (f.calls > 0)
-                out << "Batch refinement (the last step, calls " << f.firstCall + 1 << "-" << f.firstCall + f.calls << "): ";
-            else
-                out << "Batch refinement (the last step, no calls left in the budget): ";
-            if (f.improved())
-                out << "batch " << f.fromBatch << " -> " << f.toBatch << ", " << formatNumber("%.1f", f.fromValue)
-                    << " -> " << formatNumber("%.1f", f.toValue) << " tokens/s per GPU";
-            else
-                out << "batch " << f.fromBatch << " is already the largest valid";
-            out << ", " << f.calls << " simulator call" << (f.calls == 1 ? "" : "s") << "\n";
-        }
-        if (pools)
-            printSplits(out, r.splits);
-        if (!r.message.empty())
-            out << "Note: " << r.message << "\n";
-        printEngineGap(out, gap);
-        if (floor && floor->reached)
-            out << "TPOT: " << describeTpotFloor(*floor, s.value.workload.tpotSloMs) << " (" << floor->searches
-                << " exact searches)\n";
-        if (interrupted)
-            out << "Interrupted by a signal after " << r.calls << " simulator calls: "
-                << (r.found ? "the best plan found so far is shown" : "no valid plan had been found") << ".\n";
-        if (r.found && a.has("--out"))
-            out << "wrote " << displayText(a.value("--out")) << "\n";
-    }
+    const SearchReport report{s.value, o, info, r, gap, floor, interrupted};
+    if (a.flag("--json"))
+        out << searchJson(report).dump(2) << "\n";
+    else
+        printSearchText(out, report, a);
     if (interrupted)
         return kExitInterrupted;
     return r.found ? kExitOk : kExitInvalid;
