@@ -34,6 +34,8 @@ void addScenarioCommands(std::vector<Command>& out);
 void addSimCommands(std::vector<Command>& out);
 void addExplainCommands(std::vector<Command>& out); // explain, compare
 void addSearchCommands(std::vector<Command>& out);
+// bench-search (cli_bench_search.cpp), registered by addSearchCommands.
+int runBenchSearch(const Args& a, std::ostream& out, std::ostream& err);
 void addExportCommands(std::vector<Command>& out);
 void addChoicesCommands(std::vector<Command>& out); // pareto, size, sweep
 void addLoadFrontCommand(std::vector<Command>& out); // load-front
