@@ -49,7 +49,7 @@ void printLaunchConfig(std::ostream& out, const LaunchConfig& lc, const std::str
     const EngineInfo& e = engineInfo(lc.engine);
     out << "# " << e.label << " " << lc.engineVersion << " launch configuration for " << displayText(planFile)
         << " on scenario '" << displayText(scenarioName) << "'\n"
-        << lc.command;
+        << launchGuards(lc) << lc.command;
     for (const LaunchFile& f : lc.files) {
         out << "\n# " << displayText(f.name) << ":\n";
         comment(f.contents);

@@ -348,16 +348,9 @@ std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenari
     return j.dump(2) + "\n";
 }
 
-std::string launchScript(const LaunchConfig& c)
+std::string launchGuards(const LaunchConfig& c)
 {
-    std::string out = "#!/bin/sh\n# " + std::string(engineInfo(c.engine).label) + " " + c.engineVersion
-        + " launch configuration written by ShardLab (docs/launch.md).\n";
-    if (!c.warnings.empty()) {
-        out += "#\n# Warnings (what the engine cannot express, or what to do by hand):\n";
-        for (const std::string& w : c.warnings)
-            out += "#  - " + displayText(w) + "\n";
-    }
-    out += "set -e\n";
+    std::string out = "set -e\n";
     // Multi-node commands read these (LaunchConfig::environment); say so at once rather than
     // start half a cluster.
     struct Need {
@@ -386,6 +379,19 @@ std::string launchScript(const LaunchConfig& c)
     if (needed("NODE_RANK"))
         out += "case $NODE_RANK in\n''|*[!0-9]*|0?*) echo \"NODE_RANK must be a whole number without leading zeros "
                "(0, 1, 2, ...)\" >&2; exit 1 ;;\nesac\n";
+    return out;
+}
+
+std::string launchScript(const LaunchConfig& c)
+{
+    std::string out = "#!/bin/sh\n# " + std::string(engineInfo(c.engine).label) + " " + c.engineVersion
+        + " launch configuration written by ShardLab (docs/launch.md).\n";
+    if (!c.warnings.empty()) {
+        out += "#\n# Warnings (what the engine cannot express, or what to do by hand):\n";
+        for (const std::string& w : c.warnings)
+            out += "#  - " + displayText(w) + "\n";
+    }
+    out += launchGuards(c);
     if (!c.files.empty())
         out += "cd \"$(dirname \"$0\")\"  # the options file is beside this script\n";
     return out + c.command;

@@ -132,8 +132,13 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, 
 // "reserve_gb", "capacity_gb"} (docs/launch.md, "Memory settings").
 std::string launchConfigToJson(const LaunchConfig& c, const std::string& scenarioName);
 
-// A POSIX shell script: the warnings as comments, then the command, run from the script's
-// directory so the files written beside it are found.
+// The lines a launch script starts with before its command: `set -e`, a stop naming each
+// variable the commands read (HEAD_IP, NODE_RANK, IB_DEVICE, ...) that is unset, and a stop
+// when NODE_RANK is not a whole number. Every script ShardLab prints or writes has them.
+std::string launchGuards(const LaunchConfig& c);
+
+// A POSIX shell script: the warnings as comments, then launchGuards and the command, run
+// from the script's directory so the files written beside it are found.
 std::string launchScript(const LaunchConfig& c);
 
 // Writes each file beside `path`, then launchScript(c) to `path`, together
