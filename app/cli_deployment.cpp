@@ -203,17 +203,6 @@ void printOperatorTable(std::ostream& out, const PoolOutcome& pool)
     }
 }
 
-// The verdict: the steady state's, and beside it the load run's when one ran and breaks a
-// limit (a plan valid at its steady state may still queue past the limits under the load).
-std::string validityLine(const DeploymentOutcome& o)
-{
-    if (!o.valid)
-        return "INVALID";
-    if (o.breaksLimitsUnderLoad())
-        return "Valid in the steady state, but NOT under load: it breaks a limit under the protocol (below)";
-    return "Valid";
-}
-
 // Under INVALID when the plan is still costed: the figures show how far it is from running
 // (what-if), not what it serves.
 constexpr const char* kWhatIfLine =
@@ -227,7 +216,7 @@ void printOnePool(std::ostream& out, const DeploymentOutcome& o, bool operatorTa
     const Plan& p = pool.plan;
     const SimResult& r = pool.result;
     out << label << ": " << planDegreesText(s, p) << "\n";
-    out << validityLine(o) << "\n";
+    out << deploymentVerdict(o) << "\n";
     for (const std::string& why : o.reasons)
         out << "  - " << why << "\n";
     if (!o.costed)
@@ -281,7 +270,7 @@ void printTwoPools(std::ostream& out, const DeploymentOutcome& o)
     const WorkloadSpec& w = o.pools[1].scenario.workload;
     out << "Serving: disaggregated (a prefill pool and a decode pool, each with its own plan; the prompt's KV "
         << "cache crosses the " << (w.kvTransfer == KvLink::NvLink ? "NVLink" : "inter-node") << " links)\n";
-    out << validityLine(o) << "\n";
+    out << deploymentVerdict(o) << "\n";
     if (o.pools[0].scenario.workload.serving != ServingMode::Prefill) {
         for (const std::string& why : o.reasons) // the split does not fit the cluster: no pool was priced
             out << "  - " << why << "\n";

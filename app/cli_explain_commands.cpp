@@ -23,12 +23,15 @@ void printHeadline(std::ostream& out, const DeploymentOutcome& o)
             out << "  - " << why << "\n";
         return;
     }
-    out << (o.valid ? "Valid" : "INVALID") << ": " << groupedNumber(o.tokensPerSPerGpu, 1)
+    out << deploymentVerdict(o, true) << ": " << groupedNumber(o.tokensPerSPerGpu, 1)
         << " output tokens/s per GPU (" << groupedNumber(o.outputTokensPerS, 0) << " on " << o.gpus << " GPUs), TTFT "
         << msText(o.ttftMs) << " ms, TPOT " << msText(o.tpotMs) << " ms; a token costs "
         << perTokenText(o.gpuUsPerToken()) << " GPU·µs (1e6 / tokens/s per GPU)\n";
     for (const std::string& why : o.reasons)
         out << "  - " << why << "\n";
+    if (o.breaksLimitsUnderLoad())
+        for (const std::string& why : o.loadVerdict.reasons)
+            out << "  - under load: " << why << "\n";
 }
 
 void printAccount(std::ostream& out, const PoolOutcome& pool, const CostAccount& a)

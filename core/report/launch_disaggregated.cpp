@@ -9,6 +9,7 @@
 #include "report/launch_config.h"
 #include "report/launch_engines.h"
 #include "report/launch_pools.h"
+#include "report/load_text.h"
 #include "sim/deployment.h"
 
 namespace shardlab {
@@ -472,23 +473,31 @@ Result<LaunchConfig> exportLaunchConfig(const Scenario& s, const Deployment& d, 
     if (!priced.ok())
         return priced.error();
     // A plan whose degrees do not fit is refused below with its field; one that fits but
-    // breaks a limit (at the budget it is exported with) is refused here with every violation.
-    if (!o.allowInvalid) {
-        const DeploymentOutcome check = evaluateDeployment(priced.value(), d);
-        if (check.costed && !check.valid) {
-            std::string why;
-            for (const std::string& r : check.reasons)
-                why += (why.empty() ? "" : "; ") + r;
-            const bool rebudget = priced.value().workload.maxNumTokens != s.workload.maxNumTokens;
-            return FieldError{{}, "plan", "not valid for scenario '" + s.name + "'"
-                                              + (rebudget ? " at --max-num-tokens " + std::to_string(o.maxNumTokens) : "")
-                                              + " (" + why
-                                              + "): not exported, since a launch config starts a real deployment"
-                                              + (o.allowInvalidName.empty()
-                                                     ? ""
-                                                     : " (" + o.allowInvalidName
-                                                           + " exports it as planned, the violations listed as warnings)")};
-        }
+    // breaks a limit (at the budget it is exported with), in the steady state or under the
+    // scenario's load protocol, is refused here with every violation.
+    const DeploymentOutcome check = evaluateDeployment(priced.value(), d);
+    std::string why;
+    for (const std::string& r : check.reasons)
+        why += (why.empty() ? "" : "; ") + r;
+    if (check.costed && check.breaksLimitsUnderLoad()) {
+        std::string load;
+        for (const std::string& r : check.loadVerdict.reasons)
+            load += (load.empty() ? "" : "; ") + r;
+        why += (why.empty() ? "" : "; ") + ("under its load protocol, " + describeProtocol(s.workload.load) + ": " + load);
+        if (o.allowInvalid)
+            warnings.push_back("the plan breaks the scenario's limits under its load protocol ("
+                               + describeProtocol(s.workload.load) + ": " + load + "): exported as planned");
+    }
+    if (!o.allowInvalid && check.costed && (!check.valid || check.breaksLimitsUnderLoad())) {
+        const bool rebudget = priced.value().workload.maxNumTokens != s.workload.maxNumTokens;
+        return FieldError{{}, "plan", "not valid for scenario '" + s.name + "'"
+                                          + (rebudget ? " at --max-num-tokens " + std::to_string(o.maxNumTokens) : "")
+                                          + " (" + why
+                                          + "): not exported, since a launch config starts a real deployment"
+                                          + (o.allowInvalidName.empty()
+                                                 ? ""
+                                                 : " (" + o.allowInvalidName
+                                                       + " exports it as planned, the violations listed as warnings)")};
     }
     return d.pools ? launch::exportPools(priced.value(), *d.pools, o, std::move(warnings))
                    : launch::exportPlan(priced.value(), d.plan, o, std::move(warnings));

@@ -96,6 +96,16 @@ std::vector<std::string> describeLoad(const DeploymentOutcome& o)
     return lines;
 }
 
+std::string deploymentVerdict(const DeploymentOutcome& o, bool brief)
+{
+    if (!o.valid)
+        return "INVALID";
+    if (o.breaksLimitsUnderLoad())
+        return brief ? "Valid in the steady state, NOT under load"
+                     : "Valid in the steady state, but NOT under load: it breaks a limit under the protocol (below)";
+    return "Valid";
+}
+
 std::string summarizeLoad(const DeploymentOutcome& o)
 {
     if (!o.underLoad || o.pools.empty())
