@@ -104,22 +104,41 @@ std::optional<FieldError> fitTokenBudget(const LaunchOptions& o, EngineLayout& L
 }
 
 // Each attention rank's limit is a whole number of sequences: when the plan's sequences do
-// not divide over the ranks, a fully loaded engine runs more than the plan priced. Says
-// how many, and the TPOT the model prices at that batch.
-void warnRoundedBatch(const Scenario& s, const Plan& p, const EngineLayout& L, std::vector<std::string>& w)
+// not divide over the ranks, rounding the limit up lets a fully loaded engine run more than
+// the plan priced, rounding it down fewer. Up is kept when the model prices the plan within
+// the scenario's limits at that batch (the warning gives its TPOT); otherwise the limit is
+// rounded down, so that no load takes the deployment past a limit, and the warning gives
+// what the engine then serves.
+void fitRankLimit(const Scenario& s, const Plan& p, EngineLayout& L, std::vector<std::string>& w)
 {
     const long long planned = static_cast<long long>(p.batch) * L.dp;
     const long long admitted = static_cast<long long>(L.seqsPerReplica) * L.attnDp;
     if (admitted <= planned)
         return;
-    Plan full = p;
-    full.batch = static_cast<int>((admitted + L.dp - 1) / L.dp);
-    const SimResult at = Simulator(s).evaluate(full);
-    w.push_back("batch: the engine's limit of " + num(L.seqsPerReplica) + " sequences on each of its " + num(L.attnDp)
-                + " attention ranks admits " + num(admitted) + " where the plan has " + num(planned)
-                + "; fully loaded, the model prices its TPOT at " + printfText("%.2f", at.tpotMs) + " ms (limit "
-                + printfText("%g", s.workload.tpotSloMs) + " ms) against the plan's " + printfText("%.2f", L.sim.tpotMs)
-                + " ms");
+    const Simulator sim(s);
+    auto at = [&](long long sequences) {
+        Plan q = p;
+        q.batch = static_cast<int>((sequences + L.dp - 1) / L.dp);
+        return sim.evaluate(q);
+    };
+    const SimResult up = at(admitted);
+    const std::string limits = "; fully loaded, the model prices its TPOT at " + printfText("%.2f", up.tpotMs)
+        + " ms (limit " + printfText("%g", s.workload.tpotSloMs) + " ms) against the plan's "
+        + printfText("%.2f", L.sim.tpotMs) + " ms";
+    const long long down = planned / L.attnDp;
+    if (up.valid || !L.sim.valid || down < 1) {
+        w.push_back("batch: the engine's limit of " + num(L.seqsPerReplica) + " sequences on each of its "
+                    + num(L.attnDp) + " attention ranks admits " + num(admitted) + " where the plan has "
+                    + num(planned) + limits);
+        return;
+    }
+    L.seqsPerReplica = static_cast<int>(down);
+    const SimResult fewer = at(down * L.attnDp);
+    w.push_back("batch: " + num(down) + " sequences on each of the engine's " + num(L.attnDp)
+                + " attention ranks admit " + num(down * L.attnDp) + " of the plan's " + num(planned)
+                + ", since one more each (" + num(admitted) + ") would break a limit" + limits
+                + "; at " + num(down * L.attnDp) + " the model gives " + printfText("%.1f", fewer.tokensPerSPerGpu)
+                + " output tokens/s per GPU against the plan's " + printfText("%.1f", L.sim.tokensPerSPerGpu));
 }
 
 } // namespace
@@ -217,7 +236,7 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
         w.push_back("the plan is not valid for scenario '" + s.name + "' (" + why
                     + "): the configuration is exported as planned");
     }
-    warnRoundedBatch(s, p, L, w);
+    fitRankLimit(s, p, L, w);
     // The engine's memory fraction must leave the KV cache room for the plan's batch, beside
     // what vLLM's start-up sampler run takes at the flags written (sim/engine_memory.h).
     MemoryBreakdown terms = L.sim.memory;

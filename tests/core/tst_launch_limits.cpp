@@ -13,6 +13,9 @@
 #include <string>
 
 #include "report/launch_config.h"
+#include "model/plan_checks.h"
+#include "model/plan_text.h"
+#include "runner/run_search.h"
 #include "search/search_space.h"
 #include "sim/simulator.h"
 #include "tst_launch_fixtures.h"
@@ -121,6 +124,7 @@ private Q_SLOTS:
     void tokenBudgetBelowSequences_data();
     void tokenBudgetBelowSequences();
     void unevenAttentionDpRanksAreWarned();
+    void unevenRanksRoundDownWhereUpBreaksALimit();
 };
 
 void TestLaunchLimits::everyEngineHoldsThePlan_data()
@@ -166,7 +170,13 @@ void TestLaunchLimits::everyEngineHoldsThePlan()
             const QString detail = what + ":\n" + QString::fromStdString(cmd);
             QVERIFY2(gpusOf(e.engine, c.value()) == s.cluster.totalGpus(), qPrintable(detail));
             const PerRank rank = perRank(e.engine, cmd);
-            QVERIFY2(rank.sequences >= planSequencesPerReplica(s, p), qPrintable(detail));
+            // The plan's sequences per rank rounded up, or down where one more each would
+            // break a limit (said in a warning).
+            const auto& warned = c.value().warnings;
+            const bool roundedDown = std::any_of(warned.begin(), warned.end(), [](const std::string& x) {
+                return x.find("would break a limit") != std::string::npos;
+            });
+            QVERIFY2(rank.sequences >= planSequencesPerReplica(s, p) - (roundedDown ? 1 : 0), qPrintable(detail));
             QVERIFY2(rank.tokens >= rank.sequences, qPrintable(detail));
             const double written = flagNumber(cmd, memoryFractionFlag(e.engine));
             QVERIFY2(engineKvRoomGb(e.engine, m, written) >= m.kvCacheGb - 1e-6, qPrintable(detail));
@@ -266,6 +276,51 @@ void TestLaunchLimits::unevenAttentionDpRanksAreWarned()
                              return x.find("batch: the engine's limit of 1 sequences on each of its ") != std::string::npos;
                          }),
              "no warning of the engine's per-rank limit");
+}
+
+// Where rounding each rank's limit up would let a fully loaded engine past a limit, the
+// limit is rounded down: no load then takes the deployment past the scenario's limits. The
+// TPOT limit is set between the plan's TPOT and the rounded-up batch's.
+void TestLaunchLimits::unevenRanksRoundDownWhereUpBreaksALimit()
+{
+    Scenario ds = launchPreset("deepseek-v3-256gpu");
+    ds.workload.engine = CollectiveEngine::Sglang;
+    ds.workload.runnable = true;
+    SearchOptions exact;
+    exact.algorithm = "exact";
+    Plan p = runSearch(ds, exact).best; // attention DP over 64 ranks, hundreds of sequences
+    const long long dp = p.dataParallel / std::max(1, p.instances);
+    const long long ranks = p.tensorParallel * dp;
+    QVERIFY2(attentionDataParallel(p) && p.batch * dp >= 2 * ranks, qPrintable(QString::fromStdString(planDegreesText(ds, p))));
+    while ((p.batch * dp) % ranks == 0)
+        --p.batch;
+    const long long down = p.batch * dp / ranks;
+    Plan up = p;
+    up.batch = static_cast<int>(((down + 1) * ranks + dp - 1) / dp);
+    const double planned = Simulator(ds).evaluate(p).tpotMs, full = Simulator(ds).evaluate(up).tpotMs;
+    QVERIFY(full > planned);
+    ds.workload.tpotSloMs = 0.5 * (planned + full);
+    QVERIFY(Simulator(ds).evaluate(p).valid && !Simulator(ds).evaluate(up).valid);
+    LaunchOptions sg;
+    sg.engine = Engine::Sglang;
+    auto c = exportLaunchConfig(ds, Deployment::onePool(p), sg);
+    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+    QCOMPARE(perRank(Engine::Sglang, c.value().command).sequences, down);
+    const auto& w = c.value().warnings;
+    QVERIFY2(std::any_of(w.begin(), w.end(),
+                         [&](const std::string& x) {
+                             return x.find("batch: " + std::to_string(down) + " sequences on each of the engine's "
+                                           + std::to_string(ranks) + " attention ranks admit")
+                                 != std::string::npos
+                                 && x.find("would break a limit") != std::string::npos;
+                         }),
+             "no warning of the rounded-down limit");
+    // With the scenario's own limit the rounded-up batch is within it: rounded up, as before.
+    Scenario loose = ds;
+    loose.workload.tpotSloMs = full + 1;
+    auto u = exportLaunchConfig(loose, Deployment::onePool(p), sg);
+    QVERIFY2(u.ok(), u.ok() ? "" : u.error().toString().c_str());
+    QCOMPARE(perRank(Engine::Sglang, u.value().command).sequences, down + 1);
 }
 
 QTEST_APPLESS_MAIN(TestLaunchLimits)
