@@ -180,12 +180,16 @@ ojson searchJson(const SearchReport& rep)
 }
 
 // The batch refinement's line: what the search's last step did with the best plan's batch.
-void printRefinement(std::ostream& out, const BatchRefinement& f)
+// It makes no call when the budget is spent, or when the evaluator has already priced the
+// larger batches it would try.
+void printRefinement(std::ostream& out, const BatchRefinement& f, bool budgetSpent)
 {
     if (f.calls > 0)
         out << "Batch refinement (the last step, calls " << f.firstCall + 1 << "-" << f.firstCall + f.calls << "): ";
-    else
+    else if (budgetSpent)
         out << "Batch refinement (the last step, no calls left in the budget): ";
+    else
+        out << "Batch refinement (the last step, no new call: the larger batches were priced already): ";
     if (f.improved())
         out << "batch " << f.fromBatch << " -> " << f.toBatch << ", " << formatNumber("%.1f", f.fromValue) << " -> "
             << formatNumber("%.1f", f.toValue) << " tokens/s per GPU";
@@ -220,7 +224,7 @@ void printSearchText(std::ostream& out, const SearchReport& rep, const Args& a)
         out << "\n";
     }
     if (r.refinement.ran)
-        printRefinement(out, r.refinement);
+        printRefinement(out, r.refinement, r.calls >= rep.options.budget);
     if (pools)
         printSplits(out, r.splits);
     if (!r.message.empty())

@@ -284,8 +284,10 @@ SearchOutcome runOnePool(const Scenario& scenario, const SearchOptions& options,
         const bool shareSpent = ev.calls() == budget - reserve;
         ev.setBudget(budget);
         // Under a closed loop a replica never holds more than its share of the loop, so a
-        // larger batch changes nothing there: no refinement.
-        if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest() && !options.underLoad)
+        // larger batch changes nothing there: no refinement. A stopped search ends where it
+        // was stopped: no refinement either.
+        if (info.budgeted && rep.error.empty() && !outOfMemory && ev.haveBest() && !options.underLoad
+            && !ev.stopRequested())
             out.refinement = refineBatch(ev, space);
         ev.finish();
         // The algorithm spent its share, and the calls held back for the refinement are left.

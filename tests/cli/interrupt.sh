@@ -28,6 +28,8 @@ fail() { echo "FAIL: $*"; cat "$json"; exit 1; }
 grep -q '"interrupted": true' "$json" || fail "no \"interrupted\": true"
 grep -q '"stopped": true' "$json" || fail "no \"stopped\": true"
 grep -q '"found": true' "$json" || fail "no best plan"
+# A stopped search ends where it was stopped: no batch refinement ran after the signal.
+grep -q '"refinement"' "$json" && fail "a batch refinement is reported after the stop"
 [ -s "$plan" ] || fail "--out file not written"
 "$CLI" evaluate --scenario llama3-70b-8gpu --plan "$plan" > /dev/null || fail "the saved plan does not evaluate"
 echo "interrupted search: exit 130, best plan printed and saved"
