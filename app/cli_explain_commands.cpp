@@ -25,7 +25,8 @@ void printHeadline(std::ostream& out, const DeploymentOutcome& o)
     }
     out << deploymentVerdict(o, true) << ": " << groupedNumber(o.tokensPerSPerGpu, 1)
         << " output tokens/s per GPU (" << groupedNumber(o.outputTokensPerS, 0) << " on " << o.gpus << " GPUs), TTFT "
-        << msText(o.ttftMs) << " ms, TPOT " << msText(o.tpotMs) << " ms; a token costs "
+        << msText(o.ttftMs) << " ms, TPOT " << (o.hasTpot() ? msText(o.tpotMs) + " ms" : std::string("none"))
+        << "; a token costs "
         << perTokenText(o.gpuUsPerToken()) << " GPU·µs (1e6 / tokens/s per GPU)\n";
     for (const std::string& why : o.reasons)
         out << "  - " << why << "\n";
