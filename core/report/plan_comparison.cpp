@@ -1,5 +1,7 @@
 #include "report/plan_comparison.h"
 
+#include "model/op_graph.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -169,6 +171,32 @@ std::vector<ComparedPart> pairParts(const CostAccount& a, const CostAccount& b)
     return out;
 }
 
+// Why an operator's conversions differ between two plans that shard it alike: an operator
+// it hands a tensor to or takes one from (an edge charged to it) is sharded otherwise, or
+// else the degrees, which decide whether a layout must be gathered or split at all.
+std::string conversionCause(const Plan& plan, const Plan& ref, OpId id, const std::string& degrees)
+{
+    std::vector<GraphEdge> edges{embeddingEdge(), lmHeadEdge(true), lmHeadEdge(false)};
+    for (LayerKind kind : {LayerKind::Dense, LayerKind::Moe})
+        for (bool shared : {false, true})
+            for (const GraphStep& step : layerSteps(kind, shared))
+                if (step.isEdge)
+                    edges.push_back(step.edge);
+    std::string changed;
+    for (const GraphEdge& e : edges) {
+        if (e.chargedTo != id)
+            continue;
+        for (OpId n : {e.from, e.to})
+            if (n != id && n != OpId::Count && plan.option(n) != ref.option(n)
+                && changed.find(opInfo(n).name) == std::string::npos)
+                changed += (changed.empty() ? "" : ", ") + std::string(opInfo(n).name);
+    }
+    if (!changed.empty())
+        return "a neighbouring operator's sharding changed (" + changed + ")";
+    return degrees.empty() ? std::string("the plans' layouts around it differ")
+                           : "the degrees differ (" + degrees + ")";
+}
+
 std::string partLine(const PlanComparison& c, const ComparedPart& r, const PoolOutcome& pa, const PoolOutcome& pb,
                      const CostAccount& aa, const CostAccount& ab, const std::string& degrees)
 {
@@ -200,8 +228,8 @@ std::string partLine(const PlanComparison& c, const ComparedPart& r, const PoolO
         const std::string cb = describeLayouts(opConversions(pb.scenario.model, ref, r.id));
         line += std::string(": same sharding (") + opOption(r.id, o).name + ")";
         if (ca != cb)
-            line += "; its layout conversions become " + ca + " instead of " + cb
-                + " because a neighbouring operator's sharding changed";
+            line += "; its layout conversions become " + ca + " instead of " + cb + " because "
+                + conversionCause(plan, ref, r.id, degrees);
         else if (!degrees.empty())
             line += "; the degrees or batch differ (" + degrees + ")";
     }

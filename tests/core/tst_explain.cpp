@@ -50,6 +50,7 @@ private Q_SLOTS:
     void accountSumsToTheHeadline();
     void launchIsTheKernelsFixedCosts();
     void noCauseThatDidNotChange();
+    void conversionsNameTheirCause();
     void normSentenceNamesItsOwnCollectives();
     void comparisonRatioIsTheThroughputRatio();
     void comparisonUnderLoadRunsBoth();
@@ -176,6 +177,51 @@ void TestExplain::noCauseThatDidNotChange()
         rate = rate || text.contains(QStringLiteral("at another rate"));
     }
     QVERIFY(rate);
+}
+
+// An operator sharded alike in both plans whose conversions differ says why: the degrees
+// when only they differ (a norm's all-reduce is gone at TP 1), a neighbour by name when its
+// sharding changed.
+void TestExplain::conversionsNameTheirCause()
+{
+    const Scenario s = presetScenario("llama3-70b-8gpu");
+    const Plan tp8 = megatronPlan(Simulator(s)).plan;
+    Plan tp1 = tp8;
+    tp1.tensorParallel = 1;
+    tp1.dataParallel = 8;
+    tp1.batch = std::max(1, tp8.batch / 8);
+    auto because = [&](const Plan& a) {
+        QStringList out;
+        const PlanComparison c = comparePools(evaluateDeployment(s, Deployment::onePool(a)).pools.front(),
+                                              evaluateDeployment(s, Deployment::onePool(tp8)).pools.front(), "A", "B");
+        for (const ExplainLine& l : c.lines) {
+            const QString text = QString::fromStdString(l.plain());
+            if (text.contains(QStringLiteral("its layout conversions become")))
+                out << text;
+        }
+        return out;
+    };
+    const QStringList degrees = because(tp1);
+    QVERIFY(!degrees.isEmpty());
+    for (const QString& t : degrees) {
+        QVERIFY2(t.contains(QStringLiteral("because the degrees differ (TP 8 → 1")), qPrintable(t));
+        QVERIFY2(!t.contains(QStringLiteral("neighbouring")), qPrintable(t));
+    }
+    // The same degrees, the output projection split otherwise: the norm after it
+    // converts differently, and says which neighbour changed.
+    int named = 0;
+    for (int o = 0; o < opInfo(OpId::OutProj).optionCount; ++o) {
+        Plan other = tp8;
+        other.setOption(OpId::OutProj, o);
+        if (o == tp8.option(OpId::OutProj)) // (a what-if: compared whether or not it holds the limits)
+            continue;
+        for (const QString& t : because(other))
+            if (!t.contains(QStringLiteral("out_proj:"))) {
+                QVERIFY2(t.contains(QStringLiteral("a neighbouring operator's sharding changed (out_proj")), qPrintable(t));
+                ++named;
+            }
+    }
+    QVERIFY(named > 0);
 }
 
 // The sentence on a norm's sharding names the collectives this plan's norm takes: a
