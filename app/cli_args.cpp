@@ -15,7 +15,7 @@ namespace {
 
 // An output file (--out, --out-cluster) never replaces a file the same command reads (a
 // positional argument or another flag's value naming the same existing file), nor the
-// other output (io/output_apart.h). It is never "-": that means standard input wherever a
+// other output, nor a file ShardLab did not write (io/output_apart.h). It is never "-": that means standard input wherever a
 // file is read, so as an output it would be taken for standard output, where the report
 // goes, not for a file of that name.
 bool outputsApart(const Args& a, std::string& error)
@@ -34,7 +34,7 @@ bool outputsApart(const Args& a, std::string& error)
                 error = std::string(o) + ": names the same file as " + other + "; give each output its own file";
                 return false;
             }
-        if (!outputApartFromInputs(a, o, path, error))
+        if (!outputApartFromInputs(a, o, path, error) || !replaceableOutput(o, path, error))
             return false;
     }
     return true;

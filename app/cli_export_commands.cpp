@@ -4,6 +4,7 @@
 
 #include "cli_commands.h"
 #include "cli_deployment.h"
+#include "io/output_apart.h"
 #include "report/launch_config.h"
 #include "runner/runnable_plan.h"
 #include "sim/simulator.h"
@@ -165,7 +166,7 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
         // The options files beside the script are outputs too: none may replace an input.
         std::string error;
         for (const std::string& path : launchConfigPaths(lc, a.value("--out")))
-            if (!outputApartFromInputs(a, "--out", path, error)) {
+            if (!outputApartFromInputs(a, "--out", path, error) || !replaceableOutput("--out", path, error)) {
                 err << "shardlab-cli export: " << displayText(error) << "\n"; // as for --out itself
                 return kExitUsage;
             }

@@ -113,18 +113,23 @@ bool setAsideRestoredEdits(shardlab::ui::MainWindow& window, QString& note, QTex
 }
 
 // The scripted outputs never replace the scenario file the window opened, as the CLI's
-// --out never replaces its input (io/output_apart.h).
+// --out never replaces its input, nor a plan or script file ShardLab did not write
+// (io/output_apart.h).
 bool outputsApartFromScenario(const QCommandLineParser& parser, const QCommandLineOption& scenario,
                               const std::vector<const QCommandLineOption*>& outputs, QTextStream& err)
 {
-    if (!parser.isSet(scenario))
-        return true;
-    const std::vector<std::string> inputs{parser.value(scenario).toStdString()};
+    std::vector<std::string> inputs;
+    if (parser.isSet(scenario))
+        inputs.push_back(parser.value(scenario).toStdString());
     for (const QCommandLineOption* o : outputs) {
         std::string error;
+        const std::string flag = "--" + o->names().front().toStdString();
+        // The plan and launch outputs are ShardLab's text files: one that holds anything else
+        // is a user's, never replaced (images carry no such mark and are replaced).
+        const bool text = flag == "--export" || flag == "--export-launch";
         if (parser.isSet(*o)
-            && !shardlab::outputApartFrom(inputs, "--" + o->names().front().toStdString(),
-                                          parser.value(*o).toStdString(), error)) {
+            && (!shardlab::outputApartFrom(inputs, flag, parser.value(*o).toStdString(), error)
+                || (text && !shardlab::replaceableOutput(flag, parser.value(*o).toStdString(), error)))) {
             err << "shardlab: " << QString::fromStdString(error) << "\n";
             return false;
         }

@@ -2,7 +2,10 @@
 
 #include "model/error.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <system_error>
 
 #include <sys/stat.h>
@@ -41,6 +44,25 @@ bool outputApartFrom(const std::vector<std::string>& inputs, const std::string& 
         }
     }
     return true;
+}
+
+bool replaceableOutput(const std::string& flag, const std::string& path, std::string& error)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
+        return true;
+    std::ifstream in(path, std::ios::binary);
+    std::string head(4096, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+    static const std::regex jsonFormat(R"re("format"\s*:\s*"shardlab-)re");
+    const bool ours = std::regex_search(head, jsonFormat) || head.find("written by ShardLab") != std::string::npos
+        || head.find("from ShardLab") != std::string::npos;
+    if (ours)
+        return true;
+    error = flag + ": " + displayText(path) + " exists and is not a file ShardLab wrote, which writing would replace; "
+        + "write the output elsewhere, or remove the file first";
+    return false;
 }
 
 } // namespace shardlab

@@ -15,4 +15,12 @@ bool sameExistingFile(const std::string& x, const std::string& y);
 bool outputApartFrom(const std::vector<std::string>& inputs, const std::string& flag, const std::string& path,
                      std::string& error);
 
+// False, with `error` ("FLAG: PATH exists and is not a file ShardLab wrote; ..."), when
+// `path` is a file with contents that ShardLab did not write: writing would replace a
+// user's work. ShardLab's files say so: its JSON files have "format": "shardlab-...", its
+// launch scripts and options files a comment naming ShardLab near the top. A missing or
+// empty file, or one ShardLab wrote (an earlier run's output), may be replaced; what is not
+// a regular file is left to the writer, which refuses it.
+bool replaceableOutput(const std::string& flag, const std::string& path, std::string& error);
+
 } // namespace shardlab

@@ -134,6 +134,15 @@ void TestCliFiles::specialFiles_data()
     QTest::newRow("gen-scenarios onto an edited file of its name: refused, the edit kept")
         << "" << QStringLiteral(R"("$CLI" gen-scenarios --seed 1 --count 2 --out "$DIR" > /dev/null && cp "%1" "$DIR/gen-1-1.json" && "$CLI" gen-scenarios --seed 1 --count 1 --out "$DIR" > /dev/null && "$CLI" gen-scenarios --seed 1 --count 2 --out "$DIR"; rc=$?; cp "$DIR/gen-1-1.json" "$DIR/in.json"; exit $rc)").arg(kScenario)
         << 1 << "^error: --out: [^\n]*/gen-1-1\\.json exists and is not the scenario seed 1 generates there" << "^$" << "in-is-scenario";
+    // An output never replaces a file ShardLab did not write (a user's notes under the name
+    // given): refused before anything runs, the file kept; an earlier run's output is
+    // replaced (the rows above write over their own files).
+    QTest::newRow("--out onto a file ShardLab did not write: refused, the file kept")
+        << "" << QStringLiteral(R"(printf 'my notes\n' > "$DIR/notes.out" && exec "$CLI" megatron --scenario llama3-70b-8gpu --out "$DIR/notes.out")")
+        << 2 << "^shardlab-cli megatron: --out: [^\n]*/notes\\.out exists and is not a file ShardLab wrote" << "^$" << "notes-kept";
+    QTest::newRow("export --out onto a script ShardLab did not write: refused, the script kept")
+        << "" << madePlan + QStringLiteral(R"(printf 'my notes\n' > "$DIR/notes.out" && exec "$CLI" export --plan "$DIR/in.json" --engine vllm --out "$DIR/notes.out")")
+        << 2 << "^shardlab-cli export: --out: [^\n]*/notes\\.out exists and is not a file ShardLab wrote" << "^$" << "notes-kept";
     // The engine is not installed here, so running the script runs nothing else.
     QTest::newRow("export's stdout run as a script: the command, never a name's lines")
         << "" << madePlan + QStringLiteral(R"sh("$CLI" export --plan "$DIR/in.json" --engine trtllm --out "$DIR/$(printf 'n\ntouch PWNED\n.sh')" > "$DIR/printed.sh" && cd "$DIR" && /bin/sh printed.sh > /dev/null 2>&1; exit 0)sh")
@@ -145,11 +154,12 @@ void TestCliFiles::specialFiles_data()
         << 1 << "fifo\\.sh: is not a regular file, and the files that go beside it \\(fifo\\.extra_llm_api_options\\.yaml\\)"
         << "^$" << "";
     // In a sticky directory another user's script cannot be replaced: the export fails after
-    // its options file replaced the user's own, which is put back as it was (it used to be
-    // deleted as "written by this export").
+    // its options file replaced an earlier export's (which the user edited), which is put
+    // back as it was (it used to be deleted as "written by this export").
     QTest::newRow("export failing on the script: the options file it replaced put back")
         << "sticky"
-        << madePlan + QStringLiteral(R"(printf 'my options
+        << madePlan + QStringLiteral(R"(printf '# from ShardLab, edited
+my options
 ' > "$DIR/launch.extra_llm_api_options.yaml" && )"
                                      R"(chown 65534 "$DIR/launch.extra_llm_api_options.yaml" && : > "$DIR/launch.sh" && )"
                                      R"(chmod 666 "$DIR/launch.sh" && chown 1 "$DIR/launch.sh" && exec setpriv --reuid=65534 )"
@@ -267,8 +277,12 @@ void TestCliFiles::specialFiles()
     } else if (check == "options-kept") {
         QFile kept(dir + "/launch.extra_llm_api_options.yaml");
         QVERIFY(kept.open(QIODevice::ReadOnly));
-        QCOMPARE(kept.readAll(), QByteArray("my options\n"));
+        QCOMPARE(kept.readAll(), QByteArray("# from ShardLab, edited\nmy options\n"));
         QVERIFY(QDir(dir).entryList({".shardlab.kept-*"}, QDir::Files | QDir::Hidden).isEmpty());
+    } else if (check == "notes-kept") {
+        QFile kept(dir + "/notes.out");
+        QVERIFY(kept.open(QIODevice::ReadOnly));
+        QCOMPARE(kept.readAll(), QByteArray("my notes\n"));
     } else if (check == "no-out") {
         QVERIFY(!QFileInfo::exists(dir + "/out.json"));
     } else if (check == "json-file-escaped") {
