@@ -210,12 +210,14 @@ private:
 // before the busiest one's). A group's step is priced as its busiest replica's: the most
 // prompt tokens any of them carries, beside the most decoding sequences any has, the
 // group's MoE layers routing every replica's prompt tokens. A replica with nothing
-// running sits the step out. One ReplicaResult per replica, in order.
-std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer& price)
+// running sits the step out, and a group's replicas without requests are not among
+// `members` (`group`: the plan's replicas run in lock step, however many are here: one
+// replica's prompt is then its group's only one, not every replica's). One ReplicaResult per
+// replica, in order.
+std::vector<ReplicaResult> runTogether(std::vector<Replica>& members, StepPricer& price, bool group)
 {
     std::vector<ReplicaResult> out(members.size());
     std::vector<char> stepping(members.size(), 0);
-    const bool group = members.size() > 1;
     double t = 0;
     long long steps = 0;
     for (;;) {
@@ -363,36 +365,56 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
     Totals totals;
     const int lockStep = std::max(1, sim.costs().lockStepReplicas(plan));
     if (lockStep > 1 && plan.dataParallel % lockStep == 0) {
-        // One engine instance's replicas run together, the others alike: the replicas'
-        // shares in order (a closed loop's replicas past its concurrency have none), dealt
-        // to the instances in turn, so member k of each takes replica k x instances's.
+        // Each engine instance's replicas run together. The replicas' shares in order (a
+        // closed loop's replicas past its concurrency have none) are dealt to the instances
+        // in turn, so member k of instance i takes replica k x instances + i's. Instances
+        // dealt the same shares run alike: each such set is run once and counted for all.
         const int instances = plan.dataParallel / lockStep;
         std::vector<Share> shares;
         for (const ReplicaGroup& g : groups)
             shares.insert(shares.end(), g.replicas, g.share);
-        std::vector<Replica> members;
-        for (int k = 0; k < lockStep; ++k) {
-            const size_t replica = size_t(k) * instances;
-            if (replica < shares.size()) // a replica without requests steps with nobody
-                members.emplace_back(w, load, shares[replica], plan.batch, load.seed + 7919 * k, perStep);
+        std::vector<std::pair<std::vector<std::pair<int, Share>>, int>> dealt; // (member k, share) lists, instances
+        for (int i = 0; i < instances; ++i) {
+            std::vector<std::pair<int, Share>> members;
+            for (int k = 0; k < lockStep; ++k)
+                if (const size_t replica = size_t(k) * instances + i; replica < shares.size())
+                    members.emplace_back(k, shares[replica]); // a replica without requests steps with nobody
+            if (members.empty())
+                continue;
+            auto same = std::find_if(dealt.begin(), dealt.end(), [&](const auto& d) {
+                return std::equal(d.first.begin(), d.first.end(), members.begin(), members.end(),
+                                  [](const auto& a, const auto& b) {
+                                      return a.first == b.first && a.second.concurrency == b.second.concurrency
+                                          && a.second.rate == b.second.rate && a.second.measured == b.second.measured;
+                                  });
+            });
+            if (same != dealt.end())
+                ++same->second;
+            else
+                dealt.push_back({members, 1});
         }
-        if (members.empty()) {
+        if (dealt.empty()) {
             run.error = "the load protocol sends no requests";
             return run;
         }
-        const std::vector<ReplicaResult> rs = runTogether(members, price);
-        if (!rs.front().error.empty()) {
-            run.error = rs.front().error;
-            return run;
+        for (const auto& [list, count] : dealt) {
+            std::vector<Replica> members;
+            for (const auto& [k, share] : list)
+                members.emplace_back(w, load, share, plan.batch, load.seed + 7919 * k, perStep);
+            const std::vector<ReplicaResult> rs = runTogether(members, price, true);
+            if (!rs.front().error.empty()) {
+                run.error = rs.front().error;
+                return run;
+            }
+            for (const ReplicaResult& r : rs)
+                totals.add(r, count, f);
         }
-        for (const ReplicaResult& r : rs)
-            totals.add(r, instances, f);
     } else {
         for (size_t gi = 0; gi < groups.size(); ++gi) {
             const ReplicaGroup& g = groups[gi];
             std::vector<Replica> alone;
             alone.emplace_back(w, load, g.share, plan.batch, load.seed + 7919 * gi, perStep);
-            const ReplicaResult r = runTogether(alone, price).front();
+            const ReplicaResult r = runTogether(alone, price, false).front();
             if (!r.error.empty()) {
                 run.error = r.error;
                 return run;

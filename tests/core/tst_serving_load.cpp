@@ -4,6 +4,8 @@
 // protocol reads from and writes to scenario files.
 #include <QtTest>
 
+#include "model/plan_text.h"
+
 #include <cmath>
 #include <limits>
 
@@ -52,6 +54,7 @@ private Q_SLOTS:
     void loneRequestSeesUnloadedSteps();
     void ttftGrowsWithLoadAndSaturates();
     void lockStepReplicasWaitForEachOthersPrompts();
+    void fewerRequestsThanInstances();
     void deterministicPerSeed();
     void openLoopMeasuresTheCountAsked();
     void closedLoopMeasuresTheCountAsked();
@@ -198,6 +201,45 @@ void TestServingLoad::lockStepReplicasWaitForEachOthersPrompts()
     const LoadRun small = simulateLoad(sim, x.plan, x.steady, few);
     QVERIFY2(small.ok(), small.error.c_str());
     QCOMPARE(small.figures.requests, few.measuredRequests());
+    // One request alone in the group: its prompt is the group's only one, not every
+    // replica's, so it waits no longer than one of two requests on two replicas does.
+    LoadSpec one = few, two = few;
+    one.concurrency = 1;
+    one.requests = 10;
+    two.concurrency = 2;
+    two.requests = 20;
+    const LoadRun alone = simulateLoad(sim, x.plan, x.steady, one), pair = simulateLoad(sim, x.plan, x.steady, two);
+    QVERIFY2(alone.ok() && pair.ok(), (alone.error + pair.error).c_str());
+    QVERIFY2(alone.figures.ttftMeanMs <= pair.figures.ttftMeanMs * (1 + 1e-9),
+             qPrintable(QString("%1 alone, %2 beside another").arg(alone.figures.ttftMeanMs).arg(pair.figures.ttftMeanMs)));
+}
+
+// A plan of several engine instances, each a lock-step group: a closed loop of fewer
+// requests than instances runs those requests, not one per instance, and never emits more
+// tokens than its requests can (one token per TPOT each).
+void TestServingLoad::fewerRequestsThanInstances()
+{
+    Setup x = recipe("deepseek-v3-256gpu");
+    x.plan.instances = x.plan.dataParallel / 2; // instances of two lock-step replicas
+    x.plan.expertParallel = std::max(1, x.plan.expertParallel / x.plan.instances);
+    x.plan.redundantExperts = 0;
+    const Simulator sim(x.s);
+    x.steady = sim.evaluate(x.plan);
+    QVERIFY2(x.steady.structureChecks == 0, qPrintable(QString::fromStdString(planDegreesText(x.s, x.plan))));
+    QCOMPARE(sim.costs().lockStepReplicas(x.plan), 2);
+    for (const int c : {1, 3, x.plan.instances}) {
+        LoadSpec l;
+        l.protocol = LoadProtocol::Concurrency;
+        l.concurrency = c;
+        l.requests = 10 * c;
+        l.warmupRequests = 0;
+        const LoadRun run = simulateLoad(sim, x.plan, x.steady, l);
+        QVERIFY2(run.ok(), run.error.c_str());
+        QCOMPARE(run.figures.requests, l.measuredRequests());
+        const double most = c * 1000.0 / run.figures.tpotMeanMs;
+        QVERIFY2(run.figures.outputTokensPerS <= most * 1.0001,
+                 qPrintable(QString("concurrency %1: %2 tokens/s, at most %3").arg(c).arg(run.figures.outputTokensPerS).arg(most)));
+    }
 }
 
 void TestServingLoad::deterministicPerSeed()
