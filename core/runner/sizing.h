@@ -107,8 +107,9 @@ constexpr int kQueueingCounts = 8;
 // Doubles the count until the rate is met, then bisects between the last count that
 // missed it and the first that met it, down to adjacent counts (docs/choices.md). Then runs
 // the answer's plan under Poisson arrivals at the rate (the scenario's workload.load for the
-// requests, warm-up, lengths and seed when it is an open loop; else 500 requests) and, when
-// it breaks a limit there, goes up count by count (at most kQueueingCounts).
+// requests, warm-up, lengths and seed when it is an open loop; else 500 requests; when that
+// holds the limits, again over at least 20 request lifetimes of arrivals) and, when it
+// breaks a limit there, goes up count by count (at most kQueueingCounts).
 SizingResult sizeCluster(const Scenario& s, const SizingOptions& o, const ScaleProgressFn& progress = {},
                          const std::atomic<bool>* stop = nullptr);
 

@@ -468,6 +468,19 @@ void TestChoices::sizingRunsTheAnswerUnderQueueing()
     const SizingResult light = sizeCluster(s, o);
     QVERIFY(light.ok && light.atRate.withinLimits);
     QCOMPARE(light.queueingGpus, light.gpus);
+
+    // At 99 % of what the 24-GPU answer sustains a run of 500 requests ends before its queue
+    // shows (p90 TTFT 0.4 s): the check runs at least 20 request lifetimes of arrivals, and
+    // the queue breaks the TTFT limit there.
+    o.requestsPerS = 20.2;
+    const SizingResult brink = sizeCluster(s, o);
+    QVERIFY2(brink.ok, brink.message.c_str());
+    QCOMPARE(brink.gpus, 24LL);
+    const double lifetimeS = (brink.best.ttftMs + (s.workload.outputTokens - 1) * brink.best.tpotMs) * 1e-3;
+    QVERIFY2(brink.atRate.figures.requests >= 20 * o.requestsPerS * lifetimeS,
+             qPrintable(QString("%1 requests over %2 s lifetimes").arg(brink.atRate.figures.requests).arg(lifetimeS)));
+    QVERIFY(!brink.atRate.withinLimits);
+    QVERIFY(brink.queueingGpus > brink.gpus && brink.queueingAtRate.withinLimits);
 }
 
 void TestChoices::sweepEqualsExactPerCount()
