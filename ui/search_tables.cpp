@@ -30,7 +30,7 @@ EliteTable::EliteTable(QWidget* parent) : QTableWidget(parent)
     setHorizontalHeaderLabels({tr("tok/s/GPU"), tr("TP"), tr("EP"), tr("PP"), tr("DP"), tr("batch"), tr("µbatch"),
                                tr("TPOT ms"), tr("TTFT ms"), tr("mem GB"), tr("found at")});
     const QString tips[] = {tr("Output tokens per second per GPU (the objective)."),
-                            tr("Tensor parallel degree; \"attn DP\": attention splits whole sequences over the TP "
+                            tr("Tensor parallel degree; \"aDP\": attention splits whole sequences over the TP "
                                "ranks (attention data parallelism), so no head is split."),
                             tr("Expert parallel degree."),
                             tr("Pipeline parallel degree (stages)."),
@@ -162,7 +162,7 @@ void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumn
                                              : QString::number(e.tokensPerSPerGpu, 'f', 1)));
         // Under attention data parallelism TP splits no head: the cell says so, since the
         // degree alone reads as a head split.
-        setItem(r, 1, cell(attentionDataParallel(p) ? tr("%1 attn DP").arg(p.tensorParallel)
+        setItem(r, 1, cell(attentionDataParallel(p) ? tr("%1 aDP").arg(p.tensorParallel)
                                                      : QString::number(p.tensorParallel)));
         setItem(r, 2, cell(QString::number(p.expertParallel)));
         setItem(r, 3, cell(QString::number(p.pipelineParallel)));
@@ -191,8 +191,15 @@ void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumn
             }
         }
     }
-    if (firstRows || fitColumns)
+    if (firstRows || fitColumns) {
         m_columns->measure();
+        return;
+    }
+    // Between measurements a cell may ask for more than its column has (EP 8 became 256):
+    // that column widens, where the text used to elide to "…".
+    for (int r = 0; r < rowCount(); ++r)
+        for (int c = 0; c < columnCount(); ++c)
+            m_columns->cellChanged(r, c);
 }
 
 std::vector<int> EliteTable::hiddenColumns() const { return m_columns->hiddenColumns(); }

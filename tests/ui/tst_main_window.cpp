@@ -63,6 +63,7 @@ private Q_SLOTS:
     void runsTableFollowsARunningSearch();
     void runsTableAndElitesChangeTogether();
     void eliteRowsNameAttentionDataParallelism();
+    void eliteColumnsWidenForWiderCells();
     void longRunsAreDownsampledEvenly();
     void variantsKeptAcrossAnEdit();
     void cosmeticEditCancelsNothing();
@@ -501,9 +502,52 @@ void TestMainWindow::eliteRowsNameAttentionDataParallelism()
     auto* elites = panel.findChild<QTableWidget*>(QStringLiteral("eliteTable"));
     QVERIFY(elites && elites->rowCount() == 2);
     const QString tp = QString::number(heads.tensorParallel);
-    QCOMPARE(elites->item(0, 1)->text(), tp + QStringLiteral(" attn DP"));
+    QCOMPARE(elites->item(0, 1)->text(), tp + QStringLiteral(" aDP"));
     QCOMPARE(elites->item(1, 1)->text(), tp);
     QVERIFY(elites->horizontalHeaderItem(1)->toolTip().contains(QStringLiteral("attention data parallelism")));
+}
+
+// A refresh whose cells ask for more than their columns were measured for widens them
+// (EP 8 became 65536 mid-run), where the text used to elide to "…".
+void TestMainWindow::eliteColumnsWidenForWiderCells()
+{
+    ui::SearchPanel panel;
+    const Scenario s = scenarioPreset("llama3-70b-8gpu").value;
+    panel.setScenario(s);
+    panel.resize(1600, 900); // wide enough that every column shows
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.beginRun(QStringLiteral("synthetic"));
+    auto* elites = panel.findChild<QTableWidget*>(QStringLiteral("eliteTable"));
+    QVERIFY(elites);
+    const Plan plan = megatronPlan(Simulator(s)).plan;
+    auto progress = [&](int calls, int ep) {
+        ui::LiveProgress p;
+        p.core.budget = 1000;
+        p.core.calls = calls;
+        p.core.haveBest = true;
+        p.core.bestTokensPerSPerGpu = calls;
+        ui::EliteEntry e;
+        e.plan = plan;
+        e.plan.expertParallel = ep; // only the cell's text matters here
+        e.plan.batch = calls;
+        e.call = calls;
+        e.valid = true;
+        e.tokensPerSPerGpu = calls;
+        p.elites = {e};
+        panel.addProgress(p);
+        QTRY_VERIFY(!panel.isReplotPending());
+    };
+    progress(10, 8);
+    const int before = elites->columnWidth(2);
+    QVERIFY(before > 0);
+    progress(20, 65536);
+    QCOMPARE(elites->item(0, 2)->text(), QStringLiteral("65536"));
+    QVERIFY2(elites->columnWidth(2) >= elites->sizeHintForIndex(elites->model()->index(0, 2)).width(),
+             qPrintable(QStringLiteral("column %1 px (was %2), the cell asks %3")
+                            .arg(elites->columnWidth(2))
+                            .arg(before)
+                            .arg(elites->sizeHintForIndex(elites->model()->index(0, 2)).width())));
 }
 
 QTEST_MAIN(TestMainWindow)
