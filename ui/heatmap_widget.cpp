@@ -1,5 +1,7 @@
 #include "heatmap_widget.h"
 
+#include <QHash>
+
 #include <QHelpEvent>
 #include <QLinearGradient>
 #include <QPainter>
@@ -113,15 +115,71 @@ HeatmapWidget::Geometry HeatmapWidget::geometry() const
     const int legendH = legendHeight();
     g.rowH = std::max(fm.height() + 2, (height() - g.top - legendH) / rows);
     g.cols = columnCount();
-    g.colW = std::max(24, (width() - g.labelW - 4) / g.cols);
     g.legendTop = g.top + rows * g.rowH + 4;
     return g;
+}
+
+QString shortOptionName(const QString& name)
+{
+    static const QHash<QString, QString> brief{
+        {QStringLiteral("replicated"), QStringLiteral("rep")}, {QStringLiteral("column"), QStringLiteral("col")},
+        {QStringLiteral("column_row"), QStringLiteral("c/r")}, {QStringLiteral("sequence"), QStringLiteral("seq")},
+        {QStringLiteral("token"), QStringLiteral("tok")},      {QStringLiteral("vocab"), QStringLiteral("voc")},
+        {QStringLiteral("all_gather"), QStringLiteral("AG")},  {QStringLiteral("all_to_all"), QStringLiteral("A2A")},
+        {QStringLiteral("reduce_scatter"), QStringLiteral("RS")}};
+    return brief.value(name, name);
+}
+
+// A cell's text in `width` pixels: on two lines its option's name above its share; on one
+// line both when they fit, else the name (the colour says the share, the tooltip has it to
+// the percent), elided to no fewer than three letters, else its short form ("rep", "A2A"),
+// else the share alone.
+QString HeatmapWidget::cellLabel(const QFontMetrics& fm, OpId id, int c, int width, bool twoLines) const
+{
+    const double v = m_values[static_cast<int>(id)][c];
+    const bool have = m_haveValues && std::isfinite(v);
+    const QString name = QString::fromLatin1(opInfo(id).options[c].name);
+    const QString value = have ? QStringLiteral("%1%").arg(std::lround(v * 100)) : QString();
+    if (twoLines)
+        return fm.elidedText(name, Qt::ElideRight, width) + (value.isEmpty() ? QString() : QLatin1Char('\n') + value);
+    // "Fits" as eliding judges it (its measure can exceed horizontalAdvance by a pixel,
+    // which drew "100%" as "10…").
+    auto fits = [&](const QString& x) { return fm.elidedText(x, Qt::ElideRight, width) == x; };
+    const QString both = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
+    if (fits(both) || fits(name))
+        return fits(both) ? both : name;
+    const QString elided = fm.elidedText(name, Qt::ElideRight, width);
+    if (elided.size() >= 4) // three letters and the ellipsis
+        return elided;
+    if (const QString brief = shortOptionName(name); fits(brief))
+        return brief;
+    if (value.isEmpty())
+        return elided;
+    const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
+    return fits(value) ? value : fits(bare) ? bare : QString();
+}
+
+QString HeatmapWidget::cellText(int row, int option) const
+{
+    if (row < 0 || row >= int(m_ops.size()) || option < 0 || option >= opInfo(m_ops[row]).optionCount)
+        return {};
+    const Geometry g = geometry();
+    const QFontMetrics fm = fontMetrics();
+    const bool equivalent = m_haveHighlight && m_highlight.option(m_ops[row]) != option
+        && m_equivalent[static_cast<int>(m_ops[row])][option];
+    const int markWidth = equivalent ? fm.horizontalAdvance(QStringLiteral("≡")) + 2 : 0;
+    const int width = cellRect(row, option).width() - 4 - markWidth;
+    return cellLabel(fm, m_ops[row], option, width, g.rowH >= 2 * fm.height() + 4);
 }
 
 QRect HeatmapWidget::cellRect(int row, int option) const
 {
     const Geometry g = geometry();
-    return {g.labelW + option * g.colW, g.top + row * g.rowH + 1, g.colW - 2, g.rowH - 2};
+    // A row's options share its width: an operator of two options has cells twice as wide
+    // as one of four (the columns of different rows are different options anyway).
+    const int options = row >= 0 && row < int(m_ops.size()) ? opInfo(m_ops[size_t(row)]).optionCount : g.cols;
+    const int w = std::max(24, (width() - g.labelW - 4) / std::max(1, options));
+    return {g.labelW + option * w, g.top + row * g.rowH + 1, w - 2, g.rowH - 2};
 }
 
 QString HeatmapWidget::toolTipAt(const QPoint& pos) const
@@ -202,41 +260,19 @@ void HeatmapWidget::paintRow(QPainter& p, const Geometry& g, int r) const
     const int y = g.top + r * g.rowH;
     p.setPen(text);
     p.drawText(QRect(4, y, g.labelW - 8, g.rowH), Qt::AlignVCenter | Qt::AlignRight, QString::fromLatin1(info.name));
-    for (int c = 0; c < g.cols; ++c) {
+    for (int c = 0; c < info.optionCount; ++c) {
         const QRect cell = cellRect(r, c);
-        if (c >= info.optionCount) {
-            p.fillRect(cell, palette().window());
-            continue;
-        }
         const double v = m_values[static_cast<int>(id)][c];
         const bool have = m_haveValues && std::isfinite(v);
         p.fillRect(cell, have ? scaleColour(v) : kNoData);
         p.setPen(have && v > 0.55 ? QColor(Qt::white) : QColor(30, 30, 30));
-        const QString name = QString::fromLatin1(info.options[c].name);
-        const QString value = have ? QStringLiteral("%1%").arg(std::lround(v * 100)) : QString();
         const bool best = m_haveHighlight && m_highlight.option(id) == c;
         const bool equivalent = !best && m_haveHighlight && m_equivalent[static_cast<int>(id)][c];
         // An equivalent cell's "≡" sits in its top-right corner: the text keeps clear of it.
         const QString mark = QStringLiteral("≡");
         const int markWidth = equivalent ? fm.horizontalAdvance(mark) + 2 : 0;
         const QRect inner = cell.adjusted(2, 0, -2 - markWidth, 0);
-        if (twoLines) {
-            const QString t = fm.elidedText(name, Qt::ElideRight, inner.width())
-                + (value.isEmpty() ? QString() : QLatin1Char('\n') + value);
-            p.drawText(inner, Qt::AlignCenter, t);
-        } else {
-            // One line when rows are short: the value first, it is what the colour says;
-            // the option's name when it fits (the tooltip always has it).
-            // "Fits" as eliding judges it (its measure can exceed horizontalAdvance by a pixel,
-            // which drew "100%" as "10…").
-            auto fits = [&](const QString& x) { return fm.elidedText(x, Qt::ElideRight, inner.width()) == x; };
-            QString t = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
-            if (!fits(t) && !value.isEmpty()) {
-                const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
-                t = fits(value) ? value : fits(bare) ? bare : QString();
-            }
-            p.drawText(inner, Qt::AlignCenter, fm.elidedText(t, Qt::ElideRight, inner.width()));
-        }
+        p.drawText(inner, Qt::AlignCenter, cellLabel(fm, id, c, inner.width(), twoLines));
         if (best) {
             p.setPen(QPen(kBest, 2));
             p.drawRect(cell.adjusted(1, 1, -1, -1));

@@ -17,6 +17,10 @@ class QPainter;
 
 namespace shardlab::ui {
 
+// An option's name in three letters or fewer, for a heatmap cell too narrow for the name:
+// "rep", "col", "tok", "AG" (all-gather), "A2A", "RS"; a name already that short as it is.
+QString shortOptionName(const QString& name);
+
 class HeatmapWidget : public QWidget {
     Q_OBJECT
 public:
@@ -42,6 +46,8 @@ public:
 
     // For tests and tooltips: the rectangle of a cell, and the tooltip text there.
     QRect cellRect(int row, int option) const;
+    // The text the cell shows at the widget's size (its option's name, its share, or both).
+    QString cellText(int row, int option) const;
     QString toolTipAt(const QPoint& pos) const;
     bool isEquivalent(OpId id, int option) const { return m_equivalent[static_cast<int>(id)][option]; }
 
@@ -58,8 +64,9 @@ protected:
     bool event(QEvent* event) override;
 
 private:
+    QString cellLabel(const QFontMetrics& fm, OpId id, int option, int width, bool twoLines) const;
     struct Geometry {
-        int captionH, labelW, top, rowH, colW, cols, legendTop;
+        int captionH, labelW, top, rowH, cols, legendTop;
     };
     struct LegendItem {
         enum Kind { Scale, Best, Equivalent, NoData } kind;

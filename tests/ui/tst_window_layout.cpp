@@ -329,6 +329,15 @@ void TestWindowLayout::searchTabFitsAt1024x700()
     QVERIFY2(h->rowsFit(), qPrintable(QStringLiteral("heatmap %1 px high").arg(h->height())));
     QVERIFY(h->legendFits());
     QVERIFY(h->mapTo(&w, QPoint(0, h->height())).y() <= w.height());
+    // Every cell names its option, at least its first three letters or its short form (the
+    // colour says the share): at this size the cells used to show only "100%", "0%".
+    for (int r = 0; r < int(h->operators().size()); ++r) {
+        const OpInfo& info = opInfo(h->operators()[size_t(r)]);
+        for (int c = 0; c < info.optionCount; ++c) {
+            const QString name = QString::fromLatin1(info.options[c].name), shown = h->cellText(r, c);
+            QVERIFY2(shown.contains(name.left(3)) || shown == ui::shortOptionName(name), qPrintable(QStringLiteral("%1 %2: '%3'").arg(QString::fromLatin1(info.name), name, shown)));
+        }
+    }
 }
 
 // The heatmap is about the selected run: its model's operators and its elites. A new run
