@@ -33,6 +33,7 @@ struct Script {
     int screenshotDuringMs = -1; // >= 0: screenshot mid-search instead of at the end
     bool loadFront = false;      // --tab pareto: the front under load after the others
     bool failed = false;         // a mid-search screenshot could not be written
+    bool duringTaken = false;    // the mid-search screenshot was taken (or failed)
 };
 
 int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
@@ -63,7 +64,14 @@ int finishScript(shardlab::ui::MainWindow& w, const Script& s, bool found)
         err << "shardlab: --export-plot: " << error << "\n";
         code = 1;
     }
-    if (!s.screenshot.isEmpty() && s.screenshotDuringMs < 0 && !shardlab::ui::saveScreenshot(&w, s.screenshot, &error)) {
+    // A search that ends before --screenshot-during's time still leaves its screenshot: of
+    // the finished search, and said so.
+    const bool late = s.screenshotDuringMs >= 0 && !s.duringTaken;
+    if (late)
+        err << "shardlab: --screenshot-during: the search ended before " << s.screenshotDuringMs
+            << " ms; the screenshot shows it finished\n";
+    if (!s.screenshot.isEmpty() && (s.screenshotDuringMs < 0 || late)
+        && !shardlab::ui::saveScreenshot(&w, s.screenshot, &error)) {
         err << "shardlab: --screenshot: " << error << "\n";
         code = 1;
     }
@@ -219,7 +227,7 @@ int main(int argc, char** argv)
     const QCommandLineOption quitOpt(QStringLiteral("quit-when-done"),
                                      QStringLiteral("Exit when the search (or, without --autostart, the start-up) is done."));
     const QCommandLineOption duringOpt(QStringLiteral("screenshot-during"),
-                                       QStringLiteral("Take the --screenshot this many ms after the start, mid-search."),
+                                       QStringLiteral("Take the --screenshot this many ms after the start, mid-search (at the end, said on stderr, when the search ends first)."),
                                        QStringLiteral("MS"));
     const QCommandLineOption tabOpt(QStringLiteral("tab"),
                                     QStringLiteral("Tab to show: search, plan, topology, compare or pareto (pareto computes the scenario's front first)."),
@@ -350,6 +358,9 @@ int main(int argc, char** argv)
             }
             if (script.screenshotDuringMs >= 0)
                 QTimer::singleShot(script.screenshotDuringMs, &window, [&] {
+                    if (script.duringTaken || !window.isSearching())
+                        return; // the search ended first: finishScript took it
+                    script.duringTaken = true;
                     QString error;
                     if (!shardlab::ui::saveScreenshot(&window, script.screenshot, &error)) {
                         err << "shardlab: --screenshot: " << error << "\n";

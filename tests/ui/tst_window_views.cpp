@@ -55,6 +55,7 @@ private Q_SLOTS:
     void heatmapMarksEquivalentOptionsAndExplainsCells();
     void topologyTabFollowsThePlan();
     void scriptedTopologyAndParetoTabs();
+    void screenshotDuringAShortSearch();
     void compareTwoPlans();
     void compareOpensOnTheBestRun();
     void whatIfIsKeptWhenTheScenarioChanges();
@@ -202,6 +203,30 @@ void TestWindowViews::topologyTabFollowsThePlan()
         }
     QVERIFY(std::fabs(tw.interBytes - inter) <= 1e-6 * inter);
     QVERIFY(std::fabs(tw.interBytes + tw.nvlinkBytes - all) <= 1e-6 * all);
+}
+
+// --screenshot-during a search that ends first: the screenshot is taken at its end, and
+// stderr says so (it used to write nothing and still exit 0).
+void TestWindowViews::screenshotDuringAShortSearch()
+{
+    QTemporaryDir dir;
+    QProcess gui;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.path());
+    gui.setProcessEnvironment(env);
+    const QString shot = dir.filePath(QStringLiteral("mid.png"));
+    gui.start(QStringLiteral(SHARDLAB_GUI),
+              {QStringLiteral("--scenario"), QStringLiteral("llama3-70b-8gpu"), QStringLiteral("--algo"),
+               QStringLiteral("megatron"), QStringLiteral("--autostart"), QStringLiteral("--size"),
+               QStringLiteral("1024x700"), QStringLiteral("--screenshot"), shot, QStringLiteral("--screenshot-during"),
+               QStringLiteral("600000"), QStringLiteral("--quit-when-done")});
+    QVERIFY(gui.waitForFinished(60000));
+    const QString err = QString::fromUtf8(gui.readAllStandardError());
+    QVERIFY2(gui.exitCode() == 0, qPrintable(err));
+    QVERIFY2(err.contains(QStringLiteral("the search ended before 600000 ms; the screenshot shows it finished")),
+             qPrintable(err));
+    QCOMPARE(QImage(shot).size(), QSize(1024, 700));
 }
 
 void TestWindowViews::scriptedTopologyAndParetoTabs()
