@@ -173,6 +173,12 @@ QString PolicyView::statusText() const
 #endif
     s += QLatin1Char(' ')
         + tr("Temperature %1; elite unchanged for %2 update(s).").arg(m_temperature, 0, 'f', 2).arg(m_eliteAge);
+    // Nothing to draw before the first update: say why the plot is empty.
+    if (m_anchor.isEmpty() && m_attention.isEmpty())
+        s += QLatin1Char(' ')
+            + tr("No policy update yet: PPO updates after every ppo.samples new plans (256 by default), so a "
+                 "smaller budget leaves the pretrained policy as it was; what it attends to shows after the first "
+                 "update.");
     return s;
 }
 

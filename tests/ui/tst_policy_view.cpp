@@ -108,6 +108,7 @@ private Q_SLOTS:
         QVERIFY(v.setMetrics(ppoProgress(true).metrics));
         QVERIFY(v.hasPolicy());
         QVERIFY2(v.statusText().contains(QStringLiteral("Pretrained")), qPrintable(v.statusText()));
+        QVERIFY2(!v.statusText().contains(QStringLiteral("No policy update yet")), qPrintable(v.statusText()));
         // One bar per memory place (scratch + the elite history of 3), each a distribution.
         QCOMPARE(v.anchorShares().size(), 4);
         QCOMPARE(v.attention().size(), 4);
@@ -120,6 +121,17 @@ private Q_SLOTS:
         QVERIFY2(std::abs(t - 1) < 1e-4, qPrintable(QString::number(t)));
         v.clear();
         QVERIFY(!v.hasPolicy());
+    }
+
+    // A run before its first update (a budget under ppo.samples) has nothing to draw: the
+    // status says why the plot is empty.
+    void saysWhyNothingIsDrawnBeforeTheFirstUpdate()
+    {
+        ui::PolicyView v;
+        QVERIFY(v.setMetrics({{"pretrained", 1}, {"temperature", 1}, {"elite_age", 0}}));
+        QVERIFY(v.attention().isEmpty());
+        QVERIFY2(v.statusText().contains(QStringLiteral("No policy update yet: PPO updates after every ppo.samples")),
+                 qPrintable(v.statusText()));
     }
 
     void showsAFromScratchRun()
