@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 
 #include "window_fixtures.h"
+#include "compare_view.h"
 #include "main_window.h"
 #include "plan_view.h"
 #include "plan_topology.h"
@@ -124,6 +125,16 @@ private Q_SLOTS:
             QVERIFY2(pv->headlineText().contains(role == PoolRole::Prefill ? QStringLiteral("prompts/s")
                                                                            : QStringLiteral("TPOT")),
                      qPrintable(pv->headlineText()));
+            // The Compare tab offers the run's plan of the pool on show, named as a pool's:
+            // its figures are the pool's, not the deployment's.
+            bool named = false;
+            for (const ui::NamedPlan& p : w.compareView()->candidates())
+                if (p.name.startsWith(QStringLiteral("Best of exact"))) {
+                    QVERIFY2(p.name.endsWith(QStringLiteral("(this pool)")), qPrintable(p.name));
+                    QCOMPARE(p.plan, plan);
+                    named = true;
+                }
+            QVERIFY(named);
         }
     }
 
