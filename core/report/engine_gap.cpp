@@ -153,8 +153,9 @@ std::vector<std::string> engineGapLines(const EngineGap& g)
     std::vector<std::string> out;
     if (!g.applies)
         return out;
+    // A sentence starts with a capital, except an engine's own name ("vLLM 0.11 runs ...").
     std::string head = g.headline;
-    if (!head.empty())
+    if (!head.empty() && head.rfind(g.engineName, 0) != 0)
         head[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(head[0])));
     out.push_back(head + (g.stopped ? " [stopped before exact finished]" : "") + ".");
     if (g.rulesBroken.empty() && g.causes.empty())

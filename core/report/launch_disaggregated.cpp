@@ -190,7 +190,9 @@ std::vector<std::pair<std::string, std::string>> oneNodeEnv(Engine e, long long 
 // Each pool in the background, started with its oneNodeEnv; the router in front.
 std::string oneNodeCommand(const std::vector<PoolOut>& pools, const LaunchPool& router)
 {
-    std::string out = "# one node: both pools and the router run here (pools on their own GPUs, in the background).\n";
+    std::string out = router.command.empty()
+        ? "# one node: both pools run here, on their own GPUs, in the background (no router: see the warnings).\n"
+        : "# one node: both pools and the router run here (pools on their own GPUs, in the background).\n";
     for (const PoolOut& p : pools) {
         out += "# pool: " + p.pool.role + " (" + poolGpus(p) + " on GPUs " + num(p.firstGpu) + "-"
             + num(p.firstGpu + p.layout.plan.gpus() - 1) + ")\n";

@@ -97,6 +97,19 @@ private Q_SLOTS:
         QCOMPARE(h.runnable.tokensPerSPerGpu(), er.bestTokensPerSPerGpu());
     }
 
+    // A line that starts with the engine's name keeps its spelling: "vLLM 0.11 runs ...",
+    // never "VLLM"; other lines start with a capital.
+    void engineNameKeepsItsCase()
+    {
+        EngineGap g;
+        g.applies = true;
+        g.engineName = "vLLM 0.11";
+        g.headline = g.engineName + " runs a plan as good as the per-operator optimum here";
+        QVERIFY(QString::fromStdString(engineGapLines(g).front()).startsWith(QStringLiteral("vLLM 0.11 runs")));
+        g.headline = "the per-operator optimum is 1.2x the best plan vLLM 0.11 runs here";
+        QVERIFY(QString::fromStdString(engineGapLines(g).front()).startsWith(QStringLiteral("The per-operator")));
+    }
+
     // Without exact's proof a side is a lower bound, and the headline says so.
     void unprovedSidesAreBounds()
     {
