@@ -189,6 +189,8 @@ int runCompare(const Args& a, std::ostream& out, std::ostream& err)
         if (auto why = nameFlagProblem(flag, name))
             return reportErrors(err, {*why});
     }
+    if (na == nb) // two rows of one name could not be told apart
+        return reportErrors(err, {"--name-a and --name-b: both are '" + displayText(na) + "'; give each plan its own name"});
     const DeploymentComparison c = compareDeployments(oa, ob, na, nb);
     if (a.flag("--json")) {
         out << comparisonToJson(oa, ob, c) << "\n";

@@ -96,6 +96,11 @@ std::vector<std::string> launchOptions(const Args& a, LaunchOptions& o)
     if (!engineFromName(a.value("--engine"), o.engine))
         return {"--engine: unknown engine '" + displayText(a.value("--engine")) + "' (known: " + knownEngines() + ")"};
     o.model = a.value("--model");
+    // Given, it names a checkpoint: not empty nor blank (either would be the preset's id
+    // silently, or a checkpoint named ' ').
+    if (a.has("--model") && o.model.find_first_not_of(" \t") == std::string::npos)
+        return {"--model: names no checkpoint (empty or blank); give a HuggingFace id or a path, or leave --model out "
+                "for the preset's id"};
     // It goes into JSON and a shell script: UTF-8 text on one line, or refused.
     if (auto why = nameFlagProblem("--model", o.model))
         return {*why};
