@@ -220,11 +220,19 @@ void DocumentController::newFromPreset(const QString& name)
         setScenario(s.value);
 }
 
+// A file that could not be opened leaves the editor as it was: the message says so, and
+// which scenario it still shows, so nobody runs that one taking it for the file's.
+QString DocumentController::notOpened(const QString& why) const
+{
+    return why + QLatin1Char('\n')
+        + tr("Not opened: the editor still shows %1.").arg(QString::fromStdString(m_editor->scenario().name));
+}
+
 bool DocumentController::openScenarioFile(const QString& path)
 {
     const auto text = readTextFile(localPath(path));
     if (!text.ok()) {
-        Q_EMIT message(QString::fromStdString(text.error().toString()), true);
+        Q_EMIT message(notOpened(QString::fromStdString(text.error().toString())), true);
         return false;
     }
     const ScenarioLoad load = readScenarioForEditor(text.value(), inputLabel(localPath(path)));
@@ -237,7 +245,7 @@ bool DocumentController::openScenarioFile(const QString& path)
 bool DocumentController::applyLoad(const ScenarioLoad& load, const QString& path, const QString& source)
 {
     if (!load.ok) {
-        Q_EMIT message(load.errors.join(QLatin1Char('\n')), true);
+        Q_EMIT message(notOpened(load.errors.join(QLatin1Char('\n'))), true);
         return false;
     }
     setScenario(load.scenario, path);

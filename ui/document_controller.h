@@ -103,6 +103,7 @@ Q_SIGNALS:
     void problemsMessage(const QString& text);
 
 private:
+    QString notOpened(const QString& why) const;
     void onEditorEdited();
     void applyScenarioChange(const Scenario& before, const Scenario& now);
     void updateTitle();

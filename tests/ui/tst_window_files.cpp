@@ -385,6 +385,10 @@ void TestWindowFiles::invalidScenarioSavesAndReopensAsDraft()
     QVERIFY(!w2.openScenarioFile(broken));
     QVERIFY2(w2.statusText().contains(QStringLiteral("workload")), qPrintable(w2.statusText()));
     QCOMPARE(w2.scenario().model.layers, 0); // the draft is still there
+    // ... and the message says the file was not opened, and what the editor still shows.
+    QVERIFY2(w2.statusText().contains(QStringLiteral("Not opened: the editor still shows %1.")
+                                          .arg(QString::fromStdString(w2.scenario().name))),
+             qPrintable(w2.statusText()));
 
     // Values that only disagree with each other (every one in range) open as a draft too.
     Scenario inconsistent = scenarioPreset("llama3-70b-8gpu").value;
