@@ -6,6 +6,7 @@
 #include "io/output_apart.h"
 
 #include <cerrno>
+#include <optional>
 #include <cmath>
 #include <cstdlib>
 
@@ -18,7 +19,22 @@ namespace {
 // other output, nor a file ShardLab did not write (io/output_apart.h). It is never "-": that means standard input wherever a
 // file is read, so as an output it would be taken for standard output, where the report
 // goes, not for a file of that name.
-bool outputsApart(const Args& a, std::string& error)
+// What a command's output flag writes (none for a directory, gen-scenarios' --out): the
+// kind of ShardLab file it may replace.
+std::optional<OutputKind> outputKind(const std::string& command, const std::string& flag)
+{
+    if (command == "search" || command == "megatron")
+        return OutputKind::Plan;
+    if (command == "import-hf")
+        return OutputKind::Model;
+    if (command == "calibrate")
+        return flag == "--out-cluster" ? OutputKind::Cluster : OutputKind::Profile;
+    if (command == "export")
+        return OutputKind::LaunchScript;
+    return std::nullopt;
+}
+
+bool outputsApart(const std::string& command, const Args& a, std::string& error)
 {
     for (const char* o : {"--out", "--out-cluster"}) {
         if (!a.has(o))
@@ -34,7 +50,9 @@ bool outputsApart(const Args& a, std::string& error)
                 error = std::string(o) + ": names the same file as " + other + "; give each output its own file";
                 return false;
             }
-        if (!outputApartFromInputs(a, o, path, error) || !replaceableOutput(o, path, error))
+        if (!outputApartFromInputs(a, o, path, error))
+            return false;
+        if (const std::optional<OutputKind> kind = outputKind(command, o); kind && !replaceableOutput(o, path, *kind, error))
             return false;
     }
     return true;
@@ -122,7 +140,7 @@ bool parseArgs(const CommandSpec& spec, const std::vector<std::string>& argv, Ar
         error = "--json, --csv: choose one output format";
         return false;
     }
-    if (!outputsApart(out, error))
+    if (!outputsApart(spec.name, out, error))
         return false;
     const int n = static_cast<int>(out.positional.size());
     if (n < spec.minPositional) {

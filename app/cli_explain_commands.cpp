@@ -163,6 +163,20 @@ int runExplain(const Args& a, std::ostream& out, std::ostream& err)
 
 int runCompare(const Args& a, std::ostream& out, std::ostream& err)
 {
+    const std::string na = a.value("--name-a", "A"), nb = a.value("--name-b", "B");
+    // Names go into the text, a terminal and JSON: non-empty UTF-8 text on one line, or refused.
+    for (const auto& [flag, name] : {std::pair<std::string, const std::string&>{"--name-a", na}, {"--name-b", nb}}) {
+        if (name.empty())
+            return reportErrors(err, {flag + ": must not be empty"});
+        if (auto why = nameFlagProblem(flag, name))
+            return reportErrors(err, {*why});
+    }
+    if (na == nb) // two rows of one name could not be told apart
+        return reportErrors(err, {a.has("--name-a") && a.has("--name-b")
+                                      ? "--name-a and --name-b: both are '" + displayText(na) + "'; give each plan its own name"
+                                      : std::string(a.has("--name-a") ? "--name-a" : "--name-b") + ": '" + displayText(na)
+                                          + "' is the other plan's default name; give " + (a.has("--name-a") ? "--name-b" : "--name-a")
+                                          + " as well"});
     auto A = loadDeployment(a, a.positional[0]);
     if (!A.ok())
         return reportFieldErrors(err, A.errors);
@@ -181,16 +195,6 @@ int runCompare(const Args& a, std::ostream& out, std::ostream& err)
     const Scenario& s = A.value.scenario;
     const DeploymentOutcome oa = evaluateDeployment(s, A.value.deployment);
     const DeploymentOutcome ob = evaluateDeployment(s, B.value.deployment);
-    const std::string na = a.value("--name-a", "A"), nb = a.value("--name-b", "B");
-    // Names go into the text, a terminal and JSON: non-empty UTF-8 text on one line, or refused.
-    for (const auto& [flag, name] : {std::pair<std::string, const std::string&>{"--name-a", na}, {"--name-b", nb}}) {
-        if (name.empty())
-            return reportErrors(err, {flag + ": must not be empty"});
-        if (auto why = nameFlagProblem(flag, name))
-            return reportErrors(err, {*why});
-    }
-    if (na == nb) // two rows of one name could not be told apart
-        return reportErrors(err, {"--name-a and --name-b: both are '" + displayText(na) + "'; give each plan its own name"});
     const DeploymentComparison c = compareDeployments(oa, ob, na, nb);
     if (a.flag("--json")) {
         out << comparisonToJson(oa, ob, c) << "\n";

@@ -48,7 +48,8 @@ void printLaunchConfig(std::ostream& out, const LaunchConfig& lc, const std::str
         }
     };
     const EngineInfo& e = engineInfo(lc.engine);
-    out << "# " << e.label << " " << lc.engineVersion << " launch configuration for " << displayText(planFile)
+    out << "# " << e.label << " " << lc.engineVersion << " launch configuration written by ShardLab for "
+        << displayText(planFile)
         << " on scenario '" << displayText(scenarioName) << "'\n"
         << launchGuards(lc) << lc.command;
     for (const LaunchFile& f : lc.files) {
@@ -170,8 +171,11 @@ int runExport(const Args& a, std::ostream& out, std::ostream& err)
     if (a.has("--out")) {
         // The options files beside the script are outputs too: none may replace an input.
         std::string error;
-        for (const std::string& path : launchConfigPaths(lc, a.value("--out")))
-            if (!outputApartFromInputs(a, "--out", path, error) || !replaceableOutput("--out", path, error)) {
+        const std::vector<std::string> paths = launchConfigPaths(lc, a.value("--out")); // the files, then the script
+        for (const std::string& path : paths)
+            if (!outputApartFromInputs(a, "--out", path, error)
+                || !replaceableOutput("--out", path,
+                                      path == paths.back() ? OutputKind::LaunchScript : OutputKind::OptionsFile, error)) {
                 err << "shardlab-cli export: " << displayText(error) << "\n"; // as for --out itself
                 return kExitUsage;
             }

@@ -135,9 +135,11 @@ bool outputsApartFromScenario(const QCommandLineParser& parser, const QCommandLi
         // The plan and launch outputs are ShardLab's text files: one that holds anything else
         // is a user's, never replaced (images carry no such mark and are replaced).
         const bool text = flag == "--export" || flag == "--export-launch";
+        const shardlab::OutputKind kind =
+            flag == "--export" ? shardlab::OutputKind::Plan : shardlab::OutputKind::LaunchScript;
         if (parser.isSet(*o)
             && (!shardlab::outputApartFrom(inputs, flag, parser.value(*o).toStdString(), error)
-                || (text && !shardlab::replaceableOutput(flag, parser.value(*o).toStdString(), error)))) {
+                || (text && !shardlab::replaceableOutput(flag, parser.value(*o).toStdString(), kind, error)))) {
             err << "shardlab: " << QString::fromStdString(error) << "\n";
             return false;
         }
@@ -346,6 +348,7 @@ int main(int argc, char** argv)
             // Let the last repaint land before the screenshot.
             QTimer::singleShot(300, &window, [&, found] {
                 const int code = finishScript(window, script, found);
+                script.duringTaken = true; // taken now if it was not: a later search leaves it be
                 if (script.quitWhenDone)
                     QApplication::exit(code);
             });

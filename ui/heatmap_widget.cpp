@@ -132,8 +132,8 @@ QString shortOptionName(const QString& name)
 
 // A cell's text in `width` pixels: on two lines its option's name above its share; on one
 // line both when they fit, else the name (the colour says the share, the tooltip has it to
-// the percent), elided to no fewer than three letters, else its short form ("rep", "A2A"),
-// else the share alone.
+// the percent), else its short form ("rep", "A2A"), else the name elided to no fewer than
+// three letters, else the share alone.
 QString HeatmapWidget::cellLabel(const QFontMetrics& fm, OpId id, int c, int width, bool twoLines) const
 {
     const double v = m_values[static_cast<int>(id)][c];
@@ -148,12 +148,11 @@ QString HeatmapWidget::cellLabel(const QFontMetrics& fm, OpId id, int c, int wid
     const QString both = value.isEmpty() ? name : value + QLatin1Char(' ') + name;
     if (fits(both) || fits(name))
         return fits(both) ? both : name;
-    const QString elided = fm.elidedText(name, Qt::ElideRight, width);
-    if (elided.size() >= 4) // three letters and the ellipsis
-        return elided;
+    // The short form before an elided name: all_gather and all_to_all both elide to "all…".
     if (const QString brief = shortOptionName(name); fits(brief))
         return brief;
-    if (value.isEmpty())
+    const QString elided = fm.elidedText(name, Qt::ElideRight, width);
+    if (elided.size() >= 4 || value.isEmpty()) // three letters and the ellipsis
         return elided;
     const QString bare = QString::number(std::lround(v * 100)); // "100" without "%"
     return fits(value) ? value : fits(bare) ? bare : QString();

@@ -48,9 +48,7 @@ QStringList engineParagraphs(const Scenario& s, const Plan& plan, const EngineGa
     }
     if (!gap || !gap->applies)
         return out;
-    QString head = str(gap->headline).toHtmlEscaped();
-    if (!head.isEmpty())
-        head[0] = head[0].toUpper();
+    const QString head = str(engineGapSentence(*gap)).toHtmlEscaped();
     QStringList causes;
     for (const FieldError& f : gap->rulesBroken)
         causes << QStringLiteral("<b>%1</b>: %2").arg(str(f.where).toHtmlEscaped(), str(f.reason).toHtmlEscaped());

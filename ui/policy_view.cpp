@@ -9,6 +9,7 @@
 #include "qcp.h"
 
 #ifdef SHARDLAB_HAVE_RL
+#include "rl/ppo_options.h"
 #include "rl/pretrained_policy.h"
 #endif
 
@@ -174,11 +175,17 @@ QString PolicyView::statusText() const
     s += QLatin1Char(' ')
         + tr("Temperature %1; elite unchanged for %2 update(s).").arg(m_temperature, 0, 'f', 2).arg(m_eliteAge);
     // Nothing to draw before the first update: say why the plot is empty.
-    if (m_anchor.isEmpty() && m_attention.isEmpty())
+    if (m_anchor.isEmpty() && m_attention.isEmpty()) {
+#ifdef SHARDLAB_HAVE_RL
+        const QString every = tr("every ppo.samples new plans (%1 by default)").arg(rl::PpoOptions{}.samplesPerUpdate);
+#else
+        const QString every = tr("every ppo.samples new plans");
+#endif
         s += QLatin1Char(' ')
-            + tr("No policy update yet: PPO updates after every ppo.samples new plans (256 by default), so a "
-                 "smaller budget leaves the pretrained policy as it was; what it attends to shows after the first "
-                 "update.");
+            + tr("No policy update yet: PPO updates after %1, so a smaller budget leaves the policy as it started; "
+                 "what it attends to shows after the first update.")
+                  .arg(every);
+    }
     return s;
 }
 

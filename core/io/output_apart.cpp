@@ -1,5 +1,6 @@
 #include "io/output_apart.h"
 
+#include "io/format_json.h"
 #include "model/error.h"
 
 #include <algorithm>
@@ -46,7 +47,39 @@ bool outputApartFrom(const std::vector<std::string>& inputs, const std::string& 
     return true;
 }
 
-bool replaceableOutput(const std::string& flag, const std::string& path, std::string& error)
+namespace {
+
+const char* kindName(OutputKind kind)
+{
+    switch (kind) {
+    case OutputKind::Plan: return "plan";
+    case OutputKind::Model: return "model";
+    case OutputKind::Profile: return "profile";
+    case OutputKind::Cluster: return "cluster";
+    case OutputKind::LaunchScript: return "launch script";
+    case OutputKind::OptionsFile: return "engine options file";
+    }
+    return "";
+}
+
+// Whether the first bytes of a file carry the mark of ShardLab's output of `kind`.
+bool carriesMark(const std::string& head, OutputKind kind)
+{
+    const char* format = nullptr;
+    switch (kind) {
+    case OutputKind::LaunchScript: return head.find("written by ShardLab") != std::string::npos;
+    case OutputKind::OptionsFile: return head.find("from ShardLab") != std::string::npos;
+    case OutputKind::Plan: format = io::formats::kPlanFormat; break;
+    case OutputKind::Model: format = io::formats::kModelFormat; break;
+    case OutputKind::Profile: format = io::formats::kProfileFormat; break;
+    case OutputKind::Cluster: format = io::formats::kClusterFormat; break;
+    }
+    return std::regex_search(head, std::regex(std::string(R"re("format"\s*:\s*")re") + format + "\""));
+}
+
+} // namespace
+
+bool replaceableOutput(const std::string& flag, const std::string& path, OutputKind kind, std::string& error)
 {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0)
@@ -55,13 +88,10 @@ bool replaceableOutput(const std::string& flag, const std::string& path, std::st
     std::string head(4096, '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
-    static const std::regex jsonFormat(R"re("format"\s*:\s*"shardlab-)re");
-    const bool ours = std::regex_search(head, jsonFormat) || head.find("written by ShardLab") != std::string::npos
-        || head.find("from ShardLab") != std::string::npos;
-    if (ours)
+    if (carriesMark(head, kind))
         return true;
-    error = flag + ": " + displayText(path) + " exists and is not a file ShardLab wrote, which writing would replace; "
-        + "write the output elsewhere, or remove the file first";
+    error = flag + ": " + displayText(path) + " exists and is not a " + kindName(kind)
+        + " file ShardLab wrote, which writing would replace; write the output elsewhere, or remove the file first";
     return false;
 }
 

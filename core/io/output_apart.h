@@ -15,12 +15,17 @@ bool sameExistingFile(const std::string& x, const std::string& y);
 bool outputApartFrom(const std::vector<std::string>& inputs, const std::string& flag, const std::string& path,
                      std::string& error);
 
-// False, with `error` ("FLAG: PATH exists and is not a file ShardLab wrote; ..."), when
-// `path` is a file with contents that ShardLab did not write: writing would replace a
-// user's work. ShardLab's files say so: its JSON files have "format": "shardlab-...", its
-// launch scripts and options files a comment naming ShardLab near the top. A missing or
-// empty file, or one ShardLab wrote (an earlier run's output), may be replaced; what is not
-// a regular file is left to the writer, which refuses it.
-bool replaceableOutput(const std::string& flag, const std::string& path, std::string& error);
+// What an output is, and so which existing file it may replace: one of the same kind that
+// ShardLab wrote (an earlier run's output). ShardLab's files say what they are: a JSON
+// file's "format" ("shardlab-plan", ...), a launch script's header "written by ShardLab",
+// an engine options file's header "from ShardLab".
+enum class OutputKind { Plan, Model, Profile, Cluster, LaunchScript, OptionsFile };
+
+// False, with `error` ("FLAG: PATH exists and is not a plan file ShardLab wrote; ..."), when
+// `path` is a file with contents that is not ShardLab's output of `kind`: writing would
+// replace a user's work (notes, a hand-written scenario under a plan's name). A missing or
+// empty file may be replaced; what is not a regular file is left to the writer, which
+// refuses it.
+bool replaceableOutput(const std::string& flag, const std::string& path, OutputKind kind, std::string& error);
 
 } // namespace shardlab

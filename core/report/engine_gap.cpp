@@ -148,16 +148,20 @@ EngineGap measureEngineGap(const Scenario& s, const SearchOutcome* result, const
     return g;
 }
 
+std::string engineGapSentence(const EngineGap& g)
+{
+    std::string head = g.headline;
+    if (!head.empty() && head.rfind(g.engineName, 0) != 0)
+        head[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(head[0])));
+    return head;
+}
+
 std::vector<std::string> engineGapLines(const EngineGap& g)
 {
     std::vector<std::string> out;
     if (!g.applies)
         return out;
-    // A sentence starts with a capital, except an engine's own name ("vLLM 0.11 runs ...").
-    std::string head = g.headline;
-    if (!head.empty() && head.rfind(g.engineName, 0) != 0)
-        head[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(head[0])));
-    out.push_back(head + (g.stopped ? " [stopped before exact finished]" : "") + ".");
+    out.push_back(engineGapSentence(g) + (g.stopped ? " [stopped before exact finished]" : "") + ".");
     if (g.rulesBroken.empty() && g.causes.empty())
         return out;
     out.push_back("The difference comes from:");

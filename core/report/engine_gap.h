@@ -69,6 +69,9 @@ EngineGap measureEngineGap(const Scenario& s, const SearchOutcome* result = null
                            const std::atomic<bool>* stop = nullptr, long long workLimit = kEngineGapWorkLimit);
 
 // The lines a front prints: the headline, then "the difference comes from:" and its causes.
+// The headline as a sentence: its first letter a capital, except an engine's own name
+// ("vLLM 0.11 runs ..."). The CLI's lines and the window's paragraph both start with it.
+std::string engineGapSentence(const EngineGap& g);
 std::vector<std::string> engineGapLines(const EngineGap& g);
 
 } // namespace shardlab

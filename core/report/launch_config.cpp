@@ -225,9 +225,6 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
     if (instances > 1)
         w.push_back(instancesWarning(L, p.dataParallel));
     L.maxModelLen = s.workload.maxContext();
-    L.tokenBudget = rankTokenBudget(L);
-    if (std::optional<FieldError> e = fitTokenBudget(o, L, w))
-        return *e;
     L.sim = Simulator(s).evaluate(p);
     if (!L.sim.valid) {
         std::string why;
@@ -237,6 +234,10 @@ Result<EngineLayout> makeLayout(const Scenario& s, const Plan& p, const LaunchOp
                     + "): the configuration is exported as planned");
     }
     fitRankLimit(s, p, L, w);
+    // The budget holds the sequences a rank runs, as the limit above leaves them.
+    L.tokenBudget = rankTokenBudget(L);
+    if (std::optional<FieldError> e = fitTokenBudget(o, L, w))
+        return *e;
     // The engine's memory fraction must leave the KV cache room for the plan's batch, beside
     // what vLLM's start-up sampler run takes at the flags written (sim/engine_memory.h).
     MemoryBreakdown terms = L.sim.memory;

@@ -46,10 +46,11 @@ SchedulerLimits schedulerLimits(Engine e, const EngineLayout& L)
         break;
     case Engine::TrtLlm: {
         // Under attention DP each of the stage's ranks schedules its own share of the
-        // stage's sequences; otherwise one MoE stage, or one dense replica, holds them.
+        // stage's sequences, the layout's per-rank limit (seqsPerReplica, rounded as
+        // makeLayout decided); otherwise one MoE stage, or one dense replica, holds them.
         const long long stageSeqs = static_cast<long long>(L.plan.batch) * L.dp;
         const bool attentionDp = L.moe && L.attnDp > 1;
-        out.sequences = attentionDp ? (stageSeqs + L.stage - 1) / L.stage : (L.moe ? stageSeqs : L.plan.batch);
+        out.sequences = attentionDp ? L.seqsPerReplica : (L.moe ? stageSeqs : L.plan.batch);
         out.sequencesFlag = "--max_batch_size";
         out.tokensFlag = "--max_num_tokens";
         break;

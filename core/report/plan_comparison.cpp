@@ -172,9 +172,10 @@ std::vector<ComparedPart> pairParts(const CostAccount& a, const CostAccount& b)
 }
 
 // Why an operator's conversions differ between two plans that shard it alike: an operator
-// it hands a tensor to or takes one from (an edge charged to it) is sharded otherwise, or
-// else the degrees, which decide whether a layout must be gathered or split at all.
-std::string conversionCause(const Plan& plan, const Plan& ref, OpId id, const std::string& degrees)
+// of the model it hands a tensor to or takes one from (an edge of the graph charged to it)
+// is sharded otherwise, or else the degrees, which decide whether a layout must be gathered
+// or split at all.
+std::string conversionCause(const ModelSpec& m, const Plan& plan, const Plan& ref, OpId id, const std::string& degrees)
 {
     std::vector<GraphEdge> edges{embeddingEdge(), lmHeadEdge(true), lmHeadEdge(false)};
     for (LayerKind kind : {LayerKind::Dense, LayerKind::Moe})
@@ -187,7 +188,7 @@ std::string conversionCause(const Plan& plan, const Plan& ref, OpId id, const st
         if (e.chargedTo != id)
             continue;
         for (OpId n : {e.from, e.to})
-            if (n != id && n != OpId::Count && plan.option(n) != ref.option(n)
+            if (n != id && n != OpId::Count && opPresent(m, n) && plan.option(n) != ref.option(n)
                 && changed.find(opInfo(n).name) == std::string::npos)
                 changed += (changed.empty() ? "" : ", ") + std::string(opInfo(n).name);
     }
@@ -229,7 +230,7 @@ std::string partLine(const PlanComparison& c, const ComparedPart& r, const PoolO
         line += std::string(": same sharding (") + opOption(r.id, o).name + ")";
         if (ca != cb)
             line += "; its layout conversions become " + ca + " instead of " + cb + " because "
-                + conversionCause(plan, ref, r.id, degrees);
+                + conversionCause(pa.scenario.model, plan, ref, r.id, degrees);
         else if (!degrees.empty())
             line += "; the degrees or batch differ (" + degrees + ")";
     }

@@ -46,6 +46,7 @@ ClusterSizePoint searchCount(const Scenario& s, long long gpus, const std::atomi
         p.requestsPerS = requestsPerS(s.workload, d.outputTokensPerS);
         p.tpotMs = d.tpotMs;
         p.ttftMs = d.ttftMs;
+        p.e2eMs = d.e2eMs;
     }
     return p;
 }
@@ -76,8 +77,7 @@ SizingAtRate checkAtRate(const Scenario& s, const ClusterSizePoint& p, double ra
     // hold them there too: a short run near capacity ends before its queue shows (500
     // requests at 99 % of what a plan sustains kept p90 TTFT at 0.4 s, where 200,000 took
     // it to 30 s). The longer run's figures are reported when it runs.
-    const int outputs = std::max(1, s.workload.outputTokens);
-    const double lifetimeS = (p.ttftMs + (outputs - 1) * (hasTpot(s.workload) ? p.tpotMs : 0.0)) * 1e-3;
+    const double lifetimeS = p.e2eMs * 1e-3;
     const double sustained = std::ceil(kSizingLifetimes * rate * lifetimeS);
     if (a.withinLimits && std::isfinite(sustained) && sustained > given.measuredRequests()) {
         LoadSpec longer = given;

@@ -29,7 +29,7 @@ struct ClusterSizePoint {
     double tokensPerSPerGpu = 0;      // output tokens/s per GPU
     double outputTokensPerS = 0;      // the whole cluster
     double requestsPerS = 0;          // outputTokensPerS / output tokens per request
-    double tpotMs = 0, ttftMs = 0;
+    double tpotMs = 0, ttftMs = 0, e2eMs = 0;
     Deployment deployment;            // one pool's plan, or a disaggregated split's two pools
     double seconds = 0;
     std::string message;              // exact's note or why nothing was found

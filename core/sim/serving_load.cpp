@@ -345,6 +345,44 @@ std::vector<ReplicaGroup> replicaGroups(const LoadSpec& load, int dp)
     return groups;
 }
 
+// Lock-step instances' shares. The replicas' shares in order (a closed loop's replicas past
+// its concurrency have none) are dealt to the instances in turn, so member k of instance i
+// takes replica k x instances + i's. Instances whose members have the same concurrency or
+// rate run alike: each such set is listed once, with its first instance's measured counts,
+// and the number of instances it stands for (so the measured count can differ from the one
+// asked for by a few requests). Instances dealt nothing are left out.
+struct DealtInstances {
+    std::vector<std::pair<int, Share>> members; // (member k, its share)
+    int instances = 0;
+};
+std::vector<DealtInstances> dealToInstances(const std::vector<ReplicaGroup>& groups, int instances, int lockStep)
+{
+    std::vector<Share> shares;
+    for (const ReplicaGroup& g : groups)
+        shares.insert(shares.end(), g.replicas, g.share);
+    std::vector<DealtInstances> dealt;
+    for (int i = 0; i < instances; ++i) {
+        std::vector<std::pair<int, Share>> members;
+        for (int k = 0; k < lockStep; ++k)
+            if (const size_t replica = size_t(k) * instances + i; replica < shares.size())
+                members.emplace_back(k, shares[replica]); // a replica without requests steps with nobody
+        if (members.empty())
+            continue;
+        auto same = std::find_if(dealt.begin(), dealt.end(), [&](const DealtInstances& d) {
+            return std::equal(d.members.begin(), d.members.end(), members.begin(), members.end(),
+                              [](const auto& x, const auto& y) {
+                                  return x.first == y.first && x.second.concurrency == y.second.concurrency
+                                      && x.second.rate == y.second.rate;
+                              });
+        });
+        if (same != dealt.end())
+            ++same->instances;
+        else
+            dealt.push_back({members, 1});
+    }
+    return dealt;
+}
+
 LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& steady, const LoadSpec& load)
 {
     LoadRun run;
@@ -365,34 +403,9 @@ LoadRun runAtRate(const Simulator& sim, const Plan& plan, const SimResult& stead
     Totals totals;
     const int lockStep = std::max(1, sim.costs().lockStepReplicas(plan));
     if (lockStep > 1 && plan.dataParallel % lockStep == 0) {
-        // Each engine instance's replicas run together. The replicas' shares in order (a
-        // closed loop's replicas past its concurrency have none) are dealt to the instances
-        // in turn, so member k of instance i takes replica k x instances + i's. Instances
-        // dealt the same shares run alike: each such set is run once and counted for all.
+        // Each engine instance's replicas run together (dealToInstances).
         const int instances = plan.dataParallel / lockStep;
-        std::vector<Share> shares;
-        for (const ReplicaGroup& g : groups)
-            shares.insert(shares.end(), g.replicas, g.share);
-        std::vector<std::pair<std::vector<std::pair<int, Share>>, int>> dealt; // (member k, share) lists, instances
-        for (int i = 0; i < instances; ++i) {
-            std::vector<std::pair<int, Share>> members;
-            for (int k = 0; k < lockStep; ++k)
-                if (const size_t replica = size_t(k) * instances + i; replica < shares.size())
-                    members.emplace_back(k, shares[replica]); // a replica without requests steps with nobody
-            if (members.empty())
-                continue;
-            auto same = std::find_if(dealt.begin(), dealt.end(), [&](const auto& d) {
-                return std::equal(d.first.begin(), d.first.end(), members.begin(), members.end(),
-                                  [](const auto& a, const auto& b) {
-                                      return a.first == b.first && a.second.concurrency == b.second.concurrency
-                                          && a.second.rate == b.second.rate && a.second.measured == b.second.measured;
-                                  });
-            });
-            if (same != dealt.end())
-                ++same->second;
-            else
-                dealt.push_back({members, 1});
-        }
+        const std::vector<DealtInstances> dealt = dealToInstances(groups, instances, lockStep);
         if (dealt.empty()) {
             run.error = "the load protocol sends no requests";
             return run;

@@ -130,7 +130,8 @@ void TestCliFiles::specialFiles_data()
     QTest::newRow("calibrate --out onto a scenario its measurements name: refused, the scenario kept")
         << "" << QStringLiteral(R"(cp "%1" "$DIR/in.json" && printf '{"format": "shardlab-measurements", "version": 1, "rows": [{"scenario": "in.json", "plan": "%2", "metric": "tpot_ms", "value": 20}]}' > "$DIR/m.json" && exec "$CLI" calibrate --measurements "$DIR/m.json" --out "$DIR/in.json")")
                      .arg(kScenario, QStringLiteral(SHARDLAB_TEST_DATA "/plans/llama3-70b-tp8.plan.json"))
-        << 2 << "^shardlab-cli calibrate: --out: [^\n]*/in\\.json is the input [^\n]*/in\\.json" << "^$" << "in-is-scenario";
+        << 2 << "^shardlab-cli calibrate: --out: [^\n]*/in\\.json exists and is not a profile file ShardLab wrote"
+        << "^$" << "in-is-scenario";
     QTest::newRow("gen-scenarios onto an edited file of its name: refused, the edit kept")
         << "" << QStringLiteral(R"("$CLI" gen-scenarios --seed 1 --count 2 --out "$DIR" > /dev/null && cp "%1" "$DIR/gen-1-1.json" && "$CLI" gen-scenarios --seed 1 --count 1 --out "$DIR" > /dev/null && "$CLI" gen-scenarios --seed 1 --count 2 --out "$DIR"; rc=$?; cp "$DIR/gen-1-1.json" "$DIR/in.json"; exit $rc)").arg(kScenario)
         << 1 << "^error: --out: [^\n]*/gen-1-1\\.json exists and is not the scenario seed 1 generates there" << "^$" << "in-is-scenario";
@@ -139,10 +140,14 @@ void TestCliFiles::specialFiles_data()
     // replaced (the rows above write over their own files).
     QTest::newRow("--out onto a file ShardLab did not write: refused, the file kept")
         << "" << QStringLiteral(R"(printf 'my notes\n' > "$DIR/notes.out" && exec "$CLI" megatron --scenario llama3-70b-8gpu --out "$DIR/notes.out")")
-        << 2 << "^shardlab-cli megatron: --out: [^\n]*/notes\\.out exists and is not a file ShardLab wrote" << "^$" << "notes-kept";
+        << 2 << "^shardlab-cli megatron: --out: [^\n]*/notes\\.out exists and is not a plan file ShardLab wrote" << "^$" << "notes-kept";
     QTest::newRow("export --out onto a script ShardLab did not write: refused, the script kept")
         << "" << madePlan + QStringLiteral(R"(printf 'my notes\n' > "$DIR/notes.out" && exec "$CLI" export --plan "$DIR/in.json" --engine vllm --out "$DIR/notes.out")")
-        << 2 << "^shardlab-cli export: --out: [^\n]*/notes\\.out exists and is not a file ShardLab wrote" << "^$" << "notes-kept";
+        << 2 << "^shardlab-cli export: --out: [^\n]*/notes\\.out exists and is not a launch script file ShardLab wrote" << "^$" << "notes-kept";
+    // A ShardLab file of another kind is a user's work too: a scenario under a plan's name.
+    QTest::newRow("--out onto a scenario file: refused, the scenario kept")
+        << "" << QStringLiteral(R"(cp "%1" "$DIR/in.json" && exec "$CLI" megatron --scenario llama3-70b-8gpu --out "$DIR/in.json")").arg(kScenario)
+        << 2 << "^shardlab-cli megatron: --out: [^\n]*/in\\.json exists and is not a plan file ShardLab wrote" << "^$" << "in-is-scenario";
     // The engine is not installed here, so running the script runs nothing else.
     QTest::newRow("export's stdout run as a script: the command, never a name's lines")
         << "" << madePlan + QStringLiteral(R"sh("$CLI" export --plan "$DIR/in.json" --engine trtllm --out "$DIR/$(printf 'n\ntouch PWNED\n.sh')" > "$DIR/printed.sh" && cd "$DIR" && /bin/sh printed.sh > /dev/null 2>&1; exit 0)sh")

@@ -283,44 +283,50 @@ void TestLaunchLimits::unevenAttentionDpRanksAreWarned()
 // TPOT limit is set between the plan's TPOT and the rounded-up batch's.
 void TestLaunchLimits::unevenRanksRoundDownWhereUpBreaksALimit()
 {
-    Scenario ds = launchPreset("deepseek-v3-256gpu");
-    ds.workload.engine = CollectiveEngine::Sglang;
-    ds.workload.runnable = true;
-    SearchOptions exact;
-    exact.algorithm = "exact";
-    Plan p = runSearch(ds, exact).best; // attention DP over 64 ranks, hundreds of sequences
-    const long long dp = p.dataParallel / std::max(1, p.instances);
-    const long long ranks = p.tensorParallel * dp;
-    QVERIFY2(attentionDataParallel(p) && p.batch * dp >= 2 * ranks, qPrintable(QString::fromStdString(planDegreesText(ds, p))));
-    while ((p.batch * dp) % ranks == 0)
-        --p.batch;
-    const long long down = p.batch * dp / ranks;
-    Plan up = p;
-    up.batch = static_cast<int>(((down + 1) * ranks + dp - 1) / dp);
-    const double planned = Simulator(ds).evaluate(p).tpotMs, full = Simulator(ds).evaluate(up).tpotMs;
-    QVERIFY(full > planned);
-    ds.workload.tpotSloMs = 0.5 * (planned + full);
-    QVERIFY(Simulator(ds).evaluate(p).valid && !Simulator(ds).evaluate(up).valid);
-    LaunchOptions sg;
-    sg.engine = Engine::Sglang;
-    auto c = exportLaunchConfig(ds, Deployment::onePool(p), sg);
-    QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
-    QCOMPARE(perRank(Engine::Sglang, c.value().command).sequences, down);
-    const auto& w = c.value().warnings;
-    QVERIFY2(std::any_of(w.begin(), w.end(),
-                         [&](const std::string& x) {
-                             return x.find("batch: " + std::to_string(down) + " sequences on each of the engine's "
-                                           + std::to_string(ranks) + " attention ranks admit")
-                                 != std::string::npos
-                                 && x.find("would break a limit") != std::string::npos;
-                         }),
-             "no warning of the rounded-down limit");
-    // With the scenario's own limit the rounded-up batch is within it: rounded up, as before.
-    Scenario loose = ds;
-    loose.workload.tpotSloMs = full + 1;
-    auto u = exportLaunchConfig(loose, Deployment::onePool(p), sg);
-    QVERIFY2(u.ok(), u.ok() ? "" : u.error().toString().c_str());
-    QCOMPARE(perRank(Engine::Sglang, u.value().command).sequences, down + 1);
+    // Each engine that schedules per attention rank (SGLang: a total over its ranks;
+    // TensorRT-LLM: per rank) on its own certified runnable optimum, made uneven.
+    for (const Engine e : {Engine::Sglang, Engine::TrtLlm}) {
+        Scenario ds = launchPreset("deepseek-v3-256gpu");
+        ds.workload.engine = collectivesOf(e);
+        ds.workload.runnable = true;
+        SearchOptions exact;
+        exact.algorithm = "exact";
+        Plan p = runSearch(ds, exact).best;
+        const QString what = QString::fromStdString(std::string(engineInfo(e).name) + ": " + planDegreesText(ds, p));
+        const long long dp = p.dataParallel / std::max(1, p.instances);
+        const long long ranks = p.tensorParallel * dp;
+        QVERIFY2(attentionDataParallel(p) && p.batch * dp >= 2 * ranks, qPrintable(what));
+        while ((p.batch * dp) % ranks == 0)
+            --p.batch;
+        const long long down = p.batch * dp / ranks;
+        Plan up = p;
+        up.batch = static_cast<int>(((down + 1) * ranks + dp - 1) / dp);
+        const double planned = Simulator(ds).evaluate(p).tpotMs, full = Simulator(ds).evaluate(up).tpotMs;
+        QVERIFY2(full > planned, qPrintable(what));
+        ds.workload.tpotSloMs = 0.5 * (planned + full);
+        QVERIFY(Simulator(ds).evaluate(p).valid && !Simulator(ds).evaluate(up).valid);
+        QVERIFY2(engineViolations(e, p, ds).empty(), qPrintable(what));
+        LaunchOptions lo;
+        lo.engine = e;
+        auto c = exportLaunchConfig(ds, Deployment::onePool(p), lo);
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().toString().c_str());
+        QCOMPARE(perRank(e, c.value().command).sequences, down);
+        const auto& w = c.value().warnings;
+        QVERIFY2(std::any_of(w.begin(), w.end(),
+                             [&](const std::string& x) {
+                                 return x.find("batch: " + std::to_string(down) + " sequences on each of the engine's "
+                                               + std::to_string(ranks) + " attention ranks admit")
+                                     != std::string::npos
+                                     && x.find("would break a limit") != std::string::npos;
+                             }),
+                 qPrintable(what + ": no warning of the rounded-down limit"));
+        // With a limit the rounded-up batch keeps, rounded up, as before.
+        Scenario loose = ds;
+        loose.workload.tpotSloMs = full + 1;
+        auto u = exportLaunchConfig(loose, Deployment::onePool(p), lo);
+        QVERIFY2(u.ok(), u.ok() ? "" : u.error().toString().c_str());
+        QCOMPARE(perRank(e, u.value().command).sequences, down + 1);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestLaunchLimits)
