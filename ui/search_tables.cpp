@@ -191,15 +191,23 @@ void EliteTable::setElites(const std::vector<EliteEntry>& elites, bool fitColumn
             }
         }
     }
-    if (firstRows || fitColumns) {
-        m_columns->measure();
-        return;
-    }
     // Between measurements a cell may ask for more than its column has (EP 8 became 256):
-    // that column widens, where the text used to elide to "…".
-    for (int r = 0; r < rowCount(); ++r)
-        for (int c = 0; c < columnCount(); ++c)
-            m_columns->cellChanged(r, c);
+    // that column widens, where the text used to elide to "…". Only a text longer than any
+    // its column held is measured, so a refresh stays a string-length check per cell.
+    const bool measure = firstRows || fitColumns;
+    m_longest.resize(size_t(columnCount()), 0);
+    for (int c = 0; c < columnCount(); ++c) {
+        if (measure)
+            m_longest[size_t(c)] = 0;
+        for (int r = 0; r < rowCount(); ++r)
+            if (const int n = int(item(r, c)->text().size()); n > m_longest[size_t(c)]) {
+                m_longest[size_t(c)] = n;
+                if (!measure)
+                    m_columns->cellChanged(r, c);
+            }
+    }
+    if (measure)
+        m_columns->measure();
 }
 
 std::vector<int> EliteTable::hiddenColumns() const { return m_columns->hiddenColumns(); }

@@ -42,6 +42,7 @@ protected:
 
 private:
     std::vector<std::vector<int>> m_groups; // per row: the elites it stands for, best first
+    std::vector<int> m_longest;              // per column: the longest text it has held since measured
     FittedColumns* m_columns = nullptr;
     QString m_emptyText;
 };
