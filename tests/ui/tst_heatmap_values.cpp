@@ -7,6 +7,10 @@
 #include <cmath>
 
 #include "heatmap_values.h"
+#include "heatmap_widget.h"
+#include "io/presets.h"
+
+#include <QSet>
 
 using namespace shardlab;
 using namespace shardlab::ui;
@@ -17,6 +21,7 @@ private Q_SLOTS:
     void policyProbabilitiesAreRead();
     void noOperatorSlotGivesNoProbabilities();
     void eliteSharesCountEachOption();
+    void narrowCellsNameTheirOptions();
 };
 
 namespace {
@@ -86,6 +91,34 @@ void TestHeatmapValues::eliteSharesCountEachOption()
     QCOMPARE(shares[int(op)][1], 0.75);
     for (int o = opInfo(op).optionCount; o < kMaxOptions; ++o)
         QVERIFY(std::isnan(shares[int(op)][o]));
+}
+
+// DeepSeek-V3's fifteen rows in a heatmap narrower than the one a 1024x700 window gives it
+// (about 255 px): every cell names its option, whole, in its short form, or elided to at
+// least three letters (the colour says the share); such cells used to show only "100%".
+// A row's options read apart (all_gather and all_to_all both elide to "all…").
+void TestHeatmapValues::narrowCellsNameTheirOptions()
+{
+    HeatmapWidget h;
+    h.setOperators(presentOperators(scenarioPreset("deepseek-v3-256gpu").value.model));
+    HeatmapWidget::Grid values{};
+    for (auto& row : values)
+        row.fill(1.0); // "100%": the widest share beside a name
+    h.setValues(values, QStringLiteral("shares"));
+    h.resize(230, 260);
+    QVERIFY(h.operators().size() >= 15);
+    for (int r = 0; r < int(h.operators().size()); ++r) {
+        const OpInfo& info = opInfo(h.operators()[size_t(r)]);
+        QSet<QString> names;
+        for (int c = 0; c < info.optionCount; ++c) {
+            const QString name = QString::fromLatin1(info.options[c].name), shown = h.cellText(r, c);
+            names.insert(shown.section(QLatin1Char(' '), -1));
+            QVERIFY2(shown.contains(name) || shown == shortOptionName(name)
+                         || (shown.endsWith(QChar(0x2026)) && name.startsWith(shown.chopped(1)) && shown.size() >= 4),
+                     qPrintable(QStringLiteral("%1 %2: '%3'").arg(QString::fromLatin1(info.name), name, shown)));
+        }
+        QCOMPARE(int(names.size()), info.optionCount);
+    }
 }
 
 QTEST_MAIN(TestHeatmapValues)

@@ -377,18 +377,15 @@ void TestWindowFiles::invalidScenarioSavesAndReopensAsDraft()
     QVERIFY(w2.saveScenarioTo(path));
     QCOMPARE(fileBytes(path), before);
 
-
     // A structurally broken file is still refused, with its reason.
     const QString broken = dir.filePath(QStringLiteral("broken.json"));
     QVERIFY(writeBytes(broken, QByteArray("{\"format\": \"shardlab-scenario\", \"version\": 1, \"name\": \"x\", "
                                           "\"model\": \"llama3-70b\", \"cluster\": \"h100-8\"}")));
     QVERIFY(!w2.openScenarioFile(broken));
     QVERIFY2(w2.statusText().contains(QStringLiteral("workload")), qPrintable(w2.statusText()));
-    QCOMPARE(w2.scenario().model.layers, 0); // the draft is still there
-    // ... and the message says the file was not opened, and what the editor still shows.
-    QVERIFY2(w2.statusText().contains(QStringLiteral("Not opened: the editor still shows %1.")
-                                          .arg(QString::fromStdString(w2.scenario().name))),
-             qPrintable(w2.statusText()));
+    QCOMPARE(w2.scenario().model.layers, 0); // the draft is still there, and the message says so
+    const QString kept = QStringLiteral("Not opened: the editor still shows %1.").arg(QString::fromStdString(w2.scenario().name));
+    QVERIFY2(w2.statusText().contains(kept), qPrintable(w2.statusText()));
 
     // Values that only disagree with each other (every one in range) open as a draft too.
     Scenario inconsistent = scenarioPreset("llama3-70b-8gpu").value;

@@ -4,8 +4,6 @@
 // not collide, and the scenario form fits its dock.
 #include <QtTest>
 
-#include <QSet>
-
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHeaderView>
@@ -331,21 +329,7 @@ void TestWindowLayout::searchTabFitsAt1024x700()
     QVERIFY2(h->rowsFit(), qPrintable(QStringLiteral("heatmap %1 px high").arg(h->height())));
     QVERIFY(h->legendFits());
     QVERIFY(h->mapTo(&w, QPoint(0, h->height())).y() <= w.height());
-    // Every cell names its option: whole, in its short form, or elided to at least three
-    // letters (the colour says the share); at this size the cells used to show only "100%".
-    for (int r = 0; r < int(h->operators().size()); ++r) {
-        const OpInfo& info = opInfo(h->operators()[size_t(r)]);
-        QSet<QString> names; // a row's options read apart (all_gather and all_to_all both elide to "all…")
-        for (int c = 0; c < info.optionCount; ++c)
-            names.insert(h->cellText(r, c).section(QLatin1Char(' '), -1));
-        QCOMPARE(int(names.size()), info.optionCount);
-        for (int c = 0; c < info.optionCount; ++c) {
-            const QString name = QString::fromLatin1(info.options[c].name), shown = h->cellText(r, c);
-            QVERIFY2(shown.contains(name) || shown == ui::shortOptionName(name)
-                         || (shown.endsWith(QChar(0x2026)) && name.startsWith(shown.chopped(1)) && shown.size() >= 4),
-                     qPrintable(QStringLiteral("%1 %2: '%3'").arg(QString::fromLatin1(info.name), name, shown)));
-        }
-    }
+    // Every cell names its option there: tst_heatmap_values::narrowCellsNameTheirOptions.
 }
 
 // The heatmap is about the selected run: its model's operators and its elites. A new run
